@@ -1,0 +1,42 @@
+"""aks-kueue: an AKS cluster with autoscaled CPU/GPU pools and Kueue, from one stack file."""
+
+import pulumi
+
+from aks_kueue.settings import SettingsError
+from aks_kueue.settings.source import load_settings
+from components.cluster import AksCluster, AksClusterArgs
+from components.gpu_device_plugin import GpuDevicePlugin, GpuDevicePluginArgs
+from components.kueue_install import KueueInstall, KueueInstallArgs
+from components.node_pools import NodePools, NodePoolsArgs
+
+try:
+    settings = load_settings()
+except SettingsError as error:
+    raise pulumi.RunError(f"invalid stack config:\n{error}") from None
+for warning in settings.warnings:
+    pulumi.log.warn(warning)
+
+tags = {"managed-by": "aks-kueue", "stack": pulumi.get_stack()}
+cluster = AksCluster("main", AksClusterArgs(
+    location=settings.location, resource_group_name=settings.resource_group_name,
+    cluster=settings.cluster, tags=tags))
+pools = NodePools("pools", NodePoolsArgs(
+    resource_group_name=cluster.resource_group_name, cluster_name=cluster.cluster_name,
+    pools=settings.node_pools, tags=tags))
+agent_pools = list(pools.agent_pools.values())
+gpu_pools = [p for p in settings.node_pools if p.needs_device_plugin]
+if gpu_pools:
+    GpuDevicePlugin("gpu", GpuDevicePluginArgs(
+        pools=gpu_pools, provider=cluster.provider,
+        node_pools=[pools.agent_pools[p.name] for p in gpu_pools]))
+kueue = KueueInstall("kueue", KueueInstallArgs(
+    kueue=settings.kueue, resource_group_name=cluster.resource_group_name,
+    cluster_name=cluster.cluster_name, provider=cluster.provider, node_pools=agent_pools))
+
+pulumi.export("resourceGroupName", cluster.resource_group_name)
+pulumi.export("clusterName", cluster.cluster_name)
+pulumi.export("oidcIssuerUrl", cluster.oidc_issuer_url)
+pulumi.export("kubeconfig", cluster.kubeconfig)
+pulumi.export("nodePools", {p.name: {"vmSize": p.vm_size, "minCount": p.min_count, "maxCount": p.max_count}
+                            for p in settings.node_pools})
+pulumi.export("kueue", kueue.summary)

@@ -1,0 +1,73 @@
+"""The NVIDIA device plugin DaemonSets, as plain manifests.
+
+AKS installs the NVIDIA driver on GPU pools but not the device plugin, and without
+it nodes never advertise `nvidia.com/gpu`. The plugin runs in kube-system because
+Kueue's pod webhook skips that namespace: the plugin must start even while Kueue is down.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aks_kueue.settings.pools import NodePool
+from aks_kueue.versions import NVIDIA_DEVICE_PLUGIN_IMAGE
+
+NAMESPACE = "kube-system"
+# Requests of every plugin pod, so the capacity model can subtract them from GPU nodes.
+REQUESTS = {"cpu": "50m", "memory": "64Mi"}
+
+
+def device_plugin_groups(pools: list[NodePool]) -> dict[str, list[NodePool]]:
+    """Pools by MIG strategy: MIG pools advertise `nvidia.com/mig-<profile>` (mixed)."""
+    groups: dict[str, list[NodePool]] = {}
+    for pool in pools:
+        if pool.needs_device_plugin:
+            strategy = "mixed" if pool.gpu_instance_profile else "none"
+            groups.setdefault(strategy, []).append(pool)
+    return groups
+
+
+def daemonset(name: str, strategy: str, pools: list[NodePool]) -> dict[str, Any]:
+    labels = {"app.kubernetes.io/name": "nvidia-device-plugin", "app.kubernetes.io/instance": name,
+              "app.kubernetes.io/managed-by": "aks-kueue"}
+    tolerations = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+    for pool in pools:
+        for taint in pool.node_taints:
+            key, rest = taint.split("=", 1)
+            value, effect = rest.rsplit(":", 1)
+            toleration = {"key": key, "operator": "Equal", "value": value, "effect": effect}
+            if toleration not in tolerations:
+                tolerations.append(toleration)
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "DaemonSet",
+        "metadata": {"name": name, "namespace": NAMESPACE, "labels": labels},
+        "spec": {
+            "selector": {"matchLabels": {"app.kubernetes.io/instance": name}},
+            "updateStrategy": {"type": "RollingUpdate"},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {
+                    "priorityClassName": "system-node-critical",
+                    "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [{"matchExpressions": [{
+                            "key": "kubernetes.azure.com/agentpool", "operator": "In",
+                            "values": [p.name for p in pools]}]}]}}},
+                    "tolerations": tolerations,
+                    "containers": [{
+                        "name": "nvidia-device-plugin-ctr",
+                        "image": NVIDIA_DEVICE_PLUGIN_IMAGE,
+                        "env": [{"name": "FAIL_ON_INIT_ERROR", "value": "false"},
+                                {"name": "MIG_STRATEGY", "value": strategy}],
+                        "resources": {"requests": dict(REQUESTS)},
+                        "securityContext": {"allowPrivilegeEscalation": False,
+                                            "capabilities": {"drop": ["ALL"]}},
+                        "volumeMounts": [{"name": "device-plugin",
+                                          "mountPath": "/var/lib/kubelet/device-plugins"}],
+                    }],
+                    "volumes": [{"name": "device-plugin",
+                                 "hostPath": {"path": "/var/lib/kubelet/device-plugins"}}],
+                },
+            },
+        },
+    }

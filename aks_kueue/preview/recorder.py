@@ -1,0 +1,67 @@
+"""A mock monitor that keeps every registration as the engine would receive it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf import json_format
+from pulumi.runtime.mocks import MockMonitor
+
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+_SIG = "4dabf18193072939515e22adb298388d"
+_SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
+_RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
+UNKNOWN_TEXT = "[unknown]"
+SECRET_TEXT = "[secret]"
+
+
+@dataclass
+class Registration:
+    urn: str
+    type: str
+    name: str
+    custom: bool
+    parent: str | None
+    depends_on: list[str]
+    provider: str | None
+    inputs: dict[str, Any]
+    secret_paths: list[str] = field(default_factory=list)
+
+
+class RecordingMonitor(MockMonitor):
+    def __init__(self, mocks):
+        super().__init__(mocks)
+        self.registrations: list[Registration] = []
+
+    def RegisterResource(self, request):
+        response = super().RegisterResource(request)
+        if request.type != "pulumi:pulumi:Stack":
+            raw = json_format.MessageToDict(request.object, preserving_proto_field_name=True)
+            secret_paths: list[str] = []
+            self.registrations.append(Registration(
+                urn=response.urn, type=request.type, name=request.name, custom=bool(request.custom),
+                parent=request.parent or None,
+                depends_on=sorted(set(request.dependencies)),
+                provider=request.provider.rsplit("::", 1)[0] if request.provider else None,
+                inputs=plain(raw, "", secret_paths), secret_paths=secret_paths))
+        return response
+
+
+def plain(value: Any, path: str = "", secret_paths: list[str] | None = None) -> Any:
+    """Engine wire values as JSON: secrets and unknowns become markers, whole numbers ints."""
+    if isinstance(value, dict):
+        if value.get(_SIG) == _SECRET_SIG:
+            if secret_paths is not None:
+                secret_paths.append(path)
+            return SECRET_TEXT
+        if value.get(_SIG) == _RESOURCE_SIG:
+            return value.get("urn")
+        return {k: plain(v, f"{path}.{k}" if path else k, secret_paths) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v, f"{path}[{i}]", secret_paths) for i, v in enumerate(value)]
+    if value == UNKNOWN:
+        return UNKNOWN_TEXT
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value

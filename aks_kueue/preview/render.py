@@ -1,0 +1,65 @@
+"""The preview as the contract's JSON document, or as a tree for people."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import json
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.tree import Tree
+
+from aks_kueue.preview.run import ProgramRun
+
+
+def preview_document(run: ProgramRun) -> dict[str, Any]:
+    return {
+        "project": run.project,
+        "stack": run.stack,
+        "resources": [
+            {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "dependsOn": r.depends_on,
+             "provider": r.provider, "inputs": r.inputs}
+            for r in run.registrations
+        ],
+        # Filled by the policy pack once it exists; until then no policy runs.
+        "violations": [],
+        "outputs": run.outputs,
+    }
+
+
+def _summary(resource) -> str:
+    inputs = resource.inputs
+    if resource.type.endswith(":AgentPool"):
+        taints = ", ".join(inputs.get("nodeTaints") or []) or "no taints"
+        return (f"{inputs.get('vmSize')}, {inputs.get('minCount')}..{inputs.get('maxCount')} nodes, {taints}")
+    if resource.type.endswith(":ManagedCluster"):
+        return f"Kubernetes {inputs.get('kubernetesVersion')}, tier {inputs.get('sku', {}).get('tier')}"
+    if resource.type.endswith(":Extension"):
+        return f"{inputs.get('extensionType')} {inputs.get('version') or inputs.get('releaseTrain')}"
+    if resource.type.endswith(":Release"):
+        return f"{inputs.get('chart')} {inputs.get('version')} in {inputs.get('namespace')}"
+    return ""
+
+
+def print_tree(run: ProgramRun, console: Console) -> None:
+    tree = Tree(f"[bold]{run.project}[/bold] / stack [bold]{run.stack}[/bold]")
+    nodes = {}
+    for resource in run.registrations:
+        label = f"[cyan]{escape(resource.type)}[/cyan]  {escape(resource.name)}"
+        detail = _summary(resource)
+        if detail:
+            label += f"  [dim]{escape(detail)}[/dim]"
+        parent = nodes.get(resource.parent, tree)
+        nodes[resource.urn] = parent.add(label)
+    console.print(tree)
+    console.print(f"{len(run.registrations)} resources would be created.")
+    table = Table(title="Stack outputs", show_header=True)
+    table.add_column("output")
+    table.add_column("value")
+    for key, value in sorted(run.outputs.items()):
+        text = value if isinstance(value, str) else json.dumps(value, indent=1)
+        table.add_row(escape(key), escape(text))
+    console.print(table)
+    console.print("[dim]Policy verdicts: the policy pack is not part of this version yet; no policy ran.[/dim]")

@@ -1,0 +1,104 @@
+"""Read `Pulumi.yaml` and a stack file the way the Pulumi CLI hands config to a program."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+SECRET_PLACEHOLDER = "[secret]"
+
+
+class StackFileError(Exception):
+    """A stack or project file that cannot be used; the message names the file."""
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    project: str
+    stack: str
+    config: dict[str, str]
+    secret_keys: list[str] = field(default_factory=list)
+
+
+def project_root() -> Path:
+    """The repository root: where Pulumi.yaml and __main__.py live."""
+    return Path(__file__).resolve().parents[2]
+
+
+def load_project(root: Path) -> dict[str, Any]:
+    path = root / "Pulumi.yaml"
+    doc = _read_yaml(path)
+    if not isinstance(doc, dict) or "name" not in doc:
+        raise StackFileError(f"{path}: not a Pulumi project file (no `name`)")
+    return doc
+
+
+def stack_path(root: Path, stack: str) -> Path:
+    project = load_project(root)
+    return root / project.get("stackConfigDir", ".") / f"Pulumi.{stack}.yaml"
+
+
+def load_stack(path: Path, stack: str, root: Path) -> StackConfig:
+    project = load_project(root)
+    name = project["name"]
+    doc = _read_yaml(path)
+    if doc is None:
+        doc = {}
+    if not isinstance(doc, dict) or not isinstance(doc.get("config", {}), dict):
+        raise StackFileError(f"{path}: a stack file is a map with a `config:` map inside")
+    flat: dict[str, str] = {}
+    secrets: list[str] = []
+    for key, value in _project_defaults(project).items():
+        flat[_qualify(key, name)] = _as_config_string(value)
+    for key, value in (doc.get("config") or {}).items():
+        full = _qualify(str(key), name)
+        if isinstance(value, dict) and set(value) == {"secure"}:
+            # Ciphertext needs the stack's secrets provider; offline, a placeholder stands in.
+            flat[full] = SECRET_PLACEHOLDER
+            secrets.append(full)
+        else:
+            flat[full] = _as_config_string(value)
+    return StackConfig(project=name, stack=stack, config=flat, secret_keys=secrets)
+
+
+def _project_defaults(project: dict[str, Any]) -> dict[str, Any]:
+    defaults = {}
+    for key, decl in (project.get("config") or {}).items():
+        if isinstance(decl, dict) and "default" in decl:
+            defaults[key] = decl["default"]
+        elif isinstance(decl, dict) and "value" in decl:
+            defaults[key] = decl["value"]
+        elif not isinstance(decl, dict):
+            defaults[key] = decl
+    return defaults
+
+
+def _qualify(key: str, project: str) -> str:
+    return key if ":" in key else f"{project}:{key}"
+
+
+def _as_config_string(value: Any) -> str:
+    """Pulumi passes strings as they are and everything else as JSON text."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise StackFileError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise StackFileError(f"{path}: cannot be read ({exc.strerror})") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise StackFileError(f"{path}: not valid YAML{where}: {problem}") from None

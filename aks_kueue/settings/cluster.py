@@ -1,0 +1,231 @@
+"""`aks-kueue:cluster`: the AKS cluster, its system pool, network and security."""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Literal, Optional
+
+from pydantic import Field, field_validator, model_validator
+
+from aks_kueue.settings.base import Model, field_error
+from aks_kueue.versions import MIN_KUBERNETES_MINOR
+
+Zone = Literal["1", "2", "3"]
+_GUID = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
+_DURATION = re.compile(r"^\d+(\.\d+)?[smh]$")
+_CLUSTER_NAME = re.compile(r"^[a-zA-Z0-9]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9])?$")
+
+
+def parse_cidr(value: str) -> str:
+    try:
+        ipaddress.ip_network(value, strict=True)
+    except ValueError as exc:
+        raise ValueError(f"{value!r} is not a CIDR block ({exc}); write it like 10.244.0.0/16")
+    return value
+
+
+class SystemPool(Model):
+    vm_size: str
+    count: int = Field(3, ge=1, le=1000)
+    zones: list[Zone] = []
+    max_pods: Optional[int] = Field(None, ge=10, le=250)
+
+    @field_validator("vm_size")
+    @classmethod
+    def _known_size(cls, value: str) -> str:
+        from aks_kueue.vm_sizes import lookup
+
+        size = lookup(value)
+        if size is None:
+            raise ValueError(f"{value!r} is not a VM size this program knows; pick one from "
+                             "aks_kueue/data/azure-vm-skus.csv, for example Standard_D4s_v5")
+        if size.vcpus < 2 or size.memory_gib < 4:
+            raise ValueError(f"{size.name} has {size.vcpus} vCPU and {size.memory_gib:g} GiB; AKS system "
+                             "pools need at least 2 vCPU and 4 GiB, for example Standard_D4s_v5")
+        if size.has_gpu:
+            raise ValueError(f"{size.name} is a GPU size; the system pool runs system pods only, "
+                             "so use a general-purpose size such as Standard_D4s_v5")
+        return size.name
+
+
+class AutoscalerProfile(Model):
+    """The AKS cluster-autoscaler profile, with the AKS API's own camelCase names."""
+
+    balance_similar_node_groups: Optional[bool] = None
+    daemonset_eviction_for_empty_nodes: Optional[bool] = None
+    daemonset_eviction_for_occupied_nodes: Optional[bool] = None
+    expander: Optional[Literal["least-waste", "most-pods", "priority", "random"]] = None
+    ignore_daemonsets_utilization: Optional[bool] = None
+    max_empty_bulk_delete: Optional[int] = Field(None, ge=1)
+    max_graceful_termination_sec: Optional[int] = Field(None, ge=0)
+    max_node_provision_time: Optional[str] = None
+    max_total_unready_percentage: Optional[int] = Field(None, ge=0, le=100)
+    new_pod_scale_up_delay: Optional[str] = None
+    ok_total_unready_count: Optional[int] = Field(None, ge=0)
+    scale_down_delay_after_add: Optional[str] = None
+    scale_down_delay_after_delete: Optional[str] = None
+    scale_down_delay_after_failure: Optional[str] = None
+    scale_down_unneeded_time: Optional[str] = None
+    scale_down_unready_time: Optional[str] = None
+    scale_down_utilization_threshold: Optional[float] = Field(None, gt=0, le=1)
+    scan_interval: Optional[int] = Field(None, ge=1, description="seconds")
+    skip_nodes_with_local_storage: Optional[bool] = None
+    skip_nodes_with_system_pods: Optional[bool] = None
+
+    @field_validator("max_node_provision_time", "new_pod_scale_up_delay", "scale_down_delay_after_add",
+                     "scale_down_delay_after_delete", "scale_down_delay_after_failure",
+                     "scale_down_unneeded_time", "scale_down_unready_time")
+    @classmethod
+    def _duration(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and not _DURATION.match(value):
+            raise ValueError(f"{value!r} is not a duration; write a number with s, m or h, such as 10m")
+        return value
+
+    def to_api(self) -> dict[str, object]:
+        """AKS takes every profile value as a string (booleans as "true"/"false")."""
+        out: dict[str, object] = {}
+        for key, value in self.model_dump(by_alias=True, exclude_none=True).items():
+            if key.startswith(("daemonset", "ignore")):
+                out[key] = value
+            elif isinstance(value, bool):
+                out[key] = "true" if value else "false"
+            else:
+                out[key] = str(value)
+        return out
+
+
+class Network(Model):
+    plugin: Literal["azure", "kubenet", "none"] = "azure"
+    plugin_mode: Optional[Literal["overlay"]] = None
+    policy: Optional[Literal["azure", "calico", "cilium", "none"]] = None
+    dataplane: Optional[Literal["azure", "cilium"]] = None
+    pod_cidr: Optional[str] = None
+    service_cidr: Optional[str] = None
+    dns_service_ip: Optional[str] = None
+    outbound_type: Literal["loadBalancer", "managedNATGateway", "userAssignedNATGateway",
+                           "userDefinedRouting", "none"] = "loadBalancer"
+
+    @field_validator("pod_cidr", "service_cidr")
+    @classmethod
+    def _cidr(cls, value: Optional[str]) -> Optional[str]:
+        return parse_cidr(value) if value is not None else value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _secure_defaults(cls, data):
+        """Azure CNI Overlay with Cilium, as AKS Automatic configures it, unless told otherwise."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        plugin = data.get("plugin", "azure")
+        if plugin == "azure":
+            data.setdefault("pluginMode", "overlay")
+            data.setdefault("dataplane", "cilium")
+            data.setdefault("policy", "cilium" if data["dataplane"] == "cilium" else "azure")
+        elif plugin == "kubenet":
+            data.setdefault("policy", "calico")
+        return data
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if self.plugin != "azure" and self.plugin_mode is not None:
+            raise field_error("pluginMode", f"pluginMode overlay needs plugin azure, not {self.plugin}; "
+                                            "remove pluginMode or set plugin: azure")
+        if self.dataplane == "cilium" and self.plugin != "azure":
+            raise field_error("dataplane", "the Cilium dataplane needs plugin azure; "
+                                           "set plugin: azure or dataplane: azure")
+        if self.policy == "cilium" and self.dataplane != "cilium":
+            raise field_error("policy", "network policy cilium needs dataplane cilium; "
+                                        "set dataplane: cilium or policy: azure")
+        if self.pod_cidr and self.plugin == "azure" and self.plugin_mode != "overlay":
+            raise field_error("podCidr", "podCidr applies only to Azure CNI Overlay or kubenet; remove it")
+        if self.dns_service_ip is not None:
+            if self.service_cidr is None:
+                raise field_error("dnsServiceIp", "dnsServiceIp needs serviceCidr; set both or neither")
+            try:
+                inside = ipaddress.ip_address(self.dns_service_ip) in ipaddress.ip_network(self.service_cidr)
+            except ValueError:
+                inside = False
+            if not inside:
+                raise field_error("dnsServiceIp", f"{self.dns_service_ip!r} must be an address inside "
+                                                  f"serviceCidr {self.service_cidr}")
+        return self
+
+
+class Security(Model):
+    """Defaults follow the AKS production security baseline."""
+
+    local_accounts_disabled: bool = True
+    entra_admin_group_object_ids: list[str] = []
+    azure_rbac: bool = True
+    workload_identity: bool = True
+    api_server_authorized_ip_ranges: list[str] = []
+    private_cluster: bool = False
+    upgrade_channel: Literal["patch", "stable", "rapid", "node-image", "none"] = "patch"
+    node_os_upgrade_channel: Literal["NodeImage", "SecurityPatch", "Unmanaged", "None"] = "NodeImage"
+
+    @field_validator("entra_admin_group_object_ids")
+    @classmethod
+    def _guids(cls, values: list[str]) -> list[str]:
+        for value in values:
+            if not _GUID.match(value):
+                raise ValueError(f"{value!r} is not an Entra object ID; use the group's GUID, "
+                                 "like 00000000-0000-0000-0000-000000000000")
+        return values
+
+    @field_validator("api_server_authorized_ip_ranges")
+    @classmethod
+    def _cidrs(cls, values: list[str]) -> list[str]:
+        return [parse_cidr(v if "/" in v else f"{v}/32") for v in values]
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if self.private_cluster and self.api_server_authorized_ip_ranges:
+            raise field_error("apiServerAuthorizedIpRanges", "authorized IP ranges do not apply to a "
+                              "private cluster; remove them or set privateCluster: false")
+        return self
+
+
+class Cluster(Model):
+    name: str
+    kubernetes_version: str
+    tier: Literal["Free", "Standard", "Premium"] = "Standard"
+    system_pool: SystemPool
+    autoscaler_profile: AutoscalerProfile = AutoscalerProfile()
+    node_provisioning: Optional[Literal["Manual", "Auto"]] = None
+    sku: Literal["Base", "Automatic"] = "Base"
+    network: Network = Network()
+    security: Security = Security()
+
+    @field_validator("name")
+    @classmethod
+    def _cluster_name(cls, value: str) -> str:
+        if not _CLUSTER_NAME.match(value):
+            raise ValueError(f"{value!r} is not a valid AKS cluster name; use 1-63 letters, digits, "
+                             "'-' or '_', starting and ending with a letter or digit")
+        return value
+
+    @field_validator("kubernetes_version", mode="before")
+    @classmethod
+    def _version(cls, value):
+        text = str(value)
+        match = re.fullmatch(r"1\.(\d+)(\.\d+)?", text)
+        if not match:
+            raise ValueError(f"{text!r} is not a Kubernetes version; write \"1.34\" or \"1.34.x\", quoted")
+        if int(match.group(1)) < MIN_KUBERNETES_MINOR:
+            raise ValueError(f"Kubernetes {text} is too old; this program needs 1.{MIN_KUBERNETES_MINOR} "
+                             "or newer (the managed Kueue extension does too)")
+        return text
+
+    @property
+    def effective_node_provisioning(self) -> str:
+        """AKS Automatic always provisions nodes itself."""
+        return self.node_provisioning or ("Auto" if self.sku == "Automatic" else "Manual")
+
+    @model_validator(mode="after")
+    def _automatic_needs_nap(self):
+        if self.sku == "Automatic" and self.node_provisioning == "Manual":
+            raise field_error("nodeProvisioning", "AKS Automatic clusters always use node auto-provisioning; "
+                                                  "remove nodeProvisioning or set sku: Base")
+        return self

@@ -1,0 +1,107 @@
+"""Turn validation failures into `aks-kueue:<key path>: <what is wrong; what is right>` lines."""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+
+from pydantic import BaseModel, ValidationError
+
+from aks_kueue.settings.base import Model
+
+NAMESPACE = "aks-kueue"
+_PROVIDER_KEYS = {"location": "azure-native:location"}
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+class SettingsError(Exception):
+    """Every problem of one stack config, reported together."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+def format_path(loc: tuple) -> str:
+    if not loc:
+        return f"{NAMESPACE}:"
+    head, *rest = loc
+    text = _PROVIDER_KEYS.get(head) or f"{NAMESPACE}:{head}"
+    for part in rest:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return text
+
+
+def problems_from(error: ValidationError, root: type[Model]) -> list[Problem]:
+    problems = []
+    for err in error.errors():
+        loc = tuple(err["loc"])
+        kind = err["type"]
+        if kind == "field":
+            loc = loc + _split_field(err["ctx"]["field"])
+            message = err["ctx"]["message"]
+        elif kind == "missing":
+            message = "is required but missing; add it (see the stack-config contract)"
+        elif kind == "extra_forbidden":
+            message = "unknown key" + _suggestion(root, loc)
+        elif kind == "value_error":
+            message = err["msg"].removeprefix("Value error, ")
+        else:
+            expected = err["msg"].replace("Input should be", "expected").replace("Input", "the value")
+            message = f"{_short(err.get('input'))} is not valid: {expected}"
+        problems.append(Problem(format_path(loc), message))
+    return problems
+
+
+def _split_field(field: str) -> tuple:
+    """`integrations[2]` -> ('integrations', 2)."""
+    name, _, index = field.partition("[")
+    return (name, int(index.rstrip("]"))) if index else (name,)
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _suggestion(root: type[Model], loc: tuple) -> str:
+    from aks_kueue.settings.kueue import suggest
+
+    model = _model_at(root, loc[:-1])
+    if model is None or not isinstance(loc[-1], str):
+        return ""
+    known = [f.alias or name for name, f in model.model_fields.items()]
+    hint = suggest(loc[-1], known)
+    return hint or f"; known keys here: {', '.join(sorted(known))}"
+
+
+def _model_at(model: type[BaseModel], loc: tuple):
+    annotation: typing.Any = model
+    for part in loc:
+        annotation = _unwrap(annotation)
+        if isinstance(part, int):
+            args = typing.get_args(annotation)
+            annotation = args[0] if args else None
+        elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            field = next((f for n, f in annotation.model_fields.items() if (f.alias or n) == part), None)
+            annotation = field.annotation if field else None
+        else:
+            return None
+    annotation = _unwrap(annotation)
+    return annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+
+
+def _unwrap(annotation):
+    """Optional[X] -> X."""
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) is typing.Union and len(args) == 1:
+        return args[0]
+    return annotation

@@ -1,0 +1,179 @@
+"""`aks-kueue:nodePools[]`: the autoscaled user pools that hold Kueue quota."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, Optional
+
+from pydantic import Field, field_validator, model_validator
+
+from aks_kueue.settings.base import Model, field_error
+from aks_kueue.vm_sizes import VmSize, lookup
+
+_POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
+_LABEL_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$")
+_LABEL_PREFIX = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+_TAINT = re.compile(r"^(?P<key>[^=:\s]+)=(?P<value>[^=:\s]*):(?P<effect>NoSchedule|PreferNoSchedule|NoExecute)$")
+_RESERVED_LABEL_PREFIXES = ("kubernetes.azure.com/", "kubernetes.io/")
+SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
+
+
+def check_label_key(key: str) -> None:
+    prefix, _, name = key.rpartition("/")
+    if (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.match(prefix))) or not _LABEL_NAME.match(name):
+        raise ValueError(f"{key!r} is not a Kubernetes label key; use an optional DNS prefix and a "
+                         "name of up to 63 letters, digits, '-', '_' or '.'")
+
+
+def check_label_value(value: str) -> None:
+    if len(value) > 63 or not _LABEL_VALUE.match(value):
+        raise ValueError(f"{value!r} is not a Kubernetes label value; use up to 63 letters, digits, "
+                         "'-', '_' or '.', starting and ending with a letter or digit")
+
+
+class Taint(Model):
+    key: str
+    value: str
+    effect: str
+
+    @classmethod
+    def parse(cls, text: str) -> "Taint":
+        match = _TAINT.match(text)
+        if not match:
+            raise ValueError(f"{text!r} is not a taint; write key=value:Effect with Effect NoSchedule, "
+                             "PreferNoSchedule or NoExecute, for example sku=gpu:NoSchedule")
+        check_label_key(match["key"])
+        if match["value"]:
+            check_label_value(match["value"])
+        return cls(key=match["key"], value=match["value"], effect=match["effect"])
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.value}:{self.effect}"
+
+
+class ExplicitCapacity(Model):
+    """Per-node capacity for a VM size the catalog does not know."""
+
+    cpu: int = Field(ge=1, description="vCPUs per node")
+    memory: str = Field(description="memory per node, a Kubernetes quantity such as 64Gi")
+    gpus: int = Field(0, ge=0)
+    gpu_resource: Optional[str] = None
+
+    @field_validator("memory", mode="before")
+    @classmethod
+    def _memory(cls, value):
+        text = str(value)
+        if not re.fullmatch(r"\d+(\.\d+)?(Ki|Mi|Gi|Ti|k|M|G|T)?", text):
+            raise ValueError(f"{text!r} is not a memory quantity; write it like 64Gi")
+        return text
+
+    @model_validator(mode="after")
+    def _gpu_resource(self):
+        if self.gpus and not self.gpu_resource:
+            raise field_error("gpuResource", "gpus is set, so name the resource the device plugin "
+                                             "advertises, for example nvidia.com/gpu")
+        return self
+
+
+class NodePool(Model):
+    name: str
+    vm_size: str
+    min_count: int = Field(ge=0, le=1000)
+    max_count: int = Field(ge=0, le=1000)
+    max_pods: Optional[int] = Field(None, ge=10, le=250)
+    labels: dict[str, str] = {}
+    taints: list[str] = []
+    zones: list[Literal["1", "2", "3"]] = []
+    os_sku: Optional[Literal["Ubuntu", "Ubuntu2204", "AzureLinux", "AzureLinux3"]] = None
+    gpu_driver: Optional[Literal["Install", "None"]] = None
+    gpu_instance_profile: Optional[Literal["MIG1g", "MIG2g", "MIG3g", "MIG4g", "MIG7g"]] = None
+    spot: bool = False
+    capacity: Optional[ExplicitCapacity] = None
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _POOL_NAME.match(value):
+            raise ValueError(f"{value!r} is not a valid AKS pool name; use 1-12 lowercase letters and "
+                             "digits, starting with a letter (^[a-z][a-z0-9]{0,11}$)")
+        return value
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, labels: dict[str, str]) -> dict[str, str]:
+        for key, value in labels.items():
+            if key.startswith(_RESERVED_LABEL_PREFIXES) or "kubernetes.io/" in key:
+                raise ValueError(f"label {key!r} uses a prefix AKS reserves (kubernetes.azure.com/, "
+                                 "kubernetes.io/); choose another prefix")
+            check_label_key(key)
+            check_label_value(value)
+        return labels
+
+    @field_validator("taints")
+    @classmethod
+    def _taints(cls, taints: list[str]) -> list[str]:
+        return [str(Taint.parse(t)) for t in taints]
+
+    @model_validator(mode="after")
+    def _counts(self):
+        if self.min_count > self.max_count:
+            raise field_error("minCount", f"minCount {self.min_count} is above maxCount {self.max_count}; "
+                                          "the autoscaler needs minCount <= maxCount")
+        return self
+
+    @model_validator(mode="after")
+    def _size(self):
+        size = lookup(self.vm_size)
+        if size is None and self.capacity is None:
+            raise field_error("vmSize", f"{self.vm_size!r} is not in the VM size catalog; fix the name, or "
+                                        "state the node's capacity: {cpu, memory, gpus, gpuResource}")
+        if size is not None and (size.vcpus < 2 or size.memory_gib < 2):
+            raise field_error("vmSize", f"{size.name} is below the AKS user-pool floor of 2 vCPU and 2 GiB; "
+                                        "pick a larger size")
+        return self
+
+    @model_validator(mode="after")
+    def _gpu_options(self):
+        vendor = self.gpu_vendor
+        if self.gpu_driver is not None and vendor is None:
+            raise field_error("gpuDriver", f"{self.vm_size} has no GPU; remove gpuDriver")
+        if vendor == "amd" and self.gpu_driver == "Install":
+            raise field_error("gpuDriver", "AKS installs no AMD driver and requires gpuDriver None for "
+                                           "AMD GPU pools; install the AMD GPU Operator instead")
+        if vendor == "amd" and self.os_sku not in (None, "Ubuntu", "Ubuntu2204"):
+            raise field_error("osSku", "AMD GPU pools run on Ubuntu only; set osSku: Ubuntu")
+        if self.gpu_instance_profile is not None:
+            size = self.size
+            if size is None or not size.mig_capable:
+                raise field_error("gpuInstanceProfile", f"{self.vm_size} does not support MIG; MIG needs "
+                                                        "an NVIDIA A100, H100 or H200 size")
+        return self
+
+    @property
+    def size(self) -> Optional[VmSize]:
+        return lookup(self.vm_size)
+
+    @property
+    def gpu_vendor(self) -> Optional[str]:
+        if self.size is not None:
+            return self.size.gpu_vendor
+        if self.capacity is not None and self.capacity.gpus:
+            return "amd" if (self.capacity.gpu_resource or "").startswith("amd.com/") else "nvidia"
+        return None
+
+    @property
+    def effective_gpu_driver(self) -> Optional[str]:
+        """AKS installs the NVIDIA driver unless told not to, and never an AMD one."""
+        if self.gpu_vendor is None:
+            return None
+        return self.gpu_driver or ("Install" if self.gpu_vendor == "nvidia" else "None")
+
+    @property
+    def needs_device_plugin(self) -> bool:
+        return self.gpu_vendor == "nvidia" and self.effective_gpu_driver == "Install"
+
+    @property
+    def node_taints(self) -> list[str]:
+        """The taints AKS really puts on this pool's nodes, spot's included."""
+        return [*self.taints, SPOT_TAINT] if self.spot else list(self.taints)

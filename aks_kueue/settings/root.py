@@ -1,0 +1,110 @@
+"""The whole stack config, read in one place and checked before anything is registered."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping, Optional
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from aks_kueue import kueue_catalog as cat
+from aks_kueue.settings.base import Model, field_error
+from aks_kueue.settings.cluster import Cluster
+from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, problems_from
+from aks_kueue.settings.kueue import Kueue
+from aks_kueue.settings.pools import NodePool
+
+SYSTEM_POOL_NAME = "system"
+_STRING_KEYS = {"resourceGroupName"}
+
+
+class Settings(Model):
+    location: str = Field(min_length=1)
+    resource_group_name: str = Field(pattern=r"^[-\w._()]{0,89}[-\w_()]$")
+    cluster: Cluster
+    node_pools: list[NodePool]
+    kueue: Kueue
+    queues: Optional[dict[str, Any]] = None
+    queue_manifests: Optional[list[str]] = None
+    expected_workloads: Optional[list[dict[str, Any]]] = None
+
+    @field_validator("location")
+    @classmethod
+    def _region(cls, value: str) -> str:
+        """ARM accepts "East US" but reports "eastus"; normalise so comparisons hold."""
+        return value.replace(" ", "").lower()
+
+    @field_validator("node_pools")
+    @classmethod
+    def _unique_names(cls, pools: list[NodePool]) -> list[NodePool]:
+        seen: dict[str, int] = {}
+        for i, pool in enumerate(pools):
+            if pool.name == SYSTEM_POOL_NAME:
+                raise field_error(f"[{i}].name", f"{SYSTEM_POOL_NAME!r} is the system pool's name; "
+                                                 "choose another name for this user pool")
+            if pool.name in seen:
+                raise ValueError(f"pool name {pool.name!r} is used by nodePools[{seen[pool.name]}] and "
+                                 f"nodePools[{i}]; pool names must be unique")
+            seen[pool.name] = i
+        return pools
+
+    @model_validator(mode="after")
+    def _provisioning(self):
+        if self.cluster.effective_node_provisioning == "Auto":
+            if self.node_pools:
+                raise field_error("nodePools", "node auto-provisioning (cluster.nodeProvisioning Auto or "
+                                  "sku Automatic) cannot be combined with autoscaled node pools; set "
+                                  "cluster.nodeProvisioning: Manual or remove nodePools")
+            if self.kueue.install == "managed":
+                raise field_error("kueue", "the managed Kueue extension supports the cluster autoscaler "
+                                  "only, not node auto-provisioning; use nodeProvisioning: Manual or "
+                                  "install: helm")
+        return self
+
+    @model_validator(mode="after")
+    def _not_yet(self):
+        for key in ("queues", "queue_manifests", "expected_workloads"):
+            if getattr(self, key) is not None:
+                alias = Settings.model_fields[key].alias
+                raise field_error(alias, f"{alias} is part of the contract but not deployed by this "
+                                         "version yet; remove it for now")
+        return self
+
+    @property
+    def warnings(self) -> list[str]:
+        notes = []
+        if self.kueue.install == "managed" and self.location not in cat.MANAGED_REGIONS:
+            notes.append(f"azure-native:location: the managed Kueue extension is documented only in "
+                         f"{', '.join(cat.MANAGED_REGIONS)}, not {self.location}; the install may fail")
+        return notes
+
+
+def parse_settings(config: Mapping[str, str]) -> Settings:
+    """Build Settings from Pulumi's flat config map (`namespace:key` -> string)."""
+    raw: dict[str, Any] = {}
+    if "azure-native:location" in config:
+        raw["location"] = config["azure-native:location"]
+    for full_key, value in config.items():
+        namespace, _, key = full_key.partition(":")
+        if namespace != NAMESPACE:
+            continue
+        raw[key] = value if key in _STRING_KEYS else _decode(value)
+    try:
+        return Settings.model_validate(raw)
+    except ValidationError as exc:
+        problems = problems_from(exc, Settings)
+    if "location" not in raw:
+        problems = [p for p in problems if p.path != "azure-native:location"]
+        problems.insert(0, Problem("azure-native:location", "the Azure region is required; set it, "
+                                   "for example `azure-native:location: eastus`"))
+    raise SettingsError(problems)
+
+
+def _decode(value: Any) -> Any:
+    """Pulumi hands structured values over as JSON text; plain strings stay strings."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
