@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import typing
 from dataclasses import dataclass
 
@@ -62,9 +63,9 @@ def problems_from(error: ValidationError, root: type[Model]) -> list[Problem]:
 
 
 def _split_field(field: str) -> tuple:
-    """`integrations[2]` -> ('integrations', 2)."""
-    name, _, index = field.partition("[")
-    return (name, int(index.rstrip("]"))) if index else (name,)
+    """`integrations[2]` -> ('integrations', 2); `[0].name` -> (0, 'name')."""
+    return tuple(int(index) if index else name
+                 for name, index in re.findall(r"([A-Za-z_][\w-]*)|\[(\d+)\]", field))
 
 
 def _short(value) -> str:

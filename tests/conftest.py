@@ -1,0 +1,45 @@
+"""Shared helpers: stack files, whole-program runs under mocks, and the shared reference."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from aks_kueue.preview.run import run_program
+from aks_kueue.preview.stackfile import StackConfig, load_stack, project_root, stack_path
+
+ROOT = project_root()
+SHARED = ROOT.parent / "shared"
+REFERENCE = SHARED / "reference"
+
+
+def stack_doc(name: str) -> dict:
+    return yaml.safe_load(stack_path(ROOT, name).read_text())["config"]
+
+
+def flat(config: dict) -> dict[str, str]:
+    return {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
+
+
+def edited(name: str, edit) -> dict:
+    """A copy of a stack's config after `edit(config)` changed it in place."""
+    config = copy.deepcopy(stack_doc(name))
+    edit(config)
+    return config
+
+
+def run_config(config: dict, stack: str = "test", preview: bool = True):
+    return run_program(StackConfig(project="aks-kueue", stack=stack, config=flat(config)), ROOT, preview)
+
+
+def run_stack(name: str, preview: bool = True):
+    return run_program(load_stack(stack_path(ROOT, name), name, ROOT), ROOT, preview)
+
+
+def needs_shared():
+    return pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is not beside the "
+                              "repository; CI always has it")
