@@ -70,8 +70,27 @@ def run_program(config: StackConfig, root: Path, preview: bool = True) -> Progra
     finally:
         sys.path.remove(str(root))
     outputs, secret_outputs = _stack_outputs()
-    return ProgramRun(config.project, config.stack, monitor.registrations, outputs, secret_outputs,
-                      collector.messages, mocks.calls)
+    return ProgramRun(config.project, config.stack, creation_order(monitor.registrations), outputs,
+                      secret_outputs, collector.messages, mocks.calls)
+
+
+def creation_order(registrations: list[Registration]) -> list[Registration]:
+    """Parents and dependencies first, ties broken by URN.
+
+    Python registers resources from concurrent tasks, so the raw order changes from
+    run to run; this order is the same every time and still reads top-down.
+    """
+    by_urn = {r.urn: r for r in registrations}
+    waiting = {r.urn: {u for u in (r.parent, r.provider, *r.depends_on) if u in by_urn} for r in registrations}
+    done: list[Registration] = []
+    emitted: set[str] = set()
+    while waiting:
+        ready = sorted(u for u, needs in waiting.items() if needs <= emitted) or sorted(waiting)[:1]
+        for urn in ready:
+            done.append(by_urn[urn])
+            emitted.add(urn)
+            del waiting[urn]
+    return done
 
 
 def _stack_outputs() -> tuple[dict[str, Any], list[str]]:
