@@ -209,6 +209,8 @@ class Cluster(Model):
     @field_validator("kubernetes_version", mode="before")
     @classmethod
     def _version(cls, value):
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise ValueError(f"{value!r} is not a Kubernetes version; write \"1.34\" or \"1.34.x\", quoted")
         text = str(value)
         match = re.fullmatch(r"1\.(\d+)(\.\d+)?", text)
         if not match:

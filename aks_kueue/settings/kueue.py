@@ -40,7 +40,8 @@ class Kueue(Model):
     @field_validator("version", mode="before")
     @classmethod
     def _text(cls, value):
-        return None if value is None else str(value)
+        """YAML reads an unquoted 0.19 as a number; take it as the text it was."""
+        return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
 
     @field_validator("feature_gates")
     @classmethod

@@ -63,6 +63,8 @@ class ExplicitCapacity(Model):
     @field_validator("memory", mode="before")
     @classmethod
     def _memory(cls, value):
+        if not isinstance(value, (str, int)) or isinstance(value, bool):
+            raise ValueError(f"{value!r} is not a memory quantity; write it like 64Gi")
         text = str(value)
         if not re.fullmatch(r"\d+(\.\d+)?(Ki|Mi|Gi|Ti|k|M|G|T)?", text):
             raise ValueError(f"{text!r} is not a memory quantity; write it like 64Gi")
