@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Offline tools for the aks-kueue Pulumi program.")
@@ -66,7 +65,7 @@ def preview(
     if as_json:
         sys.stdout.write(json.dumps(preview_document(run), indent=2) + "\n")
     else:
-        print_tree(run, Console())
+        print_tree(run)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ from typing import Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pulumi_azure_native import kubernetesconfiguration as kc
 
 from aks_kueue.kueue_values import helm_values
 from aks_kueue.settings.kueue import Kueue
@@ -31,6 +30,7 @@ class KueueInstall(pulumi.ComponentResource):
     """Everything that needs Kueue's CRDs or webhooks must depend on `installer`."""
 
     installer: pulumi.CustomResource
+    # Each path imports only its own SDK module: a preview of one mode never pays for the other.
     summary: dict
 
     def __init__(self, name: str, args: KueueInstallArgs, opts: Optional[pulumi.ResourceOptions] = None):
@@ -57,7 +57,9 @@ class KueueInstall(pulumi.ComponentResource):
         })
         self.register_outputs({"kueue": self.summary})
 
-    def _extension(self, name: str, args: KueueInstallArgs) -> kc.Extension:
+    def _extension(self, name: str, args: KueueInstallArgs) -> pulumi.CustomResource:
+        from pulumi_azure_native import kubernetesconfiguration as kc
+
         kueue = args.kueue
         # The extension generates ResourceFlavors for the user pools it finds, so it
         # comes after them. A pinned version only holds with auto-upgrade off.
@@ -75,9 +77,11 @@ class KueueInstall(pulumi.ComponentResource):
             **release,
             opts=pulumi.ResourceOptions(parent=self, depends_on=list(args.node_pools)))
 
-    def _helm_release(self, name: str, args: KueueInstallArgs) -> k8s.helm.v3.Release:
+    def _helm_release(self, name: str, args: KueueInstallArgs) -> pulumi.CustomResource:
+        from pulumi_kubernetes.helm.v3 import Release
+
         kueue = args.kueue
-        return k8s.helm.v3.Release(
+        return Release(
             f"{name}-helm",
             name="kueue",
             chart=KUEUE_CHART_REPOSITORY,

@@ -6,11 +6,6 @@ from typing import Any
 
 import json
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-from rich.tree import Tree
-
 from aks_kueue.preview.run import ProgramRun
 
 
@@ -43,7 +38,14 @@ def _summary(resource) -> str:
     return ""
 
 
-def print_tree(run: ProgramRun, console: Console) -> None:
+def print_tree(run: ProgramRun) -> None:
+    # rich is imported only for people: a --json preview never loads it.
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+    from rich.tree import Tree
+
+    console = Console()
     tree = Tree(f"[bold]{run.project}[/bold] / stack [bold]{run.stack}[/bold]")
     nodes = {}
     for resource in run.registrations:

@@ -1,0 +1,27 @@
+"""Register a built-in Kubernetes object from a plain manifest.
+
+The typed classes (`pulumi_kubernetes.apps.v1.DaemonSet`, `core.v1.Namespace`) send
+the engine exactly this: their type token and `apiVersion`, `kind`, `metadata` and
+`spec`. Importing them, though, loads the whole typed core/v1 SDK, about half a
+second per preview, for objects the program writes as plain dicts anyway.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+
+
+def type_token(api_version: str, kind: str) -> str:
+    """`apps/v1` -> `kubernetes:apps/v1:Kind`; the core group is spelled `core/v1`."""
+    group_version = api_version if "/" in api_version else f"core/{api_version}"
+    return f"kubernetes:{group_version}:{kind}"
+
+
+class KubernetesObject(pulumi.CustomResource):
+    metadata: pulumi.Output[Any]
+
+    def __init__(self, name: str, manifest: dict[str, Any], opts: pulumi.ResourceOptions):
+        props = {**manifest, "status": None}
+        super().__init__(type_token(manifest["apiVersion"], manifest["kind"]), name, props, opts)
