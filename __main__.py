@@ -1,16 +1,21 @@
 """aks-kueue: an AKS cluster with autoscaled CPU/GPU pools and Kueue, from one stack file."""
 
+from pathlib import Path
+
 import pulumi
 
+from aks_kueue.queues import plan_queues
 from aks_kueue.settings import SettingsError
 from aks_kueue.settings.source import load_settings
 from components.cluster import AksCluster, AksClusterArgs
 from components.gpu_device_plugin import GpuDevicePlugin, GpuDevicePluginArgs
 from components.kueue_install import KueueInstall, KueueInstallArgs
+from components.kueue_queues import KueueQueues, KueueQueuesArgs
 from components.node_pools import NodePools, NodePoolsArgs
 
 try:
     settings = load_settings()
+    queue_plan = plan_queues(settings, Path(__file__).resolve().parent)
 except SettingsError as error:
     raise pulumi.RunError(f"invalid stack config:\n{error}") from None
 for warning in settings.warnings:
@@ -32,6 +37,10 @@ if gpu_pools:
 kueue = KueueInstall("kueue", KueueInstallArgs(
     kueue=settings.kueue, resource_group_name=cluster.resource_group_name,
     cluster_name=cluster.cluster_name, provider=cluster.provider, node_pools=agent_pools))
+if queue_plan.objects:
+    queues = KueueQueues("queues", KueueQueuesArgs(
+        plan=queue_plan, provider=cluster.provider, installer=kueue.installer))
+    pulumi.export("queues", queues.summary)
 
 pulumi.export("resourceGroupName", cluster.resource_group_name)
 pulumi.export("clusterName", cluster.cluster_name)

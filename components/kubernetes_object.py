@@ -4,6 +4,9 @@ The typed classes (`pulumi_kubernetes.apps.v1.DaemonSet`, `core.v1.Namespace`) s
 the engine exactly this: their type token and `apiVersion`, `kind`, `metadata` and
 `spec`. Importing them, though, loads the whole typed core/v1 SDK, about half a
 second per preview, for objects the program writes as plain dicts anyway.
+
+It also serves Kueue's WorkloadPriorityClass, whose `value` sits beside `metadata`
+rather than in a `spec`, which the Python `apiextensions.CustomResource` cannot carry.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
+from pulumi_kubernetes import _utilities
 
 
 def type_token(api_version: str, kind: str) -> str:
@@ -24,4 +28,6 @@ class KubernetesObject(pulumi.CustomResource):
 
     def __init__(self, name: str, manifest: dict[str, Any], opts: pulumi.ResourceOptions):
         props = {**manifest, "status": None}
+        # As the SDK's classes do: bind the object to this pulumi-kubernetes plugin version.
+        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(version=_utilities.get_version()))
         super().__init__(type_token(manifest["apiVersion"], manifest["kind"]), name, props, opts)

@@ -13,6 +13,7 @@ from aks_kueue.settings.cluster import Cluster
 from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, problems_from
 from aks_kueue.settings.kueue import Kueue
 from aks_kueue.settings.pools import NodePool
+from aks_kueue.settings.queues import ExpectedWorkload, Queues
 
 SYSTEM_POOL_NAME = "system"
 _STRING_KEYS = {"resourceGroupName"}
@@ -24,9 +25,9 @@ class Settings(Model):
     cluster: Cluster
     node_pools: list[NodePool]
     kueue: Kueue
-    queues: Optional[dict[str, Any]] = None
-    queue_manifests: Optional[list[str]] = None
-    expected_workloads: Optional[list[dict[str, Any]]] = None
+    queues: Optional[Queues] = None
+    queue_manifests: list[str] = []
+    expected_workloads: list[ExpectedWorkload] = []
 
     @field_validator("location")
     @classmethod
@@ -59,15 +60,6 @@ class Settings(Model):
                 raise field_error("kueue", "the managed Kueue extension supports the cluster autoscaler "
                                   "only, not node auto-provisioning; use nodeProvisioning: Manual or "
                                   "install: helm")
-        return self
-
-    @model_validator(mode="after")
-    def _not_yet(self):
-        for key in ("queues", "queue_manifests", "expected_workloads"):
-            if getattr(self, key) is not None:
-                alias = Settings.model_fields[key].alias
-                raise field_error(alias, f"{alias} is part of the contract but not deployed by this "
-                                         "version yet; remove it for now")
         return self
 
     @property

@@ -1,0 +1,48 @@
+"""v1beta1 -> v1beta2, as Kueue's conversion webhook does it for the objects we write.
+
+Sources: `apis/kueue/v1beta1/*_conversion.go` at v0.19.2. Only ClusterQueue specs
+changed shape among the queue objects; the other kinds only change apiVersion.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+GROUP = "kueue.x-k8s.io"
+V1BETA1 = f"{GROUP}/v1beta1"
+V1BETA2 = f"{GROUP}/v1beta2"
+_FUNGIBILITY = {"whenCanBorrow": {"Borrow": "MayStopSearch"}, "whenCanPreempt": {"Preempt": "MayStopSearch"}}
+
+
+def cluster_queue_spec_to_v1beta2(spec: Any) -> Any:
+    """Rename the v1beta1 spellings users still write; a v1beta2 spec passes unchanged."""
+    if not isinstance(spec, dict):
+        return spec
+    spec = copy.deepcopy(spec)
+    if "cohort" in spec:
+        cohort = spec.pop("cohort")
+        spec.setdefault("cohortName", cohort)
+    if "admissionChecks" in spec:
+        names = spec.pop("admissionChecks")
+        if isinstance(names, list):
+            strategy = spec.setdefault("admissionChecksStrategy", {})
+            if isinstance(strategy, dict):
+                rules = strategy.setdefault("admissionChecks", [])
+                known = {r.get("name") for r in rules if isinstance(r, dict)}
+                rules.extend({"name": n} for n in names if n not in known)
+    fungibility = spec.get("flavorFungibility")
+    if isinstance(fungibility, dict):
+        for field, renames in _FUNGIBILITY.items():
+            if fungibility.get(field) in renames:
+                fungibility[field] = renames[fungibility[field]]
+    return spec
+
+
+def to_v1beta2(manifest: dict[str, Any]) -> dict[str, Any]:
+    if manifest.get("apiVersion") != V1BETA1:
+        return manifest
+    converted = {**manifest, "apiVersion": V1BETA2}
+    if manifest.get("kind") == "ClusterQueue":
+        converted["spec"] = cluster_queue_spec_to_v1beta2(manifest.get("spec"))
+    return converted

@@ -1,0 +1,61 @@
+"""Kubernetes resource quantities, exact.
+
+Values are kept as Fractions, so "1.5Gi", "1610612736" and "1536Mi" are equal, and
+"100m" of CPU is exactly 1/10. Kueue's own units (milli-CPU, rounded-up bytes) are
+derived from these where it counts them.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+QUANTITY_PATTERN = re.compile(
+    r"^(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
+    r"(?P<suffix>[KMGTPE]i|[numkMGTPE]|[eE][+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))?$")
+
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
+_DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": 1,
+            "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+
+
+class QuantityError(ValueError):
+    pass
+
+
+def parse_quantity(value: str | int) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise QuantityError(f"{value!r} is not a quantity; write a number or a string such as \"500m\" or \"64Gi\"")
+    if isinstance(value, int):
+        return Fraction(value)
+    match = QUANTITY_PATTERN.match(value.strip())
+    if not match or value != value.strip():
+        raise QuantityError(f"{value!r} is not a quantity; write it like \"60\", \"500m\" or \"240Gi\"")
+    number = Fraction(match["number"])
+    suffix = match["suffix"] or ""
+    if suffix in _BINARY:
+        return number * _BINARY[suffix]
+    if suffix in _DECIMAL:
+        return number * _DECIMAL[suffix]
+    return number * Fraction(10) ** int(Fraction(suffix[1:]))
+
+
+def is_quantity(value: object) -> bool:
+    try:
+        parse_quantity(value)  # type: ignore[arg-type]
+    except QuantityError:
+        return False
+    return True
+
+
+def format_quantity(amount: Fraction, resource: str = "") -> str:
+    """A readable quantity: binary suffixes for memory-like amounts, milli for fractions."""
+    if amount.denominator != 1:
+        milli = amount * 1000
+        return f"{milli.numerator // milli.denominator}m" if milli.denominator == 1 else f"{float(amount):g}"
+    whole = int(amount)
+    if resource in ("memory", "ephemeral-storage") or (whole >= 2**20 and whole % 2**20 == 0):
+        for suffix in ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki"):
+            if whole and whole % _BINARY[suffix] == 0:
+                return f"{whole // _BINARY[suffix]}{suffix}"
+    return str(whole)

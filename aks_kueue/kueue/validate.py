@@ -1,0 +1,202 @@
+"""Validate Kueue objects the way a Kueue v0.19.2 installation would accept them.
+
+Per object: metadata, the CRD schema with its CEL rules, then Kueue's validating
+webhook (the server runs webhooks only on objects the schema accepted). Per set of
+objects: duplicate names and every cross-reference between them.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from aks_kueue.kueue import webhooks
+from aks_kueue.kueue.convert import V1BETA2, to_v1beta2
+from aks_kueue.kueue.schemas import kind_schema
+from aks_kueue.kueue.structural import FieldError, show, validate_structural
+
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+SPEC_WEBHOOKS: dict[str, Callable[[dict[str, Any]], list[FieldError]]] = {
+    "ClusterQueue": webhooks.validate_cluster_queue,
+    "Cohort": webhooks.validate_cohort,
+    "ResourceFlavor": webhooks.validate_resource_flavor,
+}
+MANAGED_PREFIX = "aks-"
+
+
+@dataclass
+class KueueObject:
+    """One object, converted to v1beta2, with where it came from for error messages."""
+
+    manifest: dict[str, Any]
+    source: str = ""
+    defaulted: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return self.manifest.get("kind", "")
+
+    @property
+    def name(self) -> str:
+        return (self.manifest.get("metadata") or {}).get("name", "")
+
+    @property
+    def namespace(self) -> str | None:
+        return (self.manifest.get("metadata") or {}).get("namespace")
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        spec = (self.defaulted or self.manifest).get("spec")
+        return spec if isinstance(spec, dict) else {}
+
+    def describe(self) -> str:
+        where = f"{self.namespace}/{self.name}" if self.namespace else self.name
+        return f"{self.kind} {where}"
+
+
+@dataclass(frozen=True)
+class ObjectError:
+    obj: KueueObject
+    error: FieldError
+
+
+def validate_object(obj: KueueObject) -> list[FieldError]:
+    """Validate one object; on success `obj.defaulted` holds it as the server would store it."""
+    manifest = obj.manifest
+    if manifest.get("apiVersion") != V1BETA2:
+        return [FieldError("apiVersion", f"Unsupported value: {show(manifest.get('apiVersion'))}: "
+                                         f"supported values: \"{V1BETA2}\", \"kueue.x-k8s.io/v1beta1\"")]
+    schema = kind_schema(obj.kind)
+    if schema is None:
+        return [FieldError("kind", f"Unsupported value: {show(obj.kind)}: not a Kueue kind")]
+    errors = _metadata(manifest.get("metadata"), schema.namespaced)
+    body = {k: v for k, v in manifest.items() if k != "metadata"}
+    body_schema = {**schema.schema, "properties": {k: v for k, v in schema.schema["properties"].items()
+                                                   if k != "metadata"}}
+    defaulted, schema_errors = validate_structural(body_schema, body)
+    errors += schema_errors
+    if not schema_errors and obj.kind in SPEC_WEBHOOKS:
+        errors += SPEC_WEBHOOKS[obj.kind]((defaulted or {}).get("spec") or {})
+    if not errors:
+        obj.defaulted = {**(defaulted or {}), "metadata": copy.deepcopy(manifest.get("metadata"))}
+    return errors
+
+
+def _metadata(metadata: Any, namespaced: bool) -> list[FieldError]:
+    if not isinstance(metadata, dict):
+        return [FieldError("metadata.name", "Required value: name is required")]
+    errors = []
+    name = metadata.get("name")
+    if not name:
+        errors.append(FieldError("metadata.name", "Required value: name is required"))
+    elif not isinstance(name, str) or len(name) > 253 or not _DNS_SUBDOMAIN.match(name):
+        errors.append(FieldError("metadata.name", f"Invalid value: {show(name)}: a lowercase RFC 1123 subdomain "
+                                 "must consist of lower case alphanumeric characters, '-' or '.', and must start "
+                                 "and end with an alphanumeric character"))
+    namespace = metadata.get("namespace")
+    if namespaced and not namespace:
+        errors.append(FieldError("metadata.namespace", "Required value: a LocalQueue lives in a namespace"))
+    elif namespaced and (not isinstance(namespace, str) or len(namespace) > 63 or not _DNS_LABEL.match(namespace)):
+        errors.append(FieldError("metadata.namespace", f"Invalid value: {show(namespace)}: a lowercase RFC 1123 "
+                                 "label must consist of lower case alphanumeric characters or '-', at most 63"))
+    elif not namespaced and namespace:
+        errors.append(FieldError("metadata.namespace", f"Forbidden: not allowed on this cluster-scoped kind"))
+    for key in ("labels", "annotations"):
+        if key in metadata and not isinstance(metadata[key], dict):
+            errors.append(FieldError(f"metadata.{key}", f"Invalid value: must be a map of strings"))
+    for key, value in (metadata.get("labels") or {}).items() if isinstance(metadata.get("labels"), dict) else ():
+        if problem := webhooks.qualified_name_problem(str(key)) or webhooks.label_value_problem(value):
+            errors.append(FieldError(f"metadata.labels.{key}", f"Invalid value: {show(value)}: {problem}"))
+    return errors
+
+
+@dataclass
+class ReferenceRules:
+    """How strict the cross-reference checks are.
+
+    Kueue itself accepts a ClusterQueue whose cohort has no Cohort object (an implicit
+    cohort); a deployment that declares its cohorts wants those names to exist.
+    """
+
+    cohorts_must_exist: bool = True
+    managed: bool = False
+
+
+def validate_set(objects: Iterable[KueueObject], rules: ReferenceRules) -> list[ObjectError]:
+    """Duplicate names and cross-references; run on objects that passed `validate_object`."""
+    objects = list(objects)
+    found: list[ObjectError] = []
+    by_kind: dict[str, dict[tuple, KueueObject]] = {}
+    for obj in objects:
+        key = (obj.namespace, obj.name)
+        seen = by_kind.setdefault(obj.kind, {})
+        if key in seen:
+            found.append(ObjectError(obj, FieldError("metadata.name", f"Duplicate value: {show(obj.name)}: "
+                                                     f"{seen[key].source or 'another object'} already defines "
+                                                     f"{obj.describe()}")))
+        seen.setdefault(key, obj)
+        if rules.managed and obj.name.startswith(MANAGED_PREFIX):
+            found.append(ObjectError(obj, FieldError("metadata.name", f"Invalid value: {show(obj.name)}: the AKS "
+                                     "managed Kueue extension owns every object named aks-*; rename it, or use "
+                                     "the extension's object instead of replacing it")))
+
+    def exists(kind: str, name: str, namespace: str | None = None) -> bool:
+        return (namespace, name) in by_kind.get(kind, {}) or (rules.managed and name.startswith(MANAGED_PREFIX))
+
+    for obj in objects:
+        spec = obj.spec
+        if obj.kind == "LocalQueue" and spec.get("clusterQueue") and not exists("ClusterQueue", spec["clusterQueue"]):
+            found.append(_dangling(obj, "spec.clusterQueue", "ClusterQueue", spec["clusterQueue"]))
+        if obj.kind == "ResourceFlavor" and spec.get("topologyName") and not exists("Topology", spec["topologyName"]):
+            found.append(_dangling(obj, "spec.topologyName", "Topology", spec["topologyName"]))
+        if obj.kind in ("ClusterQueue", "Cohort"):
+            for g, group in enumerate(spec.get("resourceGroups") or []):
+                for f, flavor in enumerate(group.get("flavors") or []):
+                    if not exists("ResourceFlavor", flavor.get("name", "")):
+                        found.append(_dangling(obj, f"spec.resourceGroups[{g}].flavors[{f}].name",
+                                               "ResourceFlavor", flavor.get("name")))
+            parent_field = "cohortName" if obj.kind == "ClusterQueue" else "parentName"
+            parent = spec.get(parent_field)
+            if parent and rules.cohorts_must_exist and not exists("Cohort", parent):
+                found.append(_dangling(obj, f"spec.{parent_field}", "Cohort", parent))
+        if obj.kind == "ClusterQueue":
+            for c, check in enumerate((spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or []):
+                if not exists("AdmissionCheck", check.get("name", "")):
+                    found.append(_dangling(obj, f"spec.admissionChecksStrategy.admissionChecks[{c}].name",
+                                           "AdmissionCheck", check.get("name")))
+    found += _cohort_cycles(by_kind.get("Cohort", {}))
+    return found
+
+
+def _dangling(obj: KueueObject, path: str, kind: str, name: Any) -> ObjectError:
+    return ObjectError(obj, FieldError(path, f"Not found: {kind} {show(name)} is not defined; Kueue would keep "
+                                             f"this {obj.kind} inactive. Define the {kind} or fix the name"))
+
+
+def _cohort_cycles(cohorts: dict[tuple, KueueObject]) -> list[ObjectError]:
+    parent = {name: obj.spec.get("parentName") for (_, name), obj in cohorts.items()}
+    reported: set[str] = set()
+    found = []
+    for start in parent:
+        chain, node = [], start
+        while node in parent and node not in chain:
+            chain.append(node)
+            node = parent[node]
+        if node in chain and node not in reported:
+            cycle = chain[chain.index(node):]
+            reported.update(cycle)
+            obj = cohorts[(None, cycle[0])]
+            loop = " -> ".join([*cycle, cycle[0]])
+            found.append(ObjectError(obj, FieldError("spec.parentName", f"Invalid value: cohort cycle {loop}; "
+                                     "Kueue disables every cohort and ClusterQueue in a cycle. Break it")))
+    return found
+
+
+def load_object(manifest: Any, source: str = "") -> KueueObject:
+    """Wrap a parsed manifest, converting v1beta1 to v1beta2 first."""
+    if isinstance(manifest, dict):
+        manifest = to_v1beta2(manifest)
+    return KueueObject(manifest=manifest if isinstance(manifest, dict) else {}, source=source)

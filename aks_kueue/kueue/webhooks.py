@@ -1,0 +1,203 @@
+"""The rules Kueue v0.19.2's validating webhooks add to the CRD schemas.
+
+Sources: `pkg/webhooks/clusterqueue_webhook.go`, `cohort_webhook.go` and
+`resourceflavor_webhook.go`. Each check runs on the defaulted spec; messages are
+Kueue's. Rules the CRD's CEL already reports are not repeated here.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any, Callable
+
+from aks_kueue.kueue.quantity import QuantityError, parse_quantity
+from aks_kueue.kueue.structural import FieldError, join, show
+
+_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+MAX_FLAVORS = 256
+MAX_RESOURCES = 256
+MAX_FLAVOR_RESOURCES_PER_GROUP = 512
+
+
+def qualified_name_problem(name: str) -> str | None:
+    """Kubernetes `IsQualifiedName`: an optional DNS-subdomain prefix and a 63-character name."""
+    prefix, slash, local = name.rpartition("/")
+    if slash and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+        return "prefix part must be a lowercase RFC 1123 subdomain"
+    if not local or len(local) > 63 or not _QUALIFIED_NAME.match(local):
+        return ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+                "end with an alphanumeric character, at most 63 characters")
+    return None
+
+
+def label_value_problem(value: Any) -> str | None:
+    if not isinstance(value, str) or len(value) > 63 or not _LABEL_VALUE.match(value):
+        return ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
+                "or '.', and must start and end with an alphanumeric character, at most 63 characters")
+    return None
+
+
+def validate_cluster_queue(spec: dict[str, Any]) -> list[FieldError]:
+    errors = _resource_groups(spec, "spec", has_parent=bool(spec.get("cohortName")),
+                              parent_word="cohort", lending_capped=True)
+    groups = spec.get("resourceGroups") or []
+    flavors = sum(len(g.get("flavors") or []) for g in groups)
+    resources = sum(len(g.get("coveredResources") or []) for g in groups)
+    if flavors > MAX_FLAVORS:
+        errors.append(FieldError("spec.resourceGroups[*].flavors",
+                                 f"Too many: {flavors}: must have at most {MAX_FLAVORS} items"))
+    if resources > MAX_RESOURCES:
+        errors.append(FieldError("spec.resourceGroups[*].coveredResources",
+                                 f"Too many: {resources}: must have at most {MAX_RESOURCES} items"))
+    for g, group in enumerate(groups):
+        pairs = len(group.get("flavors") or []) * len(group.get("coveredResources") or [])
+        if pairs > MAX_FLAVOR_RESOURCES_PER_GROUP:
+            errors.append(FieldError(f"spec.resourceGroups[{g}]", f"Too many: {pairs}: must have at most "
+                                     f"{MAX_FLAVOR_RESOURCES_PER_GROUP} flavor-resource combinations"))
+    errors += _label_selector(spec.get("namespaceSelector"), "spec.namespaceSelector")
+    errors += _fair_sharing(spec)
+    known = {f.get("name") for g in groups for f in g.get("flavors") or []}
+    checks = (spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or []
+    for c, check in enumerate(checks):
+        for f, flavor in enumerate(check.get("onFlavors") or []):
+            if flavor not in known:
+                errors.append(FieldError(f"spec.admissionChecksStrategy.admissionChecks[{c}].onFlavors[{f}]",
+                                         f"Invalid value: {show(flavor)}: must be one of the flavors in "
+                                         "the ClusterQueue's resourceGroups"))
+    return errors
+
+
+def validate_cohort(spec: dict[str, Any]) -> list[FieldError]:
+    return (_resource_groups(spec, "spec", has_parent=bool(spec.get("parentName")), parent_word="parent",
+                             lending_capped=False)
+            + _fair_sharing(spec))
+
+
+def validate_resource_flavor(spec: dict[str, Any]) -> list[FieldError]:
+    errors = []
+    for key, value in (spec.get("nodeLabels") or {}).items():
+        path = f"spec.nodeLabels.{key}"
+        if problem := qualified_name_problem(key):
+            errors.append(FieldError(path, f"Invalid value: {show(key)}: {problem}"))
+        if problem := label_value_problem(value):
+            errors.append(FieldError(path, f"Invalid value: {show(value)}: {problem}"))
+    seen = set()
+    for t, taint in enumerate(spec.get("nodeTaints") or []):
+        path = f"spec.nodeTaints[{t}]"
+        if problem := qualified_name_problem(taint.get("key", "")):
+            errors.append(FieldError(f"{path}.key", f"Invalid value: {show(taint.get('key'))}: {problem}"))
+        if "value" in taint and (problem := label_value_problem(taint["value"])):
+            errors.append(FieldError(f"{path}.value", f"Invalid value: {show(taint['value'])}: {problem}"))
+        identity = (taint.get("key"), taint.get("effect"))
+        if identity in seen:
+            errors.append(FieldError(path, f"Duplicate value: {show({'key': identity[0], 'effect': identity[1]})}"))
+        seen.add(identity)
+    for t, toleration in enumerate(spec.get("tolerations") or []):
+        key = toleration.get("key")
+        if key and (problem := qualified_name_problem(key)):
+            errors.append(FieldError(f"spec.tolerations[{t}].key", f"Invalid value: {show(key)}: {problem}"))
+    return errors
+
+
+def _resource_groups(spec: dict[str, Any], path: str, has_parent: bool, parent_word: str,
+                     lending_capped: bool) -> list[FieldError]:
+    errors: list[FieldError] = []
+    seen_resources: set[str] = set()
+    seen_flavors: set[str] = set()
+    for g, group in enumerate(spec.get("resourceGroups") or []):
+        group_path = f"{path}.resourceGroups[{g}]"
+        covered = group.get("coveredResources") or []
+        for r, name in enumerate(covered):
+            where = f"{group_path}.coveredResources[{r}]"
+            if problem := qualified_name_problem(str(name)):
+                errors.append(FieldError(where, f"Invalid value: {show(name)}: {problem}"))
+            if name in seen_resources:
+                errors.append(FieldError(where, f"Duplicate value: {show(name)}"))
+            seen_resources.add(name)
+        for f, flavor in enumerate(group.get("flavors") or []):
+            flavor_path = f"{group_path}.flavors[{f}]"
+            if flavor.get("name") in seen_flavors:
+                errors.append(FieldError(f"{flavor_path}.name", f"Duplicate value: {show(flavor.get('name'))}"))
+            seen_flavors.add(flavor.get("name"))
+            for r, resource in enumerate(flavor.get("resources") or []):
+                errors += _resource_quota(resource, f"{flavor_path}.resources[{r}]",
+                                          covered[r] if r < len(covered) else None,
+                                          has_parent, parent_word, lending_capped)
+    return errors
+
+
+def _resource_quota(resource: dict[str, Any], path: str, covered: str | None, has_parent: bool,
+                    parent_word: str, lending_capped: bool) -> list[FieldError]:
+    errors = []
+    if covered is not None and resource.get("name") != covered:
+        errors.append(FieldError(join(path, "name"), f"Invalid value: {show(resource.get('name'))}: "
+                                                     "must match the name in coveredResources"))
+    amounts: dict[str, Fraction] = {}
+    for field in ("nominalQuota", "borrowingLimit", "lendingLimit"):
+        if resource.get(field) is None:
+            continue
+        try:
+            amounts[field] = parse_quantity(resource[field])
+        except QuantityError:
+            continue  # the schema's quantity pattern already reported it
+        if amounts[field] < 0:
+            errors.append(FieldError(join(path, field), f"Invalid value: {show(resource[field])}: "
+                                                        "must be greater than or equal to 0"))
+    for field in ("borrowingLimit", "lendingLimit"):
+        if field in amounts and not has_parent:
+            errors.append(FieldError(join(path, field), f"Invalid value: {show(resource[field])}: must be nil "
+                                                        f"when {parent_word} is empty"))
+    if lending_capped and "lendingLimit" in amounts and "nominalQuota" in amounts \
+            and amounts["lendingLimit"] > amounts["nominalQuota"]:
+        errors.append(FieldError(join(path, "lendingLimit"), f"Invalid value: {show(resource['lendingLimit'])}: "
+                                 "must be less than or equal to the nominalQuota"))
+    return errors
+
+
+def _fair_sharing(spec: dict[str, Any]) -> list[FieldError]:
+    weight = (spec.get("fairSharing") or {}).get("weight")
+    if weight is None:
+        return []
+    try:
+        amount = parse_quantity(weight)
+    except QuantityError:
+        return []
+    path = "spec.fairSharing.weight"
+    if amount < 0:
+        return [FieldError(path, f"Invalid value: {show(weight)}: must be greater than or equal to 0")]
+    if 0 < amount < Fraction(1, 10**9):
+        return [FieldError(path, f"Invalid value: {show(weight)}: When not 0, weight must be > 10e-9")]
+    return []
+
+
+_SELECTOR_OPERATORS: dict[str, Callable[[list], bool]] = {
+    "In": bool, "NotIn": bool, "Exists": lambda v: not v, "DoesNotExist": lambda v: not v}
+
+
+def _label_selector(selector: Any, path: str) -> list[FieldError]:
+    if not isinstance(selector, dict):
+        return []
+    errors = []
+    for key, value in (selector.get("matchLabels") or {}).items():
+        if problem := qualified_name_problem(key):
+            errors.append(FieldError(f"{path}.matchLabels", f"Invalid value: {show(key)}: {problem}"))
+        if problem := label_value_problem(value):
+            errors.append(FieldError(f"{path}.matchLabels", f"Invalid value: {show(value)}: {problem}"))
+    for e, expression in enumerate(selector.get("matchExpressions") or []):
+        where = f"{path}.matchExpressions[{e}]"
+        operator = expression.get("operator")
+        values = expression.get("values") or []
+        if operator not in _SELECTOR_OPERATORS:
+            errors.append(FieldError(f"{where}.operator", f"Invalid value: {show(operator)}: not a valid "
+                                                          "selector operator"))
+        elif not _SELECTOR_OPERATORS[operator](values):
+            need = "must be specified when `operator` is 'In' or 'NotIn'" if operator in ("In", "NotIn") \
+                else "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
+            errors.append(FieldError(f"{where}.values", f"Required value: {need}" if operator in ("In", "NotIn")
+                                     else f"Forbidden: {need}"))
+        if problem := qualified_name_problem(str(expression.get("key", ""))):
+            errors.append(FieldError(f"{where}.key", f"Invalid value: {show(expression.get('key'))}: {problem}"))
+    return errors

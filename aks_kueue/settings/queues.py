@@ -1,0 +1,96 @@
+"""`aks-kueue:queues` and `aks-kueue:expectedWorkloads`: the envelope around Kueue's own shapes.
+
+Only the envelope is checked here (names, pool and queue references). The specs are
+Kueue's and are checked by the Kueue validator, with the same key paths.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional
+
+from pydantic import Field, field_validator
+
+from aks_kueue.kueue.quantity import QuantityError, parse_quantity
+from aks_kueue.settings.base import Model
+
+_QUEUE_REF = re.compile(r"^(?P<namespace>[^/\s]+)/(?P<name>[^/\s]+)$")
+
+
+class NamedSpec(Model):
+    name: str
+    spec: Any = None
+
+
+class FlavorEntry(NamedSpec):
+    node_pool: Optional[str] = None
+
+
+class LocalQueueEntry(NamedSpec):
+    namespace: str
+
+
+class PriorityClassEntry(Model):
+    name: str
+    value: Any
+    description: Optional[str] = None
+
+
+class Queues(Model):
+    resource_flavors: list[FlavorEntry] = []
+    cohorts: list[NamedSpec] = []
+    cluster_queues: list[NamedSpec] = []
+    local_queues: list[LocalQueueEntry] = []
+    workload_priority_classes: list[PriorityClassEntry] = []
+    topologies: list[NamedSpec] = []
+
+
+class Toleration(Model):
+    key: Optional[str] = None
+    operator: str = "Equal"
+    value: Optional[str] = None
+    effect: Optional[str] = None
+    toleration_seconds: Optional[int] = None
+
+
+class PodSetShape(Model):
+    name: str
+    count: int = Field(ge=1)
+    min_count: Optional[int] = Field(None, ge=1)
+    requests: dict[str, Any]
+    node_selector: dict[str, str] = {}
+    tolerations: list[Toleration] = []
+
+    @field_validator("requests")
+    @classmethod
+    def _quantities(cls, requests: dict[str, Any]) -> dict[str, Any]:
+        for resource, amount in requests.items():
+            try:
+                if parse_quantity(amount) < 0:
+                    raise ValueError(f"requests.{resource} is negative; requests must be >= 0")
+            except QuantityError as error:
+                raise ValueError(f"requests.{resource}: {error}") from None
+        return requests
+
+
+class ExpectedWorkload(Model):
+    name: str
+    queue: str
+    priority_class: Optional[str] = None
+    pod_sets: list[PodSetShape] = Field(min_length=1)
+
+    @field_validator("queue")
+    @classmethod
+    def _queue(cls, value: str) -> str:
+        if not _QUEUE_REF.match(value):
+            raise ValueError(f"{value!r} is not a queue reference; write <namespace>/<LocalQueue>, "
+                             "for example team-a/default")
+        return value
+
+    @property
+    def queue_namespace(self) -> str:
+        return self.queue.split("/", 1)[0]
+
+    @property
+    def queue_name(self) -> str:
+        return self.queue.split("/", 1)[1]
