@@ -47,11 +47,13 @@ def plan_queues(settings: Settings, base_dir: Path) -> QueuePlan:
         problems += [_problem(obj, e) for e in errors]
         if not errors:
             valid.append(obj)
+    # References are checked among everything defined, valid or not, so one bad
+    # ClusterQueue is reported once rather than again through each of its LocalQueues.
     rules = ReferenceRules(cohorts_must_exist=True, managed=settings.kueue.install == "managed")
-    problems += [_problem(found.obj, found.error) for found in validate_set(valid, rules)]
+    problems += [_problem(found.obj, found.error) for found in validate_set(objects, rules)]
     plan = QueuePlan(objects=sorted(valid, key=lambda o: DEPLOY_ORDER.index(o.kind)))
     plan.namespaces = _namespaces(plan, problems)
-    problems += _expected_workloads(settings, plan)
+    problems += _expected_workloads(settings, objects)
     if problems:
         raise SettingsError(problems)
     return plan
@@ -205,9 +207,9 @@ def selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
     return True
 
 
-def _expected_workloads(settings: Settings, plan: QueuePlan) -> list[Problem]:
-    local_queues = {(o.namespace, o.name) for o in plan.of_kind("LocalQueue")}
-    classes = {o.name for o in plan.of_kind("WorkloadPriorityClass")}
+def _expected_workloads(settings: Settings, objects: list[KueueObject]) -> list[Problem]:
+    local_queues = {(o.namespace, o.name) for o in objects if o.kind == "LocalQueue"}
+    classes = {o.name for o in objects if o.kind == "WorkloadPriorityClass"}
     managed = settings.kueue.install == "managed"
     problems = []
     for i, workload in enumerate(settings.expected_workloads):

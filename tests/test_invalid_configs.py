@@ -10,8 +10,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from typer.testing import CliRunner
 
 from aks_kueue.cli import app
+from aks_kueue.queues import plan_queues
 from aks_kueue.settings import SettingsError, parse_settings
-from tests.conftest import flat, stack_doc
+from tests.conftest import ROOT, flat, stack_doc
 
 # Free-form maps where any key is legal, so adding one proves nothing.
 _OPEN_MAPS = {"labels", "values", "featureGates"}
@@ -63,7 +64,7 @@ def invalid_configs(draw):
 @given(invalid_configs())
 def test_invalid_configs_are_reported_by_key_path(config):
     try:
-        parse_settings(flat(config))
+        plan_queues(parse_settings(flat(config)), ROOT)
     except SettingsError as error:
         assert error.problems
         for problem in error.problems:

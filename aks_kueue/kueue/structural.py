@@ -43,6 +43,9 @@ def _program(rule: str):
 
 @lru_cache(maxsize=None)
 def _pattern(pattern: str) -> re.Pattern:
+    """CRD patterns are Go RE2; RE2 allows `^(?i)...`, Python wants flags up front."""
+    if "(?i)" in pattern:
+        return re.compile(pattern.replace("(?i)", ""), re.IGNORECASE)
     return re.compile(pattern)
 
 

@@ -143,7 +143,9 @@ def validate_set(objects: Iterable[KueueObject], rules: ReferenceRules) -> list[
                                      "managed Kueue extension owns every object named aks-*; rename it, or use "
                                      "the extension's object instead of replacing it")))
 
-    def exists(kind: str, name: str, namespace: str | None = None) -> bool:
+    def exists(kind: str, name: Any, namespace: str | None = None) -> bool:
+        if not isinstance(name, str):
+            return True  # a wrongly typed reference is the schema's finding, not a dangling one
         return (namespace, name) in by_kind.get(kind, {}) or (rules.managed and name.startswith(MANAGED_PREFIX))
 
     for obj in objects:
@@ -153,8 +155,8 @@ def validate_set(objects: Iterable[KueueObject], rules: ReferenceRules) -> list[
         if obj.kind == "ResourceFlavor" and spec.get("topologyName") and not exists("Topology", spec["topologyName"]):
             found.append(_dangling(obj, "spec.topologyName", "Topology", spec["topologyName"]))
         if obj.kind in ("ClusterQueue", "Cohort"):
-            for g, group in enumerate(spec.get("resourceGroups") or []):
-                for f, flavor in enumerate(group.get("flavors") or []):
+            for g, group in enumerate(_dicts(spec.get("resourceGroups"))):
+                for f, flavor in enumerate(_dicts(group.get("flavors"))):
                     if not exists("ResourceFlavor", flavor.get("name", "")):
                         found.append(_dangling(obj, f"spec.resourceGroups[{g}].flavors[{f}].name",
                                                "ResourceFlavor", flavor.get("name")))
@@ -163,12 +165,19 @@ def validate_set(objects: Iterable[KueueObject], rules: ReferenceRules) -> list[
             if parent and rules.cohorts_must_exist and not exists("Cohort", parent):
                 found.append(_dangling(obj, f"spec.{parent_field}", "Cohort", parent))
         if obj.kind == "ClusterQueue":
-            for c, check in enumerate((spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or []):
+            strategy = spec.get("admissionChecksStrategy")
+            checks = strategy.get("admissionChecks") if isinstance(strategy, dict) else None
+            for c, check in enumerate(_dicts(checks)):
                 if not exists("AdmissionCheck", check.get("name", "")):
                     found.append(_dangling(obj, f"spec.admissionChecksStrategy.admissionChecks[{c}].name",
                                            "AdmissionCheck", check.get("name")))
     found += _cohort_cycles(by_kind.get("Cohort", {}))
     return found
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    """The maps in a list, or none when the value is not a list (the schema reports that)."""
+    return [v if isinstance(v, dict) else {} for v in value] if isinstance(value, list) else []
 
 
 def _dangling(obj: KueueObject, path: str, kind: str, name: Any) -> ObjectError:
@@ -177,7 +186,8 @@ def _dangling(obj: KueueObject, path: str, kind: str, name: Any) -> ObjectError:
 
 
 def _cohort_cycles(cohorts: dict[tuple, KueueObject]) -> list[ObjectError]:
-    parent = {name: obj.spec.get("parentName") for (_, name), obj in cohorts.items()}
+    parent = {name: obj.spec.get("parentName") for (_, name), obj in cohorts.items()
+              if isinstance(obj.spec.get("parentName"), str)}
     reported: set[str] = set()
     found = []
     for start in parent:
