@@ -1,0 +1,83 @@
+"""The Pulumi-free core: quantities, the structural validator, and the dependency direction."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from fractions import Fraction
+
+import pytest
+
+from aks_kueue.kueue.quantity import QuantityError, format_quantity, parse_quantity
+from aks_kueue.kueue.structural import validate_structural
+from tests.conftest import ROOT
+
+
+@pytest.mark.parametrize("text,value", [
+    ("60", 60), ("500m", Fraction(1, 2)), ("240Gi", 240 * 2**30), ("1.5Gi", 3 * 2**29), ("1e3", 1000),
+    ("2k", 2000), (".5", Fraction(1, 2)), ("+1", 1), ("-1", -1), (7, 7), ("100n", Fraction(1, 10**7)),
+])
+def test_quantities_are_exact(text, value):
+    assert parse_quantity(text) == value
+
+
+@pytest.mark.parametrize("bad", ["12 cores", "1.5 Gi", "", "Gi", "1GB", True, 0.5, None, [1]])
+def test_bad_quantities(bad):
+    with pytest.raises(QuantityError):
+        parse_quantity(bad)
+
+
+def test_quantities_format_readably():
+    assert format_quantity(parse_quantity("240Gi"), "memory") == "240Gi"
+    assert format_quantity(parse_quantity("250m")) == "250m"
+    assert format_quantity(parse_quantity("60")) == "60"
+
+
+SCHEMA = {
+    "type": "object",
+    "required": ["size"],
+    "properties": {
+        "size": {"type": "integer", "minimum": 1},
+        "mode": {"type": "string", "enum": ["A", "B"], "default": "A"},
+        "items": {"type": "array", "maxItems": 2, "x-kubernetes-list-type": "map",
+                  "x-kubernetes-list-map-keys": ["name"],
+                  "items": {"type": "object", "properties": {"name": {"type": "string"}}}},
+        "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+    },
+    "x-kubernetes-validations": [{"rule": "self.mode == 'A' || self.size > 2", "message": "B needs size > 2"},
+                                 {"rule": "self.size == oldSelf.size", "message": "immutable"}],
+}
+
+
+def test_defaults_are_applied_before_rules():
+    value, errors = validate_structural(SCHEMA, {"size": 1})
+    assert errors == [] and value["mode"] == "A"
+
+
+def test_every_structural_failure_is_reported_with_its_path():
+    _, errors = validate_structural(SCHEMA, {"mode": "C", "items": [{"name": "x"}, {"name": "x"}, {}],
+                                             "extra": 1, "free": {"anything": [1]}})
+    text = [str(e) for e in errors]
+    assert 'mode: Unsupported value: "C": supported values: "A", "B"' in text
+    assert 'items[1]: Duplicate value: {"name": "x"}' in text
+    assert "items: Too many: 3: must have at most 2 items" in text
+    assert 'extra: unknown field "extra"; it is not part of this kind\'s schema' in text
+    assert "size: Required value" in text
+    assert not any(t.startswith("free") for t in text)
+
+
+def test_cel_rules_run_and_transition_rules_are_skipped():
+    _, errors = validate_structural(SCHEMA, {"size": 2, "mode": "B"})
+    assert [str(e) for e in errors] == ["Invalid value: B needs size > 2"]
+
+
+def test_type_errors_stop_descent():
+    _, errors = validate_structural(SCHEMA, {"size": "two"})
+    assert [str(e) for e in errors][0] == 'size: Invalid value: "two": must be of type integer'
+
+
+def test_the_core_never_imports_pulumi():
+    code = ("import sys; sys.modules['pulumi'] = None; "
+            "import aks_kueue.kueue.validate, aks_kueue.settings, aks_kueue.queues, aks_kueue.kueue_values")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
