@@ -15,7 +15,7 @@ from aks_kueue.settings import SettingsError, parse_settings
 from tests.conftest import ROOT, flat, stack_doc
 
 # Free-form maps where any key is legal, so adding one proves nothing.
-_OPEN_MAPS = {"labels", "values", "featureGates"}
+_OPEN_MAPS = {"labels", "values", "featureGates", "requests", "nodeSelector", "matchLabels"}
 _LINE = re.compile(r"^(aks-kueue|azure-native):[\w.\[\]-]*: \S.*$")
 # Never a number, a boolean word or an enum value of the contract.
 _JUNK_TEXT = st.from_regex(r"\A[a-z]{1,4}[0-9]{1,3}[A-Z]{1,3}\Z")

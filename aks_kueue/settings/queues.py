@@ -12,6 +12,7 @@ from typing import Any, Optional
 from pydantic import Field, field_validator
 
 from aks_kueue.kueue.quantity import QuantityError, parse_quantity
+from aks_kueue.kueue.webhooks import qualified_name_problem
 from aks_kueue.settings.base import Model
 
 _QUEUE_REF = re.compile(r"^(?P<namespace>[^/\s]+)/(?P<name>[^/\s]+)$")
@@ -65,6 +66,8 @@ class PodSetShape(Model):
     @classmethod
     def _quantities(cls, requests: dict[str, Any]) -> dict[str, Any]:
         for resource, amount in requests.items():
+            if problem := qualified_name_problem(resource):
+                raise ValueError(f"{resource!r} is not a resource name: {problem}")
             try:
                 if parse_quantity(amount) < 0:
                     raise ValueError(f"requests.{resource} is negative; requests must be >= 0")
