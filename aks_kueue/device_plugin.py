@@ -32,10 +32,9 @@ def daemonset(name: str, strategy: str, pools: list[NodePool]) -> dict[str, Any]
               "app.kubernetes.io/managed-by": "aks-kueue"}
     tolerations = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
     for pool in pools:
-        for taint in pool.node_taints:
-            key, rest = taint.split("=", 1)
-            value, effect = rest.rsplit(":", 1)
-            toleration = {"key": key, "operator": "Equal", "value": value, "effect": effect}
+        for taint in pool.node_taint_objects:
+            toleration = {"key": taint["key"], "operator": "Equal", "value": taint["value"],
+                          "effect": taint["effect"]}
             if toleration not in tolerations:
                 tolerations.append(toleration)
     return {

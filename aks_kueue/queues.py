@@ -78,7 +78,7 @@ def _from_stack(settings: Settings, problems: list[Problem]) -> list[KueueObject
                 continue
             derived: dict[str, Any] = {"nodeLabels": {AGENTPOOL_LABEL: pool.name}}
             if pool.node_taints:
-                derived["nodeTaints"] = [_taint(t) for t in pool.node_taints]
+                derived["nodeTaints"] = pool.node_taint_objects
             spec = deep_merge(derived, spec) if isinstance(spec, dict) else spec
         objects.append(_object("ResourceFlavor", entry.name, source, spec=spec))
     for i, entry in enumerate(queues.cohorts):
@@ -104,12 +104,6 @@ def _object(kind: str, name: str, source: str, namespace: str | None = None, **f
     metadata = {"name": name, **({"namespace": namespace} if namespace is not None else {})}
     body = {k: v for k, v in fields.items() if not (k == "spec" and v is None)}
     return KueueObject({"apiVersion": V1BETA2, "kind": kind, "metadata": metadata, **body}, source=source)
-
-
-def _taint(text: str) -> dict[str, str]:
-    key, rest = text.split("=", 1)
-    value, effect = rest.rsplit(":", 1)
-    return {"key": key, "value": value, "effect": effect}
 
 
 def _from_manifests(settings: Settings, base_dir: Path, problems: list[Problem]) -> list[KueueObject]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
 
-from aks_kueue.settings.base import Model
+from aks_kueue.settings.base import Model, suggest
 
 NAMESPACE = "aks-kueue"
 _PROVIDER_KEYS = {"location": "azure-native:location"}
@@ -74,8 +74,6 @@ def _short(value) -> str:
 
 
 def _suggestion(root: type[Model], loc: tuple) -> str:
-    from aks_kueue.settings.kueue import suggest
-
     model = _model_at(root, loc[:-1])
     if model is None or not isinstance(loc[-1], str):
         return ""

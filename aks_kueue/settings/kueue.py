@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any, Literal, Optional
 
 from pydantic import field_validator, model_validator
 
 from aks_kueue import kueue_catalog as cat
-from aks_kueue.settings.base import Model, field_error
+from aks_kueue.settings.base import Model, field_error, suggest
 from aks_kueue.versions import KUEUE_CHART_SERIES, KUEUE_CHART_VERSION, MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN
 
 HELM_ONLY_KEYS = {"featureGates": "feature_gates", "values": "values"}
@@ -22,11 +21,6 @@ CHART_TOP_LEVEL_VALUES = (
     "enableKueueViz", "kubernetesClusterDomain", "controllerManager", "managerConfig", "metricsService",
     "webhookService", "mutatingWebhook", "kueueViz", "metrics",
 )
-
-
-def suggest(word: str, choices) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 class Kueue(Model):

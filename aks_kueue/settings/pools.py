@@ -179,3 +179,8 @@ class NodePool(Model):
     def node_taints(self) -> list[str]:
         """The taints AKS really puts on this pool's nodes, spot's included."""
         return [*self.taints, SPOT_TAINT] if self.spot else list(self.taints)
+
+    @property
+    def node_taint_objects(self) -> list[dict[str, str]]:
+        """`node_taints` in Kubernetes' shape, `{key, value, effect}`."""
+        return [Taint.parse(t).model_dump() for t in self.node_taints]
