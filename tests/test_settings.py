@@ -317,3 +317,20 @@ def test_feature_gate_catalog_has_every_v0_19_2_gate():
     assert len(kueue_catalog.FRAMEWORKS) == 18
     for gate, needs in kueue_catalog.GATE_REQUIREMENTS.items():
         assert gate in kueue_catalog.FEATURE_GATES and all(n in kueue_catalog.FEATURE_GATES for n in needs)
+
+
+def test_resource_group_name_rules():
+    def edit(c):
+        c["aks-kueue:resourceGroupName"] = "rg batch!"
+    assert only_problem(edited("dev", edit)).startswith("aks-kueue:resourceGroupName: 'rg batch!' is not a valid")
+
+
+def test_system_pool_rejects_burstable_and_gpu_sizes():
+    def burstable(c):
+        c["aks-kueue:cluster"]["systemPool"]["vmSize"] = "Standard_B4ms"
+    assert "B-series" in only_problem(edited("dev", burstable))
+
+    def gpu(c):
+        c["aks-kueue:cluster"]["systemPool"]["vmSize"] = "Standard_NC24ads_A100_v4"
+    assert only_problem(edited("dev", gpu)).startswith("aks-kueue:cluster.systemPool.vmSize: Standard_NC24ads_A100_v4 "
+                                                      "is a GPU size")

@@ -43,6 +43,9 @@ class SystemPool(Model):
         if size.vcpus < 2 or size.memory_gib < 4:
             raise ValueError(f"{size.name} has {size.vcpus} vCPU and {size.memory_gib:g} GiB; AKS system "
                              "pools need at least 2 vCPU and 4 GiB, for example Standard_D4s_v5")
+        if size.family.startswith("B"):
+            raise ValueError(f"{size.name} is a burstable B-series size, which AKS system pools do not "
+                             "support; use a general-purpose size such as Standard_D4s_v5")
         if size.has_gpu:
             raise ValueError(f"{size.name} is a GPU size; the system pool runs system pods only, "
                              "so use a general-purpose size such as Standard_D4s_v5")

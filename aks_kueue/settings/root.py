@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Mapping, Optional
 
 from pydantic import Field, ValidationError, field_validator, model_validator
@@ -21,7 +22,7 @@ _STRING_KEYS = {"resourceGroupName"}
 
 class Settings(Model):
     location: str = Field(min_length=1)
-    resource_group_name: str = Field(pattern=r"^[-\w._()]{0,89}[-\w_()]$")
+    resource_group_name: str
     cluster: Cluster
     node_pools: list[NodePool]
     kueue: Kueue
@@ -34,6 +35,14 @@ class Settings(Model):
     def _region(cls, value: str) -> str:
         """ARM accepts "East US" but reports "eastus"; normalise so comparisons hold."""
         return value.replace(" ", "").lower()
+
+    @field_validator("resource_group_name")
+    @classmethod
+    def _group_name(cls, value: str) -> str:
+        if not re.fullmatch(r"[-\w._()]{0,89}[-\w_()]", value):
+            raise ValueError(f"{value!r} is not a valid resource group name; use 1-90 letters, digits, "
+                             "'-', '_', '.', '(' or ')', not ending in '.'")
+        return value
 
     @field_validator("node_pools")
     @classmethod
