@@ -38,7 +38,6 @@ class AksCluster(pulumi.ComponentResource):
     def __init__(self, name: str, args: AksClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(token("AksCluster"), name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        spec = args.cluster
 
         group = resources.ResourceGroup(
             f"{name}-rg", resource_group_name=args.resource_group_name, location=args.location,
