@@ -23,6 +23,7 @@ SPEC_WEBHOOKS: dict[str, Callable[[dict[str, Any]], list[FieldError]]] = {
     "ClusterQueue": webhooks.validate_cluster_queue,
     "Cohort": webhooks.validate_cohort,
     "ResourceFlavor": webhooks.validate_resource_flavor,
+    "Workload": webhooks.validate_workload,
 }
 MANAGED_PREFIX = "aks-"
 
@@ -73,7 +74,8 @@ def validate_object(obj: KueueObject) -> list[FieldError]:
     if schema is None:
         return [FieldError("kind", f"Unsupported value: {show(obj.kind)}: not a Kueue kind")]
     errors = _metadata(manifest.get("metadata"), schema.namespaced)
-    body = {k: v for k, v in manifest.items() if k != "metadata"}
+    # `status` is a subresource: the server ignores it on create, so do we.
+    body = {k: v for k, v in manifest.items() if k not in ("metadata", "status")}
     body_schema = {**schema.schema, "properties": {k: v for k, v in schema.schema["properties"].items()
                                                    if k != "metadata"}}
     defaulted, schema_errors = validate_structural(body_schema, body)
