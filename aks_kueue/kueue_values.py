@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 
+from aks_kueue.kueue_config import parse_configuration
 from aks_kueue.settings.kueue import Kueue
 from aks_kueue.versions import KUEUE_CONFIG_API_VERSION
 
@@ -33,6 +34,10 @@ def manager_configuration(frameworks: list[str]) -> dict[str, Any]:
 
 
 def helm_values(kueue: Kueue) -> dict[str, Any]:
+    configuration = manager_configuration(kueue.frameworks)
+    overrides = kueue.manager_configuration_overrides
+    if overrides is not None:
+        configuration = deep_merge(configuration, parse_configuration(overrides))
     values: dict[str, Any] = {
         "controllerManager": {
             # The chart renders this list as --feature-gates; the Configuration must then
@@ -44,11 +49,13 @@ def helm_values(kueue: Kueue) -> dict[str, Any]:
             "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}],
         },
         "managerConfig": {
-            "controllerManagerConfigYaml": yaml.safe_dump(manager_configuration(kueue.frameworks),
-                                                          sort_keys=False),
+            "controllerManagerConfigYaml": yaml.safe_dump(configuration, sort_keys=False),
         },
     }
-    return deep_merge(values, kueue.values)
+    user_values = {k: v for k, v in kueue.values.items() if k != "managerConfig"}
+    user_values["managerConfig"] = {k: v for k, v in (kueue.values.get("managerConfig") or {}).items()
+                                    if k != "controllerManagerConfigYaml"}
+    return deep_merge(values, user_values)
 
 
 def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

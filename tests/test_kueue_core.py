@@ -81,3 +81,10 @@ def test_the_core_never_imports_pulumi():
             "import aks_kueue.kueue.validate, aks_kueue.settings, aks_kueue.queues, aks_kueue.kueue_values")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("module", ["aks_kueue.kueue_config", "aks_kueue.kueue_values", "aks_kueue.queues",
+                                    "aks_kueue.kueue.validate", "aks_kueue.settings", "aks_kueue.cli"])
+def test_each_module_imports_on_its_own(module):
+    done = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

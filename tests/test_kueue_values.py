@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
 from aks_kueue import kueue_catalog
 from aks_kueue.device_plugin import daemonset, device_plugin_groups
 from aks_kueue.kueue_values import deep_merge, helm_values, manager_configuration
-from aks_kueue.settings import parse_settings
+from aks_kueue.settings import SettingsError, parse_settings
 from aks_kueue.settings.kueue import Kueue
 from tests.conftest import REFERENCE, flat, needs_shared, stack_doc
 
@@ -100,3 +101,39 @@ def test_mig_pools_get_their_own_mixed_strategy_plugin():
     settings = parse_settings(flat(pools(config)))
     groups = device_plugin_groups(settings.node_pools)
     assert [p.name for p in groups["mixed"]] == ["a100"] and [p.name for p in groups["none"]] == ["h100"]
+
+
+CONFIG_KEY = "aks-kueue:kueue.values.managerConfig.controllerManagerConfigYaml"
+
+
+def _with_config(text):
+    from tests.conftest import edited
+
+    def edit(c):
+        c["aks-kueue:kueue"]["values"] = {"managerConfig": {"controllerManagerConfigYaml": text}}
+    return edited("dev", edit)
+
+
+def test_configuration_keys_merge_over_the_rendered_one():
+    settings = parse_settings(flat(_with_config("waitForPodsReady:\n  timeout: 10m\nmanageJobsWithoutQueueName: true\n")))
+    config = yaml.safe_load(helm_values(settings.kueue)["managerConfig"]["controllerManagerConfigYaml"])
+    assert config["waitForPodsReady"] == {"timeout": "10m"} and config["manageJobsWithoutQueueName"] is True
+    assert config["integrations"]["frameworks"] == settings.kueue.frameworks
+    assert config["health"] == {"healthProbeBindAddress": ":8081"}
+
+
+@pytest.mark.parametrize("text,path,fragment", [
+    ("waitForPodsReady:\n  enable: true\n", "waitForPodsReady.enable", "removed in config v1beta2"),
+    ("fairSharing: {}\n", "fairSharing.preemptionStrategies", "must be one of"),
+    ("manageJobsWithoutQueueNames: true\n", "manageJobsWithoutQueueNames", "did you mean 'manageJobsWithoutQueueName'"),
+    ("integrations:\n  frameworks: [pod]\n", "integrations.frameworks", "set it there"),
+    ("featureGates: {PartialAdmission: false}\n", "featureGates", "rendered from aks-kueue:kueue.featureGates"),
+    ("resources: {quotaCheckStrategy: Lenient}\n", "resources.quotaCheckStrategy", "BlockUndeclared"),
+    ("apiVersion: config.kueue.x-k8s.io/v1beta1\n", "apiVersion", "must be config.kueue.x-k8s.io/v1beta2"),
+    ("[not, a, map]\n", "", "must be a Kueue Configuration"),
+])
+def test_configuration_keys_kueue_would_refuse(text, path, fragment):
+    with pytest.raises(SettingsError) as caught:
+        parse_settings(flat(_with_config(text)))
+    problem = str(caught.value.problems[0])
+    assert problem.startswith(f"{CONFIG_KEY}.{path}: " if path else f"{CONFIG_KEY}: ") and fragment in problem

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import difflib
-
 from pydantic import BaseModel, ConfigDict
 from pydantic_core import PydanticCustomError
+
+from aks_kueue.spelling import suggest  # noqa: F401  (re-exported for the settings modules)
 
 
 def _to_camel(name: str) -> str:
@@ -20,12 +20,6 @@ class Model(BaseModel):
         extra="forbid", frozen=True, alias_generator=_to_camel, populate_by_name=True,
         str_strip_whitespace=True,
     )
-
-
-def suggest(word: str, choices) -> str:
-    """"; did you mean 'x'?" for the closest known spelling, or nothing."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def field_error(field: str, message: str) -> PydanticCustomError:

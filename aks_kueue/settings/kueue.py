@@ -8,13 +8,14 @@ from typing import Any, Literal, Optional
 from pydantic import field_validator, model_validator
 
 from aks_kueue import kueue_catalog as cat
+from aks_kueue.kueue_config import check_configuration, parse_configuration
 from aks_kueue.settings.base import Model, field_error, suggest
 from aks_kueue.versions import KUEUE_CHART_SERIES, KUEUE_CHART_VERSION, MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN
 
 HELM_ONLY_KEYS = {"featureGates": "feature_gates", "values": "values"}
-# Values the program renders itself from featureGates and integrations.
-_OWNED_VALUES = {("controllerManager", "featureGates"): "featureGates",
-                 ("managerConfig", "controllerManagerConfigYaml"): "integrations"}
+# Values the program renders itself from featureGates.
+_OWNED_VALUES = {("controllerManager", "featureGates"): "featureGates"}
+CONFIG_VALUE = ("managerConfig", "controllerManagerConfigYaml")
 CHART_TOP_LEVEL_VALUES = (
     "nameOverride", "fullnameOverride", "enablePrometheus", "enableCertManager", "certManager",
     "enableVisibilityAPF", "enableMutatingAdmissionPolicy", "enableVisibilityAuthReaderRoleBinding",
@@ -83,6 +84,27 @@ class Kueue(Model):
                 raise ValueError(f"{outer}.{inner} is rendered from aks-kueue:kueue.{owner}; "
                                  f"set {owner} instead of overriding it in values")
         return values
+
+    @model_validator(mode="after")
+    def _manager_configuration(self):
+        """Keys added to Kueue's Configuration are merged over the rendered one; check them."""
+        extra = self.manager_configuration_overrides
+        if extra is None:
+            return self
+        where = "values." + ".".join(CONFIG_VALUE)
+        try:
+            config = parse_configuration(extra)
+        except ValueError as error:
+            raise field_error(where, f"{'.'.join(CONFIG_VALUE)} {error}") from None
+        for path, problem in check_configuration(config):
+            raise field_error(f"{where}.{path}", f"{path} {problem}")
+        return self
+
+    @property
+    def manager_configuration_overrides(self) -> Any:
+        outer, inner = CONFIG_VALUE
+        section = self.values.get(outer)
+        return section.get(inner) if isinstance(section, dict) else None
 
     @model_validator(mode="after")
     def _mode_rules(self):
