@@ -78,7 +78,8 @@ def test_type_errors_stop_descent():
 
 def test_the_core_never_imports_pulumi():
     code = ("import sys; sys.modules['pulumi'] = None; "
-            "import aks_kueue.kueue.validate, aks_kueue.settings, aks_kueue.queues, aks_kueue.kueue_values")
+            "import aks_kueue.kueue.validate, aks_kueue.settings, aks_kueue.queues, aks_kueue.kueue_values, "
+            "aks_kueue.admission.quota")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 

@@ -1,0 +1,186 @@
+"""Kueue's quota tree: ClusterQueues under (hierarchical) Cohorts.
+
+Per flavor-resource (fr), as `pkg/cache/scheduler/resource_node.go` at v0.19.2 defines it:
+- a node's local quota is what it never lends: subtree quota less its lendingLimit, or 0
+  without a lendingLimit;
+- a Cohort's subtree quota is its own nominal quota plus what each child may lend
+  (the child's subtree quota less its local quota);
+- usage a node cannot hold in its local quota moves up to its parent;
+- available and potentially-available walk up the tree, capped by borrowingLimits.
+Amounts are Kueue's integers (see `units`). Kueue saturates at int64; Python ints do
+not need to, and no real quota comes near that bound.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+from aks_kueue.admission.units import amount
+
+FlavorResource = tuple[str, str]
+
+
+class CohortCycleError(ValueError):
+    """Kueue disables every member of a cohort cycle; no quota can be computed for it."""
+
+
+@dataclass(frozen=True)
+class Quota:
+    nominal: int
+    borrowing_limit: Optional[int] = None
+    lending_limit: Optional[int] = None
+
+
+@dataclass(eq=False)
+class Node:
+    name: str
+    is_cohort: bool
+    quotas: dict[FlavorResource, Quota] = field(default_factory=dict)
+    parent: Optional["Node"] = None
+    children: list["Node"] = field(default_factory=list)
+    subtree_quota: dict[FlavorResource, int] = field(default_factory=dict)
+    usage: dict[FlavorResource, int] = field(default_factory=dict)
+
+    def local_quota(self, fr: FlavorResource) -> int:
+        quota = self.quotas.get(fr)
+        if quota is None or quota.lending_limit is None:
+            return 0
+        return max(0, self.subtree_quota.get(fr, 0) - quota.lending_limit)
+
+    def local_available(self, fr: FlavorResource) -> int:
+        return max(0, self.local_quota(fr) - self.usage.get(fr, 0))
+
+
+def quotas_from_spec(spec: dict) -> dict[FlavorResource, Quota]:
+    """The `resourceGroups` of a ClusterQueue or Cohort spec, in Kueue's units."""
+    quotas = {}
+    for group in spec.get("resourceGroups") or []:
+        for flavor in group.get("flavors") or []:
+            for resource in flavor.get("resources") or []:
+                name = resource["name"]
+
+                def limit(key: str) -> Optional[int]:
+                    return None if resource.get(key) is None else amount(name, resource[key])
+
+                quotas[(flavor["name"], name)] = Quota(amount(name, resource.get("nominalQuota", 0)),
+                                                       limit("borrowingLimit"), limit("lendingLimit"))
+    return quotas
+
+
+class QuotaTree:
+    def __init__(self):
+        self.cohorts: dict[str, Node] = {}
+        self.cluster_queues: dict[str, Node] = {}
+
+    @classmethod
+    def from_objects(cls, objects: Iterable[dict]) -> "QuotaTree":
+        """Build from Kueue v1beta2 ClusterQueue and Cohort manifests; other kinds are ignored.
+
+        A `cohortName` or `parentName` without a Cohort object makes an implicit cohort
+        with no quota of its own, as in Kueue.
+        """
+        tree = cls()
+        links: list[tuple[Node, str]] = []
+        for obj in objects:
+            spec = obj.get("spec") or {}
+            name = obj["metadata"]["name"]
+            if obj.get("kind") == "Cohort":
+                node = tree._cohort(name)
+                node.quotas = quotas_from_spec(spec)
+                parent = spec.get("parentName")
+            elif obj.get("kind") == "ClusterQueue":
+                node = Node(name, is_cohort=False, quotas=quotas_from_spec(spec))
+                tree.cluster_queues[name] = node
+                parent = spec.get("cohortName")
+            else:
+                continue
+            if parent:
+                links.append((node, parent))
+        for node, parent in links:
+            node.parent = tree._cohort(parent)
+            node.parent.children.append(node)
+        tree._check_cycles()
+        for root in [c for c in tree.cohorts.values() if c.parent is None]:
+            tree._accumulate(root)
+        for cq in tree.cluster_queues.values():
+            if cq.parent is None:
+                cq.subtree_quota = {fr: q.nominal for fr, q in cq.quotas.items()}
+        return tree
+
+    def _cohort(self, name: str) -> Node:
+        return self.cohorts.setdefault(name, Node(name, is_cohort=True))
+
+    def _check_cycles(self) -> None:
+        for start in self.cohorts.values():
+            seen, node = set(), start
+            while node is not None:
+                if node.name in seen:
+                    raise CohortCycleError(f"cohort {start.name!r} is in a cycle through {node.name!r}")
+                seen.add(node.name)
+                node = node.parent
+
+    def _accumulate(self, node: Node) -> None:
+        node.subtree_quota = {fr: q.nominal for fr, q in node.quotas.items()}
+        for child in node.children:
+            if child.is_cohort:
+                self._accumulate(child)
+            else:
+                child.subtree_quota = {fr: q.nominal for fr, q in child.quotas.items()}
+            for fr, quota in child.subtree_quota.items():
+                node.subtree_quota[fr] = node.subtree_quota.get(fr, 0) + quota - child.local_quota(fr)
+
+    # Usage -----------------------------------------------------------------------------
+
+    def add_usage(self, cluster_queue: str, usage: dict[FlavorResource, int]) -> None:
+        for fr, value in usage.items():
+            node: Optional[Node] = self.cluster_queues[cluster_queue]
+            while node is not None and value > 0:
+                local = node.local_available(fr)
+                node.usage[fr] = node.usage.get(fr, 0) + value
+                value = value - local
+                node = node.parent
+
+    def remove_usage(self, cluster_queue: str, usage: dict[FlavorResource, int]) -> None:
+        for fr, value in usage.items():
+            node: Optional[Node] = self.cluster_queues[cluster_queue]
+            while node is not None:
+                stored_in_parent = node.usage.get(fr, 0) - node.local_quota(fr)
+                node.usage[fr] = node.usage.get(fr, 0) - value
+                if stored_in_parent <= 0:
+                    break
+                value = min(value, stored_in_parent)
+                node = node.parent
+
+    # Capacity --------------------------------------------------------------------------
+
+    def available(self, cluster_queue: str, fr: FlavorResource) -> int:
+        """What the ClusterQueue could take for `fr` right now (never below 0)."""
+        return max(0, _available(self.cluster_queues[cluster_queue], fr))
+
+    def potential_available(self, cluster_queue: str, fr: FlavorResource) -> int:
+        """The most the ClusterQueue could ever take for `fr`, with nothing else running."""
+        return _potential(self.cluster_queues[cluster_queue], fr)
+
+
+def _available(node: Node, fr: FlavorResource) -> int:
+    if node.parent is None:
+        return node.subtree_quota.get(fr, 0) - node.usage.get(fr, 0)
+    from_parent = _available(node.parent, fr)
+    quota = node.quotas.get(fr)
+    if quota is not None and quota.borrowing_limit is not None:
+        local = node.local_quota(fr)
+        stored_in_parent = node.subtree_quota.get(fr, 0) - local
+        used_in_parent = max(0, node.usage.get(fr, 0) - local)
+        from_parent = min(stored_in_parent - used_in_parent + quota.borrowing_limit, from_parent)
+    return node.local_available(fr) + from_parent
+
+
+def _potential(node: Node, fr: FlavorResource) -> int:
+    if node.parent is None:
+        return node.subtree_quota.get(fr, 0)
+    potential = node.local_quota(fr) + _potential(node.parent, fr)
+    quota = node.quotas.get(fr)
+    if quota is not None and quota.borrowing_limit is not None:
+        potential = min(node.subtree_quota.get(fr, 0) + quota.borrowing_limit, potential)
+    return potential
