@@ -40,9 +40,23 @@ def label_value_problem(value: Any) -> str | None:
     return None
 
 
-def validate_cluster_queue(spec: dict[str, Any]) -> list[FieldError]:
+def validate_cluster_queue(spec: dict[str, Any], gates: frozenset[str] = frozenset()) -> list[FieldError]:
+    """The checks of `ValidateClusterQueue`, in its order. `gates` names alpha gates turned on."""
     errors = _resource_groups(spec, "spec", has_parent=bool(spec.get("cohortName")),
                               parent_word="cohort", lending_capped=True)
+    errors += _label_selector(spec.get("namespaceSelector"), "spec.namespaceSelector")
+    preemption = spec.get("preemption") or {}
+    borrow = preemption.get("borrowWithinCohort")
+    if preemption.get("reclaimWithinCohort") == "Never" and borrow and borrow.get("policy", "Never") != "Never":
+        errors.append(FieldError("spec.preemption", "Invalid value: reclaimWithinCohort=Never and "
+                                                    "borrowWithinCohort.Policy!=Never"))
+    fungibility = spec.get("flavorFungibility") or {}
+    if fungibility.get("preference") is not None and (fungibility.get("whenCanBorrow") != "TryNextFlavor"
+                                                      or fungibility.get("whenCanPreempt") != "TryNextFlavor"):
+        errors.append(FieldError("spec.flavorFungibility.preference", f"Invalid value: preference "
+                                 f"{show(fungibility['preference'])} requires both whenCanBorrow and "
+                                 "whenCanPreempt to be TryNextFlavor"))
+    errors += _fair_sharing(spec)
     groups = spec.get("resourceGroups") or []
     flavors = sum(len(g.get("flavors") or []) for g in groups)
     resources = sum(len(g.get("coveredResources") or []) for g in groups)
@@ -57,8 +71,8 @@ def validate_cluster_queue(spec: dict[str, Any]) -> list[FieldError]:
         if pairs > MAX_FLAVOR_RESOURCES_PER_GROUP:
             errors.append(FieldError(f"spec.resourceGroups[{g}]", f"Too many: {pairs}: must have at most "
                                      f"{MAX_FLAVOR_RESOURCES_PER_GROUP} flavor-resource combinations"))
-    errors += _label_selector(spec.get("namespaceSelector"), "spec.namespaceSelector")
-    errors += _fair_sharing(spec)
+    if "ConcurrentAdmission" in gates:
+        errors += _concurrent_admission(spec, groups)
     known = {f.get("name") for g in groups for f in g.get("flavors") or []}
     checks = (spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or []
     for c, check in enumerate(checks):
@@ -67,6 +81,39 @@ def validate_cluster_queue(spec: dict[str, Any]) -> list[FieldError]:
                 errors.append(FieldError(f"spec.admissionChecksStrategy.admissionChecks[{c}].onFlavors[{f}]",
                                          f"Invalid value: {show(flavor)}: must be one of the flavors in "
                                          "the ClusterQueue's resourceGroups"))
+    return errors
+
+
+def _concurrent_admission(spec: dict[str, Any], groups: list) -> list[FieldError]:
+    """Only with the alpha gate ConcurrentAdmission, which is off by default."""
+    policy = spec.get("concurrentAdmissionPolicy")
+    if policy is None:
+        return []
+    errors = []
+    if len(groups) != 1:
+        errors.append(FieldError("spec.resourceGroups", f"Invalid value: {len(groups)}: must have exactly one "
+                                 "ResourceGroup when ConcurrentAdmissionPolicy is defined"))
+    elif len(groups[0].get("flavors") or []) > 16:
+        errors.append(FieldError("spec.resourceGroups[0].flavors", f"Invalid value: {len(groups[0]['flavors'])}: "
+                                 "cannot have more than 16 resource flavors in the ResourceGroup when "
+                                 "ConcurrentAdmissionPolicy is defined"))
+    migration = policy.get("migration") or {}
+    constraints = migration.get("constraints")
+    if constraints is not None:
+        mode = migration.get("mode", "")
+        path = "spec.concurrentAdmissionPolicy.migration.constraints"
+        if mode not in ("", "TryPreferredFlavors"):
+            errors.append(FieldError(path, f"Forbidden: may only be set when migration.mode is "
+                                           f"\"TryPreferredFlavors\" (got {show(mode)})"))
+        elif constraints.get("lastAcceptableFlavorName") is not None:
+            names = [f.get("name") for g in groups for f in g.get("flavors") or []]
+            if constraints["lastAcceptableFlavorName"] not in names:
+                errors.append(FieldError(f"{path}.lastAcceptableFlavorName", "Invalid value: "
+                                         f"{show(constraints['lastAcceptableFlavorName'])}: must be one of the "
+                                         f"flavors defined in the ClusterQueue: [{' '.join(names)}]"))
+    if spec.get("queueingStrategy") == "StrictFIFO":
+        errors.append(FieldError("spec.queueingStrategy", "Invalid value: \"StrictFIFO\": StrictFIFO queueing "
+                                 "strategy cannot be used when ConcurrentAdmissionPolicy is defined"))
     return errors
 
 
@@ -153,38 +200,45 @@ def _resource_groups(spec: dict[str, Any], path: str, has_parent: bool, parent_w
             seen_resources.add(name)
         for f, flavor in enumerate(group.get("flavors") or []):
             flavor_path = f"{group_path}.flavors[{f}]"
+            for r, resource in enumerate((flavor.get("resources") or [])[:len(covered)]):
+                errors += _resource_quota(resource, f"{flavor_path}.resources[{r}]", covered[r],
+                                          has_parent, parent_word, lending_capped)
             if flavor.get("name") in seen_flavors:
                 errors.append(FieldError(f"{flavor_path}.name", f"Duplicate value: {show(flavor.get('name'))}"))
             seen_flavors.add(flavor.get("name"))
-            for r, resource in enumerate(flavor.get("resources") or []):
-                errors += _resource_quota(resource, f"{flavor_path}.resources[{r}]",
-                                          covered[r] if r < len(covered) else None,
-                                          has_parent, parent_word, lending_capped)
     return errors
 
 
-def _resource_quota(resource: dict[str, Any], path: str, covered: str | None, has_parent: bool,
+def _resource_quota(resource: dict[str, Any], path: str, covered: str, has_parent: bool,
                     parent_word: str, lending_capped: bool) -> list[FieldError]:
+    """`validateFlavorQuotas` for one resource, reporting in the webhook's order."""
     errors = []
-    if covered is not None and resource.get("name") != covered:
+    if resource.get("name") != covered:
         errors.append(FieldError(join(path, "name"), f"Invalid value: {show(resource.get('name'))}: "
                                                      "must match the name in coveredResources"))
     amounts: dict[str, Fraction] = {}
     for field in ("nominalQuota", "borrowingLimit", "lendingLimit"):
-        if resource.get(field) is None:
-            continue
         try:
-            amounts[field] = parse_quantity(resource[field])
+            amounts[field] = parse_quantity(resource[field]) if resource.get(field) is not None else None
         except QuantityError:
-            continue  # the schema's quantity pattern already reported it
-        if amounts[field] < 0:
-            errors.append(FieldError(join(path, field), f"Invalid value: {show(resource[field])}: "
-                                                        "must be greater than or equal to 0"))
-    for field in ("borrowingLimit", "lendingLimit"):
-        if field in amounts and not has_parent:
-            errors.append(FieldError(join(path, field), f"Invalid value: {show(resource[field])}: must be nil "
-                                                        f"when {parent_word} is empty"))
-    if lending_capped and "lendingLimit" in amounts and "nominalQuota" in amounts \
+            amounts[field] = None  # the schema's quantity pattern already reported it
+
+    def negative(field: str) -> list[FieldError]:
+        if amounts[field] is not None and amounts[field] < 0:
+            return [FieldError(join(path, field), f"Invalid value: {show(resource[field])}: "
+                                                  "must be greater than or equal to 0")]
+        return []
+
+    def needs_parent(field: str) -> list[FieldError]:
+        if resource.get(field) is not None and not has_parent:
+            return [FieldError(join(path, field), f"Invalid value: {show(resource[field])}: must be nil "
+                                                  f"when {parent_word} is empty")]
+        return []
+
+    errors += negative("nominalQuota")
+    errors += needs_parent("borrowingLimit") + negative("borrowingLimit")
+    errors += negative("lendingLimit") + needs_parent("lendingLimit")
+    if lending_capped and amounts["lendingLimit"] is not None and amounts["nominalQuota"] is not None \
             and amounts["lendingLimit"] > amounts["nominalQuota"]:
         errors.append(FieldError(join(path, "lendingLimit"), f"Invalid value: {show(resource['lendingLimit'])}: "
                                  "must be less than or equal to the nominalQuota"))
