@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-import yaml
 
 from aks_kueue.kueue.schemas import all_kinds, extract
 from aks_kueue.kueue.structural import validate_structural

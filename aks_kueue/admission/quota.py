@@ -59,13 +59,14 @@ def quotas_from_spec(spec: dict) -> dict[FlavorResource, Quota]:
         for flavor in group.get("flavors") or []:
             for resource in flavor.get("resources") or []:
                 name = resource["name"]
-
-                def limit(key: str) -> Optional[int]:
-                    return None if resource.get(key) is None else amount(name, resource[key])
-
                 quotas[(flavor["name"], name)] = Quota(amount(name, resource.get("nominalQuota", 0)),
-                                                       limit("borrowingLimit"), limit("lendingLimit"))
+                                                       _limit(resource, "borrowingLimit"),
+                                                       _limit(resource, "lendingLimit"))
     return quotas
+
+
+def _limit(resource: dict, key: str) -> Optional[int]:
+    return None if resource.get(key) is None else amount(resource["name"], resource[key])
 
 
 class QuotaTree:

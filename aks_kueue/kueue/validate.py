@@ -105,10 +105,10 @@ def _metadata(metadata: Any, namespaced: bool) -> list[FieldError]:
         errors.append(FieldError("metadata.namespace", f"Invalid value: {show(namespace)}: a lowercase RFC 1123 "
                                  "label must consist of lower case alphanumeric characters or '-', at most 63"))
     elif not namespaced and namespace:
-        errors.append(FieldError("metadata.namespace", f"Forbidden: not allowed on this cluster-scoped kind"))
+        errors.append(FieldError("metadata.namespace", "Forbidden: not allowed on this cluster-scoped kind"))
     for key in ("labels", "annotations"):
         if key in metadata and not isinstance(metadata[key], dict):
-            errors.append(FieldError(f"metadata.{key}", f"Invalid value: must be a map of strings"))
+            errors.append(FieldError(f"metadata.{key}", "Invalid value: must be a map of strings"))
     for key, value in (metadata.get("labels") or {}).items() if isinstance(metadata.get("labels"), dict) else ():
         if problem := webhooks.qualified_name_problem(str(key)) or webhooks.label_value_problem(value):
             errors.append(FieldError(f"metadata.labels.{key}", f"Invalid value: {show(value)}: {problem}"))

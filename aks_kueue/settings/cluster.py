@@ -21,7 +21,7 @@ def parse_cidr(value: str) -> str:
     try:
         ipaddress.ip_network(value, strict=True)
     except ValueError as exc:
-        raise ValueError(f"{value!r} is not a CIDR block ({exc}); write it like 10.244.0.0/16")
+        raise ValueError(f"{value!r} is not a CIDR block ({exc}); write it like 10.244.0.0/16") from None
     return value
 
 
