@@ -28,6 +28,7 @@ def device_plugin_groups(pools: list[NodePool]) -> dict[str, list[NodePool]]:
 
 
 def daemonset(name: str, strategy: str, pools: list[NodePool]) -> dict[str, Any]:
+    """MIG strategies need SYS_ADMIN and MIG device monitoring, as NVIDIA's own chart sets them."""
     labels = {"app.kubernetes.io/name": "nvidia-device-plugin", "app.kubernetes.io/instance": name,
               "app.kubernetes.io/managed-by": "aks-kueue"}
     tolerations = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
@@ -57,10 +58,12 @@ def daemonset(name: str, strategy: str, pools: list[NodePool]) -> dict[str, Any]
                         "name": "nvidia-device-plugin-ctr",
                         "image": NVIDIA_DEVICE_PLUGIN_IMAGE,
                         "env": [{"name": "FAIL_ON_INIT_ERROR", "value": "false"},
-                                {"name": "MIG_STRATEGY", "value": strategy}],
+                                {"name": "MIG_STRATEGY", "value": strategy},
+                                *([{"name": "NVIDIA_MIG_MONITOR_DEVICES", "value": "all"}]
+                                  if strategy != "none" else [])],
                         "resources": {"requests": dict(REQUESTS)},
-                        "securityContext": {"allowPrivilegeEscalation": False,
-                                            "capabilities": {"drop": ["ALL"]}},
+                        "securityContext": ({"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+                                            if strategy == "none" else {"capabilities": {"add": ["SYS_ADMIN"]}}),
                         "volumeMounts": [{"name": "device-plugin",
                                           "mountPath": "/var/lib/kubelet/device-plugins"}],
                     }],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -73,16 +74,32 @@ class AksCluster(pulumi.ComponentResource):
         kubeconfig = creds.kubeconfigs.apply(lambda k: use_azure_cli_login(decode_first(k)))
         if not security.azure_rbac:
             return kubeconfig, []
-        # With Azure RBAC the identity running `pulumi up` needs a data-plane role to
-        # create Kueue's objects; grant it on this cluster only.
+        return kubeconfig, self._cluster_admins(name, security.entra_admin_group_object_ids, managed)
+
+    def _cluster_admins(self, name: str, groups: list[str], managed) -> list[pulumi.Resource]:
+        """With Azure RBAC, whoever runs `pulumi up` needs a data-plane role to create
+        Kueue's objects. The admin groups get it when there are any: a fixed grant that
+        does not move each time a different person or pipeline deploys. Without groups,
+        the deploying identity itself gets it on this cluster only."""
         client = authorization.get_client_config_output()
-        access = authorization.RoleAssignment(
+        role = client.subscription_id.apply(
+            lambda sub: f"/subscriptions/{sub}/providers/Microsoft.Authorization/"
+                        f"roleDefinitions/{AKS_RBAC_CLUSTER_ADMIN_ROLE}")
+        opts = pulumi.ResourceOptions(parent=self)
+        if groups:
+            return [authorization.RoleAssignment(
+                f"{name}-admins-{index}", scope=managed.id, principal_id=group, principal_type="Group",
+                role_definition_id=role, opts=opts) for index, group in enumerate(groups)]
+        return [authorization.RoleAssignment(
             f"{name}-deployer-admin", scope=managed.id, principal_id=client.object_id,
-            role_definition_id=client.subscription_id.apply(
-                lambda sub: f"/subscriptions/{sub}/providers/Microsoft.Authorization/"
-                            f"roleDefinitions/{AKS_RBAC_CLUSTER_ADMIN_ROLE}"),
-            opts=pulumi.ResourceOptions(parent=self))
-        return kubeconfig, [access]
+            principal_type=deployer_principal_type(), role_definition_id=role, opts=opts)]
+
+
+def deployer_principal_type() -> str:
+    """ARM rejects a role assignment whose principalType is wrong, and the SDK assumes a
+    user. The azure-native provider signs in as a service principal exactly when
+    ARM_CLIENT_ID is set (secret, certificate or OIDC); otherwise it uses `az login`."""
+    return "ServicePrincipal" if os.environ.get("ARM_CLIENT_ID") else "User"
 
 
 def dns_prefix(cluster_name: str) -> str:

@@ -41,9 +41,10 @@ class KueueInstall(pulumi.ComponentResource):
             self.summary = {
                 "installMethod": "managed", "extensionType": MANAGED_KUEUE_EXTENSION_TYPE,
                 "version": kueue.version or self.installer.current_version,
-                "releaseTrain": None if kueue.version else kueue.effective_release_train,
                 "autoUpgrade": kueue.version is None,
             }
+            if kueue.version is None:
+                self.summary["releaseTrain"] = kueue.effective_release_train
         else:
             self.installer = self._helm_release(name, args)
             self.summary = {

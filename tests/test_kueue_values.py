@@ -101,6 +101,9 @@ def test_mig_pools_get_their_own_mixed_strategy_plugin():
     settings = parse_settings(flat(pools(config)))
     groups = device_plugin_groups(settings.node_pools)
     assert [p.name for p in groups["mixed"]] == ["a100"] and [p.name for p in groups["none"]] == ["h100"]
+    container = daemonset("mig", "mixed", groups["mixed"])["spec"]["template"]["spec"]["containers"][0]
+    assert container["securityContext"] == {"capabilities": {"add": ["SYS_ADMIN"]}}
+    assert {"name": "NVIDIA_MIG_MONITOR_DEVICES", "value": "all"} in container["env"]
 
 
 CONFIG_KEY = "aks-kueue:kueue.values.managerConfig.controllerManagerConfigYaml"

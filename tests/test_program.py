@@ -210,3 +210,22 @@ def test_bad_config_registers_nothing():
     assert "aks-kueue:nodePools[0].minCount" in str(caught.value)
     # The next run in this process starts clean, and the failed one left nothing behind.
     assert run_stack("dev").registrations
+
+
+def test_admin_groups_get_the_cluster_admin_role(prod):
+    grants = prod.of_type("azure-native:authorization:RoleAssignment")
+    assert [(g.inputs["principalId"], g.inputs["principalType"]) for g in grants] == [
+        ("00000000-0000-0000-0000-000000000000", "Group")]
+    assert grants[0].inputs["roleDefinitionId"].endswith("/b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b") or \
+        grants[0].inputs["roleDefinitionId"] == "[unknown]"
+
+
+@pytest.mark.parametrize("client_id,principal_type", [(None, "User"), ("app-id", "ServicePrincipal")])
+def test_without_groups_the_deployer_gets_it_with_the_right_principal_type(monkeypatch, client_id, principal_type):
+    if client_id:
+        monkeypatch.setenv("ARM_CLIENT_ID", client_id)
+    else:
+        monkeypatch.delenv("ARM_CLIENT_ID", raising=False)
+    grants = run_stack("dev", preview=False).of_type("azure-native:authorization:RoleAssignment")
+    assert len(grants) == 1 and grants[0].inputs["principalType"] == principal_type
+    assert grants[0].inputs["principalId"] == "11111111-1111-1111-1111-111111111111"
