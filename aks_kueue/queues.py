@@ -25,6 +25,7 @@ MANAGED_BY = {"app.kubernetes.io/managed-by": "aks-kueue"}
 # Creation order: what a kind refers to comes before it.
 DEPLOY_ORDER = ("Topology", "ResourceFlavor", "WorkloadPriorityClass", "ProvisioningRequestConfig",
                 "AdmissionCheck", "Cohort", "ClusterQueue", "LocalQueue")
+CLUSTER_SCOPED = set(DEPLOY_ORDER) - {"LocalQueue"}
 PREEXISTING_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease", "kueue-system")
 
 
@@ -114,6 +115,8 @@ def _from_manifests(settings: Settings, base_dir: Path, problems: list[Problem])
         try:
             for index, document in read_documents(path):
                 obj = load_object(document, f"{key}: {name} document {index}")
+                if obj.kind in CLUSTER_SCOPED and isinstance(obj.manifest.get("metadata"), dict):
+                    obj.manifest["metadata"].pop("namespace", None)  # the API server clears it too
                 obj.source += f" ({obj.kind} {obj.name})"
                 if obj.kind not in DEPLOY_ORDER:
                     problems.append(Problem(obj.source, f"kind {obj.kind} is not deployed by aks-kueue; it deploys "

@@ -89,3 +89,59 @@ def test_the_core_never_imports_pulumi():
 def test_each_module_imports_on_its_own(module):
     done = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def _cq(spec, metadata=None, api="kueue.x-k8s.io/v1beta2"):
+    from aks_kueue.kueue.validate import load_object, validate_object
+
+    obj = load_object({"apiVersion": api, "kind": "ClusterQueue",
+                       "metadata": metadata or {"name": "cq"}, "spec": {"namespaceSelector": {}, **spec}})
+    return [str(e) for e in validate_object(obj)], obj
+
+
+def _one_flavor(name="f", **quota):
+    return {"resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
+        {"name": name, "resources": [{"name": "cpu", "nominalQuota": "1", **quota}]}]}]}
+
+
+@pytest.mark.parametrize("spec,metadata,fragment", [
+    ({"cohortName": "team-a\n"}, None, "spec.cohortName: Invalid value"),             # RE2 `$` is the end
+    (_one_flavor(nominalQuota="10\n"), None, "nominalQuota: Invalid value"),
+    ({}, {"name": "cq\n"}, "metadata.name: Invalid value"),
+    ({"namespaceSelector": {"matchExpressions": [{"key": "k", "operator": "In", "values": ["x", None]}]}},
+     None, "values[1]: Invalid value: null: must be of type string"),
+    ({"namespaceSelector": {"matchExpressions": [{"key": "k", "operator": "In", "values": ["bad value!"]}]}},
+     None, "values[0]: Invalid value"),
+    ({"cohortName": "c", "fairSharing": {"weight": "1n"}}, None, "spec.fairSharing: Invalid value"),
+    ({}, {"name": "cq", "labelz": {}}, 'metadata.labelz: unknown field "labelz"'),
+    ({}, {"name": "cq", "annotations": {"Bad Key": "x"}}, "metadata.annotations: Invalid value"),
+])
+def test_fidelity_rejections(spec, metadata, fragment):
+    errors, _ = _cq(spec, metadata)
+    assert any(fragment in e for e in errors), errors
+
+
+def test_fidelity_acceptances():
+    long_a, long_b = "x" * 80 + "-a", "x" * 80 + "-b"
+    spec = {"resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
+        {"name": long_a, "resources": [{"name": "cpu", "nominalQuota": "1"}]},
+        {"name": long_b, "resources": [{"name": "cpu", "nominalQuota": "1"}]}]}]}
+    assert _cq(spec)[0] == []                                    # long names are not duplicates
+    assert _cq({}, {"name": "cq", "namespace": "ignored"})[0] == []   # the server clears it
+    assert _cq(_one_flavor(nominalQuota="1e99999999"))[0] == []  # parses at once, as Go does
+    from aks_kueue.kueue.validate import load_object, validate_object
+
+    wpc = load_object({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "WorkloadPriorityClass",
+                       "metadata": {"name": "p"}, "value": 2147483648})
+    assert validate_object(wpc) == []                            # format int32 is not a range check
+    topology = load_object({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Topology", "metadata": {"name": "t"},
+                            "spec": {"levels": [{"nodeLabel": "kubernetes.io/hostname"}]}})
+    assert validate_object(topology) == []
+
+
+def test_v1beta1_admission_checks_replace_the_strategy_like_kueue():
+    from aks_kueue.kueue.convert import cluster_queue_spec_to_v1beta2
+
+    spec = {"admissionChecks": ["a"], "admissionChecksStrategy": {"admissionChecks": [{"name": "b"}]}}
+    assert cluster_queue_spec_to_v1beta2(spec)["admissionChecksStrategy"] == {"admissionChecks": [{"name": "a"}]}
+    assert "admissionChecksStrategy" not in cluster_queue_spec_to_v1beta2({"admissionChecks": []})

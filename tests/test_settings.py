@@ -308,8 +308,20 @@ def test_region_outside_the_managed_extension_list_warns():
     def edit(c):
         c["azure-native:location"] = "northeurope"
     settings = parse_settings(flat(edited("prod", edit)))
-    assert settings.warnings and "northeurope" in settings.warnings[0]
-    assert not parse_settings(flat(stack_doc("prod"))).warnings
+    assert any("northeurope" in w for w in settings.warnings)
+    assert not any("northeurope" in w or "eastus" in w for w in parse_settings(flat(stack_doc("prod"))).warnings)
+
+
+def test_placeholders_are_flagged_until_replaced():
+    warnings = parse_settings(flat(stack_doc("prod"))).warnings
+    assert warnings[0].startswith("aks-kueue:cluster.security.apiServerAuthorizedIpRanges[0]: 203.0.113.0/24 "
+                                  "is a documentation range")
+    assert warnings[1].startswith("aks-kueue:cluster.security.entraAdminGroupObjectIds[0]: the all-zero ID")
+
+    def real(c):
+        c["aks-kueue:cluster"]["security"]["apiServerAuthorizedIpRanges"] = ["52.1.2.0/24"]
+        c["aks-kueue:cluster"]["security"]["entraAdminGroupObjectIds"] = ["7f3e1a52-0c9d-4b1e-9f7a-2b6c8d4e5f60"]
+    assert parse_settings(flat(edited("prod", real))).warnings == []
 
 
 def test_feature_gate_catalog_has_every_v0_19_2_gate():

@@ -29,7 +29,7 @@ def test_json_verdicts_per_object():
     assert objects[0]["apiVersion"] == "kueue.x-k8s.io/v1beta1" and objects[3]["namespace"] == "team-a"
     assert objects[1]["errors"] == [{"field": "spec.resourceGroups[0].flavors[0].resources[1].lendingLimit",
                                      "message": 'Invalid value: "8Gi": must be nil when cohort is empty'}]
-    assert objects[4]["errors"][0]["field"].endswith("containers[0].resources.requests.pods")
+    assert objects[4]["errors"][0]["field"].endswith("containers[0].resources.requests[pods]")
 
 
 def test_all_valid_exits_0(tmp_path):
@@ -68,5 +68,5 @@ def test_workload_rules(tmp_path):
     errors = json.loads(out)["objects"][0]["errors"]
     assert code == 1
     assert {"field": "spec.podSets", "message": "Invalid value: at most one podSet can use minCount"} in errors
-    assert any(e["field"] == "spec.podSets[0].template.spec.containers[0].resources.requests.cpu" and
+    assert any(e["field"] == "spec.podSets[0].template.spec.containers[0].resources.requests[cpu]" and
                "greater than or equal to 0" in e["message"] for e in errors)

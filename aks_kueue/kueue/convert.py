@@ -24,13 +24,10 @@ def cluster_queue_spec_to_v1beta2(spec: Any) -> Any:
         cohort = spec.pop("cohort")
         spec.setdefault("cohortName", cohort)
     if "admissionChecks" in spec:
+        # As Kueue's conversion does: a non-empty list replaces any strategy.
         names = spec.pop("admissionChecks")
-        if isinstance(names, list):
-            strategy = spec.setdefault("admissionChecksStrategy", {})
-            if isinstance(strategy, dict):
-                rules = strategy.setdefault("admissionChecks", [])
-                known = {r.get("name") for r in rules if isinstance(r, dict)}
-                rules.extend({"name": n} for n in names if n not in known)
+        if isinstance(names, list) and names:
+            spec["admissionChecksStrategy"] = {"admissionChecks": [{"name": n} for n in names]}
     fungibility = spec.get("flavorFungibility")
     if isinstance(fungibility, dict):
         for field, renames in _FUNGIBILITY.items():

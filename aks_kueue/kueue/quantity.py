@@ -37,7 +37,10 @@ def parse_quantity(value: str | int) -> Fraction:
         return number * _BINARY[suffix]
     if suffix in _DECIMAL:
         return number * _DECIMAL[suffix]
-    return number * Fraction(10) ** int(Fraction(suffix[1:]))
+    # Go keeps only the scale; expanding 1e99999999 here would never finish. Amounts
+    # past int64 are Kueue's "unlimited" anyway, so a 10^±1000 bound loses nothing.
+    exponent = max(-1000, min(1000, int(Fraction(suffix[1:]))))
+    return number * Fraction(10) ** exponent
 
 
 def is_quantity(value: object) -> bool:

@@ -16,8 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 _ABSENT = object()
-_INT32 = (-(2**31), 2**31 - 1)
-_INT64 = (-(2**63), 2**63 - 1)
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z")
 
 
 @dataclass(frozen=True)
@@ -44,9 +43,13 @@ def _program(rule: str):
 @lru_cache(maxsize=None)
 def _pattern(pattern: str) -> re.Pattern:
     """CRD patterns are Go RE2; RE2 allows `^(?i)...`, Python wants flags up front."""
+    flags = 0
     if "(?i)" in pattern:
-        return re.compile(pattern.replace("(?i)", ""), re.IGNORECASE)
-    return re.compile(pattern)
+        pattern, flags = pattern.replace("(?i)", ""), re.IGNORECASE
+    # RE2's `$` is the end of the text; Python's also matches before a final newline.
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        pattern = pattern[:-1] + r"\Z"
+    return re.compile(pattern, flags)
 
 
 def join(path: str, key: str | int) -> str:
@@ -82,6 +85,10 @@ def _walk(schema: dict[str, Any], value: Any, path: str, errors: list[FieldError
     return value
 
 
+def _type_name(schema: dict[str, Any]) -> str:
+    return "integer or string" if schema.get("x-kubernetes-int-or-string") else schema.get("type", "object")
+
+
 def _type_ok(schema: dict[str, Any], value: Any, path: str, errors: list[FieldError]) -> bool:
     if schema.get("x-kubernetes-int-or-string"):
         ok = isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
@@ -92,7 +99,9 @@ def _type_ok(schema: dict[str, Any], value: Any, path: str, errors: list[FieldEr
             "object": lambda v: isinstance(v, dict),
             "array": lambda v: isinstance(v, list),
             "string": lambda v: isinstance(v, str),
-            "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+            # JSON has one number type: the server takes 2.0 as an integer.
+            "integer": lambda v: not isinstance(v, bool) and (
+                isinstance(v, int) or (isinstance(v, float) and v.is_integer())),
             "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
             "boolean": lambda v: isinstance(v, bool),
         }
@@ -139,6 +148,12 @@ def _walk_array(schema: dict[str, Any], value: list[Any], path: str, errors: lis
     items = schema.get("items") or {}
     result = []
     for index, item in enumerate(value):
+        if item is None and not items.get("nullable"):
+            # The server prunes nulls only from object fields, never from lists.
+            errors.append(FieldError(join(path, index), f"Invalid value: null: must be of type "
+                                                        f"{_type_name(items)}"))
+            result.append(None)
+            continue
         walked = _walk(items, item, join(path, index), errors)
         result.append(None if walked is _ABSENT else walked)
     if "maxItems" in schema and len(result) > schema["maxItems"]:
@@ -150,12 +165,10 @@ def _walk_array(schema: dict[str, Any], value: list[Any], path: str, errors: lis
         keys = schema.get("x-kubernetes-list-map-keys") or []
         seen: set[str] = set()
         for index, item in enumerate(result):
-            if list_type == "map" and isinstance(item, dict):
-                identity = show({k: item.get(k) for k in keys})
-            else:
-                identity = show(item)
+            key = {k: item.get(k) for k in keys} if list_type == "map" and isinstance(item, dict) else item
+            identity = json.dumps(key, sort_keys=True)
             if identity in seen:
-                errors.append(FieldError(join(path, index), f"Duplicate value: {identity}"))
+                errors.append(FieldError(join(path, index), f"Duplicate value: {show(key)}"))
             seen.add(identity)
     return result
 
@@ -173,10 +186,12 @@ def _check_scalar(schema: dict[str, Any], value: Any, path: str, errors: list[Fi
                                                "60, 500m or 240Gi"))
             else:
                 errors.append(FieldError(path, f"Invalid value: {show(value)}: should match '{schema['pattern']}'"))
+        if schema.get("format") == "date-time" and not _RFC3339.match(value):
+            errors.append(FieldError(path, f"Invalid value: {show(value)}: must be a date-time (RFC 3339)"))
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        low, high = {"int32": _INT32, "int64": _INT64}.get(schema.get("format", ""), (None, None))
-        minimum = schema.get("minimum", low)
-        maximum = schema.get("maximum", high)
+        # The server applies `format` to strings only, so int32 is not a range check.
+        minimum = schema.get("minimum")
+        maximum = schema.get("maximum")
         if minimum is not None and value < minimum:
             errors.append(FieldError(path, f"Invalid value: {value}: should be greater than or equal to {minimum}"))
         if maximum is not None and value > maximum:

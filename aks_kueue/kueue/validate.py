@@ -26,6 +26,11 @@ SPEC_WEBHOOKS: dict[str, Callable[[dict[str, Any]], list[FieldError]]] = {
     "Workload": webhooks.validate_workload,
 }
 MANAGED_PREFIX = "aks-"
+_OBJECT_META_FIELDS = {
+    "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+    "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
+    "ownerReferences", "finalizers", "managedFields",
+}
 
 
 @dataclass
@@ -80,7 +85,7 @@ def validate_object(obj: KueueObject) -> list[FieldError]:
                                                    if k != "metadata"}}
     defaulted, schema_errors = validate_structural(body_schema, body)
     errors += schema_errors
-    if not schema_errors and obj.kind in SPEC_WEBHOOKS:
+    if not errors and obj.kind in SPEC_WEBHOOKS:
         errors += SPEC_WEBHOOKS[obj.kind]((defaulted or {}).get("spec") or {})
     if not errors:
         obj.defaulted = {**(defaulted or {}), "metadata": copy.deepcopy(manifest.get("metadata"))}
@@ -94,24 +99,35 @@ def _metadata(metadata: Any, namespaced: bool) -> list[FieldError]:
     name = metadata.get("name")
     if not name:
         errors.append(FieldError("metadata.name", "Required value: name is required"))
-    elif not isinstance(name, str) or len(name) > 253 or not _DNS_SUBDOMAIN.match(name):
+    elif not isinstance(name, str) or len(name) > 253 or not _DNS_SUBDOMAIN.fullmatch(name):
         errors.append(FieldError("metadata.name", f"Invalid value: {show(name)}: a lowercase RFC 1123 subdomain "
                                  "must consist of lower case alphanumeric characters, '-' or '.', and must start "
                                  "and end with an alphanumeric character"))
     namespace = metadata.get("namespace")
     if namespaced and not namespace:
         errors.append(FieldError("metadata.namespace", "Required value: a LocalQueue lives in a namespace"))
-    elif namespaced and (not isinstance(namespace, str) or len(namespace) > 63 or not _DNS_LABEL.match(namespace)):
+    elif namespaced and (not isinstance(namespace, str) or len(namespace) > 63 or not _DNS_LABEL.fullmatch(namespace)):
         errors.append(FieldError("metadata.namespace", f"Invalid value: {show(namespace)}: a lowercase RFC 1123 "
                                  "label must consist of lower case alphanumeric characters or '-', at most 63"))
-    elif not namespaced and namespace:
-        errors.append(FieldError("metadata.namespace", "Forbidden: not allowed on this cluster-scoped kind"))
+    # A namespace on a cluster-scoped kind is cleared by the server, not refused.
+    for key in metadata:
+        if key not in _OBJECT_META_FIELDS:
+            errors.append(FieldError(f"metadata.{key}", f"unknown field {show(key)}; it is not part of ObjectMeta"))
     for key in ("labels", "annotations"):
         if key in metadata and not isinstance(metadata[key], dict):
             errors.append(FieldError(f"metadata.{key}", "Invalid value: must be a map of strings"))
-    for key, value in (metadata.get("labels") or {}).items() if isinstance(metadata.get("labels"), dict) else ():
-        if problem := webhooks.qualified_name_problem(str(key)) or webhooks.label_value_problem(value):
-            errors.append(FieldError(f"metadata.labels.{key}", f"Invalid value: {show(value)}: {problem}"))
+    labels = metadata.get("labels") if isinstance(metadata.get("labels"), dict) else {}
+    for key, value in labels.items():
+        if problem := webhooks.qualified_name_problem(str(key)):
+            errors.append(FieldError("metadata.labels", f"Invalid value: {show(key)}: {problem}"))
+        if problem := webhooks.label_value_problem(value):
+            errors.append(FieldError("metadata.labels", f"Invalid value: {show(value)}: {problem}"))
+    annotations = metadata.get("annotations") if isinstance(metadata.get("annotations"), dict) else {}
+    for key, value in annotations.items():
+        if problem := webhooks.qualified_name_problem(str(key)):
+            errors.append(FieldError("metadata.annotations", f"Invalid value: {show(key)}: {problem}"))
+        if not isinstance(value, str):
+            errors.append(FieldError(f"metadata.annotations.{key}", "Invalid value: must be a string"))
     return errors
 
 

@@ -25,16 +25,16 @@ MAX_FLAVOR_RESOURCES_PER_GROUP = 512
 def qualified_name_problem(name: str) -> str | None:
     """Kubernetes `IsQualifiedName`: an optional DNS-subdomain prefix and a 63-character name."""
     prefix, slash, local = name.rpartition("/")
-    if slash and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+    if slash and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
         return "prefix part must be a lowercase RFC 1123 subdomain"
-    if not local or len(local) > 63 or not _QUALIFIED_NAME.match(local):
+    if not local or len(local) > 63 or not _QUALIFIED_NAME.fullmatch(local):
         return ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
                 "end with an alphanumeric character, at most 63 characters")
     return None
 
 
 def label_value_problem(value: Any) -> str | None:
-    if not isinstance(value, str) or len(value) > 63 or not _LABEL_VALUE.match(value):
+    if not isinstance(value, str) or len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
         return ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
                 "or '.', and must start and end with an alphanumeric character, at most 63 characters")
     return None
@@ -61,11 +61,11 @@ def validate_cluster_queue(spec: dict[str, Any], gates: frozenset[str] = frozens
     flavors = sum(len(g.get("flavors") or []) for g in groups)
     resources = sum(len(g.get("coveredResources") or []) for g in groups)
     if flavors > MAX_FLAVORS:
-        errors.append(FieldError("spec.resourceGroups[*].flavors",
-                                 f"Too many: {flavors}: must have at most {MAX_FLAVORS} items"))
+        errors.append(FieldError("spec.resourceGroups",
+                                 f"Too many: {flavors}: must have at most {MAX_FLAVORS} flavors"))
     if resources > MAX_RESOURCES:
-        errors.append(FieldError("spec.resourceGroups[*].coveredResources",
-                                 f"Too many: {resources}: must have at most {MAX_RESOURCES} items"))
+        errors.append(FieldError("spec.resourceGroups",
+                                 f"Too many: {resources}: must have at most {MAX_RESOURCES} covered resources"))
     for g, group in enumerate(groups):
         pairs = len(group.get("flavors") or []) * len(group.get("coveredResources") or [])
         if pairs > MAX_FLAVOR_RESOURCES_PER_GROUP:
@@ -126,7 +126,7 @@ def validate_cohort(spec: dict[str, Any]) -> list[FieldError]:
 def validate_resource_flavor(spec: dict[str, Any]) -> list[FieldError]:
     errors = []
     for key, value in (spec.get("nodeLabels") or {}).items():
-        path = f"spec.nodeLabels.{key}"
+        path = "spec.nodeLabels"
         if problem := qualified_name_problem(key):
             errors.append(FieldError(path, f"Invalid value: {show(key)}: {problem}"))
         if problem := label_value_problem(value):
@@ -163,23 +163,25 @@ def validate_workload(spec: dict[str, Any]) -> list[FieldError]:
                     amounts = ((container or {}).get("resources") or {}).get(kind) or {}
                     path = f"spec.podSets[{s}].template.spec.{group}[{c}].resources.{kind}"
                     errors += _workload_amounts(amounts, path)
-        errors += _workload_amounts(((pod.get("resources") or {}).get("requests") or {}),
-                                    f"spec.podSets[{s}].template.spec.resources.requests")
+        for kind in ("requests", "limits"):
+            errors += _workload_amounts(((pod.get("resources") or {}).get(kind) or {}),
+                                        f"spec.podSets[{s}].template.spec.resources.{kind}")
     return errors
 
 
 def _workload_amounts(amounts: dict[str, Any], path: str) -> list[FieldError]:
     errors = []
     for name, amount in amounts.items():
+        where = f"{path}[{name}]"
         if name == "pods":
-            errors.append(FieldError(f"{path}.pods", "Invalid value: the resource name pods is reserved for "
-                                                     "internal kueue use"))
+            errors.append(FieldError(where, "Invalid value: the resource name pods is reserved for "
+                                            "internal kueue use"))
         try:
             if parse_quantity(amount) < 0:
-                errors.append(FieldError(f"{path}.{name}", f"Invalid value: {show(amount)}: must be greater "
-                                                           "than or equal to 0"))
+                errors.append(FieldError(where, f"Invalid value: {show(amount)}: must be greater "
+                                                "than or equal to 0"))
         except QuantityError:
-            errors.append(FieldError(f"{path}.{name}", f"Invalid value: {show(amount)}: must be a quantity"))
+            errors.append(FieldError(where, f"Invalid value: {show(amount)}: must be a quantity"))
     return errors
 
 
@@ -253,10 +255,10 @@ def _fair_sharing(spec: dict[str, Any]) -> list[FieldError]:
         amount = parse_quantity(weight)
     except QuantityError:
         return []
-    path = "spec.fairSharing.weight"
+    path = "spec.fairSharing"
     if amount < 0:
         return [FieldError(path, f"Invalid value: {show(weight)}: must be greater than or equal to 0")]
-    if 0 < amount < Fraction(1, 10**9):
+    if 0 < amount <= Fraction(1, 10**9):
         return [FieldError(path, f"Invalid value: {show(weight)}: When not 0, weight must be > 10e-9")]
     return []
 
@@ -288,4 +290,7 @@ def _label_selector(selector: Any, path: str) -> list[FieldError]:
                                      else f"Forbidden: {need}"))
         if problem := qualified_name_problem(str(expression.get("key", ""))):
             errors.append(FieldError(f"{where}.key", f"Invalid value: {show(expression.get('key'))}: {problem}"))
+        for v, value in enumerate(values):
+            if problem := label_value_problem(value):
+                errors.append(FieldError(f"{where}.values[{v}]", f"Invalid value: {show(value)}: {problem}"))
     return errors

@@ -81,7 +81,7 @@ class AutoscalerProfile(Model):
                      "scale_down_unneeded_time", "scale_down_unready_time")
     @classmethod
     def _duration(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None and not _DURATION.match(value):
+        if value is not None and not _DURATION.fullmatch(value):
             raise ValueError(f"{value!r} is not a duration; write a number with s, m or h, such as 10m")
         return value
 
@@ -172,7 +172,7 @@ class Security(Model):
     @classmethod
     def _guids(cls, values: list[str]) -> list[str]:
         for value in values:
-            if not _GUID.match(value):
+            if not _GUID.fullmatch(value):
                 raise ValueError(f"{value!r} is not an Entra object ID; use the group's GUID, "
                                  "like 00000000-0000-0000-0000-000000000000")
         return values
@@ -204,7 +204,7 @@ class Cluster(Model):
     @field_validator("name")
     @classmethod
     def _cluster_name(cls, value: str) -> str:
-        if not _CLUSTER_NAME.match(value):
+        if not _CLUSTER_NAME.fullmatch(value):
             raise ValueError(f"{value!r} is not a valid AKS cluster name; use 1-63 letters, digits, "
                              "'-' or '_', starting and ending with a letter or digit")
         return value

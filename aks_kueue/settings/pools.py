@@ -21,13 +21,13 @@ SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
 
 def check_label_key(key: str) -> None:
     prefix, _, name = key.rpartition("/")
-    if (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.match(prefix))) or not _LABEL_NAME.match(name):
+    if (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.fullmatch(prefix))) or not _LABEL_NAME.fullmatch(name):
         raise ValueError(f"{key!r} is not a Kubernetes label key; use an optional DNS prefix and a "
                          "name of up to 63 letters, digits, '-', '_' or '.'")
 
 
 def check_label_value(value: str) -> None:
-    if len(value) > 63 or not _LABEL_VALUE.match(value):
+    if len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
         raise ValueError(f"{value!r} is not a Kubernetes label value; use up to 63 letters, digits, "
                          "'-', '_' or '.', starting and ending with a letter or digit")
 
@@ -39,7 +39,7 @@ class Taint(Model):
 
     @classmethod
     def parse(cls, text: str) -> "Taint":
-        match = _TAINT.match(text)
+        match = _TAINT.fullmatch(text)
         if not match:
             raise ValueError(f"{text!r} is not a taint; write key=value:Effect with Effect NoSchedule, "
                              "PreferNoSchedule or NoExecute, for example sku=gpu:NoSchedule")
@@ -96,7 +96,7 @@ class NodePool(Model):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        if not _POOL_NAME.match(value):
+        if not _POOL_NAME.fullmatch(value):
             raise ValueError(f"{value!r} is not a valid AKS pool name; use 1-12 lowercase letters and "
                              "digits, starting with a letter (^[a-z][a-z0-9]{0,11}$)")
         return value

@@ -85,7 +85,7 @@ class ExpectedWorkload(Model):
     @field_validator("queue")
     @classmethod
     def _queue(cls, value: str) -> str:
-        if not _QUEUE_REF.match(value):
+        if not _QUEUE_REF.fullmatch(value):
             raise ValueError(f"{value!r} is not a queue reference; write <namespace>/<LocalQueue>, "
                              "for example team-a/default")
         return value

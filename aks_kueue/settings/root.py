@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 from typing import Any, Mapping, Optional
@@ -17,6 +18,7 @@ from aks_kueue.settings.pools import NodePool
 from aks_kueue.settings.queues import ExpectedWorkload, Queues
 
 SYSTEM_POOL_NAME = "system"
+_DOCUMENTATION_NETWORKS = [ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24")]
 _STRING_KEYS = {"resourceGroupName"}
 
 
@@ -73,7 +75,18 @@ class Settings(Model):
 
     @property
     def warnings(self) -> list[str]:
+        """Things that validate but will not work as deployed; the program logs them."""
         notes = []
+        security = self.cluster.security
+        for i, cidr in enumerate(security.api_server_authorized_ip_ranges):
+            if any(ipaddress.ip_network(cidr).subnet_of(net) for net in _DOCUMENTATION_NETWORKS):
+                notes.append(f"aks-kueue:cluster.security.apiServerAuthorizedIpRanges[{i}]: {cidr} is a "
+                             "documentation range (RFC 5737) that no real client is in, so pulumi up could "
+                             "not reach the API server; put your own egress ranges here")
+        for i, group in enumerate(security.entra_admin_group_object_ids):
+            if set(group.replace("-", "")) == {"0"}:
+                notes.append(f"aks-kueue:cluster.security.entraAdminGroupObjectIds[{i}]: the all-zero ID is "
+                             "a placeholder; put your admin group's object ID here")
         if self.kueue.install == "managed" and self.location not in cat.MANAGED_REGIONS:
             notes.append(f"azure-native:location: the managed Kueue extension is documented only in "
                          f"{', '.join(cat.MANAGED_REGIONS)}, not {self.location}; the install may fail")
