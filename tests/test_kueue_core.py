@@ -145,3 +145,19 @@ def test_v1beta1_admission_checks_replace_the_strategy_like_kueue():
     spec = {"admissionChecks": ["a"], "admissionChecksStrategy": {"admissionChecks": [{"name": "b"}]}}
     assert cluster_queue_spec_to_v1beta2(spec)["admissionChecksStrategy"] == {"admissionChecks": [{"name": "a"}]}
     assert "admissionChecksStrategy" not in cluster_queue_spec_to_v1beta2({"admissionChecks": []})
+
+
+def test_v1beta1_objects_are_checked_against_their_own_schema():
+    errors, _ = _cq({"cohortName": "x"}, api="kueue.x-k8s.io/v1beta1")
+    assert errors == ['spec.cohortName: unknown field "cohortName"; it is not part of this kind\'s schema']
+    errors, obj = _cq({"cohort": "x"}, api="kueue.x-k8s.io/v1beta1")
+    assert errors == [] and obj.manifest["spec"]["cohortName"] == "x"
+
+
+def test_v1beta1_workload_priority_becomes_a_reference():
+    from aks_kueue.kueue.convert import workload_spec_to_v1beta2
+
+    spec = workload_spec_to_v1beta2({"priorityClassSource": "scheduling.k8s.io/priorityclass",
+                                     "priorityClassName": "system-high", "priority": 5})
+    assert spec == {"priorityClassRef": {"group": "scheduling.k8s.io", "kind": "PriorityClass",
+                                         "name": "system-high"}, "priority": 5}

@@ -32,7 +32,8 @@ def upstream_schemas():
 
 @needs_shared()
 def test_packaged_schemas_equal_the_upstream_crds(upstream_schemas):
-    packaged = {kind: {"namespaced": k.namespaced, "schema": k.schema} for kind, k in all_kinds().items()}
+    packaged = {kind: {"namespaced": k.namespaced, "schema": k.schema, "v1beta1": k.v1beta1}
+                for kind, k in all_kinds().items()}
     assert json.loads(json.dumps(packaged)) == json.loads(json.dumps(upstream_schemas))
 
 

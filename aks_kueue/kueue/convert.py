@@ -36,10 +36,33 @@ def cluster_queue_spec_to_v1beta2(spec: Any) -> Any:
     return spec
 
 
+_PRIORITY_SOURCES = {
+    "kueue.x-k8s.io/workloadpriorityclass": {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass"},
+    "scheduling.k8s.io/priorityclass": {"group": "scheduling.k8s.io", "kind": "PriorityClass"},
+}
+
+
+def workload_spec_to_v1beta2(spec: Any) -> Any:
+    """`priorityClassSource` + `priorityClassName` became `priorityClassRef`."""
+    if not isinstance(spec, dict):
+        return spec
+    spec = copy.deepcopy(spec)
+    source = spec.pop("priorityClassSource", None)
+    name = spec.pop("priorityClassName", None)
+    if source in _PRIORITY_SOURCES and name:
+        spec["priorityClassRef"] = {**_PRIORITY_SOURCES[source], "name": name}
+    return spec
+
+
 def to_v1beta2(manifest: dict[str, Any]) -> dict[str, Any]:
     if manifest.get("apiVersion") != V1BETA1:
         return manifest
     converted = {**manifest, "apiVersion": V1BETA2}
-    if manifest.get("kind") == "ClusterQueue":
-        converted["spec"] = cluster_queue_spec_to_v1beta2(manifest.get("spec"))
+    kind, spec = manifest.get("kind"), manifest.get("spec")
+    if kind == "ClusterQueue":
+        converted["spec"] = cluster_queue_spec_to_v1beta2(spec)
+    elif kind == "Workload":
+        converted["spec"] = workload_spec_to_v1beta2(spec)
+    elif kind == "AdmissionCheck" and isinstance(spec, dict):
+        converted["spec"] = {k: v for k, v in spec.items() if k != "retryDelayMinutes"}  # removed in v1beta2
     return converted

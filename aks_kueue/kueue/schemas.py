@@ -1,7 +1,7 @@
 """The OpenAPI schemas of Kueue v0.19.2's CRDs, served version v1beta2.
 
-`data/kueue-crds.json` holds each CRD's v1beta2 `openAPIV3Schema` without its
-descriptions and its status, plus the CRD's scope. It is derived data: regenerate it
+`data/kueue-crds.json` holds each CRD's `openAPIV3Schema` for v1beta2 and v1beta1,
+without descriptions and status, plus the CRD's scope. It is derived data: regenerate it
 from the upstream CRD files with
 
     python -m aks_kueue.kueue.schemas PATH/TO/kueue-crds
@@ -29,6 +29,7 @@ class KindSchema:
     kind: str
     namespaced: bool
     schema: dict[str, Any]
+    v1beta1: dict[str, Any]
 
 
 def _strip(node: Any, in_properties: bool = False) -> Any:
@@ -46,18 +47,21 @@ def extract(crd_dir: Path) -> dict[str, Any]:
     out = {}
     for path in sorted(crd_dir.glob("kueue.x-k8s.io_*.yaml")):
         crd = yaml.safe_load(path.read_text())
-        version = next(v for v in crd["spec"]["versions"] if v["name"] == "v1beta2")
-        schema = _strip(version["schema"]["openAPIV3Schema"])
-        schema.get("properties", {}).pop("status", None)
+        schemas = {}
+        for version in crd["spec"]["versions"]:
+            schema = _strip(version["schema"]["openAPIV3Schema"])
+            schema.get("properties", {}).pop("status", None)
+            schemas[version["name"]] = schema
         out[crd["spec"]["names"]["kind"]] = {"namespaced": crd["spec"]["scope"] == "Namespaced",
-                                             "schema": schema}
+                                             "schema": schemas["v1beta2"], "v1beta1": schemas["v1beta1"]}
     return out
 
 
 @lru_cache(maxsize=1)
 def all_kinds() -> dict[str, KindSchema]:
     raw = json.loads(resources.files("aks_kueue").joinpath(DATA_FILE).read_text())
-    return {kind: KindSchema(kind, entry["namespaced"], entry["schema"]) for kind, entry in raw.items()}
+    return {kind: KindSchema(kind, entry["namespaced"], entry["schema"], entry["v1beta1"])
+            for kind, entry in raw.items()}
 
 
 def kind_schema(kind: str) -> KindSchema | None:

@@ -40,6 +40,8 @@ class KueueObject:
     manifest: dict[str, Any]
     source: str = ""
     defaulted: dict[str, Any] = field(default_factory=dict)
+    # The object as written, when it was v1beta1: the server validates that version's schema.
+    original: dict[str, Any] | None = None
 
     @property
     def kind(self) -> str:
@@ -79,17 +81,26 @@ def validate_object(obj: KueueObject) -> list[FieldError]:
     if schema is None:
         return [FieldError("kind", f"Unsupported value: {show(obj.kind)}: not a Kueue kind")]
     errors = _metadata(manifest.get("metadata"), schema.namespaced)
-    # `status` is a subresource: the server ignores it on create, so do we.
-    body = {k: v for k, v in manifest.items() if k not in ("metadata", "status")}
-    body_schema = {**schema.schema, "properties": {k: v for k, v in schema.schema["properties"].items()
-                                                   if k != "metadata"}}
-    defaulted, schema_errors = validate_structural(body_schema, body)
+    if obj.original is not None:
+        _, as_written = validate_structural(_body_schema(schema.v1beta1), _body(obj.original))
+        if as_written:
+            return errors + as_written
+    defaulted, schema_errors = validate_structural(_body_schema(schema.schema), _body(manifest))
     errors += schema_errors
     if not errors and obj.kind in SPEC_WEBHOOKS:
         errors += SPEC_WEBHOOKS[obj.kind]((defaulted or {}).get("spec") or {})
     if not errors:
         obj.defaulted = {**(defaulted or {}), "metadata": copy.deepcopy(manifest.get("metadata"))}
     return errors
+
+
+def _body(manifest: dict[str, Any]) -> dict[str, Any]:
+    """`status` is a subresource the server ignores on create; metadata is checked apart."""
+    return {k: v for k, v in manifest.items() if k not in ("metadata", "status")}
+
+
+def _body_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    return {**schema, "properties": {k: v for k, v in schema["properties"].items() if k != "metadata"}}
 
 
 def _metadata(metadata: Any, namespaced: bool) -> list[FieldError]:
@@ -225,6 +236,7 @@ def _cohort_cycles(cohorts: dict[tuple, KueueObject]) -> list[ObjectError]:
 
 def load_object(manifest: Any, source: str = "") -> KueueObject:
     """Wrap a parsed manifest, converting v1beta1 to v1beta2 first."""
-    if isinstance(manifest, dict):
-        manifest = to_v1beta2(manifest)
-    return KueueObject(manifest=manifest if isinstance(manifest, dict) else {}, source=source)
+    if not isinstance(manifest, dict):
+        return KueueObject(manifest={}, source=source)
+    converted = to_v1beta2(manifest)
+    return KueueObject(manifest=converted, source=source, original=manifest if converted is not manifest else None)
