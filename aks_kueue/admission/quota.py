@@ -51,6 +51,45 @@ class Node:
     def local_available(self, fr: FlavorResource) -> int:
         return max(0, self.local_quota(fr) - self.usage.get(fr, 0))
 
+    def nominal(self, fr: FlavorResource) -> int:
+        quota = self.quotas.get(fr)
+        return 0 if quota is None else quota.nominal
+
+    def borrowing_with(self, fr: FlavorResource, value: int) -> bool:
+        """Would `value` more take this node past its own quota (a Cohort: its subtree's)?"""
+        own = self.subtree_quota.get(fr, 0) if self.is_cohort else self.nominal(fr)
+        return own < self.usage.get(fr, 0) + value
+
+    def within_subtree_quota(self, frs) -> bool:
+        return all(self.subtree_quota.get(fr, 0) >= self.usage.get(fr, 0) for fr in frs)
+
+    def ancestors(self):
+        node = self.parent
+        while node is not None:
+            yield node
+            node = node.parent
+
+    def root(self) -> "Node":
+        node = self
+        while node.parent is not None:
+            node = node.parent
+        return node
+
+    def height(self) -> int:
+        """Distance to the furthest leaf, as Kueue's getNodeHeight counts it."""
+        best = min(len(self.children), 1)
+        for child in self.children:
+            if child.is_cohort:
+                best = max(best, child.height() + 1)
+        return best
+
+    def subtree_cluster_queues(self):
+        for child in self.children:
+            if child.is_cohort:
+                yield from child.subtree_cluster_queues()
+            else:
+                yield child
+
 
 def quotas_from_spec(spec: dict) -> dict[FlavorResource, Quota]:
     """The `resourceGroups` of a ClusterQueue or Cohort spec, in Kueue's units."""
@@ -73,6 +112,7 @@ class QuotaTree:
     def __init__(self):
         self.cohorts: dict[str, Node] = {}
         self.cluster_queues: dict[str, Node] = {}
+        self._objects: list[dict] = []
 
     @classmethod
     def from_objects(cls, objects: Iterable[dict]) -> "QuotaTree":
@@ -82,6 +122,7 @@ class QuotaTree:
         with no quota of its own, as in Kueue.
         """
         tree = cls()
+        tree._objects = objects = list(objects)
         links: list[tuple[Node, str]] = []
         for obj in objects:
             spec = obj.get("spec") or {}
@@ -108,6 +149,9 @@ class QuotaTree:
             if cq.parent is None:
                 cq.subtree_quota = {fr: q.nominal for fr, q in cq.quotas.items()}
         return tree
+
+    def without_usage(self) -> "QuotaTree":
+        return QuotaTree.from_objects(self._objects)
 
     def _cohort(self, name: str) -> Node:
         return self.cohorts.setdefault(name, Node(name, is_cohort=True))
@@ -162,6 +206,22 @@ class QuotaTree:
     def potential_available(self, cluster_queue: str, fr: FlavorResource) -> int:
         """The most the ClusterQueue could ever take for `fr`, with nothing else running."""
         return _potential(self.cluster_queues[cluster_queue], fr)
+
+
+def borrowing_height(cq: Node, fr: FlavorResource, value: int) -> tuple[int, bool]:
+    """The height of the lowest subtree that can hold `value` more of `fr`, and whether
+    that subtree is smaller than the whole tree (so quota may be reclaimed in it).
+
+    Kueue's FindHeightOfLowestSubtreeThatFits: 0 when the ClusterQueue needs no borrowing.
+    """
+    if cq.parent is None or not cq.borrowing_with(fr, value):
+        return 0, cq.parent is not None
+    remaining = value - cq.local_available(fr)
+    for node in cq.ancestors():
+        if not node.borrowing_with(fr, remaining):
+            return node.height(), node.parent is not None
+        remaining -= node.local_available(fr)
+    return cq.parent.root().height(), False
 
 
 def _available(node: Node, fr: FlavorResource) -> int:

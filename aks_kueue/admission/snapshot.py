@@ -1,0 +1,291 @@
+"""A snapshot of Kueue's state, and the questions the rest of the product asks of it.
+
+Build one from v1beta2 manifests (`Snapshot.from_objects`), then:
+- `assign(workload)`: what Kueue's scheduler would decide for a pending workload now,
+  including partial admission;
+- `can_ever_admit(cluster_queue, workload)`: the same decision on an empty cluster,
+  with borrowing as the cohort allows, which is what feasibility checks need;
+- `admit(workload, decision)`: count an admitted workload's usage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+from aks_kueue.admission.assigner import FIT, MODE_NAMES, NO_FIT, PREEMPT, Assignment, FlavorAssigner
+from aks_kueue.admission.flavors import SelectorError, flavor_mismatch, requirement_matches
+from aks_kueue.admission.preemption import Preemptor
+from aks_kueue.admission.quota import Node, QuotaTree
+from aks_kueue.admission.units import PODS
+from aks_kueue.admission.workloads import Admission, WorkloadInfo, workload_info
+
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+
+
+@dataclass(frozen=True)
+class ResourceGroup:
+    covered: frozenset[str]
+    flavors: tuple[str, ...]
+
+
+@dataclass(eq=False)
+class ClusterQueueInfo:
+    name: str
+    node: Node
+    groups: list[ResourceGroup]
+    group_of: dict[str, ResourceGroup]
+    namespace_selector: Optional[dict]
+    within_cluster_queue: str = "Never"
+    reclaim_within_cohort: str = "Never"
+    borrow_within_cohort: Optional[str] = None
+    max_priority_threshold: Optional[int] = None
+    when_can_borrow: str = "MayStopSearch"
+    when_can_preempt: str = "TryNextFlavor"
+    preference: Optional[str] = None
+    stopped: bool = False
+    missing_flavors: tuple[str, ...] = ()
+
+    @property
+    def covers_pods(self) -> bool:
+        return PODS in self.group_of
+
+    @classmethod
+    def from_spec(cls, name: str, spec: dict, node: Node, known_flavors: set[str]) -> "ClusterQueueInfo":
+        groups = [ResourceGroup(frozenset(g.get("coveredResources") or []),
+                                tuple(f["name"] for f in g.get("flavors") or []))
+                  for g in spec.get("resourceGroups") or []]
+        preemption = spec.get("preemption") or {}
+        borrow = preemption.get("borrowWithinCohort") or {}
+        fungibility = spec.get("flavorFungibility") or {}
+        return cls(
+            name=name, node=node, groups=groups,
+            group_of={resource: group for group in groups for resource in group.covered},
+            namespace_selector=spec.get("namespaceSelector"),
+            within_cluster_queue=preemption.get("withinClusterQueue") or "Never",
+            reclaim_within_cohort=preemption.get("reclaimWithinCohort") or "Never",
+            borrow_within_cohort=borrow.get("policy"),
+            max_priority_threshold=borrow.get("maxPriorityThreshold"),
+            # v1beta1's Borrow and Preempt both meant "stop here".
+            when_can_borrow=_stop_or_try(fungibility.get("whenCanBorrow"), "MayStopSearch"),
+            when_can_preempt=_stop_or_try(fungibility.get("whenCanPreempt"), "TryNextFlavor"),
+            preference=fungibility.get("preference"),
+            stopped=spec.get("stopPolicy", "None") not in ("None", None),
+            missing_flavors=tuple(f for g in groups for f in g.flavors if f not in known_flavors),
+        )
+
+
+def _stop_or_try(value: Optional[str], default: str) -> str:
+    if value in ("Borrow", "Preempt"):
+        return "MayStopSearch"
+    return value or default
+
+
+@dataclass
+class PodSetDecision:
+    name: str
+    count: int
+    flavors: dict[str, str]
+
+
+@dataclass
+class Decision:
+    """Kueue's verdict for one workload, in the contract's terms."""
+
+    cluster_queue: Optional[str]
+    mode: str
+    borrowing: bool
+    pod_sets: list[PodSetDecision]
+    message: str = ""
+    assignment: Optional[Assignment] = field(default=None, repr=False)
+    targets: list[WorkloadInfo] = field(default_factory=list, repr=False)
+
+    @property
+    def fits(self) -> bool:
+        return self.mode == "Fit"
+
+
+class Snapshot:
+    def __init__(self):
+        self.flavors: dict[str, dict] = {}
+        self.cluster_queues: dict[str, ClusterQueueInfo] = {}
+        self.tree = QuotaTree()
+        self.local_queues: dict[tuple[str, str], str] = {}
+        self.priority_classes: dict[str, int] = {}
+        self.namespace_labels: dict[str, dict[str, str]] = {}
+        self._admitted: dict[str, dict[str, WorkloadInfo]] = {}
+        self._match_cache: dict[tuple[str, str], Optional[str]] = {}
+        self.preemptor = Preemptor(self)
+        self.fair_sharing = False
+
+    @classmethod
+    def from_objects(cls, manifests: Iterable[dict]) -> "Snapshot":
+        """Kueue v1beta2 manifests: flavors, cohorts, queues, priority classes, Namespaces
+        (for their labels) and Workloads; an admitted Workload's usage is counted."""
+        manifests = [m for m in manifests if isinstance(m, dict)]
+        snapshot = cls()
+        by_kind: dict[str, list[dict]] = {}
+        for manifest in manifests:
+            by_kind.setdefault(manifest.get("kind", ""), []).append(manifest)
+        for flavor in by_kind.get("ResourceFlavor", []):
+            snapshot.flavors[_name(flavor)] = flavor.get("spec") or {}
+        for wpc in by_kind.get("WorkloadPriorityClass", []):
+            snapshot.priority_classes[_name(wpc)] = int(wpc.get("value", 0))
+        for namespace in by_kind.get("Namespace", []):
+            snapshot.namespace_labels[_name(namespace)] = dict((namespace.get("metadata") or {}).get("labels") or {})
+        snapshot.tree = QuotaTree.from_objects(by_kind.get("Cohort", []) + by_kind.get("ClusterQueue", []))
+        for cq in by_kind.get("ClusterQueue", []):
+            name = _name(cq)
+            snapshot.cluster_queues[name] = ClusterQueueInfo.from_spec(
+                name, cq.get("spec") or {}, snapshot.tree.cluster_queues[name], set(snapshot.flavors))
+        for lq in by_kind.get("LocalQueue", []):
+            metadata = lq.get("metadata") or {}
+            snapshot.local_queues[(metadata.get("namespace", "default"), metadata.get("name", ""))] = \
+                (lq.get("spec") or {}).get("clusterQueue", "")
+        for order, manifest in enumerate(by_kind.get("Workload", [])):
+            info = workload_info(manifest, snapshot.priority_classes, order)
+            if info.admission is not None and info.admission.cluster_queue in snapshot.cluster_queues:
+                snapshot.add_workload(info)
+        return snapshot
+
+    # Lookups -----------------------------------------------------------------------------
+
+    def cluster_queue_for(self, namespace: str, local_queue: str) -> Optional[str]:
+        return self.local_queues.get((namespace, local_queue))
+
+    def admitted(self, cluster_queue: str) -> Iterable[WorkloadInfo]:
+        return self._admitted.get(cluster_queue, {}).values()
+
+    def flavor_mismatch(self, flavor_name: str, podset) -> Optional[str]:
+        key = (flavor_name, podset.placement)
+        if key not in self._match_cache:
+            try:
+                self._match_cache[key] = flavor_mismatch(flavor_name, self.flavors.get(flavor_name), [podset.spec])
+            except SelectorError:
+                self._match_cache.pop(key, None)
+                raise
+        return self._match_cache[key]
+
+    # Usage ---------------------------------------------------------------------------------
+
+    def add_workload(self, workload: WorkloadInfo) -> None:
+        self._admitted.setdefault(workload.admission.cluster_queue, {})[workload.key] = workload
+        self.add_usage(workload)
+
+    def add_usage(self, workload: WorkloadInfo) -> None:
+        self.tree.add_usage(workload.admission.cluster_queue, workload.admission.usage)
+
+    def remove_usage(self, workload: WorkloadInfo) -> None:
+        self.tree.remove_usage(workload.admission.cluster_queue, workload.admission.usage)
+
+    def admit(self, workload: WorkloadInfo, decision: Decision) -> None:
+        """Count a Fit decision's usage, as Kueue does when it reserves quota."""
+        assignment = decision.assignment
+        workload.admission = Admission(decision.cluster_queue, dict(assignment.usage),
+                                       [{r: f.name for r, f in ps.flavors.items()} for ps in assignment.podsets])
+        self.add_workload(workload)
+
+    # Decisions -------------------------------------------------------------------------------
+
+    def assign(self, workload: WorkloadInfo, cluster_queue: Optional[str] = None) -> Decision:
+        """Kueue's decision for a pending workload against the current usage."""
+        name = cluster_queue or self.cluster_queue_for(workload.namespace, workload.queue_name)
+        if name is None:
+            return _refused(None, f"LocalQueue {workload.queue_name} doesn't exist")
+        cq = self.cluster_queues.get(name)
+        if cq is None:
+            return _refused(name, f"ClusterQueue {name} not found")
+        if cq.stopped or cq.missing_flavors:
+            return _refused(name, f"ClusterQueue {name} is inactive")
+        if not self._namespace_matches(cq, workload.namespace):
+            return _refused(name, "workload namespace doesn't match ClusterQueue selector")
+        assigner = FlavorAssigner(self, cq, workload, self.preemptor.simulate, self.fair_sharing)
+        full = assigner.assign()
+        if full.mode == FIT:
+            return _decision(name, full)
+        if full.mode == PREEMPT:
+            targets = self.preemptor.targets(cq, workload, full.frs_needing_preemption(), full.usage)
+            if targets:
+                return _decision(name, full, targets)
+        if workload.can_be_partially_admitted():
+            found = self._partial(assigner, cq, workload)
+            if found is not None:
+                return found
+        return _decision(name, full)
+
+    def can_ever_admit(self, cluster_queue: str, workload: WorkloadInfo | dict) -> Decision:
+        """The decision for `workload` alone on an empty cluster, borrowing as allowed."""
+        if isinstance(workload, dict):
+            workload = workload_info(workload, self.priority_classes)
+        return self.empty().assign(workload, cluster_queue)
+
+    def empty(self) -> "Snapshot":
+        """The same objects with nothing admitted."""
+        if not any(self._admitted.values()):
+            return self
+        clone = Snapshot()
+        clone.flavors, clone.priority_classes = self.flavors, self.priority_classes
+        clone.namespace_labels, clone.local_queues = self.namespace_labels, self.local_queues
+        clone._match_cache = self._match_cache
+        clone.tree = self.tree.without_usage()
+        clone.cluster_queues = {name: _rebind(cq, clone.tree.cluster_queues[name])
+                                for name, cq in self.cluster_queues.items()}
+        return clone
+
+    def _partial(self, assigner: FlavorAssigner, cq, workload: WorkloadInfo) -> Optional[Decision]:
+        """Kueue's PodSetReducer: binary search for the largest counts that can be admitted."""
+        full_counts = [ps.count for ps in workload.podsets]
+        deltas = [ps.count - (ps.min_count if ps.min_count is not None else ps.count) for ps in workload.podsets]
+        total = sum(deltas)
+        if total == 0:
+            return None
+        best: Optional[Decision] = None
+        low, high = 0, total + 1
+        while low < high:
+            middle = (low + high) // 2
+            counts = [full - delta * middle // total for full, delta in zip(full_counts, deltas)]
+            assignment = assigner.assign(counts)
+            found = None
+            if assignment.mode == FIT:
+                found = _decision(cq.name, assignment)
+            elif assignment.mode == PREEMPT:
+                targets = self.preemptor.targets(cq, workload, assignment.frs_needing_preemption(), assignment.usage)
+                if targets:
+                    found = _decision(cq.name, assignment, targets)
+            if found is not None:
+                best, high = found, middle
+            else:
+                low = middle + 1
+        return best
+
+    def _namespace_matches(self, cq: ClusterQueueInfo, namespace: str) -> bool:
+        selector = cq.namespace_selector
+        if selector is None:
+            return False  # Kueue: a nil selector matches no namespace
+        labels = {NAMESPACE_NAME_LABEL: namespace, **self.namespace_labels.get(namespace, {})}
+        for key, value in (selector.get("matchLabels") or {}).items():
+            if labels.get(key) != value:
+                return False
+        return all(requirement_matches(e, labels) for e in selector.get("matchExpressions") or [])
+
+
+def _rebind(cq: ClusterQueueInfo, node: Node) -> ClusterQueueInfo:
+    from dataclasses import replace
+    return replace(cq, node=node)
+
+
+def _name(manifest: dict) -> str:
+    return (manifest.get("metadata") or {}).get("name", "")
+
+
+def _refused(cluster_queue: Optional[str], message: str) -> Decision:
+    return Decision(cluster_queue, "NoFit", False, [], message)
+
+
+def _decision(cluster_queue: str, assignment: Assignment, targets: Optional[list] = None) -> Decision:
+    mode = assignment.mode
+    pod_sets = [] if mode == NO_FIT else [
+        PodSetDecision(ps.name, ps.count, {r: f.name for r, f in sorted(ps.flavors.items())})
+        for ps in assignment.podsets]
+    return Decision(cluster_queue, MODE_NAMES[mode], assignment.borrowing > 0, pod_sets,
+                    "" if mode == FIT else assignment.message(), assignment, targets or [])

@@ -1,0 +1,210 @@
+"""What a Workload asks for, in Kueue's units (`pkg/workload`, v0.19.2).
+
+Per pod, requests follow Kubernetes' PodRequests: the containers' sum, each sidecar
+(an init container with `restartPolicy: Always`) added to it, the largest plain init
+container step as a floor, pod-level requests replacing the sum for cpu and memory,
+then the pod overhead. As Kueue's AdjustResources does, a container limit stands in
+for a missing request. LimitRange defaults and RuntimeClass overheads need the
+cluster, so they are not applied. A podset's usage is the per-pod amount (rounded
+up per pod, as Kueue converts it) times its count, less its reclaimable pods.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Optional
+
+from aks_kueue.admission.units import CPU, amount
+from aks_kueue.kueue.quantity import parse_quantity
+
+POD_LEVEL_RESOURCES = ("cpu", "memory")
+FlavorResource = tuple[str, str]
+
+
+@dataclass(eq=False)
+class PodSetInfo:
+    name: str
+    count: int
+    min_count: Optional[int]
+    per_pod: dict[str, int]
+    spec: dict
+    # Pods with equal tolerations, selectors and affinity match the same flavors.
+    placement: str = ""
+
+    def total(self, count: Optional[int] = None) -> dict[str, int]:
+        n = self.count if count is None else count
+        return {resource: value * n for resource, value in self.per_pod.items()}
+
+
+@dataclass(eq=False)
+class Admission:
+    cluster_queue: str
+    usage: dict[FlavorResource, int]
+    flavors: list[dict[str, str]]  # per podset: resource -> flavor
+
+
+@dataclass(eq=False)
+class WorkloadInfo:
+    namespace: str
+    name: str
+    queue_name: str
+    priority: int
+    podsets: list[PodSetInfo]
+    # Queue-order timestamp and quota-reservation time, as sortable numbers.
+    created: float = 0.0
+    reserved: float = 0.0
+    uid: str = ""
+    admission: Optional[Admission] = None
+    evicted: bool = False
+    manifest: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    def can_be_partially_admitted(self) -> bool:
+        return any(ps.min_count is not None and ps.min_count < ps.count for ps in self.podsets)
+
+    def uses(self, frs: set[FlavorResource]) -> bool:
+        return self.admission is not None and any(fr in frs for fr in self.admission.usage)
+
+
+def pod_requests(pod_spec: dict) -> dict[str, Fraction]:
+    """Kubernetes' effective requests of one pod, as exact quantities."""
+    requests: dict[str, Fraction] = {}
+    for container in pod_spec.get("containers") or []:
+        _add(requests, container_requests(container))
+    sidecars: dict[str, Fraction] = {}
+    init_floor: dict[str, Fraction] = {}
+    for container in pod_spec.get("initContainers") or []:
+        own = container_requests(container)
+        if container.get("restartPolicy") == "Always":
+            _add(requests, own)
+            _add(sidecars, own)
+            step = dict(sidecars)
+        else:
+            step = dict(own)
+            _add(step, sidecars)
+        for resource, value in step.items():
+            init_floor[resource] = max(init_floor.get(resource, Fraction(0)), value)
+    for resource, value in init_floor.items():
+        requests[resource] = max(requests.get(resource, Fraction(0)), value)
+    pod_level = ((pod_spec.get("resources") or {}).get("requests")) or {}
+    for resource in POD_LEVEL_RESOURCES:
+        if resource in pod_level:
+            requests[resource] = parse_quantity(pod_level[resource])
+    _add(requests, {r: parse_quantity(q) for r, q in (pod_spec.get("overhead") or {}).items()})
+    return requests
+
+
+def container_requests(container: dict) -> dict[str, Fraction]:
+    resources = container.get("resources") or {}
+    merged = dict(resources.get("limits") or {})
+    merged.update(resources.get("requests") or {})
+    return {resource: parse_quantity(value) for resource, value in merged.items()}
+
+
+def _add(into: dict[str, Fraction], more: dict[str, Fraction]) -> None:
+    for resource, value in more.items():
+        into[resource] = into.get(resource, Fraction(0)) + value
+
+
+def to_units(requests: dict[str, Fraction]) -> dict[str, int]:
+    """Kueue's integer units, negatives as 0; a zero request stays (it is skipped later)."""
+    return {resource: max(0, math.ceil(value * 1000 if resource == CPU else value))
+            for resource, value in requests.items()}
+
+
+def placement_key(pod_spec: dict) -> str:
+    affinity = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {})
+    required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if not pod_spec.get("tolerations") and not pod_spec.get("nodeSelector") and not required:
+        return ""
+    return json.dumps([pod_spec.get("tolerations"), pod_spec.get("nodeSelector"), required],
+                      sort_keys=True, separators=(",", ":"))
+
+
+def podset_info(podset: dict, reclaimable: int = 0) -> PodSetInfo:
+    spec = ((podset.get("template") or {}).get("spec")) or {}
+    count = int(podset.get("count", 1))
+    min_count = podset.get("minCount")
+    return PodSetInfo(name=podset.get("name", "main"), count=max(0, count - reclaimable),
+                      min_count=None if min_count is None else int(min_count),
+                      per_pod=to_units(pod_requests(spec)), spec=spec, placement=placement_key(spec))
+
+
+def workload_info(manifest: dict, priority_classes: dict[str, int] | None = None,
+                  order: float = 0.0) -> WorkloadInfo:
+    """A Workload manifest (v1beta2) as the admission core sees it.
+
+    `order` stands in for the creation timestamp when the manifest has none, so
+    earlier documents count as older.
+    """
+    metadata = manifest.get("metadata") or {}
+    spec = manifest.get("spec") or {}
+    status = manifest.get("status") or {}
+    reclaimable = {r.get("name"): int(r.get("count", 0)) for r in status.get("reclaimablePods") or []}
+    podsets = [podset_info(ps, reclaimable.get(ps.get("name", "main"), 0)) for ps in spec.get("podSets") or []]
+    info = WorkloadInfo(
+        namespace=metadata.get("namespace", "default"), name=metadata.get("name", ""),
+        queue_name=spec.get("queueName", ""), priority=workload_priority(spec, priority_classes or {}),
+        podsets=podsets, created=_timestamp(metadata.get("creationTimestamp"), order),
+        uid=metadata.get("uid") or f"{metadata.get('namespace', 'default')}/{metadata.get('name', '')}",
+        manifest=manifest)
+    admission = status.get("admission")
+    if admission:
+        info.admission = admission_usage(admission)
+        info.reserved = _condition_time(status, "QuotaReserved", order)
+        info.evicted = _condition_true(status, "Evicted")
+    return info
+
+
+def workload_priority(spec: dict, priority_classes: dict[str, int]) -> int:
+    if spec.get("priority") is not None:
+        return int(spec["priority"])
+    ref = spec.get("priorityClassRef") or {}
+    if ref.get("kind") == "WorkloadPriorityClass":
+        return priority_classes.get(ref.get("name", ""), 0)
+    return 0
+
+
+def admission_usage(admission: dict) -> Admission:
+    usage: dict[FlavorResource, int] = {}
+    flavors = []
+    for assignment in admission.get("podSetAssignments") or []:
+        assigned = dict(assignment.get("flavors") or {})
+        flavors.append(assigned)
+        for resource, quantity in (assignment.get("resourceUsage") or {}).items():
+            flavor = assigned.get(resource)
+            if flavor is None:
+                continue
+            fr = (flavor, resource)
+            usage[fr] = usage.get(fr, 0) + amount(resource, quantity)
+    return Admission(cluster_queue=admission.get("clusterQueue", ""), usage=usage, flavors=flavors)
+
+
+def _timestamp(value: Any, fallback: float) -> float:
+    if isinstance(value, str) and value:
+        from datetime import datetime
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return fallback
+    return fallback
+
+
+def _condition_time(status: dict, kind: str, fallback: float) -> float:
+    for condition in status.get("conditions") or []:
+        if condition.get("type") == kind and condition.get("status") == "True":
+            return _timestamp(condition.get("lastTransitionTime"), fallback)
+    return fallback
+
+
+def _condition_true(status: dict, kind: str) -> bool:
+    return any(c.get("type") == kind and c.get("status") == "True" for c in status.get("conditions") or [])
+
+
+__all__ = ["PodSetInfo", "WorkloadInfo", "Admission", "workload_info", "podset_info", "pod_requests", "CPU"]
