@@ -103,5 +103,52 @@ def validate(
         raise typer.Exit(1)
 
 
+@app.command()
+def simulate(
+    paths: list[Path] = typer.Argument(..., help="Kueue YAML: flavors, cohorts, queues, priority classes, Workloads."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
+) -> None:
+    """Run pending Workloads through the admission core in file order; Fit ones are admitted."""
+    from aks_kueue.admission.simulate import simulate as run_simulation
+    from aks_kueue.kueue.manifests import ManifestError, read_documents
+    from aks_kueue.kueue.validate import load_object, validate_object
+
+    manifests, invalid = [], []
+    try:
+        for path in paths:
+            # Namespaces may come along for their labels, which namespaceSelectors match.
+            for index, document in read_documents(path, also=(("v1", "Namespace"),)):
+                if document.get("kind") == "Namespace":
+                    manifests.append(document)
+                    continue
+                obj = load_object(document, f"{path} document {index}")
+                errors = validate_object(obj)
+                invalid.extend(f"{obj.source}: {obj.describe()}: {e.field + ': ' if e.field else ''}{e.message}"
+                               for e in errors)
+                manifest = dict(obj.defaulted or obj.manifest)
+                if "status" in obj.manifest:
+                    # A create drops status, but here it says what is already admitted.
+                    manifest["status"] = obj.manifest["status"]
+                manifests.append(manifest)
+    except ManifestError as error:
+        _fail(f"simulate: {error}")
+    if invalid:
+        _fail("simulate: Kueue would reject these objects; fix them first:\n  " + "\n  ".join(invalid), 1)
+    decisions = run_simulation(manifests)
+    if as_json:
+        sys.stdout.write(json.dumps({"workloads": decisions}, indent=2) + "\n")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("workload", "clusterQueue", "mode", "borrowing", "flavors", "message")
+    for d in decisions:
+        flavors = "; ".join(f"{ps['name']}×{ps['count']}: " + ", ".join(f"{r}={f}" for r, f in ps["flavors"].items())
+                            for ps in d["podSets"])
+        table.add_row(f"{d['namespace']}/{d['name']}", d["clusterQueue"] or "-", d["mode"],
+                      "yes" if d["borrowing"] else "no", flavors, d["message"])
+    Console(width=200).print(table)
+
+
 if __name__ == "__main__":
     app()

@@ -135,31 +135,50 @@ class FlavorAssigner:
 
     def assign(self, counts: Optional[list[int]] = None) -> Assignment:
         cq, assignment = self.cq, Assignment()
-        for index, podset in enumerate(self.workload.podsets):
-            count = podset.count if counts is None else counts[index]
-            requests = podset.total(count)
-            if cq.covers_pods:
-                requests[PODS] = count
-            psa = PodSetAssignment(podset.name, count, requests)
+        for members in self._groups(counts):
+            requests: dict[str, int] = {}
+            for _, _, member_requests in members:
+                for resource, value in member_requests.items():
+                    requests[resource] = requests.get(resource, 0) + value
+            podsets = [podset for podset, _, _ in members]
             flavors: Optional[dict[str, FlavorAssignment]] = {}
+            reasons: list[str] = []
+            error = None
             for resource, quantity in requests.items():
                 if resource not in cq.group_of and quantity == 0:
                     continue
                 if resource in flavors:
                     continue
-                found, reasons, error = self._find_flavor(podset, requests, resource, assignment.usage)
+                found, found_reasons, error = self._find_flavor(podsets, requests, resource, assignment.usage)
                 if error is not None or not found:
-                    flavors, psa.reasons, psa.error = None, reasons, error
+                    flavors, reasons = None, found_reasons
                     break
                 flavors.update(found)
-                psa.reasons.extend(reasons)
-            psa.flavors = {r: f for r, f in (flavors or {}).items() if r in requests} if requests else {}
-            assignment.add(psa)
-            if psa.error is not None or (requests and not psa.flavors):
+                reasons.extend(found_reasons)
+            failed = False
+            for podset, count, member_requests in members:
+                psa = PodSetAssignment(podset.name, count, member_requests, error=error, reasons=list(reasons))
+                if member_requests:
+                    psa.flavors = {r: f for r, f in (flavors or {}).items() if r in member_requests}
+                assignment.add(psa)
+                failed = failed or error is not None or (bool(member_requests) and not psa.flavors)
+            if failed:
                 return assignment
         return assignment
 
-    def _find_flavor(self, podset, requests: dict[str, int], resource: str,
+    def _groups(self, counts: Optional[list[int]]):
+        """Podsets sharing a podSetGroupName get one flavor together; others go alone."""
+        groups: dict[str, list] = {}
+        for index, podset in enumerate(self.workload.podsets):
+            count = podset.count if counts is None else counts[index]
+            requests = podset.total(count)
+            if self.cq.covers_pods:
+                requests[PODS] = count
+            key = podset.group or f"#{index}"
+            groups.setdefault(key, []).append((podset, count, requests))
+        return groups.values()
+
+    def _find_flavor(self, podsets: list, requests: dict[str, int], resource: str,
                      assumed: dict[tuple[str, str], int]):
         cq = self.cq
         group = cq.group_of.get(resource)
@@ -170,7 +189,7 @@ class FlavorAssigner:
         best, best_mode = None, WORST
         for flavor_name in group.flavors:
             try:
-                mismatch = self.snapshot.flavor_mismatch(flavor_name, podset)
+                mismatch = self.snapshot.flavors_mismatch(flavor_name, podsets)
             except SelectorError as error:
                 return None, reasons, str(error)
             if mismatch is not None:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 from aks_kueue.admission.assigner import FIT, MODE_NAMES, NO_FIT, PREEMPT, Assignment, FlavorAssigner
-from aks_kueue.admission.flavors import SelectorError, flavor_mismatch, requirement_matches
+from aks_kueue.admission.flavors import flavor_mismatch, requirement_matches
+from aks_kueue.admission.partial import reduce_counts
 from aks_kueue.admission.preemption import Preemptor
 from aks_kueue.admission.quota import Node, QuotaTree
 from aks_kueue.admission.units import PODS
@@ -156,15 +157,16 @@ class Snapshot:
     def admitted(self, cluster_queue: str) -> Iterable[WorkloadInfo]:
         return self._admitted.get(cluster_queue, {}).values()
 
-    def flavor_mismatch(self, flavor_name: str, podset) -> Optional[str]:
-        key = (flavor_name, podset.placement)
-        if key not in self._match_cache:
-            try:
+    def flavors_mismatch(self, flavor_name: str, podsets: list) -> Optional[str]:
+        """Why the flavor does not suit these podsets (the first one that fails), or None."""
+        for podset in podsets:
+            key = (flavor_name, podset.placement)
+            if key not in self._match_cache:
+                # SelectorError propagates uncached: the assigner reports it as an error.
                 self._match_cache[key] = flavor_mismatch(flavor_name, self.flavors.get(flavor_name), [podset.spec])
-            except SelectorError:
-                self._match_cache.pop(key, None)
-                raise
-        return self._match_cache[key]
+            if self._match_cache[key] is not None:
+                return self._match_cache[key]
+        return None
 
     # Usage ---------------------------------------------------------------------------------
 
@@ -233,30 +235,20 @@ class Snapshot:
         return clone
 
     def _partial(self, assigner: FlavorAssigner, cq, workload: WorkloadInfo) -> Optional[Decision]:
-        """Kueue's PodSetReducer: binary search for the largest counts that can be admitted."""
-        full_counts = [ps.count for ps in workload.podsets]
-        deltas = [ps.count - (ps.min_count if ps.min_count is not None else ps.count) for ps in workload.podsets]
-        total = sum(deltas)
-        if total == 0:
-            return None
-        best: Optional[Decision] = None
-        low, high = 0, total + 1
-        while low < high:
-            middle = (low + high) // 2
-            counts = [full - delta * middle // total for full, delta in zip(full_counts, deltas)]
+        """The largest reduced counts that are Fit, or Preempt with something to preempt."""
+        def attempt(counts: list[int]) -> tuple[Optional[Decision], bool]:
             assignment = assigner.assign(counts)
-            found = None
             if assignment.mode == FIT:
-                found = _decision(cq.name, assignment)
-            elif assignment.mode == PREEMPT:
+                return _decision(cq.name, assignment), True
+            if assignment.mode == PREEMPT:
                 targets = self.preemptor.targets(cq, workload, assignment.frs_needing_preemption(), assignment.usage)
                 if targets:
-                    found = _decision(cq.name, assignment, targets)
-            if found is not None:
-                best, high = found, middle
-            else:
-                low = middle + 1
-        return best
+                    return _decision(cq.name, assignment, targets), True
+            return None, False
+
+        found, ok = reduce_counts([ps.count for ps in workload.podsets],
+                                  [ps.min_count for ps in workload.podsets], attempt)
+        return found if ok else None
 
     def _namespace_matches(self, cq: ClusterQueueInfo, namespace: str) -> bool:
         selector = cq.namespace_selector

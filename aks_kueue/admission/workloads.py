@@ -33,6 +33,8 @@ class PodSetInfo:
     spec: dict
     # Pods with equal tolerations, selectors and affinity match the same flavors.
     placement: str = ""
+    # Podsets sharing a topologyRequest.podSetGroupName are given flavors together.
+    group: Optional[str] = None
 
     def total(self, count: Optional[int] = None) -> dict[str, int]:
         n = self.count if count is None else count
@@ -133,7 +135,8 @@ def podset_info(podset: dict, reclaimable: int = 0) -> PodSetInfo:
     min_count = podset.get("minCount")
     return PodSetInfo(name=podset.get("name", "main"), count=max(0, count - reclaimable),
                       min_count=None if min_count is None else int(min_count),
-                      per_pod=to_units(pod_requests(spec)), spec=spec, placement=placement_key(spec))
+                      per_pod=to_units(pod_requests(spec)), spec=spec, placement=placement_key(spec),
+                      group=(podset.get("topologyRequest") or {}).get("podSetGroupName"))
 
 
 def workload_info(manifest: dict, priority_classes: dict[str, int] | None = None,

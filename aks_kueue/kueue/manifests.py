@@ -23,8 +23,11 @@ class ManifestError(Exception):
         return f"{where}: {self.reason}"
 
 
-def read_documents(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (document index, object) pairs; a `kind: List` yields its items under its index."""
+def read_documents(path: Path, also: tuple[tuple[str, str], ...] = ()) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (document index, object) pairs; a `kind: List` yields its items under its index.
+
+    `also` admits extra (apiVersion, kind) pairs beside Kueue's own kinds.
+    """
     try:
         text = path.read_text()
     except FileNotFoundError:
@@ -45,15 +48,17 @@ def read_documents(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             raise ManifestError(str(path), index, "a document must be a Kubernetes object (a map)")
         if document.get("kind") == "List" and document.get("apiVersion") == "v1":
             for item in document.get("items") or []:
-                yield index, _checked(item, path, index)
+                yield index, _checked(item, path, index, also)
         else:
-            yield index, _checked(document, path, index)
+            yield index, _checked(document, path, index, also)
 
 
-def _checked(document: Any, path: Path, index: int) -> dict[str, Any]:
+def _checked(document: Any, path: Path, index: int, also: tuple = ()) -> dict[str, Any]:
     if not isinstance(document, dict):
         raise ManifestError(str(path), index, "a list item must be a Kubernetes object (a map)")
     api_version, kind = document.get("apiVersion"), document.get("kind")
+    if (api_version, kind) in also:
+        return document
     if api_version not in (V1BETA1, V1BETA2):
         raise ManifestError(str(path), index, f"apiVersion {api_version!r} is not Kueue's; "
                                               f"use {V1BETA2} (or {V1BETA1})")
