@@ -11,8 +11,10 @@ evicted: every removal is undone before returning. Fair sharing is not modelled.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING, Optional
 
+from aks_kueue.admission.admitted import rank
 from aks_kueue.admission.assigner import P_NO_CANDIDATES, P_PREEMPT, P_RECLAIM
 from aks_kueue.admission.quota import Node, borrowing_height
 
@@ -32,6 +34,21 @@ class Candidate:
     lca: Optional[Node] = None
 
 
+@dataclass
+class CandidateGroup:
+    """Candidates from some queues: their ranks in Kueue's order, the lowest common
+    ancestor per queue, and whether the preemptor has the hierarchical advantage over
+    them. Evicted ones are listed apart: they go first."""
+
+    ranks: list[tuple]
+    evicted: list[Candidate]
+    lca_of: dict[str, Optional[Node]]
+    advantage: bool
+
+    def __bool__(self) -> bool:
+        return bool(self.ranks or self.evicted)
+
+
 def satisfies_policy(preemptor: "WorkloadInfo", candidate: "WorkloadInfo", policy: str) -> bool:
     if policy == "LowerPriority":
         return preemptor.priority > candidate.priority
@@ -44,9 +61,21 @@ def satisfies_policy(preemptor: "WorkloadInfo", candidate: "WorkloadInfo", polic
 class Preemptor:
     def __init__(self, snapshot: "Snapshot"):
         self.snapshot = snapshot
+        self._answers: dict[tuple, tuple[int, tuple[int, int]]] = {}
 
-    # The oracle the flavor assigner asks about one flavor-resource.
     def simulate(self, cq: "ClusterQueueInfo", workload: "WorkloadInfo", fr: FR, quantity: int) -> tuple[int, int]:
+        """The oracle the flavor assigner asks about one flavor-resource: can preemption
+        free `quantity`, and from whom? Answers hold until the cohort tree changes."""
+        key = (cq.name, fr, quantity, workload.priority, workload.created if cq.compares_age else None)
+        generation = self.snapshot.generation(cq)
+        known = self._answers.get(key)
+        if known is not None and known[0] == generation:
+            return known[1]
+        answer = self._simulate(cq, workload, fr, quantity)
+        self._answers[key] = (generation, answer)
+        return answer
+
+    def _simulate(self, cq: "ClusterQueueInfo", workload: "WorkloadInfo", fr: FR, quantity: int) -> tuple[int, int]:
         targets = self.targets(cq, workload, {fr}, {fr: quantity})
         if not targets:
             return P_NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0]
@@ -63,14 +92,9 @@ class Preemptor:
         """The minimal set of admitted workloads whose eviction would let `workload` fit."""
         same_queue = self._same_queue_candidates(cq, workload, frs)
         hierarchy, by_priority = self._cohort_candidates(cq, workload, frs, requests)
-        ordered = []
-        for group in (hierarchy, by_priority, same_queue):
-            group.sort(key=lambda c: self._order(c.workload, cq.name))
-        for evicted in (True, False):
-            for group in (hierarchy, by_priority, same_queue):
-                ordered.extend(c for c in group if c.workload.evicted == evicted)
+        groups = (hierarchy, by_priority, same_queue)
         forbidden = cq.borrow_within_cohort in (None, "Never")
-        if (not hierarchy and not by_priority) or (forbidden and not self._under_nominal(cq, frs)):
+        if not (hierarchy or by_priority) or (forbidden and not self._under_nominal(cq, frs)):
             attempts = (True,)
         elif forbidden and not hierarchy:
             attempts = (False, True)
@@ -78,7 +102,7 @@ class Preemptor:
             attempts = (True, False)
         for allow_borrowing in attempts:
             removed: list["WorkloadInfo"] = []
-            for candidate in ordered:
+            for candidate in self._in_order(groups, cq, workload):
                 if not self._still_valid(candidate, cq, frs, allow_borrowing):
                     continue
                 self.snapshot.remove_usage(candidate.workload)
@@ -92,19 +116,10 @@ class Preemptor:
                 self.snapshot.add_usage(target)
         return []
 
-    def _order(self, candidate: "WorkloadInfo", cq_name: str):
-        in_same_queue = candidate.admission.cluster_queue == cq_name
-        return (in_same_queue, candidate.priority, -candidate.reserved, candidate.uid)
-
-    def _classify(self, cq: "ClusterQueueInfo", preemptor: "WorkloadInfo", candidate: "WorkloadInfo",
-                  frs: set[FR], advantage: bool) -> int:
-        if not candidate.uses(frs):
-            return 0
-        same_queue = candidate.admission.cluster_queue == cq.name
-        policy = cq.within_cluster_queue if same_queue else cq.reclaim_within_cohort
-        if not satisfies_policy(preemptor, candidate, policy):
-            return 0
-        if same_queue:
+    def _variant(self, cq: "ClusterQueueInfo", preemptor: "WorkloadInfo", candidate: "WorkloadInfo",
+                 advantage: bool) -> int:
+        """How a candidate the policy allows may be preempted (Kueue's classifyPreemptionVariant)."""
+        if candidate.admission.cluster_queue == cq.name:
             return WITHIN_CQ
         if advantage:
             return HIERARCHICAL
@@ -115,46 +130,61 @@ class Preemptor:
             return RECLAIM_WITHOUT_BORROWING
         return RECLAIM_WHILE_BORROWING
 
-    def _from_queue(self, queue: "ClusterQueueInfo", cq, preemptor, frs, advantage, lca) -> list[Candidate]:
-        found = []
-        for candidate in self.snapshot.admitted(queue.name):
-            variant = self._classify(cq, preemptor, candidate, frs, advantage)
-            if variant:
-                found.append(Candidate(candidate, variant, lca))
-        return found
+    def _group(self, sources: list, cq, preemptor, frs, advantage: bool) -> CandidateGroup:
+        runs, lca_of, evicted = [], {}, []
+        for queue, lca in sources:
+            policy = cq.within_cluster_queue if queue is cq else cq.reclaim_within_cohort
+            index = self.snapshot.admitted_index(queue.name)
+            runs.append(index.candidates(frs, preemptor, policy))
+            lca_of[queue.name] = lca
+            evicted.extend(w for w in index.evicted.values()
+                           if w.uses(frs) and satisfies_policy(preemptor, w, policy))
+        ranks = runs[0] if len(runs) == 1 else sorted(chain.from_iterable(runs))
+        evicted = [Candidate(w, self._variant(cq, preemptor, w, advantage), lca_of[w.admission.cluster_queue])
+                   for w in sorted(evicted, key=rank)]
+        return CandidateGroup(ranks, evicted, lca_of, advantage)
 
-    def _same_queue_candidates(self, cq, preemptor, frs) -> list[Candidate]:
-        if cq.within_cluster_queue == "Never":
-            return []
-        return self._from_queue(cq, cq, preemptor, frs, False, None)
+    def _in_order(self, groups, cq, preemptor):
+        """Evicted candidates first, then the rest; built as they are needed, since the
+        search usually stops after a few."""
+        for group in groups:
+            yield from group.evicted
+        workloads = self.snapshot.workloads_by_uid
+        for group in groups:
+            for key in group.ranks:
+                w = workloads[key[2]]
+                yield Candidate(w, self._variant(cq, preemptor, w, group.advantage),
+                                group.lca_of[w.admission.cluster_queue])
 
-    def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[list[Candidate], list[Candidate]]:
-        hierarchy: list[Candidate] = []
-        by_priority: list[Candidate] = []
-        if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
-            return hierarchy, by_priority
-        advantage, remaining = _fit_in_quota(cq.node, requests)
-        previous = None
-        for subtree in cq.node.ancestors():
-            into = hierarchy if advantage else by_priority
-            self._collect(cq, preemptor, frs, subtree, subtree, previous, advantage, into)
-            fits, remaining = _fit_in_quota(subtree, remaining)
-            advantage = advantage or fits
-            previous = subtree
-        return hierarchy, by_priority
+    def _same_queue_candidates(self, cq, preemptor, frs) -> CandidateGroup:
+        sources = [] if cq.within_cluster_queue == "Never" else [(cq, None)]
+        return self._group(sources, cq, preemptor, frs, False)
 
-    def _collect(self, cq, preemptor, frs, cohort: Node, subtree: Node, skip: Optional[Node],
-                 advantage: bool, into: list[Candidate]) -> None:
+    def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[CandidateGroup, CandidateGroup]:
+        hierarchy: list = []
+        by_priority: list = []
+        if cq.node.parent is not None and cq.reclaim_within_cohort != "Never":
+            advantage, remaining = _fit_in_quota(cq.node, requests)
+            previous = None
+            for subtree in cq.node.ancestors():
+                self._collect(cq, frs, subtree, subtree, previous, hierarchy if advantage else by_priority)
+                fits, remaining = _fit_in_quota(subtree, remaining)
+                advantage = advantage or fits
+                previous = subtree
+        return (self._group(hierarchy, cq, preemptor, frs, True),
+                self._group(by_priority, cq, preemptor, frs, False))
+
+    def _collect(self, cq, frs, cohort: Node, subtree: Node, skip: Optional[Node], into: list) -> None:
+        """The queues over their quota in this subtree, skipping the part already searched."""
         for child in cohort.children:
             if child.is_cohort:
                 if child is skip or child.within_subtree_quota(frs):
                     continue
-                self._collect(cq, preemptor, frs, child, subtree, skip, advantage, into)
+                self._collect(cq, frs, child, subtree, skip, into)
         for child in cohort.children:
             if child.is_cohort or child is cq.node or child.within_subtree_quota(frs):
                 continue
-            queue = self.snapshot.cluster_queues[child.name]
-            into.extend(self._from_queue(queue, cq, preemptor, frs, advantage, subtree))
+            into.append((self.snapshot.cluster_queues[child.name], subtree))
 
     def _still_valid(self, candidate: Candidate, cq, frs, allow_borrowing: bool) -> bool:
         owner = candidate.workload.admission.cluster_queue

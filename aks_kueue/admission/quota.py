@@ -113,6 +113,7 @@ class QuotaTree:
         self.cohorts: dict[str, Node] = {}
         self.cluster_queues: dict[str, Node] = {}
         self._objects: list[dict] = []
+        self._potential: dict[tuple[str, FlavorResource], int] = {}
 
     @classmethod
     def from_objects(cls, objects: Iterable[dict]) -> "QuotaTree":
@@ -205,7 +206,12 @@ class QuotaTree:
 
     def potential_available(self, cluster_queue: str, fr: FlavorResource) -> int:
         """The most the ClusterQueue could ever take for `fr`, with nothing else running."""
-        return _potential(self.cluster_queues[cluster_queue], fr)
+        key = (cluster_queue, fr)
+        value = self._potential.get(key)
+        if value is None:
+            # Quotas never change within a tree, so neither does this.
+            value = self._potential[key] = _potential(self.cluster_queues[cluster_queue], fr)
+        return value
 
 
 def borrowing_height(cq: Node, fr: FlavorResource, value: int) -> tuple[int, bool]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
+from aks_kueue.admission.admitted import AdmittedWorkloads
 from aks_kueue.admission.assigner import FIT, MODE_NAMES, NO_FIT, PREEMPT, Assignment, FlavorAssigner
 from aks_kueue.admission.flavors import flavor_mismatch, requirement_matches
 from aks_kueue.admission.partial import reduce_counts
@@ -50,6 +51,11 @@ class ClusterQueueInfo:
     @property
     def covers_pods(self) -> bool:
         return PODS in self.group_of
+
+    @property
+    def compares_age(self) -> bool:
+        """Only this policy looks at the preemptor's creation time."""
+        return "LowerOrNewerEqualPriority" in (self.within_cluster_queue, self.reclaim_within_cohort)
 
     @classmethod
     def from_spec(cls, name: str, spec: dict, node: Node, known_flavors: set[str]) -> "ClusterQueueInfo":
@@ -114,10 +120,17 @@ class Snapshot:
         self.local_queues: dict[tuple[str, str], str] = {}
         self.priority_classes: dict[str, int] = {}
         self.namespace_labels: dict[str, dict[str, str]] = {}
-        self._admitted: dict[str, dict[str, WorkloadInfo]] = {}
+        self._admitted: dict[str, AdmittedWorkloads] = {}
+        self.workloads_by_uid: dict[str, WorkloadInfo] = {}
+        self._latest_reservation = 0.0
         self._match_cache: dict[tuple[str, str], Optional[str]] = {}
         self.preemptor = Preemptor(self)
         self.fair_sharing = False
+        # Decisions are a pure function of the workload's shape and priority and of the
+        # admitted state of its queue's cohort tree, so they are remembered per tree
+        # until something is admitted to or removed from that tree.
+        self._generation: dict[Node, int] = {}
+        self._decisions: dict[tuple, tuple[int, Decision]] = {}
 
     @classmethod
     def from_objects(cls, manifests: Iterable[dict]) -> "Snapshot":
@@ -155,7 +168,13 @@ class Snapshot:
         return self.local_queues.get((namespace, local_queue))
 
     def admitted(self, cluster_queue: str) -> Iterable[WorkloadInfo]:
-        return self._admitted.get(cluster_queue, {}).values()
+        return iter(self.admitted_index(cluster_queue))
+
+    def admitted_index(self, cluster_queue: str) -> AdmittedWorkloads:
+        index = self._admitted.get(cluster_queue)
+        if index is None:
+            index = self._admitted[cluster_queue] = AdmittedWorkloads()
+        return index
 
     def flavors_mismatch(self, flavor_name: str, podsets: list) -> Optional[str]:
         """Why the flavor does not suit these podsets (the first one that fails), or None."""
@@ -171,8 +190,25 @@ class Snapshot:
     # Usage ---------------------------------------------------------------------------------
 
     def add_workload(self, workload: WorkloadInfo) -> None:
-        self._admitted.setdefault(workload.admission.cluster_queue, {})[workload.key] = workload
+        self.admitted_index(workload.admission.cluster_queue).add(workload)
+        self.workloads_by_uid[workload.uid] = workload
+        self._latest_reservation = max(self._latest_reservation, workload.reserved)
         self.add_usage(workload)
+        self._changed(workload.admission.cluster_queue)
+
+    def remove_workload(self, workload: WorkloadInfo) -> None:
+        self._admitted[workload.admission.cluster_queue].remove(workload)
+        del self.workloads_by_uid[workload.uid]
+        self.remove_usage(workload)
+        self._changed(workload.admission.cluster_queue)
+
+    def generation(self, cq: ClusterQueueInfo) -> int:
+        """How many times admitted work in the queue's cohort tree has changed."""
+        return self._generation.get(cq.node.root(), 0)
+
+    def _changed(self, cluster_queue: str) -> None:
+        root = self.tree.cluster_queues[cluster_queue].root()
+        self._generation[root] = self._generation.get(root, 0) + 1
 
     def add_usage(self, workload: WorkloadInfo) -> None:
         self.tree.add_usage(workload.admission.cluster_queue, workload.admission.usage)
@@ -185,6 +221,7 @@ class Snapshot:
         assignment = decision.assignment
         workload.admission = Admission(decision.cluster_queue, dict(assignment.usage),
                                        [{r: f.name for r, f in ps.flavors.items()} for ps in assignment.podsets])
+        workload.reserved = self._latest_reservation + 1  # the most recent reservation so far
         self.add_workload(workload)
 
     # Decisions -------------------------------------------------------------------------------
@@ -201,6 +238,17 @@ class Snapshot:
             return _refused(name, f"ClusterQueue {name} is inactive")
         if not self._namespace_matches(cq, workload.namespace):
             return _refused(name, "workload namespace doesn't match ClusterQueue selector")
+        generation = self.generation(cq)
+        key = (name, workload.shape, workload.priority, workload.created if cq.compares_age else None)
+        remembered = self._decisions.get(key)
+        if remembered is not None and remembered[0] == generation:
+            return remembered[1]
+        decision = self._decide(cq, workload)
+        self._decisions[key] = (generation, decision)
+        return decision
+
+    def _decide(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> Decision:
+        name = cq.name
         assigner = FlavorAssigner(self, cq, workload, self.preemptor.simulate, self.fair_sharing)
         full = assigner.assign()
         if full.mode == FIT:
@@ -223,7 +271,7 @@ class Snapshot:
 
     def empty(self) -> "Snapshot":
         """The same objects with nothing admitted."""
-        if not any(self._admitted.values()):
+        if not any(len(index) for index in self._admitted.values()):
             return self
         clone = Snapshot()
         clone.flavors, clone.priority_classes = self.flavors, self.priority_classes

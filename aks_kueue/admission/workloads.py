@@ -62,10 +62,19 @@ class WorkloadInfo:
     admission: Optional[Admission] = None
     evicted: bool = False
     manifest: dict = field(default_factory=dict, repr=False)
+    _shape: Optional[tuple] = field(default=None, repr=False)
 
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
+
+    @property
+    def shape(self) -> tuple:
+        """Everything about the workload that flavor assignment reads, besides priority and age."""
+        if self._shape is None:
+            self._shape = tuple((ps.name, ps.count, ps.min_count, ps.placement, ps.group,
+                                 tuple(sorted(ps.per_pod.items()))) for ps in self.podsets)
+        return self._shape
 
     def can_be_partially_admitted(self) -> bool:
         return any(ps.min_count is not None and ps.min_count < ps.count for ps in self.podsets)
