@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
 
 from aks_kueue.admission import Snapshot, workload_info
 from aks_kueue.admission.flavors import SelectorError, flavor_mismatch, selector_matches
+from aks_kueue.admission.models import ResourceFlavorInfo
 from aks_kueue.admission.units import format_amount
 from aks_kueue.admission.workloads import pod_requests
 
@@ -106,14 +108,14 @@ def test_amounts_print_as_kueue_prints_them(resource, value, text):
 
 # Flavor matching -------------------------------------------------------------------------------
 
-SPOT = {"nodeLabels": {"pool": "spot"}, "nodeTaints": [{"key": "spot", "value": "true", "effect": "NoSchedule"}]}
+SPOT = ResourceFlavorInfo("spot", {"pool": "spot"}, ({"key": "spot", "value": "true", "effect": "NoSchedule"},))
 
 
 def test_taints_need_a_toleration_from_the_pod_or_the_flavor():
     assert flavor_mismatch("spot", SPOT, [{}]) == "untolerated taint {spot true NoSchedule <nil>} in flavor spot"
     assert flavor_mismatch("spot", SPOT, [{"tolerations": [{"key": "spot", "operator": "Exists"}]}]) is None
-    assert flavor_mismatch("spot", {**SPOT, "tolerations": [{"key": "spot", "value": "true"}]}, [{}]) is None
-    prefer = {**SPOT, "nodeTaints": [{"key": "spot", "effect": "PreferNoSchedule"}]}
+    assert flavor_mismatch("spot", replace(SPOT, tolerations=({"key": "spot", "value": "true"},)), [{}]) is None
+    prefer = replace(SPOT, node_taints=({"key": "spot", "effect": "PreferNoSchedule"},))
     assert flavor_mismatch("spot", prefer, [{}]) is None
 
 
@@ -127,7 +129,8 @@ def test_selectors_only_count_keys_the_flavor_declares():
         "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}}}
     assert not selector_matches(affinity(term), labels)
     assert selector_matches(affinity(term, other), labels)  # the second term says nothing here
-    assert flavor_mismatch("a100", {"nodeLabels": labels}, [affinity(term)]) == "flavor a100 doesn't match node affinity"
+    assert flavor_mismatch("a100", ResourceFlavorInfo("a100", labels), [affinity(term)]) == \
+        "flavor a100 doesn't match node affinity"
     with pytest.raises(SelectorError):
         selector_matches(affinity({"matchExpressions": [{"key": "sku", "operator": "Gt", "values": ["x"]}]}), labels)
 

@@ -11,7 +11,10 @@ Kueue never checks that a real node carries the labels; the capacity model does.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from aks_kueue.admission.models import ResourceFlavorInfo
 
 SCHEDULING_EFFECTS = ("NoSchedule", "NoExecute")
 
@@ -99,15 +102,13 @@ def selector_matches(pod_spec: dict, labels: dict[str, str]) -> bool:
     return any(all(requirement_matches(e, labels) for e in term) for term in terms)
 
 
-def flavor_mismatch(flavor_name: str, flavor: Optional[dict], pod_specs: list[dict]) -> Optional[str]:
+def flavor_mismatch(flavor_name: str, flavor: Optional["ResourceFlavorInfo"], pod_specs: list[dict]) -> Optional[str]:
     """Kueue's reason the flavor does not suit these pods, or None when it does."""
     if flavor is None:
         return f"flavor {flavor_name} not found"
-    taints = flavor.get("nodeTaints") or []
-    own_tolerations = flavor.get("tolerations") or []
-    labels = flavor.get("nodeLabels") or {}
+    labels = flavor.node_labels
     for pod_spec in pod_specs:
-        taint = untolerated_taint(taints, (pod_spec.get("tolerations") or []) + own_tolerations)
+        taint = untolerated_taint(flavor.node_taints, [*(pod_spec.get("tolerations") or []), *flavor.tolerations])
         if taint is not None:
             return f"untolerated taint {taint_text(taint)} in flavor {flavor_name}"
         if not selector_matches(pod_spec, labels):

@@ -10,82 +10,20 @@ Build one from v1beta2 manifests (`Snapshot.from_objects`), then:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional
 
 from aks_kueue.admission.admitted import AdmittedWorkloads
 from aks_kueue.admission.assigner import FIT, MODE_NAMES, NO_FIT, PREEMPT, Assignment, FlavorAssigner
 from aks_kueue.admission.flavors import flavor_mismatch, requirement_matches
+from aks_kueue.admission.models import (ClusterQueueInfo, LocalQueueInfo, ResourceFlavorInfo, TopologyInfo,
+                                        WorkloadPriorityClassInfo)
 from aks_kueue.admission.partial import reduce_counts
 from aks_kueue.admission.preemption import Preemptor
 from aks_kueue.admission.quota import Node, QuotaTree
-from aks_kueue.admission.units import PODS
 from aks_kueue.admission.workloads import Admission, WorkloadInfo, workload_info
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
-
-
-@dataclass(frozen=True)
-class ResourceGroup:
-    covered: frozenset[str]
-    flavors: tuple[str, ...]
-
-
-@dataclass(eq=False)
-class ClusterQueueInfo:
-    name: str
-    node: Node
-    groups: list[ResourceGroup]
-    group_of: dict[str, ResourceGroup]
-    namespace_selector: Optional[dict]
-    within_cluster_queue: str = "Never"
-    reclaim_within_cohort: str = "Never"
-    borrow_within_cohort: Optional[str] = None
-    max_priority_threshold: Optional[int] = None
-    when_can_borrow: str = "MayStopSearch"
-    when_can_preempt: str = "TryNextFlavor"
-    preference: Optional[str] = None
-    stopped: bool = False
-    missing_flavors: tuple[str, ...] = ()
-
-    @property
-    def covers_pods(self) -> bool:
-        return PODS in self.group_of
-
-    @property
-    def compares_age(self) -> bool:
-        """Only this policy looks at the preemptor's creation time."""
-        return "LowerOrNewerEqualPriority" in (self.within_cluster_queue, self.reclaim_within_cohort)
-
-    @classmethod
-    def from_spec(cls, name: str, spec: dict, node: Node, known_flavors: set[str]) -> "ClusterQueueInfo":
-        groups = [ResourceGroup(frozenset(g.get("coveredResources") or []),
-                                tuple(f["name"] for f in g.get("flavors") or []))
-                  for g in spec.get("resourceGroups") or []]
-        preemption = spec.get("preemption") or {}
-        borrow = preemption.get("borrowWithinCohort") or {}
-        fungibility = spec.get("flavorFungibility") or {}
-        return cls(
-            name=name, node=node, groups=groups,
-            group_of={resource: group for group in groups for resource in group.covered},
-            namespace_selector=spec.get("namespaceSelector"),
-            within_cluster_queue=preemption.get("withinClusterQueue") or "Never",
-            reclaim_within_cohort=preemption.get("reclaimWithinCohort") or "Never",
-            borrow_within_cohort=borrow.get("policy"),
-            max_priority_threshold=borrow.get("maxPriorityThreshold"),
-            # v1beta1's Borrow and Preempt both meant "stop here".
-            when_can_borrow=_stop_or_try(fungibility.get("whenCanBorrow"), "MayStopSearch"),
-            when_can_preempt=_stop_or_try(fungibility.get("whenCanPreempt"), "TryNextFlavor"),
-            preference=fungibility.get("preference"),
-            stopped=spec.get("stopPolicy", "None") not in ("None", None),
-            missing_flavors=tuple(f for g in groups for f in g.flavors if f not in known_flavors),
-        )
-
-
-def _stop_or_try(value: Optional[str], default: str) -> str:
-    if value in ("Borrow", "Preempt"):
-        return "MayStopSearch"
-    return value or default
 
 
 @dataclass
@@ -114,11 +52,12 @@ class Decision:
 
 class Snapshot:
     def __init__(self):
-        self.flavors: dict[str, dict] = {}
+        self.flavors: dict[str, ResourceFlavorInfo] = {}
         self.cluster_queues: dict[str, ClusterQueueInfo] = {}
         self.tree = QuotaTree()
-        self.local_queues: dict[tuple[str, str], str] = {}
+        self.local_queues: dict[tuple[str, str], LocalQueueInfo] = {}
         self.priority_classes: dict[str, int] = {}
+        self.topologies: dict[str, TopologyInfo] = {}
         self.namespace_labels: dict[str, dict[str, str]] = {}
         self._admitted: dict[str, AdmittedWorkloads] = {}
         self.workloads_by_uid: dict[str, WorkloadInfo] = {}
@@ -142,9 +81,11 @@ class Snapshot:
         for manifest in manifests:
             by_kind.setdefault(manifest.get("kind", ""), []).append(manifest)
         for flavor in by_kind.get("ResourceFlavor", []):
-            snapshot.flavors[_name(flavor)] = flavor.get("spec") or {}
+            snapshot.flavors[_name(flavor)] = ResourceFlavorInfo.from_manifest(flavor)
         for wpc in by_kind.get("WorkloadPriorityClass", []):
-            snapshot.priority_classes[_name(wpc)] = int(wpc.get("value", 0))
+            snapshot.priority_classes[_name(wpc)] = WorkloadPriorityClassInfo.from_manifest(wpc).value
+        for topology in by_kind.get("Topology", []):
+            snapshot.topologies[_name(topology)] = TopologyInfo.from_manifest(topology)
         for namespace in by_kind.get("Namespace", []):
             snapshot.namespace_labels[_name(namespace)] = dict((namespace.get("metadata") or {}).get("labels") or {})
         snapshot.tree = QuotaTree.from_objects(by_kind.get("Cohort", []) + by_kind.get("ClusterQueue", []))
@@ -152,10 +93,9 @@ class Snapshot:
             name = _name(cq)
             snapshot.cluster_queues[name] = ClusterQueueInfo.from_spec(
                 name, cq.get("spec") or {}, snapshot.tree.cluster_queues[name], set(snapshot.flavors))
-        for lq in by_kind.get("LocalQueue", []):
-            metadata = lq.get("metadata") or {}
-            snapshot.local_queues[(metadata.get("namespace", "default"), metadata.get("name", ""))] = \
-                (lq.get("spec") or {}).get("clusterQueue", "")
+        for manifest in by_kind.get("LocalQueue", []):
+            lq = LocalQueueInfo.from_manifest(manifest)
+            snapshot.local_queues[(lq.namespace, lq.name)] = lq
         for order, manifest in enumerate(by_kind.get("Workload", [])):
             info = workload_info(manifest, snapshot.priority_classes, order)
             if info.admission is not None and info.admission.cluster_queue in snapshot.cluster_queues:
@@ -165,7 +105,8 @@ class Snapshot:
     # Lookups -----------------------------------------------------------------------------
 
     def cluster_queue_for(self, namespace: str, local_queue: str) -> Optional[str]:
-        return self.local_queues.get((namespace, local_queue))
+        lq = self.local_queues.get((namespace, local_queue))
+        return None if lq is None else lq.cluster_queue
 
     def admitted(self, cluster_queue: str) -> Iterable[WorkloadInfo]:
         return iter(self.admitted_index(cluster_queue))
@@ -228,12 +169,17 @@ class Snapshot:
 
     def assign(self, workload: WorkloadInfo, cluster_queue: Optional[str] = None) -> Decision:
         """Kueue's decision for a pending workload against the current usage."""
-        name = cluster_queue or self.cluster_queue_for(workload.namespace, workload.queue_name)
+        name = cluster_queue
         if name is None:
-            return _refused(None, f"LocalQueue {workload.queue_name} doesn't exist")
+            lq = self.local_queues.get((workload.namespace, workload.queue_name))
+            if lq is None:
+                return _refused(None, f"LocalQueue {workload.queue_name} doesn't exist")
+            if lq.stopped:
+                return _refused(lq.cluster_queue, f"LocalQueue {workload.queue_name} is inactive")
+            name = lq.cluster_queue
         cq = self.cluster_queues.get(name)
         if cq is None:
-            return _refused(name, f"ClusterQueue {name} not found")
+            return _refused(name, f"ClusterQueue {name} doesn't exist")
         if cq.stopped or cq.missing_flavors:
             return _refused(name, f"ClusterQueue {name} is inactive")
         if not self._namespace_matches(cq, workload.namespace):
@@ -276,6 +222,7 @@ class Snapshot:
         clone = Snapshot()
         clone.flavors, clone.priority_classes = self.flavors, self.priority_classes
         clone.namespace_labels, clone.local_queues = self.namespace_labels, self.local_queues
+        clone.topologies = self.topologies
         clone._match_cache = self._match_cache
         clone.tree = self.tree.without_usage()
         clone.cluster_queues = {name: _rebind(cq, clone.tree.cluster_queues[name])
@@ -310,7 +257,6 @@ class Snapshot:
 
 
 def _rebind(cq: ClusterQueueInfo, node: Node) -> ClusterQueueInfo:
-    from dataclasses import replace
     return replace(cq, node=node)
 
 

@@ -1,0 +1,138 @@
+"""Typed views of the Kueue objects the admission core reads (v1beta2 shapes).
+
+Manifests are converted from v1beta1 and defaulted by `aks_kueue.kueue` first; these
+classes keep just the fields admission depends on, in Kueue's units and defaults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from aks_kueue.admission.quota import Node
+from aks_kueue.admission.units import PODS
+
+
+def _meta(manifest: dict) -> dict:
+    return manifest.get("metadata") or {}
+
+
+def _spec(manifest: dict) -> dict:
+    return manifest.get("spec") or {}
+
+
+@dataclass(frozen=True)
+class ResourceFlavorInfo:
+    name: str
+    node_labels: dict[str, str] = field(default_factory=dict)
+    node_taints: tuple[dict, ...] = ()
+    tolerations: tuple[dict, ...] = ()
+    topology_name: Optional[str] = None
+
+    @classmethod
+    def from_manifest(cls, manifest: dict) -> "ResourceFlavorInfo":
+        spec = _spec(manifest)
+        return cls(_meta(manifest).get("name", ""), dict(spec.get("nodeLabels") or {}),
+                   tuple(spec.get("nodeTaints") or ()), tuple(spec.get("tolerations") or ()),
+                   spec.get("topologyName"))
+
+
+@dataclass(frozen=True)
+class LocalQueueInfo:
+    namespace: str
+    name: str
+    cluster_queue: str
+    stopped: bool = False
+
+    @classmethod
+    def from_manifest(cls, manifest: dict) -> "LocalQueueInfo":
+        meta, spec = _meta(manifest), _spec(manifest)
+        return cls(meta.get("namespace", "default"), meta.get("name", ""), spec.get("clusterQueue", ""),
+                   spec.get("stopPolicy", "None") not in ("None", None))
+
+
+@dataclass(frozen=True)
+class WorkloadPriorityClassInfo:
+    name: str
+    value: int
+
+    @classmethod
+    def from_manifest(cls, manifest: dict) -> "WorkloadPriorityClassInfo":
+        return cls(_meta(manifest).get("name", ""), int(manifest.get("value", 0)))
+
+
+@dataclass(frozen=True)
+class TopologyInfo:
+    """Kept for completeness: the core does not model Topology Aware Scheduling."""
+
+    name: str
+    levels: tuple[str, ...]
+
+    @classmethod
+    def from_manifest(cls, manifest: dict) -> "TopologyInfo":
+        return cls(_meta(manifest).get("name", ""),
+                   tuple(level.get("nodeLabel", "") for level in _spec(manifest).get("levels") or ()))
+
+
+@dataclass(frozen=True)
+class ResourceGroup:
+    covered: frozenset[str]
+    flavors: tuple[str, ...]
+
+
+@dataclass(eq=False)
+class ClusterQueueInfo:
+    name: str
+    node: Node
+    groups: list[ResourceGroup]
+    group_of: dict[str, ResourceGroup]
+    namespace_selector: Optional[dict]
+    within_cluster_queue: str = "Never"
+    reclaim_within_cohort: str = "Never"
+    borrow_within_cohort: Optional[str] = None
+    max_priority_threshold: Optional[int] = None
+    when_can_borrow: str = "MayStopSearch"
+    when_can_preempt: str = "TryNextFlavor"
+    preference: Optional[str] = None
+    stopped: bool = False
+    missing_flavors: tuple[str, ...] = ()
+
+    @property
+    def covers_pods(self) -> bool:
+        return PODS in self.group_of
+
+    @property
+    def compares_age(self) -> bool:
+        """Only this policy looks at the preemptor's creation time."""
+        return "LowerOrNewerEqualPriority" in (self.within_cluster_queue, self.reclaim_within_cohort)
+
+    @classmethod
+    def from_spec(cls, name: str, spec: dict, node: Node, known_flavors: set[str]) -> "ClusterQueueInfo":
+        """`node` is the queue's place in the quota tree, which Cohorts also build."""
+        groups = [ResourceGroup(frozenset(g.get("coveredResources") or []),
+                                tuple(f["name"] for f in g.get("flavors") or []))
+                  for g in spec.get("resourceGroups") or []]
+        preemption = spec.get("preemption") or {}
+        borrow = preemption.get("borrowWithinCohort") or {}
+        fungibility = spec.get("flavorFungibility") or {}
+        return cls(
+            name=name, node=node, groups=groups,
+            group_of={resource: group for group in groups for resource in group.covered},
+            namespace_selector=spec.get("namespaceSelector"),
+            within_cluster_queue=preemption.get("withinClusterQueue") or "Never",
+            reclaim_within_cohort=preemption.get("reclaimWithinCohort") or "Never",
+            borrow_within_cohort=borrow.get("policy"),
+            max_priority_threshold=borrow.get("maxPriorityThreshold"),
+            # v1beta1's Borrow and Preempt both meant "stop here".
+            when_can_borrow=_stop_or_try(fungibility.get("whenCanBorrow"), "MayStopSearch"),
+            when_can_preempt=_stop_or_try(fungibility.get("whenCanPreempt"), "TryNextFlavor"),
+            preference=fungibility.get("preference"),
+            stopped=spec.get("stopPolicy", "None") not in ("None", None),
+            missing_flavors=tuple(f for g in groups for f in g.flavors if f not in known_flavors),
+        )
+
+
+def _stop_or_try(value: Optional[str], default: str) -> str:
+    if value in ("Borrow", "Preempt"):
+        return "MayStopSearch"
+    return value or default
