@@ -31,7 +31,13 @@ def preview(
     config: Optional[Path] = typer.Option(None, "--config", help="Read a stack file at PATH instead."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
 ) -> None:
-    """Show what `pulumi up` would create for a stack, with no cloud and no credentials."""
+    """Show what `pulumi up` would create for a stack, with no cloud and no credentials.
+
+    Then the capacity model's verdict on its quotas and expected workloads; an error
+    finding (quota the pools can never hold) exits 1.
+    """
+    from aks_kueue.feasibility.adapter import analyse_config
+    from aks_kueue.feasibility.report import capacity_json, findings_json, infeasible
     from aks_kueue.preview.render import preview_document, print_tree
     from aks_kueue.preview.run import ProgramError, run_program
     from aks_kueue.preview.stackfile import StackFileError, load_stack, project_root, stack_path
@@ -52,6 +58,8 @@ def preview(
                 _fail(f"{path}: no such stack file; known stacks: {', '.join(known) or 'none'}")
             stack_config = load_stack(path, name, root)
         run = run_program(stack_config, root)
+        # The program has already accepted these settings, so this parse cannot fail on them.
+        analysis = analyse_config(stack_config.config, root)
     except (StackFileError, ProgramError) as error:
         _fail(str(error))
     except typer.Exit:
@@ -63,9 +71,13 @@ def preview(
     for warning in run.warnings:
         typer.echo(f"warning: {warning}", err=True)
     if as_json:
-        sys.stdout.write(json.dumps(preview_document(run), indent=2) + "\n")
+        document = {**preview_document(run), "capacity": capacity_json(analysis),
+                    "findings": findings_json(analysis)}
+        sys.stdout.write(json.dumps(document, indent=2) + "\n")
     else:
-        print_tree(run)
+        print_tree(run, analysis)
+    if infeasible(analysis):
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -112,6 +124,7 @@ def simulate(
     from aks_kueue.admission.simulate import simulate as run_simulation
     from aks_kueue.kueue.manifests import ManifestError, read_documents
     from aks_kueue.kueue.validate import load_object, validate_object
+    from aks_kueue.kueue.workload_webhook import validate_workload_status
 
     manifests, invalid = [], []
     try:
@@ -123,6 +136,8 @@ def simulate(
                     continue
                 obj = load_object(document, f"{path} document {index}")
                 errors = validate_object(obj)
+                if obj.kind == "Workload":
+                    errors += validate_workload_status(obj.manifest)
                 invalid.extend(f"{obj.source}: {obj.describe()}: {e.field + ': ' if e.field else ''}{e.message}"
                                for e in errors)
                 manifest = dict(obj.defaulted or obj.manifest)

@@ -67,6 +67,44 @@ def test_workload_rules(tmp_path):
     code, out, _ = run(str(path), "--json")
     errors = json.loads(out)["objects"][0]["errors"]
     assert code == 1
-    assert {"field": "spec.podSets", "message": "Invalid value: at most one podSet can use minCount"} in errors
+    assert {"field": "spec.podSets", "message": "Invalid value: 2: at most one podSet can use minCount"} in errors
     assert any(e["field"] == "spec.podSets[0].template.spec.containers[0].resources.requests[cpu]" and
                "greater than or equal to 0" in e["message"] for e in errors)
+
+
+def _workload_errors(tmp_path, metadata: dict, pod_set: dict) -> list[dict]:
+    path = tmp_path / "wl.yaml"
+    template = {"spec": {"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "1"}}}]}}
+    path.write_text(json.dumps({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+                                "metadata": {"name": "w", "namespace": "n", **metadata},
+                                "spec": {"podSets": [{"name": "a", "count": 4, "template": template, **pod_set}]}}))
+    code, out, _ = run(str(path), "--json")
+    errors = json.loads(out)["objects"][0]["errors"]
+    assert (code == 1) == bool(errors)
+    return errors
+
+
+def test_workload_slice_size_rules(tmp_path):
+    required = {"topologyRequest": {"podSetSliceRequiredTopology": "kubernetes.io/hostname"}}
+    assert _workload_errors(tmp_path, {}, required) == [{
+        "field": "spec.podSets[0].topologyRequest.podSetSliceSize",
+        "message": "Required value: must be set when podSetSliceRequiredTopology is specified"}]
+    stray = {"topologyRequest": {"required": "kubernetes.io/hostname", "podSetSliceSize": 2}}
+    assert [e["message"] for e in _workload_errors(tmp_path, {}, stray)] == [
+        "Forbidden: may not be set when podSetSliceRequiredTopology is not specified"]
+    fine = {"topologyRequest": {"podSetSliceRequiredTopology": "kubernetes.io/hostname", "podSetSliceSize": 2}}
+    assert _workload_errors(tmp_path, {}, fine) == []
+
+
+def test_workload_metadata_rules(tmp_path):
+    labelled = {"template": {"metadata": {"labels": {"bad key!": "x"}}, "spec": {"containers": [{"name": "c"}]}}}
+    assert [e["field"] for e in _workload_errors(tmp_path, {}, labelled)] == ["spec.podSets[0].template.metadata.labels"]
+    gated = {"annotations": {"kueue.x-k8s.io/admission-gated-by": "example.com/gate, example.com/gate"}}
+    assert [e["message"] for e in _workload_errors(tmp_path, gated, {})] == [
+        'Invalid value: "example.com/gate, example.com/gate": duplicate gate name: example.com/gate']
+    not_a_path = {"annotations": {"kueue.x-k8s.io/admission-gated-by": "gate"}}
+    assert "domain-prefixed path" in _workload_errors(tmp_path, not_a_path, {})[0]["message"]
+    elastic = {"annotations": {"kueue.x-k8s.io/elastic-job": "true"}}
+    assert [e["message"] for e in _workload_errors(tmp_path, elastic, {"minCount": 2})] == [
+        "Invalid value: 1: partial admission and elastic job cannot be used together"]
+    assert _workload_errors(tmp_path, {}, {"minCount": 2}) == []

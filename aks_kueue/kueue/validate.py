@@ -16,6 +16,7 @@ from aks_kueue.kueue import webhooks
 from aks_kueue.kueue.convert import V1BETA2, to_v1beta2
 from aks_kueue.kueue.schemas import kind_schema
 from aks_kueue.kueue.structural import FieldError, show, validate_structural
+from aks_kueue.kueue.workload_webhook import validate_workload
 
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -23,7 +24,10 @@ SPEC_WEBHOOKS: dict[str, Callable[[dict[str, Any]], list[FieldError]]] = {
     "ClusterQueue": webhooks.validate_cluster_queue,
     "Cohort": webhooks.validate_cohort,
     "ResourceFlavor": webhooks.validate_resource_flavor,
-    "Workload": webhooks.validate_workload,
+}
+# Webhooks that read more than the spec (metadata annotations, for the Workload).
+OBJECT_WEBHOOKS: dict[str, Callable[[dict[str, Any]], list[FieldError]]] = {
+    "Workload": validate_workload,
 }
 MANAGED_PREFIX = "aks-"
 _OBJECT_META_FIELDS = {
@@ -89,6 +93,8 @@ def validate_object(obj: KueueObject) -> list[FieldError]:
     errors += schema_errors
     if not errors and obj.kind in SPEC_WEBHOOKS:
         errors += SPEC_WEBHOOKS[obj.kind]((defaulted or {}).get("spec") or {})
+    if not errors and obj.kind in OBJECT_WEBHOOKS:
+        errors += OBJECT_WEBHOOKS[obj.kind]({**(defaulted or {}), "metadata": manifest.get("metadata") or {}})
     if not errors:
         obj.defaulted = {**(defaulted or {}), "metadata": copy.deepcopy(manifest.get("metadata"))}
     return errors

@@ -149,42 +149,6 @@ def validate_resource_flavor(spec: dict[str, Any]) -> list[FieldError]:
     return errors
 
 
-def validate_workload(spec: dict[str, Any]) -> list[FieldError]:
-    """`vworkload.kb.io` on create: minCount on one podSet only, no `pods` key, no negative amounts."""
-    errors = []
-    pod_sets = [p for p in spec.get("podSets") or [] if isinstance(p, dict)]
-    if sum(1 for p in pod_sets if p.get("minCount") is not None) > 1:
-        errors.append(FieldError("spec.podSets", "Invalid value: at most one podSet can use minCount"))
-    for s, pod_set in enumerate(pod_sets):
-        pod = ((pod_set.get("template") or {}).get("spec") or {})
-        for group in ("initContainers", "containers"):
-            for c, container in enumerate(pod.get(group) or []):
-                for kind in ("requests", "limits"):
-                    amounts = ((container or {}).get("resources") or {}).get(kind) or {}
-                    path = f"spec.podSets[{s}].template.spec.{group}[{c}].resources.{kind}"
-                    errors += _workload_amounts(amounts, path)
-        for kind in ("requests", "limits"):
-            errors += _workload_amounts(((pod.get("resources") or {}).get(kind) or {}),
-                                        f"spec.podSets[{s}].template.spec.resources.{kind}")
-    return errors
-
-
-def _workload_amounts(amounts: dict[str, Any], path: str) -> list[FieldError]:
-    errors = []
-    for name, amount in amounts.items():
-        where = f"{path}[{name}]"
-        if name == "pods":
-            errors.append(FieldError(where, "Invalid value: the resource name pods is reserved for "
-                                            "internal kueue use"))
-        try:
-            if parse_quantity(amount) < 0:
-                errors.append(FieldError(where, f"Invalid value: {show(amount)}: must be greater "
-                                                "than or equal to 0"))
-        except QuantityError:
-            errors.append(FieldError(where, f"Invalid value: {show(amount)}: must be a quantity"))
-    return errors
-
-
 def _resource_groups(spec: dict[str, Any], path: str, has_parent: bool, parent_word: str,
                      lending_capped: bool) -> list[FieldError]:
     errors: list[FieldError] = []

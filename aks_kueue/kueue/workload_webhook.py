@@ -1,0 +1,184 @@
+"""Kueue v0.19.2's Workload webhook (`pkg/webhooks/workload_webhook.go`, `vworkload.kb.io`).
+
+`validate_workload` is what a create goes through, with the beta gates at their
+defaults (WorkloadValidationForPodSetMetadata, WorkloadValidateResourcesAreNonNegative,
+TASValidateWorkloadSliceSize, AdmissionGatedBy, ElasticJobsViaWorkloadSlices all on).
+A create drops `status`, so the status rules are apart, in `validate_workload_status`:
+`simulate` reads `status.admission` and `status.reclaimablePods` as input and holds
+them to the same rules Kueue applies when they are written.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from aks_kueue.admission.units import amount
+from aks_kueue.kueue.quantity import QuantityError, parse_quantity
+from aks_kueue.kueue.structural import FieldError, show
+from aks_kueue.kueue.webhooks import label_value_problem, qualified_name_problem
+
+ELASTIC_JOB = "kueue.x-k8s.io/elastic-job"
+ADMISSION_GATED_BY = "kueue.x-k8s.io/admission-gated-by"
+MAX_GATE_NAME = 63
+TOTAL_ANNOTATION_BYTES = 256 * 1024
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_HTTP_PATH = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
+
+
+def validate_workload(manifest: dict[str, Any]) -> list[FieldError]:
+    metadata = manifest.get("metadata") or {}
+    spec = manifest.get("spec") or {}
+    annotations = metadata.get("annotations") or {}
+    errors: list[FieldError] = []
+    pod_sets = [p for p in spec.get("podSets") or [] if isinstance(p, dict)]
+    for index, pod_set in enumerate(pod_sets):
+        errors += _pod_set(pod_set, f"spec.podSets[{index}]")
+    variable = sum(1 for p in pod_sets if p.get("minCount") is not None)
+    if variable > 1:
+        errors.append(FieldError("spec.podSets", f"Invalid value: {variable}: at most one podSet can use minCount"))
+    if variable and annotations.get(ELASTIC_JOB) == "true":
+        errors.append(FieldError("spec.podSets", f"Invalid value: {variable}: partial admission and elastic "
+                                                 "job cannot be used together"))
+    errors += _admission_gated_by(annotations.get(ADMISSION_GATED_BY, ""))
+    return errors
+
+
+def validate_workload_status(manifest: dict[str, Any]) -> list[FieldError]:
+    spec = manifest.get("spec") or {}
+    status = manifest.get("status") or {}
+    counts = {p.get("name"): int(p.get("count", 1)) for p in spec.get("podSets") or [] if isinstance(p, dict)}
+    errors = []
+    for i, assignment in enumerate((status.get("admission") or {}).get("podSetAssignments") or []):
+        path = f"status.admission.podSetAssignments[{i}]"
+        if assignment.get("name") not in counts:
+            errors.append(FieldError(f"{path}.name", f"Not found: {show(assignment.get('name'))}"))
+        count = int(assignment.get("count") or 0)
+        for resource, quantity in (assignment.get("resourceUsage") or {}).items():
+            try:
+                value = amount(resource, quantity)
+            except QuantityError:
+                errors.append(FieldError(f"{path}.resourceUsage[{resource}]", f"Invalid value: {show(quantity)}: "
+                                                                              "must be a quantity"))
+                continue
+            if count > 0 and value % count:
+                errors.append(FieldError(f"{path}.resourceUsage[{resource}]",
+                                         f"Invalid value: {show(quantity)}: is not a multiple of {count}"))
+    for reclaimable in status.get("reclaimablePods") or []:
+        name = reclaimable.get("name")
+        path = f"status.reclaimablePods[{name}]"
+        if name not in counts:
+            supported = ", ".join(show(n) for n in counts)
+            errors.append(FieldError(f"{path}.name", f"Unsupported value: {show(name)}: supported values: {supported}"))
+        elif int(reclaimable.get("count", 0)) > counts[name]:
+            errors.append(FieldError(f"{path}.count", f"Invalid value: {reclaimable.get('count')}: "
+                                                      f"should be less or equal to {counts[name]}"))
+    return errors
+
+
+def _pod_set(pod_set: dict, path: str) -> list[FieldError]:
+    template = pod_set.get("template") or {}
+    metadata = template.get("metadata") or {}
+    errors = _labels(metadata.get("labels") or {}, f"{path}.template.metadata.labels")
+    errors += _annotations(metadata.get("annotations") or {}, f"{path}.template.metadata.annotations")
+    pod = template.get("spec") or {}
+    for group in ("initContainers", "containers"):
+        for c, container in enumerate(pod.get(group) or []):
+            for kind in ("requests", "limits"):
+                amounts = ((container or {}).get("resources") or {}).get(kind) or {}
+                errors += _amounts(amounts, f"{path}.template.spec.{group}[{c}].resources.{kind}")
+    for kind in ("requests", "limits"):
+        errors += _amounts(((pod.get("resources") or {}).get(kind) or {}), f"{path}.template.spec.resources.{kind}")
+    errors += _slice_size(pod_set.get("topologyRequest"), f"{path}.topologyRequest")
+    return errors
+
+
+def _amounts(amounts: dict[str, Any], path: str) -> list[FieldError]:
+    errors = []
+    for name, quantity in amounts.items():
+        where = f"{path}[{name}]"
+        if name == "pods":
+            errors.append(FieldError(where, "Invalid value: \"pods\": the key is reserved for internal kueue use"))
+        try:
+            if parse_quantity(quantity) < 0:
+                errors.append(FieldError(where, f"Invalid value: {show(quantity)}: must be greater than or equal to 0"))
+        except QuantityError:
+            errors.append(FieldError(where, f"Invalid value: {show(quantity)}: must be a quantity"))
+    return errors
+
+
+def _labels(labels: dict, path: str) -> list[FieldError]:
+    errors = []
+    for key, value in labels.items():
+        if problem := qualified_name_problem(str(key)):
+            errors.append(FieldError(path, f"Invalid value: {show(key)}: {problem}"))
+        if problem := label_value_problem(value):
+            errors.append(FieldError(path, f"Invalid value: {show(value)}: {problem}"))
+    return errors
+
+
+def _annotations(annotations: dict, path: str) -> list[FieldError]:
+    errors = []
+    size = 0
+    for key, value in annotations.items():
+        if problem := qualified_name_problem(str(key).lower()):
+            errors.append(FieldError(path, f"Invalid value: {show(key)}: {problem}"))
+        size += len(str(key)) + len(str(value))
+    if size > TOTAL_ANNOTATION_BYTES:
+        errors.append(FieldError(path, f"Too long: may not be more than {TOTAL_ANNOTATION_BYTES} bytes"))
+    return errors
+
+
+def _slice_size(request: Any, path: str) -> list[FieldError]:
+    if not isinstance(request, dict):
+        return []
+    errors = []
+    size = request.get("podSetSliceSize")
+    if request.get("podSetSliceRequiredTopology") is not None:
+        if size is None:
+            errors.append(FieldError(f"{path}.podSetSliceSize",
+                                     "Required value: must be set when podSetSliceRequiredTopology is specified"))
+        elif size <= 0:
+            errors.append(FieldError(f"{path}.podSetSliceSize", f"Invalid value: {size}: must be greater than 0"))
+    elif size is not None:
+        errors.append(FieldError(f"{path}.podSetSliceSize",
+                                 "Forbidden: may not be set when podSetSliceRequiredTopology is not specified"))
+    for i, constraint in enumerate(request.get("podsetSliceRequiredTopologyConstraints") or []):
+        if (constraint or {}).get("size", 0) <= 0:
+            errors.append(FieldError(f"{path}.podsetSliceRequiredTopologyConstraints[{i}].size",
+                                     f"Invalid value: {(constraint or {}).get('size')}: must be greater than 0"))
+    return errors
+
+
+def _admission_gated_by(value: str) -> list[FieldError]:
+    path = f"metadata.annotations[{ADMISSION_GATED_BY}]"
+    if not isinstance(value, str) or not value.strip():
+        return []
+    errors, seen = [], set()
+    for gate in (part.strip() for part in value.split(",")):
+        if not gate:
+            errors.append(FieldError(path, f"Invalid value: {show(value)}: cannot contain empty gate names"))
+            continue
+        if gate in seen:
+            errors.append(FieldError(path, f"Invalid value: {show(value)}: duplicate gate name: {gate}"))
+            continue
+        seen.add(gate)
+        errors += _domain_prefixed_path(gate, path)
+        if len(gate) > MAX_GATE_NAME:
+            errors.append(FieldError(path, f"Too long: may not be more than {MAX_GATE_NAME} bytes"))
+    return errors
+
+
+def _domain_prefixed_path(gate: str, path: str) -> list[FieldError]:
+    host, slash, rest = gate.partition("/")
+    if not slash or not host or not rest:
+        return [FieldError(path, f"Invalid value: {show(gate)}: must be a domain-prefixed path (such as \"acme.io/foo\")")]
+    errors = []
+    if len(host) > 253 or not _DNS_SUBDOMAIN.fullmatch(host):
+        errors.append(FieldError(path, f"Invalid value: {show(host)}: a lowercase RFC 1123 subdomain must consist "
+                                       "of lower case alphanumeric characters, '-' or '.', and must start and end "
+                                       "with an alphanumeric character"))
+    if not re.fullmatch(_HTTP_PATH, rest):
+        errors.append(FieldError(path, f"Invalid value: {show(rest)}: Invalid path (regex used for validation is "
+                                       f"'{_HTTP_PATH}')"))
+    return errors
