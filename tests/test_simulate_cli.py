@@ -100,9 +100,9 @@ def test_human_output_is_a_table():
 
 
 def test_admitted_usage_is_held_to_kueues_status_rules(tmp_path):
-    text = TEAM.read_text().replace('resourceUsage: {cpu: "2", memory: 4Gi}', 'resourceUsage: {cpu: "3", memory: 4Gi}')
+    text = TEAM.read_text().replace('resourceUsage: {cpu: "2", memory: 4Gi}', 'resourceUsage: {cpu: "3m", memory: 4Gi}')
     path = tmp_path / "odd-usage.yaml"
     path.write_text(text)
     code, _, err = run(str(path))
     assert code == 1
-    assert "status.admission.podSetAssignments[0].resourceUsage[cpu]: Invalid value: \"3\": is not a multiple of 2" in err
+    assert "status.admission.podSetAssignments[0].resourceUsage[cpu]: Invalid value: \"3m\": is not a multiple of 2" in err
