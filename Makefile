@@ -21,6 +21,7 @@ test: install
 
 bench: install
 	$(BIN)/python benchmarks/preview.py
+	$(BIN)/python benchmarks/feasibility.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info

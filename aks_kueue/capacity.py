@@ -46,10 +46,12 @@ class Allocatable:
     explanation: list[str] = field(default_factory=list)
 
 
-def node_allocatable(vcpus: int, memory_gib: float, max_pods: int,
+def node_allocatable(vcpus: int, memory_gib: float | Fraction, max_pods: int,
                      vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> Allocatable:
+    """`memory_gib` as the catalog prints it (a float, read back to its decimal) or exact."""
     reserved_cpu = reserved_cpu_millicores(vcpus)
-    capacity_mib = Fraction(memory_gib).limit_denominator(1000) * 1024 * (1 - vm_overhead)
+    exact_gib = memory_gib if isinstance(memory_gib, Fraction) else Fraction(memory_gib).limit_denominator(1000)
+    capacity_mib = exact_gib * 1024 * (1 - vm_overhead)
     pods_term = 20 * max_pods + 50
     quarter = capacity_mib / 4
     reserved_mib = min(Fraction(pods_term), quarter)
@@ -62,7 +64,7 @@ def node_allocatable(vcpus: int, memory_gib: float, max_pods: int,
         pods=max_pods,
         explanation=[
             f"cpu: {vcpus} vCPU = {vcpus * 1000}m, less {reserved_cpu}m kube-reserved",
-            f"memory capacity: {memory_gib:g} GiB less {float(vm_overhead):.1%} VM overhead = "
+            f"memory capacity: {float(memory_gib):g} GiB less {float(vm_overhead):.1%} VM overhead = "
             f"{float(capacity_mib):.0f} MiB",
             f"memory reserved: {why_reserved}; eviction threshold {EVICTION_MIB} MiB",
             f"memory allocatable: {float(memory_mib):.0f} MiB",

@@ -17,13 +17,17 @@ NAMESPACE = "kube-system"
 REQUESTS = {"cpu": "50m", "memory": "64Mi"}
 
 
+def mig_strategy(pool: NodePool) -> str:
+    """MIG pools advertise `nvidia.com/mig-<profile>` (mixed); others plain `nvidia.com/gpu`."""
+    return "mixed" if pool.gpu_instance_profile else "none"
+
+
 def device_plugin_groups(pools: list[NodePool]) -> dict[str, list[NodePool]]:
-    """Pools by MIG strategy: MIG pools advertise `nvidia.com/mig-<profile>` (mixed)."""
+    """Pools by MIG strategy, one DaemonSet each."""
     groups: dict[str, list[NodePool]] = {}
     for pool in pools:
         if pool.needs_device_plugin:
-            strategy = "mixed" if pool.gpu_instance_profile else "none"
-            groups.setdefault(strategy, []).append(pool)
+            groups.setdefault(mig_strategy(pool), []).append(pool)
     return groups
 
 

@@ -74,3 +74,34 @@ def test_stack_quotas_fit_the_pools_at_their_maximum(stack):
         for resource, amount in resources.items():
             assert amount <= capacity[flavor][resource], (stack, flavor, resource, float(amount),
                                                           float(capacity[flavor][resource]))
+
+
+# aks.md section a.5's kube-reserved memory column (MiB at 30 / 110 / 250 pods) for the same sizes.
+RESERVED_MIB = {"Standard_D4s_v5": (650, 2250, 4096)}
+
+
+@pytest.mark.parametrize("size,vcpus,gib,cpu_m,memory", TABLE)
+def test_allocatable_to_the_mib(size, vcpus, gib, cpu_m, memory):
+    """capacity - the table's kube-reserved column - 100 MiB eviction, exactly."""
+    reserved = RESERVED_MIB.get(size, (650, 2250, 5050))
+    for pods, reserved_mib in zip((30, 110, 250), reserved):
+        node = node_allocatable(vcpus, gib, pods, vm_overhead=Fraction(0))
+        assert node.memory_bytes == (gib * 1024 - reserved_mib - 100) * 2**20, (size, pods)
+
+
+@pytest.mark.parametrize("size,vcpus,gib,cpu_m,memory", TABLE)
+def test_pool_nodes_subtract_the_device_plugin_on_gpu_pools_only(size, vcpus, gib, cpu_m, memory):
+    from aks_kueue.device_plugin import REQUESTS
+    from aks_kueue.feasibility.adapter import pool_spec
+    from aks_kueue.feasibility.pools import node_resources
+    from aks_kueue.settings.pools import NodePool
+
+    pool = NodePool.model_validate({"name": "p", "vmSize": size, "minCount": 0, "maxCount": 2, "maxPods": 110})
+    node = node_resources(pool_spec(pool, 0, 250))
+    base = node_allocatable(vcpus, gib, 110)
+    plugin = pool.needs_device_plugin
+    assert plugin == (pool.size.gpu_vendor == "nvidia")
+    assert node.amounts["cpu"] == base.cpu_millicores - (parse_quantity(REQUESTS["cpu"]) * 1000 if plugin else 0)
+    assert node.amounts["memory"] == base.memory_bytes - (parse_quantity(REQUESTS["memory"]) if plugin else 0)
+    assert node.amounts["pods"] == 110 - plugin
+    assert any("nvidia-device-plugin" in line for line in node.explanation) == plugin

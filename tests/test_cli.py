@@ -33,7 +33,8 @@ def test_dev_json_follows_the_contract():
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
-    assert list(doc) == ["project", "stack", "resources", "violations", "outputs"]
+    assert list(doc) == ["project", "stack", "resources", "violations", "outputs", "capacity", "findings"]
+    assert doc["findings"] == [] and {r["verdict"] for r in doc["capacity"]["flavors"]} == {"ok"}
     assert (doc["project"], doc["stack"], doc["violations"]) == ("aks-kueue", "dev", [])
     urns = {r["urn"] for r in doc["resources"]}
     for resource in doc["resources"]:
@@ -51,6 +52,26 @@ def test_default_stack_is_dev_and_human_output_is_a_tree():
     assert code == 0
     assert "aks-kueue / stack dev" in out and "azure-native:containerservice:AgentPool" in out
     assert "[secret]" in out
+    assert out.index("Quota against capacity") < out.index("Policy verdicts")
+    assert "Feasibility: no findings." in out
+
+
+def test_an_infeasible_quota_exits_1_with_its_findings(tmp_path):
+    fixture = ROOT / "tests" / "fixtures" / "feasibility" / "quota-above-capacity.yaml"
+    code, out, _ = cli("preview", "--config", str(fixture), "--json")
+    doc = json.loads(out)
+    assert code == 1 and doc["violations"] == []
+    assert [f["kind"] for f in doc["findings"]] == ["quota-above-capacity"]
+    row = next(r for r in doc["capacity"]["flavors"] if (r["flavor"], r["resource"]) == ("t4", "nvidia.com/gpu"))
+    assert (row["quota"], row["capacity"], row["headroom"], row["verdict"]) == ("3", "2", "-1", "over")
+    code, out, _ = cli("preview", "--config", str(fixture))
+    assert code == 1 and "error aks-kueue:queues.resourceFlavors[1]: the nominalQuota" in " ".join(out.split())
+
+
+def test_a_warning_alone_keeps_exit_0():
+    fixture = ROOT / "tests" / "fixtures" / "feasibility" / "managed-region.yaml"
+    code, out, _ = cli("preview", "--config", str(fixture), "--json")
+    assert code == 0 and [f["severity"] for f in json.loads(out)["findings"]] == ["warning"]
 
 
 def test_config_flag_reads_any_stack_file(tmp_path):

@@ -38,7 +38,8 @@ def _summary(resource) -> str:
     return ""
 
 
-def print_tree(run: ProgramRun) -> None:
+def print_tree(run: ProgramRun, analysis=None) -> None:
+    """The resource tree, the stack outputs, then the capacity table when there is an analysis."""
     # rich is imported only for people: a --json preview never loads it.
     from rich.console import Console
     from rich.markup import escape
@@ -64,4 +65,8 @@ def print_tree(run: ProgramRun) -> None:
         text = value if isinstance(value, str) else json.dumps(value, indent=1)
         table.add_row(escape(key), escape(text))
     console.print(table)
+    if analysis is not None:
+        from aks_kueue.feasibility.report import print_capacity
+
+        print_capacity(console, analysis)
     console.print("[dim]Policy verdicts: the policy pack is not part of this version yet; no policy ran.[/dim]")

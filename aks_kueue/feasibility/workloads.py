@@ -1,0 +1,133 @@
+"""Can each expected workload be admitted, and then scheduled on the nodes it is sent to?
+
+Admission is the admission core's verdict (alone on an empty cluster, borrowing as the
+cohort allows). Scheduling is ours: Kueue gives every pod of a podset the nodeLabels of
+the flavors it assigned, so each pod must fit one node of a pool those labels select,
+and the podset at its count must fit the pools at maxCount. Identical pods on identical
+nodes pack exactly floor(node / pod) per node.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+from aks_kueue.admission.units import amount
+from aks_kueue.feasibility.findings import ERROR, Finding, show, where
+from aks_kueue.feasibility.flavors import BLOCKING_EFFECTS, FlavorPlacement, tolerated
+from aks_kueue.feasibility.inputs import Manifest, object_key
+from aks_kueue.feasibility.pools import PoolCapacity, is_modelled
+
+
+def pod_requests(pod_spec: Mapping[str, Any]) -> dict[str, int]:
+    """A pod's effective requests: the containers' sum, or an init container's if larger."""
+    total: dict[str, int] = {}
+    for container in pod_spec.get("containers") or []:
+        for resource, quantity in ((container.get("resources") or {}).get("requests") or {}).items():
+            total[resource] = total.get(resource, 0) + amount(resource, quantity)
+    for container in pod_spec.get("initContainers") or []:
+        for resource, quantity in ((container.get("resources") or {}).get("requests") or {}).items():
+            total[resource] = max(total.get(resource, 0), amount(resource, quantity))
+    return total
+
+
+def pods_per_node(pool: PoolCapacity, requests: Mapping[str, int]) -> tuple[int, str]:
+    """How many such pods one node holds, and the resource that limits it."""
+    fits, limit = pool.node.amounts.get("pods", 0), "pods"
+    for resource, wanted in requests.items():
+        if wanted <= 0 or not is_modelled(resource):
+            continue
+        here = pool.node.amounts.get(resource, 0) // wanted
+        if here < fits:
+            fits, limit = here, resource
+    return fits, limit
+
+
+def workload_findings(workloads: list[Manifest], snapshot, placements: Mapping[str, FlavorPlacement],
+                      sources: Mapping[str, str]) -> list[Finding]:
+    findings = []
+    for workload in workloads:
+        findings += _check(workload, snapshot, placements, sources)
+    return findings
+
+
+def _check(workload, snapshot, placements, sources) -> list[Finding]:
+    key = object_key(workload)
+    metadata, spec = workload.get("metadata") or {}, workload.get("spec") or {}
+    label = f"workload {metadata.get('namespace')}/{metadata.get('name')}"
+    queue = f"{metadata.get('namespace')}/{spec.get('queueName')}"
+    cluster_queue = snapshot.cluster_queue_for(metadata.get("namespace"), spec.get("queueName"))
+    if cluster_queue is None:
+        return [Finding(ERROR, "workload-not-admitted", label, where(sources, key, "queue"),
+                        f"{label} names LocalQueue {queue}, which reaches no ClusterQueue",
+                        "point it at a LocalQueue whose ClusterQueue exists", {"queue": queue})]
+    decision = snapshot.can_ever_admit(cluster_queue, workload)
+    if decision.mode != "Fit":
+        return [Finding(ERROR, "workload-not-admitted", label, where(sources, key),
+                        f"{label} can never be admitted by ClusterQueue {cluster_queue}, even alone on an empty "
+                        f"cluster with borrowing: {decision.mode}: {decision.message}",
+                        f"raise {cluster_queue}'s quotas (or what its cohort lends) to cover the workload, or "
+                        "shrink the workload", {"clusterQueue": cluster_queue, "mode": decision.mode})]
+    assigned = {p.name: p for p in decision.pod_sets}
+    findings = []
+    for index, pod_set in enumerate(spec.get("podSets") or []):
+        assignment = assigned.get(pod_set.get("name"))
+        if assignment is not None:
+            problem = _schedule(label, pod_set, assignment.flavors, placements)
+            if problem is not None:
+                kind, message, fix, numbers = problem
+                findings.append(Finding(ERROR, kind, label, where(sources, key, f"podSets[{index}]"),
+                                        message, fix, {"clusterQueue": cluster_queue, **numbers}))
+    return findings
+
+
+def _schedule(label: str, pod_set: Mapping[str, Any], flavors: Mapping[str, str],
+              placements: Mapping[str, FlavorPlacement]) -> Optional[tuple[str, str, str, dict]]:
+    name, count = pod_set.get("name"), int(pod_set.get("count", 1))
+    pod_spec = (pod_set.get("template") or {}).get("spec") or {}
+    if any(f not in placements for f in flavors.values()):
+        return None  # a flavor the managed extension generates: its nodes are not modelled
+    used = [placements[f] for f in dict.fromkeys(flavors.values())]
+    selector: dict[str, str] = {}
+    for flavor in used:
+        for key, value in flavor.node_labels.items():
+            if selector.setdefault(key, value) != value:
+                return ("podset-conflicting-flavors",
+                        f"{label} podset {name} gets flavors {', '.join(f.name for f in used)}, whose nodeLabels "
+                        f"disagree on {key} ({selector[key]} vs {value}); no node has both, so its pods stay Pending",
+                        "give those resources one flavor (list them in one resourceGroup's flavor), or make the "
+                        "flavors' nodeLabels compatible", {"podSet": name, "flavors": [f.name for f in used]})
+    for key, value in (pod_spec.get("nodeSelector") or {}).items():
+        selector.setdefault(key, value)
+    tolerations = [*pod_spec.get("tolerations", []), *(t for f in used for t in f.tolerations)]
+    requests = pod_requests(pod_spec)
+    candidates = []
+    for flavor in used:
+        for pool, _ in flavor.pools:
+            nodes = pool.nodes_matching(selector)
+            blocked = [t for t in pool.spec.taints
+                       if t.get("effect") in BLOCKING_EFFECTS and not tolerated(tolerations, t)]
+            if nodes and not blocked and all(pool is not c for c, _ in candidates):
+                candidates.append((pool, nodes))
+    wanted = ", ".join(f"{r} {show(r, v)}" for r, v in requests.items() if is_modelled(r))
+    numbers = {"podSet": name, "count": count, "requests": {r: show(r, v) for r, v in requests.items()}}
+    if not candidates:
+        return ("pod-fits-no-node",
+                f"{label} podset {name} is admitted to flavors {', '.join(f.name for f in used)}, but no pool "
+                "matches their nodeLabels plus the podset's nodeSelector with every taint tolerated",
+                "add the missing tolerations or nodeSelector, or bind the flavor to a matching pool", numbers)
+    packing = [(pool, nodes, *pods_per_node(pool, requests)) for pool, nodes in candidates]
+    if all(per_node == 0 for _, _, per_node, _ in packing):
+        short = "; ".join(f"a node of pool {p.name} allocates {limit} {show(limit, p.node.amounts.get(limit, 0))}"
+                          for p, _, _, limit in packing)
+        return ("pod-fits-no-node",
+                f"{label} podset {name}: one pod requests {wanted}, more than any node it can land on ({short})",
+                "shrink the pod's requests, or use a larger VM size for the pool", numbers)
+    room = sum(per_node * nodes for _, nodes, per_node, _ in packing)
+    if room < count:
+        detail = "; ".join(f"pool {p.name}: {per_node} per node x {nodes} nodes (maxCount)"
+                           for p, nodes, per_node, _ in packing)
+        return ("podset-exceeds-pools",
+                f"{label} podset {name} needs {count} pods of {wanted}, but its pools hold only {room} ({detail})",
+                f"raise maxCount so the pools hold {count} such pods, or lower the podset's count",
+                {**numbers, "fit": room})
+    return None

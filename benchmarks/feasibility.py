@@ -1,0 +1,164 @@
+"""Time the feasibility analysis over a generated organisation, in one process.
+
+Full size: 50 pools, 64 flavors, 1,000 ClusterQueues in 100 cohorts, 10,000 LocalQueues
+and 500 expected workloads. The organisation is feasible by construction (quotas share
+90% of each flavor's capacity), so every check runs to the end rather than stopping at
+a finding. It prints the time at 1/10 size and full size and the growth between them,
+and the growth of the work itself (function calls), which other load cannot skew; the
+target is under 2 s at full size and linear growth (about 10x for 10x the objects).
+
+    venv/bin/python benchmarks/feasibility.py [--runs 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from aks_kueue.feasibility import FeasibilityInputs, InstallFacts, PlacedDaemonSet, PoolSpec, analyse  # noqa: E402
+from aks_kueue.feasibility.pools import node_resources  # noqa: E402
+
+API = "kueue.x-k8s.io/v1beta2"
+GPU_TAINT = {"key": "sku", "value": "gpu", "effect": "NoSchedule"}
+PLUGIN = (PlacedDaemonSet("nvidia-device-plugin", {"cpu": "50m", "memory": "64Mi"}),)
+# (VM size, maxCount, GPU?) cycled over the pools.
+POOL_KINDS = [("Standard_D16s_v5", 40, False), ("Standard_E16s_v5", 30, False),
+              ("Standard_ND96amsr_A100_v4", 20, True), ("Standard_ND96isr_H100_v5", 20, True),
+              ("Standard_NC64as_T4_v3", 40, True)]
+RESOURCES = ("cpu", "memory", "nvidia.com/gpu")
+
+
+def organisation(scale: int) -> FeasibilityInputs:
+    """`scale` 10 is full size; 1 is a tenth of every count."""
+    pools = []
+    for i in range(5 * scale):
+        size, max_count, gpu = POOL_KINDS[i % len(POOL_KINDS)]
+        pools.append(PoolSpec(name=f"p{i}", vm_size=size, max_count=max_count, max_pods=110,
+                              labels={"team-tier": f"t{i % 4}"}, taints=(GPU_TAINT,) if gpu else (),
+                              gpu_driver="Install" if gpu else None, daemonsets=PLUGIN if gpu else ()))
+    flavors = [_flavor(f"f{i}", {"kubernetes.azure.com/agentpool": pool.name}, pool) for i, pool in enumerate(pools)]
+    # The rest select by VM size, so they land on several pools at once.
+    extra = round(6.4 * scale) - len(flavors)
+    for i in range(extra):
+        pool = pools[i % len(POOL_KINDS)]
+        flavors.append(_flavor(f"f{len(flavors)}", {"node.kubernetes.io/instance-type": pool.vm_size}, pool))
+    cpu_flavors = [f for f in flavors if "nodeTaints" not in f["spec"]]
+    gpu_flavors = [f for f in flavors if "nodeTaints" in f["spec"]]
+    cluster_queues = [_queue_flavors(q, cpu_flavors, gpu_flavors) for q in range(100 * scale)]
+    users: dict[str, int] = {}
+    for chosen in cluster_queues:
+        for flavor in chosen:
+            users[flavor["metadata"]["name"]] = users.get(flavor["metadata"]["name"], 0) + 1
+    capacity = _flavor_capacity(flavors, pools)
+    manifests: list[dict] = [*flavors]
+    manifests += [{"apiVersion": API, "kind": "Cohort", "metadata": {"name": f"c{c}"}, "spec": {}}
+                  for c in range(10 * scale)]
+    for q, chosen in enumerate(cluster_queues):
+        manifests.append(_cluster_queue(q, chosen, capacity, users))
+        manifests.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"ns{q}", "labels": {}}})
+        manifests += [{"apiVersion": API, "kind": "LocalQueue", "metadata": {"name": f"lq{n}", "namespace": f"ns{q}"},
+                       "spec": {"clusterQueue": f"cq{q}"}} for n in range(10)]
+    workloads = [_workload(w, cluster_queues) for w in range(50 * scale)]
+    return FeasibilityInputs(tuple(pools), tuple(manifests), tuple(workloads),
+                             InstallFacts(region="eastus", kubernetes_version="1.34", installers=("helm",)))
+
+
+def _flavor(name: str, labels: dict, pool: PoolSpec) -> dict:
+    spec: dict = {"nodeLabels": labels}
+    if pool.taints:
+        spec["nodeTaints"] = [dict(t) for t in pool.taints]
+    return {"apiVersion": API, "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": spec}
+
+
+def _queue_flavors(q: int, cpu_flavors: list, gpu_flavors: list) -> list:
+    return [cpu_flavors[q % len(cpu_flavors)], gpu_flavors[q % len(gpu_flavors)],
+            gpu_flavors[(q + 1) % len(gpu_flavors)]]
+
+
+def _flavor_capacity(flavors: list, pools: list) -> dict:
+    from aks_kueue.feasibility.flavors import place_flavors
+    from aks_kueue.feasibility.pools import pool_capacity
+
+    placed = place_flavors(flavors, [pool_capacity(p, "eastus") for p in pools])
+    return {name: {r: p.total(r) for r in RESOURCES} for name, p in placed.items()}
+
+
+def _cluster_queue(q: int, chosen: list, capacity: dict, users: dict) -> dict:
+    """90% of each flavor's capacity, shared by the queues using it, in whole units."""
+    flavors = []
+    for flavor in chosen:
+        name = flavor["metadata"]["name"]
+        share = {r: capacity[name][r] * 9 // (10 * users[name]) for r in RESOURCES}
+        flavors.append({"name": name, "resources": [
+            {"name": "cpu", "nominalQuota": f"{share['cpu']}m"},
+            {"name": "memory", "nominalQuota": str(share["memory"])},
+            {"name": "nvidia.com/gpu", "nominalQuota": str(share["nvidia.com/gpu"])}]})
+    return {"apiVersion": API, "kind": "ClusterQueue", "metadata": {"name": f"cq{q}"},
+            "spec": {"cohortName": f"c{q // 10}", "namespaceSelector": {},
+                     "resourceGroups": [{"coveredResources": list(RESOURCES), "flavors": flavors}]}}
+
+
+def _workload(w: int, cluster_queues: list) -> dict:
+    q = (w * 7) % len(cluster_queues)
+    gpu = w % 2 == 1
+    requests = {"cpu": "2", "memory": "8Gi", **({"nvidia.com/gpu": "1"} if gpu else {})}
+    spec: dict = {"containers": [{"name": "main", "resources": {"requests": requests}}]}
+    if gpu:
+        spec["tolerations"] = [{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]
+    return {"apiVersion": API, "kind": "Workload", "metadata": {"name": f"wl{w}", "namespace": f"ns{q}"},
+            "spec": {"queueName": f"lq{w % 10}", "podSets": [{"name": "main", "count": 1, "template": {"spec": spec}}]}}
+
+
+def timed(inputs: FeasibilityInputs, runs: int) -> tuple[float, float, int]:
+    """(fastest, median, findings): the fastest run is the least disturbed by other load."""
+    times, found = [], 0
+    for _ in range(runs):
+        start = time.perf_counter()
+        found = len(analyse(inputs).findings)
+        times.append(time.perf_counter() - start)
+    return min(times), statistics.median(times), found
+
+
+def function_calls(inputs: FeasibilityInputs) -> int:
+    """The work done, counted rather than timed, so other load on the machine cannot skew it."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    profiler.runcall(analyse, inputs)
+    return pstats.Stats(profiler).total_calls
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    node_resources(PoolSpec(name="warm", vm_size="Standard_D2s_v5", max_count=1, max_pods=30))  # load the catalog
+    fastest, calls = {}, {}
+    for label, scale in (("1/10", 1), ("full", 10)):
+        inputs = organisation(scale)
+        counts = {}
+        for manifest in inputs.manifests:
+            counts[manifest["kind"]] = counts.get(manifest["kind"], 0) + 1
+        best, median, found = timed(inputs, args.runs)
+        fastest[label] = best
+        calls[label] = function_calls(inputs)
+        print(f"{label:>4}: {len(inputs.pools)} pools, {counts['ResourceFlavor']} flavors, "
+              f"{counts['ClusterQueue']} ClusterQueues in {counts['Cohort']} cohorts, "
+              f"{counts['LocalQueue']} LocalQueues, {len(inputs.workloads)} workloads: "
+              f"fastest {best * 1000:.0f} ms, median {median * 1000:.0f} ms over {args.runs} runs, {found} findings")
+    growth = fastest["full"] / fastest["1/10"]
+    print(f"growth from 1/10 to full size (fastest runs): {growth:.1f}x for 10x the objects "
+          f"({'about linear' if growth <= 12 else 'worse than linear'})")
+    print(f"work from 1/10 to full size: {calls['1/10']:,} -> {calls['full']:,} Python function calls, "
+          f"{calls['full'] / calls['1/10']:.1f}x")
+    print(f"full size: {fastest['full']:.2f} s against a 2 s target ({'met' if fastest['full'] < 2 else 'missed'})")
+
+
+if __name__ == "__main__":
+    main()
