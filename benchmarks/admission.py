@@ -1,12 +1,19 @@
 """Pending workloads through the admission core, against a floor measured in the same run.
 
-    python benchmarks/admission.py [--workloads N] [--seed S]
+    python benchmarks/admission.py [--workloads N] [--distinct N] [--seed S]
 
 The organisation: 10 cohorts of 10 ClusterQueues, 4 flavors (two CPU, two GPU) in one
 resource group covering cpu, memory and nvidia.com/gpu; half the queues may preempt
 lower priorities, some lend and borrow with limits. Workloads are CPU or GPU jobs of
-random size, priority and queue. Each one goes through `Snapshot.assign` in order, and
-a Fit is admitted so its usage counts for the next, as in `aks-kueue simulate`.
+random size, priority and queue: from a few job templates per queue, as teams submit
+them, or (`--distinct`) each of a shape of its own, the worst case for the decision memo.
+
+Two ways through the assigner, each timed on its own:
+- busy cluster: the cluster is first filled to about half its quota; then every
+  pending workload gets `Snapshot.assign` against that state (Kueue's decision now);
+- simulate: as `aks-kueue simulate`, in order, each Fit admitted so its usage counts
+  for the next; the cluster fills up and most later decisions are Preempt or NoFit,
+  each with a preemption search.
 
 The floor is one pass over the same workloads that only sums their requests. Growth
 is the time per workload at full size over the time per workload at a tenth. Peak
@@ -92,7 +99,27 @@ def floor_pass(pending: list) -> float:
     return time.perf_counter() - start
 
 
-def admission_pass(objects: list[dict], pending: list) -> tuple[float, dict[str, int]]:
+def busy_cluster(objects: list[dict], seed: int) -> Snapshot:
+    """A snapshot with about half of every queue's quota in use."""
+    snapshot = Snapshot.from_objects(objects)
+    filler = workloads(random.Random(seed), 6_000, None)
+    for index, workload in enumerate(filler):
+        workload.name, workload.uid = f"running-{index}", f"running-{index}"
+        decision = snapshot.assign(workload)
+        if decision.mode == "Fit" and not decision.borrowing and index % 2 == 0:
+            snapshot.admit(workload, decision)
+    return snapshot
+
+
+def assign_pass(snapshot: Snapshot, pending: list) -> tuple[float, dict[str, int]]:
+    modes = {"Fit": 0, "Preempt": 0, "NoFit": 0}
+    start = time.perf_counter()
+    for workload in pending:
+        modes[snapshot.assign(workload).mode] += 1
+    return time.perf_counter() - start, modes
+
+
+def simulate_pass(objects: list[dict], pending: list) -> tuple[float, dict[str, int]]:
     modes = {"Fit": 0, "Preempt": 0, "NoFit": 0}
     start = time.perf_counter()
     snapshot = Snapshot.from_objects(objects)
@@ -104,10 +131,13 @@ def admission_pass(objects: list[dict], pending: list) -> tuple[float, dict[str,
     return time.perf_counter() - start, modes
 
 
-def run(objects: list[dict], size: int, seed: int, catalogue) -> tuple[float, float]:
+def run(label: str, objects: list[dict], size: int, seed: int, catalogue) -> tuple[float, float]:
     pending = workloads(random.Random(seed + size), size, catalogue)
     floor = min(floor_pass(pending) for _ in range(3))
-    seconds, modes = admission_pass(objects, pending)
+    if label == "busy cluster":
+        seconds, modes = assign_pass(busy_cluster(objects, seed), pending)
+    else:
+        seconds, modes = simulate_pass(objects, pending)
     print(f"  {size:>7,} workloads: {seconds:6.2f} s, {size / seconds:9,.0f} decisions/s; "
           f"floor {floor * 1e6 / size:4.2f} µs/workload; {seconds / floor:6.1f}× floor; {modes}")
     return seconds, floor
@@ -119,29 +149,27 @@ def report(label: str, small: tuple[int, float], full: tuple[int, float, float])
     growth = (seconds / full_size) / (small_seconds / small_size)
     print(f"{label}: {rate:,.0f} decisions/s (target ≥ {TARGET_RATE:,}: {'met' if rate >= TARGET_RATE else 'MISSED'}); "
           f"{ratio:.1f}× floor (target ≤ {TARGET_FLOOR_RATIO:g}: {'met' if ratio <= TARGET_FLOOR_RATIO else 'MISSED'}); "
-          f"growth {growth:.2f} per workload from {small_size:,} to {full_size:,} (linear = 1.0)")
+          f"growth {growth:.2f} per workload from {small_size:,} to {full_size:,} (linear = 1.0)\n")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workloads", type=int, default=100_000)
     parser.add_argument("--distinct", type=int, default=20_000,
-                        help="also run this many workloads that each have a shape of their own (0: skip)")
+                        help="workloads of a shape of their own, per way (0: skip)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     rng = random.Random(args.seed)
     objects = organisation(rng)
     catalogue = templates(rng)
-    small, full = args.workloads // 10, args.workloads
-    print(f"from job templates ({TEMPLATES_PER_QUEUE} per queue, 3 priorities):")
-    small_seconds, _ = run(objects, small, args.seed, catalogue)
-    full_seconds, full_floor = run(objects, full, args.seed, catalogue)
-    report("templated", (small, small_seconds), (full, full_seconds, full_floor))
-    if args.distinct:
-        print("every workload a shape of its own (the worst case for the decision memo):")
-        d_small = run(objects, args.distinct // 10, args.seed, None)
-        d_full = run(objects, args.distinct, args.seed, None)
-        report("distinct", (args.distinct // 10, d_small[0]), (args.distinct, *d_full))
+    for way in ("busy cluster", "simulate"):
+        for kind, size, shapes in (("templated", args.workloads, catalogue), ("distinct", args.distinct, None)):
+            if not size:
+                continue
+            print(f"{way}, {kind} ({f'{TEMPLATES_PER_QUEUE} templates per queue' if shapes else 'one shape each'}):")
+            small = run(way, objects, size // 10, args.seed, shapes)
+            full = run(way, objects, size, args.seed, shapes)
+            report(f"{way}, {kind}", (size // 10, small[0]), (size, *full))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory: {peak_mb:.0f} MB (target < {MEMORY_LIMIT_MB} MB: {'met' if peak_mb < MEMORY_LIMIT_MB else 'MISSED'})")
 

@@ -63,6 +63,13 @@ class Node:
     def within_subtree_quota(self, frs) -> bool:
         return all(self.subtree_quota.get(fr, 0) >= self.usage.get(fr, 0) for fr in frs)
 
+    def path_from_root(self) -> tuple["Node", ...]:
+        """This node and its ancestors, root first; the tree's shape never changes."""
+        path = self.__dict__.get("_path")
+        if path is None:
+            path = self.__dict__["_path"] = (*reversed(list(self.ancestors())), self)
+        return path
+
     def ancestors(self):
         node = self.parent
         while node is not None:
@@ -231,16 +238,22 @@ def borrowing_height(cq: Node, fr: FlavorResource, value: int) -> tuple[int, boo
 
 
 def _available(node: Node, fr: FlavorResource) -> int:
-    if node.parent is None:
-        return node.subtree_quota.get(fr, 0) - node.usage.get(fr, 0)
-    from_parent = _available(node.parent, fr)
-    quota = node.quotas.get(fr)
-    if quota is not None and quota.borrowing_limit is not None:
-        local = node.local_quota(fr)
-        stored_in_parent = node.subtree_quota.get(fr, 0) - local
-        used_in_parent = max(0, node.usage.get(fr, 0) - local)
-        from_parent = min(stored_in_parent - used_in_parent + quota.borrowing_limit, from_parent)
-    return node.local_available(fr) + from_parent
+    """Upstream's recursion, walked from the root down (the hot path of every decision)."""
+    path = node.path_from_root()
+    root = path[0]
+    value = root.subtree_quota.get(fr, 0) - root.usage.get(fr, 0)
+    for step in path[1:]:
+        quota = step.quotas.get(fr)
+        usage = step.usage.get(fr, 0)
+        if quota is None:
+            value = max(0, -usage) + value
+            continue
+        subtree = step.subtree_quota.get(fr, 0)
+        local = 0 if quota.lending_limit is None else max(0, subtree - quota.lending_limit)
+        if quota.borrowing_limit is not None:
+            value = min(subtree - local - max(0, usage - local) + quota.borrowing_limit, value)
+        value = max(0, local - usage) + value
+    return value
 
 
 def _potential(node: Node, fr: FlavorResource) -> int:
