@@ -161,3 +161,14 @@ def test_v1beta1_workload_priority_becomes_a_reference():
                                      "priorityClassName": "system-high", "priority": 5})
     assert spec == {"priorityClassRef": {"group": "scheduling.k8s.io", "kind": "PriorityClass",
                                          "name": "system-high"}, "priority": 5}
+
+
+def test_v1beta1_multikueue_cluster_source_moves_under_cluster_source():
+    from aks_kueue.kueue.validate import load_object, validate_object
+
+    obj = load_object({"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "MultiKueueCluster",
+                       "metadata": {"name": "worker"},
+                       "spec": {"kubeConfig": {"location": "worker-secret", "locationType": "Secret"}}})
+    assert validate_object(obj) == []
+    assert obj.manifest["spec"] == {"clusterSource": {"kubeConfig": {"location": "worker-secret",
+                                                                     "locationType": "Secret"}}}

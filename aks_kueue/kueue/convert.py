@@ -1,7 +1,8 @@
 """v1beta1 -> v1beta2, as Kueue's conversion webhook does it for the objects we write.
 
-Sources: `apis/kueue/v1beta1/*_conversion.go` at v0.19.2. Only ClusterQueue specs
-changed shape among the queue objects; the other kinds only change apiVersion.
+Sources: `apis/kueue/v1beta1/*_conversion.go` at v0.19.2. ClusterQueue, Workload,
+AdmissionCheck and MultiKueueCluster specs changed shape; the other kinds only change
+apiVersion.
 """
 
 from __future__ import annotations
@@ -54,6 +55,15 @@ def workload_spec_to_v1beta2(spec: Any) -> Any:
     return spec
 
 
+def multikueue_cluster_spec_to_v1beta2(spec: dict[str, Any]) -> dict[str, Any]:
+    """`kubeConfig` and `clusterProfileRef` moved under `clusterSource`."""
+    spec = copy.deepcopy(spec)
+    source = {key: spec.pop(key) for key in ("kubeConfig", "clusterProfileRef") if key in spec}
+    if source:
+        spec["clusterSource"] = source
+    return spec
+
+
 def to_v1beta2(manifest: dict[str, Any]) -> dict[str, Any]:
     if manifest.get("apiVersion") != V1BETA1:
         return manifest
@@ -63,6 +73,8 @@ def to_v1beta2(manifest: dict[str, Any]) -> dict[str, Any]:
         converted["spec"] = cluster_queue_spec_to_v1beta2(spec)
     elif kind == "Workload":
         converted["spec"] = workload_spec_to_v1beta2(spec)
+    elif kind == "MultiKueueCluster" and isinstance(spec, dict):
+        converted["spec"] = multikueue_cluster_spec_to_v1beta2(spec)
     elif kind == "AdmissionCheck" and isinstance(spec, dict):
         converted["spec"] = {k: v for k, v in spec.items() if k != "retryDelayMinutes"}  # removed in v1beta2
     return converted
