@@ -8,6 +8,7 @@ from aks_kueue.queues import plan_queues
 from aks_kueue.settings import SettingsError
 from aks_kueue.settings.source import load_settings
 from components.cluster import AksCluster, AksClusterArgs
+from components.expected_workloads import ExpectedWorkloads, ExpectedWorkloadsArgs
 from components.gpu_device_plugin import GpuDevicePlugin, GpuDevicePluginArgs
 from components.kueue_install import KueueInstall, KueueInstallArgs
 from components.kueue_queues import KueueQueues, KueueQueuesArgs
@@ -41,6 +42,10 @@ if queue_plan.objects:
     queues = KueueQueues("queues", KueueQueuesArgs(
         plan=queue_plan, provider=cluster.provider, installer=kueue.installer))
     pulumi.export("queues", queues.summary)
+if settings.expected_workloads:
+    # Stack policies see resources only: this ConfigMap carries the job shapes to them.
+    ExpectedWorkloads("expected", ExpectedWorkloadsArgs(
+        workloads=settings.expected_workloads, provider=cluster.provider))
 
 pulumi.export("resourceGroupName", cluster.resource_group_name)
 pulumi.export("clusterName", cluster.cluster_name)

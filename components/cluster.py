@@ -54,7 +54,10 @@ class AksCluster(pulumi.ComponentResource):
         self.kubeconfig = pulumi.Output.secret(kubeconfig)
         self.provider = k8s.Provider(
             f"{name}-k8s", kubeconfig=self.kubeconfig, enable_server_side_apply=True,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[managed, *deployer_access]))
+            # The kubeconfig is already a secret Output; naming it here keeps it encrypted in the
+            # state even if a plain value is ever passed, and is what the policy pack can check.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[managed, *deployer_access],
+                                        additional_secret_outputs=["kubeconfig"]))
         self.register_outputs({
             "resourceGroupName": self.resource_group_name, "clusterName": self.cluster_name,
             "kubeconfig": self.kubeconfig, "oidcIssuerUrl": self.oidc_issuer_url,

@@ -8,6 +8,7 @@ from typing import Optional
 import pulumi
 from pulumi_azure_native import containerservice as cs
 
+from aks_kueue.capacity_tag import capacity_tag
 from aks_kueue.settings.pools import NodePool
 from components import token
 from components.cluster import supports_host_encryption
@@ -56,6 +57,9 @@ def agent_pool_inputs(pool: NodePool, args: NodePoolsArgs) -> dict:
         enable_encryption_at_host=supports_host_encryption(pool.vm_size),
         tags=args.tags,
     )
+    if pool.capacity is not None:
+        stated = pool.capacity
+        inputs["tags"] = {**args.tags, **capacity_tag(stated.cpu, stated.memory, stated.gpus, stated.gpu_resource)}
     if pool.gpu_vendor is not None:
         inputs["gpu_profile"] = cs.GPUProfileArgs(driver=pool.effective_gpu_driver)
     if pool.gpu_instance_profile is not None:

@@ -9,7 +9,10 @@ knows where the values came from beyond the `source` key paths used in messages.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Mapping, Optional
+
+from aks_kueue.capacity import DEFAULT_VM_OVERHEAD
 
 Manifest = dict[str, Any]
 
@@ -50,6 +53,8 @@ class PoolSpec:
     explicit: Optional[ExplicitNode] = None
     daemonsets: tuple[PlacedDaemonSet, ...] = ()
     source: str = ""
+    # The share of the VM's memory kubelet does not report; the policy pack makes it configurable.
+    vm_overhead: Fraction = DEFAULT_VM_OVERHEAD
 
 
 @dataclass(frozen=True)

@@ -113,7 +113,7 @@ def node_resources(pool: PoolSpec) -> NodeResources:
     else:
         vcpus, memory_gib = size.vcpus, size.memory_gib
         stated = f"{size.name}: {size.vcpus} vCPU, {size.memory_gib:g} GiB (catalog)"
-    base = node_allocatable(vcpus, memory_gib, pool.max_pods)
+    base = node_allocatable(vcpus, memory_gib, pool.max_pods, pool.vm_overhead)
     amounts = {"cpu": base.cpu_millicores, "memory": base.memory_bytes, "pods": base.pods}
     lines = [stated, *base.explanation, f"pods: maxPods {pool.max_pods}"]
     gpu_resource, gpus, gpu_lines, fractional = _gpus(pool)

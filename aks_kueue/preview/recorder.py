@@ -27,6 +27,10 @@ class Registration:
     provider: str | None
     inputs: dict[str, Any]
     secret_paths: list[str] = field(default_factory=list)
+    # The inputs as they went over the wire (secret markers and unknown sentinels intact),
+    # and the outputs the program asked to keep secret: what the policy pack is handed.
+    raw_inputs: dict[str, Any] = field(default_factory=dict)
+    additional_secret_outputs: list[str] = field(default_factory=list)
 
 
 class RecordingMonitor(MockMonitor):
@@ -44,7 +48,8 @@ class RecordingMonitor(MockMonitor):
                 parent=request.parent or None,
                 depends_on=sorted(set(request.dependencies)),
                 provider=request.provider.rsplit("::", 1)[0] if request.provider else None,
-                inputs=plain(raw, "", secret_paths), secret_paths=secret_paths))
+                inputs=plain(raw, "", secret_paths), secret_paths=secret_paths, raw_inputs=raw,
+                additional_secret_outputs=list(request.additionalSecretOutputs)))
         return response
 
 

@@ -1,0 +1,111 @@
+"""The pack run over an offline preview the way the Pulumi engine runs it.
+
+`evaluate` drives pulumi_policy's own analyzer servicer, the object a `PolicyPack` serves
+over gRPC, with the messages the engine would send: `Configure` with the reconciled
+config, `ConfigureStack`, `Analyze` for each resource (resource policies see inputs) and
+`AnalyzeStack` once (stack policies see outputs, which during a preview are the inputs
+propagated, unknowns left unknown). Properties travel as protobuf Structs with the
+engine's unknown sentinels and secret markers; pulumi_policy decodes them as in a real run.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from google.protobuf import struct_pb2
+from pulumi.runtime.proto import analyzer_pb2
+from pulumi_policy import EnforcementLevel
+from pulumi_policy.policy import _PolicyAnalyzerServicer
+
+from aks_kueue.policies.config import reconcile
+from aks_kueue.preview.recorder import UNKNOWN, UNKNOWN_TEXT
+
+_SIG = "4dabf18193072939515e22adb298388d"
+_RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e"
+_LEVELS = {analyzer_pb2.ADVISORY: "advisory", analyzer_pb2.MANDATORY: "mandatory",
+           analyzer_pb2.REMEDIATE: "mandatory", analyzer_pb2.DISABLED: "disabled"}
+_PROTO_LEVEL = {"advisory": analyzer_pb2.ADVISORY, "mandatory": analyzer_pb2.MANDATORY,
+                "remediate": analyzer_pb2.REMEDIATE, "disabled": analyzer_pb2.DISABLED}
+
+
+def run_pack(name: str, version: str, policies: list, run: Any, config: Optional[dict]) -> list[dict]:
+    servicer = _PolicyAnalyzerServicer(name, version, policies, EnforcementLevel.ADVISORY)
+    servicer.Configure(configure_request(policies, config), None)
+    servicer.ConfigureStack(analyzer_pb2.AnalyzerStackConfigureRequest(
+        stack=getattr(run, "stack", ""), project=getattr(run, "project", ""), dry_run=True), None)
+    found: list[dict] = []
+    resources = analyzer_resources(run)
+    for resource in resources:
+        request = analyzer_pb2.AnalyzeRequest(type=resource.type, properties=resource.properties, urn=resource.urn,
+                                              name=resource.name, options=resource.options)
+        if resource.HasField("provider"):
+            request.provider.CopyFrom(resource.provider)
+        # A resource policy's diagnostic is about the resource analysed.
+        found += [violation(d, resource.urn) for d in servicer.Analyze(request, None).diagnostics]
+    response = servicer.AnalyzeStack(analyzer_pb2.AnalyzeStackRequest(resources=resources), None)
+    found += [violation(d, d.urn or None) for d in response.diagnostics]
+    order = {p.name: i for i, p in enumerate(policies)}
+    return sorted(found, key=lambda v: (order.get(v["policy"], len(order)), v["urn"] or "", v["message"]))
+
+
+def configure_request(policies: list, config: Optional[dict]) -> analyzer_pb2.ConfigureAnalyzerRequest:
+    """The reconciled config with every level sent explicitly: the proto enum's zero value is ADVISORY."""
+    return analyzer_pb2.ConfigureAnalyzerRequest(policyConfig={
+        policy: analyzer_pb2.PolicyConfig(enforcementLevel=_PROTO_LEVEL[level], properties=_struct(props))
+        for policy, (level, props) in reconcile(policies, config).items()})
+
+
+def analyzer_resources(run: Any) -> list[analyzer_pb2.AnalyzerResource]:
+    """Every recorded registration as the engine hands it to AnalyzeStack, in the record's order."""
+    registrations = list(getattr(run, "resources", None) or run.registrations)
+    by_urn = {r.urn: r for r in registrations}
+    return [_analyzer_resource(r, by_urn) for r in registrations]
+
+
+def _analyzer_resource(registration: Any, by_urn: dict) -> analyzer_pb2.AnalyzerResource:
+    resource = analyzer_pb2.AnalyzerResource(
+        type=registration.type, urn=registration.urn, name=registration.name,
+        properties=_struct(wire_inputs(registration)), parent=registration.parent or "",
+        dependencies=list(registration.depends_on),
+        options=analyzer_pb2.AnalyzerResourceOptions(
+            parent=registration.parent or "",
+            additionalSecretOutputs=list(getattr(registration, "additional_secret_outputs", []) or [])))
+    provider = by_urn.get(registration.provider) if registration.provider else None
+    if provider is not None:
+        resource.provider.CopyFrom(analyzer_pb2.AnalyzerProviderResource(
+            type=provider.type, urn=provider.urn, name=provider.name, properties=_struct(wire_inputs(provider))))
+    return resource
+
+
+def wire_inputs(registration: Any) -> dict:
+    """The inputs as the engine marshals them for an analyzer: secrets kept as secret markers,
+    unknowns as the unknown sentinel, resource references as their URN (no KeepResources)."""
+    raw = getattr(registration, "raw_inputs", None)
+    return _wire(raw if raw else registration.inputs)
+
+
+def _wire(value: Any) -> Any:
+    if isinstance(value, dict):
+        if value.get(_SIG) == _RESOURCE_SIG:
+            return value.get("id") or value.get("urn") or UNKNOWN
+        return {k: _wire(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_wire(v) for v in value]
+    if value == UNKNOWN_TEXT:  # a record that kept only the display form of an unknown
+        return UNKNOWN
+    return value
+
+
+def _struct(values: dict) -> struct_pb2.Struct:
+    struct = struct_pb2.Struct()
+    struct.update(values)
+    return struct
+
+
+def violation(diagnostic, urn: Optional[str]) -> dict:
+    message = diagnostic.message
+    # The servicer puts the policy's description before what the policy reported.
+    if diagnostic.description and message.startswith(diagnostic.description + "\n"):
+        message = message[len(diagnostic.description) + 1:]
+    return {"policy": diagnostic.policyName, "enforcementLevel": _LEVELS[diagnostic.enforcementLevel],
+            "urn": urn, "message": message}
