@@ -25,59 +25,133 @@ def main() -> None:
     """aks-kueue: AKS, Kueue and quota checks, offline."""
 
 
-@app.command()
-def preview(
-    stack: Optional[str] = typer.Option(None, "--stack", help="Read stacks/Pulumi.NAME.yaml (default: dev)."),
-    config: Optional[Path] = typer.Option(None, "--config", help="Read a stack file at PATH instead."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
-) -> None:
-    """Show what `pulumi up` would create for a stack, with no cloud and no credentials.
+FORMATS = ("text", "json", "markdown")
 
-    Then the capacity model's verdict on its quotas and expected workloads; an error
-    finding (quota the pools can never hold) exits 1.
-    """
-    from aks_kueue.feasibility.adapter import analyse_config
-    from aks_kueue.feasibility.report import capacity_json, findings_json, infeasible
-    from aks_kueue.preview.render import preview_document, print_tree
-    from aks_kueue.preview.run import ProgramError, run_program
-    from aks_kueue.preview.stackfile import StackFileError, load_stack, project_root, stack_path
+
+def _stack_config(stack: Optional[str], config: Optional[Path], command: str):
+    """The stack file named by --stack (default dev) or --config, as the Pulumi CLI loads it."""
+    from aks_kueue.preview.stackfile import load_stack, project_root, stack_path
 
     if stack is not None and config is not None:
-        _fail("preview: give either --stack or --config, not both")
+        _fail(f"{command}: give either --stack or --config, not both")
     root = project_root()
+    if config is not None:
+        match = re.fullmatch(r"Pulumi\.(.+)\.yaml", config.name)
+        return load_stack(config, match.group(1) if match else config.stem, root), root
+    name = stack or "dev"
+    path = stack_path(root, name)
+    if not path.exists():
+        known = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in path.parent.glob("Pulumi.*.yaml"))
+        _fail(f"{path}: no such stack file; known stacks: {', '.join(known) or 'none'}")
+    return load_stack(path, name, root), root
+
+
+def _evaluate_stack(stack: Optional[str], config: Optional[Path], policy_config: Optional[Path], command: str):
+    """Record the program's resources, analyse capacity, and run the policy pack over the record."""
+    from aks_kueue.feasibility.adapter import analyse_config
+    from aks_kueue.preview.run import ProgramError, run_program
+    from aks_kueue.preview.stackfile import StackFileError
+    from aks_kueue.preview.verdicts import PolicyConfigError, evaluate_policies, load_policy_config
+
     try:
-        if config is not None:
-            match = re.fullmatch(r"Pulumi\.(.+)\.yaml", config.name)
-            name = match.group(1) if match else config.stem
-            stack_config = load_stack(config, name, root)
-        else:
-            name = stack or "dev"
-            path = stack_path(root, name)
-            if not path.exists():
-                known = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in path.parent.glob("Pulumi.*.yaml"))
-                _fail(f"{path}: no such stack file; known stacks: {', '.join(known) or 'none'}")
-            stack_config = load_stack(path, name, root)
+        # The policy config is checked first: a typo there should not wait for the program.
+        pack_config = load_policy_config(policy_config) if policy_config is not None else None
+        stack_config, root = _stack_config(stack, config, command)
         run = run_program(stack_config, root)
         # The program has already accepted these settings, so this parse cannot fail on them.
         analysis = analyse_config(stack_config.config, root)
-    except (StackFileError, ProgramError) as error:
+        violations = evaluate_policies(run, pack_config)
+    except (StackFileError, ProgramError, PolicyConfigError) as error:
         _fail(str(error))
     except typer.Exit:
         raise
     except Exception as error:  # a bug, not bad input: say so briefly
         if os.environ.get("AKS_KUEUE_DEBUG"):
             raise
-        _fail(f"preview: internal error: {type(error).__name__}: {error} (set AKS_KUEUE_DEBUG=1 for details)")
+        _fail(f"{command}: internal error: {type(error).__name__}: {error} (set AKS_KUEUE_DEBUG=1 for details)")
     for warning in run.warnings:
         typer.echo(f"warning: {warning}", err=True)
-    if as_json:
-        document = {**preview_document(run), "capacity": capacity_json(analysis),
+    return run, analysis, violations
+
+
+STACK_OPTION = typer.Option(None, "--stack", help="Read stacks/Pulumi.NAME.yaml (default: dev).")
+CONFIG_OPTION = typer.Option(None, "--config", help="Read a stack file at PATH instead.")
+POLICY_CONFIG_OPTION = typer.Option(
+    None, "--policy-config", help="Policy pack config: the JSON of `pulumi preview --policy-pack-config`.")
+
+
+@app.command()
+def preview(
+    stack: Optional[str] = STACK_OPTION,
+    config: Optional[Path] = CONFIG_OPTION,
+    policy_config: Optional[Path] = POLICY_CONFIG_OPTION,
+    as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
+    output_format: Optional[str] = typer.Option(
+        None, "--format", help="text (a tree and tables), json (one document) or markdown (a PR comment)."),
+) -> None:
+    """Show what `pulumi up` would create for a stack, with no cloud and no credentials.
+
+    Then the capacity table and the verdicts of every policy of the pack; a mandatory violation exits 1.
+    """
+    if output_format is not None and output_format not in FORMATS:
+        _fail(f"preview: --format must be one of {', '.join(FORMATS)}, not {output_format!r}")
+    if as_json and output_format not in (None, "json"):
+        _fail(f"preview: --json means --format json; it cannot go with --format {output_format}")
+    chosen = "json" if as_json else output_format or "text"
+    run, analysis, violations = _evaluate_stack(stack, config, policy_config, "preview")
+    if chosen == "json":
+        from aks_kueue.feasibility.report import capacity_json, findings_json
+        from aks_kueue.preview.render import preview_document
+
+        document = {**preview_document(run, violations), "capacity": capacity_json(analysis),
                     "findings": findings_json(analysis)}
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    elif chosen == "markdown":
+        from aks_kueue.preview.markdown import markdown_summary
+
+        sys.stdout.write(markdown_summary(run, analysis, violations))
     else:
-        print_tree(run, analysis)
-    if infeasible(analysis):
+        from aks_kueue.preview.render import print_tree
+
+        print_tree(run, analysis, violations)
+    _exit_on_verdict(violations)
+
+
+def _exit_on_verdict(violations) -> None:
+    """Exit 1 on a mandatory violation. Feasibility errors reach this through the pack's
+    policies (mandatory by default), so a policy config that lowers them decides too."""
+    from aks_kueue.preview.verdicts import rejected
+
+    if rejected(violations):
         raise typer.Exit(1)
+
+
+@app.command()
+def report(
+    out: Path = typer.Option(..., "--out", help="Directory for capacity.png and summary.md (created if missing)."),
+    stack: Optional[str] = STACK_OPTION,
+    config: Optional[Path] = CONFIG_OPTION,
+    policy_config: Optional[Path] = POLICY_CONFIG_OPTION,
+) -> None:
+    """Write a chart of quota against capacity (capacity.png) and the PR summary (summary.md).
+
+    Exits 1 after writing both when a policy violation is mandatory, as preview does.
+    """
+    if out.exists() and not out.is_dir():
+        _fail(f"report: {out} exists and is not a directory")
+    run, analysis, violations = _evaluate_stack(stack, config, policy_config, "report")
+    from aks_kueue.preview.chart import draw_capacity_chart
+    from aks_kueue.preview.markdown import markdown_summary
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        chart = draw_capacity_chart(run.stack, analysis.capacity, out / "capacity.png")
+        summary = out / "summary.md"
+        summary.write_text(markdown_summary(run, analysis, violations), encoding="utf-8")
+    except OSError as error:
+        _fail(f"report: cannot write to {out}: {error.strerror or error}")
+    typer.echo(f"wrote {chart} and {summary}")
+    _exit_on_verdict(violations)
 
 
 @app.command()

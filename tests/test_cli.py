@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from aks_kueue.cli import app
 from tests.conftest import ROOT, edited
+from tests.policy_fakes import fake_pack, real_pack  # noqa: F401  (fake_pack is a fixture)
 
 runner = CliRunner()
 
@@ -28,6 +29,7 @@ def write_stack(tmp_path, config: dict):
 
 
 def test_dev_json_follows_the_contract():
+    real_pack()
     # A real process, as a user runs it: the console script's module, stdout only JSON.
     done = subprocess.run([sys.executable, "-m", "aks_kueue.cli", "preview", "--stack", "dev", "--json"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -35,7 +37,10 @@ def test_dev_json_follows_the_contract():
     doc = json.loads(done.stdout)
     assert list(doc) == ["project", "stack", "resources", "violations", "outputs", "capacity", "findings"]
     assert doc["findings"] == [] and {r["verdict"] for r in doc["capacity"]["flavors"]} == {"ok"}
-    assert (doc["project"], doc["stack"], doc["violations"]) == ("aks-kueue", "dev", [])
+    assert (doc["project"], doc["stack"]) == ("aks-kueue", "dev")
+    for violation in doc["violations"]:  # dev may carry advisory ones, never a mandatory one
+        assert set(violation) == {"policy", "enforcementLevel", "urn", "message"}
+        assert violation["enforcementLevel"] == "advisory"
     urns = {r["urn"] for r in doc["resources"]}
     for resource in doc["resources"]:
         assert set(resource) == {"urn", "type", "name", "parent", "dependsOn", "provider", "inputs"}
@@ -47,7 +52,7 @@ def test_dev_json_follows_the_contract():
     assert isinstance(pool["inputs"]["maxCount"], int)
 
 
-def test_default_stack_is_dev_and_human_output_is_a_tree():
+def test_default_stack_is_dev_and_human_output_is_a_tree(fake_pack):
     code, out, _ = cli("preview")
     assert code == 0
     assert "aks-kueue / stack dev" in out and "azure-native:containerservice:AgentPool" in out
@@ -57,10 +62,11 @@ def test_default_stack_is_dev_and_human_output_is_a_tree():
 
 
 def test_an_infeasible_quota_exits_1_with_its_findings(tmp_path):
+    real_pack()
     fixture = ROOT / "tests" / "fixtures" / "feasibility" / "quota-above-capacity.yaml"
     code, out, _ = cli("preview", "--config", str(fixture), "--json")
     doc = json.loads(out)
-    assert code == 1 and doc["violations"] == []
+    assert code == 1 and any(v["enforcementLevel"] == "mandatory" for v in doc["violations"])
     assert [f["kind"] for f in doc["findings"]] == ["quota-above-capacity"]
     row = next(r for r in doc["capacity"]["flavors"] if (r["flavor"], r["resource"]) == ("t4", "nvidia.com/gpu"))
     assert (row["quota"], row["capacity"], row["headroom"], row["verdict"]) == ("3", "2", "-1", "over")
@@ -68,13 +74,14 @@ def test_an_infeasible_quota_exits_1_with_its_findings(tmp_path):
     assert code == 1 and "error aks-kueue:queues.resourceFlavors[1]: the nominalQuota" in " ".join(out.split())
 
 
-def test_a_warning_alone_keeps_exit_0():
+def test_a_warning_finding_is_reported(fake_pack):
+    # Whether it rejects the stack is the pack's call (tests/test_preview_policies.py).
     fixture = ROOT / "tests" / "fixtures" / "feasibility" / "managed-region.yaml"
     code, out, _ = cli("preview", "--config", str(fixture), "--json")
     assert code == 0 and [f["severity"] for f in json.loads(out)["findings"]] == ["warning"]
 
 
-def test_config_flag_reads_any_stack_file(tmp_path):
+def test_config_flag_reads_any_stack_file(tmp_path, fake_pack):
     path = write_stack(tmp_path, edited("prod", lambda c: None))
     code, out, _ = cli("preview", "--config", str(path), "--json")
     assert code == 0 and json.loads(out)["stack"] == "bad"

@@ -9,7 +9,7 @@ import json
 from aks_kueue.preview.run import ProgramRun
 
 
-def preview_document(run: ProgramRun) -> dict[str, Any]:
+def preview_document(run: ProgramRun, violations: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "project": run.project,
         "stack": run.stack,
@@ -18,8 +18,7 @@ def preview_document(run: ProgramRun) -> dict[str, Any]:
              "provider": r.provider, "inputs": r.inputs}
             for r in run.registrations
         ],
-        # Filled by the policy pack once it exists; until then no policy runs.
-        "violations": [],
+        "violations": violations,
         "outputs": run.outputs,
     }
 
@@ -38,8 +37,9 @@ def _summary(resource) -> str:
     return ""
 
 
-def print_tree(run: ProgramRun, analysis=None) -> None:
-    """The resource tree, the stack outputs, then the capacity table when there is an analysis."""
+def print_tree(run: ProgramRun, analysis=None, violations: list[dict[str, Any]] | None = None) -> None:
+    """The resource tree, the stack outputs, the capacity table when there is an analysis,
+    then the policy verdicts."""
     # rich is imported only for people: a --json preview never loads it.
     from rich.console import Console
     from rich.markup import escape
@@ -69,4 +69,25 @@ def print_tree(run: ProgramRun, analysis=None) -> None:
         from aks_kueue.feasibility.report import print_capacity
 
         print_capacity(console, analysis)
-    console.print("[dim]Policy verdicts: the policy pack is not part of this version yet; no policy ran.[/dim]")
+    fixes = [finding.fix for finding in analysis.findings] if analysis is not None else []
+    print_verdicts(console, violations or [], fixes)
+
+
+def print_verdicts(console, violations: list[dict[str, Any]], known_fixes: list[str]) -> None:
+    """The pack's violations grouped by enforcement level, each with its fix hint."""
+    from rich.markup import escape
+
+    from aks_kueue.preview.verdicts import MANDATORY, by_level, resource_label, split_fix
+
+    if not violations:
+        console.print("[green]Policy verdicts: every policy passed.[/green]")
+        return
+    for level, group in by_level(violations).items():
+        colour = "red" if level == MANDATORY else "yellow"
+        console.print(f"[bold {colour}]Policy verdicts, {escape(level)}: {len(group)}[/bold {colour}]")
+        for violation in group:
+            text, fix = split_fix(violation["message"], known_fixes)
+            console.print(f"  [{colour}]{escape(violation['policy'])}[/{colour}] "
+                          f"({escape(resource_label(violation.get('urn')))}): {escape(text)}")
+            if fix:
+                console.print(f"      fix: {escape(fix)}")

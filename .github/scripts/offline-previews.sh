@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The offline preview of every stack under stacks/, for the PR comment and the run's artifacts.
+#
+#   .github/scripts/offline-previews.sh OUT_DIR
+#
+# A stack's policy config, policy/config/<stack>.json, is used when it exists, as the
+# cloud job's `pulumi preview --policy-pack-config` uses it. Writes OUT_DIR/<stack>.json (the contract's document), OUT_DIR/<stack>/capacity.png and
+# summary.md (aks-kueue report), and OUT_DIR/comment.md (every stack's summary). It always
+# finishes, so the comment is posted; the stacks that were rejected (exit 1) or could not be
+# previewed (exit 2) are listed in OUT_DIR/rejected, which the workflow then fails on.
+set -uo pipefail
+
+out="${1:?usage: offline-previews.sh OUT_DIR}"
+cli="${AKS_KUEUE:-venv/bin/aks-kueue}"
+mkdir -p "$out"
+: > "$out/rejected"
+{
+  echo "# aks-kueue: offline preview with the policy pack"
+  echo
+  echo "No cloud involved: the program ran under the Pulumi SDK's mocks and every policy of \`policy/\` ran over what it registered."
+} > "$out/comment.md"
+
+for file in stacks/Pulumi.*.yaml; do
+  stack="${file#stacks/Pulumi.}"
+  stack="${stack%.yaml}"
+  pack_config=()
+  [ -f "policy/config/$stack.json" ] && pack_config=(--policy-config "policy/config/$stack.json")
+  "$cli" preview --stack "$stack" "${pack_config[@]}" --json > "$out/$stack.json" 2> "$out/$stack.stderr"
+  code=$?
+  echo >> "$out/comment.md"
+  if [ "$code" -eq 2 ]; then
+    # Unusable input: there is no summary to show, only the reason.
+    echo "$stack (exit 2)" >> "$out/rejected"
+    {
+      echo "## aks-kueue preview of stack \`$stack\`: :x: could not be previewed"
+      echo
+      echo '```'
+      head -c 4000 "$out/$stack.stderr"
+      echo '```'
+    } >> "$out/comment.md"
+    continue
+  fi
+  [ "$code" -eq 0 ] || echo "$stack (exit $code)" >> "$out/rejected"
+  # The report repeats the run; it writes the chart and the same Markdown as --format markdown.
+  "$cli" report --stack "$stack" "${pack_config[@]}" --out "$out/$stack" > /dev/null 2>> "$out/$stack.stderr"
+  cat "$out/$stack/summary.md" >> "$out/comment.md"
+done
+
+if [ -n "${RUN_URL:-}" ]; then
+  printf '\nCapacity charts (`capacity.png` per stack) are in the artifacts of [this run](%s).\n' "$RUN_URL" \
+    >> "$out/comment.md"
+fi
+# A PR comment holds at most 65,536 characters.
+if [ "$(wc -c < "$out/comment.md")" -gt 60000 ]; then
+  head -c 60000 "$out/comment.md" > "$out/comment.tmp"
+  printf '\n\n(truncated; the whole summary is in the run artifacts)\n' >> "$out/comment.tmp"
+  mv "$out/comment.tmp" "$out/comment.md"
+fi
+exit 0
