@@ -164,9 +164,9 @@ def test_managed_extension_limits():
     assert stack_violations(limits, gpu_queue_stack(installer="managed")) == []
 
 
-def test_managed_extension_region_is_advisory_and_configurable():
+def test_managed_extension_region_is_mandatory_and_configurable():
     region = policy("kueue-managed-extension-region")
-    assert region.enforcement_level == EnforcementLevel.ADVISORY
+    assert region.enforcement_level == EnforcementLevel.MANDATORY
     abroad = gpu_queue_stack(installer="managed")
     abroad[0] = resource(CLUSTER, "main-aks", {**CLUSTER_PROPS, "location": "westeurope"})
     assert "not westeurope" in messages(stack_violations(region, abroad))[0]

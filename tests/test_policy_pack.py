@@ -98,8 +98,7 @@ def test_prod_meets_the_security_baseline_even_with_the_prod_config():
 @pytest.mark.parametrize("kind", KINDS)
 def test_each_finding_fixture_is_a_violation_and_its_twin_is_not(kind):
     found = [v for v in evaluate(recorded(f"{kind}.yaml")) if v["policy"] == POLICY_OF[kind]]
-    level = "advisory" if kind == "managed-region" else "mandatory"
-    assert found and all(v["enforcementLevel"] == level and v["urn"] for v in found), found
+    assert found and all(v["enforcementLevel"] == "mandatory" and v["urn"] for v in found), found
     assert mandatory(evaluate(recorded(f"{kind}.ok.yaml"))) == []
 
 

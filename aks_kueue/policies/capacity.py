@@ -10,7 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Iterable
 
-from pulumi_policy import EnforcementLevel, PolicyConfigSchema
+from pulumi_policy import PolicyConfigSchema
 
 from aks_kueue import kueue_catalog as cat
 from aks_kueue.capacity import DEFAULT_VM_OVERHEAD
@@ -86,8 +86,10 @@ MANAGED_LIMITS = stack_policy(
 
 MANAGED_REGION = stack_policy(
     "kueue-managed-extension-region",
-    f"The AKS managed Kueue extension is documented only in {', '.join(cat.MANAGED_REGIONS)}.",
-    _region, level=EnforcementLevel.ADVISORY,
+    f"The AKS managed Kueue extension is documented only in {', '.join(cat.MANAGED_REGIONS)}. Mandatory like "
+    "every feasibility finding; set it to advisory in the policy config, or list the region in "
+    "additionalRegions, if you know the extension is offered there.",
+    _region,
     schema=PolicyConfigSchema(properties={"additionalRegions": {
         "type": "array", "items": {"type": "string"}, "default": [],
         "description": "regions where you know the extension is offered beyond the documented ones"}}))
