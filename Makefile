@@ -22,6 +22,7 @@ test: install
 bench: install
 	$(BIN)/python benchmarks/preview.py
 	$(BIN)/python benchmarks/feasibility.py
+	$(BIN)/python benchmarks/admission.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info

@@ -18,6 +18,8 @@ from aks_kueue.admission.admitted import rank
 from aks_kueue.admission.assigner import P_NO_CANDIDATES, P_PREEMPT, P_RECLAIM
 from aks_kueue.admission.quota import Node, borrowing_height
 
+MEMO_LIMIT = 4096  # preemption answers remembered at most, as for decisions
+
 if TYPE_CHECKING:
     from aks_kueue.admission.snapshot import ClusterQueueInfo, Snapshot
     from aks_kueue.admission.workloads import WorkloadInfo
@@ -72,6 +74,8 @@ class Preemptor:
         if known is not None and known[0] == generation:
             return known[1]
         answer = self._simulate(cq, workload, fr, quantity)
+        if len(self._answers) >= MEMO_LIMIT:
+            self._answers.clear()
         self._answers[key] = (generation, answer)
         return answer
 

@@ -24,6 +24,8 @@ from aks_kueue.admission.quota import Node, QuotaTree
 from aks_kueue.admission.workloads import Admission, WorkloadInfo, workload_info
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
+# Decisions and preemption answers remembered at most; past that the memo starts over.
+MEMO_LIMIT = 4096
 
 
 @dataclass
@@ -190,6 +192,8 @@ class Snapshot:
         if remembered is not None and remembered[0] == generation:
             return remembered[1]
         decision = self._decide(cq, workload)
+        if len(self._decisions) >= MEMO_LIMIT:
+            self._decisions.clear()  # bounded memory; the next decisions fill it again
         self._decisions[key] = (generation, decision)
         return decision
 
