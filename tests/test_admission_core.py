@@ -226,3 +226,13 @@ def test_can_ever_admit_ignores_current_usage_but_respects_borrowing_limits():
     never = snapshot.can_ever_admit("a", workload("w", count=7, cpu="1"))
     assert never.mode == "NoFit" and "maximum capacity (6)" in never.message
     assert snapshot.tree.cluster_queues["a"].usage == {("f", "cpu"): 4000}
+
+
+def test_removing_a_workload_invalidates_remembered_decisions():
+    objects = [flavor("f"), cluster_queue("cq", {"f": {"cpu": "2"}}, preemption={"withinClusterQueue": "LowerPriority"}),
+               local_queue("ns", "cq"), workload("low", count=2, priority=0, admitted=("cq", "f"), cpu="1")]
+    snapshot = Snapshot.from_objects(objects)
+    high = workload_info(workload("high", priority=1, cpu="1"))
+    assert snapshot.assign(high).mode == "Preempt"
+    snapshot.remove_workload(snapshot.workloads_by_uid["ns/low"])
+    assert snapshot.assign(high).mode == "Fit"

@@ -84,10 +84,10 @@ class Preemptor:
         if not targets:
             return P_NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0]
         for target in targets:
-            self.snapshot.remove_usage(target)
+            self.snapshot.lift_usage(target)
         borrow_after = borrowing_height(cq.node, fr, quantity)[0]
         for target in targets:
-            self.snapshot.add_usage(target)
+            self.snapshot.restore_usage(target)
         same_queue = any(t.admission.cluster_queue == cq.name for t in targets)
         return (P_PREEMPT if same_queue else P_RECLAIM), borrow_after
 
@@ -109,15 +109,15 @@ class Preemptor:
             for candidate in self._in_order(groups, cq, workload):
                 if not self._still_valid(candidate, cq, frs, allow_borrowing):
                     continue
-                self.snapshot.remove_usage(candidate.workload)
+                self.snapshot.lift_usage(candidate.workload)
                 removed.append(candidate.workload)
                 if self._fits(cq, requests, allow_borrowing):
                     targets = self._fill_back(cq, requests, removed, allow_borrowing)
                     for target in targets:
-                        self.snapshot.add_usage(target)
+                        self.snapshot.restore_usage(target)
                     return targets
             for target in removed:
-                self.snapshot.add_usage(target)
+                self.snapshot.restore_usage(target)
         return []
 
     def _variant(self, cq: "ClusterQueueInfo", preemptor: "WorkloadInfo", candidate: "WorkloadInfo",
@@ -218,12 +218,12 @@ class Preemptor:
     def _fill_back(self, cq, requests, removed: list, allow_borrowing: bool) -> list:
         targets = list(removed)
         for index in range(len(targets) - 2, -1, -1):
-            self.snapshot.add_usage(targets[index])
+            self.snapshot.restore_usage(targets[index])
             if self._fits(cq, requests, allow_borrowing):
                 targets[index] = targets[-1]
                 targets.pop()
             else:
-                self.snapshot.remove_usage(targets[index])
+                self.snapshot.lift_usage(targets[index])
         return targets
 
     @staticmethod

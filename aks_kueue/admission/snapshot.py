@@ -6,6 +6,8 @@ Build one from v1beta2 manifests (`Snapshot.from_objects`), then:
 - `can_ever_admit(cluster_queue, workload)`: the same decision on an empty cluster,
   with borrowing as the cohort allows, which is what feasibility checks need;
 - `admit(workload, decision)`: count an admitted workload's usage.
+Usage changes only through `admit`, `add_workload` and `remove_workload`: they tell the
+decision memo that the cohort tree changed.
 """
 
 from __future__ import annotations
@@ -136,13 +138,13 @@ class Snapshot:
         self.admitted_index(workload.admission.cluster_queue).add(workload)
         self.workloads_by_uid[workload.uid] = workload
         self._latest_reservation = max(self._latest_reservation, workload.reserved)
-        self.add_usage(workload)
+        self.restore_usage(workload)
         self._changed(workload.admission.cluster_queue)
 
     def remove_workload(self, workload: WorkloadInfo) -> None:
         self._admitted[workload.admission.cluster_queue].remove(workload)
         del self.workloads_by_uid[workload.uid]
-        self.remove_usage(workload)
+        self.lift_usage(workload)
         self._changed(workload.admission.cluster_queue)
 
     def generation(self, cq: ClusterQueueInfo) -> int:
@@ -153,11 +155,15 @@ class Snapshot:
         root = self.tree.cluster_queues[cluster_queue].root()
         self._generation[root] = self._generation.get(root, 0) + 1
 
-    def add_usage(self, workload: WorkloadInfo) -> None:
-        self.tree.add_usage(workload.admission.cluster_queue, workload.admission.usage)
-
-    def remove_usage(self, workload: WorkloadInfo) -> None:
+    def lift_usage(self, workload: WorkloadInfo) -> None:
+        """Take an admitted workload's usage out of the tree for a moment, as the preemption
+        search does. Remembered decisions stay, so it must be undone by `restore_usage`
+        before the next decision; to really remove a workload, use `remove_workload`."""
         self.tree.remove_usage(workload.admission.cluster_queue, workload.admission.usage)
+
+    def restore_usage(self, workload: WorkloadInfo) -> None:
+        """Put back what `lift_usage` took (also how `add_workload` counts a workload)."""
+        self.tree.add_usage(workload.admission.cluster_queue, workload.admission.usage)
 
     def admit(self, workload: WorkloadInfo, decision: Decision) -> None:
         """Count a Fit decision's usage, as Kueue does when it reserves quota."""
