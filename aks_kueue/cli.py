@@ -166,7 +166,9 @@ def validate(
     results = []
     try:
         for path in paths:
-            for _, document in read_documents(path):
+            for _, document in read_documents(path, also=(("v1", "Namespace"),)):
+                if document.get("kind") == "Namespace":
+                    continue  # not a Kueue object; simulate reads its labels
                 obj = load_object(document)
                 errors = validate_object(obj)
                 results.append({
@@ -181,7 +183,7 @@ def validate(
     else:
         for result in results:
             where = f"{result['namespace']}/{result['name']}" if result["namespace"] else result["name"]
-            typer.echo(f"{'ok     ' if result['valid'] else 'INVALID'} {result['kind']} {where}")
+            typer.echo(f"{'ok     ' if result['valid'] else 'INVALID'} {result['kind']} {where or '(no name)'}")
             for error in result["errors"]:
                 typer.echo(f"        {error['field']}: {error['message']}" if error["field"]
                            else f"        {error['message']}")
@@ -198,9 +200,11 @@ def simulate(
     from aks_kueue.admission.simulate import simulate as run_simulation
     from aks_kueue.kueue.manifests import ManifestError, read_documents
     from aks_kueue.kueue.validate import load_object, validate_object
+    from aks_kueue.kueue.structural import FieldError
     from aks_kueue.kueue.workload_webhook import validate_workload_status
 
     manifests, invalid = [], []
+    seen: dict[tuple, str] = {}
     try:
         for path in paths:
             # Namespaces may come along for their labels, which namespaceSelectors match.
@@ -210,8 +214,14 @@ def simulate(
                     continue
                 obj = load_object(document, f"{path} document {index}")
                 errors = validate_object(obj)
-                if obj.kind == "Workload":
-                    errors += validate_workload_status(obj.manifest)
+                if obj.kind == "Workload" and not errors:
+                    errors = validate_workload_status(obj.manifest)
+                key = (obj.kind, obj.namespace, obj.name)
+                if key in seen:
+                    # The API server would refuse the second one: it already exists.
+                    errors = [*errors, FieldError("metadata.name", f"Duplicate value: {seen[key]} already "
+                                                                   f"defines {obj.describe()}")]
+                seen.setdefault(key, obj.source)
                 invalid.extend(f"{obj.source}: {obj.describe()}: {e.field + ': ' if e.field else ''}{e.message}"
                                for e in errors)
                 manifest = dict(obj.defaulted or obj.manifest)

@@ -106,3 +106,78 @@ def test_admitted_usage_is_held_to_kueues_status_rules(tmp_path):
     code, _, err = run(str(path))
     assert code == 1
     assert "status.admission.podSetAssignments[0].resourceUsage[cpu]: Invalid value: \"3m\": is not a multiple of 2" in err
+
+
+def _write(tmp_path, name: str, documents: list[dict]) -> Path:
+    path = tmp_path / name
+    path.write_text("\n---\n".join(json.dumps(d) for d in documents))
+    return path
+
+
+def _queue(name, cohort=None):
+    spec = {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
+        {"name": "f", "resources": [{"name": "cpu", "nominalQuota": "4"}]}]}]}
+    if cohort:
+        spec["cohortName"] = cohort
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec}
+
+
+BASE = [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "f"}},
+        {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q", "namespace": "ns"},
+         "spec": {"clusterQueue": "cq"}}]
+
+
+def _job(name="w", queue="q", count=1):
+    spec = {"podSets": [{"name": "main", "count": count, "template": {"spec": {
+        "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}]}
+    if queue:
+        spec["queueName"] = queue
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "metadata": {"name": name, "namespace": "ns"},
+            "spec": spec}
+
+
+def test_a_cohort_cycle_makes_its_queues_inactive(tmp_path):
+    cohorts = [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Cohort", "metadata": {"name": a},
+                "spec": {"parentName": b}} for a, b in (("a", "b"), ("b", "a"))]
+    path = _write(tmp_path, "cycle.yaml", [*BASE, *cohorts, _queue("cq", cohort="a"), _job()])
+    code, out, err = run(str(path), "--json")
+    assert code == 0, err
+    [decision] = json.loads(out)["workloads"]
+    assert (decision["mode"], decision["message"]) == ("NoFit", "ClusterQueue cq is inactive")
+
+
+def test_duplicates_are_refused_as_the_api_server_would(tmp_path):
+    path = _write(tmp_path, "twice.yaml", [*BASE, _queue("cq"), _job()])
+    code, out, err = run(str(path), str(path))
+    assert code == 1 and out == ""
+    assert "Duplicate value" in err and f"{path} document 2 already defines ClusterQueue cq" in err
+
+
+def test_odd_inputs_get_sentences_not_tracebacks(tmp_path):
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(bytes(range(128, 256)) * 8)
+    for command in ("simulate", "validate"):
+        result = CliRunner().invoke(app, [command, str(garbage)])
+        assert result.exit_code == 2, result.stderr
+        assert "not UTF-8" in result.stderr and "Traceback" not in result.stderr
+    bad_count = _job()
+    bad_count["spec"]["podSets"][0]["count"] = "two"
+    odd_status = {**_job("odd"), "status": {"admission": "yes"}}
+    for documents in ([*BASE, _queue("cq"), bad_count], [*BASE, _queue("cq"), odd_status],
+                      [{**BASE[0], "metadata": "x"}]):
+        result = CliRunner().invoke(app, ["simulate", str(_write(tmp_path, "odd.yaml", documents))])
+        assert result.exit_code == 1 and "Traceback" not in result.stderr, result.stderr
+        assert isinstance(result.exception, SystemExit), result.exception
+
+
+def test_a_workload_without_a_queue_name_says_so(tmp_path):
+    code, out, _ = run(str(_write(tmp_path, "noqueue.yaml", [*BASE, _queue("cq"), _job(queue=None)])), "--json")
+    assert code == 0
+    assert json.loads(out)["workloads"][0]["message"].startswith("spec.queueName is not set")
+
+
+def test_validate_judges_kueue_objects_beside_namespaces():
+    result = CliRunner().invoke(app, ["validate", str(TEAM), "--json"])
+    assert result.exit_code == 0, result.stderr
+    kinds = [o["kind"] for o in json.loads(result.stdout)["objects"]]
+    assert "Namespace" not in kinds and kinds.count("Workload") == 5

@@ -96,6 +96,7 @@ class ClusterQueueInfo:
     preference: Optional[str] = None
     stopped: bool = False
     missing_flavors: tuple[str, ...] = ()
+    in_cohort_cycle: bool = False
 
     @property
     def covers_pods(self) -> bool:

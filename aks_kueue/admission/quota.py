@@ -115,6 +115,25 @@ def _limit(resource: dict, key: str) -> Optional[int]:
     return None if resource.get(key) is None else amount(resource["name"], resource[key])
 
 
+def cohorts_in_cycles(cohorts: Iterable[dict]) -> set[str]:
+    """The Cohorts whose parentName chain loops (Kueue makes their queues inactive)."""
+    parent = {}
+    for cohort in cohorts:
+        name = (cohort.get("metadata") or {}).get("name")
+        parent_name = (cohort.get("spec") or {}).get("parentName")
+        if isinstance(name, str) and isinstance(parent_name, str) and parent_name:
+            parent[name] = parent_name
+    looping: set[str] = set()
+    for start in parent:
+        seen, node = [], start
+        while node in parent and node not in seen:
+            seen.append(node)
+            node = parent[node]
+        if node in seen:
+            looping.update(seen[seen.index(node):])
+    return looping
+
+
 class QuotaTree:
     def __init__(self):
         self.cohorts: dict[str, Node] = {}

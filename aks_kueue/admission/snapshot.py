@@ -22,7 +22,7 @@ from aks_kueue.admission.models import (ClusterQueueInfo, LocalQueueInfo, Resour
                                         WorkloadPriorityClassInfo)
 from aks_kueue.admission.partial import reduce_counts
 from aks_kueue.admission.preemption import Preemptor
-from aks_kueue.admission.quota import Node, QuotaTree
+from aks_kueue.admission.quota import Node, QuotaTree, cohorts_in_cycles
 from aks_kueue.admission.workloads import Admission, WorkloadInfo, workload_info
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
@@ -92,11 +92,17 @@ class Snapshot:
             snapshot.topologies[_name(topology)] = TopologyInfo.from_manifest(topology)
         for namespace in by_kind.get("Namespace", []):
             snapshot.namespace_labels[_name(namespace)] = dict((namespace.get("metadata") or {}).get("labels") or {})
-        snapshot.tree = QuotaTree.from_objects(by_kind.get("Cohort", []) + by_kind.get("ClusterQueue", []))
+        cohorts = by_kind.get("Cohort", [])
+        looping = cohorts_in_cycles(cohorts)
+        # Kueue disables every queue under a cohort cycle; the tree is built with the loop cut.
+        cohorts = [_without_parent(c) if _name(c) in looping else c for c in cohorts]
+        snapshot.tree = QuotaTree.from_objects(cohorts + by_kind.get("ClusterQueue", []))
         for cq in by_kind.get("ClusterQueue", []):
             name = _name(cq)
-            snapshot.cluster_queues[name] = ClusterQueueInfo.from_spec(
-                name, cq.get("spec") or {}, snapshot.tree.cluster_queues[name], set(snapshot.flavors))
+            info = ClusterQueueInfo.from_spec(name, cq.get("spec") or {}, snapshot.tree.cluster_queues[name],
+                                              set(snapshot.flavors))
+            info.in_cohort_cycle = any(node.name in looping for node in info.node.ancestors())
+            snapshot.cluster_queues[name] = info
         for manifest in by_kind.get("LocalQueue", []):
             lq = LocalQueueInfo.from_manifest(manifest)
             snapshot.local_queues[(lq.namespace, lq.name)] = lq
@@ -178,6 +184,8 @@ class Snapshot:
     def assign(self, workload: WorkloadInfo, cluster_queue: Optional[str] = None) -> Decision:
         """Kueue's decision for a pending workload against the current usage."""
         name = cluster_queue
+        if name is None and not workload.queue_name:
+            return _refused(None, "spec.queueName is not set: no LocalQueue sends this workload to Kueue")
         if name is None:
             lq = self.local_queues.get((workload.namespace, workload.queue_name))
             if lq is None:
@@ -188,7 +196,7 @@ class Snapshot:
         cq = self.cluster_queues.get(name)
         if cq is None:
             return _refused(name, f"ClusterQueue {name} doesn't exist")
-        if cq.stopped or cq.missing_flavors:
+        if cq.stopped or cq.missing_flavors or cq.in_cohort_cycle:
             return _refused(name, f"ClusterQueue {name} is inactive")
         if not self._namespace_matches(cq, workload.namespace):
             return _refused(name, "workload namespace doesn't match ClusterQueue selector")
@@ -268,6 +276,10 @@ class Snapshot:
 
 def _rebind(cq: ClusterQueueInfo, node: Node) -> ClusterQueueInfo:
     return replace(cq, node=node)
+
+
+def _without_parent(cohort: dict) -> dict:
+    return {**cohort, "spec": {k: v for k, v in (cohort.get("spec") or {}).items() if k != "parentName"}}
 
 
 def _name(manifest: dict) -> str:

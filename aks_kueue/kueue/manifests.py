@@ -32,6 +32,8 @@ def read_documents(path: Path, also: tuple[tuple[str, str], ...] = ()) -> Iterat
         text = path.read_text()
     except FileNotFoundError:
         raise ManifestError(str(path), None, "no such file") from None
+    except UnicodeDecodeError:
+        raise ManifestError(str(path), None, "not a text file (it is not UTF-8); give Kueue YAML") from None
     except OSError as error:
         raise ManifestError(str(path), None, f"cannot be read ({error.strerror})") from None
     try:

@@ -52,12 +52,19 @@ class KueueObject:
         return self.manifest.get("kind", "")
 
     @property
+    def metadata(self) -> dict[str, Any]:
+        metadata = self.manifest.get("metadata")
+        return metadata if isinstance(metadata, dict) else {}  # the schema reports another type
+
+    @property
     def name(self) -> str:
-        return (self.manifest.get("metadata") or {}).get("name", "")
+        name = self.metadata.get("name", "")
+        return name if isinstance(name, str) else ""
 
     @property
     def namespace(self) -> str | None:
-        return (self.manifest.get("metadata") or {}).get("namespace")
+        namespace = self.metadata.get("namespace")
+        return namespace if isinstance(namespace, str) else None
 
     @property
     def spec(self) -> dict[str, Any]:
@@ -110,8 +117,10 @@ def _body_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _metadata(metadata: Any, namespaced: bool) -> list[FieldError]:
-    if not isinstance(metadata, dict):
+    if metadata is None:
         return [FieldError("metadata.name", "Required value: name is required")]
+    if not isinstance(metadata, dict):
+        return [FieldError("metadata", f"Invalid value: {show(metadata)}: must be of type object")]
     errors = []
     name = metadata.get("name")
     if not name:
@@ -198,7 +207,11 @@ def validate_set(objects: Iterable[KueueObject], rules: ReferenceRules) -> list[
             parent_field = "cohortName" if obj.kind == "ClusterQueue" else "parentName"
             parent = spec.get(parent_field)
             if parent and rules.cohorts_must_exist and not exists("Cohort", parent):
-                found.append(_dangling(obj, f"spec.{parent_field}", "Cohort", parent))
+                found.append(ObjectError(obj, FieldError(
+                    f"spec.{parent_field}", f"Not found: Cohort {show(parent)} is not defined. Kueue would "
+                    "create it implicitly, with no quota of its own; this program asks for every cohort to be "
+                    "declared, so that a misspelt name cannot split queues into separate cohorts. Declare the "
+                    "Cohort or fix the name")))
         if obj.kind == "ClusterQueue":
             strategy = spec.get("admissionChecksStrategy")
             checks = strategy.get("admissionChecks") if isinstance(strategy, dict) else None

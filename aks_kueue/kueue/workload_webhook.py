@@ -45,11 +45,21 @@ def validate_workload(manifest: dict[str, Any]) -> list[FieldError]:
 
 
 def validate_workload_status(manifest: dict[str, Any]) -> list[FieldError]:
+    """Run on a Workload whose spec already passed `validate_workload` and the schema."""
     spec = manifest.get("spec") or {}
     status = manifest.get("status") or {}
+    if not isinstance(status, dict):
+        return [FieldError("status", f"Invalid value: {show(status)}: must be of type object")]
     counts = {p.get("name"): int(p.get("count", 1)) for p in spec.get("podSets") or [] if isinstance(p, dict)}
+    admission = status.get("admission") or {}
+    if not isinstance(admission, dict):
+        return [FieldError("status.admission", f"Invalid value: {show(admission)}: must be of type object")]
     errors = []
-    for i, assignment in enumerate((status.get("admission") or {}).get("podSetAssignments") or []):
+    for i, assignment in enumerate(admission.get("podSetAssignments") or []):
+        if not isinstance(assignment, dict):
+            errors.append(FieldError(f"status.admission.podSetAssignments[{i}]", f"Invalid value: "
+                                     f"{show(assignment)}: must be of type object"))
+            continue
         path = f"status.admission.podSetAssignments[{i}]"
         if assignment.get("name") not in counts:
             errors.append(FieldError(f"{path}.name", f"Not found: {show(assignment.get('name'))}"))
@@ -65,6 +75,10 @@ def validate_workload_status(manifest: dict[str, Any]) -> list[FieldError]:
                 errors.append(FieldError(f"{path}.resourceUsage[{resource}]",
                                          f"Invalid value: {show(quantity)}: is not a multiple of {count}"))
     for reclaimable in status.get("reclaimablePods") or []:
+        if not isinstance(reclaimable, dict):
+            errors.append(FieldError("status.reclaimablePods", f"Invalid value: {show(reclaimable)}: "
+                                                               "must be of type object"))
+            continue
         name = reclaimable.get("name")
         path = f"status.reclaimablePods[{name}]"
         if name not in counts:

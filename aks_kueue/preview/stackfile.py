@@ -93,6 +93,8 @@ def _read_yaml(path: Path) -> Any:
         text = path.read_text()
     except FileNotFoundError:
         raise StackFileError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise StackFileError(f"{path}: not a text file (it is not UTF-8); give a stack YAML file") from None
     except OSError as exc:
         raise StackFileError(f"{path}: cannot be read ({exc.strerror})") from None
     try:
