@@ -178,6 +178,8 @@ def validate(
                 })
     except ManifestError as error:
         _fail(f"validate: {error}")
+    if not results:
+        typer.echo("validate: no Kueue objects in the given files", err=True)
     if as_json:
         sys.stdout.write(json.dumps({"objects": results}, indent=2) + "\n")
     else:
@@ -233,6 +235,8 @@ def simulate(
         _fail(f"simulate: {error}")
     if invalid:
         _fail("simulate: Kueue would reject these objects; fix them first:\n  " + "\n  ".join(invalid), 1)
+    if not manifests:
+        typer.echo("simulate: no Kueue objects in the given files; nothing to decide", err=True)
     decisions = run_simulation(manifests)
     if as_json:
         sys.stdout.write(json.dumps({"workloads": decisions}, indent=2) + "\n")

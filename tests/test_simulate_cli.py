@@ -181,3 +181,20 @@ def test_validate_judges_kueue_objects_beside_namespaces():
     assert result.exit_code == 0, result.stderr
     kinds = [o["kind"] for o in json.loads(result.stdout)["objects"]]
     assert "Namespace" not in kinds and kinds.count("Workload") == 5
+
+
+def test_requests_past_int64_are_clamped_as_kueue_does(tmp_path):
+    huge = _job()
+    huge["spec"]["podSets"][0]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "1e30"
+    code, out, _ = run(str(_write(tmp_path, "huge.yaml", [*BASE, _queue("cq"), huge])), "--json")
+    assert code == 0
+    assert "current podset request (9223372036854775807m)" in json.loads(out)["workloads"][0]["message"]
+
+
+def test_empty_input_says_there_was_nothing(tmp_path):
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("---\n")
+    for command in ("simulate", "validate"):
+        result = CliRunner().invoke(app, [command, str(empty), "--json"])
+        assert result.exit_code == 0 and "no Kueue objects" in result.stderr
+        assert json.loads(result.stdout) in ({"workloads": []}, {"objects": []})

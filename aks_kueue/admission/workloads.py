@@ -21,6 +21,8 @@ from aks_kueue.admission.units import CPU, amount
 from aks_kueue.kueue.quantity import parse_quantity
 
 POD_LEVEL_RESOURCES = ("cpu", "memory")
+# Kueue keeps requests in int64 and clamps larger ones (utilmath.SafeMilliValue / SafeValue).
+INT64_MAX = 2**63 - 1
 FlavorResource = tuple[str, str]
 
 
@@ -125,7 +127,7 @@ def _add(into: dict[str, Fraction], more: dict[str, Fraction]) -> None:
 
 def to_units(requests: dict[str, Fraction]) -> dict[str, int]:
     """Kueue's integer units, negatives as 0; a zero request stays (it is skipped later)."""
-    return {resource: max(0, math.ceil(value * 1000 if resource == CPU else value))
+    return {resource: min(INT64_MAX, max(0, math.ceil(value * 1000 if resource == CPU else value)))
             for resource, value in requests.items()}
 
 
