@@ -15,7 +15,7 @@ from aks_kueue.kueue.convert import V1BETA2, cluster_queue_spec_to_v1beta2
 from aks_kueue.kueue.manifests import ManifestError, read_documents
 from aks_kueue.kueue.structural import FieldError
 from aks_kueue.kueue.validate import KueueObject, ReferenceRules, load_object, validate_object, validate_set
-from aks_kueue.kueue_values import deep_merge
+from aks_kueue.k8s.merge import deep_merge
 from aks_kueue.settings.errors import Problem, SettingsError
 from aks_kueue.settings.root import SYSTEM_POOL_NAME, Settings
 

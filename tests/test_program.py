@@ -186,7 +186,7 @@ def test_kubeconfig_is_secret(preview):
 
 
 def test_entra_kubeconfig_logs_in_with_the_azure_cli():
-    from aks_kueue.kubeconfig import use_azure_cli_login
+    from components.cluster.kubeconfig import use_azure_cli_login
     from aks_kueue.preview.mocks import fake_kubeconfig
 
     converted = yaml.safe_load(use_azure_cli_login(fake_kubeconfig(exec_login=True)))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from aks_kueue.admission.flavors import SelectorError
 from aks_kueue.admission.quota import borrowing_height
-from aks_kueue.admission.units import PODS, format_amount
+from aks_kueue.kueue.units import PODS, format_amount
 
 if TYPE_CHECKING:
     from aks_kueue.admission.snapshot import ClusterQueueInfo, Snapshot

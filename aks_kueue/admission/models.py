@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from aks_kueue.admission.quota import Node
-from aks_kueue.admission.units import PODS
+from aks_kueue.kueue.units import PODS
 
 
 def _meta(manifest: dict) -> dict:

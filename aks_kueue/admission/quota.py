@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from aks_kueue.admission.units import amount
+from aks_kueue.kueue.units import amount
 
 FlavorResource = tuple[str, str]
 

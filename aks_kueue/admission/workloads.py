@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Optional
 
-from aks_kueue.admission.units import CPU, amount
-from aks_kueue.kueue.quantity import parse_quantity
+from aks_kueue.kueue.units import CPU, amount
+from aks_kueue.k8s.quantity import parse_quantity
 
 POD_LEVEL_RESOURCES = ("cpu", "memory")
 # Kueue keeps requests in int64 and clamps larger ones (utilmath.SafeMilliValue / SafeValue).

@@ -9,13 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from aks_kueue.capacity import default_max_pods
-from aks_kueue.device_plugin import REQUESTS, mig_strategy
+from aks_kueue.aks.allocatable import default_max_pods
+from aks_kueue.aks.device_plugin import REQUESTS, mig_strategy
 from aks_kueue.feasibility.analysis import Analysis, analyse
 from aks_kueue.feasibility.inputs import (ExplicitNode, FeasibilityInputs, InstallFacts, Manifest,
                                           PlacedDaemonSet, PoolSpec, object_key)
 from aks_kueue.kueue.convert import V1BETA2
-from aks_kueue.kueue.quantity import parse_quantity
+from aks_kueue.k8s.quantity import parse_quantity
 from aks_kueue.queues import QueuePlan, plan_queues
 from aks_kueue.settings import parse_settings
 from aks_kueue.settings.pools import NodePool

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Mapping, Optional
 
-from aks_kueue.capacity import DEFAULT_VM_OVERHEAD
+from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
 
 Manifest = dict[str, Any]
 

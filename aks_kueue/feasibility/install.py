@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from aks_kueue import kueue_catalog as cat
+from aks_kueue.kueue import catalog as cat
 from aks_kueue.feasibility.findings import ERROR, WARNING, Finding, describe, where
 from aks_kueue.feasibility.inputs import InstallFacts, Manifest, object_key
 from aks_kueue.versions import MIN_KUBERNETES_MINOR

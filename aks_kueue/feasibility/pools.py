@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping
 
-from aks_kueue.admission.units import amount
-from aks_kueue.capacity import MIB, node_allocatable
+from aks_kueue.kueue.units import amount
+from aks_kueue.aks.allocatable import MIB, node_allocatable
 from aks_kueue.feasibility.inputs import PoolSpec
-from aks_kueue.vm_sizes import lookup, mig_resource
+from aks_kueue.aks.vm_sizes import lookup, mig_resource
 
 AGENTPOOL = "kubernetes.azure.com/agentpool"
 ZONE = "topology.kubernetes.io/zone"

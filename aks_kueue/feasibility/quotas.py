@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Iterable, Mapping, Optional
 
 from aks_kueue.admission.quota import CohortCycleError, QuotaTree
-from aks_kueue.admission.units import amount
+from aks_kueue.kueue.units import amount
 from aks_kueue.feasibility.findings import ERROR, Finding, describe, show, where
 from aks_kueue.feasibility.flavors import BLOCKING_EFFECTS, FlavorPlacement
 from aks_kueue.feasibility.inputs import Manifest, object_key

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from aks_kueue.admission.units import amount
+from aks_kueue.kueue.units import amount
 from aks_kueue.feasibility.findings import ERROR, Finding, show, where
 from aks_kueue.feasibility.flavors import BLOCKING_EFFECTS, FlavorPlacement, tolerated
 from aks_kueue.feasibility.inputs import Manifest, object_key

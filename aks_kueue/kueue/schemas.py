@@ -59,7 +59,7 @@ def extract(crd_dir: Path) -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def all_kinds() -> dict[str, KindSchema]:
-    raw = json.loads(resources.files("aks_kueue").joinpath(DATA_FILE).read_text())
+    raw = json.loads(resources.files("aks_kueue.kueue").joinpath(DATA_FILE).read_text())
     return {kind: KindSchema(kind, entry["namespaced"], entry["schema"], entry["v1beta1"])
             for kind, entry in raw.items()}
 
@@ -69,6 +69,6 @@ def kind_schema(kind: str) -> KindSchema | None:
 
 
 if __name__ == "__main__":
-    target = Path(__file__).resolve().parents[1] / DATA_FILE
+    target = Path(__file__).resolve().parent / DATA_FILE
     target.write_text(json.dumps(extract(Path(sys.argv[1])), separators=(",", ":"), sort_keys=True))
     print(f"wrote {target}")

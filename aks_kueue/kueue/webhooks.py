@@ -11,7 +11,7 @@ import re
 from fractions import Fraction
 from typing import Any, Callable
 
-from aks_kueue.kueue.quantity import QuantityError, parse_quantity
+from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.structural import FieldError, join, show
 
 _QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from aks_kueue.admission.units import amount
-from aks_kueue.kueue.quantity import QuantityError, parse_quantity
+from aks_kueue.kueue.units import amount
+from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.structural import FieldError, show
 from aks_kueue.kueue.webhooks import label_value_problem, qualified_name_problem
 

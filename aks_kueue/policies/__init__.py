@@ -10,7 +10,7 @@ from typing import Any, Optional
 
 from aks_kueue.policies import capacity, install, security
 from aks_kueue.policies.config import config_error
-from aks_kueue.policies.engine import run_pack
+from aks_kueue.preview.pack import run_pack
 
 PACK_NAME = "aks-kueue"
 # The offline run reports this version; `policy/PulumiPolicy.yaml` gives the engine its own.

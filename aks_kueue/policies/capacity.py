@@ -12,8 +12,8 @@ from typing import Iterable
 
 from pulumi_policy import PolicyConfigSchema
 
-from aks_kueue import kueue_catalog as cat
-from aks_kueue.capacity import DEFAULT_VM_OVERHEAD
+from aks_kueue.kueue import catalog as cat
+from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
 from aks_kueue.feasibility import Finding
 from aks_kueue.policies.base import Violation, stack_policy
 from aks_kueue.policies.kueue_checks import workload_problems

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pulumi_policy import PolicyConfigSchema
 
-from aks_kueue import kueue_catalog as cat
+from aks_kueue.kueue import catalog as cat
 from aks_kueue.policies.base import PROD_STACKS, Violation, stack_policy
 from aks_kueue.policies.capacity import violations
 from aks_kueue.policies.kueue_checks import object_problems

@@ -8,8 +8,8 @@ from typing import Any, Optional
 
 import yaml
 
-from aks_kueue import kueue_catalog as cat
-from aks_kueue.capacity import default_max_pods
+from aks_kueue.kueue import catalog as cat
+from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.kueue.validate import KueueObject, load_object
 from aks_kueue.policies.props import Unreadable, get, mapping, plain, string_map, text
 from aks_kueue.versions import MANAGED_KUEUE_EXTENSION_TYPE

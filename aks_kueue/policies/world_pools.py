@@ -13,16 +13,16 @@ import dataclasses
 import re
 from typing import Any, Mapping, Optional
 
-from aks_kueue.capacity_tag import CAPACITY_TAG, explicit_node
+from aks_kueue.aks.capacity_tag import CAPACITY_TAG, explicit_node
 from aks_kueue.feasibility.flavors import BLOCKING_EFFECTS, tolerated
 from aks_kueue.feasibility.inputs import PlacedDaemonSet, PoolSpec
 from aks_kueue.feasibility.pools import node_labels
 from aks_kueue.feasibility.workloads import pod_requests
-from aks_kueue.kueue.quantity import QuantityError
+from aks_kueue.k8s.quantity import QuantityError
 from aks_kueue.policies.props import (Unreadable, get, integer, mapping, plain, sequence, string_list,
                                       string_map, text)
 from aks_kueue.settings.pools import SPOT_TAINT
-from aks_kueue.vm_sizes import lookup
+from aks_kueue.aks.vm_sizes import lookup
 
 _TAINT = re.compile(r"^(?P<key>[^=:\s]+)(=(?P<value>[^=:\s]*))?:(?P<effect>NoSchedule|PreferNoSchedule|NoExecute)$")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 from pydantic_core import PydanticCustomError
 
-from aks_kueue.spelling import suggest  # noqa: F401  (re-exported for the settings modules)
+from aks_kueue.k8s.spelling import suggest  # noqa: F401  (re-exported for the settings modules)
 
 
 def _to_camel(name: str) -> str:

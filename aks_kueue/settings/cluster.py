@@ -34,12 +34,12 @@ class SystemPool(Model):
     @field_validator("vm_size")
     @classmethod
     def _known_size(cls, value: str) -> str:
-        from aks_kueue.vm_sizes import lookup
+        from aks_kueue.aks.vm_sizes import lookup
 
         size = lookup(value)
         if size is None:
             raise ValueError(f"{value!r} is not a VM size this program knows; pick one from "
-                             "aks_kueue/data/azure-vm-skus.csv, for example Standard_D4s_v5")
+                             "aks_kueue/aks/data/azure-vm-skus.csv, for example Standard_D4s_v5")
         if size.vcpus < 2 or size.memory_gib < 4:
             raise ValueError(f"{size.name} has {size.vcpus} vCPU and {size.memory_gib:g} GiB; AKS system "
                              "pools need at least 2 vCPU and 4 GiB, for example Standard_D4s_v5")

@@ -7,8 +7,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import field_validator, model_validator
 
-from aks_kueue import kueue_catalog as cat
-from aks_kueue.kueue_config import check_configuration, parse_configuration
+from aks_kueue.kueue import catalog as cat
+from aks_kueue.kueue.configuration import check_configuration, parse_configuration
 from aks_kueue.settings.base import Model, field_error, suggest
 from aks_kueue.versions import KUEUE_CHART_SERIES, KUEUE_CHART_VERSION, MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN
 

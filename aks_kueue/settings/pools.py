@@ -8,7 +8,7 @@ from typing import Literal, Optional
 from pydantic import Field, field_validator, model_validator
 
 from aks_kueue.settings.base import Model, field_error
-from aks_kueue.vm_sizes import VmSize, lookup
+from aks_kueue.aks.vm_sizes import VmSize, lookup
 
 _POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
 _LABEL_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$")

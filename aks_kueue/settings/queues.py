@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 from pydantic import Field, field_validator
 
-from aks_kueue.kueue.quantity import QuantityError, parse_quantity
+from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.webhooks import qualified_name_problem
 from aks_kueue.settings.base import Model
 

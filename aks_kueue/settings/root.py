@@ -5,11 +5,11 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
-from typing import Any, Mapping, Optional
+from typing import Any, Literal, Mapping, Optional
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from aks_kueue import kueue_catalog as cat
+from aks_kueue.kueue import catalog as cat
 from aks_kueue.settings.base import Model, field_error
 from aks_kueue.settings.cluster import Cluster
 from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, problems_from
@@ -25,6 +25,7 @@ _STRING_KEYS = {"resourceGroupName"}
 class Settings(Model):
     location: str = Field(min_length=1)
     resource_group_name: str
+    environment: Literal["production", "development"] = "production"
     cluster: Cluster
     node_pools: list[NodePool]
     kueue: Kueue

@@ -1,0 +1,35 @@
+"""The NVIDIA device plugin on the GPU pools whose driver AKS installs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from aks_kueue.aks.device_plugin import daemonset, device_plugin_groups
+from aks_kueue.settings.pools import NodePool
+from components import token
+from components.kubernetes_object import KubernetesObject
+
+
+@dataclass(frozen=True)
+class GpuDevicePluginArgs:
+    pools: list[NodePool]
+    provider: k8s.Provider
+    node_pools: Sequence[pulumi.Resource]
+
+
+class GpuDevicePlugin(pulumi.ComponentResource):
+    def __init__(self, name: str, args: GpuDevicePluginArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(token("GpuDevicePlugin"), name, None, opts)
+        child = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=list(args.node_pools))
+        self.daemonsets: list[KubernetesObject] = []
+        self.names: list[str] = []
+        for strategy, pools in device_plugin_groups(args.pools).items():
+            ds_name = "nvidia-device-plugin" + ("-mig" if strategy == "mixed" else "")
+            manifest = daemonset(ds_name, strategy, pools)
+            self.daemonsets.append(KubernetesObject(f"{name}-{ds_name}", manifest, child))
+            self.names.append(ds_name)
+        self.register_outputs({"daemonsets": self.names})

@@ -1,0 +1,238 @@
+"""The admission core's parts: requests, flavor matching, units, preemption and partial admission."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+
+from aks_kueue.admission import Snapshot, workload_info
+from aks_kueue.admission.flavors import SelectorError, flavor_mismatch, selector_matches
+from aks_kueue.admission.models import ResourceFlavorInfo
+from aks_kueue.kueue.units import format_amount
+from aks_kueue.admission.workloads import pod_requests
+
+V1B2 = "kueue.x-k8s.io/v1beta2"
+
+
+def flavor(name, **spec):
+    return {"apiVersion": V1B2, "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": spec}
+
+
+def cluster_queue(name, quotas, cohort=None, **spec):
+    """quotas: flavor -> {resource: nominal | (nominal, borrowingLimit, lendingLimit)}."""
+    resources = sorted({r for per in quotas.values() for r in per})
+    flavors = []
+    for flavor_name, per in quotas.items():
+        entries = []
+        for resource in resources:
+            nominal, borrowing, lending = (per[resource] + (None, None))[:3] if isinstance(per[resource], tuple) \
+                else (per[resource], None, None)
+            entry = {"name": resource, "nominalQuota": nominal}
+            if borrowing is not None:
+                entry["borrowingLimit"] = borrowing
+            if lending is not None:
+                entry["lendingLimit"] = lending
+            entries.append(entry)
+        flavors.append({"name": flavor_name, "resources": entries})
+    body = {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": resources, "flavors": flavors}], **spec}
+    if cohort:
+        body["cohortName"] = cohort
+    return {"apiVersion": V1B2, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": body}
+
+
+def local_queue(namespace, cq):
+    return {"apiVersion": V1B2, "kind": "LocalQueue", "metadata": {"name": "lq", "namespace": namespace},
+            "spec": {"clusterQueue": cq}}
+
+
+def workload(name, namespace="ns", count=1, priority=None, admitted=None, min_count=None, **requests):
+    spec = {"queueName": "lq", "podSets": [{"name": "main", "count": count, "template": {"spec": {
+        "containers": [{"name": "c", "resources": {"requests": requests}}]}}}]}
+    if min_count is not None:
+        spec["podSets"][0]["minCount"] = min_count
+    if priority is not None:
+        spec["priority"] = priority
+    manifest = {"apiVersion": V1B2, "kind": "Workload", "metadata": {"name": name, "namespace": namespace},
+                "spec": spec}
+    if admitted:
+        cq, flavor_name = admitted
+        manifest["status"] = {"admission": {"clusterQueue": cq, "podSetAssignments": [{
+            "name": "main", "count": count, "flavors": {r: flavor_name for r in requests},
+            "resourceUsage": {r: _times(q, count) for r, q in requests.items()}}]}}
+    return manifest
+
+
+def _times(quantity: str, count: int) -> str:
+    return f"{int(quantity) * count}" if quantity.isdigit() else quantity
+
+
+# What a pod asks for ---------------------------------------------------------------------------
+
+def test_pod_requests_follow_kubernetes():
+    spec = {
+        "containers": [{"resources": {"requests": {"cpu": "500m"}, "limits": {"memory": "1Gi"}}},
+                       {"resources": {"requests": {"cpu": "250m", "memory": "512Mi"}}}],
+        "initContainers": [
+            {"restartPolicy": "Always", "resources": {"requests": {"cpu": "100m"}}},   # a sidecar
+            {"resources": {"requests": {"cpu": "2", "memory": "256Mi"}}},               # a plain init step
+        ],
+        "overhead": {"cpu": "10m"},
+    }
+    requests = pod_requests(spec)
+    # containers 750m + sidecar 100m = 850m < init step 2 + sidecar 100m = 2100m; plus overhead
+    assert requests["cpu"] == Fraction(2110, 1000)
+    # a limit stands in for a missing request: 1Gi + 512Mi beats the init step's 256Mi
+    assert requests["memory"] == 1536 * 2**20
+
+
+def test_pod_level_requests_replace_the_container_sum():
+    spec = {"resources": {"requests": {"cpu": "3"}}, "containers": [{"resources": {"requests": {"cpu": "1"}}}]}
+    assert pod_requests(spec)["cpu"] == 3
+
+
+def test_units_round_up_per_pod_and_multiply_by_count():
+    info = workload_info(workload("w", count=3, cpu="1500m", memory="1.5", **{"example.com/gpu": "0.5"}))
+    assert info.podsets[0].total() == {"cpu": 4500, "memory": 6, "example.com/gpu": 3}
+
+
+@pytest.mark.parametrize("resource,value,text", [
+    ("cpu", 1500, "1500m"), ("cpu", 2000, "2"), ("cpu", 0, "0"), ("memory", 5 * 2**20, "5Mi"),
+    ("memory", 1500, "1500"), ("memory", 2_000_000, "2M"), ("nvidia.com/gpu", 8, "8"),
+    ("nvidia.com/gpu", 3000, "3k"),
+])
+def test_amounts_print_as_kueue_prints_them(resource, value, text):
+    assert format_amount(resource, value) == text
+
+
+# Flavor matching -------------------------------------------------------------------------------
+
+SPOT = ResourceFlavorInfo("spot", {"pool": "spot"}, ({"key": "spot", "value": "true", "effect": "NoSchedule"},))
+
+
+def test_taints_need_a_toleration_from_the_pod_or_the_flavor():
+    assert flavor_mismatch("spot", SPOT, [{}]) == "untolerated taint {spot true NoSchedule <nil>} in flavor spot"
+    assert flavor_mismatch("spot", SPOT, [{"tolerations": [{"key": "spot", "operator": "Exists"}]}]) is None
+    assert flavor_mismatch("spot", replace(SPOT, tolerations=({"key": "spot", "value": "true"},)), [{}]) is None
+    prefer = replace(SPOT, node_taints=({"key": "spot", "effect": "PreferNoSchedule"},))
+    assert flavor_mismatch("spot", prefer, [{}]) is None
+
+
+def test_selectors_only_count_keys_the_flavor_declares():
+    labels = {"pool": "gpu", "sku": "a100"}
+    assert selector_matches({"nodeSelector": {"pool": "gpu", "zone": "1"}}, labels)
+    assert not selector_matches({"nodeSelector": {"pool": "cpu"}}, labels)
+    term = {"matchExpressions": [{"key": "sku", "operator": "In", "values": ["h100"]}]}
+    other = {"matchExpressions": [{"key": "unrelated", "operator": "Exists"}]}
+    affinity = lambda *terms: {"affinity": {"nodeAffinity": {  # noqa: E731
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}}}
+    assert not selector_matches(affinity(term), labels)
+    assert selector_matches(affinity(term, other), labels)  # the second term says nothing here
+    assert flavor_mismatch("a100", ResourceFlavorInfo("a100", labels), [affinity(term)]) == \
+        "flavor a100 doesn't match node affinity"
+    with pytest.raises(SelectorError):
+        selector_matches(affinity({"matchExpressions": [{"key": "sku", "operator": "Gt", "values": ["x"]}]}), labels)
+
+
+def test_missing_flavor_makes_the_queue_inactive():
+    snapshot = Snapshot.from_objects([cluster_queue("cq", {"ghost": {"cpu": "4"}}), local_queue("ns", "cq")])
+    decision = snapshot.assign(workload_info(workload("w", cpu="1")))
+    assert (decision.mode, decision.message) == ("NoFit", "ClusterQueue cq is inactive")
+
+
+def test_namespace_selector_nil_matches_nothing_and_labels_come_from_namespaces():
+    cq = cluster_queue("cq", {"f": {"cpu": "4"}})
+    del cq["spec"]["namespaceSelector"]
+    snapshot = Snapshot.from_objects([flavor("f"), cq, local_queue("ns", "cq")])
+    assert snapshot.assign(workload_info(workload("w", cpu="1"))).message == \
+        "workload namespace doesn't match ClusterQueue selector"
+    cq["spec"]["namespaceSelector"] = {"matchLabels": {"team": "a"}}
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns", "labels": {"team": "a"}}}
+    assert Snapshot.from_objects([flavor("f"), cq, local_queue("ns", "cq"), namespace]).assign(
+        workload_info(workload("w", cpu="1"))).mode == "Fit"
+
+
+# Preempt judgement ------------------------------------------------------------------------------
+
+def _preempt_case(policy: str, running_priority: int, incoming_priority: int):
+    objects = [flavor("f"), cluster_queue("cq", {"f": {"cpu": "4"}}, preemption={"withinClusterQueue": policy}),
+               local_queue("ns", "cq"),
+               workload("running", count=4, priority=running_priority, admitted=("cq", "f"), cpu="1")]
+    snapshot = Snapshot.from_objects(objects)
+    return snapshot.assign(workload_info(workload("new", count=2, priority=incoming_priority, cpu="1")))
+
+
+def test_lower_priority_workloads_can_be_preempted_within_the_queue():
+    decision = _preempt_case("LowerPriority", 0, 100)
+    assert decision.mode == "Preempt"
+    assert [t.name for t in decision.targets] == ["running"]
+    assert decision.message == ("couldn't assign flavors to pod set main: "
+                                "insufficient unused quota for cpu in flavor f, 2 more needed")
+
+
+def test_no_preemption_candidates_still_reads_preempt_but_has_no_targets():
+    for policy, running, incoming in (("LowerPriority", 100, 100), ("Never", 0, 100)):
+        decision = _preempt_case(policy, running, incoming)
+        assert decision.mode == "Preempt" and decision.targets == []
+
+
+def test_reclaim_from_a_borrowing_queue_in_the_cohort():
+    objects = [flavor("f"),
+               cluster_queue("lender", {"f": {"cpu": "4"}}, cohort="co",
+                             preemption={"reclaimWithinCohort": "Any"}),
+               cluster_queue("borrower", {"f": {"cpu": "0"}}, cohort="co"),
+               local_queue("ns", "lender"),
+               workload("borrowed", namespace="other", count=4, admitted=("borrower", "f"), cpu="1")]
+    decision = Snapshot.from_objects(objects).assign(workload_info(workload("mine", count=3, cpu="1")))
+    assert decision.mode == "Preempt" and [t.name for t in decision.targets] == ["borrowed"]
+    without_policy = [o if o["metadata"]["name"] != "lender" else cluster_queue("lender", {"f": {"cpu": "4"}}, cohort="co")
+                      for o in objects]
+    assert Snapshot.from_objects(without_policy).assign(
+        workload_info(workload("mine", count=3, cpu="1"))).targets == []
+
+
+def test_preemption_keeps_the_minimal_set_and_evicts_nothing():
+    objects = [flavor("f"), cluster_queue("cq", {"f": {"cpu": "6"}}, preemption={"withinClusterQueue": "LowerPriority"}),
+               local_queue("ns", "cq")]
+    objects += [workload(f"low-{i}", count=2, priority=i, admitted=("cq", "f"), cpu="1") for i in range(3)]
+    snapshot = Snapshot.from_objects(objects)
+    before = dict(snapshot.tree.cluster_queues["cq"].usage)
+    decision = snapshot.assign(workload_info(workload("new", count=2, priority=10, cpu="1")))
+    assert [t.name for t in decision.targets] == ["low-0"]
+    assert snapshot.tree.cluster_queues["cq"].usage == before
+
+
+# Partial admission and "can ever admit" ---------------------------------------------------------
+
+def test_partial_admission_shrinks_towards_min_count():
+    objects = [flavor("f"), cluster_queue("cq", {"f": {"cpu": "5"}}), local_queue("ns", "cq")]
+    decision = Snapshot.from_objects(objects).assign(workload_info(workload("w", count=8, min_count=2, cpu="1")))
+    assert decision.mode == "Fit" and decision.pod_sets[0].count == 5
+    too_small = Snapshot.from_objects(objects).assign(workload_info(workload("w", count=8, min_count=6, cpu="1")))
+    assert too_small.mode == "NoFit" and too_small.pod_sets == []
+
+
+def test_can_ever_admit_ignores_current_usage_but_respects_borrowing_limits():
+    objects = [flavor("f"),
+               cluster_queue("a", {"f": {"cpu": ("4", "2")}}, cohort="co"),
+               cluster_queue("b", {"f": {"cpu": "8"}}, cohort="co"),
+               local_queue("ns", "a"),
+               workload("busy", count=4, admitted=("a", "f"), cpu="1")]
+    snapshot = Snapshot.from_objects(objects)
+    assert snapshot.assign(workload_info(workload("w", count=6, cpu="1"))).mode != "Fit"
+    ever = snapshot.can_ever_admit("a", workload("w", count=6, cpu="1"))
+    assert (ever.mode, ever.borrowing) == ("Fit", True)
+    never = snapshot.can_ever_admit("a", workload("w", count=7, cpu="1"))
+    assert never.mode == "NoFit" and "maximum capacity (6)" in never.message
+    assert snapshot.tree.cluster_queues["a"].usage == {("f", "cpu"): 4000}
+
+
+def test_removing_a_workload_invalidates_remembered_decisions():
+    objects = [flavor("f"), cluster_queue("cq", {"f": {"cpu": "2"}}, preemption={"withinClusterQueue": "LowerPriority"}),
+               local_queue("ns", "cq"), workload("low", count=2, priority=0, admitted=("cq", "f"), cpu="1")]
+    snapshot = Snapshot.from_objects(objects)
+    high = workload_info(workload("high", priority=1, cpu="1"))
+    assert snapshot.assign(high).mode == "Preempt"
+    snapshot.remove_workload(snapshot.workloads_by_uid["ns/low"])
+    assert snapshot.assign(high).mode == "Fit"

@@ -1,0 +1,145 @@
+"""Policy arguments built as the engine builds them (pulumi.md 1.6a), and a small stack to edit.
+
+Props are wrapped in pulumi_policy's unknown-checking proxy, as `_PolicyAnalyzerServicer`
+wraps them; `UNKNOWN` in a value makes reading it raise as during a real preview.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Iterable, Optional
+
+from pulumi_policy import (PolicyCustomTimeouts, PolicyResource, PolicyResourceOptions, ResourceValidationArgs,
+                           StackValidationArgs)
+from google.protobuf import json_format
+from pulumi_policy.deserialize import deserialize_properties
+from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy
+
+from aks_kueue.expected_workloads import carrier_manifest
+from aks_kueue.preview.pack import analyzer_resources
+
+UNKNOWN = UNKNOWN_STRING_VALUE
+CLUSTER = "azure-native:containerservice:ManagedCluster"
+POOL = "azure-native:containerservice:AgentPool"
+EXTENSION = "azure-native:kubernetesconfiguration:Extension"
+RELEASE = "kubernetes:helm.sh/v3:Release"
+PROVIDER = "pulumi:providers:kubernetes"
+
+
+def urn(type_token: str, name: str, stack: str = "dev") -> str:
+    return f"urn:pulumi:{stack}::aks-kueue::{type_token}::{name}"
+
+
+def resource(type_token: str, name: str, props: dict, depends_on: Iterable[PolicyResource] = (),
+             stack: str = "dev", secret_outputs: Iterable[str] = ()) -> PolicyResource:
+    opts = PolicyResourceOptions(protect=False, ignore_changes=[], delete_before_replace=None, aliases=[],
+                                 custom_timeouts=PolicyCustomTimeouts(0, 0, 0),
+                                 additional_secret_outputs=list(secret_outputs), parent=None)
+    return PolicyResource(type_token, unknown_checking_proxy(copy.deepcopy(props)), urn(type_token, name, stack),
+                          name, opts, None, None, list(depends_on), {})
+
+
+def stack_violations(policy, resources: list[PolicyResource], config: Optional[dict] = None) -> list[tuple]:
+    seen: list[tuple] = []
+    policy.validate(StackValidationArgs(resources, config), lambda message, urn=None: seen.append((message, urn)))
+    return seen
+
+
+def resource_violations(policy, type_token: str, props: dict, stack: str = "dev",
+                        config: Optional[dict] = None) -> list[str]:
+    seen: list[str] = []
+    args = ResourceValidationArgs(type_token, unknown_checking_proxy(copy.deepcopy(props)),
+                                  urn(type_token, "main-aks", stack), "main-aks", None, None, config)
+    policy.validate(args, lambda message, urn=None: seen.append(message))
+    return seen
+
+
+# A hardened cluster as the program registers it (the prod stack's inputs, abridged).
+CLUSTER_PROPS = {
+    "location": "eastus", "kubernetesVersion": "1.34", "sku": {"name": "Base", "tier": "Standard"},
+    "enableRBAC": True, "disableLocalAccounts": True,
+    "aadProfile": {"managed": True, "enableAzureRBAC": True},
+    "apiServerAccessProfile": {"enablePrivateCluster": False, "authorizedIPRanges": ["203.0.113.0/24"]},
+    "networkProfile": {"networkPlugin": "azure", "networkPluginMode": "overlay", "networkPolicy": "cilium"},
+    "autoUpgradeProfile": {"upgradeChannel": "patch", "nodeOSUpgradeChannel": "NodeImage"},
+    "nodeProvisioningProfile": {"mode": "Manual"},
+    "agentPoolProfiles": [{"name": "system", "mode": "System", "vmSize": "Standard_D4s_v5", "count": 1,
+                           "nodeTaints": ["CriticalAddonsOnly=true:NoSchedule"]}],
+}
+
+
+def pool_props(name: str, vm_size: str, max_count: int, **extra: Any) -> dict:
+    return {"agentPoolName": name, "vmSize": vm_size, "mode": "User", "enableAutoScaling": True,
+            "minCount": 0, "maxCount": max_count, "maxPods": 110, **extra}
+
+
+def kueue(kind: str, name: str, spec: Optional[dict] = None, namespace: Optional[str] = None, **fields) -> tuple:
+    metadata = {"name": name, **({"namespace": namespace} if namespace else {})}
+    body = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": kind, "metadata": metadata, **fields}
+    if spec is not None:
+        body["spec"] = spec
+    return f"kubernetes:kueue.x-k8s.io/v1beta2:{kind}", body
+
+
+def gpu_queue_stack(gpu_quota: str = "2", stack: str = "dev", workloads: Optional[list] = None,
+                    installer: str = "helm", edit=None) -> list[PolicyResource]:
+    """A cluster, a CPU pool and a 2-node T4 pool, Kueue from Helm, one team queue: built by hand."""
+    cluster = resource(CLUSTER, "main-aks", CLUSTER_PROPS, stack=stack)
+    cpu = resource(POOL, "pools-cpu", pool_props("cpu", "Standard_D8s_v5", 3), [cluster], stack)
+    t4 = resource(POOL, "pools-t4", pool_props("t4", "Standard_NC8as_T4_v3", 2, nodeTaints=["sku=gpu:NoSchedule"]),
+                  [cluster], stack)
+    if installer == "helm":
+        install = resource(RELEASE, "kueue-helm", {"chart": "oci://registry.k8s.io/kueue/charts/kueue",
+                                                   "version": "0.19.2"}, stack=stack)
+    else:
+        install = resource(EXTENSION, "kueue-extension", {"extensionType": "microsoft.kueue",
+                                                          "version": "0.19.6-aks.0.4.4",
+                                                          "autoUpgradeMinorVersion": False}, [cpu, t4], stack)
+    objects = [
+        kueue("ResourceFlavor", "cpu", {"nodeLabels": {"kubernetes.azure.com/agentpool": "cpu"}}),
+        kueue("ResourceFlavor", "t4", {"nodeLabels": {"kubernetes.azure.com/agentpool": "t4"},
+                                       "nodeTaints": [{"key": "sku", "value": "gpu", "effect": "NoSchedule"}]}),
+        kueue("ClusterQueue", "ml", {"namespaceSelector": {}, "resourceGroups": [{
+            "coveredResources": ["cpu", "memory", "nvidia.com/gpu"], "flavors": [
+                {"name": "cpu", "resources": [{"name": "cpu", "nominalQuota": "20"},
+                                              {"name": "memory", "nominalQuota": "72Gi"},
+                                              {"name": "nvidia.com/gpu", "nominalQuota": "0"}]},
+                {"name": "t4", "resources": [{"name": "cpu", "nominalQuota": "14"},
+                                             {"name": "memory", "nominalQuota": "90Gi"},
+                                             {"name": "nvidia.com/gpu", "nominalQuota": gpu_quota}]}]}]}),
+        kueue("LocalQueue", "default", {"clusterQueue": "ml"}, namespace="ml"),
+    ]
+    if edit is not None:
+        edit(objects)
+    resources = [cluster, cpu, t4, install,
+                 resource("kubernetes:core/v1:Namespace", "ns-ml",
+                          {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml"}}, stack=stack)]
+    resources += [resource(t, f"{b['kind'].lower()}-{b['metadata']['name']}", b, [install], stack) for t, b in objects]
+    if workloads:
+        resources.append(resource("kubernetes:core/v1:ConfigMap", "expected", carrier_manifest(workloads),
+                                  stack=stack))
+    return resources
+
+
+def workload(name: str, requests: dict, count: int = 1, tolerate_gpu: bool = True) -> dict:
+    pod = {"containers": [{"name": "main", "resources": {"requests": requests}}]}
+    if tolerate_gpu:
+        pod["tolerations"] = [{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "metadata": {"name": name, "namespace": "ml"},
+            "spec": {"queueName": "default", "podSets": [{"name": "main", "count": count,
+                                                           "template": {"spec": pod}}]}}
+
+
+def policy_resources(run) -> list[PolicyResource]:
+    """A recorded preview as the servicer hands it to a stack policy: decoded from the same
+    protobuf resources `evaluate` sends, wrapped in the proxy, dependencies linked."""
+    built, dependencies = {}, {}
+    for r in analyzer_resources(run):
+        opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0),
+                                     list(r.options.additionalSecretOutputs), r.options.parent or None)
+        props = unknown_checking_proxy(deserialize_properties(json_format.MessageToDict(r.properties)))
+        built[r.urn] = PolicyResource(r.type, props, r.urn, r.name, opts, None, None, [], {})
+        dependencies[r.urn] = list(r.dependencies)
+    for urn, resource in built.items():
+        resource.dependencies.extend(built[d] for d in dependencies[urn] if d in built)
+    return list(built.values())

@@ -1,0 +1,216 @@
+"""The pack as the engine runs it: through pulumi_policy's servicer over recorded previews
+(`evaluate`), and as a real analyzer process over gRPC."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+import grpc
+import pytest
+import yaml
+from google.protobuf import empty_pb2
+from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
+
+from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
+from aks_kueue.aks.device_plugin import daemonset
+from aks_kueue.feasibility.adapter import analyse_config
+from aks_kueue.policies import PACK_NAME, POLICIES, evaluate, policy_config_error
+from aks_kueue.policies.base import INTERNAL_FAILURE
+from aks_kueue.preview.pack import analyzer_resources, configure_request, violation, wire_inputs
+from aks_kueue.policies.world import build_world
+from aks_kueue.preview.recorder import UNKNOWN
+from aks_kueue.settings.pools import NodePool
+from tests.conftest import ROOT, SHARED, flat, needs_shared, run_config, run_stack
+from tests.policies.args import gpu_queue_stack, policy_resources, resource
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "feasibility"
+KINDS = sorted(p.name[:-len(".yaml")] for p in FIXTURES.glob("*.yaml") if not p.name.endswith(".ok.yaml"))
+# The policy that carries each finding kind of a fixture.
+POLICY_OF = {
+    "quota-above-capacity": "kueue-quota-fits-capacity", "borrowing-above-capacity": "kueue-quota-fits-capacity",
+    "flavor-lands-nowhere": "kueue-flavors-match-pools", "flavor-resource-missing": "kueue-flavors-match-pools",
+    "taint-not-tolerated": "kueue-flavors-match-pools", "workload-not-admitted": "kueue-expected-workloads-fit",
+    "pod-fits-no-node": "kueue-expected-workloads-fit", "podset-exceeds-pools": "kueue-expected-workloads-fit",
+    "podset-conflicting-flavors": "kueue-expected-workloads-fit", "managed-region": "kueue-managed-extension-region",
+}
+SECURITY = {p.name for p in POLICIES if p.name.startswith("aks-") and p.name != "aks-kueue-resources-readable"}
+
+
+def fixture_config(name: str) -> dict:
+    return yaml.safe_load((FIXTURES / name).read_text())["config"]
+
+
+def example_config() -> dict:
+    return yaml.safe_load((SHARED / "contract" / "Pulumi.example.yaml").read_text())["config"]
+
+
+@lru_cache(maxsize=None)
+def recorded(name: str):
+    """One program run per stack or fixture for the whole module."""
+    if name in ("dev", "prod"):
+        return run_stack(name)
+    if name == "example":
+        return run_config(example_config())
+    return run_config(fixture_config(name))
+
+
+def config_of(name: str) -> dict:
+    if name in ("dev", "prod"):
+        return yaml.safe_load((ROOT / "stacks" / f"Pulumi.{name}.yaml").read_text())["config"]
+    return example_config() if name == "example" else fixture_config(name)
+
+
+def mandatory(violations):
+    return [v for v in violations if v["enforcementLevel"] == "mandatory"]
+
+
+# --- clean stacks ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_the_stacks_have_no_mandatory_violation(stack):
+    violations = evaluate(recorded(stack))
+    assert mandatory(violations) == []
+    assert not any(INTERNAL_FAILURE in v["message"] for v in violations)
+
+
+@needs_shared()
+def test_the_contract_example_has_no_mandatory_violation():
+    assert mandatory(evaluate(recorded("example"))) == []
+
+
+def test_prod_meets_the_security_baseline_even_with_the_prod_config():
+    prod_config = json.loads((ROOT / "policy" / "config" / "prod.json").read_text())
+    assert policy_config_error(prod_config) is None
+    for config in (None, prod_config):
+        violations = evaluate(recorded("prod"), config)
+        assert [v for v in violations if v["policy"] in SECURITY] == [] and mandatory(violations) == []
+
+
+# --- findings through the real policies -------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_finding_fixture_is_a_violation_and_its_twin_is_not(kind):
+    found = [v for v in evaluate(recorded(f"{kind}.yaml")) if v["policy"] == POLICY_OF[kind]]
+    assert found and all(v["enforcementLevel"] == "mandatory" and v["urn"] for v in found), found
+    assert mandatory(evaluate(recorded(f"{kind}.ok.yaml"))) == []
+
+
+def _findings(analysis):
+    return sorted((f.severity, f.kind, f.object, f.message, json.dumps(dict(f.numbers), sort_keys=True))
+                  for f in analysis.findings)
+
+
+@pytest.mark.parametrize("name", ["dev", "prod", pytest.param("example", marks=needs_shared()),
+                                  *sorted(p.name for p in FIXTURES.glob("*.yaml"))])
+def test_recorded_resources_give_the_settings_analysis(name):
+    """The world rebuilt from what the program registered reaches the settings' verdicts and numbers."""
+    run = recorded(name)
+    rebuilt = build_world(policy_resources(run)).analysis(DEFAULT_VM_OVERHEAD)
+    expected = analyse_config(flat(config_of(name)), ROOT)
+    assert _findings(rebuilt) == _findings(expected)
+    assert rebuilt.capacity == expected.capacity
+
+
+def test_hand_built_resources_give_the_settings_analysis():
+    t4 = NodePool(name="t4", vm_size="Standard_NC8as_T4_v3", min_count=0, max_count=2, taints=["sku=gpu:NoSchedule"])
+    plugin = daemonset("nvidia-device-plugin", "none", [t4])
+    resources = gpu_queue_stack(gpu_quota="3") + [resource("kubernetes:apps/v1:DaemonSet", "gpu-plugin", plugin)]
+    rebuilt = build_world(resources).analysis(DEFAULT_VM_OVERHEAD)
+    expected = analyse_config(flat(fixture_config("quota-above-capacity.yaml")), ROOT)
+    assert _findings(rebuilt) == _findings(expected) and rebuilt.findings
+    assert rebuilt.capacity == expected.capacity
+
+
+# --- config, levels, unknowns ----------------------------------------------------------------
+
+
+def test_levels_follow_the_config_as_the_engine_reconciles_it():
+    run = recorded("quota-above-capacity.yaml")
+    assert {v["enforcementLevel"] for v in evaluate(run) if v["policy"] == "kueue-quota-fits-capacity"} == \
+        {"mandatory"}
+    lowered = evaluate(run, {"kueue-quota-fits-capacity": "advisory"})
+    assert {v["enforcementLevel"] for v in lowered if v["policy"] == "kueue-quota-fits-capacity"} == {"advisory"}
+    assert evaluate(run, {"all": "disabled"}) == []
+    # A policy's own entry wins over "all".
+    only = evaluate(run, {"all": "disabled", "kueue-quota-fits-capacity": {"enforcementLevel": "mandatory"}})
+    assert only and {v["policy"] for v in only} == {"kueue-quota-fits-capacity"}
+
+
+@pytest.mark.parametrize("config, expected", [
+    ({"kueue-quota-fit": "mandatory"}, "'kueue-quota-fit' is not a policy of this pack"),
+    ({"all": "strict"}, "\"all\": 'strict' is not an enforcement level"),
+    ({"kueue-quota-fits-capacity": {"enforcementLevel": "warn"}}, "enforcementLevel: 'warn' is not"),
+    ({"kueue-quota-fits-capacity": {"vmOverheadPercent": 80}}, "vmOverheadPercent: 80 is above the maximum 50"),
+    ({"kueue-quota-fits-capacity": {"vmOverheadPercent": "7.5"}}, "is not of type number"),
+    ({"kueue-quota-fits-capacity": {"overhead": 5}}, "overhead: not a setting of this policy"),
+    ({"aks-security-baseline-in-prod": {"require": ["aks-everything"]}}, "require[0]: 'aks-everything' is not one"),
+    ([], "must be a JSON object"),
+])
+def test_an_invalid_config_is_one_clear_sentence(config, expected):
+    problem = policy_config_error(config)
+    assert problem is not None and expected in problem, problem
+    with pytest.raises(ValueError):
+        evaluate(recorded("dev"), config)
+
+
+def test_valid_configs_pass():
+    assert policy_config_error({"all": "advisory", "kueue-quota-fits-capacity": {
+        "enforcementLevel": "mandatory", "vmOverheadPercent": 10}}) is None
+    assert policy_config_error(None) is None and policy_config_error({}) is None
+
+
+def test_an_unknown_value_gives_the_runtimes_advisory_not_a_crash():
+    run = copy.deepcopy(recorded("prod"))
+    pool = next(r for r in run.registrations if r.name == "pools-a100")
+    pool.raw_inputs = {**pool.raw_inputs, "maxCount": UNKNOWN}
+    violations = evaluate(run)
+    assert mandatory(violations) == []
+    cannot = [v for v in violations if v["policy"] == "kueue-quota-fits-capacity"]
+    assert len(cannot) == 1 and cannot[0]["enforcementLevel"] == "advisory"
+    assert cannot[0]["message"].startswith("can't run policy 'kueue-quota-fits-capacity' from policy pack "
+                                           f"'{PACK_NAME}@v0.1.0' during preview: string value at .maxCount")
+
+
+def test_secrets_reach_the_pack_as_secret_markers_and_are_unwrapped_by_it():
+    provider = next(r for r in recorded("prod").registrations if r.type == "pulumi:providers:kubernetes")
+    wire = wire_inputs(provider)
+    assert wire["kubeconfig"]["4dabf18193072939515e22adb298388d"] == "1b47061264138c4ac30d75fd1eb44270"
+    assert provider.additional_secret_outputs == ["kubeconfig"]
+
+
+# --- the pack process, as the engine starts it --------------------------------------------------
+
+
+def test_the_pack_serves_its_policies_over_grpc():
+    process = subprocess.Popen([sys.executable, "-u", "-m", "pulumi.policy", "127.0.0.1:0", "policy"],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        port = int(process.stdout.readline())
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = analyzer_pb2_grpc.AnalyzerStub(channel)
+            info = stub.GetAnalyzerInfo(empty_pb2.Empty(), timeout=30)
+            assert info.name == PACK_NAME and info.supportsConfig
+            served = {p.name: p.enforcementLevel for p in info.policies}
+            assert served == {p.name: (analyzer_pb2.MANDATORY if p.enforcement_level.value == "mandatory"
+                                       else analyzer_pb2.ADVISORY) for p in POLICIES}
+            assert served["kueue-quota-fits-capacity"] == analyzer_pb2.MANDATORY
+            assert served["aks-network-policy"] == analyzer_pb2.ADVISORY
+            # The process judges a recorded preview as the offline path does.
+            run = recorded("quota-above-capacity.yaml")
+            stub.Configure(configure_request(POLICIES, None), timeout=30)
+            response = stub.AnalyzeStack(analyzer_pb2.AnalyzeStackRequest(resources=analyzer_resources(run)),
+                                         timeout=60)
+            over_grpc = [violation(d, d.urn or None) for d in response.diagnostics]
+            offline = [v for v in evaluate(run) if v["policy"] in {p["policy"] for p in over_grpc}]
+            assert {v["policy"] for v in over_grpc} == {"kueue-quota-fits-capacity"}
+            assert sorted(over_grpc, key=str) == sorted(offline, key=str)
+    finally:
+        process.kill()
+        process.wait()

@@ -1,0 +1,227 @@
+"""`aks-kueue preview` with the policy pack: violations, the exit rule, --policy-config, --format.
+
+The CLI's own rules are pinned with a stand-in pack (`policy_fakes`); the verdicts of the
+real policies are tested through the real `aks_kueue.policies` at the end.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from aks_kueue.cli import app
+from tests.conftest import ROOT
+from tests.policies.fakes import fake_pack, real_pack, violation  # noqa: F401  (fake_pack is a fixture)
+
+FEASIBILITY = ROOT / "tests" / "fixtures" / "feasibility"
+runner = CliRunner()
+
+
+def cli(*args):
+    result = runner.invoke(app, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def write_json(tmp_path, value, name="policy.json"):
+    path = tmp_path / name
+    path.write_text(value if isinstance(value, str) else json.dumps(value))
+    return path
+
+
+# ---- the CLI's rules, with a stand-in pack ----
+
+def test_a_mandatory_violation_exits_1_and_fills_violations(fake_pack):
+    fake_pack.violations = [
+        violation("aks-network-policy", "advisory", "no network policy"),
+        violation("kueue-quota-fits-capacity", "mandatory", "3 GPUs on 2", urn_of_type=":ClusterQueue"),
+    ]
+    code, out, _ = cli("preview", "--stack", "dev", "--json")
+    doc = json.loads(out)
+    assert code == 1
+    # Mandatory first; every contract key, and the URN is a resource of this preview.
+    assert [v["policy"] for v in doc["violations"]] == ["kueue-quota-fits-capacity", "aks-network-policy"]
+    assert all(set(v) == {"policy", "enforcementLevel", "urn", "message"} for v in doc["violations"])
+    assert doc["violations"][0]["urn"] in {r["urn"] for r in doc["resources"]}
+
+
+def test_advisory_violations_alone_exit_0(fake_pack):
+    fake_pack.violations = [violation("aks-network-policy", "advisory", "no network policy")]
+    code, out, _ = cli("preview", "--stack", "dev", "--json")
+    assert code == 0 and len(json.loads(out)["violations"]) == 1
+
+
+def test_the_exit_code_follows_the_pack_not_the_analysis(fake_pack):
+    # An error finding still shows, but only a mandatory violation rejects: a policy config
+    # that lowers the feasibility policy must be able to let the preview pass.
+    code, out, _ = cli("preview", "--config", FEASIBILITY / "quota-above-capacity.yaml", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["violations"] == []
+    assert [f["kind"] for f in doc["findings"]] == ["quota-above-capacity"]
+
+
+def test_policy_config_json_reaches_the_pack(fake_pack, tmp_path):
+    config = {"all": "advisory", "kueue-quota-fits-capacity": {"enforcementLevel": "mandatory", "margin": 0.1}}
+    code, _, _ = cli("preview", "--policy-config", write_json(tmp_path, config), "--json")
+    assert code == 0 and fake_pack.configs == [config]
+
+
+def test_no_policy_config_means_none(fake_pack):
+    cli("preview", "--json")
+    assert fake_pack.configs == [None]
+
+
+@pytest.mark.parametrize("content, expected", [
+    ("{\"all\": \"advisory\",}", "not valid JSON at line 1 column"),
+    ("\udcff", "not UTF-8"),
+])
+def test_an_unreadable_policy_config_exits_2(fake_pack, tmp_path, content, expected):
+    path = tmp_path / "policy.json"
+    path.write_bytes(content.encode("utf-8", "surrogateescape"))
+    code, out, err = cli("preview", "--policy-config", path, "--json")
+    assert code == 2 and out == "" and expected in err and str(path) in err
+    assert "Traceback" not in err and fake_pack.configs == []
+
+
+def test_a_missing_policy_config_exits_2(fake_pack, tmp_path):
+    code, out, err = cli("preview", "--policy-config", tmp_path / "nope.json")
+    assert code == 2 and out == "" and "cannot read the policy config" in err and fake_pack.configs == []
+
+
+def test_a_config_the_pack_refuses_exits_2_with_its_sentence(fake_pack, tmp_path):
+    fake_pack.config_problem = "'sometimes' is not an enforcement level; use advisory, mandatory or disabled"
+    code, out, err = cli("preview", "--policy-config", write_json(tmp_path, {"all": "sometimes"}), "--json")
+    assert code == 2 and out == ""
+    assert err.strip() == f"{tmp_path / 'policy.json'}: {fake_pack.config_problem}"
+
+
+def test_json_is_an_alias_of_format_json(fake_pack):
+    fake_pack.violations = [violation("aks-network-policy", "advisory", "no network policy")]
+    assert cli("preview", "--json")[:2] == cli("preview", "--format", "json")[:2]
+
+
+@pytest.mark.parametrize("flags, expected", [
+    (["--format", "yaml"], "--format must be one of text, json, markdown"),
+    (["--json", "--format", "markdown"], "--json means --format json"),
+])
+def test_bad_format_flags_exit_2(fake_pack, flags, expected):
+    code, out, err = cli("preview", *flags)
+    assert code == 2 and out == "" and expected in err and fake_pack.configs == []
+
+
+def test_human_output_groups_verdicts_with_their_fix_hints(fake_pack):
+    fake_pack.violations = [
+        violation("aks-network-policy", "advisory", "the cluster has no network policy"),
+        violation("kueue-quota-fits-capacity", "mandatory",
+                  "3 GPUs of quota on 2 GPUs; fix: lower the nominalQuota by 1", urn_of_type=":ClusterQueue"),
+    ]
+    code, out, _ = cli("preview", "--stack", "dev")
+    text = " ".join(out.split())
+    assert code == 1
+    assert text.index("Quota against capacity") < text.index("Policy verdicts, mandatory: 1") \
+        < text.index("Policy verdicts, advisory: 1")
+    assert "kueue-quota-fits-capacity (ClusterQueue " in text
+    assert "3 GPUs of quota on 2 GPUs fix: lower the nominalQuota by 1" in text
+
+
+def test_human_output_says_when_every_policy_passed(fake_pack):
+    code, out, _ = cli("preview", "--stack", "dev")
+    assert code == 0 and "Policy verdicts: every policy passed." in out
+
+
+# ---- the real policy pack ----
+
+def finding_fixtures():
+    return sorted(p for p in FEASIBILITY.glob("*.yaml") if not p.name.endswith(".ok.yaml"))
+
+
+@pytest.mark.parametrize("fixture", finding_fixtures(), ids=lambda p: p.stem)
+def test_every_finding_fixture_is_rejected_by_a_mandatory_policy(fixture, tmp_path):
+    real_pack()
+    code, out, err = cli("preview", "--config", fixture, "--json")
+    doc = json.loads(out)
+    assert doc["findings"], "the fixture no longer triggers its finding"
+    mandatory = [v for v in doc["violations"] if v["enforcementLevel"] == "mandatory"]
+    # Every finding, warnings included, is a mandatory policy by default.
+    assert mandatory and code == 1, (doc["violations"], err)
+    twin = json.loads(cli("preview", "--config", fixture.with_name(f"{fixture.stem}.ok.yaml"), "--json")[1])
+    ours = {v["policy"] for v in mandatory} - {v["policy"] for v in twin["violations"]}
+    assert ours, doc["violations"]
+    # Made advisory by the policy config, the same violations no longer reject the stack.
+    relaxed = write_json(tmp_path, {policy: "advisory" for policy in ours})
+    code, out, err = cli("preview", "--config", fixture, "--json", "--policy-config", relaxed)
+    still = [v for v in json.loads(out)["violations"] if v["enforcementLevel"] == "mandatory"]
+    assert all(v["policy"] not in ours for v in still), err
+
+
+@pytest.mark.parametrize("fixture", sorted(FEASIBILITY.glob("*.ok.yaml")), ids=lambda p: p.name[:-len(".ok.yaml")])
+def test_every_feasible_twin_passes(fixture):
+    real_pack()
+    code, out, err = cli("preview", "--config", fixture, "--json")
+    doc = json.loads(out)
+    assert code == 0, (doc["violations"], err)
+    assert all(v["enforcementLevel"] != "mandatory" for v in doc["violations"])
+
+
+def rejected_fixture():
+    """quota-above-capacity's violations, and the policy behind the mandatory one."""
+    code, out, _ = cli("preview", "--config", FEASIBILITY / "quota-above-capacity.yaml", "--json")
+    assert code == 1
+    violations = json.loads(out)["violations"]
+    return violations, next(v["policy"] for v in violations if v["enforcementLevel"] == "mandatory")
+
+
+def test_turning_the_policy_advisory_exits_0(tmp_path):
+    real_pack()
+    before, policy = rejected_fixture()
+    config = write_json(tmp_path, {policy: "advisory"})
+    code, out, err = cli("preview", "--config", FEASIBILITY / "quota-above-capacity.yaml", "--json",
+                         "--policy-config", config)
+    after = json.loads(out)["violations"]
+    assert code == 0, err
+    assert [v["message"] for v in after if v["policy"] == policy] == \
+        [v["message"] for v in before if v["policy"] == policy]
+    assert {v["enforcementLevel"] for v in after if v["policy"] == policy} == {"advisory"}
+
+
+def test_disabling_the_policy_removes_its_violations(tmp_path):
+    real_pack()
+    _, policy = rejected_fixture()
+    config = write_json(tmp_path, {policy: {"enforcementLevel": "disabled"}})
+    code, out, err = cli("preview", "--config", FEASIBILITY / "quota-above-capacity.yaml", "--json",
+                         "--policy-config", config)
+    assert [v for v in json.loads(out)["violations"] if v["policy"] == policy] == []
+    assert code == (1 if any(v["enforcementLevel"] == "mandatory" for v in json.loads(out)["violations"]) else 0)
+
+
+def test_a_per_policy_level_wins_over_all(tmp_path):
+    real_pack()
+    _, policy = rejected_fixture()
+    lowered = write_json(tmp_path, {"all": "advisory"}, "all.json")
+    code, out, err = cli("preview", "--config", FEASIBILITY / "quota-above-capacity.yaml", "--json",
+                         "--policy-config", lowered)
+    assert code == 0 and {v["enforcementLevel"] for v in json.loads(out)["violations"]} == {"advisory"}, err
+    kept = write_json(tmp_path, {"all": "advisory", policy: {"enforcementLevel": "mandatory"}}, "kept.json")
+    code, out, err = cli("preview", "--config", FEASIBILITY / "quota-above-capacity.yaml", "--json",
+                         "--policy-config", kept)
+    assert code == 1, err
+    assert {v["policy"] for v in json.loads(out)["violations"] if v["enforcementLevel"] == "mandatory"} == {policy}
+
+
+@pytest.mark.parametrize("config", [{"all": "sometimes"}, ["all", "advisory"]])
+def test_an_invalid_config_is_refused_by_the_real_pack(tmp_path, config):
+    real_pack()
+    code, out, err = cli("preview", "--stack", "dev", "--json", "--policy-config", write_json(tmp_path, config))
+    assert code == 2 and out == "" and err.startswith(str(tmp_path / "policy.json") + ": ")
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_the_stacks_pass_every_mandatory_policy(stack):
+    real_pack()
+    # With the stack's own policy config when it has one, as the PR workflow runs it.
+    pack_config = ROOT / "policy" / "config" / f"{stack}.json"
+    extra = ["--policy-config", pack_config] if pack_config.exists() else []
+    code, out, err = cli("preview", "--stack", stack, "--json", *extra)
+    assert code == 0, (json.loads(out)["violations"], err)
