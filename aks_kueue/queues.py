@@ -16,6 +16,7 @@ from aks_kueue.kueue.manifests import ManifestError, read_documents
 from aks_kueue.kueue.structural import FieldError
 from aks_kueue.kueue.validate import KueueObject, ReferenceRules, load_object, validate_object, validate_set
 from aks_kueue.k8s.merge import deep_merge
+from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.settings.errors import Problem, SettingsError
 from aks_kueue.settings.root import SYSTEM_POOL_NAME, Settings
 
@@ -165,7 +166,7 @@ def _namespaces(plan: QueuePlan, problems: list[Problem]) -> dict[str, dict[str,
         cq = queues.get(lq.spec.get("clusterQueue", ""))
         selector = cq.spec.get("namespaceSelector") if cq else None
         namespace = lq.namespace or ""
-        if selector is not None and not selects(selector, {**namespaces[namespace],
+        if selector is not None and not label_selector_matches(selector, {**namespaces[namespace],
                                                            NAMESPACE_NAME_LABEL: namespace}):
             problems.append(_problem(cq, FieldError("spec.namespaceSelector", f"Invalid value: it does not select "
                                      f"namespace {namespace!r}, so LocalQueue {namespace}/{lq.name} can never "
@@ -184,24 +185,6 @@ def _labels_selected(selector: dict[str, Any]) -> dict[str, str]:
         elif operator == "Exists":
             wanted.setdefault(key, "true")
     return wanted
-
-
-def selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
-    """Kubernetes LabelSelector semantics; `{}` selects everything."""
-    if any(labels.get(k) != v for k, v in (selector.get("matchLabels") or {}).items()):
-        return False
-    for expression in selector.get("matchExpressions") or []:
-        key, values = expression.get("key"), expression.get("values") or []
-        operator = expression.get("operator")
-        if operator == "In" and labels.get(key) not in values:
-            return False
-        if operator == "NotIn" and key in labels and labels[key] in values:
-            return False
-        if operator == "Exists" and key not in labels:
-            return False
-        if operator == "DoesNotExist" and key in labels:
-            return False
-    return True
 
 
 def _expected_workloads(settings: Settings, objects: list[KueueObject]) -> list[Problem]:

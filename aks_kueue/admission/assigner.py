@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Optional
 
-from aks_kueue.admission.flavors import SelectorError
+from aks_kueue.k8s.scheduling import SelectorError
 from aks_kueue.admission.quota import borrowing_height
 from aks_kueue.kueue.units import PODS, format_amount
 

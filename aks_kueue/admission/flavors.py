@@ -13,74 +13,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
+from aks_kueue.k8s.scheduling import requirement_matches, untolerated_taint
+
 if TYPE_CHECKING:
     from aks_kueue.admission.models import ResourceFlavorInfo
-
-SCHEDULING_EFFECTS = ("NoSchedule", "NoExecute")
-
-
-class SelectorError(ValueError):
-    """A Gt/Lt requirement whose value is not one integer, as Kubernetes rejects it."""
-
-
-def tolerates(toleration: dict, taint: dict) -> bool:
-    """Kubernetes' Toleration.ToleratesTaint."""
-    effect = toleration.get("effect") or ""
-    if effect and effect != taint.get("effect"):
-        return False
-    key = toleration.get("key") or ""
-    if key and key != taint.get("key"):
-        return False
-    operator = toleration.get("operator") or "Equal"
-    if operator == "Exists":
-        return True
-    if operator == "Equal":
-        return (toleration.get("value") or "") == (taint.get("value") or "")
-    return False
-
-
-def untolerated_taint(taints: list[dict], tolerations: list[dict]) -> Optional[dict]:
-    for taint in taints:
-        if taint.get("effect") not in SCHEDULING_EFFECTS:
-            continue
-        if not any(tolerates(t, taint) for t in tolerations):
-            return taint
-    return None
-
 
 def taint_text(taint: dict) -> str:
     """How Go prints a corev1.Taint value with %s: `{key value effect <nil>}`."""
     added = taint.get("timeAdded") or "<nil>"
     return f"{{{taint.get('key', '')} {taint.get('value', '')} {taint.get('effect', '')} {added}}}"
-
-
-def requirement_matches(requirement: dict, labels: dict[str, str]) -> bool:
-    key, operator = requirement.get("key", ""), requirement.get("operator", "")
-    values = requirement.get("values") or []
-    present = key in labels
-    if operator == "In":
-        return present and labels[key] in values
-    if operator == "NotIn":
-        return not present or labels[key] not in values
-    if operator == "Exists":
-        return present
-    if operator == "DoesNotExist":
-        return not present
-    if operator in ("Gt", "Lt"):
-        if len(values) != 1:
-            raise SelectorError(f"{operator} needs exactly one value for {key!r}")
-        try:
-            bound = int(values[0])
-        except ValueError:
-            raise SelectorError(f"{values[0]!r} is not an integer for {operator} on {key!r}") from None
-        if not present:
-            return False
-        try:
-            actual = int(labels[key])
-        except ValueError:
-            return False
-        return actual > bound if operator == "Gt" else actual < bound
-    raise SelectorError(f"{operator!r} is not a node selector operator")
 
 
 def selector_matches(pod_spec: dict, labels: dict[str, str]) -> bool:

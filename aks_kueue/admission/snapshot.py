@@ -17,7 +17,8 @@ from typing import Iterable, Optional
 
 from aks_kueue.admission.admitted import AdmittedWorkloads
 from aks_kueue.admission.assigner import FIT, MODE_NAMES, NO_FIT, PREEMPT, Assignment, FlavorAssigner
-from aks_kueue.admission.flavors import flavor_mismatch, requirement_matches
+from aks_kueue.admission.flavors import flavor_mismatch
+from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.admission.models import (ClusterQueueInfo, LocalQueueInfo, ResourceFlavorInfo, TopologyInfo,
                                         WorkloadPriorityClassInfo)
 from aks_kueue.admission.partial import reduce_counts
@@ -268,10 +269,7 @@ class Snapshot:
         if selector is None:
             return False  # Kueue: a nil selector matches no namespace
         labels = {NAMESPACE_NAME_LABEL: namespace, **self.namespace_labels.get(namespace, {})}
-        for key, value in (selector.get("matchLabels") or {}).items():
-            if labels.get(key) != value:
-                return False
-        return all(requirement_matches(e, labels) for e in selector.get("matchExpressions") or [])
+        return label_selector_matches(selector, labels)
 
 
 def _rebind(cq: ClusterQueueInfo, node: Node) -> ClusterQueueInfo:

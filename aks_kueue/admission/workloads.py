@@ -12,17 +12,12 @@ up per pod, as Kueue converts it) times its count, less its reclaimable pods.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any, Optional
 
-from aks_kueue.kueue.units import CPU, amount
-from aks_kueue.k8s.quantity import parse_quantity
+from aks_kueue.kueue.units import CPU, amount, to_units
+from aks_kueue.k8s.pods import pod_requests
 
-POD_LEVEL_RESOURCES = ("cpu", "memory")
-# Kueue keeps requests in int64 and clamps larger ones (utilmath.SafeMilliValue / SafeValue).
-INT64_MAX = 2**63 - 1
 FlavorResource = tuple[str, str]
 
 
@@ -83,52 +78,6 @@ class WorkloadInfo:
 
     def uses(self, frs: set[FlavorResource]) -> bool:
         return self.admission is not None and any(fr in frs for fr in self.admission.usage)
-
-
-def pod_requests(pod_spec: dict) -> dict[str, Fraction]:
-    """Kubernetes' effective requests of one pod, as exact quantities."""
-    requests: dict[str, Fraction] = {}
-    for container in pod_spec.get("containers") or []:
-        _add(requests, container_requests(container))
-    sidecars: dict[str, Fraction] = {}
-    init_floor: dict[str, Fraction] = {}
-    for container in pod_spec.get("initContainers") or []:
-        own = container_requests(container)
-        if container.get("restartPolicy") == "Always":
-            _add(requests, own)
-            _add(sidecars, own)
-            step = dict(sidecars)
-        else:
-            step = dict(own)
-            _add(step, sidecars)
-        for resource, value in step.items():
-            init_floor[resource] = max(init_floor.get(resource, Fraction(0)), value)
-    for resource, value in init_floor.items():
-        requests[resource] = max(requests.get(resource, Fraction(0)), value)
-    pod_level = ((pod_spec.get("resources") or {}).get("requests")) or {}
-    for resource in POD_LEVEL_RESOURCES:
-        if resource in pod_level:
-            requests[resource] = parse_quantity(pod_level[resource])
-    _add(requests, {r: parse_quantity(q) for r, q in (pod_spec.get("overhead") or {}).items()})
-    return requests
-
-
-def container_requests(container: dict) -> dict[str, Fraction]:
-    resources = container.get("resources") or {}
-    merged = dict(resources.get("limits") or {})
-    merged.update(resources.get("requests") or {})
-    return {resource: parse_quantity(value) for resource, value in merged.items()}
-
-
-def _add(into: dict[str, Fraction], more: dict[str, Fraction]) -> None:
-    for resource, value in more.items():
-        into[resource] = into.get(resource, Fraction(0)) + value
-
-
-def to_units(requests: dict[str, Fraction]) -> dict[str, int]:
-    """Kueue's integer units, negatives as 0; a zero request stays (it is skipped later)."""
-    return {resource: min(INT64_MAX, max(0, math.ceil(value * 1000 if resource == CPU else value)))
-            for resource, value in requests.items()}
 
 
 def placement_key(pod_spec: dict) -> str:
@@ -221,4 +170,4 @@ def _condition_true(status: dict, kind: str) -> bool:
     return any(c.get("type") == kind and c.get("status") == "True" for c in status.get("conditions") or [])
 
 
-__all__ = ["PodSetInfo", "WorkloadInfo", "Admission", "workload_info", "podset_info", "pod_requests", "CPU"]
+__all__ = ["PodSetInfo", "WorkloadInfo", "Admission", "workload_info", "podset_info", "CPU"]

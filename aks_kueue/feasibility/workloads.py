@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from aks_kueue.kueue.units import amount
+from aks_kueue.k8s.pods import pod_requests as effective_requests
+from aks_kueue.kueue.units import to_units
 from aks_kueue.feasibility.findings import ERROR, Finding, show, where
 from aks_kueue.feasibility.flavors import BLOCKING_EFFECTS, FlavorPlacement, tolerated
 from aks_kueue.feasibility.inputs import Manifest, object_key
@@ -19,15 +20,8 @@ from aks_kueue.feasibility.pools import PoolCapacity, is_modelled
 
 
 def pod_requests(pod_spec: Mapping[str, Any]) -> dict[str, int]:
-    """A pod's effective requests: the containers' sum, or an init container's if larger."""
-    total: dict[str, int] = {}
-    for container in pod_spec.get("containers") or []:
-        for resource, quantity in ((container.get("resources") or {}).get("requests") or {}).items():
-            total[resource] = total.get(resource, 0) + amount(resource, quantity)
-    for container in pod_spec.get("initContainers") or []:
-        for resource, quantity in ((container.get("resources") or {}).get("requests") or {}).items():
-            total[resource] = max(total.get(resource, 0), amount(resource, quantity))
-    return total
+    """A pod's effective requests (`k8s/pods.py`, the rule admission uses) in Kueue's units."""
+    return to_units(effective_requests(pod_spec))
 
 
 def pods_per_node(pool: PoolCapacity, requests: Mapping[str, int]) -> tuple[int, str]:

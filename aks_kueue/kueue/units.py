@@ -8,10 +8,13 @@ ephemeral storage in binary units when they divide evenly, the rest as decimal S
 from __future__ import annotations
 
 import math
+from fractions import Fraction
+from typing import Mapping
 
 from aks_kueue.k8s.quantity import parse_quantity
 
 CPU = "cpu"
+INT64_MAX = 2**63 - 1
 PODS = "pods"
 _BINARY_RESOURCES = ("memory", "ephemeral-storage")
 _BINARY_SUFFIXES = ((6, "Ei"), (5, "Pi"), (4, "Ti"), (3, "Gi"), (2, "Mi"), (1, "Ki"))
@@ -22,6 +25,13 @@ def amount(resource: str, quantity: str | int) -> int:
     """`Quantity.MilliValue()` for cpu, `Quantity.Value()` (rounded up) for the rest."""
     value = parse_quantity(quantity)
     return math.ceil(value * 1000) if resource == CPU else math.ceil(value)
+
+
+def to_units(requests: Mapping[str, Fraction]) -> dict[str, int]:
+    """Exact requests in Kueue's integer units, negatives as 0, clamped to int64 as Kueue does
+    (utilmath.SafeMilliValue / SafeValue); a zero request stays (it is skipped later)."""
+    return {resource: min(INT64_MAX, max(0, math.ceil(value * 1000 if resource == CPU else value)))
+            for resource, value in requests.items()}
 
 
 def format_amount(resource: str, value: int) -> str:

@@ -14,7 +14,8 @@ from typing import Optional
 
 from aks_kueue.kueue.validate import KueueObject, ReferenceRules, validate_object, validate_set
 from aks_kueue.policies.world import World
-from aks_kueue.queues import NAMESPACE_NAME_LABEL, PREEXISTING_NAMESPACES, selects
+from aks_kueue.k8s.scheduling import label_selector_matches
+from aks_kueue.queues import NAMESPACE_NAME_LABEL, PREEXISTING_NAMESPACES
 
 MANAGED_PREFIX = "aks-"
 
@@ -72,7 +73,7 @@ def _namespace_problems(world: World, urn_of: dict[int, str]) -> list[ObjectProb
             continue  # a dangling reference, reported by the reference check
         selector = cq.spec.get("namespaceSelector")
         labels = {**world.namespaces.get(namespace, {}), NAMESPACE_NAME_LABEL: namespace}
-        if not isinstance(selector, dict) or not selects(selector, labels):
+        if not isinstance(selector, dict) or not label_selector_matches(selector, labels):
             why = "is unset, so no namespace is eligible" if selector is None else f"does not select {namespace!r}"
             found.append(ObjectProblem(cq.describe(), f"spec.namespaceSelector {why}, so LocalQueue "
                                        f"{namespace}/{lq.name} can never submit here", urn_of.get(id(cq))))

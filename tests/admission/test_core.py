@@ -8,10 +8,11 @@ from fractions import Fraction
 import pytest
 
 from aks_kueue.admission import Snapshot, workload_info
-from aks_kueue.admission.flavors import SelectorError, flavor_mismatch, selector_matches
+from aks_kueue.admission.flavors import flavor_mismatch, selector_matches
+from aks_kueue.k8s.scheduling import SelectorError
 from aks_kueue.admission.models import ResourceFlavorInfo
 from aks_kueue.kueue.units import format_amount
-from aks_kueue.admission.workloads import pod_requests
+from aks_kueue.k8s.pods import pod_requests
 
 V1B2 = "kueue.x-k8s.io/v1beta2"
 

@@ -1,0 +1,36 @@
+"""What every subcommand shares: how it fails, and how it finds a stack file."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+
+def fail(message: str, code: int = 2) -> None:
+    typer.echo(message, err=True)
+    raise typer.Exit(code)
+
+
+STACK_OPTION = typer.Option(None, "--stack", help="Read stacks/Pulumi.NAME.yaml (default: dev).")
+CONFIG_OPTION = typer.Option(None, "--config", help="Read a stack file at PATH instead.")
+
+
+def load_stack_config(stack: Optional[str], config: Optional[Path], command: str):
+    """The stack file named by --stack (default dev) or --config, as the Pulumi CLI loads it."""
+    from aks_kueue.preview.stackfile import load_stack, project_root, stack_path
+
+    if stack is not None and config is not None:
+        fail(f"{command}: give either --stack or --config, not both")
+    root = project_root()
+    if config is not None:
+        match = re.fullmatch(r"Pulumi\.(.+)\.yaml", config.name)
+        return load_stack(config, match.group(1) if match else config.stem, root), root
+    name = stack or "dev"
+    path = stack_path(root, name)
+    if not path.exists():
+        known = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in path.parent.glob("Pulumi.*.yaml"))
+        fail(f"{path}: no such stack file; known stacks: {', '.join(known) or 'none'}")
+    return load_stack(path, name, root), root
