@@ -1,58 +1,79 @@
-"""Pending workloads through the admission core, against a floor measured in the same run.
+"""`validate` and `simulate` on a real backlog, against a floor measured in the same run.
 
-    python benchmarks/admission.py [--workloads N] [--distinct N] [--seed S]
+    python benchmarks/admission.py [--workloads N] [--queues N] [--cohorts N] [--runs N] [--seed S]
 
-The organisation: 10 cohorts of 10 ClusterQueues, 4 flavors (two CPU, two GPU) in one
-resource group covering cpu, memory and nvidia.com/gpu; half the queues may preempt
-lower priorities, some lend and borrow with limits. Workloads are CPU or GPU jobs of
-random size, priority and queue: from a few job templates per queue, as teams submit
-them, or (`--distinct`) each of a shape of its own, the worst case for the decision memo.
+The backlog (issue 13, "Scale"): 10,000 pending Workloads over 200 ClusterQueues in 20
+cohorts (10 queues each), 4 ResourceFlavors (two CPU, two GPU, the GPU ones tainted) in
+one resource group covering cpu, memory and nvidia.com/gpu. Half the queues preempt
+lower priorities and reclaim within their cohort, some lend and borrow with limits.
+Each Workload is shaped as Kueue's Job integration writes one (owner reference, labels,
+a pod template with image, command, env, requests and limits, GPU jobs with a toleration
+and a node selector) and each has a shape of its own (the worst case for the decision
+memo), a random queue and a priority.
 
-Two ways through the assigner, each timed on its own:
-- busy cluster: the cluster is first filled to about half its quota; then every
-  pending workload gets `Snapshot.assign` against that state (Kueue's decision now);
-- simulate: as `aks-kueue simulate`, in order, each Fit admitted so its usage counts
-  for the next; the cluster fills up and most later decisions are Preempt or NoFit,
-  each with a preemption search.
+Two cases, each in a process of its own (so that its peak memory is its own):
+- validate: every Workload through `load_object` and `validate_object` (CRD schema, CEL
+  rules, the Workload webhook), as `aks-kueue validate` judges them;
+- simulate: `aks_kueue.admission.simulate.simulate` on the organisation and the backlog,
+  as `aks-kueue simulate` decides it (in order, each Fit admitted).
 
-The floor is one pass over the same workloads that only sums their requests. Growth
-is the time per workload at full size over the time per workload at a tenth. Peak
-memory is the process's largest resident set.
+The floor only loads the same objects: PyYAML parsing them from their YAML text with its
+C loader (libyaml; the pure-Python loader when libyaml is missing, and the report says so). Each case also
+runs at a tenth of the size (a tenth of the workloads, queues and cohorts, so every
+queue sees the same load); growth is the time per workload at full size over the time
+per workload at a tenth (1.0 is linear). Peak memory is the case process's largest
+resident set. Times are the best of `--runs`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import resource
+import subprocess
+import sys
 import time
+from pathlib import Path
 
-from aks_kueue.admission import Snapshot, workload_info
+import yaml
+
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 V1B2 = "kueue.x-k8s.io/v1beta2"
 FLAVORS = ("cpu-d", "cpu-e", "gpu-a100", "gpu-h100")
-TARGET_RATE, TARGET_FLOOR_RATIO, MEMORY_LIMIT_MB = 50_000, 10.0, 1024
-TEMPLATES_PER_QUEUE = 6
+GPU_TAINT = {"key": "sku", "value": "gpu", "effect": "NoSchedule"}
+TARGETS = {"validate": 5_000, "simulate": 10_000}  # objects or decisions per second
+MEMORY_LIMIT_MB = 1024
+QUEUES_PER_COHORT = 10
 
 
-def organisation(rng: random.Random) -> list[dict]:
-    objects = [{"apiVersion": V1B2, "kind": "ResourceFlavor", "metadata": {"name": f},
-                "spec": {"nodeLabels": {"kubernetes.azure.com/agentpool": f.replace("-", "")}}} for f in FLAVORS]
-    for c in range(10):
+def organisation(queues: int, cohorts: int, seed: int) -> list[dict]:
+    """Flavors, cohorts, ClusterQueues and one LocalQueue per ClusterQueue."""
+    rng = random.Random(seed)
+    objects = []
+    for flavor in FLAVORS:
+        spec: dict = {"nodeLabels": {"kubernetes.azure.com/agentpool": flavor.replace("-", "")}}
+        if flavor.startswith("gpu"):
+            spec["nodeTaints"] = [dict(GPU_TAINT)]
+        objects.append({"apiVersion": V1B2, "kind": "ResourceFlavor", "metadata": {"name": flavor}, "spec": spec})
+    per_cohort = max(1, queues // max(1, cohorts))
+    for c in range(cohorts):
         objects.append({"apiVersion": V1B2, "kind": "Cohort", "metadata": {"name": f"cohort-{c}"}, "spec": {}})
-        for q in range(10):
+        for q in range(per_cohort):
             name = f"cq-{c}-{q}"
             gpus = {"cpu-d": 0, "cpu-e": 0, "gpu-a100": 8, "gpu-h100": 4}
             flavors = []
-            for f in FLAVORS:
+            for flavor in FLAVORS:
                 cpu = {"name": "cpu", "nominalQuota": str(rng.choice((32, 64, 96)))}
                 if q % 3 == 0:
                     cpu["borrowingLimit"] = "32"
                 if q % 4 == 1:
                     cpu["lendingLimit"] = "16"
-                flavors.append({"name": f, "resources": [
+                flavors.append({"name": flavor, "resources": [
                     cpu, {"name": "memory", "nominalQuota": "256Gi"},
-                    {"name": "nvidia.com/gpu", "nominalQuota": str(gpus[f])}]})
+                    {"name": "nvidia.com/gpu", "nominalQuota": str(gpus[flavor])}]})
             spec = {"cohortName": f"cohort-{c}", "namespaceSelector": {},
                     "resourceGroups": [{"coveredResources": ["cpu", "memory", "nvidia.com/gpu"], "flavors": flavors}]}
             if q % 2 == 0:
@@ -63,115 +84,152 @@ def organisation(rng: random.Random) -> list[dict]:
     return objects
 
 
-def templates(rng: random.Random) -> dict[str, list[dict]]:
-    """Each team submits from a handful of job templates, as CI pipelines and notebooks do."""
-    return {f"cq-{c}-{q}": [random_shape(rng) for _ in range(TEMPLATES_PER_QUEUE)]
-            for c in range(10) for q in range(10)}
+def queue_names(objects: list[dict]) -> list[str]:
+    return [o["metadata"]["name"] for o in objects if o["kind"] == "ClusterQueue"]
 
 
-def random_shape(rng: random.Random) -> dict:
-    requests = {"cpu": f"{rng.choice((500, 1000, 2000, 4000))}m", "memory": f"{rng.choice((1, 2, 4, 8))}Gi"}
-    if rng.random() < 0.3:
-        requests["nvidia.com/gpu"] = str(rng.choice((1, 2, 4)))
-    return {"name": "main", "count": rng.choice((1, 1, 2, 4)),
-            "template": {"spec": {"containers": [{"name": "c", "resources": {"requests": requests}}]}}}
-
-
-def workloads(rng: random.Random, count: int, catalogue: dict[str, list[dict]] | None) -> list:
-    """`count` pending workloads; from the queues' templates, or each of its own random shape."""
-    pending = []
+def backlog(queues: list[str], count: int, seed: int) -> list[dict]:
+    """`count` pending Workloads as Kueue's Job integration writes them, each of its own shape.
+    Together they ask for about three times the quota, as a backlog does."""
+    rng = random.Random(seed)
+    workloads = []
     for i in range(count):
-        queue = f"cq-{rng.randrange(10)}-{rng.randrange(10)}"
-        podset = rng.choice(catalogue[queue]) if catalogue else random_shape(rng)
-        manifest = {"metadata": {"name": f"wl-{i}", "namespace": f"ns-{queue}"},
-                    "spec": {"queueName": "jobs", "priority": rng.choice((0, 100, 1000)), "podSets": [podset]}}
-        pending.append(workload_info(manifest, order=float(i)))
-    return pending
+        queue = rng.choice(queues)
+        gpu = rng.random() < 0.3
+        cpu, memory = rng.choice((500, 1000, 2000, 4000)), rng.choice((1, 2, 4, 8))
+        requests = {"cpu": f"{cpu + rng.randrange(0, 100)}m", "memory": f"{memory * 1024 + rng.randrange(0, 512)}Mi"}
+        limits = {"memory": requests["memory"]}
+        if gpu:
+            limits["nvidia.com/gpu"] = str(rng.choice((1, 2, 4)))
+        job = f"train-{i}"
+        main = {
+            "name": "main", "image": "mcr.microsoft.com/azureml/openmpi4.1.0-ubuntu20.04:latest",
+            "imagePullPolicy": "IfNotPresent", "command": ["python", "train.py"],
+            "args": ["--epochs", str(rng.randrange(1, 50)), "--output", "/scratch/out"],
+            "env": [{"name": "RUN_ID", "value": f"run-{i}"}, {"name": "OMP_NUM_THREADS", "value": "4"},
+                    {"name": "STORAGE_KEY", "valueFrom": {"secretKeyRef": {"name": "storage", "key": "key"}}}],
+            "resources": {"requests": requests, "limits": limits},
+            "securityContext": {"allowPrivilegeEscalation": False, "runAsNonRoot": True,
+                                "capabilities": {"drop": ["ALL"]}},
+            "volumeMounts": [{"name": "scratch", "mountPath": "/scratch"},
+                             {"name": "config", "mountPath": "/etc/train", "readOnly": True}],
+        }
+        pod: dict = {
+            "restartPolicy": "Never", "serviceAccountName": "trainer", "terminationGracePeriodSeconds": 30,
+            "containers": [main],
+            "volumes": [{"name": "scratch", "emptyDir": {}}, {"name": "config", "configMap": {"name": "train"}}],
+        }
+        if rng.random() < 0.2:
+            pod["initContainers"] = [{"name": "fetch", "image": "busybox:1.36", "command": ["sh", "-c", "true"],
+                                      "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]
+        if gpu:
+            pod["tolerations"] = [{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]
+            pod["nodeSelector"] = {"kubernetes.azure.com/agentpool": rng.choice(("gpua100", "gpuh100"))}
+        uid = f"00000000-0000-4000-8000-{i:012d}"
+        workloads.append({
+            "apiVersion": V1B2, "kind": "Workload",
+            "metadata": {
+                "name": f"job-{job}-{i % 0xfffff:05x}", "namespace": f"ns-{queue}",
+                "labels": {"kueue.x-k8s.io/job-uid": uid},
+                "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": job, "uid": uid,
+                                     "controller": True, "blockOwnerDeletion": True}],
+            },
+            "spec": {
+                "queueName": "jobs", "priority": rng.choice((0, 100, 1000)),
+                "podSets": [{"name": "main", "count": rng.choice((1, 2, 4, 8)),
+                             "template": {"metadata": {"labels": {"app": "train"}}, "spec": pod}}],
+            },
+        })
+    return workloads
 
 
-def floor_pass(pending: list) -> float:
-    start = time.perf_counter()
-    totals: dict[str, int] = {}
-    for workload in pending:
-        for podset in workload.podsets:
-            for name, value in podset.per_pod.items():
-                totals[name] = totals.get(name, 0) + value * podset.count
-    return time.perf_counter() - start
+def sized(workloads: int, queues: int, cohorts: int, seed: int) -> tuple[list[dict], list[dict]]:
+    """The organisation and the backlog at one size (deterministic for a seed)."""
+    objects = organisation(queues, cohorts, seed)
+    return objects, backlog(queue_names(objects), workloads, seed + workloads)
 
 
-def busy_cluster(objects: list[dict], seed: int) -> Snapshot:
-    """A snapshot with about half of every queue's quota in use."""
-    snapshot = Snapshot.from_objects(objects)
-    filler = workloads(random.Random(seed), 6_000, None)
-    for index, workload in enumerate(filler):
-        workload.name, workload.uid = f"running-{index}", f"running-{index}"
-        decision = snapshot.assign(workload)
-        if decision.mode == "Fit" and not decision.borrowing and index % 2 == 0:
-            snapshot.admit(workload, decision)
-    return snapshot
+# One case, in its own process ----------------------------------------------------------------
 
 
-def assign_pass(snapshot: Snapshot, pending: list) -> tuple[float, dict[str, int]]:
-    modes = {"Fit": 0, "Preempt": 0, "NoFit": 0}
-    start = time.perf_counter()
-    for workload in pending:
-        modes[snapshot.assign(workload).mode] += 1
-    return time.perf_counter() - start, modes
+def best(runs: int, work) -> tuple[float, object]:
+    seconds, result = float("inf"), None
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = work()
+        seconds = min(seconds, time.perf_counter() - start)
+    return seconds, result
 
 
-def simulate_pass(objects: list[dict], pending: list) -> tuple[float, dict[str, int]]:
-    modes = {"Fit": 0, "Preempt": 0, "NoFit": 0}
-    start = time.perf_counter()
-    snapshot = Snapshot.from_objects(objects)
-    for workload in pending:
-        decision = snapshot.assign(workload)
-        modes[decision.mode] += 1
-        if decision.mode == "Fit":
-            snapshot.admit(workload, decision)
-    return time.perf_counter() - start, modes
+def run_case(case: str, workloads: int, queues: int, cohorts: int, runs: int, seed: int) -> dict:
+    objects, pending = sized(workloads, queues, cohorts, seed)
+    loaded = pending if case == "validate" else objects + pending
+    text = yaml.dump_all(loaded, Dumper=DUMPER)
+    floor, _ = best(max(3, runs), lambda: list(yaml.load_all(text, Loader=LOADER)))
+    manifests = list(yaml.load_all(text, Loader=LOADER))  # neither case changes its input
+    if case == "validate":
+        from aks_kueue.kueue.validate import load_object, validate_object
 
-
-def run(label: str, objects: list[dict], size: int, seed: int, catalogue) -> tuple[float, float]:
-    pending = workloads(random.Random(seed + size), size, catalogue)
-    floor = min(floor_pass(pending) for _ in range(3))
-    if label == "busy cluster":
-        seconds, modes = assign_pass(busy_cluster(objects, seed), pending)
+        def work():
+            invalid = 0
+            for manifest in manifests:
+                invalid += bool(validate_object(load_object(manifest)))
+            return {"invalid": invalid}
     else:
-        seconds, modes = simulate_pass(objects, pending)
-    print(f"  {size:>7,} workloads: {seconds:6.2f} s, {size / seconds:9,.0f} decisions/s; "
-          f"floor {floor * 1e6 / size:4.2f} µs/workload; {seconds / floor:6.1f}× floor; {modes}")
-    return seconds, floor
+        from aks_kueue.admission.simulate import simulate
+
+        def work():
+            modes: dict[str, int] = {}
+            for decision in simulate(manifests):
+                modes[decision["mode"]] = modes.get(decision["mode"], 0) + 1
+            return modes
+    seconds, outcome = best(runs, work)
+    return {"case": case, "workloads": workloads, "seconds": seconds, "floor": floor, "outcome": outcome,
+            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def report(label: str, small: tuple[int, float], full: tuple[int, float, float]) -> None:
-    (small_size, small_seconds), (full_size, seconds, floor) = small, full
-    rate, ratio = full_size / seconds, seconds / floor
-    growth = (seconds / full_size) / (small_seconds / small_size)
-    print(f"{label}: {rate:,.0f} decisions/s (target ≥ {TARGET_RATE:,}: {'met' if rate >= TARGET_RATE else 'MISSED'}); "
-          f"{ratio:.1f}× floor (target ≤ {TARGET_FLOOR_RATIO:g}: {'met' if ratio <= TARGET_FLOOR_RATIO else 'MISSED'}); "
-          f"growth {growth:.2f} per workload from {small_size:,} to {full_size:,} (linear = 1.0)\n")
+# The report ----------------------------------------------------------------------------------
+
+
+def in_child(case: str, workloads: int, queues: int, cohorts: int, runs: int, seed: int) -> dict:
+    command = [sys.executable, __file__, "--case", case, "--workloads", str(workloads), "--queues", str(queues),
+               "--cohorts", str(cohorts), "--runs", str(runs), "--seed", str(seed)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=Path(__file__).parents[1])
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workloads", type=int, default=100_000)
-    parser.add_argument("--distinct", type=int, default=20_000,
-                        help="workloads of a shape of their own, per way (0: skip)")
+    parser.add_argument("--workloads", type=int, default=10_000)
+    parser.add_argument("--queues", type=int, default=200)
+    parser.add_argument("--cohorts", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=3, help="best of this many timings per case")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--case", choices=sorted(TARGETS), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    rng = random.Random(args.seed)
-    objects = organisation(rng)
-    catalogue = templates(rng)
-    for way in ("busy cluster", "simulate"):
-        for kind, size, shapes in (("templated", args.workloads, catalogue), ("distinct", args.distinct, None)):
-            if not size:
-                continue
-            print(f"{way}, {kind} ({f'{TEMPLATES_PER_QUEUE} templates per queue' if shapes else 'one shape each'}):")
-            small = run(way, objects, size // 10, args.seed, shapes)
-            full = run(way, objects, size, args.seed, shapes)
-            report(f"{way}, {kind}", (size // 10, small[0]), (size, *full))
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"peak memory: {peak_mb:.0f} MB (target < {MEMORY_LIMIT_MB} MB: {'met' if peak_mb < MEMORY_LIMIT_MB else 'MISSED'})")
+    if args.case:
+        print(json.dumps(run_case(args.case, args.workloads, args.queues, args.cohorts, args.runs, args.seed)))
+        return
+    rows = []
+    for case in ("validate", "simulate"):
+        tenth = in_child(case, args.workloads // 10, args.queues // 10, max(1, args.cohorts // 10), args.runs, args.seed)
+        full = in_child(case, args.workloads, args.queues, args.cohorts, args.runs, args.seed)
+        rate = full["workloads"] / full["seconds"]
+        growth = (full["seconds"] / full["workloads"]) / (tenth["seconds"] / tenth["workloads"])
+        rows.append((case, full, rate, growth))
+        print(f"{case}: tenth {tenth['workloads']:,} in {tenth['seconds']:.2f} s; "
+              f"full {full['workloads']:,} in {full['seconds']:.2f} s; outcome {full['outcome']}")
+    unit = {"validate": "objects/s", "simulate": "decisions/s"}
+    print()
+    print("| case | workloads | rate | target | × floor | growth (1/10 → full, per workload) | peak memory |")
+    print("|---|---|---|---|---|---|---|")
+    for case, full, rate, growth in rows:
+        met = "met" if rate >= TARGETS[case] else "MISSED"
+        print(f"| {case} | {full['workloads']:,} | {rate:,.0f} {unit[case]} | ≥ {TARGETS[case]:,} ({met}) | "
+              f"{full['seconds'] / full['floor']:.2f} | {growth:.2f} | {full['peak_mb']:.0f} MB |")
+    floor = rows[0][1]["floor"]
+    print(f"\nfloor: PyYAML's {LOADER.__name__} parsing the same objects ({floor:.2f} s for the validate "
+          f"backlog); memory target < {MEMORY_LIMIT_MB} MB per case")
 
 
 if __name__ == "__main__":
