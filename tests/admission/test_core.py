@@ -237,3 +237,53 @@ def test_removing_a_workload_invalidates_remembered_decisions():
     assert snapshot.assign(high).mode == "Preempt"
     snapshot.remove_workload(snapshot.workloads_by_uid["ns/low"])
     assert snapshot.assign(high).mode == "Fit"
+
+
+def test_after_its_preemptions_a_workload_may_move_to_another_flavor():
+    """The example the property test found, decided as Kueue v0.19.2 decides it.
+
+    cq2 may stop at a flavor that needs preemption but looks on past one it can only
+    borrow on (whenCanBorrow: TryNextFlavor). Its 6-cpu, 2Gi job borrows cpu on f0 and
+    needs its own w8's memory there: Preempt on f0, target w8 (the representative mode
+    keeps the preemption and drops cpu's borrowing level, as upstream's does). With w8
+    gone the job fits f0 only by borrowing, so the search goes on to f1 and stops there:
+    for f1's memory alone, reclaiming what cq0 borrowed would do. But the whole job
+    borrows cpu on f1 too, and without borrowWithinCohort a queue reclaims only while it
+    does not borrow: Preempt with nothing to preempt, and the job waits. The first
+    targets did make room, for the flavors it was first given."""
+    preemption = {"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "LowerPriority"}
+    stop = {"whenCanBorrow": "MayStopSearch", "whenCanPreempt": "MayStopSearch"}
+    objects = [flavor("f0"), flavor("f1"),
+               cluster_queue("cq0", {"f0": {"cpu": "1", "memory": "0"}, "f1": {"cpu": "1", "memory": "0"}},
+                             cohort="c0", preemption=preemption, flavorFungibility=stop),
+               cluster_queue("cq1", {"f0": {"cpu": "0", "memory": "0"}}, cohort="c0", preemption=preemption,
+                             flavorFungibility=stop),
+               cluster_queue("cq2", {"f0": {"cpu": ("5", None, "0"), "memory": ("2Gi", None, "0")},
+                                     "f1": {"cpu": "5", "memory": "2Gi"}}, cohort="c0", preemption=preemption,
+                             flavorFungibility={"whenCanBorrow": "TryNextFlavor", "whenCanPreempt": "MayStopSearch"}),
+               local_queue("ns0", "cq0"), local_queue("ns2", "cq2")]
+    snapshot = Snapshot.from_objects(objects)
+    first = []
+    for order, (name, namespace, requests) in enumerate((("w7", "ns0", {"cpu": "0", "memory": "1Gi"}),
+                                                          ("w8", "ns2", {"cpu": "0", "memory": "1Gi"}))):
+        info = workload_info(workload(name, namespace, **requests), order=order)
+        decision = snapshot.assign(info)
+        assert decision.fits, decision
+        snapshot.admit(info, decision)
+        first.append(decision.pod_sets[0].flavors["memory"])
+    assert first == ["f1", "f0"]  # cq0 borrows f1's memory from cq2; cq2 fills its own f0
+
+    job = workload_info(workload("job", "ns2", count=2, priority=1, cpu="3", memory="1Gi"), order=2)
+    decision = snapshot.assign(job)
+    assert (decision.mode, decision.borrowing) == ("Preempt", True)
+    assert decision.pod_sets[0].flavors == {"cpu": "f0", "memory": "f0"}
+    assert [(t.name, t.admission.cluster_queue) for t in decision.targets] == [("w8", "cq2")]
+    assert decision.message == ("couldn't assign flavors to pod set main: "
+                                "insufficient unused quota for memory in flavor f0, 1Gi more needed")
+
+    snapshot.remove_workload(decision.targets[0])
+    assert all(value <= snapshot.tree.available("cq2", fr) for fr, value in decision.assignment.usage.items())
+    again = snapshot.assign(job)
+    assert (again.mode, again.borrowing) == ("Preempt", True)
+    assert again.pod_sets[0].flavors == {"cpu": "f1", "memory": "f1"}
+    assert again.targets == []
