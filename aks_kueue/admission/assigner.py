@@ -7,39 +7,47 @@ the queue could ever get and preemption could free it, NoFit otherwise.
 flavorFungibility decides whether to stop at a flavor or look further, and which of the
 seen flavors wins. Gates at their v0.19 defaults: FlavorFungibility on,
 UnadmittedWorkloadsObservability off, no Topology Aware Scheduling.
+
+As upstream's FlavorAssigner, it reads the ClusterQueue and the workload, and asks two
+narrow things of the rest: which flavors suit the pods (`FlavorMatcher`, upstream's map of
+ResourceFlavors) and whether preemption could help (`PreemptionOracle`, upstream's
+preemptionOracle). It never sees the whole snapshot.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import Optional, Protocol, Sequence
 
+from aks_kueue.admission.models import ClusterQueueInfo
+from aks_kueue.admission.modes import (BEST, WORST, FlavorAssignmentMode, GranularMode, PreemptionMode,
+                                       is_preferred, should_try_next_flavor)
+from aks_kueue.admission.quota import FlavorResource, available, borrowing_height, potential_available
+from aks_kueue.admission.workloads import PodSetInfo, WorkloadInfo
 from aks_kueue.k8s.scheduling import SelectorError
-from aks_kueue.admission.quota import borrowing_height
 from aks_kueue.kueue.units import PODS, format_amount
 
-if TYPE_CHECKING:
-    from aks_kueue.admission.snapshot import ClusterQueueInfo, Snapshot
-    from aks_kueue.admission.workloads import WorkloadInfo
+FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
+P_FIT, P_NO_FIT = PreemptionMode.FIT, PreemptionMode.NO_FIT
 
-# Flavor assignment modes, worst first.
-NO_FIT, PREEMPT, DEFERRED_FIT, FIT = 0, 1, 2, 3
-MODE_NAMES = {NO_FIT: "NoFit", PREEMPT: "Preempt", DEFERRED_FIT: "DeferredFit", FIT: "Fit"}
 
-# The finer modes inside the assigner, worst first.
-P_NO_FIT, P_NO_CANDIDATES, P_PREEMPT, P_RECLAIM, P_FIT = 0, 1, 2, 3, 4
-_TO_MODE = {P_NO_FIT: NO_FIT, P_NO_CANDIDATES: PREEMPT, P_PREEMPT: PREEMPT, P_RECLAIM: PREEMPT, P_FIT: FIT}
-WORST = (P_NO_FIT, 1 << 62)
-BEST = (P_FIT, 0)
+class FlavorMatcher(Protocol):
+    def mismatch(self, flavor: str, podsets: Sequence[PodSetInfo]) -> Optional[str]:
+        """Kueue's reason the flavor does not suit these podsets, or None when it does.
+        Raises SelectorError for a selector Kubernetes would refuse."""
 
-# A preemption oracle answers (possibility, borrowing level after the preemptions).
-Oracle = Callable[["ClusterQueueInfo", "WorkloadInfo", tuple[str, str], int], tuple[int, int]]
+
+class PreemptionOracle(Protocol):
+    def simulate_preemption(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FlavorResource,
+                            quantity: int) -> tuple[PreemptionMode, int]:
+        """Could preemption free `quantity` of `fr` for the workload (NO_CANDIDATES, PREEMPT
+        or RECLAIM), and the borrowing level once it did."""
 
 
 @dataclass
 class FlavorAssignment:
     name: str
-    mode: int
+    mode: FlavorAssignmentMode
     borrow: int = 0
 
 
@@ -53,7 +61,7 @@ class PodSetAssignment:
     error: Optional[str] = None
 
     @property
-    def mode(self) -> int:
+    def mode(self) -> FlavorAssignmentMode:
         if self.error is None and not self.reasons:
             return FIT
         if self.error is not None or not self.flavors:
@@ -68,10 +76,10 @@ class PodSetAssignment:
 class Assignment:
     podsets: list[PodSetAssignment] = field(default_factory=list)
     borrowing: int = 0
-    usage: dict[tuple[str, str], int] = field(default_factory=dict)
+    usage: dict[FlavorResource, int] = field(default_factory=dict)
 
     @property
-    def mode(self) -> int:
+    def mode(self) -> FlavorAssignmentMode:
         if not self.podsets:
             return NO_FIT
         return min(ps.mode for ps in self.podsets)
@@ -93,43 +101,17 @@ class Assignment:
             fr = (flavor.name, resource)
             self.usage[fr] = self.usage.get(fr, 0) + podset.requests.get(resource, 0)
 
-    def frs_needing_preemption(self) -> set[tuple[str, str]]:
+    def frs_needing_preemption(self) -> set[FlavorResource]:
         return {(f.name, resource) for ps in self.podsets for resource, f in ps.flavors.items()
                 if f.mode == PREEMPT}
 
 
-def is_preferred(a: tuple[int, int], b: tuple[int, int], preference: Optional[str]) -> bool:
-    """Is granular mode `a` (preemption mode, borrowing level) better than `b`?"""
-    if a[0] == P_NO_FIT:
-        return False
-    if b[0] == P_NO_FIT:
-        return True
-    a_none, b_none = a[0] == P_NO_CANDIDATES, b[0] == P_NO_CANDIDATES
-    if a_none != b_none:
-        return not a_none
-    if preference == "PreemptionOverBorrowing":
-        if a[1] != b[1]:
-            return a[1] < b[1]
-        return a[0] > b[0]
-    if a[0] != b[0]:
-        return a[0] > b[0]
-    return a[1] < b[1]
-
-
-def should_try_next_flavor(mode: tuple[int, int], when_can_preempt: str, when_can_borrow: str) -> bool:
-    if mode[0] in (P_NO_FIT, P_NO_CANDIDATES):
-        return True
-    if mode[0] in (P_PREEMPT, P_RECLAIM) and when_can_preempt == "TryNextFlavor":
-        return True
-    return mode[1] != 0 and when_can_borrow == "TryNextFlavor"
-
-
 class FlavorAssigner:
-    def __init__(self, snapshot: "Snapshot", cq: "ClusterQueueInfo", workload: "WorkloadInfo",
-                 oracle: Oracle, fair_sharing: bool = False):
-        self.snapshot = snapshot
+    def __init__(self, cq: ClusterQueueInfo, workload: WorkloadInfo, flavors: FlavorMatcher,
+                 oracle: PreemptionOracle, fair_sharing: bool = False):
         self.cq = cq
         self.workload = workload
+        self.flavors = flavors
         self.oracle = oracle
         self.fair_sharing = fair_sharing
 
@@ -187,7 +169,7 @@ class FlavorAssigner:
         return groups.values()
 
     def _find_flavor(self, podsets: list, requests: dict[str, int], resource: str,
-                     assumed: dict[tuple[str, str], int]):
+                     assumed: dict[FlavorResource, int]):
         cq = self.cq
         group = cq.group_of.get(resource)
         if group is None:
@@ -197,7 +179,7 @@ class FlavorAssigner:
         best, best_mode = None, WORST
         for flavor_name in group.flavors:
             try:
-                mismatch = self.snapshot.flavors_mismatch(flavor_name, podsets)
+                mismatch = self.flavors.mismatch(flavor_name, podsets)
             except SelectorError as error:
                 return None, reasons, str(error)
             if mismatch is not None:
@@ -211,10 +193,10 @@ class FlavorAssigner:
                 if reason is not None:
                     reasons.append(reason)
                 if is_preferred(mode, (p_mode, borrow), cq.preference):
-                    mode = (p_mode, borrow)
+                    mode = GranularMode(p_mode, borrow)
                 if mode[0] == P_NO_FIT:
                     continue  # the rest are still judged, for their reasons
-                assigned[name] = FlavorAssignment(flavor_name, _TO_MODE[p_mode], borrow)
+                assigned[name] = FlavorAssignment(flavor_name, p_mode.assignment_mode, borrow)
             if not should_try_next_flavor(mode, cq.when_can_preempt, cq.when_can_borrow):
                 best, best_mode = assigned, mode
                 break
@@ -224,24 +206,25 @@ class FlavorAssigner:
             return best, [], None
         return best, reasons, None
 
-    def _fits_quota(self, fr: tuple[str, str], assumed: int, request: int) -> tuple[int, int, Optional[str]]:
-        cq, tree = self.cq, self.snapshot.tree
-        resource, flavor = fr[1], fr[0]
+    def _fits_quota(self, fr: FlavorResource, assumed: int, request: int) -> tuple[PreemptionMode, int, Optional[str]]:
+        cq = self.cq
+        node = cq.node
+        flavor, resource = fr
         value = assumed + request
-        maximum = tree.potential_available(cq.name, fr)
+        maximum = potential_available(node, fr)
         if value > maximum:
             return P_NO_FIT, 0, (
                 f"insufficient quota for {resource} in flavor {flavor}, previously considered podsets "
                 f"requests ({format_amount(resource, assumed)}) + current podset request "
                 f"({format_amount(resource, request)}) > maximum capacity ({format_amount(resource, maximum)})")
-        borrow, may_reclaim = borrowing_height(cq.node, fr, value)
-        available = tree.available(cq.name, fr)
-        if value <= available:
+        borrow, may_reclaim = borrowing_height(node, fr, value)
+        free = available(node, fr)
+        if value <= free:
             return P_FIT, borrow, None
         reason = (f"insufficient unused quota for {resource} in flavor {flavor}, "
-                  f"{format_amount(resource, value - available)} more needed")
-        if cq.node.nominal(fr) >= value or may_reclaim or self._can_preempt_while_borrowing():
-            possibility, borrow_after = self.oracle(cq, self.workload, fr, value)
+                  f"{format_amount(resource, value - free)} more needed")
+        if node.nominal(fr) >= value or may_reclaim or self._can_preempt_while_borrowing():
+            possibility, borrow_after = self.oracle.simulate_preemption(cq, self.workload, fr, value)
             return possibility, borrow_after, reason
         return P_NO_FIT, borrow, reason
 

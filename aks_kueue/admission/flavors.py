@@ -11,12 +11,12 @@ Kueue never checks that a real node carries the labels; the capacity model does.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Mapping, Optional, Sequence
 
+from aks_kueue.admission.models import ResourceFlavorInfo
+from aks_kueue.admission.workloads import PodSetInfo
 from aks_kueue.k8s.scheduling import requirement_matches, untolerated_taint
 
-if TYPE_CHECKING:
-    from aks_kueue.admission.models import ResourceFlavorInfo
 
 def taint_text(taint: dict) -> str:
     """How Go prints a corev1.Taint value with %s: `{key value effect <nil>}`."""
@@ -43,7 +43,7 @@ def selector_matches(pod_spec: dict, labels: dict[str, str]) -> bool:
     return any(all(requirement_matches(e, labels) for e in term) for term in terms)
 
 
-def flavor_mismatch(flavor_name: str, flavor: Optional["ResourceFlavorInfo"], pod_specs: list[dict]) -> Optional[str]:
+def flavor_mismatch(flavor_name: str, flavor: Optional[ResourceFlavorInfo], pod_specs: list[dict]) -> Optional[str]:
     """Kueue's reason the flavor does not suit these pods, or None when it does."""
     if flavor is None:
         return f"flavor {flavor_name} not found"
@@ -55,3 +55,25 @@ def flavor_mismatch(flavor_name: str, flavor: Optional["ResourceFlavorInfo"], po
         if not selector_matches(pod_spec, labels):
             return f"flavor {flavor_name} doesn't match node affinity"
     return None
+
+
+class FlavorMatches:
+    """The flavor assigner's FlavorMatcher over the snapshot's ResourceFlavors. Pods with
+    the same tolerations, selectors and affinity (`PodSetInfo.placement`) suit the same
+    flavors, so each answer is remembered per flavor and placement."""
+
+    def __init__(self, flavors: Mapping[str, ResourceFlavorInfo]):
+        self.flavors = flavors
+        self._answers: dict[tuple[str, str], Optional[str]] = {}
+
+    def mismatch(self, flavor: str, podsets: Sequence[PodSetInfo]) -> Optional[str]:
+        """Why the flavor does not suit these podsets (the first one that fails), or None."""
+        for podset in podsets:
+            key = (flavor, podset.placement)
+            answer = self._answers.get(key, self)
+            if answer is self:
+                # SelectorError propagates unremembered: the assigner reports it as an error.
+                answer = self._answers[key] = flavor_mismatch(flavor, self.flavors.get(flavor), [podset.spec])
+            if answer is not None:
+                return answer
+        return None

@@ -6,33 +6,90 @@ use a flavor-resource needing preemption and that the ClusterQueue's policies al
 only queues above their quota are reclaimed from. Candidates are removed in Kueue's
 order until the preemptor fits, then put back while it still fits. Nothing is
 evicted: every removal is undone before returning. Fair sharing is not modelled.
+
+It reads and briefly changes the admitted state through `AdmittedState`, a narrow view
+the snapshot provides, and is the flavor assigner's preemption oracle
+(`simulate_preemption`, upstream's PreemptionOracle.SimulatePreemption).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 from itertools import chain
-from typing import TYPE_CHECKING, Optional
+from typing import Mapping, Optional, Protocol
 
-from aks_kueue.admission.admitted import rank
-from aks_kueue.admission.assigner import P_NO_CANDIDATES, P_PREEMPT, P_RECLAIM
-from aks_kueue.admission.quota import Node, borrowing_height
+from aks_kueue.admission.admitted import AdmittedWorkloads, rank
+from aks_kueue.admission.models import ClusterQueueInfo
+from aks_kueue.admission.modes import PreemptionMode, PreemptionReason
+from aks_kueue.admission.quota import FlavorResource as FR
+from aks_kueue.admission.quota import Node, available, borrowing_height
+from aks_kueue.admission.workloads import WorkloadInfo
 
 MEMO_LIMIT = 4096  # preemption answers remembered at most, as for decisions
 
-if TYPE_CHECKING:
-    from aks_kueue.admission.snapshot import ClusterQueueInfo, Snapshot
-    from aks_kueue.admission.workloads import WorkloadInfo
 
-FR = tuple[str, str]
-# How a candidate may be preempted.
-WITHIN_CQ, HIERARCHICAL, RECLAIM_WITHOUT_BORROWING, RECLAIM_WHILE_BORROWING = range(1, 5)
+class AdmittedState(Protocol):
+    """What the preemption search reads of the snapshot, and the one change it makes
+    (for a moment: every `lift_usage` is undone by `restore_usage` before it returns)."""
+
+    cluster_queues: Mapping[str, ClusterQueueInfo]
+    workloads_by_uid: Mapping[str, WorkloadInfo]
+
+    def admitted_index(self, cluster_queue: str) -> AdmittedWorkloads: ...
+
+    def generation(self, cq: ClusterQueueInfo) -> int: ...
+
+    def lift_usage(self, workload: WorkloadInfo) -> None: ...
+
+    def restore_usage(self, workload: WorkloadInfo) -> None: ...
+
+
+class Variant(IntEnum):
+    """How a candidate may be preempted (upstream's preemptionVariant)."""
+
+    WITHIN_CQ = 1
+    HIERARCHICAL = 2
+    RECLAIM_WITHOUT_BORROWING = 3
+    RECLAIM_WHILE_BORROWING = 4
+
+    @property
+    def reason(self) -> PreemptionReason:
+        if self is Variant.WITHIN_CQ:
+            return PreemptionReason.IN_CLUSTER_QUEUE
+        if self is Variant.RECLAIM_WHILE_BORROWING:
+            return PreemptionReason.IN_COHORT_RECLAIM_WHILE_BORROWING
+        return PreemptionReason.IN_COHORT_RECLAMATION
+
+
+WITHIN_CQ, HIERARCHICAL = Variant.WITHIN_CQ, Variant.HIERARCHICAL
+RECLAIM_WITHOUT_BORROWING, RECLAIM_WHILE_BORROWING = Variant.RECLAIM_WITHOUT_BORROWING, Variant.RECLAIM_WHILE_BORROWING
+
+
+@dataclass(frozen=True, eq=False)
+class PreemptionTarget:
+    """An admitted workload Kueue would preempt, and why (its Preempted condition's reason)."""
+
+    workload: WorkloadInfo
+    reason: PreemptionReason
+
+    @property
+    def namespace(self) -> str:
+        return self.workload.namespace
+
+    @property
+    def name(self) -> str:
+        return self.workload.name
+
+    @property
+    def cluster_queue(self) -> str:
+        return self.workload.admission.cluster_queue
 
 
 @dataclass(eq=False)
 class Candidate:
-    workload: "WorkloadInfo"
-    variant: int
+    workload: WorkloadInfo
+    variant: Variant
     lca: Optional[Node] = None
 
 
@@ -51,7 +108,7 @@ class CandidateGroup:
         return bool(self.ranks or self.evicted)
 
 
-def satisfies_policy(preemptor: "WorkloadInfo", candidate: "WorkloadInfo", policy: str) -> bool:
+def satisfies_policy(preemptor: WorkloadInfo, candidate: WorkloadInfo, policy: str) -> bool:
     if policy == "LowerPriority":
         return preemptor.priority > candidate.priority
     if policy == "LowerOrNewerEqualPriority":
@@ -61,11 +118,12 @@ def satisfies_policy(preemptor: "WorkloadInfo", candidate: "WorkloadInfo", polic
 
 
 class Preemptor:
-    def __init__(self, snapshot: "Snapshot"):
+    def __init__(self, snapshot: AdmittedState):
         self.snapshot = snapshot
-        self._answers: dict[tuple, tuple[int, tuple[int, int]]] = {}
+        self._answers: dict[tuple, tuple[int, tuple[PreemptionMode, int]]] = {}
 
-    def simulate(self, cq: "ClusterQueueInfo", workload: "WorkloadInfo", fr: FR, quantity: int) -> tuple[int, int]:
+    def simulate_preemption(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
+                            quantity: int) -> tuple[PreemptionMode, int]:
         """The oracle the flavor assigner asks about one flavor-resource: can preemption
         free `quantity`, and from whom? Answers hold until the cohort tree changes."""
         key = (cq.name, fr, quantity, workload.priority, workload.created if cq.compares_age else None)
@@ -79,20 +137,21 @@ class Preemptor:
         self._answers[key] = (generation, answer)
         return answer
 
-    def _simulate(self, cq: "ClusterQueueInfo", workload: "WorkloadInfo", fr: FR, quantity: int) -> tuple[int, int]:
+    def _simulate(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
+                  quantity: int) -> tuple[PreemptionMode, int]:
         targets = self.targets(cq, workload, {fr}, {fr: quantity})
         if not targets:
-            return P_NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0]
+            return PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0]
         for target in targets:
-            self.snapshot.lift_usage(target)
+            self.snapshot.lift_usage(target.workload)
         borrow_after = borrowing_height(cq.node, fr, quantity)[0]
         for target in targets:
-            self.snapshot.restore_usage(target)
-        same_queue = any(t.admission.cluster_queue == cq.name for t in targets)
-        return (P_PREEMPT if same_queue else P_RECLAIM), borrow_after
+            self.snapshot.restore_usage(target.workload)
+        same_queue = any(t.cluster_queue == cq.name for t in targets)
+        return (PreemptionMode.PREEMPT if same_queue else PreemptionMode.RECLAIM), borrow_after
 
-    def targets(self, cq: "ClusterQueueInfo", workload: "WorkloadInfo", frs: set[FR],
-                requests: dict[FR, int]) -> list["WorkloadInfo"]:
+    def targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
+                requests: dict[FR, int]) -> list[PreemptionTarget]:
         """The minimal set of admitted workloads whose eviction would let `workload` fit."""
         same_queue = self._same_queue_candidates(cq, workload, frs)
         hierarchy, by_priority = self._cohort_candidates(cq, workload, frs, requests)
@@ -105,23 +164,23 @@ class Preemptor:
         else:
             attempts = (True, False)
         for allow_borrowing in attempts:
-            removed: list["WorkloadInfo"] = []
+            removed: list[Candidate] = []
             for candidate in self._in_order(groups, cq, workload):
                 if not self._still_valid(candidate, cq, frs, allow_borrowing):
                     continue
                 self.snapshot.lift_usage(candidate.workload)
-                removed.append(candidate.workload)
+                removed.append(candidate)
                 if self._fits(cq, requests, allow_borrowing):
-                    targets = self._fill_back(cq, requests, removed, allow_borrowing)
-                    for target in targets:
-                        self.snapshot.restore_usage(target)
-                    return targets
+                    kept = self._fill_back(cq, requests, removed, allow_borrowing)
+                    for target in kept:
+                        self.snapshot.restore_usage(target.workload)
+                    return [PreemptionTarget(c.workload, c.variant.reason) for c in kept]
             for target in removed:
-                self.snapshot.restore_usage(target)
+                self.snapshot.restore_usage(target.workload)
         return []
 
-    def _variant(self, cq: "ClusterQueueInfo", preemptor: "WorkloadInfo", candidate: "WorkloadInfo",
-                 advantage: bool) -> int:
+    def _variant(self, cq: ClusterQueueInfo, preemptor: WorkloadInfo, candidate: WorkloadInfo,
+                 advantage: bool) -> Variant:
         """How a candidate the policy allows may be preempted (Kueue's classifyPreemptionVariant)."""
         if candidate.admission.cluster_queue == cq.name:
             return WITHIN_CQ
@@ -206,24 +265,25 @@ class Preemptor:
                 return False
         return True
 
-    def _fits(self, cq, requests: dict[FR, int], allow_borrowing: bool) -> bool:
-        tree = self.snapshot.tree
+    @staticmethod
+    def _fits(cq, requests: dict[FR, int], allow_borrowing: bool) -> bool:
+        node = cq.node
         for fr, value in requests.items():
-            if not allow_borrowing and cq.node.borrowing_with(fr, value):
+            if not allow_borrowing and node.borrowing_with(fr, value):
                 return False
-            if value > tree.available(cq.name, fr):
+            if value > available(node, fr):
                 return False
         return True
 
-    def _fill_back(self, cq, requests, removed: list, allow_borrowing: bool) -> list:
+    def _fill_back(self, cq, requests, removed: list[Candidate], allow_borrowing: bool) -> list[Candidate]:
         targets = list(removed)
         for index in range(len(targets) - 2, -1, -1):
-            self.snapshot.restore_usage(targets[index])
+            self.snapshot.restore_usage(targets[index].workload)
             if self._fits(cq, requests, allow_borrowing):
                 targets[index] = targets[-1]
                 targets.pop()
             else:
-                self.snapshot.lift_usage(targets[index])
+                self.snapshot.lift_usage(targets[index].workload)
         return targets
 
     @staticmethod

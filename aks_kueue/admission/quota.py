@@ -41,6 +41,8 @@ class Node:
     children: list["Node"] = field(default_factory=list)
     subtree_quota: dict[FlavorResource, int] = field(default_factory=dict)
     usage: dict[FlavorResource, int] = field(default_factory=dict)
+    # PotentialAvailable per fr: quotas never change within a tree, so neither does it.
+    potential: dict[FlavorResource, int] = field(default_factory=dict, repr=False)
 
     def local_quota(self, fr: FlavorResource) -> int:
         quota = self.quotas.get(fr)
@@ -139,7 +141,6 @@ class QuotaTree:
         self.cohorts: dict[str, Node] = {}
         self.cluster_queues: dict[str, Node] = {}
         self._objects: list[dict] = []
-        self._potential: dict[tuple[str, FlavorResource], int] = {}
 
     @classmethod
     def from_objects(cls, objects: Iterable[dict]) -> "QuotaTree":
@@ -228,16 +229,24 @@ class QuotaTree:
 
     def available(self, cluster_queue: str, fr: FlavorResource) -> int:
         """What the ClusterQueue could take for `fr` right now (never below 0)."""
-        return max(0, _available(self.cluster_queues[cluster_queue], fr))
+        return available(self.cluster_queues[cluster_queue], fr)
 
     def potential_available(self, cluster_queue: str, fr: FlavorResource) -> int:
         """The most the ClusterQueue could ever take for `fr`, with nothing else running."""
-        key = (cluster_queue, fr)
-        value = self._potential.get(key)
-        if value is None:
-            # Quotas never change within a tree, so neither does this.
-            value = self._potential[key] = _potential(self.cluster_queues[cluster_queue], fr)
-        return value
+        return potential_available(self.cluster_queues[cluster_queue], fr)
+
+
+def available(node: Node, fr: FlavorResource) -> int:
+    """What a ClusterQueue's node could take for `fr` right now (never below 0)."""
+    return max(0, _available(node, fr))
+
+
+def potential_available(node: Node, fr: FlavorResource) -> int:
+    """The most a ClusterQueue's node could ever take for `fr`, with nothing else running."""
+    value = node.potential.get(fr)
+    if value is None:
+        value = node.potential[fr] = _potential(node, fr)
+    return value
 
 
 def borrowing_height(cq: Node, fr: FlavorResource, value: int) -> tuple[int, bool]:

@@ -29,7 +29,7 @@ def simulate(manifests: Iterable[dict]) -> list[dict[str, Any]]:
             snapshot.admit(workload, decision)
         decisions.append({
             "namespace": workload.namespace, "name": workload.name,
-            "clusterQueue": decision.cluster_queue, "mode": decision.mode,
+            "clusterQueue": decision.cluster_queue, "mode": str(decision.mode),
             "borrowing": decision.borrowing,
             "podSets": [{"name": ps.name, "count": ps.count, "flavors": ps.flavors} for ps in decision.pod_sets],
             "message": decision.message,

@@ -16,15 +16,18 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional
 
 from aks_kueue.admission.admitted import AdmittedWorkloads
-from aks_kueue.admission.assigner import FIT, MODE_NAMES, NO_FIT, PREEMPT, Assignment, FlavorAssigner
-from aks_kueue.admission.flavors import flavor_mismatch
-from aks_kueue.k8s.scheduling import label_selector_matches
+from aks_kueue.admission.assigner import Assignment, FlavorAssigner
+from aks_kueue.admission.flavors import FlavorMatches
 from aks_kueue.admission.models import (ClusterQueueInfo, LocalQueueInfo, ResourceFlavorInfo, TopologyInfo,
                                         WorkloadPriorityClassInfo)
+from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.partial import reduce_counts
-from aks_kueue.admission.preemption import Preemptor
+from aks_kueue.admission.preemption import PreemptionTarget, Preemptor
 from aks_kueue.admission.quota import Node, QuotaTree, cohorts_in_cycles
 from aks_kueue.admission.workloads import Admission, WorkloadInfo, workload_info
+from aks_kueue.k8s.scheduling import label_selector_matches
+
+FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
 
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 # Decisions and preemption answers remembered at most; past that the memo starts over.
@@ -40,19 +43,21 @@ class PodSetDecision:
 
 @dataclass
 class Decision:
-    """Kueue's verdict for one workload, in the contract's terms."""
+    """Kueue's verdict for one workload, in the contract's terms. `targets` are the
+    admitted workloads Kueue would preempt for a Preempt; a Preempt without targets
+    is one nothing can be preempted for (the workload waits)."""
 
     cluster_queue: Optional[str]
-    mode: str
+    mode: FlavorAssignmentMode
     borrowing: bool
     pod_sets: list[PodSetDecision]
     message: str = ""
     assignment: Optional[Assignment] = field(default=None, repr=False)
-    targets: list[WorkloadInfo] = field(default_factory=list, repr=False)
+    targets: list[PreemptionTarget] = field(default_factory=list, repr=False)
 
     @property
     def fits(self) -> bool:
-        return self.mode == "Fit"
+        return self.mode is FIT
 
 
 class Snapshot:
@@ -67,7 +72,7 @@ class Snapshot:
         self._admitted: dict[str, AdmittedWorkloads] = {}
         self.workloads_by_uid: dict[str, WorkloadInfo] = {}
         self._latest_reservation = 0.0
-        self._match_cache: dict[tuple[str, str], Optional[str]] = {}
+        self.flavor_matches = FlavorMatches(self.flavors)
         self.preemptor = Preemptor(self)
         self.fair_sharing = False
         # Decisions are a pure function of the workload's shape and priority and of the
@@ -127,17 +132,6 @@ class Snapshot:
         if index is None:
             index = self._admitted[cluster_queue] = AdmittedWorkloads()
         return index
-
-    def flavors_mismatch(self, flavor_name: str, podsets: list) -> Optional[str]:
-        """Why the flavor does not suit these podsets (the first one that fails), or None."""
-        for podset in podsets:
-            key = (flavor_name, podset.placement)
-            if key not in self._match_cache:
-                # SelectorError propagates uncached: the assigner reports it as an error.
-                self._match_cache[key] = flavor_mismatch(flavor_name, self.flavors.get(flavor_name), [podset.spec])
-            if self._match_cache[key] is not None:
-                return self._match_cache[key]
-        return None
 
     # Usage ---------------------------------------------------------------------------------
 
@@ -214,11 +208,11 @@ class Snapshot:
 
     def _decide(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> Decision:
         name = cq.name
-        assigner = FlavorAssigner(self, cq, workload, self.preemptor.simulate, self.fair_sharing)
+        assigner = FlavorAssigner(cq, workload, self.flavor_matches, self.preemptor, self.fair_sharing)
         full = assigner.assign()
-        if full.mode == FIT:
+        if full.mode is FIT:
             return _decision(name, full)
-        if full.mode == PREEMPT:
+        if full.mode is PREEMPT:
             targets = self.preemptor.targets(cq, workload, full.frs_needing_preemption(), full.usage)
             if targets:
                 return _decision(name, full, targets)
@@ -242,7 +236,7 @@ class Snapshot:
         clone.flavors, clone.priority_classes = self.flavors, self.priority_classes
         clone.namespace_labels, clone.local_queues = self.namespace_labels, self.local_queues
         clone.topologies = self.topologies
-        clone._match_cache = self._match_cache
+        clone.flavor_matches = self.flavor_matches
         clone.tree = self.tree.without_usage()
         clone.cluster_queues = {name: _rebind(cq, clone.tree.cluster_queues[name])
                                 for name, cq in self.cluster_queues.items()}
@@ -252,9 +246,9 @@ class Snapshot:
         """The largest reduced counts that are Fit, or Preempt with something to preempt."""
         def attempt(counts: list[int]) -> tuple[Optional[Decision], bool]:
             assignment = assigner.assign(counts)
-            if assignment.mode == FIT:
+            if assignment.mode is FIT:
                 return _decision(cq.name, assignment), True
-            if assignment.mode == PREEMPT:
+            if assignment.mode is PREEMPT:
                 targets = self.preemptor.targets(cq, workload, assignment.frs_needing_preemption(), assignment.usage)
                 if targets:
                     return _decision(cq.name, assignment, targets), True
@@ -285,13 +279,13 @@ def _name(manifest: dict) -> str:
 
 
 def _refused(cluster_queue: Optional[str], message: str) -> Decision:
-    return Decision(cluster_queue, "NoFit", False, [], message)
+    return Decision(cluster_queue, NO_FIT, False, [], message)
 
 
-def _decision(cluster_queue: str, assignment: Assignment, targets: Optional[list] = None) -> Decision:
+def _decision(cluster_queue: str, assignment: Assignment, targets: Optional[list[PreemptionTarget]] = None) -> Decision:
     mode = assignment.mode
-    pod_sets = [] if mode == NO_FIT else [
+    pod_sets = [] if mode is NO_FIT else [
         PodSetDecision(ps.name, ps.count, {r: f.name for r, f in sorted(ps.flavors.items())})
         for ps in assignment.podsets]
-    return Decision(cluster_queue, MODE_NAMES[mode], assignment.borrowing > 0, pod_sets,
-                    "" if mode == FIT else assignment.message(), assignment, targets or [])
+    return Decision(cluster_queue, mode, assignment.borrowing > 0, pod_sets,
+                    "" if mode is FIT else assignment.message(), assignment, targets or [])

@@ -55,12 +55,12 @@ def _check(workload, snapshot, placements, sources) -> list[Finding]:
                         f"{label} names LocalQueue {queue}, which reaches no ClusterQueue",
                         "point it at a LocalQueue whose ClusterQueue exists", {"queue": queue})]
     decision = snapshot.can_ever_admit(cluster_queue, workload)
-    if decision.mode != "Fit":
+    if not decision.fits:
         return [Finding(ERROR, "workload-not-admitted", label, where(sources, key),
                         f"{label} can never be admitted by ClusterQueue {cluster_queue}, even alone on an empty "
                         f"cluster with borrowing: {decision.mode}: {decision.message}",
                         f"raise {cluster_queue}'s quotas (or what its cohort lends) to cover the workload, or "
-                        "shrink the workload", {"clusterQueue": cluster_queue, "mode": decision.mode})]
+                        "shrink the workload", {"clusterQueue": cluster_queue, "mode": str(decision.mode)})]
     assigned = {p.name: p for p in decision.pod_sets}
     findings = []
     for index, pod_set in enumerate(spec.get("podSets") or []):

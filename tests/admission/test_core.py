@@ -11,10 +11,12 @@ from aks_kueue.admission import Snapshot, workload_info
 from aks_kueue.admission.flavors import flavor_mismatch, selector_matches
 from aks_kueue.k8s.scheduling import SelectorError
 from aks_kueue.admission.models import ResourceFlavorInfo
+from aks_kueue.admission.modes import FlavorAssignmentMode, PreemptionReason
 from aks_kueue.kueue.units import format_amount
 from aks_kueue.k8s.pods import pod_requests
 
 V1B2 = "kueue.x-k8s.io/v1beta2"
+FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
 
 
 def flavor(name, **spec):
@@ -139,7 +141,7 @@ def test_selectors_only_count_keys_the_flavor_declares():
 def test_missing_flavor_makes_the_queue_inactive():
     snapshot = Snapshot.from_objects([cluster_queue("cq", {"ghost": {"cpu": "4"}}), local_queue("ns", "cq")])
     decision = snapshot.assign(workload_info(workload("w", cpu="1")))
-    assert (decision.mode, decision.message) == ("NoFit", "ClusterQueue cq is inactive")
+    assert (decision.mode, decision.message) == (NO_FIT, "ClusterQueue cq is inactive")
 
 
 def test_namespace_selector_nil_matches_nothing_and_labels_come_from_namespaces():
@@ -151,7 +153,7 @@ def test_namespace_selector_nil_matches_nothing_and_labels_come_from_namespaces(
     cq["spec"]["namespaceSelector"] = {"matchLabels": {"team": "a"}}
     namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns", "labels": {"team": "a"}}}
     assert Snapshot.from_objects([flavor("f"), cq, local_queue("ns", "cq"), namespace]).assign(
-        workload_info(workload("w", cpu="1"))).mode == "Fit"
+        workload_info(workload("w", cpu="1"))).mode is FIT
 
 
 # Preempt judgement ------------------------------------------------------------------------------
@@ -166,7 +168,7 @@ def _preempt_case(policy: str, running_priority: int, incoming_priority: int):
 
 def test_lower_priority_workloads_can_be_preempted_within_the_queue():
     decision = _preempt_case("LowerPriority", 0, 100)
-    assert decision.mode == "Preempt"
+    assert decision.mode is PREEMPT
     assert [t.name for t in decision.targets] == ["running"]
     assert decision.message == ("couldn't assign flavors to pod set main: "
                                 "insufficient unused quota for cpu in flavor f, 2 more needed")
@@ -175,7 +177,7 @@ def test_lower_priority_workloads_can_be_preempted_within_the_queue():
 def test_no_preemption_candidates_still_reads_preempt_but_has_no_targets():
     for policy, running, incoming in (("LowerPriority", 100, 100), ("Never", 0, 100)):
         decision = _preempt_case(policy, running, incoming)
-        assert decision.mode == "Preempt" and decision.targets == []
+        assert decision.mode is PREEMPT and decision.targets == []
 
 
 def test_reclaim_from_a_borrowing_queue_in_the_cohort():
@@ -186,7 +188,7 @@ def test_reclaim_from_a_borrowing_queue_in_the_cohort():
                local_queue("ns", "lender"),
                workload("borrowed", namespace="other", count=4, admitted=("borrower", "f"), cpu="1")]
     decision = Snapshot.from_objects(objects).assign(workload_info(workload("mine", count=3, cpu="1")))
-    assert decision.mode == "Preempt" and [t.name for t in decision.targets] == ["borrowed"]
+    assert decision.mode is PREEMPT and [t.name for t in decision.targets] == ["borrowed"]
     without_policy = [o if o["metadata"]["name"] != "lender" else cluster_queue("lender", {"f": {"cpu": "4"}}, cohort="co")
                       for o in objects]
     assert Snapshot.from_objects(without_policy).assign(
@@ -209,9 +211,9 @@ def test_preemption_keeps_the_minimal_set_and_evicts_nothing():
 def test_partial_admission_shrinks_towards_min_count():
     objects = [flavor("f"), cluster_queue("cq", {"f": {"cpu": "5"}}), local_queue("ns", "cq")]
     decision = Snapshot.from_objects(objects).assign(workload_info(workload("w", count=8, min_count=2, cpu="1")))
-    assert decision.mode == "Fit" and decision.pod_sets[0].count == 5
+    assert decision.mode is FIT and decision.pod_sets[0].count == 5
     too_small = Snapshot.from_objects(objects).assign(workload_info(workload("w", count=8, min_count=6, cpu="1")))
-    assert too_small.mode == "NoFit" and too_small.pod_sets == []
+    assert too_small.mode is NO_FIT and too_small.pod_sets == []
 
 
 def test_can_ever_admit_ignores_current_usage_but_respects_borrowing_limits():
@@ -221,11 +223,11 @@ def test_can_ever_admit_ignores_current_usage_but_respects_borrowing_limits():
                local_queue("ns", "a"),
                workload("busy", count=4, admitted=("a", "f"), cpu="1")]
     snapshot = Snapshot.from_objects(objects)
-    assert snapshot.assign(workload_info(workload("w", count=6, cpu="1"))).mode != "Fit"
+    assert snapshot.assign(workload_info(workload("w", count=6, cpu="1"))).mode is not FIT
     ever = snapshot.can_ever_admit("a", workload("w", count=6, cpu="1"))
-    assert (ever.mode, ever.borrowing) == ("Fit", True)
+    assert (ever.mode, ever.borrowing) == (FIT, True)
     never = snapshot.can_ever_admit("a", workload("w", count=7, cpu="1"))
-    assert never.mode == "NoFit" and "maximum capacity (6)" in never.message
+    assert never.mode is NO_FIT and "maximum capacity (6)" in never.message
     assert snapshot.tree.cluster_queues["a"].usage == {("f", "cpu"): 4000}
 
 
@@ -234,9 +236,9 @@ def test_removing_a_workload_invalidates_remembered_decisions():
                local_queue("ns", "cq"), workload("low", count=2, priority=0, admitted=("cq", "f"), cpu="1")]
     snapshot = Snapshot.from_objects(objects)
     high = workload_info(workload("high", priority=1, cpu="1"))
-    assert snapshot.assign(high).mode == "Preempt"
+    assert snapshot.assign(high).mode is PREEMPT
     snapshot.remove_workload(snapshot.workloads_by_uid["ns/low"])
-    assert snapshot.assign(high).mode == "Fit"
+    assert snapshot.assign(high).mode is FIT
 
 
 def test_after_its_preemptions_a_workload_may_move_to_another_flavor():
@@ -275,15 +277,26 @@ def test_after_its_preemptions_a_workload_may_move_to_another_flavor():
 
     job = workload_info(workload("job", "ns2", count=2, priority=1, cpu="3", memory="1Gi"), order=2)
     decision = snapshot.assign(job)
-    assert (decision.mode, decision.borrowing) == ("Preempt", True)
+    assert (decision.mode, decision.borrowing) == (PREEMPT, True)
     assert decision.pod_sets[0].flavors == {"cpu": "f0", "memory": "f0"}
-    assert [(t.name, t.admission.cluster_queue) for t in decision.targets] == [("w8", "cq2")]
+    assert [(t.name, t.cluster_queue, t.reason) for t in decision.targets] == [
+        ("w8", "cq2", PreemptionReason.IN_CLUSTER_QUEUE)]
     assert decision.message == ("couldn't assign flavors to pod set main: "
                                 "insufficient unused quota for memory in flavor f0, 1Gi more needed")
 
-    snapshot.remove_workload(decision.targets[0])
+    snapshot.remove_workload(decision.targets[0].workload)
     assert all(value <= snapshot.tree.available("cq2", fr) for fr, value in decision.assignment.usage.items())
     again = snapshot.assign(job)
-    assert (again.mode, again.borrowing) == ("Preempt", True)
+    assert (again.mode, again.borrowing) == (PREEMPT, True)
     assert again.pod_sets[0].flavors == {"cpu": "f1", "memory": "f1"}
     assert again.targets == []
+
+
+def test_modes_are_typed_with_kueues_names():
+    assert [str(m) for m in FlavorAssignmentMode] == ["NoFit", "Preempt", "DeferredFit", "Fit"]
+    assert f"{FIT}" == "Fit" and min(FIT, PREEMPT) is PREEMPT  # worst first, as upstream orders them
+    with pytest.raises(TypeError, match="FlavorAssignmentMode.FIT"):
+        assert FIT == "Fit"
+    decision = Snapshot.from_objects([flavor("f"), cluster_queue("cq", {"f": {"cpu": "1"}}), local_queue("ns", "cq")]) \
+        .assign(workload_info(workload("w", cpu="1")))
+    assert decision.mode is FIT and decision.fits

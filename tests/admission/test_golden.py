@@ -66,7 +66,7 @@ def targets_found(manifests: list[dict]) -> list[list[str]]:
             continue
         workload = workload_info(manifest, snapshot.priority_classes, order)
         decision = snapshot.assign(workload)
-        found.append([f"{t.namespace}/{t.name}@{t.admission.cluster_queue}" for t in decision.targets])
+        found.append([f"{t.namespace}/{t.name}@{t.cluster_queue}" for t in decision.targets])
         if decision.fits:
             snapshot.admit(workload, decision)
     return found

@@ -29,10 +29,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from aks_kueue.admission import Snapshot, workload_info
+from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.simulate import simulate
 from aks_kueue.kueue.validate import KueueObject, validate_object
 
 API = "kueue.x-k8s.io/v1beta2"
+FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
 CPU, MEMORY = "cpu", "memory"
 RESOURCES = (CPU, MEMORY)
 GI = 2**30
@@ -398,7 +400,7 @@ def replay(manifests: list[dict]) -> tuple[Snapshot, list[Step], list[dict]]:
             snapshot.admit(workload, decision)
         steps.append(Step(decision.cluster_queue, decision, before, after_assign, usage_state(snapshot)))
         rows.append({"namespace": workload.namespace, "name": workload.name,
-                     "clusterQueue": decision.cluster_queue, "mode": decision.mode,
+                     "clusterQueue": decision.cluster_queue, "mode": str(decision.mode),
                      "borrowing": decision.borrowing,
                      "podSets": [{"name": ps.name, "count": ps.count, "flavors": ps.flavors}
                                  for ps in decision.pod_sets],
@@ -501,7 +503,7 @@ def test_fit_on_empty_cluster_never_exceeds_potential_available(org, shape):
     snapshot = Snapshot.from_objects(org.manifests())
     for name, spec in org.queues.items():
         decision = snapshot.can_ever_admit(name, shape.manifest("probe", name))
-        assert decision.mode in ("Fit", "NoFit"), decision  # nothing to preempt on an empty cluster
+        assert decision.mode in (FIT, NO_FIT), decision  # nothing to preempt on an empty cluster
         fitting = [f for f in spec.flavors if flavor_matches(org, f, shape)
                    and all(shape.total(r) <= potential(org, spec, (f, r)) for r in RESOURCES)]
         assert decision.fits == bool(fitting), (name, decision, fitting)
@@ -704,16 +706,16 @@ def test_partial_admission_and_preemption_targets(scenario):
         decision = snapshot.assign(workload)
         assert usage_state(snapshot) == before, decision  # the preemption search undoes its removals
         counts = [ps.count for ps in decision.pod_sets]
-        if decision.mode in ("Fit", "Preempt"):
+        if decision.mode in (FIT, PREEMPT):
             assert len(counts) == 1 and (shape.min_count or shape.count) <= counts[0] <= shape.count, decision
         if decision.fits and counts[0] < shape.count:
             bigger = Shape(counts[0] + 1, shape.cpu, shape.memory, shape.pool, None, shape.priority)
             assert not snapshot.assign(workload_info(bigger.manifest(workload.name, cq),
                                                      snapshot.priority_classes, order)).fits, decision
-        if decision.mode == "Preempt" and decision.targets:
+        if decision.mode is PREEMPT and decision.targets:
             policies = org.queues[cq].extra.get("preemption") or {}
             frs = decision.assignment.frs_needing_preemption()
-            for target in decision.targets:
+            for target in (t.workload for t in decision.targets):
                 owner = target.admission.cluster_queue
                 assert target.key in {w.key for w in snapshot.admitted(owner)}
                 if owner == cq:
@@ -724,7 +726,7 @@ def test_partial_admission_and_preemption_targets(scenario):
                     usage = snapshot.tree.cluster_queues[owner].usage
                     assert any(usage.get(fr, 0) > org.queues[owner].nominal(fr) for fr in frs), (owner, frs)
             for target in decision.targets:
-                snapshot.remove_workload(target)
+                snapshot.remove_workload(target.workload)
             for fr, value in decision.assignment.usage.items():
                 assert value <= snapshot.tree.available(cq, fr), (fr, decision)
             smaller = Shape(counts[0], shape.cpu, shape.memory, shape.pool, None, shape.priority)
@@ -732,7 +734,7 @@ def test_partial_admission_and_preemption_targets(scenario):
             if org.default_fungibility(cq):
                 assert again.fits, (decision, again)
             for target in decision.targets:
-                snapshot.add_workload(target)
+                snapshot.add_workload(target.workload)
         if decision.fits:
             snapshot.admit(workload, decision)
 

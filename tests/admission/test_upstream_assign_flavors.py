@@ -7,13 +7,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from aks_kueue.admission.assigner import MODE_NAMES, P_NO_CANDIDATES, P_PREEMPT, P_RECLAIM, FlavorAssigner
+from aks_kueue.admission.assigner import FlavorAssigner
+from aks_kueue.admission.modes import PreemptionMode
 from aks_kueue.admission.snapshot import Snapshot
 from aks_kueue.kueue.units import amount
 from aks_kueue.admission.workloads import workload_info
 
 FIXTURE = yaml.safe_load((Path(__file__).parents[1] / "fixtures" / "upstream" / "TestAssignFlavors.yaml").read_text())
-POSSIBILITIES = {"NoCandidates": P_NO_CANDIDATES, "Preempt": P_PREEMPT, "Reclaim": P_RECLAIM}
+POSSIBILITIES = {"NoCandidates": PreemptionMode.NO_CANDIDATES, "Preempt": PreemptionMode.PREEMPT,
+                 "Reclaim": PreemptionMode.RECLAIM}
 
 
 def _object(kind: str, entry: dict) -> dict:
@@ -26,11 +28,15 @@ def _usage(per_flavor: dict | None) -> dict:
             for flavor, resources in (per_flavor or {}).items() for resource, quantity in resources.items()}
 
 
-def _fake_oracle(results: dict | None):
+class FakeOracle:
     """Upstream's testOracle: a stated answer per flavor/resource, else Preempt with no borrowing."""
-    answers = {tuple(key.split("/", 1)): (POSSIBILITIES[v["possibility"]], v.get("borrow", 0))
-               for key, v in (results or {}).items()}
-    return lambda cq, workload, fr, quantity: answers.get(fr, (P_PREEMPT, 0))
+
+    def __init__(self, results: dict | None):
+        self.answers = {tuple(key.split("/", 1)): (POSSIBILITIES[v["possibility"]], v.get("borrow", 0))
+                        for key, v in (results or {}).items()}
+
+    def simulate_preemption(self, cq, workload, fr, quantity):
+        return self.answers.get(fr, (PreemptionMode.PREEMPT, 0))
 
 
 def run_case(case: dict):
@@ -49,8 +55,8 @@ def run_case(case: dict):
         status["reclaimablePods"] = case["reclaimablePods"]
     workload = workload_info({"metadata": {"name": "wl", "namespace": "default"},
                               "spec": {"podSets": case["podSets"]}, "status": status})
-    assigner = FlavorAssigner(snapshot, snapshot.cluster_queues[cq_name], workload,
-                              _fake_oracle(case.get("simulationResult")), case.get("enableFairSharing", False))
+    assigner = FlavorAssigner(snapshot.cluster_queues[cq_name], workload, snapshot.flavor_matches,
+                              FakeOracle(case.get("simulationResult")), case.get("enableFairSharing", False))
     return assigner.assign()
 
 
@@ -58,12 +64,12 @@ def run_case(case: dict):
 def test_assign_flavors(case):
     want = case["want"]
     got = run_case(case)
-    assert MODE_NAMES[got.mode] == want["mode"]
+    assert str(got.mode) == want["mode"]
     assert got.borrowing == want.get("borrowing", 0)
     assert got.usage == _usage(want.get("usage"))
     got_podsets = [{
         "name": ps.name, "count": ps.count,
-        "flavors": {r: {"name": f.name, "mode": MODE_NAMES[f.mode]} for r, f in ps.flavors.items()},
+        "flavors": {r: {"name": f.name, "mode": str(f.mode)} for r, f in ps.flavors.items()},
         "reasons": sorted(ps.reasons),
     } for ps in got.podsets]
     want_podsets = [{

@@ -1,0 +1,121 @@
+"""Kueue's flavor assignment modes, typed (v0.19.2, `pkg/scheduler/flavorassigner/flavorassigner.go`
+and `pkg/scheduler/preemption/common/types.go`).
+
+- `FlavorAssignmentMode` is what a decision says: NoFit, Preempt, DeferredFit, Fit, ordered
+  from the least to the most preferred, so the representative mode of an assignment is the
+  smallest of its parts. `str()` gives Kueue's String() names, which the contract uses.
+- `PreemptionMode` is the finer mode inside the flavor assigner (upstream's unexported
+  `preemptionMode`): a Preempt is split into "no candidates", "preempt" (a target in the
+  queue itself) and "reclaim" (every target in other queues of the cohort).
+- `GranularMode` pairs it with the borrowing level; `is_preferred` and
+  `should_try_next_flavor` are upstream's flavorFungibility rules over it.
+- `PreemptionReason` is why a target is preempted (the `reason` of Kueue's Preempted condition).
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum, StrEnum
+from typing import NamedTuple, Optional
+
+
+class FlavorAssignmentMode(IntEnum):
+    NO_FIT = 0
+    PREEMPT = 1
+    DEFERRED_FIT = 2  # set by Kueue's scheduler when preemptions overlap; a static decision never is
+    FIT = 3
+
+    def __str__(self) -> str:
+        return _KUEUE_NAMES[self]
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            # "Fit" == FlavorAssignmentMode.FIT would be silently False: refuse the mix-up.
+            raise TypeError(f"compare a FlavorAssignmentMode with FlavorAssignmentMode.{self.name}, "
+                            f"not with the string {other!r} (str(mode) gives Kueue's name)")
+        return int.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = int.__hash__
+
+
+_KUEUE_NAMES = {FlavorAssignmentMode.NO_FIT: "NoFit", FlavorAssignmentMode.PREEMPT: "Preempt",
+                FlavorAssignmentMode.DEFERRED_FIT: "DeferredFit", FlavorAssignmentMode.FIT: "Fit"}
+
+
+class PreemptionMode(IntEnum):
+    """Worst first. NO_CANDIDATES, PREEMPT and RECLAIM all read as Preempt in a decision."""
+
+    NO_FIT = 0
+    NO_CANDIDATES = 1
+    PREEMPT = 2
+    RECLAIM = 3
+    FIT = 4
+
+    @property
+    def assignment_mode(self) -> FlavorAssignmentMode:
+        return _ASSIGNMENT_MODES[self]
+
+    @property
+    def found_targets(self) -> bool:
+        """upstream's isPreemptMode: preemption found something to preempt."""
+        return self is PreemptionMode.PREEMPT or self is PreemptionMode.RECLAIM
+
+
+_ASSIGNMENT_MODES = {PreemptionMode.NO_FIT: FlavorAssignmentMode.NO_FIT,
+                     PreemptionMode.NO_CANDIDATES: FlavorAssignmentMode.PREEMPT,
+                     PreemptionMode.PREEMPT: FlavorAssignmentMode.PREEMPT,
+                     PreemptionMode.RECLAIM: FlavorAssignmentMode.PREEMPT,
+                     PreemptionMode.FIT: FlavorAssignmentMode.FIT}
+
+
+class GranularMode(NamedTuple):
+    """A flavor's mode and how far up the cohort tree its quota comes from (0: no borrowing)."""
+
+    preemption: PreemptionMode
+    borrowing: int
+
+
+WORST = GranularMode(PreemptionMode.NO_FIT, 1 << 62)
+BEST = GranularMode(PreemptionMode.FIT, 0)
+
+BORROWING_OVER_PREEMPTION = "BorrowingOverPreemption"
+PREEMPTION_OVER_BORROWING = "PreemptionOverBorrowing"
+TRY_NEXT_FLAVOR = "TryNextFlavor"
+
+
+def is_preferred(a: GranularMode, b: GranularMode, preference: Optional[str]) -> bool:
+    """Is `a` better than `b`? NoFit never is; a mode without candidates ranks below any
+    viable one; then the `preference` (BorrowingOverPreemption by default)."""
+    if a[0] == 0:
+        return False
+    if b[0] == 0:
+        return True
+    a_none, b_none = a[0] == 1, b[0] == 1
+    if a_none != b_none:
+        return not a_none
+    if preference == PREEMPTION_OVER_BORROWING:
+        if a[1] != b[1]:
+            return a[1] < b[1]
+        return a[0] > b[0]
+    if a[0] != b[0]:
+        return a[0] > b[0]
+    return a[1] < b[1]
+
+
+def should_try_next_flavor(mode: GranularMode, when_can_preempt: str, when_can_borrow: str) -> bool:
+    if mode[0] <= PreemptionMode.NO_CANDIDATES:
+        return True
+    if mode[0] in (PreemptionMode.PREEMPT, PreemptionMode.RECLAIM) and when_can_preempt == TRY_NEXT_FLAVOR:
+        return True
+    return mode[1] != 0 and when_can_borrow == TRY_NEXT_FLAVOR
+
+
+class PreemptionReason(StrEnum):
+    IN_CLUSTER_QUEUE = "InClusterQueue"
+    IN_COHORT_RECLAMATION = "InCohortReclamation"
+    IN_COHORT_RECLAIM_WHILE_BORROWING = "InCohortReclaimWhileBorrowing"
