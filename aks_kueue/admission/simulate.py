@@ -3,7 +3,8 @@
 A Workload with `status.admission` is already admitted and its usage counts. Every
 other Workload is pending: it reaches its ClusterQueue through its namespace's
 LocalQueue; a Fit admits it (its usage counts for the ones after it); Preempt and
-NoFit leave it pending. Nothing is evicted.
+NoFit leave it pending. Nothing is evicted: a Preempt names the admitted workloads
+Kueue would preempt for it (`preemptionTargets`), or says that nothing can be.
 """
 
 from __future__ import annotations
@@ -33,5 +34,7 @@ def simulate(manifests: Iterable[dict]) -> list[dict[str, Any]]:
             "borrowing": decision.borrowing,
             "podSets": [{"name": ps.name, "count": ps.count, "flavors": ps.flavors} for ps in decision.pod_sets],
             "message": decision.message,
+            "preemptionTargets": [{"namespace": t.namespace, "name": t.name, "clusterQueue": t.cluster_queue}
+                                  for t in decision.targets],
         })
     return decisions

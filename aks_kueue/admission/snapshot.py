@@ -207,20 +207,19 @@ class Snapshot:
         return decision
 
     def _decide(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> Decision:
-        name = cq.name
         assigner = FlavorAssigner(cq, workload, self.flavor_matches, self.preemptor, self.fair_sharing)
         full = assigner.assign()
         if full.mode is FIT:
-            return _decision(name, full)
+            return _decision(cq, full)
         if full.mode is PREEMPT:
             targets = self.preemptor.targets(cq, workload, full.frs_needing_preemption(), full.usage)
             if targets:
-                return _decision(name, full, targets)
+                return _decision(cq, full, targets)
         if workload.can_be_partially_admitted():
             found = self._partial(assigner, cq, workload)
             if found is not None:
                 return found
-        return _decision(name, full)
+        return _decision(cq, full)
 
     def can_ever_admit(self, cluster_queue: str, workload: WorkloadInfo | dict) -> Decision:
         """The decision for `workload` alone on an empty cluster, borrowing as allowed."""
@@ -247,11 +246,11 @@ class Snapshot:
         def attempt(counts: list[int]) -> tuple[Optional[Decision], bool]:
             assignment = assigner.assign(counts)
             if assignment.mode is FIT:
-                return _decision(cq.name, assignment), True
+                return _decision(cq, assignment), True
             if assignment.mode is PREEMPT:
                 targets = self.preemptor.targets(cq, workload, assignment.frs_needing_preemption(), assignment.usage)
                 if targets:
-                    return _decision(cq.name, assignment, targets), True
+                    return _decision(cq, assignment, targets), True
             return None, False
 
         found, ok = reduce_counts([ps.count for ps in workload.podsets],
@@ -282,10 +281,27 @@ def _refused(cluster_queue: Optional[str], message: str) -> Decision:
     return Decision(cluster_queue, NO_FIT, False, [], message)
 
 
-def _decision(cluster_queue: str, assignment: Assignment, targets: Optional[list[PreemptionTarget]] = None) -> Decision:
+def _decision(cq: ClusterQueueInfo, assignment: Assignment, targets: Optional[list[PreemptionTarget]] = None) -> Decision:
     mode = assignment.mode
     pod_sets = [] if mode is NO_FIT else [
         PodSetDecision(ps.name, ps.count, {r: f.name for r, f in sorted(ps.flavors.items())})
         for ps in assignment.podsets]
-    return Decision(cluster_queue, mode, assignment.borrowing > 0, pod_sets,
-                    "" if mode is FIT else assignment.message(), assignment, targets or [])
+    message = "" if mode is FIT else assignment.message()
+    if mode is PREEMPT and targets:
+        message += f". Pending the preemption of {len(targets)} workload(s)"  # Kueue's words once it preempts
+    elif mode is PREEMPT:
+        message += (f". Nothing can be preempted for it under ClusterQueue {cq.name}'s preemption policy "
+                    f"({preemption_policy(cq)}), so it waits until quota is freed")
+    return Decision(cq.name, mode, assignment.borrowing > 0, pod_sets, message, assignment, targets or [])
+
+
+def preemption_policy(cq: ClusterQueueInfo) -> str:
+    """The ClusterQueue's preemption settings as its spec writes them."""
+    policy = f"withinClusterQueue: {cq.within_cluster_queue}"
+    if cq.node.parent is not None:
+        policy += f", reclaimWithinCohort: {cq.reclaim_within_cohort}"
+        if cq.borrow_within_cohort not in (None, "Never"):
+            policy += f", borrowWithinCohort: {cq.borrow_within_cohort}"
+            if cq.max_priority_threshold is not None:
+                policy += f" up to priority {cq.max_priority_threshold}"
+    return policy

@@ -171,7 +171,8 @@ def test_lower_priority_workloads_can_be_preempted_within_the_queue():
     assert decision.mode is PREEMPT
     assert [t.name for t in decision.targets] == ["running"]
     assert decision.message == ("couldn't assign flavors to pod set main: "
-                                "insufficient unused quota for cpu in flavor f, 2 more needed")
+                                "insufficient unused quota for cpu in flavor f, 2 more needed. "
+                                "Pending the preemption of 1 workload(s)")
 
 
 def test_no_preemption_candidates_still_reads_preempt_but_has_no_targets():
@@ -282,7 +283,8 @@ def test_after_its_preemptions_a_workload_may_move_to_another_flavor():
     assert [(t.name, t.cluster_queue, t.reason) for t in decision.targets] == [
         ("w8", "cq2", PreemptionReason.IN_CLUSTER_QUEUE)]
     assert decision.message == ("couldn't assign flavors to pod set main: "
-                                "insufficient unused quota for memory in flavor f0, 1Gi more needed")
+                                "insufficient unused quota for memory in flavor f0, 1Gi more needed. "
+                                "Pending the preemption of 1 workload(s)")
 
     snapshot.remove_workload(decision.targets[0].workload)
     assert all(value <= snapshot.tree.available("cq2", fr) for fr, value in decision.assignment.usage.items())
@@ -290,6 +292,9 @@ def test_after_its_preemptions_a_workload_may_move_to_another_flavor():
     assert (again.mode, again.borrowing) == (PREEMPT, True)
     assert again.pod_sets[0].flavors == {"cpu": "f1", "memory": "f1"}
     assert again.targets == []
+    assert again.message.endswith("Nothing can be preempted for it under ClusterQueue cq2's preemption policy "
+                                  "(withinClusterQueue: LowerPriority, reclaimWithinCohort: LowerPriority), "
+                                  "so it waits until quota is freed")
 
 
 def test_modes_are_typed_with_kueues_names():
@@ -300,3 +305,41 @@ def test_modes_are_typed_with_kueues_names():
     decision = Snapshot.from_objects([flavor("f"), cluster_queue("cq", {"f": {"cpu": "1"}}), local_queue("ns", "cq")]) \
         .assign(workload_info(workload("w", cpu="1")))
     assert decision.mode is FIT and decision.fits
+
+
+def test_simulate_names_what_kueue_would_preempt_or_says_nothing_can_be():
+    from aks_kueue.admission.simulate import simulate
+
+    objects = [flavor("f"), cluster_queue("cq", {"f": {"cpu": "4"}}, preemption={"withinClusterQueue": "LowerPriority"}),
+               local_queue("ns", "cq"),
+               workload("running", count=4, priority=10, admitted=("cq", "f"), cpu="1"),
+               workload("urgent", count=2, priority=100, cpu="1"),
+               workload("peer", count=2, priority=10, cpu="1")]
+    urgent, peer = simulate(objects)
+    assert (urgent["mode"], urgent["preemptionTargets"]) == (
+        "Preempt", [{"namespace": "ns", "name": "running", "clusterQueue": "cq"}])
+    assert urgent["message"].endswith("2 more needed. Pending the preemption of 1 workload(s)")
+    assert (peer["mode"], peer["preemptionTargets"]) == ("Preempt", [])
+    assert peer["message"] == ("couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor "
+                               "f, 2 more needed. Nothing can be preempted for it under ClusterQueue cq's preemption "
+                               "policy (withinClusterQueue: LowerPriority), so it waits until quota is freed")
+
+
+def test_reclaim_targets_say_why_and_the_policy_is_spelled_out():
+    objects = [flavor("f"),
+               cluster_queue("lender", {"f": {"cpu": "4"}}, cohort="co",
+                             preemption={"reclaimWithinCohort": "Any",
+                                         "borrowWithinCohort": {"policy": "LowerPriority", "maxPriorityThreshold": 5}}),
+               cluster_queue("borrower", {"f": {"cpu": "0"}}, cohort="co"),
+               local_queue("ns", "lender"),
+               workload("borrowed", namespace="other", count=4, admitted=("borrower", "f"), cpu="1")]
+    snapshot = Snapshot.from_objects(objects)
+    decision = snapshot.assign(workload_info(workload("mine", count=3, cpu="1")))
+    assert [(t.namespace, t.name, t.cluster_queue, t.reason) for t in decision.targets] == [
+        ("other", "borrowed", "borrower", PreemptionReason.IN_COHORT_RECLAMATION)]
+    stuck = Snapshot.from_objects(objects[:-1] + [workload("borrowed", namespace="other", count=4, priority=9,
+                                                           admitted=("lender", "f"), cpu="1")])
+    decision = stuck.assign(workload_info(workload("mine", count=3, cpu="1")))
+    assert decision.mode is PREEMPT and decision.targets == []
+    assert decision.message.endswith("(withinClusterQueue: Never, reclaimWithinCohort: Any, borrowWithinCohort: "
+                                     "LowerPriority up to priority 5), so it waits until quota is freed")

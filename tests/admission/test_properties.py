@@ -404,7 +404,9 @@ def replay(manifests: list[dict]) -> tuple[Snapshot, list[Step], list[dict]]:
                      "borrowing": decision.borrowing,
                      "podSets": [{"name": ps.name, "count": ps.count, "flavors": ps.flavors}
                                  for ps in decision.pod_sets],
-                     "message": decision.message})
+                     "message": decision.message,
+                     "preemptionTargets": [{"namespace": t.namespace, "name": t.name, "clusterQueue": t.cluster_queue}
+                                           for t in decision.targets]})
     return snapshot, steps, rows
 
 

@@ -23,7 +23,8 @@ def test_json_follows_the_contract():
     assert code == 0
     workloads = json.loads(out)["workloads"]
     for item in workloads:
-        assert set(item) == {"namespace", "name", "clusterQueue", "mode", "borrowing", "podSets", "message"}
+        assert set(item) == {"namespace", "name", "clusterQueue", "mode", "borrowing", "podSets", "message",
+                             "preemptionTargets"}
         for podset in item["podSets"]:
             assert set(podset) == {"name", "count", "flavors"}
     summary = [(w["name"], w["mode"], w["borrowing"]) for w in workloads]
