@@ -38,6 +38,10 @@ from pathlib import Path
 
 import yaml
 
+# This checkout's package, not whichever one is installed (run as a script, Python puts
+# benchmarks/ first on the path, not the project root).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 

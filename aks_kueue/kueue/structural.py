@@ -4,6 +4,14 @@ Order as on the server: defaults first, then types, formats and limits, then the
 `x-kubernetes-validations` CEL rules on the defaulted value. Rules that compare with
 `oldSelf` only run on updates, so a create skips them. Unknown fields are errors, as
 with kubectl's default strict field validation. Messages use the API server's words.
+
+Speed: each schema node is compiled once, when a value first reaches it, into a
+`_Compiled` holding what its checks need (a type test, its properties, the defaults of
+the absent ones, its patterns and CEL programs), so subtrees no value reaches (most of
+a PodSpec) are never looked at. A CEL rule that reads `self` only through fields
+(`self.count`, `has(self.minCount)`, `size(self.spec.podSets)`) is given just what it
+reads (see `_needs`): converting a whole pod template for `self.minCount <= self.count`
+was most of the cost, and what a rule does not read cannot change its result.
 """
 
 from __future__ import annotations
@@ -13,7 +21,7 @@ import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Optional
 
 _ABSENT = object()
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z")
@@ -40,6 +48,69 @@ def _program(rule: str):
     return cel.compile(rule)
 
 
+_SELF_CHAIN = re.compile(r"(?<![\w.])self((?:\.[A-Za-z_][A-Za-z0-9_]*)*)")
+_CALL = re.compile(r"\s*\(")
+_CLOSE = re.compile(r"\s*\)")
+_WRAPPER = re.compile(r"\b(size|has)\(\s*$")
+
+
+class _Needs:
+    """What a rule reads of a value: all of it, its size, only that it is there, or
+    some of its fields (each with needs of its own)."""
+
+    __slots__ = ("all", "size", "fields")
+
+    def __init__(self):
+        self.all = self.size = False
+        self.fields: dict[str, _Needs] = {}
+
+
+def _needs(rule: str) -> _Needs | None:
+    """What the rule reads of `self`, from each `self.a.b` in it: inside `size(...)` only
+    the size, inside `has(...)` only the presence, before a method call or anywhere else
+    all of it. None when it reads all of `self` (a macro on it, an index, a comparison)."""
+    root = _Needs()
+    for match in _SELF_CHAIN.finditer(rule):
+        path = match.group(1).split(".")[1:]
+        end = match.end()
+        if path and _CALL.match(rule, end):
+            path, use = path[:-1], "all"  # self.a.exists(...): a method of a reads all of a
+        else:
+            wrapper = _WRAPPER.search(rule, 0, match.start())
+            use = wrapper.group(1) if wrapper and _CLOSE.match(rule, end) else "all"
+        if not path and use == "all":
+            return None
+        node = root
+        for field in path:
+            node = node.fields.setdefault(field, _Needs())
+        if use == "all":
+            node.all = True
+        elif use == "size":
+            node.size = True
+    return root
+
+
+def _project(value: Any, needs: _Needs) -> Any:
+    """The part of `value` the rule can see; the same for it as the whole value."""
+    if needs.all:
+        return value
+    if needs.fields:
+        if not isinstance(value, dict):
+            return value
+        seen = {key: _project(value[key], child) for key, child in needs.fields.items() if key in value}
+        if needs.size:
+            for key in value:
+                seen.setdefault(key, None)
+        return seen
+    if needs.size:
+        if isinstance(value, list):
+            return [None] * len(value)
+        if isinstance(value, dict):
+            return dict.fromkeys(value)
+        return value
+    return None  # only its presence is read
+
+
 @lru_cache(maxsize=None)
 def _pattern(pattern: str) -> re.Pattern:
     """CRD patterns are Go RE2; RE2 allows `^(?i)...`, Python wants flags up front."""
@@ -61,116 +132,257 @@ def join(path: str, key: str | int) -> str:
 def validate_structural(schema: dict[str, Any], value: Any, path: str = "") -> tuple[Any, list[FieldError]]:
     """Return the defaulted value and every error found in it."""
     errors: list[FieldError] = []
-    result = _walk(schema, value, path, errors)
+    result = _compiled(schema).walk(value, path, errors)
     return (None if result is _ABSENT else result), errors
 
 
-def _walk(schema: dict[str, Any], value: Any, path: str, errors: list[FieldError]) -> Any:
-    if value is None and not schema.get("nullable"):
-        return _ABSENT  # the server prunes nulls of non-nullable fields, then defaults them
-    if value is None:
-        return None
-    if not _type_ok(schema, value, path, errors):
+# Compiled schemas, by the identity of the schema dict (kept alive here, so the id stays
+# its own). The CRD schemas are loaded once; a caller's ad-hoc schemas are few.
+_COMPILED: dict[int, tuple[dict, "_Compiled"]] = {}
+_COMPILED_LIMIT = 4096
+
+
+def _compiled(schema: dict[str, Any]) -> "_Compiled":
+    entry = _COMPILED.get(id(schema))
+    if entry is not None and entry[0] is schema:
+        return entry[1]
+    if len(_COMPILED) >= _COMPILED_LIMIT:
+        _COMPILED.clear()
+    node = _Compiled(schema)
+    _COMPILED[id(schema)] = (schema, node)
+    return node
+
+
+def _is_object(v: Any) -> bool:
+    return isinstance(v, dict)
+
+
+def _is_array(v: Any) -> bool:
+    return isinstance(v, list)
+
+
+def _is_string(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _is_integer(v: Any) -> bool:
+    # JSON has one number type: the server takes 2.0 as an integer.
+    return not isinstance(v, bool) and (isinstance(v, int) or (isinstance(v, float) and v.is_integer()))
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _is_boolean(v: Any) -> bool:
+    return isinstance(v, bool)
+
+
+def _is_int_or_string(v: Any) -> bool:
+    return isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool))
+
+
+_TYPE_CHECKS = {"object": _is_object, "array": _is_array, "string": _is_string, "integer": _is_integer,
+                "number": _is_number, "boolean": _is_boolean}
+
+
+class _Compiled:
+    """One schema node, ready to check values; its children are compiled when first reached."""
+
+    __slots__ = ("schema", "nullable", "type_test", "wanted", "walks_object", "props", "children", "extra",
+                 "open_object", "defaults", "required", "max_props", "min_props", "items", "max_items",
+                 "min_items", "list_type", "map_keys", "scalar", "enum", "rules", "_items_compiled",
+                 "item_nullable", "item_type_name", "simple", "_extra_compiled")
+
+    def __init__(self, schema: dict[str, Any]):
+        self.schema = schema
+        self.nullable = bool(schema.get("nullable"))
+        if schema.get("x-kubernetes-int-or-string"):
+            self.type_test, self.wanted = _is_int_or_string, "integer or string"
+        else:
+            self.wanted = schema.get("type")
+            self.type_test = _TYPE_CHECKS.get(self.wanted)
+        self.walks_object = self.wanted == "object" and not schema.get("x-kubernetes-int-or-string")
+        self.props = schema.get("properties") or {}
+        self.children: dict[str, _Compiled] = {}
+        extra = schema.get("additionalProperties")
+        self.extra = extra if isinstance(extra, dict) else None
+        self._extra_compiled = None
+        self.open_object = bool(schema.get("x-kubernetes-preserve-unknown-fields") or extra is True)
+        self.defaults = [(key, prop) for key, prop in self.props.items() if "default" in prop]
+        self.required = schema.get("required") or ()
+        self.max_props, self.min_props = schema.get("maxProperties"), schema.get("minProperties")
+        self.items = schema.get("items") or {}
+        self._items_compiled = None
+        self.item_nullable = bool(self.items.get("nullable"))
+        self.item_type_name = _type_name(self.items)
+        self.max_items, self.min_items = schema.get("maxItems"), schema.get("minItems")
+        self.list_type = schema.get("x-kubernetes-list-type")
+        self.map_keys = schema.get("x-kubernetes-list-map-keys") or []
+        self.scalar = any(k in schema for k in ("maxLength", "minLength", "pattern", "format", "minimum", "maximum"))
+        self.enum = schema.get("enum") if "enum" in schema else None
+        self.rules = []
+        for rule in schema.get("x-kubernetes-validations") or []:
+            expression = rule["rule"]
+            if "oldSelf" in expression:
+                continue  # transition rules only run on updates
+            where = rule["fieldPath"].lstrip(".") if rule.get("fieldPath") else None
+            self.rules.append((expression, where, rule.get("message") or f"failed rule: {expression}",
+                               _needs(expression)))
+        # A leaf with nothing to check but its type: its parent checks it inline.
+        self.simple = (self.wanted in ("string", "integer", "number", "boolean", "integer or string")
+                       and not self.scalar and self.enum is None and not self.rules)
+
+    def child(self, key: Any) -> Optional["_Compiled"]:
+        """The node for a key of this object: a property, additionalProperties, or None."""
+        node = self.children.get(key)
+        if node is None:
+            if key in self.props:
+                node = self.children[key] = _compiled(self.props[key])
+            elif self.extra is not None:
+                node = self._extra_compiled
+                if node is None:
+                    node = self._extra_compiled = _compiled(self.extra)
+        return node
+
+    def walk(self, value: Any, path: str, errors: list[FieldError]) -> Any:
+        if value is None:
+            return None if self.nullable else _ABSENT  # the server prunes nulls of non-nullable fields
+        if self.type_test is not None and not self.type_test(value):
+            errors.append(FieldError(path, f"Invalid value: {show(value)}: must be of type {self.wanted}"))
+            return value
+        if self.walks_object and isinstance(value, dict):
+            value = self._walk_object(value, path, errors)
+        elif isinstance(value, list):
+            value = self._walk_array(value, path, errors)
+        elif self.scalar:
+            _check_scalar(self.schema, value, path, errors)
+        if self.enum is not None and value not in self.enum:
+            allowed = ", ".join(show(v) for v in self.enum)
+            errors.append(FieldError(path, f"Unsupported value: {show(value)}: supported values: {allowed}"))
+        if self.rules:
+            self._run_rules(value, path, errors)
         return value
-    if isinstance(value, dict) and schema.get("type") == "object":
-        value = _walk_object(schema, value, path, errors)
-    elif isinstance(value, list):
-        value = _walk_array(schema, value, path, errors)
-    else:
-        _check_scalar(schema, value, path, errors)
-    if "enum" in schema and value not in schema["enum"]:
-        allowed = ", ".join(show(v) for v in schema["enum"])
-        errors.append(FieldError(path, f"Unsupported value: {show(value)}: supported values: {allowed}"))
-    _run_rules(schema, value, path, errors)
+
+    def _walk_object(self, value: dict[str, Any], path: str, errors: list[FieldError]) -> dict:
+        children = self.children
+        result: dict[str, Any] = {}
+        prefix = f"{path}." if path else ""
+        for key, child in value.items():
+            node = children.get(key)
+            if node is None:
+                node = self.child(key)
+            if node is not None and node.simple:
+                # Inline what node.walk would do when there is nothing to report.
+                if child is None:
+                    if node.nullable:
+                        result[key] = None
+                    continue
+                test = node.type_test
+                if test is None or test(child):
+                    result[key] = child
+                    continue
+            child_path = prefix + key if isinstance(key, str) else join(path, key)
+            if node is not None:
+                walked = node.walk(child, child_path, errors)
+            elif self.open_object:
+                walked = child
+            else:
+                errors.append(FieldError(child_path, f"unknown field {show(key)}; it is not part of this kind's schema"))
+                continue
+            if walked is not _ABSENT:
+                result[key] = walked
+        for key, prop in self.defaults:
+            if key not in result:
+                walked = self.child(key).walk(_copy(prop["default"]), prefix + key, errors)
+                if walked is not _ABSENT:
+                    result[key] = walked
+        for key in self.required:
+            if key not in result:
+                errors.append(FieldError(prefix + key, "Required value"))
+        if self.max_props is not None and len(result) > self.max_props:
+            errors.append(FieldError(path, f"Too many: {len(result)}: must have at most {self.max_props} items"))
+        if self.min_props is not None and len(result) < self.min_props:
+            errors.append(FieldError(path, f"Too few: {len(result)}: must have at least {self.min_props} items"))
+        return result
+
+    def _walk_array(self, value: list[Any], path: str, errors: list[FieldError]) -> list:
+        items = self._items_compiled
+        if items is None:
+            items = self._items_compiled = _compiled(self.items)
+        result = []
+        simple, test = items.simple, items.type_test
+        for index, item in enumerate(value):
+            if simple and item is not None and (test is None or test(item)):
+                result.append(item)
+                continue
+            if item is None and not self.item_nullable:
+                # The server prunes nulls only from object fields, never from lists.
+                errors.append(FieldError(f"{path}[{index}]", f"Invalid value: null: must be of type "
+                                                             f"{self.item_type_name}"))
+                result.append(None)
+                continue
+            walked = items.walk(item, f"{path}[{index}]", errors)
+            result.append(None if walked is _ABSENT else walked)
+        if self.max_items is not None and len(result) > self.max_items:
+            errors.append(FieldError(path, f"Too many: {len(result)}: must have at most {self.max_items} items"))
+        if self.min_items is not None and len(result) < self.min_items:
+            errors.append(FieldError(path, f"Too few: {len(result)}: must have at least {self.min_items} items"))
+        if self.list_type in ("map", "set") and len(result) > 1:
+            seen: set = set()
+            for index, item in enumerate(result):
+                key = ({k: item.get(k) for k in self.map_keys} if self.list_type == "map" and isinstance(item, dict)
+                       else item)
+                identity = _identity(key)
+                if identity in seen:
+                    errors.append(FieldError(f"{path}[{index}]", f"Duplicate value: {show(key)}"))
+                seen.add(identity)
+        return result
+
+    def _run_rules(self, value: Any, path: str, errors: list[FieldError]) -> None:
+        for expression, where, message, needs in self.rules:
+            at = join(path, where) if where else path
+            seen = value if needs is None else _project(value, needs)
+            try:
+                passed = _program(expression).execute({"self": seen})
+            except Exception as error:  # a missing field: the server rejects the object too
+                errors.append(FieldError(at, f"Invalid value: {message} ({error})"))
+                continue
+            if passed is not True:
+                errors.append(FieldError(at, f"Invalid value: {message}"))
+
+
+def _copy(value: Any) -> Any:
+    """A default's own copy (scalars are shared, they cannot change)."""
+    return value if isinstance(value, (str, int, float, bool)) or value is None else copy.deepcopy(value)
+
+
+def _identity(key: Any) -> Any:
+    """What makes two list entries the same, as their JSON would: exact for scalars
+    (1, 1.0 and True differ), by their JSON for anything else."""
+    if isinstance(key, dict):
+        if len(key) == 1:
+            (name, value), = key.items()
+            if isinstance(value, (str, int, float, bool)) or value is None:
+                return (name, type(value), value)
+        elif all(isinstance(v, (str, int, float, bool)) or v is None for v in key.values()):
+            return tuple(sorted((k, type(v).__name__, v) for k, v in key.items()))
+    elif isinstance(key, (str, int, float, bool)) or key is None:
+        return (type(key), key)
+    return json.dumps(key, sort_keys=True)
+
+
+def json_copy(value: Any) -> Any:
+    """A copy of parsed YAML or JSON (maps, lists, scalars), faster than copy.deepcopy."""
+    if isinstance(value, dict):
+        return {k: json_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_copy(v) for v in value]
     return value
 
 
 def _type_name(schema: dict[str, Any]) -> str:
     return "integer or string" if schema.get("x-kubernetes-int-or-string") else schema.get("type", "object")
-
-
-def _type_ok(schema: dict[str, Any], value: Any, path: str, errors: list[FieldError]) -> bool:
-    if schema.get("x-kubernetes-int-or-string"):
-        ok = isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-        wanted = "integer or string"
-    else:
-        wanted = schema.get("type")
-        checks = {
-            "object": lambda v: isinstance(v, dict),
-            "array": lambda v: isinstance(v, list),
-            "string": lambda v: isinstance(v, str),
-            # JSON has one number type: the server takes 2.0 as an integer.
-            "integer": lambda v: not isinstance(v, bool) and (
-                isinstance(v, int) or (isinstance(v, float) and v.is_integer())),
-            "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-            "boolean": lambda v: isinstance(v, bool),
-        }
-        ok = checks[wanted](value) if wanted in checks else True
-    if not ok:
-        errors.append(FieldError(path, f"Invalid value: {show(value)}: must be of type {wanted}"))
-    return ok
-
-
-def _walk_object(schema: dict[str, Any], value: dict[str, Any], path: str, errors: list[FieldError]) -> dict:
-    props = schema.get("properties") or {}
-    extra = schema.get("additionalProperties")
-    open_object = schema.get("x-kubernetes-preserve-unknown-fields") or extra is True
-    result: dict[str, Any] = {}
-    for key, child in value.items():
-        child_path = join(path, key)
-        if key in props:
-            walked = _walk(props[key], child, child_path, errors)
-        elif isinstance(extra, dict):
-            walked = _walk(extra, child, child_path, errors)
-        elif open_object:
-            walked = child
-        else:
-            errors.append(FieldError(child_path, f"unknown field {show(key)}; it is not part of this kind's schema"))
-            continue
-        if walked is not _ABSENT:
-            result[key] = walked
-    for key, prop in props.items():
-        if key not in result and "default" in prop:
-            walked = _walk(prop, copy.deepcopy(prop["default"]), join(path, key), errors)
-            if walked is not _ABSENT:
-                result[key] = walked
-    for key in schema.get("required") or []:
-        if key not in result:
-            errors.append(FieldError(join(path, key), "Required value"))
-    if "maxProperties" in schema and len(result) > schema["maxProperties"]:
-        errors.append(FieldError(path, f"Too many: {len(result)}: must have at most {schema['maxProperties']} items"))
-    if "minProperties" in schema and len(result) < schema["minProperties"]:
-        errors.append(FieldError(path, f"Too few: {len(result)}: must have at least {schema['minProperties']} items"))
-    return result
-
-
-def _walk_array(schema: dict[str, Any], value: list[Any], path: str, errors: list[FieldError]) -> list:
-    items = schema.get("items") or {}
-    result = []
-    for index, item in enumerate(value):
-        if item is None and not items.get("nullable"):
-            # The server prunes nulls only from object fields, never from lists.
-            errors.append(FieldError(join(path, index), f"Invalid value: null: must be of type "
-                                                        f"{_type_name(items)}"))
-            result.append(None)
-            continue
-        walked = _walk(items, item, join(path, index), errors)
-        result.append(None if walked is _ABSENT else walked)
-    if "maxItems" in schema and len(result) > schema["maxItems"]:
-        errors.append(FieldError(path, f"Too many: {len(result)}: must have at most {schema['maxItems']} items"))
-    if "minItems" in schema and len(result) < schema["minItems"]:
-        errors.append(FieldError(path, f"Too few: {len(result)}: must have at least {schema['minItems']} items"))
-    list_type = schema.get("x-kubernetes-list-type")
-    if list_type in ("map", "set"):
-        keys = schema.get("x-kubernetes-list-map-keys") or []
-        seen: set[str] = set()
-        for index, item in enumerate(result):
-            key = {k: item.get(k) for k in keys} if list_type == "map" and isinstance(item, dict) else item
-            identity = json.dumps(key, sort_keys=True)
-            if identity in seen:
-                errors.append(FieldError(join(path, index), f"Duplicate value: {show(key)}"))
-            seen.add(identity)
-    return result
 
 
 def _check_scalar(schema: dict[str, Any], value: Any, path: str, errors: list[FieldError]) -> None:
@@ -198,17 +410,3 @@ def _check_scalar(schema: dict[str, Any], value: Any, path: str, errors: list[Fi
             errors.append(FieldError(path, f"Invalid value: {value}: should be less than or equal to {maximum}"))
 
 
-def _run_rules(schema: dict[str, Any], value: Any, path: str, errors: list[FieldError]) -> None:
-    for rule in schema.get("x-kubernetes-validations") or []:
-        expression = rule["rule"]
-        if "oldSelf" in expression:
-            continue
-        where = join(path, rule["fieldPath"].lstrip(".")) if rule.get("fieldPath") else path
-        message = rule.get("message") or f"failed rule: {expression}"
-        try:
-            passed = _program(expression).execute({"self": value})
-        except Exception as error:  # a missing field: the server rejects the object too
-            errors.append(FieldError(where, f"Invalid value: {message} ({error})"))
-            continue
-        if passed is not True:
-            errors.append(FieldError(where, f"Invalid value: {message}"))

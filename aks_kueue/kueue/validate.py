@@ -10,12 +10,13 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Iterable
 
 from aks_kueue.kueue import webhooks
-from aks_kueue.kueue.convert import V1BETA2, to_v1beta2
-from aks_kueue.kueue.schemas import kind_schema
-from aks_kueue.kueue.structural import FieldError, show, validate_structural
+from aks_kueue.kueue.convert import V1BETA1, V1BETA2, to_v1beta2
+from aks_kueue.kueue.schemas import all_kinds, kind_schema
+from aks_kueue.kueue.structural import FieldError, json_copy, show, validate_structural
 from aks_kueue.kueue.workload_webhook import validate_workload
 
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
@@ -93,17 +94,17 @@ def validate_object(obj: KueueObject) -> list[FieldError]:
         return [FieldError("kind", f"Unsupported value: {show(obj.kind)}: not a Kueue kind")]
     errors = _metadata(manifest.get("metadata"), schema.namespaced)
     if obj.original is not None:
-        _, as_written = validate_structural(_body_schema(schema.v1beta1), _body(obj.original))
+        _, as_written = validate_structural(_body_schema(obj.kind, V1BETA1), _body(obj.original))
         if as_written:
             return errors + as_written
-    defaulted, schema_errors = validate_structural(_body_schema(schema.schema), _body(manifest))
+    defaulted, schema_errors = validate_structural(_body_schema(obj.kind, V1BETA2), _body(manifest))
     errors += schema_errors
     if not errors and obj.kind in SPEC_WEBHOOKS:
         errors += SPEC_WEBHOOKS[obj.kind]((defaulted or {}).get("spec") or {})
     if not errors and obj.kind in OBJECT_WEBHOOKS:
         errors += OBJECT_WEBHOOKS[obj.kind]({**(defaulted or {}), "metadata": manifest.get("metadata") or {}})
     if not errors:
-        obj.defaulted = {**(defaulted or {}), "metadata": copy.deepcopy(manifest.get("metadata"))}
+        obj.defaulted = {**(defaulted or {}), "metadata": json_copy(manifest.get("metadata"))}
     return errors
 
 
@@ -112,7 +113,12 @@ def _body(manifest: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in manifest.items() if k not in ("metadata", "status")}
 
 
-def _body_schema(schema: dict[str, Any]) -> dict[str, Any]:
+@lru_cache(maxsize=None)
+def _body_schema(kind: str, version: str) -> dict[str, Any]:
+    """The kind's schema without metadata (checked apart), one dict per kind and version,
+    so the structural validator compiles it once."""
+    kind_schema = all_kinds()[kind]
+    schema = kind_schema.schema if version == V1BETA2 else kind_schema.v1beta1
     return {**schema, "properties": {k: v for k, v in schema["properties"].items() if k != "metadata"}}
 
 

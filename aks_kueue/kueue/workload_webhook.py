@@ -11,6 +11,7 @@ them to the same rules Kueue applies when they are written.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from aks_kueue.kueue.units import amount
@@ -110,15 +111,26 @@ def _pod_set(pod_set: dict, path: str) -> list[FieldError]:
 def _amounts(amounts: dict[str, Any], path: str) -> list[FieldError]:
     errors = []
     for name, quantity in amounts.items():
-        where = f"{path}[{name}]"
         if name == "pods":
-            errors.append(FieldError(where, "Invalid value: \"pods\": the key is reserved for internal kueue use"))
-        try:
-            if parse_quantity(quantity) < 0:
-                errors.append(FieldError(where, f"Invalid value: {show(quantity)}: must be greater than or equal to 0"))
-        except QuantityError:
-            errors.append(FieldError(where, f"Invalid value: {show(quantity)}: must be a quantity"))
+            errors.append(FieldError(f"{path}[{name}]", "Invalid value: \"pods\": the key is reserved for internal kueue use"))
+        # The same few values recur in every workload: remember the answer for strings and ints.
+        problem = _known_problem(quantity) if type(quantity) in (str, int) else _quantity_problem(quantity)
+        if problem:
+            errors.append(FieldError(f"{path}[{name}]", f"Invalid value: {show(quantity)}: {problem}"))
     return errors
+
+
+def _quantity_problem(quantity: Any) -> str | None:
+    """What is wrong with a request or limit, or None."""
+    try:
+        if parse_quantity(quantity) < 0:
+            return "must be greater than or equal to 0"
+    except QuantityError:
+        return "must be a quantity"
+    return None
+
+
+_known_problem = lru_cache(maxsize=4096)(_quantity_problem)
 
 
 def _labels(labels: dict, path: str) -> list[FieldError]:
