@@ -9,7 +9,8 @@ allows, already in order, instead of sorting every admitted workload each time.
 from __future__ import annotations
 
 from bisect import bisect_left, insort
-from itertools import chain
+from heapq import merge
+from itertools import islice
 from typing import Iterable, Iterator
 
 from aks_kueue.admission.workloads import FlavorResource, WorkloadInfo
@@ -46,27 +47,32 @@ class AdmittedWorkloads:
             entries = self._by_fr[fr]
             del entries[bisect_left(entries, key)]
 
-    def candidates(self, frs: Iterable[FlavorResource], preemptor: WorkloadInfo, policy: str) -> list[tuple]:
+    def candidates(self, frs: Iterable[FlavorResource], preemptor: WorkloadInfo, policy: str) -> "Ranks":
         """The ranks of every non-evicted workload that uses one of `frs` and that `policy`
-        lets `preemptor` preempt, in Kueue's order (slices of sorted lists, so cheap)."""
+        lets `preemptor` preempt, in Kueue's order. Lazy: the search usually stops after a
+        few, so the sorted per-fr lists are merged only as far as it reads."""
         if policy == "Never":
-            return []
+            return Ranks(())
         runs = []
         for fr in frs:
             entries = self._by_fr.get(fr)
             if not entries:
                 continue
             if policy == "LowerPriority":
-                entries = entries[:bisect_left(entries, (preemptor.priority,))]
+                stop = bisect_left(entries, (preemptor.priority,))
             elif policy == "LowerOrNewerEqualPriority":
-                entries = entries[:bisect_left(entries, (preemptor.priority + 1,))]
-            elif policy != "Any":
+                stop = bisect_left(entries, (preemptor.priority + 1,))
+            elif policy == "Any":
+                stop = len(entries)
+            else:
                 continue
-            runs.append(entries)
-        ranks = runs[0] if len(runs) == 1 else sorted(set(chain.from_iterable(runs)))
+            if stop:
+                runs.append((entries, stop))
+        keep = None
         if self.evicted or policy == "LowerOrNewerEqualPriority":
-            ranks = [key for key in ranks if self._allowed(self.by_uid[key[2]], preemptor, policy)]
-        return ranks
+            by_uid = self.by_uid
+            keep = lambda key: self._allowed(by_uid[key[2]], preemptor, policy)  # noqa: E731
+        return Ranks(tuple(runs), keep)
 
     @staticmethod
     def _allowed(workload: WorkloadInfo, preemptor: WorkloadInfo, policy: str) -> bool:
@@ -74,3 +80,43 @@ class AdmittedWorkloads:
             return False
         return not (policy == "LowerOrNewerEqualPriority" and workload.priority == preemptor.priority
                     and not preemptor.created < workload.created)
+
+
+class Ranks:
+    """Candidate ranks from sorted runs (slices of per-fr lists), merged in order without
+    repeats, filtered by `keep`; iterable more than once; true when there is any."""
+
+    __slots__ = ("runs", "keep")
+
+    def __init__(self, runs: tuple, keep=None):
+        self.runs = runs
+        self.keep = keep
+
+    def __iter__(self) -> Iterator[tuple]:
+        runs, keep = self.runs, self.keep
+        if len(runs) == 1:
+            entries, stop = runs[0]
+            merged = islice(entries, stop)
+        else:
+            merged = _unique(merge(*(islice(entries, stop) for entries, stop in runs)))
+        return merged if keep is None else filter(keep, merged)
+
+    def __bool__(self) -> bool:
+        if not self.runs:
+            return False
+        return self.keep is None or next(iter(self), None) is not None
+
+
+def merged_ranks(groups: list[Ranks]) -> Iterator[tuple]:
+    """The ranks of several queues' candidates, in one order."""
+    if len(groups) == 1:
+        return iter(groups[0])
+    return merge(*groups)
+
+
+def _unique(ranks: Iterator[tuple]) -> Iterator[tuple]:
+    previous = None
+    for key in ranks:
+        if key != previous:
+            yield key
+            previous = key

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from itertools import chain
-from typing import Mapping, Optional, Protocol
+from typing import Any, Callable, Mapping, Optional, Protocol
 
-from aks_kueue.admission.admitted import AdmittedWorkloads, rank
+from aks_kueue.admission.admitted import AdmittedWorkloads, Ranks, merged_ranks, rank
 from aks_kueue.admission.models import ClusterQueueInfo
 from aks_kueue.admission.modes import PreemptionMode, PreemptionReason
 from aks_kueue.admission.quota import FlavorResource as FR
@@ -40,9 +39,9 @@ class AdmittedState(Protocol):
 
     def generation(self, cq: ClusterQueueInfo) -> int: ...
 
-    def lift_usage(self, workload: WorkloadInfo) -> None: ...
+    def lift_usage(self, workload: WorkloadInfo, usage: Optional[dict] = None) -> None: ...
 
-    def restore_usage(self, workload: WorkloadInfo) -> None: ...
+    def restore_usage(self, workload: WorkloadInfo, usage: Optional[dict] = None) -> None: ...
 
 
 class Variant(IntEnum):
@@ -99,10 +98,11 @@ class CandidateGroup:
     ancestor per queue, and whether the preemptor has the hierarchical advantage over
     them. Evicted ones are listed apart: they go first."""
 
-    ranks: list[tuple]
+    ranks: list[Ranks]  # one per queue that has candidates
     evicted: list[Candidate]
     lca_of: dict[str, Optional[Node]]
     advantage: bool
+    in_cohort: bool  # candidates of other queues of the cohort tree, not of the queue itself
 
     def __bool__(self) -> bool:
         return bool(self.ranks or self.evicted)
@@ -139,22 +139,30 @@ class Preemptor:
 
     def _simulate(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
                   quantity: int) -> tuple[PreemptionMode, int]:
-        targets = self.targets(cq, workload, {fr}, {fr: quantity})
+        targets, borrow_after = self._search(cq, workload, {fr}, {fr: quantity},
+                                             lambda: borrowing_height(cq.node, fr, quantity)[0])
         if not targets:
             return PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0]
-        for target in targets:
-            self.snapshot.lift_usage(target.workload)
-        borrow_after = borrowing_height(cq.node, fr, quantity)[0]
-        for target in targets:
-            self.snapshot.restore_usage(target.workload)
         same_queue = any(t.cluster_queue == cq.name for t in targets)
         return (PreemptionMode.PREEMPT if same_queue else PreemptionMode.RECLAIM), borrow_after
 
     def targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
                 requests: dict[FR, int]) -> list[PreemptionTarget]:
         """The minimal set of admitted workloads whose eviction would let `workload` fit."""
+        return self._search(cq, workload, frs, requests)[0]
+
+    def _search(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR], requests: dict[FR, int],
+                meanwhile: Optional[Callable[[], Any]] = None) -> tuple[list[PreemptionTarget], Any]:
+        """The targets, and what `meanwhile` says while they are out of the tree.
+
+        Only the candidates' usage of the requested flavor-resources is lifted: nothing
+        the search reads (the fit, the queues over quota on `frs`) depends on the rest."""
+        if cq.within_cluster_queue == "Never" and (cq.node.parent is None or cq.reclaim_within_cohort == "Never"):
+            return [], None  # the queue's policies allow no candidate at all
         same_queue = self._same_queue_candidates(cq, workload, frs)
         hierarchy, by_priority = self._cohort_candidates(cq, workload, frs, requests)
+        if not (same_queue or hierarchy or by_priority):
+            return [], None
         groups = (hierarchy, by_priority, same_queue)
         forbidden = cq.borrow_within_cohort in (None, "Never")
         if not (hierarchy or by_priority) or (forbidden and not self._under_nominal(cq, frs)):
@@ -163,21 +171,24 @@ class Preemptor:
             attempts = (False, True)
         else:
             attempts = (True, False)
+        lift, restore = self.snapshot.lift_usage, self.snapshot.restore_usage
         for allow_borrowing in attempts:
-            removed: list[Candidate] = []
-            for candidate in self._in_order(groups, cq, workload):
+            removed: list[tuple[Candidate, dict]] = []
+            for candidate in self._in_order(groups, cq, workload, allow_borrowing and forbidden):
                 if not self._still_valid(candidate, cq, frs, allow_borrowing):
                     continue
-                self.snapshot.lift_usage(candidate.workload)
-                removed.append(candidate)
+                usage = {fr: v for fr, v in candidate.workload.admission.usage.items() if fr in requests}
+                lift(candidate.workload, usage)
+                removed.append((candidate, usage))
                 if self._fits(cq, requests, allow_borrowing):
                     kept = self._fill_back(cq, requests, removed, allow_borrowing)
-                    for target in kept:
-                        self.snapshot.restore_usage(target.workload)
-                    return [PreemptionTarget(c.workload, c.variant.reason) for c in kept]
-            for target in removed:
-                self.snapshot.restore_usage(target.workload)
-        return []
+                    seen = meanwhile() if meanwhile is not None else None
+                    for target, usage in kept:
+                        restore(target.workload, usage)
+                    return [PreemptionTarget(c.workload, c.variant.reason) for c, _ in kept], seen
+            for target, usage in removed:
+                restore(target.workload, usage)
+        return [], None
 
     def _variant(self, cq: ClusterQueueInfo, preemptor: WorkloadInfo, candidate: WorkloadInfo,
                  advantage: bool) -> Variant:
@@ -193,35 +204,42 @@ class Preemptor:
             return RECLAIM_WITHOUT_BORROWING
         return RECLAIM_WHILE_BORROWING
 
-    def _group(self, sources: list, cq, preemptor, frs, advantage: bool) -> CandidateGroup:
+    def _group(self, sources: list, cq, preemptor, frs, advantage: bool, in_cohort: bool) -> CandidateGroup:
         runs, lca_of, evicted = [], {}, []
         for queue, lca in sources:
             policy = cq.within_cluster_queue if queue is cq else cq.reclaim_within_cohort
             index = self.snapshot.admitted_index(queue.name)
-            runs.append(index.candidates(frs, preemptor, policy))
+            ranks = index.candidates(frs, preemptor, policy)
+            if ranks:
+                runs.append(ranks)
             lca_of[queue.name] = lca
-            evicted.extend(w for w in index.evicted.values()
-                           if w.uses(frs) and satisfies_policy(preemptor, w, policy))
-        ranks = runs[0] if len(runs) == 1 else sorted(chain.from_iterable(runs))
+            if index.evicted:
+                evicted.extend(w for w in index.evicted.values()
+                               if w.uses(frs) and satisfies_policy(preemptor, w, policy))
         evicted = [Candidate(w, self._variant(cq, preemptor, w, advantage), lca_of[w.admission.cluster_queue])
                    for w in sorted(evicted, key=rank)]
-        return CandidateGroup(ranks, evicted, lca_of, advantage)
+        return CandidateGroup(runs, evicted, lca_of, advantage, in_cohort)
 
-    def _in_order(self, groups, cq, preemptor):
+    def _in_order(self, groups, cq, preemptor, without_reclaim: bool):
         """Evicted candidates first, then the rest; built as they are needed, since the
-        search usually stops after a few."""
+        search usually stops after a few. With `without_reclaim` (borrowing is allowed in
+        this attempt but borrowWithinCohort is not), a cohort group without the
+        hierarchical advantage holds only candidates `_still_valid` refuses: skipped."""
+        groups = [g for g in groups if not (without_reclaim and g.in_cohort and not g.advantage)]
         for group in groups:
             yield from group.evicted
         workloads = self.snapshot.workloads_by_uid
         for group in groups:
-            for key in group.ranks:
+            if not group.ranks:
+                continue
+            for key in merged_ranks(group.ranks):
                 w = workloads[key[2]]
                 yield Candidate(w, self._variant(cq, preemptor, w, group.advantage),
                                 group.lca_of[w.admission.cluster_queue])
 
     def _same_queue_candidates(self, cq, preemptor, frs) -> CandidateGroup:
         sources = [] if cq.within_cluster_queue == "Never" else [(cq, None)]
-        return self._group(sources, cq, preemptor, frs, False)
+        return self._group(sources, cq, preemptor, frs, False, False)
 
     def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[CandidateGroup, CandidateGroup]:
         hierarchy: list = []
@@ -234,8 +252,8 @@ class Preemptor:
                 fits, remaining = _fit_in_quota(subtree, remaining)
                 advantage = advantage or fits
                 previous = subtree
-        return (self._group(hierarchy, cq, preemptor, frs, True),
-                self._group(by_priority, cq, preemptor, frs, False))
+        return (self._group(hierarchy, cq, preemptor, frs, True, True),
+                self._group(by_priority, cq, preemptor, frs, False, True))
 
     def _collect(self, cq, frs, cohort: Node, subtree: Node, skip: Optional[Node], into: list) -> None:
         """The queues over their quota in this subtree, skipping the part already searched."""
@@ -275,15 +293,17 @@ class Preemptor:
                 return False
         return True
 
-    def _fill_back(self, cq, requests, removed: list[Candidate], allow_borrowing: bool) -> list[Candidate]:
+    def _fill_back(self, cq, requests, removed: list[tuple[Candidate, dict]], allow_borrowing: bool) -> list:
+        """Put candidates back, the last removed first, while the preemptor still fits."""
         targets = list(removed)
         for index in range(len(targets) - 2, -1, -1):
-            self.snapshot.restore_usage(targets[index].workload)
+            candidate, usage = targets[index]
+            self.snapshot.restore_usage(candidate.workload, usage)
             if self._fits(cq, requests, allow_borrowing):
                 targets[index] = targets[-1]
                 targets.pop()
             else:
-                self.snapshot.lift_usage(targets[index].workload)
+                self.snapshot.lift_usage(candidate.workload, usage)
         return targets
 
     @staticmethod

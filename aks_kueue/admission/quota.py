@@ -41,17 +41,19 @@ class Node:
     children: list["Node"] = field(default_factory=list)
     subtree_quota: dict[FlavorResource, int] = field(default_factory=dict)
     usage: dict[FlavorResource, int] = field(default_factory=dict)
-    # PotentialAvailable per fr: quotas never change within a tree, so neither does it.
+    # Fixed once the tree is built (quotas never change within a tree), per fr: the local
+    # quota (what is never lent), the quota `borrowing_with` compares with, PotentialAvailable,
+    # and the steps `_available` walks.
+    local: dict[FlavorResource, int] = field(default_factory=dict, repr=False)
+    own: dict[FlavorResource, int] = field(default_factory=dict, repr=False)
     potential: dict[FlavorResource, int] = field(default_factory=dict, repr=False)
+    plans: dict[FlavorResource, tuple] = field(default_factory=dict, repr=False)
 
     def local_quota(self, fr: FlavorResource) -> int:
-        quota = self.quotas.get(fr)
-        if quota is None or quota.lending_limit is None:
-            return 0
-        return max(0, self.subtree_quota.get(fr, 0) - quota.lending_limit)
+        return self.local.get(fr, 0)
 
     def local_available(self, fr: FlavorResource) -> int:
-        return max(0, self.local_quota(fr) - self.usage.get(fr, 0))
+        return max(0, self.local.get(fr, 0) - self.usage.get(fr, 0))
 
     def nominal(self, fr: FlavorResource) -> int:
         quota = self.quotas.get(fr)
@@ -59,11 +61,19 @@ class Node:
 
     def borrowing_with(self, fr: FlavorResource, value: int) -> bool:
         """Would `value` more take this node past its own quota (a Cohort: its subtree's)?"""
-        own = self.subtree_quota.get(fr, 0) if self.is_cohort else self.nominal(fr)
-        return own < self.usage.get(fr, 0) + value
+        return self.own.get(fr, 0) < self.usage.get(fr, 0) + value
 
     def within_subtree_quota(self, frs) -> bool:
-        return all(self.subtree_quota.get(fr, 0) >= self.usage.get(fr, 0) for fr in frs)
+        subtree, usage = self.subtree_quota, self.usage
+        for fr in frs:
+            if subtree.get(fr, 0) < usage.get(fr, 0):
+                return False
+        return True
+
+    def freeze(self) -> None:
+        """Derive the fixed per-fr figures, once the subtree quotas are known."""
+        self.local = {fr: _local_quota(self, fr) for fr, q in self.quotas.items() if q.lending_limit is not None}
+        self.own = dict(self.subtree_quota) if self.is_cohort else {fr: q.nominal for fr, q in self.quotas.items()}
 
     def path_from_root(self) -> tuple["Node", ...]:
         """This node and its ancestors, root first; the tree's shape never changes."""
@@ -86,11 +96,14 @@ class Node:
 
     def height(self) -> int:
         """Distance to the furthest leaf, as Kueue's getNodeHeight counts it."""
-        best = min(len(self.children), 1)
-        for child in self.children:
-            if child.is_cohort:
-                best = max(best, child.height() + 1)
-        return best
+        height = self.__dict__.get("_height")
+        if height is None:
+            height = min(len(self.children), 1)
+            for child in self.children:
+                if child.is_cohort:
+                    height = max(height, child.height() + 1)
+            self.__dict__["_height"] = height
+        return height
 
     def subtree_cluster_queues(self):
         for child in self.children:
@@ -98,6 +111,13 @@ class Node:
                 yield from child.subtree_cluster_queues()
             else:
                 yield child
+
+
+def _local_quota(node: Node, fr: FlavorResource) -> int:
+    quota = node.quotas.get(fr)
+    if quota is None or quota.lending_limit is None:
+        return 0
+    return max(0, node.subtree_quota.get(fr, 0) - quota.lending_limit)
 
 
 def quotas_from_spec(spec: dict) -> dict[FlavorResource, Quota]:
@@ -176,6 +196,8 @@ class QuotaTree:
         for cq in tree.cluster_queues.values():
             if cq.parent is None:
                 cq.subtree_quota = {fr: q.nominal for fr, q in cq.quotas.items()}
+        for node in [*tree.cohorts.values(), *tree.cluster_queues.values()]:
+            node.freeze()
         return tree
 
     def without_usage(self) -> "QuotaTree":
@@ -201,28 +223,34 @@ class QuotaTree:
             else:
                 child.subtree_quota = {fr: q.nominal for fr, q in child.quotas.items()}
             for fr, quota in child.subtree_quota.items():
-                node.subtree_quota[fr] = node.subtree_quota.get(fr, 0) + quota - child.local_quota(fr)
+                node.subtree_quota[fr] = node.subtree_quota.get(fr, 0) + quota - _local_quota(child, fr)
 
     # Usage -----------------------------------------------------------------------------
 
     def add_usage(self, cluster_queue: str, usage: dict[FlavorResource, int]) -> None:
+        start = self.cluster_queues[cluster_queue]
         for fr, value in usage.items():
-            node: Optional[Node] = self.cluster_queues[cluster_queue]
+            node: Optional[Node] = start
             while node is not None and value > 0:
-                local = node.local_available(fr)
-                node.usage[fr] = node.usage.get(fr, 0) + value
-                value = value - local
+                used = node.usage.get(fr, 0)
+                local = node.local.get(fr, 0) - used
+                node.usage[fr] = used + value
+                if local > 0:
+                    value -= local
                 node = node.parent
 
     def remove_usage(self, cluster_queue: str, usage: dict[FlavorResource, int]) -> None:
+        start = self.cluster_queues[cluster_queue]
         for fr, value in usage.items():
-            node: Optional[Node] = self.cluster_queues[cluster_queue]
+            node: Optional[Node] = start
             while node is not None:
-                stored_in_parent = node.usage.get(fr, 0) - node.local_quota(fr)
-                node.usage[fr] = node.usage.get(fr, 0) - value
+                used = node.usage.get(fr, 0)
+                stored_in_parent = used - node.local.get(fr, 0)
+                node.usage[fr] = used - value
                 if stored_in_parent <= 0:
                     break
-                value = min(value, stored_in_parent)
+                if stored_in_parent < value:
+                    value = stored_in_parent
                 node = node.parent
 
     # Capacity --------------------------------------------------------------------------
@@ -266,28 +294,42 @@ def borrowing_height(cq: Node, fr: FlavorResource, value: int) -> tuple[int, boo
 
 
 def _available(node: Node, fr: FlavorResource) -> int:
-    """Upstream's recursion, walked from the root down (the hot path of every decision)."""
+    """Upstream's recursion, walked from the root down (the hot path of every decision):
+    the quotas on the way are fixed, so only the usages are read each time."""
+    plan = node.plans.get(fr)
+    if plan is None:
+        plan = node.plans[fr] = _plan(node, fr)
+    root_usage, root_subtree, steps = plan
+    value = root_subtree - root_usage.get(fr, 0)
+    for usage_of, has_quota, subtree, local, borrowing in steps:
+        usage = usage_of.get(fr, 0)
+        if not has_quota:
+            if usage < 0:
+                value -= usage
+            continue
+        if borrowing is not None:
+            value = min(subtree - local - max(0, usage - local) + borrowing, value)
+        if local > usage:
+            value += local - usage
+    return value
+
+
+def _plan(node: Node, fr: FlavorResource) -> tuple:
     path = node.path_from_root()
-    root = path[0]
-    value = root.subtree_quota.get(fr, 0) - root.usage.get(fr, 0)
+    steps = []
     for step in path[1:]:
         quota = step.quotas.get(fr)
-        usage = step.usage.get(fr, 0)
         if quota is None:
-            value = max(0, -usage) + value
+            steps.append((step.usage, False, 0, 0, None))
             continue
-        subtree = step.subtree_quota.get(fr, 0)
-        local = 0 if quota.lending_limit is None else max(0, subtree - quota.lending_limit)
-        if quota.borrowing_limit is not None:
-            value = min(subtree - local - max(0, usage - local) + quota.borrowing_limit, value)
-        value = max(0, local - usage) + value
-    return value
+        steps.append((step.usage, True, step.subtree_quota.get(fr, 0), _local_quota(step, fr), quota.borrowing_limit))
+    return path[0].usage, path[0].subtree_quota.get(fr, 0), tuple(steps)
 
 
 def _potential(node: Node, fr: FlavorResource) -> int:
     if node.parent is None:
         return node.subtree_quota.get(fr, 0)
-    potential = node.local_quota(fr) + _potential(node.parent, fr)
+    potential = _local_quota(node, fr) + _potential(node.parent, fr)
     quota = node.quotas.get(fr)
     if quota is not None and quota.borrowing_limit is not None:
         potential = min(node.subtree_quota.get(fr, 0) + quota.borrowing_limit, potential)

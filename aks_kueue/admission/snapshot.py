@@ -113,6 +113,8 @@ class Snapshot:
             lq = LocalQueueInfo.from_manifest(manifest)
             snapshot.local_queues[(lq.namespace, lq.name)] = lq
         for order, manifest in enumerate(by_kind.get("Workload", [])):
+            if not _admission(manifest):
+                continue  # pending: the caller decides it
             info = workload_info(manifest, snapshot.priority_classes, order)
             if info.admission is not None and info.admission.cluster_queue in snapshot.cluster_queues:
                 snapshot.add_workload(info)
@@ -156,15 +158,16 @@ class Snapshot:
         root = self.tree.cluster_queues[cluster_queue].root()
         self._generation[root] = self._generation.get(root, 0) + 1
 
-    def lift_usage(self, workload: WorkloadInfo) -> None:
-        """Take an admitted workload's usage out of the tree for a moment, as the preemption
-        search does. Remembered decisions stay, so it must be undone by `restore_usage`
-        before the next decision; to really remove a workload, use `remove_workload`."""
-        self.tree.remove_usage(workload.admission.cluster_queue, workload.admission.usage)
+    def lift_usage(self, workload: WorkloadInfo, usage: Optional[dict] = None) -> None:
+        """Take an admitted workload's usage (or the part of it given) out of the tree for a
+        moment, as the preemption search does. Remembered decisions stay, so it must be
+        undone by `restore_usage` before the next decision; to really remove a workload,
+        use `remove_workload`."""
+        self.tree.remove_usage(workload.admission.cluster_queue, workload.admission.usage if usage is None else usage)
 
-    def restore_usage(self, workload: WorkloadInfo) -> None:
+    def restore_usage(self, workload: WorkloadInfo, usage: Optional[dict] = None) -> None:
         """Put back what `lift_usage` took (also how `add_workload` counts a workload)."""
-        self.tree.add_usage(workload.admission.cluster_queue, workload.admission.usage)
+        self.tree.add_usage(workload.admission.cluster_queue, workload.admission.usage if usage is None else usage)
 
     def admit(self, workload: WorkloadInfo, decision: Decision) -> None:
         """Count a Fit decision's usage, as Kueue does when it reserves quota."""
@@ -271,6 +274,11 @@ def _rebind(cq: ClusterQueueInfo, node: Node) -> ClusterQueueInfo:
 
 def _without_parent(cohort: dict) -> dict:
     return {**cohort, "spec": {k: v for k, v in (cohort.get("spec") or {}).items() if k != "parentName"}}
+
+
+def _admission(manifest: dict):
+    status = manifest.get("status")
+    return status.get("admission") if isinstance(status, dict) else None
 
 
 def _name(manifest: dict) -> str:

@@ -55,4 +55,4 @@ def container_requests(container: dict) -> dict[str, Fraction]:
 
 def _add(into: dict[str, Fraction], more: dict[str, Fraction]) -> None:
     for resource, value in more.items():
-        into[resource] = into.get(resource, Fraction(0)) + value
+        into[resource] = into[resource] + value if resource in into else value

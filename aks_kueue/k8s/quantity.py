@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import lru_cache
 
 QUANTITY_PATTERN = re.compile(
     r"^(?P<number>[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))"
@@ -28,6 +29,12 @@ def parse_quantity(value: str | int) -> Fraction:
         raise QuantityError(f"{value!r} is not a quantity; write a number or a string such as \"500m\" or \"64Gi\"")
     if isinstance(value, int):
         return Fraction(value)
+    return _parse_text(value)
+
+
+@lru_cache(maxsize=16384)
+def _parse_text(value: str) -> Fraction:
+    """Remembered: the same few quantities recur across a cluster's pods (Fractions are immutable)."""
     match = QUANTITY_PATTERN.match(value.strip())
     if not match or value != value.strip():
         raise QuantityError(f"{value!r} is not a quantity; write it like \"60\", \"500m\" or \"240Gi\"")
