@@ -108,6 +108,9 @@ class CandidateGroup:
         return bool(self.ranks or self.evicted)
 
 
+_NONE = CandidateGroup([], [], {}, False, False)  # a group without candidates
+
+
 def satisfies_policy(preemptor: WorkloadInfo, candidate: WorkloadInfo, policy: str) -> bool:
     if policy == "LowerPriority":
         return preemptor.priority > candidate.priority
@@ -172,12 +175,14 @@ class Preemptor:
         else:
             attempts = (True, False)
         lift, restore = self.snapshot.lift_usage, self.snapshot.restore_usage
+        name = cq.name
         for allow_borrowing in attempts:
             removed: list[tuple[Candidate, dict]] = []
             for candidate in self._in_order(groups, cq, workload, allow_borrowing and forbidden):
-                if not self._still_valid(candidate, cq, frs, allow_borrowing):
+                admission = candidate.workload.admission
+                if admission.cluster_queue != name and not self._still_valid(candidate, frs, allow_borrowing):
                     continue
-                usage = {fr: v for fr, v in candidate.workload.admission.usage.items() if fr in requests}
+                usage = {fr: v for fr, v in admission.usage.items() if fr in requests}
                 lift(candidate.workload, usage)
                 removed.append((candidate, usage))
                 if self._fits(cq, requests, allow_borrowing):
@@ -209,6 +214,8 @@ class Preemptor:
         for queue, lca in sources:
             policy = cq.within_cluster_queue if queue is cq else cq.reclaim_within_cohort
             index = self.snapshot.admitted_index(queue.name)
+            if not index:
+                continue
             ranks = index.candidates(frs, preemptor, policy)
             if ranks:
                 runs.append(ranks)
@@ -238,22 +245,24 @@ class Preemptor:
                                 group.lca_of[w.admission.cluster_queue])
 
     def _same_queue_candidates(self, cq, preemptor, frs) -> CandidateGroup:
-        sources = [] if cq.within_cluster_queue == "Never" else [(cq, None)]
-        return self._group(sources, cq, preemptor, frs, False, False)
+        if cq.within_cluster_queue == "Never":
+            return _NONE
+        return self._group([(cq, None)], cq, preemptor, frs, False, False)
 
     def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[CandidateGroup, CandidateGroup]:
+        if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
+            return _NONE, _NONE
         hierarchy: list = []
         by_priority: list = []
-        if cq.node.parent is not None and cq.reclaim_within_cohort != "Never":
-            advantage, remaining = _fit_in_quota(cq.node, requests)
-            previous = None
-            for subtree in cq.node.ancestors():
-                self._collect(cq, frs, subtree, subtree, previous, hierarchy if advantage else by_priority)
-                fits, remaining = _fit_in_quota(subtree, remaining)
-                advantage = advantage or fits
-                previous = subtree
-        return (self._group(hierarchy, cq, preemptor, frs, True, True),
-                self._group(by_priority, cq, preemptor, frs, False, True))
+        advantage, remaining = _fit_in_quota(cq.node, requests)
+        previous = None
+        for subtree in cq.node.ancestors():
+            self._collect(cq, frs, subtree, subtree, previous, hierarchy if advantage else by_priority)
+            fits, remaining = _fit_in_quota(subtree, remaining)
+            advantage = advantage or fits
+            previous = subtree
+        return (self._group(hierarchy, cq, preemptor, frs, True, True) if hierarchy else _NONE,
+                self._group(by_priority, cq, preemptor, frs, False, True) if by_priority else _NONE)
 
     def _collect(self, cq, frs, cohort: Node, subtree: Node, skip: Optional[Node], into: list) -> None:
         """The queues over their quota in this subtree, skipping the part already searched."""
@@ -267,10 +276,10 @@ class Preemptor:
                 continue
             into.append((self.snapshot.cluster_queues[child.name], subtree))
 
-    def _still_valid(self, candidate: Candidate, cq, frs, allow_borrowing: bool) -> bool:
+    def _still_valid(self, candidate: Candidate, frs, allow_borrowing: bool) -> bool:
+        """May a candidate from another queue still be preempted (its queue, and every
+        cohort up to the common one, still over quota on `frs`)?"""
         owner = candidate.workload.admission.cluster_queue
-        if owner == cq.name:
-            return True
         if allow_borrowing and candidate.variant == RECLAIM_WITHOUT_BORROWING:
             return False
         node = self.snapshot.cluster_queues[owner].node

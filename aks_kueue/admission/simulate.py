@@ -9,7 +9,9 @@ Kueue would preempt for it (`preemptionTargets`), or says that nothing can be.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+import gc
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator
 
 from aks_kueue.admission.snapshot import Snapshot
 from aks_kueue.admission.workloads import workload_info
@@ -18,6 +20,28 @@ from aks_kueue.admission.workloads import workload_info
 def simulate(manifests: Iterable[dict]) -> list[dict[str, Any]]:
     """One decision per pending Workload, shaped as the CLI contract's `workloads` items."""
     manifests = list(manifests)
+    with _collector_skips_existing_objects():
+        return _simulate(manifests)
+
+
+@contextmanager
+def _collector_skips_existing_objects() -> Iterator[None]:
+    """Left alone, Python's cyclic garbage collector walks the caller's parsed manifests
+    (most of the process's objects) on each full collection the decisions' allocations
+    set off: a quarter of the time on a 10,000-workload backlog. They are frozen for the
+    run (gc.freeze: kept out of collections, nothing is freed or kept longer than it
+    would be), unless the caller froze objects itself or turned the collector off."""
+    if not gc.isenabled() or gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def _simulate(manifests: list[dict]) -> list[dict[str, Any]]:
     snapshot = Snapshot.from_objects(manifests)
     workloads = [m for m in manifests if m.get("kind") == "Workload"]
     decisions = []

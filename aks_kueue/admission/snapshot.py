@@ -73,6 +73,7 @@ class Snapshot:
         self.workloads_by_uid: dict[str, WorkloadInfo] = {}
         self._latest_reservation = 0.0
         self.flavor_matches = FlavorMatches(self.flavors)
+        self._namespace_answers: dict[tuple[str, str], bool] = {}  # selectors and labels never change
         self.preemptor = Preemptor(self)
         self.fair_sharing = False
         # Decisions are a pure function of the workload's shape and priority and of the
@@ -239,6 +240,7 @@ class Snapshot:
         clone.namespace_labels, clone.local_queues = self.namespace_labels, self.local_queues
         clone.topologies = self.topologies
         clone.flavor_matches = self.flavor_matches
+        clone._namespace_answers = self._namespace_answers
         clone.tree = self.tree.without_usage()
         clone.cluster_queues = {name: _rebind(cq, clone.tree.cluster_queues[name])
                                 for name, cq in self.cluster_queues.items()}
@@ -261,11 +263,17 @@ class Snapshot:
         return found if ok else None
 
     def _namespace_matches(self, cq: ClusterQueueInfo, namespace: str) -> bool:
-        selector = cq.namespace_selector
-        if selector is None:
-            return False  # Kueue: a nil selector matches no namespace
-        labels = {NAMESPACE_NAME_LABEL: namespace, **self.namespace_labels.get(namespace, {})}
-        return label_selector_matches(selector, labels)
+        key = (cq.name, namespace)
+        known = self._namespace_answers.get(key)
+        if known is None:
+            selector = cq.namespace_selector
+            if selector is None:
+                known = False  # Kueue: a nil selector matches no namespace
+            else:
+                labels = {NAMESPACE_NAME_LABEL: namespace, **self.namespace_labels.get(namespace, {})}
+                known = label_selector_matches(selector, labels)
+            self._namespace_answers[key] = known
+        return known
 
 
 def _rebind(cq: ClusterQueueInfo, node: Node) -> ClusterQueueInfo:

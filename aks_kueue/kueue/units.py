@@ -30,8 +30,12 @@ def amount(resource: str, quantity: str | int) -> int:
 def to_units(requests: Mapping[str, Fraction]) -> dict[str, int]:
     """Exact requests in Kueue's integer units, negatives as 0, clamped to int64 as Kueue does
     (utilmath.SafeMilliValue / SafeValue); a zero request stays (it is skipped later)."""
-    return {resource: min(INT64_MAX, max(0, math.ceil(value * 1000 if resource == CPU else value)))
-            for resource, value in requests.items()}
+    units = {}
+    for resource, value in requests.items():
+        # ceil(n / d) in integers: Fraction arithmetic costs more than the rest of a request.
+        numerator = value.numerator * 1000 if resource == CPU else value.numerator
+        units[resource] = min(INT64_MAX, max(0, -(-numerator // value.denominator)))
+    return units
 
 
 def format_amount(resource: str, value: int) -> str:

@@ -343,3 +343,22 @@ def test_reclaim_targets_say_why_and_the_policy_is_spelled_out():
     assert decision.mode is PREEMPT and decision.targets == []
     assert decision.message.endswith("(withinClusterQueue: Never, reclaimWithinCohort: Any, borrowWithinCohort: "
                                      "LowerPriority up to priority 5), so it waits until quota is freed")
+
+
+def test_simulate_leaves_the_garbage_collector_as_it_found_it():
+    import gc
+
+    from aks_kueue.admission.simulate import simulate
+
+    objects = [flavor("f"), cluster_queue("cq", {"f": {"cpu": "4"}}), local_queue("ns", "cq"),
+               workload("w", count=2, cpu="1")]
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    assert [d["mode"] for d in simulate(objects)] == ["Fit"]
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.freeze()  # a caller that froze objects itself keeps them frozen
+    try:
+        frozen = gc.get_freeze_count()
+        simulate(objects)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
