@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Optional, Protocol, Sequence
 
 from aks_kueue.admission.models import ClusterQueueInfo
-from aks_kueue.admission.modes import (BEST, WORST, FlavorAssignmentMode, GranularMode, PreemptionMode,
-                                       is_preferred, should_try_next_flavor)
+from aks_kueue.admission.modes import (BEST, PREEMPTION_OVER_BORROWING, TRY_NEXT_FLAVOR, WORST, FlavorAssignmentMode,
+                                       GranularMode, PreemptionMode, is_preferred, should_try_next_flavor)
 from aks_kueue.admission.quota import FlavorResource, available, borrowing_height, potential_available
 from aks_kueue.admission.workloads import PodSetInfo, WorkloadInfo
 from aks_kueue.k8s.scheduling import SelectorError
@@ -77,12 +77,14 @@ class Assignment:
     podsets: list[PodSetAssignment] = field(default_factory=list)
     borrowing: int = 0
     usage: dict[FlavorResource, int] = field(default_factory=dict)
+    _mode: Optional[FlavorAssignmentMode] = field(default=None, repr=False, compare=False)
 
     @property
     def mode(self) -> FlavorAssignmentMode:
-        if not self.podsets:
-            return NO_FIT
-        return min(ps.mode for ps in self.podsets)
+        """The representative mode: the worst of its podsets'."""
+        if self._mode is None:
+            self._mode = min(ps.mode for ps in self.podsets) if self.podsets else NO_FIT
+        return self._mode
 
     def message(self) -> str:
         parts = []
@@ -96,6 +98,7 @@ class Assignment:
 
     def add(self, podset: PodSetAssignment) -> None:
         self.podsets.append(podset)
+        self._mode = None
         for resource, flavor in podset.flavors.items():
             self.borrowing = max(self.borrowing, flavor.borrow)
             fr = (flavor.name, resource)
@@ -104,6 +107,26 @@ class Assignment:
     def frs_needing_preemption(self) -> set[FlavorResource]:
         return {(f.name, resource) for ps in self.podsets for resource, f in ps.flavors.items()
                 if f.mode == PREEMPT}
+
+
+class _Tried:
+    """A flavor that suits the pods: what it would assign, its representative mode so far
+    (the worst of its resources, as upstream's `isPreferred` ranks them), and the
+    resources whose mode awaits the preemption oracle."""
+
+    __slots__ = ("name", "assigned", "mode", "pending", "no_fit")
+
+    def __init__(self, name: str):
+        self.name = name
+        self.assigned: dict[str, FlavorAssignment] = {}
+        self.mode = BEST
+        self.pending: list[tuple[str, FlavorResource, int]] = []
+        self.no_fit = False
+
+    def combine(self, mode: GranularMode, preference: Optional[str]) -> None:
+        if is_preferred(self.mode, mode, preference):
+            self.mode = mode
+        self.no_fit = self.mode[0] == P_NO_FIT
 
 
 class FlavorAssigner:
@@ -176,7 +199,14 @@ class FlavorAssigner:
             return None, [f"resource {resource} unavailable in ClusterQueue"], None
         wanted = [(r, v) for r, v in requests.items() if r in group.covered]
         reasons: list[str] = []
-        best, best_mode = None, WORST
+        # Whether preemption could help decides nothing while the search looks on past
+        # flavors that need it (whenCanPreempt: TryNextFlavor), and a flavor that fits
+        # outranks every one that needs preemption (BorrowingOverPreemption): so the
+        # oracle is asked only when its answer can change the outcome (see `_Tried`).
+        defer = cq.when_can_preempt == TRY_NEXT_FLAVOR and (
+            cq.preference != PREEMPTION_OVER_BORROWING or cq.when_can_borrow == TRY_NEXT_FLAVOR)
+        tried: list[_Tried] = []
+        chosen: Optional[_Tried] = None
         for flavor_name in group.flavors:
             try:
                 mismatch = self.flavors.mismatch(flavor_name, podsets)
@@ -185,28 +215,67 @@ class FlavorAssigner:
             if mismatch is not None:
                 reasons.append(mismatch)
                 continue
-            assigned: dict[str, FlavorAssignment] = {}
-            mode = BEST
+            flavor = _Tried(flavor_name)
             for name, value in wanted:
                 fr = (flavor_name, name)
-                p_mode, borrow, reason = self._fits_quota(fr, assumed.get(fr, 0), value)
+                p_mode, borrow, reason = self._fits_quota(fr, assumed.get(fr, 0), value, defer)
                 if reason is not None:
                     reasons.append(reason)
-                if is_preferred(mode, (p_mode, borrow), cq.preference):
-                    mode = GranularMode(p_mode, borrow)
-                if mode[0] == P_NO_FIT:
+                if flavor.no_fit:
                     continue  # the rest are still judged, for their reasons
-                assigned[name] = FlavorAssignment(flavor_name, p_mode.assignment_mode, borrow)
-            if not should_try_next_flavor(mode, cq.when_can_preempt, cq.when_can_borrow):
-                best, best_mode = assigned, mode
+                if p_mode is None:
+                    flavor.pending.append((name, fr, assumed.get(fr, 0) + value))
+                    flavor.assigned[name] = FlavorAssignment(flavor_name, PREEMPT, 0)
+                    continue
+                flavor.combine((p_mode, borrow), cq.preference)
+                if not flavor.no_fit:
+                    flavor.assigned[name] = FlavorAssignment(flavor_name, p_mode.assignment_mode, borrow)
+            if flavor.no_fit:
+                continue  # never preferred, and the search always looks on
+            if flavor.pending:
+                # With `defer`, the search looks on whatever the oracle says (a flavor that
+                # needs preemption is never a reason to stop here).
+                tried.append(flavor)
+                continue
+            if not should_try_next_flavor(flavor.mode, cq.when_can_preempt, cq.when_can_borrow):
+                chosen = flavor
                 break
-            if is_preferred(mode, best_mode, cq.preference):
-                best, best_mode = assigned, mode
-        if best_mode[0] == P_FIT:
-            return best, [], None
-        return best, reasons, None
+            tried.append(flavor)
+        if chosen is None:
+            chosen = self._preferred(tried)
+        if chosen is None:
+            return None, reasons, None
+        self._resolve(chosen)
+        if chosen.mode[0] == P_FIT:
+            return chosen.assigned, [], None
+        return chosen.assigned, reasons, None
 
-    def _fits_quota(self, fr: FlavorResource, assumed: int, request: int) -> tuple[PreemptionMode, int, Optional[str]]:
+    def _preferred(self, tried: list["_Tried"]) -> Optional["_Tried"]:
+        """The first of the best flavors, as upstream's running `isPreferred` finds it."""
+        preference = self.cq.preference
+        if preference != PREEMPTION_OVER_BORROWING:
+            fitting = [t for t in tried if not t.pending and t.mode[0] == P_FIT]
+            if fitting:  # a fit outranks any flavor that needs preemption, whatever the oracle says
+                return min(fitting, key=lambda t: t.mode[1])  # the first of the least borrowing
+        best, best_mode = None, WORST
+        for flavor in tried:
+            self._resolve(flavor)
+            if is_preferred(flavor.mode, best_mode, preference):
+                best, best_mode = flavor, flavor.mode
+        return best
+
+    def _resolve(self, flavor: "_Tried") -> None:
+        """Ask the oracle what was left pending, in the order upstream would have asked."""
+        for name, fr, value in flavor.pending:
+            possibility, borrow_after = self.oracle.simulate_preemption(self.cq, self.workload, fr, value)
+            flavor.combine((possibility, borrow_after), self.cq.preference)
+            flavor.assigned[name].borrow = borrow_after
+        flavor.pending = []
+
+    def _fits_quota(self, fr: FlavorResource, assumed: int, request: int,
+                    defer: bool = False) -> tuple[Optional[PreemptionMode], int, Optional[str]]:
+        """Upstream's fitsResourceQuota; with `defer`, a mode of None stands for the
+        preemption oracle's answer, to be asked only if it matters."""
         cq = self.cq
         node = cq.node
         flavor, resource = fr
@@ -224,6 +293,8 @@ class FlavorAssigner:
         reason = (f"insufficient unused quota for {resource} in flavor {flavor}, "
                   f"{format_amount(resource, value - free)} more needed")
         if node.nominal(fr) >= value or may_reclaim or self._can_preempt_while_borrowing():
+            if defer:
+                return None, 0, reason
             possibility, borrow_after = self.oracle.simulate_preemption(cq, self.workload, fr, value)
             return possibility, borrow_after, reason
         return P_NO_FIT, borrow, reason

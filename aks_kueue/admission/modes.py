@@ -15,7 +15,7 @@ and `pkg/scheduler/preemption/common/types.go`).
 from __future__ import annotations
 
 from enum import IntEnum, StrEnum
-from typing import NamedTuple, Optional
+from typing import Optional
 
 
 class FlavorAssignmentMode(IntEnum):
@@ -73,15 +73,12 @@ _ASSIGNMENT_MODES = {PreemptionMode.NO_FIT: FlavorAssignmentMode.NO_FIT,
                      PreemptionMode.FIT: FlavorAssignmentMode.FIT}
 
 
-class GranularMode(NamedTuple):
-    """A flavor's mode and how far up the cohort tree its quota comes from (0: no borrowing)."""
+# A flavor's mode and how far up the cohort tree its quota comes from (0: no borrowing).
+# A plain pair: the flavor assigner builds one per flavor-resource it judges.
+GranularMode = tuple[PreemptionMode, int]
 
-    preemption: PreemptionMode
-    borrowing: int
-
-
-WORST = GranularMode(PreemptionMode.NO_FIT, 1 << 62)
-BEST = GranularMode(PreemptionMode.FIT, 0)
+WORST: GranularMode = (PreemptionMode.NO_FIT, 1 << 62)
+BEST: GranularMode = (PreemptionMode.FIT, 0)
 
 BORROWING_OVER_PREEMPTION = "BorrowingOverPreemption"
 PREEMPTION_OVER_BORROWING = "PreemptionOverBorrowing"

@@ -85,30 +85,65 @@ class PreemptionTarget:
         return self.workload.admission.cluster_queue
 
 
-@dataclass(eq=False)
-class Candidate:
-    workload: WorkloadInfo
-    variant: Variant
-    lca: Optional[Node] = None
+# A candidate: the workload, how it may be preempted, and the lowest common ancestor of
+# its queue and the preemptor's (None in the preemptor's own queue).
+Candidate = tuple[WorkloadInfo, Variant, Optional[Node]]
 
 
-@dataclass
 class CandidateGroup:
-    """Candidates from some queues: their ranks in Kueue's order, the lowest common
-    ancestor per queue, and whether the preemptor has the hierarchical advantage over
-    them. Evicted ones are listed apart: they go first."""
+    """Candidates from some queues, read as the search needs them (it usually stops after
+    a few): the ranks per queue in Kueue's order, the lowest common ancestor per queue,
+    and whether the preemptor has the hierarchical advantage over them. Evicted ones are
+    apart: they go first."""
 
-    ranks: list[Ranks]  # one per queue that has candidates
-    evicted: list[Candidate]
-    lca_of: dict[str, Optional[Node]]
-    advantage: bool
-    in_cohort: bool  # candidates of other queues of the cohort tree, not of the queue itself
+    __slots__ = ("snapshot", "sources", "policy", "preemptor", "frs", "advantage", "in_cohort", "lca_of",
+                 "_ranks", "_looked_at", "_evicted")
+
+    def __init__(self, snapshot: Optional[AdmittedState], sources: list[tuple[str, Optional[Node]]], policy: str,
+                 preemptor: Optional[WorkloadInfo], frs, advantage: bool, in_cohort: bool):
+        self.snapshot, self.sources, self.policy, self.preemptor, self.frs = snapshot, sources, policy, preemptor, frs
+        self.advantage = advantage
+        self.in_cohort = in_cohort  # candidates of other queues of the cohort tree, not of the queue itself
+        self.lca_of = dict(sources)
+        self._ranks: list[Ranks] = []  # of the queues looked at so far that have candidates
+        self._looked_at = 0
+        self._evicted: Optional[list[WorkloadInfo]] = None
+
+    def _look_at_next(self) -> None:
+        name = self.sources[self._looked_at][0]
+        self._looked_at += 1
+        index = self.snapshot.admitted_index(name)
+        if index:
+            ranks = index.candidates(self.frs, self.preemptor, self.policy)
+            if ranks:
+                self._ranks.append(ranks)
+
+    def ranks(self) -> list[Ranks]:
+        while self._looked_at < len(self.sources):
+            self._look_at_next()
+        return self._ranks
+
+    def evicted(self) -> list[WorkloadInfo]:
+        """The evicted workloads the policy allows, in Kueue's order."""
+        if self._evicted is None:
+            found = []
+            for name, _ in self.sources:
+                index = self.snapshot.admitted_index(name)
+                if index.evicted:
+                    found.extend(w for w in index.evicted.values()
+                                 if w.uses(self.frs) and satisfies_policy(self.preemptor, w, self.policy))
+            self._evicted = sorted(found, key=rank)
+        return self._evicted
 
     def __bool__(self) -> bool:
-        return bool(self.ranks or self.evicted)
+        if not self.sources:
+            return False
+        while not self._ranks and self._looked_at < len(self.sources):
+            self._look_at_next()
+        return bool(self._ranks) or bool(self.evicted())
 
 
-_NONE = CandidateGroup([], [], {}, False, False)  # a group without candidates
+_NONE = CandidateGroup(None, [], "Never", None, frozenset(), False, False)  # a group without candidates
 
 
 def satisfies_policy(preemptor: WorkloadInfo, candidate: WorkloadInfo, policy: str) -> bool:
@@ -175,24 +210,22 @@ class Preemptor:
         else:
             attempts = (True, False)
         lift, restore = self.snapshot.lift_usage, self.snapshot.restore_usage
-        name = cq.name
         for allow_borrowing in attempts:
-            removed: list[tuple[Candidate, dict]] = []
-            for candidate in self._in_order(groups, cq, workload, allow_borrowing and forbidden):
-                admission = candidate.workload.admission
-                if admission.cluster_queue != name and not self._still_valid(candidate, frs, allow_borrowing):
+            removed: list[tuple[WorkloadInfo, Variant, dict]] = []
+            for candidate, variant, lca in self._in_order(groups, cq, workload, allow_borrowing and forbidden):
+                if variant is not WITHIN_CQ and not self._still_valid(candidate, variant, lca, frs, allow_borrowing):
                     continue
-                usage = {fr: v for fr, v in admission.usage.items() if fr in requests}
-                lift(candidate.workload, usage)
-                removed.append((candidate, usage))
+                usage = {fr: v for fr, v in candidate.admission.usage.items() if fr in requests}
+                lift(candidate, usage)
+                removed.append((candidate, variant, usage))
                 if self._fits(cq, requests, allow_borrowing):
                     kept = self._fill_back(cq, requests, removed, allow_borrowing)
                     seen = meanwhile() if meanwhile is not None else None
-                    for target, usage in kept:
-                        restore(target.workload, usage)
-                    return [PreemptionTarget(c.workload, c.variant.reason) for c, _ in kept], seen
-            for target, usage in removed:
-                restore(target.workload, usage)
+                    for target, _, usage in kept:
+                        restore(target, usage)
+                    return [PreemptionTarget(target, variant.reason) for target, variant, _ in kept], seen
+            for target, _, usage in removed:
+                restore(target, usage)
         return [], None
 
     def _variant(self, cq: ClusterQueueInfo, preemptor: WorkloadInfo, candidate: WorkloadInfo,
@@ -210,39 +243,32 @@ class Preemptor:
         return RECLAIM_WHILE_BORROWING
 
     def _group(self, sources: list, cq, preemptor, frs, advantage: bool, in_cohort: bool) -> CandidateGroup:
-        runs, lca_of, evicted = [], {}, []
-        for queue, lca in sources:
-            policy = cq.within_cluster_queue if queue is cq else cq.reclaim_within_cohort
-            index = self.snapshot.admitted_index(queue.name)
-            if not index:
-                continue
-            ranks = index.candidates(frs, preemptor, policy)
-            if ranks:
-                runs.append(ranks)
-            lca_of[queue.name] = lca
-            if index.evicted:
-                evicted.extend(w for w in index.evicted.values()
-                               if w.uses(frs) and satisfies_policy(preemptor, w, policy))
-        evicted = [Candidate(w, self._variant(cq, preemptor, w, advantage), lca_of[w.admission.cluster_queue])
-                   for w in sorted(evicted, key=rank)]
-        return CandidateGroup(runs, evicted, lca_of, advantage, in_cohort)
+        policy = cq.reclaim_within_cohort if in_cohort else cq.within_cluster_queue
+        return CandidateGroup(self.snapshot, [(queue.name, lca) for queue, lca in sources], policy, preemptor, frs,
+                              advantage, in_cohort)
 
     def _in_order(self, groups, cq, preemptor, without_reclaim: bool):
         """Evicted candidates first, then the rest; built as they are needed, since the
         search usually stops after a few. With `without_reclaim` (borrowing is allowed in
         this attempt but borrowWithinCohort is not), a cohort group without the
         hierarchical advantage holds only candidates `_still_valid` refuses: skipped."""
-        groups = [g for g in groups if not (without_reclaim and g.in_cohort and not g.advantage)]
+        groups = [g for g in groups if g.sources and not (without_reclaim and g.in_cohort and not g.advantage)]
         for group in groups:
-            yield from group.evicted
+            for w in group.evicted():
+                yield w, self._variant(cq, preemptor, w, group.advantage), group.lca_of[w.admission.cluster_queue]
         workloads = self.snapshot.workloads_by_uid
         for group in groups:
-            if not group.ranks:
+            ranks = group.ranks()
+            if not ranks:
                 continue
-            for key in merged_ranks(group.ranks):
+            if not group.in_cohort:
+                for key in merged_ranks(ranks):
+                    yield workloads[key[2]], WITHIN_CQ, None
+                continue
+            lca_of, advantage = group.lca_of, group.advantage
+            for key in merged_ranks(ranks):
                 w = workloads[key[2]]
-                yield Candidate(w, self._variant(cq, preemptor, w, group.advantage),
-                                group.lca_of[w.admission.cluster_queue])
+                yield w, self._variant(cq, preemptor, w, advantage), lca_of[w.admission.cluster_queue]
 
     def _same_queue_candidates(self, cq, preemptor, frs) -> CandidateGroup:
         if cq.within_cluster_queue == "Never":
@@ -276,17 +302,17 @@ class Preemptor:
                 continue
             into.append((self.snapshot.cluster_queues[child.name], subtree))
 
-    def _still_valid(self, candidate: Candidate, frs, allow_borrowing: bool) -> bool:
+    def _still_valid(self, candidate: WorkloadInfo, variant: Variant, lca: Optional[Node], frs,
+                     allow_borrowing: bool) -> bool:
         """May a candidate from another queue still be preempted (its queue, and every
         cohort up to the common one, still over quota on `frs`)?"""
-        owner = candidate.workload.admission.cluster_queue
-        if allow_borrowing and candidate.variant == RECLAIM_WITHOUT_BORROWING:
+        if allow_borrowing and variant is RECLAIM_WITHOUT_BORROWING:
             return False
-        node = self.snapshot.cluster_queues[owner].node
+        node = self.snapshot.cluster_queues[candidate.admission.cluster_queue].node
         if node.within_subtree_quota(frs):
             return False
         for ancestor in node.ancestors():
-            if ancestor is candidate.lca:
+            if ancestor is lca:
                 break
             if ancestor.within_subtree_quota(frs):
                 return False
@@ -302,17 +328,17 @@ class Preemptor:
                 return False
         return True
 
-    def _fill_back(self, cq, requests, removed: list[tuple[Candidate, dict]], allow_borrowing: bool) -> list:
+    def _fill_back(self, cq, requests, removed: list[tuple], allow_borrowing: bool) -> list[tuple]:
         """Put candidates back, the last removed first, while the preemptor still fits."""
         targets = list(removed)
         for index in range(len(targets) - 2, -1, -1):
-            candidate, usage = targets[index]
-            self.snapshot.restore_usage(candidate.workload, usage)
+            candidate, _, usage = targets[index]
+            self.snapshot.restore_usage(candidate, usage)
             if self._fits(cq, requests, allow_borrowing):
                 targets[index] = targets[-1]
                 targets.pop()
             else:
-                self.snapshot.lift_usage(candidate.workload, usage)
+                self.snapshot.lift_usage(candidate, usage)
         return targets
 
     @staticmethod
