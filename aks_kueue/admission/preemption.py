@@ -159,6 +159,7 @@ class Preemptor:
     def __init__(self, snapshot: AdmittedState):
         self.snapshot = snapshot
         self._answers: dict[tuple, tuple[int, tuple[PreemptionMode, int]]] = {}
+        self._over_quota_memo: dict[tuple, tuple[int, list[Node]]] = {}
 
     def simulate_preemption(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
                             quantity: int) -> tuple[PreemptionMode, int]:
@@ -243,6 +244,7 @@ class Preemptor:
         return RECLAIM_WHILE_BORROWING
 
     def _group(self, sources: list, cq, preemptor, frs, advantage: bool, in_cohort: bool) -> CandidateGroup:
+        """`sources`: (queue node, lowest common ancestor) pairs."""
         policy = cq.reclaim_within_cohort if in_cohort else cq.within_cluster_queue
         return CandidateGroup(self.snapshot, [(queue.name, lca) for queue, lca in sources], policy, preemptor, frs,
                               advantage, in_cohort)
@@ -273,7 +275,7 @@ class Preemptor:
     def _same_queue_candidates(self, cq, preemptor, frs) -> CandidateGroup:
         if cq.within_cluster_queue == "Never":
             return _NONE
-        return self._group([(cq, None)], cq, preemptor, frs, False, False)
+        return self._group([(cq.node, None)], cq, preemptor, frs, False, False)
 
     def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[CandidateGroup, CandidateGroup]:
         if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
@@ -282,25 +284,31 @@ class Preemptor:
         by_priority: list = []
         advantage, remaining = _fit_in_quota(cq.node, requests)
         previous = None
+        frs_key, generation = frozenset(frs), self.snapshot.generation(cq)
         for subtree in cq.node.ancestors():
-            self._collect(cq, frs, subtree, subtree, previous, hierarchy if advantage else by_priority)
+            into = hierarchy if advantage else by_priority
+            into.extend((queue, subtree) for queue in self._over_quota(frs_key, subtree, previous, generation)
+                        if queue is not cq.node)
             fits, remaining = _fit_in_quota(subtree, remaining)
             advantage = advantage or fits
             previous = subtree
         return (self._group(hierarchy, cq, preemptor, frs, True, True) if hierarchy else _NONE,
                 self._group(by_priority, cq, preemptor, frs, False, True) if by_priority else _NONE)
 
-    def _collect(self, cq, frs, cohort: Node, subtree: Node, skip: Optional[Node], into: list) -> None:
-        """The queues over their quota in this subtree, skipping the part already searched."""
-        for child in cohort.children:
-            if child.is_cohort:
-                if child is skip or child.within_subtree_quota(frs):
-                    continue
-                self._collect(cq, frs, child, subtree, skip, into)
-        for child in cohort.children:
-            if child.is_cohort or child is cq.node or child.within_subtree_quota(frs):
-                continue
-            into.append((self.snapshot.cluster_queues[child.name], subtree))
+    def _over_quota(self, frs: frozenset, subtree: Node, skip: Optional[Node], generation: int) -> list[Node]:
+        """The ClusterQueues over their quota on `frs` in this subtree, skipping the part
+        already searched. Remembered until something is admitted to or removed from the
+        tree: every search starts from the same usage until then."""
+        key = (subtree, skip, frs)
+        known = self._over_quota_memo.get(key)
+        if known is not None and known[0] == generation:
+            return known[1]
+        found: list[Node] = []
+        _collect(frs, subtree, skip, found)
+        if len(self._over_quota_memo) >= MEMO_LIMIT:
+            self._over_quota_memo.clear()
+        self._over_quota_memo[key] = (generation, found)
+        return found
 
     def _still_valid(self, candidate: WorkloadInfo, variant: Variant, lca: Optional[Node], frs,
                      allow_borrowing: bool) -> bool:
@@ -344,6 +352,19 @@ class Preemptor:
     @staticmethod
     def _under_nominal(cq, frs) -> bool:
         return all(cq.node.nominal(fr) > cq.node.usage.get(fr, 0) for fr in frs)
+
+
+def _collect(frs, cohort: Node, skip: Optional[Node], into: list[Node]) -> None:
+    """The queues over their quota under `cohort`, sub-cohorts over theirs first."""
+    for child in cohort.children:
+        if child.is_cohort:
+            if child is skip or child.within_subtree_quota(frs):
+                continue
+            _collect(frs, child, skip, into)
+    for child in cohort.children:
+        if child.is_cohort or child.within_subtree_quota(frs):
+            continue
+        into.append(child)
 
 
 def _fit_in_quota(node: Node, requests: dict[FR, int]) -> tuple[bool, dict[FR, int]]:
