@@ -280,7 +280,9 @@ class FlavorAssigner:
         node = cq.node
         flavor, resource = fr
         value = assumed + request
-        maximum = potential_available(node, fr)
+        maximum = node.potential.get(fr)
+        if maximum is None:
+            maximum = potential_available(node, fr)
         if value > maximum:
             return P_NO_FIT, 0, (
                 f"insufficient quota for {resource} in flavor {flavor}, previously considered podsets "

@@ -89,10 +89,7 @@ class Node:
             node = node.parent
 
     def root(self) -> "Node":
-        node = self
-        while node.parent is not None:
-            node = node.parent
-        return node
+        return self.path_from_root()[0]
 
     def height(self) -> int:
         """Distance to the furthest leaf, as Kueue's getNodeHeight counts it."""
@@ -283,14 +280,20 @@ def borrowing_height(cq: Node, fr: FlavorResource, value: int) -> tuple[int, boo
 
     Kueue's FindHeightOfLowestSubtreeThatFits: 0 when the ClusterQueue needs no borrowing.
     """
-    if cq.parent is None or not cq.borrowing_with(fr, value):
-        return 0, cq.parent is not None
-    remaining = value - cq.local_available(fr)
-    for node in cq.ancestors():
-        if not node.borrowing_with(fr, remaining):
+    if cq.parent is None:
+        return 0, False
+    used = cq.usage.get(fr, 0)
+    if cq.own.get(fr, 0) >= used + value:  # not borrowing
+        return 0, True
+    remaining = value - max(0, cq.local.get(fr, 0) - used)
+    node = cq.parent
+    while node is not None:
+        used = node.usage.get(fr, 0)
+        if node.own.get(fr, 0) >= used + remaining:
             return node.height(), node.parent is not None
-        remaining -= node.local_available(fr)
-    return cq.parent.root().height(), False
+        remaining -= max(0, node.local.get(fr, 0) - used)
+        node = node.parent
+    return cq.path_from_root()[0].height(), False
 
 
 def _available(node: Node, fr: FlavorResource) -> int:

@@ -16,6 +16,7 @@ from fractions import Fraction
 from aks_kueue.k8s.quantity import parse_quantity
 
 POD_LEVEL_RESOURCES = ("cpu", "memory")
+_ZERO = Fraction(0)
 
 
 def pod_requests(pod_spec: dict) -> dict[str, Fraction]:
@@ -35,9 +36,9 @@ def pod_requests(pod_spec: dict) -> dict[str, Fraction]:
             step = dict(own)
             _add(step, sidecars)
         for resource, value in step.items():
-            init_floor[resource] = max(init_floor.get(resource, Fraction(0)), value)
+            init_floor[resource] = max(init_floor.get(resource, _ZERO), value)
     for resource, value in init_floor.items():
-        requests[resource] = max(requests.get(resource, Fraction(0)), value)
+        requests[resource] = max(requests.get(resource, _ZERO), value)
     pod_level = ((pod_spec.get("resources") or {}).get("requests")) or {}
     for resource in POD_LEVEL_RESOURCES:
         if resource in pod_level:
