@@ -44,14 +44,14 @@ class PreemptionOracle(Protocol):
         or RECLAIM), and the borrowing level once it did."""
 
 
-@dataclass
+@dataclass(slots=True)
 class FlavorAssignment:
     name: str
     mode: FlavorAssignmentMode
     borrow: int = 0
 
 
-@dataclass
+@dataclass(slots=True)
 class PodSetAssignment:
     name: str
     count: int

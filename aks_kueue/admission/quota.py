@@ -48,6 +48,7 @@ class Node:
     own: dict[FlavorResource, int] = field(default_factory=dict, repr=False)
     potential: dict[FlavorResource, int] = field(default_factory=dict, repr=False)
     plans: dict[FlavorResource, tuple] = field(default_factory=dict, repr=False)
+    chains: dict[FlavorResource, tuple] = field(default_factory=dict, repr=False)
 
     def local_quota(self, fr: FlavorResource) -> int:
         return self.local.get(fr, 0)
@@ -74,6 +75,16 @@ class Node:
         """Derive the fixed per-fr figures, once the subtree quotas are known."""
         self.local = {fr: _local_quota(self, fr) for fr, q in self.quotas.items() if q.lending_limit is not None}
         self.own = dict(self.subtree_quota) if self.is_cohort else {fr: q.nominal for fr, q in self.quotas.items()}
+
+    def chain(self, fr: FlavorResource) -> tuple[tuple, ...]:
+        """This node and its ancestors, up: per node its usage (the dict itself), local
+        quota, own quota (as `borrowing_with` measures) and height, and whether it has a
+        parent; all but the usage are fixed, so usage walks read nothing else."""
+        chain = self.chains.get(fr)
+        if chain is None:
+            chain = self.chains[fr] = tuple((node.usage, node.local.get(fr, 0), node.own.get(fr, 0), node.height(),
+                                             node.parent is not None) for node in reversed(self.path_from_root()))
+        return chain
 
     def path_from_root(self) -> tuple["Node", ...]:
         """This node and its ancestors, root first; the tree's shape never changes."""
@@ -227,28 +238,25 @@ class QuotaTree:
     def add_usage(self, cluster_queue: str, usage: dict[FlavorResource, int]) -> None:
         start = self.cluster_queues[cluster_queue]
         for fr, value in usage.items():
-            node: Optional[Node] = start
-            while node is not None and value > 0:
-                used = node.usage.get(fr, 0)
-                local = node.local.get(fr, 0) - used
-                node.usage[fr] = used + value
-                if local > 0:
-                    value -= local
-                node = node.parent
+            for node_usage, local, _, _, _ in start.chain(fr):
+                if value <= 0:
+                    break
+                used = node_usage.get(fr, 0)
+                node_usage[fr] = used + value
+                if local > used:
+                    value -= local - used
 
     def remove_usage(self, cluster_queue: str, usage: dict[FlavorResource, int]) -> None:
         start = self.cluster_queues[cluster_queue]
         for fr, value in usage.items():
-            node: Optional[Node] = start
-            while node is not None:
-                used = node.usage.get(fr, 0)
-                stored_in_parent = used - node.local.get(fr, 0)
-                node.usage[fr] = used - value
+            for node_usage, local, _, _, _ in start.chain(fr):
+                used = node_usage.get(fr, 0)
+                node_usage[fr] = used - value
+                stored_in_parent = used - local
                 if stored_in_parent <= 0:
                     break
                 if stored_in_parent < value:
                     value = stored_in_parent
-                node = node.parent
 
     # Capacity --------------------------------------------------------------------------
 
@@ -280,20 +288,20 @@ def borrowing_height(cq: Node, fr: FlavorResource, value: int) -> tuple[int, boo
 
     Kueue's FindHeightOfLowestSubtreeThatFits: 0 when the ClusterQueue needs no borrowing.
     """
-    if cq.parent is None:
+    chain = cq.chain(fr)
+    if len(chain) == 1:
         return 0, False
-    used = cq.usage.get(fr, 0)
-    if cq.own.get(fr, 0) >= used + value:  # not borrowing
+    node_usage, local, own, _, _ = chain[0]
+    used = node_usage.get(fr, 0)
+    if own >= used + value:  # not borrowing
         return 0, True
-    remaining = value - max(0, cq.local.get(fr, 0) - used)
-    node = cq.parent
-    while node is not None:
-        used = node.usage.get(fr, 0)
-        if node.own.get(fr, 0) >= used + remaining:
-            return node.height(), node.parent is not None
-        remaining -= max(0, node.local.get(fr, 0) - used)
-        node = node.parent
-    return cq.path_from_root()[0].height(), False
+    remaining = value - max(0, local - used)
+    for node_usage, local, own, height, has_parent in chain[1:]:
+        used = node_usage.get(fr, 0)
+        if own >= used + remaining:
+            return height, has_parent
+        remaining -= max(0, local - used)
+    return chain[-1][3], False
 
 
 def _available(node: Node, fr: FlavorResource) -> int:

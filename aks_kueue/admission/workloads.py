@@ -21,7 +21,7 @@ from aks_kueue.k8s.pods import pod_requests
 FlavorResource = tuple[str, str]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class PodSetInfo:
     name: str
     count: int
@@ -38,14 +38,14 @@ class PodSetInfo:
         return {resource: value * n for resource, value in self.per_pod.items()}
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Admission:
     cluster_queue: str
     usage: dict[FlavorResource, int]
     flavors: list[dict[str, str]]  # per podset: resource -> flavor
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class WorkloadInfo:
     namespace: str
     name: str
