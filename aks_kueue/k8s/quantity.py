@@ -16,8 +16,9 @@ QUANTITY_PATTERN = re.compile(
     r"(?P<suffix>[KMGTPE]i|[numkMGTPE]|[eE][+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+))?$")
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": 1,
-            "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18}
+_DECIMAL = {"n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": Fraction(1),
+            "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
+            "P": Fraction(10**15), "E": Fraction(10**18)}
 
 
 class QuantityError(ValueError):
@@ -38,8 +39,15 @@ def _parse_text(value: str) -> Fraction:
     match = QUANTITY_PATTERN.match(value.strip())
     if not match or value != value.strip():
         raise QuantityError(f"{value!r} is not a quantity; write it like \"60\", \"500m\" or \"240Gi\"")
-    number = Fraction(match["number"])
+    text = match["number"]
     suffix = match["suffix"] or ""
+    if text.isdigit():  # the usual case, in integers: Fraction("...") is slow
+        if suffix in _BINARY:
+            return Fraction(int(text) * _BINARY[suffix])
+        if suffix in _DECIMAL:
+            scale = _DECIMAL[suffix]
+            return Fraction(int(text) * scale.numerator, scale.denominator)
+    number = Fraction(text)
     if suffix in _BINARY:
         return number * _BINARY[suffix]
     if suffix in _DECIMAL:
