@@ -110,7 +110,8 @@ def workload_info(manifest: dict, priority_classes: dict[str, int] | None = None
     spec = manifest.get("spec") or {}
     status = manifest.get("status") or {}
     reclaimable = {r.get("name"): int(r.get("count", 0)) for r in status.get("reclaimablePods") or []}
-    podsets = [podset_info(ps, reclaimable.get(ps.get("name", "main"), 0)) for ps in spec.get("podSets") or []]
+    podsets = [podset_info(ps, reclaimable.get(ps.get("name", "main"), 0) if reclaimable else 0)
+               for ps in spec.get("podSets") or []]
     info = WorkloadInfo(
         namespace=metadata.get("namespace", "default"), name=metadata.get("name", ""),
         queue_name=spec.get("queueName", ""), priority=workload_priority(spec, priority_classes or {}),

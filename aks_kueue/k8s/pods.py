@@ -49,8 +49,8 @@ def pod_requests(pod_spec: dict) -> dict[str, Fraction]:
 
 def container_requests(container: dict) -> dict[str, Fraction]:
     resources = container.get("resources") or {}
-    merged = dict(resources.get("limits") or {})
-    merged.update(resources.get("requests") or {})
+    limits, requests = resources.get("limits"), resources.get("requests")
+    merged = {**limits, **requests} if limits and requests else limits or requests or {}
     return {resource: parse_quantity(value) for resource, value in merged.items()}
 
 
