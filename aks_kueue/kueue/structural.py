@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Optional
 
+from aks_kueue.k8s.spelling import suggest
+
 _ABSENT = object()
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z")
 
@@ -129,11 +131,27 @@ def join(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else key
 
 
-def validate_structural(schema: dict[str, Any], value: Any, path: str = "") -> tuple[Any, list[FieldError]]:
-    """Return the defaulted value and every error found in it."""
-    errors: list[FieldError] = []
+def validate_structural(schema: dict[str, Any], value: Any, path: str = "",
+                        integer_note: str = "") -> tuple[Any, list[FieldError]]:
+    """Return the defaulted value and every error found in it.
+
+    `integer_note` ends the message of an integer past its `format` (int32, int64): the
+    API server itself does not check that format (it logs it as unrecognised), so who
+    refuses the value depends on the kind; `{format}` in it names the format."""
+    errors = _Errors()
+    errors.integer_note = integer_note
     result = _compiled(schema).walk(value, path, errors)
     return (None if result is _ABSENT else result), errors
+
+
+class _Errors(list):
+    """The errors found so far, and what to say of an integer past its format."""
+
+    integer_note = ""
+
+
+_INTEGER_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+_INTEGER_WORDS = {"int32": "a 32-bit integer", "int64": "a 64-bit integer"}
 
 
 # Compiled schemas, by the identity of the schema dict (kept alive here, so the id stays
@@ -288,7 +306,9 @@ class _Compiled:
             elif self.open_object:
                 walked = child
             else:
-                errors.append(FieldError(child_path, f"unknown field {show(key)}; it is not part of this kind's schema"))
+                hint = suggest(key, self.props) if isinstance(key, str) else ""
+                errors.append(FieldError(child_path, f"unknown field {show(key)}; it is not part of this kind's "
+                                                     f"schema{hint}"))
                 continue
             if walked is not _ABSENT:
                 result[key] = walked
@@ -401,7 +421,12 @@ def _check_scalar(schema: dict[str, Any], value: Any, path: str, errors: list[Fi
         if schema.get("format") == "date-time" and not _RFC3339.match(value):
             errors.append(FieldError(path, f"Invalid value: {show(value)}: must be a date-time (RFC 3339)"))
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        # The server applies `format` to strings only, so int32 is not a range check.
+        bounds = _INTEGER_RANGES.get(schema.get("format"))
+        if bounds is not None and not bounds[0] <= value <= bounds[1]:
+            fmt = schema["format"]
+            note = getattr(errors, "integer_note", "").format(format=fmt)
+            errors.append(FieldError(path, f"Invalid value: {show(value)}: must be {_INTEGER_WORDS[fmt]}, from "
+                                           f"{bounds[0]} to {bounds[1]}{note}"))
         minimum = schema.get("minimum")
         maximum = schema.get("maximum")
         if minimum is not None and value < minimum:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable
 
+from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue import webhooks
 from aks_kueue.kueue.convert import V1BETA1, V1BETA2, to_v1beta2
 from aks_kueue.kueue.schemas import all_kinds, kind_schema
@@ -31,6 +32,7 @@ OBJECT_WEBHOOKS: dict[str, Callable[[dict[str, Any]], list[FieldError]]] = {
     "Workload": validate_workload,
 }
 MANAGED_PREFIX = "aks-"
+LABEL_VALUE_MAX = 63  # Kubernetes: a label value is at most 63 characters
 _OBJECT_META_FIELDS = {
     "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
     "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
@@ -93,11 +95,13 @@ def validate_object(obj: KueueObject) -> list[FieldError]:
     if schema is None:
         return [FieldError("kind", f"Unsupported value: {show(obj.kind)}: not a Kueue kind")]
     errors = _metadata(manifest.get("metadata"), schema.namespaced)
+    note = _integer_note(obj.kind)
     if obj.original is not None:
-        _, as_written = validate_structural(_body_schema(obj.kind, V1BETA1), _body(obj.original))
+        _, as_written = validate_structural(_body_schema(obj.kind, V1BETA1), _body(obj.original), integer_note=note)
         if as_written:
             return errors + as_written
-    defaulted, schema_errors = validate_structural(_body_schema(obj.kind, V1BETA2), _body(manifest))
+    defaulted, schema_errors = validate_structural(_body_schema(obj.kind, V1BETA2), _body(manifest),
+                                                   integer_note=note)
     errors += schema_errors
     if not errors and obj.kind in SPEC_WEBHOOKS:
         errors += SPEC_WEBHOOKS[obj.kind]((defaulted or {}).get("spec") or {})
@@ -106,6 +110,21 @@ def validate_object(obj: KueueObject) -> list[FieldError]:
     if not errors:
         obj.defaulted = {**(defaulted or {}), "metadata": json_copy(manifest.get("metadata"))}
     return errors
+
+
+# The kinds Kueue v0.19.2's admission webhooks decode into its Go types (config/components/
+# webhook/manifests.yaml: mclusterqueue, vclusterqueue, vcohort, mresourceflavor,
+# vresourceflavor, mworkload, vworkload); a value its types cannot hold fails there.
+DECODED_ON_ADMISSION = frozenset({"ClusterQueue", "Cohort", "ResourceFlavor", "Workload"})
+
+
+def _integer_note(kind: str) -> str:
+    """Who refuses an integer past its format: the API server does not check `format`."""
+    if kind in DECODED_ON_ADMISSION:
+        return (f": Kueue's webhook decodes this field as {{format}} and cannot read the {kind}, so the API "
+                "server refuses it")
+    return (f": the API server would store it (no Kueue webhook checks a {kind}), but Kueue reads this field as "
+            f"{{format}} and could not decode the {kind} at all; this program refuses it")
 
 
 def _body(manifest: dict[str, Any]) -> dict[str, Any]:
@@ -144,7 +163,9 @@ def _metadata(metadata: Any, namespaced: bool) -> list[FieldError]:
     # A namespace on a cluster-scoped kind is cleared by the server, not refused.
     for key in metadata:
         if key not in _OBJECT_META_FIELDS:
-            errors.append(FieldError(f"metadata.{key}", f"unknown field {show(key)}; it is not part of ObjectMeta"))
+            hint = suggest(key, _OBJECT_META_FIELDS) if isinstance(key, str) else ""
+            errors.append(FieldError(f"metadata.{key}", f"unknown field {show(key)}; it is not part of "
+                                                        f"ObjectMeta{hint}"))
     for key in ("labels", "annotations"):
         if key in metadata and not isinstance(metadata[key], dict):
             errors.append(FieldError(f"metadata.{key}", "Invalid value: must be a map of strings"))
@@ -188,6 +209,14 @@ def validate_set(objects: Iterable[KueueObject], rules: ReferenceRules) -> list[
                                                      f"{seen[key].source or 'another object'} already defines "
                                                      f"{obj.describe()}")))
         seen.setdefault(key, obj)
+        if obj.kind == "LocalQueue" and len(obj.name) > LABEL_VALUE_MAX:
+            found.append(ObjectError(obj, FieldError("metadata.name", f"Invalid value: {show(obj.name)}: a "
+                                     f"LocalQueue name may be at most {LABEL_VALUE_MAX} characters here "
+                                     f"(it has {len(obj.name)}): jobs name their queue in the "
+                                     f"kueue.x-k8s.io/queue-name label, and a label value is at most "
+                                     f"{LABEL_VALUE_MAX} characters, so no job could use this queue. Kueue "
+                                     "itself accepts the name (up to 253); this is this program's rule. "
+                                     "Shorten the name")))
         if rules.managed and obj.name.startswith(MANAGED_PREFIX):
             found.append(ObjectError(obj, FieldError("metadata.name", f"Invalid value: {show(obj.name)}: the AKS "
                                      "managed Kueue extension owns every object named aks-*; rename it, or use "

@@ -46,26 +46,39 @@ def validate_workload(manifest: dict[str, Any]) -> list[FieldError]:
 
 
 def validate_workload_status(manifest: dict[str, Any]) -> list[FieldError]:
-    """Run on a Workload whose spec already passed `validate_workload` and the schema."""
+    """Run on a Workload whose spec already passed `validate_workload` and the schema.
+    Any shape of status gets sentences, never an exception."""
     spec = manifest.get("spec") or {}
     status = manifest.get("status") or {}
     if not isinstance(status, dict):
         return [FieldError("status", f"Invalid value: {show(status)}: must be of type object")]
-    counts = {p.get("name"): int(p.get("count", 1)) for p in spec.get("podSets") or [] if isinstance(p, dict)}
+    counts = {p.get("name"): _count(p.get("count", 1)) for p in spec.get("podSets") or [] if isinstance(p, dict)}
     admission = status.get("admission") or {}
     if not isinstance(admission, dict):
         return [FieldError("status.admission", f"Invalid value: {show(admission)}: must be of type object")]
     errors = []
-    for i, assignment in enumerate(admission.get("podSetAssignments") or []):
-        if not isinstance(assignment, dict):
-            errors.append(FieldError(f"status.admission.podSetAssignments[{i}]", f"Invalid value: "
-                                     f"{show(assignment)}: must be of type object"))
-            continue
+    assignments = admission.get("podSetAssignments") or []
+    if not isinstance(assignments, list):
+        return [FieldError("status.admission.podSetAssignments", f"Invalid value: {show(assignments)}: "
+                                                                 "must be of type array")]
+    for i, assignment in enumerate(assignments):
         path = f"status.admission.podSetAssignments[{i}]"
-        if assignment.get("name") not in counts:
+        if not isinstance(assignment, dict):
+            errors.append(FieldError(path, f"Invalid value: {show(assignment)}: must be of type object"))
+            continue
+        if not isinstance(assignment.get("name"), str) or assignment.get("name") not in counts:
             errors.append(FieldError(f"{path}.name", f"Not found: {show(assignment.get('name'))}"))
-        count = int(assignment.get("count") or 0)
-        for resource, quantity in (assignment.get("resourceUsage") or {}).items():
+        count = _count(assignment.get("count") or 0)
+        if count is None:
+            errors.append(FieldError(f"{path}.count", f"Invalid value: {show(assignment.get('count'))}: "
+                                                      "must be of type integer"))
+            count = 0
+        for key in ("flavors", "resourceUsage"):
+            if not isinstance(assignment.get(key) or {}, dict):
+                errors.append(FieldError(f"{path}.{key}", f"Invalid value: {show(assignment.get(key))}: "
+                                                          "must be of type object"))
+        usage = assignment.get("resourceUsage") or {}
+        for resource, quantity in (usage.items() if isinstance(usage, dict) else ()):
             try:
                 value = amount(resource, quantity)
             except QuantityError:
@@ -75,20 +88,39 @@ def validate_workload_status(manifest: dict[str, Any]) -> list[FieldError]:
             if count > 0 and value % count:
                 errors.append(FieldError(f"{path}.resourceUsage[{resource}]",
                                          f"Invalid value: {show(quantity)}: is not a multiple of {count}"))
-    for reclaimable in status.get("reclaimablePods") or []:
+    reclaimables = status.get("reclaimablePods") or []
+    if not isinstance(reclaimables, list):
+        return errors + [FieldError("status.reclaimablePods", f"Invalid value: {show(reclaimables)}: "
+                                                              "must be of type array")]
+    for reclaimable in reclaimables:
         if not isinstance(reclaimable, dict):
             errors.append(FieldError("status.reclaimablePods", f"Invalid value: {show(reclaimable)}: "
                                                                "must be of type object"))
             continue
         name = reclaimable.get("name")
         path = f"status.reclaimablePods[{name}]"
-        if name not in counts:
+        reclaimed = _count(reclaimable.get("count", 0))
+        if not isinstance(name, str) or name not in counts:
             supported = ", ".join(show(n) for n in counts)
             errors.append(FieldError(f"{path}.name", f"Unsupported value: {show(name)}: supported values: {supported}"))
-        elif int(reclaimable.get("count", 0)) > counts[name]:
+        elif reclaimed is None:
+            errors.append(FieldError(f"{path}.count", f"Invalid value: {show(reclaimable.get('count'))}: "
+                                                      "must be of type integer"))
+        elif counts[name] is not None and reclaimed > counts[name]:
             errors.append(FieldError(f"{path}.count", f"Invalid value: {reclaimable.get('count')}: "
                                                       f"should be less or equal to {counts[name]}"))
     return errors
+
+
+def _count(value: Any) -> int | None:
+    """A count as the API would hold it (an integer, 2.0 included), or None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
 
 
 def _pod_set(pod_set: dict, path: str) -> list[FieldError]:

@@ -132,8 +132,8 @@ def test_fidelity_acceptances():
     from aks_kueue.kueue.validate import load_object, validate_object
 
     wpc = load_object({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "WorkloadPriorityClass",
-                       "metadata": {"name": "p"}, "value": 2147483648})
-    assert validate_object(wpc) == []                            # format int32 is not a range check
+                       "metadata": {"name": "p"}, "value": 2147483647})
+    assert validate_object(wpc) == []                            # the largest int32 (past it: see below)
     topology = load_object({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Topology", "metadata": {"name": "t"},
                             "spec": {"levels": [{"nodeLabel": "kubernetes.io/hostname"}]}})
     assert validate_object(topology) == []
@@ -149,7 +149,8 @@ def test_v1beta1_admission_checks_replace_the_strategy_like_kueue():
 
 def test_v1beta1_objects_are_checked_against_their_own_schema():
     errors, _ = _cq({"cohortName": "x"}, api="kueue.x-k8s.io/v1beta1")
-    assert errors == ['spec.cohortName: unknown field "cohortName"; it is not part of this kind\'s schema']
+    assert errors == ['spec.cohortName: unknown field "cohortName"; it is not part of this kind\'s schema; '
+                      "did you mean 'cohort'?"]
     errors, obj = _cq({"cohort": "x"}, api="kueue.x-k8s.io/v1beta1")
     assert errors == [] and obj.manifest["spec"]["cohortName"] == "x"
 
@@ -172,3 +173,78 @@ def test_v1beta1_multikueue_cluster_source_moves_under_cluster_source():
     assert validate_object(obj) == []
     assert obj.manifest["spec"] == {"clusterSource": {"kubeConfig": {"location": "worker-secret",
                                                                      "locationType": "Secret"}}}
+
+
+def _judge(manifest):
+    from aks_kueue.kueue.validate import load_object, validate_object
+
+    return [str(e) for e in validate_object(load_object(manifest))]
+
+
+V1B2 = "kueue.x-k8s.io/v1beta2"
+
+
+def test_misspelt_fields_get_a_hint():
+    errors = _judge({"apiVersion": V1B2, "kind": "ClusterQueue", "metadata": {"name": "cq", "lables": {}},
+                     "spec": {"namespaceSelector": {}, "cohortNme": "x", "resourceGroups": [
+                         {"coveredResources": ["cpu"], "flavors": [{"name": "f", "resources": [
+                             {"name": "cpu", "nominalQuta": "1"}]}]}]}})
+    assert "metadata.lables: unknown field \"lables\"; it is not part of ObjectMeta; did you mean 'labels'?" in errors
+    assert ("spec.cohortNme: unknown field \"cohortNme\"; it is not part of this kind's schema; "
+            "did you mean 'cohortName'?") in errors
+    assert any(e.startswith("spec.resourceGroups[0].flavors[0].resources[0].nominalQuta:")
+               and e.endswith("did you mean 'nominalQuota'?") for e in errors)
+    assert any(e.endswith("unknown field \"zzz\"; it is not part of this kind's schema")
+               for e in _judge({"apiVersion": V1B2, "kind": "Cohort", "metadata": {"name": "c"}, "spec": {"zzz": 1}}))
+
+
+@pytest.mark.parametrize("value,ok", [(2**31 - 1, True), (-(2**31), True), (2**31, False), (-(2**31) - 1, False)])
+def test_int32_fields_hold_what_kueue_can_decode(value, ok):
+    """The API server does not check `format: int32`; Kueue's Go types do."""
+    priority_class = {"apiVersion": V1B2, "kind": "WorkloadPriorityClass", "metadata": {"name": "p"}, "value": value}
+    errors = _judge(priority_class)
+    assert (errors == []) == ok, errors
+    if not ok:
+        assert errors == [f"value: Invalid value: {value}: must be a 32-bit integer, from -2147483648 to 2147483647: "
+                          "the API server would store it (no Kueue webhook checks a WorkloadPriorityClass), but "
+                          "Kueue reads this field as int32 and could not decode the WorkloadPriorityClass at all; "
+                          "this program refuses it"]
+    workload = {"apiVersion": V1B2, "kind": "Workload", "metadata": {"name": "w", "namespace": "ns"},
+                "spec": {"queueName": "q", "podSets": [{"name": "main", "count": value if value > 0 else 1,
+                                                        "template": {"spec": {"containers": [{"name": "c"}]}}}]}}
+    errors = _judge(workload)
+    if value > 0 and not ok:
+        assert errors == [f"spec.podSets[0].count: Invalid value: {value}: must be a 32-bit integer, from "
+                          "-2147483648 to 2147483647: Kueue's webhook decodes this field as int32 and cannot read "
+                          "the Workload, so the API server refuses it"]
+    else:
+        assert errors == []
+
+
+def test_a_local_queue_name_must_fit_a_label_value():
+    from aks_kueue.kueue.validate import ReferenceRules, load_object, validate_set
+
+    def queue(name):
+        return load_object({"apiVersion": V1B2, "kind": "LocalQueue", "metadata": {"name": name, "namespace": "ns"},
+                            "spec": {"clusterQueue": "cq"}})
+
+    cq = load_object({"apiVersion": V1B2, "kind": "ClusterQueue", "metadata": {"name": "cq"}, "spec": {}})
+    long, fits = queue("q" * 64), queue("q" * 63)
+    assert _judge(long.manifest) == []  # Kueue accepts it...
+    found = validate_set([cq, long, fits], ReferenceRules())
+    assert [(e.obj.name, e.error.field) for e in found] == [("q" * 64, "metadata.name")]  # ...the program does not
+    assert "this is this program's rule" in found[0].error.message
+    assert "kueue.x-k8s.io/queue-name label" in found[0].error.message
+
+
+def test_odd_workload_status_gets_sentences():
+    from aks_kueue.kueue.workload_webhook import validate_workload_status
+
+    spec = {"podSets": [{"name": "main", "count": 2}]}
+    for status, field in (({"admission": {"podSetAssignments": [{"name": "main", "count": 2, "resourceUsage": "x"}]}},
+                           "status.admission.podSetAssignments[0].resourceUsage"),
+                          ({"admission": {"podSetAssignments": [{"name": "main", "flavors": "x"}]}},
+                           "status.admission.podSetAssignments[0].flavors"),
+                          ({"reclaimablePods": [{"name": "main", "count": "1"}]}, "status.reclaimablePods[main].count"),
+                          ({"reclaimablePods": "x"}, "status.reclaimablePods")):
+        assert [e.field for e in validate_workload_status({"spec": spec, "status": status})] == [field]

@@ -135,7 +135,8 @@ def test_unknown_enum_value():
 
 def test_unknown_spec_field():
     found = problems("prod", lambda c: cq0(c).update(cohorts="research"))
-    assert found == [f'{CQ0}.spec.cohorts: unknown field "cohorts"; it is not part of this kind\'s schema']
+    assert found == [f'{CQ0}.spec.cohorts: unknown field "cohorts"; it is not part of this kind\'s schema; '
+                     "did you mean 'cohortName'?"]
 
 
 @pytest.mark.parametrize("edit,path,kind", [
