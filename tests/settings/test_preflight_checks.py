@@ -17,7 +17,7 @@ from aks_kueue.aks import kubernetes_versions
 from aks_kueue.cli import app
 from aks_kueue.preview.run import ProgramError
 from aks_kueue.settings import SettingsError, parse_settings
-from tests.conftest import edited, flat, run_config, stack_doc
+from tests.conftest import SHARED, edited, flat, needs_shared, run_config, stack_doc
 
 # A day inside the shipped calendar's freshness window, when 1.34 to 1.36 are supported and 1.37 is coming.
 DAY = date(2026, 9, 1)
@@ -330,3 +330,11 @@ def test_the_shipped_stacks_pass(pinned_clock):
     for name in ("dev", "prod"):
         assert parse_settings(flat(stack_doc(name)), today=DAY).cluster.kubernetes_version == "1.34"
         assert run_config(stack_doc(name), stack=name).registrations
+
+
+@needs_shared()
+def test_the_contract_example_passes():
+    example = yaml.safe_load((SHARED / "contract" / "Pulumi.example.yaml").read_text())["config"]
+    assert parse_settings(flat(example), today=DAY).location == "eastus"
+    assert parse_settings(flat(example), today=DAY).warnings[-1].startswith(
+        "aks-kueue:cluster.security.entraAdminGroupObjectIds[0]")   # placeholders only, no pre-flight warning
