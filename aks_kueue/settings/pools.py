@@ -7,6 +7,7 @@ from typing import Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
+from aks_kueue.aks import limits
 from aks_kueue.settings.base import Model, field_error
 from aks_kueue.aks import pools
 from aks_kueue.aks.pools import taint_text
@@ -83,9 +84,9 @@ class ExplicitCapacity(Model):
 class NodePool(Model):
     name: str
     vm_size: str
-    min_count: int = Field(ge=0, le=1000)
-    max_count: int = Field(ge=0, le=1000)
-    max_pods: Optional[int] = Field(None, ge=10, le=250)
+    min_count: int = Field(ge=0, le=limits.MAX_NODES_PER_POOL)
+    max_count: int = Field(ge=0, le=limits.MAX_NODES_PER_POOL)
+    max_pods: Optional[int] = Field(None, ge=limits.MIN_MAX_PODS, le=limits.MAX_MAX_PODS)
     labels: dict[str, str] = {}
     taints: list[str] = []
     zones: list[Literal["1", "2", "3"]] = []
@@ -132,8 +133,10 @@ class NodePool(Model):
         if size is None and self.capacity is None:
             raise field_error("vmSize", f"{self.vm_size!r} is not in the VM size catalog; fix the name, or "
                                         "state the node's capacity: {cpu, memory, gpus, gpuResource}")
-        if size is not None and (size.vcpus < 2 or size.memory_gib < 2):
-            raise field_error("vmSize", f"{size.name} is below the AKS user-pool floor of 2 vCPU and 2 GiB; "
+        if size is not None and (size.vcpus < limits.USER_POOL_MIN_VCPUS
+                                 or size.memory_gib < limits.USER_POOL_MIN_MEMORY_GIB):
+            raise field_error("vmSize", f"{size.name} is below the AKS user-pool floor of "
+                                        f"{limits.USER_POOL_MIN_VCPUS} vCPU and {limits.USER_POOL_MIN_MEMORY_GIB} GiB; "
                                         "pick a larger size")
         return self
 
