@@ -25,6 +25,8 @@ except SettingsError as error:
     raise InvalidConfig.from_problems(error.problems) from None
 if problems := blocking_findings(model):
     raise InvalidConfig(problems)
+for warning in settings.warnings:
+    pulumi.log.warn(warning)
 
 tags = {"managed-by": "aks-kueue", "stack": pulumi.get_stack()}
 cluster = AksCluster("main", AksClusterArgs(

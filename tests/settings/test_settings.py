@@ -8,7 +8,8 @@ import pytest
 
 from aks_kueue.kueue import catalog as kueue_catalog
 from aks_kueue.settings import SettingsError, parse_settings
-from tests.conftest import edited, flat, stack_doc
+from aks_kueue.judge import judge
+from tests.conftest import edited, flat, model_of, stack_doc
 
 
 def problems(config: dict) -> list[str]:
@@ -26,7 +27,7 @@ def only_problem(config: dict) -> str:
 @pytest.mark.parametrize("stack", ["dev", "prod"])
 def test_stacks_parse(stack):
     settings = parse_settings(flat(stack_doc(stack)))
-    assert settings.cluster.kubernetes_version == "1.34"
+    assert settings.cluster.kubernetes_version == "1.35"
     assert settings.node_pools
 
 
@@ -313,21 +314,25 @@ def test_object_key_given_as_text():
 def test_region_outside_the_managed_extension_list_warns():
     def edit(c):
         c["azure-native:location"] = "northeurope"
-    settings = parse_settings(flat(edited("prod", edit)))
-    assert any("northeurope" in w for w in settings.warnings)
-    assert not any("northeurope" in w or "eastus" in w for w in parse_settings(flat(stack_doc("prod"))).warnings)
+    found = judge(model_of(edited("prod", edit))).findings
+    assert any(f.kind == "managed-region" and "northeurope" in f.message for f in found)
+    assert not any(f.kind == "managed-region" for f in judge(model_of(stack_doc("prod"))).findings)
 
 
 def test_placeholders_are_flagged_until_replaced():
-    warnings = parse_settings(flat(stack_doc("prod")), today=date(2026, 9, 1)).warnings
-    assert warnings[0].startswith("aks-kueue:cluster.security.apiServerAuthorizedIpRanges[0]: 203.0.113.0/24 "
-                                  "is a documentation range")
-    assert warnings[1].startswith("aks-kueue:cluster.security.entraAdminGroupObjectIds[0]: the all-zero ID")
+    def placeholders(config):
+        found = judge(model_of(config), today=date(2026, 9, 1)).findings
+        return [str(f) for f in found if f.kind == "placeholder-value"]
+
+    found = placeholders(stack_doc("prod"))
+    assert found[0].startswith("aks-kueue:cluster.security.apiServerAuthorizedIpRanges[0]: 203.0.113.0/24 "
+                               "is a documentation range")
+    assert found[1].startswith("aks-kueue:cluster.security.entraAdminGroupObjectIds[0]: the all-zero ID")
 
     def real(c):
         c["aks-kueue:cluster"]["security"]["apiServerAuthorizedIpRanges"] = ["52.1.2.0/24"]
         c["aks-kueue:cluster"]["security"]["entraAdminGroupObjectIds"] = ["7f3e1a52-0c9d-4b1e-9f7a-2b6c8d4e5f60"]
-    assert parse_settings(flat(edited("prod", real)), today=date(2026, 9, 1)).warnings == []
+    assert placeholders(edited("prod", real)) == []
 
 
 def test_feature_gate_catalog_has_every_v0_19_2_gate():
