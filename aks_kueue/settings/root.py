@@ -91,6 +91,7 @@ class Settings(Model):
         if self.kueue.install == "managed" and self.location not in cat.MANAGED_REGIONS:
             notes.append(f"azure-native:location: the managed Kueue extension is documented only in "
                          f"{', '.join(cat.MANAGED_REGIONS)}, not {self.location}; the install may fail")
+        notes.extend(self.kueue.warnings)
         return notes
 
 
@@ -103,7 +104,11 @@ def parse_settings(config: Mapping[str, str]) -> Settings:
         namespace, _, key = full_key.partition(":")
         if namespace != NAMESPACE:
             continue
-        raw[key] = value if key in _STRING_KEYS else _decode(value)
+        try:
+            raw[key] = value if key in _STRING_KEYS else _decode(value)
+        except RecursionError:
+            raise SettingsError([Problem(f"{NAMESPACE}:{key}", "is nested too deeply to read (hundreds of "
+                                         "levels); no stack key needs more than a few")]) from None
     try:
         return Settings.model_validate(raw)
     except ValidationError as exc:
