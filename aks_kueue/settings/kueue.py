@@ -83,11 +83,12 @@ class Kueue(Model):
     @property
     def chart_values(self) -> dict[str, Any]:
         """`values` as the chart should get them: the guide's nested managerConfig moved to the top."""
-        values = {k: v for k, v in self.values.items()}
-        manager = values.get("controllerManager")
-        if isinstance(manager, dict) and GUIDE_CONFIG_VALUE[1] in manager:
-            values["controllerManager"] = {k: v for k, v in manager.items() if k != GUIDE_CONFIG_VALUE[1]}
-            values = deep_merge(values, {"managerConfig": manager[GUIDE_CONFIG_VALUE[1]]})
+        values = dict(self.values)
+        outer, inner = GUIDE_CONFIG_VALUE
+        manager = values.get(outer)
+        if isinstance(manager, dict) and inner in manager:
+            values[outer] = {k: v for k, v in manager.items() if k != inner}
+            values = deep_merge(values, {CONFIG_VALUE[0]: manager[inner]})
         return values
 
     @property
