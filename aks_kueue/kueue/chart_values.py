@@ -457,9 +457,9 @@ def _ports(ports: Any, path: str, kind: Any, errors: list[FieldError]) -> None:
         target = port.get("targetPort")
         if isinstance(target, str):
             if len(target) > 15 or "--" in target or not _IANA_SVC_NAME.fullmatch(target):
-                errors.append(FieldError(f"{where}.targetPort", f"Invalid value: {show(target)}: must be a port number "
-                                                                "or an IANA service name (at most 15 lowercase letters, "
-                                                                "digits and '-', with a letter)"))
+                errors.append(FieldError(f"{where}.targetPort", f"Invalid value: {show(target)}: must be a port "
+                                                                "number or an IANA service name (at most 15 "
+                                                                "lowercase letters, digits and '-', with a letter)"))
         elif target is not None and (isinstance(target, bool) or not isinstance(target, int)
                                      or not 1 <= target <= 65535):
             errors.append(FieldError(f"{where}.targetPort", f"Invalid value: {show(target)}: must be between 1 and "

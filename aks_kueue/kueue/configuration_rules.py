@@ -441,7 +441,8 @@ def _custom_labels(cfg: dict[str, Any]) -> list[FieldError]:
         where = f"{base}[{index}]"
         name = entry.get("name", "")
         if not _CUSTOM_LABEL_NAME.fullmatch(name):
-            errors.append(FieldError(f"{where}.name", f"Invalid value: {show(name)}: must match ^[a-zA-Z][a-zA-Z0-9_]*$"))
+            errors.append(FieldError(f"{where}.name", f"Invalid value: {show(name)}: must match "
+                                                      "^[a-zA-Z][a-zA-Z0-9_]*$"))
         if name in names:
             errors.append(FieldError(f"{where}.name", f"Duplicate value: {show(name)}"))
         names.add(name)

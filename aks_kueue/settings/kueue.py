@@ -34,7 +34,9 @@ COMMAND_LINE_GATES = ("controllerManager", "featureGates")
 # Helm values and Kubernetes objects are a few levels deep; deeper input is refused before any
 # code walks it (the same bound as the YAML loader's).
 MAX_VALUES_DEPTH = 100
-_EXTENSION_VERSION = re.compile(r"^(\d+)\.(\d+)\.\d+(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$")
+# A semantic version, as Microsoft publishes extension versions (0.19.6-aks.0.4.4: Kueue's, then the build).
+_EXTENSION_VERSION = re.compile(r"^(\d+)\.(\d+)\.\d+"
+                                r"(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$")
 _PATH_PART = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
 _LIST_VERSIONS = ("az k8s-extension extension-types list-versions-by-cluster --resource-group <rg> "
                   "--cluster-name <cluster> --cluster-type managedClusters --extension-type microsoft.kueue")
@@ -162,7 +164,8 @@ class Kueue(Model):
         for i, name in enumerate(self.integrations):
             if name not in cat.FRAMEWORKS:
                 errors.append((f"integrations[{i}]", f"{name!r} is not a Kueue integration"
-                                                     f"{suggest(name, cat.FRAMEWORKS)} (known: {', '.join(cat.FRAMEWORKS)})"))
+                                                     f"{suggest(name, cat.FRAMEWORKS)} "
+                                                     f"(known: {', '.join(cat.FRAMEWORKS)})"))
         dupes = sorted({n for n in self.integrations if self.integrations.count(n) > 1})
         if dupes:
             errors.append(("integrations", f"{', '.join(dupes)} listed more than once; list each integration once"))
