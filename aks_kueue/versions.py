@@ -14,6 +14,8 @@ KUEUE_NAMESPACE = "kueue-system"
 
 MANAGED_KUEUE_EXTENSION_TYPE = "microsoft.kueue"
 MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN = "preview"
+# The version Microsoft's documented pinned install uses (kueue-overview, extension pivot).
+MANAGED_KUEUE_EXAMPLE_VERSION = "0.19.6-aks.0.4.4"
 
 MIN_KUBERNETES_MINOR = 34
 

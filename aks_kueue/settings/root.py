@@ -132,13 +132,15 @@ class Settings(Model):
 
     @property
     def warnings(self) -> list[str]:
-        """What only the program can say, about the provider's configuration rather than anything it
-        registers (the judge's warnings cover those): it logs them."""
+        """What only the program can say: Kueue's own warnings about its configuration, and notes about
+        the provider's configuration (the judge's warnings cover what the program registers). The
+        program logs them."""
+        notes = list(self.kueue.warnings)
         region = regions.lookup(self.location)
-        if region is None or region.cloud is regions.Cloud.PUBLIC or self.azure_environment is not None:
-            return []
-        return [f"azure-native:location: {region.name} is a region of {_CLOUD_NAMES[region.cloud]}; unless the "
-                f"provider is already pointed there, set {AZURE_ENVIRONMENT_KEY}: {region.cloud.value}"]
+        if region is not None and region.cloud is not regions.Cloud.PUBLIC and self.azure_environment is None:
+            notes.append(f"azure-native:location: {region.name} is a region of {_CLOUD_NAMES[region.cloud]}; unless "
+                         f"the provider is already pointed there, set {AZURE_ENVIRONMENT_KEY}: {region.cloud.value}")
+        return notes
 
 
 def parse_settings(config: Mapping[str, str], today: Optional[date] = None) -> Settings:
@@ -156,7 +158,11 @@ def parse_settings(config: Mapping[str, str], today: Optional[date] = None) -> S
         namespace, _, key = full_key.partition(":")
         if namespace != NAMESPACE:
             continue
-        raw[key] = value if key in _STRING_KEYS else _decode(value)
+        try:
+            raw[key] = value if key in _STRING_KEYS else _decode(value)
+        except RecursionError:
+            raise SettingsError([Problem(f"{NAMESPACE}:{key}", "is nested too deeply to read (hundreds of "
+                                         "levels); no stack key needs more than a few")]) from None
     day = today or kubernetes_versions.today()
     try:
         settings = Settings.model_validate(raw, context={"today": day})

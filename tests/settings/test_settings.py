@@ -161,8 +161,8 @@ def test_unknown_gate_suggests_spelling():
     def edit(c):
         c["aks-kueue:kueue"]["featureGates"] = {"TopologyAwareSchedulng": True}
     assert only_problem(edited("dev", edit)) == (
-        "aks-kueue:kueue.featureGates: 'TopologyAwareSchedulng' is not a Kueue 0.19 feature gate; "
-        "did you mean 'TopologyAwareScheduling'?")
+        "aks-kueue:kueue.featureGates.TopologyAwareSchedulng: unrecognized feature gate \"TopologyAwareSchedulng\": "
+        "Kueue 0.19 would not start; did you mean 'TopologyAwareScheduling'?")
 
 
 def test_locked_gate_cannot_be_turned_off():
@@ -175,14 +175,16 @@ def test_turning_off_tas_alone_would_stop_kueue():
     def edit(c):
         c["aks-kueue:kueue"]["featureGates"] = {"TopologyAwareScheduling": False}
     message = only_problem(edited("dev", edit))
-    assert "needs TopologyAwareScheduling, so Kueue would not start" in message
+    assert message.startswith("aks-kueue:kueue.featureGates.TopologyAwareScheduling: turning TopologyAwareScheduling "
+                              "off leaves TASProfileMixed, ")
+    assert "so Kueue would not start; also set each of them to false" in message
 
 
 def test_unknown_framework():
     def edit(c):
         c["aks-kueue:kueue"]["integrations"] = ["batch/jobs"]
     assert only_problem(edited("dev", edit)).startswith(
-        "aks-kueue:kueue.integrations: 'batch/jobs' is not a Kueue integration; did you mean 'batch/job'?")
+        "aks-kueue:kueue.integrations[0]: 'batch/jobs' is not a Kueue integration; did you mean 'batch/job'?")
 
 
 def test_spark_needs_its_gate():
@@ -191,10 +193,12 @@ def test_spark_needs_its_gate():
     assert "needs the feature gate SparkApplicationIntegration" in only_problem(edited("dev", edit))
 
 
-def test_values_that_the_program_renders_cannot_be_overridden():
+def test_gates_in_both_chart_places_are_refused():
     def edit(c):
         c["aks-kueue:kueue"]["values"] = {"controllerManager": {"featureGates": []}}
-    assert "rendered from aks-kueue:kueue.featureGates" in only_problem(edited("dev", edit))
+    assert only_problem(edited("dev", edit)).startswith(
+        "aks-kueue:kueue.values.controllerManager.featureGates: feature gates are also set in "
+        "aks-kueue:kueue.featureGates")
 
 
 def test_unknown_chart_value():
