@@ -12,6 +12,7 @@ from components.expected_workloads import ExpectedWorkloads, ExpectedWorkloadsAr
 from components.gpu_device_plugin import GpuDevicePlugin, GpuDevicePluginArgs
 from components.kueue_install import KueueInstall, KueueInstallArgs
 from components.kueue_queues import KueueQueues, KueueQueuesArgs
+from components.monitoring import Monitoring, MonitoringArgs
 from components.node_pools import NodePools, NodePoolsArgs
 
 try:
@@ -25,7 +26,7 @@ for warning in settings.warnings:
 tags = {"managed-by": "aks-kueue", "stack": pulumi.get_stack()}
 cluster = AksCluster("main", AksClusterArgs(
     location=settings.location, resource_group_name=settings.resource_group_name,
-    cluster=settings.cluster, tags=tags))
+    cluster=settings.cluster, tags=tags, monitoring=settings.monitoring))
 pools = NodePools("pools", NodePoolsArgs(
     resource_group_name=cluster.resource_group_name, cluster_name=cluster.cluster_name,
     pools=settings.node_pools, tags=tags))
@@ -38,6 +39,14 @@ if gpu_pools:
 kueue = KueueInstall("kueue", KueueInstallArgs(
     kueue=settings.kueue, resource_group_name=cluster.resource_group_name,
     cluster_name=cluster.cluster_name, provider=cluster.provider, node_pools=agent_pools))
+if settings.monitoring:
+    monitoring = Monitoring("monitoring", MonitoringArgs(
+        monitoring=settings.monitoring, location=settings.location, resource_group_name=cluster.resource_group_name,
+        cluster_name=settings.cluster.name, cluster_id=cluster.cluster_id, workspaces=cluster.monitoring_workspaces,
+        provider=cluster.provider, kueue_installer=kueue.installer, kueue_install=settings.kueue.install,
+        gpu_pools=gpu_pools, gpu_node_pools=[pools.agent_pools[p.name] for p in gpu_pools],
+        grafana_admin_group_ids=settings.cluster.security.entra_admin_group_object_ids, tags=tags))
+    pulumi.export("monitoring", monitoring.summary)
 if queue_plan.objects:
     queues = KueueQueues("queues", KueueQueuesArgs(
         plan=queue_plan, provider=cluster.provider, installer=kueue.installer))

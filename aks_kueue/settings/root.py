@@ -14,6 +14,7 @@ from aks_kueue.settings.base import Model, field_error
 from aks_kueue.settings.cluster import Cluster
 from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, problems_from
 from aks_kueue.settings.kueue import Kueue
+from aks_kueue.settings.monitoring import Monitoring
 from aks_kueue.settings.pools import NodePool
 from aks_kueue.settings.queues import ExpectedWorkload, Queues
 
@@ -32,6 +33,7 @@ class Settings(Model):
     queues: Optional[Queues] = None
     queue_manifests: list[str] = []
     expected_workloads: list[ExpectedWorkload] = []
+    monitoring: Optional[Monitoring] = None
 
     @field_validator("location")
     @classmethod
