@@ -60,4 +60,3 @@ def helm_values(pools: Iterable[GpuPool]) -> dict[str, Any]:
         "tolerations": tolerations(pools),
         "resources": {"requests": dict(REQUESTS), "limits": dict(LIMITS)},
     }
-

@@ -16,6 +16,8 @@ Writing it, even as `{}`, turns on everything it lists, with these defaults:
   and the default then, `standard` (every Container Insights table) otherwise.
 
 `false` turns a part off explicitly (the add-on or profile is disabled on the cluster).
+`azureMonitorWorkspaceId` and `logAnalyticsWorkspaceId` name existing workspaces, which must be
+in the cluster's region (the data collection rules are created there).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any, Literal, Optional
 from pydantic import Field, field_validator, model_validator
 
 from aks_kueue.settings.base import Model, field_error
+
 
 def _resource_id(provider: str) -> re.Pattern:
     return re.compile(r"/subscriptions/[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}"
@@ -108,7 +111,7 @@ class Monitoring(Model):
         if not self.container_insights:
             for key in ("logAnalyticsWorkspaceId", "containerInsightsPreset"):
                 if getattr(self, _snake(key)) is not None:
-                    raise field_error(key, f"is used only with containerInsights: true; remove it or turn "
+                    raise field_error(key, "is used only with containerInsights: true; remove it or turn "
                                       "containerInsights on")
         if "log_retention_days" in self.model_fields_set:
             if not self.container_insights:

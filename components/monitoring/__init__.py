@@ -38,7 +38,6 @@ from aks_kueue.versions import (DCGM_EXPORTER_CHART, DCGM_EXPORTER_CHART_REPOSIT
 from components import token
 from components.kubernetes_object import KubernetesObject
 from components.monitoring import scrape
-from components.monitoring.dashboard import DASHBOARD_FILE
 from components.monitoring.names import CONTAINER_INSIGHTS_ASSOCIATION, MonitoringNames
 from components.monitoring.workspaces import MonitoringWorkspaces, MonitoringWorkspacesArgs
 
@@ -156,6 +155,8 @@ class Monitoring(pulumi.ComponentResource):
 
     def _grafana(self) -> None:
         from pulumi_azure_native import authorization, dashboard
+
+        from components.monitoring.dashboard import DASHBOARD_FILE
 
         args = self._args
         grafana = dashboard.Grafana(

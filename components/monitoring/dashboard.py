@@ -25,6 +25,7 @@ RATE = "5m"
 
 _CQ = 'cluster=~"$cluster", cluster_queue=~"$cluster_queue"'
 _CQF = 'cluster=~"$cluster", cluster_queue=~"$cluster_queue", flavor=~"$flavor", resource=~"$resource"'
+_CQR = 'cluster=~"$cluster", cluster_queue=~"$cluster_queue", resource=~"$resource"'
 _GPU = 'cluster=~"$cluster", agentpool=~"$agentpool"'
 
 
@@ -94,8 +95,8 @@ def _panels() -> list[dict[str, Any]]:
                [(usage, "used {{cluster_queue}} {{flavor}} {{resource}}"),
                 (quota, "quota {{cluster_queue}} {{flavor}} {{resource}}")]),
         _panel("Pending demand", "What pending workloads ask for, per ClusterQueue and resource.",
-               [(f'sum by (cluster_queue, resource) (kueue_cluster_queue_resource_pending{{cluster=~"$cluster", '
-                 f'cluster_queue=~"$cluster_queue", resource=~"$resource"}})', "{{cluster_queue}} {{resource}}")]),
+               [(f"sum by (cluster_queue, resource) (kueue_cluster_queue_resource_pending{{{_CQR}}})",
+                 "{{cluster_queue}} {{resource}}")]),
         _row("GPUs (DCGM exporter)"),
         _panel("GPU utilisation per node pool", "Average GPU utilisation over the pool's GPUs (DCGM_FI_DEV_GPU_UTIL).",
                [(f"avg by (agentpool) (DCGM_FI_DEV_GPU_UTIL{{{_GPU}}})", "{{agentpool}}")], unit="percent", maximum=100),

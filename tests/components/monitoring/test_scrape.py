@@ -160,6 +160,10 @@ def test_prod_registers_the_scrape_after_kueue_and_the_metrics_association(prod)
         assert resource.provider == provider.urn
     assert monitor.inputs == scrape.kueue_service_monitor()
     assert crd_errors(monitor.inputs) == [] and crd_errors(one(prod, POD_MONITOR).inputs) == []
+    import kubernetes_validate
+
+    for rbac in (binding, one(prod, CLUSTER_ROLE)):
+        kubernetes_validate.validate(rbac.inputs, "1.34", strict=True)
 
 
 def test_the_service_monitor_follows_the_helm_release(helm_with_monitoring):
