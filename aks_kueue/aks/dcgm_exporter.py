@@ -13,7 +13,7 @@ labels (`templates/_helpers.tpl`), the container port named `metrics` on 9400
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Protocol
+from typing import Any, Iterable, Mapping, Protocol, Sequence
 
 NAMESPACE = "kube-system"
 RELEASE = "dcgm-exporter"
@@ -25,10 +25,13 @@ AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
 
 
 class GpuPool(Protocol):
-    name: str
+    """A pool as `aks_kueue.aks.pools.Pool` describes it: its name and the taints its nodes carry."""
 
     @property
-    def node_taint_objects(self) -> list[dict[str, str]]: ...
+    def name(self) -> str: ...
+
+    @property
+    def taints(self) -> Sequence[Mapping[str, str]]: ...
 
 
 def pod_labels(release: str = RELEASE) -> dict[str, str]:
@@ -41,8 +44,8 @@ def tolerations(pools: Iterable[GpuPool]) -> list[dict[str, str]]:
     """Each pool's own taints, exactly, plus the `nvidia.com/gpu` taint GPU nodes often carry."""
     found = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
     for pool in pools:
-        for taint in pool.node_taint_objects:
-            toleration = {"key": taint["key"], "operator": "Equal", "value": taint["value"],
+        for taint in pool.taints:
+            toleration = {"key": taint["key"], "operator": "Equal", "value": taint.get("value") or "",
                           "effect": taint["effect"]}
             if toleration not in found:
                 found.append(toleration)

@@ -6,10 +6,11 @@ import pytest
 
 from aks_kueue.aks import dcgm_exporter
 from aks_kueue.k8s.scheduling import requirement_matches, untolerated_taint
+from aks_kueue.model.from_settings import from_settings
 from aks_kueue.settings import parse_settings
 from aks_kueue.versions import DCGM_EXPORTER_CHART_REPOSITORY, DCGM_EXPORTER_CHART_VERSION
 from tests.components.monitoring.conftest import POD_MONITOR, RELEASE, one
-from tests.conftest import edited, flat, run_config, stack_doc
+from tests.conftest import ROOT, edited, flat, run_config, stack_doc
 
 # Top-level keys of the chart's values.yaml at tag 4.5.3-4.8.2 (NVIDIA/dcgm-exporter deployment/values.yaml);
 # Helm ignores unknown keys silently, so a misspelt one would do nothing.
@@ -23,8 +24,13 @@ CHART_VALUES = {
 }
 
 
+def model_pools(stack_config: dict):
+    """The user pools as the program sees them (`aks_kueue.model`), AKS's node taints included."""
+    return from_settings(parse_settings(flat(stack_config)), ROOT, "test").pools
+
+
 def gpu_pools(stack_config: dict):
-    return [p for p in parse_settings(flat(stack_config)).node_pools if p.needs_device_plugin]
+    return [p for p in model_pools(stack_config) if p.needs_device_plugin]
 
 
 def _node_matches(values: dict, labels: dict) -> bool:
@@ -33,17 +39,17 @@ def _node_matches(values: dict, labels: dict) -> bool:
 
 
 def test_values_place_the_exporter_on_gpu_pools_only_and_tolerate_them():
-    settings = parse_settings(flat(stack_doc("prod")))
-    pools = [p for p in settings.node_pools if p.needs_device_plugin]
+    every = model_pools(stack_doc("prod"))
+    pools = [p for p in every if p.needs_device_plugin]
     assert [p.name for p in pools] == ["a100", "h100"]
     values = dcgm_exporter.helm_values(pools)
     assert set(values) <= CHART_VALUES
     assert values["serviceMonitor"] == {"enabled": False}
-    for pool in settings.node_pools:
+    for pool in every:
         labels = {dcgm_exporter.AGENTPOOL_LABEL: pool.name}
         assert _node_matches(values, labels) is (pool in pools), pool.name
         if pool in pools:
-            assert untolerated_taint(pool.node_taint_objects, values["tolerations"]) is None, pool.name
+            assert pool.taints and untolerated_taint(list(pool.taints), values["tolerations"]) is None, pool.name
     assert values["resources"]["requests"] == dcgm_exporter.REQUESTS
 
 
@@ -53,7 +59,7 @@ def test_spot_gpu_pools_are_tolerated_too():
         c["aks-kueue:nodePools"][1]["taints"] = ["team=ml:NoExecute"]
     pools = gpu_pools(edited("dev", edit))
     values = dcgm_exporter.helm_values(pools)
-    assert untolerated_taint(pools[0].node_taint_objects, values["tolerations"]) is None
+    assert len(pools[0].taints) == 2 and untolerated_taint(list(pools[0].taints), values["tolerations"]) is None
     assert {"key": "team", "operator": "Equal", "value": "ml", "effect": "NoExecute"} in values["tolerations"]
     assert untolerated_taint([{"key": "other", "value": "x", "effect": "NoSchedule"}], values["tolerations"])
 
