@@ -15,6 +15,7 @@ from aks_kueue.settings.base import Model, field_error, field_errors, suggest
 from aks_kueue.settings.cluster import Cluster
 from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, problems_from
 from aks_kueue.settings.kueue import Kueue
+from aks_kueue.settings.monitoring import Monitoring
 from aks_kueue.settings.pools import NodePool
 from aks_kueue.settings.queues import ExpectedWorkload, Queues
 
@@ -38,6 +39,7 @@ class Settings(Model):
     queues: Optional[Queues] = None
     queue_manifests: list[str] = []
     expected_workloads: list[ExpectedWorkload] = []
+    monitoring: Optional[Monitoring] = None
 
     _today: Optional[date] = PrivateAttr(default=None)
 
