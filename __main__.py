@@ -42,7 +42,8 @@ if gpu_pools:
         pools=gpu_pools, provider=cluster.provider, node_pools=[pools.agent_pools[p.name] for p in gpu_pools]))
 kueue = KueueInstall("kueue", KueueInstallArgs(
     kueue=settings.kueue, resource_group_name=cluster.resource_group_name,
-    cluster_name=cluster.cluster_name, provider=cluster.provider, node_pools=list(pools.agent_pools.values())))
+    cluster_name=cluster.cluster_name, provider=cluster.provider, node_pools=list(pools.agent_pools.values()),
+    cluster_queue_metrics=bool(settings.monitoring and settings.monitoring.cluster_queue_resource_metrics)))
 if settings.monitoring:
     monitoring = Monitoring("monitoring", MonitoringArgs(
         monitoring=settings.monitoring, location=settings.location, resource_group_name=cluster.resource_group_name,

@@ -34,8 +34,9 @@ def edited(name: str, edit) -> dict:
     return config
 
 
-def run_config(config: dict, stack: str = "test", preview: bool = True):
-    return run_program(StackConfig(project="aks-kueue", stack=stack, config=flat(config)), ROOT, preview)
+def run_config(config: dict, stack: str = "test", preview: bool = True, unknown_outputs: bool = False):
+    return run_program(StackConfig(project="aks-kueue", stack=stack, config=flat(config)), ROOT, preview,
+                       unknown_outputs)
 
 
 def run_stack(name: str, preview: bool = True):

@@ -15,6 +15,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
+from aks_kueue.aks.pools import GPU_TOLERATION
+from aks_kueue.k8s.scheduling import tolerating
+
 NAMESPACE = "kube-system"
 RELEASE = "dcgm-exporter"
 METRICS_PORT = "metrics"
@@ -42,14 +45,7 @@ def pod_labels(release: str = RELEASE) -> dict[str, str]:
 
 def tolerations(pools: Iterable[GpuPool]) -> list[dict[str, str]]:
     """Each pool's own taints, exactly, plus the `nvidia.com/gpu` taint GPU nodes often carry."""
-    found = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
-    for pool in pools:
-        for taint in pool.taints:
-            toleration = {"key": taint["key"], "operator": "Equal", "value": taint.get("value") or "",
-                          "effect": taint["effect"]}
-            if toleration not in found:
-                found.append(toleration)
-    return found
+    return tolerating([t for pool in pools for t in pool.taints], always=[GPU_TOLERATION])
 
 
 def helm_values(pools: Iterable[GpuPool]) -> dict[str, Any]:

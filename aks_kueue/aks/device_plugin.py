@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from aks_kueue.aks.pools import Pool
+from aks_kueue.aks.pools import GPU_TOLERATION, Pool
+from aks_kueue.k8s.scheduling import tolerating
 from aks_kueue.versions import NVIDIA_DEVICE_PLUGIN_IMAGE
 
 NAMESPACE = "kube-system"
@@ -35,13 +36,7 @@ def daemonset(name: str, strategy: str, pools: list[Pool]) -> dict[str, Any]:
     """MIG strategies need SYS_ADMIN and MIG device monitoring, as NVIDIA's own chart sets them."""
     labels = {"app.kubernetes.io/name": "nvidia-device-plugin", "app.kubernetes.io/instance": name,
               "app.kubernetes.io/managed-by": "aks-kueue"}
-    tolerations = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
-    for pool in pools:
-        for taint in pool.taints:
-            toleration = {"key": taint["key"], "operator": "Equal", "value": taint.get("value") or "",
-                          "effect": taint["effect"]}
-            if toleration not in tolerations:
-                tolerations.append(toleration)
+    tolerations = tolerating([t for pool in pools for t in pool.taints], always=[GPU_TOLERATION])
     return {
         "apiVersion": "apps/v1",
         "kind": "DaemonSet",

@@ -15,7 +15,7 @@ from typing import Mapping
 from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD, MIB, node_allocatable
 from aks_kueue.aks.pools import Pool
 from aks_kueue.aks.vm_sizes import lookup, mig_resource
-from aks_kueue.kueue.units import amount
+from aks_kueue.kueue.units import format_amount
 
 AGENTPOOL = "kubernetes.azure.com/agentpool"
 ZONE = "topology.kubernetes.io/zone"
@@ -113,12 +113,12 @@ def node_resources(pool: Pool, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> N
     if gpu_resource:
         amounts[gpu_resource] = gpus
     for daemonset in pool.daemonsets:
-        taken = {r: amount(r, q) for r, q in daemonset.requests.items()}
+        taken = dict(daemonset.requests)
         for resource, value in taken.items():
             amounts[resource] = amounts.get(resource, 0) - value
         amounts["pods"] -= 1
         lines.append(f"less DaemonSet {daemonset.name} on every node: " + ", ".join(
-            f"{r} {q}" for r, q in daemonset.requests.items()) + ", 1 pod")
+            f"{r} {format_amount(r, q)}" for r, q in daemonset.requests.items()) + ", 1 pod")
     lines.append("not subtracted: AKS's own kube-system DaemonSets, whose requests AKS does not publish")
     lines.append(f"per node: cpu {amounts['cpu']}m, memory {amounts['memory'] / MIB:.0f} MiB, pods {amounts['pods']}"
                  + (f", {gpu_resource} {gpus}" if gpu_resource else ""))

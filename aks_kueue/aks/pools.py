@@ -11,12 +11,15 @@ from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
 from aks_kueue.aks.vm_sizes import lookup
+from aks_kueue.kueue.units import amount
 
 # The taint AKS puts on every node of a spot pool (learn.microsoft.com/azure/aks/spot-node-pool).
 SPOT_TAINT = {"key": "kubernetes.azure.com/scalesetpriority", "value": "spot", "effect": "NoSchedule"}
 # The taint this program puts on system pools, so that only critical add-ons run there
 # (learn.microsoft.com/azure/aks/use-system-pools).
 SYSTEM_POOL_TAINT = {"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}
+# GPU nodes often carry this taint (NVIDIA's operator and many clusters set it); GPU DaemonSets tolerate it.
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 SYSTEM = "System"
 USER = "User"
 
@@ -33,10 +36,16 @@ class ExplicitNode:
 
 @dataclass(frozen=True)
 class DaemonSetLoad:
-    """A DaemonSet that runs one pod on every node of a pool: that pod's requests."""
+    """A DaemonSet that runs one pod on every node of a pool: that pod's requests, given as
+    quantities or amounts and kept in Kueue's units (cpu in millicores), so one load reads the
+    same whichever way it was written."""
 
     name: str
-    requests: Mapping[str, str]
+    requests: Mapping[str, int]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "requests", {r: q if isinstance(q, int) and not isinstance(q, bool) else amount(r, q)
+                                              for r, q in self.requests.items()})
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Optional
 
 import typer
 
-from aks_kueue.cli import app
+from aks_kueue.cli.app import app
 from aks_kueue.cli.common import CONFIG_OPTION, STACK_OPTION, fail, load_stack_config, stack_name
 
 FORMATS = ("text", "json", "markdown")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from aks_kueue.cli import app
+from aks_kueue.cli.app import app
 from aks_kueue.cli.common import fail
 
 

@@ -84,8 +84,11 @@ def _region(cluster: Cluster) -> list[Finding]:
 def _version(cluster: Cluster, today: Optional[date]) -> list[Finding]:
     if cluster.kubernetes_version == "unset":
         return []
-    verdict = kubernetes_versions.judge(cluster.kubernetes_version, today or kubernetes_versions.today(),
-                                        at_least=MIN_KUBERNETES_MINOR)
+    try:
+        verdict = kubernetes_versions.judge(cluster.kubernetes_version, today or kubernetes_versions.today(),
+                                            at_least=MIN_KUBERNETES_MINOR)
+    except ValueError:
+        return []  # not a version at all: the settings refuse it, and AKS would refuse the cluster
     return [Finding(KUBERNETES_VERSION, WARNING, "AKS cluster", cluster_key(cluster, "kubernetesVersion"), warning)
             for warning in verdict.warnings]
 

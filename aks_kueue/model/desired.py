@@ -18,6 +18,7 @@ from typing import Any, Mapping, Optional
 
 from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.aks.pools import Pool
+from aks_kueue.model.conventions import DEPLOY_ORDER
 
 PRODUCTION = "production"
 DEVELOPMENT = "development"
@@ -62,6 +63,9 @@ class Cluster:
     security: Security = Security()
     system_pools: tuple[Pool, ...] = ()
     key: str = "aks-kueue:cluster"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "system_pools", tuple(sorted(self.system_pools, key=lambda p: p.name)))
 
     @property
     def default_max_pods(self) -> int:
@@ -156,6 +160,19 @@ class Model:
     namespaces: tuple[Namespace, ...] = ()
     workloads: tuple[ExpectedWorkload, ...] = ()
     unreadable: tuple[Unreadable, ...] = ()
+
+    def __post_init__(self) -> None:
+        """One order whichever reader built it: objects in creation order (what a kind refers to first),
+        everything else by name, so that two models of one cluster compare equal."""
+        def kind_rank(item: KueueItem) -> tuple:
+            rank = DEPLOY_ORDER.index(item.kind) if item.kind in DEPLOY_ORDER else len(DEPLOY_ORDER)
+            return rank, item.namespace or "", item.name
+
+        object.__setattr__(self, "pools", tuple(sorted(self.pools, key=lambda p: p.name)))
+        object.__setattr__(self, "installs", tuple(sorted(self.installs, key=lambda i: i.mode)))
+        object.__setattr__(self, "objects", tuple(sorted(self.objects, key=kind_rank)))
+        object.__setattr__(self, "namespaces", tuple(sorted(self.namespaces, key=lambda n: n.name)))
+        object.__setattr__(self, "workloads", tuple(sorted(self.workloads, key=lambda w: w.label)))
 
     @property
     def managed(self) -> bool:

@@ -22,6 +22,7 @@ from typing import Any, Optional, Sequence
 
 import yaml
 
+from aks_kueue.aks import dcgm_exporter
 from aks_kueue.aks.capacity_tag import CAPACITY_TAG, explicit_node
 from aks_kueue.aks.nodes import pool_capacity
 from aks_kueue.aks.placement import pod_lands
@@ -90,6 +91,8 @@ def from_resources(resources: Sequence[Any]) -> Reading:
                 urns[CLUSTER_SUBJECT] = urn
             elif AGENT_POOL.match(kind):
                 pool_resources.append(resource)
+            elif HELM.match(kind) and _chart(props) == dcgm_exporter.RELEASE:
+                daemonsets.append(_dcgm(props, label))
             elif (install := _install(kind, props, label, key)) is not None:
                 installs.append(install)
                 urns.setdefault(INSTALL_SUBJECT, urn)
@@ -265,15 +268,14 @@ def _taint(value: str, what: str) -> dict[str, str]:
     return {"key": match["key"], "value": match["value"] or "", "effect": match["effect"]}
 
 
-def _daemonset(props: Any, label: str) -> tuple[str, dict[str, str], dict]:
+def _daemonset(props: Any, label: str) -> tuple[str, dict[str, int], dict]:
     """(name, pod requests, pod spec for placement) of one DaemonSet resource."""
     name = text(get(props, "metadata", "name"), f"{label}.metadata.name")
     pod = plain(mapping(get(props, "spec", "template", "spec", default={}), f"{label}.spec.template.spec"))
     try:
-        units = to_units(pod_requests(pod))
+        requests = to_units(pod_requests(pod))
     except (ValueError, AttributeError, TypeError) as error:  # a QuantityError is a ValueError
         raise UnreadableValue(f"{label}: the pod's resource requests cannot be read ({error})") from None
-    requests = {r: f"{v}m" if r == "cpu" else str(v) for r, v in units.items()}
     for field_name, shape in (("nodeSelector", dict), ("tolerations", list)):
         if not isinstance(pod.get(field_name, shape()), shape):
             raise UnreadableValue(f"{label}: spec.template.spec.{field_name} has the wrong shape")
@@ -282,7 +284,23 @@ def _daemonset(props: Any, label: str) -> tuple[str, dict[str, str], dict]:
     return name, requests, pod
 
 
-def _placed(pool: Pool, daemonsets: list[tuple[str, dict[str, str], dict]], region: str) -> Pool:
+def _chart(props: Any) -> Optional[str]:
+    chart = get(props, "chart")
+    return chart.rstrip("/").rsplit("/", 1)[-1] if isinstance(chart, str) else None
+
+
+def _dcgm(props: Any, label: str) -> tuple[str, dict[str, int], dict]:
+    """NVIDIA's DCGM exporter chart runs a DaemonSet no resource shows: its pod, from the release's
+    values (placement, tolerations, requests, with the chart's default requests)."""
+    values = plain(mapping(get(props, "values", default={}), f"{label}.values"))
+    pod = {key: values[key] for key in ("affinity", "nodeSelector", "tolerations") if key in values}
+    resources = values.get("resources") if isinstance(values.get("resources"), dict) else {}
+    requests = resources.get("requests") if isinstance(resources.get("requests"), dict) else dcgm_exporter.REQUESTS
+    pod["containers"] = [{"name": "exporter", "resources": {"requests": dict(requests)}}]
+    return _daemonset({"metadata": {"name": dcgm_exporter.RELEASE}, "spec": {"template": {"spec": pod}}}, label)
+
+
+def _placed(pool: Pool, daemonsets: list[tuple[str, dict[str, int], dict]], region: str) -> Pool:
     """The pool with the DaemonSets whose pods land on its nodes."""
     capacity = pool_capacity(pool, region)
     loads = tuple(DaemonSetLoad(name, requests) for name, requests, pod in daemonsets if pod_lands(pod, capacity))
@@ -296,9 +314,11 @@ def _install(kind: str, props: Any, label: str, key) -> Optional[Install]:
         extension_type = get(props, "extensionType")
         if not isinstance(extension_type, str) or extension_type.lower() != MANAGED_KUEUE_EXTENSION_TYPE:
             return None
+        auto_upgrade = get(props, "autoUpgradeMinorVersion", default=True) is not False
+        # Azure applies a release train only with auto-upgrade (the SDK sends its default train regardless).
         return Install("managed", version=_optional_text(get(props, "version")),
-                       release_train=_optional_text(get(props, "releaseTrain")),
-                       auto_upgrade=get(props, "autoUpgradeMinorVersion", default=True) is not False, key=where)
+                       release_train=_optional_text(get(props, "releaseTrain")) if auto_upgrade else None,
+                       auto_upgrade=auto_upgrade, key=where)
     if HELM.match(kind):
         chart = get(props, "chart")
         if not isinstance(chart, str) or chart.rstrip("/").rsplit("/", 1)[-1] != "kueue":

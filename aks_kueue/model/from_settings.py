@@ -14,6 +14,7 @@ from typing import Any, Optional
 from aks_kueue.aks.nodes import AGENTPOOL
 from aks_kueue.aks.pools import (SYSTEM, SYSTEM_POOL_TAINT, DaemonSetLoad, ExplicitNode, Pool, effective_gpu_driver,
                                  gpu_vendor, mig_strategy, needs_device_plugin)
+from aks_kueue.aks import dcgm_exporter
 from aks_kueue.aks.device_plugin import REQUESTS, daemonset_name
 from aks_kueue.k8s.merge import deep_merge
 from aks_kueue.k8s.quantity import parse_quantity
@@ -35,7 +36,6 @@ def from_settings(settings: Settings, root: Path, stack: str = "") -> Model:
     problems: list[Problem] = []
     pools = tuple(user_pool(p, i, settings) for i, p in enumerate(settings.node_pools))
     objects = _from_stack(settings, problems) + _from_manifests(settings, root, problems)
-    objects.sort(key=lambda o: DEPLOY_ORDER.index(o.kind) if o.kind in DEPLOY_ORDER else len(DEPLOY_ORDER))
     namespaces = _namespaces(objects, problems)
     if problems:
         raise SettingsError(problems)
@@ -80,6 +80,9 @@ def user_pool(pool: NodePool, index: int, settings: Settings) -> Pool:
     # The program runs the NVIDIA device plugin on these pools (`components/gpu_device_plugin`).
     plugin = DaemonSetLoad(daemonset_name(mig_strategy(pool.gpu_instance_profile)), dict(REQUESTS))
     daemonsets = (plugin,) if needs_device_plugin(vendor, driver) else ()
+    if daemonsets and settings.monitoring is not None and settings.monitoring.gpu_metrics:
+        # The DCGM exporter runs on the same pools (`components/monitoring`).
+        daemonsets += (DaemonSetLoad(dcgm_exporter.RELEASE, dict(dcgm_exporter.REQUESTS)),)
     network = cluster(settings).network
     return Pool(
         name=pool.name, vm_size=pool.vm_size, min_count=pool.min_count, max_count=pool.max_count,

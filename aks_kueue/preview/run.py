@@ -51,7 +51,7 @@ class _Collector(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def run_program(config: StackConfig, root: Path, preview: bool = True) -> ProgramRun:
+def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_outputs: bool = False) -> ProgramRun:
     pulumi.runtime.set_all_config(config.config, config.secret_keys)
     # The root Stack resource is per program run; clearing it lets one process run many.
     runtime_settings.ROOT.set(None)
@@ -59,7 +59,7 @@ def run_program(config: StackConfig, root: Path, preview: bool = True) -> Progra
     logger.propagate = False
     collector = _Collector()
     logger.addHandler(collector)
-    mocks = OfflineMocks(preview=preview)
+    mocks = OfflineMocks(preview=preview, unknown_outputs=unknown_outputs)
     monitor = RecordingMonitor(mocks)
     pulumi.runtime.set_mocks(mocks, project=config.project, stack=config.stack, preview=preview,
                              monitor=monitor, logger=logger)

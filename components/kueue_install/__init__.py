@@ -24,6 +24,9 @@ class KueueInstallArgs:
     cluster_name: pulumi.Input[str]
     provider: k8s.Provider
     node_pools: Sequence[pulumi.Resource]
+    # Kueue's quota and borrowing metrics (`metrics.enableClusterQueueResources`), which the monitoring
+    # dashboard shows; the Helm path only, the managed extension exposes no setting for it.
+    cluster_queue_metrics: bool = False
 
 
 class KueueInstall(pulumi.ComponentResource):
@@ -93,7 +96,7 @@ class KueueInstall(pulumi.ComponentResource):
             version=kueue.chart_version,
             namespace=KUEUE_NAMESPACE,
             create_namespace=True,
-            values=helm_values(kueue),
+            values=helm_values(kueue, cluster_queue_metrics=args.cluster_queue_metrics),
             # Helm waits for the controller and its webhook Deployment before the
             # release counts as created, so queue objects are not sent too early.
             timeout=600,

@@ -45,7 +45,8 @@ def test_a_workload_edited_in_the_carrier_is_judged_from_the_carrier():
     carrier = run.of_type(CONFIG_MAP)[0]
     data = carrier.raw_inputs["data"]
     workloads = read_workloads(data[WORKLOADS_KEY])
-    workloads[1]["spec"]["podSets"][0]["count"] = 40  # etl: 40 x 3 cores, past the queue's 20
+    etl = next(w for w in workloads if w["metadata"]["name"] == "etl")
+    etl["spec"]["podSets"][0]["count"] = 40  # 40 x 3 cores, past the queue's 20
     carrier.raw_inputs = {**carrier.raw_inputs, "data": {**data, WORKLOADS_KEY: yaml.safe_dump_all(workloads)}}
     found = [v for v in evaluate(run) if v.policy == "kueue-expected-workloads-fit"]
     assert found and all(v.enforcement_level == "mandatory" and v.urn == carrier.urn for v in found)
