@@ -39,8 +39,27 @@ ERRATA: dict[str, tuple[str, str]] = {
                        "only on Linux' name this size Standard_B1ls"),
     "Standard_D2a_v41": ("Standard_D2a_v4", "footnote marker 1 fused to the name; every other size "
                          "of the series ends in _v4"),
+    "Standard_E104id_v52": ("Standard_E104id_v5", "footnote marker 2 fused to the name; every other size "
+                            "of the series ends in _v5, and the Edsv5 page lists Standard_E104ids_v5"),
     "Standard_L80s_v26": ("Standard_L80s_v2", "footnote marker 6 fused to the name in the Basics "
                           "table; the page's local-storage table names it Standard_L80s_v2"),
+}
+
+
+# Figures a page contradicts elsewhere (its specs include): the catalog gives neither, and says why.
+# series -> (fields set to null, text that must occur in the series' page or include, reason).
+DISPUTED: dict[str, tuple[tuple[str, ...], str, str]] = {
+    series: (("temp_disk_gib",), "| Local Storage  | 4 Disks           | 16 TiB (NVMe)",
+             "the size table gives 4 temp disks of '16' (TB) each; the series specs include gives "
+             "16 TiB (NVMe) over 4 disks in all")
+    for series in ("ND_GB200_v6", "ND_GB300_v6")
+} | {
+    "Dasv4": (("temp_disk_count",), "| Standard_D2as_v4 | 4 | 16 | 4,000 |",
+              "the column headed 'Max Temp Storage Disks' holds 4, 8, 16 and 32, the data-disk counts of "
+              "these sizes, not temp disks"),
+    "Eav4": (("temp_disk_count", "temp_disk_gib"), "| Standard_E2a_v4 | 4 | 16 | 3000 | 46 | 23 |",
+             "the local-storage table repeats the Dasv4 table's disk counts (data-disk counts) and sizes "
+             "(16, 32, 64 ... GiB) beside read figures of a larger disk (the Dav4 figures for its 50 GiB disk)"),
 }
 
 
@@ -137,6 +156,19 @@ class Section:
         header, body = rows[0], [r for r in rows[1:] if not all(re.fullmatch(r":?-{3,}:?", c) for c in r if c)]
         return Table(header, body)
 
+    def tables(self) -> list[Table]:
+        """Every table of the section (the Msv3/Mdsv3 High Memory pages give one per disk controller)."""
+        out, start = [], 0
+        while True:
+            rest = Section(self.title, self.lines[start:])
+            first = next((i for i, ln in enumerate(rest.lines) if ln.lstrip().startswith("|")), None)
+            if first is None:
+                return out
+            out.append(rest.table())
+            end = next((i for i in range(first, len(rest.lines)) if not rest.lines[i].lstrip().startswith("|")),
+                       len(rest.lines))
+            start += end
+
 
 @dataclass
 class Page:
@@ -213,6 +245,7 @@ def feature_section(text: str) -> list[str]:
     return lines
 
 
+NO_LOCAL = re.compile(r"no local storage|doesn't (include|have) local storage", re.I)
 NVME_ONLY = re.compile(r"only work on OS images that support NVMe|works only on OS images that support NVMe")
 LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 
@@ -223,10 +256,23 @@ def _plain(s: str) -> str:
 
 def parse_features(text: str) -> dict[str, str]:
     """Feature name -> the page's wording ("Supported", "Not Supported", "Generation 1 and 2", ...)."""
+    return feature_lines(feature_section(text))
+
+
+def feature_lines(lines: list[str]) -> dict[str, str]:
     features: dict[str, str] = {}
-    for line in feature_section(text):
+    listed_as = None  # "Supported"/"Not Supported" under a "*Supported* features ..." heading line
+    for line in lines:
         stripped = line.strip()
         if stripped.startswith(">"):
+            continue
+        m = re.match(r"^\*(Supported|Unsupported)\* features", stripped)
+        if m:
+            listed_as = "Supported" if m[1] == "Supported" else "Not Supported"
+            continue
+        if listed_as and re.match(r"^-\s*\[[^\]]+\]\([^)]*\)\s*$", stripped):
+            name = FEATURE_ALIASES.get(_plain(stripped[1:]).lower(), _plain(stripped[1:]))
+            features.setdefault(name, listed_as)
             continue
         if stripped.startswith("|"):
             cells = _cells(stripped)
@@ -299,9 +345,9 @@ def notes(text: str) -> list[str]:
             current = []
     out = []
     for block in blocks:
-        body = _plain(" ".join(re.sub(r"^\[!\w+\]\s*", "", b).lstrip("- ").strip() for b in block))
+        body = _plain(" ".join(re.sub(r"^\[!\w+\]\s*", "", b).lstrip("- ").strip() for b in block)).replace("**", "")
         low = body.lower()
-        if (not body or "no accelerators" in low or "include any accelerators" in low or "no local storage" in low
+        if (not body or "no accelerators" in low or "include any accelerators" in low or NO_LOCAL.search(body)
                 or NVME_ONLY.search(body) or "currently in **preview**" in low):
             continue  # boilerplate, or a fact the series record states as a field
         out.append(body)
@@ -337,8 +383,145 @@ def spec_include(page: Page, root: Path = SNAPSHOT) -> str | None:
     return read_page(file).text if file.exists() else None
 
 
-def page_sizes(page: Page, root: Path = SNAPSHOT) -> tuple[dict, list[dict]]:
-    """(series record, size records) for one snapshot page."""
+def page_sizes(page: Page, root: Path = SNAPSHOT) -> list[tuple[dict, list[dict]]]:
+    """[(series record, size records)] for one snapshot page: one series, or several on an older
+    page that puts each series in its own section with one wide table (no Basics/Local tabs)."""
+    if not any(base == "sizebasic" for (base, _) in page.tabs):
+        return _legacy(page)
+    return [_tabbed(page, root)]
+
+
+def _series_record(page: Page, name: str, features: dict[str, str], text: str) -> dict:
+    page_notes = notes(text)
+    retirement = next((n for n in page_notes if re.search(r"\bretire", n, re.I)), None)
+    heading = next((line for line in page.text.splitlines() if line.startswith("# ")), "")
+    preview = ("sizes-preview-tag" in text or "currently in **Preview**" in text
+               or "(Preview)" in page.title or "(Preview)" in heading)
+    return {
+        "name": name,
+        "category": page.category,
+        "page": page.source,
+        "commit": page.commit,
+        "page_date": page.page_date,
+        "features": dict(sorted(features.items())),
+        "preview": preview,
+        "previous_generation": "previous-gen-header" in page.text,
+        "retirement": retirement,
+        "nvme_only_images": bool(NVME_ONLY.search(text)),
+        "notes": [n for n in page_notes if n != retirement],
+    }
+
+
+def generations(features: dict[str, str]) -> tuple[bool | None, bool | None]:
+    """(Generation 1 supported?, Generation 2 supported?) in any of the pages' three wordings:
+    "Generation 1 VMs: Supported", "VM Generation Support: Generation 1 and 2", "VM Generation 2: Supported"."""
+    if "Generation 1 VMs" in features or "Generation 2 VMs" in features:
+        return support(features.get("Generation 1 VMs")), support(features.get("Generation 2 VMs"))
+    if "VM Generation Support" in features:
+        listed = set(re.findall(r"\b([12])\b", features["VM Generation Support"]))
+        return "1" in listed, "2" in listed
+    return None, support(features.get("VM Generation 2"))
+
+
+def _finish(row: dict, features: dict[str, str], spec_text: str | None) -> None:
+    for key, feature in (("ephemeral_os_disk", "Ephemeral OS Disk"), ("premium_storage", "Premium Storage"),
+                         ("accelerated_networking", "Accelerated Networking")):
+        row[key] = support(features.get(feature))
+        if row[key] is None:
+            row["missing"].append(key)
+    row["generation_1"], row["generation_2"] = generations(features)
+    row["missing"] += [key for key in ("generation_1", "generation_2") if row[key] is None]
+    arch, how = architecture(row["name"], spec_text)
+    row["cpu_architecture"] = arch
+    if arch is None:
+        row["missing"].append("cpu_architecture")
+        row["notes"].append(f"CPU architecture not stated: {how}")
+    row["missing"] = sorted(set(row["missing"]))
+
+
+def _legacy(page: Page) -> list[tuple[dict, list[dict]]]:
+    """Older pages: '## <series>' sections, each with its feature lines and one wide table whose
+    first column is 'Size'. A feature list may sit in its own section before the table(s), and one
+    series may have two tables (the Ebdsv5 page's NVMe and SCSI variants): they merge."""
+    sections: list[tuple[str, list[str]]] = []
+    preamble: list[str] = []
+    for line in page.text.splitlines():
+        if line.startswith("## ") or line.startswith("### "):
+            sections.append((line.lstrip("#").strip(), []))
+        elif sections:
+            sections[-1][1].append(line)
+        else:
+            preamble.append(line)
+    groups: dict[str, tuple[dict, dict[str, dict]]] = {}
+    features: dict[str, str] = {}
+    for heading, lines in sections:
+        first_row = next((i for i, ln in enumerate(lines) if ln.lstrip().startswith("|")), len(lines))
+        own = feature_lines(lines[:first_row])  # feature lines come before a section's table
+        if own:
+            features = own
+        table = Section(heading, lines).table()
+        if table is None or table.header[0].lower() not in ("size", "size name"):
+            continue
+        base = re.sub(r"\s*\((NVMe|SCSI)\)\s*$", "", heading, flags=re.I)
+        base = re.sub(r"(-series|\s+[Ss]eries)(\s+(products|specifications))?$", "", base.strip())
+        name = series_name(base.replace("-series", ""))
+        if name not in groups:
+            groups[name] = (_series_record(page, name, features, "\n".join(preamble + lines)), {})
+        series, rows = groups[name]
+        for row in _legacy_rows(page, heading, table, series, features):
+            known = rows.get(row["name"].lower())
+            if known is None:
+                rows[row["name"].lower()] = row
+            elif (known["vcpus"], known["memory_gib"], known["temp_disk_gib"]) != (
+                    row["vcpus"], row["memory_gib"], row["temp_disk_gib"]):
+                raise SnapshotError(f"{page.file}: {row['name']} differs between the tables of {name}")
+    if not groups:
+        raise SnapshotError(f"{page.file}: neither Basics tabs nor a size table")
+    return [(series, list(rows.values())) for series, rows in groups.values()]
+
+
+def _temp(cell: str) -> float | None:
+    # "Remote Storage Only", or "RS*" with the footnote "*RS: ... remote storage only": no temp disk
+    return 0.0 if cell.strip().lower() in ("remote storage only", "rs*") else _number(cell)
+
+
+def _legacy_rows(page: Page, heading: str, table: Table, series: dict, features: dict[str, str]) -> list[dict]:
+    vcpu_col = table.column("vcpu")
+    mem_col = table.column("memory") if table.column("memory") is not None else table.column("ram")
+    temp_col = table.column("temp storage", "gib", avoid=("throughput",))
+    cache_col = table.column("cache size")
+    if vcpu_col is None or mem_col is None:
+        raise SnapshotError(f"{page.file}: table under {heading!r} lacks a vCPU or memory column")
+    out = []
+    for cells in table.rows:
+        name = _name(re.sub(r"<sup>.*?</sup>", "", cells[0]).strip())
+        row = {"name": name, "series": series["name"], "category": page.category,
+               "vcpus": int(_number(cells[vcpu_col])), "memory_gib": _number(cells[mem_col]),
+               "temp_disk_count": None, "temp_disk_gib": None if temp_col is None else _temp(cells[temp_col]),
+               "cache_disk_gib": None, "local_ssd_count": None, "local_ssd_size": None,
+               "gpus": "0", "gpu_model": None, "gpu_resource": None, "gpu_memory_gib": None,
+               "missing": ["temp_disk_count"], "notes": []}
+        if cache_col is not None:
+            m = re.search(r"\((\d[\d,]*)\)", cells[cache_col])
+            row["cache_disk_gib"] = _number(m[1]) if m else None
+        for key in ("temp_disk_gib", "cache_disk_gib"):
+            if row[key] is None:
+                row["missing"].append(key)
+        _finish(row, features, None)
+        out.append(row)
+    return out
+
+
+def _tabbed_name(page: Page) -> str:
+    """The series name from the page title, or from the H1 where it says more: the Msv3 Medium Memory
+    page is titled "Msv3 size series", like no other page, and headed "Msv3 Medium Memory sizes series"."""
+    name = series_name(page.title)
+    h1 = next((line[2:] for line in page.text.splitlines() if line.startswith("# ")), "")
+    longer = series_name(h1)
+    return longer if longer.lower().startswith(name.lower() + "_") else name
+
+
+def _tabbed(page: Page, root: Path) -> tuple[dict, list[dict]]:
     text = page.text
     features = parse_features(text)
     gpu = GPU_SERIES.get(page.key)
@@ -348,23 +531,7 @@ def page_sizes(page: Page, root: Path = SNAPSHOT) -> tuple[dict, list[dict]]:
             raise SnapshotError(f"{page.file}: GPU series without its specs include in the snapshot")
         if gpu.evidence not in spec_text:
             raise SnapshotError(f"{page.file}: the specs include no longer says {gpu.evidence!r}")
-    page_notes = notes(text)
-    retirement = next((n for n in page_notes if re.search(r"\bretire", n, re.I)), None)
-    preview = ("sizes-preview-tag" in text or "currently in **Preview**" in text
-               or "(Preview)" in page.title)
-    series = {
-        "name": series_name(page.title),
-        "category": page.category,
-        "page": page.source,
-        "commit": page.commit,
-        "page_date": page.page_date,
-        "features": dict(sorted(features.items())),
-        "preview": preview,
-        "previous_generation": "previous-gen-header" in text,
-        "retirement": retirement,
-        "nvme_only_images": bool(NVME_ONLY.search(text)),
-        "notes": [n for n in page_notes if n != retirement],
-    }
+    series = _series_record(page, _tabbed_name(page), features, text)
     if gpu is not None:
         series["gpu"] = {"model": gpu.model or None, "resource": gpu.resource or None,
                          "memory_gib_per_gpu": gpu.memory_gib, "source": f"includes/{page.key}-series-specs.md"}
@@ -374,14 +541,33 @@ def page_sizes(page: Page, root: Path = SNAPSHOT) -> tuple[dict, list[dict]]:
     sizes: list[dict] = []
     for suffix in suffixes:
         sizes += _group(page, suffix, series, features, gpu, spec_text)
+    _disputed(page, series["name"], sizes, spec_text)
     return series, sizes
+
+
+def _disputed(page: Page, series: str, sizes: list[dict], spec_text: str | None) -> None:
+    if series not in DISPUTED:
+        return
+    fields, evidence, reason = DISPUTED[series]
+    if evidence not in page.text + (spec_text or ""):
+        raise SnapshotError(f"{page.file}: DISPUTED entry for {series} no longer applies: {evidence!r} not found")
+    for size in sizes:
+        for key in fields:
+            size[key] = None
+            size["missing"] = sorted(set(size["missing"]) | {key})
+        size["notes"] = [n for n in size["notes"] if not n.startswith("temp disk size printed as")]
+        size["notes"].append(f"{', '.join(fields)} not given: {reason}")
 
 
 def _group(page: Page, suffix: str, series: dict, features: dict, gpu: GpuFacts | None,
            spec_text: str | None) -> list[dict]:
-    basic = page.tabs[("sizebasic", suffix)].table()
-    if basic is None:
+    tables = page.tabs[("sizebasic", suffix)].tables()
+    if not tables:
         raise SnapshotError(f"{page.file}: the Basics tab has no table")
+    basic = tables[0]
+    for other in tables[1:]:  # the same sizes again (NVMe and SCSI variants): they must agree
+        if other.header != basic.header or other.rows != basic.rows:
+            raise SnapshotError(f"{page.file}: the Basics tab's tables differ")
     vcpu_col = basic.column("vcpu") if basic.column("vcpu") is not None else basic.column("cores")
     mem_col = basic.column("memory", avoid=("epc",))
     if vcpu_col is None or mem_col is None:
@@ -400,45 +586,55 @@ def _group(page: Page, suffix: str, series: dict, features: dict, gpu: GpuFacts 
         rows[name] = row
     _local(page, suffix, rows)
     _accelerators(page, suffix, rows, gpu)
-    for name, row in rows.items():
-        for key, feature in (("ephemeral_os_disk", "Ephemeral OS Disk"), ("premium_storage", "Premium Storage")):
-            row[key] = support(features.get(feature))
-            if row[key] is None:
-                row["missing"].append(key)
-        arch, how = architecture(name, spec_text)
-        row["cpu_architecture"] = arch
-        if arch is None:
-            row["missing"].append("cpu_architecture")
-            row["notes"].append(f"CPU architecture not stated: {how}")
-        row["missing"] = sorted(set(row["missing"]))
+    for row in rows.values():
+        _finish(row, features, spec_text)
     return list(rows.values())
 
 
 def _local(page: Page, suffix: str, rows: dict[str, dict]) -> None:
     section = page.tabs.get(("sizestoragelocal", suffix))
     empty = {"temp_disk_count": None, "temp_disk_gib": None, "cache_disk_gib": None,
-             "nvme_disk_count": None, "nvme_disk_size": None}
+             "local_ssd_count": None, "local_ssd_size": None}
     if section is None:
         for row in rows.values():
             row.update(empty)
             row["missing"] += ["temp_disk_gib", "temp_disk_count", "cache_disk_gib"]
         return
-    table = section.table()
+    tables = section.tables()
+    table = tables[0] if tables else None
+    if any(t.header != table.header or t.rows != table.rows for t in tables[1:]):
+        raise SnapshotError(f"{page.file}: the local-storage tab's tables differ")
     if table is None:
-        if "no local storage" not in section.text.lower():
+        if not NO_LOCAL.search(section.text):
             raise SnapshotError(f"{page.file}: local-storage tab has neither a table nor 'No local storage'")
         for row in rows.values():  # the page says there is none; it says nothing of a cache
             row.update(empty, temp_disk_count=0, temp_disk_gib=0.0)
             row["missing"].append("cache_disk_gib")
         return
     size_col = table.column("temp", "size")
+    if size_col is None:  # the Mbdsv4 page heads it "Temp Storage (GiB)"
+        size_col = table.column("temp storage", "gib", avoid=("disks",))
     count_col = next((i for i, h in enumerate(table.header) if "temp" in h.lower() and "size" not in h.lower()
                       and ("qty" in h.lower() or "disks" in h.lower())), None)
     cache_col = table.column("cache", "size")
-    nvme_count_col = table.column("nvme disks")
-    nvme_size_col = table.column("nvme disk size")
+    # Local SSDs besides the temp disk, raw: the L and ND series' "NVMe Disks", the HPC series'
+    # "Local Solid State Disks". Their size stays as printed, with its unit (pages mix TB and TiB).
+    nvme_count_col = table.column("nvme disks") if table.column("nvme disks") is not None \
+        else table.column("local solid state disks")
+    nvme_size_col = table.column("nvme disk size") if table.column("nvme disk size") is not None \
+        else table.column("local solid state disk size")
     if size_col is None:
         raise SnapshotError(f"{page.file}: local-storage header {table.header} has no temp-disk size column")
+    listed = [_name(cells[0]) for cells in table.rows]
+    if listed and not set(listed) & set(rows):
+        # The table is another series' (the Ebdsv6 page repeats Edsv6's rows): its figures are not
+        # these sizes', so the page gives none for them.
+        for row in rows.values():
+            row.update(empty)
+            row["missing"] += ["temp_disk_gib", "temp_disk_count", "cache_disk_gib"]
+            row["notes"].append(f"the page's local-storage table lists other sizes ({listed[0]}, ...), "
+                                "none of this series")
+        return
     seen = set()
     for cells in table.rows:
         name = _name(cells[0])
@@ -456,10 +652,10 @@ def _local(page: Page, suffix: str, rows: dict[str, dict]) -> None:
         row["temp_disk_count"] = None if count is None else int(count)
         if cache_col is not None:
             row["cache_disk_gib"] = _number(cells[cache_col])
-        if nvme_count_col is not None:  # separate local NVMe data disks (L and ND series)
+        if nvme_count_col is not None:
             unit = re.search(r"\((\w+)\)", table.header[nvme_size_col])
-            row["nvme_disk_count"] = int(_number(cells[nvme_count_col]))
-            row["nvme_disk_size"] = f"{cells[nvme_size_col]} {unit[1] if unit else ''}".strip()
+            row["local_ssd_count"] = int(_number(cells[nvme_count_col]))
+            row["local_ssd_size"] = f"{cells[nvme_size_col]} {unit[1] if unit else ''}".strip()
         for key in ("temp_disk_gib", "temp_disk_count", "cache_disk_gib"):
             if row[key] is None:
                 row["missing"].append(key)
@@ -528,6 +724,16 @@ def _gpu_memory(page: Page, name: str, gpu: GpuFacts, count: Fraction, listed: f
     return per_gpu
 
 
+def _retirement(series: dict, sizes: list[dict]) -> None:
+    """A size is `retiring` if the series' retirement note concerns it: a note that names sizes
+    of the series (the Msv2 page retires only its isolated sizes) concerns those; one that names none
+    of them concerns the whole series."""
+    note = series["retirement"]
+    named = set(re.findall(r"Standard_\w+", note or "")) & {s["name"] for s in sizes}
+    for size in sizes:
+        size["retiring"] = bool(note) and (not named or size["name"] in named)
+
+
 def build(root: Path = SNAPSHOT) -> dict:
     pages = load_pages(root)
     if not pages:
@@ -538,19 +744,21 @@ def build(root: Path = SNAPSHOT) -> dict:
     reads = set()
     for page in pages:
         reads.add(page.read)
-        series, sizes = page_sizes(page, root)
-        if series["name"] in series_out:
-            raise SnapshotError(f"{page.file}: series {series['name']} also comes from "
-                                f"{series_out[series['name']]['page']}")
-        series_out[series["name"]] = series
         for raw in ERRATA:
             if raw in page.text:
                 used_errata.add(raw)
-        for size in sizes:
-            key = size["name"].lower()
-            if key in sizes_out:
-                raise SnapshotError(f"{page.file}: {size['name']} also listed by series {sizes_out[key]['series']}")
-            sizes_out[key] = size
+        for series, sizes in page_sizes(page, root):
+            _retirement(series, sizes)
+            if series["name"] in series_out:
+                raise SnapshotError(f"{page.file}: series {series['name']} also comes from "
+                                    f"{series_out[series['name']]['page']}")
+            series_out[series["name"]] = series
+            for size in sizes:
+                key = size["name"].lower()
+                if key in sizes_out:
+                    raise SnapshotError(f"{page.file}: {size['name']} also listed by series "
+                                        f"{sizes_out[key]['series']}")
+                sizes_out[key] = size
     stale = set(ERRATA) - used_errata
     if stale:
         raise SnapshotError(f"errata no longer found in the snapshot: {sorted(stale)}; remove them")
@@ -593,6 +801,7 @@ def main(argv: list[str] | None = None) -> int:
                   "tools/vm_catalog/generate.py", file=sys.stderr)
             return 1
         return 0
+    args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text, encoding="utf-8")
     catalog = json.loads(text)
     print(f"wrote {args.output}: {len(catalog['sizes'])} sizes in {len(catalog['series'])} series")
