@@ -11,7 +11,9 @@ by the page's path, the commit read and the date. For GPU series, the "Host
 specifications" include (`includes/<series>-series-specs.md`) names the GPU model.
 
 Every figure comes from those pages. Where a page lacks one (no cache column, an empty
-cell, no feature line), the row says so in `missing` and the value is null. No network.
+cell, no feature line), the row says so in `missing` and the value is null; where a page
+contradicts itself (`DISPUTED`), likewise, with a note. Misprinted size names are corrected
+through `ERRATA`, each checked against the snapshot. No network.
 """
 
 from __future__ import annotations
