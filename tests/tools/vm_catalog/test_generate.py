@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
-SPEC = importlib.util.spec_from_file_location("vm_catalog_generate", ROOT / "tools/vm_catalog/generate.py")
-gen = importlib.util.module_from_spec(SPEC)
-sys.modules[SPEC.name] = gen  # dataclasses look the module up while the class is built
-SPEC.loader.exec_module(gen)
+from tools.vm_catalog import generate as gen
 
 SNAPSHOT = gen.SNAPSHOT
-COMMITTED = ROOT / "aks_kueue/aks/data/vm-sizes.json"
+COMMITTED = Path(gen.OUTPUT)
 
 
 def sizes_of(relpath: str) -> dict[str, dict]:
