@@ -72,7 +72,7 @@ class LoadError(Exception):
     reason: str
 
     def __str__(self) -> str:
-        where = self.source + (f" document {self.document}" if self.document is not None else "")
+        where = display_name(self.source) + (f" document {self.document}" if self.document is not None else "")
         return f"{where}: {self.reason}"
 
 
@@ -80,7 +80,7 @@ def read_text(path: str | Path, limits: Limits = DEFAULT_LIMITS, what: str = "a 
     """The text of a file, or of standard input for `-`, reading at most `max_bytes + 1` bytes."""
     source = str(path)
     if source == STDIN:
-        return _decode(_read_bounded(sys.stdin.buffer, "standard input", limits), "standard input", what)
+        return _decode(_read_bounded(sys.stdin.buffer, STDIN, limits), STDIN, what)
     try:
         with open(path, "rb") as handle:
             mode = os.fstat(handle.fileno()).st_mode
@@ -162,6 +162,11 @@ def loads_json(text: str, source: str, limits: Limits = DEFAULT_LIMITS) -> Any:
 def load_file(path: str | Path, limits: Limits = DEFAULT_LIMITS, what: str = "a YAML or JSON file") -> list[Any]:
     """`read_text` then `parse_documents`."""
     return parse_documents(read_text(path, limits, what), str(path), limits)
+
+
+def display_name(path: str | Path) -> str:
+    """How messages name a file: its path, or "standard input" for `-`."""
+    return "standard input" if str(path) == STDIN else str(path)
 
 
 class _NotJson(ValueError):
@@ -426,5 +431,5 @@ def _show(key: Any) -> str:
     return repr(key) if not isinstance(key, str) else f"'{key}'"
 
 
-__all__ = ["Limits", "DEFAULT_LIMITS", "LoadError", "STDIN", "read_text", "parse_documents", "parse_single",
+__all__ = ["Limits", "DEFAULT_LIMITS", "LoadError", "STDIN", "display_name", "read_text", "parse_documents", "parse_single",
            "parse_json", "loads_json", "load_file"]

@@ -178,6 +178,8 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
         result.reason = (f"{NOT_MANAGED}namespace {namespace} is outside Kueue's managedJobsNamespaceSelector "
                          f"(it leaves {', '.join(sorted(options.unmanaged_namespaces))} alone)")
         return result
+    if not ref.name:
+        result.errors.append(FieldError("metadata.name", "Required value: name or generateName is required"))
     result.errors += webhooks.job_on_create(obj, group, kind, options)
     owner = _managed_owner(obj, options)
     queue = ps.labels(obj).get(QUEUE_LABEL)

@@ -209,8 +209,9 @@ def topology(podsets: list[PodSet], options: JobOptions) -> list[FieldError]:
         path = f"{podset.path}.metadata.annotations" if podset.path else "metadata.annotations"
         found = [a for a in (REQUIRED_TOPOLOGY, PREFERRED_TOPOLOGY, UNCONSTRAINED_TOPOLOGY) if a in notes]
         if len(found) > 1:
-            errors.append(FieldError(path, f'Invalid value: must not contain more than one topology annotation: '
-                                           f'["{REQUIRED_TOPOLOGY}", "{PREFERRED_TOPOLOGY}", "{UNCONSTRAINED_TOPOLOGY}"]'))
+            errors.append(FieldError(path, "Invalid value: must not contain more than one topology annotation: "
+                                           f'["{REQUIRED_TOPOLOGY}", "{PREFERRED_TOPOLOGY}", '
+                                           f'"{UNCONSTRAINED_TOPOLOGY}"]'))
         for key in (REQUIRED_TOPOLOGY, PREFERRED_TOPOLOGY, SLICE_REQUIRED_TOPOLOGY):
             if key in notes:
                 problem = qualified_name_problem(str(notes[key]))

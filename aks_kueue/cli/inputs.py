@@ -1,0 +1,162 @@
+"""What `validate` and `simulate` share: their options, reading the input, and failing with
+one JSON document on stdout as well as sentences on stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any, NoReturn, Optional
+
+import typer
+
+from aks_kueue.kueue.manifests import Document
+
+NAMESPACE_OPTION = typer.Option("default", "-n", "--namespace",
+                                help="Namespace for namespaced objects that name none (as kubectl's -n).")
+INTEGRATIONS_OPTION = typer.Option(
+    None, "--integrations", help="Kueue integrations in force, comma-separated (e.g. batch/job,pod); default: "
+                                 "a Configuration in the input, else the Helm chart's default list.")
+STACK_OPTION = typer.Option(None, "--stack", help="Take the integrations and feature gates of stack NAME "
+                                                  "(stacks/Pulumi.NAME.yaml).")
+PATHS_ARGUMENT = typer.Argument(..., help="Files, directories (read recursively: *.yaml, *.yml, *.json) or - "
+                                          "for standard input.")
+
+
+@dataclass
+class InputError:
+    """Why the input cannot be used (exit 2), or why it was rejected before deciding (exit 1)."""
+
+    message: str
+    file: Optional[str] = None
+    document: Optional[int] = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"file": self.file, "document": self.document, "message": self.message}
+
+
+@dataclass
+class Output:
+    """One command's JSON document and notes, so that every exit prints exactly one document."""
+
+    command: str
+    as_json: bool
+    document: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+
+    def fail(self, errors: list[InputError], code: int = 2) -> NoReturn:
+        """Sentences on stderr; with --json, the document with its `errors` on stdout."""
+        for error in errors:
+            typer.echo(f"{self.command}: {error.message}", err=True)
+        if self.as_json:
+            self.print({**self.document, "errors": [e.as_json() for e in errors]})
+        raise typer.Exit(code)
+
+    def print(self, document: Optional[dict[str, Any]] = None) -> None:
+        sys.stdout.write(json.dumps(self.document if document is None else document, indent=2) + "\n")
+
+
+def job_options(integrations: Optional[str], stack: Optional[str], output: Output):
+    """The Kueue configuration in force from --integrations or --stack; None when neither is given."""
+    from aks_kueue.k8s.spelling import suggest
+    from aks_kueue.kueue.catalog import FRAMEWORKS
+    from aks_kueue.kueue.jobs import JobOptions
+
+    if integrations is not None and stack is not None:
+        output.fail([InputError("give either --integrations or --stack, not both")])
+    if integrations is not None:
+        names = [n.strip() for n in integrations.split(",") if n.strip()]
+        unknown = [n for n in names if n not in FRAMEWORKS]
+        if unknown:
+            output.fail([InputError(f"--integrations: {n!r} is not a Kueue integration{suggest(n, FRAMEWORKS)} "
+                                    f"(known: {', '.join(FRAMEWORKS)})") for n in unknown])
+        return JobOptions.from_config(frameworks=names)
+    if stack is None:
+        return None
+    from aks_kueue.kueue.configuration import parse_configuration
+    from aks_kueue.preview.stackfile import StackFileError, load_stack, project_root, stack_path
+    from aks_kueue.settings.errors import SettingsError
+    from aks_kueue.settings.root import parse_settings
+
+    try:
+        root = project_root()
+        path = stack_path(root, stack)
+        if not path.exists():
+            known = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in path.parent.glob("Pulumi.*.yaml"))
+            output.fail([InputError(f"{path}: no such stack file; known stacks: {', '.join(known) or 'none'}")])
+        settings = parse_settings(load_stack(path, stack, root).config)
+    except StackFileError as error:
+        output.fail([InputError(str(error))])
+    except SettingsError as error:
+        output.fail([InputError(f"--stack {stack}: {problem}") for problem in error.problems])
+    kueue = settings.kueue
+    overrides = kueue.manager_configuration_overrides
+    manage_all = False
+    if overrides is not None:
+        manage_all = parse_configuration(overrides).get("manageJobsWithoutQueueName") is True
+    return JobOptions.from_config(frameworks=kueue.frameworks, feature_gates=kueue.feature_gates,
+                                  manage_jobs_without_queue_name=manage_all)
+
+
+def options_from_configuration(documents: list[Document]):
+    """The integrations of a Kueue Configuration in the input, when it holds exactly one."""
+    from aks_kueue.kueue.jobs import JobOptions
+    from aks_kueue.kueue.manifests import Category, category
+
+    configs = [d for d in documents if category(d.manifest) is Category.CONFIGURATION]
+    if len(configs) != 1:
+        return None, None
+    config = configs[0].manifest
+    integrations = config.get("integrations") if isinstance(config.get("integrations"), dict) else {}
+    frameworks = integrations.get("frameworks")
+    gates = config.get("featureGates") if isinstance(config.get("featureGates"), dict) else {}
+    if frameworks is not None and not (isinstance(frameworks, list) and all(isinstance(f, str) for f in frameworks)):
+        return None, None
+    if not all(isinstance(v, bool) for v in gates.values()):
+        return None, None
+    # Kueue defaults an empty framework list to batch/job alone (kueue-api.md, Configuration defaults).
+    chosen = frameworks if frameworks else ["batch/job"]
+    options = JobOptions.from_config(frameworks=chosen, feature_gates=gates,
+                                     manage_jobs_without_queue_name=config.get("manageJobsWithoutQueueName") is True)
+    return options, configs[0].where
+
+
+def job_results(documents: list[Document], options) -> dict[int, Any]:
+    """The jobs' results (`aks_kueue.kueue.jobs`), by the identity of each job's manifest."""
+    from aks_kueue.kueue.jobs import derive_workloads, is_job
+
+    jobs = [d.manifest for d in documents if is_job(d.manifest)]
+    if not jobs:
+        return {}
+    # derive_workloads returns one result per job, in input order.
+    return {id(m): r for m, r in zip(jobs, derive_workloads([d.manifest for d in documents], options))}
+
+
+def configuration_errors(manifest: dict[str, Any]) -> list[dict[str, str]]:
+    """Kueue's Configuration, checked as Kueue reads it at startup.
+
+    CALL SITE for the "config" helper: `aks_kueue.kueue.configuration` is gaining a check
+    of the whole v0.19.2 Configuration API (nested keys, types, enums, v1beta1). Until it
+    lands this calls `check_configuration`, whose rules about keys that aks-kueue renders
+    itself (integrations.frameworks, featureGates) apply to stacks, not to a user's own
+    Configuration file, so those are left out here.
+    """
+    from aks_kueue.kueue.configuration import OWNED, check_configuration
+
+    owned = {".".join(path) for path in OWNED}
+    return [{"field": path, "message": problem} for path, problem in check_configuration(manifest)
+            if path not in owned]
+
+
+def skipped_entry(document: Document, reason: str) -> dict[str, Any]:
+    return {"file": document.file, "document": document.index, "apiVersion": document.api_version,
+            "kind": document.kind, "name": document.name, "reason": reason}
+
+
+def context_reason(document: Document) -> str:
+    kind = document.kind
+    if kind == "Namespace":
+        return "not a Kueue object; simulate reads its labels for namespaceSelectors"
+    if kind == "PriorityClass":
+        return "not a Kueue object; read for the priority of the jobs that name it"
+    return "not a Kueue object; read for the TrainJobs that use this runtime"
