@@ -148,6 +148,13 @@ def configuration_errors(manifest: dict[str, Any]) -> list[dict[str, str]]:
             if path not in owned]
 
 
+def other_reason(document: Document) -> str:
+    if document.api_version == "batch/v1" and document.kind == "CronJob":
+        return ("not a Kueue object; Kueue manages the Jobs it creates (give one of them, its jobTemplate as a "
+                "Job, to simulate it)")
+    return "not a Kueue object"
+
+
 def skipped_entry(document: Document, reason: str) -> dict[str, Any]:
     return {"file": document.file, "document": document.index, "apiVersion": document.api_version,
             "kind": document.kind, "name": document.name, "reason": reason}

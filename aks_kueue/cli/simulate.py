@@ -11,7 +11,7 @@ import typer
 from aks_kueue.cli import app
 from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, InputError,
                                   Output, configuration_errors, context_reason, job_options, job_results,
-                                  options_from_configuration, skipped_entry)
+                                  options_from_configuration, other_reason, skipped_entry)
 
 MODES = ("Fit", "Preempt", "NoFit")
 MODE_STYLES = {"Fit": "green", "Preempt": "yellow", "NoFit": "red"}
@@ -118,7 +118,7 @@ def simulate(
                 manifests.append(manifest)  # namespaceSelectors match its labels
             skipped.append(skipped_entry(document, context_reason(document)))
         else:
-            skipped.append(skipped_entry(document, "not a Kueue object"))
+            skipped.append(skipped_entry(document, other_reason(document)))
 
     for warning in warnings:
         typer.echo(f"warning: {warning}", err=True)

@@ -15,7 +15,7 @@ import typer
 from aks_kueue.cli import app
 from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, InputError,
                                   Output, configuration_errors, context_reason, job_options, job_results,
-                                  options_from_configuration, skipped_entry)
+                                  options_from_configuration, other_reason, skipped_entry)
 
 
 def _summary(objects: list[dict], skipped: list[dict]) -> dict[str, int]:
@@ -75,7 +75,7 @@ def validate(
             if not result.errors and result.outcome is Outcome.BLOCKED:
                 warnings.append(f"{document.where}: {result.reason}")
         else:
-            reason = context_reason(document) if kind is Category.CONTEXT else "not a Kueue object"
+            reason = context_reason(document) if kind is Category.CONTEXT else other_reason(document)
             skipped.append(skipped_entry(document, reason))
             continue
         entry["valid"] = not entry["errors"]

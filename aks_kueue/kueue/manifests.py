@@ -181,7 +181,10 @@ def generate_name(document: Document) -> Optional[str]:
 
 
 def complete(document: Document, namespace: str) -> Optional[str]:
-    """`generate_name` and `default_namespace`, as one warning naming the object, or None."""
+    """`generate_name` and `default_namespace` for the objects this program judges, as one
+    warning naming the object, or None."""
+    if category(document.manifest) is Category.OTHER:
+        return None
     done = [d for d in (generate_name(document), default_namespace(document, namespace)) if d]
     if not done:
         return None

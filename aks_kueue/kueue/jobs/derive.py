@@ -172,7 +172,7 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
     enabled = integration.framework in options.frameworks
     if not enabled:
         result.reason = (f"{NOT_MANAGED}the integration {integration.framework} is not enabled in the Kueue "
-                         f"configuration in force (enabled: {', '.join(sorted(options.frameworks)) or 'none'})")
+                         "configuration in force (integrations.frameworks, or --integrations)")
         return result
     if namespace in options.unmanaged_namespaces:
         result.reason = (f"{NOT_MANAGED}namespace {namespace} is outside Kueue's managedJobsNamespaceSelector "
@@ -327,8 +327,9 @@ def _deployment(obj: dict[str, Any], options: JobOptions, read: ps.Reader, resul
     replicas, template = ps.deployment_replicas(obj, read)
     name = _name(obj)
     if replicas:
-        result.notes.append(f"Deployment {name}: Kueue names each pod's Workload after the pod, whose name the "
-                            f"ReplicaSet makes up; {name}-0 .. {name}-{replicas - 1} stand in for them")
+        stand_ins = f"{name}-0" if replicas == 1 else f"{name}-0 .. {name}-{replicas - 1}"
+        result.notes.append(f"Kueue names each pod's Workload after the pod, whose name the ReplicaSet makes up; "
+                            f"{stand_ins} stand in for them")
     made = []
     for i in range(replicas):
         pod = {"metadata": template.get("metadata") or {}, "spec": template.get("spec") or {}}
