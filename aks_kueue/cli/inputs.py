@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NoReturn, Optional
 
 import typer
 
+from aks_kueue.k8s.loader import LoadError
 from aks_kueue.kueue.manifests import Document
 
 NAMESPACE_OPTION = typer.Option("default", "-n", "--namespace",
@@ -24,30 +25,23 @@ PATHS_ARGUMENT = typer.Argument(..., help="Files, directories (read recursively:
 
 
 @dataclass
-class InputError:
-    """Why the input cannot be used (exit 2), or why it was rejected before deciding (exit 1)."""
-
-    message: str
-    file: Optional[str] = None
-    document: Optional[int] = None
-
-    def as_json(self) -> dict[str, Any]:
-        return {"file": self.file, "document": self.document, "message": self.message}
-
-
-@dataclass
 class Output:
-    """One command's JSON document and notes, so that every exit prints exactly one document."""
+    """One command's JSON document, so that every exit prints exactly one document.
+
+    Errors are `LoadError`s: a sentence naming the file and document (or, with no file,
+    the flag) that cannot be used (exit 2) or that Kueue would reject (exit 1).
+    """
 
     command: str
     as_json: bool
     document: dict[str, Any]
-    notes: list[str] = field(default_factory=list)
 
-    def fail(self, errors: list[InputError], code: int = 2) -> NoReturn:
-        """Sentences on stderr; with --json, the document with its `errors` on stdout."""
+    def fail(self, errors: list[LoadError], code: int = 2, header: str = "") -> NoReturn:
+        """Sentences on stderr (after `header`); with --json, the document with its `errors` on stdout."""
+        if header:
+            typer.echo(f"{self.command}: {header}", err=True)
         for error in errors:
-            typer.echo(f"{self.command}: {error.message}", err=True)
+            typer.echo(f"{self.command}: {error}", err=True)
         if self.as_json:
             self.print({**self.document, "errors": [e.as_json() for e in errors]})
         raise typer.Exit(code)
@@ -63,13 +57,14 @@ def job_options(integrations: Optional[str], stack: Optional[str], output: Outpu
     from aks_kueue.kueue.jobs import JobOptions
 
     if integrations is not None and stack is not None:
-        output.fail([InputError("give either --integrations or --stack, not both")])
+        output.fail([LoadError("", None, "give either --integrations or --stack, not both")])
     if integrations is not None:
         names = [n.strip() for n in integrations.split(",") if n.strip()]
         unknown = [n for n in names if n not in FRAMEWORKS]
         if unknown:
-            output.fail([InputError(f"--integrations: {n!r} is not a Kueue integration{suggest(n, FRAMEWORKS)} "
-                                    f"(known: {', '.join(FRAMEWORKS)})") for n in unknown])
+            output.fail([LoadError("", None, f"--integrations: {n!r} is not a Kueue integration"
+                                             f"{suggest(n, FRAMEWORKS)} (known: {', '.join(FRAMEWORKS)})")
+                         for n in unknown])
         return JobOptions.from_config(frameworks=names)
     if stack is None:
         return None
@@ -83,12 +78,12 @@ def job_options(integrations: Optional[str], stack: Optional[str], output: Outpu
         path = stack_path(root, stack)
         if not path.exists():
             known = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in path.parent.glob("Pulumi.*.yaml"))
-            output.fail([InputError(f"{path}: no such stack file; known stacks: {', '.join(known) or 'none'}")])
+            output.fail([LoadError(str(path), None, f"no such stack file; known stacks: {', '.join(known) or 'none'}")])
         settings = parse_settings(load_stack(path, stack, root).config)
     except StackFileError as error:
-        output.fail([InputError(str(error))])
+        output.fail([LoadError("", None, str(error))])
     except SettingsError as error:
-        output.fail([InputError(f"--stack {stack}: {problem}") for problem in error.problems])
+        output.fail([LoadError("", None, f"--stack {stack}: {problem}") for problem in error.problems])
     kueue = settings.kueue
     overrides = kueue.manager_configuration_overrides
     manage_all = False
@@ -129,7 +124,7 @@ def job_results(documents: list[Document], options) -> dict[int, Any]:
     if not jobs:
         return {}
     # derive_workloads returns one result per job, in input order.
-    return {id(m): r for m, r in zip(jobs, derive_workloads([d.manifest for d in documents], options))}
+    return {id(m): r for m, r in zip(jobs, derive_workloads([d.manifest for d in documents], options), strict=True)}
 
 
 def configuration_errors(manifest: dict[str, Any]) -> list[dict[str, str]]:

@@ -9,8 +9,8 @@ from typing import Any, Optional
 import typer
 
 from aks_kueue.cli import app
-from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, InputError,
-                                  Output, configuration_errors, context_reason, job_options, job_results,
+from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
+                                  configuration_errors, context_reason, job_options, job_results,
                                   options_from_configuration, other_reason, skipped_entry)
 
 MODES = ("Fit", "Preempt", "NoFit")
@@ -44,7 +44,7 @@ def simulate(
     try:
         documents = read_inputs(paths)
     except LoadError as error:
-        output.fail([InputError(str(error), error.source, error.document)])
+        output.fail([error])
     warnings = [w for d in documents if (w := complete(d, namespace))]
     if options is None:
         options, where = options_from_configuration(documents)
@@ -54,13 +54,13 @@ def simulate(
 
     manifests: list[dict[str, Any]] = []
     origin: dict[tuple, dict[str, Any]] = {}
-    invalid: list[InputError] = []
+    invalid: list[LoadError] = []
     skipped: list[dict[str, Any]] = []
     seen: dict[tuple, str] = {}
 
     def reject(document, what: str, errors: list[FieldError]) -> None:
-        invalid.extend(InputError(f"{document.where}: {what}: {e.field + ': ' if e.field else ''}{e.message}",
-                                  document.file, document.index) for e in errors)
+        invalid.extend(LoadError(document.file, document.index, f"{what}: {e.field + ': ' if e.field else ''}"
+                                                                f"{e.message}") for e in errors)
 
     def once(key: tuple, document, what: str) -> list[FieldError]:
         """The API server refuses a second object of the same kind, namespace and name."""
@@ -125,7 +125,7 @@ def simulate(
     output.document["skipped"] = skipped
     output.document["summary"] = _summary([], skipped)
     if invalid:
-        output.fail([InputError("Kueue would reject these objects; fix them first:")] + invalid, 1)
+        output.fail(invalid, 1, header="Kueue would reject these objects; fix them first:")
     raw = run_simulation(manifests)
     decisions = [_with_origin(d, origin) for d in raw]
     summary = _summary(decisions, skipped)

@@ -13,8 +13,8 @@ from typing import Any, Optional
 import typer
 
 from aks_kueue.cli import app
-from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, InputError,
-                                  Output, configuration_errors, context_reason, job_options, job_results,
+from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
+                                  configuration_errors, context_reason, job_options, job_results,
                                   options_from_configuration, other_reason, skipped_entry)
 
 
@@ -42,7 +42,7 @@ def validate(
     try:
         documents = read_inputs(paths)
     except LoadError as error:
-        output.fail([InputError(str(error), error.source, error.document)])
+        output.fail([error])
     warnings = [w for d in documents if (w := complete(d, namespace))]
     if options is None:
         options, where = options_from_configuration(documents)

@@ -72,8 +72,13 @@ class LoadError(Exception):
     reason: str
 
     def __str__(self) -> str:
+        if not self.source:
+            return self.reason  # about a flag, not a file
         where = display_name(self.source) + (f" document {self.document}" if self.document is not None else "")
         return f"{where}: {self.reason}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"file": self.source or None, "document": self.document, "message": str(self)}
 
 
 def read_text(path: str | Path, limits: Limits = DEFAULT_LIMITS, what: str = "a YAML or JSON file") -> str:

@@ -7,7 +7,6 @@ policy` reach the same verdicts.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, Iterable

@@ -160,9 +160,9 @@ def test_a_10000_workload_backlog_with_aliases_loads():
     documents = parse(template + workloads)
     assert len(documents) == 10_001
     # The same backlog with each pod template written as an alias of one anchor.
-    aliased = "".join(f"---\nt: &pod {{spec: {{containers: [{{name: c, resources: {{requests: {{cpu: '1'}}}}}}]}}}}\n"
-                      f"w: {{podSets: [{{name: main, template: *pod}}, {{name: b, template: *pod}}]}}\n"
-                      for _ in range(10_000))
+    document = ("---\nt: &pod {spec: {containers: [{name: c, resources: {requests: {cpu: '1'}}}]}}\n"
+                "w: {podSets: [{name: main, template: *pod}, {name: b, template: *pod}]}\n")
+    aliased = document * 10_000
     assert len(parse(aliased)) == 10_000
 
 

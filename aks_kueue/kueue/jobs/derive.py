@@ -148,7 +148,10 @@ def _group_name(pod: dict[str, Any]) -> str:
     return value if isinstance(value, str) else ""
 
 
-def derive_workloads(objects: Iterable[Any], options: JobOptions = JobOptions()) -> list[JobResult]:
+DEFAULT_OPTIONS = JobOptions()
+
+
+def derive_workloads(objects: Iterable[Any], options: JobOptions = DEFAULT_OPTIONS) -> list[JobResult]:
     """One result per job-like object of `objects`, in order. `objects` is the whole input:
     LocalQueues, WorkloadPriorityClasses, PriorityClasses, training runtimes and the other
     jobs are read from it. A namespaced object without a namespace counts as in `default`."""
@@ -242,8 +245,8 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
         result.errors += webhooks.topology(podsets, options)
     if result.outcome is not Outcome.WORKLOAD or result.errors:
         return result
-    for name, podsets, annotations in made:
-        workload = _workload(obj, name, namespace, queue, podsets, annotations, ctx, options, result)
+    for name, podsets, extra in made:
+        workload = _workload(obj, name, namespace, queue, podsets, extra, ctx, options, result)
         if workload is not None:
             result.workloads.append(workload)
     if result.outcome is Outcome.WORKLOAD and not result.workloads and not result.errors:

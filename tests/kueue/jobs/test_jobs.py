@@ -26,8 +26,8 @@ def job(name="train", labels=Q, annotations=None, namespace="ml", **spec) -> dic
             "spec": {"template": {"spec": pod_spec()}, **spec}}
 
 
-def one(objects, options=JobOptions()):
-    [result] = [r for r in derive_workloads(objects, options) if r.source.name == objects[-1]["metadata"]["name"]]
+def one(objects, options=None):
+    [result] = [r for r in derive_workloads(objects, options or JobOptions()) if r.source.name == objects[-1]["metadata"]["name"]]
     return result
 
 
