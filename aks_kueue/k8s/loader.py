@@ -226,11 +226,6 @@ _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
 _STR = "tag:yaml.org,2002:str"
 _MERGE = "tag:yaml.org,2002:merge"
-_SCALAR_TAGS = {
-    _STR, "tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
-    "tag:yaml.org,2002:null", "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary",
-    "tag:yaml.org,2002:value",
-}
 _RESOLVER = Resolver()
 _CONSTRUCTOR = SafeConstructor()
 _PARSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -436,5 +431,5 @@ def _show(key: Any) -> str:
     return repr(key) if not isinstance(key, str) else f"'{key}'"
 
 
-__all__ = ["Limits", "DEFAULT_LIMITS", "LoadError", "STDIN", "display_name", "read_text", "parse_documents", "parse_single",
-           "parse_json", "loads_json", "load_file"]
+__all__ = ["Limits", "DEFAULT_LIMITS", "LoadError", "STDIN", "display_name", "read_text", "parse_documents",
+           "parse_single", "parse_json", "loads_json", "load_file"]

@@ -197,7 +197,7 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
     if kind == "Pod" and group == "":
         result.errors += webhooks.pod(obj)
     if owner is not None:
-        result.reason = (f"{NOT_MANAGED}on its own: its owner {owner} is an integration Kueue manages, and the "
+        result.reason = (f"{NOT_MANAGED}on its own: its owner, {owner}, is a kind Kueue manages, and the "
                          "owner's Workload accounts for these pods")
         return result
     if not managed:
