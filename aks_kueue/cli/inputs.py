@@ -68,18 +68,15 @@ def job_options(integrations: Optional[str], stack: Optional[str], output: Outpu
         return JobOptions.from_config(frameworks=names)
     if stack is None:
         return None
+    from aks_kueue.cli.common import load_stack_config
     from aks_kueue.kueue.configuration import parse_configuration
-    from aks_kueue.preview.stackfile import StackFileError, load_stack, project_root, stack_path
+    from aks_kueue.preview.stackfile import StackFileError
     from aks_kueue.settings.errors import SettingsError
     from aks_kueue.settings.root import parse_settings
 
     try:
-        root = project_root()
-        path = stack_path(root, stack)
-        if not path.exists():
-            known = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in path.parent.glob("Pulumi.*.yaml"))
-            output.fail([LoadError(str(path), None, f"no such stack file; known stacks: {', '.join(known) or 'none'}")])
-        settings = parse_settings(load_stack(path, stack, root).config)
+        stack_config, _ = load_stack_config(stack, None, output.command)
+        settings = parse_settings(stack_config.config)
     except StackFileError as error:
         output.fail([LoadError("", None, str(error))])
     except SettingsError as error:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Optional
 
 SCHEDULING_EFFECTS = ("NoSchedule", "NoExecute")
+# The label Kubernetes puts on every namespace, with the namespace's name.
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 
 
 class SelectorError(ValueError):

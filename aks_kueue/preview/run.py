@@ -7,7 +7,7 @@ import runpy
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import pulumi
 from google.protobuf import json_format
@@ -20,7 +20,12 @@ from aks_kueue.preview.stackfile import StackConfig
 
 
 class ProgramError(Exception):
-    """The program stopped with a message meant for the user (a `pulumi.RunError`)."""
+    """The program stopped with a message meant for the user (a `pulumi.RunError`); when it refused
+    the config, `findings` holds its reasons, structured."""
+
+    def __init__(self, message: str, findings: Optional[list] = None):
+        super().__init__(message)
+        self.findings = list(findings or [])
 
 
 @dataclass
@@ -66,7 +71,7 @@ def run_program(config: StackConfig, root: Path, preview: bool = True) -> Progra
     try:
         pulumi.runtime.test(program)()
     except pulumi.RunError as error:
-        raise ProgramError(str(error)) from None
+        raise ProgramError(str(error), getattr(error, "findings", None)) from None
     finally:
         sys.path.remove(str(root))
     outputs, secret_outputs = _stack_outputs()

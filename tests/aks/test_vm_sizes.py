@@ -7,11 +7,11 @@ from fractions import Fraction
 
 import pytest
 
-from aks_kueue.feasibility.inputs import ExplicitNode, PoolSpec
-from aks_kueue.feasibility.pools import CatalogError, node_resources
+from aks_kueue.aks.pools import ExplicitNode, Pool
+from aks_kueue.aks.nodes import CatalogError, node_resources
 from aks_kueue.settings import SettingsError, parse_settings
 from aks_kueue.aks.vm_sizes import MIG_INSTANCES_PER_GPU, catalog, lookup, mig_resource
-from tests.conftest import REFERENCE, edited, flat, needs_shared
+from tests.conftest import REFERENCE, edited, flat, model_of, needs_shared
 
 
 @needs_shared()
@@ -36,14 +36,14 @@ def test_lookup_ignores_case_as_azure_does():
 @pytest.mark.parametrize("name", [n for n, s in catalog().items() if s.fractional_gpu])
 def test_fractional_gpu_sizes_count_no_whole_gpu(name):
     size = catalog()[name]
-    node = node_resources(PoolSpec(name="vgpu", vm_size=size.name, max_count=2, max_pods=110))
+    node = node_resources(Pool(name="vgpu", vm_size=size.name, max_count=2, max_pods=110))
     assert size.gpus < 1 and node.fractional_gpu
     assert node.amounts[size.gpu_resource] == 0
     assert any("not a whole GPU" in line for line in node.explanation)
 
 
 def test_whole_gpu_sizes_are_not_flagged():
-    node = node_resources(PoolSpec(name="a10", vm_size="Standard_NV36ads_A10_v5", max_count=1, max_pods=110))
+    node = node_resources(Pool(name="a10", vm_size="Standard_NV36ads_A10_v5", max_count=1, max_pods=110))
     assert not node.fractional_gpu and node.amounts["nvidia.com/gpu"] == int(lookup("Standard_NV36ads_A10_v5").gpus)
 
 
@@ -72,9 +72,7 @@ def test_mig_on_a_size_without_mig_is_an_error():
 def test_mig_pool_advertises_the_mixed_resource_through_settings():
     def mig(config):
         config["aks-kueue:nodePools"][1].update(vmSize="Standard_NC24ads_A100_v4", gpuInstanceProfile="MIG2g")
-    from aks_kueue.feasibility.adapter import pool_spec
-    pool = parse_settings(flat(edited("dev", mig))).node_pools[1]
-    node = node_resources(pool_spec(pool, 1, 250))
+    node = node_resources(model_of(edited("dev", mig)).pools[1])
     assert node.amounts["nvidia.com/mig-2g.20gb"] == 3 and "nvidia.com/gpu" not in node.amounts
 
 
@@ -84,14 +82,14 @@ def test_unknown_size_without_capacity_is_a_settings_error_and_a_model_error():
     with pytest.raises(SettingsError, match=r"nodePools\[0\]\.vmSize: 'Standard_X99_v9' is not in the VM size"):
         parse_settings(flat(edited("dev", unknown)))
     with pytest.raises(CatalogError, match=r"aks-kueue:nodePools\[0\]\.vmSize: 'Standard_X99_v9'"):
-        node_resources(PoolSpec(name="x", vm_size="Standard_X99_v9", max_count=1, max_pods=110,
-                                source="aks-kueue:nodePools[0]"))
+        node_resources(Pool(name="x", vm_size="Standard_X99_v9", max_count=1, max_pods=110,
+                                key="aks-kueue:nodePools[0]"))
 
 
 def test_explicit_capacity_is_used_for_an_unknown_size():
     explicit = ExplicitNode(cpu=8, memory_bytes=32 * 2**30, gpus=2, gpu_resource="nvidia.com/gpu")
-    node = node_resources(PoolSpec(name="x", vm_size="Standard_X99_v9", max_count=1, max_pods=110,
+    node = node_resources(Pool(name="x", vm_size="Standard_X99_v9", max_count=1, max_pods=110,
                                    explicit=explicit))
-    same = node_resources(PoolSpec(name="d8", vm_size="Standard_D8s_v5", max_count=1, max_pods=110))
+    same = node_resources(Pool(name="d8", vm_size="Standard_D8s_v5", max_count=1, max_pods=110))
     assert (node.amounts["cpu"], node.amounts["memory"]) == (same.amounts["cpu"], same.amounts["memory"])
     assert node.amounts["nvidia.com/gpu"] == 2 and "as stated" in node.explanation[0]

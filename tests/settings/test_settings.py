@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from aks_kueue.kueue import catalog as kueue_catalog
@@ -89,7 +91,8 @@ def test_bad_kubernetes_versions(version, fragment):
 def test_supported_kubernetes_versions(version):
     def edit(c):
         c["aks-kueue:cluster"]["kubernetesVersion"] = version
-    assert parse_settings(flat(edited("dev", edit))).cluster.kubernetes_version == version
+    settings = parse_settings(flat(edited("dev", edit)), today=date(2026, 9, 1))
+    assert settings.cluster.kubernetes_version == version
 
 
 def test_min_above_max():
@@ -271,14 +274,17 @@ def test_managed_kueue_needs_the_cluster_autoscaler():
 
 def test_private_cluster_with_authorized_ranges():
     def edit(c):
-        c["aks-kueue:cluster"]["security"]["privateCluster"] = True
-    assert only_problem(edited("prod", edit)).startswith("aks-kueue:cluster.security.apiServerAuthorizedIpRanges:")
+        c["aks-kueue:cluster"]["security"].update(privateCluster=True, deployerInClusterNetwork=True)
+    assert only_problem(edited("prod", edit)).startswith(
+        "aks-kueue:cluster.security.apiServerAuthorizedIpRanges: AKS does not support authorized IP ranges on a "
+        "private cluster")
 
 
 def test_dns_service_ip_outside_service_cidr():
     def edit(c):
         c["aks-kueue:cluster"]["network"]["dnsServiceIp"] = "10.1.0.10"
-    assert only_problem(edited("prod", edit)).startswith("aks-kueue:cluster.network.dnsServiceIp: '10.1.0.10' must")
+    assert only_problem(edited("prod", edit)).startswith(
+        "aks-kueue:cluster.network.dnsServiceIp: 10.1.0.10 is outside the service range 10.0.0.0/16")
 
 
 def test_bad_autoscaler_duration():
@@ -313,7 +319,7 @@ def test_region_outside_the_managed_extension_list_warns():
 
 
 def test_placeholders_are_flagged_until_replaced():
-    warnings = parse_settings(flat(stack_doc("prod"))).warnings
+    warnings = parse_settings(flat(stack_doc("prod")), today=date(2026, 9, 1)).warnings
     assert warnings[0].startswith("aks-kueue:cluster.security.apiServerAuthorizedIpRanges[0]: 203.0.113.0/24 "
                                   "is a documentation range")
     assert warnings[1].startswith("aks-kueue:cluster.security.entraAdminGroupObjectIds[0]: the all-zero ID")
@@ -321,7 +327,7 @@ def test_placeholders_are_flagged_until_replaced():
     def real(c):
         c["aks-kueue:cluster"]["security"]["apiServerAuthorizedIpRanges"] = ["52.1.2.0/24"]
         c["aks-kueue:cluster"]["security"]["entraAdminGroupObjectIds"] = ["7f3e1a52-0c9d-4b1e-9f7a-2b6c8d4e5f60"]
-    assert parse_settings(flat(edited("prod", real))).warnings == []
+    assert parse_settings(flat(edited("prod", real)), today=date(2026, 9, 1)).warnings == []
 
 
 def test_feature_gate_catalog_has_every_v0_19_2_gate():

@@ -11,7 +11,7 @@ from aks_kueue.k8s.merge import deep_merge
 from components.kueue_install.values import helm_values, manager_configuration
 from aks_kueue.settings import SettingsError, parse_settings
 from aks_kueue.settings.kueue import Kueue
-from tests.conftest import REFERENCE, flat, needs_shared, stack_doc
+from tests.conftest import REFERENCE, flat, model_of, needs_shared, stack_doc
 
 
 def _key_paths(value, prefix=()):
@@ -87,8 +87,7 @@ def test_deep_merge_replaces_lists_and_leaves_inputs_alone():
 def test_device_plugin_daemonset_is_valid_kubernetes_1_34():
     import kubernetes_validate
 
-    settings = parse_settings(flat(stack_doc("prod")))
-    for strategy, pools in device_plugin_groups(settings.node_pools).items():
+    for strategy, pools in device_plugin_groups(list(model_of(stack_doc("prod")).pools)).items():
         manifest = daemonset("nvidia-device-plugin", strategy, pools)
         kubernetes_validate.validate(manifest, "1.34", strict=True)
         assert manifest["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]
@@ -98,9 +97,7 @@ def test_mig_pools_get_their_own_mixed_strategy_plugin():
     def pools(c):
         c["aks-kueue:nodePools"][1]["gpuInstanceProfile"] = "MIG1g"
         return c
-    config = stack_doc("prod")
-    settings = parse_settings(flat(pools(config)))
-    groups = device_plugin_groups(settings.node_pools)
+    groups = device_plugin_groups(list(model_of(pools(stack_doc("prod"))).pools))
     assert [p.name for p in groups["mixed"]] == ["a100"] and [p.name for p in groups["none"]] == ["h100"]
     container = daemonset("mig", "mixed", groups["mixed"])["spec"]["template"]["spec"]["containers"][0]
     assert container["securityContext"] == {"capabilities": {"add": ["SYS_ADMIN"]}}

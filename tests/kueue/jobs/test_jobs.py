@@ -160,7 +160,7 @@ def test_a_job_owned_by_a_managed_jobset_gets_no_default_queue_and_no_workload_o
     child["metadata"]["ownerReferences"] = [{"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
                                              "name": "parent", "uid": "u", "controller": True}]
     result = one([DEFAULT_QUEUE, child])
-    assert result.outcome is Outcome.NOT_MANAGED and "its owner JobSet parent" in result.reason
+    assert result.outcome is Outcome.NOT_MANAGED and "its owner, JobSet parent," in result.reason
 
 
 def test_manage_jobs_without_queue_name_manages_every_job():
