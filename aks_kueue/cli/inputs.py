@@ -12,6 +12,7 @@ import typer
 
 from aks_kueue.k8s.loader import LoadError
 from aks_kueue.kueue.manifests import Document
+from aks_kueue.kueue.structural import FieldError
 
 NAMESPACE_OPTION = typer.Option("default", "-n", "--namespace",
                                 help="Namespace for namespaced objects that name none (as kubectl's -n).")
@@ -124,7 +125,7 @@ def job_results(documents: list[Document], options) -> dict[int, Any]:
     return {id(m): r for m, r in zip(jobs, derive_workloads([d.manifest for d in documents], options), strict=True)}
 
 
-def configuration_errors(manifest: dict[str, Any]) -> list[dict[str, str]]:
+def configuration_errors(manifest: dict[str, Any]) -> list[FieldError]:
     """Kueue's Configuration, checked as Kueue reads it at startup.
 
     CALL SITE for the "config" helper: `aks_kueue.kueue.configuration` is gaining a check
@@ -136,8 +137,7 @@ def configuration_errors(manifest: dict[str, Any]) -> list[dict[str, str]]:
     from aks_kueue.kueue.configuration import OWNED, check_configuration
 
     owned = {".".join(path) for path in OWNED}
-    return [{"field": path, "message": problem} for path, problem in check_configuration(manifest)
-            if path not in owned]
+    return [FieldError(path, problem) for path, problem in check_configuration(manifest) if path not in owned]
 
 
 def other_reason(document: Document) -> str:

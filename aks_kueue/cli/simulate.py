@@ -108,7 +108,7 @@ def simulate(
                 origin[(metadata["namespace"], metadata["name"])] = {
                     "source": result.source.as_source(), "file": document.file, "document": document.index}
         elif kind is Category.CONFIGURATION:
-            errors = [FieldError(e["field"], e["message"]) for e in configuration_errors(manifest)]
+            errors = configuration_errors(manifest)
             reject(document, "Configuration", errors)
             if not errors:
                 skipped.append(skipped_entry(document, "Kueue's Configuration: not decided; its integrations say "
@@ -130,7 +130,9 @@ def simulate(
     decisions = [_with_origin(d, origin) for d in raw]
     summary = _summary(decisions, skipped)
     if not decisions:
-        typer.echo("simulate: no Kueue objects or jobs to decide in the given files; nothing to decide", err=True)
+        anything = any(category(d.manifest) in (Category.KUEUE, Category.JOB) for d in documents)
+        typer.echo("simulate: no pending Workloads or jobs in the given files; nothing to decide" if anything
+                   else "simulate: no Kueue objects or jobs in the given files; nothing to decide", err=True)
     if as_json:
         output.print({"workloads": decisions, "skipped": skipped, "summary": summary})
         return

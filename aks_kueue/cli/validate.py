@@ -63,7 +63,7 @@ def validate(
             entry.update(kind=obj.kind or document.kind, namespace=obj.namespace,
                          errors=[{"field": e.field, "message": e.message} for e in errors])
         elif kind is Category.CONFIGURATION:
-            entry["errors"] = configuration_errors(manifest)
+            entry["errors"] = [{"field": e.field, "message": e.message} for e in configuration_errors(manifest)]
         elif kind is Category.JOB:
             result = jobs[id(manifest)]
             entry["namespace"] = result.source.namespace
