@@ -14,6 +14,7 @@ from components.gpu_device_plugin import GpuDevicePlugin, GpuDevicePluginArgs
 from components.kueue_install import KueueInstall, KueueInstallArgs
 from components.kueue_queues import KueueQueues, KueueQueuesArgs
 from components.model_carrier import ModelCarrier, ModelCarrierArgs
+from components.monitoring import Monitoring, MonitoringArgs
 from components.node_pools import NodePools, NodePoolsArgs
 
 # Everything is read and judged before anything is registered: a config the program cannot
@@ -25,11 +26,13 @@ except SettingsError as error:
     raise InvalidConfig.from_problems(error.problems) from None
 if problems := blocking_findings(model):
     raise InvalidConfig(problems)
+for warning in settings.warnings:
+    pulumi.log.warn(warning)
 
 tags = {"managed-by": "aks-kueue", "stack": pulumi.get_stack()}
 cluster = AksCluster("main", AksClusterArgs(
     location=settings.location, resource_group_name=settings.resource_group_name,
-    cluster=settings.cluster, tags=tags))
+    cluster=settings.cluster, tags=tags, monitoring=settings.monitoring))
 pools = NodePools("pools", NodePoolsArgs(
     resource_group_name=cluster.resource_group_name, cluster_name=cluster.cluster_name,
     pools=settings.node_pools, tags=tags))
@@ -40,6 +43,14 @@ if gpu_pools:
 kueue = KueueInstall("kueue", KueueInstallArgs(
     kueue=settings.kueue, resource_group_name=cluster.resource_group_name,
     cluster_name=cluster.cluster_name, provider=cluster.provider, node_pools=list(pools.agent_pools.values())))
+if settings.monitoring:
+    monitoring = Monitoring("monitoring", MonitoringArgs(
+        monitoring=settings.monitoring, location=settings.location, resource_group_name=cluster.resource_group_name,
+        cluster_name=settings.cluster.name, cluster_id=cluster.cluster_id, workspaces=cluster.monitoring_workspaces,
+        provider=cluster.provider, kueue_installer=kueue.installer, kueue_install=settings.kueue.install,
+        gpu_pools=gpu_pools, gpu_node_pools=[pools.agent_pools[p.name] for p in gpu_pools],
+        grafana_admin_group_ids=settings.cluster.security.entra_admin_group_object_ids, tags=tags))
+    pulumi.export("monitoring", monitoring.summary)
 if model.objects:
     queues = KueueQueues("queues", KueueQueuesArgs(
         objects=model.objects, namespaces=model.namespaces, provider=cluster.provider, installer=kueue.installer))

@@ -76,9 +76,12 @@ def preview(
 
 
 def _errors(outcome) -> None:
-    """Why a stack cannot be used, on stderr: one sentence, or the program's reasons one a line."""
+    """On stderr: why a stack cannot be used (one sentence, or the program's reasons one a line), and
+    what the program itself logged as a warning, as `pulumi up` shows it."""
     for error in outcome.errors:
         typer.echo(error, err=True)
+    for warning in outcome.run.warnings if outcome.run else ():
+        typer.echo(f"warning: {warning}", err=True)
 
 
 @app.command()

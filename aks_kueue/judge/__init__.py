@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from datetime import date
+from typing import Any, Optional
 
 from aks_kueue.admission.quota import CohortCycleError, QuotaTree
 from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
@@ -46,14 +47,15 @@ def blocking_findings(model: Model) -> list[Finding]:
     return objects.object_findings(model) + objects.workload_findings(model)
 
 
-def judge(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> Judgement:
+def judge(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD, today: Optional[date] = None) -> Judgement:
+    """Every rule. `today` is the day dated facts (the AKS release calendar) are judged on."""
     findings = [Finding(RESOURCE_UNREADABLE, ERROR, u.subject, u.subject, u.message,
                         "give the resource the shape the pack reads, or remove it") for u in model.unreadable]
     findings += blocking_findings(model) + objects.cohort_findings(model) + install.install_findings(model)
     judgement = Judgement(findings)
     if model.cluster is not None:
         _feasibility(model, vm_overhead, judgement)
-    judgement.findings += security.security_findings(model) + stack.stack_findings(model)
+    judgement.findings += security.security_findings(model) + stack.stack_findings(model, today)
     return judgement
 
 

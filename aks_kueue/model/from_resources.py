@@ -28,7 +28,6 @@ from aks_kueue.aks.placement import pod_lands
 from aks_kueue.aks.pools import SYSTEM, USER, DaemonSetLoad, Pool, effective_gpu_driver, gpu_vendor, node_taints
 from aks_kueue.aks.vm_sizes import lookup
 from aks_kueue.k8s.pods import pod_requests
-from aks_kueue.k8s.quantity import QuantityError
 from aks_kueue.kueue import catalog as cat
 from aks_kueue.kueue.convert import to_v1beta2
 from aks_kueue.kueue.units import to_units
@@ -272,7 +271,7 @@ def _daemonset(props: Any, label: str) -> tuple[str, dict[str, str], dict]:
     pod = plain(mapping(get(props, "spec", "template", "spec", default={}), f"{label}.spec.template.spec"))
     try:
         units = to_units(pod_requests(pod))
-    except (QuantityError, AttributeError, TypeError) as error:
+    except (ValueError, AttributeError, TypeError) as error:  # a QuantityError is a ValueError
         raise UnreadableValue(f"{label}: the pod's resource requests cannot be read ({error})") from None
     requests = {r: f"{v}m" if r == "cpu" else str(v) for r, v in units.items()}
     for field_name, shape in (("nodeSelector", dict), ("tolerations", list)):

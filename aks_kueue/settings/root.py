@@ -11,17 +11,15 @@ from typing import Any, Literal, Mapping, Optional
 from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network, regions
-from aks_kueue.kueue import catalog as cat
 from aks_kueue.settings.base import Model, field_error, field_errors, suggest
 from aks_kueue.settings.cluster import Cluster
 from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, problems_from
 from aks_kueue.settings.kueue import Kueue
+from aks_kueue.settings.monitoring import Monitoring
 from aks_kueue.settings.pools import NodePool
 from aks_kueue.settings.queues import ExpectedWorkload, Queues
-from aks_kueue.versions import MIN_KUBERNETES_MINOR
 
 SYSTEM_POOL_NAME = "system"
-_DOCUMENTATION_NETWORKS = [ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24")]
 _STRING_KEYS = {"resourceGroupName"}
 # Keys of the azure-native provider the program reads, besides the location.
 AZURE_ENVIRONMENT_KEY = "azure-native:environment"
@@ -41,6 +39,7 @@ class Settings(Model):
     queues: Optional[Queues] = None
     queue_manifests: list[str] = []
     expected_workloads: list[ExpectedWorkload] = []
+    monitoring: Optional[Monitoring] = None
 
     _today: Optional[date] = PrivateAttr(default=None)
 
@@ -135,50 +134,14 @@ class Settings(Model):
 
     @property
     def warnings(self) -> list[str]:
-        """Things that validate but will not work as deployed; the program logs them."""
-        notes = []
-        security = self.cluster.security
-        for i, cidr in enumerate(security.api_server_authorized_ip_ranges):
-            network = ipaddress.ip_network(cidr)
-            if any(network.version == net.version and network.subnet_of(net) for net in _DOCUMENTATION_NETWORKS):
-                notes.append(f"aks-kueue:cluster.security.apiServerAuthorizedIpRanges[{i}]: {cidr} is a "
-                             "documentation range (RFC 5737) that no real client is in, so pulumi up could "
-                             "not reach the API server; put your own egress ranges here")
-        for i, group in enumerate(security.entra_admin_group_object_ids):
-            if set(group.replace("-", "")) == {"0"}:
-                notes.append(f"aks-kueue:cluster.security.entraAdminGroupObjectIds[{i}]: the all-zero ID is "
-                             "a placeholder; put your admin group's object ID here")
-        if self.kueue.install == "managed" and self.location not in cat.MANAGED_REGIONS:
-            notes.append(f"azure-native:location: the managed Kueue extension is documented only in "
-                         f"{', '.join(cat.MANAGED_REGIONS)}, not {self.location}; the install may fail")
-        if security.private_cluster:
-            notes.append("aks-kueue:cluster.security.privateCluster: AKS creates the cluster's virtual network "
-                         "itself (this program brings none), so a network can be peered with it only once it "
-                         "exists: a first pulumi up creates the cluster and then cannot reach its API server to "
-                         "install Kueue until your network is peered or linked to it; run pulumi up again after that")
-        notes += self._region_notes()
-        day = self._today or kubernetes_versions.today()
-        verdict = kubernetes_versions.judge(self.cluster.kubernetes_version, day, at_least=MIN_KUBERNETES_MINOR)
-        notes += [f"aks-kueue:cluster.kubernetesVersion: {w}" for w in verdict.warnings]
-        return notes
-
-    def _region_notes(self) -> list[str]:
+        """What only the program can say: Kueue's own warnings about its configuration, and notes about
+        the provider's configuration (the judge's warnings cover what the program registers). The
+        program logs them."""
+        notes = list(self.kueue.warnings)
         region = regions.lookup(self.location)
-        if region is None:
-            return []
-        notes = []
-        if region.access is regions.Access.RESTRICTED:
-            notes.append(f"azure-native:location: access to {region.name} is restricted to approved subscriptions "
-                         "(Azure regions list); request it before deploying "
-                         "(https://learn.microsoft.com/troubleshoot/azure/general/region-access-request-process)")
-        elif region.access is regions.Access.COMING_SOON:
-            notes.append(f"azure-native:location: {region.name} was listed as coming soon on "
-                         f"{regions.load().as_of.isoformat()}; check it is open with `az account list-locations "
-                         "-o table`")
-        if region.cloud is not regions.Cloud.PUBLIC and self.azure_environment is None:
-            notes.append(f"azure-native:location: {region.name} is a region of {_CLOUD_NAMES[region.cloud]}; "
-                         f"unless the provider is already pointed there, set {AZURE_ENVIRONMENT_KEY}: "
-                         f"{region.cloud.value}")
+        if region is not None and region.cloud is not regions.Cloud.PUBLIC and self.azure_environment is None:
+            notes.append(f"azure-native:location: {region.name} is a region of {_CLOUD_NAMES[region.cloud]}; unless "
+                         f"the provider is already pointed there, set {AZURE_ENVIRONMENT_KEY}: {region.cloud.value}")
         return notes
 
 
@@ -197,7 +160,11 @@ def parse_settings(config: Mapping[str, str], today: Optional[date] = None) -> S
         namespace, _, key = full_key.partition(":")
         if namespace != NAMESPACE:
             continue
-        raw[key] = value if key in _STRING_KEYS else _decode(value)
+        try:
+            raw[key] = value if key in _STRING_KEYS else _decode(value)
+        except RecursionError:
+            raise SettingsError([Problem(f"{NAMESPACE}:{key}", "is nested too deeply to read (hundreds of "
+                                         "levels); no stack key needs more than a few")]) from None
     day = today or kubernetes_versions.today()
     try:
         settings = Settings.model_validate(raw, context={"today": day})

@@ -73,8 +73,8 @@ def test_namespaces_pass_kubernetes_1_34(source):
 @pytest.mark.parametrize("source", ["dev", "prod"])
 def test_preview_lists_kueue_objects_after_the_installer(source):
     run = _run(source)
-    installer = next(r for r in run.registrations
-                     if r.type in ("kubernetes:helm.sh/v3:Release", "azure-native:kubernetesconfiguration:Extension"))
+    installer = next(r for r in run.registrations if r.type == "azure-native:kubernetesconfiguration:Extension"
+                     or (r.type == "kubernetes:helm.sh/v3:Release" and r.inputs["chart"].endswith("/kueue")))
     kueue = [r for r in run.registrations if r.type.startswith(KUEUE_TYPE)]
     kinds = {r.type.rsplit(":", 1)[1] for r in kueue}
     assert {"ResourceFlavor", "ClusterQueue", "LocalQueue", "WorkloadPriorityClass"} <= kinds

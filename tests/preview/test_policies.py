@@ -152,13 +152,15 @@ def test_each_finding_is_printed_once():
     assert out.count("documentation range") == 1
 
 
-def test_human_output_says_when_every_policy_passed(fake_pack, tmp_path):
-    config = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
-    config["config"]["aks-kueue:cluster"]["security"]["apiServerAuthorizedIpRanges"] = ["20.30.40.0/24"]
-    path = tmp_path / "Pulumi.clean.yaml"
-    path.write_text(yaml.safe_dump(config))
-    code, out, _ = cli("preview", "--config", path)
-    assert code == 0 and "Policy verdicts: every policy passed." in out
+def test_human_output_says_when_every_policy_passed():
+    from rich.console import Console
+
+    from aks_kueue.cli.render import print_verdicts
+    from aks_kueue.preview.outcome import Outcome
+
+    console = Console(record=True, width=120)
+    print_verdicts(console, Outcome(project="aks-kueue", stack="clean"))
+    assert console.export_text().strip() == "Policy verdicts: every policy passed."
 
 
 # ---- the real policy pack ----
