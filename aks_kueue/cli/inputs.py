@@ -92,25 +92,23 @@ def job_options(integrations: Optional[str], stack: Optional[str], output: Outpu
 
 
 def options_from_configuration(documents: list[Document]):
-    """The integrations of a Kueue Configuration in the input, when it holds exactly one."""
+    """The integrations, feature gates and `manageJobsWithoutQueueName` of a Kueue Configuration
+    in the input, as Kueue reads it (converted from v1beta1 and defaulted: an empty framework
+    list means batch/job alone), when the input holds exactly one that Kueue would start with."""
+    from aks_kueue.kueue.configuration import judge_configuration
     from aks_kueue.kueue.jobs import JobOptions
     from aks_kueue.kueue.manifests import Category, category
 
     configs = [d for d in documents if category(d.manifest) is Category.CONFIGURATION]
     if len(configs) != 1:
         return None, None
-    config = configs[0].manifest
-    integrations = config.get("integrations") if isinstance(config.get("integrations"), dict) else {}
-    frameworks = integrations.get("frameworks")
-    gates = config.get("featureGates") if isinstance(config.get("featureGates"), dict) else {}
-    if frameworks is not None and not (isinstance(frameworks, list) and all(isinstance(f, str) for f in frameworks)):
+    report = judge_configuration(configs[0].manifest)
+    if report.errors or report.effective is None:
         return None, None
-    if not all(isinstance(v, bool) for v in gates.values()):
-        return None, None
-    # Kueue defaults an empty framework list to batch/job alone (kueue-api.md, Configuration defaults).
-    chosen = frameworks if frameworks else ["batch/job"]
-    options = JobOptions.from_config(frameworks=chosen, feature_gates=gates,
-                                     manage_jobs_without_queue_name=config.get("manageJobsWithoutQueueName") is True)
+    effective = report.effective
+    frameworks = (effective.get("integrations") or {}).get("frameworks") or ["batch/job"]
+    options = JobOptions.from_config(frameworks=frameworks, feature_gates=report.gates,
+                                     manage_jobs_without_queue_name=effective.get("manageJobsWithoutQueueName") is True)
     return options, configs[0].where
 
 
@@ -125,19 +123,14 @@ def job_results(documents: list[Document], options) -> dict[int, Any]:
     return {id(m): r for m, r in zip(jobs, derive_workloads([d.manifest for d in documents], options), strict=True)}
 
 
-def configuration_errors(manifest: dict[str, Any]) -> list[FieldError]:
-    """Kueue's Configuration, checked as Kueue reads it at startup.
+def configuration_errors(manifest: dict[str, Any]) -> tuple[list[FieldError], list[FieldError]]:
+    """Kueue's Configuration as Kueue v0.19.2 reads it at startup (`judge_configuration` of
+    `aks_kueue.kueue.configuration`): what would stop the manager, and what it accepts but
+    probably not as meant (v1beta1 semantics)."""
+    from aks_kueue.kueue.configuration import judge_configuration
 
-    CALL SITE for the "config" helper: `aks_kueue.kueue.configuration` is gaining a check
-    of the whole v0.19.2 Configuration API (nested keys, types, enums, v1beta1). Until it
-    lands this calls `check_configuration`, whose rules about keys that aks-kueue renders
-    itself (integrations.frameworks, featureGates) apply to stacks, not to a user's own
-    Configuration file, so those are left out here.
-    """
-    from aks_kueue.kueue.configuration import OWNED, check_configuration
-
-    owned = {".".join(path) for path in OWNED}
-    return [FieldError(path, problem) for path, problem in check_configuration(manifest) if path not in owned]
+    report = judge_configuration(manifest)
+    return report.errors, report.warnings
 
 
 def other_reason(document: Document) -> str:

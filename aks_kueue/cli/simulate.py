@@ -108,7 +108,8 @@ def simulate(
                 origin[(metadata["namespace"], metadata["name"])] = {
                     "source": result.source.as_source(), "file": document.file, "document": document.index}
         elif kind is Category.CONFIGURATION:
-            errors = configuration_errors(manifest)
+            errors, notes = configuration_errors(manifest)
+            warnings += [f"{document.where}: Configuration: {note}" for note in notes]
             reject(document, "Configuration", errors)
             if not errors:
                 skipped.append(skipped_entry(document, "Kueue's Configuration: not decided; its integrations say "

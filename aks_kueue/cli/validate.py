@@ -63,7 +63,9 @@ def validate(
             entry.update(kind=obj.kind or document.kind, namespace=obj.namespace,
                          errors=[{"field": e.field, "message": e.message} for e in errors])
         elif kind is Category.CONFIGURATION:
-            entry["errors"] = [{"field": e.field, "message": e.message} for e in configuration_errors(manifest)]
+            errors, notes = configuration_errors(manifest)
+            entry["errors"] = [{"field": e.field, "message": e.message} for e in errors]
+            warnings += [f"{document.where}: Configuration: {note}" for note in notes]
         elif kind is Category.JOB:
             result = jobs[id(manifest)]
             entry["namespace"] = result.source.namespace

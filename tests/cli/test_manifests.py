@@ -223,3 +223,18 @@ def test_a_missing_path_and_a_list_that_is_not_objects(tmp_path):
     path.write_text("apiVersion: v1\nkind: List\nitems: [1]\n")
     code, _, err = run("validate", str(path))
     assert code == 2 and f"{path} document 0: a list item must be a Kubernetes object" in err
+
+
+def test_validate_checks_a_configuration_as_strictly_as_kueue_reads_it(tmp_path):
+    typo = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+            "waitForPodsReady": {"timeot": "5m"}}
+    code, out, _ = run("validate", str(write(tmp_path / "typo.yaml", typo)), "--json")
+    assert code == 1
+    [error] = json.loads(out)["objects"][0]["errors"]
+    assert error["field"] == "waitForPodsReady.timeot" and "timeout" in error["message"]
+    legacy = {"apiVersion": "config.kueue.x-k8s.io/v1beta1", "kind": "Configuration",
+              "integrations": {"frameworks": ["batch/job"]}}
+    job = sample_job(name="a", namespace="team")
+    code, out, err = run("validate", str(write(tmp_path / "legacy.yaml", legacy, job)), "--json")
+    assert code == 0, err
+    assert [o["kind"] for o in json.loads(out)["objects"]] == ["Configuration", "Job"]
