@@ -23,6 +23,7 @@ bench: install
 	$(BIN)/python benchmarks/preview.py
 	$(BIN)/python benchmarks/feasibility.py
 	$(BIN)/python benchmarks/admission.py
+	$(BIN)/python benchmarks/loader.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info

@@ -10,7 +10,6 @@ engine's unknown sentinels and secret markers; pulumi_policy decodes them as in 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Optional
@@ -57,17 +56,13 @@ class PolicyConfigError(Exception):
 def load_policy_config(path: Path) -> dict[str, Any]:
     """The JSON of `pulumi preview --policy-pack-config`, checked as the engine checks it, and stricter:
     an unknown policy or property is an error too."""
+    from aks_kueue.k8s.loader import LoadError, loads_json, read_text
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise PolicyConfigError(f"{path}: cannot read the policy config: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise PolicyConfigError(f"{path}: the policy config is not UTF-8 text") from None
-    try:
-        config = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise PolicyConfigError(f"{path}: not valid JSON at line {error.lineno} column {error.colno}: "
-                                f"{error.msg}") from None
+        # Bounded like every file the program reads: size, nesting, duplicated keys.
+        config = loads_json(read_text(path, what="the policy config (JSON)"), str(path))
+    except LoadError as error:
+        raise PolicyConfigError(f"{error.source}: cannot read the policy config: {error.reason}") from None
     problem = policy_config_error(config)
     if problem:
         raise PolicyConfigError(f"{path}: {problem}")
