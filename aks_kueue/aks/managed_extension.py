@@ -52,7 +52,7 @@ def generated_flavor(name: str, pools: Sequence[Pool]) -> Optional[GeneratedFlav
 
 
 def _gpu_words(pool: Pool) -> set[str]:
-    """Lower-case tokens of the pool's GPU model ("NVIDIA H100 NVL" -> {"h100", "nvl", ...})."""
+    """Lower-case tokens of the pool's GPU model ("NVIDIA H100 PCIe 94GB" -> {"h100", "pcie", "94gb"})."""
     size = lookup(pool.vm_size)
     model = size.gpu_model if size is not None else ""
     return {w for w in re.split(r"[\s()/-]+", model.lower()) if w and w not in ("nvidia", "amd", "tesla")}

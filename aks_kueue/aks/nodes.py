@@ -77,7 +77,8 @@ def node_labels(pool: Pool, region: str) -> dict[str, frozenset[str]]:
         "kubernetes.azure.com/mode": "user", "kubernetes.azure.com/role": "agent",
         "kubernetes.azure.com/managedby": "aks",
         "kubernetes.azure.com/nodepool-type": "VirtualMachineScaleSets",
-        "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": "arm64" if size is not None and size.cpu_architecture == "Arm64" else "amd64",
         "node.kubernetes.io/instance-type": size.name if size else pool.vm_size,
         "topology.kubernetes.io/region": region,
     }
@@ -135,6 +136,10 @@ def _gpus(pool: Pool) -> tuple[str | None, int, list[str], bool]:
             f"{pool.explicit.gpu_resource}: {pool.explicit.gpus} per node, as stated"], False
     if size is None or not size.has_gpu:
         return None, 0, [], False
+    if not size.gpu_resource:
+        return None, 0, [f"{size.name}: {size.gpus} GPUs, but the size page names no GPU model, so the resource "
+                         "its nodes advertise is unknown and none is counted; state the pool's capacity to count "
+                         "them"], False
     lines = []
     if pool.gpu_driver == "None":
         lines.append(f"GPUs counted on the assumption that the GPU operator you install advertises "

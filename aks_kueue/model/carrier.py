@@ -20,6 +20,8 @@ from typing import Any, Iterable, Mapping
 
 import yaml
 
+from aks_kueue.k8s.loader import LoadError, loads_json, parse_documents
+
 CARRIER_NAME = "aks-kueue-model"
 # Every cluster has `default`, so the ConfigMap needs no namespace of its own and no Kueue.
 CARRIER_NAMESPACE = "default"
@@ -53,9 +55,9 @@ def read_workloads(text: Any) -> list[dict[str, Any]]:
     if not isinstance(text, str):
         raise ValueError(f"data.{WORKLOADS_KEY} is not text")
     try:
-        documents = [d for d in yaml.safe_load_all(text) if d is not None]
-    except yaml.YAMLError as error:
-        raise ValueError(f"data.{WORKLOADS_KEY} is not YAML: {error}") from None
+        documents = [d for d in parse_documents(text, f"data.{WORKLOADS_KEY}") if d is not None]
+    except LoadError as error:
+        raise ValueError(str(error)) from None
     for index, document in enumerate(documents):
         if not isinstance(document, dict):
             raise ValueError(f"data.{WORKLOADS_KEY} document {index} is not a mapping")
@@ -67,8 +69,8 @@ def read_keys(text: Any) -> dict[str, str]:
     if text is None:
         return {}
     try:
-        keys = json.loads(text) if isinstance(text, str) else None
-    except ValueError:
+        keys = loads_json(text, f"data.{KEYS_KEY}") if isinstance(text, str) else None
+    except LoadError:
         keys = None
     if not isinstance(keys, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in keys.items()):
         raise ValueError(f"data.{KEYS_KEY} is not a JSON map of text to text")

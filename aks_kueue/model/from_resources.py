@@ -20,21 +20,20 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
-import yaml
-
 from aks_kueue.aks import dcgm_exporter
 from aks_kueue.aks.capacity_tag import CAPACITY_TAG, explicit_node
 from aks_kueue.aks.nodes import pool_capacity
 from aks_kueue.aks.placement import pod_lands
 from aks_kueue.aks.pools import SYSTEM, USER, DaemonSetLoad, Pool, effective_gpu_driver, gpu_vendor, node_taints
 from aks_kueue.aks.vm_sizes import lookup
+from aks_kueue.k8s.loader import LoadError, parse_single
 from aks_kueue.k8s.pods import pod_requests
 from aks_kueue.kueue import catalog as cat
 from aks_kueue.kueue.convert import to_v1beta2
 from aks_kueue.kueue.units import to_units
 from aks_kueue.model import carrier
-from aks_kueue.model.desired import (DEVELOPMENT, PRODUCTION, Cluster, ExpectedWorkload, Install, KueueItem, Model, Namespace,
-                                     Network, Security, Unreadable)
+from aks_kueue.model.desired import (DEVELOPMENT, PRODUCTION, Cluster, ExpectedWorkload, Install, KueueItem, Model,
+                                     Namespace, Network, Security, Unreadable)
 from aks_kueue.model.props import (Unreadable as UnreadableValue, get, integer, mapping, plain, sequence, stack_of,
                                    string_list, string_map, text)
 from aks_kueue.versions import MANAGED_KUEUE_EXTENSION_TYPE
@@ -150,7 +149,8 @@ def _carrier(resources, urns, unreadable) -> tuple[dict[str, str], str, list[dic
         try:
             data = mapping(get(resource.props, "data", default={}), f"{label}.data")
             keys = carrier.read_keys(data.get(carrier.KEYS_KEY))
-            environment = text(data.get(carrier.ENVIRONMENT_KEY) or PRODUCTION, f"{label}.data.{carrier.ENVIRONMENT_KEY}")
+            environment = text(data.get(carrier.ENVIRONMENT_KEY) or PRODUCTION,
+                               f"{label}.data.{carrier.ENVIRONMENT_KEY}")
             documents = carrier.read_workloads(data.get(carrier.WORKLOADS_KEY))
         except UnreadableValue as error:
             unreadable.append(Unreadable(label, str(error)))
@@ -344,11 +344,11 @@ def _helm_frameworks(props: Any, label: str) -> tuple[str, ...]:
     rendered = get(props, "values", "managerConfig", "controllerManagerConfigYaml")
     if rendered is None:
         return cat.CHART_DEFAULT_FRAMEWORKS
+    where = f"{label}.values.managerConfig.controllerManagerConfigYaml"
     try:
-        configuration = yaml.safe_load(text(rendered, f"{label}.values.managerConfig.controllerManagerConfigYaml"))
-    except yaml.YAMLError as error:
-        raise UnreadableValue(f"{label}.values.managerConfig.controllerManagerConfigYaml is not YAML: "
-                              f"{error}") from None
+        configuration = parse_single(text(rendered, where), where)
+    except LoadError as error:
+        raise UnreadableValue(str(error)) from None
     frameworks = get(configuration, "integrations", "frameworks")
     if frameworks is None:
         return cat.CHART_DEFAULT_FRAMEWORKS

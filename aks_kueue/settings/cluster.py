@@ -49,7 +49,7 @@ class SystemPool(Model):
         size = lookup(value)
         if size is None:
             raise ValueError(f"{value!r} is not a VM size this program knows; pick one from "
-                             "aks_kueue/aks/data/azure-vm-skus.csv, for example Standard_D4s_v5")
+                             "the catalog aks_kueue/aks/data/vm-sizes.json, for example Standard_D4s_v5")
         if size.family.startswith("B"):
             raise ValueError(f"{size.name} is a burstable B-series size, which AKS does not support for system "
                              "pools; use a general-purpose size such as Standard_D4s_v5")

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
 from datetime import date
 from typing import Any, Literal, Mapping, Optional
 
 from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from aks_kueue.k8s.loader import Limits, LoadError, loads_json
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network, regions
 from aks_kueue.settings.base import Model, field_error, field_errors, suggest
 from aks_kueue.settings.cluster import Cluster
@@ -161,10 +161,11 @@ def parse_settings(config: Mapping[str, str], today: Optional[date] = None) -> S
         if namespace != NAMESPACE:
             continue
         try:
-            raw[key] = value if key in _STRING_KEYS else _decode(value)
-        except RecursionError:
-            raise SettingsError([Problem(f"{NAMESPACE}:{key}", "is nested too deeply to read (hundreds of "
-                                         "levels); no stack key needs more than a few")]) from None
+            raw[key] = value if key in _STRING_KEYS else _decode(value, f"{NAMESPACE}:{key}")
+        except LoadError as error:
+            reason = ("is nested too deeply to read (hundreds of levels); no stack key needs more than a few"
+                      if error.reason.startswith("nested deeper") else error.reason)
+            raise SettingsError([Problem(f"{NAMESPACE}:{key}", reason)]) from None
     day = today or kubernetes_versions.today()
     try:
         settings = Settings.model_validate(raw, context={"today": day})
@@ -179,11 +180,16 @@ def parse_settings(config: Mapping[str, str], today: Optional[date] = None) -> S
     raise SettingsError(problems)
 
 
-def _decode(value: Any) -> Any:
-    """Pulumi hands structured values over as JSON text; plain strings stay strings."""
+def _decode(value: Any, key: str) -> Any:
+    """Pulumi hands structured values over as JSON text, read with the loader's bounds (nesting, duplicated
+    keys); plain strings stay strings."""
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
-    except ValueError:
-        return value
+        # Bounded only by what can be read at all: the settings models bound what they read and name
+        # the key path that is too deep.
+        return loads_json(value, key, Limits(max_depth=10_000))
+    except LoadError as error:
+        if error.reason.startswith("not valid JSON"):
+            return value
+        raise

@@ -46,6 +46,7 @@ def helm_values(kueue: Kueue, *, cluster_queue_metrics: bool = False) -> dict[st
         },
     }
     user_values = kueue.chart_values
-    user_values["managerConfig"] = {k: v for k, v in (user_values.get("managerConfig") or {}).items()
-                                    if k != CONFIG_VALUE[1]}
+    manager_config = user_values.get("managerConfig")
+    manager_config = manager_config if isinstance(manager_config, dict) else {}
+    user_values["managerConfig"] = {k: v for k, v in manager_config.items() if k != CONFIG_VALUE[1]}
     return deep_merge(values, user_values)
