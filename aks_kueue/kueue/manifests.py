@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import Enum
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
@@ -33,7 +33,10 @@ WHAT = "Kubernetes YAML or JSON"
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
-class Category(StrEnum):
+class Category(str, Enum):
+    def __str__(self) -> str:  # as enum.StrEnum (Python 3.11) does; this runs on 3.10 too
+        return self.value
+
     KUEUE = "kueue"                  # kueue.x-k8s.io objects: validated and simulated
     CONFIGURATION = "configuration"  # Kueue's own Configuration (config.kueue.x-k8s.io)
     JOB = "job"                      # a kind one of Kueue's integrations manages

@@ -19,6 +19,7 @@ from aks_kueue.aks.device_plugin import REQUESTS, daemonset_name
 from aks_kueue.k8s.merge import deep_merge
 from aks_kueue.k8s.quantity import parse_quantity
 from aks_kueue.kueue.convert import V1BETA2, cluster_queue_spec_to_v1beta2, to_v1beta2
+from aks_kueue.k8s.loader import LoadError
 from aks_kueue.kueue.manifests import ManifestError, read_documents
 from aks_kueue.model.desired import (Cluster, ExpectedWorkload, Install, KueueItem, Model, Namespace, Network,
                                      Security)
@@ -26,7 +27,7 @@ from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL
 from aks_kueue.model.conventions import CLUSTER_SCOPED, DEPLOY_ORDER, MANAGED_BY, labels_selected
 from aks_kueue.settings.errors import Problem, SettingsError
 from aks_kueue.settings.pools import NodePool, Taint
-from aks_kueue.settings.queues import ExpectedWorkload as ExpectedWorkloadEntry
+from aks_kueue.settings.queues import ExpectedWorkload as ExpectedWorkloadEntry, ManifestWorkload
 from aks_kueue.settings.root import SYSTEM_POOL_NAME, Settings
 
 
@@ -37,13 +38,64 @@ def from_settings(settings: Settings, root: Path, stack: str = "") -> Model:
     pools = tuple(user_pool(p, i, settings) for i, p in enumerate(settings.node_pools))
     objects = _from_stack(settings, problems) + _from_manifests(settings, root, problems)
     namespaces = _namespaces(objects, problems)
+    workloads = _workloads(settings, root, objects, problems)
     if problems:
         raise SettingsError(problems)
     return Model(
         stack=stack, environment=settings.environment, cluster=cluster(settings), pools=pools,
-        installs=(install(settings),), objects=tuple(objects), namespaces=tuple(namespaces),
-        workloads=tuple(ExpectedWorkload(workload_manifest(w), f"aks-kueue:expectedWorkloads[{i}]")
-                        for i, w in enumerate(settings.expected_workloads)))
+        installs=(install(settings),), objects=tuple(objects), namespaces=tuple(namespaces), workloads=tuple(workloads))
+
+
+def _workloads(settings: Settings, root: Path, objects: list[KueueItem], problems: list[Problem]
+               ) -> list[ExpectedWorkload]:
+    found = []
+    for i, entry in enumerate(settings.expected_workloads):
+        key = f"aks-kueue:expectedWorkloads[{i}]"
+        if isinstance(entry, ManifestWorkload):
+            found += [ExpectedWorkload(w, key) for w in _from_job_file(entry.manifest, key, settings, root, objects,
+                                                                        problems)]
+        else:
+            found.append(ExpectedWorkload(workload_manifest(entry), key))
+    return found
+
+
+def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects: list[KueueItem],
+                   problems: list[Problem]) -> list[dict[str, Any]]:
+    """The Workloads Kueue would create for the jobs of a file, with the stack's integrations,
+    feature gates and queue objects in force (a `default` LocalQueue, priority classes)."""
+    from aks_kueue.kueue.jobs import JobOptions, Outcome, derive_workloads
+    from aks_kueue.kueue.manifests import Category, category, read_inputs
+
+    where = f"{key}.manifest"
+    path = Path(name) if Path(name).is_absolute() else root / name
+    try:
+        documents = read_inputs([path])
+    except LoadError as error:
+        problems.append(Problem(where, f"{name}{str(error)[len(str(path)):]}"))
+        return []
+    jobs = [d for d in documents if category(d.manifest) is Category.JOB]
+    if not jobs:
+        problems.append(Problem(where, f"{name} holds no job Kueue manages (Job, JobSet, RayJob, MPIJob, ...); "
+                                       "point it at a job file, or write the workload's shape instead"))
+        return []
+    kueue = settings.kueue
+    options = JobOptions.from_config(frameworks=kueue.frameworks if kueue.install == "helm" else None,
+                                     feature_gates=kueue.feature_gates)
+    context = [dict(o.manifest) for o in objects] + [d.manifest for d in documents]
+    workloads = []
+    for result in derive_workloads(context, options):
+        if result.source.kind not in {d.kind for d in jobs}:
+            continue
+        label = f"{result.source.kind} {result.source.name}"
+        if result.errors:
+            problems += [Problem(where, f"{name}: {label}: {e.field + ': ' if e.field else ''}{e.message}")
+                         for e in result.errors]
+        elif result.outcome is not Outcome.WORKLOAD:
+            if result.outcome is not Outcome.MEMBER:
+                problems.append(Problem(where, f"{name}: {label}: {result.reason}"))
+        else:
+            workloads += [dict(w) for w in result.workloads]
+    return workloads
 
 
 def cluster(settings: Settings) -> Cluster:

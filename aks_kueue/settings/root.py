@@ -17,7 +17,7 @@ from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, problem
 from aks_kueue.settings.kueue import Kueue
 from aks_kueue.settings.monitoring import Monitoring
 from aks_kueue.settings.pools import NodePool
-from aks_kueue.settings.queues import ExpectedWorkload, Queues
+from aks_kueue.settings.queues import ExpectedWorkloadEntry, Queues
 
 SYSTEM_POOL_NAME = "system"
 _STRING_KEYS = {"resourceGroupName"}
@@ -38,7 +38,7 @@ class Settings(Model):
     kueue: Kueue
     queues: Optional[Queues] = None
     queue_manifests: list[str] = []
-    expected_workloads: list[ExpectedWorkload] = []
+    expected_workloads: list[ExpectedWorkloadEntry] = []
     monitoring: Optional[Monitoring] = None
 
     _today: Optional[date] = PrivateAttr(default=None)

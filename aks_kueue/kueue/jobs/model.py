@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
+from enum import Enum
 from typing import Any, Iterable, Mapping, Optional
 
 from aks_kueue.kueue import catalog
@@ -35,7 +35,10 @@ MAX_POD_SETS = 18
 UNMANAGED_NAMESPACES = frozenset({"kube-system", "kueue-system"})
 
 
-class Outcome(StrEnum):
+class Outcome(str, Enum):
+    def __str__(self) -> str:  # as enum.StrEnum (Python 3.11) does; this runs on 3.10 too
+        return self.value
+
     """What Kueue would do with one job-like object."""
 
     WORKLOAD = "workload"          # it gets the Workload(s) in `workloads`
