@@ -37,14 +37,19 @@ def fake_kubeconfig(exec_login: bool) -> str:
 
 
 class OfflineMocks(pulumi.runtime.Mocks):
-    def __init__(self, preview: bool = True):
+    """`unknown_outputs`: as in a first real `pulumi preview`, report back only the inputs, so that
+    every output the cloud computes (an Azure resource's `name` too) stays unknown, and so does
+    every input of another resource built from it."""
+
+    def __init__(self, preview: bool = True, unknown_outputs: bool = False):
         self.preview = preview
+        self.unknown_outputs = unknown_outputs
         self.calls: list[str] = []
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         outputs = dict(args.inputs)
         name_input = _AZURE_NAME_INPUT.get(args.typ)
-        if name_input and name_input in outputs:
+        if name_input and name_input in outputs and not self.unknown_outputs:
             outputs["name"] = outputs[name_input]
         if self.preview:
             return "", outputs

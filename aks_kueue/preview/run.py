@@ -7,7 +7,7 @@ import runpy
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import pulumi
 from google.protobuf import json_format
@@ -20,7 +20,12 @@ from aks_kueue.preview.stackfile import StackConfig
 
 
 class ProgramError(Exception):
-    """The program stopped with a message meant for the user (a `pulumi.RunError`)."""
+    """The program stopped with a message meant for the user (a `pulumi.RunError`); when it refused
+    the config, `findings` holds its reasons, structured."""
+
+    def __init__(self, message: str, findings: Optional[list] = None):
+        super().__init__(message)
+        self.findings = list(findings or [])
 
 
 @dataclass
@@ -46,7 +51,7 @@ class _Collector(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def run_program(config: StackConfig, root: Path, preview: bool = True) -> ProgramRun:
+def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_outputs: bool = False) -> ProgramRun:
     pulumi.runtime.set_all_config(config.config, config.secret_keys)
     # The root Stack resource is per program run; clearing it lets one process run many.
     runtime_settings.ROOT.set(None)
@@ -54,7 +59,7 @@ def run_program(config: StackConfig, root: Path, preview: bool = True) -> Progra
     logger.propagate = False
     collector = _Collector()
     logger.addHandler(collector)
-    mocks = OfflineMocks(preview=preview)
+    mocks = OfflineMocks(preview=preview, unknown_outputs=unknown_outputs)
     monitor = RecordingMonitor(mocks)
     pulumi.runtime.set_mocks(mocks, project=config.project, stack=config.stack, preview=preview,
                              monitor=monitor, logger=logger)
@@ -66,7 +71,7 @@ def run_program(config: StackConfig, root: Path, preview: bool = True) -> Progra
     try:
         pulumi.runtime.test(program)()
     except pulumi.RunError as error:
-        raise ProgramError(str(error)) from None
+        raise ProgramError(str(error), getattr(error, "findings", None)) from None
     finally:
         sys.path.remove(str(root))
     outputs, secret_outputs = _stack_outputs()

@@ -14,8 +14,11 @@ from pulumi_azure_native import authorization, containerservice as cs, resources
 from components.cluster.kubeconfig import decode_first, use_azure_cli_login
 from aks_kueue.settings import SYSTEM_POOL_NAME
 from aks_kueue.settings.cluster import Cluster
+from aks_kueue.settings.monitoring import Monitoring
 from aks_kueue.aks.vm_sizes import lookup
 from components import token
+from components.monitoring.cluster_inputs import merge_cluster_inputs
+from components.monitoring.workspaces import MonitoringWorkspaces, MonitoringWorkspacesArgs
 
 # "Azure Kubernetes Service RBAC Cluster Admin", a built-in role.
 AKS_RBAC_CLUSTER_ADMIN_ROLE = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
@@ -28,6 +31,7 @@ class AksClusterArgs:
     resource_group_name: str
     cluster: Cluster
     tags: dict[str, str]
+    monitoring: Optional[Monitoring] = None
 
 
 class AksCluster(pulumi.ComponentResource):
@@ -44,11 +48,17 @@ class AksCluster(pulumi.ComponentResource):
             f"{name}-rg", resource_group_name=args.resource_group_name, location=args.location,
             tags=args.tags, opts=child)
 
-        managed = cs.ManagedCluster(
-            f"{name}-aks", opts=child, **_cluster_inputs(args, group.name))
+        # The cluster's monitoring add-ons name these workspaces, so they come first.
+        self.monitoring_workspaces = MonitoringWorkspaces(f"{name}-monitoring", MonitoringWorkspacesArgs(
+            args.monitoring, group.name, args.location, args.cluster.name, args.tags),
+            opts=child) if args.monitoring else None
+        managed = cs.ManagedCluster(f"{name}-aks", opts=child, **merge_cluster_inputs(
+            _cluster_inputs(args, group.name),
+            self.monitoring_workspaces.cluster_inputs if self.monitoring_workspaces else {}))
 
         self.resource_group_name = group.name
         self.cluster_name = managed.name
+        self.cluster_id = managed.id
         self.oidc_issuer_url = managed.oidc_issuer_profile.apply(lambda p: p.issuer_url if p else None)
         kubeconfig, deployer_access = self._credentials(name, args, group, managed)
         self.kubeconfig = pulumi.Output.secret(kubeconfig)

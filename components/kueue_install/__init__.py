@@ -24,6 +24,9 @@ class KueueInstallArgs:
     cluster_name: pulumi.Input[str]
     provider: k8s.Provider
     node_pools: Sequence[pulumi.Resource]
+    # Kueue's quota and borrowing metrics (`metrics.enableClusterQueueResources`), which the monitoring
+    # dashboard shows; the Helm path only, the managed extension exposes no setting for it.
+    cluster_queue_metrics: bool = False
 
 
 class KueueInstall(pulumi.ComponentResource):
@@ -49,7 +52,7 @@ class KueueInstall(pulumi.ComponentResource):
             self.installer = self._helm_release(name, args)
             self.summary = {
                 "installMethod": "helm", "chart": KUEUE_CHART_REPOSITORY, "version": kueue.chart_version,
-                "featureGates": dict(kueue.feature_gates), "integrations": kueue.frameworks,
+                "featureGates": kueue.feature_gates_in_force, "integrations": kueue.frameworks,
             }
         self.summary.update({
             "namespace": KUEUE_NAMESPACE, "apiVersion": KUEUE_API_VERSION,
@@ -63,7 +66,11 @@ class KueueInstall(pulumi.ComponentResource):
 
         kueue = args.kueue
         # The extension generates ResourceFlavors for the user pools it finds, so it
-        # comes after them. A pinned version only holds with auto-upgrade off.
+        # comes after them. A pin follows Microsoft's documented command (`az k8s-extension
+        # create --name kueue --extension-type microsoft.kueue --scope cluster --release-namespace
+        # kueue-system --version <v> --auto-upgrade-mode none`): the version, auto-upgrade off, and
+        # no release train of ours (ARM reads releaseTrain only with auto-upgrade on; the SDK sends
+        # its default, Stable). Without a pin the extension follows the train with auto-upgrade.
         release = (dict(version=kueue.version, auto_upgrade_minor_version=False) if kueue.version
                    else dict(release_train=kueue.effective_release_train, auto_upgrade_minor_version=True))
         return kc.Extension(
@@ -89,7 +96,7 @@ class KueueInstall(pulumi.ComponentResource):
             version=kueue.chart_version,
             namespace=KUEUE_NAMESPACE,
             create_namespace=True,
-            values=helm_values(kueue),
+            values=helm_values(kueue, cluster_queue_metrics=args.cluster_queue_metrics),
             # Helm waits for the controller and its webhook Deployment before the
             # release counts as created, so queue objects are not sent too early.
             timeout=600,

@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from aks_kueue.kueue.validate import KueueObject
-from aks_kueue.queues import MANAGED_BY, QueuePlan
+from aks_kueue.model import KueueItem, Namespace
 from components import token
 from components.kubernetes_object import KubernetesObject
 
 
 @dataclass(frozen=True)
 class KueueQueuesArgs:
-    plan: QueuePlan
+    # The model's objects, referenced kinds first, and the namespaces of their LocalQueues.
+    objects: Sequence[KueueItem]
+    namespaces: Sequence[Namespace]
     provider: k8s.Provider
     installer: pulumi.Resource
 
@@ -30,23 +31,23 @@ class KueueQueues(pulumi.ComponentResource):
         self._name = name
         self._args = args
         self.namespaces = {
-            namespace: KubernetesObject(
-                f"{name}-namespace-{namespace}",
-                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}},
+            namespace.name: KubernetesObject(
+                f"{name}-namespace-{namespace.name}",
+                {"apiVersion": "v1", "kind": "Namespace",
+                 "metadata": {"name": namespace.name, "labels": dict(namespace.labels)}},
                 pulumi.ResourceOptions(parent=self, provider=args.provider))
-            for namespace, labels in args.plan.namespaces.items()
+            for namespace in args.namespaces if not namespace.existing
         }
         self.objects: dict[tuple[str, Optional[str], str], pulumi.Resource] = {}
-        for obj in args.plan.objects:  # the plan lists referenced objects first
+        for obj in args.objects:  # referenced kinds come first
             self.objects[(obj.kind, obj.namespace, obj.name)] = self._register(obj)
         self.summary = {kind: [f"{ns}/{n}" if ns else n for (k, ns, n) in self.objects if k == kind]
                         for kind in dict.fromkeys(k for (k, _, _) in self.objects)}
         self.register_outputs({"objects": self.summary, "namespaces": list(self.namespaces)})
 
-    def _register(self, obj: KueueObject) -> pulumi.Resource:
-        manifest = obj.manifest
+    def _register(self, obj: KueueItem) -> pulumi.Resource:
+        manifest = dict(obj.manifest)
         metadata = dict(manifest["metadata"])
-        metadata["labels"] = {**MANAGED_BY, **(metadata.get("labels") or {})}
         fields = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind", "metadata")}
         where = f"{obj.namespace}-{obj.name}" if obj.namespace else obj.name
         name = f"{self._name}-{obj.kind.lower()}-{where}"
@@ -58,8 +59,8 @@ class KueueQueues(pulumi.ComponentResource):
             name, api_version=manifest["apiVersion"], kind=obj.kind, metadata=metadata,
             spec=fields.get("spec"), opts=opts)
 
-    def _references(self, obj: KueueObject) -> list[pulumi.Resource]:
-        spec = obj.spec
+    def _references(self, obj: KueueItem) -> list[pulumi.Resource]:
+        spec = obj.manifest.get("spec") if isinstance(obj.manifest.get("spec"), dict) else {}
         wanted: list[tuple[str, Optional[str], str]] = []
         if obj.kind == "ResourceFlavor" and spec.get("topologyName"):
             wanted.append(("Topology", None, spec["topologyName"]))
