@@ -70,8 +70,10 @@ class AdmittedWorkloads:
                 runs.append((entries, stop))
         keep = None
         if self.evicted or policy == "LowerOrNewerEqualPriority":
-            by_uid = self.by_uid
-            keep = lambda key: self._allowed(by_uid[key[2]], preemptor, policy)  # noqa: E731
+            by_uid, allowed = self.by_uid, self._allowed
+
+            def keep(key: tuple) -> bool:
+                return allowed(by_uid[key[2]], preemptor, policy)
         return Ranks(tuple(runs), keep)
 
     @staticmethod

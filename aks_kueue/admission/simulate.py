@@ -26,7 +26,7 @@ def simulate(manifests: Iterable[dict]) -> list[dict[str, Any]]:
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector rests during a run, as it is enabled again after.
+    """Python's cyclic garbage collector rests during a run and is enabled again after it.
 
     Left on, its full collections walk the caller's parsed manifests and every record the
     run builds (a quarter of the time on a 10,000-workload backlog, before this), and find
