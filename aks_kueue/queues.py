@@ -34,6 +34,8 @@ PREEXISTING_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-le
 class QueuePlan:
     objects: list[KueueObject] = field(default_factory=list)
     namespaces: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Namespaces listed in queues.existingNamespaces: labelled, never created, owned or deleted.
+    existing: frozenset[str] = frozenset()
 
     def of_kind(self, kind: str) -> list[KueueObject]:
         return [o for o in self.objects if o.kind == kind]
@@ -53,7 +55,8 @@ def plan_queues(settings: Settings, base_dir: Path) -> QueuePlan:
     # ClusterQueue is reported once rather than again through each of its LocalQueues.
     rules = ReferenceRules(cohorts_must_exist=True, managed=settings.kueue.install == "managed")
     problems += [_problem(found.obj, found.error) for found in validate_set(objects, rules)]
-    plan = QueuePlan(objects=sorted(valid, key=lambda o: DEPLOY_ORDER.index(o.kind)))
+    plan = QueuePlan(objects=sorted(valid, key=lambda o: DEPLOY_ORDER.index(o.kind)),
+                     existing=frozenset(settings.queues.existing_namespaces if settings.queues else ()))
     plan.namespaces = _namespaces(plan, problems)
     problems += _expected_workloads(settings, objects)
     if problems:
@@ -143,10 +146,10 @@ def _namespaces(plan: QueuePlan, problems: list[Problem]) -> dict[str, dict[str,
     for lq in plan.of_kind("LocalQueue"):
         namespace = lq.namespace or ""
         labels = namespaces.setdefault(namespace, dict(MANAGED_BY))
-        if namespace in PREEXISTING_NAMESPACES:
+        if namespace in PREEXISTING_NAMESPACES and namespace not in plan.existing:
             problems.append(_problem(lq, FieldError("metadata.namespace", f"Invalid value: {namespace!r}: every "
                                      "cluster already has it, and the program creates the namespaces of its "
-                                     "LocalQueues; use a team namespace")))
+                                     "LocalQueues; use a team namespace, or list it in queues.existingNamespaces")))
         cq = queues.get(lq.spec.get("clusterQueue", ""))
         if cq is None:
             continue

@@ -16,25 +16,32 @@ from aks_kueue.cli.common import CONFIG_OPTION, STACK_OPTION, fail, load_stack_c
 FORMATS = ("text", "json", "markdown")
 POLICY_CONFIG_OPTION = typer.Option(
     None, "--policy-config", help="Policy pack config: the JSON of `pulumi preview --policy-pack-config`.")
+PREVIOUS_OUTPUTS_OPTION = typer.Option(
+    None, "--previous-outputs", help="The stack's last deployment: what `pulumi stack output --json` prints. "
+    "The day-2 guard compares this update with it.")
 
 
 
 
-def _evaluate_stack(stack: Optional[str], config: Optional[Path], policy_config: Optional[Path], command: str):
+def _evaluate_stack(stack: Optional[str], config: Optional[Path], policy_config: Optional[Path], command: str,
+                    previous_outputs: Optional[Path] = None):
     """Record the program's resources, analyse capacity, and run the policy pack over the record."""
     from aks_kueue.feasibility.adapter import analyse_config
-    from aks_kueue.preview.run import ProgramError, run_program
+    from aks_kueue.preview.run import ProgramError, ProgramRefused, read_previous_outputs, run_program
     from aks_kueue.preview.stackfile import StackFileError
     from aks_kueue.preview.verdicts import PolicyConfigError, evaluate_policies, load_policy_config
 
     try:
         # The policy config is checked first: a typo there should not wait for the program.
         pack_config = load_policy_config(policy_config) if policy_config is not None else None
+        previous = read_previous_outputs(previous_outputs) if previous_outputs is not None else None
         stack_config, root = load_stack_config(stack, config, command)
-        run = run_program(stack_config, root)
+        run = run_program(stack_config, root, previous_outputs=previous)
         # The program has already accepted these settings, so this parse cannot fail on them.
         analysis = analyse_config(stack_config.config, root)
         violations = evaluate_policies(run, pack_config)
+    except ProgramRefused as error:
+        fail(f"{command}: {error}", 1)
     except (StackFileError, ProgramError, PolicyConfigError) as error:
         fail(str(error))
     except typer.Exit:
@@ -53,6 +60,7 @@ def preview(
     stack: Optional[str] = STACK_OPTION,
     config: Optional[Path] = CONFIG_OPTION,
     policy_config: Optional[Path] = POLICY_CONFIG_OPTION,
+    previous_outputs: Optional[Path] = PREVIOUS_OUTPUTS_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
     output_format: Optional[str] = typer.Option(
         None, "--format", help="text (a tree and tables), json (one document) or markdown (a PR comment)."),
@@ -66,13 +74,13 @@ def preview(
     if as_json and output_format not in (None, "json"):
         fail(f"preview: --json means --format json; it cannot go with --format {output_format}")
     chosen = "json" if as_json else output_format or "text"
-    run, analysis, violations = _evaluate_stack(stack, config, policy_config, "preview")
+    run, analysis, violations = _evaluate_stack(stack, config, policy_config, "preview", previous_outputs)
     if chosen == "json":
         from aks_kueue.feasibility.report import capacity_json, findings_json
         from aks_kueue.cli.render import preview_document
 
         document = {**preview_document(run, violations), "capacity": capacity_json(analysis),
-                    "findings": findings_json(analysis)}
+                    "findings": findings_json(analysis) + run.day2_findings}
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
     elif chosen == "markdown":
         from aks_kueue.cli.markdown import markdown_summary

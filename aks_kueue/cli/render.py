@@ -15,7 +15,7 @@ def preview_document(run: ProgramRun, violations: list[dict[str, Any]]) -> dict[
         "stack": run.stack,
         "resources": [
             {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "dependsOn": r.depends_on,
-             "provider": r.provider, "inputs": r.inputs}
+             "provider": r.provider, "inputs": r.inputs, "options": r.options}
             for r in run.registrations
         ],
         "violations": violations,

@@ -8,6 +8,7 @@ the mocks also fill in ids, names and the kubeconfig, so apply-time code runs to
 from __future__ import annotations
 
 import base64
+from typing import Any, Mapping, Optional
 
 import pulumi
 
@@ -36,12 +37,24 @@ def fake_kubeconfig(exec_login: bool) -> str:
             f"users:\n- name: aks-user\n  user:\n{user}")
 
 
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
+
+
 class OfflineMocks(pulumi.runtime.Mocks):
-    def __init__(self, preview: bool = True):
+    """`previous_outputs` is what `pulumi stack output --json` printed for the stack: the
+    StackReference the program holds to its own stack reads it (an empty map: a new stack)."""
+
+    def __init__(self, preview: bool = True, previous_outputs: Optional[Mapping[str, Any]] = None):
         self.preview = preview
+        self.previous_outputs = dict(previous_outputs or {})
         self.calls: list[str] = []
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
+        if args.typ == STACK_REFERENCE:
+            # A read, known in a preview too, as the engine reads stack references at preview.
+            return args.resource_id or args.inputs.get("name"), {
+                "name": args.inputs.get("name"), "outputs": self.previous_outputs,
+                "secretOutputNames": sorted(k for k, v in self.previous_outputs.items() if v == "[secret]")}
         outputs = dict(args.inputs)
         name_input = _AZURE_NAME_INPUT.get(args.typ)
         if name_input and name_input in outputs:

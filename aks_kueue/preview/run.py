@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import runpy
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Optional
 
 import pulumi
 from google.protobuf import json_format
 from pulumi.runtime import rpc, settings as runtime_settings
 from pulumi.runtime.sync_await import _sync_await
 
+from aks_kueue.day2.guard import Refusal
 from aks_kueue.preview.mocks import OfflineMocks
 from aks_kueue.preview.recorder import RecordingMonitor, Registration, plain
 from aks_kueue.preview.stackfile import StackConfig
@@ -21,6 +23,15 @@ from aks_kueue.preview.stackfile import StackConfig
 
 class ProgramError(Exception):
     """The program stopped with a message meant for the user (a `pulumi.RunError`)."""
+
+
+class ProgramRefused(ProgramError):
+    """The day-2 guard refused the update: the input is read, but rejected (exit 1)."""
+
+    def __init__(self, findings: list):
+        self.findings = findings
+        super().__init__("the day-2 guard refused this update:\n" + "\n".join(
+            f"{f.field}: {f.message}; {f.fix}" for f in findings))
 
 
 @dataclass
@@ -32,9 +43,47 @@ class ProgramRun:
     secret_outputs: list[str]
     warnings: list[str] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
+    # What components registered as outputs, by URN (the day-2 guard's findings among them).
+    component_outputs: dict[str, Any] = field(default_factory=dict)
 
     def of_type(self, type_token: str) -> list[Registration]:
         return [r for r in self.registrations if r.type == type_token]
+
+    @property
+    def day2_findings(self) -> list[dict[str, Any]]:
+        """What the day-2 guard reported (its component's registered outputs), as finding JSON."""
+        found: list[dict[str, Any]] = []
+        for urn, outputs in self.component_outputs.items():
+            if urn.endswith(f"$aksKueue:index:Day2Guard::{urn.rsplit('::', 1)[-1]}") and isinstance(outputs, dict):
+                found += [f for f in outputs.get("findings") or [] if isinstance(f, dict)]
+        return found
+
+
+PREVIOUS_OUTPUTS_LIMIT = 64 * 2**20
+
+
+def read_previous_outputs(path: Path) -> dict[str, Any]:
+    """What `pulumi stack output --json` printed, or a ProgramError naming the file."""
+    try:
+        if path.stat().st_size > PREVIOUS_OUTPUTS_LIMIT:
+            raise ProgramError(f"{path}: larger than 64 MiB; give what `pulumi stack output --json` prints")
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProgramError(f"{path}: no such file; give what `pulumi stack output --json` prints") from None
+    except UnicodeDecodeError:
+        raise ProgramError(f"{path}: not a text file (it is not UTF-8); give what `pulumi stack output "
+                           "--json` prints") from None
+    except OSError as error:
+        raise ProgramError(f"{path}: cannot be read ({error.strerror})") from None
+    try:
+        outputs = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise ProgramError(f"{path}: not JSON ({str(error)[:80]}); give what `pulumi stack output --json` "
+                           "prints") from None
+    if not isinstance(outputs, dict):
+        raise ProgramError(f"{path}: a JSON object of stack outputs was expected (what `pulumi stack output "
+                           f"--json` prints), not {type(outputs).__name__}")
+    return outputs
 
 
 class _Collector(logging.Handler):
@@ -46,7 +95,9 @@ class _Collector(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def run_program(config: StackConfig, root: Path, preview: bool = True) -> ProgramRun:
+def run_program(config: StackConfig, root: Path, preview: bool = True,
+                previous_outputs: Optional[Mapping[str, Any]] = None) -> ProgramRun:
+    """`previous_outputs` is the stack's last deployment as `pulumi stack output --json` prints it."""
     pulumi.runtime.set_all_config(config.config, config.secret_keys)
     # The root Stack resource is per program run; clearing it lets one process run many.
     runtime_settings.ROOT.set(None)
@@ -54,10 +105,10 @@ def run_program(config: StackConfig, root: Path, preview: bool = True) -> Progra
     logger.propagate = False
     collector = _Collector()
     logger.addHandler(collector)
-    mocks = OfflineMocks(preview=preview)
+    mocks = OfflineMocks(preview=preview, previous_outputs=previous_outputs)
     monitor = RecordingMonitor(mocks)
     pulumi.runtime.set_mocks(mocks, project=config.project, stack=config.stack, preview=preview,
-                             monitor=monitor, logger=logger)
+                             monitor=monitor, logger=logger, organization="organization")
 
     def program():
         runpy.run_path(str(root / "__main__.py"), run_name="__main__")
@@ -65,13 +116,15 @@ def run_program(config: StackConfig, root: Path, preview: bool = True) -> Progra
     sys.path.insert(0, str(root))
     try:
         pulumi.runtime.test(program)()
+    except Refusal as error:
+        raise ProgramRefused(error.findings) from None
     except pulumi.RunError as error:
         raise ProgramError(str(error)) from None
     finally:
         sys.path.remove(str(root))
     outputs, secret_outputs = _stack_outputs()
     return ProgramRun(config.project, config.stack, creation_order(monitor.registrations), outputs,
-                      secret_outputs, collector.messages, mocks.calls)
+                      secret_outputs, collector.messages, mocks.calls, monitor.component_outputs)
 
 
 def creation_order(registrations: list[Registration]) -> list[Registration]:

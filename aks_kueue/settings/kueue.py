@@ -24,8 +24,12 @@ CHART_TOP_LEVEL_VALUES = (
 )
 
 
+def _field(key: str) -> str:
+    return re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), key)
+
+
 class Kueue(Model):
-    install: Literal["managed", "helm"]
+    install: Literal["managed", "helm", "none"]
     version: Optional[str] = None
     release_train: Optional[str] = None
     feature_gates: dict[str, bool] = {}
@@ -108,6 +112,12 @@ class Kueue(Model):
 
     @model_validator(mode="after")
     def _mode_rules(self):
+        if self.install == "none":
+            for key in ("version", "releaseTrain", "featureGates", "integrations", "values"):
+                if _field(key) in self.model_fields_set:
+                    raise field_error(key, f"{key} has nothing to configure with install: none (no Kueue); "
+                                           "remove it, and set it again with the next install mode")
+            return self
         if self.install == "managed":
             for key, field in HELM_ONLY_KEYS.items():
                 if field in self.model_fields_set:

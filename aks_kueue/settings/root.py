@@ -9,6 +9,7 @@ from typing import Any, Literal, Mapping, Optional
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
+from aks_kueue.day2.allow import Allowances, parse_entry
 from aks_kueue.kueue import catalog as cat
 from aks_kueue.settings.base import Model, field_error
 from aks_kueue.settings.cluster import Cluster
@@ -32,6 +33,9 @@ class Settings(Model):
     queues: Optional[Queues] = None
     queue_manifests: list[str] = []
     expected_workloads: list[ExpectedWorkload] = []
+    # Day-2 keys: protection of what users depend on, and what this update may destroy.
+    protect: Optional[bool] = None
+    allow_replacement: list[Any] = []
 
     @field_validator("location")
     @classmethod
@@ -60,6 +64,42 @@ class Settings(Model):
                                  f"nodePools[{i}]; pool names must be unique")
             seen[pool.name] = i
         return pools
+
+    @field_validator("allow_replacement")
+    @classmethod
+    def _allowances(cls, entries: list[Any]) -> list[str]:
+        seen: set[str] = set()
+        for i, text in enumerate(entries):
+            try:
+                entry = parse_entry(text)
+            except ValueError as error:
+                raise field_error(f"[{i}]", str(error)) from None
+            if str(entry) in seen:
+                raise field_error(f"[{i}]", f"{entry} is listed twice; list each resource once")
+            seen.add(str(entry))
+        return list(entries)
+
+    @property
+    def effective_protect(self) -> bool:
+        """Protection is on unless the stack says otherwise, or declares itself development."""
+        return self.protect if self.protect is not None else self.environment == "production"
+
+    @property
+    def allowances(self) -> Allowances:
+        return Allowances.parse(self.allow_replacement)
+
+    @model_validator(mode="after")
+    def _without_kueue(self):
+        """With `kueue.install: none` nothing may need Kueue's CRDs or webhooks."""
+        if self.kueue.install != "none":
+            return self
+        needs = [("queues", self.queues is not None and self.queues.has_objects),
+                 ("queueManifests", bool(self.queue_manifests)), ("expectedWorkloads", bool(self.expected_workloads))]
+        for key, present in needs:
+            if present:
+                raise field_error(key, "kueue.install is none, so there is no Kueue to hold it; remove it for the "
+                                       "update that uninstalls Kueue and add it back with the new install mode")
+        return self
 
     @model_validator(mode="after")
     def _provisioning(self):

@@ -8,10 +8,15 @@ from typing import Optional
 import pulumi
 import pulumi_kubernetes as k8s
 
+from aks_kueue.day2.allow import Entry, Protection, Target
+from aks_kueue.day2.names import immutable_paths, legacy_aliases, logical_name
+from aks_kueue.day2.state import Tracked
 from aks_kueue.kueue.validate import KueueObject
 from aks_kueue.queues import MANAGED_BY, QueuePlan
 from components import token
 from components.kubernetes_object import KubernetesObject
+
+NAMESPACE_TYPE = "kubernetes:core/v1:Namespace"
 
 
 @dataclass(frozen=True)
@@ -19,23 +24,36 @@ class KueueQueuesArgs:
     plan: QueuePlan
     provider: k8s.Provider
     installer: pulumi.Resource
+    protection: Protection
+    secret: bool = False              # aks-kueue:queues or queueManifests is a secret key
+
+
+def namespace_entry(namespace: str) -> Entry:
+    return Entry(Target.NAMESPACE, namespace)
 
 
 class KueueQueues(pulumi.ComponentResource):
     """Every object depends on the installer: it is created after Kueue's CRDs and
-    webhooks exist, and deleted while Kueue's controller still runs its finalizers."""
+    webhooks exist, and deleted while Kueue's controller still runs its finalizers.
+
+    Team namespaces the program creates are kept in the cluster when they leave the stack
+    (retainOnDelete), unless allowReplacement lists them; namespaces in existingNamespaces
+    only get their labels patched (server-side apply), never created, owned or deleted."""
 
     def __init__(self, name: str, args: KueueQueuesArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(token("KueueQueues"), name, None, opts)
         self._name = name
         self._args = args
-        self.namespaces = {
-            namespace: KubernetesObject(
-                f"{name}-namespace-{namespace}",
-                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}},
-                pulumi.ResourceOptions(parent=self, provider=args.provider))
-            for namespace, labels in args.plan.namespaces.items()
-        }
+        self.namespaces = {}
+        for namespace, labels in args.plan.namespaces.items():
+            manifest = {"apiVersion": "v1", "kind": "Namespace",
+                        "metadata": {"name": namespace, "labels": self._secret(labels)}}
+            existing = namespace in args.plan.existing
+            self.namespaces[namespace] = KubernetesObject(
+                f"{name}-namespace-{namespace}", manifest, patch=existing, opts=pulumi.ResourceOptions(
+                    parent=self, provider=args.provider,
+                    retain_on_delete=None if existing else args.protection.retains(namespace_entry(namespace))))
+        self._aliases = legacy_aliases(name, [(o.kind, o.namespace, o.name) for o in args.plan.objects])
         self.objects: dict[tuple[str, Optional[str], str], pulumi.Resource] = {}
         for obj in args.plan.objects:  # the plan lists referenced objects first
             self.objects[(obj.kind, obj.namespace, obj.name)] = self._register(obj)
@@ -43,20 +61,33 @@ class KueueQueues(pulumi.ComponentResource):
                         for kind in dict.fromkeys(k for (k, _, _) in self.objects)}
         self.register_outputs({"objects": self.summary, "namespaces": list(self.namespaces)})
 
+    def _secret(self, value):
+        return pulumi.Output.secret(value) if self._args.secret else value
+
     def _register(self, obj: KueueObject) -> pulumi.Resource:
         manifest = obj.manifest
         metadata = dict(manifest["metadata"])
         metadata["labels"] = {**MANAGED_BY, **(metadata.get("labels") or {})}
         fields = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind", "metadata")}
-        where = f"{obj.namespace}-{obj.name}" if obj.namespace else obj.name
-        name = f"{self._name}-{obj.kind.lower()}-{where}"
-        opts = pulumi.ResourceOptions(parent=self, provider=self._args.provider,
-                                      depends_on=[self._args.installer, *self._references(obj)])
+        key = (obj.kind, obj.namespace, obj.name)
+        name = logical_name(self._name, obj.kind, obj.namespace, obj.name)
+        immutable = immutable_paths(obj.kind, obj.spec)
+        old = self._aliases.get(key)
+        opts = pulumi.ResourceOptions(
+            parent=self, provider=self._args.provider, depends_on=[self._args.installer, *self._references(obj)],
+            # A field Kueue declares immutable replaces the object instead of failing the update;
+            # the same name cannot exist twice, so the old one goes first.
+            replace_on_changes=immutable or None, delete_before_replace=True if immutable else None,
+            aliases=[pulumi.Alias(name=old)] if old else None)
         if set(fields) - {"spec"}:
-            return KubernetesObject(name, {**manifest, "metadata": metadata}, opts)
+            body = {**manifest, "metadata": metadata}
+            if self._args.secret:
+                body = {k: (self._secret(v) if k not in ("apiVersion", "kind", "metadata") else v)
+                        for k, v in body.items()}
+            return KubernetesObject(name, body, opts)
         return k8s.apiextensions.CustomResource(
             name, api_version=manifest["apiVersion"], kind=obj.kind, metadata=metadata,
-            spec=fields.get("spec"), opts=opts)
+            spec=self._secret(fields.get("spec")), opts=opts)
 
     def _references(self, obj: KueueObject) -> list[pulumi.Resource]:
         spec = obj.spec
@@ -83,3 +114,10 @@ class KueueQueues(pulumi.ComponentResource):
         if obj.kind == "LocalQueue" and obj.namespace in self.namespaces:
             found.append(self.namespaces[obj.namespace])
         return found
+
+
+def tracked(plan: QueuePlan, protection: Protection) -> list[Tracked]:
+    """The team namespaces the program creates, as the guard watches them."""
+    return [Tracked(namespace_entry(ns), NAMESPACE_TYPE, f"Namespace {ns}", {}, False,
+                    retained=protection.retains(namespace_entry(ns)), key="aks-kueue:queues.localQueues")
+            for ns in plan.namespaces if ns not in plan.existing]

@@ -36,14 +36,16 @@ def test_dev_json_follows_the_contract():
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
     assert list(doc) == ["project", "stack", "resources", "violations", "outputs", "capacity", "findings"]
-    assert doc["findings"] == [] and {r["verdict"] for r in doc["capacity"]["flavors"]} == {"ok"}
+    # Without --previous-outputs the day-2 guard says the preview is unguarded; nothing else is found.
+    assert [f["kind"] for f in doc["findings"]] == ["day2-unguarded"]
+    assert {r["verdict"] for r in doc["capacity"]["flavors"]} == {"ok"}
     assert (doc["project"], doc["stack"]) == ("aks-kueue", "dev")
     for violation in doc["violations"]:  # dev may carry advisory ones, never a mandatory one
         assert set(violation) == {"policy", "enforcementLevel", "urn", "message"}
         assert violation["enforcementLevel"] == "advisory"
     urns = {r["urn"] for r in doc["resources"]}
     for resource in doc["resources"]:
-        assert set(resource) == {"urn", "type", "name", "parent", "dependsOn", "provider", "inputs"}
+        assert set(resource) == {"urn", "type", "name", "parent", "dependsOn", "provider", "inputs", "options"}
         assert resource["urn"].startswith("urn:pulumi:dev::aks-kueue::")
         assert all(dep in urns for dep in resource["dependsOn"])
         assert resource["provider"] is None or resource["provider"] in urns
@@ -67,7 +69,7 @@ def test_an_infeasible_quota_exits_1_with_its_findings(tmp_path):
     code, out, _ = cli("preview", "--config", str(fixture), "--json")
     doc = json.loads(out)
     assert code == 1 and any(v["enforcementLevel"] == "mandatory" for v in doc["violations"])
-    assert [f["kind"] for f in doc["findings"]] == ["quota-above-capacity"]
+    assert [f["kind"] for f in doc["findings"] if not f["kind"].startswith("day2-")] == ["quota-above-capacity"]
     row = next(r for r in doc["capacity"]["flavors"] if (r["flavor"], r["resource"]) == ("t4", "nvidia.com/gpu"))
     assert (row["quota"], row["capacity"], row["headroom"], row["verdict"]) == ("3", "2", "-1", "over")
     code, out, _ = cli("preview", "--config", str(fixture))
@@ -78,7 +80,8 @@ def test_a_warning_finding_is_reported(fake_pack):
     # Whether it rejects the stack is the pack's call (tests/test_preview_policies.py).
     fixture = ROOT / "tests" / "fixtures" / "feasibility" / "managed-region.yaml"
     code, out, _ = cli("preview", "--config", str(fixture), "--json")
-    assert code == 0 and [f["severity"] for f in json.loads(out)["findings"]] == ["warning"]
+    assert code == 0 and [f["severity"] for f in json.loads(out)["findings"]
+                          if not f["kind"].startswith("day2-")] == ["warning"]
 
 
 def test_config_flag_reads_any_stack_file(tmp_path, fake_pack):
