@@ -18,3 +18,9 @@ MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN = "preview"
 MIN_KUBERNETES_MINOR = 34
 
 NVIDIA_DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin:v0.18.0"
+
+# The provider whose replacement rules aks_kueue/day2/data/replace-forcing.yaml records; the
+# SDK asks for the provider plugin of its own version, so this pins both.
+AZURE_NATIVE_REQUIRES = ">=3.29.0,<3.30"
+# kubelogin for the PR workflow's cloud job (the program's kubeconfig runs `kubelogin`).
+KUBELOGIN_VERSION = "v0.2.14"

@@ -13,6 +13,6 @@ def main() -> None:
     """aks-kueue: AKS, Kueue and quota checks, offline."""
 
 
-from aks_kueue.cli import preview, simulate, validate  # noqa: E402,F401  (each registers its commands)
+from aks_kueue.cli import check_plan, preview, simulate, validate  # noqa: E402,F401  (each registers its commands)
 
 __all__ = ["app"]

@@ -13,7 +13,7 @@ from aks_kueue.day2.allow import Allowances, parse_entry
 from aks_kueue.kueue import catalog as cat
 from aks_kueue.settings.base import Model, field_error
 from aks_kueue.settings.cluster import Cluster
-from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, problems_from
+from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, format_path, problems_from
 from aks_kueue.settings.kueue import Kueue
 from aks_kueue.settings.pools import NodePool
 from aks_kueue.settings.queues import ExpectedWorkload, Queues
@@ -147,12 +147,39 @@ def parse_settings(config: Mapping[str, str]) -> Settings:
     try:
         return Settings.model_validate(raw)
     except ValidationError as exc:
-        problems = problems_from(exc, Settings)
+        problems = _not_checked(problems_from(exc, Settings), raw)
     if "location" not in raw:
         problems = [p for p in problems if p.path != "azure-native:location"]
         problems.insert(0, Problem("azure-native:location", "the Azure region is required; set it, "
                                    "for example `azure-native:location: eastus`"))
     raise SettingsError(problems)
+
+
+SECRET_PLACEHOLDER = "[secret]"   # what the offline reader puts where a `secure:` value was
+
+
+def _not_checked(problems: list[Problem], raw: dict[str, Any]) -> list[Problem]:
+    """Offline, a `secure:` value is opaque: a problem with it says it was not checked."""
+    secret = [format_path(loc) for loc in _placeholder_locations(raw, ())]
+    if not secret:
+        return problems
+    out = []
+    for problem in problems:
+        if any(problem.path == p or problem.path.startswith((p + ".", p + "[")) for p in secret):
+            problem = Problem(problem.path, "is a secret (`secure:`) the offline preview cannot decrypt, so it "
+                                            "was not checked here; `pulumi preview` decrypts and checks it")
+        out.append(problem)
+    return out
+
+
+def _placeholder_locations(value: Any, loc: tuple) -> list[tuple]:
+    if value == SECRET_PLACEHOLDER:
+        return [loc]
+    if isinstance(value, dict):
+        return [found for k, v in value.items() for found in _placeholder_locations(v, loc + (k,))]
+    if isinstance(value, list):
+        return [found for i, v in enumerate(value) for found in _placeholder_locations(v, loc + (i,))]
+    return []
 
 
 def _decode(value: Any) -> Any:
