@@ -28,8 +28,9 @@ class ProgramError(Exception):
 class ProgramRefused(ProgramError):
     """The day-2 guard refused the update: the input is read, but rejected (exit 1)."""
 
-    def __init__(self, findings: list):
+    def __init__(self, findings: list, registered: Optional[list] = None):
         self.findings = findings
+        self.registered = registered or []   # what the program registered before it stopped
         super().__init__("the day-2 guard refused this update:\n" + "\n".join(
             f"{f.field}: {f.message}; {f.fix}" for f in findings))
 
@@ -117,7 +118,7 @@ def run_program(config: StackConfig, root: Path, preview: bool = True,
     try:
         pulumi.runtime.test(program)()
     except Refusal as error:
-        raise ProgramRefused(error.findings) from None
+        raise ProgramRefused(error.findings, list(monitor.registrations)) from None
     except pulumi.RunError as error:
         raise ProgramError(str(error)) from None
     finally:

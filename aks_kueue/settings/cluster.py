@@ -300,7 +300,7 @@ class MaintenanceWindow(Model):
         return _date(_text(value)) if value is not None else value
 
     def to_api(self) -> dict[str, object]:
-        return self.model_dump(by_alias=True, exclude_none=True, exclude_defaults=False)
+        return self.model_dump(by_alias=True, exclude_none=True, exclude_defaults=True)
 
 
 class Maintenance(Model):
