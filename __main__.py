@@ -37,7 +37,8 @@ guard = Day2Guard("day2", Day2GuardArgs(
 
 cluster = AksCluster("main", AksClusterArgs(
     location=settings.location, resource_group_name=settings.resource_group_name, cluster=settings.cluster,
-    tags=tags, protection=protection, guard=guard, secret="cluster" in secret))
+    tags=tags, protection=protection, guard=guard, secret="cluster" in secret,
+    secret_resource_group="resourceGroupName" in secret))
 pools = NodePools("pools", NodePoolsArgs(
     resource_group_name=cluster.resource_group_name, cluster_name=cluster.cluster_name,
     pools=settings.node_pools, tags=tags, protection=protection, guard=guard, secret="nodePools" in secret))

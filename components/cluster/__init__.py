@@ -49,6 +49,7 @@ class AksClusterArgs:
     protection: Protection
     guard: Gated
     secret: bool = False              # aks-kueue:cluster is a secret key
+    secret_resource_group: bool = False   # aks-kueue:resourceGroupName is a secret key
 
 
 class AksCluster(pulumi.ComponentResource):
@@ -62,8 +63,9 @@ class AksCluster(pulumi.ComponentResource):
         super().__init__(token("AksCluster"), name, None, opts)
         protection, gate = args.protection, args.guard.gate
         group = resources.ResourceGroup(
-            f"{name}-rg", resource_group_name=args.resource_group_name, location=args.location,
-            tags=args.tags, opts=pulumi.ResourceOptions(
+            f"{name}-rg", **secret_inputs({"resource_group_name": args.resource_group_name},
+                                          args.secret_resource_group),
+            location=args.location, tags=args.tags, opts=pulumi.ResourceOptions(
                 parent=self, protect=protection.protects(RESOURCE_GROUP_ENTRY), depends_on=[gate]))
 
         # The update that creates the cluster sends the system pool inline; later ones send none.
