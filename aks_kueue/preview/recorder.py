@@ -47,13 +47,16 @@ def resource_options(request) -> dict[str, Any]:
     timeouts = request.customTimeouts if request.HasField("customTimeouts") else None
     aliases: list[Any] = list(request.aliasURNs)
     for alias in request.aliases:
-        spec = json_format.MessageToDict(alias, preserving_proto_field_name=True)
-        found = spec.get("urn") or {k: v for k, v in (spec.get("spec") or spec).items() if v != ""}
+        if alias.urn:
+            aliases.append(alias.urn)
+            continue
+        spec = alias.spec
         # The provider SDKs alias every API-version type token of a resource; those say
         # nothing about this program's names, so only the program's own aliases are shown.
-        if isinstance(found, dict) and set(found) == {"type"} and _API_VERSION_TYPE.match(found["type"]):
+        if not spec.name and spec.type and _API_VERSION_TYPE.match(spec.type):
             continue
-        aliases.append(found)
+        found = json_format.MessageToDict(spec, preserving_proto_field_name=True)
+        aliases.append({k: v for k, v in found.items() if v != ""})
     return {
         "protect": bool(request.protect) if request.HasField("protect") else False,
         "retainOnDelete": bool(request.retainOnDelete) if request.HasField("retainOnDelete") else False,

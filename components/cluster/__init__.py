@@ -23,12 +23,14 @@ from pulumi_azure_native import authorization, containerservice as cs, resources
 
 from aks_kueue.aks.vm_sizes import lookup
 from aks_kueue.day2.allow import Entry, Protection, Target
-from aks_kueue.day2.replacement import AGENT_POOL, MANAGED_CLUSTER, RESOURCE_GROUP, extract, replace_on_changes
+from aks_kueue.day2.replacement import (AGENT_POOL, MAINTENANCE_CONFIGURATION, MANAGED_CLUSTER, RESOURCE_GROUP, extract,
+                                        replace_on_changes)
 from aks_kueue.day2.state import Previous, SystemPoolOwner, Tracked
 from aks_kueue.day2.upgrades import AUTO_UPGRADE_CONFIG, NODE_OS_UPGRADE_CONFIG, manages_kubernetes_version
 from aks_kueue.settings import SYSTEM_POOL_NAME
 from aks_kueue.settings.cluster import Cluster
 from components import token
+from components.azure_object import AzureObject
 from components.cluster.kubeconfig import decode_first, use_azure_cli_login
 from components.day2_guard import Gated, secret_inputs
 
@@ -117,7 +119,7 @@ class AksCluster(pulumi.ComponentResource):
                 import_=f"{record.cluster_id}/agentPools/{SYSTEM_POOL_NAME}" if adopt else None),
             **inputs)
 
-    def _maintenance(self, name: str, args: AksClusterArgs, group, managed) -> list[cs.MaintenanceConfiguration]:
+    def _maintenance(self, name: str, args: AksClusterArgs, group, managed) -> list[pulumi.CustomResource]:
         """AKS's own upgrades (the auto-upgrade channel, node images) happen only in these windows."""
         windows = args.cluster.maintenance
         configs = []
@@ -126,11 +128,11 @@ class AksCluster(pulumi.ComponentResource):
                                              windows.node_os_upgrade)):
             if window is None:
                 continue
-            inputs = secret_inputs({"config_name": config_name,
-                                    "maintenance_window": _snake_keys(window.to_api())}, args.secret)
-            configs.append(cs.MaintenanceConfiguration(
-                f"{name}-{suffix}", resource_group_name=group.name, resource_name_=managed.name,
-                opts=pulumi.ResourceOptions(parent=self), **inputs))
+            inputs = secret_inputs({"configName": config_name, "maintenanceWindow": window.to_api()}, args.secret)
+            configs.append(AzureObject(
+                MAINTENANCE_CONFIGURATION, f"{name}-{suffix}",
+                {"resourceGroupName": group.name, "resourceName": managed.name, **inputs},
+                pulumi.ResourceOptions(parent=self)))
         return configs
 
     def _credentials(self, name, args, group, managed):

@@ -14,7 +14,7 @@ from aks_kueue.day2.state import Tracked
 from aks_kueue.kueue.validate import KueueObject
 from aks_kueue.queues import MANAGED_BY, QueuePlan
 from components import token
-from components.kubernetes_object import KubernetesObject
+from components.kubernetes_object import KubernetesObject, type_token
 
 NAMESPACE_TYPE = "kubernetes:core/v1:Namespace"
 
@@ -78,7 +78,7 @@ class KueueQueues(pulumi.ComponentResource):
             # A field Kueue declares immutable replaces the object instead of failing the update;
             # the same name cannot exist twice, so the old one goes first.
             replace_on_changes=immutable or None, delete_before_replace=True if immutable else None,
-            aliases=[pulumi.Alias(name=old)] if old else None)
+            aliases=[self._old_urn(obj, old)] if old else None)
         if set(fields) - {"spec"}:
             body = {**manifest, "metadata": metadata}
             if self._args.secret:
@@ -88,6 +88,13 @@ class KueueQueues(pulumi.ComponentResource):
         return k8s.apiextensions.CustomResource(
             name, api_version=manifest["apiVersion"], kind=obj.kind, metadata=metadata,
             spec=self._secret(fields.get("spec")), opts=opts)
+
+    def _old_urn(self, obj: KueueObject, old_name: str) -> str:
+        """The URN the object had under its old name (this component sits at the stack root).
+        A URN is what the engine compares; handing it over whole spares the SDK resolving an
+        alias spec for each of possibly thousands of LocalQueues."""
+        kind = type_token(obj.manifest["apiVersion"], obj.kind)
+        return f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{token('KueueQueues')}${kind}::{old_name}"
 
     def _references(self, obj: KueueObject) -> list[pulumi.Resource]:
         spec = obj.spec
