@@ -4,14 +4,13 @@ upgrades, the system pool pattern, names and secrets (issue 10)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from aks_kueue.day2.replacement import AGENT_POOL, MANAGED_CLUSTER, RESOURCE_GROUP, extract
 from aks_kueue.preview.run import ProgramError, ProgramRefused, run_program
 from aks_kueue.preview.stackfile import StackConfig, load_stack, stack_path
-from tests.conftest import REFERENCE, ROOT, edited, flat, needs_shared, stack_doc
+from tests.conftest import REFERENCE, ROOT, edited, flat, stack_doc
 
 RG = "azure-native:resources:ResourceGroup"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
@@ -143,7 +142,7 @@ def test_each_replace_forcing_change_is_refused_and_accepted_once_listed(what, p
         assert chain == "day2-replace-chain-refused"
         return
     accepted = run(edited("prod", allow), previous=prod_settled)
-    assert any(f"pulumi up replaces" in f["message"] for f in accepted.day2_findings)
+    assert any("pulumi up replaces" in f["message"] for f in accepted.day2_findings)
 
 
 def test_a_refusal_registers_nothing_protected(prod_settled):

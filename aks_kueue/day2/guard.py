@@ -136,8 +136,8 @@ def _replacement(report: Report, entry: Entry, old: Tracked, wanted: Tracked, di
             f"{paths} replaces {wanted.label}, and with it {names}, which the last deployment left protected; "
             "Pulumi checks the dependents of a replacement against the protection already in the state "
             "(pulumi/pulumi#15776), so this update would stop halfway",
-            f"first run one update with `{entry}` in {ALLOW_KEY} and the old values (it unprotects {wanted.label} "
-            "and everything that goes with it), then make this change",
+            f"first run one update that lists {', '.join(f'`{e}`' for e in [entry, *(t.entry for t in chained)])} "
+            f"in {ALLOW_KEY} with the old values (it only unprotects them), then make this change",
             {"old": diff[0].old, "new": diff[0].new}))
         return
     why = "listed in allowReplacement" if entry in allow else "protection is off for this stack (aks-kueue:protect)"
@@ -206,7 +206,7 @@ def _install(report: Report, before: Record, desired: Record) -> bool:
             report.notices.append(Finding(
                 WARNING, "day2-kueue-removed", "Kueue installer", INSTALL_KEY,
                 f"{old} -> none: pulumi up deletes every queue object first, then uninstalls Kueue, which removes "
-                f"{lost(Entry(Target.KUEUE))}", f"the next update may set the new mode", {"old": old, "new": new}))
+                f"{lost(Entry(Target.KUEUE))}", "the next update may set the new mode", {"old": old, "new": new}))
     return True
 
 

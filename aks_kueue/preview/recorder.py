@@ -8,6 +8,7 @@ from typing import Any
 
 from google.protobuf import json_format
 from pulumi.runtime.mocks import MockMonitor
+from pulumi.runtime.proto import resource_pb2
 
 _API_VERSION_TYPE = re.compile(r"^[a-z0-9-]+:[A-Za-z0-9]+/v\d{8}[a-z]*:")
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
@@ -78,6 +79,16 @@ class RecordingMonitor(MockMonitor):
         # What each component registered as its outputs (register_outputs), by URN.
         self.component_outputs: dict[str, Any] = {}
 
+    def _echo(self, request):
+        """A preview's outputs are its inputs (OfflineMocks), so for such resources the wire
+        object goes back as it came, without the mock monitor's decode and re-encode."""
+        echoes = getattr(self.mocks, "echoes", None)
+        if echoes is None or request.type == "pulumi:pulumi:Stack" or not echoes(request.type):
+            return None
+        urn = self.make_urn(request.parent, request.type, request.name)
+        self.resources[urn] = MockMonitor.ResourceRegistration(urn, "", {})
+        return resource_pb2.RegisterResourceResponse(urn=urn, id="", object=request.object)
+
     def ReadResource(self, request):
         """A read (the day-2 guard's StackReference) is part of the program too: `pulumi
         preview` shows it as a `read` step, and resources that wait for it name it."""
@@ -98,7 +109,7 @@ class RecordingMonitor(MockMonitor):
         return super().RegisterResourceOutputs(request)
 
     def RegisterResource(self, request):
-        response = super().RegisterResource(request)
+        response = self._echo(request) or super().RegisterResource(request)
         if request.type != "pulumi:pulumi:Stack":
             raw = json_format.MessageToDict(request.object, preserving_proto_field_name=True)
             secret_paths: list[str] = []

@@ -115,6 +115,7 @@ def test_replacing_the_cluster_needs_its_protected_dependents_unprotected_first(
     (refusal,) = judge(previous(before), moved, Allowances([CLUSTER])).refusals
     assert refusal.kind == "day2-replace-chain-refused" and refusal.field == "azure-native:location"
     assert "AgentPool a100" in refusal.message and "pulumi/pulumi#15776" in refusal.message
+    assert "`cluster`, `nodePools.a100`, `kueue`" in refusal.fix  # each entry unprotects only itself
     unprotected = replace(before, resources={e: replace(t, protected=False) for e, t in before.resources.items()})
     assert judge(previous(unprotected), moved, Allowances([CLUSTER])).refusals == []
 
