@@ -49,10 +49,14 @@ class OfflineMocks(pulumi.runtime.Mocks):
         self.previous_outputs = dict(previous_outputs or {})
         self.calls: list[str] = []
 
-    def echoes(self, type_token: str) -> bool:
-        """Whether a resource of this type gets exactly its inputs back (what `new_resource`
-        would answer in a preview), which lets the recorder skip decoding them."""
-        return self.preview and type_token not in _AZURE_NAME_INPUT and type_token != STACK_REFERENCE
+    def echo(self, type_token: str) -> Optional[tuple[str, ...]]:
+        """In a preview a resource's outputs are its inputs, plus `name` copied from an Azure
+        name input: the fields to copy, so the recorder can answer without decoding the inputs
+        (None where `new_resource` must answer)."""
+        if not self.preview or type_token == STACK_REFERENCE:
+            return None
+        name_input = _AZURE_NAME_INPUT.get(type_token)
+        return (name_input,) if name_input else ()
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         if args.typ == STACK_REFERENCE:

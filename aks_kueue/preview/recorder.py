@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from google.protobuf import json_format
+from google.protobuf import json_format, struct_pb2
 from pulumi.runtime.mocks import MockMonitor
 from pulumi.runtime.proto import resource_pb2
 
@@ -72,22 +72,32 @@ def resource_options(request) -> dict[str, Any]:
     }
 
 
+# Components whose registered outputs the offline preview reads (the day-2 guard's findings).
+REPORTING_COMPONENTS = ("aksKueue:index:Day2Guard",)
+
+
 class RecordingMonitor(MockMonitor):
     def __init__(self, mocks):
         super().__init__(mocks)
         self.registrations: list[Registration] = []
-        # What each component registered as its outputs (register_outputs), by URN.
+        # What the reporting components registered as their outputs (register_outputs), by URN.
         self.component_outputs: dict[str, Any] = {}
 
     def _echo(self, request):
         """A preview's outputs are its inputs (OfflineMocks), so for such resources the wire
         object goes back as it came, without the mock monitor's decode and re-encode."""
-        echoes = getattr(self.mocks, "echoes", None)
-        if echoes is None or request.type == "pulumi:pulumi:Stack" or not echoes(request.type):
+        echo = getattr(self.mocks, "echo", None)
+        copied = echo(request.type) if echo is not None and request.type != "pulumi:pulumi:Stack" else None
+        if copied is None:
             return None
         urn = self.make_urn(request.parent, request.type, request.name)
         self.resources[urn] = MockMonitor.ResourceRegistration(urn, "", {})
-        return resource_pb2.RegisterResourceResponse(urn=urn, id="", object=request.object)
+        outputs = request.object
+        if copied and copied[0] in request.object.fields:
+            outputs = struct_pb2.Struct()
+            outputs.CopyFrom(request.object)
+            outputs.fields["name"].CopyFrom(request.object.fields[copied[0]])
+        return resource_pb2.RegisterResourceResponse(urn=urn, id="", object=outputs)
 
     def ReadResource(self, request):
         """A read (the day-2 guard's StackReference) is part of the program too: `pulumi
@@ -104,8 +114,9 @@ class RecordingMonitor(MockMonitor):
         return response
 
     def RegisterResourceOutputs(self, request):
-        raw = json_format.MessageToDict(request.outputs, preserving_proto_field_name=True)
-        self.component_outputs[request.urn] = plain(raw)
+        if any(request.urn.endswith(f"{token}::{request.urn.rsplit('::', 1)[-1]}") for token in REPORTING_COMPONENTS):
+            raw = json_format.MessageToDict(request.outputs, preserving_proto_field_name=True)
+            self.component_outputs[request.urn] = plain(raw)
         return super().RegisterResourceOutputs(request)
 
     def RegisterResource(self, request):
