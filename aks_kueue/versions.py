@@ -14,11 +14,18 @@ KUEUE_NAMESPACE = "kueue-system"
 
 MANAGED_KUEUE_EXTENSION_TYPE = "microsoft.kueue"
 MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN = "preview"
+# The version Microsoft's documented pinned install uses (kueue-overview, extension pivot).
+MANAGED_KUEUE_EXAMPLE_VERSION = "0.19.6-aks.0.4.4"
 
 MIN_KUBERNETES_MINOR = 34
 
 NVIDIA_DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin:v0.18.0"
 
+# NVIDIA's DCGM exporter chart (index https://nvidia.github.io/dcgm-exporter/helm-charts/index.yaml,
+# chart 4.8.2 = app 4.8.2, image nvcr.io/nvidia/k8s/dcgm-exporter:4.5.3-4.8.2-distroless, tag 4.5.3-4.8.2).
+DCGM_EXPORTER_CHART_REPOSITORY = "https://nvidia.github.io/dcgm-exporter/helm-charts"
+DCGM_EXPORTER_CHART = "dcgm-exporter"
+DCGM_EXPORTER_CHART_VERSION = "4.8.2"
 # The provider whose replacement rules aks_kueue/day2/data/replace-forcing.yaml records; the
 # SDK asks for the provider plugin of its own version, so this pins both.
 AZURE_NATIVE_REQUIRES = ">=3.29.0,<3.30"

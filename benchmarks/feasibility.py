@@ -1,4 +1,4 @@
-"""Time the feasibility analysis over a generated organisation, in one process.
+"""Time the judge (every rule, the feasibility analysis included) over a generated organisation, in one process.
 
 Full size: 50 pools, 64 flavors, 1,000 ClusterQueues in 100 cohorts, 10,000 LocalQueues
 and 500 expected workloads. The organisation is feasible by construction (quotas share
@@ -20,12 +20,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from aks_kueue.feasibility import FeasibilityInputs, InstallFacts, PlacedDaemonSet, PoolSpec, analyse  # noqa: E402
-from aks_kueue.feasibility.pools import node_resources  # noqa: E402
+from aks_kueue.aks.nodes import node_resources, pool_capacity  # noqa: E402
+from aks_kueue.aks.placement import place_flavors  # noqa: E402
+from aks_kueue.aks.pools import DaemonSetLoad, Pool  # noqa: E402
+from aks_kueue.judge import judge  # noqa: E402
+from aks_kueue.model import Cluster, ExpectedWorkload, Install, KueueItem, Model, Namespace  # noqa: E402
 
 API = "kueue.x-k8s.io/v1beta2"
 GPU_TAINT = {"key": "sku", "value": "gpu", "effect": "NoSchedule"}
-PLUGIN = (PlacedDaemonSet("nvidia-device-plugin", {"cpu": "50m", "memory": "64Mi"}),)
+PLUGIN = (DaemonSetLoad("nvidia-device-plugin", {"cpu": "50m", "memory": "64Mi"}),)
 # (VM size, maxCount, GPU?) cycled over the pools.
 POOL_KINDS = [("Standard_D16s_v5", 40, False), ("Standard_E16s_v5", 30, False),
               ("Standard_ND96amsr_A100_v4", 20, True), ("Standard_ND96isr_H100_v5", 20, True),
@@ -33,12 +36,12 @@ POOL_KINDS = [("Standard_D16s_v5", 40, False), ("Standard_E16s_v5", 30, False),
 RESOURCES = ("cpu", "memory", "nvidia.com/gpu")
 
 
-def organisation(scale: int) -> FeasibilityInputs:
+def organisation(scale: int) -> Model:
     """`scale` 10 is full size; 1 is a tenth of every count."""
     pools = []
     for i in range(5 * scale):
         size, max_count, gpu = POOL_KINDS[i % len(POOL_KINDS)]
-        pools.append(PoolSpec(name=f"p{i}", vm_size=size, max_count=max_count, max_pods=110,
+        pools.append(Pool(name=f"p{i}", vm_size=size, max_count=max_count, max_pods=110,
                               labels={"team-tier": f"t{i % 4}"}, taints=(GPU_TAINT,) if gpu else (),
                               gpu_driver="Install" if gpu else None, daemonsets=PLUGIN if gpu else ()))
     flavors = [_flavor(f"f{i}", {"kubernetes.azure.com/agentpool": pool.name}, pool) for i, pool in enumerate(pools)]
@@ -58,17 +61,21 @@ def organisation(scale: int) -> FeasibilityInputs:
     manifests: list[dict] = [*flavors]
     manifests += [{"apiVersion": API, "kind": "Cohort", "metadata": {"name": f"c{c}"}, "spec": {}}
                   for c in range(10 * scale)]
+    namespaces = []
     for q, chosen in enumerate(cluster_queues):
         manifests.append(_cluster_queue(q, chosen, capacity, users))
-        manifests.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"ns{q}", "labels": {}}})
+        namespaces.append(Namespace(f"ns{q}"))
         manifests += [{"apiVersion": API, "kind": "LocalQueue", "metadata": {"name": f"lq{n}", "namespace": f"ns{q}"},
                        "spec": {"clusterQueue": f"cq{q}"}} for n in range(10)]
     workloads = [_workload(w, cluster_queues) for w in range(50 * scale)]
-    return FeasibilityInputs(tuple(pools), tuple(manifests), tuple(workloads),
-                             InstallFacts(region="eastus", kubernetes_version="1.34", installers=("helm",)))
+    return Model(cluster=Cluster(name="aks", region="eastus", kubernetes_version="1.34"), pools=tuple(pools),
+                 installs=(Install("helm", version="0.19.2"),),
+                 objects=tuple(KueueItem(m, f"{m['kind']} {m['metadata']['name']}") for m in manifests),
+                 namespaces=tuple(namespaces),
+                 workloads=tuple(ExpectedWorkload(w, f"workload {w['metadata']['name']}") for w in workloads))
 
 
-def _flavor(name: str, labels: dict, pool: PoolSpec) -> dict:
+def _flavor(name: str, labels: dict, pool: Pool) -> dict:
     spec: dict = {"nodeLabels": labels}
     if pool.taints:
         spec["nodeTaints"] = [dict(t) for t in pool.taints]
@@ -81,9 +88,6 @@ def _queue_flavors(q: int, cpu_flavors: list, gpu_flavors: list) -> list:
 
 
 def _flavor_capacity(flavors: list, pools: list) -> dict:
-    from aks_kueue.feasibility.flavors import place_flavors
-    from aks_kueue.feasibility.pools import pool_capacity
-
     placed = place_flavors(flavors, [pool_capacity(p, "eastus") for p in pools])
     return {name: {r: p.total(r) for r in RESOURCES} for name, p in placed.items()}
 
@@ -114,23 +118,23 @@ def _workload(w: int, cluster_queues: list) -> dict:
             "spec": {"queueName": f"lq{w % 10}", "podSets": [{"name": "main", "count": 1, "template": {"spec": spec}}]}}
 
 
-def timed(inputs: FeasibilityInputs, runs: int) -> tuple[float, float, int]:
+def timed(model: Model, runs: int) -> tuple[float, float, int]:
     """(fastest, median, findings): the fastest run is the least disturbed by other load."""
     times, found = [], 0
     for _ in range(runs):
         start = time.perf_counter()
-        found = len(analyse(inputs).findings)
+        found = len(judge(model).errors)
         times.append(time.perf_counter() - start)
     return min(times), statistics.median(times), found
 
 
-def function_calls(inputs: FeasibilityInputs) -> int:
+def function_calls(model: Model) -> int:
     """The work done, counted rather than timed, so other load on the machine cannot skew it."""
     import cProfile
     import pstats
 
     profiler = cProfile.Profile()
-    profiler.runcall(analyse, inputs)
+    profiler.runcall(judge, model)
     return pstats.Stats(profiler).total_calls
 
 
@@ -138,19 +142,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    node_resources(PoolSpec(name="warm", vm_size="Standard_D2s_v5", max_count=1, max_pods=30))  # load the catalog
+    node_resources(Pool(name="warm", vm_size="Standard_D2s_v5", max_count=1, max_pods=30))  # load the catalog
     fastest, calls = {}, {}
     for label, scale in (("1/10", 1), ("full", 10)):
-        inputs = organisation(scale)
+        model = organisation(scale)
         counts = {}
-        for manifest in inputs.manifests:
-            counts[manifest["kind"]] = counts.get(manifest["kind"], 0) + 1
-        best, median, found = timed(inputs, args.runs)
+        for item in model.objects:
+            counts[item.kind] = counts.get(item.kind, 0) + 1
+        best, median, found = timed(model, args.runs)
         fastest[label] = best
-        calls[label] = function_calls(inputs)
-        print(f"{label:>4}: {len(inputs.pools)} pools, {counts['ResourceFlavor']} flavors, "
+        calls[label] = function_calls(model)
+        print(f"{label:>4}: {len(model.pools)} pools, {counts['ResourceFlavor']} flavors, "
               f"{counts['ClusterQueue']} ClusterQueues in {counts['Cohort']} cohorts, "
-              f"{counts['LocalQueue']} LocalQueues, {len(inputs.workloads)} workloads: "
+              f"{counts['LocalQueue']} LocalQueues, {len(model.workloads)} workloads: "
               f"fastest {best * 1000:.0f} ms, median {median * 1000:.0f} ms over {args.runs} runs, {found} findings")
     growth = fastest["full"] / fastest["1/10"]
     print(f"growth from 1/10 to full size (fastest runs): {growth:.1f}x for 10x the objects "

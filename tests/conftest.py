@@ -11,6 +11,9 @@ import yaml
 from aks_kueue.preview.run import run_program
 from aks_kueue.preview.stackfile import StackConfig, load_stack, project_root, stack_path
 
+# The stand-in policy pack, a fixture every test may ask for.
+pytest_plugins = ["tests.policies.fakes"]
+
 ROOT = project_root()
 SHARED = ROOT.parent / "shared"
 REFERENCE = SHARED / "reference"
@@ -31,8 +34,9 @@ def edited(name: str, edit) -> dict:
     return config
 
 
-def run_config(config: dict, stack: str = "test", preview: bool = True):
-    return run_program(StackConfig(project="aks-kueue", stack=stack, config=flat(config)), ROOT, preview)
+def run_config(config: dict, stack: str = "test", preview: bool = True, unknown_outputs: bool = False):
+    return run_program(StackConfig(project="aks-kueue", stack=stack, config=flat(config)), ROOT, preview,
+                       unknown_outputs)
 
 
 def run_stack(name: str, preview: bool = True):
@@ -42,3 +46,24 @@ def run_stack(name: str, preview: bool = True):
 def needs_shared():
     return pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is not beside the "
                               "repository; CI always has it")
+
+
+def model_of(config: dict, stack: str = "test"):
+    """The model the program builds from a stack's config (SettingsError when it cannot)."""
+    from aks_kueue.model.from_settings import from_settings
+    from aks_kueue.settings import parse_settings
+
+    return from_settings(parse_settings(flat(config)), ROOT, stack)
+
+
+def refusals(config: dict) -> list[str]:
+    """Why the program refuses a config, one `key: what; fix` line each, as `pulumi up` prints them;
+    empty when it accepts it."""
+    from aks_kueue.judge import blocking_findings
+    from aks_kueue.settings import SettingsError
+
+    try:
+        model = model_of(config)
+    except SettingsError as error:
+        return [str(p) for p in error.problems]
+    return [str(f) for f in blocking_findings(model)]

@@ -21,7 +21,12 @@ MAINTENANCE = "azure-native:containerservice:MaintenanceConfiguration"
 NAMESPACE = "kubernetes:core/v1:Namespace"
 LOCAL_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue"
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
-PROTECTED_TYPES = {RG, CLUSTER, POOL, EXTENSION, RELEASE}
+PROTECTED_TYPES = {RG, CLUSTER, POOL}
+INSTALLERS = {"kueue-extension", "kueue-helm"}  # other Helm releases (the DCGM exporter) are not protected
+
+
+def protected_kind(r) -> bool:
+    return r.type in PROTECTED_TYPES or r.name in INSTALLERS
 
 
 def run(config: dict, stack: str = "prod", previous=None, preview: bool = True):
@@ -66,7 +71,7 @@ def prod_settled(prod_config, prod_deployed):
 def test_production_protects_the_group_cluster_pools_and_installer(prod_config):
     found = run(prod_config)
     for r in found.registrations:
-        assert r.options["protect"] is (r.type in PROTECTED_TYPES), r.name
+        assert r.options["protect"] is protected_kind(r), r.name
         if r.type == NAMESPACE:
             assert r.options["retainOnDelete"] is True
         if r.type == POOL:
@@ -107,7 +112,7 @@ def test_every_protected_resource_waits_for_the_guard(prod_config):
 def test_without_previous_outputs_the_preview_says_it_is_unguarded(prod_config):
     found = run(prod_config)
     assert any("day2: unguarded: no previous outputs" in w for w in found.warnings)
-    assert [f["kind"] for f in found.day2_findings] == ["day2-unguarded"]
+    assert [f.kind for f in found.day2_findings] == ["day2-unguarded"]
 
 
 # ---- the guard ----
@@ -131,7 +136,7 @@ def test_each_replace_forcing_change_is_refused_and_accepted_once_listed(what, p
     edit, entry, key = REPLACEMENTS[what]
     changed = edited("prod", edit)
     findings = refusal(changed, prod_settled)
-    assert key in {f.field for f in findings}
+    assert key in {f.key for f in findings}
     assert all(f.kind == "day2-replace-refused" and "->" in f.message and "destroy" in f.message for f in findings)
 
     def allow(c):
@@ -142,7 +147,7 @@ def test_each_replace_forcing_change_is_refused_and_accepted_once_listed(what, p
         assert chain == "day2-replace-chain-refused"
         return
     accepted = run(edited("prod", allow), previous=prod_settled)
-    assert any("pulumi up replaces" in f["message"] for f in accepted.day2_findings)
+    assert any("pulumi up replaces" in f.message for f in accepted.day2_findings)
 
 
 def test_a_refusal_registers_nothing_protected(prod_settled):
@@ -166,7 +171,7 @@ def test_replacing_the_cluster_on_purpose_takes_two_updates(prod_settled):
     step1 = deployed(edited("prod", unprotect), previous=prod_settled)
     assert refusal(edited("prod", move), prod_settled)  # not in one update
     moved = run(edited("prod", move), previous=step1)
-    assert any(f["kind"] == "day2-replace" and f["field"] == "aks-kueue:cluster.name" for f in moved.day2_findings)
+    assert any(f.kind == "day2-replace" and f.key == "aks-kueue:cluster.name" for f in moved.day2_findings)
 
 
 def test_removing_a_protected_pool_takes_two_updates(prod_settled):
@@ -184,14 +189,14 @@ def test_removing_a_protected_pool_takes_two_updates(prod_settled):
         c["aks-kueue:allowReplacement"] = ["nodePools.h100"]
     step1 = deployed(edited("prod", unprotect), previous=prod_settled)
     removed = run(edited("prod", remove), previous=step1)
-    assert any(f["kind"] == "day2-delete" for f in removed.day2_findings)
+    assert any(f.kind == "day2-delete" for f in removed.day2_findings)
 
 
 def test_kueue_moves_between_install_modes_in_three_updates(prod_settled):
     def to_helm(c):
         c["aks-kueue:kueue"] = {"install": "helm", "integrations": ["batch/job", "jobset.x-k8s.io/jobset"]}
     (direct,) = refusal(edited("prod", to_helm), prod_settled)
-    assert direct.field == "aks-kueue:kueue.install" and "managed -> helm" in direct.message
+    assert direct.key == "aks-kueue:kueue.install" and "managed -> helm" in direct.message
 
     def step1(c):
         c["aks-kueue:allowReplacement"] = ["kueue"]
@@ -214,7 +219,7 @@ def test_kueue_moves_between_install_modes_in_three_updates(prod_settled):
         c.pop("aks-kueue:allowReplacement")
         c["aks-kueue:kueue"] = {"install": "helm", "integrations": ["batch/job"]}
     helm = run(edited("prod", step3), previous=after2)
-    assert [r.type for r in helm.registrations if r.type in (EXTENSION, RELEASE)] == [RELEASE]
+    assert [r.type for r in helm.registrations if r.name in INSTALLERS] == [RELEASE]
 
 
 def test_install_none_refuses_what_needs_kueue():
@@ -225,12 +230,14 @@ def test_install_none_refuses_what_needs_kueue():
     assert "aks-kueue:queues: kueue.install is none" in str(error.value)
 
 
-def test_a_kubernetes_version_change_is_reported_before_it_happens(prod_settled):
-    def bump(c):
-        c["aks-kueue:cluster"]["kubernetesVersion"] = "1.35"
-    found = run(edited("prod", bump), previous=prod_settled)
-    (notice,) = [f for f in found.day2_findings if f["kind"] == "day2-kubernetes-upgrade"]
-    assert notice["field"] == "aks-kueue:cluster.kubernetesVersion" and "1.34 -> 1.35" in notice["message"]
+def test_a_kubernetes_version_change_is_reported_before_it_happens(prod_config, prod_settled):
+    assert prod_config["aks-kueue:cluster"]["kubernetesVersion"] == "1.35"
+    # The last deployment ran 1.34 (its record says so); this update asks for prod's 1.35.
+    older = json.loads(json.dumps(prod_settled))
+    older["day2"]["kubernetesVersion"] = "1.34"
+    found = run(prod_config, previous=older)
+    (notice,) = [f for f in found.day2_findings if f.kind == "day2-kubernetes-upgrade"]
+    assert notice.key == "aks-kueue:cluster.kubernetesVersion" and "1.34 -> 1.35" in notice.message
 
 
 def test_the_exported_facts_are_the_inputs_the_providers_receive(prod_config, prod_deployed):
@@ -266,7 +273,7 @@ def test_a_pool_keeps_the_host_encryption_it_was_created_with(prod_config, prod_
     before["day2"]["resources"]["nodePools.cpu"]["facts"]["enableEncryptionAtHost"] = False
     found = run(prod_config, previous=before)
     assert by_name(found, "pools-cpu").inputs["enableEncryptionAtHost"] is False
-    assert not [f for f in found.day2_findings if f["severity"] == "error"]
+    assert not [f for f in found.day2_findings if f.severity == "error"]
 
 
 # ---- upgrades ----
@@ -309,14 +316,18 @@ def test_a_channel_that_moves_the_minor_owns_the_version(channel, ignored):
 # ---- names and aliases ----
 
 def _alias_urns(registration) -> set[str]:
-    """The URNs a registration's aliases stand for (same parent and type unless the alias says)."""
-    head, _, name = registration.urn.rpartition("::")
+    """The URNs a registration's aliases stand for: an alias spec keeps the registration's stack,
+    project, parent, type and name unless it says otherwise (URNs as the offline run writes them)."""
+    stack_part, project, types, name = registration.urn.split("::", 3)
+    chain = types.split("$")
     found = set()
     for alias in registration.options["aliases"]:
         if isinstance(alias, str):
             found.add(alias)
-        elif set(alias) == {"name"}:
-            found.add(f"{head}::{alias['name']}")
+            continue
+        parents = ([alias["parentUrn"].split("::")[2].split("$")[-1]] if "parentUrn" in alias else chain[:-1])
+        found.add("::".join([stack_part, project, "$".join([*parents, alias.get("type", chain[-1])]),
+                             alias.get("name", name)]))
     return found
 
 
@@ -386,7 +397,8 @@ def test_a_secret_key_stays_secret_in_the_release_inputs_and_outputs():
 def test_offline_a_nested_secure_value_is_opaque_and_its_key_secret(tmp_path):
     text = stack_path(ROOT, "dev").read_text().replace(
         "      controllerManager:\n        replicas: 1",
-        "      controllerManager:\n        replicas: 1\n        imagePullSecrets:\n          - name:\n              secure: v1:AAAA")
+        "      controllerManager:\n        replicas: 1\n        imagePullSecrets:\n"
+        "          - name:\n              secure: v1:AAAA")
     path = tmp_path / "Pulumi.dev.yaml"
     path.write_text(text)
     config = load_stack(path, "dev", ROOT)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from aks_kueue.feasibility.inputs import ExplicitNode
+from aks_kueue.aks.pools import ExplicitNode
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 
 CAPACITY_TAG = "aks-kueue-node-capacity"

@@ -9,39 +9,34 @@ from __future__ import annotations
 
 from typing import Any
 
-from aks_kueue.settings.pools import NodePool
+from aks_kueue.aks.pools import GPU_TOLERATION, Pool
+from aks_kueue.k8s.scheduling import tolerating
 from aks_kueue.versions import NVIDIA_DEVICE_PLUGIN_IMAGE
 
 NAMESPACE = "kube-system"
+DAEMONSET_NAME = "nvidia-device-plugin"
 # Requests of every plugin pod, so the capacity model can subtract them from GPU nodes.
 REQUESTS = {"cpu": "50m", "memory": "64Mi"}
 
 
-def mig_strategy(pool: NodePool) -> str:
-    """MIG pools advertise `nvidia.com/mig-<profile>` (mixed); others plain `nvidia.com/gpu`."""
-    return "mixed" if pool.gpu_instance_profile else "none"
-
-
-def device_plugin_groups(pools: list[NodePool]) -> dict[str, list[NodePool]]:
+def device_plugin_groups(pools: list[Pool]) -> dict[str, list[Pool]]:
     """Pools by MIG strategy, one DaemonSet each."""
-    groups: dict[str, list[NodePool]] = {}
+    groups: dict[str, list[Pool]] = {}
     for pool in pools:
         if pool.needs_device_plugin:
-            groups.setdefault(mig_strategy(pool), []).append(pool)
+            groups.setdefault(pool.mig_strategy, []).append(pool)
     return groups
 
 
-def daemonset(name: str, strategy: str, pools: list[NodePool]) -> dict[str, Any]:
+def daemonset_name(strategy: str) -> str:
+    return DAEMONSET_NAME + ("-mig" if strategy == "mixed" else "")
+
+
+def daemonset(name: str, strategy: str, pools: list[Pool]) -> dict[str, Any]:
     """MIG strategies need SYS_ADMIN and MIG device monitoring, as NVIDIA's own chart sets them."""
     labels = {"app.kubernetes.io/name": "nvidia-device-plugin", "app.kubernetes.io/instance": name,
               "app.kubernetes.io/managed-by": "aks-kueue"}
-    tolerations = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
-    for pool in pools:
-        for taint in pool.node_taint_objects:
-            toleration = {"key": taint["key"], "operator": "Equal", "value": taint["value"],
-                          "effect": taint["effect"]}
-            if toleration not in tolerations:
-                tolerations.append(toleration)
+    tolerations = tolerating([t for pool in pools for t in pool.taints], always=[GPU_TOLERATION])
     return {
         "apiVersion": "apps/v1",
         "kind": "DaemonSet",

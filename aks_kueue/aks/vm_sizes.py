@@ -1,7 +1,12 @@
-"""The Azure VM sizes the program knows, read from `data/azure-vm-skus.csv`.
+"""The Azure VM sizes the program knows, read from `data/vm-sizes.json`.
 
-The CSV holds facts from the Azure size-series pages (vCPUs, memory, GPUs). Sizes
-whose GPU count is a fraction are GRID vGPU partitions: they are flagged, and never
+The catalog is generated (`tools/vm_catalog/generate.py`) from a dated snapshot of
+Microsoft's size pages (MicrosoftDocs/azure-compute-docs,
+`articles/virtual-machines/sizes/<category>/<series>-series.md`): vCPUs, memory, GPUs, local
+disks and the series' feature support. A fact the page does not give is None, and the size
+lists it in `missing`; nothing is guessed.
+
+Sizes whose GPU count is a fraction are GRID vGPU partitions: they are flagged, and never
 counted as whole GPUs.
 
 MIG: a pool's `gpuInstanceProfile` splits each GPU into instances. What a node then
@@ -12,12 +17,14 @@ device plugin runs MIG pools with `mixed` (`device_plugin.py`).
 
 from __future__ import annotations
 
-import csv
+import json
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from importlib import resources
+from typing import Any
 
+CATALOG_FILE = "data/vm-sizes.json"
 MIG_CAPABLE_MODELS = ("A100", "H100", "H200")
 # Instances per GPU for each AKS MIG profile (learn.microsoft.com/azure/aks/gpu-multi-instance).
 MIG_INSTANCES_PER_GPU = {"MIG1g": 7, "MIG2g": 3, "MIG3g": 2, "MIG4g": 1, "MIG7g": 1}
@@ -33,14 +40,38 @@ MIG_PROFILE_NAMES = {
 
 @dataclass(frozen=True)
 class VmSize:
+    """One size. For the new facts, None means "the size's page does not say" (see `missing`)."""
+
     name: str
-    family: str
+    family: str  # the series as its page names it: "Dsv6", "NCasT4_v3", "Msv3_High_Memory"
     vcpus: int
     memory_gib: float
     gpus: Fraction
-    gpu_model: str
-    gpu_resource: str
-    gpu_memory_gib: float = 0
+    gpu_model: str  # "" when the size has no GPU or its page names none
+    gpu_resource: str  # the Kubernetes extended resource: nvidia.com/gpu, amd.com/gpu; "" as above
+    gpu_memory_gib: float = 0  # of one GPU, or of the size's share of one
+    category: str = ""  # general-purpose, compute-optimized, memory-optimized, storage-optimized,
+    #                     gpu-accelerated, high-performance-compute
+    temp_disk_count: int | None = None  # 0: the page says the series has no local storage
+    temp_disk_gib: float | None = None  # size of each temp disk (older pages: the one temp disk)
+    cache_disk_gib: float | None = None  # host cache for data disks; most current pages give none
+    local_ssd_count: int | None = None  # raw local SSDs besides the temp disk (L, ND, HB/HX series)
+    local_ssd_size: str | None = None  # the page's figure as printed, with its unit. Pages differ on
+    #   whether it is each disk's (Lsv3: 1 x "1.92 TB") or all of them (ND H100 v5: 8 disks, "28 TiB")
+    ephemeral_os_disk: bool | None = None
+    premium_storage: bool | None = None
+    accelerated_networking: bool | None = None  # True also where the page says "Required"
+    generation_1: bool | None = None  # Hyper-V generation 1 images
+    generation_2: bool | None = None  # Hyper-V generation 2 images
+    cpu_architecture: str | None = None  # "x64" or "Arm64"
+    preview: bool = False
+    previous_generation: bool = False
+    retirement: str | None = None  # the page's retirement note, when it concerns this size
+    nvme_only_images: bool = False  # the page says the series runs only OS images with NVMe support
+    features: tuple[tuple[str, str], ...] = ()  # the series' "Feature support" lines, as worded
+    missing: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    source: str = ""  # the page's path in MicrosoftDocs/azure-compute-docs
 
     @property
     def has_gpu(self) -> bool:
@@ -52,31 +83,79 @@ class VmSize:
 
     @property
     def gpu_vendor(self) -> str | None:
+        """"amd" or "nvidia" from the GPU's resource; None without a GPU or when the page names none."""
         if not self.has_gpu:
             return None
-        return "amd" if self.gpu_resource.startswith("amd.com/") else "nvidia"
+        if self.gpu_resource.startswith("amd.com/"):
+            return "amd"
+        if self.gpu_resource.startswith("nvidia.com/"):
+            return "nvidia"
+        return None
 
     @property
     def mig_capable(self) -> bool:
         return self.gpu_vendor == "nvidia" and any(m in self.gpu_model for m in MIG_CAPABLE_MODELS)
 
+    @property
+    def temp_storage_gib(self) -> float | None:
+        """All local temp storage: disks x size where the page gives a count, else the one figure."""
+        if self.temp_disk_gib is None:
+            return None
+        return self.temp_disk_gib * (self.temp_disk_count if self.temp_disk_count is not None else 1)
+
+    def feature(self, name: str) -> str | None:
+        """The series' support status for a feature as the page words it, e.g. feature("Live Migration")."""
+        return dict(self.features).get(name)
+
+
+def _size(row: dict[str, Any], series: dict[str, Any]) -> VmSize:
+    return VmSize(
+        name=row["name"],
+        family=row["series"],
+        vcpus=row["vcpus"],
+        memory_gib=row["memory_gib"],
+        gpus=Fraction(row["gpus"]),
+        gpu_model=row["gpu_model"] or "",
+        gpu_resource=row["gpu_resource"] or "",
+        gpu_memory_gib=row["gpu_memory_gib"] or 0,
+        category=row["category"],
+        temp_disk_count=row["temp_disk_count"],
+        temp_disk_gib=row["temp_disk_gib"],
+        cache_disk_gib=row["cache_disk_gib"],
+        local_ssd_count=row["local_ssd_count"],
+        local_ssd_size=row["local_ssd_size"],
+        ephemeral_os_disk=row["ephemeral_os_disk"],
+        premium_storage=row["premium_storage"],
+        accelerated_networking=row["accelerated_networking"],
+        generation_1=row["generation_1"],
+        generation_2=row["generation_2"],
+        cpu_architecture=row["cpu_architecture"],
+        preview=series["preview"],
+        previous_generation=series["previous_generation"],
+        retirement=series["retirement"] if row["retiring"] else None,
+        nvme_only_images=series["nvme_only_images"],
+        features=tuple(series["features"].items()),
+        missing=tuple(row["missing"]),
+        notes=tuple(row["notes"]),
+        source=series["page"],
+    )
+
+
+@lru_cache(maxsize=1)
+def _data() -> dict[str, Any]:
+    return json.loads(resources.files("aks_kueue.aks").joinpath(CATALOG_FILE).read_text(encoding="utf-8"))
+
 
 @lru_cache(maxsize=1)
 def catalog() -> dict[str, VmSize]:
-    text = resources.files("aks_kueue.aks").joinpath("data/azure-vm-skus.csv").read_text()
-    sizes = {}
-    for row in csv.DictReader(text.splitlines()):
-        sizes[row["sku"].lower()] = VmSize(
-            name=row["sku"],
-            family=row["family"],
-            vcpus=int(row["vcpus"]),
-            memory_gib=float(row["memory_gib"]),
-            gpus=Fraction(row["gpus"] or "0"),
-            gpu_model=row["gpu_model"],
-            gpu_resource=row["gpu_resource"],
-            gpu_memory_gib=float(row["gpu_memory_gib"] or 0),
-        )
-    return sizes
+    """Every size, keyed by its lower-cased name."""
+    series = _data()["series"]
+    return {row["name"].lower(): _size(row, series[row["series"]]) for row in _data()["sizes"]}
+
+
+def catalog_source() -> dict[str, Any]:
+    """Where the catalog comes from: repository, date read, number of pages, generator."""
+    return dict(_data()["source"])
 
 
 def lookup(vm_size: str) -> VmSize | None:

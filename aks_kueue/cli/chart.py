@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from aks_kueue.feasibility.findings import show
+from aks_kueue.judge.finding import show
 
 WITHIN = "#2f6db5"        # quota the pools can hold
 OVERCOMMITTED = "#d62728"  # quota above capacity, or quota where the flavor has none

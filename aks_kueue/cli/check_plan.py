@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from aks_kueue.cli import app
+from aks_kueue.cli.app import app
 from aks_kueue.cli.common import CONFIG_OPTION, fail, load_stack_config
 
 PLAN_LIMIT = 256 * 2**20

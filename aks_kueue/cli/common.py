@@ -18,19 +18,26 @@ STACK_OPTION = typer.Option(None, "--stack", help="Read stacks/Pulumi.NAME.yaml 
 CONFIG_OPTION = typer.Option(None, "--config", help="Read a stack file at PATH instead.")
 
 
-def load_stack_config(stack: Optional[str], config: Optional[Path], command: str):
-    """The stack file named by --stack (default dev) or --config, as the Pulumi CLI loads it."""
-    from aks_kueue.preview.stackfile import load_stack, project_root, stack_path
-
-    if stack is not None and config is not None:
-        fail(f"{command}: give either --stack or --config, not both")
-    root = project_root()
+def stack_name(stack: Optional[str], config: Optional[Path]) -> str:
+    """The stack a --stack or --config names: `Pulumi.<stack>.yaml` gives <stack>."""
     if config is not None:
         match = re.fullmatch(r"Pulumi\.(.+)\.yaml", config.name)
-        return load_stack(config, match.group(1) if match else config.stem, root), root
-    name = stack or "dev"
-    path = stack_path(root, name)
+        return match.group(1) if match else config.stem
+    return stack or "dev"
+
+
+def load_stack_config(stack: Optional[str], config: Optional[Path], command: str):
+    """The stack file named by --stack (default dev) or --config, as the Pulumi CLI loads it, and the
+    project root; StackFileError with a sentence when it cannot be used."""
+    from aks_kueue.preview.stackfile import StackFileError, load_stack, project_root, stack_path
+
+    if stack is not None and config is not None:
+        raise StackFileError(f"{command}: give either --stack or --config, not both")
+    root = project_root()
+    if config is not None:
+        return load_stack(config, stack_name(stack, config), root), root
+    path = stack_path(root, stack_name(stack, config))
     if not path.exists():
         known = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in path.parent.glob("Pulumi.*.yaml"))
-        fail(f"{path}: no such stack file; known stacks: {', '.join(known) or 'none'}")
-    return load_stack(path, name, root), root
+        raise StackFileError(f"{path}: no such stack file; known stacks: {', '.join(known) or 'none'}")
+    return load_stack(path, stack_name(stack, config), root), root

@@ -1,11 +1,11 @@
-"""The preview as a pull-request comment: verdict, resources by type, capacity, violations."""
+"""The preview as a pull-request comment: verdict, resources by type, capacity, verdicts."""
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import Any
 
-from aks_kueue.preview.verdicts import MANDATORY, by_level, rejected, resource_label, split_fix
+from aks_kueue.preview.outcome import Outcome
 
 _VERDICT_MARK = {"ok": "ok", "over": "**over**", "missing": "**missing**", "nowhere": "**nowhere**"}
 
@@ -19,55 +19,64 @@ def code(text: str) -> str:
     return f"`{text}`" if "`" not in text else f"`` {text} ``"
 
 
-def verdict_line(stack: str, violations: list[dict[str, Any]]) -> str:
-    counts = Counter(v["enforcementLevel"] for v in violations)
-    mandatory, advisory = counts.get(MANDATORY, 0), sum(counts.values()) - counts.get(MANDATORY, 0)
-    if rejected(violations):
+def verdict_line(outcome: Outcome) -> str:
+    counts = Counter(v.enforcement_level for v in outcome.violations)
+    mandatory = counts.get("mandatory", 0)
+    advisory = sum(counts.values()) - mandatory
+    if mandatory:
         verdict = f":x: rejected: {mandatory} mandatory violation{'s' if mandatory != 1 else ''}"
     else:
         verdict = ":white_check_mark: passes every mandatory policy"
     if advisory:
         verdict += f", {advisory} advisory"
-    return f"## aks-kueue preview of stack {code(stack)}: {verdict}"
+    return f"## aks-kueue preview of stack {code(outcome.stack)}: {verdict}"
 
 
-def resources_section(run) -> list[str]:
-    counts = Counter(r.type for r in run.registrations)
-    lines = [f"### Resources ({len(run.registrations)})", "", "| type | count |", "|---|---:|"]
+def resources_section(outcome: Outcome) -> list[str]:
+    registrations = outcome.run.registrations
+    counts = Counter(r.type for r in registrations)
+    lines = [f"### Resources ({len(registrations)})", "", "| type | count |", "|---|---:|"]
     lines += [f"| {cell(code(kind))} | {n} |" for kind, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
     return lines
 
 
-def capacity_section(analysis) -> list[str]:
+def capacity_section(outcome: Outcome) -> list[str]:
     lines = ["### Quota against capacity at the pools' maxCount", ""]
-    if analysis is None or not analysis.capacity:
+    rows = outcome.judgement.capacity if outcome.judgement else []
+    if not rows:
         return lines + ["No ClusterQueue or Cohort sets a quota."]
     lines += ["| flavor | resource | quota (sum) | capacity | headroom | verdict |", "|---|---|---:|---:|---:|---|"]
-    for row in analysis.capacity:
-        data = row.to_json()
-        lines.append(f"| {cell(row.flavor)} | {cell(row.resource)} | {cell(data['quota'])} | "
-                     f"{cell(data['capacity'] or '-')} | {cell(data['headroom'] or '-')} | "
-                     f"{_VERDICT_MARK.get(row.verdict, cell(row.verdict))} |")
+    for row in rows:
+        shown = row.shown()
+        verdict = _VERDICT_MARK.get(row.verdict, cell(row.verdict)) + (" (assumed placement)" if row.assumption else "")
+        lines.append(f"| {cell(row.flavor)} | {cell(row.resource)} | {cell(shown['quota'])} | "
+                     f"{cell(shown['capacity'])} | {cell(shown['headroom'])} | {verdict} |")
     return lines
 
 
-def violations_section(violations: list[dict[str, Any]], known_fixes: list[str]) -> list[str]:
-    lines = ["### Policy violations", ""]
-    if not violations:
+def verdicts_section(outcome: Outcome) -> list[str]:
+    lines = ["### Policy verdicts", ""]
+    if not outcome.verdicts and not outcome.other_violations:
         return lines + ["Every policy of the pack passed."]
-    for level, group in by_level(violations).items():
-        lines += [f"**{cell(level)}** ({len(group)})", "", "| policy | resource | message | fix |", "|---|---|---|---|"]
-        for violation in group:
-            text, fix = split_fix(violation["message"], known_fixes)
-            lines.append(f"| {cell(code(violation['policy']))} | {cell(resource_label(violation.get('urn')))} | "
-                         f"{cell(text)} | {cell(fix or '')} |")
+    for level in ("mandatory", "advisory"):
+        group = [v for v in outcome.verdicts if v.level == level]
+        others = [v for v in outcome.other_violations if v.enforcement_level == level]
+        if not group and not others:
+            continue
+        lines += [f"**{level}** ({len(group) + len(others)})", "",
+                  "| policy | object | key to edit | message | fix |", "|---|---|---|---|---|"]
+        for verdict in group:
+            f = verdict.finding
+            lines.append(f"| {cell(code(verdict.policy))} | {cell(f.object)} | {cell(code(f.key))} | "
+                         f"{cell(f.message)} | {cell(f.fix)} |")
+        for violation in others:
+            lines.append(f"| {cell(code(violation.policy))} | | | {cell(violation.message)} | |")
         lines.append("")
     return lines[:-1]
 
 
-def markdown_summary(run, analysis, violations: list[dict[str, Any]]) -> str:
+def markdown_summary(outcome: Outcome) -> str:
     """One stack's summary; several stacks' summaries can be joined into one comment."""
-    fixes = [finding.fix for finding in analysis.findings] if analysis is not None else []
-    sections = [[verdict_line(run.stack, violations)], resources_section(run), capacity_section(analysis),
-                violations_section(violations, fixes)]
+    sections = [[verdict_line(outcome)], resources_section(outcome), capacity_section(outcome),
+                verdicts_section(outcome)]
     return "\n\n".join("\n".join(section) for section in sections) + "\n"

@@ -1,4 +1,4 @@
-"""`aks-kueue preview` and `aks-kueue report`: the program run offline, its capacity and the pack's verdicts."""
+"""`aks-kueue preview` and `aks-kueue report`: the program run offline, its capacity and the verdicts."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Optional
 
 import typer
 
-from aks_kueue.cli import app
-from aks_kueue.cli.common import CONFIG_OPTION, STACK_OPTION, fail, load_stack_config
+from aks_kueue.cli.app import app
+from aks_kueue.cli.common import CONFIG_OPTION, STACK_OPTION, fail, load_stack_config, stack_name
 
 FORMATS = ("text", "json", "markdown")
 POLICY_CONFIG_OPTION = typer.Option(
@@ -21,38 +21,24 @@ PREVIOUS_OUTPUTS_OPTION = typer.Option(
     "The day-2 guard compares this update with it.")
 
 
-
-
-def _evaluate_stack(stack: Optional[str], config: Optional[Path], policy_config: Optional[Path], command: str,
-                    previous_outputs: Optional[Path] = None):
-    """Record the program's resources, analyse capacity, and run the policy pack over the record."""
-    from aks_kueue.feasibility.adapter import analyse_config
-    from aks_kueue.preview.run import ProgramError, ProgramRefused, read_previous_outputs, run_program
-    from aks_kueue.preview.stackfile import StackFileError
-    from aks_kueue.preview.verdicts import PolicyConfigError, evaluate_policies, load_policy_config
+def _outcome(stack: Optional[str], config: Optional[Path], policy_config: Optional[Path], command: str,
+             previous_outputs: Optional[Path] = None):
+    """The preview's outcome; a stack file that cannot be used is an invalid outcome, not an exit here,
+    so that --json still prints its document."""
+    from aks_kueue.preview.outcome import preview
+    from aks_kueue.preview.stackfile import StackFileError, project_root
 
     try:
-        # The policy config is checked first: a typo there should not wait for the program.
-        pack_config = load_policy_config(policy_config) if policy_config is not None else None
-        previous = read_previous_outputs(previous_outputs) if previous_outputs is not None else None
-        stack_config, root = load_stack_config(stack, config, command)
-        run = run_program(stack_config, root, previous_outputs=previous)
-        # The program has already accepted these settings, so this parse cannot fail on them.
-        analysis = analyse_config(stack_config.config, root)
-        violations = evaluate_policies(run, pack_config)
-    except ProgramRefused as error:
-        fail(f"{command}: {error}", 1)
-    except (StackFileError, ProgramError, PolicyConfigError) as error:
-        fail(str(error))
-    except typer.Exit:
-        raise
+        try:
+            stack_config, root = load_stack_config(stack, config, command)
+        except StackFileError as error:
+            return preview(None, project_root(), load_error=str(error), stack=stack_name(stack, config))
+        return preview(stack_config, root, policy_config, previous_outputs=previous_outputs)
     except Exception as error:  # a bug, not bad input: say so briefly
         if os.environ.get("AKS_KUEUE_DEBUG"):
             raise
-        fail(f"{command}: internal error: {type(error).__name__}: {error} (set AKS_KUEUE_DEBUG=1 for details)")
-    for warning in run.warnings:
-        typer.echo(f"warning: {warning}", err=True)
-    return run, analysis, violations
+        fail(f"{command}: aks-kueue failed unexpectedly ({type(error).__name__}: {error}); this is a bug, please "
+             "report it (AKS_KUEUE_DEBUG=1 shows where)")
 
 
 @app.command()
@@ -67,39 +53,44 @@ def preview(
 ) -> None:
     """Show what `pulumi up` would create for a stack, with no cloud and no credentials.
 
-    Then the capacity table and the verdicts of every policy of the pack; a mandatory violation exits 1.
+    Then the capacity table and the verdicts of every policy of the pack; a mandatory violation exits 1,
+    a stack that cannot be used exits 2.
     """
     if output_format is not None and output_format not in FORMATS:
         fail(f"preview: --format must be one of {', '.join(FORMATS)}, not {output_format!r}")
     if as_json and output_format not in (None, "json"):
         fail(f"preview: --json means --format json; it cannot go with --format {output_format}")
     chosen = "json" if as_json else output_format or "text"
-    run, analysis, violations = _evaluate_stack(stack, config, policy_config, "preview", previous_outputs)
+    outcome = _outcome(stack, config, policy_config, "preview", previous_outputs)
+    _errors(outcome)
     if chosen == "json":
-        from aks_kueue.feasibility.report import capacity_json, findings_json
-        from aks_kueue.cli.render import preview_document
+        from aks_kueue.preview.outcome import document
 
-        document = {**preview_document(run, violations), "capacity": capacity_json(analysis),
-                    "findings": findings_json(analysis) + run.day2_findings}
-        sys.stdout.write(json.dumps(document, indent=2) + "\n")
+        sys.stdout.write(json.dumps(document(outcome), indent=2) + "\n")
+    elif outcome.run is None:
+        pass  # nothing to show beyond the errors
     elif chosen == "markdown":
         from aks_kueue.cli.markdown import markdown_summary
 
-        sys.stdout.write(markdown_summary(run, analysis, violations))
+        sys.stdout.write(markdown_summary(outcome))
     else:
-        from aks_kueue.cli.render import print_tree
+        from aks_kueue.cli.render import print_outcome
 
-        print_tree(run, analysis, violations)
-    _exit_on_verdict(violations)
+        print_outcome(outcome)
+    raise typer.Exit(outcome.exit_code)
 
 
-def _exit_on_verdict(violations) -> None:
-    """Exit 1 on a mandatory violation. Feasibility errors reach this through the pack's
-    policies (mandatory by default), so a policy config that lowers them decides too."""
-    from aks_kueue.preview.verdicts import rejected
-
-    if rejected(violations):
-        raise typer.Exit(1)
+def _errors(outcome) -> None:
+    """On stderr: why a stack cannot be used (one sentence, or the program's reasons one a line), and
+    what the program itself logged as a warning, as `pulumi up` shows it."""
+    for error in outcome.errors:
+        typer.echo(error, err=True)
+    if outcome.refusals:
+        typer.echo("the day-2 guard refused this update:", err=True)
+    for refusal in outcome.refusals:
+        typer.echo(str(refusal), err=True)
+    for warning in outcome.run.warnings if outcome.run else ():
+        typer.echo(f"warning: {warning}", err=True)
 
 
 @app.command()
@@ -115,18 +106,19 @@ def report(
     """
     if out.exists() and not out.is_dir():
         fail(f"report: {out} exists and is not a directory")
-    run, analysis, violations = _evaluate_stack(stack, config, policy_config, "report")
+    outcome = _outcome(stack, config, policy_config, "report")
+    _errors(outcome)
+    if outcome.run is None:
+        raise typer.Exit(outcome.exit_code)
     from aks_kueue.cli.chart import draw_capacity_chart
     from aks_kueue.cli.markdown import markdown_summary
 
     try:
         out.mkdir(parents=True, exist_ok=True)
-        chart = draw_capacity_chart(run.stack, analysis.capacity, out / "capacity.png")
+        chart = draw_capacity_chart(outcome.stack, outcome.judgement.capacity, out / "capacity.png")
         summary = out / "summary.md"
-        summary.write_text(markdown_summary(run, analysis, violations), encoding="utf-8")
+        summary.write_text(markdown_summary(outcome), encoding="utf-8")
     except OSError as error:
         fail(f"report: cannot write to {out}: {error.strerror or error}")
     typer.echo(f"wrote {chart} and {summary}")
-    _exit_on_verdict(violations)
-
-
+    raise typer.Exit(outcome.exit_code)

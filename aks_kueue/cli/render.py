@@ -1,33 +1,22 @@
-"""The preview as the contract's JSON document, or as a tree for people."""
+"""The preview for people: the resource tree, the stack outputs, the capacity table, the verdicts."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import json
+from collections import defaultdict
 
-from aks_kueue.preview.run import ProgramRun
+from aks_kueue.preview.outcome import Outcome
 
-
-def preview_document(run: ProgramRun, violations: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "project": run.project,
-        "stack": run.stack,
-        "resources": [
-            {"urn": r.urn, "type": r.type, "name": r.name, "parent": r.parent, "dependsOn": r.depends_on,
-             "provider": r.provider, "inputs": r.inputs, "options": r.options}
-            for r in run.registrations
-        ],
-        "violations": violations,
-        "outputs": run.outputs,
-    }
+VERDICT_STYLE = {"ok": "green", "over": "bold red", "missing": "bold red", "nowhere": "bold red",
+                 "not modelled": "dim"}
+LEVEL_ORDER = ("mandatory", "advisory")
 
 
 def _summary(resource) -> str:
     inputs = resource.inputs
     if resource.type.endswith(":AgentPool"):
         taints = ", ".join(inputs.get("nodeTaints") or []) or "no taints"
-        return (f"{inputs.get('vmSize')}, {inputs.get('minCount')}..{inputs.get('maxCount')} nodes, {taints}")
+        return f"{inputs.get('vmSize')}, {inputs.get('minCount')}..{inputs.get('maxCount')} nodes, {taints}"
     if resource.type.endswith(":ManagedCluster"):
         return f"Kubernetes {inputs.get('kubernetesVersion')}, tier {inputs.get('sku', {}).get('tier')}"
     if resource.type.endswith(":Extension"):
@@ -37,15 +26,15 @@ def _summary(resource) -> str:
     return ""
 
 
-def print_tree(run: ProgramRun, analysis=None, violations: list[dict[str, Any]] | None = None) -> None:
-    """The resource tree, the stack outputs, the capacity table when there is an analysis,
-    then the policy verdicts."""
+def print_outcome(outcome: Outcome) -> None:
+    """The resource tree, the stack outputs, the capacity table, then every verdict once."""
     # rich is imported only for people: a --json preview never loads it.
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
     from rich.tree import Tree
 
+    run = outcome.run
     console = Console()
     tree = Tree(f"[bold]{run.project}[/bold] / stack [bold]{run.stack}[/bold]")
     nodes = {}
@@ -54,40 +43,58 @@ def print_tree(run: ProgramRun, analysis=None, violations: list[dict[str, Any]] 
         detail = _summary(resource)
         if detail:
             label += f"  [dim]{escape(detail)}[/dim]"
-        parent = nodes.get(resource.parent, tree)
-        nodes[resource.urn] = parent.add(label)
+        nodes[resource.urn] = nodes.get(resource.parent, tree).add(label)
     console.print(tree)
     console.print(f"{len(run.registrations)} resources would be created.")
     table = Table(title="Stack outputs", show_header=True)
     table.add_column("output")
     table.add_column("value")
     for key, value in sorted(run.outputs.items()):
-        text = value if isinstance(value, str) else json.dumps(value, indent=1)
-        table.add_row(escape(key), escape(text))
+        table.add_row(escape(key), escape(value if isinstance(value, str) else json.dumps(value, indent=1)))
     console.print(table)
-    if analysis is not None:
-        from aks_kueue.feasibility.report import print_capacity
-
-        print_capacity(console, analysis)
-    fixes = [finding.fix for finding in analysis.findings] if analysis is not None else []
-    print_verdicts(console, violations or [], fixes)
+    print_capacity(console, outcome)
+    print_verdicts(console, outcome)
 
 
-def print_verdicts(console, violations: list[dict[str, Any]], known_fixes: list[str]) -> None:
-    """The pack's violations grouped by enforcement level, each with its fix hint."""
+def print_capacity(console, outcome: Outcome) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    rows = outcome.judgement.capacity if outcome.judgement else []
+    table = Table(title="Quota against capacity at the pools' maxCount", show_header=True)
+    for column in ("flavor", "resource", "quota (sum)", "capacity", "headroom", "verdict"):
+        table.add_column(column, justify="right" if column in ("quota (sum)", "capacity", "headroom") else "left")
+    for row in rows:
+        shown = row.shown()
+        style = VERDICT_STYLE.get(row.verdict, "")
+        verdict = escape(row.verdict) + (" (assumed placement)" if row.assumption else "")
+        table.add_row(escape(row.flavor), escape(row.resource), shown["quota"], shown["capacity"], shown["headroom"],
+                      f"[{style}]{verdict}[/{style}]" if style else verdict)
+    console.print(table)
+
+
+def print_verdicts(console, outcome: Outcome) -> None:
+    """Each finding once, under its policy's level, with the key to edit and the fix."""
     from rich.markup import escape
 
-    from aks_kueue.preview.verdicts import MANDATORY, by_level, resource_label, split_fix
-
-    if not violations:
+    if not outcome.verdicts and not outcome.other_violations:
         console.print("[green]Policy verdicts: every policy passed.[/green]")
         return
-    for level, group in by_level(violations).items():
-        colour = "red" if level == MANDATORY else "yellow"
+    groups = defaultdict(list)
+    for verdict in outcome.verdicts:
+        groups[verdict.level].append(verdict)
+    for violation in outcome.other_violations:
+        groups[violation.enforcement_level].append(violation)
+    for level in sorted(groups, key=lambda lv: LEVEL_ORDER.index(lv) if lv in LEVEL_ORDER else len(LEVEL_ORDER)):
+        group = groups[level]
+        colour = "red" if level == "mandatory" else "yellow"
         console.print(f"[bold {colour}]Policy verdicts, {escape(level)}: {len(group)}[/bold {colour}]")
-        for violation in group:
-            text, fix = split_fix(violation["message"], known_fixes)
-            console.print(f"  [{colour}]{escape(violation['policy'])}[/{colour}] "
-                          f"({escape(resource_label(violation.get('urn')))}): {escape(text)}")
-            if fix:
-                console.print(f"      fix: {escape(fix)}")
+        for item in group:
+            finding = getattr(item, "finding", None)
+            if finding is None:
+                console.print(f"  [{colour}]{escape(item.policy)}[/{colour}]: {escape(item.message)}")
+                continue
+            console.print(f"  [{colour}]{escape(item.policy)}[/{colour}] ({escape(finding.object)}) "
+                          f"{escape(finding.key)}: {escape(finding.message)}")
+            if finding.fix:
+                console.print(f"      fix: {escape(finding.fix)}")

@@ -1,74 +1,195 @@
-"""`aks-kueue simulate`: pending Workloads run through the admission core in file order."""
+"""`aks-kueue simulate`: pending Workloads, and the Workloads of the jobs teams submit,
+run through the admission core in file order."""
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
+from collections import Counter
+from typing import Any, Optional
 
 import typer
 
-from aks_kueue.cli import app
-from aks_kueue.cli.common import fail
+from aks_kueue.cli.app import app
+from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
+                                  configuration_errors, context_reason, job_options, job_results,
+                                  options_from_configuration, other_reason, skipped_entry)
+
+MODES = ("Fit", "Preempt", "NoFit")
+MODE_STYLES = {"Fit": "green", "Preempt": "yellow", "NoFit": "red"}
+
+
+def _summary(decisions: list[dict], skipped: list[dict]) -> dict[str, int]:
+    modes = Counter(d["mode"] for d in decisions)
+    return {"workloads": len(decisions), **{m: modes.get(m, 0) for m in MODES}, "skipped": len(skipped)}
 
 
 @app.command()
 def simulate(
-    paths: list[Path] = typer.Argument(..., help="Kueue YAML: flavors, cohorts, queues, priority classes, Workloads."),
+    paths: list[str] = PATHS_ARGUMENT,
+    namespace: str = NAMESPACE_OPTION,
+    integrations: Optional[str] = INTEGRATIONS_OPTION,
+    stack: Optional[str] = STACK_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
 ) -> None:
-    """Run pending Workloads through the admission core in file order; Fit ones are admitted."""
+    """Decide pending Workloads and jobs in file order, as Kueue's scheduler would; Fit ones are admitted."""
     from aks_kueue.admission.simulate import simulate as run_simulation
-    from aks_kueue.kueue.manifests import ManifestError, read_documents
-    from aks_kueue.kueue.validate import load_object, validate_object
+    from aks_kueue.k8s.loader import LoadError
+    from aks_kueue.kueue.jobs import JobOptions, Outcome
+    from aks_kueue.kueue.manifests import Category, api_group, category, complete, read_inputs
     from aks_kueue.kueue.structural import FieldError
+    from aks_kueue.kueue.validate import load_object, validate_object
     from aks_kueue.kueue.workload_webhook import validate_workload_status
 
-    manifests, invalid = [], []
-    seen: dict[tuple, str] = {}
+    output = Output("simulate", as_json, {"workloads": [], "skipped": [], "summary": _summary([], [])})
+    options = job_options(integrations, stack, output)
     try:
-        for path in paths:
-            # Namespaces may come along for their labels, which namespaceSelectors match.
-            for index, document in read_documents(path, also=(("v1", "Namespace"),)):
-                if document.get("kind") == "Namespace":
-                    manifests.append(document)
-                    continue
-                obj = load_object(document, f"{path} document {index}")
-                errors = validate_object(obj)
-                if obj.kind == "Workload" and not errors:
-                    errors = validate_workload_status(obj.manifest)
-                key = (obj.kind, obj.namespace, obj.name)
-                if key in seen:
-                    # The API server would refuse the second one: it already exists.
-                    errors = [*errors, FieldError("metadata.name", f"Duplicate value: {seen[key]} already "
-                                                                   f"defines {obj.describe()}")]
-                seen.setdefault(key, obj.source)
-                invalid.extend(f"{obj.source}: {obj.describe()}: {e.field + ': ' if e.field else ''}{e.message}"
-                               for e in errors)
-                manifest = dict(obj.defaulted or obj.manifest)
-                if "status" in obj.manifest:
-                    # A create drops status, but here it says what is already admitted.
-                    manifest["status"] = obj.manifest["status"]
-                manifests.append(manifest)
-    except ManifestError as error:
-        fail(f"simulate: {error}")
+        documents = read_inputs(paths)
+    except LoadError as error:
+        output.fail([error])
+    warnings = [w for d in documents if (w := complete(d, namespace))]
+    if options is None:
+        options, where = options_from_configuration(documents)
+        if where:
+            warnings.append(f"jobs are taken as Kueue would with the integrations of the Configuration in {where}")
+    jobs = job_results(documents, options or JobOptions())
+
+    manifests: list[dict[str, Any]] = []
+    origin: dict[tuple, dict[str, Any]] = {}
+    invalid: list[LoadError] = []
+    skipped: list[dict[str, Any]] = []
+    seen: dict[tuple, str] = {}
+
+    def reject(document, what: str, errors: list[FieldError]) -> None:
+        invalid.extend(LoadError(document.file, document.index, f"{what}: {e.field + ': ' if e.field else ''}"
+                                                                f"{e.message}") for e in errors)
+
+    def once(key: tuple, document, what: str) -> list[FieldError]:
+        """The API server refuses a second object of the same kind, namespace and name."""
+        if key in seen:
+            return [FieldError("metadata.name", f"Duplicate value: {seen[key]} already defines {what}")]
+        seen[key] = document.where
+        return []
+
+    for document in documents:
+        manifest = document.manifest
+        kind = category(manifest)
+        if kind is Category.KUEUE:
+            obj = load_object(manifest, document.where)
+            errors = validate_object(obj)
+            if obj.kind == "Workload" and not errors:
+                errors = validate_workload_status(obj.manifest)
+            errors += once((obj.kind, obj.namespace, obj.name), document, obj.describe())
+            reject(document, obj.describe(), errors)
+            stored = dict(obj.defaulted or obj.manifest)
+            if "status" in obj.manifest:
+                # A create drops status, but here it says what is already admitted.
+                stored["status"] = obj.manifest["status"]
+            manifests.append(stored)
+            if obj.kind == "Workload":
+                origin[(obj.namespace, obj.name)] = {
+                    "source": {"apiVersion": document.api_version, "kind": "Workload", "name": obj.name},
+                    "file": document.file, "document": document.index}
+        elif kind is Category.JOB:
+            result = jobs[id(manifest)]
+            what = result.source.describe()
+            errors = result.errors + once((api_group(manifest), result.source.kind, result.source.namespace,
+                                           result.source.name), document, what)
+            warnings += [f"{document.where}: {note}" for note in result.notes]
+            if errors:
+                reject(document, what, errors)
+                continue
+            if result.outcome is not Outcome.WORKLOAD or not result.workloads:
+                skipped.append(skipped_entry(document, result.reason))
+                continue
+            for workload in result.workloads:
+                metadata = workload["metadata"]
+                reject(document, what, once(("Workload", metadata["namespace"], metadata["name"]), document,
+                                            f"Workload {metadata['namespace']}/{metadata['name']}"))
+                manifests.append(workload)
+                origin[(metadata["namespace"], metadata["name"])] = {
+                    "source": result.source.as_source(), "file": document.file, "document": document.index}
+        elif kind is Category.CONFIGURATION:
+            errors, notes = configuration_errors(manifest)
+            warnings += [f"{document.where}: Configuration: {note}" for note in notes]
+            reject(document, "Configuration", errors)
+            if not errors:
+                skipped.append(skipped_entry(document, "Kueue's Configuration: not decided; its integrations say "
+                                                       "which jobs Kueue manages"))
+        elif kind is Category.CONTEXT:
+            if document.kind == "Namespace":
+                manifests.append(manifest)  # namespaceSelectors match its labels
+            skipped.append(skipped_entry(document, context_reason(document)))
+        else:
+            skipped.append(skipped_entry(document, other_reason(document)))
+
+    for warning in warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    output.document["skipped"] = skipped
+    output.document["summary"] = _summary([], skipped)
     if invalid:
-        fail("simulate: Kueue would reject these objects; fix them first:\n  " + "\n  ".join(invalid), 1)
-    if not manifests:
-        typer.echo("simulate: no Kueue objects in the given files; nothing to decide", err=True)
-    decisions = run_simulation(manifests)
+        output.fail(invalid, 1, header="Kueue would reject these objects; fix them first:")
+    raw = run_simulation(manifests)
+    decisions = [_with_origin(d, origin) for d in raw]
+    summary = _summary(decisions, skipped)
+    if not decisions:
+        anything = any(category(d.manifest) in (Category.KUEUE, Category.JOB) for d in documents)
+        typer.echo("simulate: no pending Workloads or jobs in the given files; nothing to decide" if anything
+                   else "simulate: no Kueue objects or jobs in the given files; nothing to decide", err=True)
     if as_json:
-        sys.stdout.write(json.dumps({"workloads": decisions}, indent=2) + "\n")
+        output.print({"workloads": decisions, "skipped": skipped, "summary": summary})
         return
+    # "none can be preempted" only when the admission core says whom it would preempt.
+    _print_text(decisions, skipped, summary, targets_known=bool(raw) and "preemptionTargets" in raw[0])
+
+
+def _with_origin(decision: dict[str, Any], origin: dict[tuple, dict[str, Any]]) -> dict[str, Any]:
+    """The contract's workload item: where it came from, and whom it would preempt."""
+    came_from = origin.get((decision["namespace"], decision["name"]), {"source": None, "file": None, "document": None})
+    out = dict(decision)
+    out.setdefault("preemptionTargets", [])
+    out.update(came_from)
+    return out
+
+
+def _print_text(decisions: list[dict], skipped: list[dict], summary: dict[str, int], targets_known: bool) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table("workload", "clusterQueue", "mode", "borrowing", "flavors", "message")
-    for d in decisions:
-        flavors = "; ".join(f"{ps['name']}×{ps['count']}: " + ", ".join(f"{r}={f}" for r, f in ps["flavors"].items())
-                            for ps in d["podSets"])
-        table.add_row(f"{d['namespace']}/{d['name']}", d["clusterQueue"] or "-", d["mode"],
-                      "yes" if d["borrowing"] else "no", flavors, d["message"])
-    Console(width=200).print(table)
-
-
+    console = Console()  # the terminal's width; colour only on a terminal
+    if decisions:
+        table = Table(expand=True)
+        table.add_column("workload", overflow="fold", ratio=2)  # wrap, never cut a name
+        table.add_column("clusterQueue", overflow="fold", ratio=1, min_width=12)
+        table.add_column("mode", no_wrap=True)
+        table.add_column("borrows", no_wrap=True)
+        table.add_column("flavors", overflow="fold", ratio=2)
+        table.add_column("message", overflow="fold", ratio=4)
+        for d in decisions:
+            flavors = "; ".join(f"{ps['name']}×{ps['count']}: " + ", ".join(f"{r}={f}"
+                                                                            for r, f in ps["flavors"].items())
+                                for ps in d["podSets"])
+            message = d["message"] or ""
+            if d["mode"] == "Preempt" and targets_known:
+                targets = d["preemptionTargets"]
+                message += ("; preempts " + ", ".join(f"{t['namespace']}/{t['name']}" for t in targets) if targets
+                            else "; no admitted workload can be preempted for it")
+            source = d.get("source") or {}
+            workload = f"{d['namespace']}/{d['name']}"
+            if source.get("kind") not in (None, "Workload"):
+                workload += f"\n(from {source['kind']} {source.get('name')})"
+            table.add_row(workload, d["clusterQueue"] or "-", Text(d["mode"], style=MODE_STYLES.get(d["mode"], "")),
+                          "yes" if d["borrowing"] else "no", flavors, message.lstrip("; "))
+        console.print(table)
+        per_queue = Table("clusterQueue", *MODES, title="per ClusterQueue")
+        counts: dict[str, Counter] = {}
+        for d in decisions:
+            counts.setdefault(d["clusterQueue"] or "-", Counter())[d["mode"]] += 1
+        for queue in sorted(counts):
+            per_queue.add_row(queue, *(str(counts[queue].get(m, 0)) for m in MODES))
+        console.print(per_queue)
+    for item in skipped:
+        console.print(f"skipped {item['apiVersion']} {item['kind']} {item['name'] or '(no name)'} "
+                      f"({item['file']} document {item['document']}): {item['reason']}", markup=False,
+                      highlight=False)
+    console.print(f"{summary['workloads']} workloads: {summary['Fit']} Fit, {summary['Preempt']} Preempt, "
+                  f"{summary['NoFit']} NoFit; {summary['skipped']} objects skipped", highlight=False)

@@ -1,53 +1,111 @@
-"""`aks-kueue validate`: Kueue objects judged as a Kueue v0.19.2 installation would."""
+"""`aks-kueue validate`: objects judged as a Kueue v0.19.2 installation would.
+
+Kueue's objects get the CRD schema, its CEL rules and Kueue's webhooks; jobs get the
+webhooks Kueue registers for their integration, and the Workload Kueue would build for
+them is checked too; a Kueue Configuration is checked as Kueue reads it at startup.
+Everything else is skipped with a note.
+"""
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
+from typing import Any, Optional
 
 import typer
 
-from aks_kueue.cli import app
-from aks_kueue.cli.common import fail
+from aks_kueue.cli.app import app
+from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
+                                  configuration_errors, context_reason, job_options, job_results,
+                                  options_from_configuration, other_reason, skipped_entry)
+
+
+def _summary(objects: list[dict], skipped: list[dict]) -> dict[str, int]:
+    valid = sum(1 for o in objects if o["valid"])
+    return {"objects": len(objects), "valid": valid, "invalid": len(objects) - valid, "skipped": len(skipped)}
 
 
 @app.command()
 def validate(
-    paths: list[Path] = typer.Argument(..., help="Kueue YAML files: several documents or a kind: List each."),
+    paths: list[str] = PATHS_ARGUMENT,
+    namespace: str = NAMESPACE_OPTION,
+    integrations: Optional[str] = INTEGRATIONS_OPTION,
+    stack: Optional[str] = STACK_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
 ) -> None:
-    """Check Kueue objects as a Kueue v0.19 installation would accept or reject them."""
-    from aks_kueue.kueue.manifests import ManifestError, read_documents
+    """Check Kueue objects and jobs as a Kueue v0.19 installation would accept or reject them."""
+    from aks_kueue.k8s.loader import LoadError
+    from aks_kueue.kueue.jobs import JobOptions, Outcome
+    from aks_kueue.kueue.manifests import Category, category, complete, read_inputs
     from aks_kueue.kueue.validate import load_object, validate_object
 
-    results = []
+    output = Output("validate", as_json, {"objects": [], "skipped": [], "summary": _summary([], [])})
+    options = job_options(integrations, stack, output)
     try:
-        for path in paths:
-            for _, document in read_documents(path, also=(("v1", "Namespace"),)):
-                if document.get("kind") == "Namespace":
-                    continue  # not a Kueue object; simulate reads its labels
-                obj = load_object(document)
-                errors = validate_object(obj)
-                results.append({
-                    "apiVersion": document.get("apiVersion"), "kind": obj.kind, "name": obj.name or None,
-                    "namespace": obj.namespace, "valid": not errors,
-                    "errors": [{"field": e.field, "message": e.message} for e in errors],
-                })
-    except ManifestError as error:
-        fail(f"validate: {error}")
-    if not results:
+        documents = read_inputs(paths)
+    except LoadError as error:
+        output.fail([error])
+    warnings = [w for d in documents if (w := complete(d, namespace))]
+    if options is None:
+        options, where = options_from_configuration(documents)
+        if where:
+            warnings.append(f"jobs are judged with the integrations of the Kueue Configuration in {where}")
+    jobs = job_results(documents, options or JobOptions())
+
+    objects: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
+    for document in documents:
+        manifest = document.manifest
+        kind = category(manifest)
+        entry = {"apiVersion": document.api_version, "kind": document.kind, "name": document.name,
+                 "namespace": None, "valid": True, "file": document.file, "document": document.index, "errors": []}
+        if kind is Category.KUEUE:
+            obj = load_object(manifest, document.where)
+            errors = validate_object(obj)
+            entry.update(kind=obj.kind or document.kind, namespace=obj.namespace,
+                         errors=[{"field": e.field, "message": e.message} for e in errors])
+        elif kind is Category.CONFIGURATION:
+            errors, notes = configuration_errors(manifest)
+            entry["errors"] = [{"field": e.field, "message": e.message} for e in errors]
+            warnings += [f"{document.where}: Configuration: {note}" for note in notes]
+        elif kind is Category.JOB:
+            result = jobs[id(manifest)]
+            entry["namespace"] = result.source.namespace
+            entry["errors"] = [{"field": e.field, "message": e.message} for e in result.errors]
+            warnings += [f"{document.where}: {note}" for note in result.notes]
+            if not result.errors and result.outcome in (Outcome.NOT_MANAGED, Outcome.UNSUPPORTED):
+                skipped.append(skipped_entry(document, result.reason))
+                continue
+            if not result.errors and result.outcome is Outcome.BLOCKED:
+                warnings.append(f"{document.where}: {result.reason}")
+        else:
+            reason = context_reason(document) if kind is Category.CONTEXT else other_reason(document)
+            skipped.append(skipped_entry(document, reason))
+            continue
+        entry["valid"] = not entry["errors"]
+        objects.append(entry)
+
+    summary = _summary(objects, skipped)
+    for warning in warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    if not objects:
         typer.echo("validate: no Kueue objects in the given files", err=True)
     if as_json:
-        sys.stdout.write(json.dumps({"objects": results}, indent=2) + "\n")
+        output.print({"objects": objects, "skipped": skipped, "summary": summary})
     else:
-        for result in results:
-            where = f"{result['namespace']}/{result['name']}" if result["namespace"] else result["name"]
-            typer.echo(f"{'ok     ' if result['valid'] else 'INVALID'} {result['kind']} {where or '(no name)'}")
-            for error in result["errors"]:
-                typer.echo(f"        {error['field']}: {error['message']}" if error["field"]
-                           else f"        {error['message']}")
-    if not all(r["valid"] for r in results):
+        _print_text(objects, skipped, summary)
+    if summary["invalid"]:
         raise typer.Exit(1)
 
 
+def _print_text(objects: list[dict], skipped: list[dict], summary: dict[str, int]) -> None:
+    for result in objects:
+        where = f"{result['namespace']}/{result['name']}" if result["namespace"] else result["name"]
+        typer.echo(f"{'ok     ' if result['valid'] else 'INVALID'} {result['kind']} {where or '(no name)'}"
+                   f"  ({result['file']} document {result['document']})")
+        for error in result["errors"]:
+            typer.echo(f"        {error['field']}: {error['message']}" if error["field"]
+                       else f"        {error['message']}")
+    for item in skipped:
+        typer.echo(f"skipped {item['apiVersion']} {item['kind']} {item['name'] or '(no name)'}  "
+                   f"({item['file']} document {item['document']}): {item['reason']}")
+    typer.echo(f"{summary['objects']} objects: {summary['valid']} valid, {summary['invalid']} invalid, "
+               f"{summary['skipped']} skipped")

@@ -14,7 +14,7 @@ from typing import Any, Optional
 from aks_kueue.day2.allow import Allowances, Entry, Target
 from aks_kueue.day2.replacement import Change, changes, facts
 from aks_kueue.day2.state import OUTPUT, Previous, Record, Tracked
-from aks_kueue.feasibility.findings import ERROR, WARNING, Finding
+from aks_kueue.judge.finding import ERROR, WARNING, Finding
 
 CHANNELS_OWNING_VERSION = ("stable", "rapid")
 _LOST = {
@@ -50,7 +50,7 @@ class Refusal(Exception):
     def __init__(self, findings: list[Finding]):
         self.findings = findings
         super().__init__("the day-2 guard refused this update:\n" + "\n".join(
-            f"{f.field}: {f.message}; {f.fix}" for f in findings))
+            str(f) for f in findings))
 
 
 @dataclass
@@ -84,7 +84,7 @@ def judge(previous: Previous, desired: Record, allow: Allowances) -> Report:
     if previous.record is None:
         report.guarded = False
         report.notices.append(Finding(
-            WARNING, "day2-unguarded", "stack", OUTPUT,
+            "day2-unguarded", WARNING, "stack", OUTPUT,
             f"unguarded: {previous.reason}; this update is not compared with the last deployment, so a "
             "replacement, a deletion or an install switch is not refused here (protect still stops the engine)",
             "after the next pulumi up the stack exports `day2` and later updates are guarded; offline, give "
@@ -121,7 +121,7 @@ def _replacement(report: Report, entry: Entry, old: Tracked, wanted: Tracked, di
     if wanted.protected:
         for change in diff:
             report.refusals.append(Finding(
-                ERROR, "day2-replace-refused", wanted.label, wanted.keys.get(change.path, wanted.key or str(entry)),
+                "day2-replace-refused", ERROR, wanted.label, wanted.keys.get(change.path, wanted.key or str(entry)),
                 f"{show(change.old)} -> {show(change.new)} replaces {wanted.label} ({_why(wanted, change)}); "
                 f"it is protected, and the replacement would destroy {lost(entry)}",
                 f"keep {show(change.old)}, or to replace it on purpose add `{entry}` to {ALLOW_KEY} for this update",
@@ -132,7 +132,7 @@ def _replacement(report: Report, entry: Entry, old: Tracked, wanted: Tracked, di
     if entry in allow and chained:
         names = ", ".join(t.label for t in chained)
         report.refusals.append(Finding(
-            ERROR, "day2-replace-chain-refused", wanted.label, wanted.keys.get(diff[0].path, wanted.key or str(entry)),
+            "day2-replace-chain-refused", ERROR, wanted.label, wanted.keys.get(diff[0].path, wanted.key or str(entry)),
             f"{paths} replaces {wanted.label}, and with it {names}, which the last deployment left protected; "
             "Pulumi checks the dependents of a replacement against the protection already in the state "
             "(pulumi/pulumi#15776), so this update would stop halfway",
@@ -142,7 +142,7 @@ def _replacement(report: Report, entry: Entry, old: Tracked, wanted: Tracked, di
         return
     why = "listed in allowReplacement" if entry in allow else "protection is off for this stack (aks-kueue:protect)"
     report.notices.append(Finding(
-        WARNING, "day2-replace", wanted.label, wanted.keys.get(diff[0].path, wanted.key or str(entry)),
+        "day2-replace", WARNING, wanted.label, wanted.keys.get(diff[0].path, wanted.key or str(entry)),
         f"{paths}: pulumi up replaces {wanted.label} ({why}), destroying {lost(entry)}",
         f"remove `{entry}` from {ALLOW_KEY} after this update" if entry in allow
         else "turn aks-kueue:protect on to have such a change refused",
@@ -154,19 +154,19 @@ def _removal(report: Report, entry: Entry, old: Tracked, allow: Allowances) -> N
     if entry.target is Target.NAMESPACE:
         if old.retained:
             report.notices.append(Finding(
-                WARNING, "day2-namespace-released", old.label, key,
+                "day2-namespace-released", WARNING, old.label, key,
                 f"no LocalQueue uses namespace {entry.name} any more: the stack stops managing it, but it stays in "
                 "the cluster with everything in it (retainOnDelete)",
                 f"delete it with `kubectl delete namespace {entry.name}` if that is what you mean"))
         else:
             report.notices.append(Finding(
-                WARNING, "day2-delete", old.label, key,
+                "day2-delete", WARNING, old.label, key,
                 f"no LocalQueue uses namespace {entry.name} any more, and it is not retained: pulumi up deletes "
                 f"{lost(entry)}", "keep a LocalQueue there to keep it"))
         return
     if old.protected:
         report.refusals.append(Finding(
-            ERROR, "day2-delete-refused", old.label, key,
+            "day2-delete-refused", ERROR, old.label, key,
             f"{old.label} is no longer in the stack, so pulumi up would delete it: {lost(entry)}. It is protected "
             "in the state, and Pulumi deletes a protected resource only after an earlier update unprotected it",
             f"keep it for one more update with `{entry}` in {ALLOW_KEY} (that unprotects it), then remove it"
@@ -174,7 +174,7 @@ def _removal(report: Report, entry: Entry, old: Tracked, allow: Allowances) -> N
             f"put it back for this update (`{entry}` in {ALLOW_KEY} then unprotects it), and remove it in the next"))
     else:
         report.notices.append(Finding(
-            WARNING, "day2-delete", old.label, key,
+            "day2-delete", WARNING, old.label, key,
             f"{old.label} is no longer in the stack: pulumi up deletes it, destroying {lost(entry)}",
             "put it back to keep it"))
 
@@ -186,7 +186,7 @@ def _install(report: Report, before: Record, desired: Record) -> bool:
     installer = before.get(Entry(Target.KUEUE))
     if "none" not in (old, new):
         report.refusals.append(Finding(
-            ERROR, "day2-install-switch-refused", "Kueue installer", INSTALL_KEY,
+            "day2-install-switch-refused", ERROR, "Kueue installer", INSTALL_KEY,
             f"{old} -> {new} switches Kueue directly: Pulumi would create the new installer while the old one "
             "still owns Kueue's CRDs and webhooks (two controllers at once), then delete the old one, whose "
             f"uninstall removes {lost(Entry(Target.KUEUE))}",
@@ -197,14 +197,14 @@ def _install(report: Report, before: Record, desired: Record) -> bool:
     if new == "none":
         if installer is not None and installer.protected:
             report.refusals.append(Finding(
-                ERROR, "day2-install-switch-refused", "Kueue installer", INSTALL_KEY,
+                "day2-install-switch-refused", ERROR, "Kueue installer", INSTALL_KEY,
                 f"{old} -> none uninstalls Kueue, but the installer is protected in the state (Pulumi deletes a "
                 "protected resource only after an earlier update unprotected it)",
                 f"first run one update with `kueue` in {ALLOW_KEY} and install: {old}, then set install: none",
                 {"old": old, "new": new}))
         else:
             report.notices.append(Finding(
-                WARNING, "day2-kueue-removed", "Kueue installer", INSTALL_KEY,
+                "day2-kueue-removed", WARNING, "Kueue installer", INSTALL_KEY,
                 f"{old} -> none: pulumi up deletes every queue object first, then uninstalls Kueue, which removes "
                 f"{lost(Entry(Target.KUEUE))}", "the next update may set the new mode", {"old": old, "new": new}))
     return True
@@ -220,7 +220,7 @@ def _kubernetes_version(report: Report, before: Record, desired: Record) -> None
         return
     if desired.upgrade_channel in CHANNELS_OWNING_VERSION:
         report.notices.append(Finding(
-            WARNING, "day2-kubernetes-version-ignored", "ManagedCluster", VERSION_KEY,
+            "day2-kubernetes-version-ignored", WARNING, "ManagedCluster", VERSION_KEY,
             f"{old} -> {new} changes nothing: with upgradeChannel {desired.upgrade_channel} the program sets "
             "kubernetesVersion only when it creates the cluster, and the channel moves it after that",
             "use upgradeChannel patch (or none) to choose the minor version yourself",
@@ -228,12 +228,12 @@ def _kubernetes_version(report: Report, before: Record, desired: Record) -> None
         return
     if _version(new)[:2] < _version(old)[:2]:
         report.refusals.append(Finding(
-            ERROR, "day2-kubernetes-downgrade-refused", "ManagedCluster", VERSION_KEY,
+            "day2-kubernetes-downgrade-refused", ERROR, "ManagedCluster", VERSION_KEY,
             f"{old} -> {new} is a downgrade, which AKS refuses", f"keep {old} or move forward",
             {"old": old, "new": new}))
         return
     report.notices.append(Finding(
-        WARNING, "day2-kubernetes-upgrade", "ManagedCluster", VERSION_KEY,
+        "day2-kubernetes-upgrade", WARNING, "ManagedCluster", VERSION_KEY,
         f"{old} -> {new}: pulumi up upgrades the control plane at once, outside any maintenance window (those "
         "schedule AKS's own upgrades only), and then drains and upgrades every pool under its upgradeSettings",
         "run this update when the pools may be drained", {"old": old, "new": new}))
@@ -244,11 +244,11 @@ def _unused(entry: Entry, desired: Record, before: Optional[Record]) -> Finding:
     if entry.target is Target.KUEUE and before is None:
         exists = desired.kueue_install != "none"
     if not exists:
-        return Finding(WARNING, "day2-allowance-unmatched", str(entry), ALLOW_KEY,
+        return Finding("day2-allowance-unmatched", WARNING, str(entry), ALLOW_KEY,
                        f"`{entry}` matches no resource of this stack", "remove it")
     what = desired.resources.get(entry) or (before.resources.get(entry) if before else None)
     label = what.label if what else str(entry)
-    return Finding(WARNING, "day2-allowance-unused", label, ALLOW_KEY,
+    return Finding("day2-allowance-unused", WARNING, label, ALLOW_KEY,
                    f"`{entry}` is listed, but this update neither replaces nor deletes {label}: it only unprotects "
                    "it, which is the first of two updates when you mean to replace or remove it",
                    f"remove `{entry}` once the change it prepares is done, so {label} is protected again")

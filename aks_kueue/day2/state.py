@@ -128,7 +128,8 @@ def stick(desired: Record, previous: Optional[Record]) -> Record:
     resources = dict(desired.resources)
     for entry, wanted in desired.resources.items():
         before = previous.get(entry)
-        if wanted.type_token != AGENT_POOL or before is None or before.facts.get("vmSize") != wanted.facts.get("vmSize"):
+        if (wanted.type_token != AGENT_POOL or before is None
+                or before.facts.get("vmSize") != wanted.facts.get("vmSize")):
             continue
         facts = dict(wanted.facts)
         for path in DERIVED_CREATE_ONLY:

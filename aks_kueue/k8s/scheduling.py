@@ -7,9 +7,11 @@ capacity model (which pools does a flavor or a DaemonSet land on?) and the queue
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 SCHEDULING_EFFECTS = ("NoSchedule", "NoExecute")
+# The label Kubernetes puts on every namespace, with the namespace's name.
+NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 
 
 class SelectorError(ValueError):
@@ -77,3 +79,15 @@ def label_selector_matches(selector: dict, labels: dict[str, str]) -> bool:
         if labels.get(key) != value:
             return False
     return all(requirement_matches(e, labels) for e in selector.get("matchExpressions") or [])
+
+
+def tolerating(taints, always: Sequence[dict] = ()) -> list[dict]:
+    """Tolerations that let a pod onto nodes carrying exactly these taints ({key, value, effect}):
+    `always` first, then one `Equal` toleration per distinct taint."""
+    found = [dict(t) for t in always]
+    for taint in taints:
+        toleration = {"key": taint["key"], "operator": "Equal", "value": taint.get("value") or "",
+                      "effect": taint["effect"]}
+        if toleration not in found:
+            found.append(toleration)
+    return found

@@ -1,7 +1,8 @@
 """Facts about Kueue v0.19.2 that settings are checked against.
 
 Source: kubernetes-sigs/kueue at tag v0.19.2, `pkg/features/kube_features.go` for the
-gates and the `FrameworkName` of each job controller for the integrations.
+gates, `pkg/config/validation.go` for what they need, and `pkg/controller/jobs/*/*_controller.go`
+(`FrameworkName`, `JobType`) for the integrations.
 """
 
 from __future__ import annotations
@@ -71,21 +72,23 @@ FEATURE_GATES: dict[str, FeatureGate] = {
 }
 
 # The manager refuses to start when a gate is on while a gate it needs is off
-# (`LoadAndValidateFeatureGates` in pkg/config/validation.go).
+# (`LoadAndValidateFeatureGates` in pkg/config/validation.go, in its order).
 GATE_REQUIREMENTS: dict[str, tuple[str, ...]] = {
-    **{g: ("TopologyAwareScheduling",) for g in (
-        "TASHandleOverlappingFlavors", "TASProfileMixed", "TASFailedNodeReplacement",
-        "TASReplaceNodeOnNodeTaints", "TASMultiLayerTopology",
-        "TASRecomputeAssignmentWithinSchedulingCycle", "TASRespectNodeAffinityPreferred",
-        "TASBalancedPlacement")},
-    **{g: ("TASFailedNodeReplacement",) for g in (
+    "TASProfileMixed": ("TopologyAwareScheduling",),
+    "TASHandleOverlappingFlavors": ("TopologyAwareScheduling",),
+    "TASFailedNodeReplacement": ("TopologyAwareScheduling",),
+    **{g: ("TopologyAwareScheduling", "TASFailedNodeReplacement") for g in (
         "TASFailedNodeReplacementFailFast", "TASReplaceNodeOnPodTermination",
         "TASReplaceNodeDueToNotReadyOverFixedTime")},
+    **{g: ("TopologyAwareScheduling",) for g in (
+        "TASBalancedPlacement", "TASReplaceNodeOnNodeTaints", "TASMultiLayerTopology",
+        "TASRespectNodeAffinityPreferred", "TASRecomputeAssignmentWithinSchedulingCycle")},
+    "UnadmittedWorkloadsExplicitStatus": ("UnadmittedWorkloadsObservability",),
     "ElasticJobsViaWorkloadSlicesWithTAS": ("ElasticJobsViaWorkloadSlices", "TopologyAwareScheduling"),
+    # KueueDRARejectWorkloadsWhenDRADisabled is not checked there.
     **{g: ("KueueDRAIntegration",) for g in (
         "KueueDRAIntegrationExtendedResource", "KueueDRAIntegrationPartitionableDevices",
-        "KueueDRARejectWorkloadsWhenDRADisabled", "KueueDRAIntegrationConsumableCapacity")},
-    "UnadmittedWorkloadsExplicitStatus": ("UnadmittedWorkloadsObservability",),
+        "KueueDRAIntegrationConsumableCapacity")},
 }
 
 # The names `integrations.frameworks` accepts; anything else is rejected as NotSupported.
@@ -97,6 +100,29 @@ FRAMEWORKS: tuple[str, ...] = (
     "sparkoperator.k8s.io/sparkapplication", "pod", "deployment", "statefulset",
     "leaderworkerset.x-k8s.io/leaderworkerset",
 )
+
+# The kind each integration manages, as "group/version, Kind=Kind" (the `JobType` of each
+# job controller and the API package it imports). Two entries naming one kind are duplicates.
+FRAMEWORK_KINDS: dict[str, str] = {
+    "batch/job": "batch/v1, Kind=Job",
+    "kubeflow.org/mpijob": "kubeflow.org/v2beta1, Kind=MPIJob",
+    "ray.io/rayjob": "ray.io/v1, Kind=RayJob",
+    "ray.io/rayservice": "ray.io/v1, Kind=RayService",
+    "ray.io/raycluster": "ray.io/v1, Kind=RayCluster",
+    "jobset.x-k8s.io/jobset": "jobset.x-k8s.io/v1alpha2, Kind=JobSet",
+    "kubeflow.org/paddlejob": "kubeflow.org/v1, Kind=PaddleJob",
+    "kubeflow.org/pytorchjob": "kubeflow.org/v1, Kind=PyTorchJob",
+    "kubeflow.org/tfjob": "kubeflow.org/v1, Kind=TFJob",
+    "kubeflow.org/xgboostjob": "kubeflow.org/v1, Kind=XGBoostJob",
+    "kubeflow.org/jaxjob": "kubeflow.org/v1, Kind=JAXJob",
+    "trainer.kubeflow.org/trainjob": "trainer.kubeflow.org/v1alpha1, Kind=TrainJob",
+    "workload.codeflare.dev/appwrapper": "workload.codeflare.dev/v1beta2, Kind=AppWrapper",
+    "sparkoperator.k8s.io/sparkapplication": "sparkoperator.k8s.io/v1beta2, Kind=SparkApplication",
+    "pod": "/v1, Kind=Pod",
+    "deployment": "apps/v1, Kind=Deployment",
+    "statefulset": "apps/v1, Kind=StatefulSet",
+    "leaderworkerset.x-k8s.io/leaderworkerset": "leaderworkerset.x-k8s.io/v1, Kind=LeaderWorkerSet",
+}
 
 # The chart's default `integrations.frameworks`, used when a stack names none.
 CHART_DEFAULT_FRAMEWORKS: tuple[str, ...] = (

@@ -1,88 +1,508 @@
-"""Kueue's own Configuration (`config.kueue.x-k8s.io/v1beta2`), as the Helm chart carries it.
+"""Kueue's own Configuration (`config.kueue.x-k8s.io`), judged as Kueue v0.19.2 reads it at startup.
 
-Kueue decodes this file strictly at startup: an unknown or removed key stops the
-manager. So the keys a stack adds under `values.managerConfig.controllerManagerConfigYaml`
-are checked here, against the v0.19.2 Configuration API, before anything is deployed.
+Kueue's manager (`cmd/kueue/main.go`) goes through three steps and exits on the first that fails:
+1. decode the file strictly (`pkg/config/config.go` `fromFile`): unknown keys, duplicate keys and
+   values of the wrong type stop it. A v1beta1 file is decoded as v1beta1, defaulted with the
+   v1beta1 defaults, then converted to v1beta2 (`apis/config/v1beta1/configuration_conversion.go`);
+   a v1beta2 file gets the v1beta2 defaults (`apis/config/v1beta2/defaults.go`);
+2. set the feature gates, from `--feature-gates` or from the file's `featureGates`, never both
+   (`LoadAndValidateFeatureGates` in `pkg/config/validation.go`);
+3. validate the result (`Validate` in the same file).
+
+`judge_configuration` runs the same steps and reports what would stop the manager, with the key
+path inside the file; `check_configuration_document` returns only those errors. Not reproduced:
+compiling DRA device-selector CEL expressions, the TLS cipher-suite and curve names (they come
+from the Go runtime), and MultiKueue external frameworks that collide with a built-in adapter.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
 
 import yaml
 
+from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.spelling import suggest
-from aks_kueue.versions import KUEUE_CONFIG_API_VERSION
+from aks_kueue.kueue import catalog as cat
+from aks_kueue.kueue.config_api import (V1BETA1, V1BETA2, Leaf, ListOf, MapOf, Scalar, Shape, Struct, key_path,
+                                         parse_duration, seconds, show)
+from aks_kueue.kueue.configuration_rules import DISPATCHER_ALL_AT_ONCE, DISPATCHER_INCREMENTAL, validate_configuration
+from aks_kueue.kueue.structural import FieldError
 
-TOP_LEVEL_KEYS = (
-    "apiVersion", "kind", "namespace", "manageJobsWithoutQueueName", "managedJobsNamespaceSelector",
-    "internalCertManagement", "waitForPodsReady", "clientConnection", "integrations", "multiKueue",
-    "fairSharing", "admissionFairSharing", "resources", "featureGates", "objectRetentionPolicies",
-    "visibilityServer", "webhook", "leaderElection", "metrics", "health", "pprofBindAddress", "controller", "tls",
-)
-# v1beta1 keys that v1beta2 removed; the manager refuses to start when it meets them.
-REMOVED_KEYS = {
+GROUP = "config.kueue.x-k8s.io"
+V1BETA2_VERSION = f"{GROUP}/v1beta2"
+V1BETA1_VERSION = f"{GROUP}/v1beta1"
+KIND = "Configuration"
+SHAPES: dict[str, Struct] = {V1BETA2_VERSION: V1BETA2, V1BETA1_VERSION: V1BETA1}
+DEFAULT_NAMESPACE = "kueue-system"
+
+# A Configuration is a few dozen lines; these bounds only stop a hostile input early.
+MAX_TEXT_BYTES = 256 * 1024
+MAX_DEPTH = 100
+
+# Keys v1beta2 removed, with what replaces them (CHANGELOG-0.15.md).
+REMOVED_IN_V1BETA2 = {
     ("waitForPodsReady", "enable"): "its presence turns waitForPodsReady on; set timeout instead",
     ("fairSharing", "enable"): "its presence turns fair sharing on; set preemptionStrategies instead",
     ("integrations", "podOptions"): "use managedJobsNamespaceSelector instead",
     ("queueVisibility",): "it was removed; use the visibility on-demand API",
 }
-_STRATEGIES = ([["LessThanOrEqualToFinalShare"], ["LessThanInitialShare"],
-                ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]])
-# Rendered from other keys of aks-kueue:kueue, never from this file.
-OWNED = {("integrations", "frameworks"): "integrations", ("featureGates",): "featureGates"}
+
+# Top-level keys people copy from the objects around a Configuration.
+_NOT_A_CONFIGURATION_KEY = {
+    ("metadata",): "a Configuration is a file Kueue reads, not an API object, and has no metadata (Kueue's own "
+                   "opt-in namespace guide shows one; it fails the same way)",
+    ("data",): "that is the ConfigMap holding the file; put the Configuration's own keys at the top",
+    ("spec",): "a Configuration has no spec; its keys are at the top",
+}
+_INT32 = (-2**31, 2**31 - 1)
+_INT64 = (-2**63, 2**63 - 1)
+_FLOAT32_MAX = 3.4028234663852886e38
+_UNSET = object()
+
+
+@dataclass(frozen=True)
+class ConfigurationReport:
+    """What Kueue makes of one Configuration document."""
+
+    api_version: Optional[str]
+    errors: list[FieldError]
+    # Things that are accepted but probably not what the author meant (v1beta1 semantics).
+    warnings: list[FieldError] = field(default_factory=list)
+    # The v1beta2 Configuration after conversion and defaulting; None when it does not decode.
+    effective: Optional[dict[str, Any]] = None
+    # Every feature gate's value in force.
+    gates: dict[str, bool] = field(default_factory=dict)
+
+
+class ConfigurationTextError(ValueError):
+    """The Configuration text is not YAML Kueue could read (or is too large or deep to read)."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading the text
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing what Kueue's strict decoder refuses (duplicate keys), and
+    bounded in depth so that a hostile text fails with a sentence, not a RecursionError."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):  # type: ignore[override]
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise ConfigurationTextError(f"is nested more than {MAX_DEPTH} levels deep; a Kueue "
+                                             "Configuration never is")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_mapping(self, node, deep=False):  # type: ignore[override]
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # a complex key fails in PyYAML itself; a merge key may override, as YAML says
+            key = self.construct_object(key_node)
+            if key in seen:
+                raise ConfigurationTextError(f"has the key {key!r} twice (line {key_node.start_mark.line + 1}); "
+                                             "Kueue's strict decoding refuses duplicate keys")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 def parse_configuration(value: Any) -> dict[str, Any]:
-    """The chart value is a YAML string; a map is accepted too."""
+    """The chart value is a YAML string holding a Configuration; a map is taken as it is."""
     if isinstance(value, str):
+        if len(value.encode("utf-8", "surrogatepass")) > MAX_TEXT_BYTES:
+            raise ConfigurationTextError(f"is longer than {MAX_TEXT_BYTES // 1024} KiB; a Kueue Configuration "
+                                         "is a few kilobytes")
         try:
-            value = yaml.safe_load(value)
+            value = yaml.load(value, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
         except yaml.YAMLError as error:
-            raise ValueError(f"is not valid YAML: {getattr(error, 'problem', None) or error}") from None
+            raise ConfigurationTextError(f"is not valid YAML: {getattr(error, 'problem', None) or error}") from None
+        except RecursionError:
+            raise ConfigurationTextError(f"is nested too deeply to read (at most {MAX_DEPTH} levels)") from None
+    if value is None:
+        value = {}
     if not isinstance(value, dict):
-        raise ValueError("must be a Kueue Configuration (a map), written as YAML")
+        raise ConfigurationTextError("must be a Kueue Configuration (a map), written as YAML")
     return value
 
 
-def check_configuration(config: dict[str, Any]) -> list[tuple[str, str]]:
-    """(key path inside the Configuration, problem) for everything Kueue would refuse."""
-    problems = []
-    for key, wanted in (("apiVersion", KUEUE_CONFIG_API_VERSION), ("kind", "Configuration")):
-        if key in config and config[key] != wanted:
-            problems.append((key, f"must be {wanted}, not {config[key]!r}"))
-    for key in config:
-        if key not in TOP_LEVEL_KEYS and (key,) not in REMOVED_KEYS:
-            problems.append((key, f"is not a key of the Kueue Configuration{suggest(key, TOP_LEVEL_KEYS)}; "
-                                  "Kueue would refuse to start"))
-    for path, hint in REMOVED_KEYS.items():
-        if _get(config, path) is not None:
-            problems.append((".".join(path), f"was removed in config v1beta2 ({hint})"))
-    for path, owner in OWNED.items():
-        if _get(config, path) is not None:
-            problems.append((".".join(path), f"is rendered from aks-kueue:kueue.{owner}; set it there"))
-    fair = config.get("fairSharing")
-    if isinstance(fair, dict) and fair.get("preemptionStrategies") not in _STRATEGIES:
-        problems.append(("fairSharing.preemptionStrategies", "must be one of " + ", ".join(
-            str(s) for s in _STRATEGIES) + " when fairSharing is present"))
-    resources = config.get("resources")
-    if isinstance(resources, dict):
-        strategy = resources.get("quotaCheckStrategy")
-        if strategy not in (None, "BlockUndeclared", "IgnoreUndeclared"):
-            problems.append(("resources.quotaCheckStrategy", "must be BlockUndeclared or IgnoreUndeclared"))
-        if strategy == "IgnoreUndeclared" and resources.get("excludeResourcePrefixes"):
-            problems.append(("resources.quotaCheckStrategy", "IgnoreUndeclared cannot be combined with "
-                                                             "excludeResourcePrefixes"))
-    timestamp = _get(config, ("waitForPodsReady", "requeuingStrategy", "timestamp"))
-    if timestamp not in (None, "Creation", "Eviction"):
-        problems.append(("waitForPodsReady.requeuingStrategy.timestamp", "must be Creation or Eviction"))
-    return problems
+# ----------------------------------------------------------------------------------------------
+# Public entry points
 
 
-def _get(config: dict[str, Any], path: tuple[str, ...]) -> Any:
-    node: Any = config
-    for key in path:
-        if not isinstance(node, dict):
-            return None
-        node = node.get(key)
-    return node
+def check_configuration_document(document: Any) -> list[FieldError]:
+    """Every reason Kueue v0.19.2 would refuse to start with this Configuration document.
+
+    `document` is one YAML document as loaded (a dict with apiVersion and kind). Paths are the
+    keys inside the document, e.g. `waitForPodsReady.timeot`. An empty list means Kueue starts.
+    """
+    return judge_configuration(document).errors
+
+
+def judge_configuration(document: Any, *, command_line_gates: Optional[Mapping[str, bool]] = None,
+                        command_line_key: str = "--feature-gates",
+                        namespace: str = DEFAULT_NAMESPACE) -> ConfigurationReport:
+    """Decode, convert, default and validate one Configuration as Kueue's manager does.
+
+    `command_line_gates` are the gates given with `--feature-gates` (the Helm chart renders its
+    `controllerManager.featureGates` list there), already checked by the caller; `command_line_key`
+    names where they come from in the messages. `namespace` is the one Kueue runs in.
+    """
+    if not isinstance(document, dict):
+        return ConfigurationReport(None, [FieldError("", "must be a map (a Kueue Configuration document)")])
+    errors: list[FieldError] = []
+    api_version, kind = document.get("apiVersion"), document.get("kind")
+    if kind is None:
+        errors.append(FieldError("kind", f"Required value: Kueue needs kind: {KIND}"))
+    elif kind != KIND:
+        errors.append(FieldError("kind", f"Invalid value: {show(kind)}: must be {KIND}"))
+    if api_version is None:
+        errors.append(FieldError("apiVersion", f"Required value: Kueue needs apiVersion: {V1BETA2_VERSION}"))
+        return ConfigurationReport(None, errors)
+    if not isinstance(api_version, str) or api_version not in SHAPES:
+        hint = suggest(str(api_version), SHAPES)
+        errors.append(FieldError("apiVersion", f"Invalid value: {show(api_version)}: Kueue 0.19 reads "
+                                 f"{V1BETA2_VERSION} (and the deprecated {V1BETA1_VERSION}){hint}"))
+        return ConfigurationReport(None, errors)
+    decoded = _decode(SHAPES[api_version], document, "", errors, api_version)
+    if errors:
+        return ConfigurationReport(api_version, errors)
+    warnings: list[FieldError] = []
+    if api_version == V1BETA1_VERSION:
+        warnings = _v1beta1_warnings(decoded)
+        effective = convert_v1beta1(decoded, namespace)
+    else:
+        effective = default_v1beta2(decoded, namespace)
+    gate_errors, gates = _feature_gates(effective.get("featureGates"), command_line_gates, command_line_key)
+    errors += gate_errors
+    if not gate_errors:
+        errors += validate_configuration(effective, gates)
+    return ConfigurationReport(api_version, errors, warnings, effective, gates)
+
+
+# ----------------------------------------------------------------------------------------------
+# Step 1: strict decoding
+
+
+def _decode(shape: Shape, value: Any, path: str, errors: list[FieldError], version: str) -> Any:
+    """The value as Go would hold it (nulls dropped, whole floats as ints), reporting what fails."""
+    if value is None:
+        if isinstance(shape, Leaf) and not shape.null_ok:
+            errors.append(FieldError(path, "Invalid value: null: must be a duration such as \"5m\" (Go's "
+                                           "duration decoder fails on null); remove the key to leave it unset"))
+        return _UNSET
+    if isinstance(shape, Struct):
+        if not isinstance(value, dict):
+            errors.append(FieldError(path, f"Invalid value: {show(value)}: must be a map"))
+            return _UNSET
+        result = {}
+        for key, child in value.items():
+            child_path = key_path(path, key)
+            if not isinstance(key, str) or key not in shape.fields:
+                errors.append(FieldError(child_path, _unknown_field(shape, str(key), child_path, version)))
+                continue
+            decoded = _decode(shape.fields[key], child, child_path, errors, version)
+            if decoded is not _UNSET:
+                result[key] = decoded
+        return result
+    if isinstance(shape, MapOf):
+        if not isinstance(value, dict):
+            errors.append(FieldError(path, f"Invalid value: {show(value)}: must be a map"))
+            return _UNSET
+        result = {}
+        for key, child in value.items():
+            decoded = _decode(shape.value, child, key_path(path, key), errors, version)
+            result[str(key)] = _zero(shape.value) if decoded is _UNSET else decoded
+        return result
+    if isinstance(shape, ListOf):
+        if not isinstance(value, list):
+            errors.append(FieldError(path, f"Invalid value: {show(value)}: must be a list"))
+            return _UNSET
+        items = []
+        for index, item in enumerate(value):
+            decoded = _decode(shape.item, item, f"{path}[{index}]", errors, version)
+            items.append(_zero(shape.item) if decoded is _UNSET else decoded)
+        return items
+    return _scalar(shape, value, path, errors)
+
+
+def _zero(shape: Shape) -> Any:
+    """Go's zero value, which a null list item or map value decodes to."""
+    if isinstance(shape, (Struct, MapOf)):
+        return {}
+    if isinstance(shape, ListOf):
+        return []
+    return {Scalar.BOOL: False, Scalar.STRING: "", Scalar.DURATION: "0s", Scalar.QUANTITY: "0"}.get(shape.kind, 0)
+
+
+def _unknown_field(shape: Struct, key: str, path: str, version: str) -> str:
+    parts = tuple(p for p in re.split(r"\.|\[\d+\]", path) if p)
+    if version == V1BETA2_VERSION and parts in REMOVED_IN_V1BETA2:
+        return (f"unknown field {show(key)}: it was removed in {V1BETA2_VERSION} ({REMOVED_IN_V1BETA2[parts]}); "
+                "Kueue would not start")
+    if parts in _NOT_A_CONFIGURATION_KEY:
+        return f"unknown field {show(key)}: {_NOT_A_CONFIGURATION_KEY[parts]}; Kueue would not start"
+    other = V1BETA1 if version == V1BETA2_VERSION else V1BETA2
+    if _known_in(other, parts):
+        other_version = V1BETA1_VERSION if version == V1BETA2_VERSION else V1BETA2_VERSION
+        return (f"unknown field {show(key)} in {version}: it exists only in {other_version}; Kueue reads the "
+                "file strictly and would not start")
+    return (f"unknown field {show(key)}: Kueue reads its Configuration strictly and would not start"
+            f"{suggest(key, shape.fields)}")
+
+
+def _known_in(shape: Shape, parts: tuple[str, ...]) -> bool:
+    for part in parts:
+        while isinstance(shape, ListOf):
+            shape = shape.item
+        if not isinstance(shape, Struct) or part not in shape.fields:
+            return False
+        shape = shape.fields[part]
+    return True
+
+
+_WANTED = {
+    Scalar.BOOL: "a boolean (true or false)",
+    Scalar.STRING: "a string",
+    Scalar.INT: "an integer",
+    Scalar.INT32: "a 32-bit integer",
+    Scalar.INT64_NANOS: ("an integer count of nanoseconds: Go reads this time.Duration as a number "
+                         "(120000000000 is 2m)"),
+    Scalar.FLOAT32: "a number",
+    Scalar.FLOAT64: "a number",
+    Scalar.DURATION: "a duration such as \"30s\", \"5m\" or \"1h30m\"",
+    Scalar.QUANTITY: "a quantity such as \"5\", \"500m\" or \"5Gi\"",
+}
+
+
+def _scalar(shape: Leaf, value: Any, path: str, errors: list[FieldError]) -> Any:
+    kind = shape.kind
+    bad = FieldError(path, f"Invalid value: {show(value)}: must be {_WANTED[kind]}")
+    if kind is Scalar.BOOL:
+        ok = isinstance(value, bool)
+    elif kind is Scalar.STRING:
+        ok = isinstance(value, str)
+    elif kind in (Scalar.INT, Scalar.INT32, Scalar.INT64_NANOS):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # YAML's 5.0 reaches Go's decoder as the JSON number 5
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        low, high = _INT32 if kind is Scalar.INT32 else _INT64
+        if ok and not low <= value <= high:
+            errors.append(FieldError(path, f"Invalid value: {value}: must be {_WANTED[kind]} "
+                                           f"(from {low} to {high})"))
+            return _UNSET
+    elif kind in (Scalar.FLOAT32, Scalar.FLOAT64):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if ok and kind is Scalar.FLOAT32 and abs(value) > _FLOAT32_MAX:
+            ok = False
+    elif kind is Scalar.DURATION:
+        ok = isinstance(value, str) and parse_duration(value) is not None
+    else:  # quantity
+        ok = not isinstance(value, bool) and isinstance(value, (str, int, float))
+        if ok:
+            try:
+                parse_quantity(value if isinstance(value, (str, int)) else repr(value))
+            except QuantityError:
+                ok = False
+    if not ok:
+        errors.append(bad)
+        return _UNSET
+    return value
+
+
+# ----------------------------------------------------------------------------------------------
+# Defaults and conversion
+
+
+def _managed_jobs_default(namespace: str) -> dict[str, Any]:
+    return {"matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "NotIn",
+                                  "values": ["kube-system", namespace]}]}
+
+
+def _common_defaults(cfg: dict[str, Any], namespace: str) -> str:
+    """The defaults v1beta1 and v1beta2 share (`SetDefaults_Configuration` in both)."""
+    cfg.setdefault("namespace", namespace)
+    own = cfg["namespace"]
+    cfg.setdefault("webhook", {}).setdefault("port", 9443)
+    metrics = cfg.setdefault("metrics", {})
+    metrics["bindAddress"] = metrics.get("bindAddress") or ":8443"
+    metrics.setdefault("localQueueMetrics", {"enable": True})
+    health = cfg.setdefault("health", {})
+    health["healthProbeBindAddress"] = health.get("healthProbeBindAddress") or ":8081"
+    election = cfg.setdefault("leaderElection", {})
+    election["resourceName"] = election.get("resourceName") or "c1f6bfd2.kueue.x-k8s.io"
+    election["resourceLock"] = election.get("resourceLock") or "leases"
+    certs = cfg.setdefault("internalCertManagement", {})
+    certs.setdefault("enable", True)
+    if certs["enable"]:
+        certs.setdefault("webhookServiceName", "kueue-webhook-service")
+        certs.setdefault("webhookSecretName", "kueue-webhook-server-cert")
+    client = cfg.setdefault("clientConnection", {})
+    client.setdefault("qps", 300)
+    client.setdefault("burst", 500)
+    integrations = cfg.setdefault("integrations", {})
+    if not integrations.get("frameworks"):
+        integrations["frameworks"] = ["batch/job"]
+    cfg.setdefault("managedJobsNamespaceSelector", _managed_jobs_default(own))
+    multikueue = cfg.setdefault("multiKueue", {})
+    multikueue.setdefault("gcInterval", "1m")
+    multikueue["origin"] = multikueue.get("origin") or "multikueue"
+    multikueue.setdefault("workerLostTimeout", "15m")
+    multikueue.setdefault("dispatcherName", DISPATCHER_ALL_AT_ONCE)
+    fair = cfg.get("admissionFairSharing")
+    if isinstance(fair, dict) and not seconds(fair.get("usageSamplingInterval")):
+        fair["usageSamplingInterval"] = "5m"
+    for transformation in (cfg.get("resources") or {}).get("transformations") or []:
+        transformation["strategy"] = transformation.get("strategy") or "Retain"
+    return own
+
+
+def _requeuing_defaults(wait: dict[str, Any]) -> None:
+    strategy = wait.setdefault("requeuingStrategy", {})
+    strategy.setdefault("timestamp", "Eviction")
+    strategy.setdefault("backoffBaseSeconds", 60)
+    strategy.setdefault("backoffMaxSeconds", 3600)
+
+
+def default_v1beta2(decoded: dict[str, Any], namespace: str = DEFAULT_NAMESPACE) -> dict[str, Any]:
+    """`SetDefaults_Configuration` of v1beta2: waitForPodsReady is on (30m) unless set otherwise."""
+    cfg = copy.deepcopy(decoded)
+    _common_defaults(cfg, namespace)
+    wait = cfg.setdefault("waitForPodsReady", {})
+    if not seconds(wait.get("timeout")):
+        wait["timeout"] = "30m"
+    wait.setdefault("blockAdmission", False)
+    wait.setdefault("recoveryTimeout", wait["timeout"])
+    _requeuing_defaults(wait)
+    multikueue = cfg["multiKueue"]
+    if multikueue.get("dispatcherName") == DISPATCHER_INCREMENTAL:
+        multikueue.setdefault("incrementalDispatcherConfig", {}).setdefault("stepSize", 3)
+    cfg.setdefault("visibilityServer", {}).setdefault("bindPort", 8082)
+    return cfg
+
+
+def convert_v1beta1(decoded: dict[str, Any], namespace: str = DEFAULT_NAMESPACE) -> dict[str, Any]:
+    """A v1beta1 document as Kueue holds it: v1beta1 defaults, then the conversion to v1beta2.
+
+    Unlike v1beta2, v1beta1 leaves waitForPodsReady off unless `enable: true`, and then its
+    timeout defaults to 5m and blockAdmission to true. Fair sharing is on only with
+    `enable: true`. `integrations.podOptions` and `queueVisibility` are dropped.
+    """
+    cfg = copy.deepcopy(decoded)
+    _common_defaults(cfg, namespace)
+    wait = cfg.get("waitForPodsReady")
+    if isinstance(wait, dict) and wait.get("enable"):
+        wait.setdefault("timeout", "5m")
+        wait.setdefault("recoveryTimeout", wait["timeout"])
+        wait.setdefault("blockAdmission", True)
+        _requeuing_defaults(wait)
+        del wait["enable"]
+    else:
+        cfg.pop("waitForPodsReady", None)
+    fair = cfg.get("fairSharing")
+    if isinstance(fair, dict) and fair.get("enable"):
+        if not fair.get("preemptionStrategies"):
+            fair["preemptionStrategies"] = ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]
+        del fair["enable"]
+    else:
+        cfg.pop("fairSharing", None)
+    (cfg.get("integrations") or {}).pop("podOptions", None)
+    cfg.pop("queueVisibility", None)
+    cfg["apiVersion"] = V1BETA2_VERSION
+    return cfg
+
+
+def _v1beta1_warnings(decoded: dict[str, Any]) -> list[FieldError]:
+    notes = [FieldError("apiVersion", f"{V1BETA1_VERSION} is deprecated; Kueue 0.19 still reads it and converts "
+                                      f"it to {V1BETA2_VERSION}, whose defaults differ")]
+    wait = decoded.get("waitForPodsReady")
+    if not (isinstance(wait, dict) and wait.get("enable")):
+        notes.append(FieldError("waitForPodsReady", "is off in this v1beta1 file (v1beta1 needs enable: true); "
+                                "a v1beta2 file turns it on by default with a 30m timeout"))
+    elif "blockAdmission" not in wait:
+        notes.append(FieldError("waitForPodsReady.blockAdmission", "defaults to true in v1beta1 (false in "
+                                "v1beta2): each ClusterQueue admits one workload at a time until its pods are "
+                                "ready"))
+    fair = decoded.get("fairSharing")
+    if isinstance(fair, dict) and not fair.get("enable"):
+        notes.append(FieldError("fairSharing", "is off: v1beta1 needs enable: true"))
+    if "podOptions" in (decoded.get("integrations") or {}):
+        notes.append(FieldError("integrations.podOptions", "is dropped when Kueue converts the file; it has no "
+                                "effect (use managedJobsNamespaceSelector)"))
+    if "queueVisibility" in decoded:
+        notes.append(FieldError("queueVisibility", "is dropped when Kueue converts the file; it has no effect"))
+    return notes
+
+
+# ----------------------------------------------------------------------------------------------
+# Step 2: feature gates
+
+
+def check_feature_gates(gates: Mapping[Any, Any], path: str) -> list[FieldError]:
+    """Kueue's gate rules for one set of gates: each must be a known gate set to a boolean, a
+    locked gate may not move from its default, and a gate may not be on while one it needs is off.
+    `path` is where the map lives; each error names the gate below it."""
+    errors = []
+    for name, enabled in gates.items():
+        where = key_path(path, name)
+        if not isinstance(enabled, bool):
+            errors.append(FieldError(where, f"Invalid value: {show(enabled)}: must be true or false"))
+            continue
+        gate = cat.FEATURE_GATES.get(str(name))
+        if gate is None:
+            errors.append(FieldError(where, f"unrecognized feature gate {show(name)}: Kueue 0.19 would not start"
+                                            f"{suggest(str(name), cat.FEATURE_GATES)}"))
+        elif gate.locked and enabled != gate.default:
+            errors.append(FieldError(where, f"{name} is {gate.stage} and locked to {str(gate.default).lower()}; "
+                                            "setting it otherwise stops Kueue at startup, so remove it"))
+    if errors:
+        return errors  # Kueue stops at the first bad gate, before it looks at dependencies
+    effective = effective_gates(gates)
+    left_on: dict[str, list[str]] = {}  # a gate turned off -> gates still on that need it
+    for gate, needs in cat.GATE_REQUIREMENTS.items():
+        missing = [n for n in needs if not effective[n]]
+        if not effective[gate] or not missing:
+            continue
+        turned_off = [n for n in missing if n in gates]
+        if gates.get(gate) is True or not turned_off:
+            errors.append(FieldError(key_path(path, gate), f"{gate} is on but needs {', '.join(missing)}, which "
+                                     f"{'is' if len(missing) == 1 else 'are'} off, so Kueue would not start; also "
+                                     f"set {', '.join(missing)}: true"))
+        else:
+            for name in turned_off:
+                left_on.setdefault(name, []).append(gate)
+    for name, dependents in left_on.items():
+        errors.append(FieldError(key_path(path, name), f"turning {name} off leaves {', '.join(dependents)} on, which "
+                                 f"need{'s' if len(dependents) == 1 else ''} it, so Kueue would not start; also set "
+                                 f"{'it' if len(dependents) == 1 else 'each of them'} to false, or keep {name} on"))
+    return errors
+
+
+def effective_gates(gates: Mapping[Any, Any]) -> dict[str, bool]:
+    """Every gate's value: the defaults of v0.19.2 with the known, boolean settings applied."""
+    return {name: (gates[name] if isinstance(gates.get(name), bool) else gate.default)
+            for name, gate in cat.FEATURE_GATES.items()}
+
+
+def _feature_gates(in_file: Optional[Mapping[str, bool]], command_line: Optional[Mapping[str, bool]],
+                   command_line_key: str) -> tuple[list[FieldError], dict[str, bool]]:
+    if command_line:
+        errors = []
+        if in_file is not None:
+            errors.append(FieldError("featureGates", f"feature gates are also set on the command line "
+                                     f"(--feature-gates, from {command_line_key}); Kueue refuses to start when "
+                                     "both are set (\"feature gates for CLI and configuration cannot both "
+                                     f"specified\"), so keep one of featureGates and {command_line_key}"))
+        return errors, effective_gates(command_line)
+    gates = in_file or {}
+    return check_feature_gates(gates, "featureGates"), effective_gates(gates)
+
+

@@ -1,37 +1,34 @@
-"""The aks-kueue CrossGuard policy pack: its policies, and the pack run over an offline preview.
+"""The aks-kueue CrossGuard policy pack: one policy per module, each a thin wrapper over the
+judge (`aks_kueue/judge/`); `routing.py` says which policy reports which finding. This index
+only exports: `policy/__main__.py` serves `POLICIES` to the Pulumi engine, and
+`aks_kueue.preview.pack` runs the same policies over an offline preview."""
 
-`policy/__main__.py` serves `POLICIES` to the Pulumi engine; `evaluate` runs the same
-policies, through the same pulumi_policy servicer, over what `aks-kueue preview` recorded.
-"""
-
-from __future__ import annotations
-
-from typing import Any, Optional
-
-from aks_kueue.policies import capacity, install, security
-from aks_kueue.policies.config import config_error
-from aks_kueue.preview.pack import run_pack
+from aks_kueue.policies import resources_readable
+from aks_kueue.policies import objects_valid
+from aks_kueue.policies import single_installer
+from aks_kueue.policies import install_mode
+from aks_kueue.policies import no_preview_train
+from aks_kueue.policies import quota_fits
+from aks_kueue.policies import flavors_match
+from aks_kueue.policies import workloads_fit
+from aks_kueue.policies import managed_limits
+from aks_kueue.policies import managed_region
+from aks_kueue.policies import baseline_local_accounts
+from aks_kueue.policies import baseline_azure_rbac
+from aks_kueue.policies import baseline_network_policy
+from aks_kueue.policies import baseline_api_server_access
+from aks_kueue.policies import baseline_upgrade_channels
+from aks_kueue.policies import baseline_system_pool
+from aks_kueue.policies import baseline_kubeconfig_secret
+from aks_kueue.policies import stack_warnings
 
 PACK_NAME = "aks-kueue"
 # The offline run reports this version; `policy/PulumiPolicy.yaml` gives the engine its own.
-PACK_VERSION = "0.1.0"
-POLICIES: list = [*install.POLICIES, *capacity.POLICIES, *security.POLICIES]
+PACK_VERSION = "0.2.0"
+POLICIES = [module.POLICY for module in (
+    resources_readable, objects_valid, single_installer, install_mode, no_preview_train, quota_fits,
+    flavors_match, workloads_fit, managed_limits, managed_region, baseline_local_accounts, baseline_azure_rbac,
+    baseline_network_policy, baseline_api_server_access, baseline_upgrade_channels, baseline_system_pool,
+    baseline_kubeconfig_secret, stack_warnings)]
 
-
-def evaluate(run: Any, config: Optional[dict] = None) -> list[dict]:
-    """Every policy of the pack over a recorded offline preview (`aks_kueue.preview.run.ProgramRun`),
-    with `config` in the JSON shape of `pulumi preview --policy-pack-config`.
-
-    Returns `[{"policy", "enforcementLevel", "urn", "message"}]` ordered by policy, URN and
-    message. Disabled policies report nothing; a value unknown during preview gives the
-    runtime's advisory "can't run policy ... during preview". ValueError on an invalid config.
-    """
-    return run_pack(PACK_NAME, PACK_VERSION, POLICIES, run, config)
-
-
-def policy_config_error(config: Any) -> Optional[str]:
-    """A sentence saying what is wrong with a policy config, or None when it is valid."""
-    return config_error(POLICIES, config)
-
-
-__all__ = ["PACK_NAME", "PACK_VERSION", "POLICIES", "evaluate", "policy_config_error"]
+__all__ = ["PACK_NAME", "PACK_VERSION", "POLICIES"]

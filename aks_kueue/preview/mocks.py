@@ -41,11 +41,16 @@ STACK_REFERENCE = "pulumi:pulumi:StackReference"
 
 
 class OfflineMocks(pulumi.runtime.Mocks):
-    """`previous_outputs` is what `pulumi stack output --json` printed for the stack: the
-    StackReference the program holds to its own stack reads it (an empty map: a new stack)."""
+    """`unknown_outputs`: as in a first real `pulumi preview`, report back only the inputs, so that
+    every output the cloud computes (an Azure resource's `name` too) stays unknown, and so does
+    every input of another resource built from it. `previous_outputs` is what `pulumi stack output
+    --json` printed for the stack: the StackReference the program holds to its own stack reads it
+    (an empty map: a new stack)."""
 
-    def __init__(self, preview: bool = True, previous_outputs: Optional[Mapping[str, Any]] = None):
+    def __init__(self, preview: bool = True, unknown_outputs: bool = False,
+                 previous_outputs: Optional[Mapping[str, Any]] = None):
         self.preview = preview
+        self.unknown_outputs = unknown_outputs
         self.previous_outputs = dict(previous_outputs or {})
         self.calls: list[str] = []
 
@@ -56,7 +61,7 @@ class OfflineMocks(pulumi.runtime.Mocks):
         if not self.preview or type_token == STACK_REFERENCE:
             return None
         name_input = _AZURE_NAME_INPUT.get(type_token)
-        return (name_input,) if name_input else ()
+        return (name_input,) if name_input and not self.unknown_outputs else ()
 
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         if args.typ == STACK_REFERENCE:
@@ -66,7 +71,7 @@ class OfflineMocks(pulumi.runtime.Mocks):
                 "secretOutputNames": sorted(k for k, v in self.previous_outputs.items() if v == "[secret]")}
         outputs = dict(args.inputs)
         name_input = _AZURE_NAME_INPUT.get(args.typ)
-        if name_input and name_input in outputs:
+        if name_input and name_input in outputs and not self.unknown_outputs:
             outputs["name"] = outputs[name_input]
         if self.preview:
             return "", outputs

@@ -1,4 +1,4 @@
-"""The pack run over an offline preview the way the Pulumi engine runs it.
+"""The pack run over an offline preview the way the Pulumi engine runs it, and its verdicts.
 
 `evaluate` drives pulumi_policy's own analyzer servicer, the object a `PolicyPack` serves
 over gRPC, with the messages the engine would send: `Configure` with the reconciled
@@ -10,14 +10,17 @@ engine's unknown sentinels and secret markers; pulumi_policy decodes them as in 
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Optional
 
 from google.protobuf import struct_pb2
 from pulumi.runtime.proto import analyzer_pb2
 from pulumi_policy import EnforcementLevel
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
-from aks_kueue.policies.config import reconcile
+from aks_kueue.policies import PACK_NAME, PACK_VERSION, POLICIES
+from aks_kueue.policies.config import config_error, reconcile
 from aks_kueue.preview.recorder import UNKNOWN, UNKNOWN_TEXT
 
 _SIG = "4dabf18193072939515e22adb298388d"
@@ -28,12 +31,94 @@ _PROTO_LEVEL = {"advisory": analyzer_pb2.ADVISORY, "mandatory": analyzer_pb2.MAN
                 "remediate": analyzer_pb2.REMEDIATE, "disabled": analyzer_pb2.DISABLED}
 
 
-def run_pack(name: str, version: str, policies: list, run: Any, config: Optional[dict]) -> list[dict]:
+MANDATORY = "mandatory"
+ADVISORY = "advisory"
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One verdict of the pack: the policy, its enforcement level, the resource, the message."""
+
+    policy: str
+    enforcement_level: str
+    urn: Optional[str]
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"policy": self.policy, "enforcementLevel": self.enforcement_level, "urn": self.urn,
+                "message": self.message}
+
+
+class PolicyConfigError(Exception):
+    """The --policy-config file cannot be used; the message is a sentence for the user."""
+
+
+def load_policy_config(path: Path) -> dict[str, Any]:
+    """The JSON of `pulumi preview --policy-pack-config`, checked as the engine checks it, and stricter:
+    an unknown policy or property is an error too."""
+    from aks_kueue.k8s.loader import LoadError, loads_json, read_text
+
+    try:
+        # Bounded like every file the program reads: size, nesting, duplicated keys.
+        config = loads_json(read_text(path, what="the policy config (JSON)"), str(path))
+    except LoadError as error:
+        raise PolicyConfigError(f"{error.source}: cannot read the policy config: {error.reason}") from None
+    problem = policy_config_error(config)
+    if problem:
+        raise PolicyConfigError(f"{path}: {problem}")
+    return config
+
+
+def levels(config: Optional[dict]) -> dict[str, str]:
+    """Each policy's enforcement level after the config: policy name -> mandatory, advisory, disabled."""
+    return {name: level for name, (level, _) in reconcile(POLICIES, config).items()}
+
+
+def properties(config: Optional[dict], policy: str) -> dict[str, Any]:
+    return reconcile(POLICIES, config)[policy][1]
+
+
+def evaluate(run: Any, config: Optional[dict] = None) -> list[Violation]:
+    """Every policy of the pack over a recorded offline preview, with `config` in the JSON shape of
+    `pulumi preview --policy-pack-config`, mandatory ones first. Disabled policies report nothing; a
+    value unknown during preview gives the runtime's advisory "can't run policy ... during preview".
+    ValueError on an invalid config."""
+    found = run_pack(PACK_NAME, PACK_VERSION, POLICIES, run, config)
+    return sorted(found, key=lambda v: v.enforcement_level != MANDATORY)
+
+
+def rejected(violations: Iterable[Violation]) -> bool:
+    """The contract's exit rule: any mandatory violation rejects the stack (exit 1)."""
+    return any(v.enforcement_level == MANDATORY for v in violations)
+
+
+def policy_view(run: Any) -> list[Any]:
+    """The recorded resources exactly as the servicer hands them to a stack policy (decoded from the
+    same protobuf, wrapped in the unknown-checking proxy), so that reading them here gives the same
+    model, and the same remembered judgement, as the policies had."""
+    from google.protobuf import json_format
+    from pulumi_policy import PolicyCustomTimeouts, PolicyResource, PolicyResourceOptions
+    from pulumi_policy.deserialize import deserialize_properties
+    from pulumi_policy.proxy import unknown_checking_proxy
+
+    built, dependencies = {}, {}
+    for r in analyzer_resources(run):
+        opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0),
+                                     list(r.options.additionalSecretOutputs), r.options.parent or None)
+        props = unknown_checking_proxy(deserialize_properties(json_format.MessageToDict(r.properties)))
+        built[r.urn] = PolicyResource(r.type, props, r.urn, r.name, opts, None, None, [], {})
+        dependencies[r.urn] = list(r.dependencies)
+    for urn, resource in built.items():
+        resource.dependencies.extend(built[d] for d in dependencies[urn] if d in built)
+    return list(built.values())
+
+
+def run_pack(name: str, version: str, policies: list, run: Any, config: Optional[dict]) -> list[Violation]:
     servicer = _PolicyAnalyzerServicer(name, version, policies, EnforcementLevel.ADVISORY)
     servicer.Configure(configure_request(policies, config), None)
     servicer.ConfigureStack(analyzer_pb2.AnalyzerStackConfigureRequest(
         stack=getattr(run, "stack", ""), project=getattr(run, "project", ""), dry_run=True), None)
-    found: list[dict] = []
+    found: list[Violation] = []
     resources = analyzer_resources(run)
     for resource in resources:
         request = analyzer_pb2.AnalyzeRequest(type=resource.type, properties=resource.properties, urn=resource.urn,
@@ -45,7 +130,7 @@ def run_pack(name: str, version: str, policies: list, run: Any, config: Optional
     response = servicer.AnalyzeStack(analyzer_pb2.AnalyzeStackRequest(resources=resources), None)
     found += [violation(d, d.urn or None) for d in response.diagnostics]
     order = {p.name: i for i, p in enumerate(policies)}
-    return sorted(found, key=lambda v: (order.get(v["policy"], len(order)), v["urn"] or "", v["message"]))
+    return sorted(found, key=lambda v: (order.get(v.policy, len(order)), v.urn or "", v.message))
 
 
 def configure_request(policies: list, config: Optional[dict]) -> analyzer_pb2.ConfigureAnalyzerRequest:
@@ -88,7 +173,7 @@ def _wire(value: Any) -> Any:
     if isinstance(value, dict):
         if value.get(_SIG) == _RESOURCE_SIG:
             return value.get("id") or value.get("urn") or UNKNOWN
-        return {k: _wire(v) for k, v in value.items()}
+        return {str(k): _wire(v) for k, v in value.items()}  # a protobuf Struct has text keys only
     if isinstance(value, list):
         return [_wire(v) for v in value]
     if value == UNKNOWN_TEXT:  # a record that kept only the display form of an unknown
@@ -102,10 +187,14 @@ def _struct(values: dict) -> struct_pb2.Struct:
     return struct
 
 
-def violation(diagnostic, urn: Optional[str]) -> dict:
+def violation(diagnostic, urn: Optional[str]) -> Violation:
     message = diagnostic.message
     # The servicer puts the policy's description before what the policy reported.
     if diagnostic.description and message.startswith(diagnostic.description + "\n"):
         message = message[len(diagnostic.description) + 1:]
-    return {"policy": diagnostic.policyName, "enforcementLevel": _LEVELS[diagnostic.enforcementLevel],
-            "urn": urn, "message": message}
+    return Violation(diagnostic.policyName, _LEVELS[diagnostic.enforcementLevel], urn, message)
+
+
+def policy_config_error(config: Any) -> Optional[str]:
+    """A sentence saying what is wrong with a policy config, or None when it is valid."""
+    return config_error(POLICIES, config)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import runpy
 import sys
@@ -16,23 +15,27 @@ from pulumi.runtime import rpc, settings as runtime_settings
 from pulumi.runtime.sync_await import _sync_await
 
 from aks_kueue.day2.guard import Refusal
+from aks_kueue.judge.finding import Finding, Severity
 from aks_kueue.preview.mocks import OfflineMocks
 from aks_kueue.preview.recorder import RecordingMonitor, Registration, plain
 from aks_kueue.preview.stackfile import StackConfig
 
 
 class ProgramError(Exception):
-    """The program stopped with a message meant for the user (a `pulumi.RunError`)."""
+    """The program stopped with a message meant for the user (a `pulumi.RunError`); when it refused
+    the config, `findings` holds its reasons, structured."""
+
+    def __init__(self, message: str, findings: Optional[list] = None):
+        super().__init__(message)
+        self.findings = list(findings or [])
 
 
 class ProgramRefused(ProgramError):
     """The day-2 guard refused the update: the input is read, but rejected (exit 1)."""
 
     def __init__(self, findings: list, registered: Optional[list] = None):
-        self.findings = findings
+        super().__init__("the day-2 guard refused this update:\n" + "\n".join(str(f) for f in findings), findings)
         self.registered = registered or []   # what the program registered before it stopped
-        super().__init__("the day-2 guard refused this update:\n" + "\n".join(
-            f"{f.field}: {f.message}; {f.fix}" for f in findings))
 
 
 @dataclass
@@ -51,36 +54,26 @@ class ProgramRun:
         return [r for r in self.registrations if r.type == type_token]
 
     @property
-    def day2_findings(self) -> list[dict[str, Any]]:
-        """What the day-2 guard reported (its component's registered outputs), as finding JSON."""
-        found: list[dict[str, Any]] = []
+    def day2_findings(self) -> list[Finding]:
+        """What the day-2 guard reported (its component's registered outputs)."""
+        found: list[Finding] = []
         for urn, outputs in self.component_outputs.items():
             if urn.endswith(f"$aksKueue:index:Day2Guard::{urn.rsplit('::', 1)[-1]}") and isinstance(outputs, dict):
-                found += [f for f in outputs.get("findings") or [] if isinstance(f, dict)]
+                found += [Finding(f["kind"], Severity(f["severity"]), f["object"], f["key"], f["message"],
+                                  f.get("fix", ""), f.get("numbers") or {})
+                          for f in outputs.get("findings") or [] if isinstance(f, dict)]
         return found
 
 
-PREVIOUS_OUTPUTS_LIMIT = 64 * 2**20
-
-
 def read_previous_outputs(path: Path) -> dict[str, Any]:
-    """What `pulumi stack output --json` printed, or a ProgramError naming the file."""
+    """What `pulumi stack output --json` printed, read within the loader's bounds, or a
+    ProgramError naming the file."""
+    from aks_kueue.k8s.loader import LoadError, loads_json, read_text
+
     try:
-        if path.stat().st_size > PREVIOUS_OUTPUTS_LIMIT:
-            raise ProgramError(f"{path}: larger than 64 MiB; give what `pulumi stack output --json` prints")
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ProgramError(f"{path}: no such file; give what `pulumi stack output --json` prints") from None
-    except UnicodeDecodeError:
-        raise ProgramError(f"{path}: not a text file (it is not UTF-8); give what `pulumi stack output "
-                           "--json` prints") from None
-    except OSError as error:
-        raise ProgramError(f"{path}: cannot be read ({error.strerror})") from None
-    try:
-        outputs = json.loads(text)
-    except (ValueError, RecursionError) as error:
-        raise ProgramError(f"{path}: not JSON ({str(error)[:80]}); give what `pulumi stack output --json` "
-                           "prints") from None
+        outputs = loads_json(read_text(path, what="the JSON `pulumi stack output --json` prints"), str(path))
+    except LoadError as error:
+        raise ProgramError(f"{error}; give what `pulumi stack output --json` prints") from None
     if not isinstance(outputs, dict):
         raise ProgramError(f"{path}: a JSON object of stack outputs was expected (what `pulumi stack output "
                            f"--json` prints), not {type(outputs).__name__}")
@@ -96,7 +89,7 @@ class _Collector(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def run_program(config: StackConfig, root: Path, preview: bool = True,
+def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_outputs: bool = False,
                 previous_outputs: Optional[Mapping[str, Any]] = None) -> ProgramRun:
     """`previous_outputs` is the stack's last deployment as `pulumi stack output --json` prints it."""
     pulumi.runtime.set_all_config(config.config, config.secret_keys)
@@ -106,7 +99,7 @@ def run_program(config: StackConfig, root: Path, preview: bool = True,
     logger.propagate = False
     collector = _Collector()
     logger.addHandler(collector)
-    mocks = OfflineMocks(preview=preview, previous_outputs=previous_outputs)
+    mocks = OfflineMocks(preview=preview, unknown_outputs=unknown_outputs, previous_outputs=previous_outputs)
     monitor = RecordingMonitor(mocks)
     pulumi.runtime.set_mocks(mocks, project=config.project, stack=config.stack, preview=preview,
                              monitor=monitor, logger=logger, organization="organization")
@@ -120,7 +113,7 @@ def run_program(config: StackConfig, root: Path, preview: bool = True,
     except Refusal as error:
         raise ProgramRefused(error.findings, list(monitor.registrations)) from None
     except pulumi.RunError as error:
-        raise ProgramError(str(error)) from None
+        raise ProgramError(str(error), getattr(error, "findings", None)) from None
     finally:
         sys.path.remove(str(root))
     outputs, secret_outputs = _stack_outputs()

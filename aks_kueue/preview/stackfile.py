@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from aks_kueue.k8s.loader import LoadError, parse_json, parse_single, read_text
 
 SECRET_PLACEHOLDER = "[secret]"
 
@@ -63,6 +63,7 @@ def load_stack(path: Path, stack: str, root: Path) -> StackConfig:
         flat[full] = opaque if isinstance(opaque, str) else _as_config_string(opaque)
         if had_secret:
             secrets.append(full)
+        _check_json_text(flat[full], f"{path}: {full}")
     return StackConfig(project=name, stack=stack, config=flat, secret_keys=secrets)
 
 
@@ -107,19 +108,22 @@ def _as_config_string(value: Any) -> str:
     return json.dumps(value, default=str)
 
 
+def _check_json_text(value: str, source: str) -> None:
+    """Settings decode a value written as JSON text; hold it to the loader's bounds first."""
+    if value[:1] not in ("{", "["):
+        return
+    try:
+        parse_json(value, source)
+    except LoadError as error:
+        raise StackFileError(str(error)) from None
+    except ValueError:
+        pass  # not JSON after all: it stays a string
+
+
 def _read_yaml(path: Path) -> Any:
+    """One YAML document, read within the loader's bounds; duplicated keys are refused, as
+    the Pulumi CLI refuses them."""
     try:
-        text = path.read_text()
-    except FileNotFoundError:
-        raise StackFileError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise StackFileError(f"{path}: not a text file (it is not UTF-8); give a stack YAML file") from None
-    except OSError as exc:
-        raise StackFileError(f"{path}: cannot be read ({exc.strerror})") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise StackFileError(f"{path}: not valid YAML{where}: {problem}") from None
+        return parse_single(read_text(path, what="a Pulumi YAML file"), str(path))
+    except LoadError as error:
+        raise StackFileError(str(error)) from None

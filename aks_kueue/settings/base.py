@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-from pydantic_core import PydanticCustomError
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from aks_kueue.k8s.spelling import suggest  # noqa: F401  (re-exported for the settings modules)
 
@@ -29,3 +29,12 @@ def field_error(field: str, message: str) -> PydanticCustomError:
     so the user sees the key that has to change, e.g. `nodePools[1].minCount`.
     """
     return PydanticCustomError("field", "{message}", {"field": field, "message": message})
+
+
+def field_errors(problems: list[tuple[str, str]]) -> ValidationError:
+    """Several `field_error`s from one validator, so they are all reported together.
+
+    Raise the result; pydantic merges its errors into the model's, each pinned to its field.
+    """
+    return ValidationError.from_exception_data("settings", [
+        InitErrorDetails(type=field_error(field, message), loc=(), input=None) for field, message in problems])

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from datetime import date
 from typing import Literal, Optional
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from aks_kueue.day2.upgrades import version_channel_problem
-from aks_kueue.settings.base import Model, field_error
+from aks_kueue.aks import kubernetes_versions, limits, network as aks_network
+from aks_kueue.aks.allocatable import default_max_pods
+from aks_kueue.settings.base import Model, field_error, field_errors
 from aks_kueue.versions import MIN_KUBERNETES_MINOR
 
 Zone = Literal["1", "2", "3"]
@@ -30,11 +33,18 @@ def parse_cidr(value: str) -> str:
     return value
 
 
+def judging_day(info: ValidationInfo) -> date:
+    """The day dated facts are judged on: `parse_settings(..., today=)` or the versions module's clock."""
+    given = (info.context or {}).get("today") if info is not None else None
+    return given or kubernetes_versions.today()
+
+
 class SystemPool(Model):
     vm_size: str
-    count: int = Field(3, ge=1, le=1000)
+    count: int = Field(3, ge=1, le=limits.MAX_NODES_PER_POOL)
     zones: list[Zone] = []
-    max_pods: Optional[int] = Field(None, ge=10, le=250)
+    max_pods: Optional[int] = Field(None, ge=limits.MIN_MAX_PODS, le=limits.MAX_MAX_PODS)
+    os_type: Optional[str] = None
 
     @field_validator("vm_size")
     @classmethod
@@ -44,17 +54,27 @@ class SystemPool(Model):
         size = lookup(value)
         if size is None:
             raise ValueError(f"{value!r} is not a VM size this program knows; pick one from "
-                             "aks_kueue/aks/data/azure-vm-skus.csv, for example Standard_D4s_v5")
-        if size.vcpus < 2 or size.memory_gib < 4:
-            raise ValueError(f"{size.name} has {size.vcpus} vCPU and {size.memory_gib:g} GiB; AKS system "
-                             "pools need at least 2 vCPU and 4 GiB, for example Standard_D4s_v5")
+                             "the catalog aks_kueue/aks/data/vm-sizes.json, for example Standard_D4s_v5")
         if size.family.startswith("B"):
-            raise ValueError(f"{size.name} is a burstable B-series size, which AKS system pools do not "
-                             "support; use a general-purpose size such as Standard_D4s_v5")
+            raise ValueError(f"{size.name} is a burstable B-series size, which AKS does not support for system "
+                             "pools; use a general-purpose size such as Standard_D4s_v5")
+        if size.vcpus < limits.SYSTEM_POOL_MIN_VCPUS or size.memory_gib < limits.SYSTEM_POOL_MIN_MEMORY_GIB:
+            raise ValueError(f"{size.name} has {size.vcpus} vCPUs and {size.memory_gib:g} GiB; AKS system pools "
+                             f"need at least {limits.SYSTEM_POOL_MIN_VCPUS} vCPUs and "
+                             f"{limits.SYSTEM_POOL_MIN_MEMORY_GIB} GiB (use-system-pools), for example "
+                             "Standard_D4s_v5")
         if size.has_gpu:
             raise ValueError(f"{size.name} is a GPU size; the system pool runs system pods only, "
                              "so use a general-purpose size such as Standard_D4s_v5")
         return size.name
+
+    @field_validator("os_type")
+    @classmethod
+    def _linux(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and value != limits.SYSTEM_POOL_OS_TYPE:
+            raise ValueError(f"{value!r}: AKS system pools run Linux only; set osType: Linux or remove it "
+                             "(Windows nodes belong in a user pool, which this program does not create)")
+        return value
 
 
 class AutoscalerProfile(Model):
@@ -135,30 +155,96 @@ class Network(Model):
             data.setdefault("policy", "calico")
         return data
 
+    @field_validator("dns_service_ip")
+    @classmethod
+    def _address(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None:
+            try:
+                ipaddress.ip_address(value)
+            except ValueError:
+                raise ValueError(f"{value!r} is not an IP address; write it like 10.0.0.10") from None
+        return value
+
+    @property
+    def uses_pod_cidr(self) -> bool:
+        """Overlay and kubenet give each node a /24 of podCidr; with no CNI (BYO) AKS still routes it."""
+        return self.plugin != "azure" or self.plugin_mode == "overlay"
+
+    @property
+    def effective_pod_cidr(self) -> str:
+        return self.pod_cidr or aks_network.DEFAULT_POD_CIDR
+
     @model_validator(mode="after")
     def _consistent(self):
+        problems: list[tuple[str, str]] = []
         if self.plugin != "azure" and self.plugin_mode is not None:
-            raise field_error("pluginMode", f"pluginMode overlay needs plugin azure, not {self.plugin}; "
-                                            "remove pluginMode or set plugin: azure")
+            problems.append(("pluginMode", f"pluginMode overlay needs plugin azure, not {self.plugin}; "
+                                           "remove pluginMode or set plugin: azure"))
         if self.dataplane == "cilium" and self.plugin != "azure":
-            raise field_error("dataplane", "the Cilium dataplane needs plugin azure; "
-                                           "set plugin: azure or dataplane: azure")
+            problems.append(("dataplane", "the Cilium dataplane needs plugin azure; "
+                                          "set plugin: azure or dataplane: azure"))
         if self.policy == "cilium" and self.dataplane != "cilium":
-            raise field_error("policy", "network policy cilium needs dataplane cilium; "
-                                        "set dataplane: cilium or policy: azure")
+            problems.append(("policy", "network policy cilium needs dataplane cilium; "
+                                       "set dataplane: cilium or policy: azure"))
         if self.pod_cidr and self.plugin == "azure" and self.plugin_mode != "overlay":
-            raise field_error("podCidr", "podCidr applies only to Azure CNI Overlay or kubenet; remove it")
-        if self.dns_service_ip is not None:
-            if self.service_cidr is None:
-                raise field_error("dnsServiceIp", "dnsServiceIp needs serviceCidr; set both or neither")
-            try:
-                inside = ipaddress.ip_address(self.dns_service_ip) in ipaddress.ip_network(self.service_cidr)
-            except ValueError:
-                inside = False
-            if not inside:
-                raise field_error("dnsServiceIp", f"{self.dns_service_ip!r} must be an address inside "
-                                                  f"serviceCidr {self.service_cidr}")
+            problems.append(("podCidr", "podCidr applies only to Azure CNI Overlay or kubenet; remove it"))
+        problems += self._address_problems()
+        if problems:
+            raise field_errors(problems)
         return self
+
+    def _address_problems(self) -> list[tuple[str, str]]:
+        """The network arithmetic AKS checks at create time (`aks_kueue/aks/network.py` has the sources)."""
+        problems: list[tuple[str, str]] = []
+        pods = ipaddress.ip_network(self.effective_pod_cidr)
+        service = ipaddress.ip_network(self.service_cidr or aks_network.DEFAULT_SERVICE_CIDR)
+        dns = ipaddress.ip_address(self.dns_service_ip or aks_network.DEFAULT_DNS_SERVICE_IP)
+        single_stack = ("AKS takes IPv6 only in a dual-stack cluster (ipFamilies IPv4 and IPv6), which this "
+                        "program does not configure")
+        for key, value, example in (("podCidr", pods if self.pod_cidr else None, aks_network.DEFAULT_POD_CIDR),
+                                    ("serviceCidr", service if self.service_cidr else None,
+                                     aks_network.DEFAULT_SERVICE_CIDR)):
+            if value is None:
+                continue
+            if value.version == 6:
+                problems.append((key, f"{value} is an IPv6 range; {single_stack}; use an IPv4 range such as "
+                                      f"{example}"))
+                continue
+            reserved = aks_network.reserved_overlap(value)
+            if reserved is not None and (key != "podCidr" or self.uses_pod_cidr):
+                problems.append((key, f"{value} overlaps {reserved}, which AKS reserves and refuses for pod and "
+                                      "service ranges (169.254.0.0/16, 172.30.0.0/16, 172.31.0.0/16, 192.0.2.0/24); "
+                                      f"use another private range such as {example}"))
+        if self.dns_service_ip and dns.version == 6:
+            problems.append(("dnsServiceIp", f"{dns} is an IPv6 address; {single_stack}; use an IPv4 address "
+                                             "inside serviceCidr"))
+        if any(key in ("serviceCidr", "dnsServiceIp") for key, _ in problems) or service.version == 6:
+            return problems
+        if service.prefixlen < aks_network.LARGEST_SERVICE_PREFIX:
+            problems.append(("serviceCidr", f"{service} is larger than AKS allows for services (at most a "
+                                            f"/{aks_network.LARGEST_SERVICE_PREFIX}); use a /16 such as "
+                                            f"{aks_network.DEFAULT_SERVICE_CIDR}"))
+        if self.uses_pod_cidr and pods.version == 4 and aks_network.overlap(pods, service):
+            key = "serviceCidr" if self.service_cidr else "podCidr"
+            problems.append((key, f"podCidr {pods} and serviceCidr {service} overlap{self._defaults_note()}; "
+                                  "AKS needs them apart, for example podCidr 10.244.0.0/16 and serviceCidr "
+                                  "10.0.0.0/16"))
+        why = aks_network.service_ip_problem(dns, service)
+        if why is not None:
+            suggestion = aks_network.suggested_dns_ip(service)
+            right = f"such as {suggestion}" if suggestion else "or widen serviceCidr"
+            if self.dns_service_ip:
+                problems.append(("dnsServiceIp", f"{dns} {why}; use an address inside serviceCidr other than its "
+                                                 f"first, {right}"))
+            else:
+                problems.append(("dnsServiceIp", f"is not set, so AKS uses {dns}, which {why}; set dnsServiceIp "
+                                                 f"to an address inside serviceCidr {service}, {right}"))
+        return problems
+
+    def _defaults_note(self) -> str:
+        defaults = [name for name, given in (("podCidr", self.pod_cidr), ("serviceCidr", self.service_cidr))
+                    if not given]
+        return f" ({' and '.join(defaults)} at the AKS default)" if defaults else ""
 
 
 class Security(Model):
@@ -170,6 +256,8 @@ class Security(Model):
     workload_identity: bool = True
     api_server_authorized_ip_ranges: list[str] = []
     private_cluster: bool = False
+    # pulumi-kubernetes talks to the API server; a private one answers only inside its network.
+    deployer_in_cluster_network: bool = False
     upgrade_channel: Literal["patch", "stable", "rapid", "node-image", "none"] = "patch"
     node_os_upgrade_channel: Literal["NodeImage", "SecurityPatch", "Unmanaged", "None"] = "NodeImage"
 
@@ -189,9 +277,26 @@ class Security(Model):
 
     @model_validator(mode="after")
     def _consistent(self):
-        if self.private_cluster and self.api_server_authorized_ip_ranges:
-            raise field_error("apiServerAuthorizedIpRanges", "authorized IP ranges do not apply to a "
-                              "private cluster; remove them or set privateCluster: false")
+        problems: list[tuple[str, str]] = []
+        ranges = self.api_server_authorized_ip_ranges
+        if self.private_cluster and ranges:
+            problems.append(("apiServerAuthorizedIpRanges", "AKS does not support authorized IP ranges on a "
+                             "private cluster (its API server has no public endpoint to restrict); remove them "
+                             "or set privateCluster: false"))
+        if len(ranges) > limits.MAX_AUTHORIZED_IP_RANGES:
+            problems.append(("apiServerAuthorizedIpRanges", f"{len(ranges)} ranges; AKS accepts at most "
+                             f"{limits.MAX_AUTHORIZED_IP_RANGES} authorized IP ranges, so merge some into "
+                             "wider CIDR blocks"))
+        if self.private_cluster and not self.deployer_in_cluster_network:
+            problems.append(("privateCluster", "a private API server answers only inside the cluster's virtual "
+                             "network (or a network peered or connected to it), and pulumi-kubernetes must "
+                             "reach it to install Kueue and the queues; run pulumi from there and say so with "
+                             "deployerInClusterNetwork: true, or set privateCluster: false"))
+        if self.deployer_in_cluster_network and not self.private_cluster:
+            problems.append(("deployerInClusterNetwork", "applies only to privateCluster: true (a public API "
+                             "server is reached from anywhere its authorized ranges allow); remove it"))
+        if problems:
+            raise field_errors(problems)
         return self
 
 
@@ -333,7 +438,7 @@ class Cluster(Model):
 
     @field_validator("kubernetes_version", mode="before")
     @classmethod
-    def _version(cls, value):
+    def _version(cls, value, info: ValidationInfo):
         if not isinstance(value, (str, int, float)) or isinstance(value, bool):
             raise ValueError(f"{value!r} is not a Kubernetes version; write \"1.34\" or \"1.34.x\", quoted")
         text = str(value)
@@ -343,12 +448,32 @@ class Cluster(Model):
         if int(match.group(1)) < MIN_KUBERNETES_MINOR:
             raise ValueError(f"Kubernetes {text} is too old; this program needs 1.{MIN_KUBERNETES_MINOR} "
                              "or newer (the managed Kueue extension does too)")
+        verdict = kubernetes_versions.judge(text, judging_day(info), at_least=MIN_KUBERNETES_MINOR)
+        if verdict.error:
+            raise ValueError(verdict.error)
         return text
 
     @property
     def effective_node_provisioning(self) -> str:
         """AKS Automatic always provisions nodes itself."""
         return self.node_provisioning or ("Auto" if self.sku == "Automatic" else "Manual")
+
+    @property
+    def system_pool_max_pods(self) -> int:
+        return self.system_pool.max_pods or default_max_pods(self.network.plugin, self.network.plugin_mode)
+
+    @model_validator(mode="after")
+    def _system_pool_pods(self):
+        pool = self.system_pool
+        per_node = self.system_pool_max_pods
+        if per_node * pool.count < limits.MIN_PODS_PER_POOL:
+            nodes = -(-limits.MIN_PODS_PER_POOL // per_node)
+            pods = -(-limits.MIN_PODS_PER_POOL // pool.count)
+            raise field_error("systemPool.maxPods", f"maxPods {per_node} x count {pool.count} = "
+                              f"{per_node * pool.count} pods; an AKS system pool must hold at least "
+                              f"{limits.MIN_PODS_PER_POOL} (concepts-network-ip-address-planning); set maxPods to "
+                              f"{pods} or more, or count to {nodes} or more")
+        return self
 
     @model_validator(mode="after")
     def _version_channel(self):

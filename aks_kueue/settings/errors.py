@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 from aks_kueue.settings.base import Model, suggest
 
 NAMESPACE = "aks-kueue"
-_PROVIDER_KEYS = {"location": "azure-native:location"}
+_PROVIDER_KEYS = {"location": "azure-native:location", "azure-native:environment": "azure-native:environment"}
 
 
 @dataclass(frozen=True)

@@ -1,31 +1,45 @@
-"""`aks-kueue:kueue`: how Kueue is installed. One key, `install`, switches the path."""
+"""`aks-kueue:kueue`: how Kueue is installed. One key, `install`, switches the path.
+
+In Helm mode Kueue's feature gates may come from exactly one of three places, as Kueue reads
+them: `featureGates` (a map, rendered as the chart's `controllerManager.featureGates` list),
+`values.controllerManager.featureGates` (that list as the chart takes it) or `featureGates`
+inside the Configuration. The first two become `--feature-gates`; Kueue refuses to start when
+that flag and the Configuration's map are both set.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Optional
+from typing import Any, Iterator, Literal, Optional
 
-from pydantic import field_validator, model_validator
+from pydantic import ValidationError, field_validator, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from aks_kueue.k8s.merge import deep_merge
 from aks_kueue.kueue import catalog as cat
-from aks_kueue.kueue.configuration import check_configuration, parse_configuration
-from aks_kueue.settings.base import Model, field_error, suggest
-from aks_kueue.versions import KUEUE_CHART_SERIES, KUEUE_CHART_VERSION, MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN
+from aks_kueue.kueue.chart_values import RELEASE_NAME, chart_configuration, check_chart_values
+from aks_kueue.kueue.configuration import (ConfigurationTextError, check_feature_gates, judge_configuration,
+                                           parse_configuration)
+from aks_kueue.kueue.structural import FieldError
+from aks_kueue.settings.base import Model, suggest
+from aks_kueue.versions import (KUEUE_CHART_SERIES, KUEUE_CHART_VERSION, KUEUE_NAMESPACE,
+                                MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN, MANAGED_KUEUE_EXAMPLE_VERSION)
 
 HELM_ONLY_KEYS = {"featureGates": "feature_gates", "values": "values"}
-# Values the program renders itself from featureGates.
-_OWNED_VALUES = {("controllerManager", "featureGates"): "featureGates"}
 CONFIG_VALUE = ("managerConfig", "controllerManagerConfigYaml")
-CHART_TOP_LEVEL_VALUES = (
-    "nameOverride", "fullnameOverride", "enablePrometheus", "enableCertManager", "certManager",
-    "enableVisibilityAPF", "enableMutatingAdmissionPolicy", "enableVisibilityAuthReaderRoleBinding",
-    "enableKueueViz", "kubernetesClusterDomain", "controllerManager", "managerConfig", "metricsService",
-    "webhookService", "mutatingWebhook", "kueueViz", "metrics",
-)
-
-
-def _field(key: str) -> str:
-    return re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), key)
+# Microsoft's install guide nests managerConfig under controllerManager, where the chart never
+# reads it; the program takes it from there as if it were at the top.
+GUIDE_CONFIG_VALUE = ("controllerManager", "managerConfig")
+COMMAND_LINE_GATES = ("controllerManager", "featureGates")
+# Helm values and Kubernetes objects are a few levels deep; deeper input is refused before any
+# code walks it (the same bound as the YAML loader's).
+MAX_VALUES_DEPTH = 100
+# A semantic version, as Microsoft publishes extension versions (0.19.6-aks.0.4.4: Kueue's, then the build).
+_EXTENSION_VERSION = re.compile(r"^(\d+)\.(\d+)\.\d+"
+                                r"(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$")
+_PATH_PART = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
+_LIST_VERSIONS = ("az k8s-extension extension-types list-versions-by-cluster --resource-group <rg> "
+                  "--cluster-name <cluster> --cluster-type managedClusters --extension-type microsoft.kueue")
 
 
 class Kueue(Model):
@@ -42,111 +56,23 @@ class Kueue(Model):
         """YAML reads an unquoted 0.19 as a number; take it as the text it was."""
         return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
 
-    @field_validator("feature_gates")
-    @classmethod
-    def _known_gates(cls, gates: dict[str, bool]) -> dict[str, bool]:
-        for name, enabled in gates.items():
-            gate = cat.FEATURE_GATES.get(name)
-            if gate is None:
-                raise ValueError(f"{name!r} is not a Kueue {KUEUE_CHART_SERIES} feature gate"
-                                 f"{suggest(name, cat.FEATURE_GATES)}")
-            if gate.locked and enabled != gate.default:
-                raise ValueError(f"{name} is {gate.stage} and locked to {str(gate.default).lower()}; "
-                                 "setting it otherwise stops Kueue at startup, so remove it")
-        effective = {g.name: gates.get(g.name, g.default) for g in cat.FEATURE_GATES.values()}
-        for gate, needs in cat.GATE_REQUIREMENTS.items():
-            missing = [n for n in needs if not effective[n]]
-            if effective[gate] and missing:
-                turned_off = [n for n in missing if n in gates]
-                fix = (f"also set {gate}: false" if turned_off else f"also set {', '.join(missing)}: true")
-                raise ValueError(f"{gate} is on but needs {', '.join(missing)}, so Kueue would not start; "
-                                 f"{fix}")
-        return gates
-
-    @field_validator("integrations")
-    @classmethod
-    def _known_frameworks(cls, names: Optional[list[str]]) -> Optional[list[str]]:
-        if names is None:
-            return None
-        for name in names:
-            if name not in cat.FRAMEWORKS:
-                raise ValueError(f"{name!r} is not a Kueue integration{suggest(name, cat.FRAMEWORKS)} "
-                                 f"(known: {', '.join(cat.FRAMEWORKS)})")
-        dupes = sorted({n for n in names if names.count(n) > 1})
-        if dupes:
-            raise ValueError(f"{', '.join(dupes)} listed more than once; list each integration once")
-        return names
-
     @field_validator("values")
     @classmethod
-    def _chart_values(cls, values: dict[str, Any]) -> dict[str, Any]:
-        for key in values:
-            if key not in CHART_TOP_LEVEL_VALUES:
-                raise ValueError(f"{key!r} is not a value of the Kueue chart{suggest(key, CHART_TOP_LEVEL_VALUES)}")
-        for (outer, inner), owner in _OWNED_VALUES.items():
-            if isinstance(values.get(outer), dict) and inner in values[outer]:
-                raise ValueError(f"{outer}.{inner} is rendered from aks-kueue:kueue.{owner}; "
-                                 f"set {owner} instead of overriding it in values")
+    def _bounded(cls, values: dict[str, Any]) -> dict[str, Any]:
+        if (path := too_deep(values, MAX_VALUES_DEPTH)) is not None:
+            _fail([(tuple(path[:4]), f"is nested more than {MAX_VALUES_DEPTH} levels deep (below here); chart "
+                                     "values never need that, so they are refused before anything reads them")])
         return values
 
     @model_validator(mode="after")
-    def _manager_configuration(self):
-        """Keys added to Kueue's Configuration are merged over the rendered one; check them."""
-        extra = self.manager_configuration_overrides
-        if extra is None:
-            return self
-        where = "values." + ".".join(CONFIG_VALUE)
-        try:
-            config = parse_configuration(extra)
-        except ValueError as error:
-            raise field_error(where, f"{'.'.join(CONFIG_VALUE)} {error}") from None
-        for path, problem in check_configuration(config):
-            raise field_error(f"{where}.{path}", f"{path} {problem}")
+    def _checked(self):
+        errors = self._findings()[0]
+        if errors:
+            _fail([(_parts(path), message) for path, message in errors])
         return self
 
-    @property
-    def manager_configuration_overrides(self) -> Any:
-        outer, inner = CONFIG_VALUE
-        section = self.values.get(outer)
-        return section.get(inner) if isinstance(section, dict) else None
-
-    @model_validator(mode="after")
-    def _mode_rules(self):
-        if self.install == "none":
-            for key in ("version", "releaseTrain", "featureGates", "integrations", "values"):
-                if _field(key) in self.model_fields_set:
-                    raise field_error(key, f"{key} has nothing to configure with install: none (no Kueue); "
-                                           "remove it, and set it again with the next install mode")
-            return self
-        if self.install == "managed":
-            for key, field in HELM_ONLY_KEYS.items():
-                if field in self.model_fields_set:
-                    raise field_error(key, f"{key} applies only to install: helm; the managed extension "
-                                           "exposes no such setting, so remove it or switch to helm")
-            for i, name in enumerate(self.integrations or []):
-                if name not in cat.MANAGED_FRAMEWORKS:
-                    raise field_error(f"integrations[{i}]", f"{name!r} is not supported by the AKS managed "
-                                      f"extension (it runs {', '.join(cat.MANAGED_FRAMEWORKS)}); remove it "
-                                      "or use install: helm")
-        else:
-            if self.release_train is not None:
-                raise field_error("releaseTrain", "releaseTrain applies only to install: managed; "
-                                                  "pin the chart with version instead")
-            if self.version is not None and not re.fullmatch(r"\d+\.\d+\.\d+", self.version):
-                raise field_error("version", f"{self.version!r} is not a chart version; write it like "
-                                             f"{KUEUE_CHART_VERSION}, without a leading v")
-            if self.version is not None and not self.version.startswith(KUEUE_CHART_SERIES + "."):
-                raise field_error("version", f"chart {self.version} is not supported: this program pins the "
-                                  f"Kueue {KUEUE_CHART_SERIES} API and feature gates; use "
-                                  f"{KUEUE_CHART_SERIES}.x (default {KUEUE_CHART_VERSION})")
-            for framework, gate in cat.FRAMEWORK_GATES.items():
-                if framework in (self.integrations or []) and not self.feature_gates.get(gate, False):
-                    raise field_error("integrations", f"{framework} needs the feature gate {gate}; "
-                                                      f"add featureGates: {{{gate}: true}}")
-        if self.version is not None and self.release_train is not None:
-            raise field_error("releaseTrain", "set either version (pinned, no auto-upgrade) or "
-                                              "releaseTrain (auto-upgrade), not both")
-        return self
+    # ------------------------------------------------------------------------------------------
+    # What the rest of the program reads
 
     @property
     def chart_version(self) -> str:
@@ -157,6 +83,301 @@ class Kueue(Model):
         return self.release_train or MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN
 
     @property
-    def frameworks(self) -> list[str]:
-        return list(self.integrations) if self.integrations is not None else list(cat.CHART_DEFAULT_FRAMEWORKS)
+    def chart_values(self) -> dict[str, Any]:
+        """`values` as the chart should get them: the guide's nested managerConfig moved to the top."""
+        values = dict(self.values)
+        outer, inner = GUIDE_CONFIG_VALUE
+        manager = values.get(outer)
+        if isinstance(manager, dict) and inner in manager:
+            values[outer] = {k: v for k, v in manager.items() if k != inner}
+            values = deep_merge(values, {CONFIG_VALUE[0]: manager[inner]})
+        return values
 
+    @property
+    def manager_configuration_overrides(self) -> Optional[dict[str, Any]]:
+        """The Configuration keys the stack gives, parsed, or None."""
+        given = self._configuration_value()
+        return None if given is None else parse_configuration(given[1])
+
+    @property
+    def command_line_gates(self) -> dict[str, bool]:
+        """The gates the chart renders as `--feature-gates` (empty: no flag)."""
+        if self.feature_gates:
+            return dict(self.feature_gates)
+        return check_chart_values(self.values).command_line_gates or {}
+
+    @property
+    def feature_gates_in_force(self) -> dict[str, bool]:
+        """The gates the stack sets, wherever it sets them."""
+        if self.command_line_gates:
+            return self.command_line_gates
+        overrides = self.manager_configuration_overrides or {}
+        gates = overrides.get("featureGates")
+        return dict(gates) if isinstance(gates, dict) else {}
+
+    @property
+    def frameworks(self) -> list[str]:
+        """The integrations Kueue runs: `integrations`, else the Configuration's list, else the
+        chart's defaults. An empty list is Kueue's own default, batch/job alone."""
+        frameworks: Any = self.integrations
+        if frameworks is None and self.install == "helm":
+            integrations = (self.manager_configuration_overrides or {}).get("integrations")
+            frameworks = integrations.get("frameworks") if isinstance(integrations, dict) else None
+        if frameworks is None:
+            return list(cat.CHART_DEFAULT_FRAMEWORKS)
+        return list(frameworks) or ["batch/job"]
+
+    @property
+    def warnings(self) -> list[str]:
+        """Accepted, but worth a line in every preview."""
+        return [f"aks-kueue:kueue{_shown(path)}: {message}" for path, message in self._findings()[1]]
+
+    # ------------------------------------------------------------------------------------------
+    # The checks
+
+    def _configuration_value(self) -> Optional[tuple[str, Any]]:
+        """(key path, value) of the Configuration the stack gives, wherever it gives it."""
+        section = self.values.get(CONFIG_VALUE[0])
+        if isinstance(section, dict) and CONFIG_VALUE[1] in section:
+            return "values." + ".".join(CONFIG_VALUE), section[CONFIG_VALUE[1]]
+        manager = self.values.get(GUIDE_CONFIG_VALUE[0])
+        nested = manager.get(GUIDE_CONFIG_VALUE[1]) if isinstance(manager, dict) else None
+        if isinstance(nested, dict) and CONFIG_VALUE[1] in nested:
+            return "values." + ".".join(GUIDE_CONFIG_VALUE + CONFIG_VALUE[1:]), nested[CONFIG_VALUE[1]]
+        return None
+
+    def _findings(self) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """(errors, warnings), each as (key path below aks-kueue:kueue, message)."""
+        errors: list[tuple[str, str]] = []
+        warnings: list[tuple[str, str]] = []
+        errors += self._framework_names()
+        if self.install == "none":
+            errors += self._none()
+        elif self.install == "managed":
+            errors += self._managed(warnings)
+        else:
+            errors += self._helm(warnings)
+        return errors, warnings
+
+    def _none(self) -> list[tuple[str, str]]:
+        """`install: none` (no Kueue, the middle update of an install-mode switch) configures nothing."""
+        return [(key, f"{key} has nothing to configure with install: none (no Kueue); remove it, and set it again "
+                      "with the next install mode")
+                for key, name in (("version", "version"), ("releaseTrain", "release_train"),
+                                  ("featureGates", "feature_gates"), ("integrations", "integrations"),
+                                  ("values", "values"))
+                if name in self.model_fields_set]
+
+    def _framework_names(self) -> list[tuple[str, str]]:
+        if self.integrations is None:
+            return []
+        errors = []
+        for i, name in enumerate(self.integrations):
+            if name not in cat.FRAMEWORKS:
+                errors.append((f"integrations[{i}]", f"{name!r} is not a Kueue integration"
+                                                     f"{suggest(name, cat.FRAMEWORKS)} "
+                                                     f"(known: {', '.join(cat.FRAMEWORKS)})"))
+        dupes = sorted({n for n in self.integrations if self.integrations.count(n) > 1})
+        if dupes:
+            errors.append(("integrations", f"{', '.join(dupes)} listed more than once; list each integration once"))
+        return errors
+
+    def _managed(self, warnings: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        errors = []
+        for key, name in HELM_ONLY_KEYS.items():
+            if name in self.model_fields_set:
+                errors.append((key, f"{key} applies only to install: helm; the managed extension exposes no such "
+                                    "setting, so remove it or switch to helm"))
+        for i, name in enumerate(self.integrations or []):
+            if name in cat.FRAMEWORKS and name not in cat.MANAGED_FRAMEWORKS:
+                errors.append((f"integrations[{i}]", f"{name!r} is not supported by the AKS managed extension (it "
+                                                     f"runs {', '.join(cat.MANAGED_FRAMEWORKS)}); remove it or use "
+                                                     "install: helm"))
+        if self.version is not None and self.release_train is not None:
+            errors.append(("releaseTrain", "set either version (pinned, auto-upgrade off) or releaseTrain "
+                                           "(auto-upgrade on), not both: Azure applies a release train only with "
+                                           "auto-upgrade"))
+        if self.version is not None:
+            match = _EXTENSION_VERSION.fullmatch(self.version)
+            if match is None:
+                errors.append(("version", f"{self.version!r} is not an extension version; write the exact version "
+                                          f"Microsoft publishes, such as {MANAGED_KUEUE_EXAMPLE_VERSION} "
+                                          f"(`{_LIST_VERSIONS}` lists them), or omit version to follow "
+                                          "releaseTrain"))
+            elif f"{match[1]}.{match[2]}" != KUEUE_CHART_SERIES:
+                warnings.append(("version", f"extension {self.version} runs Kueue {match[1]}.{match[2]}, but this "
+                                            f"program's checks follow Kueue {KUEUE_CHART_SERIES}"))
+        return errors
+
+    def _helm(self, warnings: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        errors: list[tuple[str, str]] = []
+        if self.release_train is not None:
+            errors.append(("releaseTrain", "releaseTrain applies only to install: managed; pin the chart with "
+                                           "version instead"))
+        if self.version is not None and not re.fullmatch(r"\d+\.\d+\.\d+", self.version):
+            errors.append(("version", f"{self.version!r} is not a chart version; write it like {KUEUE_CHART_VERSION}, "
+                                      "without a leading v"))
+        elif self.version is not None and not self.version.startswith(KUEUE_CHART_SERIES + "."):
+            errors.append(("version", f"chart {self.version} is not supported: this program pins the Kueue "
+                                      f"{KUEUE_CHART_SERIES} API and feature gates; use {KUEUE_CHART_SERIES}.x "
+                                      f"(default {KUEUE_CHART_VERSION})"))
+        if self.feature_gates:
+            errors += [(e.field, e.message) for e in check_feature_gates(self.feature_gates, "featureGates")]
+        errors += self._values(warnings)
+        return errors
+
+    def _values(self, warnings: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        errors: list[tuple[str, str]] = []
+        values = dict(self.values)
+        manager = values.get(GUIDE_CONFIG_VALUE[0])
+        if isinstance(manager, dict) and GUIDE_CONFIG_VALUE[1] in manager:
+            # Checked below as the Configuration; the chart itself would ignore it here.
+            values[GUIDE_CONFIG_VALUE[0]] = {k: v for k, v in manager.items() if k != GUIDE_CONFIG_VALUE[1]}
+            errors += self._guide_form(manager[GUIDE_CONFIG_VALUE[1]], warnings)
+        chart = check_chart_values(values)
+        errors += [(f"values.{e.field}", e.message) for e in chart.errors]
+        warnings += [(f"values.{e.field}", e.message) for e in chart.warnings]
+        listed = chart.command_line_gates
+        gates_key = "featureGates"
+        if listed is not None and self.feature_gates:
+            errors.append(("values." + ".".join(COMMAND_LINE_GATES), "feature gates are also set in "
+                           "aks-kueue:kueue.featureGates; both become the chart's single --feature-gates flag and "
+                           "this list would replace the other, so set them in one place"))
+        elif listed:
+            gates_key = "values." + ".".join(COMMAND_LINE_GATES)
+            items = values[COMMAND_LINE_GATES[0]][COMMAND_LINE_GATES[1]]
+            index = {item.get("name"): i for i, item in enumerate(items) if isinstance(item, dict)}
+            errors += [(f"{gates_key}[{index[e.field.split('.', 1)[0]]}]", e.message)
+                       for e in check_feature_gates(listed, "")]
+        command_line = dict(self.feature_gates) or listed or {}
+        errors += self._configuration(command_line, gates_key, warnings)
+        return errors
+
+    def _guide_form(self, nested: Any, warnings: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        where = "values." + ".".join(GUIDE_CONFIG_VALUE)
+        if not isinstance(nested, dict):
+            return [(where, "must be a map holding controllerManagerConfigYaml")]
+        errors = [(f"{where}.{key}", f"is not a key of managerConfig{suggest(str(key), CONFIG_VALUE[1:])}")
+                  for key in nested if key != CONFIG_VALUE[1]]
+        section = self.values.get(CONFIG_VALUE[0])
+        if isinstance(section, dict) and CONFIG_VALUE[1] in section:
+            errors.append((where, "managerConfig is given twice, here and at the top of values (where the chart reads "
+                                  "it); keep the top-level one"))
+        elif not errors:
+            warnings.append((where, "the chart reads managerConfig at the top of its values and would ignore it here "
+                                    "(Microsoft's install guide nests it under controllerManager); the program uses "
+                                    "it as values.managerConfig, so the Configuration below does take effect"))
+        return errors
+
+    def _configuration(self, command_line: dict[str, bool], gates_key: str,
+                       warnings: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """Judge the Configuration the program would render, as Kueue reads it."""
+        given = self._configuration_value()
+        overrides: dict[str, Any] = {}
+        where = "values." + ".".join(CONFIG_VALUE)
+        if given is not None:
+            where, value = given
+            try:
+                overrides = parse_configuration(value)
+            except ConfigurationTextError as error:
+                return [(where, f"{CONFIG_VALUE[1]} {error}")]
+        errors = []
+        integrations = overrides.get("integrations")
+        in_config = integrations.get("frameworks") if isinstance(integrations, dict) else None
+        if self.integrations is not None and in_config is not None:
+            errors.append((f"{where}.integrations.frameworks", "integrations are also set in aks-kueue:kueue."
+                                                               "integrations; set them in one place"))
+        errors += _release_bound(overrides, where)
+        # Names aks-kueue:kueue.integrations gets wrong are reported once, against that key.
+        base = list(dict.fromkeys(f for f in self.frameworks if f in cat.FRAMEWORKS)) if in_config is None else []
+        document = deep_merge(chart_configuration(base), overrides)
+        report = judge_configuration(document, command_line_gates=command_line or None,
+                                     command_line_key=f"aks-kueue:kueue.{gates_key}")
+        errors += [(_below(where, e), e.message) for e in report.errors]
+        warnings += [(_below(where, w), w.message) for w in report.warnings]
+        if report.errors:
+            return errors
+        frameworks = (report.effective or {}).get("integrations", {}).get("frameworks", [])
+        for framework, gate in cat.FRAMEWORK_GATES.items():
+            if framework in frameworks and not report.gates.get(gate):
+                key = "integrations" if self.integrations is not None else f"{where}.integrations.frameworks"
+                if command_line and gates_key == "featureGates" or not command_line and "featureGates" not in overrides:
+                    fix = f"add featureGates: {{{gate}: true}}"
+                elif command_line:
+                    fix = f"add {{name: {gate}, enabled: true}} to {gates_key}"
+                else:
+                    fix = f"add {gate}: true to the Configuration's featureGates"
+                errors.append((key, f"{framework} needs the feature gate {gate}; {fix}"))
+        return errors
+
+
+def _release_bound(overrides: dict[str, Any], where: str) -> list[tuple[str, str]]:
+    """Configuration keys that must name what the chart creates, or Kueue's webhooks break."""
+    errors = []
+    namespace = overrides.get("namespace")
+    if namespace is not None and namespace != KUEUE_NAMESPACE:
+        errors.append((f"{where}.namespace", f"Kueue is installed in {KUEUE_NAMESPACE}; namespace {namespace!r} would "
+                                             "give its webhook certificate the wrong DNS name and every webhook call "
+                                             f"would fail. Remove it (or set {KUEUE_NAMESPACE})"))
+    certs = overrides.get("internalCertManagement")
+    if isinstance(certs, dict) and certs.get("enable", True) is not False:
+        for key, name in (("webhookServiceName", f"{RELEASE_NAME}-webhook-service"),
+                          ("webhookSecretName", f"{RELEASE_NAME}-webhook-server-cert")):
+            if certs.get(key) is not None and certs[key] != name:
+                errors.append((f"{where}.internalCertManagement.{key}", f"the chart creates {name}; Kueue would "
+                                                                         f"manage certificates for {certs[key]!r} "
+                                                                         f"instead and its webhooks would fail. "
+                                                                         f"Remove it (or set {name})"))
+    return errors
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+def _fail(problems: list[tuple[tuple[Any, ...], str]]) -> None:
+    """Report every problem at once, each at its own key path below the field or model."""
+    raise ValidationError.from_exception_data("Kueue", [
+        InitErrorDetails(type=PydanticCustomError("field", "{message}", {"field": "", "message": message}),
+                         loc=loc, input=None)
+        for loc, message in problems])
+
+
+def too_deep(value: Any, limit: int) -> Optional[list[Any]]:
+    """The key path to the first container nested deeper than `limit`, or None. Iterative, so
+    that any depth is measured without recursion."""
+    stack: list[tuple[Any, list[Any]]] = [(value, [])]
+    while stack:
+        node, path = stack.pop()
+        if len(path) > limit:
+            return path
+        children: Iterator[tuple[Any, Any]]
+        if isinstance(node, dict):
+            children = iter(node.items())
+        elif isinstance(node, list):
+            children = enumerate(node)
+        else:
+            continue
+        stack.extend((child, path + [key]) for key, child in children if isinstance(child, (dict, list)))
+    return None
+
+
+def _below(prefix: str, error: FieldError) -> str:
+    return f"{prefix}.{error.field}" if error.field and not error.field.startswith("[") else prefix + error.field
+
+
+def _parts(path: str) -> tuple[Any, ...]:
+    """`values.a[0].b[nvidia.com/gpu]` -> ('values', 'a', 0, 'b', 'nvidia.com/gpu')."""
+    parts: list[Any] = []
+    for bracket, name in _PATH_PART.findall(path):
+        if name:
+            parts.append(name)
+        else:
+            parts.append(int(bracket) if bracket.isdigit() else bracket)
+    return tuple(parts)
+
+
+def _shown(path: str) -> str:
+    text = ""
+    for part in _parts(path):
+        text += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return text

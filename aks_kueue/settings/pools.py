@@ -7,8 +7,11 @@ from typing import Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
+from aks_kueue.aks import limits
 from aks_kueue.day2.upgrades import GPU_UPGRADE_DEFAULTS
 from aks_kueue.settings.base import Model, field_error
+from aks_kueue.aks import pools
+from aks_kueue.aks.pools import taint_text
 from aks_kueue.aks.vm_sizes import VmSize, lookup
 
 _POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
@@ -17,7 +20,7 @@ _LABEL_PREFIX = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _TAINT = re.compile(r"^(?P<key>[^=:\s]+)=(?P<value>[^=:\s]*):(?P<effect>NoSchedule|PreferNoSchedule|NoExecute)$")
 _RESERVED_LABEL_PREFIXES = ("kubernetes.azure.com/", "kubernetes.io/")
-SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
+SPOT_TAINT = taint_text(pools.SPOT_TAINT)
 
 
 def check_label_key(key: str) -> None:
@@ -118,9 +121,9 @@ class UpgradeSettings(Model):
 class NodePool(Model):
     name: str
     vm_size: str
-    min_count: int = Field(ge=0, le=1000)
-    max_count: int = Field(ge=0, le=1000)
-    max_pods: Optional[int] = Field(None, ge=10, le=250)
+    min_count: int = Field(ge=0, le=limits.MAX_NODES_PER_POOL)
+    max_count: int = Field(ge=0, le=limits.MAX_NODES_PER_POOL)
+    max_pods: Optional[int] = Field(None, ge=limits.MIN_MAX_PODS, le=limits.MAX_MAX_PODS)
     labels: dict[str, str] = {}
     taints: list[str] = []
     zones: list[Literal["1", "2", "3"]] = []
@@ -168,8 +171,10 @@ class NodePool(Model):
         if size is None and self.capacity is None:
             raise field_error("vmSize", f"{self.vm_size!r} is not in the VM size catalog; fix the name, or "
                                         "state the node's capacity: {cpu, memory, gpus, gpuResource}")
-        if size is not None and (size.vcpus < 2 or size.memory_gib < 2):
-            raise field_error("vmSize", f"{size.name} is below the AKS user-pool floor of 2 vCPU and 2 GiB; "
+        if size is not None and (size.vcpus < limits.USER_POOL_MIN_VCPUS
+                                 or size.memory_gib < limits.USER_POOL_MIN_MEMORY_GIB):
+            raise field_error("vmSize", f"{size.name} is below the AKS user-pool floor of "
+                                        f"{limits.USER_POOL_MIN_VCPUS} vCPU and {limits.USER_POOL_MIN_MEMORY_GIB} GiB; "
                                         "pick a larger size")
         return self
 
@@ -208,27 +213,28 @@ class NodePool(Model):
 
     @property
     def gpu_vendor(self) -> Optional[str]:
-        if self.size is not None:
-            return self.size.gpu_vendor
-        if self.capacity is not None and self.capacity.gpus:
-            return "amd" if (self.capacity.gpu_resource or "").startswith("amd.com/") else "nvidia"
-        return None
+        return pools.gpu_vendor(self.vm_size, self._explicit)
+
+    @property
+    def _explicit(self) -> Optional[pools.ExplicitNode]:
+        if self.capacity is None or not self.capacity.gpus:
+            return None
+        return pools.ExplicitNode(cpu=self.capacity.cpu, memory_bytes=1, gpus=self.capacity.gpus,
+                                  gpu_resource=self.capacity.gpu_resource)
 
     @property
     def effective_gpu_driver(self) -> Optional[str]:
-        """AKS installs the NVIDIA driver unless told not to, and never an AMD one."""
-        if self.gpu_vendor is None:
-            return None
-        return self.gpu_driver or ("Install" if self.gpu_vendor == "nvidia" else "None")
+        return pools.effective_gpu_driver(self.gpu_vendor, self.gpu_driver)
 
     @property
     def needs_device_plugin(self) -> bool:
-        return self.gpu_vendor == "nvidia" and self.effective_gpu_driver == "Install"
+        return pools.needs_device_plugin(self.gpu_vendor, self.gpu_driver)
 
     @property
     def node_taints(self) -> list[str]:
         """The taints AKS really puts on this pool's nodes, spot's included."""
-        return [*self.taints, SPOT_TAINT] if self.spot else list(self.taints)
+        return [taint_text(t) for t in pools.node_taints(tuple(Taint.parse(t).model_dump() for t in self.taints),
+                                                        self.spot)]
 
     @property
     def node_taint_objects(self) -> list[dict[str, str]]:

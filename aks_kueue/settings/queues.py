@@ -7,9 +7,9 @@ Kueue's and are checked by the Kueue validator, with the same key paths.
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Annotated, Any, Optional, Union
 
-from pydantic import Field, field_validator
+from pydantic import Discriminator, Field, Tag, field_validator
 
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.webhooks import qualified_name_problem
@@ -117,3 +117,22 @@ class ExpectedWorkload(Model):
     @property
     def queue_name(self) -> str:
         return self.queue.split("/", 1)[1]
+
+
+class ManifestWorkload(Model):
+    """An expected workload given as a job file (Job, JobSet, RayJob, MPIJob, ... with the
+    `kueue.x-k8s.io/queue-name` label), relative to the project root: the Workload Kueue would
+    create for it is what the pack proves."""
+
+    manifest: str = Field(min_length=1)
+
+
+def _workload_kind(value: Any) -> str:
+    return "manifest" if isinstance(value, dict) and "manifest" in value else "shape"
+
+
+# `{manifest: PATH}` or the hand-written shape; each entry is judged as the one it looks like.
+ExpectedWorkloadEntry = Annotated[Union[Annotated[ExpectedWorkload, Tag("shape")],
+                                        Annotated[ManifestWorkload, Tag("manifest")]],
+                                  Discriminator(_workload_kind)]
+

@@ -3,28 +3,35 @@
 from __future__ import annotations
 
 import ipaddress
-import json
 import re
+from datetime import date
 from typing import Any, Literal, Mapping, Optional
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from aks_kueue.day2.allow import Allowances, parse_entry
-from aks_kueue.kueue import catalog as cat
-from aks_kueue.settings.base import Model, field_error
+from aks_kueue.k8s.loader import Limits, LoadError, loads_json
+from aks_kueue.aks import kubernetes_versions, limits, network as aks_network, regions
+from aks_kueue.settings.base import Model, field_error, field_errors, suggest
 from aks_kueue.settings.cluster import Cluster
 from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, format_path, problems_from
 from aks_kueue.settings.kueue import Kueue
+from aks_kueue.settings.monitoring import Monitoring
 from aks_kueue.settings.pools import NodePool
-from aks_kueue.settings.queues import ExpectedWorkload, Queues
+from aks_kueue.settings.queues import ExpectedWorkloadEntry, Queues
 
 SYSTEM_POOL_NAME = "system"
-_DOCUMENTATION_NETWORKS = [ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24")]
 _STRING_KEYS = {"resourceGroupName"}
+# Keys of the azure-native provider the program reads, besides the location.
+AZURE_ENVIRONMENT_KEY = "azure-native:environment"
+_CLOUD_NAMES = {regions.Cloud.PUBLIC: "the public Azure cloud", regions.Cloud.US_GOVERNMENT: "Azure Government",
+                regions.Cloud.CHINA: "Azure operated by 21Vianet"}
 
 
 class Settings(Model):
     location: str = Field(min_length=1)
+    azure_environment: Optional[Literal["public", "usgovernment", "china"]] = Field(
+        None, alias=AZURE_ENVIRONMENT_KEY)
     resource_group_name: str
     environment: Literal["production", "development"] = "production"
     cluster: Cluster
@@ -32,16 +39,27 @@ class Settings(Model):
     kueue: Kueue
     queues: Optional[Queues] = None
     queue_manifests: list[str] = []
-    expected_workloads: list[ExpectedWorkload] = []
+    expected_workloads: list[ExpectedWorkloadEntry] = []
+    monitoring: Optional[Monitoring] = None
     # Day-2 keys: protection of what users depend on, and what this update may destroy.
     protect: Optional[bool] = None
     allow_replacement: list[Any] = []
+
+    _today: Optional[date] = PrivateAttr(default=None)
 
     @field_validator("location")
     @classmethod
     def _region(cls, value: str) -> str:
         """ARM accepts "East US" but reports "eastus"; normalise so comparisons hold."""
-        return value.replace(" ", "").lower()
+        name = regions.normalise(value)
+        if regions.lookup(name) is None:
+            known = regions.load()
+            hint = suggest(name, regions.names()) or ("; use a programmatic name such as eastus or westeurope "
+                                                      "(`az account list-locations -o table` lists them)")
+            raise ValueError(f"{value!r} is not an Azure region{hint} (regions as listed on "
+                             f"{known.as_of.isoformat()} in aks_kueue/aks/{regions.DATA_FILE}; add a newer one "
+                             "there)")
+        return name
 
     @field_validator("resource_group_name")
     @classmethod
@@ -53,7 +71,11 @@ class Settings(Model):
 
     @field_validator("node_pools")
     @classmethod
-    def _unique_names(cls, pools: list[NodePool]) -> list[NodePool]:
+    def _pool_count_and_names(cls, pools: list[NodePool]) -> list[NodePool]:
+        if len(pools) + 1 > limits.MAX_NODE_POOLS:
+            raise ValueError(f"{len(pools)} user pools and the system pool make {len(pools) + 1} node pools; AKS "
+                             f"allows at most {limits.MAX_NODE_POOLS} per cluster, so remove "
+                             f"{len(pools) + 1 - limits.MAX_NODE_POOLS} or merge pools of the same VM size")
         seen: dict[str, int] = {}
         for i, pool in enumerate(pools):
             if pool.name == SYSTEM_POOL_NAME:
@@ -102,6 +124,42 @@ class Settings(Model):
         return self
 
     @model_validator(mode="after")
+    def _fits_the_region_and_the_network(self):
+        """What AKS checks against the region and the cluster's size at create time."""
+        problems: list[tuple[str, str]] = []
+        region = regions.lookup(self.location)
+        if region is not None and self.azure_environment and self.azure_environment != region.cloud.value:
+            problems.append(("location", f"{self.location} is a region of {_CLOUD_NAMES[region.cloud]}, but "
+                             f"{AZURE_ENVIRONMENT_KEY} is {self.azure_environment}; set {AZURE_ENVIRONMENT_KEY}: "
+                             f"{region.cloud.value} or choose a region of that cloud"))
+        if region is not None and region.availability_zones is False:
+            no_zones = (f"{self.location} has no availability zones (Azure regions list of "
+                        f"{regions.load().as_of.isoformat()}), so AKS refuses zonal pools there; remove zones or "
+                        "choose a region with zones")
+            if self.cluster.system_pool.zones:
+                problems.append(("cluster.systemPool.zones", no_zones))
+            problems += [(f"nodePools[{i}].zones", no_zones) for i, p in enumerate(self.node_pools) if p.zones]
+        nodes = self.cluster.system_pool.count + sum(p.max_count for p in self.node_pools)
+        if nodes > limits.MAX_NODES_PER_CLUSTER:
+            problems.append(("nodePools", f"the system pool and the pools' maxCount add up to {nodes} nodes; AKS "
+                             f"allows at most {limits.MAX_NODES_PER_CLUSTER} per cluster, so lower maxCount"))
+        network = self.cluster.network
+        if network.uses_pod_cidr:
+            pods = ipaddress.ip_network(network.effective_pod_cidr)
+            room = aks_network.nodes_for_pod_cidr(pods)
+            if pods.version == 4 and room < nodes:
+                given = "" if network.pod_cidr else f"is not set, so AKS uses {pods}: "
+                prefix = aks_network.pod_prefix_for(nodes)
+                problems.append(("cluster.network.podCidr", f"{given}{pods} gives each node a "
+                                 f"/{aks_network.NODE_POD_PREFIX}, room for {room} node{'s' * (room != 1)}, but "
+                                 "the system pool and "
+                                 f"the pools' maxCount add up to {nodes}; use a /{prefix} or larger (and leave room "
+                                 "for upgrade surge nodes)"))
+        if problems:
+            raise field_errors(problems)
+        return self
+
+    @model_validator(mode="after")
     def _provisioning(self):
         if self.cluster.effective_node_provisioning == "Auto":
             if self.node_pools:
@@ -116,36 +174,43 @@ class Settings(Model):
 
     @property
     def warnings(self) -> list[str]:
-        """Things that validate but will not work as deployed; the program logs them."""
-        notes = []
-        security = self.cluster.security
-        for i, cidr in enumerate(security.api_server_authorized_ip_ranges):
-            if any(ipaddress.ip_network(cidr).subnet_of(net) for net in _DOCUMENTATION_NETWORKS):
-                notes.append(f"aks-kueue:cluster.security.apiServerAuthorizedIpRanges[{i}]: {cidr} is a "
-                             "documentation range (RFC 5737) that no real client is in, so pulumi up could "
-                             "not reach the API server; put your own egress ranges here")
-        for i, group in enumerate(security.entra_admin_group_object_ids):
-            if set(group.replace("-", "")) == {"0"}:
-                notes.append(f"aks-kueue:cluster.security.entraAdminGroupObjectIds[{i}]: the all-zero ID is "
-                             "a placeholder; put your admin group's object ID here")
-        if self.kueue.install == "managed" and self.location not in cat.MANAGED_REGIONS:
-            notes.append(f"azure-native:location: the managed Kueue extension is documented only in "
-                         f"{', '.join(cat.MANAGED_REGIONS)}, not {self.location}; the install may fail")
+        """What only the program can say: Kueue's own warnings about its configuration, and notes about
+        the provider's configuration (the judge's warnings cover what the program registers). The
+        program logs them."""
+        notes = list(self.kueue.warnings)
+        region = regions.lookup(self.location)
+        if region is not None and region.cloud is not regions.Cloud.PUBLIC and self.azure_environment is None:
+            notes.append(f"azure-native:location: {region.name} is a region of {_CLOUD_NAMES[region.cloud]}; unless "
+                         f"the provider is already pointed there, set {AZURE_ENVIRONMENT_KEY}: {region.cloud.value}")
         return notes
 
 
-def parse_settings(config: Mapping[str, str]) -> Settings:
-    """Build Settings from Pulumi's flat config map (`namespace:key` -> string)."""
+def parse_settings(config: Mapping[str, str], today: Optional[date] = None) -> Settings:
+    """Build Settings from Pulumi's flat config map (`namespace:key` -> string).
+
+    `today` is the day dated facts (the AKS release calendar) are judged on; by default the
+    clock of `aks_kueue.aks.kubernetes_versions`.
+    """
     raw: dict[str, Any] = {}
     if "azure-native:location" in config:
         raw["location"] = config["azure-native:location"]
+    if AZURE_ENVIRONMENT_KEY in config:
+        raw[AZURE_ENVIRONMENT_KEY] = config[AZURE_ENVIRONMENT_KEY]
     for full_key, value in config.items():
         namespace, _, key = full_key.partition(":")
         if namespace != NAMESPACE:
             continue
-        raw[key] = value if key in _STRING_KEYS else _decode(value)
+        try:
+            raw[key] = value if key in _STRING_KEYS else _decode(value, f"{NAMESPACE}:{key}")
+        except LoadError as error:
+            reason = ("is nested too deeply to read (hundreds of levels); no stack key needs more than a few"
+                      if error.reason.startswith("nested deeper") else error.reason)
+            raise SettingsError([Problem(f"{NAMESPACE}:{key}", reason)]) from None
+    day = today or kubernetes_versions.today()
     try:
-        return Settings.model_validate(raw)
+        settings = Settings.model_validate(raw, context={"today": day})
+        settings._today = day
+        return settings
     except ValidationError as exc:
         problems = _not_checked(problems_from(exc, Settings), raw)
     if "location" not in raw:
@@ -173,20 +238,37 @@ def _not_checked(problems: list[Problem], raw: dict[str, Any]) -> list[Problem]:
 
 
 def _placeholder_locations(value: Any, loc: tuple) -> list[tuple]:
-    if value == SECRET_PLACEHOLDER:
-        return [loc]
-    if isinstance(value, dict):
-        return [found for k, v in value.items() for found in _placeholder_locations(v, loc + (k,))]
-    if isinstance(value, list):
-        return [found for i, v in enumerate(value) for found in _placeholder_locations(v, loc + (i,))]
-    return []
+    """Where the offline reader's secret placeholders are; a walk without recursion, since values
+    may be nested far deeper than Python's stack (they are refused for that, and reported here).
+    Each step keeps only its parent's index, so a deep value costs no copies of its path."""
+    steps: list[tuple[int, Any]] = [(-1, None)]   # (parent step, key)
+    found, todo = [], [(value, 0)]
+    while todo:
+        value, step = todo.pop()
+        if value == SECRET_PLACEHOLDER:
+            path, at = [], step
+            while at > 0:
+                at, key = steps[at]
+                path.append(key)
+            found.append(loc + tuple(reversed(path)))
+            continue
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        for key, child in items:
+            steps.append((step, key))
+            todo.append((child, len(steps) - 1))
+    return found
 
 
-def _decode(value: Any) -> Any:
-    """Pulumi hands structured values over as JSON text; plain strings stay strings."""
+def _decode(value: Any, key: str) -> Any:
+    """Pulumi hands structured values over as JSON text, read with the loader's bounds (nesting, duplicated
+    keys); plain strings stay strings."""
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
-    except ValueError:
-        return value
+        # Bounded only by what can be read at all: the settings models bound what they read and name
+        # the key path that is too deep.
+        return loads_json(value, key, Limits(max_depth=10_000))
+    except LoadError as error:
+        if error.reason.startswith("not valid JSON"):
+            return value
+        raise

@@ -29,10 +29,13 @@ from aks_kueue.day2.state import Previous, SystemPoolOwner, Tracked
 from aks_kueue.day2.upgrades import AUTO_UPGRADE_CONFIG, NODE_OS_UPGRADE_CONFIG, manages_kubernetes_version
 from aks_kueue.settings import SYSTEM_POOL_NAME
 from aks_kueue.settings.cluster import Cluster
+from aks_kueue.settings.monitoring import Monitoring
 from components import token
 from components.azure_object import AzureObject
 from components.cluster.kubeconfig import decode_first, use_azure_cli_login
 from components.day2_guard import Gated, secret_inputs
+from components.monitoring.cluster_inputs import merge_cluster_inputs
+from components.monitoring.workspaces import MonitoringWorkspaces, MonitoringWorkspacesArgs
 
 # "Azure Kubernetes Service RBAC Cluster Admin", a built-in role.
 AKS_RBAC_CLUSTER_ADMIN_ROLE = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
@@ -50,6 +53,7 @@ class AksClusterArgs:
     tags: dict[str, str]
     protection: Protection
     guard: Gated
+    monitoring: Optional[Monitoring] = None
     secret: bool = False              # aks-kueue:cluster is a secret key
     secret_resource_group: bool = False   # aks-kueue:resourceGroupName is a secret key
 
@@ -70,10 +74,16 @@ class AksCluster(pulumi.ComponentResource):
             location=args.location, tags=args.tags, opts=pulumi.ResourceOptions(
                 parent=self, protect=protection.protects(RESOURCE_GROUP_ENTRY), depends_on=[gate]))
 
+        # The cluster's monitoring add-ons name these workspaces, so they come first.
+        self.monitoring_workspaces = MonitoringWorkspaces(f"{name}-monitoring", MonitoringWorkspacesArgs(
+            args.monitoring, group.name, args.location, args.cluster.name, args.tags),
+            opts=pulumi.ResourceOptions(parent=self)) if args.monitoring else None
         # The update that creates the cluster sends the system pool inline; later ones send none.
         profiles = args.guard.previous.apply(
             lambda previous: [system_pool_profile(args)] if previous.record is None else None)
-        inputs = secret_inputs({**_cluster_inputs(args), "agent_pool_profiles": profiles}, args.secret)
+        inputs = secret_inputs(merge_cluster_inputs(
+            {**_cluster_inputs(args), "agent_pool_profiles": profiles},
+            self.monitoring_workspaces.cluster_inputs if self.monitoring_workspaces else {}), args.secret)
         ignored = [] if manages_kubernetes_version(args.cluster.security.upgrade_channel) else ["kubernetesVersion"]
         managed = cs.ManagedCluster(
             f"{name}-aks", resource_group_name=group.name, opts=pulumi.ResourceOptions(

@@ -111,5 +111,5 @@ def _quiet_refusals() -> None:
 def _judged(previous: Previous, desired: Record, allowances: Allowances) -> Report:
     report = judge(previous, desired, allowances)
     for finding in report.notices:
-        pulumi.log.warn(f"{finding.field}: {finding.message}; {finding.fix}")
+        pulumi.log.warn(str(finding))
     return report

@@ -8,15 +8,15 @@ from typing import Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from aks_kueue.aks.device_plugin import daemonset, device_plugin_groups
-from aks_kueue.settings.pools import NodePool
+from aks_kueue.aks.device_plugin import daemonset, daemonset_name, device_plugin_groups
+from aks_kueue.aks.pools import Pool
 from components import token
 from components.kubernetes_object import KubernetesObject
 
 
 @dataclass(frozen=True)
 class GpuDevicePluginArgs:
-    pools: list[NodePool]
+    pools: list[Pool]
     provider: k8s.Provider
     node_pools: Sequence[pulumi.Resource]
 
@@ -28,7 +28,7 @@ class GpuDevicePlugin(pulumi.ComponentResource):
         self.daemonsets: list[KubernetesObject] = []
         self.names: list[str] = []
         for strategy, pools in device_plugin_groups(args.pools).items():
-            ds_name = "nvidia-device-plugin" + ("-mig" if strategy == "mixed" else "")
+            ds_name = daemonset_name(strategy)
             manifest = daemonset(ds_name, strategy, pools)
             self.daemonsets.append(KubernetesObject(f"{name}-{ds_name}", manifest, child))
             self.names.append(ds_name)

@@ -30,6 +30,9 @@ class KueueInstallArgs:
     cluster_name: pulumi.Input[str]
     provider: k8s.Provider
     node_pools: Sequence[pulumi.Resource]
+    # Kueue's quota and borrowing metrics (`metrics.enableClusterQueueResources`), which the monitoring
+    # dashboard shows; the Helm path only, the managed extension exposes no setting for it.
+    cluster_queue_metrics: bool = False
     protect: bool = False                         # Pulumi `protect` on the installer
     gate: Optional[pulumi.Input[pulumi.Resource]] = None   # the day-2 guard's verdict
     secret: bool = False                          # aks-kueue:kueue is a secret key
@@ -62,7 +65,7 @@ class KueueInstall(pulumi.ComponentResource):
             self.installer = self._helm_release(name, args)
             self.summary = {
                 "installMethod": "helm", "chart": KUEUE_CHART_REPOSITORY, "version": kueue.chart_version,
-                "featureGates": dict(kueue.feature_gates), "integrations": kueue.frameworks,
+                "featureGates": kueue.feature_gates_in_force, "integrations": kueue.frameworks,
             }
         self.summary.update({
             "namespace": KUEUE_NAMESPACE, "apiVersion": KUEUE_API_VERSION,
@@ -76,7 +79,11 @@ class KueueInstall(pulumi.ComponentResource):
 
         kueue = args.kueue
         # The extension generates ResourceFlavors for the user pools it finds, so it
-        # comes after them. A pinned version only holds with auto-upgrade off.
+        # comes after them. A pin follows Microsoft's documented command (`az k8s-extension
+        # create --name kueue --extension-type microsoft.kueue --scope cluster --release-namespace
+        # kueue-system --version <v> --auto-upgrade-mode none`): the version, auto-upgrade off, and
+        # no release train of ours (ARM reads releaseTrain only with auto-upgrade on; the SDK sends
+        # its default, Stable). Without a pin the extension follows the train with auto-upgrade.
         release = (dict(version=kueue.version, auto_upgrade_minor_version=False) if kueue.version
                    else dict(release_train=kueue.effective_release_train, auto_upgrade_minor_version=True))
         return kc.Extension(
@@ -104,12 +111,16 @@ class KueueInstall(pulumi.ComponentResource):
             namespace=KUEUE_NAMESPACE,
             create_namespace=True,
             # A key set with --secret is secret as a whole, tokens in chart values included.
-            values=pulumi.Output.secret(helm_values(kueue)) if args.secret else helm_values(kueue),
+            values=_secret(helm_values(kueue, cluster_queue_metrics=args.cluster_queue_metrics), args.secret),
             # Helm waits for the controller and its webhook Deployment before the
             # release counts as created, so queue objects are not sent too early.
             timeout=600,
             opts=pulumi.ResourceOptions(parent=self, provider=args.provider, protect=args.protect,
                                         depends_on=_gate(args)))
+
+
+def _secret(values: dict, secret: bool):
+    return pulumi.Output.secret(values) if secret else values
 
 
 def _gate(args: KueueInstallArgs) -> list:

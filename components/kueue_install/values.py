@@ -7,41 +7,34 @@ from typing import Any
 import yaml
 
 from aks_kueue.k8s.merge import deep_merge
-from aks_kueue.kueue.configuration import parse_configuration
-from aks_kueue.settings.kueue import Kueue
-from aks_kueue.versions import KUEUE_CONFIG_API_VERSION
+from aks_kueue.kueue.chart_values import chart_configuration
+from aks_kueue.settings.kueue import CONFIG_VALUE, Kueue
 
 
-def manager_configuration(frameworks: list[str]) -> dict[str, Any]:
+def manager_configuration(frameworks: list[str], *, cluster_queue_metrics: bool = False) -> dict[str, Any]:
     """The chart's default Configuration with the stack's integrations.
 
-    The chart replaces its whole default when the value is set, so every default the
-    chart ships is written out again here; only `integrations.frameworks` differs.
+    `cluster_queue_metrics` turns on `metrics.enableClusterQueueResources`: Kueue then reports each
+    ClusterQueue's quota and usage per flavor and resource (`kueue_cluster_queue_resource_usage`,
+    `kueue_cluster_queue_nominal_quota`, ...). The chart leaves it off.
     """
-    return {
-        "apiVersion": KUEUE_CONFIG_API_VERSION,
-        "kind": "Configuration",
-        "health": {"healthProbeBindAddress": ":8081"},
-        "metrics": {"bindAddress": ":8443"},
-        "webhook": {"port": 9443},
-        "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
-        "controller": {"groupKindConcurrency": {
-            "Job.batch": 5, "Pod": 5, "Workload.kueue.x-k8s.io": 10, "LocalQueue.kueue.x-k8s.io": 5,
-            "ClusterQueue.kueue.x-k8s.io": 5, "ResourceFlavor.kueue.x-k8s.io": 1}},
-        "clientConnection": {"qps": 300, "burst": 500},
-        "integrations": {"frameworks": list(frameworks)},
-    }
+    configuration = chart_configuration(frameworks)
+    if cluster_queue_metrics:
+        configuration["metrics"]["enableClusterQueueResources"] = True
+    return configuration
 
 
-def helm_values(kueue: Kueue) -> dict[str, Any]:
-    configuration = manager_configuration(kueue.frameworks)
+def helm_values(kueue: Kueue, *, cluster_queue_metrics: bool = False) -> dict[str, Any]:
+    """The values for the Kueue chart. The stack's own Configuration keys and chart values are
+    merged last, so a stack that sets `metrics.enableClusterQueueResources` itself keeps its value."""
+    configuration = manager_configuration(kueue.frameworks, cluster_queue_metrics=cluster_queue_metrics)
     overrides = kueue.manager_configuration_overrides
     if overrides is not None:
-        configuration = deep_merge(configuration, parse_configuration(overrides))
+        configuration = deep_merge(configuration, overrides)
     values: dict[str, Any] = {
         "controllerManager": {
-            # The chart renders this list as --feature-gates; the Configuration must then
-            # not carry featureGates too, or the manager refuses to start.
+            # The chart renders this list as --feature-gates (nothing when it is empty); the
+            # Configuration then must not carry featureGates too, or the manager refuses to start.
             "featureGates": [{"name": name, "enabled": on} for name, on in kueue.feature_gates.items()],
             # Run the controller on the system pool, which is tainted CriticalAddonsOnly,
             # so it never holds a user node up or waits for one to scale from zero.
@@ -49,11 +42,11 @@ def helm_values(kueue: Kueue) -> dict[str, Any]:
             "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}],
         },
         "managerConfig": {
-            "controllerManagerConfigYaml": yaml.safe_dump(configuration, sort_keys=False),
+            CONFIG_VALUE[1]: yaml.safe_dump(configuration, sort_keys=False),
         },
     }
-    user_values = {k: v for k, v in kueue.values.items() if k != "managerConfig"}
-    user_values["managerConfig"] = {k: v for k, v in (kueue.values.get("managerConfig") or {}).items()
-                                    if k != "controllerManagerConfigYaml"}
+    user_values = kueue.chart_values
+    manager_config = user_values.get("managerConfig")
+    manager_config = manager_config if isinstance(manager_config, dict) else {}
+    user_values["managerConfig"] = {k: v for k, v in manager_config.items() if k != CONFIG_VALUE[1]}
     return deep_merge(values, user_values)
-

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -11,8 +11,7 @@ import pulumi_kubernetes as k8s
 from aks_kueue.day2.allow import Entry, Protection, Target
 from aks_kueue.day2.names import immutable_paths, legacy_aliases, logical_name
 from aks_kueue.day2.state import Tracked
-from aks_kueue.kueue.validate import KueueObject
-from aks_kueue.queues import MANAGED_BY, QueuePlan
+from aks_kueue.model import KueueItem, Namespace
 from components import token
 from components.kubernetes_object import KubernetesObject, type_token
 
@@ -21,7 +20,9 @@ NAMESPACE_TYPE = "kubernetes:core/v1:Namespace"
 
 @dataclass(frozen=True)
 class KueueQueuesArgs:
-    plan: QueuePlan
+    # The model's objects, referenced kinds first, and the namespaces of their LocalQueues.
+    objects: Sequence[KueueItem]
+    namespaces: Sequence[Namespace]
     provider: k8s.Provider
     installer: pulumi.Resource
     protection: Protection
@@ -45,17 +46,17 @@ class KueueQueues(pulumi.ComponentResource):
         self._name = name
         self._args = args
         self.namespaces = {}
-        for namespace, labels in args.plan.namespaces.items():
+        for namespace in args.namespaces:
             manifest = {"apiVersion": "v1", "kind": "Namespace",
-                        "metadata": {"name": namespace, "labels": self._secret(labels)}}
-            existing = namespace in args.plan.existing
-            self.namespaces[namespace] = KubernetesObject(
-                f"{name}-namespace-{namespace}", manifest, patch=existing, opts=pulumi.ResourceOptions(
+                        "metadata": {"name": namespace.name, "labels": self._secret(dict(namespace.labels))}}
+            self.namespaces[namespace.name] = KubernetesObject(
+                f"{name}-namespace-{namespace.name}", manifest, patch=namespace.existing, opts=pulumi.ResourceOptions(
                     parent=self, provider=args.provider,
-                    retain_on_delete=None if existing else args.protection.retains(namespace_entry(namespace))))
-        self._aliases = legacy_aliases(name, [(o.kind, o.namespace, o.name) for o in args.plan.objects])
+                    retain_on_delete=None if namespace.existing else args.protection.retains(
+                        namespace_entry(namespace.name))))
+        self._aliases = legacy_aliases(name, [(o.kind, o.namespace, o.name) for o in args.objects])
         self.objects: dict[tuple[str, Optional[str], str], pulumi.Resource] = {}
-        for obj in args.plan.objects:  # the plan lists referenced objects first
+        for obj in args.objects:  # referenced kinds come first
             self.objects[(obj.kind, obj.namespace, obj.name)] = self._register(obj)
         self.summary = {kind: [f"{ns}/{n}" if ns else n for (k, ns, n) in self.objects if k == kind]
                         for kind in dict.fromkeys(k for (k, _, _) in self.objects)}
@@ -64,14 +65,14 @@ class KueueQueues(pulumi.ComponentResource):
     def _secret(self, value):
         return pulumi.Output.secret(value) if self._args.secret else value
 
-    def _register(self, obj: KueueObject) -> pulumi.Resource:
-        manifest = obj.manifest
+    def _register(self, obj: KueueItem) -> pulumi.Resource:
+        manifest = dict(obj.manifest)
         metadata = dict(manifest["metadata"])
-        metadata["labels"] = {**MANAGED_BY, **(metadata.get("labels") or {})}
         fields = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind", "metadata")}
         key = (obj.kind, obj.namespace, obj.name)
         name = logical_name(self._name, obj.kind, obj.namespace, obj.name)
-        immutable = immutable_paths(obj.kind, obj.spec)
+        spec = manifest.get("spec")
+        immutable = immutable_paths(obj.kind, spec if isinstance(spec, dict) else None)
         old = self._aliases.get(key)
         opts = pulumi.ResourceOptions(
             parent=self, provider=self._args.provider, depends_on=[self._args.installer, *self._references(obj)],
@@ -89,15 +90,15 @@ class KueueQueues(pulumi.ComponentResource):
             name, api_version=manifest["apiVersion"], kind=obj.kind, metadata=metadata,
             spec=self._secret(fields.get("spec")), opts=opts)
 
-    def _old_urn(self, obj: KueueObject, old_name: str) -> str:
+    def _old_urn(self, obj: KueueItem, old_name: str) -> str:
         """The URN the object had under its old name (this component sits at the stack root).
         A URN is what the engine compares; handing it over whole spares the SDK resolving an
         alias spec for each of possibly thousands of LocalQueues."""
         kind = type_token(obj.manifest["apiVersion"], obj.kind)
         return f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{token('KueueQueues')}${kind}::{old_name}"
 
-    def _references(self, obj: KueueObject) -> list[pulumi.Resource]:
-        spec = obj.spec
+    def _references(self, obj: KueueItem) -> list[pulumi.Resource]:
+        spec = obj.manifest.get("spec") if isinstance(obj.manifest.get("spec"), dict) else {}
         wanted: list[tuple[str, Optional[str], str]] = []
         if obj.kind == "ResourceFlavor" and spec.get("topologyName"):
             wanted.append(("Topology", None, spec["topologyName"]))
@@ -123,8 +124,8 @@ class KueueQueues(pulumi.ComponentResource):
         return found
 
 
-def tracked(plan: QueuePlan, protection: Protection) -> list[Tracked]:
+def tracked(namespaces: Sequence[Namespace], protection: Protection) -> list[Tracked]:
     """The team namespaces the program creates, as the guard watches them."""
-    return [Tracked(namespace_entry(ns), NAMESPACE_TYPE, f"Namespace {ns}", {}, False,
-                    retained=protection.retains(namespace_entry(ns)), key="aks-kueue:queues.localQueues")
-            for ns in plan.namespaces if ns not in plan.existing]
+    return [Tracked(namespace_entry(ns.name), NAMESPACE_TYPE, f"Namespace {ns.name}", {}, False,
+                    retained=protection.retains(namespace_entry(ns.name)), key="aks-kueue:queues.localQueues")
+            for ns in namespaces if not ns.existing]

@@ -9,9 +9,9 @@ import pytest
 
 from aks_kueue.aks.allocatable import default_max_pods, node_allocatable, reserved_cpu_millicores
 from aks_kueue.k8s.quantity import parse_quantity
-from aks_kueue.queues import AGENTPOOL_LABEL, plan_queues
+from aks_kueue.aks.nodes import AGENTPOOL
 from aks_kueue.settings import parse_settings
-from tests.conftest import ROOT, flat, stack_doc
+from tests.conftest import flat, model_of, stack_doc
 
 # aks.md section a.5: vCPU, GiB, allocatable CPU (m), allocatable GiB at 30 / 110 / 250 pods,
 # computed by the AKS formula without a VM-overhead margin.
@@ -47,20 +47,20 @@ def test_every_figure_is_explained():
 
 def _capacity_by_flavor(stack: str) -> tuple[dict, dict]:
     settings = parse_settings(flat(stack_doc(stack)))
-    plan = plan_queues(settings, ROOT)
+    model = model_of(stack_doc(stack))
     pools = {p.name: p for p in settings.node_pools}
     net = settings.cluster.network
     capacity = {}
-    for flavor in plan.of_kind("ResourceFlavor"):
-        pool = pools[flavor.spec["nodeLabels"][AGENTPOOL_LABEL]]
+    for flavor in model.of_kind("ResourceFlavor"):
+        pool = pools[flavor.manifest["spec"]["nodeLabels"][AGENTPOOL]]
         node = node_allocatable(pool.size.vcpus, pool.size.memory_gib,
                                 pool.max_pods or default_max_pods(net.plugin, net.plugin_mode))
         capacity[flavor.name] = {"cpu": Fraction(node.cpu_millicores, 1000) * pool.max_count,
                                  "memory": node.memory_bytes * pool.max_count,
                                  "nvidia.com/gpu": int(pool.size.gpus) * pool.max_count}
     quota: dict = defaultdict(lambda: defaultdict(Fraction))
-    for cq in plan.of_kind("ClusterQueue"):
-        for group in cq.spec["resourceGroups"]:
+    for cq in model.of_kind("ClusterQueue"):
+        for group in cq.manifest["spec"]["resourceGroups"]:
             for flavor in group["flavors"]:
                 for resource in flavor["resources"]:
                     quota[flavor["name"]][resource["name"]] += parse_quantity(resource["nominalQuota"])
@@ -92,12 +92,12 @@ def test_allocatable_to_the_mib(size, vcpus, gib, cpu_m, memory):
 @pytest.mark.parametrize("size,vcpus,gib,cpu_m,memory", TABLE)
 def test_pool_nodes_subtract_the_device_plugin_on_gpu_pools_only(size, vcpus, gib, cpu_m, memory):
     from aks_kueue.aks.device_plugin import REQUESTS
-    from aks_kueue.feasibility.adapter import pool_spec
-    from aks_kueue.feasibility.pools import node_resources
+    from aks_kueue.aks.nodes import node_resources
+    from aks_kueue.model.from_settings import user_pool
     from aks_kueue.settings.pools import NodePool
 
     pool = NodePool.model_validate({"name": "p", "vmSize": size, "minCount": 0, "maxCount": 2, "maxPods": 110})
-    node = node_resources(pool_spec(pool, 0, 250))
+    node = node_resources(user_pool(pool, 0, parse_settings(flat(stack_doc("dev")))))
     base = node_allocatable(vcpus, gib, 110)
     plugin = pool.needs_device_plugin
     assert plugin == (pool.size.gpu_vendor == "nvidia")

@@ -11,7 +11,6 @@ from typer.testing import CliRunner
 from aks_kueue.cli import app
 from tests.conftest import edited
 from tests.day2 import plans
-from tests.policies.fakes import fake_pack  # noqa: F401  (a fixture)
 
 runner = CliRunner()
 
@@ -99,7 +98,7 @@ def test_preview_refuses_a_replacement_against_previous_outputs(tmp_path, fake_p
     assert not [f for f in json.loads(out)["findings"] if f["kind"].startswith("day2-")]
 
 
-@pytest.mark.parametrize("content,fragment", [("{", "not JSON"), ("[]", "a JSON object of stack outputs")])
+@pytest.mark.parametrize("content,fragment", [("{", "not valid JSON"), ("[]", "a JSON object of stack outputs")])
 def test_unusable_previous_outputs_exit_2(tmp_path, content, fragment, fake_pack):
     code, _, err = cli("preview", "--stack", "dev", "--previous-outputs", write(tmp_path, "o.json", content))
     assert code == 2 and fragment in err and "Traceback" not in err

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from aks_kueue.cli import app
 from tests.conftest import ROOT, edited
-from tests.policies.fakes import fake_pack, real_pack  # noqa: F401  (fake_pack is a fixture)
+
 
 runner = CliRunner()
 
@@ -29,16 +29,20 @@ def write_stack(tmp_path, config: dict):
 
 
 def test_dev_json_follows_the_contract():
-    real_pack()
     # A real process, as a user runs it: the console script's module, stdout only JSON.
     done = subprocess.run([sys.executable, "-m", "aks_kueue.cli", "preview", "--stack", "dev", "--json"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
-    assert list(doc) == ["project", "stack", "resources", "violations", "outputs", "capacity", "findings"]
-    # Without --previous-outputs the day-2 guard says the preview is unguarded; nothing else is found.
-    assert [f["kind"] for f in doc["findings"]] == ["day2-unguarded"]
-    assert {r["verdict"] for r in doc["capacity"]["flavors"]} == {"ok"}
+    assert list(doc) == ["project", "stack", "resources", "violations", "outputs", "findings", "capacity", "result"]
+    assert doc["result"] == "ok" and {r["verdict"] for r in doc["capacity"]["flavors"]} == {"ok"}
+    # Warnings only: the dev stack's authorized range is a documentation range, the checks only
+    # Azure can answer (each with its az command), and, without --previous-outputs, the day-2
+    # guard saying the preview is unguarded.
+    assert {f["severity"] for f in doc["findings"]} == {"warning"}
+    assert {f["kind"] for f in doc["findings"]} == {"placeholder-value", "check-in-azure", "day2-unguarded"}
+    for finding in doc["findings"]:
+        assert set(finding) == {"kind", "severity", "object", "key", "message", "fix", "numbers"}
     assert (doc["project"], doc["stack"]) == ("aks-kueue", "dev")
     for violation in doc["violations"]:  # dev may carry advisory ones, never a mandatory one
         assert set(violation) == {"policy", "enforcementLevel", "urn", "message"}
@@ -60,28 +64,31 @@ def test_default_stack_is_dev_and_human_output_is_a_tree(fake_pack):
     assert "aks-kueue / stack dev" in out and "azure-native:containerservice:AgentPool" in out
     assert "[secret]" in out
     assert out.index("Quota against capacity") < out.index("Policy verdicts")
-    assert "Feasibility: no findings." in out
 
 
 def test_an_infeasible_quota_exits_1_with_its_findings(tmp_path):
-    real_pack()
     fixture = ROOT / "tests" / "fixtures" / "feasibility" / "quota-above-capacity.yaml"
     code, out, _ = cli("preview", "--config", str(fixture), "--json")
     doc = json.loads(out)
     assert code == 1 and any(v["enforcementLevel"] == "mandatory" for v in doc["violations"])
-    assert [f["kind"] for f in doc["findings"] if not f["kind"].startswith("day2-")] == ["quota-above-capacity"]
+    assert [f["kind"] for f in doc["findings"] if f["severity"] == "error"] == ["quota-above-capacity"]
     row = next(r for r in doc["capacity"]["flavors"] if (r["flavor"], r["resource"]) == ("t4", "nvidia.com/gpu"))
-    assert (row["quota"], row["capacity"], row["headroom"], row["verdict"]) == ("3", "2", "-1", "over")
+    # Figures are numbers with a unit, not display strings.
+    assert (row["quota"], row["capacity"], row["headroom"], row["unit"], row["verdict"]) == (3, 2, -1, "count", "over")
+    cpu = next(r for r in doc["capacity"]["flavors"] if (r["flavor"], r["resource"]) == ("t4", "cpu"))
+    assert cpu["unit"] == "cores" and isinstance(cpu["capacity"], (int, float))
     code, out, _ = cli("preview", "--config", str(fixture))
-    assert code == 1 and "error aks-kueue:queues.resourceFlavors[1]: the nominalQuota" in " ".join(out.split())
+    text = "".join(out.split())  # the terminal wraps long keys
+    assert code == 1 and "aks-kueue:queues.clusterQueues[0].spec.resourceGroups[0].flavors[1].resources[2]" \
+        ".nominalQuota:thenominalQuota" in text
 
 
 def test_a_warning_finding_is_reported(fake_pack):
     # Whether it rejects the stack is the pack's call (tests/test_preview_policies.py).
     fixture = ROOT / "tests" / "fixtures" / "feasibility" / "managed-region.yaml"
     code, out, _ = cli("preview", "--config", str(fixture), "--json")
-    assert code == 0 and [f["severity"] for f in json.loads(out)["findings"]
-                          if not f["kind"].startswith("day2-")] == ["warning"]
+    found = json.loads(out)["findings"]
+    assert code == 0 and [f["severity"] for f in found if f["kind"] == "managed-region"] == ["warning"]
 
 
 def test_config_flag_reads_any_stack_file(tmp_path, fake_pack):
@@ -132,5 +139,6 @@ def test_invalid_stack_files_exit_2_naming_the_key(case, tmp_path):
         edit(c)
         c["aks-kueue:kueue"] = {k: v for k, v in c["aks-kueue:kueue"].items() if v is not None}
     code, out, err = cli("preview", "--config", str(write_stack(tmp_path, edited("dev", apply))), "--json")
-    assert code == 2 and out == ""
+    assert code == 2 and json.loads(out)["result"] == "invalid"
+    assert key_path in [f["key"] for f in json.loads(out)["findings"]]
     assert f"{key_path}: " in err and "Traceback" not in err

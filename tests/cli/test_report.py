@@ -7,10 +7,10 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from aks_kueue.cli import app
-from aks_kueue.feasibility.quotas import CapacityRow
+from aks_kueue.judge.capacity import CapacityRow
 from aks_kueue.cli.chart import OVERCOMMITTED, UNJUDGED, WITHIN, bars
 from tests.conftest import ROOT
-from tests.policies.fakes import fake_pack, violation  # noqa: F401  (fake_pack is a fixture)
+
 
 OVER = ROOT / "tests" / "fixtures" / "feasibility" / "quota-above-capacity.yaml"
 runner = CliRunner()
@@ -59,8 +59,7 @@ def test_a_stack_within_capacity_shows_no_red(fake_pack, tmp_path):
     assert pixels_of(image, OVERCOMMITTED) == 0 and pixels_of(image, WITHIN) > 2000
 
 
-def test_the_summary_is_the_preview_markdown(fake_pack, tmp_path):
-    fake_pack.violations = [violation("kueue-quota-fits-capacity", "mandatory", "3 on 2; fix: lower it")]
+def test_the_summary_is_the_preview_markdown(tmp_path):
     code, _, _ = invoke("report", "--config", OVER, "--out", tmp_path)
     assert code == 1  # written, and rejected like the preview
     _, markdown, _ = invoke("preview", "--config", OVER, "--format", "markdown")

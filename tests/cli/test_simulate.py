@@ -23,7 +23,10 @@ def test_json_follows_the_contract():
     assert code == 0
     workloads = json.loads(out)["workloads"]
     for item in workloads:
-        assert set(item) == {"namespace", "name", "clusterQueue", "mode", "borrowing", "podSets", "message"}
+        assert {"namespace", "name", "clusterQueue", "mode", "borrowing", "podSets", "message", "source",
+                "preemptionTargets", "file", "document"} <= set(item)
+        assert item["source"] == {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "name": item["name"]}
+        assert item["file"] == str(TEAM)
         for podset in item["podSets"]:
             assert set(podset) == {"name", "count", "flavors"}
     summary = [(w["name"], w["mode"], w["borrowing"]) for w in workloads]
@@ -73,14 +76,17 @@ def test_v1beta1_input_and_kind_list(tmp_path):
 
 def test_unusable_input_exits_2_with_file_and_document(tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n---\napiVersion: batch/v1\nkind: Job\n")
-    code, out, err = run(str(bad))
-    assert code == 2 and out == ""
-    assert f"{bad} document 1" in err and "not Kueue's" in err and "Traceback" not in err
+    bad.write_text("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: a}\n---\n- 1\n")
+    code, out, err = run(str(bad), "--json")
+    assert code == 2
+    assert f"{bad} document 1: a document must be a Kubernetes object" in err and "Traceback" not in err
+    # Exactly one JSON document on stdout, with the error in it too.
+    assert json.loads(out)["errors"] == [{"file": str(bad), "document": 1, "message": err.strip()[len("simulate: "):]}]
     broken = tmp_path / "broken.yaml"
     broken.write_text("kind: [\n")
-    code, _, err = run(str(broken), "--json")
+    code, out, err = run(str(broken), "--json")
     assert code == 2 and "not valid YAML" in err
+    assert "not valid YAML" in json.loads(out)["errors"][0]["message"]
 
 
 def test_invalid_objects_are_rejected_before_simulating(tmp_path):
@@ -89,14 +95,22 @@ def test_invalid_objects_are_rejected_before_simulating(tmp_path):
     path = tmp_path / "invalid.yaml"
     path.write_text(text)
     code, out, err = run(str(path), "--json")
-    assert code == 1 and out == ""
+    assert code == 1
     assert "ClusterQueue team-b" in err and "lendingLimit" in err
+    document = json.loads(out)
+    assert document["workloads"] == [] and any("lendingLimit" in e["message"] for e in document["errors"])
 
 
-def test_human_output_is_a_table():
-    code, out, _ = run(str(TEAM))
-    assert code == 0
-    assert "team-a/too-big-ever" in out and "NoFit" in out and "Preempt" in out
+def test_human_output_is_a_table_as_wide_as_the_terminal():
+    wide = CliRunner().invoke(app, ["simulate", str(TEAM)], env={"COLUMNS": "200"})
+    assert wide.exit_code == 0
+    assert "team-a/too-big-ever" in wide.stdout and "NoFit" in wide.stdout and "Preempt" in wide.stdout
+    assert max(len(line) for line in wide.stdout.splitlines()) > 120
+    narrow = CliRunner().invoke(app, ["simulate", str(TEAM)], env={"COLUMNS": "80"})
+    assert max(len(line) for line in narrow.stdout.splitlines()) <= 80
+    # Counts per ClusterQueue, then the one-line summary.
+    assert "per ClusterQueue" in narrow.stdout
+    assert narrow.stdout.splitlines()[-1] == "4 workloads: 2 Fit, 1 Preempt, 1 NoFit; 1 objects skipped"
 
 
 def test_admitted_usage_is_held_to_kueues_status_rules(tmp_path):
@@ -197,4 +211,8 @@ def test_empty_input_says_there_was_nothing(tmp_path):
     for command in ("simulate", "validate"):
         result = CliRunner().invoke(app, [command, str(empty), "--json"])
         assert result.exit_code == 0 and "no Kueue objects" in result.stderr
-        assert json.loads(result.stdout) in ({"workloads": []}, {"objects": []})
+        document = json.loads(result.stdout)
+        assert document in ({"workloads": [], "skipped": [], "summary": {"workloads": 0, "Fit": 0, "Preempt": 0,
+                                                                          "NoFit": 0, "skipped": 0}},
+                            {"objects": [], "skipped": [], "summary": {"objects": 0, "valid": 0, "invalid": 0,
+                                                                        "skipped": 0}})

@@ -25,7 +25,9 @@ def test_json_verdicts_per_object():
         ("ClusterQueue", "legacy", True), ("ClusterQueue", "broken", False), ("ResourceFlavor", "default", True),
         ("LocalQueue", "main", True), ("Workload", "wl", False)]
     for obj in objects:
-        assert set(obj) == {"apiVersion", "kind", "name", "namespace", "valid", "errors"}
+        assert set(obj) == {"apiVersion", "kind", "name", "namespace", "valid", "errors", "file", "document"}
+    assert [o["document"] for o in objects] == [0, 1, 2, 2, 2]  # a kind: List's items share its index
+    assert {o["file"] for o in objects} == {str(FIXTURE)}
     assert objects[0]["apiVersion"] == "kueue.x-k8s.io/v1beta1" and objects[3]["namespace"] == "team-a"
     assert objects[1]["errors"] == [{"field": "spec.resourceGroups[0].flavors[0].resources[1].lendingLimit",
                                      "message": 'Invalid value: "8Gi": must be nil when cohort is empty'}]
@@ -39,13 +41,15 @@ def test_all_valid_exits_0(tmp_path):
     assert code == 0 and out.startswith("ok      ResourceFlavor a")
 
 
-def test_unknown_kind_names_file_and_document(tmp_path):
+def test_unknown_kueue_kind_is_an_invalid_object_named_by_file_and_document(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ResourceFlavor\nmetadata: {name: a}\n---\n"
                     "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Queue\nmetadata: {name: b}\n")
-    code, out, err = run(str(path), "--json")
-    assert code == 2 and out == ""
-    assert err.startswith(f"validate: {path} document 1: kind 'Queue' is not a Kueue kind")
+    code, out, _ = run(str(path), "--json")
+    assert code == 1
+    bad = json.loads(out)["objects"][1]
+    assert (bad["file"], bad["document"], bad["valid"]) == (str(path), 1, False)
+    assert bad["errors"] == [{"field": "kind", "message": 'Unsupported value: "Queue": not a Kueue kind'}]
 
 
 def test_bad_yaml_and_missing_file(tmp_path):

@@ -11,8 +11,10 @@ CPU = STACK + "aksKueue:index:NodePools$azure-native:containerservice:AgentPool:
 EXTENSION = STACK + "aksKueue:index:KueueInstall$azure-native:kubernetesconfiguration:Extension::kueue-extension"
 RELEASE = STACK + "aksKueue:index:KueueInstall$kubernetes:helm.sh/v3:Release::kueue-helm"
 TEAM_A = STACK + "aksKueue:index:KueueQueues$kubernetes:core/v1:Namespace::queues-namespace-team-a"
-QUEUE = STACK + "aksKueue:index:KueueQueues$kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue::queues-localqueue-team-a/default"
-MAINTENANCE = STACK + "aksKueue:index:AksCluster$azure-native:containerservice:MaintenanceConfiguration::main-auto-upgrade-schedule"
+QUEUE = STACK + ("aksKueue:index:KueueQueues$kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue::"
+                 "queues-localqueue-team-a/default")
+MAINTENANCE = STACK + ("aksKueue:index:AksCluster$azure-native:containerservice:MaintenanceConfiguration::"
+                       "main-auto-upgrade-schedule")
 
 
 def state(urn, inputs, **extra):

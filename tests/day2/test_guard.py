@@ -59,8 +59,8 @@ def test_a_replace_forcing_change_of_a_protected_pool_is_refused_naming_key_old_
     report = judge(previous(record()), record({**POOL_FACTS, path: new}), Allowances())
     (refusal,) = report.refusals
     assert refusal.severity == "error" and refusal.kind == "day2-replace-refused"
-    assert refusal.field == {"vmSize": "aks-kueue:nodePools[1].vmSize", "availabilityZones": "aks-kueue:nodePools[1].zones"}.get(
-        path, "aks-kueue:nodePools[1]")
+    keys = {"vmSize": "aks-kueue:nodePools[1].vmSize", "availabilityZones": "aks-kueue:nodePools[1].zones"}
+    assert refusal.key == keys.get(path, "aks-kueue:nodePools[1]")
     assert str(POOL_FACTS.get(path, "(unset)")) in refusal.message or "(unset)" in refusal.message
     assert "replaces AgentPool a100" in refusal.message and "every pod running on them" in refusal.message
     assert "`nodePools.a100`" in refusal.fix
@@ -95,13 +95,14 @@ def test_removing_a_protected_pool_needs_an_earlier_update_that_unprotects_it():
     before = record()
     after = replace(record(), resources={e: t for e, t in record().resources.items() if e != POOL})
     (refusal,) = judge(previous(before), after, Allowances()).refusals
-    assert refusal.kind == "day2-delete-refused" and refusal.field == "aks-kueue:nodePools"
+    assert refusal.kind == "day2-delete-refused" and refusal.key == "aks-kueue:nodePools"
     assert "earlier update" in refusal.message and "`nodePools.a100`" in refusal.fix
     # Listing it in the same update cannot help: the program no longer registers it.
     (again,) = judge(previous(before), after, Allowances([POOL])).refusals
     assert "put it back" in again.fix
     # Once an update has left it unprotected, removing it deletes it, and the preview says so.
-    unprotected = replace(before, resources={**before.resources, POOL: replace(before.resources[POOL], protected=False)})
+    pool = replace(before.resources[POOL], protected=False)
+    unprotected = replace(before, resources={**before.resources, POOL: pool})
     report = judge(previous(unprotected), after, Allowances())
     assert report.refusals == [] and report.notices[0].kind == "day2-delete"
 
@@ -113,7 +114,7 @@ def test_replacing_the_cluster_needs_its_protected_dependents_unprotected_first(
                       protected=False)
     moved = replace(moved, resources={**moved.resources, CLUSTER: cluster})
     (refusal,) = judge(previous(before), moved, Allowances([CLUSTER])).refusals
-    assert refusal.kind == "day2-replace-chain-refused" and refusal.field == "azure-native:location"
+    assert refusal.kind == "day2-replace-chain-refused" and refusal.key == "azure-native:location"
     assert "AgentPool a100" in refusal.message and "pulumi/pulumi#15776" in refusal.message
     assert "`cluster`, `nodePools.a100`, `kueue`" in refusal.fix  # each entry unprotects only itself
     unprotected = replace(before, resources={e: replace(t, protected=False) for e, t in before.resources.items()})
@@ -123,7 +124,7 @@ def test_replacing_the_cluster_needs_its_protected_dependents_unprotected_first(
 def test_a_direct_install_switch_is_refused_and_the_three_steps_pass():
     managed = record(install="managed")
     (refusal,) = judge(previous(managed), record(install="helm"), Allowances()).refusals
-    assert refusal.kind == "day2-install-switch-refused" and refusal.field == "aks-kueue:kueue.install"
+    assert refusal.kind == "day2-install-switch-refused" and refusal.key == "aks-kueue:kueue.install"
     assert "two controllers" in refusal.message and "three updates" in refusal.fix
     # Still refused with kueue listed: both would run at once.
     assert judge(previous(managed), record(install="helm"), Allowances([KUEUE])).refusals
@@ -141,7 +142,7 @@ def test_a_direct_install_switch_is_refused_and_the_three_steps_pass():
 
 def test_kubernetes_version_changes_are_reported_before_they_happen():
     (notice,) = judge(previous(record()), record(version="1.35"), Allowances()).notices
-    assert notice.kind == "day2-kubernetes-upgrade" and notice.field == "aks-kueue:cluster.kubernetesVersion"
+    assert notice.kind == "day2-kubernetes-upgrade" and notice.key == "aks-kueue:cluster.kubernetesVersion"
     assert "1.34 -> 1.35" in notice.message and "outside any maintenance window" in notice.message
     (refusal,) = judge(previous(record(version="1.35")), record(version="1.34"), Allowances()).refusals
     assert "downgrade" in refusal.message

@@ -48,7 +48,8 @@ def test_deletes_are_refused_unless_the_old_state_retains_the_object():
 @pytest.mark.parametrize("urn,inputs,entry", [
     (plans.RG, {}, "resourceGroup"), (plans.CLUSTER, {}, "cluster"),
     (plans.SYSTEM, {"agentPoolName": "system", "mode": "System"}, "systemPool"),
-    (plans.A100, {"agentPoolName": "a100"}, "nodePools.a100"), (plans.EXTENSION, {"extensionType": "microsoft.kueue"}, "kueue"),
+    (plans.A100, {"agentPoolName": "a100"}, "nodePools.a100"),
+    (plans.EXTENSION, {"extensionType": "microsoft.kueue"}, "kueue"),
     (plans.RELEASE, {"chart": "oci://registry.k8s.io/kueue/charts/kueue"}, "kueue"),
     (plans.TEAM_A, {"metadata": {"name": "team-a"}}, "namespaces.team-a"),
     (plans.QUEUE, {}, None), (plans.MAINTENANCE, {}, None),

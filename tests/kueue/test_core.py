@@ -78,13 +78,13 @@ def test_type_errors_stop_descent():
 
 def test_the_core_never_imports_pulumi():
     code = ("import sys; sys.modules['pulumi'] = None; "
-            "import aks_kueue.kueue.validate, aks_kueue.settings, aks_kueue.queues, "
+            "import aks_kueue.kueue.validate, aks_kueue.settings, aks_kueue.model.from_settings, aks_kueue.judge, "
             "aks_kueue.admission.quota")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.parametrize("module", ["aks_kueue.kueue.configuration", "components.kueue_install.values", "aks_kueue.queues",
+@pytest.mark.parametrize("module", ["aks_kueue.kueue.configuration", "components.kueue_install.values", "aks_kueue.model.from_settings", "aks_kueue.judge",
                                     "aks_kueue.kueue.validate", "aks_kueue.settings", "aks_kueue.cli"])
 def test_each_module_imports_on_its_own(module):
     done = subprocess.run([sys.executable, "-c", f"import {module}"], cwd=ROOT, capture_output=True, text=True)

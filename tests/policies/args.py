@@ -11,12 +11,10 @@ from typing import Any, Iterable, Optional
 
 from pulumi_policy import (PolicyCustomTimeouts, PolicyResource, PolicyResourceOptions, ResourceValidationArgs,
                            StackValidationArgs)
-from google.protobuf import json_format
-from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE, unknown_checking_proxy
 
-from aks_kueue.expected_workloads import carrier_manifest
-from aks_kueue.preview.pack import analyzer_resources
+from aks_kueue.model.carrier import carrier_manifest
+from aks_kueue.preview.pack import policy_view
 
 UNKNOWN = UNKNOWN_STRING_VALUE
 CLUSTER = "azure-native:containerservice:ManagedCluster"
@@ -82,7 +80,7 @@ def kueue(kind: str, name: str, spec: Optional[dict] = None, namespace: Optional
 
 
 def gpu_queue_stack(gpu_quota: str = "2", stack: str = "dev", workloads: Optional[list] = None,
-                    installer: str = "helm", edit=None) -> list[PolicyResource]:
+                    installer: str = "helm", edit=None, environment: Optional[str] = None) -> list[PolicyResource]:
     """A cluster, a CPU pool and a 2-node T4 pool, Kueue from Helm, one team queue: built by hand."""
     cluster = resource(CLUSTER, "main-aks", CLUSTER_PROPS, stack=stack)
     cpu = resource(POOL, "pools-cpu", pool_props("cpu", "Standard_D8s_v5", 3), [cluster], stack)
@@ -115,10 +113,15 @@ def gpu_queue_stack(gpu_quota: str = "2", stack: str = "dev", workloads: Optiona
                  resource("kubernetes:core/v1:Namespace", "ns-ml",
                           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml"}}, stack=stack)]
     resources += [resource(t, f"{b['kind'].lower()}-{b['metadata']['name']}", b, [install], stack) for t, b in objects]
-    if workloads:
-        resources.append(resource("kubernetes:core/v1:ConfigMap", "expected", carrier_manifest(workloads),
-                                  stack=stack))
+    if workloads or environment:
+        resources.append(carrier(workloads or [], environment or "production", stack))
     return resources
+
+
+def carrier(workloads: list, environment: str = "production", stack: str = "dev", keys=None) -> PolicyResource:
+    """The program's model ConfigMap: expected workloads, stack keys and the environment."""
+    return resource("kubernetes:core/v1:ConfigMap", "expected", carrier_manifest(workloads, keys or {}, environment),
+                    stack=stack)
 
 
 def workload(name: str, requests: dict, count: int = 1, tolerate_gpu: bool = True) -> dict:
@@ -130,16 +133,5 @@ def workload(name: str, requests: dict, count: int = 1, tolerate_gpu: bool = Tru
                                                            "template": {"spec": pod}}]}}
 
 
-def policy_resources(run) -> list[PolicyResource]:
-    """A recorded preview as the servicer hands it to a stack policy: decoded from the same
-    protobuf resources `evaluate` sends, wrapped in the proxy, dependencies linked."""
-    built, dependencies = {}, {}
-    for r in analyzer_resources(run):
-        opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0),
-                                     list(r.options.additionalSecretOutputs), r.options.parent or None)
-        props = unknown_checking_proxy(deserialize_properties(json_format.MessageToDict(r.properties)))
-        built[r.urn] = PolicyResource(r.type, props, r.urn, r.name, opts, None, None, [], {})
-        dependencies[r.urn] = list(r.dependencies)
-    for urn, resource in built.items():
-        resource.dependencies.extend(built[d] for d in dependencies[urn] if d in built)
-    return list(built.values())
+# A recorded preview as the servicer hands it to a stack policy.
+policy_resources = policy_view

@@ -2,22 +2,25 @@
 
 It answers with the violations a test sets and remembers the config it was given, so a
 test can pin down what the CLI does with any verdict. Only ever installed through
-monkeypatch, for one test. Tests of the real policies call `real_pack()` instead.
+monkeypatch, for one test. The judge still runs: the findings and the capacity table are
+real, only the pack's violations (and so the exit code) are the test's.
 """
 
 from __future__ import annotations
 
-import sys
-import types
+from typing import Optional
 
 import pytest
+
+from aks_kueue.preview import outcome, pack as pack_module
+from aks_kueue.preview.pack import Violation
 
 
 class FakePack:
     def __init__(self):
         self.violations: list[dict] = []
         self.configs: list = []
-        self.config_problem: str | None = None
+        self.config_problem: Optional[str] = None
 
     def evaluate(self, run, config):
         self.configs.append(config)
@@ -26,9 +29,8 @@ class FakePack:
         for violation in self.violations:
             violation = dict(violation)
             kind = violation.pop("urn_of_type", None)
-            if kind is not None:
-                violation["urn"] = next(r.urn for r in run.registrations if r.type.endswith(kind))
-            found.append(violation)
+            urn = next(r.urn for r in run.registrations if r.type.endswith(kind)) if kind is not None else None
+            found.append(Violation(violation["policy"], violation["enforcementLevel"], urn, violation["message"]))
         return found
 
     def policy_config_error(self, config):
@@ -38,28 +40,13 @@ class FakePack:
 @pytest.fixture
 def fake_pack(monkeypatch) -> FakePack:
     pack = FakePack()
-    module = types.ModuleType("aks_kueue.policies")
-    module.PACK_NAME = "fake"
-    module.POLICIES = []
-    module.evaluate = pack.evaluate
-    module.policy_config_error = pack.policy_config_error
-    monkeypatch.setitem(sys.modules, "aks_kueue.policies", module)
+    monkeypatch.setattr(outcome, "evaluate", pack.evaluate)
+    monkeypatch.setattr(pack_module, "policy_config_error", pack.policy_config_error)
     return pack
 
 
 def violation(policy: str, level: str, message: str, urn_of_type: str | None = None) -> dict:
-    found = {"policy": policy, "enforcementLevel": level, "urn": None, "message": message}
+    found = {"policy": policy, "enforcementLevel": level, "message": message}
     if urn_of_type:
         found["urn_of_type"] = urn_of_type
     return found
-
-
-PACK_MISSING = "the policy pack (aks_kueue.policies with evaluate) is not built yet"
-
-
-def real_pack():
-    """The real pack, or a skip while it does not exist yet."""
-    pack = pytest.importorskip("aks_kueue.policies", reason=PACK_MISSING)
-    if not hasattr(pack, "evaluate"):  # a package still being written has no API yet
-        pytest.skip(PACK_MISSING)
-    return pack

@@ -11,8 +11,8 @@ from pulumi_policy.proxy import UnknownValueError
 
 from aks_kueue.policies import POLICIES
 from aks_kueue.policies.base import INTERNAL_FAILURE
-from tests.policies.args import (CLUSTER, CLUSTER_PROPS, EXTENSION, POOL, PROVIDER, UNKNOWN, gpu_queue_stack, kueue,
-                               pool_props, resource, resource_violations, stack_violations, workload)
+from tests.policies.args import (CLUSTER, CLUSTER_PROPS, EXTENSION, POOL, PROVIDER, UNKNOWN, carrier, gpu_queue_stack,
+                                 kueue, pool_props, resource, stack_violations, workload)
 
 BY_NAME = {p.name: p for p in POLICIES}
 
@@ -33,21 +33,25 @@ def test_names_are_kebab_case_and_unique_with_descriptions():
         assert p.enforcement_level in (EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY)
 
 
-def test_the_base_stack_passes_every_stack_policy():
+def test_the_base_stack_passes_every_mandatory_policy():
     resources = gpu_queue_stack(workloads=[workload("ft", {"cpu": "6", "memory": "40Gi", "nvidia.com/gpu": "1"})])
-    stack_policies = [p for p in POLICIES if type(p).__name__ == "StackValidationPolicy"]
-    for p in stack_policies:
-        assert stack_violations(p, resources) == [], p.name
+    for p in POLICIES:
+        if p.enforcement_level == EnforcementLevel.MANDATORY:
+            assert stack_violations(p, resources) == [], p.name
+    # Its authorized range is a documentation range: a warning, advisory.
+    warned = stack_violations(policy("aks-kueue-warnings"), resources)
+    assert any("203.0.113.0/24 is a documentation range" in m and u.endswith("::main-aks") for m, u in warned)
 
 
-# --- Kueue and capacity (stack policies) -------------------------------------------------------
+# --- Kueue and capacity -------------------------------------------------------------------------
 
 
 def test_unreadable_pool_is_reported_not_skipped_silently():
     resources = gpu_queue_stack()
     resources[1] = resource(POOL, "pools-cpu", pool_props("cpu", "Standard_D8s_v5", "ten"))
     found = stack_violations(policy("aks-kueue-resources-readable"), resources)
-    assert messages(found) == ["AgentPool pools-cpu.maxCount is 'ten', not a whole number"]
+    assert messages(found) == ["AgentPool pools-cpu: AgentPool pools-cpu.maxCount is 'ten', not a whole number; "
+                               "give the resource the shape the pack reads, or remove it"]
     assert found[0][1].endswith("::pools-cpu")
 
 
@@ -71,13 +75,25 @@ def test_kueue_objects_are_checked_by_kueues_rules():
     assert found[0][1].endswith("::clusterqueue-ml")
 
 
+def test_the_stack_key_of_each_object_comes_from_the_model_configmap():
+    def bad_quota(objects):
+        objects[2][1]["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = "12 cores"
+
+    resources = gpu_queue_stack(edit=bad_quota)
+    resources.append(carrier([], keys={"ClusterQueue ml": "aks-kueue:queues.clusterQueues[0]"}))
+    [(message, _)] = stack_violations(policy("kueue-objects-valid"), resources)
+    assert message.startswith("aks-kueue:queues.clusterQueues[0].spec.resourceGroups[0].flavors[0].resources[0]"
+                              ".nominalQuota: Invalid value")
+
+
 def test_a_local_queue_namespace_must_exist_and_be_selected():
     def elsewhere(objects):
         objects[3][1]["metadata"]["namespace"] = "nowhere"
 
     found = messages(stack_violations(policy("kueue-objects-valid"), gpu_queue_stack(edit=elsewhere)))
-    assert found == ["LocalQueue nowhere/default: metadata.namespace: namespace 'nowhere' is not created by this "
-                     "stack; the LocalQueue cannot be created"]
+    assert found == ["LocalQueue nowhere/default: namespace: namespace 'nowhere' is neither created by this stack "
+                     "nor declared existing; the LocalQueue cannot be created; create the namespace with this stack, "
+                     "or list it in queues.existingNamespaces"]
 
 
 def test_exactly_one_installer():
@@ -95,29 +111,28 @@ def test_install_mode_wants_objects_after_the_installer_and_a_pinned_series():
     orphan_type, orphan = kueue("Cohort", "research", {})
     found = messages(stack_violations(policy("kueue-install-mode"),
                                       resources + [resource(orphan_type, "cohort-research", orphan)]))
-    assert found == ["Cohort research does not depend on the Kueue installer, so it may be sent before Kueue's CRDs "
-                     "and webhooks exist, and deleted after Kueue; add dependsOn on the installer"]
+    assert found == ["Cohort research: it does not depend on the Kueue installer, so it may be sent before Kueue's "
+                     "CRDs and webhooks exist, and deleted after Kueue; add dependsOn on the installer"]
     resources[3] = resource("kubernetes:helm.sh/v3:Release", "kueue-helm", {
         "chart": "oci://registry.k8s.io/kueue/charts/kueue", "version": "0.18.1"})
     assert "is not a 0.19.x release" in " ".join(messages(stack_violations(policy("kueue-install-mode"), resources)))
     assert stack_violations(policy("kueue-install-mode"), gpu_queue_stack()) == []
 
 
-def _preview_train_stack(stack):
-    resources = gpu_queue_stack(installer="managed", stack=stack)
+def _preview_train_stack(environment):
+    resources = gpu_queue_stack(installer="managed", environment=environment)
     resources[3] = resource(EXTENSION, "kueue-extension", {"extensionType": "microsoft.kueue",
-                                                           "releaseTrain": "preview", "autoUpgradeMinorVersion": True},
-                            stack=stack)
+                                                           "releaseTrain": "preview", "autoUpgradeMinorVersion": True})
     return resources
 
 
-def test_no_preview_release_train_in_prod_without_opt_in():
+def test_no_preview_release_train_in_production_without_opt_in():
     train = policy("kueue-no-preview-train-in-prod")
-    found = messages(stack_violations(train, _preview_train_stack("prod")))
-    assert len(found) == 1 and "preview release train with auto-upgrade in production stack 'prod'" in found[0]
-    assert stack_violations(train, _preview_train_stack("dev")) == []
-    assert stack_violations(train, _preview_train_stack("prod"), {"allowPreviewReleaseTrain": True}) == []
-    assert stack_violations(train, gpu_queue_stack(installer="managed", stack="prod")) == []
+    found = messages(stack_violations(train, _preview_train_stack("production")))
+    assert len(found) == 1 and "preview release train with auto-upgrade in a production stack" in found[0]
+    assert stack_violations(train, _preview_train_stack("development")) == []
+    assert stack_violations(train, _preview_train_stack("production"), {"allowPreviewReleaseTrain": True}) == []
+    assert stack_violations(train, gpu_queue_stack(installer="managed", environment="production")) == []
 
 
 def test_quota_above_the_pools_is_mandatory_and_the_overhead_is_configurable():
@@ -125,7 +140,8 @@ def test_quota_above_the_pools_is_mandatory_and_the_overhead_is_configurable():
     assert quota.enforcement_level == EnforcementLevel.MANDATORY
     found = stack_violations(quota, gpu_queue_stack(gpu_quota="3"))
     assert len(found) == 1 and "nvidia.com/gpu on flavor t4 adds up to 3" in found[0][0]
-    assert found[0][1].endswith("::resourceflavor-t4")
+    # It is pinned to the ClusterQueue whose nominalQuota to lower.
+    assert found[0][1].endswith("::clusterqueue-ml") and ".nominalQuota:" in found[0][0]
     assert stack_violations(quota, gpu_queue_stack()) == []
     # The memory quotas fit the pools at 7.5% VM overhead, not at 20%.
     over = messages(stack_violations(quota, gpu_queue_stack(), {"vmOverheadPercent": 20}))
@@ -149,10 +165,23 @@ def test_expected_workloads_must_fit_and_exist():
     assert found[0][1].endswith("::expected")
     lost = workload("lost", {"cpu": "1"}, tolerate_gpu=False)
     lost["spec"]["queueName"] = "missing"
-    assert "LocalQueue ml/missing is not created by this stack" in messages(
+    assert "LocalQueue 'ml/missing' is not defined by this stack" in messages(
         stack_violations(fits, gpu_queue_stack(workloads=[lost])))[0]
     ok = workload("ok", {"cpu": "6", "memory": "40Gi", "nvidia.com/gpu": "1"})
     assert stack_violations(fits, gpu_queue_stack(workloads=[ok])) == []
+
+
+def test_a_gpu_asked_for_by_limits_only_is_judged_too_big_for_a_one_gpu_node():
+    """Limits stand in for requests (the usual way to ask for a GPU): two GPUs by limits alone do
+    not fit a one-GPU T4 node, for the capacity check as for admission."""
+    pod = {"containers": [{"name": "main", "resources": {"limits": {"nvidia.com/gpu": "2"},
+                                                          "requests": {"cpu": "1"}}}],
+           "tolerations": [{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]}
+    limits_only = workload("limits", {})
+    limits_only["spec"]["podSets"][0]["template"]["spec"] = pod
+    [(message, _)] = stack_violations(policy("kueue-expected-workloads-fit"),
+                                      gpu_queue_stack(gpu_quota="4", workloads=[limits_only]))
+    assert "one pod requests nvidia.com/gpu 2, cpu 1" in message and "allocates nvidia.com/gpu 1" in message
 
 
 def test_managed_extension_limits():
@@ -164,9 +193,9 @@ def test_managed_extension_limits():
     assert stack_violations(limits, gpu_queue_stack(installer="managed")) == []
 
 
-def test_managed_extension_region_is_mandatory_and_configurable():
+def test_managed_extension_region_is_a_warning_and_configurable():
     region = policy("kueue-managed-extension-region")
-    assert region.enforcement_level == EnforcementLevel.MANDATORY
+    assert region.enforcement_level == EnforcementLevel.ADVISORY
     abroad = gpu_queue_stack(installer="managed")
     abroad[0] = resource(CLUSTER, "main-aks", {**CLUSTER_PROPS, "location": "westeurope"})
     assert "not westeurope" in messages(stack_violations(region, abroad))[0]
@@ -174,7 +203,7 @@ def test_managed_extension_region_is_mandatory_and_configurable():
     assert stack_violations(region, gpu_queue_stack(installer="managed")) == []
 
 
-# --- the AKS security baseline (resource policies) ---------------------------------------------
+# --- the AKS security baseline -----------------------------------------------------------------
 
 
 def _edited(path, value):
@@ -186,66 +215,69 @@ def _edited(path, value):
     return props
 
 
+def _cluster_only(props, environment="production", extra=()):
+    return [resource(CLUSTER, "main-aks", props), carrier([], environment), *extra]
+
+
 @pytest.mark.parametrize("name, path, value, expected", [
-    ("aks-local-accounts-disabled", ("disableLocalAccounts",), False, "disableLocalAccounts is not true"),
-    ("aks-azure-rbac", ("aadProfile", "enableAzureRBAC"), False, "aadProfile.enableAzureRBAC are not both true"),
-    ("aks-network-policy", ("networkProfile", "networkPolicy"), "none", "networkPolicy is none"),
+    ("aks-local-accounts-disabled", ("disableLocalAccounts",), False, "local accounts are enabled"),
+    ("aks-azure-rbac", ("aadProfile", "enableAzureRBAC"), False, "enableAzureRBAC are not both true"),
+    ("aks-network-policy", ("networkProfile", "networkPolicy"), "none", "network policy engine is none"),
     ("aks-api-server-access-restricted", ("apiServerAccessProfile", "authorizedIPRanges"), [],
      "public to every address"),
-    ("aks-auto-upgrade-channels", ("autoUpgradeProfile", "upgradeChannel"), "none", "upgradeChannel is none"),
+    ("aks-api-server-access-restricted", ("apiServerAccessProfile", "authorizedIPRanges"),
+     ["0.0.0.0/1", "128.0.0.0/1"], "taken together, admit every IPv4 address"),
+    ("aks-auto-upgrade-channels", ("autoUpgradeProfile", "upgradeChannel"), "none", "upgrade channel is none"),
     ("aks-system-pool-isolated", ("agentPoolProfiles", 0, "nodeTaints"), [], "system pool system lacks the taint"),
 ])
-def test_baseline_item(name, path, value, expected):
-    assert policy(name).enforcement_level == EnforcementLevel.ADVISORY
-    found = resource_violations(policy(name), CLUSTER, _edited(path, value))
-    assert len(found) == 1 and expected in found[0], found
-    assert resource_violations(policy(name), CLUSTER, CLUSTER_PROPS) == []
-    assert resource_violations(policy(name), POOL, pool_props("cpu", "Standard_D8s_v5", 3)) == []
+def test_baseline_item_is_mandatory_in_production_and_a_warning_in_development(name, path, value, expected):
+    assert policy(name).enforcement_level == EnforcementLevel.MANDATORY
+    found = stack_violations(policy(name), _cluster_only(_edited(path, value)))
+    assert len(found) == 1 and expected in found[0][0] and found[0][1].endswith("::main-aks"), found
+    assert stack_violations(policy(name), _cluster_only(CLUSTER_PROPS)) == []
+    # In development the same finding is advisory, reported by aks-kueue-warnings instead.
+    assert stack_violations(policy(name), _cluster_only(_edited(path, value), "development")) == []
+    warned = messages(stack_violations(policy("aks-kueue-warnings"), _cluster_only(_edited(path, value),
+                                                                                   "development")))
+    assert any(expected in m for m in warned)
 
 
 def test_a_private_cluster_needs_no_authorized_ranges():
     private = _edited(("apiServerAccessProfile",), {"enablePrivateCluster": True})
-    assert resource_violations(policy("aks-api-server-access-restricted"), CLUSTER, private) == []
+    assert stack_violations(policy("aks-api-server-access-restricted"), _cluster_only(private)) == []
 
 
 def test_a_system_agent_pool_resource_is_judged_too():
-    system = pool_props("sys2", "Standard_D4s_v5", 3, mode="System")
-    found = resource_violations(policy("aks-system-pool-isolated"), POOL, system)
+    system = resource(POOL, "pools-sys2", pool_props("sys2", "Standard_D4s_v5", 3, mode="System"))
+    found = messages(stack_violations(policy("aks-system-pool-isolated"), _cluster_only(CLUSTER_PROPS, extra=[system])))
     assert found and "system pool sys2 lacks" in found[0]
 
 
-def test_a_baseline_property_of_the_wrong_shape_is_a_violation_not_a_crash():
-    found = resource_violations(policy("aks-api-server-access-restricted"), CLUSTER,
-                                _edited(("apiServerAccessProfile", "authorizedIPRanges"), "10.0.0.0/8"))
-    assert found == ["cannot be judged: apiServerAccessProfile.authorizedIPRanges is '10.0.0.0/8', not a list"]
+def test_a_baseline_property_of_the_wrong_shape_is_reported_not_a_crash():
+    odd = _cluster_only(_edited(("apiServerAccessProfile", "authorizedIPRanges"), "10.0.0.0/8"))
+    found = messages(stack_violations(policy("aks-kueue-resources-readable"), odd))
+    assert found and "apiServerAccessProfile.authorizedIPRanges is '10.0.0.0/8', not a list" in found[0]
+    assert not any(INTERNAL_FAILURE in m for p in POLICIES for m in messages(stack_violations(p, odd)))
 
 
 def test_the_kubeconfig_stays_with_a_provider_that_keeps_it_secret():
     secret = policy("aks-kubeconfig-secret")
     kubeconfig = "apiVersion: v1\nkind: Config\nclusters: []\nusers: []\n"
     kept = resource(PROVIDER, "main-k8s", {"kubeconfig": kubeconfig}, secret_outputs=["kubeconfig"])
-    assert stack_violations(secret, [kept]) == []
+    assert stack_violations(secret, _cluster_only(CLUSTER_PROPS, extra=[kept])) == []
     plain = resource(PROVIDER, "main-k8s", {"kubeconfig": kubeconfig})
-    assert "without additionalSecretOutputs" in messages(stack_violations(secret, [plain]))[0]
+    assert "not kept secret" in messages(stack_violations(secret, _cluster_only(CLUSTER_PROPS, extra=[plain])))[0]
     leaked = resource("kubernetes:core/v1:ConfigMap", "leak", {"data": {"config": kubeconfig}})
-    found = stack_violations(secret, [kept, leaked])
-    assert len(found) == 1 and "carries a kubeconfig in its inputs" in found[0][0] and found[0][1].endswith("::leak")
+    found = stack_violations(secret, _cluster_only(CLUSTER_PROPS, extra=[kept, leaked]))
+    assert len(found) == 1 and "not kept secret" in found[0][0]
     # An unknown kubeconfig (a first preview) is not read, so the policy still runs.
-    assert stack_violations(secret, [resource(PROVIDER, "main-k8s", {"kubeconfig": UNKNOWN},
-                                              secret_outputs=["kubeconfig"])]) == []
+    unknown = resource(PROVIDER, "main-k8s", {"kubeconfig": UNKNOWN}, secret_outputs=["kubeconfig"])
+    assert stack_violations(secret, _cluster_only(CLUSTER_PROPS, extra=[unknown])) == []
 
 
-def test_the_baseline_is_mandatory_in_prod_stacks_only():
-    gate = policy("aks-security-baseline-in-prod")
-    assert gate.enforcement_level == EnforcementLevel.MANDATORY
+def test_without_the_model_configmap_a_stack_is_judged_as_production():
     weak = _edited(("disableLocalAccounts",), False)
-    found = stack_violations(gate, [resource(CLUSTER, "main-aks", weak, stack="prod")])
-    assert len(found) == 1 and found[0][0].startswith(
-        "aks-local-accounts-disabled (required in production stack 'prod'): disableLocalAccounts is not true")
-    assert stack_violations(gate, [resource(CLUSTER, "main-aks", weak, stack="dev")]) == []
-    assert stack_violations(gate, [resource(CLUSTER, "main-aks", CLUSTER_PROPS, stack="prod")]) == []
-    assert stack_violations(gate, [resource(CLUSTER, "main-aks", weak, stack="live")], {"prodStacks": ["live"]})
-    assert stack_violations(gate, [resource(CLUSTER, "main-aks", weak, stack="prod")], {"require": []}) == []
+    assert stack_violations(policy("aks-local-accounts-disabled"), [resource(CLUSTER, "main-aks", weak)])
 
 
 # --- preview-time unknowns and odd values ------------------------------------------------------

@@ -14,19 +14,21 @@ from types import SimpleNamespace
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from aks_kueue.aks.device_plugin import daemonset
-from aks_kueue.expected_workloads import carrier_manifest
-from components.kueue_install.values import manager_configuration
-from aks_kueue.policies import evaluate
-from aks_kueue.policies.base import INTERNAL_FAILURE
-from aks_kueue.preview.recorder import Registration
-from aks_kueue.settings.pools import NodePool
 import yaml
+
+from aks_kueue.aks.device_plugin import daemonset
+from aks_kueue.aks.pools import Pool
+from aks_kueue.model.carrier import carrier_manifest
+from aks_kueue.policies.base import INTERNAL_FAILURE
+from aks_kueue.preview.pack import evaluate
+from aks_kueue.preview.recorder import Registration
+from components.kueue_install.values import manager_configuration
 
 from tests.policies.args import CLUSTER, CLUSTER_PROPS, EXTENSION, POOL, PROVIDER, RELEASE, UNKNOWN, kueue, \
     pool_props, urn, workload
 
-_T4 = NodePool(name="t4", vm_size="Standard_NC8as_T4_v3", min_count=0, max_count=2, taints=["sku=gpu:NoSchedule"])
+_T4 = Pool(name="t4", vm_size="Standard_NC8as_T4_v3", max_count=2, max_pods=110,
+           taints=({"key": "sku", "value": "gpu", "effect": "NoSchedule"},))
 TEMPLATES = [
     (CLUSTER, CLUSTER_PROPS),
     (POOL, pool_props("cpu", "Standard_D8s_v5", 3, availabilityZones=["1", "2"], nodeLabels={"team": "a"})),
@@ -46,7 +48,9 @@ TEMPLATES = [
     kueue("WorkloadPriorityClass", "high", value=1000),
     ("kubernetes:core/v1:Namespace", {"apiVersion": "v1", "kind": "Namespace",
                                       "metadata": {"name": "ml", "labels": {"team": "ml"}}}),
-    ("kubernetes:core/v1:ConfigMap", carrier_manifest([workload("job", {"cpu": "2", "nvidia.com/gpu": "1"}, 2)])),
+    ("kubernetes:core/v1:ConfigMap", carrier_manifest([workload("job", {"cpu": "2", "nvidia.com/gpu": "1"}, 2)],
+                                                      {"ClusterQueue ml": "aks-kueue:queues.clusterQueues[0]"},
+                                                      "production")),
     ("kubernetes:apps/v1:DaemonSet", daemonset("nvidia-device-plugin", "none", [_T4])),
     (PROVIDER, {"kubeconfig": {"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
                                "value": "apiVersion: v1\nkind: Config\nclusters: []\nusers: []\n"}}),
@@ -113,6 +117,6 @@ def resource_sets(draw):
 @given(resource_sets())
 def test_odd_resource_sets_give_only_violations_or_passes(run):
     for violation in evaluate(run):
-        assert violation["enforcementLevel"] in ("mandatory", "advisory")
-        assert INTERNAL_FAILURE not in violation["message"], violation
-        assert isinstance(violation["message"], str) and violation["message"]
+        assert violation.enforcement_level in ("mandatory", "advisory")
+        assert INTERNAL_FAILURE not in violation.message, violation
+        assert isinstance(violation.message, str) and violation.message

@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from aks_kueue.cli import app
 from tests.conftest import ROOT
-from tests.policies.fakes import fake_pack, real_pack, violation  # noqa: F401  (fake_pack is a fixture)
+from tests.policies.fakes import violation
 
 FEASIBILITY = ROOT / "tests" / "fixtures" / "feasibility"
 runner = CliRunner()
@@ -39,30 +40,30 @@ def test_a_mandatory_violation_exits_1_and_fills_violations(fake_pack):
     ]
     code, out, _ = cli("preview", "--stack", "dev", "--json")
     doc = json.loads(out)
-    assert code == 1
-    # Mandatory first; every contract key, and the URN is a resource of this preview.
-    assert [v["policy"] for v in doc["violations"]] == ["kueue-quota-fits-capacity", "aks-network-policy"]
+    assert code == 1 and doc["result"] == "rejected"
+    assert [v["policy"] for v in doc["violations"]] == ["aks-network-policy", "kueue-quota-fits-capacity"]
     assert all(set(v) == {"policy", "enforcementLevel", "urn", "message"} for v in doc["violations"])
-    assert doc["violations"][0]["urn"] in {r["urn"] for r in doc["resources"]}
+    assert doc["violations"][1]["urn"] in {r["urn"] for r in doc["resources"]}
 
 
 def test_advisory_violations_alone_exit_0(fake_pack):
     fake_pack.violations = [violation("aks-network-policy", "advisory", "no network policy")]
     code, out, _ = cli("preview", "--stack", "dev", "--json")
-    assert code == 0 and len(json.loads(out)["violations"]) == 1
+    assert code == 0 and len(json.loads(out)["violations"]) == 1 and json.loads(out)["result"] == "ok"
 
 
-def test_the_exit_code_follows_the_pack_not_the_analysis(fake_pack):
+def test_the_exit_code_follows_the_pack_not_the_findings(fake_pack):
     # An error finding still shows, but only a mandatory violation rejects: a policy config
     # that lowers the feasibility policy must be able to let the preview pass.
     code, out, _ = cli("preview", "--config", FEASIBILITY / "quota-above-capacity.yaml", "--json")
     doc = json.loads(out)
-    assert code == 0 and doc["violations"] == []
-    assert [f["kind"] for f in doc["findings"] if not f["kind"].startswith("day2-")] == ["quota-above-capacity"]
+    assert code == 0 and doc["violations"] == [] and doc["result"] == "ok"
+    assert [f["kind"] for f in doc["findings"] if f["severity"] == "error"] == ["quota-above-capacity"]
 
 
 def test_policy_config_json_reaches_the_pack(fake_pack, tmp_path):
-    config = {"all": "advisory", "kueue-quota-fits-capacity": {"enforcementLevel": "mandatory", "margin": 0.1}}
+    config = {"all": "advisory", "kueue-quota-fits-capacity": {"enforcementLevel": "mandatory",
+                                                               "vmOverheadPercent": 10}}
     code, _, _ = cli("preview", "--policy-config", write_json(tmp_path, config), "--json")
     assert code == 0 and fake_pack.configs == [config]
 
@@ -70,6 +71,13 @@ def test_policy_config_json_reaches_the_pack(fake_pack, tmp_path):
 def test_no_policy_config_means_none(fake_pack):
     cli("preview", "--json")
     assert fake_pack.configs == [None]
+
+
+def invalid_document(out: str) -> dict:
+    """On exit 2, --json still prints its one document, saying why."""
+    doc = json.loads(out)
+    assert doc["result"] == "invalid" and doc["resources"] == [] and doc["violations"] == [] and doc["errors"]
+    return doc
 
 
 @pytest.mark.parametrize("content, expected", [
@@ -80,7 +88,8 @@ def test_an_unreadable_policy_config_exits_2(fake_pack, tmp_path, content, expec
     path = tmp_path / "policy.json"
     path.write_bytes(content.encode("utf-8", "surrogateescape"))
     code, out, err = cli("preview", "--policy-config", path, "--json")
-    assert code == 2 and out == "" and expected in err and str(path) in err
+    assert code == 2 and expected in err and str(path) in err
+    assert expected in invalid_document(out)["errors"][0]
     assert "Traceback" not in err and fake_pack.configs == []
 
 
@@ -92,8 +101,25 @@ def test_a_missing_policy_config_exits_2(fake_pack, tmp_path):
 def test_a_config_the_pack_refuses_exits_2_with_its_sentence(fake_pack, tmp_path):
     fake_pack.config_problem = "'sometimes' is not an enforcement level; use advisory, mandatory or disabled"
     code, out, err = cli("preview", "--policy-config", write_json(tmp_path, {"all": "sometimes"}), "--json")
-    assert code == 2 and out == ""
+    assert code == 2 and invalid_document(out)["errors"] == [f"{tmp_path / 'policy.json'}: {fake_pack.config_problem}"]
     assert err.strip() == f"{tmp_path / 'policy.json'}: {fake_pack.config_problem}"
+
+
+def test_invalid_settings_give_structured_findings_in_json(tmp_path):
+    code, out, err = cli("preview", "--config", write_json_stack(tmp_path), "--json")
+    doc = invalid_document(out)
+    assert code == 2 and err.startswith("invalid stack config:")
+    [finding] = doc["findings"]
+    assert finding["key"] == "aks-kueue:cluster.kubernetesVersion" and finding["severity"] == "error"
+    assert "too old" in finding["message"]
+
+
+def write_json_stack(tmp_path):
+    config = yaml.safe_load((ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+    config["config"]["aks-kueue:cluster"]["kubernetesVersion"] = "1.31"
+    path = tmp_path / "Pulumi.old.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
 
 
 def test_json_is_an_alias_of_format_json(fake_pack):
@@ -110,24 +136,31 @@ def test_bad_format_flags_exit_2(fake_pack, flags, expected):
     assert code == 2 and out == "" and expected in err and fake_pack.configs == []
 
 
-def test_human_output_groups_verdicts_with_their_fix_hints(fake_pack):
-    fake_pack.violations = [
-        violation("aks-network-policy", "advisory", "the cluster has no network policy"),
-        violation("kueue-quota-fits-capacity", "mandatory",
-                  "3 GPUs of quota on 2 GPUs; fix: lower the nominalQuota by 1", urn_of_type=":ClusterQueue"),
-    ]
-    code, out, _ = cli("preview", "--stack", "dev")
+def test_human_output_groups_verdicts_with_their_fix_hints():
+    code, out, _ = cli("preview", "--config", FEASIBILITY / "quota-above-capacity.yaml")
     text = " ".join(out.split())
     assert code == 1
     assert text.index("Quota against capacity") < text.index("Policy verdicts, mandatory: 1") \
-        < text.index("Policy verdicts, advisory: 1")
+        < text.index("Policy verdicts, advisory:")
     assert "kueue-quota-fits-capacity (ClusterQueue " in text
-    assert "3 GPUs of quota on 2 GPUs fix: lower the nominalQuota by 1" in text
+    assert ".nominalQuota: the nominalQuota for nvidia.com/gpu on flavor t4 adds up to 3" in text
+    assert "fix: lower those nominalQuotas by 1 in all" in text
 
 
-def test_human_output_says_when_every_policy_passed(fake_pack):
-    code, out, _ = cli("preview", "--stack", "dev")
-    assert code == 0 and "Policy verdicts: every policy passed." in out
+def test_each_finding_is_printed_once():
+    _, out, _ = cli("preview", "--stack", "prod")
+    assert out.count("documentation range") == 1
+
+
+def test_human_output_says_when_every_policy_passed():
+    from rich.console import Console
+
+    from aks_kueue.cli.render import print_verdicts
+    from aks_kueue.preview.outcome import Outcome
+
+    console = Console(record=True, width=120)
+    print_verdicts(console, Outcome(project="aks-kueue", stack="clean"))
+    assert console.export_text().strip() == "Policy verdicts: every policy passed."
 
 
 # ---- the real policy pack ----
@@ -137,13 +170,18 @@ def finding_fixtures():
 
 
 @pytest.mark.parametrize("fixture", finding_fixtures(), ids=lambda p: p.stem)
-def test_every_finding_fixture_is_rejected_by_a_mandatory_policy(fixture, tmp_path):
-    real_pack()
+def test_every_error_fixture_is_rejected_by_a_mandatory_policy(fixture, tmp_path):
     code, out, err = cli("preview", "--config", fixture, "--json")
     doc = json.loads(out)
-    assert [f for f in doc["findings"] if not f["kind"].startswith("day2-")], "the fixture no longer triggers its finding"
+    found = [f for f in doc["findings"] if not f["kind"].startswith("day2-")]  # day2-unguarded is always there
+    assert found, "the fixture no longer triggers its finding"
     mandatory = [v for v in doc["violations"] if v["enforcementLevel"] == "mandatory"]
-    # Every finding, warnings included, is a mandatory policy by default.
+    if fixture.stem == "managed-region":  # a warning: advisory unless the policy config makes it mandatory
+        assert not mandatory and code == 0
+        mandatory = [v for v in doc["violations"] if v["policy"] == "kueue-managed-extension-region"]
+        assert mandatory and json.loads(cli("preview", "--config", fixture, "--json", "--policy-config",
+                                            ROOT / "policy" / "config" / "prod.json")[1])["result"] == "rejected"
+        return
     assert mandatory and code == 1, (doc["violations"], err)
     twin = json.loads(cli("preview", "--config", fixture.with_name(f"{fixture.stem}.ok.yaml"), "--json")[1])
     ours = {v["policy"] for v in mandatory} - {v["policy"] for v in twin["violations"]}
@@ -157,7 +195,6 @@ def test_every_finding_fixture_is_rejected_by_a_mandatory_policy(fixture, tmp_pa
 
 @pytest.mark.parametrize("fixture", sorted(FEASIBILITY.glob("*.ok.yaml")), ids=lambda p: p.name[:-len(".ok.yaml")])
 def test_every_feasible_twin_passes(fixture):
-    real_pack()
     code, out, err = cli("preview", "--config", fixture, "--json")
     doc = json.loads(out)
     assert code == 0, (doc["violations"], err)
@@ -173,7 +210,6 @@ def rejected_fixture():
 
 
 def test_turning_the_policy_advisory_exits_0(tmp_path):
-    real_pack()
     before, policy = rejected_fixture()
     config = write_json(tmp_path, {policy: "advisory"})
     code, out, err = cli("preview", "--config", FEASIBILITY / "quota-above-capacity.yaml", "--json",
@@ -186,7 +222,6 @@ def test_turning_the_policy_advisory_exits_0(tmp_path):
 
 
 def test_disabling_the_policy_removes_its_violations(tmp_path):
-    real_pack()
     _, policy = rejected_fixture()
     config = write_json(tmp_path, {policy: {"enforcementLevel": "disabled"}})
     code, out, err = cli("preview", "--config", FEASIBILITY / "quota-above-capacity.yaml", "--json",
@@ -196,7 +231,6 @@ def test_disabling_the_policy_removes_its_violations(tmp_path):
 
 
 def test_a_per_policy_level_wins_over_all(tmp_path):
-    real_pack()
     _, policy = rejected_fixture()
     lowered = write_json(tmp_path, {"all": "advisory"}, "all.json")
     code, out, err = cli("preview", "--config", FEASIBILITY / "quota-above-capacity.yaml", "--json",
@@ -211,15 +245,13 @@ def test_a_per_policy_level_wins_over_all(tmp_path):
 
 @pytest.mark.parametrize("config", [{"all": "sometimes"}, ["all", "advisory"]])
 def test_an_invalid_config_is_refused_by_the_real_pack(tmp_path, config):
-    real_pack()
     code, out, err = cli("preview", "--stack", "dev", "--json", "--policy-config", write_json(tmp_path, config))
-    assert code == 2 and out == "" and err.startswith(str(tmp_path / "policy.json") + ": ")
+    assert code == 2 and invalid_document(out) and err.startswith(str(tmp_path / "policy.json") + ": ")
     assert "Traceback" not in err
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])
 def test_the_stacks_pass_every_mandatory_policy(stack):
-    real_pack()
     # With the stack's own policy config when it has one, as the PR workflow runs it.
     pack_config = ROOT / "policy" / "config" / f"{stack}.json"
     extra = ["--policy-config", pack_config] if pack_config.exists() else []

@@ -22,8 +22,9 @@ def test_protection_follows_the_environment_unless_stated():
 
 
 @pytest.mark.parametrize("entries,expected", [
-    (["nodePools.a100", "clusters"], "aks-kueue:allowReplacement[1]: 'clusters' is not an entry; write one of "
-                                     "cluster, systemPool, nodePools.<name>, kueue, resourceGroup or namespaces.<name>"),
+    (["nodePools.a100", "clusters"],
+     "aks-kueue:allowReplacement[1]: 'clusters' is not an entry; write one of "
+     "cluster, systemPool, nodePools.<name>, kueue, resourceGroup or namespaces.<name>"),
     (["kueue", "kueue"], "aks-kueue:allowReplacement[1]: kueue is listed twice; list each resource once"),
     (["nodePools.GPU"], "aks-kueue:allowReplacement[0]: 'nodePools.GPU': 'GPU' is not an AKS pool name"),
 ])
@@ -73,7 +74,8 @@ def test_maintenance_windows_are_checked_in_the_apis_names(window, expected):
 
 
 @pytest.mark.parametrize("settings,expected", [
-    ({"maxSurge": "150%"}, "aks-kueue:nodePools[0].upgradeSettings.maxSurge: '150%' is not a node count or a percentage"),
+    ({"maxSurge": "150%"},
+     "aks-kueue:nodePools[0].upgradeSettings.maxSurge: '150%' is not a node count or a percentage"),
     ({"maxSurge": 0, "maxUnavailable": 0}, "aks-kueue:nodePools[0].upgradeSettings.maxUnavailable: with maxSurge 0 "
                                            "and maxUnavailable 0 no node can be upgraded"),
     ({"undrainableNodeBehavior": "Evict"}, "aks-kueue:nodePools[0].upgradeSettings.undrainableNodeBehavior: 'Evict'"),

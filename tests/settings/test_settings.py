@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from aks_kueue.kueue import catalog as kueue_catalog
 from aks_kueue.settings import SettingsError, parse_settings
-from tests.conftest import edited, flat, stack_doc
+from aks_kueue.judge import judge
+from tests.conftest import edited, flat, model_of, stack_doc
 
 
 def problems(config: dict) -> list[str]:
@@ -24,7 +27,7 @@ def only_problem(config: dict) -> str:
 @pytest.mark.parametrize("stack", ["dev", "prod"])
 def test_stacks_parse(stack):
     settings = parse_settings(flat(stack_doc(stack)))
-    assert settings.cluster.kubernetes_version == "1.34"
+    assert settings.cluster.kubernetes_version == "1.35"
     assert settings.node_pools
 
 
@@ -91,7 +94,8 @@ def test_supported_kubernetes_versions(version):
         c["aks-kueue:cluster"]["kubernetesVersion"] = version
         if version.count(".") == 2:  # a pinned patch needs a channel that keeps it (tests/day2)
             c["aks-kueue:cluster"].setdefault("security", {})["upgradeChannel"] = "node-image"
-    assert parse_settings(flat(edited("dev", edit))).cluster.kubernetes_version == version
+    settings = parse_settings(flat(edited("dev", edit)), today=date(2026, 9, 1))
+    assert settings.cluster.kubernetes_version == version
 
 
 def test_min_above_max():
@@ -159,8 +163,8 @@ def test_unknown_gate_suggests_spelling():
     def edit(c):
         c["aks-kueue:kueue"]["featureGates"] = {"TopologyAwareSchedulng": True}
     assert only_problem(edited("dev", edit)) == (
-        "aks-kueue:kueue.featureGates: 'TopologyAwareSchedulng' is not a Kueue 0.19 feature gate; "
-        "did you mean 'TopologyAwareScheduling'?")
+        "aks-kueue:kueue.featureGates.TopologyAwareSchedulng: unrecognized feature gate \"TopologyAwareSchedulng\": "
+        "Kueue 0.19 would not start; did you mean 'TopologyAwareScheduling'?")
 
 
 def test_locked_gate_cannot_be_turned_off():
@@ -173,14 +177,16 @@ def test_turning_off_tas_alone_would_stop_kueue():
     def edit(c):
         c["aks-kueue:kueue"]["featureGates"] = {"TopologyAwareScheduling": False}
     message = only_problem(edited("dev", edit))
-    assert "needs TopologyAwareScheduling, so Kueue would not start" in message
+    assert message.startswith("aks-kueue:kueue.featureGates.TopologyAwareScheduling: turning TopologyAwareScheduling "
+                              "off leaves TASProfileMixed, ")
+    assert "so Kueue would not start; also set each of them to false" in message
 
 
 def test_unknown_framework():
     def edit(c):
         c["aks-kueue:kueue"]["integrations"] = ["batch/jobs"]
     assert only_problem(edited("dev", edit)).startswith(
-        "aks-kueue:kueue.integrations: 'batch/jobs' is not a Kueue integration; did you mean 'batch/job'?")
+        "aks-kueue:kueue.integrations[0]: 'batch/jobs' is not a Kueue integration; did you mean 'batch/job'?")
 
 
 def test_spark_needs_its_gate():
@@ -189,10 +195,12 @@ def test_spark_needs_its_gate():
     assert "needs the feature gate SparkApplicationIntegration" in only_problem(edited("dev", edit))
 
 
-def test_values_that_the_program_renders_cannot_be_overridden():
+def test_gates_in_both_chart_places_are_refused():
     def edit(c):
         c["aks-kueue:kueue"]["values"] = {"controllerManager": {"featureGates": []}}
-    assert "rendered from aks-kueue:kueue.featureGates" in only_problem(edited("dev", edit))
+    assert only_problem(edited("dev", edit)).startswith(
+        "aks-kueue:kueue.values.controllerManager.featureGates: feature gates are also set in "
+        "aks-kueue:kueue.featureGates")
 
 
 def test_unknown_chart_value():
@@ -273,14 +281,17 @@ def test_managed_kueue_needs_the_cluster_autoscaler():
 
 def test_private_cluster_with_authorized_ranges():
     def edit(c):
-        c["aks-kueue:cluster"]["security"]["privateCluster"] = True
-    assert only_problem(edited("prod", edit)).startswith("aks-kueue:cluster.security.apiServerAuthorizedIpRanges:")
+        c["aks-kueue:cluster"]["security"].update(privateCluster=True, deployerInClusterNetwork=True)
+    assert only_problem(edited("prod", edit)).startswith(
+        "aks-kueue:cluster.security.apiServerAuthorizedIpRanges: AKS does not support authorized IP ranges on a "
+        "private cluster")
 
 
 def test_dns_service_ip_outside_service_cidr():
     def edit(c):
         c["aks-kueue:cluster"]["network"]["dnsServiceIp"] = "10.1.0.10"
-    assert only_problem(edited("prod", edit)).startswith("aks-kueue:cluster.network.dnsServiceIp: '10.1.0.10' must")
+    assert only_problem(edited("prod", edit)).startswith(
+        "aks-kueue:cluster.network.dnsServiceIp: 10.1.0.10 is outside the service range 10.0.0.0/16")
 
 
 def test_bad_autoscaler_duration():
@@ -309,21 +320,25 @@ def test_object_key_given_as_text():
 def test_region_outside_the_managed_extension_list_warns():
     def edit(c):
         c["azure-native:location"] = "northeurope"
-    settings = parse_settings(flat(edited("prod", edit)))
-    assert any("northeurope" in w for w in settings.warnings)
-    assert not any("northeurope" in w or "eastus" in w for w in parse_settings(flat(stack_doc("prod"))).warnings)
+    found = judge(model_of(edited("prod", edit))).findings
+    assert any(f.kind == "managed-region" and "northeurope" in f.message for f in found)
+    assert not any(f.kind == "managed-region" for f in judge(model_of(stack_doc("prod"))).findings)
 
 
 def test_placeholders_are_flagged_until_replaced():
-    warnings = parse_settings(flat(stack_doc("prod"))).warnings
-    assert warnings[0].startswith("aks-kueue:cluster.security.apiServerAuthorizedIpRanges[0]: 203.0.113.0/24 "
-                                  "is a documentation range")
-    assert warnings[1].startswith("aks-kueue:cluster.security.entraAdminGroupObjectIds[0]: the all-zero ID")
+    def placeholders(config):
+        found = judge(model_of(config), today=date(2026, 9, 1)).findings
+        return [str(f) for f in found if f.kind == "placeholder-value"]
+
+    found = placeholders(stack_doc("prod"))
+    assert found[0].startswith("aks-kueue:cluster.security.apiServerAuthorizedIpRanges[0]: 203.0.113.0/24 "
+                               "is a documentation range")
+    assert found[1].startswith("aks-kueue:cluster.security.entraAdminGroupObjectIds[0]: the all-zero ID")
 
     def real(c):
         c["aks-kueue:cluster"]["security"]["apiServerAuthorizedIpRanges"] = ["52.1.2.0/24"]
         c["aks-kueue:cluster"]["security"]["entraAdminGroupObjectIds"] = ["7f3e1a52-0c9d-4b1e-9f7a-2b6c8d4e5f60"]
-    assert parse_settings(flat(edited("prod", real))).warnings == []
+    assert placeholders(edited("prod", real)) == []
 
 
 def test_feature_gate_catalog_has_every_v0_19_2_gate():

@@ -12,7 +12,6 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
-from tests.policies.fakes import real_pack
 
 WORKFLOW = ROOT / ".github" / "workflows" / "preview.yml"
 SCRIPT = ROOT / ".github" / "scripts" / "offline-previews.sh"
@@ -122,7 +121,6 @@ def test_the_script_is_valid_bash():
 
 
 def test_the_script_previews_every_stack(tmp_path):
-    real_pack()
     cli = Path(sys.executable).parent / "aks-kueue"
     out = tmp_path / "out"
     done = subprocess.run(["bash", str(SCRIPT), str(out)], cwd=ROOT, env={"AKS_KUEUE": str(cli), "PATH": "/usr/bin:/bin"},

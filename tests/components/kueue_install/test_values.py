@@ -11,7 +11,7 @@ from aks_kueue.k8s.merge import deep_merge
 from components.kueue_install.values import helm_values, manager_configuration
 from aks_kueue.settings import SettingsError, parse_settings
 from aks_kueue.settings.kueue import Kueue
-from tests.conftest import REFERENCE, flat, needs_shared, stack_doc
+from tests.conftest import REFERENCE, flat, model_of, needs_shared, stack_doc
 
 
 def _key_paths(value, prefix=()):
@@ -87,8 +87,7 @@ def test_deep_merge_replaces_lists_and_leaves_inputs_alone():
 def test_device_plugin_daemonset_is_valid_kubernetes_1_34():
     import kubernetes_validate
 
-    settings = parse_settings(flat(stack_doc("prod")))
-    for strategy, pools in device_plugin_groups(settings.node_pools).items():
+    for strategy, pools in device_plugin_groups(list(model_of(stack_doc("prod")).pools)).items():
         manifest = daemonset("nvidia-device-plugin", strategy, pools)
         kubernetes_validate.validate(manifest, "1.34", strict=True)
         assert manifest["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]
@@ -98,9 +97,7 @@ def test_mig_pools_get_their_own_mixed_strategy_plugin():
     def pools(c):
         c["aks-kueue:nodePools"][1]["gpuInstanceProfile"] = "MIG1g"
         return c
-    config = stack_doc("prod")
-    settings = parse_settings(flat(pools(config)))
-    groups = device_plugin_groups(settings.node_pools)
+    groups = device_plugin_groups(list(model_of(pools(stack_doc("prod"))).pools))
     assert [p.name for p in groups["mixed"]] == ["a100"] and [p.name for p in groups["none"]] == ["h100"]
     container = daemonset("mig", "mixed", groups["mixed"])["spec"]["template"]["spec"]["containers"][0]
     assert container["securityContext"] == {"capabilities": {"add": ["SYS_ADMIN"]}}
@@ -127,13 +124,15 @@ def test_configuration_keys_merge_over_the_rendered_one():
 
 
 @pytest.mark.parametrize("text,path,fragment", [
-    ("waitForPodsReady:\n  enable: true\n", "waitForPodsReady.enable", "removed in config v1beta2"),
-    ("fairSharing: {}\n", "fairSharing.preemptionStrategies", "must be one of"),
+    ("waitForPodsReady:\n  enable: true\n", "waitForPodsReady.enable",
+     "removed in config.kueue.x-k8s.io/v1beta2 (its presence turns waitForPodsReady on"),
+    ("fairSharing: {}\n", "fairSharing.preemptionStrategies", "Required value: must be specified"),
     ("manageJobsWithoutQueueNames: true\n", "manageJobsWithoutQueueNames", "did you mean 'manageJobsWithoutQueueName'"),
-    ("integrations:\n  frameworks: [pod]\n", "integrations.frameworks", "set it there"),
-    ("featureGates: {PartialAdmission: false}\n", "featureGates", "rendered from aks-kueue:kueue.featureGates"),
+    ("integrations:\n  frameworks: [pod]\n", "integrations.frameworks", "also set in aks-kueue:kueue.integrations"),
+    ("featureGates: {PartialAdmission: false}\n", "featureGates", "also set on the command line (--feature-gates, "
+                                                                  "from aks-kueue:kueue.featureGates)"),
     ("resources: {quotaCheckStrategy: Lenient}\n", "resources.quotaCheckStrategy", "BlockUndeclared"),
-    ("apiVersion: config.kueue.x-k8s.io/v1beta1\n", "apiVersion", "must be config.kueue.x-k8s.io/v1beta2"),
+    ("apiVersion: config.kueue.x-k8s.io/v1beta3\n", "apiVersion", "Kueue 0.19 reads config.kueue.x-k8s.io/v1beta2"),
     ("[not, a, map]\n", "", "must be a Kueue Configuration"),
 ])
 def test_configuration_keys_kueue_would_refuse(text, path, fragment):
@@ -141,3 +140,37 @@ def test_configuration_keys_kueue_would_refuse(text, path, fragment):
         parse_settings(flat(_with_config(text)))
     problem = str(caught.value.problems[0])
     assert problem.startswith(f"{CONFIG_KEY}.{path}: " if path else f"{CONFIG_KEY}: ") and fragment in problem
+
+
+def _rendered(values: dict) -> dict:
+    return yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
+
+
+def test_cluster_queue_metrics_are_off_unless_the_caller_asks():
+    kueue = Kueue(install="helm")
+    assert "enableClusterQueueResources" not in _rendered(helm_values(kueue))["metrics"]
+    assert _rendered(helm_values(kueue, cluster_queue_metrics=True))["metrics"] == {
+        "bindAddress": ":8443", "enableClusterQueueResources": True}
+    # The stack's own Configuration keys are merged last and keep the last word.
+    own = Kueue(install="helm", values={"managerConfig": {
+        "controllerManagerConfigYaml": "metrics: {enableClusterQueueResources: false}\n"}})
+    assert _rendered(helm_values(own, cluster_queue_metrics=True))["metrics"]["enableClusterQueueResources"] is False
+
+
+@pytest.mark.parametrize("kueue", [
+    {"install": "helm"},
+    {"install": "helm", "featureGates": {"TopologyAwareScheduling": True}, "integrations": ["batch/job", "pod"]},
+    {"install": "helm", "values": {"managerConfig": {"controllerManagerConfigYaml":
+                                                     "featureGates: {PartialAdmission: false}\n"}}},
+    {"install": "helm", "values": {"controllerManager": {"managerConfig": {"controllerManagerConfigYaml":
+                                                                          "apiVersion: config.kueue.x-k8s.io/v1beta1\n"
+                                                                          "waitForPodsReady: {enable: true}\n"}}}},
+])
+def test_what_the_program_renders_starts_kueue(kueue):
+    from aks_kueue.kueue.configuration import judge_configuration
+
+    settings = Kueue.model_validate(kueue)
+    values = helm_values(settings, cluster_queue_metrics=True)
+    gates = {g["name"]: g["enabled"] for g in values["controllerManager"]["featureGates"]}
+    report = judge_configuration(_rendered(values), command_line_gates=gates)
+    assert report.errors == [] and report.effective is not None

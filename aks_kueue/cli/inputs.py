@@ -1,0 +1,154 @@
+"""What `validate` and `simulate` share: their options, reading the input, and failing with
+one JSON document on stdout as well as sentences on stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from typing import Any, NoReturn, Optional
+
+import typer
+
+from aks_kueue.k8s.loader import LoadError
+from aks_kueue.kueue.manifests import Document
+from aks_kueue.kueue.structural import FieldError
+
+NAMESPACE_OPTION = typer.Option("default", "-n", "--namespace",
+                                help="Namespace for namespaced objects that name none (as kubectl's -n).")
+INTEGRATIONS_OPTION = typer.Option(
+    None, "--integrations", help="Kueue integrations in force, comma-separated (e.g. batch/job,pod); default: "
+                                 "a Configuration in the input, else the Helm chart's default list.")
+STACK_OPTION = typer.Option(None, "--stack", help="Take the integrations and feature gates of stack NAME "
+                                                  "(stacks/Pulumi.NAME.yaml).")
+PATHS_ARGUMENT = typer.Argument(..., help="Files, directories (read recursively: *.yaml, *.yml, *.json) or - "
+                                          "for standard input.")
+
+
+@dataclass
+class Output:
+    """One command's JSON document, so that every exit prints exactly one document.
+
+    Errors are `LoadError`s: a sentence naming the file and document (or, with no file,
+    the flag) that cannot be used (exit 2) or that Kueue would reject (exit 1).
+    """
+
+    command: str
+    as_json: bool
+    document: dict[str, Any]
+
+    def fail(self, errors: list[LoadError], code: int = 2, header: str = "") -> NoReturn:
+        """Sentences on stderr (after `header`); with --json, the document with its `errors` on stdout."""
+        if header:
+            typer.echo(f"{self.command}: {header}", err=True)
+        for error in errors:
+            typer.echo(f"{self.command}: {error}", err=True)
+        if self.as_json:
+            self.print({**self.document, "errors": [e.as_json() for e in errors]})
+        raise typer.Exit(code)
+
+    def print(self, document: Optional[dict[str, Any]] = None) -> None:
+        sys.stdout.write(json.dumps(self.document if document is None else document, indent=2) + "\n")
+
+
+def job_options(integrations: Optional[str], stack: Optional[str], output: Output):
+    """The Kueue configuration in force from --integrations or --stack; None when neither is given."""
+    from aks_kueue.k8s.spelling import suggest
+    from aks_kueue.kueue.catalog import FRAMEWORKS
+    from aks_kueue.kueue.jobs import JobOptions
+
+    if integrations is not None and stack is not None:
+        output.fail([LoadError("", None, "give either --integrations or --stack, not both")])
+    if integrations is not None:
+        names = [n.strip() for n in integrations.split(",") if n.strip()]
+        unknown = [n for n in names if n not in FRAMEWORKS]
+        if unknown:
+            output.fail([LoadError("", None, f"--integrations: {n!r} is not a Kueue integration"
+                                             f"{suggest(n, FRAMEWORKS)} (known: {', '.join(FRAMEWORKS)})")
+                         for n in unknown])
+        return JobOptions.from_config(frameworks=names)
+    if stack is None:
+        return None
+    from aks_kueue.cli.common import load_stack_config
+    from aks_kueue.kueue.configuration import parse_configuration
+    from aks_kueue.preview.stackfile import StackFileError
+    from aks_kueue.settings.errors import SettingsError
+    from aks_kueue.settings.root import parse_settings
+
+    try:
+        stack_config, _ = load_stack_config(stack, None, output.command)
+        settings = parse_settings(stack_config.config)
+    except StackFileError as error:
+        output.fail([LoadError("", None, str(error))])
+    except SettingsError as error:
+        output.fail([LoadError("", None, f"--stack {stack}: {problem}") for problem in error.problems])
+    kueue = settings.kueue
+    overrides = kueue.manager_configuration_overrides
+    manage_all = False
+    if overrides is not None:
+        manage_all = parse_configuration(overrides).get("manageJobsWithoutQueueName") is True
+    return JobOptions.from_config(frameworks=kueue.frameworks, feature_gates=kueue.feature_gates,
+                                  manage_jobs_without_queue_name=manage_all)
+
+
+def options_from_configuration(documents: list[Document]):
+    """The integrations, feature gates and `manageJobsWithoutQueueName` of a Kueue Configuration
+    in the input, as Kueue reads it (converted from v1beta1 and defaulted: an empty framework
+    list means batch/job alone), when the input holds exactly one that Kueue would start with."""
+    from aks_kueue.kueue.configuration import judge_configuration
+    from aks_kueue.kueue.jobs import JobOptions
+    from aks_kueue.kueue.manifests import Category, category
+
+    configs = [d for d in documents if category(d.manifest) is Category.CONFIGURATION]
+    if len(configs) != 1:
+        return None, None
+    report = judge_configuration(configs[0].manifest)
+    if report.errors or report.effective is None:
+        return None, None
+    effective = report.effective
+    frameworks = (effective.get("integrations") or {}).get("frameworks") or ["batch/job"]
+    options = JobOptions.from_config(frameworks=frameworks, feature_gates=report.gates,
+                                     manage_jobs_without_queue_name=effective.get("manageJobsWithoutQueueName") is True)
+    return options, configs[0].where
+
+
+def job_results(documents: list[Document], options) -> dict[int, Any]:
+    """The jobs' results (`aks_kueue.kueue.jobs`), by the identity of each job's manifest."""
+    from aks_kueue.kueue.jobs import derive_workloads, is_job
+
+    jobs = [d.manifest for d in documents if is_job(d.manifest)]
+    if not jobs:
+        return {}
+    # derive_workloads returns one result per job, in input order.
+    return {id(m): r for m, r in zip(jobs, derive_workloads([d.manifest for d in documents], options), strict=True)}
+
+
+def configuration_errors(manifest: dict[str, Any]) -> tuple[list[FieldError], list[FieldError]]:
+    """Kueue's Configuration as Kueue v0.19.2 reads it at startup (`judge_configuration` of
+    `aks_kueue.kueue.configuration`): what would stop the manager, and what it accepts but
+    probably not as meant (v1beta1 semantics)."""
+    from aks_kueue.kueue.configuration import judge_configuration
+
+    report = judge_configuration(manifest)
+    return report.errors, report.warnings
+
+
+def other_reason(document: Document) -> str:
+    if document.api_version == "batch/v1" and document.kind == "CronJob":
+        return ("not a Kueue object; Kueue manages the Jobs it creates (give one of them, its jobTemplate as a "
+                "Job, to simulate it)")
+    return "not a Kueue object"
+
+
+def skipped_entry(document: Document, reason: str) -> dict[str, Any]:
+    return {"file": document.file, "document": document.index, "apiVersion": document.api_version,
+            "kind": document.kind, "name": document.name, "reason": reason}
+
+
+def context_reason(document: Document) -> str:
+    kind = document.kind
+    if kind == "Namespace":
+        return "not a Kueue object; simulate reads its labels for namespaceSelectors"
+    if kind == "PriorityClass":
+        return "not a Kueue object; read for the priority of the jobs that name it"
+    return "not a Kueue object; read for the TrainJobs that use this runtime"

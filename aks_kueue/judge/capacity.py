@@ -1,0 +1,272 @@
+"""Quota against capacity, per flavor and resource, and the flavor and taint checks.
+
+Kueue admits against quota and never looks at nodes, so a quota above what the pools can
+allocate at their autoscaler maximum admits work that then stays Pending. A flavor the
+managed extension generates is counted on every pool it could land on
+(`aks/managed_extension.py`), so only a quota above all of them together is rejected.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Iterable, Mapping, Optional
+
+from aks_kueue.admission.quota import QuotaTree
+from aks_kueue.aks.managed_extension import generated_flavor
+from aks_kueue.aks.nodes import PoolCapacity, is_modelled
+from aks_kueue.aks.placement import FlavorPlacement, place_flavors
+from aks_kueue.aks.pools import taint_text
+from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
+from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS
+from aks_kueue.kueue.units import amount as units
+from aks_kueue.model.desired import KueueItem
+
+QUOTA_ABOVE_CAPACITY = "quota-above-capacity"
+BORROWING_ABOVE_CAPACITY = "borrowing-above-capacity"
+FLAVOR_LANDS_NOWHERE = "flavor-lands-nowhere"
+FLAVOR_RESOURCE_MISSING = "flavor-resource-missing"
+TAINT_NOT_TOLERATED = "taint-not-tolerated"
+QUOTA_KINDS = (QUOTA_ABOVE_CAPACITY, BORROWING_ABOVE_CAPACITY)
+FLAVOR_KINDS = (FLAVOR_LANDS_NOWHERE, FLAVOR_RESOURCE_MISSING, TAINT_NOT_TOLERATED)
+
+Valid = tuple[KueueItem, Mapping[str, Any]]  # an object Kueue accepts, and its manifest as stored
+
+
+@dataclass(frozen=True)
+class QuotaEntry:
+    owner: KueueItem
+    path: str            # spec.resourceGroups[i].flavors[j].resources[k]
+    flavor: str
+    resource: str
+    nominal: int
+    borrowing_limit: Optional[int]
+
+
+@dataclass(frozen=True)
+class CapacityRow:
+    flavor: str
+    resource: str
+    quota: int
+    capacity: Optional[int]   # None: not modelled
+    verdict: str              # ok | over | missing | nowhere | not modelled
+    assumption: str = ""      # for a flavor the managed extension generates: what its placement assumes
+
+    @property
+    def headroom(self) -> Optional[int]:
+        return None if self.capacity is None else self.capacity - self.quota
+
+    def to_json(self) -> dict:
+        def number(value: Optional[int]) -> Optional[int | float]:
+            return None if value is None else amount(self.resource, value).value
+
+        row = {"flavor": self.flavor, "resource": self.resource, "unit": amount(self.resource, 0).unit,
+               "quota": number(self.quota), "capacity": number(self.capacity), "headroom": number(self.headroom),
+               "verdict": self.verdict}
+        if self.assumption:
+            row["assumption"] = self.assumption
+        return row
+
+    def shown(self) -> dict[str, str]:
+        """The figures as people read them (cores, GiB, counts)."""
+        return {"quota": show(self.resource, self.quota),
+                "capacity": "-" if self.capacity is None else show(self.resource, self.capacity),
+                "headroom": "-" if self.headroom is None else show(self.resource, self.headroom)}
+
+
+@lru_cache(maxsize=4096)
+def _amount(resource: str, quantity: str | int) -> int:
+    """Quotas repeat across queues; parse each spelling once."""
+    return units(resource, quantity)
+
+
+def placements(valid: Iterable[Valid], pools: list[PoolCapacity], managed: bool,
+               generated: Iterable[str] = ()) -> dict[str, FlavorPlacement]:
+    """Where each ResourceFlavor lands; in managed mode also the generated flavors queues name."""
+    found = place_flavors([manifest for _, manifest in valid], pools)
+    if managed:
+        by_name = {p.name: p for p in pools}
+        for name in generated:
+            if name in found:
+                continue
+            flavor = generated_flavor(name, [p.spec for p in pools])
+            if flavor is None:
+                continue
+            placement = FlavorPlacement(name=name, node_labels={}, node_taints=[], tolerations=[],
+                                        assumption=flavor.assumption)
+            placement.pools.extend((by_name[p.name], p.max_count) for p in flavor.pools)
+            found[name] = placement
+    return found
+
+
+def quota_entries(valid: Iterable[Valid]) -> list[QuotaEntry]:
+    entries = []
+    for item, manifest in valid:
+        if item.kind not in ("ClusterQueue", "Cohort"):
+            continue
+        for g, group in enumerate((manifest.get("spec") or {}).get("resourceGroups") or []):
+            for f, flavor in enumerate(group.get("flavors") or []):
+                for r, resource in enumerate(flavor.get("resources") or []):
+                    name = resource["name"]
+                    limit = resource.get("borrowingLimit")
+                    entries.append(QuotaEntry(
+                        item, f"spec.resourceGroups[{g}].flavors[{f}].resources[{r}]", flavor["name"], name,
+                        _amount(name, resource.get("nominalQuota", 0)),
+                        None if limit is None else _amount(name, limit)))
+    return entries
+
+
+def capacity_rows(entries: list[QuotaEntry], flavors: Mapping[str, FlavorPlacement]
+                  ) -> tuple[list[CapacityRow], list[Finding]]:
+    by_fr: dict[tuple[str, str], list[QuotaEntry]] = defaultdict(list)
+    for entry in entries:
+        by_fr[(entry.flavor, entry.resource)].append(entry)
+    rows, findings = [], []
+    for (flavor, resource), group in by_fr.items():
+        total = sum(e.nominal for e in group)
+        placement = flavors.get(flavor)
+        assumption = placement.assumption if placement is not None else ""
+        if placement is None or not is_modelled(resource):
+            rows.append(CapacityRow(flavor, resource, total, None, "not modelled", assumption))
+        elif not placement.pools:
+            rows.append(CapacityRow(flavor, resource, total, 0, "nowhere", assumption))
+        elif not placement.has(resource):
+            rows.append(CapacityRow(flavor, resource, total, 0, "missing" if total else "ok", assumption))
+            if total:
+                findings.append(_missing_resource(placement, resource, group))
+        else:
+            capacity = placement.total(resource)
+            rows.append(CapacityRow(flavor, resource, total, capacity, "over" if total > capacity else "ok",
+                                    assumption))
+            if total > capacity:
+                findings.append(_over_capacity(placement, resource, group, total, capacity))
+    return rows, findings
+
+
+def _pools_text(placement: FlavorPlacement, resource: str) -> str:
+    return ", ".join(f"pool {p.name}: {show(resource, p.node.amounts.get(resource, 0))} per node x {n} nodes"
+                     for p, n in placement.pools)
+
+
+def _assumed(placement: FlavorPlacement) -> str:
+    return f" ({placement.assumption})" if placement.assumption else ""
+
+
+def _over_capacity(placement: FlavorPlacement, resource: str, group: list[QuotaEntry], total: int,
+                   capacity: int) -> Finding:
+    shares = sorted(group, key=lambda e: -e.nominal)
+    largest = shares[0]
+    listed = ", ".join(f"{e.owner.label} {show(resource, e.nominal)}" for e in shares[:5] if e.nominal)
+    more = f" and {len(shares) - 5} more" if len(shares) > 5 else ""
+    return Finding(
+        QUOTA_ABOVE_CAPACITY, ERROR, largest.owner.label, field_key(largest.owner.key, f"{largest.path}.nominalQuota"),
+        f"the nominalQuota for {resource} on flavor {placement.name} adds up to {show(resource, total)} "
+        f"({listed}{more}), but its pools can allocate only {show(resource, capacity)} at maxCount "
+        f"({_pools_text(placement, resource)}){_assumed(placement)}; work Kueue admits beyond that stays Pending",
+        f"lower those nominalQuotas by {show(resource, total - capacity)} in all (this one is the largest), or raise "
+        "the pools' maxCount",
+        {"flavor": placement.name, "resource": resource, "quota": amount(resource, total),
+         "capacity": amount(resource, capacity), "excess": amount(resource, total - capacity)})
+
+
+def _missing_resource(placement: FlavorPlacement, resource: str, group: list[QuotaEntry]) -> Finding:
+    entry = next(e for e in group if e.nominal)
+    pools = ", ".join(p.name for p, _ in placement.pools)
+    return Finding(
+        FLAVOR_RESOURCE_MISSING, ERROR, entry.owner.label, field_key(entry.owner.key, f"{entry.path}.nominalQuota"),
+        f"{entry.owner.label} gives flavor {placement.name} {show(resource, entry.nominal)} {resource}, but "
+        f"the nodes of its pools ({pools}) have no {resource}{_assumed(placement)}; pods admitted with it can never "
+        "be scheduled",
+        f"set that nominalQuota to 0, or bind flavor {placement.name} to a pool whose nodes have {resource}",
+        {"flavor": placement.name, "resource": resource, "quota": amount(resource, entry.nominal),
+         "capacity": amount(resource, 0)})
+
+
+def borrowing_findings(tree: Optional[QuotaTree], entries: list[QuotaEntry],
+                       flavors: Mapping[str, FlavorPlacement]) -> list[Finding]:
+    """One ClusterQueue that can reach, with what its cohort lends it, more than the flavor's pools hold.
+
+    The reach is Kueue's potentially-available quota (`tree` without usage), so a
+    borrowingLimit larger than what the cohort can ever lend is no alarm.
+    """
+    if tree is None:
+        return []
+    findings = []
+    for entry in entries:
+        placement = flavors.get(entry.flavor)
+        if (entry.owner.kind != "ClusterQueue" or placement is None or not is_modelled(entry.resource)
+                or not placement.has(entry.resource)):
+            continue
+        capacity = placement.total(entry.resource)
+        reach = tree.potential_available(entry.owner.name, (entry.flavor, entry.resource))
+        if entry.nominal <= capacity < reach:
+            path = f"{entry.path}.borrowingLimit" if entry.borrowing_limit is not None else "spec.cohortName"
+            limit = ("no borrowingLimit" if entry.borrowing_limit is None
+                     else f"borrowingLimit {show(entry.resource, entry.borrowing_limit)}")
+            findings.append(Finding(
+                BORROWING_ABOVE_CAPACITY, ERROR, entry.owner.label, field_key(entry.owner.key, path),
+                f"{entry.owner.label} has nominalQuota {show(entry.resource, entry.nominal)} {entry.resource} "
+                f"on flavor {entry.flavor} and {limit}, so with what its cohort lends it can be admitted up to "
+                f"{show(entry.resource, reach)}, above the {show(entry.resource, capacity)} its pools can allocate"
+                f"{_assumed(placement)}",
+                f"set borrowingLimit to at most {show(entry.resource, capacity - entry.nominal)}, or lower the "
+                "cohort's quotas for this flavor",
+                {"flavor": entry.flavor, "resource": entry.resource, "nominal": amount(entry.resource, entry.nominal),
+                 "reach": amount(entry.resource, reach), "capacity": amount(entry.resource, capacity)}))
+    return findings
+
+
+def flavor_findings(valid: Iterable[Valid], flavors: Mapping[str, FlavorPlacement]) -> list[Finding]:
+    items = {item.name: item for item, _ in valid if item.kind == "ResourceFlavor"}
+    findings = []
+    for placement in flavors.values():
+        if placement.pools:
+            continue
+        item = items.get(placement.name)
+        if item is None:  # a flavor the managed extension generates, with no pool it could land on
+            findings.append(Finding(
+                FLAVOR_LANDS_NOWHERE, WARNING, f"ResourceFlavor {placement.name}", "aks-kueue:nodePools",
+                f"the managed extension generates flavor {placement.name} for matching user pools, and no pool of "
+                f"this stack could match it ({placement.assumption}); ClusterQueues naming it stay inactive",
+                "add a user pool it covers, or name another flavor", {"flavor": placement.name, "pools": 0}))
+            continue
+        labels = ", ".join(f"{k}={v}" for k, v in placement.node_labels.items())
+        findings.append(Finding(
+            FLAVOR_LANDS_NOWHERE, ERROR, item.label, field_key(item.key, "spec.nodeLabels"),
+            f"flavor {placement.name} selects nodes labelled {labels}, and no pool's nodes carry those labels; "
+            "Kueue copies them into the pods it admits, which then stay Pending",
+            "bind the flavor to a pool with nodePool: <pool>, or use labels a pool's nodes have "
+            "(kubernetes.azure.com/agentpool, node.kubernetes.io/instance-type, the pool's labels)",
+            {"flavor": placement.name, "nodeLabels": dict(placement.node_labels), "pools": 0}))
+    return findings
+
+
+def taint_findings(pools: list[PoolCapacity], flavors: Mapping[str, FlavorPlacement]) -> list[Finding]:
+    findings = []
+    for pool in pools:
+        bound = [p for p in flavors.values() if any(q is pool for q, _ in p.pools)]
+        if not bound or any(p.assumption for p in bound):
+            continue  # Kueue sends nothing here, or a generated flavor whose tolerations are not documented
+        for taint in pool.spec.taints:
+            if taint.get("effect") not in SCHEDULING_EFFECTS or any(f.handles(taint) for f in bound):
+                continue
+            text = taint_text(taint)
+            names = ", ".join(f.name for f in bound)
+            findings.append(Finding(
+                TAINT_NOT_TOLERATED, ERROR, f"node pool {pool.name}", field_key(pool.spec.key, "taints"),
+                f"pool {pool.name}'s nodes are tainted {text}, and no flavor that lands there ({names}) declares "
+                "it in nodeTaints or tolerates it, so pods Kueue admits to them are not scheduled there",
+                f"bind the flavor with nodePool: {pool.name} (it copies the taints into nodeTaints), or add "
+                f"{{key: {taint['key']}, operator: Equal, value: {taint.get('value') or ''}, effect: "
+                f"{taint['effect']}}} to its spec.tolerations",
+                {"pool": pool.name, "taint": text, "flavors": [f.name for f in bound]}))
+    return findings
+
+
+def pool_json(pool: PoolCapacity) -> dict[str, Any]:
+    """A pool's per-node figures as numbers with units, and how each was derived."""
+    return {"name": pool.name, "vmSize": pool.spec.vm_size, "maxCount": pool.spec.max_count,
+            "perNode": {r: amount(r, v).to_json() for r, v in pool.node.amounts.items()},
+            "explanation": list(pool.node.explanation)}
+

@@ -1,0 +1,96 @@
+"""A finding: what is wrong, where it is written, the numbers, and how to fix it.
+
+One dataclass everywhere: the judge returns findings, the program refuses a config with
+them, the policy pack reports them as violations and the CLI renders them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Mapping
+
+from aks_kueue.kueue.units import CPU
+
+
+class Severity(str, Enum):
+    ERROR = "error"      # admitted work would wait forever, the install would fail, or the config is unusable
+    WARNING = "warning"  # may work, but nothing here can show that it will
+
+    def __str__(self) -> str:
+        return self.value
+
+
+ERROR = Severity.ERROR
+WARNING = Severity.WARNING
+
+
+@dataclass(frozen=True)
+class Amount:
+    """A figure with its unit, as JSON carries it: cpu in cores, memory in bytes, the rest counted."""
+
+    value: int | float
+    unit: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.value, "unit": self.unit}
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    severity: Severity
+    object: str           # what it is about, e.g. "ClusterQueue team-a", "node pool t4"
+    key: str              # the key to edit, e.g. aks-kueue:queues.clusterQueues[0].spec....nominalQuota
+    message: str
+    fix: str = ""
+    numbers: Mapping[str, Any] = field(default_factory=dict)
+    # The config cannot be used as written: the program stops before registering anything.
+    blocking: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "severity": self.severity.value, "object": self.object, "key": self.key,
+                "message": self.message, "fix": self.fix,
+                "numbers": _json(dict(self.numbers))}
+
+    def __str__(self) -> str:
+        """`<key>: <message>; <fix>`, the line the program and the pack print."""
+        return f"{self.key}: {self.message}" + (f"; {self.fix}" if self.fix else "")
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, Amount):
+        return value.to_json()
+    if isinstance(value, Mapping):
+        return {k: _json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json(v) for v in value]
+    return value
+
+
+def field_key(key: str, path: str) -> str:
+    """The key of a field of an object: a stack-file path goes on with `.path`, anything else
+    (a queue manifest, a resource without a known key) is followed by `: path`."""
+    if not path:
+        return key
+    return f"{key}.{path}" if key.startswith("aks-kueue:") and ": " not in key else f"{key}: {path}"
+
+
+def amount(resource: str, value: int) -> Amount:
+    """A value in Kueue's units (cpu in millicores) as an Amount in the JSON's units."""
+    if resource == CPU:
+        cores = value / 1000
+        return Amount(int(cores) if cores == int(cores) else cores, "cores")
+    if resource in ("memory", "ephemeral-storage") or resource.startswith("hugepages-"):
+        return Amount(value, "bytes")
+    return Amount(value, "count")
+
+
+def show(resource: str, value: int) -> str:
+    """An amount in Kueue units, readable: cores, GiB, or a count."""
+    if resource == CPU:
+        cores = value / 1000
+        return f"{cores:g}" if value % 10 == 0 else f"{cores:.3f}"
+    if resource in ("memory", "ephemeral-storage"):
+        return f"{value / 2**30:.2f}Gi"
+    return str(value)

@@ -1,0 +1,128 @@
+"""The Kueue install: exactly one installer, installed before the objects that need its CRDs,
+pinned where the objects' API needs it, and the managed extension's documented limits
+(`../shared/reference/aks.md` section d)."""
+
+from __future__ import annotations
+
+import re
+
+from aks_kueue.aks.managed_extension import MANAGED_REGIONS
+from aks_kueue.judge.finding import ERROR, WARNING, Finding
+from aks_kueue.kueue import catalog as cat
+from aks_kueue.model.desired import Cluster, Install, Model
+from aks_kueue.versions import KUEUE_CHART_SERIES, MIN_KUBERNETES_MINOR
+
+INSTALLERS_CONFLICT = "installers-conflict"
+INSTALLER_MISSING = "installer-missing"
+NOT_AFTER_INSTALLER = "object-not-after-installer"
+CHART_SERIES = "helm-chart-series"
+UNKNOWN_INTEGRATION = "unknown-integration"
+PIN_NOT_HELD = "managed-version-not-held"
+PREVIEW_TRAIN = "managed-preview-train-in-production"
+MANAGED_VERSION = "managed-kubernetes-version"
+MANAGED_PROVISIONING = "managed-node-provisioning"
+MANAGED_REGION = "managed-region"
+SINGLE_KINDS = (INSTALLERS_CONFLICT, INSTALLER_MISSING)
+MODE_KINDS = (NOT_AFTER_INSTALLER, CHART_SERIES, UNKNOWN_INTEGRATION, PIN_NOT_HELD)
+MANAGED_KINDS = (MANAGED_VERSION, MANAGED_PROVISIONING)
+PREVIEW_TRAIN_NAME = "preview"
+
+
+def cluster_key(cluster: Cluster, field: str) -> str:
+    if field == "location" and cluster.key == "aks-kueue:cluster":
+        return "azure-native:location"
+    return f"{cluster.key}.{field}"
+
+
+def install_findings(model: Model) -> list[Finding]:
+    findings = _single(model) + _mode(model)
+    if model.managed and model.cluster is not None:
+        findings += _managed(model.cluster, next(i for i in model.installs if i.mode == "managed"))
+    return findings
+
+
+def _single(model: Model) -> list[Finding]:
+    found = []
+    modes = [i.mode for i in model.installs]
+    if "managed" in modes and "helm" in modes:
+        found.append(Finding(
+            INSTALLERS_CONFLICT, ERROR, "Kueue install", model.installs[0].key + ".install",
+            "Kueue is installed both as the AKS managed extension and from the Helm chart; both own Kueue's CRDs "
+            "and webhooks, so the second install fails or fights the first",
+            "keep one installer: remove the Helm release or the microsoft.kueue extension", {"installers": modes}))
+    for mode in ("managed", "helm"):
+        if modes.count(mode) > 1:
+            found.append(Finding(
+                INSTALLERS_CONFLICT, ERROR, "Kueue install", model.installs[0].key + ".install",
+                f"Kueue is installed {modes.count(mode)} times ({mode}); each would own Kueue's CRDs and webhooks",
+                "keep one installer", {"installers": modes}))
+    if not model.installs and (model.objects or model.workloads):
+        found.append(Finding(
+            INSTALLER_MISSING, ERROR, "Kueue install", "aks-kueue:kueue.install",
+            "the stack creates Kueue objects but installs Kueue neither as the AKS extension microsoft.kueue nor "
+            "from the Helm chart; without Kueue's CRDs they cannot be created",
+            "install Kueue (kueue.install: managed or helm), or remove the queue objects and expected workloads"))
+    return found
+
+
+def _mode(model: Model) -> list[Finding]:
+    found = []
+    if len(model.installs) == 1:
+        for item in model.objects:
+            if not item.after_installer:
+                found.append(Finding(
+                    NOT_AFTER_INSTALLER, ERROR, item.label, item.key,
+                    "it does not depend on the Kueue installer, so it may be sent before Kueue's CRDs and webhooks "
+                    "exist, and deleted after Kueue", "add dependsOn on the installer"))
+    for install in model.installs:
+        if install.mode == "helm":
+            if install.version is None or not install.version.startswith(KUEUE_CHART_SERIES + "."):
+                found.append(Finding(
+                    CHART_SERIES, ERROR, "Kueue install", f"{install.key}.version",
+                    f"chart version {install.version or 'unpinned'} is not a {KUEUE_CHART_SERIES}.x release; the "
+                    f"Kueue objects are written for the {KUEUE_CHART_SERIES} API",
+                    f"pin {KUEUE_CHART_SERIES}.x", {"version": install.version}))
+            unknown = [f for f in install.frameworks or () if f not in cat.FRAMEWORKS]
+            if unknown:
+                found.append(Finding(
+                    UNKNOWN_INTEGRATION, ERROR, "Kueue install", f"{install.key}.integrations",
+                    f"integrations.frameworks {', '.join(unknown)} are not Kueue {KUEUE_CHART_SERIES} integrations; "
+                    "Kueue would refuse to start", "remove them, or fix their names", {"unknown": unknown}))
+        elif install.version is not None and install.auto_upgrade:
+            found.append(Finding(
+                PIN_NOT_HELD, ERROR, "Kueue install", f"{install.key}.version",
+                f"version {install.version} is pinned while autoUpgradeMinorVersion is on, so the pin does not hold",
+                "set autoUpgradeMinorVersion false, or drop the version and follow a release train"))
+        elif model.production and install.auto_upgrade and (install.release_train or "").lower() == PREVIEW_TRAIN_NAME:
+            found.append(Finding(
+                PREVIEW_TRAIN, ERROR, "Kueue install", f"{install.key}.releaseTrain",
+                f"the managed Kueue extension follows the {install.release_train} release train with auto-upgrade in "
+                f"a production stack, so a preview build can replace Kueue under running work",
+                "pin a version (auto-upgrade off), or opt in with the policy's allowPreviewReleaseTrain"))
+    return found
+
+
+def _managed(cluster: Cluster, install: Install) -> list[Finding]:
+    findings = []
+    minor = re.match(r"1\.(\d+)", cluster.kubernetes_version)
+    if minor is None or int(minor.group(1)) < MIN_KUBERNETES_MINOR:
+        findings.append(Finding(
+            MANAGED_VERSION, ERROR, "AKS cluster", cluster_key(cluster, "kubernetesVersion"),
+            f"the managed Kueue extension needs AKS 1.{MIN_KUBERNETES_MINOR} or later, and the cluster runs "
+            f"{cluster.kubernetes_version}", f"set kubernetesVersion to 1.{MIN_KUBERNETES_MINOR} or newer",
+            {"kubernetesVersion": cluster.kubernetes_version}))
+    if cluster.sku == "Automatic" or cluster.node_provisioning == "Auto":
+        setting = "sku Automatic" if cluster.sku == "Automatic" else "nodeProvisioning Auto"
+        findings.append(Finding(
+            MANAGED_PROVISIONING, ERROR, "AKS cluster",
+            cluster_key(cluster, "sku" if cluster.sku == "Automatic" else "nodeProvisioning"),
+            f"the managed Kueue extension supports the cluster autoscaler only, and the cluster has {setting} "
+            "(node auto-provisioning)", "use sku Base with nodeProvisioning Manual, or install Kueue with Helm",
+            {"sku": cluster.sku, "nodeProvisioning": cluster.node_provisioning}))
+    if cluster.region not in MANAGED_REGIONS:
+        findings.append(Finding(
+            MANAGED_REGION, WARNING, "AKS cluster", cluster_key(cluster, "location"),
+            f"the managed Kueue extension is documented only in {', '.join(MANAGED_REGIONS)}, not "
+            f"{cluster.region}; the install may fail", "deploy to one of those regions, or install Kueue with Helm",
+            {"region": cluster.region}))
+    return findings

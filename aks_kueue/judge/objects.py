@@ -1,0 +1,247 @@
+"""Would Kueue and the API server accept the queue objects, the namespaces and the expected
+workloads at all? Every finding here makes the config unusable (blocking).
+
+Per object: Kueue v0.19.2's CRD schema, CEL rules and webhooks (`aks_kueue.kueue.validate`).
+Across objects: duplicate names, references, cohort cycles, the `aks-` names the managed
+extension owns. Namespaces: each LocalQueue's namespace is created or declared existing,
+and its ClusterQueue's namespaceSelector selects it. Expected workloads: a defined queue and
+priority class, and a Workload Kueue accepts.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections import Counter
+from functools import lru_cache
+from typing import Any, Optional
+
+from aks_kueue.aks.managed_extension import RESERVED_PREFIX
+from aks_kueue.judge.finding import ERROR, WARNING, Finding, field_key
+from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL, label_selector_matches
+from aks_kueue.kueue.structural import FieldError
+from aks_kueue.kueue.validate import KueueObject, ReferenceRules, validate_object, validate_set
+from aks_kueue.model.conventions import PREEXISTING_NAMESPACES
+from aks_kueue.model.desired import ExpectedWorkload, KueueItem, Model
+
+OBJECT_INVALID = "kueue-object-invalid"
+NAMESPACE_UNUSABLE = "namespace-unusable"
+WORKLOAD_INVALID = "expected-workload-invalid"
+COHORT_SINGLE_MEMBER = "cohort-single-member"
+KINDS = (OBJECT_INVALID, NAMESPACE_UNUSABLE, WORKLOAD_INVALID)
+
+
+def object_findings(model: Model) -> list[Finding]:
+    findings = []
+    checked = [(item, checked_object(item)) for item in model.objects]
+    for item, (obj, errors) in checked:
+        findings += [_finding(item, error) for error in errors]
+    # References are checked among everything defined, valid or not, so one bad ClusterQueue
+    # is reported once rather than again through each of its LocalQueues.
+    rules = ReferenceRules(cohorts_must_exist=False, managed=model.managed)
+    items = {id(obj): item for item, (obj, _) in checked}
+    findings += [_finding(items[id(found.obj)], found.error)
+                 for found in validate_set([obj for _, (obj, _) in checked], rules)]
+    findings += _namespace_findings(model)
+    return findings
+
+
+def valid_objects(model: Model) -> list[KueueObject]:
+    """The objects Kueue accepts, as the API server stores them (defaults applied)."""
+    return [obj for obj, errors in (checked_object(item) for item in model.objects) if not errors]
+
+
+def checked_object(item: KueueItem) -> tuple[KueueObject, list[FieldError]]:
+    """The object validated once per content: the program and the pack judge the same objects
+    in one offline preview, and Kueue's schema and CEL checks are the costly part."""
+    text = json.dumps([item.manifest, item.original], sort_keys=True, default=str)
+    defaulted, errors = _validated(text)
+    obj = KueueObject(copy.deepcopy(dict(item.manifest)), source=item.key,
+                      original=copy.deepcopy(dict(item.original)) if item.original is not None else None)
+    obj.defaulted = copy.deepcopy(defaulted) if defaulted else {}
+    return obj, list(errors)
+
+
+@lru_cache(maxsize=4096)
+def _validated(text: str) -> tuple[Optional[dict], tuple[FieldError, ...]]:
+    manifest, original = json.loads(text)
+    obj = KueueObject(manifest, original=original)
+    errors = validate_object(obj)
+    return obj.defaulted or None, tuple(errors)
+
+
+def _finding(item: KueueItem, error: FieldError, kind: str = OBJECT_INVALID) -> Finding:
+    """`aks-kueue:queues.clusterQueues[0].spec...: message` for an object of the stack file;
+    `aks-kueue:queueManifests[0]: file document 0 (Kind name): field: message` for one of a file."""
+    if item.key.startswith("aks-kueue:queues."):
+        field = {"metadata.name": "name", "metadata.namespace": "namespace"}.get(error.field, error.field)
+        key, message = (f"{item.key}.{field}" if field else item.key), error.message
+    else:
+        key, message = item.key, str(error)
+    return Finding(kind, ERROR, item.label, key, message, blocking=True)
+
+
+def _namespace_findings(model: Model) -> list[Finding]:
+    """A LocalQueue needs its namespace, and its ClusterQueue's namespaceSelector must select it."""
+    namespaces = {n.name: n for n in model.namespaces}
+    # Objects Kueue refuses are reported as such; their selectors are not read.
+    valid = {id(item) for item in model.objects if not checked_object(item)[1]}
+    queues = {o.name: o for o in model.of_kind("ClusterQueue") if id(o) in valid}
+    findings = []
+    for namespace in model.namespaces:
+        if namespace.name in PREEXISTING_NAMESPACES and not namespace.existing:
+            lq = next((o for o in model.of_kind("LocalQueue") if o.namespace == namespace.name), None)
+            findings.append(Finding(
+                NAMESPACE_UNUSABLE, ERROR, f"Namespace {namespace.name}",
+                field_key(lq.key, "namespace") if lq else f"Namespace {namespace.name}",
+                f"Invalid value: {namespace.name!r}: every cluster already has it, and the program creates the "
+                "namespaces of its LocalQueues",
+                "use a team namespace, or list it in queues.existingNamespaces so that it is only labelled",
+                blocking=True))
+    for lq in model.of_kind("LocalQueue"):
+        if lq.namespace is None or id(lq) not in valid:
+            continue  # the schema check reports it
+        namespace = namespaces.get(lq.namespace)
+        if namespace is None:
+            findings.append(Finding(
+                NAMESPACE_UNUSABLE, ERROR, lq.label, field_key(lq.key, "namespace"),
+                f"namespace {lq.namespace!r} is neither created by this stack nor declared existing; the LocalQueue "
+                "cannot be created", "create the namespace with this stack, or list it in queues.existingNamespaces",
+                blocking=True))
+            continue
+        spec = lq.manifest.get("spec") if isinstance(lq.manifest.get("spec"), dict) else {}
+        target = spec.get("clusterQueue")
+        cq = queues.get(target) if isinstance(target, str) else None
+        if cq is None:
+            continue  # a dangling reference, reported by the reference check
+        cq_spec = cq.manifest.get("spec") if isinstance(cq.manifest.get("spec"), dict) else {}
+        selector = cq_spec.get("namespaceSelector")
+        if selector is None:
+            findings.append(Finding(
+                NAMESPACE_UNUSABLE, ERROR, cq.label, field_key(cq.key, "spec.namespaceSelector"),
+                f"Required value: unset means no namespace is eligible, so LocalQueue {lq.namespace}/{lq.name} can "
+                "never submit here", "set {} for every namespace, or a selector", blocking=True))
+        elif isinstance(selector, dict) and not label_selector_matches(
+                selector, {**namespace.labels, NAMESPACE_NAME_LABEL: namespace.name}):
+            findings.append(Finding(
+                NAMESPACE_UNUSABLE, ERROR, cq.label, field_key(cq.key, "spec.namespaceSelector"),
+                f"Invalid value: it does not select namespace {namespace.name!r}, so LocalQueue "
+                f"{lq.namespace}/{lq.name} can never submit here", "widen the selector or move the LocalQueue",
+                blocking=True))
+    return _once(findings)
+
+
+def _once(findings: list[Finding]) -> list[Finding]:
+    """A ClusterQueue several LocalQueues reach is reported once per namespace message."""
+    seen: dict[tuple[str, str, str], Finding] = {}
+    for finding in findings:
+        seen.setdefault((finding.kind, finding.key, finding.message), finding)
+    return list(seen.values())
+
+
+def workload_findings(model: Model) -> list[Finding]:
+    """Expected workloads Kueue would refuse, or whose queue or priority class is missing."""
+    local_queues = {(o.namespace, o.name) for o in model.of_kind("LocalQueue")}
+    classes = {o.name: o.manifest.get("value") for o in model.of_kind("WorkloadPriorityClass")}
+    findings = []
+    for workload in model.workloads:
+        findings += _workload(workload, local_queues, classes, model.managed)
+    return findings
+
+
+def _workload(workload: ExpectedWorkload, local_queues, classes, managed: bool) -> list[Finding]:
+    manifest = workload.manifest
+    metadata = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
+    spec = manifest.get("spec") if isinstance(manifest.get("spec"), dict) else {}
+    namespace = metadata.get("namespace")
+    found = []
+
+    def add(field: str, message: str, fix: str = "") -> None:
+        found.append(Finding(WORKLOAD_INVALID, ERROR, workload.label, field_key(workload.key, field), message, fix,
+                             blocking=True))
+
+    if manifest.get("kind") != "Workload":
+        add("", "is not a Kueue Workload")
+        return found
+    queue = spec.get("queueName")
+    if isinstance(queue, str) and (namespace, queue) not in local_queues:
+        add("queue", f"LocalQueue '{namespace}/{queue}' is not defined by this stack (queues.localQueues or "
+            "queueManifests)", "point it at one that is")
+    ref = spec.get("priorityClassRef")
+    name = ref.get("name") if isinstance(ref, dict) else None
+    if isinstance(name, str) and name not in classes and not (managed and name.startswith(RESERVED_PREFIX)):
+        add("priorityClass", f"WorkloadPriorityClass {name!r} is not defined",
+            "Kueue refuses to create workloads that name a missing class; define it or name another")
+    pod_sets = spec.get("podSets") if isinstance(spec.get("podSets"), list) else []
+    names = [p.get("name") for p in pod_sets if isinstance(p, dict)]
+    if len(set(names)) != len(names):
+        add("podSets", "podSet names must be unique")
+    if sum(1 for p in pod_sets if isinstance(p, dict) and p.get("minCount") is not None) > 1:
+        add("podSets", "at most one podSet may use minCount")
+    for index, pod_set in enumerate(pod_sets):
+        if not isinstance(pod_set, dict):
+            continue
+        count, minimum = pod_set.get("count", 1), pod_set.get("minCount")
+        if isinstance(minimum, int) and isinstance(count, int) and minimum > count:
+            add(f"podSets[{index}].minCount", f"minCount {minimum} is above count {count}", "it must be <= count")
+        for container in (((pod_set.get("template") or {}).get("spec") or {}).get("containers") or []):
+            if "pods" in ((container.get("resources") or {}).get("requests") or {}):
+                add(f"podSets[{index}].requests.pods", "the resource name pods is reserved for Kueue", "remove it")
+    if not found:
+        obj = as_created(manifest, classes, workload.key)
+        found += [Finding(WORKLOAD_INVALID, ERROR, workload.label, workload.key, str(error), blocking=True)
+                  for error in validate_object(obj)]
+    return found
+
+
+def as_created(manifest: Any, classes: dict, key: str = "") -> KueueObject:
+    """The Workload as Kueue's job controller creates it: the class's value copied into
+    spec.priority, which Kueue's schema requires beside a priorityClassRef."""
+    manifest = copy.deepcopy(manifest)
+    spec = manifest.get("spec")
+    if isinstance(spec, dict) and isinstance(spec.get("priorityClassRef"), dict) and "priority" not in spec:
+        value = classes.get(spec["priorityClassRef"].get("name"))
+        spec["priority"] = value if isinstance(value, int) and not isinstance(value, bool) else 0
+    return KueueObject(manifest, source=key)
+
+
+def valid_workloads(model: Model) -> list[tuple[ExpectedWorkload, dict]]:
+    """The expected workloads Kueue accepts, each with its Workload as Kueue creates it."""
+    classes = {o.name: o.manifest.get("value") for o in model.of_kind("WorkloadPriorityClass")}
+    refused = {f.object for f in workload_findings(model)}
+    kept = []
+    for workload in model.workloads:
+        if workload.label in refused:
+            continue
+        obj = as_created(workload.manifest, classes, workload.key)
+        if not validate_object(obj):
+            kept.append((workload, obj.defaulted or obj.manifest))
+    return kept
+
+
+def cohort_findings(model: Model) -> list[Finding]:
+    """Kueue creates a cohort for any cohortName; one that only a single ClusterQueue names, and
+    that no Cohort object declares, is most likely a misspelling of another."""
+    declared = {o.name for o in model.of_kind("Cohort")}
+    members = Counter()
+    first: dict[str, KueueItem] = {}
+    for cq in model.of_kind("ClusterQueue"):
+        spec = cq.manifest.get("spec") if isinstance(cq.manifest.get("spec"), dict) else {}
+        name = spec.get("cohortName")
+        if isinstance(name, str) and name:
+            members[name] += 1
+            first.setdefault(name, cq)
+    parents = {(o.manifest.get("spec") or {}).get("parentName") for o in model.of_kind("Cohort")
+               if isinstance(o.manifest.get("spec"), dict)}
+    findings = []
+    for name, count in members.items():
+        if count == 1 and name not in declared and name not in parents:
+            cq = first[name]
+            others = sorted(n for n in members if n != name) + sorted(declared)
+            hint = f"; the other cohorts are {', '.join(others)}" if others else ""
+            findings.append(Finding(
+                COHORT_SINGLE_MEMBER, WARNING, cq.label, field_key(cq.key, "spec.cohortName"),
+                f"cohort {name!r} has no Cohort object and no other ClusterQueue names it, so {cq.name} borrows from "
+                f"and lends to nobody{hint}", "fix the name if it is a typo, or declare the Cohort to say it is meant"))
+    return findings
+

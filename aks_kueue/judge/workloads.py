@@ -1,0 +1,135 @@
+"""Can each expected workload be admitted, and then scheduled on the nodes it is sent to?
+
+Admission is the admission core's verdict (alone on an empty cluster, borrowing as the
+cohort allows). Scheduling is ours: Kueue gives every pod of a podset the nodeLabels of
+the flavors it assigned, so each pod must fit one node of a pool those labels select,
+and the podset at its count must fit the pools at maxCount. Identical pods on identical
+nodes pack exactly floor(node / pod) per node.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+from aks_kueue.aks.nodes import PoolCapacity, is_modelled
+from aks_kueue.aks.placement import FlavorPlacement
+from aks_kueue.judge.finding import ERROR, Finding, amount, field_key, show
+from aks_kueue.k8s.pods import pod_requests as effective_requests
+from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS, tolerates
+from aks_kueue.kueue.units import to_units
+
+WORKLOAD_NOT_ADMITTED = "workload-not-admitted"
+POD_FITS_NO_NODE = "pod-fits-no-node"
+PODSET_EXCEEDS_POOLS = "podset-exceeds-pools"
+PODSET_CONFLICTING_FLAVORS = "podset-conflicting-flavors"
+KINDS = (WORKLOAD_NOT_ADMITTED, POD_FITS_NO_NODE, PODSET_EXCEEDS_POOLS, PODSET_CONFLICTING_FLAVORS)
+
+
+def pod_requests(pod_spec: Mapping[str, Any]) -> dict[str, int]:
+    """A pod's effective requests (`k8s/pods.py`, the rule admission uses) in Kueue's units."""
+    return to_units(effective_requests(pod_spec))
+
+
+def pods_per_node(pool: PoolCapacity, requests: Mapping[str, int]) -> tuple[int, str]:
+    """How many such pods one node holds, and the resource that limits it."""
+    fits, limit = pool.node.amounts.get("pods", 0), "pods"
+    for resource, wanted in requests.items():
+        if wanted <= 0 or not is_modelled(resource):
+            continue
+        here = pool.node.amounts.get(resource, 0) // wanted
+        if here < fits:
+            fits, limit = here, resource
+    return fits, limit
+
+
+def workload_findings(workloads: list[tuple[str, str, Mapping[str, Any]]], snapshot,
+                      placements: Mapping[str, FlavorPlacement]) -> list[Finding]:
+    """For each (label, key, Workload manifest as Kueue creates it): admitted alone on an empty
+    cluster, and its pods scheduled on the pools its flavors select."""
+    findings = []
+    for label, key, workload in workloads:
+        findings += _check(label, key, workload, snapshot, placements)
+    return findings
+
+
+def _check(label: str, key: str, workload: Mapping[str, Any], snapshot, placements) -> list[Finding]:
+    metadata, spec = workload.get("metadata") or {}, workload.get("spec") or {}
+    queue = f"{metadata.get('namespace')}/{spec.get('queueName')}"
+    cluster_queue = snapshot.cluster_queue_for(metadata.get("namespace"), spec.get("queueName"))
+    if cluster_queue is None:
+        return [Finding(WORKLOAD_NOT_ADMITTED, ERROR, label, field_key(key, "queue"),
+                        f"{label} names LocalQueue {queue}, which reaches no ClusterQueue",
+                        "point it at a LocalQueue whose ClusterQueue exists", {"queue": queue})]
+    decision = snapshot.can_ever_admit(cluster_queue, workload)
+    if not decision.fits:
+        return [Finding(WORKLOAD_NOT_ADMITTED, ERROR, label, key,
+                        f"{label} can never be admitted by ClusterQueue {cluster_queue}, even alone on an empty "
+                        f"cluster with borrowing: {decision.mode}: {decision.message}",
+                        f"raise {cluster_queue}'s quotas (or what its cohort lends) to cover the workload, or "
+                        "shrink the workload", {"clusterQueue": cluster_queue, "mode": str(decision.mode)})]
+    assigned = {p.name: p for p in decision.pod_sets}
+    findings = []
+    for index, pod_set in enumerate(spec.get("podSets") or []):
+        assignment = assigned.get(pod_set.get("name"))
+        if assignment is not None:
+            problem = _schedule(label, pod_set, assignment.flavors, placements)
+            if problem is not None:
+                kind, message, fix, numbers = problem
+                findings.append(Finding(kind, ERROR, label, field_key(key, f"podSets[{index}]"), message, fix,
+                                        {"clusterQueue": cluster_queue, **numbers}))
+    return findings
+
+
+def _schedule(label: str, pod_set: Mapping[str, Any], flavors: Mapping[str, str],
+              placements: Mapping[str, FlavorPlacement]) -> Optional[tuple[str, str, str, dict]]:
+    name, count = pod_set.get("name"), int(pod_set.get("count", 1))
+    pod_spec = (pod_set.get("template") or {}).get("spec") or {}
+    if any(f not in placements for f in flavors.values()):
+        return None  # a flavor nothing places: the flavor checks report it
+    used = [placements[f] for f in dict.fromkeys(flavors.values())]
+    selector: dict[str, str] = {}
+    for flavor in used:
+        for key, value in flavor.node_labels.items():
+            if selector.setdefault(key, value) != value:
+                return ("podset-conflicting-flavors",
+                        f"{label} podset {name} gets flavors {', '.join(f.name for f in used)}, whose nodeLabels "
+                        f"disagree on {key} ({selector[key]} vs {value}); no node has both, so its pods stay Pending",
+                        "give those resources one flavor (list them in one resourceGroup's flavor), or make the "
+                        "flavors' nodeLabels compatible", {"podSet": name, "flavors": [f.name for f in used]})
+    for key, value in (pod_spec.get("nodeSelector") or {}).items():
+        selector.setdefault(key, value)
+    tolerations = [*pod_spec.get("tolerations", []), *(t for f in used for t in f.tolerations)]
+    # A generated flavor's tolerations are not documented: its pools' taints are not held against it.
+    assumed = any(f.assumption for f in used)
+    requests = pod_requests(pod_spec)
+    candidates = []
+    for flavor in used:
+        for pool, _ in flavor.pools:
+            nodes = pool.nodes_matching(selector)
+            blocked = [] if assumed else [t for t in pool.spec.taints if t.get("effect") in SCHEDULING_EFFECTS
+                                          and not any(tolerates(tol, t) for tol in tolerations)]
+            if nodes and not blocked and all(pool is not c for c, _ in candidates):
+                candidates.append((pool, nodes))
+    wanted = ", ".join(f"{r} {show(r, v)}" for r, v in requests.items() if is_modelled(r))
+    numbers = {"podSet": name, "count": count, "requests": {r: amount(r, v) for r, v in requests.items()}}
+    if not candidates:
+        return ("pod-fits-no-node",
+                f"{label} podset {name} is admitted to flavors {', '.join(f.name for f in used)}, but no pool "
+                "matches their nodeLabels plus the podset's nodeSelector with every taint tolerated",
+                "add the missing tolerations or nodeSelector, or bind the flavor to a matching pool", numbers)
+    packing = [(pool, nodes, *pods_per_node(pool, requests)) for pool, nodes in candidates]
+    if all(per_node == 0 for _, _, per_node, _ in packing):
+        short = "; ".join(f"a node of pool {p.name} allocates {limit} {show(limit, p.node.amounts.get(limit, 0))}"
+                          for p, _, _, limit in packing)
+        return ("pod-fits-no-node",
+                f"{label} podset {name}: one pod requests {wanted}, more than any node it can land on ({short})",
+                "shrink the pod's requests, or use a larger VM size for the pool", numbers)
+    room = sum(per_node * nodes for _, nodes, per_node, _ in packing)
+    if room < count:
+        detail = "; ".join(f"pool {p.name}: {per_node} per node x {nodes} nodes (maxCount)"
+                           for p, nodes, per_node, _ in packing)
+        return ("podset-exceeds-pools",
+                f"{label} podset {name} needs {count} pods of {wanted}, but its pools hold only {room} ({detail})",
+                f"raise maxCount so the pools hold {count} such pods, or lower the podset's count",
+                {**numbers, "fit": room})
+    return None

@@ -1,0 +1,435 @@
+"""Bounded reading of YAML and JSON: every file the program reads goes through here.
+
+A manifest, a stack file or a policy config can come from anyone, so reading one must
+never take unbounded time or memory, and never end in a traceback. The bounds:
+
+- `max_bytes` (64 MiB): a file larger than this is refused. At most `max_bytes + 1`
+  bytes are read, so a device such as `/dev/zero`, an endless pipe or standard input
+  cannot exhaust memory; character and block devices are refused before reading.
+- `max_depth` (100): maps and lists nested deeper are refused. Kubernetes objects nest
+  about 20 deep (a JobSet's node affinity expressions); PyYAML's recursive composer
+  overflows Python's stack a little past 300, so the bound is checked while parsing.
+- `max_alias_nodes` (1,000,000): the nodes that YAML aliases (`*name`) add, counted as
+  if each alias were written out, per file. A "billion laughs" file of a few hundred
+  bytes expands to billions of nodes; this stops it while parsing. A backlog of 10,000
+  Workloads that each alias a 100-node pod template still loads.
+
+Duplicated keys in a map are refused, as kubectl and Pulumi refuse them: the last value
+would silently win otherwise.
+
+Values follow Kubernetes' YAML (YAML 1.1 scalars, as `sigs.k8s.io/yaml` reads them):
+`yes`/`no`/`on`/`off` are booleans, numbers are numbers, and a timestamp stays the text
+it was (Kubernetes reads `creationTimestamp` as a string). Merge keys (`<<`) are
+honoured. Custom tags (`!Ref`), complex keys and the `!!set`/`!!omap`/`!!pairs` types
+have no meaning in a Kubernetes object and are refused.
+
+The parser is libyaml's event stream when PyYAML has it, PyYAML's own otherwise; objects
+are built from the events in one pass that also applies the bounds. A JSON text is read
+with the `json` module (much faster), and the same depth and duplicate-key rules apply.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Optional
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.events import (AliasEvent, DocumentEndEvent, DocumentStartEvent, MappingEndEvent, MappingStartEvent,
+                         ScalarEvent, SequenceEndEvent, SequenceStartEvent)
+from yaml.nodes import ScalarNode
+from yaml.resolver import Resolver
+
+STDIN = "-"
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_bytes: int = 64 * MIB
+    max_depth: int = 100
+    max_alias_nodes: int = 1_000_000
+
+    def describe(self) -> str:
+        return (f"{_size(self.max_bytes)} per file, {self.max_depth} levels of nesting, "
+                f"{self.max_alias_nodes:,} nodes added by YAML aliases")
+
+
+DEFAULT_LIMITS = Limits()
+
+
+@dataclass(frozen=True)
+class LoadError(Exception):
+    """A file that cannot be used; `str()` is a sentence naming the file (and document)."""
+
+    source: str
+    document: Optional[int]
+    reason: str
+
+    def __str__(self) -> str:
+        if not self.source:
+            return self.reason  # about a flag, not a file
+        where = display_name(self.source) + (f" document {self.document}" if self.document is not None else "")
+        return f"{where}: {self.reason}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"file": self.source or None, "document": self.document, "message": str(self)}
+
+
+def read_text(path: str | Path, limits: Limits = DEFAULT_LIMITS, what: str = "a YAML or JSON file") -> str:
+    """The text of a file, or of standard input for `-`, reading at most `max_bytes + 1` bytes."""
+    source = str(path)
+    if source == STDIN:
+        return _decode(_read_bounded(sys.stdin.buffer, STDIN, limits), STDIN, what)
+    try:
+        with open(path, "rb") as handle:
+            mode = os.fstat(handle.fileno()).st_mode
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+                raise LoadError(source, None, f"is a device, not a file; give {what}")
+            data = _read_bounded(handle, source, limits)
+    except FileNotFoundError:
+        raise LoadError(source, None, "no such file") from None
+    except IsADirectoryError:
+        raise LoadError(source, None, f"is a directory; give {what}") from None
+    except PermissionError:
+        raise LoadError(source, None, "cannot be read (permission denied)") from None
+    except OSError as error:
+        raise LoadError(source, None, f"cannot be read ({error.strerror or error})") from None
+    return _decode(data, source, what)
+
+
+def _read_bounded(handle: BinaryIO, source: str, limits: Limits) -> bytes:
+    data = handle.read(limits.max_bytes + 1)
+    if len(data) > limits.max_bytes:
+        raise LoadError(source, None, f"is larger than {_size(limits.max_bytes)}, the most this program reads "
+                                      "from one file; split it into smaller files")
+    return data
+
+
+def _decode(data: bytes, source: str, what: str) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LoadError(source, None, f"not a text file (it is not UTF-8); give {what}") from None
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def parse_documents(text: str, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Any]:
+    """Every document of a YAML stream (an empty document is None), or the one JSON value."""
+    if _looks_like_json(text):
+        try:
+            return [parse_json(text, source, limits)]
+        except _NotJson:
+            pass  # flow-style YAML such as `{a: 1}`, or several JSON objects in a row
+    return _Builder(source, limits).run(text)
+
+
+def parse_single(text: str, source: str, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """A file that holds one document (a stack file); None when it is empty."""
+    try:
+        documents = parse_documents(text, source, limits)
+    except LoadError as error:
+        raise LoadError(error.source, None, error.reason) from None  # one document: no index to give
+    if len(documents) > 1:
+        raise LoadError(source, 1, "a second YAML document; this file holds exactly one (remove the `---`)")
+    return documents[0] if documents else None
+
+
+def parse_json(text: str, source: str, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """A JSON text with the same bounds as YAML: nesting depth and duplicated keys."""
+    try:
+        value = json.loads(text, object_pairs_hook=_unique_pairs)
+    except _DuplicateKey as duplicate:
+        raise LoadError(source, None, f"the key {duplicate.key!r} appears twice in one object; "
+                                      "keep one (JSON readers disagree on which would win)") from None
+    except RecursionError:
+        raise LoadError(source, None, f"nested deeper than {limits.max_depth} levels") from None
+    except json.JSONDecodeError as error:
+        raise _NotJson(f"not valid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+    if _depth_exceeds(value, limits.max_depth):
+        raise LoadError(source, None, f"nested deeper than {limits.max_depth} levels")
+    return value
+
+
+def loads_json(text: str, source: str, limits: Limits = DEFAULT_LIMITS) -> Any:
+    """`parse_json` for files that must be JSON: a syntax error is a LoadError too."""
+    try:
+        return parse_json(text, source, limits)
+    except _NotJson as error:
+        raise LoadError(source, None, str(error)) from None
+
+
+def load_file(path: str | Path, limits: Limits = DEFAULT_LIMITS, what: str = "a YAML or JSON file") -> list[Any]:
+    """`read_text` then `parse_documents`."""
+    return parse_documents(read_text(path, limits, what), str(path), limits)
+
+
+def display_name(path: str | Path) -> str:
+    """How messages name a file: its path, or "standard input" for `-`."""
+    return "standard input" if str(path) == STDIN else str(path)
+
+
+class _NotJson(ValueError):
+    pass
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return result
+
+
+def _looks_like_json(text: str) -> bool:
+    stripped = text.lstrip()
+    return stripped[:1] in ("{", "[")
+
+
+def _depth_exceeds(value: Any, max_depth: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        if depth > max_depth:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def _size(n: int) -> str:
+    return f"{n // MIB} MiB" if n % MIB == 0 else f"{n:,} bytes"
+
+
+# The YAML side -------------------------------------------------------------------------
+
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_STR = "tag:yaml.org,2002:str"
+_MERGE = "tag:yaml.org,2002:merge"
+_RESOLVER = Resolver()
+_CONSTRUCTOR = SafeConstructor()
+_PARSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+_PLAIN_CACHE: dict[str, Any] = {}
+_PLAIN_CACHE_SIZE = 65536
+
+
+def _scalar(event: ScalarEvent) -> Any:
+    tag, value = event.tag, event.value
+    if tag is None:
+        if not event.implicit[0]:
+            return value  # quoted: a string
+        # Keys and small values repeat a lot; a plain scalar always means the same value.
+        cached = _PLAIN_CACHE.get(value, _PLAIN_CACHE)
+        if cached is not _PLAIN_CACHE:
+            return cached
+        result = _typed(_RESOLVER.resolve(ScalarNode, value, event.implicit), value)
+        if len(_PLAIN_CACHE) < _PLAIN_CACHE_SIZE and len(value) < 64:
+            _PLAIN_CACHE[value] = result
+        return result
+    if tag == "!":
+        return value  # the non-specific tag: a string
+    return _typed(tag, value)
+
+
+def _typed(tag: str, value: str) -> Any:
+    if tag == _STR or tag == "tag:yaml.org,2002:timestamp" or tag == "tag:yaml.org,2002:binary" \
+            or tag == "tag:yaml.org,2002:value":
+        # Kubernetes reads timestamps as text; binary stays the base64 text a Secret expects.
+        return value
+    if tag == "tag:yaml.org,2002:null":
+        return None
+    if tag == "tag:yaml.org,2002:bool":
+        return _CONSTRUCTOR.construct_yaml_bool(ScalarNode(tag, value))
+    if tag == "tag:yaml.org,2002:int":
+        return _CONSTRUCTOR.construct_yaml_int(ScalarNode(tag, value))
+    if tag == "tag:yaml.org,2002:float":
+        return _CONSTRUCTOR.construct_yaml_float(ScalarNode(tag, value))
+    if tag == _MERGE:
+        return _MergeKey
+    raise ValueError(f"the tag {tag!r} has no meaning in a Kubernetes object; remove it")
+
+
+class _MergeKey:
+    """The `<<` key."""
+
+
+class _Frame:
+    __slots__ = ("value", "anchor", "nodes", "key", "key_line", "has_key", "merges", "merged")
+
+    def __init__(self, value: Any, anchor: Optional[str]):
+        self.value = value
+        self.anchor = anchor
+        self.nodes = 1
+        self.key: Any = None
+        self.key_line: Optional[int] = None
+        self.has_key = False
+        # Maps merged in with `<<`, weakest first; the map's own keys win over all of them.
+        self.merges: list[dict] = []
+        self.merged = False
+
+
+class _Builder:
+    """Builds Python values from parser events, applying the bounds as it goes."""
+
+    def __init__(self, source: str, limits: Limits):
+        self.source = source
+        self.limits = limits
+        self.document: Optional[int] = None
+        self.aliased = 0
+
+    def fail(self, reason: str, event: Any = None) -> LoadError:
+        line = getattr(getattr(event, "start_mark", None), "line", None)
+        where = f" (line {line + 1})" if line is not None else ""
+        return LoadError(self.source, self.document, reason + where)
+
+    def run(self, text: str) -> list[Any]:
+        documents: list[Any] = []
+        try:
+            self._events(text, documents)
+        except LoadError:
+            raise
+        except yaml.MarkedYAMLError as error:
+            mark = error.problem_mark
+            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            raise LoadError(self.source, None, f"not valid YAML{where}: {error.problem or error}") from None
+        except yaml.YAMLError as error:
+            raise LoadError(self.source, None, f"not valid YAML: {error}") from None
+        return documents
+
+    def _events(self, text: str, documents: list[Any]) -> None:
+        stack: list[_Frame] = []
+        anchors: dict[str, tuple[Any, int]] = {}
+        max_depth = self.limits.max_depth
+        index = -1
+        result: Any = None
+        for event in yaml.parse(text, Loader=_PARSER):
+            cls = event.__class__
+            if cls is ScalarEvent:
+                try:
+                    value = _scalar(event)
+                except ValueError as error:
+                    raise self.fail(str(error), event) from None
+                if event.anchor is not None:
+                    anchors[event.anchor] = (value, 1)
+                nodes = 1
+            elif cls is MappingStartEvent or cls is SequenceStartEvent:
+                if len(stack) >= max_depth:
+                    raise self.fail(f"nested deeper than {max_depth} levels", event)
+                tag = event.tag
+                if cls is MappingStartEvent:
+                    if tag not in (None, "!", _MAP):
+                        raise self.fail(f"the tag {tag!r} has no meaning in a Kubernetes object; remove it", event)
+                    container: Any = {}
+                else:
+                    if tag not in (None, "!", _SEQ):
+                        raise self.fail(f"the tag {tag!r} has no meaning in a Kubernetes object; remove it", event)
+                    container = []
+                stack.append(_Frame(container, event.anchor))
+                continue
+            elif cls is MappingEndEvent or cls is SequenceEndEvent:
+                frame = stack.pop()
+                value = frame.value
+                if frame.merges:
+                    merged: dict = {}
+                    for source in frame.merges:
+                        merged.update(source)
+                    merged.update(value)
+                    value = merged
+                nodes = frame.nodes
+                if frame.anchor is not None:
+                    anchors[frame.anchor] = (value, nodes)
+            elif cls is AliasEvent:
+                if event.anchor not in anchors:
+                    raise self.fail(f"the alias *{event.anchor} names no anchor defined before it", event)
+                original, nodes = anchors[event.anchor]
+                self.aliased += nodes
+                if self.aliased > self.limits.max_alias_nodes:
+                    raise self.fail(f"YAML aliases expand to more than {self.limits.max_alias_nodes:,} nodes "
+                                    "(an alias bomb?); write the repeated parts out or split the file", event)
+                value = _tree_copy(original)  # no shared objects: each use is its own value
+            elif cls is DocumentStartEvent:
+                index += 1
+                self.document = index
+                anchors = {}
+                result = None
+                continue
+            elif cls is DocumentEndEvent:
+                documents.append(result)
+                self.document = None
+                continue
+            else:
+                continue  # stream start and end
+            if not stack:
+                result = value
+                continue
+            parent = stack[-1]
+            parent.nodes += nodes
+            container = parent.value
+            if container.__class__ is list:
+                container.append(value)
+            elif not parent.has_key:
+                if value.__class__ in (dict, list):
+                    raise self.fail("a map key must be a plain value, not a map or a list", event)
+                parent.key = value
+                parent.key_line = event.start_mark.line if event.start_mark else None
+                parent.has_key = True
+            else:
+                key = parent.key
+                parent.has_key = False
+                if key is _MergeKey:
+                    self._merge(parent, value, event)
+                    continue
+                if key in container:
+                    raise self.fail(f"the key {_show(key)} appears twice in one map (again at line "
+                                    f"{(parent.key_line or 0) + 1}); keep one: kubectl and Pulumi refuse this, "
+                                    "and otherwise the last value would silently win")
+                container[key] = value
+
+    def _merge(self, frame: _Frame, value: Any, event: Any) -> None:
+        if frame.merged:
+            raise self.fail("the merge key << appears twice in one map; merge a list of maps instead", event)
+        frame.merged = True
+        sources = value if isinstance(value, list) else [value]
+        for source in sources:
+            if not isinstance(source, dict):
+                raise self.fail("the merge key << takes a map or a list of maps", event)
+        # In `<<: [a, b]` a wins over b, as in YAML's merge key type.
+        frame.merges.extend(reversed(sources))
+
+
+def _tree_copy(value: Any) -> Any:
+    if value.__class__ is dict:
+        return {k: _tree_copy(v) for k, v in value.items()}
+    if value.__class__ is list:
+        return [_tree_copy(v) for v in value]
+    return value
+
+
+def _show(key: Any) -> str:
+    return repr(key) if not isinstance(key, str) else f"'{key}'"
+
+
+__all__ = ["Limits", "DEFAULT_LIMITS", "LoadError", "STDIN", "display_name", "read_text", "parse_documents",
+           "parse_single", "parse_json", "loads_json", "load_file"]

@@ -1,0 +1,259 @@
+"""What Kueue v0.19.2's validating webhooks refuse when a job is created.
+
+Sources (kubernetes-sigs/kueue, tag v0.19.2):
+- every integration: pkg/controller/jobframework/validation.go `ValidateJobOnCreate`
+  (queue-name label, prebuilt workload name, max-exec-time label, elastic-job annotation);
+- batch/v1 Job: pkg/controller/jobs/job/job_webhook.go (`validatePartialAdmissionCreate`,
+  `validateSyncCompletionCreate`);
+- RayJob and RayCluster: pkg/controller/jobs/rayjob/rayjob_webhook.go, raycluster_webhook.go
+  and raycluster/common.go `ValidateCreate`;
+- pods: pkg/controller/jobs/pod/pod_webhook.go (`validateManagedLabel`, `validatePodGroupMetadata`);
+- topology annotations: pkg/controller/jobframework/tas_validation.go `ValidateTASPodSetRequest`.
+
+The admission-gated-by annotation is checked on the Workload the job would create
+(`aks_kueue.kueue.workload_webhook`), which carries it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from aks_kueue.kueue.jobs.model import (COMPLETIONS_EQUAL_PARALLELISM, ELASTIC_JOB, MANAGED_LABEL, MAX_EXEC_TIME_LABEL,
+                                        MAX_POD_SETS, MIN_PARALLELISM, POD_GROUP_NAME, POD_GROUP_TOTAL_COUNT,
+                                        PREBUILT_WORKLOAD, QUEUE_LABEL, JobOptions)
+from aks_kueue.kueue.jobs.podsets import (PODSET_GROUP_NAME, PREFERRED_TOPOLOGY, REQUIRED_TOPOLOGY,
+                                          SLICE_REQUIRED_TOPOLOGY, SLICE_SIZE, UNCONSTRAINED_TOPOLOGY, PodSet,
+                                          annotations, elastic, labels)
+from aks_kueue.kueue.structural import FieldError, show
+from aks_kueue.kueue.webhooks import qualified_name_problem
+
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_INT = re.compile(r"^[+-]?\d+$")
+# validation.go `supportedElasticJobGVKs`.
+ELASTIC_KINDS = {("batch", "Job"), ("ray.io", "RayCluster"), ("ray.io", "RayJob"), ("ray.io", "RayService")}
+_DNS_MESSAGE = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+                "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+                "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+
+
+def dns_subdomain_problem(value: str) -> str | None:
+    if len(value) > 253:
+        return "must be no more than 253 characters"
+    return None if _DNS_SUBDOMAIN.fullmatch(value) else _DNS_MESSAGE
+
+
+def job_on_create(obj: dict[str, Any], group: str, kind: str, options: JobOptions) -> list[FieldError]:
+    """`ValidateJobOnCreate`, shared by every integration."""
+    errors = []
+    job_labels, job_annotations = labels(obj), annotations(obj)
+    queue = job_labels.get(QUEUE_LABEL)
+    if queue is not None:
+        problem = dns_subdomain_problem(str(queue))
+        if problem:
+            errors.append(FieldError(f"metadata.labels[{QUEUE_LABEL}]", f"Invalid value: {show(queue)}: {problem}"))
+    for where, source in (("annotations", job_annotations), ("labels", job_labels)):
+        name = source.get(PREBUILT_WORKLOAD)
+        if name:
+            problem = dns_subdomain_problem(str(name))
+            if problem:
+                errors.append(FieldError(f"metadata.{where}[{PREBUILT_WORKLOAD}]",
+                                         f"Invalid value: {show(name)}: {problem}"))
+            break
+    if MAX_EXEC_TIME_LABEL in job_labels:
+        value = str(job_labels[MAX_EXEC_TIME_LABEL])
+        path = f"metadata.labels[{MAX_EXEC_TIME_LABEL}]"
+        if not _INT.fullmatch(value):
+            errors.append(FieldError(path, f'Invalid value: {show(value)}: strconv.Atoi: parsing {show(value)}: '
+                                           "invalid syntax"))
+        elif int(value) <= 0:
+            errors.append(FieldError(path, f"Invalid value: {int(value)}: should be greater than 0"))
+    if elastic(obj, options) and (group, kind) not in ELASTIC_KINDS:
+        api = f"{group}/" if group else ""
+        errors.append(FieldError(f"metadata.annotations[{ELASTIC_JOB}]",
+                                 f'Forbidden: elastic job is not supported for "{api}{kind}"'))
+    return errors
+
+
+def batch_job(job: dict[str, Any], pod_count: int, options: JobOptions) -> list[FieldError]:
+    """job_webhook.go: the partial-admission and completions-equal-parallelism annotations."""
+    errors = []
+    notes = annotations(job)
+    spec = job.get("spec") if isinstance(job.get("spec"), dict) else {}
+    if MIN_PARALLELISM in notes:
+        value = str(notes[MIN_PARALLELISM])
+        path = f"metadata.annotations[{MIN_PARALLELISM}]"
+        if not _INT.fullmatch(value):
+            errors.append(FieldError(path, f'Invalid value: {show(value)}: strconv.Atoi: parsing {show(value)}: '
+                                           "invalid syntax"))
+        elif not 0 < int(value) < pod_count:
+            errors.append(FieldError(path, f"Invalid value: {int(value)}: should be between 0 and {pod_count - 1}"))
+        if elastic(job, options):
+            errors.append(FieldError(path, f"Invalid value: {show(value)}: partial admission and elastic job cannot "
+                                           "be used together"))
+    if COMPLETIONS_EQUAL_PARALLELISM in notes:
+        value = str(notes[COMPLETIONS_EQUAL_PARALLELISM])
+        path = f"metadata.annotations[{COMPLETIONS_EQUAL_PARALLELISM}]"
+        enabled = _parse_bool(value)
+        if enabled is None:
+            errors.append(FieldError(path, f'Invalid value: {show(value)}: strconv.ParseBool: parsing {show(value)}: '
+                                           "invalid syntax"))
+        if enabled:
+            if spec.get("completionMode", "NonIndexed") == "NonIndexed":
+                errors.append(FieldError(path, f"Invalid value: {show(value)}: should not be enabled for NonIndexed "
+                                               "jobs"))
+            if spec.get("parallelism", 1) != spec.get("completions", 1):
+                errors.append(FieldError("spec.completions", f"Invalid value: {show(spec.get('completions'))}: "
+                                         f"should be equal to parallelism when {COMPLETIONS_EQUAL_PARALLELISM} "
+                                         "annotation is true"))
+    return errors
+
+
+def ray(obj: dict[str, Any], kind: str, managed: bool, options: JobOptions) -> list[FieldError]:
+    """rayjob_webhook.go and raycluster_webhook.go, for objects Kueue manages."""
+    if not managed:
+        return []
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    errors = []
+    if kind == "RayJob":
+        selector, cluster = spec.get("clusterSelector"), spec.get("rayClusterSpec")
+        if selector and cluster is not None:
+            return [FieldError("spec.clusterSelector", f"Invalid value: {show(selector)}: a kueue managed job should "
+                                                       "not use an existing cluster")]
+        if selector:
+            return []
+        if cluster is None:
+            return [FieldError("spec.rayClusterSpec", "Required value: rayClusterSpec is required for Kueue-managed "
+                                                      "jobs that don't use clusterSelector")]
+        if spec.get("shutdownAfterJobFinishes") is not True:
+            errors.append(FieldError("spec.shutdownAfterJobFinishes",
+                                     f"Invalid value: {show(spec.get('shutdownAfterJobFinishes', False))}: a kueue "
+                                     "managed job should delete the cluster after finishing"))
+        path, cluster_spec = "spec.rayClusterSpec", cluster if isinstance(cluster, dict) else {}
+        if cluster_spec.get("enableInTreeAutoscaling") is True and not elastic(obj, options):
+            errors.append(FieldError(f"{path}.enableInTreeAutoscaling", "Invalid value: true: a kueue managed job "
+                                     "should only use autoscaling when workload slicing is enabled"))
+    else:
+        path, cluster_spec = "spec", spec
+        if elastic(obj, options):
+            for i, group in enumerate(cluster_spec.get("workerGroupSpecs") or []):
+                if isinstance(group, dict) and not _gated(group.get("template")):
+                    errors.append(FieldError(f"spec.workerGroupSpecs[{i}].template.spec.schedulingGates",
+                                             "Invalid value: an elastic job must have the ElasticJobSchedulingGate"))
+            head = cluster_spec.get("headGroupSpec") if isinstance(cluster_spec.get("headGroupSpec"), dict) else {}
+            if not _gated(head.get("template")):
+                errors.append(FieldError("spec.headGroupSpec.template.spec.schedulingGates",
+                                         "Invalid value: an elastic job must have the ElasticJobSchedulingGate"))
+        elif cluster_spec.get("enableInTreeAutoscaling") is True:
+            errors.append(FieldError("spec.enableInTreeAutoscaling", "Invalid value: true: a kueue-managed "
+                                     "RayCluster can use autoscaling only as an elastic job: enable the "
+                                     "ElasticJobsViaWorkloadSlices feature gate and set the "
+                                     f'"{ELASTIC_JOB}": "true" annotation'))
+    groups = cluster_spec.get("workerGroupSpecs") if isinstance(cluster_spec.get("workerGroupSpecs"), list) else []
+    if len(groups) + 1 > MAX_POD_SETS:
+        errors.append(FieldError(f"{path}.workerGroupSpecs", f"Too many: {len(groups) + 1}: must have at most "
+                                                             f"{MAX_POD_SETS} items"))
+    for i, group in enumerate(groups):
+        if isinstance(group, dict) and group.get("groupName") == "head":
+            errors.append(FieldError(f"{path}.workerGroupSpecs[{i}].groupName",
+                                     'Forbidden: "head" is reserved for the head group'))
+    return errors
+
+
+def _gated(template: Any) -> bool:
+    spec = template.get("spec") if isinstance(template, dict) and isinstance(template.get("spec"), dict) else {}
+    return any(isinstance(g, dict) and g.get("name") == "kueue.x-k8s.io/elastic-job"
+               for g in spec.get("schedulingGates") or [])
+
+
+def pod(obj: dict[str, Any]) -> list[FieldError]:
+    """pod_webhook.go `validateCommon`: the managed label and the pod group's metadata."""
+    errors = []
+    pod_labels, notes = labels(obj), annotations(obj)
+    managed = pod_labels.get(MANAGED_LABEL)
+    if managed is not None and managed != "true":
+        errors.append(FieldError(f"metadata.labels[{MANAGED_LABEL}]", "Forbidden: managed label value can only be "
+                                                                      "'true'"))
+    group = notes.get(POD_GROUP_NAME) or pod_labels.get(POD_GROUP_NAME)
+    detail = f"both the '{POD_GROUP_TOTAL_COUNT}' annotation and the '{POD_GROUP_NAME}' label should be set"
+    where = (f"metadata.annotations[{POD_GROUP_NAME}]" if notes.get(POD_GROUP_NAME)
+             else f"metadata.labels[{POD_GROUP_NAME}]")
+    if not group:
+        if POD_GROUP_TOTAL_COUNT in notes:
+            errors.append(FieldError(where, f"Required value: {detail}"))
+        return errors
+    problem = dns_subdomain_problem(str(group))
+    if problem:
+        errors.append(FieldError(where, f"Invalid value: {show(group)}: {problem}"))
+    if POD_GROUP_TOTAL_COUNT not in notes:
+        errors.append(FieldError(f"metadata.annotations[{POD_GROUP_TOTAL_COUNT}]", f"Required value: {detail}"))
+        return errors
+    total = str(notes[POD_GROUP_TOTAL_COUNT])
+    if not _INT.fullmatch(total):
+        errors.append(FieldError(f"metadata.annotations[{POD_GROUP_TOTAL_COUNT}]",
+                                 f'Invalid value: {show(total)}: strconv.Atoi: parsing {show(total)}: invalid syntax'))
+    elif int(total) < 1:
+        errors.append(FieldError(f"metadata.annotations[{POD_GROUP_TOTAL_COUNT}]",
+                                 f"Invalid value: {show(total)}: incorrect annotation value "
+                                 f"'{POD_GROUP_TOTAL_COUNT}={total}': group total count should be greater than zero"))
+    return errors
+
+
+def topology(podsets: list[PodSet], options: JobOptions) -> list[FieldError]:
+    """`ValidateTASPodSetRequest` on each pod template's annotations."""
+    if not options.enabled("TopologyAwareScheduling"):
+        return []
+    errors = []
+    for podset in podsets:
+        notes = annotations(podset.annotated if podset.annotated is not None else podset.template)
+        path = f"{podset.path}.metadata.annotations" if podset.path else "metadata.annotations"
+        found = [a for a in (REQUIRED_TOPOLOGY, PREFERRED_TOPOLOGY, UNCONSTRAINED_TOPOLOGY) if a in notes]
+        if len(found) > 1:
+            errors.append(FieldError(path, "Invalid value: must not contain more than one topology annotation: "
+                                           f'["{REQUIRED_TOPOLOGY}", "{PREFERRED_TOPOLOGY}", '
+                                           f'"{UNCONSTRAINED_TOPOLOGY}"]'))
+        for key in (REQUIRED_TOPOLOGY, PREFERRED_TOPOLOGY, SLICE_REQUIRED_TOPOLOGY):
+            if key in notes:
+                problem = qualified_name_problem(str(notes[key]))
+                if problem:
+                    errors.append(FieldError(f"{path}[{key}]", f"Invalid value: {show(notes[key])}: {problem}"))
+        if PODSET_GROUP_NAME in notes:
+            key = f"{path}[{PODSET_GROUP_NAME}]"
+            if SLICE_SIZE in notes:
+                errors.append(FieldError(key, f"Forbidden: may not be set when '{SLICE_SIZE}' is specified"))
+            if SLICE_REQUIRED_TOPOLOGY in notes:
+                errors.append(FieldError(key, f"Forbidden: may not be set when '{SLICE_REQUIRED_TOPOLOGY}' is "
+                                              "specified"))
+            if REQUIRED_TOPOLOGY not in notes and PREFERRED_TOPOLOGY not in notes:
+                errors.append(FieldError(key, f"Forbidden: may not be set when neither '{PREFERRED_TOPOLOGY}' nor "
+                                              f"'{REQUIRED_TOPOLOGY}' is specified"))
+        if UNCONSTRAINED_TOPOLOGY in notes and _parse_bool(str(notes[UNCONSTRAINED_TOPOLOGY])) is None:
+            errors.append(FieldError(f"{path}[{UNCONSTRAINED_TOPOLOGY}]",
+                                     f"Invalid value: {show(notes[UNCONSTRAINED_TOPOLOGY])}: must be a boolean value"))
+        if SLICE_SIZE in notes:
+            size = str(notes[SLICE_SIZE])
+            if not _INT.fullmatch(size):
+                errors.append(FieldError(f"{path}[{SLICE_SIZE}]", f"Invalid value: {show(size)}: must be a numeric "
+                                                                  "value"))
+            elif int(size) < 1:
+                errors.append(FieldError(f"{path}[{SLICE_SIZE}]", f"Invalid value: {show(size)}: must be greater "
+                                                                  "than or equal to 1"))
+            elif int(size) > podset.count:
+                errors.append(FieldError(f"{path}[{SLICE_SIZE}]", f"Invalid value: {show(size)}: must not be "
+                                                                  f"greater than pod set count {podset.count}"))
+        if SLICE_REQUIRED_TOPOLOGY in notes and SLICE_SIZE not in notes:
+            errors.append(FieldError(f"{path}[{SLICE_SIZE}]", f"Required value: must be set when "
+                                                              f"'{SLICE_REQUIRED_TOPOLOGY}' is specified"))
+        if SLICE_SIZE in notes and SLICE_REQUIRED_TOPOLOGY not in notes:
+            errors.append(FieldError(f"{path}[{SLICE_SIZE}]", f"Forbidden: may not be set when "
+                                                              f"'{SLICE_REQUIRED_TOPOLOGY}' is not specified"))
+    return errors
+
+
+def _parse_bool(value: str) -> bool | None:
+    """Go's strconv.ParseBool."""
+    if value in ("1", "t", "T", "TRUE", "true", "True"):
+        return True
+    if value in ("0", "f", "F", "FALSE", "false", "False"):
+        return False
+    return None

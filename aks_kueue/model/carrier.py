@@ -1,0 +1,90 @@
+"""What the policy pack needs that no other resource carries, in one harmless ConfigMap.
+
+Stack policies see resources, never the stack config or the stack outputs. The program
+therefore writes one ConfigMap, `default/aks-kueue-model`, holding:
+- `workloads.yaml`: `aks-kueue:expectedWorkloads` as the Kueue v1beta2 Workloads those jobs
+  would create, exactly as the model builds them from settings;
+- `keys.json`: for each object, pool and installer, the stack key that defines it
+  (`"ClusterQueue team-a": "aks-kueue:queues.clusterQueues[0]"`), so a finding the pack
+  reports names the key to edit, as the program's own does;
+- `environment`: `aks-kueue:environment`, which decides whether the baseline is mandatory.
+Kueue ignores ConfigMaps and nothing in the cluster acts on this one; it also documents,
+in the cluster itself, which job shapes the quotas were sized for and where each object
+is defined.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Mapping
+
+import yaml
+
+from aks_kueue.k8s.loader import LoadError, loads_json, parse_documents
+
+CARRIER_NAME = "aks-kueue-model"
+# Every cluster has `default`, so the ConfigMap needs no namespace of its own and no Kueue.
+CARRIER_NAMESPACE = "default"
+WORKLOADS_KEY = "workloads.yaml"
+KEYS_KEY = "keys.json"
+ENVIRONMENT_KEY = "environment"
+CARRIER_LABELS = {"app.kubernetes.io/managed-by": "aks-kueue", "app.kubernetes.io/component": "model"}
+
+
+def carrier_manifest(workloads: Iterable[Mapping[str, Any]], keys: Mapping[str, str],
+                     environment: str) -> dict[str, Any]:
+    """The ConfigMap: workloads as one multi-document YAML, keys as JSON, the environment as text."""
+    data = {ENVIRONMENT_KEY: environment, KEYS_KEY: json.dumps(dict(keys), indent=1, sort_keys=True)}
+    documents = [dict(w) for w in workloads]
+    if documents:
+        data[WORKLOADS_KEY] = yaml.safe_dump_all(documents, sort_keys=False)
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": CARRIER_NAME, "namespace": CARRIER_NAMESPACE, "labels": dict(CARRIER_LABELS)},
+            "data": data}
+
+
+def is_carrier(metadata: Any) -> bool:
+    return (isinstance(metadata, Mapping) and metadata.get("name") == CARRIER_NAME
+            and metadata.get("namespace", CARRIER_NAMESPACE) == CARRIER_NAMESPACE)
+
+
+def read_workloads(text: Any) -> list[dict[str, Any]]:
+    """The Workload manifests of a carrier's `workloads.yaml`; ValueError when unreadable."""
+    if text is None:
+        return []
+    if not isinstance(text, str):
+        raise ValueError(f"data.{WORKLOADS_KEY} is not text")
+    try:
+        documents = [d for d in parse_documents(text, f"data.{WORKLOADS_KEY}") if d is not None]
+    except LoadError as error:
+        raise ValueError(str(error)) from None
+    for index, document in enumerate(documents):
+        if not isinstance(document, dict):
+            raise ValueError(f"data.{WORKLOADS_KEY} document {index} is not a mapping")
+    return documents
+
+
+def read_keys(text: Any) -> dict[str, str]:
+    """The subject -> stack key map of a carrier's `keys.json`; ValueError when unreadable."""
+    if text is None:
+        return {}
+    try:
+        keys = loads_json(text, f"data.{KEYS_KEY}") if isinstance(text, str) else None
+    except LoadError:
+        keys = None
+    if not isinstance(keys, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in keys.items()):
+        raise ValueError(f"data.{KEYS_KEY} is not a JSON map of text to text")
+    return keys
+
+
+def subject_keys(model) -> dict[str, str]:
+    """What a finding can name -> the stack key that defines it, for every part of the model."""
+    keys: dict[str, str] = {}
+    if model.cluster is not None:
+        keys["AKS cluster"] = model.cluster.key
+        keys.update({f"system pool {p.name}": p.key for p in model.cluster.system_pools})
+    keys.update({f"node pool {p.name}": p.key for p in model.pools})
+    keys.update({"Kueue install": i.key for i in model.installs})
+    keys.update({o.label: o.key for o in model.objects})
+    keys.update({w.label: w.key for w in model.workloads})
+    return keys

@@ -1,0 +1,191 @@
+"""The desired cluster: what the program registers, as the judge reads it.
+
+One model with two readers: `from_settings` builds it from the stack's settings for the
+program, `from_resources` rebuilds it from the resources the Pulumi engine hands the
+policy pack. For any stack the two agree (a property test checks it), so every rule of
+the judge (`aks_kueue/judge/`) gives the same findings on either.
+
+Everything here is plain, immutable data: Kueue objects are kept as the v1beta2
+manifests the program registers, pools as `aks_kueue.aks.pools.Pool`. Each part carries
+the stack key that defines it (`aks-kueue:queues.clusterQueues[0]`), so a finding can
+name the key to edit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
+
+from aks_kueue.aks.allocatable import default_max_pods
+from aks_kueue.aks.pools import Pool
+from aks_kueue.model.conventions import DEPLOY_ORDER
+
+PRODUCTION = "production"
+DEVELOPMENT = "development"
+
+
+@dataclass(frozen=True)
+class Network:
+    plugin: str = "azure"
+    plugin_mode: Optional[str] = None
+    policy: Optional[str] = None
+    dataplane: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Security:
+    """What the AKS security baseline judges about the cluster."""
+
+    local_accounts_disabled: bool = False
+    rbac: bool = True
+    entra_managed: bool = False
+    azure_rbac: bool = False
+    admin_groups: tuple[str, ...] = ()
+    authorized_ip_ranges: tuple[str, ...] = ()
+    private_cluster: bool = False
+    upgrade_channel: Optional[str] = None
+    node_os_upgrade_channel: Optional[str] = None
+    # The kubeconfig stays secret: its provider keeps it in additionalSecretOutputs and no
+    # other resource carries one in its inputs.
+    kubeconfig_secret: bool = True
+
+
+@dataclass(frozen=True)
+class Cluster:
+    name: str
+    region: str
+    # As given; "unset" when the cluster leaves it to AKS.
+    kubernetes_version: str
+    sku: str = "Base"
+    tier: str = "Standard"
+    node_provisioning: str = "Manual"
+    network: Network = Network()
+    security: Security = Security()
+    system_pools: tuple[Pool, ...] = ()
+    key: str = "aks-kueue:cluster"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "system_pools", tuple(sorted(self.system_pools, key=lambda p: p.name)))
+
+    @property
+    def default_max_pods(self) -> int:
+        return default_max_pods(self.network.plugin, self.network.plugin_mode)
+
+
+@dataclass(frozen=True)
+class Install:
+    """One Kueue installer: the AKS managed extension or the upstream Helm chart."""
+
+    mode: str                                  # "managed" or "helm"
+    version: Optional[str] = None
+    release_train: Optional[str] = None
+    auto_upgrade: bool = False
+    # The integrations Kueue's Configuration enables; None for the managed extension,
+    # which exposes no setting for them.
+    frameworks: Optional[tuple[str, ...]] = None
+    key: str = "aks-kueue:kueue"
+
+
+@dataclass(frozen=True)
+class KueueItem:
+    """One Kueue object, as the program registers it (v1beta2)."""
+
+    manifest: Mapping[str, Any]
+    key: str
+    # Created after the Kueue installer (its CRDs and webhooks) and deleted before it.
+    after_installer: bool = True
+    # The object as written, when that was v1beta1: the API server validates that version.
+    original: Optional[Mapping[str, Any]] = field(default=None, compare=False, repr=False)
+
+    @property
+    def kind(self) -> str:
+        kind = self.manifest.get("kind")
+        return kind if isinstance(kind, str) else ""
+
+    @property
+    def name(self) -> str:
+        name = _metadata(self.manifest).get("name")
+        return name if isinstance(name, str) else ""
+
+    @property
+    def namespace(self) -> Optional[str]:
+        namespace = _metadata(self.manifest).get("namespace")
+        return namespace if isinstance(namespace, str) else None
+
+    @property
+    def label(self) -> str:
+        """`ClusterQueue team-a`, `LocalQueue team-a/default`: how messages name the object."""
+        return f"{self.kind} {self.namespace + '/' if self.namespace else ''}{self.name}"
+
+
+@dataclass(frozen=True)
+class Namespace:
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    # A namespace that exists already: the program only labels it, never creates or deletes it.
+    existing: bool = False
+
+
+@dataclass(frozen=True)
+class ExpectedWorkload:
+    """A job shape the pack must prove admittable and schedulable, as the v1beta2 Workload
+    Kueue would create for it."""
+
+    manifest: Mapping[str, Any]
+    key: str
+
+    @property
+    def label(self) -> str:
+        metadata = _metadata(self.manifest)
+        return f"workload {metadata.get('namespace')}/{metadata.get('name')}"
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A resource the reader could not read; it is left out of the model and reported."""
+
+    subject: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Model:
+    stack: str = ""
+    environment: str = PRODUCTION
+    cluster: Optional[Cluster] = None
+    # The user pools, which hold Kueue quota; system pools are the cluster's.
+    pools: tuple[Pool, ...] = ()
+    installs: tuple[Install, ...] = ()
+    objects: tuple[KueueItem, ...] = ()
+    namespaces: tuple[Namespace, ...] = ()
+    workloads: tuple[ExpectedWorkload, ...] = ()
+    unreadable: tuple[Unreadable, ...] = ()
+
+    def __post_init__(self) -> None:
+        """One order whichever reader built it: objects in creation order (what a kind refers to first),
+        everything else by name, so that two models of one cluster compare equal."""
+        def kind_rank(item: KueueItem) -> tuple:
+            rank = DEPLOY_ORDER.index(item.kind) if item.kind in DEPLOY_ORDER else len(DEPLOY_ORDER)
+            return rank, item.namespace or "", item.name
+
+        object.__setattr__(self, "pools", tuple(sorted(self.pools, key=lambda p: p.name)))
+        object.__setattr__(self, "installs", tuple(sorted(self.installs, key=lambda i: i.mode)))
+        object.__setattr__(self, "objects", tuple(sorted(self.objects, key=kind_rank)))
+        object.__setattr__(self, "namespaces", tuple(sorted(self.namespaces, key=lambda n: n.name)))
+        object.__setattr__(self, "workloads", tuple(sorted(self.workloads, key=lambda w: w.label)))
+
+    @property
+    def managed(self) -> bool:
+        return any(i.mode == "managed" for i in self.installs)
+
+    @property
+    def production(self) -> bool:
+        return self.environment == PRODUCTION
+
+    def of_kind(self, kind: str) -> list[KueueItem]:
+        return [o for o in self.objects if o.kind == kind]
+
+
+def _metadata(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
+    metadata = manifest.get("metadata")
+    return metadata if isinstance(metadata, Mapping) else {}

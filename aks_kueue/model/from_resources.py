@@ -1,0 +1,427 @@
+"""The model read back from the resources a stack registers, as the policy pack sees them.
+
+Nothing here reads the stack config: the cluster comes from the ManagedCluster, pools from
+AgentPools (and the cluster's inline system pool), the install from the Extension or Helm
+release, Kueue objects from their CustomResources, namespaces from Namespace resources,
+and what no resource says (the expected workloads, the stack key of each part, the
+environment) from the program's ConfigMap (`carrier.py`). A change made by hand in code,
+past the settings, is judged the same way.
+
+A resource of a shape the reader cannot use becomes an `Unreadable` entry of the model and
+is left out; a value unknown during a preview raises the policy runtime's
+UnknownValueError as the engine expects (the runtime then says the policy cannot run yet).
+Resources are anything with `resource_type`, `props`, `urn`, `name` and `dependencies`
+(pulumi_policy's PolicyResource, or the offline preview's equivalent).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+from aks_kueue.aks import dcgm_exporter
+from aks_kueue.aks.capacity_tag import CAPACITY_TAG, explicit_node
+from aks_kueue.aks.nodes import pool_capacity
+from aks_kueue.aks.placement import pod_lands
+from aks_kueue.aks.pools import SYSTEM, USER, DaemonSetLoad, Pool, effective_gpu_driver, gpu_vendor, node_taints
+from aks_kueue.aks.vm_sizes import lookup
+from aks_kueue.k8s.loader import LoadError, parse_single
+from aks_kueue.k8s.pods import pod_requests
+from aks_kueue.kueue import catalog as cat
+from aks_kueue.kueue.convert import to_v1beta2
+from aks_kueue.kueue.units import to_units
+from aks_kueue.model import carrier
+from aks_kueue.model.desired import (DEVELOPMENT, PRODUCTION, Cluster, ExpectedWorkload, Install, KueueItem, Model,
+                                     Namespace, Network, Security, Unreadable)
+from aks_kueue.model.props import (Unreadable as UnreadableValue, get, integer, mapping, plain, sequence, stack_of,
+                                   string_list, string_map, text)
+from aks_kueue.versions import MANAGED_KUEUE_EXTENSION_TYPE
+
+# Type tokens, with or without an explicit API version module (azure-native:containerservice/v20250801:...).
+MANAGED_CLUSTER = re.compile(r"^azure-native:containerservice(/[^:]+)?:ManagedCluster$")
+AGENT_POOL = re.compile(r"^azure-native:containerservice(/[^:]+)?:AgentPool$")
+EXTENSION = re.compile(r"^azure-native:kubernetesconfiguration(/[^:]+)?:Extension$")
+HELM = re.compile(r"^kubernetes:helm\.sh/v[34]:(Release|Chart)$")
+KUEUE_OBJECT = re.compile(r"^kubernetes:kueue\.x-k8s\.io/[^:]+:(?P<kind>\w+)$")
+DAEMONSET = "kubernetes:apps/v1:DaemonSet"
+NAMESPACE = "kubernetes:core/v1:Namespace"
+NAMESPACE_PATCH = "kubernetes:core/v1:NamespacePatch"
+CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
+SECRET = "kubernetes:core/v1:Secret"
+PROVIDER_PREFIX = "pulumi:providers:"
+_TAINT = re.compile(r"^(?P<key>[^=:\s]+)(=(?P<value>[^=:\s]*))?:(?P<effect>NoSchedule|PreferNoSchedule|NoExecute)$")
+_KUBECONFIG = re.compile(r"kind[\"']?\s*:\s*[\"']?Config\b")
+CLUSTER_SUBJECT = "AKS cluster"
+INSTALL_SUBJECT = "Kueue install"
+
+
+@dataclass
+class Reading:
+    """The model, and the URN of each subject a finding can name ("ClusterQueue team-a",
+    "node pool t4", "AKS cluster", "Kueue install", "workload ml/train", ...)."""
+
+    model: Model
+    urns: dict[str, str] = field(default_factory=dict)
+
+
+def from_resources(resources: Sequence[Any]) -> Reading:
+    urns: dict[str, str] = {}
+    unreadable: list[Unreadable] = []
+    keys, environment, workloads = _carrier(resources, urns, unreadable)
+
+    def key(subject: str) -> str:
+        return keys.get(subject, subject)
+
+    cluster: Optional[Cluster] = None
+    installs: list[Install] = []
+    items: list[tuple[KueueItem, Any]] = []
+    namespaces: list[Namespace] = []
+    daemonsets: list[tuple[str, dict[str, str], dict]] = []
+    pool_resources = []
+    for resource in resources:
+        kind, props, urn = resource.resource_type, resource.props, resource.urn
+        label = f"{kind.rsplit(':', 1)[-1]} {resource.name}"
+        try:
+            if MANAGED_CLUSTER.match(kind):
+                if cluster is not None:
+                    raise UnreadableValue(f"{label}: a second ManagedCluster; the pack models one cluster per stack")
+                cluster = _cluster(props, label, key)
+                urns[CLUSTER_SUBJECT] = urn
+            elif AGENT_POOL.match(kind):
+                pool_resources.append(resource)
+            elif HELM.match(kind) and _chart(props) == dcgm_exporter.RELEASE:
+                daemonsets.append(_dcgm(props, label))
+            elif (install := _install(kind, props, label, key)) is not None:
+                installs.append(install)
+                urns.setdefault(INSTALL_SUBJECT, urn)
+            elif KUEUE_OBJECT.match(kind):
+                item = _kueue_item(kind, props, label, key)
+                items.append((item, resource))
+                urns[item.label] = urn
+            elif kind in (NAMESPACE, NAMESPACE_PATCH):
+                name = text(get(props, "metadata", "name"), f"{label}.metadata.name")
+                labels = string_map(get(props, "metadata", "labels", default={}), f"{label}.metadata.labels")
+                namespaces.append(Namespace(name, labels, existing=kind == NAMESPACE_PATCH))
+                urns[f"Namespace {name}"] = urn
+            elif kind == DAEMONSET:
+                daemonsets.append(_daemonset(props, label))
+        except UnreadableValue as error:
+            unreadable.append(Unreadable(label, str(error)))
+            urns.setdefault(label, urn)
+    pools, system_pools = [], list(cluster.system_pools) if cluster else []
+    if cluster is not None:
+        for resource in pool_resources:
+            label = f"AgentPool {resource.name}"
+            try:
+                pool = _pool(resource.props, label, cluster.default_max_pods, key)
+            except UnreadableValue as error:
+                unreadable.append(Unreadable(label, str(error)))
+                urns.setdefault(label, resource.urn)
+                continue
+            (system_pools if pool.mode == SYSTEM else pools).append(pool)
+            urns[_pool_subject(pool)] = resource.urn
+        cluster = _with_system_pools(cluster, system_pools, resources)
+        pools = [_placed(pool, daemonsets, cluster.region) for pool in pools]
+    installers = {urns.get(INSTALL_SUBJECT)} | {r.urn for r in resources if _is_installer(r)}
+    objects = tuple(_after(item, resource, installers, resources) for item, resource in items)
+    model = Model(
+        stack=next((stack_of(r.urn) for r in resources), ""), environment=environment, cluster=cluster,
+        pools=tuple(pools), installs=tuple(installs), objects=objects, namespaces=tuple(namespaces),
+        workloads=tuple(ExpectedWorkload(w, key(ExpectedWorkload(w, "").label)) for w in workloads),
+        unreadable=tuple(unreadable))
+    for workload in model.workloads:
+        urns.setdefault(workload.label, urns.get("carrier", ""))
+    urns.pop("carrier", None)
+    return Reading(model, urns)
+
+
+def _pool_subject(pool: Pool) -> str:
+    return f"{'system' if pool.mode == SYSTEM else 'node'} pool {pool.name}"
+
+
+def _carrier(resources, urns, unreadable) -> tuple[dict[str, str], str, list[dict]]:
+    for resource in resources:
+        if resource.resource_type != CONFIG_MAP or not carrier.is_carrier(plain(get(resource.props, "metadata"))):
+            continue
+        label = f"ConfigMap {resource.name}"
+        urns["carrier"] = resource.urn
+        try:
+            data = mapping(get(resource.props, "data", default={}), f"{label}.data")
+            keys = carrier.read_keys(data.get(carrier.KEYS_KEY))
+            environment = text(data.get(carrier.ENVIRONMENT_KEY) or PRODUCTION,
+                               f"{label}.data.{carrier.ENVIRONMENT_KEY}")
+            documents = carrier.read_workloads(data.get(carrier.WORKLOADS_KEY))
+        except UnreadableValue as error:
+            unreadable.append(Unreadable(label, str(error)))
+            urns.setdefault(label, resource.urn)
+            return {}, PRODUCTION, []
+        except ValueError as error:
+            unreadable.append(Unreadable(label, f"{label}: {error}"))
+            urns.setdefault(label, resource.urn)
+            return {}, PRODUCTION, []
+        # Anything but development is judged as production, the contract's default.
+        return keys, DEVELOPMENT if environment == DEVELOPMENT else PRODUCTION, documents
+    return {}, PRODUCTION, []
+
+
+def _cluster(props: Any, label: str, key) -> Cluster:
+    network = get(props, "networkProfile", default={})
+    plugin = get(network, "networkPlugin", default="kubenet")
+    plugin_mode = get(network, "networkPluginMode")
+    if plugin not in ("azure", "kubenet", "none") or plugin_mode not in (None, "overlay"):
+        raise UnreadableValue(f"{label}.networkProfile: plugin {plugin!r} mode {plugin_mode!r} is not one AKS "
+                              "offers")
+    version = get(props, "kubernetesVersion")
+    access = get(props, "apiServerAccessProfile", default={})
+    ranges = string_list(get(access, "authorizedIPRanges", default=[]),
+                         f"{label}.apiServerAccessProfile.authorizedIPRanges")
+    built = Cluster(
+        name=text(get(props, "resourceName", default=""), f"{label}.resourceName"),
+        region=text(get(props, "location"), f"{label}.location").replace(" ", "").lower(),
+        # Without a version AKS picks its default, which nothing here can prove new enough.
+        kubernetes_version=text(version, f"{label}.kubernetesVersion") if version is not None else "unset",
+        sku=text(get(props, "sku", "name", default="Base"), f"{label}.sku.name"),
+        tier=text(get(props, "sku", "tier", default="Free"), f"{label}.sku.tier"),
+        node_provisioning=text(get(props, "nodeProvisioningProfile", "mode", default="Manual"),
+                               f"{label}.nodeProvisioningProfile.mode"),
+        network=Network(plugin=plugin, plugin_mode=plugin_mode, policy=get(network, "networkPolicy"),
+                        dataplane=get(network, "networkDataplane")),
+        security=Security(
+            local_accounts_disabled=get(props, "disableLocalAccounts") is True,
+            rbac=get(props, "enableRBAC", default=True) is not False,
+            entra_managed=get(props, "aadProfile", "managed") is True,
+            azure_rbac=get(props, "aadProfile", "enableAzureRBAC") is True,
+            admin_groups=tuple(string_list(get(props, "aadProfile", "adminGroupObjectIDs", default=[]),
+                                           f"{label}.aadProfile.adminGroupObjectIDs")),
+            authorized_ip_ranges=tuple(ranges),
+            private_cluster=get(access, "enablePrivateCluster") is True,
+            upgrade_channel=get(props, "autoUpgradeProfile", "upgradeChannel"),
+            node_os_upgrade_channel=get(props, "autoUpgradeProfile", "nodeOSUpgradeChannel", default="NodeImage")),
+        key=key(CLUSTER_SUBJECT) if key(CLUSTER_SUBJECT) != CLUSTER_SUBJECT else "aks-kueue:cluster")
+    profiles = sequence(get(props, "agentPoolProfiles", default=[]), f"{label}.agentPoolProfiles")
+    inline = []
+    for index, profile in enumerate(profiles):
+        where = f"{label}.agentPoolProfiles[{index}]"
+        pool = _pool(profile, where, built.default_max_pods, key, name_key="name")
+        inline.append(pool)
+    return Cluster(**{**built.__dict__, "system_pools": tuple(p for p in inline if p.mode == SYSTEM)})
+
+
+def _with_system_pools(cluster: Cluster, system_pools: list[Pool], resources) -> Cluster:
+    """The system pools, an AgentPool resource replacing the inline profile of the same name;
+    and whether the kubeconfig stays secret (`_kubeconfig_secret`)."""
+    by_name = {p.name: p for p in system_pools}
+    values = dict(cluster.__dict__)
+    values["system_pools"] = tuple(by_name.values())
+    values["security"] = Security(**{**cluster.security.__dict__, "kubeconfig_secret": _kubeconfig_secret(resources)})
+    return Cluster(**values)
+
+
+def _pool(props: Any, label: str, fallback_max_pods: int, key, name_key: str = "agentPoolName") -> Pool:
+    """One pool; raises Unreadable when a property the model needs has the wrong shape."""
+    # Inputs name the pool agentPoolName; a pool's outputs from Azure (an unchanged pool in the
+    # preview of a deployed stack) carry `name` instead.
+    name = text(get(props, name_key, default=get(props, "name")), f"{label}.{name_key}")
+    vm_size = text(get(props, "vmSize"), f"{label}.vmSize")
+    mode = text(get(props, "mode", default=USER), f"{label}.mode")
+    autoscaled = get(props, "enableAutoScaling", default=False) is True
+    count = get(props, "count")
+    min_key, max_key = ("minCount", "maxCount") if autoscaled else ("count", "count")
+    max_count = integer(get(props, max_key, default=0 if not autoscaled else None), f"{label}.{max_key}")
+    min_count = integer(get(props, min_key, default=count if count is not None else 0), f"{label}.{min_key}")
+    max_pods = get(props, "maxPods")
+    max_pods = fallback_max_pods if max_pods is None else integer(max_pods, f"{label}.maxPods")
+    if max_count < 0 or max_pods < 1:
+        raise UnreadableValue(f"{label}: {max_key} {max_count} and maxPods {max_pods} are not counts AKS accepts")
+    spot = get(props, "scaleSetPriority") == "Spot"
+    taints = node_taints(tuple(_taint(t, f"{label}.nodeTaints[{i}]") for i, t in enumerate(
+        string_list(get(props, "nodeTaints", default=[]), f"{label}.nodeTaints"))), spot)
+    explicit = None
+    tag = get(props, "tags", CAPACITY_TAG)
+    if tag is not None:
+        try:
+            explicit = explicit_node(tag)
+        except ValueError as error:
+            raise UnreadableValue(f"{label}.tags: {error}") from None
+    if lookup(vm_size) is None and explicit is None and mode != SYSTEM:
+        raise UnreadableValue(f"{label}.vmSize {vm_size!r} is not in the VM size catalog and the pool carries no "
+                              f"{CAPACITY_TAG} tag, so its nodes cannot be sized")
+    vendor = gpu_vendor(vm_size, explicit)
+    driver = get(props, "gpuProfile", "driver")
+    profile = get(props, "gpuInstanceProfile")
+    pool = Pool(
+        name=name, vm_size=vm_size, mode=mode, min_count=min_count, max_count=max_count, max_pods=max_pods,
+        labels=string_map(get(props, "nodeLabels", default={}), f"{label}.nodeLabels"), taints=taints,
+        zones=tuple(string_list(get(props, "availabilityZones", default=[]), f"{label}.availabilityZones")),
+        gpu_driver=effective_gpu_driver(vendor, text(driver, f"{label}.gpuProfile.driver") if driver else None),
+        gpu_instance_profile=text(profile, f"{label}.gpuInstanceProfile") if profile is not None else None,
+        spot=spot, explicit=explicit)
+    subject = _pool_subject(pool)
+    return Pool(**{**pool.__dict__, "key": key(subject) if key(subject) != subject else label})
+
+
+def _taint(value: str, what: str) -> dict[str, str]:
+    match = _TAINT.fullmatch(value)
+    if not match:
+        raise UnreadableValue(f"{what} {value!r} is not a taint key=value:Effect")
+    return {"key": match["key"], "value": match["value"] or "", "effect": match["effect"]}
+
+
+def _daemonset(props: Any, label: str) -> tuple[str, dict[str, int], dict]:
+    """(name, pod requests, pod spec for placement) of one DaemonSet resource."""
+    name = text(get(props, "metadata", "name"), f"{label}.metadata.name")
+    pod = plain(mapping(get(props, "spec", "template", "spec", default={}), f"{label}.spec.template.spec"))
+    try:
+        requests = to_units(pod_requests(pod))
+    except (ValueError, AttributeError, TypeError) as error:  # a QuantityError is a ValueError
+        raise UnreadableValue(f"{label}: the pod's resource requests cannot be read ({error})") from None
+    for field_name, shape in (("nodeSelector", dict), ("tolerations", list)):
+        if not isinstance(pod.get(field_name, shape()), shape):
+            raise UnreadableValue(f"{label}: spec.template.spec.{field_name} has the wrong shape")
+    if not all(isinstance(t, dict) for t in pod.get("tolerations") or []):
+        raise UnreadableValue(f"{label}: tolerations must be a list of maps")
+    return name, requests, pod
+
+
+def _chart(props: Any) -> Optional[str]:
+    chart = get(props, "chart")
+    return chart.rstrip("/").rsplit("/", 1)[-1] if isinstance(chart, str) else None
+
+
+def _dcgm(props: Any, label: str) -> tuple[str, dict[str, int], dict]:
+    """NVIDIA's DCGM exporter chart runs a DaemonSet no resource shows: its pod, from the release's
+    values (placement, tolerations, requests, with the chart's default requests)."""
+    values = plain(mapping(get(props, "values", default={}), f"{label}.values"))
+    pod = {key: values[key] for key in ("affinity", "nodeSelector", "tolerations") if key in values}
+    resources = values.get("resources") if isinstance(values.get("resources"), dict) else {}
+    requests = resources.get("requests") if isinstance(resources.get("requests"), dict) else dcgm_exporter.REQUESTS
+    pod["containers"] = [{"name": "exporter", "resources": {"requests": dict(requests)}}]
+    return _daemonset({"metadata": {"name": dcgm_exporter.RELEASE}, "spec": {"template": {"spec": pod}}}, label)
+
+
+def _placed(pool: Pool, daemonsets: list[tuple[str, dict[str, int], dict]], region: str) -> Pool:
+    """The pool with the DaemonSets whose pods land on its nodes."""
+    capacity = pool_capacity(pool, region)
+    loads = tuple(DaemonSetLoad(name, requests) for name, requests, pod in daemonsets if pod_lands(pod, capacity))
+    return Pool(**{**pool.__dict__, "daemonsets": loads})
+
+
+def _install(kind: str, props: Any, label: str, key) -> Optional[Install]:
+    """The Kueue installer a resource is, or None when it installs something else."""
+    where = key(INSTALL_SUBJECT) if key(INSTALL_SUBJECT) != INSTALL_SUBJECT else label
+    if EXTENSION.match(kind):
+        extension_type = get(props, "extensionType")
+        if not isinstance(extension_type, str) or extension_type.lower() != MANAGED_KUEUE_EXTENSION_TYPE:
+            return None
+        auto_upgrade = get(props, "autoUpgradeMinorVersion", default=True) is not False
+        # Azure applies a release train only with auto-upgrade (the SDK sends its default train regardless).
+        return Install("managed", version=_optional_text(get(props, "version")),
+                       release_train=_optional_text(get(props, "releaseTrain")) if auto_upgrade else None,
+                       auto_upgrade=auto_upgrade, key=where)
+    if HELM.match(kind):
+        chart = get(props, "chart")
+        if not isinstance(chart, str) or chart.rstrip("/").rsplit("/", 1)[-1] != "kueue":
+            return None
+        return Install("helm", version=_optional_text(get(props, "version")),
+                       frameworks=_helm_frameworks(props, label), key=where)
+    return None
+
+
+def _is_installer(resource: Any) -> bool:
+    try:
+        return _install(resource.resource_type, resource.props, "", lambda s: s) is not None
+    except UnreadableValue:
+        return False
+
+
+def _optional_text(value: Any) -> Optional[str]:
+    return value if isinstance(value, str) else None
+
+
+def _helm_frameworks(props: Any, label: str) -> tuple[str, ...]:
+    """integrations.frameworks of the Configuration the chart is given, else the chart's defaults."""
+    rendered = get(props, "values", "managerConfig", "controllerManagerConfigYaml")
+    if rendered is None:
+        return cat.CHART_DEFAULT_FRAMEWORKS
+    where = f"{label}.values.managerConfig.controllerManagerConfigYaml"
+    try:
+        configuration = parse_single(text(rendered, where), where)
+    except LoadError as error:
+        raise UnreadableValue(str(error)) from None
+    frameworks = get(configuration, "integrations", "frameworks")
+    if frameworks is None:
+        return cat.CHART_DEFAULT_FRAMEWORKS
+    if not isinstance(frameworks, list) or not all(isinstance(f, str) for f in frameworks):
+        raise UnreadableValue(f"{label}: integrations.frameworks is not a list of names")
+    return tuple(frameworks)
+
+
+def _kueue_item(kind: str, props: Any, label: str, key) -> KueueItem:
+    """The object a Kueue CustomResource creates, converted to v1beta2 as the API server stores it."""
+    manifest = {k: v for k, v in plain(mapping(props, label)).items() if k != "status"}
+    check_identity(manifest, label)
+    manifest.setdefault("kind", KUEUE_OBJECT.match(kind)["kind"])
+    converted = to_v1beta2(manifest)
+    item = KueueItem(converted, "", original=manifest if converted is not manifest else None)
+    return KueueItem(item.manifest, key(item.label), original=item.original)
+
+
+def check_identity(manifest: dict, label: str) -> None:
+    """Kueue's validator reports a bad name; one that is not even text (or no metadata map at
+    all) cannot key an object, so the reader reports it as unreadable instead."""
+    metadata = mapping(manifest.get("metadata"), f"{label}.metadata")
+    for name in ("name", "namespace"):
+        if name in metadata and metadata[name] is None:
+            del metadata[name]  # null is absent, as the API server reads it
+        elif name in metadata:
+            text(metadata[name], f"{label}.metadata.{name}")
+    if "kind" in manifest:
+        text(manifest["kind"], f"{label}.kind")
+
+
+def _after(item: KueueItem, resource: Any, installers: set, resources) -> KueueItem:
+    """Whether the object depends on the installer, directly or through what it depends on."""
+    by_urn = {r.urn: r for r in resources}
+    seen: set[str] = set()
+    stack = list(resource.dependencies or [])
+    while stack:
+        dependency = stack.pop()
+        urn = getattr(dependency, "urn", dependency)
+        if urn in seen:
+            continue
+        seen.add(urn)
+        found = by_urn.get(urn)
+        stack += list(found.dependencies or []) if found is not None else []
+    return KueueItem(item.manifest, item.key, after_installer=bool(seen & installers), original=item.original)
+
+
+def _kubeconfig_secret(resources) -> bool:
+    """What a policy can see of the kubeconfig's secrecy: the Kubernetes provider that holds it
+    names it in additionalSecretOutputs, and no other resource carries a kubeconfig in its inputs."""
+    for resource in resources:
+        if resource.resource_type.startswith(PROVIDER_PREFIX):
+            secret_outputs = list(getattr(resource.opts, "additional_secret_outputs", None) or []) \
+                if getattr(resource, "opts", None) is not None else []
+            if "kubeconfig" in list(resource.props) and "kubeconfig" not in secret_outputs:
+                return False
+        elif resource.resource_type != SECRET and _carries_kubeconfig(resource.props):
+            return False
+    return True
+
+
+def _carries_kubeconfig(props: Any) -> bool:
+    """Unknown values are never read as a kubeconfig."""
+    from pulumi_policy.deserialize import serialize_properties
+
+    stack = [serialize_properties(props) if not isinstance(props, dict) else props]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack += list(value.values())
+        elif isinstance(value, list):
+            stack += value
+        elif isinstance(value, str) and _KUBECONFIG.search(value) and "clusters" in value and "users" in value:
+            return True
+    return False
+

@@ -1,0 +1,294 @@
+"""The model read from the stack's settings: what the program will register.
+
+Only what cannot be put in the model at all is refused here (a queue manifest that cannot
+be read, a flavor bound to a pool that does not exist, a namespace two ClusterQueues
+would label differently): those raise SettingsError. Everything else, valid or not, goes
+into the model, and the judge says what is wrong with it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from aks_kueue.aks.nodes import AGENTPOOL
+from aks_kueue.aks.pools import (SYSTEM, SYSTEM_POOL_TAINT, DaemonSetLoad, ExplicitNode, Pool, effective_gpu_driver,
+                                 gpu_vendor, mig_strategy, needs_device_plugin)
+from aks_kueue.aks import dcgm_exporter
+from aks_kueue.aks.device_plugin import REQUESTS, daemonset_name
+from aks_kueue.k8s.merge import deep_merge
+from aks_kueue.k8s.quantity import parse_quantity
+from aks_kueue.kueue.convert import V1BETA2, cluster_queue_spec_to_v1beta2, to_v1beta2
+from aks_kueue.k8s.loader import LoadError
+from aks_kueue.kueue.manifests import ManifestError, read_documents
+from aks_kueue.model.desired import (Cluster, ExpectedWorkload, Install, KueueItem, Model, Namespace, Network,
+                                     Security)
+from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL
+from aks_kueue.model.conventions import CLUSTER_SCOPED, DEPLOY_ORDER, MANAGED_BY, labels_selected
+from aks_kueue.settings.errors import Problem, SettingsError
+from aks_kueue.settings.pools import NodePool, Taint
+from aks_kueue.settings.queues import ExpectedWorkload as ExpectedWorkloadEntry, ManifestWorkload
+from aks_kueue.settings.root import SYSTEM_POOL_NAME, Settings
+
+
+def from_settings(settings: Settings, root: Path, stack: str = "") -> Model:
+    """The model of what the program registers for these settings; SettingsError when a part
+    of them cannot be put in a model at all."""
+    problems: list[Problem] = []
+    pools = tuple(user_pool(p, i, settings) for i, p in enumerate(settings.node_pools))
+    objects = _from_stack(settings, problems) + _from_manifests(settings, root, problems)
+    namespaces = _namespaces(objects, problems, settings.queues.existing_namespaces if settings.queues else ())
+    workloads = _workloads(settings, root, objects, problems)
+    if problems:
+        raise SettingsError(problems)
+    return Model(
+        stack=stack, environment=settings.environment, cluster=cluster(settings), pools=pools,
+        installs=(install(settings),) if settings.kueue.install != "none" else (), objects=tuple(objects),
+        namespaces=tuple(namespaces), workloads=tuple(workloads))
+
+
+def _workloads(settings: Settings, root: Path, objects: list[KueueItem], problems: list[Problem]
+               ) -> list[ExpectedWorkload]:
+    found = []
+    for i, entry in enumerate(settings.expected_workloads):
+        key = f"aks-kueue:expectedWorkloads[{i}]"
+        if isinstance(entry, ManifestWorkload):
+            found += [ExpectedWorkload(w, key) for w in _from_job_file(entry.manifest, key, settings, root, objects,
+                                                                        problems)]
+        else:
+            found.append(ExpectedWorkload(workload_manifest(entry), key))
+    return found
+
+
+def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects: list[KueueItem],
+                   problems: list[Problem]) -> list[dict[str, Any]]:
+    """The Workloads Kueue would create for the jobs of a file, with the stack's integrations,
+    feature gates and queue objects in force (a `default` LocalQueue, priority classes)."""
+    from aks_kueue.kueue.jobs import JobOptions, Outcome, derive_workloads
+    from aks_kueue.kueue.manifests import Category, category, read_inputs
+
+    where = f"{key}.manifest"
+    path = Path(name) if Path(name).is_absolute() else root / name
+    try:
+        documents = read_inputs([path])
+    except LoadError as error:
+        problems.append(Problem(where, f"{name}{str(error)[len(str(path)):]}"))
+        return []
+    jobs = [d for d in documents if category(d.manifest) is Category.JOB]
+    if not jobs:
+        problems.append(Problem(where, f"{name} holds no job Kueue manages (Job, JobSet, RayJob, MPIJob, ...); "
+                                       "point it at a job file, or write the workload's shape instead"))
+        return []
+    kueue = settings.kueue
+    options = JobOptions.from_config(frameworks=kueue.frameworks if kueue.install == "helm" else None,
+                                     feature_gates=kueue.feature_gates)
+    context = [dict(o.manifest) for o in objects] + [d.manifest for d in documents]
+    workloads = []
+    for result in derive_workloads(context, options):
+        if result.source.kind not in {d.kind for d in jobs}:
+            continue
+        label = f"{result.source.kind} {result.source.name}"
+        if result.errors:
+            problems += [Problem(where, f"{name}: {label}: {e.field + ': ' if e.field else ''}{e.message}")
+                         for e in result.errors]
+        elif result.outcome is not Outcome.WORKLOAD:
+            if result.outcome is not Outcome.MEMBER:
+                problems.append(Problem(where, f"{name}: {label}: {result.reason}"))
+        else:
+            workloads += [dict(w) for w in result.workloads]
+    return workloads
+
+
+def cluster(settings: Settings) -> Cluster:
+    spec = settings.cluster
+    net, sec, system = spec.network, spec.security, spec.system_pool
+    network = Network(plugin=net.plugin, plugin_mode=net.plugin_mode, policy=net.policy, dataplane=net.dataplane)
+    system_pool = Pool(
+        name=SYSTEM_POOL_NAME, mode=SYSTEM, vm_size=system.vm_size, min_count=system.count,
+        max_count=system.count, max_pods=system.max_pods or _max_pods(network),
+        taints=(dict(SYSTEM_POOL_TAINT),), zones=tuple(system.zones), key="aks-kueue:cluster.systemPool")
+    return Cluster(
+        name=spec.name, region=settings.location, kubernetes_version=spec.kubernetes_version, sku=spec.sku,
+        tier=spec.tier, node_provisioning=spec.effective_node_provisioning, network=network,
+        security=Security(
+            local_accounts_disabled=sec.local_accounts_disabled, rbac=True, entra_managed=True,
+            azure_rbac=sec.azure_rbac, admin_groups=tuple(sec.entra_admin_group_object_ids),
+            authorized_ip_ranges=tuple(sec.api_server_authorized_ip_ranges),
+            private_cluster=sec.private_cluster, upgrade_channel=sec.upgrade_channel,
+            node_os_upgrade_channel=sec.node_os_upgrade_channel),
+        system_pools=(system_pool,))
+
+
+def _max_pods(network: Network) -> int:
+    return Cluster(name="", region="", kubernetes_version="", network=network).default_max_pods
+
+
+def user_pool(pool: NodePool, index: int, settings: Settings) -> Pool:
+    explicit = None
+    if pool.capacity is not None:
+        explicit = ExplicitNode(cpu=pool.capacity.cpu, memory_bytes=int(parse_quantity(pool.capacity.memory)),
+                                gpus=pool.capacity.gpus, gpu_resource=pool.capacity.gpu_resource)
+    vendor = gpu_vendor(pool.vm_size, explicit)
+    driver = effective_gpu_driver(vendor, pool.gpu_driver)
+    # The program runs the NVIDIA device plugin on these pools (`components/gpu_device_plugin`).
+    plugin = DaemonSetLoad(daemonset_name(mig_strategy(pool.gpu_instance_profile)), dict(REQUESTS))
+    daemonsets = (plugin,) if needs_device_plugin(vendor, driver) else ()
+    if daemonsets and settings.monitoring is not None and settings.monitoring.gpu_metrics:
+        # The DCGM exporter runs on the same pools (`components/monitoring`).
+        daemonsets += (DaemonSetLoad(dcgm_exporter.RELEASE, dict(dcgm_exporter.REQUESTS)),)
+    network = cluster(settings).network
+    return Pool(
+        name=pool.name, vm_size=pool.vm_size, min_count=pool.min_count, max_count=pool.max_count,
+        max_pods=pool.max_pods or _max_pods(network), labels=dict(pool.labels),
+        taints=tuple(_taint(t) for t in pool.node_taints), zones=tuple(pool.zones), gpu_driver=driver,
+        gpu_instance_profile=pool.gpu_instance_profile, spot=pool.spot, explicit=explicit, daemonsets=daemonsets,
+        key=f"aks-kueue:nodePools[{index}]")
+
+
+def _taint(text: str) -> dict[str, str]:
+    return Taint.parse(text).model_dump()
+
+
+def install(settings: Settings) -> Install:
+    kueue = settings.kueue
+    if kueue.install == "managed":
+        return Install(mode="managed", version=kueue.version,
+                       release_train=None if kueue.version else kueue.effective_release_train,
+                       auto_upgrade=kueue.version is None)
+    return Install(mode="helm", version=kueue.chart_version, frameworks=tuple(kueue.frameworks))
+
+
+def _from_stack(settings: Settings, problems: list[Problem]) -> list[KueueItem]:
+    queues = settings.queues
+    if queues is None:
+        return []
+    pools = {p.name: p for p in settings.node_pools}
+    objects = []
+    for i, entry in enumerate(queues.resource_flavors):
+        key = f"aks-kueue:queues.resourceFlavors[{i}]"
+        spec = entry.spec if entry.spec is not None else {}
+        if entry.node_pool is not None:
+            pool = pools.get(entry.node_pool)
+            if pool is None:
+                reason = ("the system pool runs system pods only and never holds Kueue quota"
+                          if entry.node_pool == SYSTEM_POOL_NAME else "no such pool")
+                problems.append(Problem(f"{key}.nodePool", f"flavor {entry.name!r} names pool "
+                                        f"{entry.node_pool!r}: {reason}; pools: {', '.join(pools) or 'none'}"))
+                continue
+            derived: dict[str, Any] = {"nodeLabels": {AGENTPOOL: pool.name}}
+            if pool.node_taints:
+                derived["nodeTaints"] = [_taint(t) for t in pool.node_taints]
+            spec = deep_merge(derived, spec) if isinstance(spec, dict) else spec
+        objects.append(_item("ResourceFlavor", entry.name, key, spec=spec))
+    for i, entry in enumerate(queues.cohorts):
+        objects.append(_item("Cohort", entry.name, f"aks-kueue:queues.cohorts[{i}]", spec=entry.spec or {}))
+    for i, entry in enumerate(queues.cluster_queues):
+        objects.append(_item("ClusterQueue", entry.name, f"aks-kueue:queues.clusterQueues[{i}]",
+                             spec=cluster_queue_spec_to_v1beta2(entry.spec if entry.spec is not None else {})))
+    for i, entry in enumerate(queues.local_queues):
+        objects.append(_item("LocalQueue", entry.name, f"aks-kueue:queues.localQueues[{i}]",
+                             namespace=entry.namespace, spec=entry.spec if entry.spec is not None else {}))
+    for i, entry in enumerate(queues.workload_priority_classes):
+        extra = {"value": entry.value}
+        if entry.description is not None:
+            extra["description"] = entry.description
+        objects.append(_item("WorkloadPriorityClass", entry.name,
+                             f"aks-kueue:queues.workloadPriorityClasses[{i}]", **extra))
+    for i, entry in enumerate(queues.topologies):
+        objects.append(_item("Topology", entry.name, f"aks-kueue:queues.topologies[{i}]", spec=entry.spec))
+    return objects
+
+
+def _item(kind: str, name: str, key: str, namespace: Optional[str] = None, **fields: Any) -> KueueItem:
+    metadata: dict[str, Any] = {"name": name, "labels": dict(MANAGED_BY)}
+    if namespace is not None:
+        metadata["namespace"] = namespace
+    body = {k: v for k, v in fields.items() if not (k == "spec" and v is None)}
+    return KueueItem({"apiVersion": V1BETA2, "kind": kind, "metadata": metadata, **body}, key)
+
+
+def _from_manifests(settings: Settings, root: Path, problems: list[Problem]) -> list[KueueItem]:
+    objects = []
+    for i, name in enumerate(settings.queue_manifests):
+        key = f"aks-kueue:queueManifests[{i}]"
+        path = Path(name) if Path(name).is_absolute() else root / name
+        try:
+            for index, document in read_documents(path):
+                objects.append(_manifest_item(document, f"{key}: {name} document {index}", problems))
+        except ManifestError as error:
+            problems.append(Problem(key, f"{name}{str(error)[len(str(path)):]}"))
+    return [o for o in objects if o is not None]
+
+
+def _manifest_item(document: Any, where: str, problems: list[Problem]) -> Optional[KueueItem]:
+    """An object of a queue manifest as the program registers it: v1beta2, labelled as managed."""
+    if not isinstance(document, dict):
+        problems.append(Problem(where, "is not a mapping; each document must be one Kueue object"))
+        return None
+    converted = to_v1beta2(document)
+    manifest = dict(converted)
+    metadata = manifest.get("metadata")
+    kind = manifest.get("kind")
+    if isinstance(metadata, dict):
+        metadata = dict(metadata)
+        if kind in CLUSTER_SCOPED:
+            metadata.pop("namespace", None)  # the API server clears it too
+        labels = metadata.get("labels")
+        metadata["labels"] = {**MANAGED_BY, **(labels if isinstance(labels, dict) else {})}
+        manifest["metadata"] = metadata
+    if kind not in DEPLOY_ORDER:
+        problems.append(Problem(where, f"kind {kind} is not deployed by aks-kueue; it deploys "
+                                       f"{', '.join(DEPLOY_ORDER)}"))
+        return None
+    label = f"{kind} {(metadata or {}).get('name', '')}" if isinstance(metadata, dict) else str(kind)
+    return KueueItem(manifest, f"{where} ({label})", original=document if converted is not document else None)
+
+
+def _namespaces(objects: list[KueueItem], problems: list[Problem], existing: Sequence[str] = ()) -> list[Namespace]:
+    """Each LocalQueue namespace, with the labels its ClusterQueues' namespaceSelectors need;
+    those listed in queues.existingNamespaces are only labelled."""
+    queues = {o.name: o for o in objects if o.kind == "ClusterQueue"}
+    labels_of: dict[str, dict[str, str]] = {}
+    for lq in (o for o in objects if o.kind == "LocalQueue"):
+        namespace = lq.namespace or ""
+        labels = labels_of.setdefault(namespace, dict(MANAGED_BY))
+        target = _spec(lq).get("clusterQueue")
+        cq = queues.get(target) if isinstance(target, str) else None
+        selector = _spec(cq).get("namespaceSelector") if cq is not None else None
+        if not isinstance(selector, dict):
+            continue  # the judge reports a selector of the wrong shape
+        for key, value in labels_selected(selector).items():
+            if key == NAMESPACE_NAME_LABEL:
+                continue
+            if labels.get(key, value) != value:
+                problems.append(Problem(f"{lq.key}.namespace", f"Invalid value: namespace {namespace!r} would need "
+                                        f"label {key}={labels[key]} and {key}={value} for the ClusterQueues of its "
+                                        "LocalQueues; align their namespaceSelectors"))
+            labels.setdefault(key, value)
+    return [Namespace(name, labels, existing=name in existing) for name, labels in labels_of.items()]
+
+
+def _spec(item: KueueItem) -> dict[str, Any]:
+    spec = item.manifest.get("spec")
+    return spec if isinstance(spec, dict) else {}
+
+
+def workload_manifest(expected: ExpectedWorkloadEntry) -> dict[str, Any]:
+    """An expected job shape as the Kueue v1beta2 Workload its job would create."""
+    pod_sets = []
+    for shape in expected.pod_sets:
+        pod_spec: dict[str, Any] = {"containers": [{"name": "main", "resources": {"requests": dict(shape.requests)}}]}
+        if shape.node_selector:
+            pod_spec["nodeSelector"] = dict(shape.node_selector)
+        if shape.tolerations:
+            pod_spec["tolerations"] = [t.model_dump(by_alias=True, exclude_none=True) for t in shape.tolerations]
+        pod_set: dict[str, Any] = {"name": shape.name, "count": shape.count, "template": {"spec": pod_spec}}
+        if shape.min_count is not None:
+            pod_set["minCount"] = shape.min_count
+        pod_sets.append(pod_set)
+    spec: dict[str, Any] = {"queueName": expected.queue_name, "podSets": pod_sets}
+    if expected.priority_class is not None:
+        spec["priorityClassRef"] = {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass",
+                                    "name": expected.priority_class}
+    return {"apiVersion": V1BETA2, "kind": "Workload",
+            "metadata": {"name": expected.name, "namespace": expected.queue_namespace}, "spec": spec}

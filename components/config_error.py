@@ -1,0 +1,25 @@
+"""The program's refusal of a config it cannot use: every problem together, nothing registered."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import pulumi
+
+from aks_kueue.judge.finding import ERROR, Finding
+from aks_kueue.settings.errors import Problem
+
+INVALID_SETTING = "invalid-setting"
+
+
+class InvalidConfig(pulumi.RunError):
+    """Raised before any resource is registered. `findings` keeps the problems structured, for the
+    offline preview's JSON; the message is what `pulumi up` prints, one `key: what; fix` a line."""
+
+    def __init__(self, findings: Iterable[Finding]):
+        self.findings = list(findings)
+        super().__init__("invalid stack config:\n" + "\n".join(str(f) for f in self.findings))
+
+    @classmethod
+    def from_problems(cls, problems: Iterable[Problem]) -> "InvalidConfig":
+        return cls(Finding(INVALID_SETTING, ERROR, p.path, p.path, p.message, blocking=True) for p in problems)

@@ -1,0 +1,38 @@
+"""The program's model ConfigMap (`aks_kueue/model/carrier.py` says what it carries and why)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from aks_kueue.model import Model
+from aks_kueue.model.carrier import CARRIER_NAME, carrier_manifest, subject_keys
+from components import token
+from components.kubernetes_object import KubernetesObject
+
+# Before the model carried keys and the environment, this was the expected-workloads ConfigMap.
+_OLD_TYPE, _OLD_NAME, _OLD_CHILD = token("ExpectedWorkloads"), "expected", "expected-aks-kueue-expected-workloads"
+
+
+@dataclass(frozen=True)
+class ModelCarrierArgs:
+    model: Model
+    provider: k8s.Provider
+
+
+class ModelCarrier(pulumi.ComponentResource):
+    def __init__(self, name: str, args: ModelCarrierArgs, opts: Optional[pulumi.ResourceOptions] = None):
+        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(
+            aliases=[pulumi.Alias(type_=_OLD_TYPE, name=_OLD_NAME)]))
+        super().__init__(token("ModelCarrier"), name, None, opts)
+        model = args.model
+        manifest = carrier_manifest([w.manifest for w in model.workloads], subject_keys(model), model.environment)
+        old_parent = pulumi.create_urn(_OLD_NAME, _OLD_TYPE)
+        self.config_map = KubernetesObject(
+            f"{name}-{CARRIER_NAME}", manifest,
+            pulumi.ResourceOptions(parent=self, provider=args.provider,
+                                   aliases=[pulumi.Alias(name=_OLD_CHILD, parent=old_parent)]))
+        self.register_outputs({"workloads": [w.label for w in model.workloads]})
