@@ -230,6 +230,22 @@ def test_install_none_refuses_what_needs_kueue():
     assert "aks-kueue:queues: kueue.install is none" in str(error.value)
 
 
+def test_install_none_registers_nothing_that_needs_kueue(prod_config):
+    """No installer, no queue object or namespace, no expected workloads, no RBAC for Kueue's
+    metrics (prod has monitoring with kueueMetrics on); the cluster and its pools stay."""
+    config = edited("prod", _install_none)
+    assert config["aks-kueue:monitoring"]["kueueMetrics"] is True
+    found = run(config)
+    types = {r.type for r in found.registrations}
+    assert {RG, CLUSTER, POOL} <= types
+    assert not [r.name for r in found.registrations
+                if r.name in INSTALLERS or "kueue.x-k8s.io" in r.type or r.type == NAMESPACE
+                or "rbac.authorization" in r.type]
+    carrier = next(r for r in found.registrations if r.name == "model-aks-kueue-model")
+    assert "Workload" not in json.dumps(carrier.inputs)
+    assert found.outputs["kueue"] == {"installMethod": "none"} and "queues" not in found.outputs
+
+
 def test_a_kubernetes_version_change_is_reported_before_it_happens(prod_config, prod_settled):
     assert prod_config["aks-kueue:cluster"]["kubernetesVersion"] == "1.35"
     # The last deployment ran 1.34 (its record says so); this update asks for prod's 1.35.
@@ -412,3 +428,36 @@ def test_offline_a_nested_secure_value_is_opaque_and_its_key_secret(tmp_path):
         run_program(load_stack(unchecked, "bad", ROOT), ROOT)
     assert "aks-kueue:nodePools[0].vmSize: is a secret (`secure:`)" in str(error.value)
     assert "was not checked here" in str(error.value)
+
+
+# ---- the pack reads what the day-2 paths register ----
+
+def _install_none(c):
+    c["aks-kueue:kueue"] = {"install": "none"}
+    for key in ("aks-kueue:queues", "aks-kueue:expectedWorkloads", "aks-kueue:queueManifests"):
+        c.pop(key, None)
+
+
+def _existing_namespace(c):
+    c["aks-kueue:queues"]["existingNamespaces"] = [c["aks-kueue:queues"]["localQueues"][0]["namespace"]]
+
+
+@pytest.mark.parametrize("edit,settled", [(None, False), (None, True), (_install_none, False),
+                                          (_existing_namespace, False)],
+                         ids=["first", "system-pool-as-agent-pool", "install-none", "existing-namespace"])
+def test_the_pack_reads_the_model_the_program_built(edit, settled):
+    """The system pool as an AgentPool, no installer, a patched namespace: the pack's reading of
+    the resources is still the model the program built, so its findings are the program's."""
+    from aks_kueue.judge import judge
+    from aks_kueue.model.from_resources import from_resources
+    from aks_kueue.preview.pack import policy_view
+    from tests.conftest import model_of
+
+    config = edited("dev", edit) if edit else stack_doc("dev")
+    previous = deployed(config, "dev") if settled else None
+    found = run(config, "dev", previous)
+    if settled:
+        assert any(r.type == POOL and r.inputs.get("mode") == "System" for r in found.registrations)
+    model = from_resources(policy_view(found)).model
+    assert model == model_of(config, "dev")
+    assert judge(model).findings == judge(model_of(config, "dev")).findings
