@@ -26,3 +26,8 @@ NVIDIA_DEVICE_PLUGIN_IMAGE = "nvcr.io/nvidia/k8s-device-plugin:v0.18.0"
 DCGM_EXPORTER_CHART_REPOSITORY = "https://nvidia.github.io/dcgm-exporter/helm-charts"
 DCGM_EXPORTER_CHART = "dcgm-exporter"
 DCGM_EXPORTER_CHART_VERSION = "4.8.2"
+# The provider whose replacement rules aks_kueue/day2/data/replace-forcing.yaml records; the
+# SDK asks for the provider plugin of its own version, so this pins both.
+AZURE_NATIVE_REQUIRES = ">=3.29.0,<3.30"
+# kubelogin for the PR workflow's cloud job (the program's kubeconfig runs `kubelogin`).
+KUBELOGIN_VERSION = "v0.2.14"

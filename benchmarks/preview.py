@@ -123,9 +123,35 @@ def large_stack(pools: int = 20, cohorts: int = 20, cluster_queues: int = 200, l
     return {"config": config}
 
 
+def run_in(root: Path, command: list[str]) -> float:
+    start = time.perf_counter()
+    child = subprocess.Popen(command, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, _ = os.wait4(child.pid, 0)
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} in {root} failed: {child.stderr.read().decode()}")
+    return time.perf_counter() - start
+
+
+def compare(baseline: Path, cases: dict[str, list[str]], runs: int) -> None:
+    """Each case here and in another checkout (the code before a change), runs alternating and
+    the order flipped every round, so both see the same load; the ratio of medians per case."""
+    for name, command in cases.items():
+        here, there = [], []
+        for round_ in range(runs):
+            order = [(ROOT, here), (baseline, there)]
+            for root, times in (order if round_ % 2 == 0 else order[::-1]):
+                # The generated stacks sit in the temporary directory; the named ones in each checkout.
+                times.append(run_in(root, command))
+        now, before = statistics.median(here), statistics.median(there)
+        print(f"preview {name:<6} before {before:6.2f} s  after {now:6.2f} s  {now / before:5.3f}x "
+              f"(median of {runs} each, alternating)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--baseline", type=Path, help="a checkout of the code before a change: time every case "
+                        "there and here, alternating, and print after/before instead of the floor ratios")
     args = parser.parse_args()
     preview = [sys.executable, "-m", "aks_kueue.cli", "preview", "--json"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -138,6 +164,9 @@ def main() -> None:
         cases = {"dev": preview + ["--stack", "dev"], "prod": prod,
                  "half": preview + ["--config", str(half)],
                  "large": preview + ["--config", str(large)]}
+        if args.baseline is not None:
+            compare(args.baseline.resolve(), cases, args.runs)
+            return
         floor_s, floor_mb = measure(FLOOR, args.runs)
         print(f"import floor          {floor_s:6.2f} s  {floor_mb:6.0f} MB")
         seconds = {}

@@ -26,8 +26,11 @@ def type_token(api_version: str, kind: str) -> str:
 class KubernetesObject(pulumi.CustomResource):
     metadata: pulumi.Output[Any]
 
-    def __init__(self, name: str, manifest: dict[str, Any], opts: pulumi.ResourceOptions):
+    def __init__(self, name: str, manifest: dict[str, Any], opts: pulumi.ResourceOptions, patch: bool = False):
+        """`patch=True` registers the `<Kind>Patch` resource: a server-side apply patch of the
+        fields given, on an object the stack does not own (deleting it only gives the fields up)."""
         props = {**manifest, "status": None}
         # As the SDK's classes do: bind the object to this pulumi-kubernetes plugin version.
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(version=_utilities.get_version()))
-        super().__init__(type_token(manifest["apiVersion"], manifest["kind"]), name, props, opts)
+        kind = manifest["kind"] + ("Patch" if patch else "")
+        super().__init__(type_token(manifest["apiVersion"], kind), name, props, opts)

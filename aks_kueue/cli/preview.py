@@ -16,9 +16,13 @@ from aks_kueue.cli.common import CONFIG_OPTION, STACK_OPTION, fail, load_stack_c
 FORMATS = ("text", "json", "markdown")
 POLICY_CONFIG_OPTION = typer.Option(
     None, "--policy-config", help="Policy pack config: the JSON of `pulumi preview --policy-pack-config`.")
+PREVIOUS_OUTPUTS_OPTION = typer.Option(
+    None, "--previous-outputs", help="The stack's last deployment: what `pulumi stack output --json` prints. "
+    "The day-2 guard compares this update with it.")
 
 
-def _outcome(stack: Optional[str], config: Optional[Path], policy_config: Optional[Path], command: str):
+def _outcome(stack: Optional[str], config: Optional[Path], policy_config: Optional[Path], command: str,
+             previous_outputs: Optional[Path] = None):
     """The preview's outcome; a stack file that cannot be used is an invalid outcome, not an exit here,
     so that --json still prints its document."""
     from aks_kueue.preview.outcome import preview
@@ -29,7 +33,7 @@ def _outcome(stack: Optional[str], config: Optional[Path], policy_config: Option
             stack_config, root = load_stack_config(stack, config, command)
         except StackFileError as error:
             return preview(None, project_root(), load_error=str(error), stack=stack_name(stack, config))
-        return preview(stack_config, root, policy_config)
+        return preview(stack_config, root, policy_config, previous_outputs=previous_outputs)
     except Exception as error:  # a bug, not bad input: say so briefly
         if os.environ.get("AKS_KUEUE_DEBUG"):
             raise
@@ -42,6 +46,7 @@ def preview(
     stack: Optional[str] = STACK_OPTION,
     config: Optional[Path] = CONFIG_OPTION,
     policy_config: Optional[Path] = POLICY_CONFIG_OPTION,
+    previous_outputs: Optional[Path] = PREVIOUS_OUTPUTS_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
     output_format: Optional[str] = typer.Option(
         None, "--format", help="text (a tree and tables), json (one document) or markdown (a PR comment)."),
@@ -56,7 +61,7 @@ def preview(
     if as_json and output_format not in (None, "json"):
         fail(f"preview: --json means --format json; it cannot go with --format {output_format}")
     chosen = "json" if as_json else output_format or "text"
-    outcome = _outcome(stack, config, policy_config, "preview")
+    outcome = _outcome(stack, config, policy_config, "preview", previous_outputs)
     _errors(outcome)
     if chosen == "json":
         from aks_kueue.preview.outcome import document
@@ -80,6 +85,10 @@ def _errors(outcome) -> None:
     what the program itself logged as a warning, as `pulumi up` shows it."""
     for error in outcome.errors:
         typer.echo(error, err=True)
+    if outcome.refusals:
+        typer.echo("the day-2 guard refused this update:", err=True)
+    for refusal in outcome.refusals:
+        typer.echo(str(refusal), err=True)
     for warning in outcome.run.warnings if outcome.run else ():
         typer.echo(f"warning: {warning}", err=True)
 

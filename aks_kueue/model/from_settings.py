@@ -9,7 +9,7 @@ into the model, and the judge says what is wrong with it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from aks_kueue.aks.nodes import AGENTPOOL
 from aks_kueue.aks.pools import (SYSTEM, SYSTEM_POOL_TAINT, DaemonSetLoad, ExplicitNode, Pool, effective_gpu_driver,
@@ -37,13 +37,14 @@ def from_settings(settings: Settings, root: Path, stack: str = "") -> Model:
     problems: list[Problem] = []
     pools = tuple(user_pool(p, i, settings) for i, p in enumerate(settings.node_pools))
     objects = _from_stack(settings, problems) + _from_manifests(settings, root, problems)
-    namespaces = _namespaces(objects, problems)
+    namespaces = _namespaces(objects, problems, settings.queues.existing_namespaces if settings.queues else ())
     workloads = _workloads(settings, root, objects, problems)
     if problems:
         raise SettingsError(problems)
     return Model(
         stack=stack, environment=settings.environment, cluster=cluster(settings), pools=pools,
-        installs=(install(settings),), objects=tuple(objects), namespaces=tuple(namespaces), workloads=tuple(workloads))
+        installs=(install(settings),) if settings.kueue.install != "none" else (), objects=tuple(objects),
+        namespaces=tuple(namespaces), workloads=tuple(workloads))
 
 
 def _workloads(settings: Settings, root: Path, objects: list[KueueItem], problems: list[Problem]
@@ -243,8 +244,9 @@ def _manifest_item(document: Any, where: str, problems: list[Problem]) -> Option
     return KueueItem(manifest, f"{where} ({label})", original=document if converted is not document else None)
 
 
-def _namespaces(objects: list[KueueItem], problems: list[Problem]) -> list[Namespace]:
-    """Each LocalQueue namespace, with the labels its ClusterQueues' namespaceSelectors need."""
+def _namespaces(objects: list[KueueItem], problems: list[Problem], existing: Sequence[str] = ()) -> list[Namespace]:
+    """Each LocalQueue namespace, with the labels its ClusterQueues' namespaceSelectors need;
+    those listed in queues.existingNamespaces are only labelled."""
     queues = {o.name: o for o in objects if o.kind == "ClusterQueue"}
     labels_of: dict[str, dict[str, str]] = {}
     for lq in (o for o in objects if o.kind == "LocalQueue"):
@@ -263,7 +265,7 @@ def _namespaces(objects: list[KueueItem], problems: list[Problem]) -> list[Names
                                         f"label {key}={labels[key]} and {key}={value} for the ClusterQueues of its "
                                         "LocalQueues; align their namespaceSelectors"))
             labels.setdefault(key, value)
-    return [Namespace(name, labels) for name, labels in labels_of.items()]
+    return [Namespace(name, labels, existing=name in existing) for name, labels in labels_of.items()]
 
 
 def _spec(item: KueueItem) -> dict[str, Any]:

@@ -8,6 +8,7 @@ the mocks also fill in ids, names and the kubeconfig, so apply-time code runs to
 from __future__ import annotations
 
 import base64
+from typing import Any, Mapping, Optional
 
 import pulumi
 
@@ -36,17 +37,38 @@ def fake_kubeconfig(exec_login: bool) -> str:
             f"users:\n- name: aks-user\n  user:\n{user}")
 
 
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
+
+
 class OfflineMocks(pulumi.runtime.Mocks):
     """`unknown_outputs`: as in a first real `pulumi preview`, report back only the inputs, so that
     every output the cloud computes (an Azure resource's `name` too) stays unknown, and so does
-    every input of another resource built from it."""
+    every input of another resource built from it. `previous_outputs` is what `pulumi stack output
+    --json` printed for the stack: the StackReference the program holds to its own stack reads it
+    (an empty map: a new stack)."""
 
-    def __init__(self, preview: bool = True, unknown_outputs: bool = False):
+    def __init__(self, preview: bool = True, unknown_outputs: bool = False,
+                 previous_outputs: Optional[Mapping[str, Any]] = None):
         self.preview = preview
         self.unknown_outputs = unknown_outputs
+        self.previous_outputs = dict(previous_outputs or {})
         self.calls: list[str] = []
 
+    def echo(self, type_token: str) -> Optional[tuple[str, ...]]:
+        """In a preview a resource's outputs are its inputs, plus `name` copied from an Azure
+        name input: the fields to copy, so the recorder can answer without decoding the inputs
+        (None where `new_resource` must answer)."""
+        if not self.preview or type_token == STACK_REFERENCE:
+            return None
+        name_input = _AZURE_NAME_INPUT.get(type_token)
+        return (name_input,) if name_input and not self.unknown_outputs else ()
+
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
+        if args.typ == STACK_REFERENCE:
+            # A read, known in a preview too, as the engine reads stack references at preview.
+            return args.resource_id or args.inputs.get("name"), {
+                "name": args.inputs.get("name"), "outputs": self.previous_outputs,
+                "secretOutputNames": sorted(k for k, v in self.previous_outputs.items() if v == "[secret]")}
         outputs = dict(args.inputs)
         name_input = _AZURE_NAME_INPUT.get(args.typ)
         if name_input and name_input in outputs and not self.unknown_outputs:

@@ -17,7 +17,7 @@ from aks_kueue.judge import Judgement
 from aks_kueue.judge.finding import Finding
 from aks_kueue.preview.pack import (MANDATORY, PolicyConfigError, Violation, evaluate, levels, load_policy_config,
                                     policy_view, properties)
-from aks_kueue.preview.run import ProgramError, ProgramRun, run_program
+from aks_kueue.preview.run import ProgramError, ProgramRefused, ProgramRun, read_previous_outputs, run_program
 from aks_kueue.preview.stackfile import StackConfig, StackFileError
 
 OK, REJECTED, INVALID = "ok", "rejected", "invalid"
@@ -46,10 +46,16 @@ class Outcome:
     # Violations that are not a finding: the policy runtime's own ("can't run ... during preview").
     other_violations: list[Violation] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # The day-2 guard's refusals: the stack is read, but this update against its last deployment is rejected.
+    refusals: list[Finding] = field(default_factory=list)
 
     @property
     def result(self) -> str:
-        if self.errors or self.run is None:
+        if self.errors:
+            return INVALID
+        if self.refusals:
+            return REJECTED
+        if self.run is None:
             return INVALID
         return REJECTED if any(v.enforcement_level == MANDATORY for v in self.violations) else OK
 
@@ -59,8 +65,10 @@ class Outcome:
 
 
 def preview(config: Optional[StackConfig], root: Path, policy_config: Optional[Path] = None,
-            load_error: Optional[str] = None, project: str = "aks-kueue", stack: str = "") -> Outcome:
-    """Run the program offline for one stack, then the pack over what it registered."""
+            load_error: Optional[str] = None, project: str = "aks-kueue", stack: str = "",
+            previous_outputs: Optional[Path] = None) -> Outcome:
+    """Run the program offline for one stack, then the pack over what it registered.
+    `previous_outputs`: the stack's last deployment, for the day-2 guard."""
     outcome = Outcome(project=config.project if config else project, stack=config.stack if config else stack)
     if load_error is not None:
         outcome.errors.append(load_error)
@@ -68,9 +76,13 @@ def preview(config: Optional[StackConfig], root: Path, policy_config: Optional[P
     try:
         # The policy config is checked first: a typo there should not wait for the program.
         pack_config = load_policy_config(policy_config) if policy_config is not None else None
-        run = run_program(config, root)
+        previous = read_previous_outputs(previous_outputs) if previous_outputs is not None else None
+        run = run_program(config, root, previous_outputs=previous)
     except (PolicyConfigError, StackFileError) as error:
         outcome.errors.append(str(error))
+        return outcome
+    except ProgramRefused as error:
+        outcome.refusals = outcome.findings = list(error.findings)
         return outcome
     except ProgramError as error:
         outcome.errors.append(str(error))
@@ -82,7 +94,8 @@ def preview(config: Optional[StackConfig], root: Path, policy_config: Optional[P
     from aks_kueue.policies.routing import QUOTA_FITS, policy_for
 
     _, judgement = read_and_judge(policy_view(run), overhead(properties(pack_config, QUOTA_FITS)))
-    outcome.judgement, outcome.findings = judgement, list(judgement.findings)
+    # The day-2 guard's notices (what this update destroys, an unguarded stack) are findings too.
+    outcome.judgement, outcome.findings = judgement, list(judgement.findings) + run.day2_findings
     enabled = levels(pack_config)
     routed = [Verdict(f, policy_for(f), enabled[policy_for(f)]) for f in judgement.findings]
     outcome.verdicts = [v for v in routed if v.level != DISABLED]
@@ -114,4 +127,4 @@ def document(outcome: Outcome) -> dict[str, Any]:
 def registration_json(registration: Any) -> dict[str, Any]:
     return {"urn": registration.urn, "type": registration.type, "name": registration.name,
             "parent": registration.parent, "dependsOn": registration.depends_on, "provider": registration.provider,
-            "inputs": registration.inputs}
+            "inputs": registration.inputs, "options": registration.options}

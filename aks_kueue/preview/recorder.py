@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from google.protobuf import json_format
+from google.protobuf import json_format, struct_pb2
 from pulumi.runtime.mocks import MockMonitor
+from pulumi.runtime.proto import resource_pb2
 
+_API_VERSION_TYPE = re.compile(r"^[a-z0-9-]+:[A-Za-z0-9]+/v\d{8}[a-z]*:")
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 _SIG = "4dabf18193072939515e22adb298388d"
 _SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"
@@ -31,15 +34,93 @@ class Registration:
     # and the outputs the program asked to keep secret: what the policy pack is handed.
     raw_inputs: dict[str, Any] = field(default_factory=dict)
     additional_secret_outputs: list[str] = field(default_factory=list)
+    # The resource options the engine receives (protect, retainOnDelete, aliases, ...).
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+_NO_OPTIONS: dict[str, Any] = {"protect": False, "retainOnDelete": False, "ignoreChanges": [], "replaceOnChanges": [],
+                               "deleteBeforeReplace": False, "additionalSecretOutputs": [], "customTimeouts": {},
+                               "aliases": []}
+
+
+def resource_options(request) -> dict[str, Any]:
+    """The options of one RegisterResourceRequest, in the contract's names."""
+    timeouts = request.customTimeouts if request.HasField("customTimeouts") else None
+    aliases: list[Any] = list(request.aliasURNs)
+    for alias in request.aliases:
+        if alias.urn:
+            aliases.append(alias.urn)
+            continue
+        spec = alias.spec
+        # The provider SDKs alias every API-version type token of a resource; those say
+        # nothing about this program's names, so only the program's own aliases are shown.
+        if not spec.name and spec.type and _API_VERSION_TYPE.match(spec.type):
+            continue
+        found = json_format.MessageToDict(spec, preserving_proto_field_name=True)
+        aliases.append({k: v for k, v in found.items() if v != ""})
+    return {
+        "protect": bool(request.protect) if request.HasField("protect") else False,
+        "retainOnDelete": bool(request.retainOnDelete) if request.HasField("retainOnDelete") else False,
+        "ignoreChanges": list(request.ignoreChanges),
+        "replaceOnChanges": list(request.replaceOnChanges),
+        "deleteBeforeReplace": bool(request.deleteBeforeReplace),
+        "additionalSecretOutputs": list(request.additionalSecretOutputs),
+        "customTimeouts": {k: v for k, v in (("create", timeouts.create), ("update", timeouts.update),
+                                             ("delete", timeouts.delete)) if v} if timeouts else {},
+        "aliases": aliases,
+        **({"import": request.importId} if request.importId else {}),
+    }
+
+
+# Components whose registered outputs the offline preview reads (the day-2 guard's findings).
+REPORTING_COMPONENTS = ("aksKueue:index:Day2Guard",)
 
 
 class RecordingMonitor(MockMonitor):
     def __init__(self, mocks):
         super().__init__(mocks)
         self.registrations: list[Registration] = []
+        # What the reporting components registered as their outputs (register_outputs), by URN.
+        self.component_outputs: dict[str, Any] = {}
+
+    def _echo(self, request):
+        """A preview's outputs are its inputs (OfflineMocks), so for such resources the wire
+        object goes back as it came, without the mock monitor's decode and re-encode."""
+        echo = getattr(self.mocks, "echo", None)
+        copied = echo(request.type) if echo is not None and request.type != "pulumi:pulumi:Stack" else None
+        if copied is None:
+            return None
+        urn = self.make_urn(request.parent, request.type, request.name)
+        self.resources[urn] = MockMonitor.ResourceRegistration(urn, "", {})
+        outputs = request.object
+        if copied and copied[0] in request.object.fields:
+            outputs = struct_pb2.Struct()
+            outputs.CopyFrom(request.object)
+            outputs.fields["name"].CopyFrom(request.object.fields[copied[0]])
+        return resource_pb2.RegisterResourceResponse(urn=urn, id="", object=outputs)
+
+    def ReadResource(self, request):
+        """A read (the day-2 guard's StackReference) is part of the program too: `pulumi
+        preview` shows it as a `read` step, and resources that wait for it name it."""
+        response = super().ReadResource(request)
+        raw = json_format.MessageToDict(request.properties, preserving_proto_field_name=True)
+        secret_paths: list[str] = []
+        self.registrations.append(Registration(
+            urn=response.urn, type=request.type, name=request.name, custom=True,
+            parent=request.parent or None, depends_on=sorted(set(request.dependencies)),
+            provider=request.provider.rsplit("::", 1)[0] if request.provider else None,
+            inputs=plain(raw, "", secret_paths), secret_paths=secret_paths, raw_inputs=raw,
+            options={**_NO_OPTIONS, "read": request.id}))
+        return response
+
+    def RegisterResourceOutputs(self, request):
+        if any(request.urn.endswith(f"{token}::{request.urn.rsplit('::', 1)[-1]}") for token in REPORTING_COMPONENTS):
+            raw = json_format.MessageToDict(request.outputs, preserving_proto_field_name=True)
+            self.component_outputs[request.urn] = plain(raw)
+        return super().RegisterResourceOutputs(request)
 
     def RegisterResource(self, request):
-        response = super().RegisterResource(request)
+        response = self._echo(request) or super().RegisterResource(request)
         if request.type != "pulumi:pulumi:Stack":
             raw = json_format.MessageToDict(request.object, preserving_proto_field_name=True)
             secret_paths: list[str] = []
@@ -49,7 +130,8 @@ class RecordingMonitor(MockMonitor):
                 depends_on=sorted(set(request.dependencies)),
                 provider=request.provider.rsplit("::", 1)[0] if request.provider else None,
                 inputs=plain(raw, "", secret_paths), secret_paths=secret_paths, raw_inputs=raw,
-                additional_secret_outputs=list(request.additionalSecretOutputs)))
+                additional_secret_outputs=list(request.additionalSecretOutputs),
+                options=resource_options(request)))
         return response
 
 

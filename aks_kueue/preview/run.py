@@ -7,13 +7,15 @@ import runpy
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 import pulumi
 from google.protobuf import json_format
 from pulumi.runtime import rpc, settings as runtime_settings
 from pulumi.runtime.sync_await import _sync_await
 
+from aks_kueue.day2.guard import Refusal
+from aks_kueue.judge.finding import Finding, Severity
 from aks_kueue.preview.mocks import OfflineMocks
 from aks_kueue.preview.recorder import RecordingMonitor, Registration, plain
 from aks_kueue.preview.stackfile import StackConfig
@@ -28,6 +30,14 @@ class ProgramError(Exception):
         self.findings = list(findings or [])
 
 
+class ProgramRefused(ProgramError):
+    """The day-2 guard refused the update: the input is read, but rejected (exit 1)."""
+
+    def __init__(self, findings: list, registered: Optional[list] = None):
+        super().__init__("the day-2 guard refused this update:\n" + "\n".join(str(f) for f in findings), findings)
+        self.registered = registered or []   # what the program registered before it stopped
+
+
 @dataclass
 class ProgramRun:
     project: str
@@ -37,9 +47,37 @@ class ProgramRun:
     secret_outputs: list[str]
     warnings: list[str] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
+    # What components registered as outputs, by URN (the day-2 guard's findings among them).
+    component_outputs: dict[str, Any] = field(default_factory=dict)
 
     def of_type(self, type_token: str) -> list[Registration]:
         return [r for r in self.registrations if r.type == type_token]
+
+    @property
+    def day2_findings(self) -> list[Finding]:
+        """What the day-2 guard reported (its component's registered outputs)."""
+        found: list[Finding] = []
+        for urn, outputs in self.component_outputs.items():
+            if urn.endswith(f"$aksKueue:index:Day2Guard::{urn.rsplit('::', 1)[-1]}") and isinstance(outputs, dict):
+                found += [Finding(f["kind"], Severity(f["severity"]), f["object"], f["key"], f["message"],
+                                  f.get("fix", ""), f.get("numbers") or {})
+                          for f in outputs.get("findings") or [] if isinstance(f, dict)]
+        return found
+
+
+def read_previous_outputs(path: Path) -> dict[str, Any]:
+    """What `pulumi stack output --json` printed, read within the loader's bounds, or a
+    ProgramError naming the file."""
+    from aks_kueue.k8s.loader import LoadError, loads_json, read_text
+
+    try:
+        outputs = loads_json(read_text(path, what="the JSON `pulumi stack output --json` prints"), str(path))
+    except LoadError as error:
+        raise ProgramError(f"{error}; give what `pulumi stack output --json` prints") from None
+    if not isinstance(outputs, dict):
+        raise ProgramError(f"{path}: a JSON object of stack outputs was expected (what `pulumi stack output "
+                           f"--json` prints), not {type(outputs).__name__}")
+    return outputs
 
 
 class _Collector(logging.Handler):
@@ -51,7 +89,9 @@ class _Collector(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_outputs: bool = False) -> ProgramRun:
+def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_outputs: bool = False,
+                previous_outputs: Optional[Mapping[str, Any]] = None) -> ProgramRun:
+    """`previous_outputs` is the stack's last deployment as `pulumi stack output --json` prints it."""
     pulumi.runtime.set_all_config(config.config, config.secret_keys)
     # The root Stack resource is per program run; clearing it lets one process run many.
     runtime_settings.ROOT.set(None)
@@ -59,10 +99,10 @@ def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_o
     logger.propagate = False
     collector = _Collector()
     logger.addHandler(collector)
-    mocks = OfflineMocks(preview=preview, unknown_outputs=unknown_outputs)
+    mocks = OfflineMocks(preview=preview, unknown_outputs=unknown_outputs, previous_outputs=previous_outputs)
     monitor = RecordingMonitor(mocks)
     pulumi.runtime.set_mocks(mocks, project=config.project, stack=config.stack, preview=preview,
-                             monitor=monitor, logger=logger)
+                             monitor=monitor, logger=logger, organization="organization")
 
     def program():
         runpy.run_path(str(root / "__main__.py"), run_name="__main__")
@@ -70,13 +110,15 @@ def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_o
     sys.path.insert(0, str(root))
     try:
         pulumi.runtime.test(program)()
+    except Refusal as error:
+        raise ProgramRefused(error.findings, list(monitor.registrations)) from None
     except pulumi.RunError as error:
         raise ProgramError(str(error), getattr(error, "findings", None)) from None
     finally:
         sys.path.remove(str(root))
     outputs, secret_outputs = _stack_outputs()
     return ProgramRun(config.project, config.stack, creation_order(monitor.registrations), outputs,
-                      secret_outputs, collector.messages, mocks.calls)
+                      secret_outputs, collector.messages, mocks.calls, monitor.component_outputs)
 
 
 def creation_order(registrations: list[Registration]) -> list[Registration]:

@@ -56,13 +56,14 @@ def load_stack(path: Path, stack: str, root: Path) -> StackConfig:
         flat[_qualify(key, name)] = _as_config_string(value)
     for key, value in (doc.get("config") or {}).items():
         full = _qualify(str(key), name)
-        if isinstance(value, dict) and set(value) == {"secure"}:
-            # Ciphertext needs the stack's secrets provider; offline, a placeholder stands in.
-            flat[full] = SECRET_PLACEHOLDER
+        # Ciphertext needs the stack's secrets provider; offline, a placeholder stands in. A
+        # `secure:` anywhere in a key (`pulumi config set --path --secret`) makes the whole key
+        # secret, as Pulumi hands it to the program.
+        opaque, had_secret = _blind(value)
+        flat[full] = opaque if isinstance(opaque, str) else _as_config_string(opaque)
+        if had_secret:
             secrets.append(full)
-        else:
-            flat[full] = _as_config_string(value)
-            _check_json_text(flat[full], f"{path}: {full}")
+        _check_json_text(flat[full], f"{path}: {full}")
     return StackConfig(project=name, stack=stack, config=flat, secret_keys=secrets)
 
 
@@ -82,11 +83,29 @@ def _qualify(key: str, project: str) -> str:
     return key if ":" in key else f"{project}:{key}"
 
 
+def _blind(value: Any) -> tuple[Any, bool]:
+    """The value with every `{secure: ...}` replaced by the placeholder, and whether there was one."""
+    if isinstance(value, dict):
+        if set(value) == {"secure"}:
+            return SECRET_PLACEHOLDER, True
+        found = False
+        out = {}
+        for key, item in value.items():
+            out[key], inner = _blind(item)
+            found = found or inner
+        return out, found
+    if isinstance(value, list):
+        items = [_blind(item) for item in value]
+        return [v for v, _ in items], any(s for _, s in items)
+    return value, False
+
+
 def _as_config_string(value: Any) -> str:
-    """Pulumi passes strings as they are and everything else as JSON text."""
+    """Pulumi passes strings as they are and everything else as JSON text (an unquoted date,
+    which YAML 1.1 reads as a date, as the text Pulumi's YAML 1.2 reader keeps)."""
     if isinstance(value, str):
         return value
-    return json.dumps(value)
+    return json.dumps(value, default=str)
 
 
 def _check_json_text(value: str, source: str) -> None:

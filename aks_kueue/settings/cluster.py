@@ -9,6 +9,7 @@ from typing import Literal, Optional
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
+from aks_kueue.day2.upgrades import version_channel_problem
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network
 from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.settings.base import Model, field_error, field_errors
@@ -17,6 +18,10 @@ from aks_kueue.versions import MIN_KUBERNETES_MINOR
 Zone = Literal["1", "2", "3"]
 _GUID = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 _DURATION = re.compile(r"^\d+(\.\d+)?[smh]$")
+_HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
+_UTC_OFFSET = re.compile(r"^[+-](0\d|1[0-4]):[0-5]\d$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+WeekDay = Literal["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
 _CLUSTER_NAME = re.compile(r"^[a-zA-Z0-9]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9])?$")
 
 
@@ -295,6 +300,122 @@ class Security(Model):
         return self
 
 
+def _text(value):
+    """An unquoted date reaches the offline reader as a date; Pulumi hands it over as text."""
+    import datetime
+
+    return value.isoformat() if isinstance(value, datetime.date) else value
+
+
+def _date(value: str) -> str:
+    import datetime
+
+    if not isinstance(value, str) or not _DATE.fullmatch(value):
+        raise ValueError(f"{value!r} is not a date; write it like 2026-12-24")
+    try:
+        datetime.date.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a calendar date; write it like 2026-12-24") from None
+    return value
+
+
+class DailySchedule(Model):
+    interval_days: int = Field(ge=1)
+
+
+class WeeklySchedule(Model):
+    interval_weeks: int = Field(ge=1)
+    day_of_week: WeekDay
+
+
+class AbsoluteMonthlySchedule(Model):
+    interval_months: int = Field(ge=1)
+    day_of_month: int = Field(ge=1, le=31)
+
+
+class RelativeMonthlySchedule(Model):
+    interval_months: int = Field(ge=1)
+    week_index: Literal["First", "Second", "Third", "Fourth", "Last"]
+    day_of_week: WeekDay
+
+
+class Schedule(Model):
+    """Exactly one recurrence, as in the AKS API."""
+
+    daily: Optional[DailySchedule] = None
+    weekly: Optional[WeeklySchedule] = None
+    absolute_monthly: Optional[AbsoluteMonthlySchedule] = None
+    relative_monthly: Optional[RelativeMonthlySchedule] = None
+
+    @model_validator(mode="after")
+    def _one(self):
+        chosen = [k for k in ("daily", "weekly", "absolute_monthly", "relative_monthly") if getattr(self, k)]
+        if len(chosen) != 1:
+            raise ValueError("give exactly one of daily, weekly, absoluteMonthly or relativeMonthly, for example "
+                             "weekly: {intervalWeeks: 1, dayOfWeek: Saturday}")
+        return self
+
+
+class DateSpan(Model):
+    start: str
+    end: str
+
+    @field_validator("start", "end", mode="before")
+    @classmethod
+    def _dates(cls, value):
+        return _date(_text(value))
+
+    @model_validator(mode="after")
+    def _order(self):
+        if self.start > self.end:
+            raise field_error("end", f"end {self.end} is before start {self.start}")
+        return self
+
+
+class MaintenanceWindow(Model):
+    """An AKS `maintenanceWindow`, in the API's own names (2025-09-01)."""
+
+    schedule: Schedule
+    duration_hours: int = Field(ge=4, le=24)
+    start_time: str
+    utc_offset: Optional[str] = None
+    start_date: Optional[str] = None
+    not_allowed_dates: list[DateSpan] = []
+
+    @field_validator("start_time", mode="before")
+    @classmethod
+    def _start_time(cls, value) -> str:
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 24 * 60:
+            # YAML 1.1 (the offline reader) reads an unquoted 10:30 as the number 630; Pulumi reads text.
+            value = f"{value // 60:02d}:{value % 60:02d}"
+        if not isinstance(value, str) or not _HHMM.fullmatch(value):
+            raise ValueError(f"{value!r} is not a time of day; write it like \"00:00\" (quoted, 00:00 to 23:59)")
+        return value
+
+    @field_validator("utc_offset")
+    @classmethod
+    def _utc_offset(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and (not isinstance(value, str) or not _UTC_OFFSET.fullmatch(value)):
+            raise ValueError(f"{value!r} is not a UTC offset; write it like \"+02:00\" or \"-07:00\", quoted")
+        return value
+
+    @field_validator("start_date", mode="before")
+    @classmethod
+    def _start_date(cls, value) -> Optional[str]:
+        return _date(_text(value)) if value is not None else value
+
+    def to_api(self) -> dict[str, object]:
+        return self.model_dump(by_alias=True, exclude_none=True, exclude_defaults=True)
+
+
+class Maintenance(Model):
+    """When AKS may upgrade on its own: `autoUpgrade` (the cluster's channel, registered as
+    aksManagedAutoUpgradeSchedule) and `nodeOsUpgrade` (node images, aksManagedNodeOSUpgradeSchedule)."""
+
+    auto_upgrade: Optional[MaintenanceWindow] = None
+    node_os_upgrade: Optional[MaintenanceWindow] = None
+
+
 class Cluster(Model):
     name: str
     kubernetes_version: str
@@ -305,6 +426,7 @@ class Cluster(Model):
     sku: Literal["Base", "Automatic"] = "Base"
     network: Network = Network()
     security: Security = Security()
+    maintenance: Maintenance = Maintenance()
 
     @field_validator("name")
     @classmethod
@@ -351,6 +473,13 @@ class Cluster(Model):
                               f"{per_node * pool.count} pods; an AKS system pool must hold at least "
                               f"{limits.MIN_PODS_PER_POOL} (concepts-network-ip-address-planning); set maxPods to "
                               f"{pods} or more, or count to {nodes} or more")
+        return self
+
+    @model_validator(mode="after")
+    def _version_channel(self):
+        problem = version_channel_problem(self.kubernetes_version, self.security.upgrade_channel)
+        if problem:
+            raise field_error("kubernetesVersion", problem)
         return self
 
     @model_validator(mode="after")

@@ -43,7 +43,7 @@ _LIST_VERSIONS = ("az k8s-extension extension-types list-versions-by-cluster --r
 
 
 class Kueue(Model):
-    install: Literal["managed", "helm"]
+    install: Literal["managed", "helm", "none"]
     version: Optional[str] = None
     release_train: Optional[str] = None
     feature_gates: dict[str, bool] = {}
@@ -151,11 +151,22 @@ class Kueue(Model):
         errors: list[tuple[str, str]] = []
         warnings: list[tuple[str, str]] = []
         errors += self._framework_names()
-        if self.install == "managed":
+        if self.install == "none":
+            errors += self._none()
+        elif self.install == "managed":
             errors += self._managed(warnings)
         else:
             errors += self._helm(warnings)
         return errors, warnings
+
+    def _none(self) -> list[tuple[str, str]]:
+        """`install: none` (no Kueue, the middle update of an install-mode switch) configures nothing."""
+        return [(key, f"{key} has nothing to configure with install: none (no Kueue); remove it, and set it again "
+                      "with the next install mode")
+                for key, name in (("version", "version"), ("releaseTrain", "release_train"),
+                                  ("featureGates", "feature_gates"), ("integrations", "integrations"),
+                                  ("values", "values"))
+                if name in self.model_fields_set]
 
     def _framework_names(self) -> list[tuple[str, str]]:
         if self.integrations is None:

@@ -8,6 +8,7 @@ from typing import Literal, Optional
 from pydantic import Field, field_validator, model_validator
 
 from aks_kueue.aks import limits
+from aks_kueue.day2.upgrades import GPU_UPGRADE_DEFAULTS
 from aks_kueue.settings.base import Model, field_error
 from aks_kueue.aks import pools
 from aks_kueue.aks.pools import taint_text
@@ -81,6 +82,42 @@ class ExplicitCapacity(Model):
         return self
 
 
+_SURGE = re.compile(r"^(\d+)%?$")
+
+
+class UpgradeSettings(Model):
+    """An AKS pool's `upgradeSettings`, in the API's names. maxSurge and maxUnavailable are a
+    node count or a percentage of the pool (AKS defaults: 10% and 0)."""
+
+    max_surge: Optional[str] = None
+    max_unavailable: Optional[str] = None
+    drain_timeout_in_minutes: Optional[int] = Field(None, ge=1)
+    node_soak_duration_in_minutes: Optional[int] = Field(None, ge=0)
+    undrainable_node_behavior: Optional[Literal["Cordon", "Schedule"]] = None
+
+    @field_validator("max_surge", "max_unavailable", mode="before")
+    @classmethod
+    def _count_or_percent(cls, value):
+        if value is None:
+            return value
+        text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+        match = _SURGE.fullmatch(text) if isinstance(text, str) else None
+        if match is None or (text.endswith("%") and int(match.group(1)) > 100):
+            raise ValueError(f"{value!r} is not a node count or a percentage; write it like 1 or \"33%\"")
+        return text
+
+    @model_validator(mode="after")
+    def _room_to_upgrade(self):
+        if self.max_surge is not None and self.max_unavailable is not None and \
+                int(self.max_surge.rstrip("%")) == 0 and int(self.max_unavailable.rstrip("%")) == 0:
+            raise field_error("maxUnavailable", "with maxSurge 0 and maxUnavailable 0 no node can be upgraded; "
+                                                "set maxUnavailable: 1 (no extra quota) or a maxSurge above 0")
+        return self
+
+    def to_api(self) -> dict[str, object]:
+        return self.model_dump(by_alias=True, exclude_none=True)
+
+
 class NodePool(Model):
     name: str
     vm_size: str
@@ -95,6 +132,7 @@ class NodePool(Model):
     gpu_instance_profile: Optional[Literal["MIG1g", "MIG2g", "MIG3g", "MIG4g", "MIG7g"]] = None
     spot: bool = False
     capacity: Optional[ExplicitCapacity] = None
+    upgrade_settings: Optional[UpgradeSettings] = None
 
     @field_validator("name")
     @classmethod
@@ -156,6 +194,18 @@ class NodePool(Model):
                 raise field_error("gpuInstanceProfile", f"{self.vm_size} does not support MIG; MIG needs "
                                                         "an NVIDIA A100, H100 or H200 size")
         return self
+
+    @property
+    def effective_upgrade_settings(self) -> Optional[dict[str, object]]:
+        """What the pool sends as upgradeSettings: GPU pools default to maxSurge 0 and
+        maxUnavailable 1 (no surge node needs spare GPU quota); others keep AKS's defaults."""
+        given = self.upgrade_settings.to_api() if self.upgrade_settings is not None else {}
+        if self.gpu_vendor is not None:
+            merged = {**GPU_UPGRADE_DEFAULTS, **given}
+            if "maxSurge" in given and "maxUnavailable" not in given:
+                merged.pop("maxUnavailable")  # a surge the user chose needs no unavailable node
+            return merged
+        return given or None
 
     @property
     def size(self) -> Optional[VmSize]:

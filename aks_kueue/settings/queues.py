@@ -15,6 +15,7 @@ from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.webhooks import qualified_name_problem
 from aks_kueue.settings.base import Model
 
+_NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _QUEUE_REF = re.compile(r"^(?P<namespace>[^/\s]+)/(?P<name>[^/\s]+)$")
 
 
@@ -44,6 +45,25 @@ class Queues(Model):
     local_queues: list[LocalQueueEntry] = []
     workload_priority_classes: list[PriorityClassEntry] = []
     topologies: list[NamedSpec] = []
+    # Namespaces that exist already: the program only patches their labels, never creates,
+    # owns or deletes them.
+    existing_namespaces: list[str] = []
+
+    @field_validator("existing_namespaces")
+    @classmethod
+    def _namespace_names(cls, names: list[str]) -> list[str]:
+        for name in names:
+            if not isinstance(name, str) or not _NAMESPACE.fullmatch(name):
+                raise ValueError(f"{name!r} is not a namespace name; use a DNS label such as team-a")
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"{', '.join(dupes)} listed more than once")
+        return names
+
+    @property
+    def has_objects(self) -> bool:
+        return any((self.resource_flavors, self.cohorts, self.cluster_queues, self.local_queues,
+                    self.workload_priority_classes, self.topologies))
 
 
 class Toleration(Model):

@@ -9,11 +9,12 @@ from typing import Any, Literal, Mapping, Optional
 
 from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from aks_kueue.day2.allow import Allowances, parse_entry
 from aks_kueue.k8s.loader import Limits, LoadError, loads_json
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network, regions
 from aks_kueue.settings.base import Model, field_error, field_errors, suggest
 from aks_kueue.settings.cluster import Cluster
-from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, problems_from
+from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, format_path, problems_from
 from aks_kueue.settings.kueue import Kueue
 from aks_kueue.settings.monitoring import Monitoring
 from aks_kueue.settings.pools import NodePool
@@ -40,6 +41,9 @@ class Settings(Model):
     queue_manifests: list[str] = []
     expected_workloads: list[ExpectedWorkloadEntry] = []
     monitoring: Optional[Monitoring] = None
+    # Day-2 keys: protection of what users depend on, and what this update may destroy.
+    protect: Optional[bool] = None
+    allow_replacement: list[Any] = []
 
     _today: Optional[date] = PrivateAttr(default=None)
 
@@ -82,6 +86,42 @@ class Settings(Model):
                                  f"nodePools[{i}]; pool names must be unique")
             seen[pool.name] = i
         return pools
+
+    @field_validator("allow_replacement")
+    @classmethod
+    def _allowances(cls, entries: list[Any]) -> list[str]:
+        seen: set[str] = set()
+        for i, text in enumerate(entries):
+            try:
+                entry = parse_entry(text)
+            except ValueError as error:
+                raise field_error(f"[{i}]", str(error)) from None
+            if str(entry) in seen:
+                raise field_error(f"[{i}]", f"{entry} is listed twice; list each resource once")
+            seen.add(str(entry))
+        return list(entries)
+
+    @property
+    def effective_protect(self) -> bool:
+        """Protection is on unless the stack says otherwise, or declares itself development."""
+        return self.protect if self.protect is not None else self.environment == "production"
+
+    @property
+    def allowances(self) -> Allowances:
+        return Allowances.parse(self.allow_replacement)
+
+    @model_validator(mode="after")
+    def _without_kueue(self):
+        """With `kueue.install: none` nothing may need Kueue's CRDs or webhooks."""
+        if self.kueue.install != "none":
+            return self
+        needs = [("queues", self.queues is not None and self.queues.has_objects),
+                 ("queueManifests", bool(self.queue_manifests)), ("expectedWorkloads", bool(self.expected_workloads))]
+        for key, present in needs:
+            if present:
+                raise field_error(key, "kueue.install is none, so there is no Kueue to hold it; remove it for the "
+                                       "update that uninstalls Kueue and add it back with the new install mode")
+        return self
 
     @model_validator(mode="after")
     def _fits_the_region_and_the_network(self):
@@ -172,12 +212,51 @@ def parse_settings(config: Mapping[str, str], today: Optional[date] = None) -> S
         settings._today = day
         return settings
     except ValidationError as exc:
-        problems = problems_from(exc, Settings)
+        problems = _not_checked(problems_from(exc, Settings), raw)
     if "location" not in raw:
         problems = [p for p in problems if p.path != "azure-native:location"]
         problems.insert(0, Problem("azure-native:location", "the Azure region is required; set it, "
                                    "for example `azure-native:location: eastus`"))
     raise SettingsError(problems)
+
+
+SECRET_PLACEHOLDER = "[secret]"   # what the offline reader puts where a `secure:` value was
+
+
+def _not_checked(problems: list[Problem], raw: dict[str, Any]) -> list[Problem]:
+    """Offline, a `secure:` value is opaque: a problem with it says it was not checked."""
+    secret = [format_path(loc) for loc in _placeholder_locations(raw, ())]
+    if not secret:
+        return problems
+    out = []
+    for problem in problems:
+        if any(problem.path == p or problem.path.startswith((p + ".", p + "[")) for p in secret):
+            problem = Problem(problem.path, "is a secret (`secure:`) the offline preview cannot decrypt, so it "
+                                            "was not checked here; `pulumi preview` decrypts and checks it")
+        out.append(problem)
+    return out
+
+
+def _placeholder_locations(value: Any, loc: tuple) -> list[tuple]:
+    """Where the offline reader's secret placeholders are; a walk without recursion, since values
+    may be nested far deeper than Python's stack (they are refused for that, and reported here).
+    Each step keeps only its parent's index, so a deep value costs no copies of its path."""
+    steps: list[tuple[int, Any]] = [(-1, None)]   # (parent step, key)
+    found, todo = [], [(value, 0)]
+    while todo:
+        value, step = todo.pop()
+        if value == SECRET_PLACEHOLDER:
+            path, at = [], step
+            while at > 0:
+                at, key = steps[at]
+                path.append(key)
+            found.append(loc + tuple(reversed(path)))
+            continue
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        for key, child in items:
+            steps.append((step, key))
+            todo.append((child, len(steps) - 1))
+    return found
 
 
 def _decode(value: Any, key: str) -> Any:

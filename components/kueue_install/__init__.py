@@ -8,13 +8,19 @@ from typing import Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.kueue_install.values import helm_values
+from aks_kueue.day2.allow import Entry, Protection, Target
+from aks_kueue.day2.state import Tracked
 from aks_kueue.settings.kueue import Kueue
+from components.day2_guard import secret_inputs
+from components.kueue_install.values import helm_values
 from aks_kueue.versions import (KUEUE_API_VERSION, KUEUE_CHART_REPOSITORY, KUEUE_NAMESPACE,
                                 MANAGED_KUEUE_EXTENSION_TYPE)
 from components import token
 
 CONTROLLER_DEPLOYMENT = "kueue-controller-manager"
+KUEUE_ENTRY = Entry(Target.KUEUE)
+EXTENSION_TYPE = "azure-native:kubernetesconfiguration:Extension"
+RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
 
 
 @dataclass(frozen=True)
@@ -27,10 +33,17 @@ class KueueInstallArgs:
     # Kueue's quota and borrowing metrics (`metrics.enableClusterQueueResources`), which the monitoring
     # dashboard shows; the Helm path only, the managed extension exposes no setting for it.
     cluster_queue_metrics: bool = False
+    protect: bool = False                         # Pulumi `protect` on the installer
+    gate: Optional[pulumi.Input[pulumi.Resource]] = None   # the day-2 guard's verdict
+    secret: bool = False                          # aks-kueue:kueue is a secret key
 
 
 class KueueInstall(pulumi.ComponentResource):
-    """Everything that needs Kueue's CRDs or webhooks must depend on `installer`."""
+    """Everything that needs Kueue's CRDs or webhooks must depend on `installer`.
+
+    Not registered at all with `install: none`. The installer is protected (unless
+    allowReplacement lists `kueue`) and waits for the day-2 guard, so a refused install switch
+    never starts a second controller."""
 
     installer: pulumi.CustomResource
     # Each path imports only its own SDK module: a preview of one mode never pays for the other.
@@ -82,8 +95,9 @@ class KueueInstall(pulumi.ComponentResource):
             extension_name="kueue",
             extension_type=MANAGED_KUEUE_EXTENSION_TYPE,
             scope=kc.ScopeArgs(cluster=kc.ScopeClusterArgs(release_namespace=KUEUE_NAMESPACE)),
-            **release,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=list(args.node_pools)))
+            **secret_inputs(release, args.secret),
+            opts=pulumi.ResourceOptions(parent=self, protect=args.protect,
+                                        depends_on=[*args.node_pools, *_gate(args)]))
 
     def _helm_release(self, name: str, args: KueueInstallArgs) -> pulumi.CustomResource:
         from pulumi_kubernetes.helm.v3 import Release
@@ -96,8 +110,27 @@ class KueueInstall(pulumi.ComponentResource):
             version=kueue.chart_version,
             namespace=KUEUE_NAMESPACE,
             create_namespace=True,
-            values=helm_values(kueue, cluster_queue_metrics=args.cluster_queue_metrics),
+            # A key set with --secret is secret as a whole, tokens in chart values included.
+            values=_secret(helm_values(kueue, cluster_queue_metrics=args.cluster_queue_metrics), args.secret),
             # Helm waits for the controller and its webhook Deployment before the
             # release counts as created, so queue objects are not sent too early.
             timeout=600,
-            opts=pulumi.ResourceOptions(parent=self, provider=args.provider))
+            opts=pulumi.ResourceOptions(parent=self, provider=args.provider, protect=args.protect,
+                                        depends_on=_gate(args)))
+
+
+def _secret(values: dict, secret: bool):
+    return pulumi.Output.secret(values) if secret else values
+
+
+def _gate(args: KueueInstallArgs) -> list:
+    return [args.gate] if args.gate is not None else []
+
+
+def tracked(kueue: Kueue, protection: Protection) -> list[Tracked]:
+    """The installer as the guard watches it (the install mode itself is in the record)."""
+    if kueue.install == "none":
+        return []
+    kind, label = ((EXTENSION_TYPE, "the Kueue installer (managed extension)") if kueue.install == "managed"
+                   else (RELEASE_TYPE, "the Kueue installer (Helm release)"))
+    return [Tracked(KUEUE_ENTRY, kind, label, {}, protection.protects(KUEUE_ENTRY), key="aks-kueue:kueue.install")]

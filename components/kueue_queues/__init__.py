@@ -8,9 +8,14 @@ from typing import Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
+from aks_kueue.day2.allow import Entry, Protection, Target
+from aks_kueue.day2.names import immutable_paths, legacy_aliases, logical_name
+from aks_kueue.day2.state import Tracked
 from aks_kueue.model import KueueItem, Namespace
 from components import token
-from components.kubernetes_object import KubernetesObject
+from components.kubernetes_object import KubernetesObject, type_token
+
+NAMESPACE_TYPE = "kubernetes:core/v1:Namespace"
 
 
 @dataclass(frozen=True)
@@ -20,24 +25,36 @@ class KueueQueuesArgs:
     namespaces: Sequence[Namespace]
     provider: k8s.Provider
     installer: pulumi.Resource
+    protection: Protection
+    secret: bool = False              # aks-kueue:queues or queueManifests is a secret key
+
+
+def namespace_entry(namespace: str) -> Entry:
+    return Entry(Target.NAMESPACE, namespace)
 
 
 class KueueQueues(pulumi.ComponentResource):
     """Every object depends on the installer: it is created after Kueue's CRDs and
-    webhooks exist, and deleted while Kueue's controller still runs its finalizers."""
+    webhooks exist, and deleted while Kueue's controller still runs its finalizers.
+
+    Team namespaces the program creates are kept in the cluster when they leave the stack
+    (retainOnDelete), unless allowReplacement lists them; namespaces in existingNamespaces
+    only get their labels patched (server-side apply), never created, owned or deleted."""
 
     def __init__(self, name: str, args: KueueQueuesArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(token("KueueQueues"), name, None, opts)
         self._name = name
         self._args = args
-        self.namespaces = {
-            namespace.name: KubernetesObject(
-                f"{name}-namespace-{namespace.name}",
-                {"apiVersion": "v1", "kind": "Namespace",
-                 "metadata": {"name": namespace.name, "labels": dict(namespace.labels)}},
-                pulumi.ResourceOptions(parent=self, provider=args.provider))
-            for namespace in args.namespaces if not namespace.existing
-        }
+        self.namespaces = {}
+        for namespace in args.namespaces:
+            manifest = {"apiVersion": "v1", "kind": "Namespace",
+                        "metadata": {"name": namespace.name, "labels": self._secret(dict(namespace.labels))}}
+            self.namespaces[namespace.name] = KubernetesObject(
+                f"{name}-namespace-{namespace.name}", manifest, patch=namespace.existing, opts=pulumi.ResourceOptions(
+                    parent=self, provider=args.provider,
+                    retain_on_delete=None if namespace.existing else args.protection.retains(
+                        namespace_entry(namespace.name))))
+        self._aliases = legacy_aliases(name, [(o.kind, o.namespace, o.name) for o in args.objects])
         self.objects: dict[tuple[str, Optional[str], str], pulumi.Resource] = {}
         for obj in args.objects:  # referenced kinds come first
             self.objects[(obj.kind, obj.namespace, obj.name)] = self._register(obj)
@@ -45,19 +62,40 @@ class KueueQueues(pulumi.ComponentResource):
                         for kind in dict.fromkeys(k for (k, _, _) in self.objects)}
         self.register_outputs({"objects": self.summary, "namespaces": list(self.namespaces)})
 
+    def _secret(self, value):
+        return pulumi.Output.secret(value) if self._args.secret else value
+
     def _register(self, obj: KueueItem) -> pulumi.Resource:
         manifest = dict(obj.manifest)
         metadata = dict(manifest["metadata"])
         fields = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind", "metadata")}
-        where = f"{obj.namespace}-{obj.name}" if obj.namespace else obj.name
-        name = f"{self._name}-{obj.kind.lower()}-{where}"
-        opts = pulumi.ResourceOptions(parent=self, provider=self._args.provider,
-                                      depends_on=[self._args.installer, *self._references(obj)])
+        key = (obj.kind, obj.namespace, obj.name)
+        name = logical_name(self._name, obj.kind, obj.namespace, obj.name)
+        spec = manifest.get("spec")
+        immutable = immutable_paths(obj.kind, spec if isinstance(spec, dict) else None)
+        old = self._aliases.get(key)
+        opts = pulumi.ResourceOptions(
+            parent=self, provider=self._args.provider, depends_on=[self._args.installer, *self._references(obj)],
+            # A field Kueue declares immutable replaces the object instead of failing the update;
+            # the same name cannot exist twice, so the old one goes first.
+            replace_on_changes=immutable or None, delete_before_replace=True if immutable else None,
+            aliases=[self._old_urn(obj, old)] if old else None)
         if set(fields) - {"spec"}:
-            return KubernetesObject(name, {**manifest, "metadata": metadata}, opts)
+            body = {**manifest, "metadata": metadata}
+            if self._args.secret:
+                body = {k: (self._secret(v) if k not in ("apiVersion", "kind", "metadata") else v)
+                        for k, v in body.items()}
+            return KubernetesObject(name, body, opts)
         return k8s.apiextensions.CustomResource(
             name, api_version=manifest["apiVersion"], kind=obj.kind, metadata=metadata,
-            spec=fields.get("spec"), opts=opts)
+            spec=self._secret(fields.get("spec")), opts=opts)
+
+    def _old_urn(self, obj: KueueItem, old_name: str) -> str:
+        """The URN the object had under its old name (this component sits at the stack root).
+        A URN is what the engine compares; handing it over whole spares the SDK resolving an
+        alias spec for each of possibly thousands of LocalQueues."""
+        kind = type_token(obj.manifest["apiVersion"], obj.kind)
+        return f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{token('KueueQueues')}${kind}::{old_name}"
 
     def _references(self, obj: KueueItem) -> list[pulumi.Resource]:
         spec = obj.manifest.get("spec") if isinstance(obj.manifest.get("spec"), dict) else {}
@@ -84,3 +122,10 @@ class KueueQueues(pulumi.ComponentResource):
         if obj.kind == "LocalQueue" and obj.namespace in self.namespaces:
             found.append(self.namespaces[obj.namespace])
         return found
+
+
+def tracked(namespaces: Sequence[Namespace], protection: Protection) -> list[Tracked]:
+    """The team namespaces the program creates, as the guard watches them."""
+    return [Tracked(namespace_entry(ns.name), NAMESPACE_TYPE, f"Namespace {ns.name}", {}, False,
+                    retained=protection.retains(namespace_entry(ns.name)), key="aks-kueue:queues.localQueues")
+            for ns in namespaces if not ns.existing]

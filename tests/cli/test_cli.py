@@ -36,10 +36,11 @@ def test_dev_json_follows_the_contract():
     doc = json.loads(done.stdout)
     assert list(doc) == ["project", "stack", "resources", "violations", "outputs", "findings", "capacity", "result"]
     assert doc["result"] == "ok" and {r["verdict"] for r in doc["capacity"]["flavors"]} == {"ok"}
-    # Warnings only: the dev stack's authorized range is a documentation range, and the checks only
-    # Azure can answer (each with its az command).
+    # Warnings only: the dev stack's authorized range is a documentation range, the checks only
+    # Azure can answer (each with its az command), and, without --previous-outputs, the day-2
+    # guard saying the preview is unguarded.
     assert {f["severity"] for f in doc["findings"]} == {"warning"}
-    assert {f["kind"] for f in doc["findings"]} == {"placeholder-value", "check-in-azure"}
+    assert {f["kind"] for f in doc["findings"]} == {"placeholder-value", "check-in-azure", "day2-unguarded"}
     for finding in doc["findings"]:
         assert set(finding) == {"kind", "severity", "object", "key", "message", "fix", "numbers"}
     assert (doc["project"], doc["stack"]) == ("aks-kueue", "dev")
@@ -48,7 +49,7 @@ def test_dev_json_follows_the_contract():
         assert violation["enforcementLevel"] == "advisory"
     urns = {r["urn"] for r in doc["resources"]}
     for resource in doc["resources"]:
-        assert set(resource) == {"urn", "type", "name", "parent", "dependsOn", "provider", "inputs"}
+        assert set(resource) == {"urn", "type", "name", "parent", "dependsOn", "provider", "inputs", "options"}
         assert resource["urn"].startswith("urn:pulumi:dev::aks-kueue::")
         assert all(dep in urns for dep in resource["dependsOn"])
         assert resource["provider"] is None or resource["provider"] in urns

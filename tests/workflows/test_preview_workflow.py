@@ -133,3 +133,28 @@ def test_the_script_previews_every_stack(tmp_path):
         assert (out / stack / "capacity.png").stat().st_size > 0
         assert f"## aks-kueue preview of stack `{stack}`" in comment
     assert (out / "rejected").read_text() == ""  # the shipped stacks pass every mandatory policy
+
+
+def test_cloud_job_installs_a_pinned_kubelogin_before_the_preview():
+    from aks_kueue.versions import KUBELOGIN_VERSION
+
+    job_steps = steps(workflow()["jobs"]["cloud"])
+    uses = [s.get("uses", "") for s in job_steps]
+    kubelogin = next(i for i, u in enumerate(uses) if u.startswith("azure/use-kubelogin@"))
+    assert job_steps[kubelogin]["with"]["kubelogin-version"] == KUBELOGIN_VERSION
+    assert kubelogin < next(i for i, u in enumerate(uses) if u.startswith("pulumi/actions@"))
+
+
+def test_the_plan_gate_runs_check_plan_on_a_json_preview_and_fails_the_job():
+    job_steps = steps(workflow()["jobs"]["cloud"])
+    runs = [s.get("run", "") for s in job_steps]
+    plan = next(i for i, r in enumerate(runs) if "pulumi preview" in r and "--json" in r)
+    gate = next(i for i, r in enumerate(runs) if "aks-kueue check-plan" in r)
+    pulumi = next(i for i, s in enumerate(job_steps) if s.get("uses", "").startswith("pulumi/actions@"))
+    assert pulumi < plan < gate
+    assert '--stack "$STACK"' in runs[plan] and '--stack "$STACK"' in runs[gate]
+    assert "set -o pipefail" in runs[gate]  # tee must not hide check-plan's exit 1
+    fail = next(s for s in job_steps if s.get("name", "").startswith("Fail on"))
+    assert "steps.gate.outcome == 'failure'" in fail["if"] and fail["run"].strip().endswith("exit 1")
+    uploaded = next(s for s in job_steps if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert uploaded["with"]["path"] == "pulumi-out/" and "plan/plan.json" in runs[plan]  # the plan stays private

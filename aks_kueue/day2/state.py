@@ -1,0 +1,139 @@
+"""What one deployment leaves for the next one's guard: the `day2` stack output.
+
+The program exports a `Record` after every update: for each resource users depend on, its
+replace-forcing inputs (none secret unless the stack key they come from is), whether it was
+protected, and the install mode. The next update reads it back through a StackReference to its
+own stack and compares (`guard.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any, Mapping, Optional
+
+from aks_kueue.day2.allow import Entry, parse_entry
+from aks_kueue.day2.replacement import AGENT_POOL
+
+OUTPUT = "day2"
+CLUSTER_ID_OUTPUT = "clusterId"   # the cluster's ARM id, exported beside the record
+SCHEMA = 1
+# Create-only inputs the program derives rather than reads from a key: a pool keeps the value it
+# was created with (a newer VM catalog must not replace a running pool; its vmSize decides anew).
+DERIVED_CREATE_ONLY = ("enableEncryptionAtHost",)
+
+
+class SystemPoolOwner(str, Enum):
+    """Who manages the system pool: the cluster's inline profile (the update that creates the
+    cluster) or its own AgentPool resource (every update after that)."""
+
+    CLUSTER = "cluster"
+    AGENT_POOL = "agentPool"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Tracked:
+    """One resource the guard watches."""
+
+    entry: Entry
+    type_token: str
+    label: str                          # e.g. "AgentPool a100"
+    facts: Mapping[str, Any]            # replace-forcing inputs, flat by path
+    protected: bool
+    retained: bool = False              # retainOnDelete (team namespaces)
+    # Desired side only: the stack key each fact comes from, e.g. vmSize -> aks-kueue:nodePools[1].vmSize.
+    keys: Mapping[str, str] = field(default_factory=dict)
+    key: str = ""                       # the key of the whole resource, e.g. aks-kueue:nodePools[1]
+
+
+@dataclass(frozen=True)
+class Record:
+    resources: Mapping[Entry, Tracked]
+    kueue_install: str
+    kubernetes_version: str
+    upgrade_channel: str
+    system_pool_owner: SystemPoolOwner
+    cluster_id: Optional[str] = None
+
+    def get(self, entry: Entry) -> Optional[Tracked]:
+        return self.resources.get(entry)
+
+
+def to_output(record: Record) -> dict[str, Any]:
+    """The JSON-friendly `day2` stack output (keys and indexes of the stack file are left out)."""
+    return {
+        "schema": SCHEMA,
+        "kueueInstall": record.kueue_install,
+        "kubernetesVersion": record.kubernetes_version,
+        "upgradeChannel": record.upgrade_channel,
+        "systemPool": str(record.system_pool_owner),
+        "resources": {
+            str(entry): {"type": t.type_token, "label": t.label, "facts": dict(t.facts), "protected": t.protected,
+                         **({"retainOnDelete": True} if t.retained else {})}
+            for entry, t in sorted(record.resources.items())
+        },
+    }
+
+
+@dataclass(frozen=True)
+class Previous:
+    """The last deployment as the guard sees it: its record, or why there is none."""
+
+    record: Optional[Record]
+    reason: str = ""
+
+
+def from_outputs(outputs: Any) -> Previous:
+    """Read the `day2` output out of a stack's outputs (what `pulumi stack output --json` prints)."""
+    if not isinstance(outputs, Mapping) or not outputs:
+        return Previous(None, "no previous outputs (a new stack, or a stack that never completed an update)")
+    doc = outputs.get(OUTPUT)
+    if doc is None:
+        return Previous(None, f"no previous outputs: the last deployment exported no `{OUTPUT}` "
+                              "(it ran a program from before the day-2 guard)")
+    if doc == "[secret]":
+        return Previous(None, f"the previous `{OUTPUT}` output is a secret; give the file "
+                              "`pulumi stack output --json --show-secrets` prints")
+    if not isinstance(doc, Mapping) or doc.get("schema") != SCHEMA:
+        return Previous(None, f"the previous `{OUTPUT}` output is not schema {SCHEMA}, which this program reads")
+    try:
+        resources = {}
+        for name, item in (doc.get("resources") or {}).items():
+            entry = parse_entry(name)
+            resources[entry] = Tracked(entry, str(item["type"]), str(item.get("label") or name),
+                                       dict(item.get("facts") or {}), bool(item.get("protected")),
+                                       bool(item.get("retainOnDelete")))
+        cluster_id = outputs.get(CLUSTER_ID_OUTPUT)
+        record = Record(resources, str(doc["kueueInstall"]), str(doc["kubernetesVersion"]),
+                        str(doc["upgradeChannel"]), SystemPoolOwner(doc["systemPool"]),
+                        cluster_id if isinstance(cluster_id, str) and cluster_id.startswith("/") else None)
+    except (KeyError, TypeError, ValueError) as error:
+        return Previous(None, f"the previous `{OUTPUT}` output cannot be read ({error})")
+    return Previous(record)
+
+
+def settle(desired: Record, previous: Optional[Record]) -> Record:
+    """The record this update leaves: who owns the system pool now, derived values kept."""
+    owner = SystemPoolOwner.CLUSTER if previous is None else SystemPoolOwner.AGENT_POOL
+    return stick(replace(desired, system_pool_owner=owner), previous)
+
+
+def stick(desired: Record, previous: Optional[Record]) -> Record:
+    """Keep the derived create-only inputs of pools the last deployment already has."""
+    if previous is None:
+        return desired
+    resources = dict(desired.resources)
+    for entry, wanted in desired.resources.items():
+        before = previous.get(entry)
+        if (wanted.type_token != AGENT_POOL or before is None
+                or before.facts.get("vmSize") != wanted.facts.get("vmSize")):
+            continue
+        facts = dict(wanted.facts)
+        for path in DERIVED_CREATE_ONLY:
+            if path in before.facts:
+                facts[path] = before.facts[path]
+        resources[entry] = replace(wanted, facts=facts)
+    return replace(desired, resources=resources)

@@ -1,0 +1,104 @@
+"""`aks-kueue check-plan` and `aks-kueue preview --previous-outputs`, end to end."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from aks_kueue.cli import app
+from tests.conftest import edited
+from tests.day2 import plans
+
+runner = CliRunner()
+
+
+def cli(*args):
+    result = runner.invoke(app, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def write(tmp_path, name, value):
+    path = tmp_path / name
+    path.write_text(value if isinstance(value, str) else json.dumps(value))
+    return path
+
+
+def test_a_replacement_exits_1_with_one_line_per_step(tmp_path):
+    code, out, err = cli("check-plan", write(tmp_path, "plan.json", plans.document(plans.replace_pool())))
+    assert code == 1
+    lines = out.splitlines()
+    assert len(lines) == 3 and all(line.startswith(plans.A100 + ": ") for line in lines)
+    assert [line.split(": ")[1] for line in lines] == ["delete-replaced", "replace", "create-replacement"]
+    assert all("Pulumi's reasons: vmSize" in line for line in lines) and "Traceback" not in err
+
+
+def test_an_update_exits_0(tmp_path):
+    code, out, err = cli("check-plan", write(tmp_path, "plan.json", plans.document(plans.SAME_AND_UPDATE)))
+    assert code == 0 and out == "" and "nothing that users depend on is replaced or deleted" in err
+
+
+def test_a_retained_delete_passes_and_a_plain_delete_does_not(tmp_path):
+    kept = plans.state(plans.TEAM_A, {"metadata": {"name": "team-a"}}, retainOnDelete=True)
+    pool = plans.state(plans.A100, plans.pool_inputs("a100", "x"))
+    doc = plans.document([plans.step("delete", plans.TEAM_A, old=kept), plans.step("delete", plans.A100, old=pool)])
+    code, out, _ = cli("check-plan", write(tmp_path, "plan.json", doc), "--json")
+    result = json.loads(out)
+    assert code == 1 and result["result"] == "rejected" and result["offending"] == 1
+    assert [(s["entry"], s["offending"]) for s in result["steps"]] == [("namespaces.team-a", False),
+                                                                     ("nodePools.a100", True)]
+
+
+def test_allow_replacement_comes_from_the_stack_file_or_the_plan(tmp_path):
+    plan = write(tmp_path, "plan.json", plans.document(plans.replace_pool()))
+    stack = tmp_path / "Pulumi.prod.yaml"
+    config = edited("prod", lambda c: c.update({"aks-kueue:allowReplacement": ["nodePools.a100"]}))
+    stack.write_text(yaml.safe_dump({"config": config}))
+    assert cli("check-plan", plan, "--config", stack)[0] == 0
+    assert cli("check-plan", plan, "--stack", "prod")[0] == 1  # stacks/Pulumi.prod.yaml lists nothing
+    listed = write(tmp_path, "listed.json", plans.document(plans.replace_pool(), allow=["nodePools.a100"]))
+    code, out, _ = cli("check-plan", listed, "--json")
+    assert code == 0 and json.loads(out)["allowReplacementFrom"] == "the plan's config"
+
+
+@pytest.mark.parametrize("content,fragment", [
+    ("not json", "not JSON"), ("[1, 2]", "not a `pulumi preview --json` document"),
+    ('{"steps": [{"op": "replace", "urn": "x"}]}', "not a Pulumi URN"),
+])
+def test_an_unusable_plan_exits_2_with_a_sentence(tmp_path, content, fragment):
+    code, out, err = cli("check-plan", write(tmp_path, "plan.json", content))
+    assert code == 2 and fragment in err and "Traceback" not in err and out == ""
+    assert cli("check-plan", tmp_path / "missing.json")[0] == 2
+
+
+def _outputs_of_prod(tmp_path):
+    from aks_kueue.preview.run import run_program
+    from aks_kueue.preview.stackfile import load_stack, stack_path
+    from tests.conftest import ROOT
+
+    outputs = run_program(load_stack(stack_path(ROOT, "prod"), "prod", ROOT), ROOT, preview=False).outputs
+    return write(tmp_path, "outputs.json", outputs)
+
+
+def test_preview_refuses_a_replacement_against_previous_outputs(tmp_path, fake_pack):
+    previous = _outputs_of_prod(tmp_path)
+    moved = tmp_path / "Pulumi.prod.yaml"
+    moved.write_text(yaml.safe_dump({"config": edited(
+        "prod", lambda c: c["aks-kueue:nodePools"][1].update(vmSize="Standard_NC48ads_A100_v4"))}))
+    code, out, err = cli("preview", "--config", moved, "--previous-outputs", previous)
+    assert code == 1 and "Traceback" not in err
+    assert ("aks-kueue:nodePools[1].vmSize: Standard_NC24ads_A100_v4 -> Standard_NC48ads_A100_v4 replaces "
+            "AgentPool a100") in err
+    assert "every pod running on them" in err and "`nodePools.a100`" in err
+    # The same stack, unchanged, passes against its own outputs, guarded.
+    code, out, err = cli("preview", "--stack", "prod", "--previous-outputs", previous, "--json")
+    assert code == 0 and "unguarded" not in err
+    assert not [f for f in json.loads(out)["findings"] if f["kind"].startswith("day2-")]
+
+
+@pytest.mark.parametrize("content,fragment", [("{", "not valid JSON"), ("[]", "a JSON object of stack outputs")])
+def test_unusable_previous_outputs_exit_2(tmp_path, content, fragment, fake_pack):
+    code, _, err = cli("preview", "--stack", "dev", "--previous-outputs", write(tmp_path, "o.json", content))
+    assert code == 2 and fragment in err and "Traceback" not in err

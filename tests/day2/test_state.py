@@ -1,0 +1,55 @@
+"""The `day2` stack output: written by one update, read back by the next."""
+
+from __future__ import annotations
+
+import json
+
+from aks_kueue.day2.allow import Entry, Target
+from aks_kueue.day2.replacement import AGENT_POOL
+from aks_kueue.day2.state import (CLUSTER_ID_OUTPUT, OUTPUT, Record, SystemPoolOwner, Tracked, from_outputs, settle,
+                                  stick, to_output)
+
+POOL = Entry(Target.NODE_POOL, "cpu")
+
+
+def a_record(encryption=True, vm="Standard_D8s_v5", owner=SystemPoolOwner.CLUSTER):
+    pool = Tracked(POOL, AGENT_POOL, "AgentPool cpu", {"vmSize": vm, "enableEncryptionAtHost": encryption}, True,
+                   keys={"vmSize": "aks-kueue:nodePools[0].vmSize"}, key="aks-kueue:nodePools[0]")
+    return Record({POOL: pool}, "helm", "1.34", "patch", owner)
+
+
+def test_round_trip_through_json_as_pulumi_stack_output_prints_it():
+    outputs = {OUTPUT: json.loads(json.dumps(to_output(a_record()))), CLUSTER_ID_OUTPUT: "/subscriptions/s/x",
+               "kubeconfig": "[secret]"}
+    read = from_outputs(outputs)
+    assert read.record is not None and read.record.cluster_id == "/subscriptions/s/x"
+    pool = read.record.get(POOL)
+    assert pool.facts == {"vmSize": "Standard_D8s_v5", "enableEncryptionAtHost": True} and pool.protected
+    assert pool.keys == {}  # stack-file keys and indexes are not part of the output
+    assert (read.record.kueue_install, read.record.system_pool_owner) == ("helm", SystemPoolOwner.CLUSTER)
+
+
+def test_missing_secret_or_foreign_outputs_say_why_the_update_is_unguarded():
+    assert from_outputs({}).reason.startswith("no previous outputs")
+    assert from_outputs(None).reason.startswith("no previous outputs")
+    assert "exported no `day2`" in from_outputs({"clusterName": "x"}).reason
+    assert "--show-secrets" in from_outputs({OUTPUT: "[secret]"}).reason
+    assert "schema" in from_outputs({OUTPUT: {"schema": 99}}).reason
+    broken = to_output(a_record())
+    broken["resources"]["nodePools.Bad!"] = broken["resources"].pop("nodePools.cpu")
+    assert "cannot be read" in from_outputs({OUTPUT: broken}).reason
+
+
+def test_a_pool_keeps_the_host_encryption_it_was_created_with():
+    before = a_record(encryption=False)
+    # A newer VM catalog would derive True: the running pool keeps False (AKS cannot change it).
+    assert stick(a_record(encryption=True), before).get(POOL).facts["enableEncryptionAtHost"] is False
+    # A new vmSize replaces the pool anyway, so it gets the derived value.
+    moved = stick(a_record(encryption=True, vm="Standard_D16s_v5"), before)
+    assert moved.get(POOL).facts["enableEncryptionAtHost"] is True
+    assert stick(a_record(), None) == a_record()
+
+
+def test_the_system_pool_is_inline_in_the_first_update_and_an_agent_pool_after():
+    assert settle(a_record(), None).system_pool_owner is SystemPoolOwner.CLUSTER
+    assert settle(a_record(), a_record()).system_pool_owner is SystemPoolOwner.AGENT_POOL
