@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from aks_kueue.admission.checks import with_admission_checks
 from aks_kueue.admission.snapshot import Snapshot
 from aks_kueue.admission.workloads import workload_info
 
@@ -34,4 +35,4 @@ def simulate(manifests: Iterable[dict]) -> list[dict[str, Any]]:
             "podSets": [{"name": ps.name, "count": ps.count, "flavors": ps.flavors} for ps in decision.pod_sets],
             "message": decision.message,
         })
-    return decisions
+    return with_admission_checks(manifests, decisions)

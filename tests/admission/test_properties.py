@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aks_kueue.admission import Snapshot, workload_info
+from aks_kueue.admission.checks import with_admission_checks
 from aks_kueue.admission.simulate import simulate
 from aks_kueue.kueue.validate import KueueObject, validate_object
 
@@ -403,7 +404,7 @@ def replay(manifests: list[dict]) -> tuple[Snapshot, list[Step], list[dict]]:
                      "podSets": [{"name": ps.name, "count": ps.count, "flavors": ps.flavors}
                                  for ps in decision.pod_sets],
                      "message": decision.message})
-    return snapshot, steps, rows
+    return snapshot, steps, with_admission_checks(manifests, rows)
 
 
 def quota_violations(org: Org, snapshot: Snapshot) -> list[str]:
