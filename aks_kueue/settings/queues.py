@@ -101,9 +101,13 @@ def _flavor_names(spec: Any) -> Optional[list[str]]:
     validator reports that)."""
     if not isinstance(spec, dict) or not isinstance(spec.get("resourceGroups", []), list):
         return None
-    groups = [g for g in spec.get("resourceGroups", []) if isinstance(g, dict)]
-    return list(dict.fromkeys(f["name"] for g in groups for f in g.get("flavors") or []
-                              if isinstance(f, dict) and isinstance(f.get("name"), str)))
+    names = []
+    for group in spec.get("resourceGroups", []):
+        flavors = group.get("flavors", []) if isinstance(group, dict) else None
+        if not isinstance(flavors, list):
+            return None
+        names += [f["name"] for f in flavors if isinstance(f, dict) and isinstance(f.get("name"), str)]
+    return list(dict.fromkeys(names))
 
 
 class TopologyEntry(NamedSpec):
