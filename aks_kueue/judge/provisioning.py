@@ -144,10 +144,10 @@ def _unavailable(model: Model, check: ProvisioningCheck) -> list[Finding]:
     return found
 
 
-def _floor_room(pool: PoolCapacity, nodes: int, per_node: int) -> int:
-    """Pods of a shape that the pool's nodes that always exist (minCount, in the flavor's share) hold."""
-    floor = pool.spec.min_count * nodes // pool.spec.max_count if pool.spec.max_count else 0
-    return per_node * floor
+def floor_nodes(pool: PoolCapacity, nodes: int) -> int:
+    """The nodes of a pool that always exist (minCount), in the share of it (`nodes` of maxCount) a
+    flavor reaches."""
+    return pool.spec.min_count * nodes // pool.spec.max_count if pool.spec.max_count else 0
 
 
 def _unprovisionable(workload, manifest: Mapping[str, Any], cluster_queue: str, check: ProvisioningCheck,
@@ -169,7 +169,7 @@ def _unprovisionable(workload, manifest: Mapping[str, Any], cluster_queue: str, 
         if all(per_node == 0 for _, _, per_node in packing) or \
                 sum(per_node * nodes for _, nodes, per_node in packing) < decision.count:
             continue  # pod-fits-no-node or podset-exceeds-pools reports it
-        floors = {pool.name: _floor_room(pool, nodes, per_node) for pool, nodes, per_node in packing}
+        floors = {pool.name: per_node * floor_nodes(pool, nodes) for pool, nodes, per_node in packing}
         if sum(floors.values()) >= decision.count:
             continue  # the nodes that always exist hold it: nothing to grow
         reach = {pool.name: per_node * nodes + sum(v for k, v in floors.items() if k != pool.name)

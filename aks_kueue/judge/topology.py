@@ -27,7 +27,7 @@ from aks_kueue.aks.nodes import PoolCapacity, is_modelled
 from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.aks.topology import HOSTNAME
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
-from aks_kueue.judge.provisioning import provisioning_checks, scaled_up_flavors
+from aks_kueue.judge.provisioning import floor_nodes, provisioning_checks, scaled_up_flavors
 from aks_kueue.judge.workloads import landing_pools, pod_requests, pods_per_node
 from aks_kueue.kueue.tas import (ClusterQueueTopology, explicitly_requests, slice_constraints, topology_levels,
                                  topology_request)
@@ -41,11 +41,6 @@ FLAVOR_KINDS = (TOPOLOGY_NEEDS_NODES,)
 WORKLOAD_KINDS = (PODSET_EXCEEDS_HOST, TOPOLOGY_REQUEST_MISMATCH)
 
 Valid = tuple[KueueItem, Mapping[str, Any]]
-
-
-def floor_nodes(pool: PoolCapacity, nodes: int) -> int:
-    """The nodes of a pool that always exist (minCount), in the share a flavor reaches."""
-    return pool.spec.min_count * nodes // pool.spec.max_count if pool.spec.max_count else 0
 
 
 def topology_findings(model: Model, valid: list[Valid], placements: Mapping[str, FlavorPlacement],
