@@ -179,9 +179,18 @@ def test_removing_a_protected_pool_takes_two_updates(prod_settled):
         c["aks-kueue:nodePools"] = [p for p in c["aks-kueue:nodePools"] if p["name"] != "h100"]
         c["aks-kueue:queues"]["resourceFlavors"] = [f for f in c["aks-kueue:queues"]["resourceFlavors"]
                                                     if f["name"] != "h100"]
-        for cq in c["aks-kueue:queues"]["clusterQueues"]:
+        queues = c["aks-kueue:queues"]
+        for cq in queues["clusterQueues"]:
             for group in cq["spec"]["resourceGroups"]:
                 group["flavors"] = [f for f in group["flavors"] if f["name"] != "h100"]
+            cq["spec"]["resourceGroups"] = [g for g in cq["spec"]["resourceGroups"] if g["flavors"]]
+        # A ClusterQueue that had only h100 goes too, with its LocalQueues and expected workloads.
+        gone = {cq["name"] for cq in queues["clusterQueues"] if not cq["spec"]["resourceGroups"]}
+        queues["clusterQueues"] = [cq for cq in queues["clusterQueues"] if cq["name"] not in gone]
+        queues["localQueues"] = [lq for lq in queues["localQueues"] if lq["spec"]["clusterQueue"] not in gone]
+        kept = {f"{lq['namespace']}/{lq['name']}" for lq in queues["localQueues"]}
+        c["aks-kueue:expectedWorkloads"] = [w for w in c.get("aks-kueue:expectedWorkloads", [])
+                                            if w.get("queue") in kept]
     (finding,) = refusal(edited("prod", remove), prod_settled)
     assert finding.kind == "day2-delete-refused" and finding.object == "AgentPool h100"
 

@@ -13,6 +13,7 @@ import gc
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator
 
+from aks_kueue.admission.checks import with_admission_checks
 from aks_kueue.admission.snapshot import Snapshot
 from aks_kueue.admission.workloads import workload_info
 
@@ -68,4 +69,4 @@ def _simulate(manifests: list[dict]) -> list[dict[str, Any]]:
             "preemptionTargets": [{"namespace": t.namespace, "name": t.name, "clusterQueue": t.cluster_queue}
                                   for t in decision.targets],
         })
-    return decisions
+    return with_admission_checks(manifests, decisions)

@@ -85,6 +85,10 @@ def pod_lands(pod_spec: Mapping[str, Any], pool: PoolCapacity) -> bool:
     required = (((pod_spec.get("affinity") or {}).get("nodeAffinity") or {})
                 .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
     terms = required.get("nodeSelectorTerms") or []
+    if not isinstance(terms, list) or not all(
+            isinstance(term, dict) and isinstance(term.get("matchExpressions") or [], list)
+            and all(isinstance(e, dict) for e in term.get("matchExpressions") or []) for term in terms):
+        return False  # a malformed term selects no node
     for labels in node_variants(pool):
         if any(labels.get(k) != v for k, v in selector.items()):
             continue

@@ -173,6 +173,11 @@ def _print_text(decisions: list[dict], skipped: list[dict], summary: dict[str, i
                 targets = d["preemptionTargets"]
                 message += ("; preempts " + ", ".join(f"{t['namespace']}/{t['name']}" for t in targets) if targets
                             else "; no admitted workload can be preempted for it")
+            checks = [c["name"] for c in d.get("admissionChecks") or []]
+            if checks:
+                message += (f"; quota reserved, admitted once {', '.join(checks)} "
+                            f"{'is' if len(checks) == 1 else 'are'} Ready" if d["mode"] == "Fit"
+                            else f"; admission checks {', '.join(checks)} (Pending)")
             source = d.get("source") or {}
             workload = f"{d['namespace']}/{d['name']}"
             if source.get("kind") not in (None, "Workload"):

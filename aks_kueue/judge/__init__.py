@@ -20,7 +20,7 @@ from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
 from aks_kueue.aks.managed_extension import RESERVED_PREFIX
 from aks_kueue.aks.nodes import PoolCapacity, pool_capacity
 from aks_kueue.aks.placement import FlavorPlacement
-from aks_kueue.judge import capacity, install, objects, security, stack, workloads
+from aks_kueue.judge import capacity, install, objects, provisioning, security, stack, topology, workloads
 from aks_kueue.judge.finding import ERROR, WARNING, Amount, Finding, Severity
 from aks_kueue.model.desired import Model
 
@@ -92,6 +92,8 @@ def _feasibility(model: Model, vm_overhead: Fraction, judgement: Judgement) -> N
     found += capacity.taint_findings(pools, placements)
     if snapshot is not None:
         found += workloads.workload_findings([(w.label, w.key, m) for w, m in accepted], snapshot, placements)
+    found += provisioning.provisioning_findings(model, valid, placements, snapshot, accepted)
+    found += topology.topology_findings(model, valid, placements, snapshot, accepted)
     judgement.findings += found
     judgement.pools, judgement.flavors, judgement.capacity = pools, placements, rows
 

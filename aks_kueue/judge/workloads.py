@@ -9,6 +9,7 @@ nodes pack exactly floor(node / pod) per node.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from aks_kueue.aks.nodes import PoolCapacity, is_modelled
@@ -80,29 +81,35 @@ def _check(label: str, key: str, workload: Mapping[str, Any], snapshot, placemen
     return findings
 
 
-def _schedule(label: str, pod_set: Mapping[str, Any], flavors: Mapping[str, str],
-              placements: Mapping[str, FlavorPlacement]) -> Optional[tuple[str, str, str, dict]]:
-    name, count = pod_set.get("name"), int(pod_set.get("count", 1))
-    pod_spec = (pod_set.get("template") or {}).get("spec") or {}
+@dataclass(frozen=True)
+class Conflict:
+    """Flavors of one pod set whose nodeLabels disagree on a key."""
+
+    flavors: tuple[str, ...]
+    key: str
+    values: tuple[str, str]
+
+
+def landing_pools(pod_set: Mapping[str, Any], flavors: Mapping[str, str], placements: Mapping[str, FlavorPlacement]
+                  ) -> "Optional[list[tuple[PoolCapacity, int]]] | Conflict":
+    """The pools the pod set's pods can run on with the flavors assigned to it (Kueue adds every
+    flavor's nodeLabels to the pods, then the pod's own nodeSelector and tolerations apply), each
+    with the nodes of it they reach at maxCount. None when a flavor is placed nowhere."""
     if any(f not in placements for f in flavors.values()):
-        return None  # a flavor nothing places: the flavor checks report it
+        return None
     used = [placements[f] for f in dict.fromkeys(flavors.values())]
+    pod_spec = (pod_set.get("template") or {}).get("spec") or {}
     selector: dict[str, str] = {}
     for flavor in used:
         for key, value in flavor.node_labels.items():
             if selector.setdefault(key, value) != value:
-                return ("podset-conflicting-flavors",
-                        f"{label} podset {name} gets flavors {', '.join(f.name for f in used)}, whose nodeLabels "
-                        f"disagree on {key} ({selector[key]} vs {value}); no node has both, so its pods stay Pending",
-                        "give those resources one flavor (list them in one resourceGroup's flavor), or make the "
-                        "flavors' nodeLabels compatible", {"podSet": name, "flavors": [f.name for f in used]})
+                return Conflict(tuple(f.name for f in used), key, (selector[key], value))
     for key, value in (pod_spec.get("nodeSelector") or {}).items():
         selector.setdefault(key, value)
     tolerations = [*pod_spec.get("tolerations", []), *(t for f in used for t in f.tolerations)]
     # A generated flavor's tolerations are not documented: its pools' taints are not held against it.
     assumed = any(f.assumption for f in used)
-    requests = pod_requests(pod_spec)
-    candidates = []
+    candidates: list[tuple[PoolCapacity, int]] = []
     for flavor in used:
         for pool, _ in flavor.pools:
             nodes = pool.nodes_matching(selector)
@@ -110,6 +117,26 @@ def _schedule(label: str, pod_set: Mapping[str, Any], flavors: Mapping[str, str]
                                           and not any(tolerates(tol, t) for tol in tolerations)]
             if nodes and not blocked and all(pool is not c for c, _ in candidates):
                 candidates.append((pool, nodes))
+    return candidates
+
+
+def _schedule(label: str, pod_set: Mapping[str, Any], flavors: Mapping[str, str],
+              placements: Mapping[str, FlavorPlacement]) -> Optional[tuple[str, str, str, dict]]:
+    name, count = pod_set.get("name"), int(pod_set.get("count", 1))
+    pod_spec = (pod_set.get("template") or {}).get("spec") or {}
+    landing = landing_pools(pod_set, flavors, placements)
+    if isinstance(landing, Conflict):
+        return ("podset-conflicting-flavors",
+                f"{label} podset {name} gets flavors {', '.join(landing.flavors)}, whose nodeLabels "
+                f"disagree on {landing.key} ({landing.values[0]} vs {landing.values[1]}); no node has both, so its "
+                "pods stay Pending",
+                "give those resources one flavor (list them in one resourceGroup's flavor), or make the "
+                "flavors' nodeLabels compatible", {"podSet": name, "flavors": list(landing.flavors)})
+    if landing is None:
+        return None  # a flavor nothing places: the flavor checks report it
+    used = [placements[f] for f in dict.fromkeys(flavors.values())]
+    candidates = landing
+    requests = pod_requests(pod_spec)
     wanted = ", ".join(f"{r} {show(r, v)}" for r, v in requests.items() if is_modelled(r))
     numbers = {"podSet": name, "count": count, "requests": {r: amount(r, v) for r, v in requests.items()}}
     if not candidates:

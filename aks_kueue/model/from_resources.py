@@ -281,6 +281,11 @@ def _daemonset(props: Any, label: str) -> tuple[str, dict[str, int], dict]:
             raise UnreadableValue(f"{label}: spec.template.spec.{field_name} has the wrong shape")
     if not all(isinstance(t, dict) for t in pod.get("tolerations") or []):
         raise UnreadableValue(f"{label}: tolerations must be a list of maps")
+    node = pod
+    for field_name in ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"):
+        node = node.get(field_name) if isinstance(node, dict) else None
+        if node is not None and not isinstance(node, dict):
+            raise UnreadableValue(f"{label}: spec.template.spec...{field_name} is not a map")
     return name, requests, pod
 
 

@@ -16,9 +16,11 @@ from aks_kueue.aks.pools import (SYSTEM, SYSTEM_POOL_TAINT, DaemonSetLoad, Expli
                                  gpu_vendor, mig_strategy, needs_device_plugin)
 from aks_kueue.aks import dcgm_exporter
 from aks_kueue.aks.device_plugin import REQUESTS, daemonset_name
+from aks_kueue.aks.topology import levels_from_aks
 from aks_kueue.k8s.merge import deep_merge
 from aks_kueue.k8s.quantity import parse_quantity
-from aks_kueue.kueue.convert import V1BETA2, cluster_queue_spec_to_v1beta2, to_v1beta2
+from aks_kueue.kueue.admission_checks import PROVISIONING_CONTROLLER, is_provisioning
+from aks_kueue.kueue.convert import GROUP as API_GROUP, V1BETA2, cluster_queue_spec_to_v1beta2, to_v1beta2
 from aks_kueue.k8s.loader import LoadError
 from aks_kueue.kueue.manifests import ManifestError, read_documents
 from aks_kueue.model.desired import (Cluster, ExpectedWorkload, Install, KueueItem, Model, Namespace, Network,
@@ -27,7 +29,7 @@ from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL
 from aks_kueue.model.conventions import CLUSTER_SCOPED, DEPLOY_ORDER, MANAGED_BY, labels_selected
 from aks_kueue.settings.errors import Problem, SettingsError
 from aks_kueue.settings.pools import NodePool, Taint
-from aks_kueue.settings.queues import ExpectedWorkload as ExpectedWorkloadEntry, ManifestWorkload
+from aks_kueue.settings.queues import ClusterQueueEntry, ExpectedWorkload as ExpectedWorkloadEntry, ManifestWorkload
 from aks_kueue.settings.root import SYSTEM_POOL_NAME, Settings
 
 
@@ -39,6 +41,7 @@ def from_settings(settings: Settings, root: Path, stack: str = "") -> Model:
     objects = _from_stack(settings, problems) + _from_manifests(settings, root, problems)
     namespaces = _namespaces(objects, problems, settings.queues.existing_namespaces if settings.queues else ())
     workloads = _workloads(settings, root, objects, problems)
+    problems += _feature_problems(settings, objects, workloads)
     if problems:
         raise SettingsError(problems)
     return Model(
@@ -183,8 +186,12 @@ def _from_stack(settings: Settings, problems: list[Problem]) -> list[KueueItem]:
     for i, entry in enumerate(queues.cohorts):
         objects.append(_item("Cohort", entry.name, f"aks-kueue:queues.cohorts[{i}]", spec=entry.spec or {}))
     for i, entry in enumerate(queues.cluster_queues):
-        objects.append(_item("ClusterQueue", entry.name, f"aks-kueue:queues.clusterQueues[{i}]",
-                             spec=cluster_queue_spec_to_v1beta2(entry.spec if entry.spec is not None else {})))
+        key = f"aks-kueue:queues.clusterQueues[{i}]"
+        spec = cluster_queue_spec_to_v1beta2(entry.spec if entry.spec is not None else {})
+        if entry.provisioning is not None:
+            objects += _provisioning(entry, f"{key}.provisioning")
+            spec = _with_check(spec, entry.check_name, entry.provisioning.on_flavors)
+        objects.append(_item("ClusterQueue", entry.name, key, spec=spec))
     for i, entry in enumerate(queues.local_queues):
         objects.append(_item("LocalQueue", entry.name, f"aks-kueue:queues.localQueues[{i}]",
                              namespace=entry.namespace, spec=entry.spec if entry.spec is not None else {}))
@@ -195,8 +202,69 @@ def _from_stack(settings: Settings, problems: list[Problem]) -> list[KueueItem]:
         objects.append(_item("WorkloadPriorityClass", entry.name,
                              f"aks-kueue:queues.workloadPriorityClasses[{i}]", **extra))
     for i, entry in enumerate(queues.topologies):
-        objects.append(_item("Topology", entry.name, f"aks-kueue:queues.topologies[{i}]", spec=entry.spec))
+        spec = {"levels": levels_from_aks(entry.from_aks)} if entry.from_aks is not None else entry.spec
+        objects.append(_item("Topology", entry.name, f"aks-kueue:queues.topologies[{i}]", spec=spec))
     return objects
+
+
+def _provisioning(entry: ClusterQueueEntry, key: str) -> list[KueueItem]:
+    """The ProvisioningRequestConfig and the AdmissionCheck that uses it, both named after the ClusterQueue."""
+    provisioning = entry.provisioning
+    config: dict[str, Any] = {"provisioningClassName": provisioning.class_}
+    if provisioning.parameters:
+        config["parameters"] = dict(provisioning.parameters)
+    check = {"controllerName": PROVISIONING_CONTROLLER,
+             "parameters": {"apiGroup": API_GROUP, "kind": "ProvisioningRequestConfig", "name": entry.check_name}}
+    return [_item("ProvisioningRequestConfig", entry.check_name, key, spec=config),
+            _item("AdmissionCheck", entry.check_name, key, spec=check)]
+
+
+def _with_check(spec: Any, name: str, on_flavors: Optional[list[str]]) -> Any:
+    """The ClusterQueue spec with the check in its admissionChecksStrategy, after any it lists."""
+    if not isinstance(spec, dict):
+        return spec  # the Kueue validator reports the spec
+    strategy = spec.get("admissionChecksStrategy")
+    if strategy is None:
+        strategy = {"admissionChecks": []}
+    if not isinstance(strategy, dict) or not isinstance(strategy.get("admissionChecks", []), list):
+        return spec  # of the wrong shape: reported as written
+    checks = list(strategy.get("admissionChecks", []))
+    if any(isinstance(c, dict) and c.get("name") == name for c in checks):
+        return spec
+    check: dict[str, Any] = {"name": name}
+    if on_flavors:
+        check["onFlavors"] = list(on_flavors)
+    return {**spec, "admissionChecksStrategy": {**strategy, "admissionChecks": [*checks, check]}}
+
+
+def _feature_problems(settings: Settings, objects: list[KueueItem], workloads: list[ExpectedWorkload]
+                      ) -> list[Problem]:
+    """What the queue objects need of the cluster and of Kueue: the cluster autoscaler for
+    ProvisioningRequest checks, Topology Aware Scheduling on for topologies."""
+    problems = []
+    if settings.cluster.effective_node_provisioning == "Auto":
+        for item in objects:
+            if item.kind == "AdmissionCheck" and is_provisioning(item.manifest):
+                problems.append(Problem(item.key, "ProvisioningRequests are answered by the cluster autoscaler, and "
+                                        "this cluster uses node auto-provisioning (cluster.nodeProvisioning Auto or "
+                                        "sku Automatic), which does not answer them; the check would never pass. "
+                                        "Remove the ProvisioningRequest check, or use nodeProvisioning: Manual with "
+                                        "autoscaled nodePools"))
+    kueue = settings.kueue
+    if kueue.install == "helm" and kueue.feature_gates_in_force.get("TopologyAwareScheduling") is False:
+        users = [o for o in objects if o.kind == "Topology" or (
+            o.kind == "ResourceFlavor" and isinstance(o.manifest.get("spec"), dict)
+            and o.manifest["spec"].get("topologyName"))]
+        users += [w for w in workloads if any(isinstance(p, dict) and p.get("topologyRequest")
+                                              for p in (w.manifest.get("spec") or {}).get("podSets") or [])]
+        if users:
+            where = ("aks-kueue:kueue.featureGates.TopologyAwareScheduling" if "TopologyAwareScheduling"
+                     in kueue.feature_gates else "aks-kueue:kueue.values")
+            names = ", ".join(u.label for u in users[:3]) + (f" and {len(users) - 3} more" if len(users) > 3 else "")
+            problems.append(Problem(where, f"TopologyAwareScheduling is off, and {names} use(s) Topology Aware "
+                                    "Scheduling; Kueue would not place them by topology. Turn the gate on (it is on "
+                                    "by default in Kueue 0.19), or remove the topologies"))
+    return problems
 
 
 def _item(kind: str, name: str, key: str, namespace: Optional[str] = None, **fields: Any) -> KueueItem:
@@ -285,6 +353,8 @@ def workload_manifest(expected: ExpectedWorkloadEntry) -> dict[str, Any]:
         pod_set: dict[str, Any] = {"name": shape.name, "count": shape.count, "template": {"spec": pod_spec}}
         if shape.min_count is not None:
             pod_set["minCount"] = shape.min_count
+        if shape.topology_request is not None:
+            pod_set["topologyRequest"] = shape.topology_request.model_dump(by_alias=True, exclude_none=True)
         pod_sets.append(pod_set)
     spec: dict[str, Any] = {"queueName": expected.queue_name, "podSets": pod_sets}
     if expected.priority_class is not None:

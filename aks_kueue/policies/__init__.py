@@ -11,6 +11,7 @@ from aks_kueue.policies import no_preview_train
 from aks_kueue.policies import quota_fits
 from aks_kueue.policies import flavors_match
 from aks_kueue.policies import workloads_fit
+from aks_kueue.policies import provisioning_supported
 from aks_kueue.policies import managed_limits
 from aks_kueue.policies import managed_region
 from aks_kueue.policies import baseline_local_accounts
@@ -27,7 +28,7 @@ PACK_NAME = "aks-kueue"
 PACK_VERSION = "0.2.0"
 POLICIES = [module.POLICY for module in (
     resources_readable, objects_valid, single_installer, install_mode, no_preview_train, quota_fits,
-    flavors_match, workloads_fit, managed_limits, managed_region, baseline_local_accounts, baseline_azure_rbac,
+    flavors_match, workloads_fit, provisioning_supported, managed_limits, managed_region, baseline_local_accounts, baseline_azure_rbac,
     baseline_network_policy, baseline_api_server_access, baseline_upgrade_channels, baseline_system_pool,
     baseline_kubeconfig_secret, stack_warnings)]
 

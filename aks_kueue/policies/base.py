@@ -11,6 +11,7 @@ policy a fresh copy of the same resources, so both are remembered by content.
 
 from __future__ import annotations
 
+import os
 import threading
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
@@ -61,6 +62,8 @@ def judged_policy(name: str, description: str, level: EnforcementLevel = Enforce
         except (UnknownValueError, _NotApplicableError):
             raise  # the runtime's to handle: "can't run policy during preview"
         except Exception as error:  # noqa: BLE001 - reported, with its type, as a violation
+            if os.environ.get("AKS_KUEUE_DEBUG"):
+                raise
             found = [(f"{INTERNAL_FAILURE} ({type(error).__name__}: {error}); please report it", None)]
         for message, urn in found:
             report_violation(message, urn)

@@ -9,7 +9,7 @@ reports warnings (`kueue-managed-extension-region`), and otherwise to the adviso
 
 from __future__ import annotations
 
-from aks_kueue.judge import RESOURCE_UNREADABLE, capacity, install, objects, security, workloads
+from aks_kueue.judge import RESOURCE_UNREADABLE, capacity, install, objects, provisioning, security, topology, workloads
 from aks_kueue.judge.finding import WARNING, Finding
 
 WARNINGS = "aks-kueue-warnings"
@@ -23,6 +23,7 @@ FLAVORS_MATCH = "kueue-flavors-match-pools"
 WORKLOADS_FIT = "kueue-expected-workloads-fit"
 MANAGED_LIMITS = "kueue-managed-extension-limits"
 MANAGED_REGION = "kueue-managed-extension-region"
+PROVISIONING = "kueue-provisioning-request-supported"
 
 POLICY_OF_KIND: dict[str, str] = {
     RESOURCE_UNREADABLE: READABLE,
@@ -36,6 +37,9 @@ POLICY_OF_KIND: dict[str, str] = {
     **{kind: QUOTA_FITS for kind in capacity.QUOTA_KINDS},
     **{kind: FLAVORS_MATCH for kind in capacity.FLAVOR_KINDS},
     **{kind: WORKLOADS_FIT for kind in workloads.KINDS},
+    **{kind: WORKLOADS_FIT for kind in (*provisioning.WORKLOAD_KINDS, *topology.WORKLOAD_KINDS)},
+    **{kind: FLAVORS_MATCH for kind in topology.FLAVOR_KINDS},
+    **{kind: PROVISIONING for kind in provisioning.AVAILABILITY_KINDS},
     **{kind: kind for kind in security.KINDS},
 }
 # Policies that report warnings of their own kinds rather than leaving them to aks-kueue-warnings.

@@ -9,11 +9,13 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Optional, Union
 
-from pydantic import Discriminator, Field, Tag, field_validator
+from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
+from aks_kueue.aks.autoscaler import class_problem
+from aks_kueue.aks.topology import AKS_LEVELS, from_aks_problem
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.webhooks import qualified_name_problem
-from aks_kueue.settings.base import Model
+from aks_kueue.settings.base import Model, field_error
 
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _QUEUE_REF = re.compile(r"^(?P<namespace>[^/\s]+)/(?P<name>[^/\s]+)$")
@@ -26,6 +28,107 @@ class NamedSpec(Model):
 
 class FlavorEntry(NamedSpec):
     node_pool: Optional[str] = None
+
+
+class Provisioning(Model):
+    """`clusterQueues[].provisioning`: a ProvisioningRequest AdmissionCheck for the ClusterQueue."""
+
+    class_: str = Field(alias="class")
+    on_flavors: Optional[list[str]] = None
+    parameters: dict[str, str] = {}
+
+    @field_validator("class_")
+    @classmethod
+    def _class(cls, value: str) -> str:
+        if problem := class_problem(value):
+            raise ValueError(problem)
+        return value
+
+    @field_validator("on_flavors")
+    @classmethod
+    def _flavors(cls, names: Optional[list[str]]) -> Optional[list[str]]:
+        if names is not None and not names:
+            raise ValueError("an empty list limits the check to no flavor; list flavors, or omit onFlavors for all")
+        if names and len(set(names)) != len(names):
+            raise ValueError("each flavor may be listed once")
+        return names
+
+    @field_validator("parameters")
+    @classmethod
+    def _parameters(cls, parameters: dict[str, str]) -> dict[str, str]:
+        # The ProvisioningRequestConfig CRD: at most 100 parameters of at most 255 characters.
+        if len(parameters) > 100:
+            raise ValueError(f"{len(parameters)} parameters; a ProvisioningRequestConfig takes at most 100")
+        for key, value in parameters.items():
+            if len(value) > 255:
+                raise ValueError(f"{key}: {len(value)} characters; a ProvisioningRequest parameter takes at most 255")
+        return parameters
+
+
+# The generated AdmissionCheck and ProvisioningRequestConfig are named after their ClusterQueue.
+PROVISIONING_SUFFIX = "-provisioning"
+# An AdmissionCheck names its ProvisioningRequestConfig in parameters.name, a DNS label (CRD).
+_CONFIG_NAME_MAX = 63
+
+
+class ClusterQueueEntry(NamedSpec):
+    provisioning: Optional[Provisioning] = None
+
+    @property
+    def check_name(self) -> str:
+        """The name of the generated AdmissionCheck and of its ProvisioningRequestConfig."""
+        return f"{self.name}{PROVISIONING_SUFFIX}"
+
+    @model_validator(mode="after")
+    def _provisioning_fits(self):
+        if self.provisioning is None:
+            return self
+        if len(self.check_name) > _CONFIG_NAME_MAX:
+            raise field_error("provisioning", f"the generated ProvisioningRequestConfig {self.check_name!r} would "
+                              f"be {len(self.check_name)} characters; an AdmissionCheck names it with at most "
+                              f"{_CONFIG_NAME_MAX}, so shorten the ClusterQueue's name to at most "
+                              f"{_CONFIG_NAME_MAX - len(PROVISIONING_SUFFIX)} characters")
+        flavors = _flavor_names(self.spec)
+        for i, name in enumerate(self.provisioning.on_flavors or []):
+            if flavors is not None and name not in flavors:
+                raise field_error(f"provisioning.onFlavors[{i}]", f"flavor {name!r} is not one of this "
+                                  f"ClusterQueue's flavors ({', '.join(flavors) or 'none'}); the check would never "
+                                  "apply")
+        return self
+
+
+def _flavor_names(spec: Any) -> Optional[list[str]]:
+    """The flavors a ClusterQueue spec names, or None when the spec is not readable yet (the Kueue
+    validator reports that)."""
+    if not isinstance(spec, dict) or not isinstance(spec.get("resourceGroups", []), list):
+        return None
+    names = []
+    for group in spec.get("resourceGroups", []):
+        flavors = group.get("flavors", []) if isinstance(group, dict) else None
+        if not isinstance(flavors, list):
+            return None
+        names += [f["name"] for f in flavors if isinstance(f, dict) and isinstance(f.get("name"), str)]
+    return list(dict.fromkeys(names))
+
+
+class TopologyEntry(NamedSpec):
+    """`{name, spec}` as in Kueue, or `{name, fromAks: [zone, hostname]}`: levels on AKS's node labels."""
+
+    from_aks: Optional[list[str]] = None
+
+    @field_validator("from_aks")
+    @classmethod
+    def _levels(cls, names: Optional[list[str]]) -> Optional[list[str]]:
+        if names is not None and (problem := from_aks_problem(names)):
+            raise ValueError(problem)
+        return names
+
+    @model_validator(mode="after")
+    def _one_source(self):
+        if self.from_aks is not None and self.spec is not None:
+            raise field_error("fromAks", "give either fromAks or spec.levels, not both; fromAks expands to "
+                              "spec.levels")
+        return self
 
 
 class LocalQueueEntry(NamedSpec):
@@ -41,10 +144,10 @@ class PriorityClassEntry(Model):
 class Queues(Model):
     resource_flavors: list[FlavorEntry] = []
     cohorts: list[NamedSpec] = []
-    cluster_queues: list[NamedSpec] = []
+    cluster_queues: list[ClusterQueueEntry] = []
     local_queues: list[LocalQueueEntry] = []
     workload_priority_classes: list[PriorityClassEntry] = []
-    topologies: list[NamedSpec] = []
+    topologies: list[TopologyEntry] = []
     # Namespaces that exist already: the program only patches their labels, never creates,
     # owns or deletes them.
     existing_namespaces: list[str] = []
@@ -74,6 +177,52 @@ class Toleration(Model):
     toleration_seconds: Optional[int] = None
 
 
+class SliceConstraint(Model):
+    topology: str
+    size: int = Field(ge=1)
+
+
+class TopologyRequest(Model):
+    """Kueue's PodSetTopologyRequest (v1beta2 Workload `podSets[].topologyRequest`), as the job's
+    topology annotations make it. Levels are node labels, as in Kueue."""
+
+    required: Optional[str] = None
+    preferred: Optional[str] = None
+    unconstrained: Optional[bool] = None
+    pod_index_label: Optional[str] = None
+    sub_group_index_label: Optional[str] = None
+    sub_group_count: Optional[int] = None
+    pod_set_group_name: Optional[str] = None
+    pod_set_slice_required_topology: Optional[str] = None
+    pod_set_slice_size: Optional[int] = None
+    podset_slice_required_topology_constraints: Optional[list[SliceConstraint]] = None
+
+    @model_validator(mode="after")
+    def _levels(self):
+        given = [k for k in ("required", "preferred", "unconstrained") if getattr(self, k) is not None]
+        if len(given) > 1:
+            raise field_error(given[1], f"give one of required, preferred or unconstrained, not {' and '.join(given)}; "
+                              "a job carries one topology annotation per pod set")
+        levels = {"required": self.required, "preferred": self.preferred,
+                  "podSetSliceRequiredTopology": self.pod_set_slice_required_topology}
+        for i, constraint in enumerate(self.podset_slice_required_topology_constraints or []):
+            levels[f"podsetSliceRequiredTopologyConstraints[{i}].topology"] = constraint.topology
+        for key, level in levels.items():
+            if level in AKS_LEVELS:
+                raise field_error(key, f"{level!r} is a fromAks name; Kueue's field takes the level's node label: "
+                                  f"{AKS_LEVELS[level]}")
+        # What Kueue's job webhook refuses in the topology annotations these fields come from
+        # (`ValidateTASPodSetRequest`, kueue v0.19.2 pkg/controller/jobframework/tas_validation.go).
+        if self.pod_set_group_name is not None:
+            if self.required is None and self.preferred is None:
+                raise field_error("podSetGroupName", "needs required or preferred: a group shares one topology "
+                                  "domain at that level")
+            if self.pod_set_slice_required_topology is not None or self.pod_set_slice_size is not None:
+                raise field_error("podSetGroupName", "may not be set with slices (podSetSliceRequiredTopology, "
+                                  "podSetSliceSize)")
+        return self
+
+
 class PodSetShape(Model):
     name: str
     count: int = Field(ge=1)
@@ -81,6 +230,15 @@ class PodSetShape(Model):
     requests: dict[str, Any]
     node_selector: dict[str, str] = {}
     tolerations: list[Toleration] = []
+    topology_request: Optional[TopologyRequest] = None
+
+    @model_validator(mode="after")
+    def _slice_within_count(self):
+        size = self.topology_request.pod_set_slice_size if self.topology_request is not None else None
+        if size is not None and size > self.count:
+            raise field_error("topologyRequest.podSetSliceSize", f"{size} is above the pod set's count {self.count}; "
+                              "a slice is part of the pod set")
+        return self
 
     @field_validator("requests")
     @classmethod

@@ -30,6 +30,9 @@ from tests.admission.scenarios import scenario
 
 GOLDEN = Path(__file__).parent / "golden" / "simulate.json.gz"
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "simulate"
+# The simulate fixtures that existed when the goldens were recorded, before the speed work; later
+# ones (jobs, admission checks) are tested against their own expectations in tests/cli.
+RECORDED_FIXTURES = ("team-queue.yaml",)
 SEEDS = range(600)
 BENCHMARK_TENTH, BENCHMARK_FULL = (1_000, 20, 2, 7), (10_000, 200, 20, 7)
 
@@ -52,7 +55,7 @@ def as_the_cli_reads(path: Path) -> list[dict]:
 
 @cache
 def inputs() -> dict[str, list[dict]]:
-    cases = {f"fixture {p.name}": as_the_cli_reads(p) for p in sorted(FIXTURES.glob("*.yaml"))}
+    cases = {f"fixture {name}": as_the_cli_reads(FIXTURES / name) for name in RECORDED_FIXTURES}
     cases.update({f"scenario {seed}": scenario(seed) for seed in SEEDS})
     objects, pending = sized(*BENCHMARK_TENTH)
     cases["benchmark tenth"] = objects + pending
@@ -80,6 +83,8 @@ def split(decisions: list[dict]) -> tuple[list[dict], list[list[str]]]:
     for decision in decisions:
         decision = dict(decision)
         listed = decision.pop("preemptionTargets")
+        # Added after the goldens were recorded; these inputs hold no AdmissionCheck.
+        assert decision.pop("admissionChecks") == []
         plain.append(decision)
         targets.append([f"{t['namespace']}/{t['name']}@{t['clusterQueue']}" for t in listed])
     return plain, targets

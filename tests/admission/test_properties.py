@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from aks_kueue.admission import Snapshot, workload_info
+from aks_kueue.admission.checks import with_admission_checks
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.simulate import simulate
 from aks_kueue.kueue.validate import KueueObject, validate_object
@@ -407,7 +408,7 @@ def replay(manifests: list[dict]) -> tuple[Snapshot, list[Step], list[dict]]:
                      "message": decision.message,
                      "preemptionTargets": [{"namespace": t.namespace, "name": t.name, "clusterQueue": t.cluster_queue}
                                            for t in decision.targets]})
-    return snapshot, steps, rows
+    return snapshot, steps, with_admission_checks(manifests, rows)
 
 
 def quota_violations(org: Org, snapshot: Snapshot) -> list[str]:

@@ -216,3 +216,23 @@ def test_empty_input_says_there_was_nothing(tmp_path):
                                                                           "NoFit": 0, "skipped": 0}},
                             {"objects": [], "skipped": [], "summary": {"objects": 0, "valid": 0, "invalid": 0,
                                                                         "skipped": 0}})
+
+
+def test_each_workload_lists_the_admission_checks_it_waits_for():
+    """Kueue's AdmissionChecksForWorkload: with quota reserved, the checks on its flavors; without, those on all."""
+    code, out, _ = run(str(FIXTURES / "simulate" / "provisioning.yaml"), "--json")
+    assert code == 0
+    checks = {w["source"]["name"]: (w["mode"], w["admissionChecks"]) for w in json.loads(out)["workloads"]}
+    assert checks == {
+        "etl": ("Fit", [{"name": "approval", "state": "Pending"}]),
+        "finetune": ("Fit", [{"name": "a100-provisioning", "state": "Pending"}, {"name": "approval", "state": "Pending"}]),
+        "second-finetune": ("Preempt", [{"name": "approval", "state": "Pending"}]),
+    }
+    # A queue without checks lists none.
+    assert all(w["admissionChecks"] == [] for w in json.loads(run(str(TEAM), "--json")[1])["workloads"])
+
+
+def test_the_table_says_a_fit_waits_for_its_checks():
+    result = CliRunner().invoke(app, ["simulate", str(FIXTURES / "simulate" / "provisioning.yaml")],
+                                env={"COLUMNS": "300"})
+    assert "quota reserved, admitted once a100-provisioning, approval are Ready" in result.stdout

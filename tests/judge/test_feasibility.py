@@ -10,14 +10,15 @@ import yaml
 from aks_kueue.aks.nodes import node_resources
 from aks_kueue.aks.pools import Pool
 from aks_kueue.aks.vm_sizes import lookup
-from aks_kueue.judge import capacity, install, judge, workloads
+from aks_kueue.judge import capacity, install, judge, provisioning, topology, workloads
 from aks_kueue.judge.finding import Amount
 from aks_kueue.model import Cluster, Install, KueueItem, Model
 from tests.conftest import ROOT, SHARED, edited, model_of, needs_shared, stack_doc
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "feasibility"
 FEASIBILITY = {*capacity.QUOTA_KINDS, *capacity.FLAVOR_KINDS, *workloads.KINDS, *install.SINGLE_KINDS,
-               *install.MODE_KINDS, *install.MANAGED_KINDS, install.MANAGED_REGION}
+               *install.MODE_KINDS, *install.MANAGED_KINDS, install.MANAGED_REGION, *provisioning.AVAILABILITY_KINDS,
+               *provisioning.WORKLOAD_KINDS, *topology.FLAVOR_KINDS, *topology.WORKLOAD_KINDS}
 
 
 class Analysis:
@@ -44,7 +45,8 @@ def test_every_finding_kind_has_a_fixture_pair():
     assert set(KINDS) >= {"quota-above-capacity", "borrowing-above-capacity", "flavor-lands-nowhere",
                           "flavor-resource-missing", "taint-not-tolerated", "workload-not-admitted",
                           "pod-fits-no-node", "podset-exceeds-pools", "podset-conflicting-flavors",
-                          "managed-region"}
+                          "managed-region", "podset-unprovisionable", "podset-exceeds-host", "topology-needs-nodes",
+                          "topology-request-mismatch"}
     assert all((FIXTURES / f"{kind}.ok.yaml").exists() for kind in KINDS)
 
 
@@ -180,7 +182,9 @@ def test_the_benchmark_organisation_is_feasible_at_a_tenth():
 
 def _aks_cpu(config):
     for cq in config["aks-kueue:queues"]["clusterQueues"]:
-        cq["spec"]["resourceGroups"][0]["flavors"][0]["name"] = "aks-cpu"
+        flavor = cq["spec"]["resourceGroups"][0]["flavors"][0]
+        if flavor["name"] == "cpu":
+            flavor["name"] = "aks-cpu"
 
 
 def test_the_managed_aks_cpu_flavor_is_counted_on_every_cpu_pool():

@@ -37,6 +37,8 @@ POLICY_OF = {
     "taint-not-tolerated": "kueue-flavors-match-pools", "workload-not-admitted": "kueue-expected-workloads-fit",
     "pod-fits-no-node": "kueue-expected-workloads-fit", "podset-exceeds-pools": "kueue-expected-workloads-fit",
     "podset-conflicting-flavors": "kueue-expected-workloads-fit", "managed-region": "kueue-managed-extension-region",
+    "podset-unprovisionable": "kueue-expected-workloads-fit", "podset-exceeds-host": "kueue-expected-workloads-fit",
+    "topology-request-mismatch": "kueue-expected-workloads-fit", "topology-needs-nodes": "kueue-flavors-match-pools",
 }
 LEVEL_OF = {kind: "advisory" if kind == "managed-region" else "mandatory" for kind in POLICY_OF}
 SECURITY = {p.name for p in POLICIES if p.name.startswith("aks-") and not p.name.startswith("aks-kueue-")}

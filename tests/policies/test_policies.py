@@ -27,7 +27,7 @@ def messages(found):
 
 def test_names_are_kebab_case_and_unique_with_descriptions():
     names = [p.name for p in POLICIES]
-    assert len(names) == len(set(names)) == 18
+    assert len(names) == len(set(names)) == 19
     for p in POLICIES:
         assert p.name == p.name.lower() and " " not in p.name and p.description.endswith(".")
         assert p.enforcement_level in (EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY)
@@ -191,6 +191,30 @@ def test_managed_extension_limits():
     found = stack_violations(limits, old)
     assert len(found) == 1 and "needs AKS 1.34 or later" in found[0][0] and found[0][1].endswith("::main-aks")
     assert stack_violations(limits, gpu_queue_stack(installer="managed")) == []
+
+
+def _provisioning(provisioning_class: str):
+    """The base stack's queue behind a ProvisioningRequest check with this class."""
+    def edit(objects):
+        objects[2][1]["spec"]["admissionChecksStrategy"] = {"admissionChecks": [{"name": "gpu", "onFlavors": ["t4"]}]}
+        objects[:0] = [
+            kueue("ProvisioningRequestConfig", "gpu", {"provisioningClassName": provisioning_class}),
+            kueue("AdmissionCheck", "gpu", {"controllerName": "kueue.x-k8s.io/provisioning-request", "parameters": {
+                "apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": "gpu"}})]
+    return edit
+
+
+def test_provisioning_request_checks_must_be_answerable_on_aks():
+    supported = policy("kueue-provisioning-request-supported")
+    assert supported.enforcement_level == EnforcementLevel.MANDATORY
+    found = stack_violations(supported, gpu_queue_stack(edit=_provisioning("queued-provisioning.gke.io")))
+    assert len(found) == 1 and "is not a class AKS's cluster autoscaler provides" in found[0][0]
+    assert found[0][1].endswith("::provisioningrequestconfig-gpu") or found[0][1].endswith("::admissioncheck-gpu")
+    answered = gpu_queue_stack(edit=_provisioning("best-effort-atomic-scale-up.autoscaling.x-k8s.io"))
+    assert stack_violations(supported, answered) == []
+    answered[0] = resource(CLUSTER, "main-aks", {**CLUSTER_PROPS, "nodeProvisioningProfile": {"mode": "Auto"}})
+    [(message, urn)] = stack_violations(supported, answered)
+    assert "node auto-provisioning" in message and urn.endswith("::admissioncheck-gpu")
 
 
 def test_managed_extension_region_is_a_warning_and_configurable():
