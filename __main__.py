@@ -16,6 +16,7 @@ from components.kueue_queues import KueueQueues, KueueQueuesArgs
 from components.model_carrier import ModelCarrier, ModelCarrierArgs
 from components.monitoring import Monitoring, MonitoringArgs
 from components.node_pools import NodePools, NodePoolsArgs
+from components.team_access import TeamAccess, TeamAccessArgs
 
 # Everything is read and judged before anything is registered: a config the program cannot
 # use is refused whole (feasibility and the security baseline are the policy pack's to enforce).
@@ -56,6 +57,12 @@ if model.objects:
     queues = KueueQueues("queues", KueueQueuesArgs(
         objects=model.objects, namespaces=model.namespaces, provider=cluster.provider, installer=kueue.installer))
     pulumi.export("queues", queues.summary)
+# Teams' Entra groups may get credentials and submit jobs in their namespaces (none without Kueue).
+if model.submitter_groups:
+    team_access = TeamAccess("team-access", TeamAccessArgs.of(
+        settings, cluster_id=cluster.cluster_id, provider=cluster.provider, installer=kueue.installer,
+        namespaces=queues.namespaces))
+    pulumi.export("teamAccess", team_access.summary)
 # Stack policies see resources only: this ConfigMap carries what no other resource says.
 ModelCarrier("model", ModelCarrierArgs(model=model, provider=cluster.provider))
 

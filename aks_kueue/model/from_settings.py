@@ -22,7 +22,7 @@ from aks_kueue.kueue.convert import V1BETA2, cluster_queue_spec_to_v1beta2, to_v
 from aks_kueue.k8s.loader import LoadError
 from aks_kueue.kueue.manifests import ManifestError, read_documents
 from aks_kueue.model.desired import (Cluster, ExpectedWorkload, Install, KueueItem, Model, Namespace, Network,
-                                     Security)
+                                     Security, SubmitterGroup)
 from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL
 from aks_kueue.model.conventions import CLUSTER_SCOPED, DEPLOY_ORDER, MANAGED_BY, labels_selected
 from aks_kueue.settings.errors import Problem, SettingsError
@@ -43,7 +43,8 @@ def from_settings(settings: Settings, root: Path, stack: str = "") -> Model:
         raise SettingsError(problems)
     return Model(
         stack=stack, environment=settings.environment, cluster=cluster(settings), pools=pools,
-        installs=(install(settings),), objects=tuple(objects), namespaces=tuple(namespaces), workloads=tuple(workloads))
+        installs=(install(settings),), objects=tuple(objects), namespaces=tuple(namespaces), workloads=tuple(workloads),
+        submitter_groups=submitter_groups(settings))
 
 
 def _workloads(settings: Settings, root: Path, objects: list[KueueItem], problems: list[Problem]
@@ -196,6 +197,19 @@ def _from_stack(settings: Settings, problems: list[Problem]) -> list[KueueItem]:
     for i, entry in enumerate(queues.topologies):
         objects.append(_item("Topology", entry.name, f"aks-kueue:queues.topologies[{i}]", spec=entry.spec))
     return objects
+
+
+def submitter_groups(settings: Settings) -> tuple[SubmitterGroup, ...]:
+    """Each group of `queues.localQueues[].submitterGroups` once, keyed where it is first named; none
+    without Kueue (`kueue.install: none`), where the program grants no team access."""
+    if settings.queues is None or settings.kueue.install == "none":
+        return ()
+    found: dict[str, SubmitterGroup] = {}
+    for i, entry in enumerate(settings.queues.local_queues):
+        for j, group in enumerate(entry.submitter_groups):
+            found.setdefault(group.lower(), SubmitterGroup(
+                group.lower(), f"aks-kueue:queues.localQueues[{i}].submitterGroups[{j}]"))
+    return tuple(found.values())
 
 
 def _item(kind: str, name: str, key: str, namespace: Optional[str] = None, **fields: Any) -> KueueItem:

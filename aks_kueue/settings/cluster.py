@@ -11,11 +11,10 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network
 from aks_kueue.aks.allocatable import default_max_pods
-from aks_kueue.settings.base import Model, field_error, field_errors
+from aks_kueue.settings.base import GUID as _GUID, Model, field_error, field_errors
 from aks_kueue.versions import MIN_KUBERNETES_MINOR
 
 Zone = Literal["1", "2", "3"]
-_GUID = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 _DURATION = re.compile(r"^\d+(\.\d+)?[smh]$")
 _CLUSTER_NAME = re.compile(r"^[a-zA-Z0-9]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9])?$")
 

@@ -13,7 +13,7 @@ from pydantic import Discriminator, Field, Tag, field_validator
 
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.webhooks import qualified_name_problem
-from aks_kueue.settings.base import Model
+from aks_kueue.settings.base import GUID, Model, field_errors
 
 _QUEUE_REF = re.compile(r"^(?P<namespace>[^/\s]+)/(?P<name>[^/\s]+)$")
 
@@ -29,6 +29,27 @@ class FlavorEntry(NamedSpec):
 
 class LocalQueueEntry(NamedSpec):
     namespace: str
+    # Entra group object IDs whose members may get credentials and submit and watch jobs in the namespace.
+    submitter_groups: list[str] = []
+
+    @field_validator("submitter_groups")
+    @classmethod
+    def _groups(cls, groups: list[str]) -> list[str]:
+        problems: list[tuple[str, str]] = []
+        seen: dict[str, int] = {}
+        for i, group in enumerate(groups):
+            if not GUID.fullmatch(group):
+                problems.append((f"[{i}]", f"{group!r} is not an Entra group object ID; use the group's object ID, "
+                                 "a GUID such as 3f2b8c1e-7d4a-4e9b-a1c2-5d6e7f809a1b (`az ad group show --group "
+                                 "<name> --query id -o tsv` prints it)"))
+            elif group.lower() in seen:
+                problems.append((f"[{i}]", f"{group} is already listed as submitterGroups[{seen[group.lower()]}]; "
+                                 "list each group once"))
+            else:
+                seen[group.lower()] = i
+        if problems:
+            raise field_errors(problems)
+        return groups
 
 
 class PriorityClassEntry(Model):
