@@ -1,5 +1,7 @@
 # One virtualenv, `venv/`, shared with the Pulumi CLI (Pulumi.yaml names the same directory).
 PYTHON ?= python3
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 VENV ?= venv
 BIN := $(VENV)/bin
 STACK ?= dev
@@ -7,8 +9,12 @@ STACK ?= dev
 .PHONY: install preview test bench clean
 
 $(BIN)/.installed: pyproject.toml requirements.txt
+	@echo "Installing aks-kueue into ./$(VENV), once: the Pulumi SDK, pulumi-azure-native and pulumi-kubernetes"
+	@echo "(about 400 MB, a few minutes on a fresh machine), pydantic, typer, rich, PyYAML, the CEL bindings,"
+	@echo "matplotlib and the test tools. Later runs skip this step."
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar on -e '.[test]' \
+		| grep --line-buffered -E '^(Collecting|Successfully installed|ERROR)' || test $${PIPESTATUS[0]} -eq 0
 	touch $@
 
 install: $(BIN)/.installed
