@@ -20,6 +20,7 @@ from components.kueue_queues import KueueQueues, KueueQueuesArgs
 from components.model_carrier import ModelCarrier, ModelCarrierArgs
 from components.monitoring import Monitoring, MonitoringArgs
 from components.node_pools import NodePools, NodePoolsArgs
+from components.team_access import TeamAccess, TeamAccessArgs
 
 # Everything is read and judged before anything is registered: a config the program cannot
 # use is refused whole (feasibility and the security baseline are the policy pack's to enforce).
@@ -33,6 +34,13 @@ if problems := blocking_findings(model):
 for warning in settings.warnings:
     pulumi.log.warn(warning)
 secret = secret_keys()
+
+
+def _export(name: str, value, *keys: str) -> None:
+    """An output derived from a secret stack key is a secret too."""
+    pulumi.export(name, pulumi.Output.secret(value) if secret & set(keys) else value)
+
+
 protection = Protection(settings.effective_protect, settings.allowances)
 tags = {"managed-by": "aks-kueue", "stack": pulumi.get_stack()}
 
@@ -75,13 +83,15 @@ if kueue is not None and model.objects:
         objects=model.objects, namespaces=model.namespaces, provider=cluster.provider, installer=kueue.installer,
         protection=protection, secret=bool(secret & {"queues", "queueManifests"})))
     pulumi.export("queues", queues.summary)
+# Teams' Entra groups may get credentials and submit jobs in their namespaces (none without Kueue).
+if model.submitter_groups:
+    team_access = TeamAccess("team-access", TeamAccessArgs.of(
+        settings, cluster_id=cluster.cluster_id, provider=cluster.provider, installer=kueue.installer,
+        namespaces=queues.namespaces))
+    _export("teamAccess", team_access.summary, "cluster", "resourceGroupName")
 # Stack policies see resources only: this ConfigMap carries what no other resource says.
 ModelCarrier("model", ModelCarrierArgs(model=model, provider=cluster.provider))
 
-
-def _export(name: str, value, *keys: str) -> None:
-    """An output derived from a secret stack key is a secret too."""
-    pulumi.export(name, pulumi.Output.secret(value) if secret & set(keys) else value)
 
 
 _export("resourceGroupName", cluster.resource_group_name, "resourceGroupName")

@@ -29,8 +29,8 @@ def stack_findings(model: Model, today: Optional[date] = None) -> list[Finding]:
     cluster = model.cluster
     if cluster is None:
         return []
-    return (_placeholders(cluster) + _private(cluster) + _region(cluster) + _version(cluster, today)
-            + _azure_checks(model, cluster))
+    return (_placeholders(cluster) + _submitter_placeholders(model) + _private(cluster) + _region(cluster)
+            + _version(cluster, today) + _azure_checks(model, cluster))
 
 
 def _placeholders(cluster: Cluster) -> list[Finding]:
@@ -52,6 +52,21 @@ def _placeholders(cluster: Cluster) -> list[Finding]:
                 "the all-zero ID is a placeholder, so no one would administer the cluster",
                 "put your admin group's object ID here"))
     return findings
+
+
+def is_placeholder_id(object_id: str) -> bool:
+    """The nil GUID, or one that is nil but for its last four digits (00000000-0000-0000-0000-00000000000a):
+    a stand-in, never a real Entra object ID."""
+    digits = object_id.replace("-", "")
+    return len(digits) == 32 and set(digits[:28]) == {"0"}
+
+
+def _submitter_placeholders(model: Model) -> list[Finding]:
+    return [Finding(PLACEHOLDER, WARNING, group.label, group.key,
+                    f"{group.object_id} is a placeholder, not a real Entra group, so its role assignments would "
+                    "let no one in (Azure may refuse them outright: the principal does not exist)",
+                    "put the team's Entra group object ID here (`az ad group show --group <name> --query id -o tsv`)")
+            for group in model.submitter_groups if is_placeholder_id(group.object_id)]
 
 
 def _private(cluster: Cluster) -> list[Finding]:

@@ -4,7 +4,7 @@ Stack policies see resources, never the stack config or the stack outputs. The p
 therefore writes one ConfigMap, `default/aks-kueue-model`, holding:
 - `workloads.yaml`: `aks-kueue:expectedWorkloads` as the Kueue v1beta2 Workloads those jobs
   would create, exactly as the model builds them from settings;
-- `keys.json`: for each object, pool and installer, the stack key that defines it
+- `keys.json`: for each object, pool, installer and submitter group, the stack key that defines it
   (`"ClusterQueue team-a": "aks-kueue:queues.clusterQueues[0]"`), so a finding the pack
   reports names the key to edit, as the program's own does;
 - `environment`: `aks-kueue:environment`, which decides whether the baseline is mandatory.
@@ -87,4 +87,5 @@ def subject_keys(model) -> dict[str, str]:
     keys.update({"Kueue install": i.key for i in model.installs})
     keys.update({o.label: o.key for o in model.objects})
     keys.update({w.label: w.key for w in model.workloads})
+    keys.update({g.label: g.key for g in model.submitter_groups})
     return keys

@@ -141,6 +141,20 @@ class ExpectedWorkload:
 
 
 @dataclass(frozen=True)
+class SubmitterGroup:
+    """An Entra group a team submits jobs with: it may get the cluster's credentials (the
+    "Azure Kubernetes Service Cluster User Role" on the cluster) and submit and watch jobs in the
+    namespaces whose LocalQueues list it."""
+
+    object_id: str          # lower case
+    key: str                # the first `queues.localQueues[i].submitterGroups[j]` that names it
+
+    @property
+    def label(self) -> str:
+        return f"submitter group {self.object_id}"
+
+
+@dataclass(frozen=True)
 class Unreadable:
     """A resource the reader could not read; it is left out of the model and reported."""
 
@@ -159,6 +173,7 @@ class Model:
     objects: tuple[KueueItem, ...] = ()
     namespaces: tuple[Namespace, ...] = ()
     workloads: tuple[ExpectedWorkload, ...] = ()
+    submitter_groups: tuple[SubmitterGroup, ...] = ()
     unreadable: tuple[Unreadable, ...] = ()
 
     def __post_init__(self) -> None:
@@ -173,6 +188,7 @@ class Model:
         object.__setattr__(self, "objects", tuple(sorted(self.objects, key=kind_rank)))
         object.__setattr__(self, "namespaces", tuple(sorted(self.namespaces, key=lambda n: n.name)))
         object.__setattr__(self, "workloads", tuple(sorted(self.workloads, key=lambda w: w.label)))
+        object.__setattr__(self, "submitter_groups", tuple(sorted(self.submitter_groups, key=lambda g: g.object_id)))
 
     @property
     def managed(self) -> bool:

@@ -3,6 +3,7 @@
 Nothing here reads the stack config: the cluster comes from the ManagedCluster, pools from
 AgentPools (and the cluster's inline system pool), the install from the Extension or Helm
 release, Kueue objects from their CustomResources, namespaces from Namespace resources,
+the teams' submitter groups from the role assignments that let them get credentials,
 and what no resource says (the expected workloads, the stack key of each part, the
 environment) from the program's ConfigMap (`carrier.py`). A change made by hand in code,
 past the settings, is judged the same way.
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from aks_kueue.aks import dcgm_exporter
+from aks_kueue.aks.access import CLUSTER_USER_ROLE, is_role
 from aks_kueue.aks.capacity_tag import CAPACITY_TAG, explicit_node
 from aks_kueue.aks.nodes import pool_capacity
 from aks_kueue.aks.placement import pod_lands
@@ -33,7 +35,7 @@ from aks_kueue.kueue.convert import to_v1beta2
 from aks_kueue.kueue.units import to_units
 from aks_kueue.model import carrier
 from aks_kueue.model.desired import (DEVELOPMENT, PRODUCTION, Cluster, ExpectedWorkload, Install, KueueItem, Model,
-                                     Namespace, Network, Security, Unreadable)
+                                     Namespace, Network, Security, SubmitterGroup, Unreadable)
 from aks_kueue.model.props import (Unreadable as UnreadableValue, get, integer, mapping, plain, sequence, stack_of,
                                    string_list, string_map, text)
 from aks_kueue.versions import MANAGED_KUEUE_EXTENSION_TYPE
@@ -42,6 +44,7 @@ from aks_kueue.versions import MANAGED_KUEUE_EXTENSION_TYPE
 MANAGED_CLUSTER = re.compile(r"^azure-native:containerservice(/[^:]+)?:ManagedCluster$")
 AGENT_POOL = re.compile(r"^azure-native:containerservice(/[^:]+)?:AgentPool$")
 EXTENSION = re.compile(r"^azure-native:kubernetesconfiguration(/[^:]+)?:Extension$")
+ROLE_ASSIGNMENT = re.compile(r"^azure-native:authorization(/[^:]+)?:RoleAssignment$")
 HELM = re.compile(r"^kubernetes:helm\.sh/v[34]:(Release|Chart)$")
 KUEUE_OBJECT = re.compile(r"^kubernetes:kueue\.x-k8s\.io/[^:]+:(?P<kind>\w+)$")
 DAEMONSET = "kubernetes:apps/v1:DaemonSet"
@@ -78,6 +81,7 @@ def from_resources(resources: Sequence[Any]) -> Reading:
     items: list[tuple[KueueItem, Any]] = []
     namespaces: list[Namespace] = []
     daemonsets: list[tuple[str, dict[str, str], dict]] = []
+    submitters: dict[str, SubmitterGroup] = {}
     pool_resources = []
     for resource in resources:
         kind, props, urn = resource.resource_type, resource.props, resource.urn
@@ -106,6 +110,9 @@ def from_resources(resources: Sequence[Any]) -> Reading:
                 urns[f"Namespace {name}"] = urn
             elif kind == DAEMONSET:
                 daemonsets.append(_daemonset(props, label))
+            elif ROLE_ASSIGNMENT.match(kind) and (group := _submitter(props, label)) is not None:
+                submitters.setdefault(group, SubmitterGroup(group, key(SubmitterGroup(group, "").label)))
+                urns.setdefault(submitters[group].label, urn)
         except UnreadableValue as error:
             unreadable.append(Unreadable(label, str(error)))
             urns.setdefault(label, urn)
@@ -129,7 +136,7 @@ def from_resources(resources: Sequence[Any]) -> Reading:
         stack=next((stack_of(r.urn) for r in resources), ""), environment=environment, cluster=cluster,
         pools=tuple(pools), installs=tuple(installs), objects=objects, namespaces=tuple(namespaces),
         workloads=tuple(ExpectedWorkload(w, key(ExpectedWorkload(w, "").label)) for w in workloads),
-        unreadable=tuple(unreadable))
+        submitter_groups=tuple(submitters.values()), unreadable=tuple(unreadable))
     for workload in model.workloads:
         urns.setdefault(workload.label, urns.get("carrier", ""))
     urns.pop("carrier", None)
@@ -287,6 +294,15 @@ def _daemonset(props: Any, label: str) -> tuple[str, dict[str, int], dict]:
         if node is not None and not isinstance(node, dict):
             raise UnreadableValue(f"{label}: spec.template.spec...{field_name} is not a map")
     return name, requests, pod
+
+
+def _submitter(props: Any, label: str) -> Optional[str]:
+    """The group a role assignment lets get the cluster's credentials ("Azure Kubernetes Service
+    Cluster User Role"), which is how the program lets a team in; None for any other assignment."""
+    definition = get(props, "roleDefinitionId")
+    if not isinstance(definition, str) or not is_role(definition, CLUSTER_USER_ROLE):
+        return None
+    return text(get(props, "principalId"), f"{label}.principalId").lower()
 
 
 def _chart(props: Any) -> Optional[str]:

@@ -24,7 +24,7 @@ from aks_kueue.kueue.convert import GROUP as API_GROUP, V1BETA2, cluster_queue_s
 from aks_kueue.k8s.loader import LoadError
 from aks_kueue.kueue.manifests import ManifestError, read_documents
 from aks_kueue.model.desired import (Cluster, ExpectedWorkload, Install, KueueItem, Model, Namespace, Network,
-                                     Security)
+                                     Security, SubmitterGroup)
 from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL
 from aks_kueue.model.conventions import CLUSTER_SCOPED, DEPLOY_ORDER, MANAGED_BY, labels_selected
 from aks_kueue.settings.errors import Problem, SettingsError
@@ -47,7 +47,7 @@ def from_settings(settings: Settings, root: Path, stack: str = "") -> Model:
     return Model(
         stack=stack, environment=settings.environment, cluster=cluster(settings), pools=pools,
         installs=(install(settings),) if settings.kueue.install != "none" else (), objects=tuple(objects),
-        namespaces=tuple(namespaces), workloads=tuple(workloads))
+        namespaces=tuple(namespaces), workloads=tuple(workloads), submitter_groups=submitter_groups(settings))
 
 
 def _workloads(settings: Settings, root: Path, objects: list[KueueItem], problems: list[Problem]
@@ -265,6 +265,19 @@ def _feature_problems(settings: Settings, objects: list[KueueItem], workloads: l
                                     "Scheduling; Kueue would not place them by topology. Turn the gate on (it is on "
                                     "by default in Kueue 0.19), or remove the topologies"))
     return problems
+
+
+def submitter_groups(settings: Settings) -> tuple[SubmitterGroup, ...]:
+    """Each group of `queues.localQueues[].submitterGroups` once, keyed where it is first named; none
+    without Kueue (`kueue.install: none`), where the program grants no team access."""
+    if settings.queues is None or settings.kueue.install == "none":
+        return ()
+    found: dict[str, SubmitterGroup] = {}
+    for i, entry in enumerate(settings.queues.local_queues):
+        for j, group in enumerate(entry.submitter_groups):
+            found.setdefault(group.lower(), SubmitterGroup(
+                group.lower(), f"aks-kueue:queues.localQueues[{i}].submitterGroups[{j}]"))
+    return tuple(found.values())
 
 
 def _item(kind: str, name: str, key: str, namespace: Optional[str] = None, **fields: Any) -> KueueItem:

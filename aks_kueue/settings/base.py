@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from aks_kueue.k8s.spelling import suggest  # noqa: F401  (re-exported for the settings modules)
+
+# An Entra object ID (a user's, a group's): a GUID.
+GUID = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 
 
 def _to_camel(name: str) -> str:

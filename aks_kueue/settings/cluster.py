@@ -12,11 +12,10 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from aks_kueue.day2.upgrades import version_channel_problem
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network
 from aks_kueue.aks.allocatable import default_max_pods
-from aks_kueue.settings.base import Model, field_error, field_errors
+from aks_kueue.settings.base import GUID as _GUID, Model, field_error, field_errors
 from aks_kueue.versions import MIN_KUBERNETES_MINOR
 
 Zone = Literal["1", "2", "3"]
-_GUID = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
 _DURATION = re.compile(r"^\d+(\.\d+)?[smh]$")
 _HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 _UTC_OFFSET = re.compile(r"^[+-](0\d|1[0-4]):[0-5]\d$")

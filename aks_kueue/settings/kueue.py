@@ -128,6 +128,14 @@ class Kueue(Model):
         return list(frameworks) or ["batch/job"]
 
     @property
+    def frameworks_in_force(self) -> list[str]:
+        """The integrations Kueue runs. The managed extension takes no list: for it, the integrations the
+        stack names (checked against what it runs), else every integration it runs."""
+        if self.install == "managed":
+            return list(self.integrations or cat.MANAGED_FRAMEWORKS)
+        return self.frameworks
+
+    @property
     def warnings(self) -> list[str]:
         """Accepted, but worth a line in every preview."""
         return [f"aks-kueue:kueue{_shown(path)}: {message}" for path, message in self._findings()[1]]

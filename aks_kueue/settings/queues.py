@@ -15,7 +15,7 @@ from aks_kueue.aks.autoscaler import class_problem
 from aks_kueue.aks.topology import AKS_LEVELS, from_aks_problem
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.webhooks import qualified_name_problem
-from aks_kueue.settings.base import Model, field_error
+from aks_kueue.settings.base import GUID, Model, field_error, field_errors
 
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _QUEUE_REF = re.compile(r"^(?P<namespace>[^/\s]+)/(?P<name>[^/\s]+)$")
@@ -133,6 +133,27 @@ class TopologyEntry(NamedSpec):
 
 class LocalQueueEntry(NamedSpec):
     namespace: str
+    # Entra group object IDs whose members may get credentials and submit and watch jobs in the namespace.
+    submitter_groups: list[str] = []
+
+    @field_validator("submitter_groups")
+    @classmethod
+    def _groups(cls, groups: list[str]) -> list[str]:
+        problems: list[tuple[str, str]] = []
+        seen: dict[str, int] = {}
+        for i, group in enumerate(groups):
+            if not GUID.fullmatch(group):
+                problems.append((f"[{i}]", f"{group!r} is not an Entra group object ID; use the group's object ID, "
+                                 "a GUID such as 3f2b8c1e-7d4a-4e9b-a1c2-5d6e7f809a1b (`az ad group show --group "
+                                 "<name> --query id -o tsv` prints it)"))
+            elif group.lower() in seen:
+                problems.append((f"[{i}]", f"{group} is already listed as submitterGroups[{seen[group.lower()]}]; "
+                                 "list each group once"))
+            else:
+                seen[group.lower()] = i
+        if problems:
+            raise field_errors(problems)
+        return groups
 
 
 class PriorityClassEntry(Model):

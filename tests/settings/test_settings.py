@@ -334,10 +334,15 @@ def test_placeholders_are_flagged_until_replaced():
     assert found[0].startswith("aks-kueue:cluster.security.apiServerAuthorizedIpRanges[0]: 203.0.113.0/24 "
                                "is a documentation range")
     assert found[1].startswith("aks-kueue:cluster.security.entraAdminGroupObjectIds[0]: the all-zero ID")
+    assert [f.split(":")[1] for f in found[2:]] == ["queues.localQueues[0].submitterGroups[0]",
+                                                     "queues.localQueues[1].submitterGroups[0]"]
 
     def real(c):
         c["aks-kueue:cluster"]["security"]["apiServerAuthorizedIpRanges"] = ["52.1.2.0/24"]
         c["aks-kueue:cluster"]["security"]["entraAdminGroupObjectIds"] = ["7f3e1a52-0c9d-4b1e-9f7a-2b6c8d4e5f60"]
+        for queue, group in zip(c["aks-kueue:queues"]["localQueues"], ["1c7e0b0d-5b0e-4c55-9a57-0f2f1d3c4b5a",
+                                                                       "a04f2f0e-8d1b-4f7e-b7c4-6e5d4c3b2a19"]):
+            queue["submitterGroups"] = [group]
     assert placeholders(edited("prod", real)) == []
 
 

@@ -1,0 +1,485 @@
+"""`aks-kueue sample-job`: a job for one LocalQueue of a stack, that Kueue admits and the nodes can run.
+
+The job carries the `kueue.x-k8s.io/queue-name` label, tolerates the taints of the flavors (and their
+pools) its pods are admitted to, and asks for what fits both the ClusterQueue's nominal quota and one
+node of those pools. The figures come from the judge (`aks_kueue.judge.judge(model)`: its `flavors`
+and `pools`), and the finished job is handed back to the judge as an expected workload, so the rule
+that proves expected workloads (admitted alone on an empty cluster, schedulable at the pools'
+maxCount) also decides whether the sample is printed.
+
+Flavors are chosen as Kueue's flavor assigner would for such a pod: in each resource group's order,
+the first flavor with quota for it. A GPU pod takes the first flavor whose quota and nodes both offer
+the GPUs asked for; the pods of a job that ask for no GPU (a Ray head, an MPI launcher, the RayJob
+submitter) take the first flavor with cpu quota, as Kueue would give them.
+
+Sizes, per pod: a CPU pod asks for 1 cpu and 2Gi (a Ray head) or 500m and 512Mi (an MPI launcher),
+never more than half a node; a GPU pod asks for its GPUs and half of the node's cpu and memory per
+GPU, leaving room for the DaemonSets AKS runs that the capacity model does not subtract; KubeRay's
+submitter keeps its defaults (500m, 200Mi). Worker counts (2 for JobSet and MPIJob, 1 otherwise)
+and then sizes shrink until the pods fit the flavor's nominal quota and its pools.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import typer
+
+from aks_kueue.cli.app import app
+from aks_kueue.cli.common import fail
+
+KINDS: dict[str, str] = {"Job": "batch/job", "JobSet": "jobset.x-k8s.io/jobset", "RayJob": "ray.io/rayjob",
+                         "MPIJob": "kubeflow.org/mpijob"}
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+_QUEUE = re.compile(r"^(?P<namespace>[a-z0-9]([-a-z0-9]*[a-z0-9])?)/(?P<name>[a-z0-9]([-a-z0-9.]*[a-z0-9])?)$")
+GIB = 2**30
+MIB = 2**20
+CPU, MEMORY = "cpu", "memory"
+# Images that show the job ran; replace them with your own.
+BUSYBOX = "busybox:1.36"
+CUDA = "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"
+RAY_VERSION = "2.41.0"
+MPI_PI = "mpioperator/mpi-pi:openmpi"
+# KubeRay's submitter defaults, which Kueue counts (`aks_kueue.kueue.jobs.podsets.SUBMITTER_RESOURCES`).
+SUBMITTER_REQUESTS = {CPU: 500, MEMORY: 200 * MIB}
+MIN_CPU, MIN_MEMORY = 100, 64 * MIB
+
+
+class SampleError(Exception):
+    """What keeps a sample from being written; `code` 2 for a flag or stack that cannot be used, 1 for a
+    request the stack cannot hold."""
+
+    def __init__(self, message: str, code: int = 2):
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class PodSet:
+    """One pod set of the sample: its count, its requests in Kueue's units, where it lands."""
+
+    name: str
+    count: int
+    requests: dict[str, int]
+    flavor: str
+    pool: str                      # the pool its size was taken from
+    tolerations: list[dict[str, str]] = field(default_factory=list)
+    gpu_resource: Optional[str] = None
+    resizable: bool = False        # a worker: its count and size may shrink to fit
+
+
+@dataclass
+class Sample:
+    kind: str
+    namespace: str
+    queue: str
+    cluster_queue: str
+    gpus: int
+    pod_sets: list[PodSet]
+
+
+@app.command("sample-job")
+def sample_job(
+    stack: str = typer.Option(..., "--stack", help="The stack (stacks/Pulumi.NAME.yaml) whose queue the job is for."),
+    queue: str = typer.Option(..., "--queue", help="The LocalQueue, as NAMESPACE/LOCALQUEUE."),
+    gpus: int = typer.Option(0, "--gpus", min=0, help="GPUs per pod (of the workers, for JobSet, RayJob, MPIJob)."),
+    kind: str = typer.Option("Job", "--kind", help="Job, JobSet, RayJob or MPIJob; it must be enabled on the stack."),
+) -> None:
+    """Print a job for a LocalQueue that Kueue admits and the stack's nodes can run (YAML on stdout)."""
+    try:
+        typer.echo(render(stack, queue, gpus, kind), nl=False)
+    except SampleError as error:
+        fail(f"sample-job: {error}", error.code)
+    except typer.Exit:
+        raise
+    except Exception as error:  # a bug, not bad input: say so briefly
+        if os.environ.get("AKS_KUEUE_DEBUG"):
+            raise
+        fail(f"sample-job: aks-kueue failed unexpectedly ({type(error).__name__}: {error}); this is a bug, please "
+             "report it (AKS_KUEUE_DEBUG=1 shows where)")
+
+
+def render(stack: str, queue: str, gpus: int, kind: str) -> str:
+    """The sample's YAML, headed by comments saying where each pod set lands; SampleError when there is none."""
+    import yaml
+
+    settings, model = load(stack)
+    sample = plan(settings, model, queue, gpus, kind)
+    manifest = job_manifest(sample)
+    verify(settings, model, manifest, sample)
+    command = f"aks-kueue sample-job --stack {stack} --queue {queue} --kind {sample.kind}" + (
+        f" --gpus {gpus}" if gpus else "")
+    header = [f"# {command}", f"# LocalQueue {sample.namespace}/{sample.queue} -> ClusterQueue {sample.cluster_queue}; "
+              "per pod set, count x requests -> flavor (pool):"]
+    header += [f"#   {p.name}: {p.count} x {_show(p.requests)} -> {p.flavor} ({p.pool})" for p in sample.pod_sets]
+    header.append(f"# Submit: kubectl create -f FILE; watch: kubectl -n {sample.namespace} get workloads")
+    return "\n".join(header) + "\n" + yaml.safe_dump(manifest, sort_keys=False)
+
+
+# --- the stack --------------------------------------------------------------------------------------
+
+def load(stack: str):
+    """The stack's settings and model; SampleError when they cannot be used as written."""
+    from aks_kueue.cli.common import load_stack_config
+    from aks_kueue.judge import blocking_findings
+    from aks_kueue.model.from_settings import from_settings
+    from aks_kueue.preview.stackfile import StackFileError
+    from aks_kueue.settings.errors import SettingsError
+    from aks_kueue.settings.root import parse_settings
+
+    try:
+        stack_config, root = load_stack_config(stack, None, "sample-job")
+        settings = parse_settings(stack_config.config)
+        model = from_settings(settings, root, stack)
+    except StackFileError as error:
+        raise SampleError(str(error)) from None
+    except SettingsError as error:
+        raise SampleError(f"--stack {stack} cannot be used:\n" + "\n".join(str(p) for p in error.problems)) from None
+    if problems := blocking_findings(model):
+        raise SampleError(f"--stack {stack} cannot be used:\n" + "\n".join(str(p) for p in problems))
+    if settings.kueue.install == "none":
+        raise SampleError(f"stack {stack} installs no Kueue (kueue.install: none), so it has no queue to submit to")
+    return settings, model
+
+
+def plan(settings, model, queue: str, gpus: int, kind: str) -> Sample:
+    """Which pods the sample has, their requests, flavors and tolerations."""
+    from aks_kueue.judge import judge
+    from aks_kueue.judge.objects import checked_object
+
+    match = _QUEUE.fullmatch(queue)
+    if not match:
+        raise SampleError(f"--queue {queue!r} is not NAMESPACE/LOCALQUEUE, for example team-a/default")
+    namespace, name = match["namespace"], match["name"]
+    local_queues = model.of_kind("LocalQueue")
+    local_queue = next((q for q in local_queues if q.namespace == namespace and q.name == name), None)
+    if local_queue is None:
+        known = ", ".join(f"{q.namespace}/{q.name}" for q in local_queues) or "none"
+        raise SampleError(f"stack {model.stack} has no LocalQueue {namespace}/{name}; its LocalQueues: {known}")
+    kind = _kind(kind, settings, model.stack)
+    target = (local_queue.manifest.get("spec") or {}).get("clusterQueue")
+    cluster_queue = next((q for q in model.of_kind("ClusterQueue") if q.name == target), None)
+    if cluster_queue is None:
+        raise SampleError(f"LocalQueue {namespace}/{name} points at ClusterQueue {target}, which the stack lacks")
+    obj, _ = checked_object(cluster_queue)
+    quota = Quota.of(obj.defaulted or obj.manifest)
+    judgement = judge(model)
+    chooser = Chooser(quota, judgement.flavors, cluster_queue.name)
+    pod_sets = _pod_sets(kind, gpus, chooser)
+    _fit(pod_sets, quota, judgement.flavors, cluster_queue.name)
+    return Sample(kind, namespace, name, cluster_queue.name, gpus, pod_sets)
+
+
+def _kind(kind: str, settings, stack: str) -> str:
+    from aks_kueue.k8s.spelling import suggest
+
+    enabled = [k for k, framework in KINDS.items() if framework in settings.kueue.frameworks_in_force]
+    chosen = next((k for k in KINDS if k.lower() == kind.lower()), None)
+    if chosen is None:
+        hint = suggest(kind.lower(), [k.lower() for k in KINDS])  # --kind is read case-insensitively
+        raise SampleError(f"--kind {kind!r} is not a kind sample-job writes (it writes {', '.join(KINDS)}; stack "
+                          f"{stack} enables {', '.join(enabled) or 'none of them'}){hint}")
+    if chosen not in enabled:
+        raise SampleError(f"--kind {chosen}: its integration {KINDS[chosen]} is not enabled on stack {stack} "
+                          f"(kueue.integrations); choose one it enables: {', '.join(enabled) or 'none'}")
+    return chosen
+
+
+@dataclass
+class Quota:
+    """A ClusterQueue's resource groups (covered resources, flavors in order) and nominal quotas."""
+
+    groups: list[tuple[list[str], list[str]]]
+    nominal: dict[str, dict[str, int]]
+
+    @classmethod
+    def of(cls, manifest: dict[str, Any]) -> "Quota":
+        from aks_kueue.kueue.units import amount
+
+        groups, nominal = [], {}
+        for group in (manifest.get("spec") or {}).get("resourceGroups") or []:
+            flavors = []
+            for flavor in group.get("flavors") or []:
+                flavors.append(flavor["name"])
+                nominal[flavor["name"]] = {r["name"]: amount(r["name"], r.get("nominalQuota", 0))
+                                           for r in flavor.get("resources") or []}
+            groups.append((list(group.get("coveredResources") or []), flavors))
+        return cls(groups, nominal)
+
+    def covered(self, resource: str) -> bool:
+        return any(resource in covered for covered, _ in self.groups)
+
+    def flavors_for(self, resource: str) -> list[str]:
+        return next((flavors for covered, flavors in self.groups if resource in covered), [])
+
+
+@dataclass
+class Chooser:
+    """Picks the flavor and pool a pod set lands on, from the queue's quota and the judge's placements."""
+
+    quota: Quota
+    placements: dict
+    cluster_queue: str
+
+    def cpu_target(self):
+        """The first flavor with cpu (and memory) quota that lands on a pool: where Kueue puts a pod that
+        asks for no GPU."""
+        resource = CPU if self.quota.covered(CPU) else MEMORY
+        for flavor in self.quota.flavors_for(resource):
+            quota = self.quota.nominal.get(flavor, {})
+            if all(quota.get(r, 0) > 0 for r in (CPU, MEMORY) if self.quota.covered(r)):
+                pool = self._largest(flavor, CPU)
+                if pool is not None:
+                    return flavor, pool
+        raise SampleError(f"ClusterQueue {self.cluster_queue} has no flavor with cpu and memory quota on a node pool "
+                          "(flavors: " + ", ".join(self._describe(f, (CPU, MEMORY)) for f in self.quota.nominal) + ")",
+                          1)
+
+    def gpu_target(self, gpus: int):
+        """The first flavor, in its resource group's order, whose quota and nodes both offer `gpus`."""
+        from aks_kueue.aks.nodes import GPU_PREFIXES
+
+        seen = []
+        for covered, flavors in self.quota.groups:
+            for resource in (r for r in covered if r.startswith(GPU_PREFIXES)):
+                for flavor in flavors:
+                    quota = self.quota.nominal.get(flavor, {}).get(resource, 0)
+                    pool = self._largest(flavor, resource)
+                    per_node = pool.node.amounts.get(resource, 0) if pool is not None else 0
+                    seen.append(f"{flavor}: {resource} quota {quota}, {per_node} per node"
+                                + (f" ({pool.spec.vm_size})" if pool is not None and per_node else ""))
+                    if quota >= gpus and per_node >= gpus:
+                        return flavor, pool, resource
+        if not seen:
+            raise SampleError(f"--gpus {gpus}: ClusterQueue {self.cluster_queue} covers no GPU resource "
+                              "(nvidia.com/*, amd.com/*); give it a GPU flavor, or leave --gpus out", 1)
+        raise SampleError(f"--gpus {gpus}: no flavor of ClusterQueue {self.cluster_queue} offers {gpus} GPUs to one "
+                          f"pod in both quota and nodes ({'; '.join(seen)}); ask for fewer", 1)
+
+    def _largest(self, flavor: str, resource: str):
+        """The pool of the flavor whose node holds the most of `resource`, among pools it reaches."""
+        placement = self.placements.get(flavor)
+        pools = [pool for pool, nodes in placement.pools if nodes > 0] if placement is not None else []
+        return max(pools, key=lambda p: (p.node.amounts.get(resource, 0), p.node.amounts.get(CPU, 0)), default=None)
+
+    def _describe(self, flavor: str, resources) -> str:
+        quota = self.quota.nominal.get(flavor, {})
+        placement = self.placements.get(flavor)
+        where = ", ".join(p.name for p, n in placement.pools if n > 0) if placement is not None else ""
+        return f"{flavor} ({', '.join(f'{r} {quota.get(r, 0)}' for r in resources)}; pools: {where or 'none'})"
+
+    def tolerations(self, flavor: str) -> list[dict[str, str]]:
+        """Tolerations for the flavor's nodeTaints and the NoSchedule/NoExecute taints of its pools."""
+        from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS
+
+        placement = self.placements.get(flavor)
+        taints = list(placement.node_taints) if placement is not None else []
+        taints += [t for pool, nodes in (placement.pools if placement is not None else []) if nodes > 0
+                   for t in pool.spec.taints if t.get("effect") in SCHEDULING_EFFECTS]
+        found: dict[tuple, dict[str, str]] = {}
+        for taint in taints:
+            value = taint.get("value") or ""
+            toleration = {"key": taint["key"], "operator": "Equal", "value": value, "effect": taint["effect"]} \
+                if value else {"key": taint["key"], "operator": "Exists", "effect": taint["effect"]}
+            found.setdefault(tuple(toleration.items()), toleration)
+        return list(found.values())
+
+
+def _pod_sets(kind: str, gpus: int, chooser: Chooser) -> list[PodSet]:
+    quota = chooser.quota
+    cpu_flavor, cpu_pool = chooser.cpu_target()
+
+    def small(name: str, cpu: int, memory: int, count: int = 1) -> PodSet:
+        node = cpu_pool.node.amounts
+        requests = {CPU: min(cpu, _floor(node.get(CPU, 0) // 2, 100)),
+                    MEMORY: min(memory, _floor(node.get(MEMORY, 0) // 2, 64 * MIB))}
+        return PodSet(name, count, _covered(requests, quota), cpu_flavor, _pool_name(cpu_pool),
+                      chooser.tolerations(cpu_flavor))
+
+    workers = {"Job": ("main", 1), "JobSet": ("workers", 2), "RayJob": ("workers", 1), "MPIJob": ("worker", 2)}[kind]
+    if gpus:
+        flavor, pool, resource = chooser.gpu_target(gpus)
+        node = pool.node.amounts
+        share = (gpus, node[resource])
+        requests = {CPU: max(1000, _floor(node.get(CPU, 0) * share[0] // share[1] // 2, 1000)),
+                    MEMORY: max(GIB, _floor(node.get(MEMORY, 0) * share[0] // share[1] // 2, GIB)), resource: gpus}
+        worker = PodSet(workers[0], workers[1], _covered(requests, quota), flavor, _pool_name(pool),
+                        chooser.tolerations(flavor), resource, resizable=True)
+    else:
+        worker = small(workers[0], 1000, 2 * GIB, workers[1])
+        worker.resizable = True
+    if kind == "RayJob":
+        submitter = PodSet("submitter", 1, _covered(dict(SUBMITTER_REQUESTS), quota), cpu_flavor, _pool_name(cpu_pool),
+                           chooser.tolerations(cpu_flavor))
+        return [small("head", 1000, 2 * GIB), worker, submitter]
+    if kind == "MPIJob":
+        return [small("launcher", 500, 512 * MIB), worker]
+    return [worker]
+
+
+def _covered(requests: dict[str, int], quota: Quota) -> dict[str, int]:
+    """Only what the ClusterQueue covers: Kueue refuses a pod asking for a resource it does not."""
+    return {r: v for r, v in requests.items() if quota.covered(r)}
+
+
+def _floor(value: int, step: int) -> int:
+    return value // step * step
+
+
+def _pool_name(pool) -> str:
+    return f"pool {pool.name}, {pool.spec.vm_size}"
+
+
+def _fit(pod_sets: list[PodSet], quota: Quota, placements: dict, cluster_queue: str) -> None:
+    """Shrink the workers until every flavor's nominal quota and pools hold the pods."""
+    from aks_kueue.judge.workloads import pods_per_node
+
+    worker = next(p for p in pod_sets if p.resizable)
+    placement = placements[worker.flavor]
+    room = sum(pods_per_node(pool, worker.requests)[0] * nodes for pool, nodes in placement.pools if nodes > 0)
+    worker.count = max(1, min(worker.count, room))
+
+    def left(resource: str) -> int:
+        fixed = sum(p.count * p.requests.get(resource, 0) for p in pod_sets
+                    if p is not worker and p.flavor == worker.flavor)
+        return quota.nominal.get(worker.flavor, {}).get(resource, 0) - fixed
+
+    while worker.count > 1 and any(worker.count * v > left(r) for r, v in worker.requests.items()):
+        worker.count -= 1
+    for resource, step, least in ((CPU, 100, MIN_CPU), (MEMORY, 64 * MIB, MIN_MEMORY)):
+        if resource in worker.requests and worker.requests[resource] > left(resource):
+            worker.requests[resource] = _floor(max(left(resource), 0), step)
+            if worker.requests[resource] < least:
+                raise SampleError(f"ClusterQueue {cluster_queue}'s nominal {resource} quota in flavor {worker.flavor} "
+                                  f"leaves {_show({resource: max(left(resource), 0)})} for the job's {worker.name} "
+                                  "pods, too little for a sample; raise the quota", 1)
+    for pod_set in pod_sets:
+        for resource, value in pod_set.requests.items():
+            total = sum(p.count * p.requests.get(resource, 0) for p in pod_sets if p.flavor == pod_set.flavor)
+            have = quota.nominal.get(pod_set.flavor, {}).get(resource, 0)
+            if total > have:
+                raise SampleError(f"the sample's pods need {_show({resource: total})} of flavor {pod_set.flavor}, but "
+                                  f"ClusterQueue {cluster_queue} has a nominal quota of {_show({resource: have})} "
+                                  "there; raise it", 1)
+
+
+def _show(requests: dict[str, int]) -> str:
+    from aks_kueue.kueue.units import format_amount
+
+    return ", ".join(f"{r} {format_amount(r, v)}" for r, v in requests.items())
+
+
+# --- the manifest -----------------------------------------------------------------------------------
+
+def _resources(pod_set: PodSet) -> dict[str, Any]:
+    from aks_kueue.kueue.units import format_amount
+
+    requests = {r: format_amount(r, v) for r, v in pod_set.requests.items()}
+    limits = {r: q for r, q in requests.items() if r != CPU}  # memory and GPUs: limit = request
+    return {"requests": requests, **({"limits": limits} if limits else {})}
+
+
+def _pod(pod_set: PodSet, container: dict[str, Any], restart: Optional[str] = "Never") -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if restart:
+        spec["restartPolicy"] = restart
+    spec["containers"] = [{**container, "resources": _resources(pod_set)}]
+    if pod_set.tolerations:
+        spec["tolerations"] = pod_set.tolerations
+    return {"spec": spec}
+
+
+def _hello(pod_set: PodSet) -> dict[str, Any]:
+    if pod_set.gpu_resource:
+        return {"name": "main", "image": CUDA, "command": ["nvidia-smi"]}
+    return {"name": "main", "image": BUSYBOX, "command": ["sh", "-c", "echo hello from $(hostname); sleep 30"]}
+
+
+def job_manifest(sample: Sample) -> dict[str, Any]:
+    by_name = {p.name: p for p in sample.pod_sets}
+    metadata = {"name": f"sample-{sample.kind.lower()}", "namespace": sample.namespace,
+                "labels": {QUEUE_LABEL: sample.queue}}
+    head = {"apiVersion": "", "kind": sample.kind, "metadata": metadata}
+    if sample.kind == "Job":
+        main = by_name["main"]
+        return {**head, "apiVersion": "batch/v1", "spec": {
+            "suspend": True, "parallelism": main.count, "completions": main.count, "backoffLimit": 0,
+            "ttlSecondsAfterFinished": 3600, "template": _pod(main, _hello(main))}}
+    if sample.kind == "JobSet":
+        workers = by_name["workers"]
+        return {**head, "apiVersion": "jobset.x-k8s.io/v1alpha2", "spec": {
+            "suspend": True, "ttlSecondsAfterFinished": 3600, "replicatedJobs": [{
+                "name": "workers", "replicas": 1, "template": {"spec": {
+                    "parallelism": workers.count, "completions": workers.count, "backoffLimit": 0,
+                    "template": _pod(workers, _hello(workers))}}}]}}
+    if sample.kind == "RayJob":
+        return _ray_job(head, by_name)
+    return _mpi_job(head, by_name)
+
+
+def _ray_job(head: dict[str, Any], by_name: dict[str, PodSet]) -> dict[str, Any]:
+    ray_head, workers, submitter = by_name["head"], by_name["workers"], by_name["submitter"]
+    image = f"rayproject/ray:{RAY_VERSION}"
+    worker_image = image + ("-gpu" if workers.gpu_resource else "")
+    submitter_pod = _pod(submitter, {"name": "ray-job-submitter", "image": image})
+    submitter_pod["spec"]["containers"][0]["resources"]["limits"] = {CPU: "1", MEMORY: "1Gi"}  # KubeRay's defaults
+    return {**head, "apiVersion": "ray.io/v1", "spec": {
+        "entrypoint": 'python -c "import ray; ray.init(); print(ray.cluster_resources())"',
+        "shutdownAfterJobFinishes": True, "ttlSecondsAfterFinished": 600,
+        "submitterPodTemplate": submitter_pod,
+        "rayClusterSpec": {
+            "rayVersion": RAY_VERSION,
+            "headGroupSpec": {"rayStartParams": {}, "template": _pod(
+                ray_head, {"name": "ray-head", "image": image}, restart=None)},
+            "workerGroupSpecs": [{
+                "groupName": "workers", "replicas": workers.count, "minReplicas": workers.count,
+                "maxReplicas": workers.count, "rayStartParams": {},
+                "template": _pod(workers, {"name": "ray-worker", "image": worker_image}, restart=None)}]}}}
+
+
+def _mpi_job(head: dict[str, Any], by_name: dict[str, PodSet]) -> dict[str, Any]:
+    launcher, worker = by_name["launcher"], by_name["worker"]
+    # As mpi-operator's pi example runs it (examples/v2beta1/pi): the launcher runs mpirun, workers sshd.
+    user = {"runAsUser": 1000}
+    launcher_pod = _pod(launcher, {"name": "launcher", "image": MPI_PI, "securityContext": user, "command": ["mpirun"],
+                                   "args": ["-n", str(worker.count), "/home/mpiuser/pi"]}, restart=None)
+    worker_pod = _pod(worker, {"name": "worker", "image": MPI_PI, "securityContext": user,
+                               "command": ["/usr/sbin/sshd"], "args": ["-De", "-f", "/home/mpiuser/.sshd_config"]},
+                      restart=None)
+    return {**head, "apiVersion": "kubeflow.org/v2beta1", "spec": {
+        "slotsPerWorker": 1, "sshAuthMountPath": "/home/mpiuser/.ssh",
+        "runPolicy": {"cleanPodPolicy": "Running", "ttlSecondsAfterFinished": 600, "suspend": True},
+        "mpiReplicaSpecs": {
+            "Launcher": {"replicas": 1, "template": launcher_pod},
+            "Worker": {"replicas": worker.count, "template": worker_pod}}}}
+
+
+# --- the judge's verdict ----------------------------------------------------------------------------
+
+def verify(settings, model, manifest: dict[str, Any], sample: Sample) -> None:
+    """The Workload Kueue would create for the job, proven like an expected workload: valid, admitted
+    alone on an empty cluster, and schedulable on the pools at maxCount."""
+    from aks_kueue.judge import judge
+    from aks_kueue.kueue.jobs import JobOptions, Outcome, derive_workloads
+    from aks_kueue.model.desired import ExpectedWorkload
+
+    kueue = settings.kueue
+    options = JobOptions.from_config(frameworks=kueue.frameworks_in_force, feature_gates=kueue.feature_gates_in_force)
+    results = derive_workloads([dict(o.manifest) for o in model.objects] + [manifest], options)
+    result = next(r for r in results if r.source.kind == manifest["kind"])
+    if result.errors or result.outcome is not Outcome.WORKLOAD:
+        reasons = [f"{e.field}: {e.message}" for e in result.errors] or [result.reason]
+        raise SampleError("the sample would not be admitted as written (this is a bug, please report it): "
+                          + "; ".join(reasons), 1)
+    key = f"sample-job --queue {sample.namespace}/{sample.queue}"
+    expected = tuple(ExpectedWorkload(w, key) for w in result.workloads)
+    checked = judge(dataclasses.replace(model, workloads=expected))
+    labels = {w.label for w in expected}
+    problems = [f for f in checked.findings if f.object in labels]
+    if problems:
+        raise SampleError("no sample fits this queue as the stack stands:\n"
+                          + "\n".join(f"{f.message}; {f.fix}" if f.fix else f.message for f in problems), 1)
