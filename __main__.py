@@ -8,12 +8,12 @@ from aks_kueue.day2.allow import Protection
 from aks_kueue.day2.state import CLUSTER_ID_OUTPUT, OUTPUT
 from aks_kueue.judge import blocking_findings
 from aks_kueue.model.from_settings import from_settings
+from aks_kueue.model.record import desired_record
 from aks_kueue.settings import SettingsError
 from aks_kueue.settings.source import load_settings, secret_keys
 from components.cluster import AksCluster, AksClusterArgs
 from components.config_error import InvalidConfig
 from components.day2_guard import Day2Guard, Day2GuardArgs
-from components.day2_guard.record import desired_record
 from components.gpu_device_plugin import GpuDevicePlugin, GpuDevicePluginArgs
 from components.kueue_install import KUEUE_ENTRY, KueueInstall, KueueInstallArgs
 from components.kueue_queues import KueueQueues, KueueQueuesArgs
@@ -46,17 +46,17 @@ tags = {"managed-by": "aks-kueue", "stack": pulumi.get_stack()}
 
 # The guard reads this stack's last deployment; everything protected waits for its verdict.
 guard = Day2Guard("day2", Day2GuardArgs(
-    desired=desired_record(settings, model.namespaces, protection), allowances=settings.allowances,
+    desired=desired_record(model, protection), allowances=settings.allowances,
     stack=f"{pulumi.get_organization() or 'organization'}/{pulumi.get_project()}/{pulumi.get_stack()}",
     secret=bool(secret & {"cluster", "nodePools", "resourceGroupName"})))
 
 cluster = AksCluster("main", AksClusterArgs(
-    location=settings.location, resource_group_name=settings.resource_group_name, cluster=settings.cluster,
-    tags=tags, protection=protection, guard=guard, monitoring=settings.monitoring, secret="cluster" in secret,
-    secret_resource_group="resourceGroupName" in secret))
+    cluster=model.cluster, tags=tags, protection=protection, guard=guard, monitoring=settings.monitoring,
+    defender_workspace_id=settings.cluster.security.defender.log_analytics_workspace_id,
+    secret="cluster" in secret, secret_resource_group="resourceGroupName" in secret))
 pools = NodePools("pools", NodePoolsArgs(
     resource_group_name=cluster.resource_group_name, cluster_name=cluster.cluster_name,
-    pools=settings.node_pools, tags=tags, protection=protection, guard=guard, secret="nodePools" in secret))
+    pools=model.pools, tags=tags, protection=protection, guard=guard, secret="nodePools" in secret))
 gpu_pools = [p for p in model.pools if p.needs_device_plugin]
 if gpu_pools:
     GpuDevicePlugin("gpu", GpuDevicePluginArgs(
@@ -71,12 +71,12 @@ if settings.kueue.install != "none":
         protect=protection.protects(KUEUE_ENTRY), gate=guard.gate, secret="kueue" in secret))
 if settings.monitoring:
     monitoring = Monitoring("monitoring", MonitoringArgs(
-        monitoring=settings.monitoring, location=settings.location, resource_group_name=cluster.resource_group_name,
-        cluster_name=settings.cluster.name, cluster_id=cluster.cluster_id, workspaces=cluster.monitoring_workspaces,
+        monitoring=settings.monitoring, location=model.cluster.region, resource_group_name=cluster.resource_group_name,
+        cluster_name=model.cluster.name, cluster_id=cluster.cluster_id, workspaces=cluster.monitoring_workspaces,
         provider=cluster.provider, kueue_installer=kueue.installer if kueue else None,
         kueue_install=settings.kueue.install,
         gpu_pools=gpu_pools, gpu_node_pools=[pools.agent_pools[p.name] for p in gpu_pools],
-        grafana_admin_group_ids=settings.cluster.security.entra_admin_group_object_ids, tags=tags))
+        grafana_admin_group_ids=model.cluster.security.admin_groups, tags=tags))
     pulumi.export("monitoring", monitoring.summary)
 if kueue is not None and model.objects:
     queues = KueueQueues("queues", KueueQueuesArgs(
@@ -90,9 +90,7 @@ if model.submitter_groups:
         namespaces=queues.namespaces))
     _export("teamAccess", team_access.summary, "cluster", "resourceGroupName")
 # Stack policies see resources only: this ConfigMap carries what no other resource says.
-ModelCarrier("model", ModelCarrierArgs(model=model, provider=cluster.provider))
-
-
+ModelCarrier("model", ModelCarrierArgs(model=model, provider=cluster.provider, existing_pools=guard.kept_pools()))
 
 _export("resourceGroupName", cluster.resource_group_name, "resourceGroupName")
 _export("clusterName", cluster.cluster_name, "cluster")
@@ -100,7 +98,7 @@ _export(CLUSTER_ID_OUTPUT, cluster.cluster_id, "cluster")
 _export("oidcIssuerUrl", cluster.oidc_issuer_url, "cluster")
 pulumi.export("kubeconfig", cluster.kubeconfig)
 _export("nodePools", {p.name: {"vmSize": p.vm_size, "minCount": p.min_count, "maxCount": p.max_count}
-                      for p in settings.node_pools}, "nodePools")
+                      for p in model.pools}, "nodePools")
 _export("kueue", kueue.summary if kueue else {"installMethod": "none"}, "kueue")
 # What the next update's guard compares against (the install mode, replace-forcing inputs).
 pulumi.export(OUTPUT, guard.record())

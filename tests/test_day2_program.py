@@ -76,7 +76,8 @@ def test_production_protects_the_group_cluster_pools_and_installer(prod_config):
             assert r.options["retainOnDelete"] is True
         if r.type == POOL:
             assert r.options["ignoreChanges"] == ["count"]
-            assert set(r.options["replaceOnChanges"]) == {"availabilityZones", "enableEncryptionAtHost", "osDiskType"}
+            assert set(r.options["replaceOnChanges"]) == {"availabilityZones", "enableEncryptionAtHost", "osDiskType",
+                                                       "osDiskSizeGB"}
     assert {r.type for r in found.registrations if r.options["protect"]} == {RG, CLUSTER, POOL, EXTENSION}
 
 
@@ -457,16 +458,21 @@ def _existing_namespace(c):
 def test_the_pack_reads_the_model_the_program_built(edit, settled):
     """The system pool as an AgentPool, no installer, a patched namespace: the pack's reading of
     the resources is still the model the program built, so its findings are the program's."""
+    from aks_kueue.day2.state import from_outputs
     from aks_kueue.judge import judge
     from aks_kueue.model.from_resources import from_resources
+    from aks_kueue.model.record import settled as settled_model
     from aks_kueue.preview.pack import policy_view
     from tests.conftest import model_of
 
     config = edited("dev", edit) if edit else stack_doc("dev")
     previous = deployed(config, "dev") if settled else None
     found = run(config, "dev", previous)
+    # The model after the last deployment: the pools it has are kept (and marked so).
+    built = settled_model(model_of(config, "dev"), from_outputs(previous).record if previous else None)
     if settled:
         assert any(r.type == POOL and r.inputs.get("mode") == "System" for r in found.registrations)
+        assert all(p.existing for p in (*built.pools, *built.cluster.system_pools))
     model = from_resources(policy_view(found)).model
-    assert model == model_of(config, "dev")
-    assert judge(model).findings == judge(model_of(config, "dev")).findings
+    assert model == built
+    assert judge(model).findings == judge(built).findings

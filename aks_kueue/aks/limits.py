@@ -11,6 +11,8 @@ Sources (MicrosoftDocs/azure-aks-docs, read 2026-08-21, published under learn.mi
 
 from __future__ import annotations
 
+import re
+
 # [limits] "Maximum node pools per cluster: 100" (the system pool counts).
 MAX_NODE_POOLS = 100
 # [limits] "Maximum nodes per cluster with Virtual Machine Scale Sets and Standard Load Balancer
@@ -39,3 +41,9 @@ MIN_PODS_PER_POOL = 30
 # [authorized] "You can specify up to 200 authorized IP ranges" and "You can't use this feature
 # with private clusters".
 MAX_AUTHORIZED_IP_RANGES = 200
+
+
+def dns_prefix(cluster_name: str) -> str:
+    """The cluster's DNS prefix, from its name: AKS DNS prefixes allow letters, digits and '-', at most
+    54 characters (the ManagedCluster API's dnsPrefix pattern)."""
+    return re.sub(r"[^a-zA-Z0-9-]", "-", cluster_name)[:54].strip("-") or "aks"

@@ -8,9 +8,9 @@ this program runs where AKS installs the NVIDIA driver, and the MIG strategy it 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import Any, Mapping, Optional
 
-from aks_kueue.aks.vm_sizes import lookup
+from aks_kueue.aks.vm_sizes import VmSize, lookup
 from aks_kueue.kueue.units import amount
 
 # The taint AKS puts on every node of a spot pool (learn.microsoft.com/azure/aks/spot-node-pool).
@@ -22,6 +22,14 @@ SYSTEM_POOL_TAINT = {"key": "CriticalAddonsOnly", "value": "true", "effect": "No
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 SYSTEM = "System"
 USER = "User"
+EPHEMERAL = "Ephemeral"
+MANAGED = "Managed"
+# The OS disk a pool asks for when it names no size. AKS sizes an unsized OS disk to the VM
+# ("Default OS disk sizing", concepts-storage: 128 GiB below 8 vCPUs, 256 to 1024 above) unless
+# ephemeral, where the disk must fit the VM's cache or temp disk; with no size written this
+# program asks for 128 GiB, the smallest default, so that an ephemeral disk's size is its choice,
+# never AKS's (`shared/reference/aks.md` e: AKS scales an unsized ephemeral disk to the temp disk).
+DEFAULT_OS_DISK_GIB = 128
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,21 @@ class Pool:
     daemonsets: tuple[DaemonSetLoad, ...] = ()
     # The stack key that defines the pool, e.g. aks-kueue:nodePools[1].
     key: str = ""
+    os_sku: Optional[str] = None
+    # What the pool is created with, and keeps (AKS cannot change them in place): osDiskType
+    # "Ephemeral" or "Managed" (None: left to AKS, which picks ephemeral where it fits),
+    # osDiskSizeGB (None: AKS's default) and host encryption.
+    os_disk_type: Optional[str] = None
+    os_disk_size_gb: Optional[int] = None
+    encryption_at_host: bool = False
+    # upgradeSettings as sent, in the AKS API's names (maxSurge, maxUnavailable, ...).
+    upgrade_settings: Mapping[str, Any] = field(default_factory=dict)
+    # The last deployment has this pool, and this update keeps it: what it was created with stays.
+    existing: bool = False
+    # The create-only inputs the program chose because the stack wrote none (osDiskType,
+    # osDiskSizeGB, enableEncryptionAtHost): a kept pool keeps its own instead. Known to the
+    # program only, so not compared.
+    chosen: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     @property
     def gpu_vendor(self) -> Optional[str]:
@@ -82,6 +105,19 @@ class Pool:
     @property
     def needs_device_plugin(self) -> bool:
         return needs_device_plugin(self.gpu_vendor, self.gpu_driver)
+
+    @property
+    def ephemeral_os_fits(self) -> Optional[bool]:
+        return ephemeral_os_fits(self.vm_size, self.os_disk_size_gb)
+
+    @property
+    def effective_os_disk_type(self) -> Optional[str]:
+        """The OS disk the nodes get: as sent, else what AKS picks (ephemeral where it fits);
+        None when nothing here can tell."""
+        if self.os_disk_type is not None:
+            return self.os_disk_type
+        fits = self.ephemeral_os_fits
+        return None if fits is None else EPHEMERAL if fits else MANAGED
 
 
 def gpu_vendor(vm_size: str, explicit: Optional[ExplicitNode] = None) -> Optional[str]:
@@ -126,3 +162,44 @@ def taint_text(taint: Mapping[str, str]) -> str:
 def same_taint(a: Mapping[str, str], b: Mapping[str, str]) -> bool:
     return (a.get("key"), a.get("value") or "", a.get("effect")) == (b.get("key"), b.get("value") or "",
                                                                     b.get("effect"))
+
+
+def local_disk_gib(size: VmSize) -> Optional[float]:
+    """Where an ephemeral OS disk can live: the larger of the VM's cache and its temp storage (the
+    latest series have no cache, only temp storage: concepts-storage); None when the page gives neither."""
+    found = [g for g in (size.cache_disk_gib, size.temp_storage_gib) if g is not None]
+    return max(found) if found else None
+
+
+def ephemeral_os_fits(vm_size: str, os_disk_size_gb: Optional[int] = None) -> Optional[bool]:
+    """Whether an ephemeral OS disk of this size (DEFAULT_OS_DISK_GIB when none is written) fits the
+    VM: its size page must support ephemeral OS disks, and its cache or temp disk must hold the OS
+    disk (concepts-storage, "Ephemeral OS disk"). None when the catalog does not know the size or
+    its page does not say."""
+    size = lookup(vm_size)
+    if size is None or size.ephemeral_os_disk is None:
+        return None
+    if not size.ephemeral_os_disk:
+        return False
+    local = local_disk_gib(size)
+    if local is None:
+        return None
+    return local >= (os_disk_size_gb or DEFAULT_OS_DISK_GIB)
+
+
+def default_os_disk(vm_size: str, os_disk_size_gb: Optional[int]) -> tuple[Optional[str], Optional[int]]:
+    """(osDiskType, osDiskSizeGB) the program sends when the stack names no disk type: ephemeral
+    with a stated size where it fits, managed where the size cannot hold it, and nothing for a
+    size the catalog does not know (AKS then picks ephemeral where it fits)."""
+    fits = ephemeral_os_fits(vm_size, os_disk_size_gb)
+    if fits is None:
+        return None, os_disk_size_gb
+    if fits:
+        return EPHEMERAL, os_disk_size_gb or DEFAULT_OS_DISK_GIB
+    return MANAGED, os_disk_size_gb
+
+
+def host_encryption_default(vm_size: str) -> bool:
+    """Host encryption is turned on by default for the sizes the catalog knows; another size may
+    not support it, and the program does not guess (`encryptionAtHost: true` turns it on)."""
+    return lookup(vm_size) is not None

@@ -6,7 +6,7 @@ names the version and where each fact comes from, and a test holds the installed
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
@@ -19,6 +19,10 @@ RESOURCE_GROUP = "azure-native:resources:ResourceGroup"
 MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 MAINTENANCE_CONFIGURATION = "azure-native:containerservice:MaintenanceConfiguration"
+# The Kueue installers and team namespaces the record tracks (no replace-forcing inputs of their own).
+KUBERNETES_EXTENSION = "azure-native:kubernetesconfiguration:Extension"
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+NAMESPACE = "kubernetes:core/v1:Namespace"
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,8 @@ class ReplaceForcing:
     type_token: str
     azure_native: tuple[str, ...]
     aks_create_only: Mapping[str, str]
+    # What the SDK sends for an input left unset: an unset path and its default compare equal.
+    sdk_defaults: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def paths(self) -> tuple[str, ...]:
@@ -49,7 +55,8 @@ def facts() -> Facts:
     doc = yaml.load(DATA.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     native = doc["azureNative"]
     resources = {
-        token: ReplaceForcing(token, tuple(entry.get("azureNative") or ()), dict(entry.get("aksCreateOnly") or {}))
+        token: ReplaceForcing(token, tuple(entry.get("azureNative") or ()), dict(entry.get("aksCreateOnly") or {}),
+                              dict(entry.get("sdkDefaults") or {}))
         for token, entry in doc["resources"].items()
     }
     return Facts(str(native["version"]), str(native["requires"]), str(native["containerserviceApiVersion"]),
@@ -94,9 +101,12 @@ class Change:
 def changes(type_token: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Change]:
     """The replace-forcing paths whose values differ between two `extract` results.
 
-    A path set on one side only counts: azure-native replaces when a forcing input appears or goes.
+    A path set on one side only counts: azure-native replaces when a forcing input appears or goes,
+    unless what goes is the value the SDK sends in its place (`sdkDefaults`).
     """
     entry = facts().resources.get(type_token)
     if entry is None:
         return []
-    return [Change(path, old.get(path), new.get(path)) for path in entry.paths if old.get(path) != new.get(path)]
+    defaults = entry.sdk_defaults
+    return [Change(path, old.get(path), new.get(path)) for path in entry.paths
+            if old.get(path, defaults.get(path)) != new.get(path, defaults.get(path))]

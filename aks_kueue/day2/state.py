@@ -13,14 +13,15 @@ from enum import Enum
 from typing import Any, Mapping, Optional
 
 from aks_kueue.day2.allow import Entry, parse_entry
-from aks_kueue.day2.replacement import AGENT_POOL
+from aks_kueue.day2.replacement import AGENT_POOL, changes
 
 OUTPUT = "day2"
 CLUSTER_ID_OUTPUT = "clusterId"   # the cluster's ARM id, exported beside the record
 SCHEMA = 1
-# Create-only inputs the program derives rather than reads from a key: a pool keeps the value it
-# was created with (a newer VM catalog must not replace a running pool; its vmSize decides anew).
-DERIVED_CREATE_ONLY = ("enableEncryptionAtHost",)
+# Create-only inputs the program may choose itself where the stack writes none (host encryption, the
+# OS disk). A pool the last deployment has keeps what it was created with, so a newer VM catalog or
+# a newer baseline default never replaces a running pool; its vmSize decides anew.
+DERIVED_CREATE_ONLY = ("enableEncryptionAtHost", "osDiskType", "osDiskSizeGB")
 
 
 class SystemPoolOwner(str, Enum):
@@ -47,6 +48,8 @@ class Tracked:
     # Desired side only: the stack key each fact comes from, e.g. vmSize -> aks-kueue:nodePools[1].vmSize.
     keys: Mapping[str, str] = field(default_factory=dict)
     key: str = ""                       # the key of the whole resource, e.g. aks-kueue:nodePools[1]
+    # Desired side only: the DERIVED_CREATE_ONLY facts the program chose (the stack wrote none).
+    chosen: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,8 @@ def settle(desired: Record, previous: Optional[Record]) -> Record:
 
 
 def stick(desired: Record, previous: Optional[Record]) -> Record:
-    """Keep the derived create-only inputs of pools the last deployment already has."""
+    """Keep the create-only inputs the program chose for pools the last deployment already has, as
+    it had them: a value it did not send (a pool created before the program chose it) stays unsent."""
     if previous is None:
         return desired
     resources = dict(desired.resources)
@@ -133,7 +137,21 @@ def stick(desired: Record, previous: Optional[Record]) -> Record:
             continue
         facts = dict(wanted.facts)
         for path in DERIVED_CREATE_ONLY:
+            if path not in wanted.chosen:
+                continue
             if path in before.facts:
                 facts[path] = before.facts[path]
+            else:
+                facts.pop(path, None)
         resources[entry] = replace(wanted, facts=facts)
     return replace(desired, resources=resources)
+
+
+def kept_pools(settled: Record, previous: Optional[Record]) -> list[Entry]:
+    """The pools the last deployment has that this update keeps: none of their replace-forcing
+    inputs change, so they keep what they were created with."""
+    if previous is None:
+        return []
+    return sorted(entry for entry, wanted in settled.resources.items()
+                  if wanted.type_token == AGENT_POOL and (before := previous.get(entry)) is not None
+                  and not changes(AGENT_POOL, before.facts, wanted.facts))

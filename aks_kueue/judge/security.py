@@ -2,16 +2,27 @@
 
 Each check is an error in a production stack (`aks-kueue:environment: production`, the
 default) and a warning in a development one; the policy config can still relax a single
-check. The checks read the model's cluster, so the program's settings and the resources
-the pack sees are judged alike.
+check. The checks read the model, so the program's settings and the resources the pack sees
+are judged alike.
+
+What a pool is created with (an ephemeral OS disk, host encryption) AKS cannot change in
+place: those checks are errors for pools this update creates and warnings for pools the last
+deployment has and this update keeps (`Pool.existing`), so that the baseline never asks for a
+replacement; and a VM size the catalog does not know is not checked, which a warning says.
+
+Each check names its source: the AKS documentation page of the baseline item
+(learn.microsoft.com/azure/aks/...) and, where there is one, the checkov check of the same
+property for `azurerm_kubernetes_cluster` (bridgecrewio/checkov, checkov/terraform/checks/resource/azure).
 """
 
 from __future__ import annotations
 
 import ipaddress
-from typing import Callable, Optional
+from dataclasses import dataclass
+from typing import Callable, NamedTuple, Optional
 
-from aks_kueue.aks.pools import SYSTEM_POOL_TAINT, same_taint, taint_text
+from aks_kueue.aks.pools import EPHEMERAL, SYSTEM, SYSTEM_POOL_TAINT, Pool, local_disk_gib, same_taint, taint_text
+from aks_kueue.aks.vm_sizes import lookup
 from aks_kueue.judge.finding import ERROR, WARNING, Finding
 from aks_kueue.model.desired import Cluster, Model
 
@@ -22,12 +33,54 @@ API_SERVER_ACCESS = "aks-api-server-access-restricted"
 UPGRADE_CHANNELS = "aks-auto-upgrade-channels"
 SYSTEM_POOL = "aks-system-pool-isolated"
 KUBECONFIG = "aks-kubeconfig-secret"
+AZURE_POLICY = "aks-azure-policy"
+DEFENDER = "aks-defender"
+IMAGE_CLEANER = "aks-image-cleaner"
+MONITORING = "aks-monitoring"
+MAX_PODS = "aks-max-pods"
+PAID_TIER = "aks-paid-tier"
+EPHEMERAL_OS = "aks-ephemeral-os-disk"
+HOST_ENCRYPTION = "aks-host-encryption"
+SECRETS_ROTATION = "aks-secrets-store-rotation"
 NETWORK_POLICIES = ("azure", "calico", "cilium")
 CLUSTER_CHANNELS = ("patch", "stable", "rapid", "node-image")
 NODE_OS_CHANNELS = ("NodeImage", "SecurityPatch")
+PAID_TIERS = ("Standard", "Premium")
+# checkov CKV_AZURE_168: "nodes should use a minimum number of 50 pods".
+MIN_MAX_PODS = 50
+MONITORING_KEY = "aks-kueue:monitoring"
 _EVERYTHING = {4: ipaddress.ip_network("0.0.0.0/0"), 6: ipaddress.ip_network("::/0")}
 
-Check = Callable[[Cluster], list[tuple[str, str, str]]]  # (field under cluster.security or cluster, message, fix)
+
+@dataclass(frozen=True)
+class Issue:
+    """One thing a check found: what it is about, the key to edit, what is wrong and the fix."""
+
+    subject: str
+    key: str
+    message: str
+    fix: str
+    # A warning in every environment: a pool the update keeps, or something that was not checked.
+    advisory: bool = False
+
+
+class Check(NamedTuple):
+    title: str                          # what holds when the check passes: the policy's description
+    run: Callable[[Model], list[Issue]]
+    source: str                         # the AKS page and checkov id it follows
+    relax: str = ""                     # what to write in the stack instead of relaxing the policy
+
+
+def _cluster_issue(cluster: Cluster, field: str, message: str, fix: str) -> Issue:
+    return Issue("AKS cluster", f"{cluster.key}.{field}" if field else cluster.key, message, fix)
+
+
+def _on_cluster(check: Callable[[Cluster], list[tuple[str, str, str]]]) -> Callable[[Model], list[Issue]]:
+    """A check of the cluster alone: each (field under the cluster's key, message, fix) an issue."""
+    def run(model: Model) -> list[Issue]:
+        return [_cluster_issue(model.cluster, *found) for found in check(model.cluster)]
+    run.__doc__ = check.__doc__
+    return run
 
 
 def local_accounts(cluster: Cluster) -> list[tuple[str, str, str]]:
@@ -57,7 +110,8 @@ def network_policy(cluster: Cluster) -> list[tuple[str, str, str]]:
 
 
 def public_ranges(ranges: tuple[str, ...]) -> Optional[str]:
-    """The address family whose every address the ranges admit, taken together, or None."""
+    """The address family whose every address the ranges admit, taken together (0.0.0.0/1 and
+    128.0.0.0/1 are as public as 0.0.0.0/0), or None. IPv4 and IPv6 are judged apart."""
     networks = []
     for text in ranges:
         try:
@@ -115,28 +169,186 @@ def kubeconfig(cluster: Cluster) -> list[tuple[str, str, str]]:
              "keep the kubeconfig in the provider with additionalSecretOutputs: [kubeconfig], or in a Secret")]
 
 
-CHECKS: dict[str, tuple[str, Check]] = {
-    LOCAL_ACCOUNTS: ("Local accounts are disabled, so every access goes through Entra ID.", local_accounts),
-    AZURE_RBAC: ("Kubernetes authorisation uses Entra ID with Azure RBAC.", azure_rbac),
-    NETWORK_POLICY: ("A network policy engine (azure, calico or cilium) is enabled.", network_policy),
-    API_SERVER_ACCESS: ("The API server is private or limited to authorized IP ranges that are not, together, "
-                        "every address.", api_server_access),
-    UPGRADE_CHANNELS: ("The cluster follows a Kubernetes upgrade channel and a node OS channel.", upgrade_channels),
-    SYSTEM_POOL: ("System node pools are tainted CriticalAddonsOnly=true:NoSchedule.", system_pool_isolation),
-    KUBECONFIG: ("The cluster's kubeconfig stays secret: its provider keeps it in additionalSecretOutputs, and no "
-                 "other resource carries one in its inputs.", kubeconfig),
+def azure_policy(cluster: Cluster) -> list[tuple[str, str, str]]:
+    if cluster.security.azure_policy:
+        return []
+    return [("security.azurePolicy", "the Azure Policy add-on is off: no policy (the AKS deployment safeguards, "
+             "Pod Security Standards) is enforced inside the cluster", "set cluster.security.azurePolicy: true")]
+
+
+def defender(cluster: Cluster) -> list[tuple[str, str, str]]:
+    state = cluster.security.defender
+    if state:
+        return []
+    how = "turned off" if state is False else "not turned on by this stack"
+    return [("security.defender", f"Microsoft Defender for Containers' sensor is {how}: runtime threats on the nodes "
+             "are not detected", "turn on aks-kueue:monitoring with containerInsights (Defender uses its Log Analytics "
+             "workspace) or set cluster.security.defender.logAnalyticsWorkspaceId; remove defender.enabled: false")]
+
+
+def image_cleaner(cluster: Cluster) -> list[tuple[str, str, str]]:
+    if cluster.security.image_cleaner:
+        return []
+    return [("security.imageCleaner", "Image Cleaner is off: unused images, vulnerable ones included, stay on the "
+             "nodes", "set cluster.security.imageCleaner.enabled: true")]
+
+
+def monitoring(model: Model) -> list[Issue]:
+    found = []
+    cluster = model.cluster
+    for part, state, field in (("managed Prometheus", cluster.monitoring.managed_prometheus, "managedPrometheus"),
+                               ("Container Insights", cluster.monitoring.container_insights, "containerInsights")):
+        if state:
+            continue
+        how = "is off" if state is False else "is not turned on (aks-kueue:monitoring is not set)"
+        found.append(Issue("AKS cluster", f"{MONITORING_KEY}.{field}", f"{part} {how}: the cluster's "
+                           f"{'metrics are' if field == 'managedPrometheus' else 'container logs are'} not collected",
+                           f"set aks-kueue:monitoring.{field}: true (aks-kueue:monitoring: {{}} turns on both)"))
+    return found
+
+
+def paid_tier(cluster: Cluster) -> list[tuple[str, str, str]]:
+    if cluster.tier in PAID_TIERS:
+        return []
+    return [("tier", f"the cluster runs on the {cluster.tier} tier, which has no uptime SLA for its API server",
+             "set cluster.tier: Standard (or Premium)")]
+
+
+def secrets_rotation(cluster: Cluster) -> list[tuple[str, str, str]]:
+    provider = cluster.security.key_vault_secrets_provider
+    if provider is None or not provider.enabled or provider.rotation:
+        return []
+    return [("security.keyVaultSecretsProvider.secretRotation", "the Key Vault secrets provider is on without "
+             "rotation: pods keep a secret's old value after it changes in Key Vault",
+             "set cluster.security.keyVaultSecretsProvider.secretRotation: true")]
+
+
+def max_pods(model: Model) -> list[Issue]:
+    return [Issue(_subject(pool), f"{pool.key}.maxPods", f"pool {pool.name} allows {pool.max_pods} pods per node, "
+                  f"fewer than {MIN_MAX_PODS}", f"set maxPods to {MIN_MAX_PODS} or more (the default with Azure CNI "
+                  "Overlay is 250)")
+            for pool in model.pools if pool.max_pods < MIN_MAX_PODS]
+
+
+def ephemeral_os(model: Model) -> list[Issue]:
+    found = []
+    for pool in _all_pools(model):
+        fits, disk = pool.ephemeral_os_fits, pool.effective_os_disk_type
+        if disk == EPHEMERAL:
+            continue
+        size = lookup(pool.vm_size)
+        if fits is None:
+            found.append(Issue(_subject(pool), f"{pool.key}.vmSize", f"whether {pool.vm_size} can hold an ephemeral "
+                               "OS disk was not checked: the VM size catalog does not know it (or its page does not "
+                               "say)", "set osDiskType: Ephemeral if the size supports it (its size page, "
+                               "\"Ephemeral OS Disk\")", advisory=True))
+        elif fits:
+            found.append(_created_with(pool, "osDiskType", f"pool {pool.name}'s OS disk is {disk}, although "
+                                       f"{pool.vm_size} can hold it as an ephemeral disk on its local disk "
+                                       f"({local_disk_gib(size):g} GiB): managed OS disks are slower and persist "
+                                       "node data in Azure Storage", "osDiskType: Ephemeral"))
+        # Advice only where a smaller OS disk (AKS takes 30 GiB and more) would make it fit.
+        elif size.ephemeral_os_disk and (local := local_disk_gib(size)) and local >= 30 and not pool.existing:
+            found.append(Issue(_subject(pool), f"{pool.key}.osDiskSizeGb", f"{pool.vm_size} supports ephemeral OS "
+                               f"disks, but its local disk ({local:g} GiB) is smaller than the OS disk asked for "
+                               f"({pool.os_disk_size_gb or 'the default 128'} GiB), so the pool gets a managed OS "
+                               "disk", f"set osDiskSizeGb to {int(local)} or less to use an ephemeral OS disk",
+                               advisory=True))
+    return found
+
+
+def host_encryption(model: Model) -> list[Issue]:
+    found = []
+    for pool in _all_pools(model):
+        if pool.encryption_at_host:
+            continue
+        if lookup(pool.vm_size) is None:
+            found.append(Issue(_subject(pool), f"{pool.key}.encryptionAtHost", f"host encryption of pool {pool.name} "
+                               f"was not checked: the VM size catalog does not know {pool.vm_size}, so the program "
+                               "leaves it off", "set encryptionAtHost: true if the size supports it (`az vm list-skus "
+                               f"--size {pool.vm_size} --query \"[].capabilities[?name=='EncryptionAtHostSupported']\"`)",
+                               advisory=True))
+        else:
+            found.append(_created_with(pool, "encryptionAtHost", f"pool {pool.name} runs without host encryption: "
+                                       "its temp disk and OS disk cache are not encrypted on the VM host",
+                                       "encryptionAtHost: true"))
+    return found
+
+
+def _created_with(pool: Pool, field: str, message: str, setting: str) -> Issue:
+    """A create-only setting: required of a new pool, advised for one the last deployment has."""
+    if pool.existing:
+        entry = "systemPool" if pool.mode == SYSTEM else f"nodePools.{pool.name}"
+        return Issue(_subject(pool), f"{pool.key}.{field}", f"{message}; AKS sets this only when a pool is created, "
+                     "and this pool exists already", f"to change it, replace the pool on purpose: write {setting} "
+                     f"and list {entry} in aks-kueue:allowReplacement for one update", advisory=True)
+    return Issue(_subject(pool), f"{pool.key}.{field}", message, f"write {setting}, or leave it unset for the "
+                 "baseline's default")
+
+
+def _all_pools(model: Model) -> tuple[Pool, ...]:
+    return (*model.cluster.system_pools, *model.pools)
+
+
+def _subject(pool: Pool) -> str:
+    return f"{'system' if pool.mode == SYSTEM else 'node'} pool {pool.name}"
+
+
+_AKS = "learn.microsoft.com/azure/aks/"
+CHECKS: dict[str, Check] = {
+    LOCAL_ACCOUNTS: Check("Local accounts are disabled, so every access goes through Entra ID.",
+                          _on_cluster(local_accounts), f"{_AKS}local-accounts; checkov CKV_AZURE_141"),
+    AZURE_RBAC: Check("Kubernetes authorisation uses Entra ID with Azure RBAC.", _on_cluster(azure_rbac),
+                      f"{_AKS}manage-azure-rbac; checkov CKV_AZURE_5 (Kubernetes RBAC)"),
+    NETWORK_POLICY: Check("A network policy engine (azure, calico or cilium) is enabled.", _on_cluster(network_policy),
+                          f"{_AKS}use-network-policies; checkov CKV_AZURE_7"),
+    API_SERVER_ACCESS: Check("The API server is private or limited to authorized IP ranges that are not, together, "
+                             "every address.", _on_cluster(api_server_access),
+                             f"{_AKS}api-server-authorized-ip-ranges, private-clusters; checkov CKV_AZURE_6, "
+                             "CKV_AZURE_115"),
+    UPGRADE_CHANNELS: Check("The cluster follows a Kubernetes upgrade channel and a node OS channel.",
+                            _on_cluster(upgrade_channels), f"{_AKS}auto-upgrade-cluster, auto-upgrade-node-os-image; "
+                            "checkov CKV_AZURE_171"),
+    SYSTEM_POOL: Check("System node pools are tainted CriticalAddonsOnly=true:NoSchedule.",
+                       _on_cluster(system_pool_isolation),
+                       f"{_AKS}use-system-pools; checkov CKV_AZURE_232"),
+    KUBECONFIG: Check("The cluster's kubeconfig stays secret: its provider keeps it in additionalSecretOutputs, and no "
+                      "other resource carries one in its inputs.", _on_cluster(kubeconfig),
+                      "Pulumi secrets (pulumi.md); no checkov check"),
+    AZURE_POLICY: Check("The Azure Policy add-on is on.", _on_cluster(azure_policy),
+                        f"{_AKS}use-azure-policy; checkov CKV_AZURE_116", "cluster.security.azurePolicy: false"),
+    DEFENDER: Check("Microsoft Defender for Containers' sensor is on.", _on_cluster(defender),
+                    "learn.microsoft.com/azure/defender-for-cloud/defender-for-containers-enable; the AKS security "
+                    "baseline (Azure security benchmark); checkov CKV_AZURE_85 checks only the subscription's plan",
+                    "cluster.security.defender.enabled: false"),
+    IMAGE_CLEANER: Check("Image Cleaner removes unused and vulnerable images from the nodes.",
+                         _on_cluster(image_cleaner), f"{_AKS}image-cleaner (preconfigured on AKS Automatic); no "
+                         "checkov check", "cluster.security.imageCleaner.enabled: false"),
+    MONITORING: Check("Managed Prometheus and Container Insights collect the cluster's metrics and logs.",
+                      monitoring, f"{_AKS}monitor-aks; checkov CKV_AZURE_4 (Container Insights)",
+                      "aks-kueue:monitoring with managedPrometheus or containerInsights false"),
+    MAX_PODS: Check(f"User pools allow at least {MIN_MAX_PODS} pods per node.", max_pods,
+                    f"{_AKS}concepts-network-ip-address-planning; checkov CKV_AZURE_168", "nodePools[].maxPods"),
+    PAID_TIER: Check("The cluster runs on a paid tier (Standard or Premium), with an uptime SLA.",
+                     _on_cluster(paid_tier), f"{_AKS}free-standard-pricing-tiers; checkov CKV_AZURE_170 (which accepts "
+                     "Standard only)", "cluster.tier: Free"),
+    EPHEMERAL_OS: Check("Pools use an ephemeral OS disk where their VM size can hold one (required of new pools, "
+                        "advised for pools the last deployment has).", ephemeral_os,
+                        f"{_AKS}concepts-storage#ephemeral-os-disk; checkov CKV_AZURE_226",
+                        "nodePools[].osDiskType: Managed"),
+    HOST_ENCRYPTION: Check("Pools encrypt their temp disks and OS disk caches on the VM host (required of new pools, "
+                           "advised for pools the last deployment has).", host_encryption,
+                           f"{_AKS}enable-host-encryption; checkov CKV_AZURE_227", "nodePools[].encryptionAtHost: false"),
+    SECRETS_ROTATION: Check("Where the Key Vault secrets provider is on, it rotates secrets.",
+                            _on_cluster(secrets_rotation), f"{_AKS}csi-secrets-store-configuration-options; checkov "
+                            "CKV_AZURE_172", "cluster.security.keyVaultSecretsProvider.secretRotation: false"),
 }
 KINDS = tuple(CHECKS)
 
 
 def security_findings(model: Model) -> list[Finding]:
-    cluster = model.cluster
-    if cluster is None:
+    if model.cluster is None:
         return []
     severity = ERROR if model.production else WARNING
-    findings = []
-    for kind, (_, check) in CHECKS.items():
-        for field, message, fix in check(cluster):
-            findings.append(Finding(kind, severity, "AKS cluster", f"{cluster.key}.{field}" if field else cluster.key,
-                                    message, fix))
-    return findings
+    return [Finding(kind, WARNING if issue.advisory else severity, issue.subject, issue.key, issue.message, issue.fix)
+            for kind, check in CHECKS.items() for issue in check.run(model)]

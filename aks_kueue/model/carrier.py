@@ -7,7 +7,11 @@ therefore writes one ConfigMap, `default/aks-kueue-model`, holding:
 - `keys.json`: for each object, pool, installer and submitter group, the stack key that defines it
   (`"ClusterQueue team-a": "aks-kueue:queues.clusterQueues[0]"`), so a finding the pack
   reports names the key to edit, as the program's own does;
-- `environment`: `aks-kueue:environment`, which decides whether the baseline is mandatory.
+- `environment`: `aks-kueue:environment`, which decides whether the baseline is mandatory;
+- `existingPools.json`: the pools the last deployment has and this update keeps (`systemPool`,
+  `nodePools.<name>`, as `aks-kueue:allowReplacement` names them). What a pool is created with
+  (ephemeral OS disk, host encryption) stays for its life, so the baseline asks it of new pools and
+  only advises it for these. Known once the day-2 guard has read the last deployment.
 Kueue ignores ConfigMaps and nothing in the cluster acts on this one; it also documents,
 in the cluster itself, which job shapes the quotas were sized for and where each object
 is defined.
@@ -28,13 +32,17 @@ CARRIER_NAMESPACE = "default"
 WORKLOADS_KEY = "workloads.yaml"
 KEYS_KEY = "keys.json"
 ENVIRONMENT_KEY = "environment"
+EXISTING_POOLS_KEY = "existingPools.json"
 CARRIER_LABELS = {"app.kubernetes.io/managed-by": "aks-kueue", "app.kubernetes.io/component": "model"}
 
 
 def carrier_manifest(workloads: Iterable[Mapping[str, Any]], keys: Mapping[str, str],
-                     environment: str) -> dict[str, Any]:
-    """The ConfigMap: workloads as one multi-document YAML, keys as JSON, the environment as text."""
+                     environment: str, existing_pools: Any = None) -> dict[str, Any]:
+    """The ConfigMap: workloads as one multi-document YAML, keys as JSON, the environment as text;
+    `existing_pools` is the JSON text `existing_pools_text` makes (the program hands an Output of it)."""
     data = {ENVIRONMENT_KEY: environment, KEYS_KEY: json.dumps(dict(keys), indent=1, sort_keys=True)}
+    if existing_pools is not None:
+        data[EXISTING_POOLS_KEY] = existing_pools
     documents = [dict(w) for w in workloads]
     if documents:
         data[WORKLOADS_KEY] = yaml.safe_dump_all(documents, sort_keys=False)
@@ -75,6 +83,23 @@ def read_keys(text: Any) -> dict[str, str]:
     if not isinstance(keys, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in keys.items()):
         raise ValueError(f"data.{KEYS_KEY} is not a JSON map of text to text")
     return keys
+
+
+def existing_pools_text(entries: Iterable[str]) -> str:
+    return json.dumps(sorted(entries))
+
+
+def read_existing_pools(text: Any) -> frozenset[str]:
+    """The pool entries of a carrier's `existingPools.json`; ValueError when unreadable."""
+    if text is None:
+        return frozenset()
+    try:
+        entries = loads_json(text, f"data.{EXISTING_POOLS_KEY}") if isinstance(text, str) else None
+    except LoadError:
+        entries = None
+    if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+        raise ValueError(f"data.{EXISTING_POOLS_KEY} is not a JSON list of pool entries")
+    return frozenset(entries)
 
 
 def subject_keys(model) -> dict[str, str]:

@@ -12,6 +12,10 @@ MANAGED_BY = {"app.kubernetes.io/managed-by": "aks-kueue"}
 DEPLOY_ORDER = ("Topology", "ResourceFlavor", "WorkloadPriorityClass", "ProvisioningRequestConfig",
                 "AdmissionCheck", "Cohort", "ClusterQueue", "LocalQueue")
 CLUSTER_SCOPED = frozenset(DEPLOY_ORDER) - {"LocalQueue"}
+# ManagedCluster add-on profiles, by the AKS API's names.
+AZURE_POLICY_ADDON = "azurepolicy"
+CONTAINER_INSIGHTS_ADDON = "omsagent"
+SECRETS_PROVIDER_ADDON = "azureKeyvaultSecretsProvider"
 # Namespaces every AKS cluster has, or that the Kueue install creates.
 PREEXISTING_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease", "kueue-system")
 

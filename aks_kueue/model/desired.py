@@ -30,6 +30,38 @@ class Network:
     plugin_mode: Optional[str] = None
     policy: Optional[str] = None
     dataplane: Optional[str] = None
+    # None: AKS's default range or address.
+    pod_cidr: Optional[str] = None
+    service_cidr: Optional[str] = None
+    dns_service_ip: Optional[str] = None
+    outbound_type: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class SecretsProvider:
+    """The Azure Key Vault provider for the Secrets Store CSI driver (add-on azureKeyvaultSecretsProvider)."""
+
+    enabled: bool
+    rotation: bool = False
+    rotation_poll_interval: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Monitoring:
+    """The cluster's own monitoring switches: managed Prometheus (azureMonitorProfile.metrics) and
+    Container Insights (the omsagent add-on). None: the stack leaves it alone (sends nothing)."""
+
+    managed_prometheus: Optional[bool] = None
+    container_insights: Optional[bool] = None
+
+
+@dataclass(frozen=True)
+class MaintenanceWindow:
+    """One of AKS's planned-maintenance configurations (aksManagedAutoUpgradeSchedule,
+    aksManagedNodeOSUpgradeSchedule), its maintenanceWindow in the API's names."""
+
+    config_name: str
+    window: Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -45,6 +77,15 @@ class Security:
     private_cluster: bool = False
     upgrade_channel: Optional[str] = None
     node_os_upgrade_channel: Optional[str] = None
+    workload_identity: bool = False
+    azure_policy: bool = False
+    # Defender for Containers' sensor; None when the stack leaves it alone. The workspace it sends to
+    # is not part of the model: the id of the one the program creates is unknown until it exists.
+    defender: Optional[bool] = None
+    image_cleaner: bool = False
+    image_cleaner_interval_hours: Optional[int] = None
+    # None: the add-on is left alone.
+    key_vault_secrets_provider: Optional[SecretsProvider] = None
     # The kubeconfig stays secret: its provider keeps it in additionalSecretOutputs and no
     # other resource carries one in its inputs.
     kubeconfig_secret: bool = True
@@ -63,13 +104,24 @@ class Cluster:
     security: Security = Security()
     system_pools: tuple[Pool, ...] = ()
     key: str = "aks-kueue:cluster"
+    resource_group: str = ""
+    # The cluster autoscaler's profile as sent, in the AKS API's names and value types.
+    autoscaler_profile: Mapping[str, Any] = field(default_factory=dict)
+    monitoring: Monitoring = Monitoring()
+    maintenance: tuple[MaintenanceWindow, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "system_pools", tuple(sorted(self.system_pools, key=lambda p: p.name)))
+        object.__setattr__(self, "maintenance", tuple(sorted(self.maintenance, key=lambda w: w.config_name)))
 
     @property
     def default_max_pods(self) -> int:
         return default_max_pods(self.network.plugin, self.network.plugin_mode)
+
+    @property
+    def system_pool(self) -> Pool:
+        """The system pool the program creates (a cluster read from resources may have more)."""
+        return self.system_pools[0]
 
 
 @dataclass(frozen=True)

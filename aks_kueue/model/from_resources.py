@@ -34,8 +34,11 @@ from aks_kueue.kueue import catalog as cat
 from aks_kueue.kueue.convert import to_v1beta2
 from aks_kueue.kueue.units import to_units
 from aks_kueue.model import carrier
-from aks_kueue.model.desired import (DEVELOPMENT, PRODUCTION, Cluster, ExpectedWorkload, Install, KueueItem, Model,
-                                     Namespace, Network, Security, SubmitterGroup, Unreadable)
+from aks_kueue.model.record import pool_entry
+from aks_kueue.model.conventions import AZURE_POLICY_ADDON, CONTAINER_INSIGHTS_ADDON, SECRETS_PROVIDER_ADDON
+from aks_kueue.model.desired import (DEVELOPMENT, PRODUCTION, Cluster, ExpectedWorkload, Install, KueueItem,
+                                     MaintenanceWindow, Model, Monitoring, Namespace, Network, SecretsProvider, Security,
+                                     SubmitterGroup, Unreadable)
 from aks_kueue.model.props import (Unreadable as UnreadableValue, get, integer, mapping, plain, sequence, stack_of,
                                    string_list, string_map, text)
 from aks_kueue.versions import MANAGED_KUEUE_EXTENSION_TYPE
@@ -45,6 +48,8 @@ MANAGED_CLUSTER = re.compile(r"^azure-native:containerservice(/[^:]+)?:ManagedCl
 AGENT_POOL = re.compile(r"^azure-native:containerservice(/[^:]+)?:AgentPool$")
 EXTENSION = re.compile(r"^azure-native:kubernetesconfiguration(/[^:]+)?:Extension$")
 ROLE_ASSIGNMENT = re.compile(r"^azure-native:authorization(/[^:]+)?:RoleAssignment$")
+RESOURCE_GROUP = re.compile(r"^azure-native:resources(/[^:]+)?:ResourceGroup$")
+MAINTENANCE = re.compile(r"^azure-native:containerservice(/[^:]+)?:MaintenanceConfiguration$")
 HELM = re.compile(r"^kubernetes:helm\.sh/v[34]:(Release|Chart)$")
 KUEUE_OBJECT = re.compile(r"^kubernetes:kueue\.x-k8s\.io/[^:]+:(?P<kind>\w+)$")
 DAEMONSET = "kubernetes:apps/v1:DaemonSet"
@@ -71,7 +76,7 @@ class Reading:
 def from_resources(resources: Sequence[Any]) -> Reading:
     urns: dict[str, str] = {}
     unreadable: list[Unreadable] = []
-    keys, environment, workloads = _carrier(resources, urns, unreadable)
+    keys, environment, workloads, existing = _carrier(resources, urns, unreadable)
 
     def key(subject: str) -> str:
         return keys.get(subject, subject)
@@ -83,6 +88,8 @@ def from_resources(resources: Sequence[Any]) -> Reading:
     daemonsets: list[tuple[str, dict[str, str], dict]] = []
     submitters: dict[str, SubmitterGroup] = {}
     pool_resources = []
+    groups: list[str] = []
+    windows: list[MaintenanceWindow] = []
     for resource in resources:
         kind, props, urn = resource.resource_type, resource.props, resource.urn
         label = f"{kind.rsplit(':', 1)[-1]} {resource.name}"
@@ -92,8 +99,16 @@ def from_resources(resources: Sequence[Any]) -> Reading:
                     raise UnreadableValue(f"{label}: a second ManagedCluster; the pack models one cluster per stack")
                 cluster = _cluster(props, label, key)
                 urns[CLUSTER_SUBJECT] = urn
+                # A system pool inline in the cluster is the cluster's resource.
+                urns.update({_pool_subject(p): urn for p in cluster.system_pools})
             elif AGENT_POOL.match(kind):
                 pool_resources.append(resource)
+            elif RESOURCE_GROUP.match(kind):
+                groups.append(text(get(props, "resourceGroupName"), f"{label}.resourceGroupName"))
+            elif MAINTENANCE.match(kind):
+                windows.append(MaintenanceWindow(text(get(props, "configName"), f"{label}.configName"),
+                                                 plain(mapping(get(props, "maintenanceWindow", default={}),
+                                                               f"{label}.maintenanceWindow"))))
             elif HELM.match(kind) and _chart(props) == dcgm_exporter.RELEASE:
                 daemonsets.append(_dcgm(props, label))
             elif (install := _install(kind, props, label, key)) is not None:
@@ -121,14 +136,15 @@ def from_resources(resources: Sequence[Any]) -> Reading:
         for resource in pool_resources:
             label = f"AgentPool {resource.name}"
             try:
-                pool = _pool(resource.props, label, cluster.default_max_pods, key)
+                pool = _pool(resource.props, label, cluster.default_max_pods, key, existing=existing)
             except UnreadableValue as error:
                 unreadable.append(Unreadable(label, str(error)))
                 urns.setdefault(label, resource.urn)
                 continue
             (system_pools if pool.mode == SYSTEM else pools).append(pool)
             urns[_pool_subject(pool)] = resource.urn
-        cluster = _with_system_pools(cluster, system_pools, resources)
+        cluster = _with_system_pools(cluster, system_pools, resources, groups[0] if len(groups) == 1 else "",
+                                     windows)
         pools = [_placed(pool, daemonsets, cluster.region) for pool in pools]
     installers = {urns.get(INSTALL_SUBJECT)} | {r.urn for r in resources if _is_installer(r)}
     objects = tuple(_after(item, resource, installers, resources) for item, resource in items)
@@ -147,7 +163,7 @@ def _pool_subject(pool: Pool) -> str:
     return f"{'system' if pool.mode == SYSTEM else 'node'} pool {pool.name}"
 
 
-def _carrier(resources, urns, unreadable) -> tuple[dict[str, str], str, list[dict]]:
+def _carrier(resources, urns, unreadable) -> tuple[dict[str, str], str, list[dict], frozenset[str]]:
     for resource in resources:
         if resource.resource_type != CONFIG_MAP or not carrier.is_carrier(plain(get(resource.props, "metadata"))):
             continue
@@ -159,17 +175,18 @@ def _carrier(resources, urns, unreadable) -> tuple[dict[str, str], str, list[dic
             environment = text(data.get(carrier.ENVIRONMENT_KEY) or PRODUCTION,
                                f"{label}.data.{carrier.ENVIRONMENT_KEY}")
             documents = carrier.read_workloads(data.get(carrier.WORKLOADS_KEY))
+            existing = carrier.read_existing_pools(data.get(carrier.EXISTING_POOLS_KEY))
         except UnreadableValue as error:
             unreadable.append(Unreadable(label, str(error)))
             urns.setdefault(label, resource.urn)
-            return {}, PRODUCTION, []
+            return {}, PRODUCTION, [], frozenset()
         except ValueError as error:
             unreadable.append(Unreadable(label, f"{label}: {error}"))
             urns.setdefault(label, resource.urn)
-            return {}, PRODUCTION, []
+            return {}, PRODUCTION, [], frozenset()
         # Anything but development is judged as production, the contract's default.
-        return keys, DEVELOPMENT if environment == DEVELOPMENT else PRODUCTION, documents
-    return {}, PRODUCTION, []
+        return keys, DEVELOPMENT if environment == DEVELOPMENT else PRODUCTION, documents, existing
+    return {}, PRODUCTION, [], frozenset()
 
 
 def _cluster(props: Any, label: str, key) -> Cluster:
@@ -183,6 +200,8 @@ def _cluster(props: Any, label: str, key) -> Cluster:
     access = get(props, "apiServerAccessProfile", default={})
     ranges = string_list(get(access, "authorizedIPRanges", default=[]),
                          f"{label}.apiServerAccessProfile.authorizedIPRanges")
+    addons = mapping(get(props, "addonProfiles", default={}), f"{label}.addonProfiles")
+    security = get(props, "securityProfile", default={})
     built = Cluster(
         name=text(get(props, "resourceName", default=""), f"{label}.resourceName"),
         region=text(get(props, "location"), f"{label}.location").replace(" ", "").lower(),
@@ -193,7 +212,10 @@ def _cluster(props: Any, label: str, key) -> Cluster:
         node_provisioning=text(get(props, "nodeProvisioningProfile", "mode", default="Manual"),
                                f"{label}.nodeProvisioningProfile.mode"),
         network=Network(plugin=plugin, plugin_mode=plugin_mode, policy=get(network, "networkPolicy"),
-                        dataplane=get(network, "networkDataplane")),
+                        dataplane=get(network, "networkDataplane"),
+                        **{field: _optional(get(network, name), f"{label}.networkProfile.{name}") for field, name in (
+                            ("pod_cidr", "podCidr"), ("service_cidr", "serviceCidr"),
+                            ("dns_service_ip", "dnsServiceIP"), ("outbound_type", "outboundType"))}),
         security=Security(
             local_accounts_disabled=get(props, "disableLocalAccounts") is True,
             rbac=get(props, "enableRBAC", default=True) is not False,
@@ -204,8 +226,18 @@ def _cluster(props: Any, label: str, key) -> Cluster:
             authorized_ip_ranges=tuple(ranges),
             private_cluster=get(access, "enablePrivateCluster") is True,
             upgrade_channel=get(props, "autoUpgradeProfile", "upgradeChannel"),
-            node_os_upgrade_channel=get(props, "autoUpgradeProfile", "nodeOSUpgradeChannel", default="NodeImage")),
-        key=key(CLUSTER_SUBJECT) if key(CLUSTER_SUBJECT) != CLUSTER_SUBJECT else "aks-kueue:cluster")
+            node_os_upgrade_channel=get(props, "autoUpgradeProfile", "nodeOSUpgradeChannel", default="NodeImage"),
+            workload_identity=get(security, "workloadIdentity", "enabled") is True,
+            azure_policy=get(addons, AZURE_POLICY_ADDON, "enabled") is True,
+            defender=_optional_bool(get(security, "defender", "securityMonitoring", "enabled")),
+            image_cleaner=get(security, "imageCleaner", "enabled") is True,
+            image_cleaner_interval_hours=_optional_integer(get(security, "imageCleaner", "intervalHours"),
+                                                           f"{label}.securityProfile.imageCleaner.intervalHours"),
+            key_vault_secrets_provider=_secrets_provider(addons, label)),
+        key=key(CLUSTER_SUBJECT) if key(CLUSTER_SUBJECT) != CLUSTER_SUBJECT else "aks-kueue:cluster",
+        autoscaler_profile=plain(mapping(get(props, "autoScalerProfile", default={}), f"{label}.autoScalerProfile")),
+        monitoring=Monitoring(_optional_bool(get(props, "azureMonitorProfile", "metrics", "enabled")),
+                              _optional_bool(get(addons, CONTAINER_INSIGHTS_ADDON, "enabled"))))
     profiles = sequence(get(props, "agentPoolProfiles", default=[]), f"{label}.agentPoolProfiles")
     inline = []
     for index, profile in enumerate(profiles):
@@ -215,17 +247,46 @@ def _cluster(props: Any, label: str, key) -> Cluster:
     return Cluster(**{**built.__dict__, "system_pools": tuple(p for p in inline if p.mode == SYSTEM)})
 
 
-def _with_system_pools(cluster: Cluster, system_pools: list[Pool], resources) -> Cluster:
-    """The system pools, an AgentPool resource replacing the inline profile of the same name;
-    and whether the kubeconfig stays secret (`_kubeconfig_secret`)."""
+def _secrets_provider(addons: Any, label: str) -> Optional[SecretsProvider]:
+    profile = get(addons, SECRETS_PROVIDER_ADDON)
+    if profile is None:
+        return None
+    enabled = get(profile, "enabled") is True
+    config = mapping(get(profile, "config", default={}), f"{label}.addonProfiles.{SECRETS_PROVIDER_ADDON}.config")
+    interval = get(config, "rotationPollInterval")
+    return SecretsProvider(enabled, enabled and get(config, "enableSecretRotation") == "true",
+                           text(interval, f"{label}.addonProfiles.{SECRETS_PROVIDER_ADDON}.config.rotationPollInterval")
+                           if enabled and interval is not None else None)
+
+
+def _optional(value: Any, what: str) -> Optional[str]:
+    return None if value is None else text(value, what)
+
+
+def _optional_integer(value: Any, what: str) -> Optional[int]:
+    return None if value is None else integer(value, what)
+
+
+def _optional_bool(value: Any) -> Optional[bool]:
+    return value if isinstance(value, bool) else None
+
+
+def _with_system_pools(cluster: Cluster, system_pools: list[Pool], resources, resource_group: str,
+                       windows: list[MaintenanceWindow]) -> Cluster:
+    """The system pools, an AgentPool resource replacing the inline profile of the same name; whether
+    the kubeconfig stays secret (`_kubeconfig_secret`); the resource group and maintenance windows,
+    which are resources of their own."""
     by_name = {p.name: p for p in system_pools}
     values = dict(cluster.__dict__)
     values["system_pools"] = tuple(by_name.values())
     values["security"] = Security(**{**cluster.security.__dict__, "kubeconfig_secret": _kubeconfig_secret(resources)})
+    values["resource_group"] = resource_group
+    values["maintenance"] = tuple(windows)
     return Cluster(**values)
 
 
-def _pool(props: Any, label: str, fallback_max_pods: int, key, name_key: str = "agentPoolName") -> Pool:
+def _pool(props: Any, label: str, fallback_max_pods: int, key, name_key: str = "agentPoolName",
+          existing: frozenset[str] = frozenset()) -> Pool:
     """One pool; raises Unreadable when a property the model needs has the wrong shape."""
     # Inputs name the pool agentPoolName; a pool's outputs from Azure (an unchanged pool in the
     # preview of a deployed stack) carry `name` instead.
@@ -263,9 +324,14 @@ def _pool(props: Any, label: str, fallback_max_pods: int, key, name_key: str = "
         zones=tuple(string_list(get(props, "availabilityZones", default=[]), f"{label}.availabilityZones")),
         gpu_driver=effective_gpu_driver(vendor, text(driver, f"{label}.gpuProfile.driver") if driver else None),
         gpu_instance_profile=text(profile, f"{label}.gpuInstanceProfile") if profile is not None else None,
-        spot=spot, explicit=explicit)
+        spot=spot, explicit=explicit, os_sku=_optional(get(props, "osSKU"), f"{label}.osSKU"),
+        os_disk_type=_optional(get(props, "osDiskType"), f"{label}.osDiskType"),
+        os_disk_size_gb=_optional_integer(get(props, "osDiskSizeGB"), f"{label}.osDiskSizeGB"),
+        encryption_at_host=get(props, "enableEncryptionAtHost") is True,
+        upgrade_settings=plain(mapping(get(props, "upgradeSettings", default={}), f"{label}.upgradeSettings")))
     subject = _pool_subject(pool)
-    return Pool(**{**pool.__dict__, "key": key(subject) if key(subject) != subject else label})
+    return Pool(**{**pool.__dict__, "key": key(subject) if key(subject) != subject else label,
+                   "existing": str(pool_entry(pool)) in existing})
 
 
 def _taint(value: str, what: str) -> dict[str, str]:

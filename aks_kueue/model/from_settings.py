@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any, Optional, Sequence
 
 from aks_kueue.aks.nodes import AGENTPOOL
-from aks_kueue.aks.pools import (SYSTEM, SYSTEM_POOL_TAINT, DaemonSetLoad, ExplicitNode, Pool, effective_gpu_driver,
-                                 gpu_vendor, mig_strategy, needs_device_plugin)
-from aks_kueue.aks import dcgm_exporter
+from aks_kueue.aks.pools import (SYSTEM, SYSTEM_POOL_TAINT, DaemonSetLoad, ExplicitNode, Pool, default_os_disk,
+                                 effective_gpu_driver, gpu_vendor, host_encryption_default, mig_strategy,
+                                 needs_device_plugin)
+from aks_kueue.aks import dcgm_exporter, network as aks_network
 from aks_kueue.aks.device_plugin import REQUESTS, daemonset_name
 from aks_kueue.aks.topology import levels_from_aks
 from aks_kueue.k8s.merge import deep_merge
@@ -23,21 +24,24 @@ from aks_kueue.kueue.admission_checks import PROVISIONING_CONTROLLER, is_provisi
 from aks_kueue.kueue.convert import GROUP as API_GROUP, V1BETA2, cluster_queue_spec_to_v1beta2, to_v1beta2
 from aks_kueue.k8s.loader import LoadError
 from aks_kueue.kueue.manifests import ManifestError, read_documents
-from aks_kueue.model.desired import (Cluster, ExpectedWorkload, Install, KueueItem, Model, Namespace, Network,
-                                     Security, SubmitterGroup)
+from aks_kueue.model.desired import (Cluster, ExpectedWorkload, Install, KueueItem, MaintenanceWindow, Model,
+                                     Monitoring, Namespace, Network, SecretsProvider, Security, SubmitterGroup)
 from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL
 from aks_kueue.model.conventions import CLUSTER_SCOPED, DEPLOY_ORDER, MANAGED_BY, labels_selected
 from aks_kueue.settings.errors import Problem, SettingsError
+from aks_kueue.settings.cluster import SystemPool
 from aks_kueue.settings.pools import NodePool, Taint
 from aks_kueue.settings.queues import ClusterQueueEntry, ExpectedWorkload as ExpectedWorkloadEntry, ManifestWorkload
 from aks_kueue.settings.root import SYSTEM_POOL_NAME, Settings
+from aks_kueue.day2.upgrades import AUTO_UPGRADE_CONFIG, NODE_OS_UPGRADE_CONFIG
 
 
 def from_settings(settings: Settings, root: Path, stack: str = "") -> Model:
     """The model of what the program registers for these settings; SettingsError when a part
     of them cannot be put in a model at all."""
     problems: list[Problem] = []
-    pools = tuple(user_pool(p, i, settings) for i, p in enumerate(settings.node_pools))
+    built = cluster(settings)
+    pools = tuple(user_pool(p, i, settings, built.network) for i, p in enumerate(settings.node_pools))
     objects = _from_stack(settings, problems) + _from_manifests(settings, root, problems)
     namespaces = _namespaces(objects, problems, settings.queues.existing_namespaces if settings.queues else ())
     workloads = _workloads(settings, root, objects, problems)
@@ -45,7 +49,7 @@ def from_settings(settings: Settings, root: Path, stack: str = "") -> Model:
     if problems:
         raise SettingsError(problems)
     return Model(
-        stack=stack, environment=settings.environment, cluster=cluster(settings), pools=pools,
+        stack=stack, environment=settings.environment, cluster=built, pools=pools,
         installs=(install(settings),) if settings.kueue.install != "none" else (), objects=tuple(objects),
         namespaces=tuple(namespaces), workloads=tuple(workloads), submitter_groups=submitter_groups(settings))
 
@@ -105,11 +109,23 @@ def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects:
 def cluster(settings: Settings) -> Cluster:
     spec = settings.cluster
     net, sec, system = spec.network, spec.security, spec.system_pool
-    network = Network(plugin=net.plugin, plugin_mode=net.plugin_mode, policy=net.policy, dataplane=net.dataplane)
+    # The SDK sends AKS's defaults for the ranges the stack leaves out (pulumi-azure-native 3.29's
+    # ContainerServiceNetworkProfileArgs), so the model holds them too.
+    network = Network(plugin=net.plugin, plugin_mode=net.plugin_mode, policy=net.policy, dataplane=net.dataplane,
+                      pod_cidr=net.effective_pod_cidr, service_cidr=net.service_cidr or aks_network.DEFAULT_SERVICE_CIDR,
+                      dns_service_ip=net.dns_service_ip or aks_network.DEFAULT_DNS_SERVICE_IP,
+                      outbound_type=net.outbound_type)
+    os_disk_type, os_disk_size = _os_disk(system)
     system_pool = Pool(
         name=SYSTEM_POOL_NAME, mode=SYSTEM, vm_size=system.vm_size, min_count=system.count,
         max_count=system.count, max_pods=system.max_pods or _max_pods(network),
-        taints=(dict(SYSTEM_POOL_TAINT),), zones=tuple(system.zones), key="aks-kueue:cluster.systemPool")
+        taints=(dict(SYSTEM_POOL_TAINT),), zones=tuple(system.zones), os_disk_type=os_disk_type,
+        os_disk_size_gb=os_disk_size, encryption_at_host=_encryption(system), chosen=_chosen(system),
+        key="aks-kueue:cluster.systemPool")
+    provider = sec.key_vault_secrets_provider
+    monitoring = settings.monitoring
+    windows = ((AUTO_UPGRADE_CONFIG, spec.maintenance.auto_upgrade), (NODE_OS_UPGRADE_CONFIG,
+                                                                     spec.maintenance.node_os_upgrade))
     return Cluster(
         name=spec.name, region=settings.location, kubernetes_version=spec.kubernetes_version, sku=spec.sku,
         tier=spec.tier, node_provisioning=spec.effective_node_provisioning, network=network,
@@ -118,15 +134,53 @@ def cluster(settings: Settings) -> Cluster:
             azure_rbac=sec.azure_rbac, admin_groups=tuple(sec.entra_admin_group_object_ids),
             authorized_ip_ranges=tuple(sec.api_server_authorized_ip_ranges),
             private_cluster=sec.private_cluster, upgrade_channel=sec.upgrade_channel,
-            node_os_upgrade_channel=sec.node_os_upgrade_channel),
-        system_pools=(system_pool,))
+            node_os_upgrade_channel=sec.node_os_upgrade_channel, workload_identity=sec.workload_identity,
+            azure_policy=sec.azure_policy, defender=_defender(settings),
+            image_cleaner=sec.image_cleaner.enabled, image_cleaner_interval_hours=sec.image_cleaner.interval_hours,
+            key_vault_secrets_provider=SecretsProvider(
+                provider.enabled, provider.enabled and provider.secret_rotation,
+                provider.rotation_poll_interval if provider.enabled else None) if provider is not None else None),
+        system_pools=(system_pool,), resource_group=settings.resource_group_name,
+        autoscaler_profile=spec.autoscaler_profile.to_api(),
+        monitoring=Monitoring(monitoring.managed_prometheus, monitoring.container_insights) if monitoring else Monitoring(),
+        maintenance=tuple(MaintenanceWindow(name, window.to_api()) for name, window in windows if window is not None))
+
+
+def _defender(settings: Settings) -> Optional[bool]:
+    """On where it has a workspace, off when written off, else left alone (`settings.cluster.Defender`)."""
+    if settings.defender_workspace is not None:
+        return True
+    return False if settings.cluster.security.defender.enabled is False else None
 
 
 def _max_pods(network: Network) -> int:
     return Cluster(name="", region="", kubernetes_version="", network=network).default_max_pods
 
 
-def user_pool(pool: NodePool, index: int, settings: Settings) -> Pool:
+def _os_disk(pool: NodePool | SystemPool) -> tuple[Optional[str], Optional[int]]:
+    """The OS disk the pool is created with: as written, else the baseline's default for its size."""
+    if pool.os_disk_type is not None:
+        return pool.os_disk_type, pool.os_disk_size_gb
+    return default_os_disk(pool.vm_size, pool.os_disk_size_gb)
+
+
+def _encryption(pool: NodePool | SystemPool) -> bool:
+    return pool.encryption_at_host if pool.encryption_at_host is not None else host_encryption_default(pool.vm_size)
+
+
+def _chosen(pool: NodePool | SystemPool) -> frozenset[str]:
+    """The create-only inputs the program chooses because the stack writes none."""
+    chosen = set()
+    if pool.os_disk_type is None:
+        chosen.add("osDiskType")
+        if pool.os_disk_size_gb is None:
+            chosen.add("osDiskSizeGB")
+    if pool.encryption_at_host is None:
+        chosen.add("enableEncryptionAtHost")
+    return frozenset(chosen)
+
+
+def user_pool(pool: NodePool, index: int, settings: Settings, network: Optional[Network] = None) -> Pool:
     explicit = None
     if pool.capacity is not None:
         explicit = ExplicitNode(cpu=pool.capacity.cpu, memory_bytes=int(parse_quantity(pool.capacity.memory)),
@@ -139,13 +193,16 @@ def user_pool(pool: NodePool, index: int, settings: Settings) -> Pool:
     if daemonsets and settings.monitoring is not None and settings.monitoring.gpu_metrics:
         # The DCGM exporter runs on the same pools (`components/monitoring`).
         daemonsets += (DaemonSetLoad(dcgm_exporter.RELEASE, dict(dcgm_exporter.REQUESTS)),)
-    network = cluster(settings).network
+    network = network or cluster(settings).network
+    os_disk_type, os_disk_size = _os_disk(pool)
     return Pool(
         name=pool.name, vm_size=pool.vm_size, min_count=pool.min_count, max_count=pool.max_count,
         max_pods=pool.max_pods or _max_pods(network), labels=dict(pool.labels),
         taints=tuple(_taint(t) for t in pool.node_taints), zones=tuple(pool.zones), gpu_driver=driver,
         gpu_instance_profile=pool.gpu_instance_profile, spot=pool.spot, explicit=explicit, daemonsets=daemonsets,
-        key=f"aks-kueue:nodePools[{index}]")
+        key=f"aks-kueue:nodePools[{index}]", os_sku=pool.os_sku, os_disk_type=os_disk_type,
+        os_disk_size_gb=os_disk_size, encryption_at_host=_encryption(pool), chosen=_chosen(pool),
+        upgrade_settings=pool.effective_upgrade_settings or {})
 
 
 def _taint(text: str) -> dict[str, str]:

@@ -21,6 +21,15 @@ from aks_kueue.policies import baseline_api_server_access
 from aks_kueue.policies import baseline_upgrade_channels
 from aks_kueue.policies import baseline_system_pool
 from aks_kueue.policies import baseline_kubeconfig_secret
+from aks_kueue.policies import baseline_azure_policy
+from aks_kueue.policies import baseline_defender
+from aks_kueue.policies import baseline_image_cleaner
+from aks_kueue.policies import baseline_monitoring
+from aks_kueue.policies import baseline_max_pods
+from aks_kueue.policies import baseline_paid_tier
+from aks_kueue.policies import baseline_ephemeral_os
+from aks_kueue.policies import baseline_host_encryption
+from aks_kueue.policies import baseline_secrets_rotation
 from aks_kueue.policies import stack_warnings
 
 PACK_NAME = "aks-kueue"
@@ -30,6 +39,8 @@ POLICIES = [module.POLICY for module in (
     resources_readable, objects_valid, single_installer, install_mode, no_preview_train, quota_fits,
     flavors_match, workloads_fit, provisioning_supported, managed_limits, managed_region, baseline_local_accounts, baseline_azure_rbac,
     baseline_network_policy, baseline_api_server_access, baseline_upgrade_channels, baseline_system_pool,
-    baseline_kubeconfig_secret, stack_warnings)]
+    baseline_kubeconfig_secret, baseline_azure_policy, baseline_defender, baseline_image_cleaner, baseline_monitoring,
+    baseline_max_pods, baseline_paid_tier, baseline_ephemeral_os, baseline_host_encryption, baseline_secrets_rotation,
+    stack_warnings)]
 
 __all__ = ["PACK_NAME", "PACK_VERSION", "POLICIES"]

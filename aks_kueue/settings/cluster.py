@@ -13,6 +13,8 @@ from aks_kueue.day2.upgrades import version_channel_problem
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network
 from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.settings.base import GUID as _GUID, Model, field_error, field_errors
+from aks_kueue.settings.monitoring import is_log_analytics_workspace_id
+from aks_kueue.settings.pools import MAX_OS_DISK_GIB, MIN_OS_DISK_GIB, OsDiskType, os_disk_problem
 from aks_kueue.versions import MIN_KUBERNETES_MINOR
 
 Zone = Literal["1", "2", "3"]
@@ -44,6 +46,10 @@ class SystemPool(Model):
     zones: list[Zone] = []
     max_pods: Optional[int] = Field(None, ge=limits.MIN_MAX_PODS, le=limits.MAX_MAX_PODS)
     os_type: Optional[str] = None
+    # As for nodePools[]: set when the pool is created, defaults from the AKS baseline.
+    os_disk_type: Optional[OsDiskType] = None
+    os_disk_size_gb: Optional[int] = Field(None, ge=MIN_OS_DISK_GIB, le=MAX_OS_DISK_GIB)
+    encryption_at_host: Optional[bool] = None
 
     @field_validator("vm_size")
     @classmethod
@@ -74,6 +80,13 @@ class SystemPool(Model):
             raise ValueError(f"{value!r}: AKS system pools run Linux only; set osType: Linux or remove it "
                              "(Windows nodes belong in a user pool, which this program does not create)")
         return value
+
+    @model_validator(mode="after")
+    def _os_disk(self):
+        problem = os_disk_problem(self.vm_size, self.os_disk_type, self.os_disk_size_gb)
+        if problem:
+            raise field_error(*problem)
+        return self
 
 
 class AutoscalerProfile(Model):
@@ -246,6 +259,64 @@ class Network(Model):
         return f" ({' and '.join(defaults)} at the AKS default)" if defaults else ""
 
 
+class ImageCleaner(Model):
+    """AKS Image Cleaner (`securityProfile.imageCleaner`): removes unused, vulnerable images from the
+    nodes. ARM needs the interval (image-cleaner: "required for ARM template or other clients"); the
+    Azure CLI's default is one week, the least 24 hours, the most three months."""
+
+    enabled: bool = True
+    interval_hours: int = Field(168, ge=24, le=2160)
+
+
+class Defender(Model):
+    """Microsoft Defender for Containers' sensor (`securityProfile.defender`). It sends to a Log
+    Analytics workspace, which the AKS API requires once it is on: `logAnalyticsWorkspaceId`, else
+    the workspace of `aks-kueue:monitoring` (Container Insights). Unset `enabled` turns it on
+    wherever one of those exists and leaves it alone otherwise; `true` without a workspace is an
+    error, `false` turns it off."""
+
+    enabled: Optional[bool] = None
+    log_analytics_workspace_id: Optional[str] = None
+
+    @field_validator("log_analytics_workspace_id")
+    @classmethod
+    def _workspace(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and not is_log_analytics_workspace_id(value):
+            raise ValueError(f"{value!r} is not a Log Analytics workspace resource id; write it as /subscriptions/"
+                             "<id>/resourceGroups/<group>/providers/Microsoft.OperationalInsights/workspaces/<name>")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if self.enabled is False and self.log_analytics_workspace_id is not None:
+            raise field_error("logAnalyticsWorkspaceId", "is used only while Defender is on; remove it or "
+                                                         "remove enabled: false")
+        return self
+
+
+class KeyVaultSecretsProvider(Model):
+    """The Azure Key Vault provider for the Secrets Store CSI driver (add-on
+    `azureKeyvaultSecretsProvider`). Writing the key turns it on; rotation is on by default, as the
+    baseline asks (csi-secrets-store-configuration-options; checkov CKV_AZURE_172)."""
+
+    enabled: bool = True
+    secret_rotation: bool = True
+    rotation_poll_interval: Optional[str] = None
+
+    @field_validator("rotation_poll_interval")
+    @classmethod
+    def _interval(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and not _DURATION.fullmatch(value):
+            raise ValueError(f"{value!r} is not a duration; write a number with s, m or h, such as 2m (AKS's default)")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if not self.secret_rotation and self.rotation_poll_interval is not None:
+            raise field_error("rotationPollInterval", "is used only with secretRotation: true; remove it")
+        return self
+
+
 class Security(Model):
     """Defaults follow the AKS production security baseline."""
 
@@ -259,6 +330,11 @@ class Security(Model):
     deployer_in_cluster_network: bool = False
     upgrade_channel: Literal["patch", "stable", "rapid", "node-image", "none"] = "patch"
     node_os_upgrade_channel: Literal["NodeImage", "SecurityPatch", "Unmanaged", "None"] = "NodeImage"
+    azure_policy: bool = True
+    defender: Defender = Defender()
+    image_cleaner: ImageCleaner = ImageCleaner()
+    # Left alone unless written.
+    key_vault_secrets_provider: Optional[KeyVaultSecretsProvider] = None
 
     @field_validator("entra_admin_group_object_ids")
     @classmethod

@@ -57,6 +57,10 @@ CONTAINER_INSIGHTS_STREAMS = {
 }
 
 
+def is_log_analytics_workspace_id(value: str) -> bool:
+    return bool(_LOG_ANALYTICS_WORKSPACE_ID.fullmatch(value))
+
+
 class Monitoring(Model):
     managed_prometheus: bool = True
     container_insights: bool = True

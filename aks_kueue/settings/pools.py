@@ -83,6 +83,27 @@ class ExplicitCapacity(Model):
 
 
 _SURGE = re.compile(r"^(\d+)%?$")
+OsDiskType = Literal["Ephemeral", "Managed"]
+# AKS's bounds for osDiskSizeGB (the AgentPool API: minimum 0, maximum 2048; AKS needs at least 30 GiB).
+MIN_OS_DISK_GIB, MAX_OS_DISK_GIB = 30, 2048
+
+
+def os_disk_problem(vm_size: str, os_disk_type: Optional[str], os_disk_size_gb: Optional[int]
+                    ) -> Optional[tuple[str, str]]:
+    """(field, why) when AKS would refuse the OS disk asked for on this size: an ephemeral disk the
+    size does not support or cannot hold (concepts-storage: "If you do request an ephemeral OS, you
+    receive a validation error"). A size the catalog does not know is not checked."""
+    if os_disk_type != pools.EPHEMERAL or pools.ephemeral_os_fits(vm_size, os_disk_size_gb) is not False:
+        return None
+    size = lookup(vm_size)
+    local = pools.local_disk_gib(size) if size is not None else None
+    if not size.ephemeral_os_disk or not local:
+        return "osDiskType", (f"{size.name} does not support ephemeral OS disks (its size page: Ephemeral OS "
+                              "Disk not supported, or no local disk); remove osDiskType or set it to Managed")
+    wanted = os_disk_size_gb or pools.DEFAULT_OS_DISK_GIB
+    key = "osDiskSizeGb" if os_disk_size_gb else "osDiskType"
+    return key, (f"an ephemeral OS disk of {wanted} GiB does not fit {size.name}, whose cache or temp disk holds "
+                 f"{local:g} GiB; set osDiskSizeGb to {int(local)} or less, or osDiskType: Managed")
 
 
 class UpgradeSettings(Model):
@@ -133,6 +154,10 @@ class NodePool(Model):
     spot: bool = False
     capacity: Optional[ExplicitCapacity] = None
     upgrade_settings: Optional[UpgradeSettings] = None
+    # Set when the pool is created and kept for its life; the defaults follow the AKS baseline.
+    os_disk_type: Optional[OsDiskType] = None
+    os_disk_size_gb: Optional[int] = Field(None, ge=MIN_OS_DISK_GIB, le=MAX_OS_DISK_GIB)
+    encryption_at_host: Optional[bool] = None
 
     @field_validator("name")
     @classmethod
@@ -176,6 +201,13 @@ class NodePool(Model):
             raise field_error("vmSize", f"{size.name} is below the AKS user-pool floor of "
                                         f"{limits.USER_POOL_MIN_VCPUS} vCPU and {limits.USER_POOL_MIN_MEMORY_GIB} GiB; "
                                         "pick a larger size")
+        return self
+
+    @model_validator(mode="after")
+    def _os_disk(self):
+        problem = os_disk_problem(self.vm_size, self.os_disk_type, self.os_disk_size_gb)
+        if problem:
+            raise field_error(*problem)
         return self
 
     @model_validator(mode="after")

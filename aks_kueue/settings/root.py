@@ -110,6 +110,26 @@ class Settings(Model):
     def allowances(self) -> Allowances:
         return Allowances.parse(self.allow_replacement)
 
+    @property
+    def defender_workspace(self) -> Optional[str]:
+        """Where Defender for Containers sends: its own workspace id, "monitoring" for the Log Analytics
+        workspace of Container Insights, or None when there is none (Defender is then left off)."""
+        defender = self.cluster.security.defender
+        if defender.enabled is False:
+            return None
+        if defender.log_analytics_workspace_id is not None:
+            return defender.log_analytics_workspace_id
+        return "monitoring" if self.monitoring is not None and self.monitoring.container_insights else None
+
+    @model_validator(mode="after")
+    def _defender_workspace(self):
+        if self.cluster.security.defender.enabled and self.defender_workspace is None:
+            raise field_error("cluster.security.defender.enabled", "Defender for Containers needs a Log Analytics "
+                              "workspace and this stack has none: turn on aks-kueue:monitoring with containerInsights "
+                              "(Defender then uses its workspace), give cluster.security.defender."
+                              "logAnalyticsWorkspaceId, or remove enabled: true")
+        return self
+
     @model_validator(mode="after")
     def _without_kueue(self):
         """With `kueue.install: none` nothing may need Kueue's CRDs or webhooks."""

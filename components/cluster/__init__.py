@@ -13,22 +13,21 @@ those updates, since azure-native refuses to create a pool that exists already.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_azure_native import authorization, containerservice as cs, resources
 
-from aks_kueue.aks.vm_sizes import lookup
-from aks_kueue.day2.allow import Entry, Protection, Target
-from aks_kueue.day2.replacement import (AGENT_POOL, MAINTENANCE_CONFIGURATION, MANAGED_CLUSTER, RESOURCE_GROUP, extract,
-                                        replace_on_changes)
-from aks_kueue.day2.state import Previous, SystemPoolOwner, Tracked
+from aks_kueue.aks.limits import dns_prefix
+from aks_kueue.day2.allow import Protection
+from aks_kueue.day2.replacement import AGENT_POOL, MAINTENANCE_CONFIGURATION, replace_on_changes
+from aks_kueue.day2.state import Previous, SystemPoolOwner
 from aks_kueue.day2.upgrades import AUTO_UPGRADE_CONFIG, NODE_OS_UPGRADE_CONFIG, manages_kubernetes_version
-from aks_kueue.settings import SYSTEM_POOL_NAME
-from aks_kueue.settings.cluster import Cluster
+from aks_kueue.model.conventions import AZURE_POLICY_ADDON, SECRETS_PROVIDER_ADDON
+from aks_kueue.model.desired import Cluster
+from aks_kueue.model.record import CLUSTER_ENTRY, RESOURCE_GROUP_ENTRY, SYSTEM_POOL_ENTRY, network_profile
 from aks_kueue.settings.monitoring import Monitoring
 from components import token
 from components.azure_object import AzureObject
@@ -36,24 +35,24 @@ from components.cluster.kubeconfig import decode_first, use_azure_cli_login
 from components.day2_guard import Gated, secret_inputs
 from components.monitoring.cluster_inputs import merge_cluster_inputs
 from components.monitoring.workspaces import MonitoringWorkspaces, MonitoringWorkspacesArgs
+from components.node_pools.inputs import create_only, created_with, pool_inputs, snake_keys
 
 # "Azure Kubernetes Service RBAC Cluster Admin", a built-in role.
 AKS_RBAC_CLUSTER_ADMIN_ROLE = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
-SYSTEM_POOL_TAINT = "CriticalAddonsOnly=true:NoSchedule"
-RESOURCE_GROUP_ENTRY = Entry(Target.RESOURCE_GROUP)
-CLUSTER_ENTRY = Entry(Target.CLUSTER)
-SYSTEM_POOL_ENTRY = Entry(Target.SYSTEM_POOL)
+# Each maintenance configuration's resource name (its URN) by its AKS name.
+_MAINTENANCE_SUFFIX = {AUTO_UPGRADE_CONFIG: "auto-upgrade-schedule", NODE_OS_UPGRADE_CONFIG: "node-os-upgrade-schedule"}
 
 
 @dataclass(frozen=True)
 class AksClusterArgs:
-    location: str
-    resource_group_name: str
-    cluster: Cluster
+    cluster: Cluster                  # the model's cluster: its system pool, network, security, windows
     tags: dict[str, str]
     protection: Protection
     guard: Gated
+    # aks-kueue:monitoring, for the workspaces it creates or names (their ids are known only once they exist).
     monitoring: Optional[Monitoring] = None
+    # Defender's own Log Analytics workspace; without it Defender sends to monitoring's.
+    defender_workspace_id: Optional[str] = None
     secret: bool = False              # aks-kueue:cluster is a secret key
     secret_resource_group: bool = False   # aks-kueue:resourceGroupName is a secret key
 
@@ -67,24 +66,23 @@ class AksCluster(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: AksClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(token("AksCluster"), name, None, opts)
-        protection, gate = args.protection, args.guard.gate
+        protection, gate, spec = args.protection, args.guard.gate, args.cluster
         group = resources.ResourceGroup(
-            f"{name}-rg", **secret_inputs({"resource_group_name": args.resource_group_name},
-                                          args.secret_resource_group),
-            location=args.location, tags=args.tags, opts=pulumi.ResourceOptions(
+            f"{name}-rg", **secret_inputs({"resource_group_name": spec.resource_group}, args.secret_resource_group),
+            location=spec.region, tags=args.tags, opts=pulumi.ResourceOptions(
                 parent=self, protect=protection.protects(RESOURCE_GROUP_ENTRY), depends_on=[gate]))
 
-        # The cluster's monitoring add-ons name these workspaces, so they come first.
+        # The cluster's monitoring add-ons (and Defender) name these workspaces, so they come first.
         self.monitoring_workspaces = MonitoringWorkspaces(f"{name}-monitoring", MonitoringWorkspacesArgs(
-            args.monitoring, group.name, args.location, args.cluster.name, args.tags),
+            args.monitoring, group.name, spec.region, spec.name, args.tags),
             opts=pulumi.ResourceOptions(parent=self)) if args.monitoring else None
         # The update that creates the cluster sends the system pool inline; later ones send none.
         profiles = args.guard.previous.apply(
             lambda previous: [system_pool_profile(args)] if previous.record is None else None)
         inputs = secret_inputs(merge_cluster_inputs(
-            {**_cluster_inputs(args), "agent_pool_profiles": profiles},
+            {**cluster_inputs(args, self._defender_workspace(args)), "agent_pool_profiles": profiles},
             self.monitoring_workspaces.cluster_inputs if self.monitoring_workspaces else {}), args.secret)
-        ignored = [] if manages_kubernetes_version(args.cluster.security.upgrade_channel) else ["kubernetesVersion"]
+        ignored = [] if manages_kubernetes_version(spec.security.upgrade_channel or "none") else ["kubernetesVersion"]
         managed = cs.ManagedCluster(
             f"{name}-aks", resource_group_name=group.name, opts=pulumi.ResourceOptions(
                 parent=self, protect=protection.protects(CLUSTER_ENTRY), depends_on=[gate], ignore_changes=ignored),
@@ -110,6 +108,12 @@ class AksCluster(pulumi.ComponentResource):
             "kubeconfig": self.kubeconfig, "oidcIssuerUrl": self.oidc_issuer_url,
         })
 
+    def _defender_workspace(self, args: AksClusterArgs) -> Optional[pulumi.Input[str]]:
+        """Where Defender for Containers sends: its own workspace, else the one of Container Insights."""
+        if args.defender_workspace_id is not None:
+            return args.defender_workspace_id
+        return self.monitoring_workspaces.log_analytics_workspace_id if self.monitoring_workspaces else None
+
     def _system_pool(self, name: str, args: AksClusterArgs, group, managed,
                      previous: Previous) -> Optional[cs.AgentPool]:
         """From the second update on, the system pool is an AgentPool of its own. The first such
@@ -118,29 +122,25 @@ class AksCluster(pulumi.ComponentResource):
         if record is None:
             return None
         adopt = record.system_pool_owner is SystemPoolOwner.CLUSTER and record.cluster_id
-        encryption = args.guard.fact(SYSTEM_POOL_ENTRY, "enableEncryptionAtHost",
-                                     supports_host_encryption(args.cluster.system_pool.vm_size))
-        inputs = secret_inputs(system_pool_inputs(args, encryption), args.secret)
+        pool = args.cluster.system_pool
+        inputs = secret_inputs({"agent_pool_name": pool.name,
+                                **pool_inputs(pool, args.tags, create_only(pool, args.guard))}, args.secret)
         return cs.AgentPool(
             f"{name}-system", resource_group_name=group.name, resource_name_=managed.name,
             opts=pulumi.ResourceOptions(
                 parent=self, protect=args.protection.protects(SYSTEM_POOL_ENTRY), depends_on=[args.guard.gate],
                 replace_on_changes=replace_on_changes(AGENT_POOL),
-                import_=f"{record.cluster_id}/agentPools/{SYSTEM_POOL_NAME}" if adopt else None),
+                import_=f"{record.cluster_id}/agentPools/{pool.name}" if adopt else None),
             **inputs)
 
     def _maintenance(self, name: str, args: AksClusterArgs, group, managed) -> list[pulumi.CustomResource]:
         """AKS's own upgrades (the auto-upgrade channel, node images) happen only in these windows."""
-        windows = args.cluster.maintenance
         configs = []
-        for suffix, config_name, window in (("auto-upgrade-schedule", AUTO_UPGRADE_CONFIG, windows.auto_upgrade),
-                                            ("node-os-upgrade-schedule", NODE_OS_UPGRADE_CONFIG,
-                                             windows.node_os_upgrade)):
-            if window is None:
-                continue
-            inputs = secret_inputs({"configName": config_name, "maintenanceWindow": window.to_api()}, args.secret)
+        for window in args.cluster.maintenance:
+            inputs = secret_inputs({"configName": window.config_name, "maintenanceWindow": dict(window.window)},
+                                   args.secret)
             configs.append(AzureObject(
-                MAINTENANCE_CONFIGURATION, f"{name}-{suffix}",
+                MAINTENANCE_CONFIGURATION, f"{name}-{_MAINTENANCE_SUFFIX[window.config_name]}",
                 {"resourceGroupName": group.name, "resourceName": managed.name, **inputs},
                 pulumi.ResourceOptions(parent=self)))
         return configs
@@ -159,7 +159,7 @@ class AksCluster(pulumi.ComponentResource):
         kubeconfig = creds.kubeconfigs.apply(lambda k: use_azure_cli_login(decode_first(k)))
         if not security.azure_rbac:
             return kubeconfig, []
-        return kubeconfig, self._cluster_admins(name, security.entra_admin_group_object_ids, managed)
+        return kubeconfig, self._cluster_admins(name, list(security.admin_groups), managed)
 
     def _cluster_admins(self, name: str, groups: list[str], managed) -> list[pulumi.Resource]:
         """With Azure RBAC, whoever runs `pulumi up` needs a data-plane role to create
@@ -187,103 +187,43 @@ def deployer_principal_type() -> str:
     return "ServicePrincipal" if os.environ.get("ARM_CLIENT_ID") else "User"
 
 
-def dns_prefix(cluster_name: str) -> str:
-    """AKS DNS prefixes allow letters, digits and '-', at most 54 characters."""
-    return re.sub(r"[^a-zA-Z0-9-]", "-", cluster_name)[:54].strip("-") or "aks"
-
-
-def supports_host_encryption(vm_size: str) -> bool:
-    """Host encryption is enabled only for sizes the catalog knows, where Azure offers it."""
-    return lookup(vm_size) is not None
-
-
-def _network(spec: Cluster) -> dict:
-    """The network profile in the provider's names: what is sent and what the guard compares."""
-    net = spec.network
-    return {"networkPlugin": net.plugin, "networkPluginMode": net.plugin_mode, "networkPolicy": net.policy,
-            "networkDataplane": net.dataplane, "podCidr": net.pod_cidr, "serviceCidr": net.service_cidr,
-            "dnsServiceIP": net.dns_service_ip, "outboundType": net.outbound_type}
-
-
-_NETWORK_KEYS = {"networkPlugin": "plugin", "networkPluginMode": "pluginMode", "networkPolicy": "policy",
-                 "networkDataplane": "dataplane", "podCidr": "podCidr", "serviceCidr": "serviceCidr",
-                 "dnsServiceIP": "dnsServiceIp", "outboundType": "outboundType"}
-
-
 def system_pool_profile(args: AksClusterArgs) -> cs.ManagedClusterAgentPoolProfileArgs:
+    """The system pool inline in the update that creates the cluster (no last deployment to keep)."""
     pool = args.cluster.system_pool
-    return cs.ManagedClusterAgentPoolProfileArgs(
-        name=SYSTEM_POOL_NAME, mode="System", vm_size=pool.vm_size, count=pool.count,
-        availability_zones=pool.zones or None, max_pods=pool.max_pods, os_type="Linux",
-        type="VirtualMachineScaleSets", node_taints=[SYSTEM_POOL_TAINT],
-        enable_encryption_at_host=supports_host_encryption(pool.vm_size))
+    inputs = pool_inputs(pool, args.tags, created_with(pool))
+    inputs.pop("tags")
+    return cs.ManagedClusterAgentPoolProfileArgs(name=pool.name, **inputs)
 
 
-def system_pool_inputs(args: AksClusterArgs, encryption) -> dict:
-    pool = args.cluster.system_pool
-    return dict(
-        agent_pool_name=SYSTEM_POOL_NAME, mode="System", vm_size=pool.vm_size, count=pool.count,
-        availability_zones=pool.zones or None, max_pods=pool.max_pods, os_type="Linux",
-        type="VirtualMachineScaleSets", node_taints=[SYSTEM_POOL_TAINT], enable_encryption_at_host=encryption,
-        tags=args.tags)
-
-
-def tracked(location: str, resource_group_name: str, spec: Cluster, protection: Protection) -> list[Tracked]:
-    """The resource group, the cluster and its system pool, as the guard compares them."""
-    group_facts = extract(RESOURCE_GROUP, {"resourceGroupName": resource_group_name, "location": location})
-    cluster_facts = extract(MANAGED_CLUSTER, {
-        "resourceGroupName": resource_group_name, "resourceName": spec.name, "location": location,
-        "dnsPrefix": dns_prefix(spec.name), "networkProfile": _network(spec)})
-    pool = spec.system_pool
-    pool_facts = extract(AGENT_POOL, {
-        "resourceGroupName": resource_group_name, "resourceName": spec.name, "agentPoolName": SYSTEM_POOL_NAME,
-        "vmSize": pool.vm_size, "availabilityZones": pool.zones or None,
-        "enableEncryptionAtHost": supports_host_encryption(pool.vm_size)})
-    shared = {"resourceGroupName": "aks-kueue:resourceGroupName", "location": "azure-native:location",
-              "resourceName": "aks-kueue:cluster.name"}
-    return [
-        Tracked(RESOURCE_GROUP_ENTRY, RESOURCE_GROUP, f"ResourceGroup {resource_group_name}", group_facts,
-                protection.protects(RESOURCE_GROUP_ENTRY), keys=shared, key="aks-kueue:resourceGroupName"),
-        Tracked(CLUSTER_ENTRY, MANAGED_CLUSTER, f"ManagedCluster {spec.name}", cluster_facts,
-                protection.protects(CLUSTER_ENTRY), key="aks-kueue:cluster",
-                keys={**shared, "dnsPrefix": "aks-kueue:cluster.name",
-                      **{f"networkProfile.{k}": f"aks-kueue:cluster.network.{v}" for k, v in _NETWORK_KEYS.items()}}),
-        Tracked(SYSTEM_POOL_ENTRY, AGENT_POOL, "the system pool", pool_facts,
-                protection.protects(SYSTEM_POOL_ENTRY), key="aks-kueue:cluster.systemPool",
-                keys={**shared, "vmSize": "aks-kueue:cluster.systemPool.vmSize",
-                      "enableEncryptionAtHost": "aks-kueue:cluster.systemPool.vmSize",
-                      "availabilityZones": "aks-kueue:cluster.systemPool.zones"}),
-    ]
-
-
-def _cluster_inputs(args: AksClusterArgs) -> dict:
+def cluster_inputs(args: AksClusterArgs, defender_workspace: Optional[pulumi.Input[str]]) -> dict[str, Any]:
+    """The ManagedCluster keyword arguments the model's cluster describes (monitoring's are merged in)."""
     spec = args.cluster
     sec = spec.security
-    autoscaler = spec.autoscaler_profile.to_api()
-    net = _network(spec)
+    net = network_profile(spec.network)
+    autoscaler = dict(spec.autoscaler_profile)
     return dict(
         resource_name_=spec.name,
-        location=args.location,
+        location=spec.region,
         dns_prefix=dns_prefix(spec.name),
         kubernetes_version=spec.kubernetes_version,
         sku=cs.ManagedClusterSKUArgs(name=spec.sku, tier=spec.tier),
         identity=cs.ManagedClusterIdentityArgs(type="SystemAssigned"),
-        auto_scaler_profile=cs.ManagedClusterPropertiesAutoScalerProfileArgs(
-            **{_snake(k): v for k, v in autoscaler.items()}) if autoscaler else None,
-        node_provisioning_profile=cs.ManagedClusterNodeProvisioningProfileArgs(
-            mode=spec.effective_node_provisioning),
-        enable_rbac=True,
+        auto_scaler_profile=cs.ManagedClusterPropertiesAutoScalerProfileArgs(**snake_keys(autoscaler))
+        if autoscaler else None,
+        node_provisioning_profile=cs.ManagedClusterNodeProvisioningProfileArgs(mode=spec.node_provisioning),
+        enable_rbac=sec.rbac,
         aad_profile=cs.ManagedClusterAADProfileArgs(
-            managed=True, enable_azure_rbac=sec.azure_rbac,
-            admin_group_object_ids=sec.entra_admin_group_object_ids or None),
+            managed=sec.entra_managed, enable_azure_rbac=sec.azure_rbac,
+            admin_group_object_ids=list(sec.admin_groups) or None),
         disable_local_accounts=sec.local_accounts_disabled,
         oidc_issuer_profile=cs.ManagedClusterOIDCIssuerProfileArgs(enabled=sec.workload_identity),
         security_profile=cs.ManagedClusterSecurityProfileArgs(
-            workload_identity=cs.ManagedClusterSecurityProfileWorkloadIdentityArgs(
-                enabled=sec.workload_identity)),
+            workload_identity=cs.ManagedClusterSecurityProfileWorkloadIdentityArgs(enabled=sec.workload_identity),
+            image_cleaner=cs.ManagedClusterSecurityProfileImageCleanerArgs(
+                enabled=sec.image_cleaner, interval_hours=sec.image_cleaner_interval_hours),
+            defender=_defender(sec.defender, defender_workspace)),
         api_server_access_profile=cs.ManagedClusterAPIServerAccessProfileArgs(
-            authorized_ip_ranges=sec.api_server_authorized_ip_ranges or None,
-            enable_private_cluster=sec.private_cluster),
+            authorized_ip_ranges=list(sec.authorized_ip_ranges) or None, enable_private_cluster=sec.private_cluster),
         network_profile=cs.ContainerServiceNetworkProfileArgs(
             network_plugin=net["networkPlugin"], network_plugin_mode=net["networkPluginMode"],
             network_policy=net["networkPolicy"], network_dataplane=net["networkDataplane"],
@@ -291,18 +231,32 @@ def _cluster_inputs(args: AksClusterArgs) -> dict:
             outbound_type=net["outboundType"]),
         auto_upgrade_profile=cs.ManagedClusterAutoUpgradeProfileArgs(
             upgrade_channel=sec.upgrade_channel, node_os_upgrade_channel=sec.node_os_upgrade_channel),
+        addon_profiles=_addons(spec),
         tags=args.tags,
     )
 
 
-def _snake(camel: str) -> str:
-    return re.sub(r"(?<!^)([A-Z])", r"_\1", camel).lower()
+def _defender(enabled: Optional[bool], workspace: Optional[pulumi.Input[str]]):
+    """Defender's sensor: on with its workspace, off when the stack turns it off, else left alone."""
+    if enabled is None:
+        return None
+    if enabled and workspace is None:
+        raise ValueError("Defender for Containers is on without a Log Analytics workspace (the settings refuse that)")
+    return cs.ManagedClusterSecurityProfileDefenderArgs(
+        log_analytics_workspace_resource_id=workspace if enabled else None,
+        security_monitoring=cs.ManagedClusterSecurityProfileDefenderSecurityMonitoringArgs(enabled=enabled))
 
 
-def _snake_keys(value):
-    """The SDK takes nested inputs as dicts with its snake_case names."""
-    if isinstance(value, dict):
-        return {_snake(k): _snake_keys(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_snake_keys(v) for v in value]
-    return value
+def _addons(spec: Cluster) -> dict[str, cs.ManagedClusterAddonProfileArgs]:
+    """The Azure Policy add-on always (on or off), the Key Vault secrets provider when the stack names it."""
+    sec = spec.security
+    addons = {AZURE_POLICY_ADDON: cs.ManagedClusterAddonProfileArgs(enabled=sec.azure_policy)}
+    provider = sec.key_vault_secrets_provider
+    if provider is not None:
+        config = None
+        if provider.enabled:
+            config = {"enableSecretRotation": "true" if provider.rotation else "false"}
+            if provider.rotation_poll_interval is not None:
+                config["rotationPollInterval"] = provider.rotation_poll_interval
+        addons[SECRETS_PROVIDER_ADDON] = cs.ManagedClusterAddonProfileArgs(enabled=provider.enabled, config=config)
+    return addons

@@ -16,7 +16,8 @@ import pulumi
 
 from aks_kueue.day2.allow import Allowances, Entry
 from aks_kueue.day2.guard import Refusal, Report, judge
-from aks_kueue.day2.state import Previous, Record, from_outputs, settle, to_output
+from aks_kueue.day2.state import Previous, Record, from_outputs, kept_pools, settle, to_output
+from aks_kueue.model.carrier import existing_pools_text
 from components import token
 
 
@@ -81,6 +82,12 @@ class Day2Guard(pulumi.ComponentResource):
         """One desired fact after the last deployment is known (a pool's create-only values stick)."""
         return self.desired.apply(lambda record: (record.resources[entry].facts.get(path, default)
                                                   if entry in record.resources else default))
+
+    def kept_pools(self) -> pulumi.Output[str]:
+        """The pools the last deployment has and this update keeps, as the model carrier's
+        `existingPools.json`: what they were created with stays, so the pack only advises it."""
+        return pulumi.Output.all(self.desired, self.previous).apply(
+            lambda both: existing_pools_text(str(e) for e in kept_pools(both[0], both[1].record)))
 
     def record(self) -> pulumi.Output[dict]:
         """The `day2` stack output the next update's guard reads."""

@@ -8,8 +8,7 @@ from typing import Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from aks_kueue.day2.allow import Entry, Protection, Target
-from aks_kueue.day2.state import Tracked
+from aks_kueue.day2.allow import Entry, Target
 from aks_kueue.settings.kueue import Kueue
 from components.day2_guard import secret_inputs
 from components.kueue_install.values import helm_values
@@ -19,8 +18,6 @@ from components import token
 
 CONTROLLER_DEPLOYMENT = "kueue-controller-manager"
 KUEUE_ENTRY = Entry(Target.KUEUE)
-EXTENSION_TYPE = "azure-native:kubernetesconfiguration:Extension"
-RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
 
 
 @dataclass(frozen=True)
@@ -125,12 +122,3 @@ def _secret(values: dict, secret: bool):
 
 def _gate(args: KueueInstallArgs) -> list:
     return [args.gate] if args.gate is not None else []
-
-
-def tracked(kueue: Kueue, protection: Protection) -> list[Tracked]:
-    """The installer as the guard watches it (the install mode itself is in the record)."""
-    if kueue.install == "none":
-        return []
-    kind, label = ((EXTENSION_TYPE, "the Kueue installer (managed extension)") if kueue.install == "managed"
-                   else (RELEASE_TYPE, "the Kueue installer (Helm release)"))
-    return [Tracked(KUEUE_ENTRY, kind, label, {}, protection.protects(KUEUE_ENTRY), key="aks-kueue:kueue.install")]

@@ -10,12 +10,9 @@ import pulumi_kubernetes as k8s
 
 from aks_kueue.day2.allow import Entry, Protection, Target
 from aks_kueue.day2.names import immutable_paths, legacy_aliases, logical_name
-from aks_kueue.day2.state import Tracked
 from aks_kueue.model import KueueItem, Namespace
 from components import token
 from components.kubernetes_object import KubernetesObject, type_token
-
-NAMESPACE_TYPE = "kubernetes:core/v1:Namespace"
 
 
 @dataclass(frozen=True)
@@ -122,10 +119,3 @@ class KueueQueues(pulumi.ComponentResource):
         if obj.kind == "LocalQueue" and obj.namespace in self.namespaces:
             found.append(self.namespaces[obj.namespace])
         return found
-
-
-def tracked(namespaces: Sequence[Namespace], protection: Protection) -> list[Tracked]:
-    """The team namespaces the program creates, as the guard watches them."""
-    return [Tracked(namespace_entry(ns.name), NAMESPACE_TYPE, f"Namespace {ns.name}", {}, False,
-                    retained=protection.retains(namespace_entry(ns.name)), key="aks-kueue:queues.localQueues")
-            for ns in namespaces if not ns.existing]

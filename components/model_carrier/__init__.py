@@ -21,6 +21,8 @@ _OLD_TYPE, _OLD_NAME, _OLD_CHILD = token("ExpectedWorkloads"), "expected", "expe
 class ModelCarrierArgs:
     model: Model
     provider: k8s.Provider
+    # `existingPools.json`: the pools the last deployment has and this update keeps (Day2Guard.kept_pools).
+    existing_pools: Optional[pulumi.Input[str]] = None
 
 
 class ModelCarrier(pulumi.ComponentResource):
@@ -29,7 +31,8 @@ class ModelCarrier(pulumi.ComponentResource):
             aliases=[pulumi.Alias(type_=_OLD_TYPE, name=_OLD_NAME)]))
         super().__init__(token("ModelCarrier"), name, None, opts)
         model = args.model
-        manifest = carrier_manifest([w.manifest for w in model.workloads], subject_keys(model), model.environment)
+        manifest = carrier_manifest([w.manifest for w in model.workloads], subject_keys(model), model.environment,
+                                    args.existing_pools)
         old_parent = pulumi.create_urn(_OLD_NAME, _OLD_TYPE)
         self.config_map = KubernetesObject(
             f"{name}-{CARRIER_NAME}", manifest,

@@ -40,7 +40,10 @@ def test_dev_json_follows_the_contract():
     # Azure can answer (each with its az command), and, without --previous-outputs, the day-2
     # guard saying the preview is unguarded.
     assert {f["severity"] for f in doc["findings"]} == {"warning"}
-    assert {f["kind"] for f in doc["findings"]} == {"placeholder-value", "check-in-azure", "day2-unguarded"}
+    # dev is a development stack: the baseline items it leaves out (Free tier, no monitoring, so no
+    # Defender) are warnings.
+    assert {f["kind"] for f in doc["findings"]} == {"placeholder-value", "check-in-azure", "day2-unguarded",
+                                                    "aks-paid-tier", "aks-monitoring", "aks-defender"}
     for finding in doc["findings"]:
         assert set(finding) == {"kind", "severity", "object", "key", "message", "fix", "numbers"}
     assert (doc["project"], doc["stack"]) == ("aks-kueue", "dev")

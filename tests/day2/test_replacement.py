@@ -63,7 +63,7 @@ def test_every_path_is_an_input_of_the_pinned_sdk(type_token):
 
 def test_aks_create_only_fields_are_declared_replace_on_changes_and_sourced():
     entry = facts().resources[AGENT_POOL]
-    assert set(replace_on_changes(AGENT_POOL)) == {"availabilityZones", "enableEncryptionAtHost", "osDiskType"}
+    assert set(replace_on_changes(AGENT_POOL)) == {"availabilityZones", "enableEncryptionAtHost", "osDiskType", "osDiskSizeGB"}
     assert all("learn.microsoft.com" in why or "aks.md" in why for why in entry.aks_create_only.values())
     assert replace_on_changes(MANAGED_CLUSTER) == []  # azure-native's own list covers the cluster
 

@@ -6,15 +6,17 @@ import json
 
 from aks_kueue.day2.allow import Entry, Target
 from aks_kueue.day2.replacement import AGENT_POOL
-from aks_kueue.day2.state import (CLUSTER_ID_OUTPUT, OUTPUT, Record, SystemPoolOwner, Tracked, from_outputs, settle,
-                                  stick, to_output)
+from aks_kueue.day2.state import (CLUSTER_ID_OUTPUT, OUTPUT, Record, SystemPoolOwner, Tracked, from_outputs,
+                                  kept_pools, settle, stick, to_output)
 
 POOL = Entry(Target.NODE_POOL, "cpu")
 
 
-def a_record(encryption=True, vm="Standard_D8s_v5", owner=SystemPoolOwner.CLUSTER):
-    pool = Tracked(POOL, AGENT_POOL, "AgentPool cpu", {"vmSize": vm, "enableEncryptionAtHost": encryption}, True,
-                   keys={"vmSize": "aks-kueue:nodePools[0].vmSize"}, key="aks-kueue:nodePools[0]")
+def a_record(encryption=True, vm="Standard_D8s_v5", owner=SystemPoolOwner.CLUSTER, chosen=("enableEncryptionAtHost",),
+             **facts):
+    pool = Tracked(POOL, AGENT_POOL, "AgentPool cpu", {"vmSize": vm, "enableEncryptionAtHost": encryption, **facts},
+                   True, keys={"vmSize": "aks-kueue:nodePools[0].vmSize"}, key="aks-kueue:nodePools[0]",
+                   chosen=frozenset(chosen))
     return Record({POOL: pool}, "helm", "1.34", "patch", owner)
 
 
@@ -48,6 +50,22 @@ def test_a_pool_keeps_the_host_encryption_it_was_created_with():
     moved = stick(a_record(encryption=True, vm="Standard_D16s_v5"), before)
     assert moved.get(POOL).facts["enableEncryptionAtHost"] is True
     assert stick(a_record(), None) == a_record()
+    # Written in the stack, it is not kept: the guard sees the change (and refuses it unless allowed).
+    assert stick(a_record(encryption=True, chosen=()), before).get(POOL).facts["enableEncryptionAtHost"] is True
+
+
+def test_a_pool_created_without_an_os_disk_choice_is_left_without_one():
+    """A pool of the last deployment that was created before the program chose the OS disk keeps
+    AKS's choice: the chosen values are not sent, so nothing forces a replacement."""
+    before = a_record()
+    chosen = ("enableEncryptionAtHost", "osDiskType", "osDiskSizeGB")
+    wanted = a_record(chosen=chosen, osDiskType="Ephemeral", osDiskSizeGB=128)
+    kept = stick(wanted, before).get(POOL).facts
+    assert "osDiskType" not in kept and "osDiskSizeGB" not in kept
+    assert kept_pools(stick(wanted, before), before) == [POOL]
+    # A pool that changes size is replaced: it is new again and takes the chosen values.
+    moved = stick(a_record(vm="Standard_D16s_v5", chosen=chosen, osDiskType="Ephemeral"), before)
+    assert moved.get(POOL).facts["osDiskType"] == "Ephemeral" and kept_pools(moved, before) == []
 
 
 def test_the_system_pool_is_inline_in_the_first_update_and_an_agent_pool_after():

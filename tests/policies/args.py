@@ -62,13 +62,24 @@ CLUSTER_PROPS = {
     "autoUpgradeProfile": {"upgradeChannel": "patch", "nodeOSUpgradeChannel": "NodeImage"},
     "nodeProvisioningProfile": {"mode": "Manual"},
     "agentPoolProfiles": [{"name": "system", "mode": "System", "vmSize": "Standard_D4s_v5", "count": 1,
-                           "nodeTaints": ["CriticalAddonsOnly=true:NoSchedule"]}],
+                           "nodeTaints": ["CriticalAddonsOnly=true:NoSchedule"], "enableEncryptionAtHost": True}],
+    "securityProfile": {"workloadIdentity": {"enabled": True}, "imageCleaner": {"enabled": True, "intervalHours": 168},
+                        "defender": {"logAnalyticsWorkspaceResourceId": UNKNOWN,
+                                     "securityMonitoring": {"enabled": True}}},
+    "addonProfiles": {"azurepolicy": {"enabled": True},
+                      "omsagent": {"enabled": True, "config": {"logAnalyticsWorkspaceResourceID": UNKNOWN}}},
+    "azureMonitorProfile": {"metrics": {"enabled": True}},
 }
 
 
 def pool_props(name: str, vm_size: str, max_count: int, **extra: Any) -> dict:
+    """A pool as the program registers it: host encryption on, an ephemeral OS disk where the size holds one."""
+    from aks_kueue.aks.pools import default_os_disk
+
+    disk, size = default_os_disk(vm_size, None) if isinstance(vm_size, str) else (None, None)
     return {"agentPoolName": name, "vmSize": vm_size, "mode": "User", "enableAutoScaling": True,
-            "minCount": 0, "maxCount": max_count, "maxPods": 110, **extra}
+            "minCount": 0, "maxCount": max_count, "maxPods": 110, "enableEncryptionAtHost": True,
+            **({"osDiskType": disk} if disk else {}), **({"osDiskSizeGB": size} if size else {}), **extra}
 
 
 def kueue(kind: str, name: str, spec: Optional[dict] = None, namespace: Optional[str] = None, **fields) -> tuple:

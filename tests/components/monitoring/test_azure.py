@@ -187,7 +187,7 @@ def test_turning_a_part_off_removes_its_resources_and_switches_the_cluster_off(s
         assert cluster["azureMonitorProfile"] == {"metrics": {"enabled": False}}
         assert "Microsoft-Perf" in run.of_type(DCR_TYPE)[0].inputs["dataFlows"][0]["streams"]
     else:
-        assert cluster["addonProfiles"] == {"omsagent": {"enabled": False}}
+        assert cluster["addonProfiles"]["omsagent"] == {"enabled": False}
 
 
 @pytest.mark.parametrize("cluster", ["aks-batch-prod", "a" * 63, "9lives_cluster-x", "x-" * 31 + "y"])

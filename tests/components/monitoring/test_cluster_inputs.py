@@ -51,7 +51,8 @@ def test_merge_keeps_other_add_ons_and_refuses_clashes():
 
 def test_dev_cluster_is_registered_as_before():
     cluster = one(run_stack("dev"), CLUSTER).inputs
-    assert "azureMonitorProfile" not in cluster and "addonProfiles" not in cluster
+    # Monitoring's inputs are not sent; the add-ons of the security baseline are (the Azure Policy add-on).
+    assert "azureMonitorProfile" not in cluster and set(cluster["addonProfiles"]) == {"azurepolicy"}
 
 
 def test_prod_cluster_turns_both_add_ons_on_with_its_own_workspace():
@@ -59,8 +60,8 @@ def test_prod_cluster_turns_both_add_ons_on_with_its_own_workspace():
     cluster = one(run, CLUSTER)
     law = one(run, LAW_TYPE)
     assert cluster.inputs["azureMonitorProfile"] == {"metrics": {"enabled": True}}
-    assert cluster.inputs["addonProfiles"] == {"omsagent": {"enabled": True, "config": {
-        "logAnalyticsWorkspaceResourceID": f"/offline/{LAW_TYPE}/{law.name}", "useAADAuth": "true"}}}
+    assert cluster.inputs["addonProfiles"]["omsagent"] == {"enabled": True, "config": {
+        "logAnalyticsWorkspaceResourceID": f"/offline/{LAW_TYPE}/{law.name}", "useAADAuth": "true"}}
     # The add-on names the workspace, so ARM must have it before the cluster.
     assert law.urn in cluster.depends_on
 

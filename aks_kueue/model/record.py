@@ -1,0 +1,123 @@
+"""The day-2 record of a model: what this update would leave for the next one's guard, and the
+model as the last deployment leaves it (pools keep what they were created with).
+
+The record names each resource users depend on with its replace-forcing inputs, in the provider's
+names, exactly as the components send them (`aks_kueue/day2/state.py` says what is kept and why).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Optional
+
+from aks_kueue.aks.limits import dns_prefix
+from aks_kueue.aks.pools import SYSTEM, Pool
+from aks_kueue.day2.allow import Allowances, Entry, Protection, Target
+from aks_kueue.day2.replacement import (AGENT_POOL, HELM_RELEASE, KUBERNETES_EXTENSION, MANAGED_CLUSTER, NAMESPACE,
+                                        RESOURCE_GROUP, extract)
+from aks_kueue.day2.state import Record, SystemPoolOwner, Tracked, kept_pools, settle
+from aks_kueue.model.desired import Cluster, Model, Network
+
+RESOURCE_GROUP_ENTRY = Entry(Target.RESOURCE_GROUP)
+CLUSTER_ENTRY = Entry(Target.CLUSTER)
+SYSTEM_POOL_ENTRY = Entry(Target.SYSTEM_POOL)
+KUEUE_ENTRY = Entry(Target.KUEUE)
+# The key of each create-only input of a pool, under the pool's own key.
+_POOL_KEYS = {"vmSize": "vmSize", "gpuInstanceProfile": "gpuInstanceProfile", "availabilityZones": "zones",
+              "enableEncryptionAtHost": "encryptionAtHost", "osDiskType": "osDiskType", "osDiskSizeGB": "osDiskSizeGb"}
+_NETWORK_KEYS = {"networkPlugin": "plugin", "networkPluginMode": "pluginMode", "networkPolicy": "policy",
+                 "networkDataplane": "dataplane", "podCidr": "podCidr", "serviceCidr": "serviceCidr",
+                 "dnsServiceIP": "dnsServiceIp", "outboundType": "outboundType"}
+
+
+def pool_entry(pool: Pool) -> Entry:
+    """How `aks-kueue:allowReplacement` and the record name a pool."""
+    return SYSTEM_POOL_ENTRY if pool.mode == SYSTEM else Entry(Target.NODE_POOL, pool.name)
+
+
+def namespace_entry(namespace: str) -> Entry:
+    return Entry(Target.NAMESPACE, namespace)
+
+
+def network_profile(network: Network) -> dict[str, Any]:
+    """The network profile in the provider's names: what is sent and what the guard compares."""
+    return {"networkPlugin": network.plugin, "networkPluginMode": network.plugin_mode,
+            "networkPolicy": network.policy, "networkDataplane": network.dataplane, "podCidr": network.pod_cidr,
+            "serviceCidr": network.service_cidr, "dnsServiceIP": network.dns_service_ip,
+            "outboundType": network.outbound_type}
+
+
+def pool_create_only(pool: Pool) -> dict[str, Any]:
+    """A pool's create-only inputs, in the provider's names, as sent on creation."""
+    return {"vmSize": pool.vm_size, "gpuInstanceProfile": pool.gpu_instance_profile,
+            "availabilityZones": list(pool.zones) or None, "enableEncryptionAtHost": pool.encryption_at_host,
+            "osDiskType": pool.os_disk_type, "osDiskSizeGB": pool.os_disk_size_gb}
+
+
+def desired_record(model: Model, protection: Protection) -> Record:
+    """The record this update would leave, before the last deployment is known (`settle` then
+    decides who owns the system pool and what the kept pools keep)."""
+    cluster = model.cluster
+    if cluster is None:
+        raise ValueError("a model without a cluster has no day-2 record")
+    found = [*_cluster(cluster, protection), *(_pool(cluster, p, protection) for p in (*cluster.system_pools,
+                                                                                        *model.pools))]
+    install = model.installs[0].mode if model.installs else "none"
+    if install != "none":
+        kind, label = ((KUBERNETES_EXTENSION, "the Kueue installer (managed extension)") if install == "managed"
+                       else (HELM_RELEASE, "the Kueue installer (Helm release)"))
+        found.append(Tracked(KUEUE_ENTRY, kind, label, {}, protection.protects(KUEUE_ENTRY),
+                             key="aks-kueue:kueue.install"))
+    found += [Tracked(namespace_entry(ns.name), NAMESPACE, f"Namespace {ns.name}", {}, False,
+                      retained=protection.retains(namespace_entry(ns.name)), key="aks-kueue:queues.localQueues")
+              for ns in model.namespaces if not ns.existing]
+    return Record(resources={t.entry: t for t in found}, kueue_install=install,
+                  kubernetes_version=cluster.kubernetes_version, upgrade_channel=cluster.security.upgrade_channel or "none",
+                  system_pool_owner=SystemPoolOwner.CLUSTER)
+
+
+def _cluster(cluster: Cluster, protection: Protection) -> list[Tracked]:
+    shared = {"resourceGroupName": "aks-kueue:resourceGroupName", "location": "azure-native:location",
+              "resourceName": f"{cluster.key}.name"}
+    group_facts = extract(RESOURCE_GROUP, {"resourceGroupName": cluster.resource_group, "location": cluster.region})
+    cluster_facts = extract(MANAGED_CLUSTER, {
+        "resourceGroupName": cluster.resource_group, "resourceName": cluster.name, "location": cluster.region,
+        "dnsPrefix": dns_prefix(cluster.name), "networkProfile": network_profile(cluster.network)})
+    return [
+        Tracked(RESOURCE_GROUP_ENTRY, RESOURCE_GROUP, f"ResourceGroup {cluster.resource_group}", group_facts,
+                protection.protects(RESOURCE_GROUP_ENTRY), keys=shared, key="aks-kueue:resourceGroupName"),
+        Tracked(CLUSTER_ENTRY, MANAGED_CLUSTER, f"ManagedCluster {cluster.name}", cluster_facts,
+                protection.protects(CLUSTER_ENTRY), key=cluster.key,
+                keys={**shared, "dnsPrefix": f"{cluster.key}.name",
+                      **{f"networkProfile.{k}": f"{cluster.key}.network.{v}" for k, v in _NETWORK_KEYS.items()}}),
+    ]
+
+
+def _pool(cluster: Cluster, pool: Pool, protection: Protection) -> Tracked:
+    entry = pool_entry(pool)
+    facts = extract(AGENT_POOL, {"resourceGroupName": cluster.resource_group, "resourceName": cluster.name,
+                                 "agentPoolName": pool.name, **pool_create_only(pool)})
+    keys = {"resourceGroupName": "aks-kueue:resourceGroupName", "resourceName": f"{cluster.key}.name",
+            "agentPoolName": f"{pool.key}.name", **{path: f"{pool.key}.{key}" for path, key in _POOL_KEYS.items()}}
+    label = "the system pool" if entry == SYSTEM_POOL_ENTRY else f"AgentPool {pool.name}"
+    return Tracked(entry, AGENT_POOL, label, facts, protection.protects(entry), keys=keys, key=pool.key,
+                   chosen=pool.chosen)
+
+
+def settled(model: Model, previous: Optional[Record]) -> Model:
+    """The model as this update leaves it after the last deployment (`previous`): the pools it keeps
+    marked existing, with the create-only inputs they were created with. What the program registers
+    (the components read the same settled record through the guard) and what the pack reads back."""
+    if model.cluster is None or previous is None:
+        return model
+    record = settle(desired_record(model, Protection(False, Allowances())), previous)
+    kept = set(kept_pools(record, previous))
+
+    def keep(pool: Pool) -> Pool:
+        entry = pool_entry(pool)
+        facts = record.resources[entry].facts
+        return replace(pool, existing=entry in kept, encryption_at_host=facts.get("enableEncryptionAtHost") is True,
+                       os_disk_type=facts.get("osDiskType"), os_disk_size_gb=facts.get("osDiskSizeGB"))
+
+    cluster = replace(model.cluster, system_pools=tuple(keep(p) for p in model.cluster.system_pools))
+    return replace(model, cluster=cluster, pools=tuple(keep(p) for p in model.pools))
