@@ -112,8 +112,8 @@ def _azure_checks(model: Model, cluster: Cluster) -> list[Finding]:
     """What only Azure can answer, each with the read-only `az` command that answers it."""
     pools = [_use(p) for p in (*cluster.system_pools, *model.pools)]
     features = {preflight.Feature.MANAGED_KUEUE} if model.managed else set()
-    if any(lookup(p.vm_size) is not None for p in (*cluster.system_pools, *model.pools)):
-        features.add(preflight.Feature.HOST_ENCRYPTION)  # the program turns it on where the catalog knows the size
+    if any(p.encryption_at_host for p in (*cluster.system_pools, *model.pools)):
+        features.add(preflight.Feature.HOST_ENCRYPTION)
     version = cluster.kubernetes_version if cluster.kubernetes_version != "unset" else None
     return [Finding(CHECK_IN_AZURE, WARNING, "Azure subscription", advisory.key, advisory.message,
                     f"check with: {advisory.command}")
