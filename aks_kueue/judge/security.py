@@ -68,7 +68,6 @@ class Check(NamedTuple):
     title: str                          # what holds when the check passes: the policy's description
     run: Callable[[Model], list[Issue]]
     source: str                         # the AKS page and checkov id it follows
-    relax: str = ""                     # what to write in the stack instead of relaxing the policy
 
 
 def _cluster_issue(cluster: Cluster, field: str, message: str, fix: str) -> Issue:
@@ -316,32 +315,29 @@ CHECKS: dict[str, Check] = {
                       "other resource carries one in its inputs.", _on_cluster(kubeconfig),
                       "Pulumi secrets (pulumi.md); no checkov check"),
     AZURE_POLICY: Check("The Azure Policy add-on is on.", _on_cluster(azure_policy),
-                        f"{_AKS}use-azure-policy; checkov CKV_AZURE_116", "cluster.security.azurePolicy: false"),
+                        f"{_AKS}use-azure-policy; checkov CKV_AZURE_116"),
     DEFENDER: Check("Microsoft Defender for Containers' sensor is on.", _on_cluster(defender),
                     "learn.microsoft.com/azure/defender-for-cloud/defender-for-containers-enable; the AKS security "
-                    "baseline (Azure security benchmark); checkov CKV_AZURE_85 checks only the subscription's plan",
-                    "cluster.security.defender.enabled: false"),
+                    "baseline (Azure security benchmark); checkov CKV_AZURE_85 checks only the subscription's plan"),
     IMAGE_CLEANER: Check("Image Cleaner removes unused and vulnerable images from the nodes.",
                          _on_cluster(image_cleaner), f"{_AKS}image-cleaner (preconfigured on AKS Automatic); no "
-                         "checkov check", "cluster.security.imageCleaner.enabled: false"),
+                         "checkov check"),
     MONITORING: Check("Managed Prometheus and Container Insights collect the cluster's metrics and logs.",
-                      monitoring, f"{_AKS}monitor-aks; checkov CKV_AZURE_4 (Container Insights)",
-                      "aks-kueue:monitoring with managedPrometheus or containerInsights false"),
+                      monitoring, f"{_AKS}monitor-aks; checkov CKV_AZURE_4 (Container Insights)"),
     MAX_PODS: Check(f"User pools allow at least {MIN_MAX_PODS} pods per node.", max_pods,
-                    f"{_AKS}concepts-network-ip-address-planning; checkov CKV_AZURE_168", "nodePools[].maxPods"),
+                    f"{_AKS}concepts-network-ip-address-planning; checkov CKV_AZURE_168"),
     PAID_TIER: Check("The cluster runs on a paid tier (Standard or Premium), with an uptime SLA.",
                      _on_cluster(paid_tier), f"{_AKS}free-standard-pricing-tiers; checkov CKV_AZURE_170 (which accepts "
-                     "Standard only)", "cluster.tier: Free"),
+                     "Standard only)"),
     EPHEMERAL_OS: Check("Pools use an ephemeral OS disk where their VM size can hold one (required of new pools, "
                         "advised for pools the last deployment has).", ephemeral_os,
-                        f"{_AKS}concepts-storage#ephemeral-os-disk; checkov CKV_AZURE_226",
-                        "nodePools[].osDiskType: Managed"),
+                        f"{_AKS}concepts-storage#ephemeral-os-disk; checkov CKV_AZURE_226"),
     HOST_ENCRYPTION: Check("Pools encrypt their temp disks and OS disk caches on the VM host (required of new pools, "
                            "advised for pools the last deployment has).", host_encryption,
-                           f"{_AKS}enable-host-encryption; checkov CKV_AZURE_227", "nodePools[].encryptionAtHost: false"),
+                           f"{_AKS}enable-host-encryption; checkov CKV_AZURE_227"),
     SECRETS_ROTATION: Check("Where the Key Vault secrets provider is on, it rotates secrets.",
                             _on_cluster(secrets_rotation), f"{_AKS}csi-secrets-store-configuration-options; checkov "
-                            "CKV_AZURE_172", "cluster.security.keyVaultSecretsProvider.secretRotation: false"),
+                            "CKV_AZURE_172"),
 }
 KINDS = tuple(CHECKS)
 

@@ -255,10 +255,6 @@ class NodePool(Model):
                                   gpu_resource=self.capacity.gpu_resource)
 
     @property
-    def effective_gpu_driver(self) -> Optional[str]:
-        return pools.effective_gpu_driver(self.gpu_vendor, self.gpu_driver)
-
-    @property
     def needs_device_plugin(self) -> bool:
         return pools.needs_device_plugin(self.gpu_vendor, self.gpu_driver)
 
@@ -267,8 +263,3 @@ class NodePool(Model):
         """The taints AKS really puts on this pool's nodes, spot's included."""
         return [taint_text(t) for t in pools.node_taints(tuple(Taint.parse(t).model_dump() for t in self.taints),
                                                         self.spot)]
-
-    @property
-    def node_taint_objects(self) -> list[dict[str, str]]:
-        """`node_taints` in Kubernetes' shape, `{key, value, effect}`."""
-        return [Taint.parse(t).model_dump() for t in self.node_taints]

@@ -189,3 +189,17 @@ def test_every_kind_has_a_policy_of_its_own():
 
     names = {p.name for p in POLICIES}
     assert all(POLICY_OF_KIND[kind] == kind and kind in names for kind in KINDS)
+
+
+def test_the_readme_lists_every_check_with_its_source():
+    import re
+
+    from tests.conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## The security baseline", 1)[1].split("\n## ", 1)[0]
+    rows = {line.split("`")[1]: line for line in section.splitlines() if line.startswith("| `aks-")}
+    assert set(rows) == set(KINDS)
+    for kind, check in CHECKS.items():
+        for checkov in re.findall(r"CKV_AZURE_\d+", check.source):
+            assert checkov in rows[kind], (kind, checkov)

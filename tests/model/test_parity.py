@@ -76,8 +76,18 @@ def stacks(draw):
             pool["labels"] = {"team": draw(st.sampled_from(["a", "b"]))}
         if gpu and draw(st.booleans()):
             pool["gpuDriver"] = draw(st.sampled_from(["Install", "None"]))
+        if draw(st.booleans()):  # what the pool is created with, written instead of the baseline's default
+            pool.update(draw(st.sampled_from([{"osDiskType": "Managed"}, {"encryptionAtHost": False},
+                                              {"osDiskSizeGb": 64}, {"osSku": "AzureLinux"}])))
         pools.append(pool)
     config["aks-kueue:nodePools"] = pools
+    security = config["aks-kueue:cluster"]["security"]
+    security.update(draw(st.fixed_dictionaries({}, optional={
+        "azurePolicy": st.booleans(), "imageCleaner": st.fixed_dictionaries({}, optional={
+            "enabled": st.booleans(), "intervalHours": st.integers(24, 2160)}),
+        "defender": st.just({"enabled": False}),
+        "keyVaultSecretsProvider": st.fixed_dictionaries({}, optional={
+            "enabled": st.booleans(), "rotationPollInterval": st.sampled_from(["2m", "1h"])})})))
     flavors = [{"name": f"f{i}", "nodePool": p["name"]} for i, p in enumerate(pools)]
     if draw(st.booleans()):  # a flavor selecting by VM size, landing on every pool of that size
         flavors.append({"name": "bysize", "spec": {"nodeLabels": {
