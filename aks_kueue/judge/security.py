@@ -78,7 +78,6 @@ def _on_cluster(check: Callable[[Cluster], list[tuple[str, str, str]]]) -> Calla
     """A check of the cluster alone: each (field under the cluster's key, message, fix) an issue."""
     def run(model: Model) -> list[Issue]:
         return [_cluster_issue(model.cluster, *found) for found in check(model.cluster)]
-    run.__doc__ = check.__doc__
     return run
 
 

@@ -34,13 +34,13 @@ from aks_kueue.kueue import catalog as cat
 from aks_kueue.kueue.convert import to_v1beta2
 from aks_kueue.kueue.units import to_units
 from aks_kueue.model import carrier
-from aks_kueue.model.record import pool_entry
 from aks_kueue.model.conventions import AZURE_POLICY_ADDON, CONTAINER_INSIGHTS_ADDON, SECRETS_PROVIDER_ADDON
 from aks_kueue.model.desired import (DEVELOPMENT, PRODUCTION, Cluster, ExpectedWorkload, Install, KueueItem,
                                      MaintenanceWindow, Model, Monitoring, Namespace, Network, SecretsProvider, Security,
                                      SubmitterGroup, Unreadable)
 from aks_kueue.model.props import (Unreadable as UnreadableValue, get, integer, mapping, plain, sequence, stack_of,
                                    string_list, string_map, text)
+from aks_kueue.model.record import pool_entry
 from aks_kueue.versions import MANAGED_KUEUE_EXTENSION_TYPE
 
 # Type tokens, with or without an explicit API version module (azure-native:containerservice/v20250801:...).
