@@ -264,7 +264,8 @@ def host_encryption(model: Model) -> list[Issue]:
             found.append(Issue(_subject(pool), f"{pool.key}.encryptionAtHost", f"host encryption of pool {pool.name} "
                                f"was not checked: the VM size catalog does not know {pool.vm_size}, so the program "
                                "leaves it off", "set encryptionAtHost: true if the size supports it (`az vm list-skus "
-                               f"--size {pool.vm_size} --query \"[].capabilities[?name=='EncryptionAtHostSupported']\"`)",
+                               f"--size {pool.vm_size} --query "
+                               "\"[].capabilities[?name=='EncryptionAtHostSupported']\"`)",
                                advisory=True))
         else:
             found.append(_created_with(pool, "encryptionAtHost", f"pool {pool.name} runs without host encryption: "

@@ -36,8 +36,8 @@ from aks_kueue.kueue.units import to_units
 from aks_kueue.model import carrier
 from aks_kueue.model.conventions import AZURE_POLICY_ADDON, CONTAINER_INSIGHTS_ADDON, SECRETS_PROVIDER_ADDON
 from aks_kueue.model.desired import (DEVELOPMENT, PRODUCTION, Cluster, ExpectedWorkload, Install, KueueItem,
-                                     MaintenanceWindow, Model, Monitoring, Namespace, Network, SecretsProvider, Security,
-                                     SubmitterGroup, Unreadable)
+                                     MaintenanceWindow, Model, Monitoring, Namespace, Network, SecretsProvider,
+                                     Security, SubmitterGroup, Unreadable)
 from aks_kueue.model.props import (Unreadable as UnreadableValue, get, integer, mapping, plain, sequence, stack_of,
                                    string_list, string_map, text)
 from aks_kueue.model.record import pool_entry

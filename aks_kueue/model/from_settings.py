@@ -112,7 +112,8 @@ def cluster(settings: Settings) -> Cluster:
     # The SDK sends AKS's defaults for the ranges the stack leaves out (pulumi-azure-native 3.29's
     # ContainerServiceNetworkProfileArgs), so the model holds them too.
     network = Network(plugin=net.plugin, plugin_mode=net.plugin_mode, policy=net.policy, dataplane=net.dataplane,
-                      pod_cidr=net.effective_pod_cidr, service_cidr=net.service_cidr or aks_network.DEFAULT_SERVICE_CIDR,
+                      pod_cidr=net.effective_pod_cidr,
+                      service_cidr=net.service_cidr or aks_network.DEFAULT_SERVICE_CIDR,
                       dns_service_ip=net.dns_service_ip or aks_network.DEFAULT_DNS_SERVICE_IP,
                       outbound_type=net.outbound_type)
     os_disk_type, os_disk_size = _os_disk(system)
@@ -142,7 +143,8 @@ def cluster(settings: Settings) -> Cluster:
                 provider.rotation_poll_interval if provider.enabled else None) if provider is not None else None),
         system_pools=(system_pool,), resource_group=settings.resource_group_name,
         autoscaler_profile=spec.autoscaler_profile.to_api(),
-        monitoring=Monitoring(monitoring.managed_prometheus, monitoring.container_insights) if monitoring else Monitoring(),
+        monitoring=(Monitoring(monitoring.managed_prometheus, monitoring.container_insights) if monitoring
+                    else Monitoring()),
         maintenance=tuple(MaintenanceWindow(name, window.to_api()) for name, window in windows if window is not None))
 
 

@@ -72,7 +72,8 @@ def desired_record(model: Model, protection: Protection) -> Record:
                       retained=protection.retains(namespace_entry(ns.name)), key="aks-kueue:queues.localQueues")
               for ns in model.namespaces if not ns.existing]
     return Record(resources={t.entry: t for t in found}, kueue_install=install,
-                  kubernetes_version=cluster.kubernetes_version, upgrade_channel=cluster.security.upgrade_channel or "none",
+                  kubernetes_version=cluster.kubernetes_version,
+                  upgrade_channel=cluster.security.upgrade_channel or "none",
                   system_pool_owner=SystemPoolOwner.CLUSTER)
 
 
