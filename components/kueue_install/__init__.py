@@ -12,6 +12,7 @@ from aks_kueue.day2.allow import Entry, Protection, Target
 from aks_kueue.day2.state import Tracked
 from aks_kueue.settings.kueue import Kueue
 from components.day2_guard import secret_inputs
+from components.kubernetes_object import RELEASE_TYPE, HelmRelease
 from components.kueue_install.values import helm_values
 from aks_kueue.versions import (KUEUE_API_VERSION, KUEUE_CHART_REPOSITORY, KUEUE_NAMESPACE,
                                 MANAGED_KUEUE_EXTENSION_TYPE)
@@ -20,7 +21,6 @@ from components import token
 CONTROLLER_DEPLOYMENT = "kueue-controller-manager"
 KUEUE_ENTRY = Entry(Target.KUEUE)
 EXTENSION_TYPE = "azure-native:kubernetesconfiguration:Extension"
-RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
 
 
 @dataclass(frozen=True)
@@ -100,23 +100,21 @@ class KueueInstall(pulumi.ComponentResource):
                                         depends_on=[*args.node_pools, *_gate(args)]))
 
     def _helm_release(self, name: str, args: KueueInstallArgs) -> pulumi.CustomResource:
-        from pulumi_kubernetes.helm.v3 import Release
-
         kueue = args.kueue
-        return Release(
-            f"{name}-helm",
-            name="kueue",
-            chart=KUEUE_CHART_REPOSITORY,
-            version=kueue.chart_version,
-            namespace=KUEUE_NAMESPACE,
-            create_namespace=True,
+        # Registered by its type token, as the typed helm.v3.Release would register it (see HelmRelease).
+        return HelmRelease(f"{name}-helm", {
+            "name": "kueue",
+            "chart": KUEUE_CHART_REPOSITORY,
+            "version": kueue.chart_version,
+            "namespace": KUEUE_NAMESPACE,
+            "createNamespace": True,
             # A key set with --secret is secret as a whole, tokens in chart values included.
-            values=_secret(helm_values(kueue, cluster_queue_metrics=args.cluster_queue_metrics), args.secret),
+            "values": _secret(helm_values(kueue, cluster_queue_metrics=args.cluster_queue_metrics), args.secret),
             # Helm waits for the controller and its webhook Deployment before the
             # release counts as created, so queue objects are not sent too early.
-            timeout=600,
-            opts=pulumi.ResourceOptions(parent=self, provider=args.provider, protect=args.protect,
-                                        depends_on=_gate(args)))
+            "timeout": 600,
+        }, opts=pulumi.ResourceOptions(parent=self, provider=args.provider, protect=args.protect,
+                                       depends_on=_gate(args)))
 
 
 def _secret(values: dict, secret: bool):
