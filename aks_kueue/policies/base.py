@@ -12,6 +12,7 @@ policy a fresh copy of the same resources, so both are remembered by content.
 from __future__ import annotations
 
 import os
+import pickle
 import threading
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
@@ -95,24 +96,19 @@ def read_and_judge(resources: Sequence[Any], vm_overhead: Fraction = DEFAULT_VM_
         return reading, judgements[vm_overhead]
 
 
-def fingerprint(resources: Iterable[Any]) -> str:
-    """Content, not identity: the servicer builds new resource objects for every policy."""
-    return repr([(r.urn, r.resource_type, _raw(r.props), [getattr(d, "urn", d) for d in r.dependencies or []],
-                  list(getattr(getattr(r, "opts", None), "additional_secret_outputs", None) or []))
-                 for r in resources])
+def fingerprint(resources: Iterable[Any]) -> bytes:
+    """Content, not identity: the servicer builds new resource objects for every policy.
 
-
-def _raw(value: Any) -> Any:
-    """A proxied value's content, without reading through the proxy (unknowns stay sentinels)."""
-    kind = type(value)
-    if kind is _DictProxy or kind is _ListProxy:
-        value = value["__target"]
-        kind = type(value)
-    if kind is dict:
-        return {k: _raw(v) for k, v in value.items()}
-    if kind is list:
-        return [_raw(v) for v in value]
-    return value
+    Pickled, which walks the proxied values in C: equal bytes mean equal content (a
+    different sharing of equal strings can only make equal content miss, never the
+    reverse). Where something will not pickle, the content's text stands in."""
+    rows = [(r.urn, r.resource_type, r.props, [getattr(d, "urn", d) for d in r.dependencies or []],
+             list(getattr(getattr(r, "opts", None), "additional_secret_outputs", None) or [])) for r in resources]
+    try:
+        return b"p" + pickle.dumps(rows, pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - any value pickle refuses
+        return b"r" + repr([(urn, kind, _raw(props), deps, secrets)
+                            for urn, kind, props, deps, secrets in rows]).encode()
 
 
 def baseline_policy(check: str) -> StackValidationPolicy:
