@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 import pickle
 import threading
+from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
 from pulumi_policy.policy import _NotApplicableError
@@ -75,12 +76,34 @@ def judged_policy(name: str, description: str, level: EnforcementLevel = Enforce
 
 _lock = threading.Lock()
 _last: dict[str, Any] = {"key": None, "reading": None, "judgements": {}}
+# While `same_resources` is open: whether it is, and the fingerprint of what the first policy was handed.
+_analysis: dict[str, Any] = {"open": False, "key": None}
+
+
+@contextmanager
+def same_resources() -> Iterator[None]:
+    """Around one AnalyzeStack call: the servicer decodes the one request it was sent for every stack
+    policy, so their resources are fingerprinted once, for the first policy, not once each. The
+    offline preview opens it around the call it makes (`preview/pack.run_pack`); a pack the Pulumi
+    engine runs never does, and fingerprints every policy's resources."""
+    with _lock:
+        _analysis.update(open=True, key=None)
+    try:
+        yield
+    finally:
+        with _lock:
+            _analysis.update(open=False, key=None)
 
 
 def read_and_judge(resources: Sequence[Any], vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> tuple[Reading, Judgement]:
     """The model of these resources and the judge's verdict on it, computed once per content."""
-    key = fingerprint(resources)
     with _lock:
+        key = _analysis["key"] if _analysis["open"] else None
+    if key is None:
+        key = fingerprint(resources)
+    with _lock:
+        if _analysis["open"]:
+            _analysis["key"] = key
         if _last["key"] != key:
             try:
                 reading: Any = from_resources(resources)

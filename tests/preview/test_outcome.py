@@ -24,9 +24,11 @@ def test_the_pack_and_the_preview_share_one_reading_and_one_judgement(monkeypatc
     base._last.update(key=None, reading=None, judgements={})  # nothing remembered from another test
     read = _counted(monkeypatch, base, "from_resources")
     judged = _counted(monkeypatch, base, "judge")
+    fingerprints = _counted(monkeypatch, base, "fingerprint")
     views = _counted(monkeypatch, pack, "stack_view")
     config, root = load_stack_config("dev", None, "preview")
     outcome = preview(config, root)
     assert outcome.judgement is not None and outcome.violations
     assert read == ["from_resources"] and judged == ["judge"]
+    assert len(fingerprints) == 2  # the stack policies' resources once, the preview's view once
     assert len(views) == 1  # the preview's own view; the stack policies' views are the servicer's
