@@ -60,9 +60,7 @@ class HelmRelease(pulumi.CustomResource):
         props = {key: given[key] for key in sorted(given, key=_python_name)}
         props["status"] = None
         # As the typed class does: its option defaults first, then the caller's.
-        opts = pulumi.ResourceOptions.merge(
-            pulumi.ResourceOptions(version=_utilities.get_version(),
-                                   plugin_download_url=_utilities.get_plugin_download_url()), opts)
+        opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         super().__init__(RELEASE_TYPE, name, props, opts)
 
 
