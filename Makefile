@@ -10,7 +10,7 @@ STACK ?= dev
 
 $(BIN)/.installed: pyproject.toml requirements.txt
 	@echo "Installing aks-kueue into ./$(VENV), once: the Pulumi SDK, pulumi-azure-native and pulumi-kubernetes"
-	@echo "(about 400 MB, a few minutes on a fresh machine), pydantic, typer, rich, PyYAML, the CEL bindings,"
+	@echo "(about 850 MB installed, a few minutes on a fresh machine), pydantic, typer, rich, PyYAML, the CEL bindings,"
 	@echo "matplotlib and the test tools. Later runs skip this step."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar on -e '.[test]' \

@@ -11,6 +11,7 @@ rather than in a `spec`, which the Python `apiextensions.CustomResource` cannot 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pulumi
@@ -34,3 +35,35 @@ class KubernetesObject(pulumi.CustomResource):
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(version=_utilities.get_version()))
         kind = manifest["kind"] + ("Patch" if patch else "")
         super().__init__(type_token(manifest["apiVersion"], kind), name, props, opts)
+
+
+RELEASE_TYPE = "kubernetes:helm.sh/v3:Release"
+
+
+class HelmRelease(pulumi.CustomResource):
+    """A Helm release (`kubernetes:helm.sh/v3:Release`) from the provider's own input names.
+
+    The typed `pulumi_kubernetes.helm.v3.Release` sends the engine exactly this: its type
+    token, the inputs given in camelCase, `compat: "true"` (which it always sets), the
+    `status` output, and options bound to this pulumi-kubernetes plugin version; it adds
+    no aliases. Importing it, though, loads the Helm and YAML modules and `requests`, for a
+    resource the program describes in plain values anyway."""
+
+    status: pulumi.Output[Any]
+
+    def __init__(self, name: str, inputs: dict[str, Any], opts: pulumi.ResourceOptions):
+        if not inputs.get("chart"):
+            raise TypeError("Missing required property 'chart'")
+        # In the typed class's order (alphabetical by its Python names, then its outputs), which
+        # is the order of the wire object, and so of the recorded inputs.
+        given = {**inputs, "compat": "true"}
+        props = {key: given[key] for key in sorted(given, key=_python_name)}
+        props["status"] = None
+        # As the typed class does: its option defaults first, then the caller's.
+        opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
+        super().__init__(RELEASE_TYPE, name, props, opts)
+
+
+def _python_name(camel: str) -> str:
+    """`createNamespace` -> `create_namespace`, as pulumi-kubernetes names the input."""
+    return re.sub(r"([A-Z])", r"_\1", camel).lower()

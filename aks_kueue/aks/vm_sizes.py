@@ -147,10 +147,21 @@ def _data() -> dict[str, Any]:
 
 
 @lru_cache(maxsize=1)
+def _rows() -> dict[str, dict[str, Any]]:
+    return {row["name"].lower(): row for row in _data()["sizes"]}
+
+
+@lru_cache(maxsize=None)
+def _parsed(key: str) -> VmSize:
+    """One size, built when first asked for: a stack names a few of the catalog's thousand."""
+    row = _rows()[key]
+    return _size(row, _data()["series"][row["series"]])
+
+
+@lru_cache(maxsize=1)
 def catalog() -> dict[str, VmSize]:
     """Every size, keyed by its lower-cased name."""
-    series = _data()["series"]
-    return {row["name"].lower(): _size(row, series[row["series"]]) for row in _data()["sizes"]}
+    return {key: _parsed(key) for key in _rows()}
 
 
 def catalog_source() -> dict[str, Any]:
@@ -160,7 +171,8 @@ def catalog_source() -> dict[str, Any]:
 
 def lookup(vm_size: str) -> VmSize | None:
     """Azure treats size names case-insensitively, so the lookup does too."""
-    return catalog().get(vm_size.lower())
+    key = vm_size.lower()
+    return _parsed(key) if key in _rows() else None
 
 
 def mig_resource(size: VmSize, profile: str, strategy: str = "mixed") -> tuple[str, int]:

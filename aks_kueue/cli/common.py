@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import re
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Optional
+from typing import Iterator, Optional
 
 import typer
 
@@ -12,6 +14,27 @@ import typer
 def fail(message: str, code: int = 2) -> None:
     typer.echo(message, err=True)
     raise typer.Exit(code)
+
+
+@contextmanager
+def few_collections() -> Iterator[None]:
+    """Python's cyclic garbage collector, tuned for one short command, then put back.
+
+    A preview builds hundreds of thousands of objects that live until it ends (modules, the
+    SDK's outputs and futures, the recorded protobufs, the pack's decoded resources), and each
+    full collection walked all of them again: a quarter of the large organisation's time. So
+    what exists when the command starts is frozen (no collection looks at it again) and young
+    collections run every 50,000 allocations instead of 700; garbage is still collected, so
+    memory stays bounded (the large organisation peaks about 10% higher)."""
+    threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        if not frozen:  # what someone else froze stays frozen
+            gc.unfreeze()
 
 
 STACK_OPTION = typer.Option(None, "--stack", help="Read stacks/Pulumi.NAME.yaml (default: dev).")

@@ -12,9 +12,11 @@ policy a fresh copy of the same resources, so both are remembered by content.
 from __future__ import annotations
 
 import os
+import pickle
 import threading
+from contextlib import contextmanager
 from fractions import Fraction
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
 from pulumi_policy.policy import _NotApplicableError
@@ -74,12 +76,34 @@ def judged_policy(name: str, description: str, level: EnforcementLevel = Enforce
 
 _lock = threading.Lock()
 _last: dict[str, Any] = {"key": None, "reading": None, "judgements": {}}
+# While `same_resources` is open: whether it is, and the fingerprint of what the first policy was handed.
+_analysis: dict[str, Any] = {"open": False, "key": None}
+
+
+@contextmanager
+def same_resources() -> Iterator[None]:
+    """Around one AnalyzeStack call: the servicer decodes the one request it was sent for every stack
+    policy, so their resources are fingerprinted once, for the first policy, not once each. The
+    offline preview opens it around the call it makes (`preview/pack.run_pack`); a pack the Pulumi
+    engine runs never does, and fingerprints every policy's resources."""
+    with _lock:
+        _analysis.update(open=True, key=None)
+    try:
+        yield
+    finally:
+        with _lock:
+            _analysis.update(open=False, key=None)
 
 
 def read_and_judge(resources: Sequence[Any], vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> tuple[Reading, Judgement]:
     """The model of these resources and the judge's verdict on it, computed once per content."""
-    key = fingerprint(resources)
     with _lock:
+        key = _analysis["key"] if _analysis["open"] else None
+    if key is None:
+        key = fingerprint(resources)
+    with _lock:
+        if _analysis["open"]:
+            _analysis["key"] = key
         if _last["key"] != key:
             try:
                 reading: Any = from_resources(resources)
@@ -95,11 +119,19 @@ def read_and_judge(resources: Sequence[Any], vm_overhead: Fraction = DEFAULT_VM_
         return reading, judgements[vm_overhead]
 
 
-def fingerprint(resources: Iterable[Any]) -> str:
-    """Content, not identity: the servicer builds new resource objects for every policy."""
-    return repr([(r.urn, r.resource_type, _raw(r.props), [getattr(d, "urn", d) for d in r.dependencies or []],
-                  list(getattr(getattr(r, "opts", None), "additional_secret_outputs", None) or []))
-                 for r in resources])
+def fingerprint(resources: Iterable[Any]) -> bytes:
+    """Content, not identity: the servicer builds new resource objects for every policy.
+
+    Pickled, which walks the proxied values in C: equal bytes mean equal content (a
+    different sharing of equal strings can only make equal content miss, never the
+    reverse). Where something will not pickle, the content's text stands in."""
+    rows = [(r.urn, r.resource_type, r.props, [getattr(d, "urn", d) for d in r.dependencies or []],
+             list(getattr(getattr(r, "opts", None), "additional_secret_outputs", None) or [])) for r in resources]
+    try:
+        return b"p" + pickle.dumps(rows, pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - any value pickle refuses
+        return b"r" + repr([(urn, kind, _raw(props), deps, secrets)
+                            for urn, kind, props, deps, secrets in rows]).encode()
 
 
 def _raw(value: Any) -> Any:
@@ -113,7 +145,6 @@ def _raw(value: Any) -> Any:
     if kind is list:
         return [_raw(v) for v in value]
     return value
-
 
 def baseline_policy(check: str) -> StackValidationPolicy:
     """One check of the AKS security baseline (`judge/security.py`)."""

@@ -15,8 +15,8 @@ from typing import Any, Optional
 
 from aks_kueue.judge import Judgement
 from aks_kueue.judge.finding import Finding
-from aks_kueue.preview.pack import (MANDATORY, PolicyConfigError, Violation, evaluate, levels, load_policy_config,
-                                    policy_view, properties)
+from aks_kueue.preview.pack import (MANDATORY, PolicyConfigError, Violation, evaluate, judged_view, levels,
+                                    load_policy_config, properties)
 from aks_kueue.preview.run import ProgramError, ProgramRefused, ProgramRun, read_previous_outputs, run_program
 from aks_kueue.preview.stackfile import StackConfig, StackFileError
 
@@ -93,7 +93,7 @@ def preview(config: Optional[StackConfig], root: Path, policy_config: Optional[P
     from aks_kueue.policies.base import overhead, read_and_judge
     from aks_kueue.policies.routing import QUOTA_FITS, policy_for
 
-    _, judgement = read_and_judge(policy_view(run), overhead(properties(pack_config, QUOTA_FITS)))
+    _, judgement = read_and_judge(judged_view(run), overhead(properties(pack_config, QUOTA_FITS)))
     # The day-2 guard's notices (what this update destroys, an unguarded stack) are findings too.
     outcome.judgement, outcome.findings = judgement, list(judgement.findings) + run.day2_findings
     enabled = levels(pack_config)

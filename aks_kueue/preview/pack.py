@@ -10,9 +10,10 @@ engine's unknown sentinels and secret markers; pulumi_policy decodes them as in 
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 from google.protobuf import struct_pb2
 from pulumi.runtime.proto import analyzer_pb2
@@ -20,6 +21,7 @@ from pulumi_policy import EnforcementLevel
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 from aks_kueue.policies import PACK_NAME, PACK_VERSION, POLICIES
+from aks_kueue.policies.base import same_resources
 from aks_kueue.policies.config import config_error, reconcile
 from aks_kueue.preview.recorder import UNKNOWN, UNKNOWN_TEXT
 
@@ -83,8 +85,20 @@ def evaluate(run: Any, config: Optional[dict] = None) -> list[Violation]:
     `pulumi preview --policy-pack-config`, mandatory ones first. Disabled policies report nothing; a
     value unknown during preview gives the runtime's advisory "can't run policy ... during preview".
     ValueError on an invalid config."""
-    found = run_pack(PACK_NAME, PACK_VERSION, POLICIES, run, config)
+    found, sent = run_pack(PACK_NAME, PACK_VERSION, POLICIES, run, config)
+    _last_sent.update(run=_reference(run), resources=sent)
     return sorted(found, key=lambda v: v.enforcement_level != MANDATORY)
+
+
+# The resources of the last AnalyzeStack request `evaluate` made, and the run they were read from.
+_last_sent: dict[str, Any] = {"run": None, "resources": None}
+
+
+def _reference(run: Any) -> Callable[[], Any]:
+    try:
+        return weakref.ref(run)
+    except TypeError:  # an object that takes no weak reference: held until the next evaluate
+        return lambda: run
 
 
 def rejected(violations: Iterable[Violation]) -> bool:
@@ -95,14 +109,28 @@ def rejected(violations: Iterable[Violation]) -> bool:
 def policy_view(run: Any) -> list[Any]:
     """The recorded resources exactly as the servicer hands them to a stack policy (decoded from the
     same protobuf, wrapped in the unknown-checking proxy), so that reading them here gives the same
-    model, and the same remembered judgement, as the policies had."""
+    model as the policies had."""
+    return stack_view(analyzer_resources(run))
+
+
+def judged_view(run: Any) -> list[Any]:
+    """`policy_view` of a run `evaluate` has just judged, decoded from the very messages its stack
+    policies read: equal to their view to the order of every mapping, so that
+    `policies/base.read_and_judge` finds the judgement they remembered rather than judging again."""
+    if _last_sent["run"] is not None and _last_sent["run"]() is run:
+        return stack_view(_last_sent["resources"])
+    return policy_view(run)
+
+
+def stack_view(resources: Iterable[analyzer_pb2.AnalyzerResource]) -> list[Any]:
+    """These AnalyzerResources as the servicer hands them to a stack policy."""
     from google.protobuf import json_format
     from pulumi_policy import PolicyCustomTimeouts, PolicyResource, PolicyResourceOptions
     from pulumi_policy.deserialize import deserialize_properties
     from pulumi_policy.proxy import unknown_checking_proxy
 
     built, dependencies = {}, {}
-    for r in analyzer_resources(run):
+    for r in resources:
         opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0),
                                      list(r.options.additionalSecretOutputs), r.options.parent or None)
         props = unknown_checking_proxy(deserialize_properties(json_format.MessageToDict(r.properties)))
@@ -113,7 +141,9 @@ def policy_view(run: Any) -> list[Any]:
     return list(built.values())
 
 
-def run_pack(name: str, version: str, policies: list, run: Any, config: Optional[dict]) -> list[Violation]:
+def run_pack(name: str, version: str, policies: list, run: Any,
+             config: Optional[dict]) -> tuple[list[Violation], Sequence[Any]]:
+    """The violations, in policy order, and the resources of the AnalyzeStack request."""
     servicer = _PolicyAnalyzerServicer(name, version, policies, EnforcementLevel.ADVISORY)
     servicer.Configure(configure_request(policies, config), None)
     servicer.ConfigureStack(analyzer_pb2.AnalyzerStackConfigureRequest(
@@ -127,10 +157,13 @@ def run_pack(name: str, version: str, policies: list, run: Any, config: Optional
             request.provider.CopyFrom(resource.provider)
         # A resource policy's diagnostic is about the resource analysed.
         found += [violation(d, resource.urn) for d in servicer.Analyze(request, None).diagnostics]
-    response = servicer.AnalyzeStack(analyzer_pb2.AnalyzeStackRequest(resources=resources), None)
+    stack_request = analyzer_pb2.AnalyzeStackRequest(resources=resources)
+    with same_resources():
+        response = servicer.AnalyzeStack(stack_request, None)
     found += [violation(d, d.urn or None) for d in response.diagnostics]
     order = {p.name: i for i, p in enumerate(policies)}
-    return sorted(found, key=lambda v: (order.get(v.policy, len(order)), v.urn or "", v.message))
+    return sorted(found, key=lambda v: (order.get(v.policy, len(order)), v.urn or "", v.message)), \
+        stack_request.resources
 
 
 def configure_request(policies: list, config: Optional[dict]) -> analyzer_pb2.ConfigureAnalyzerRequest:

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import pulumi
 from google.protobuf import json_format, struct_pb2
 from pulumi.runtime.mocks import MockMonitor
 from pulumi.runtime.proto import resource_pb2
@@ -41,6 +42,14 @@ class Registration:
 _NO_OPTIONS: dict[str, Any] = {"protect": False, "retainOnDelete": False, "ignoreChanges": [], "replaceOnChanges": [],
                                "deleteBeforeReplace": False, "additionalSecretOutputs": [], "customTimeouts": {},
                                "aliases": []}
+
+
+def api_version_alias(alias: Any) -> bool:
+    """One of the aliases a provider SDK's typed class adds for every API-version type token its
+    resource ever had (`pulumi.Alias(type_="azure-native:containerservice/v20190201:AgentPool")`):
+    a type alone, nothing of this program's names. `resource_options` leaves them out."""
+    return (isinstance(alias, pulumi.Alias) and alias.name is ... and alias.parent is ... and alias.stack is ...
+            and alias.project is ... and isinstance(alias.type_, str) and bool(_API_VERSION_TYPE.match(alias.type_)))
 
 
 def resource_options(request) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 import runpy
 import sys
@@ -17,7 +18,7 @@ from pulumi.runtime.sync_await import _sync_await
 from aks_kueue.day2.guard import Refusal
 from aks_kueue.judge.finding import Finding, Severity
 from aks_kueue.preview.mocks import OfflineMocks
-from aks_kueue.preview.recorder import RecordingMonitor, Registration, plain
+from aks_kueue.preview.recorder import RecordingMonitor, Registration, api_version_alias, plain
 from aks_kueue.preview.stackfile import StackConfig
 
 
@@ -104,6 +105,8 @@ def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_o
     pulumi.runtime.set_mocks(mocks, project=config.project, stack=config.stack, preview=preview,
                              monitor=monitor, logger=logger, organization="organization")
 
+    pulumi.runtime.register_stack_transformation(_without_api_version_aliases)
+
     def program():
         runpy.run_path(str(root / "__main__.py"), run_name="__main__")
 
@@ -119,6 +122,26 @@ def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_o
     outputs, secret_outputs = _stack_outputs()
     return ProgramRun(config.project, config.stack, creation_order(monitor.registrations), outputs,
                       secret_outputs, collector.messages, mocks.calls, monitor.component_outputs)
+
+
+def _without_api_version_aliases(args: pulumi.ResourceTransformationArgs):
+    """The resource without the aliases its provider SDK adds for each API-version type token.
+
+    The typed azure-native classes alias every versioned token a resource ever had (about a
+    hundred for a ManagedCluster or an AgentPool); the SDK turns each into an alias URN, which
+    was most of the offline program's time. They would only match a stack that once used a
+    versioned token, and the offline preview has no earlier state to match: the record never
+    shows them (`recorder.resource_options`) and the pack never sees aliases, so leaving them out
+    changes nothing the preview reports. The program's own aliases are kept."""
+    aliases = args.opts.aliases
+    if not aliases:
+        return None
+    kept = [alias for alias in aliases if not api_version_alias(alias)]
+    if len(kept) == len(aliases):
+        return None
+    opts = copy.copy(args.opts)
+    opts.aliases = kept
+    return pulumi.ResourceTransformationResult(args.props, opts)
 
 
 def creation_order(registrations: list[Registration]) -> list[Registration]:

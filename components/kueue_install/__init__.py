@@ -11,6 +11,7 @@ import pulumi_kubernetes as k8s
 from aks_kueue.day2.allow import Entry, Target
 from aks_kueue.settings.kueue import Kueue
 from components.day2_guard import secret_inputs
+from components.kubernetes_object import HelmRelease
 from components.kueue_install.values import helm_values
 from aks_kueue.versions import (KUEUE_API_VERSION, KUEUE_CHART_REPOSITORY, KUEUE_NAMESPACE,
                                 MANAGED_KUEUE_EXTENSION_TYPE)
@@ -97,23 +98,21 @@ class KueueInstall(pulumi.ComponentResource):
                                         depends_on=[*args.node_pools, *_gate(args)]))
 
     def _helm_release(self, name: str, args: KueueInstallArgs) -> pulumi.CustomResource:
-        from pulumi_kubernetes.helm.v3 import Release
-
         kueue = args.kueue
-        return Release(
-            f"{name}-helm",
-            name="kueue",
-            chart=KUEUE_CHART_REPOSITORY,
-            version=kueue.chart_version,
-            namespace=KUEUE_NAMESPACE,
-            create_namespace=True,
+        # Registered by its type token, as the typed helm.v3.Release would register it (see HelmRelease).
+        return HelmRelease(f"{name}-helm", {
+            "name": "kueue",
+            "chart": KUEUE_CHART_REPOSITORY,
+            "version": kueue.chart_version,
+            "namespace": KUEUE_NAMESPACE,
+            "createNamespace": True,
             # A key set with --secret is secret as a whole, tokens in chart values included.
-            values=_secret(helm_values(kueue, cluster_queue_metrics=args.cluster_queue_metrics), args.secret),
+            "values": _secret(helm_values(kueue, cluster_queue_metrics=args.cluster_queue_metrics), args.secret),
             # Helm waits for the controller and its webhook Deployment before the
             # release counts as created, so queue objects are not sent too early.
-            timeout=600,
-            opts=pulumi.ResourceOptions(parent=self, provider=args.provider, protect=args.protect,
-                                        depends_on=_gate(args)))
+            "timeout": 600,
+        }, opts=pulumi.ResourceOptions(parent=self, provider=args.provider, protect=args.protect,
+                                       depends_on=_gate(args)))
 
 
 def _secret(values: dict, secret: bool):
