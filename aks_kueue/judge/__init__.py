@@ -60,8 +60,8 @@ def judge(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD, today: Opti
 
 
 def _feasibility(model: Model, vm_overhead: Fraction, judgement: Judgement) -> None:
-    valid = [(item, obj.defaulted or obj.manifest) for item in model.objects
-             for obj, errors in [objects.checked_object(item)] if not errors]
+    valid = [(item, obj.defaulted or obj.manifest)
+             for item, (obj, errors) in zip(model.objects, objects.checked_objects(model)) if not errors]
     region = model.cluster.region
     pools = [pool_capacity(p, region, vm_overhead) for p in model.pools]
     named = {flavor.get("name") for _, manifest in valid if manifest.get("kind") in ("ClusterQueue", "Cohort")

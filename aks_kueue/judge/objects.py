@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import weakref
 from collections import Counter
 from functools import lru_cache
 from typing import Any, Optional
@@ -33,7 +34,7 @@ KINDS = (OBJECT_INVALID, NAMESPACE_UNUSABLE, WORKLOAD_INVALID)
 
 def object_findings(model: Model) -> list[Finding]:
     findings = []
-    checked = [(item, checked_object(item)) for item in model.objects]
+    checked = list(zip(model.objects, checked_objects(model)))
     for item, (obj, errors) in checked:
         findings += [_finding(item, error) for error in errors]
     # References are checked among everything defined, valid or not, so one bad ClusterQueue
@@ -48,7 +49,22 @@ def object_findings(model: Model) -> list[Finding]:
 
 def valid_objects(model: Model) -> list[KueueObject]:
     """The objects Kueue accepts, as the API server stores them (defaults applied)."""
-    return [obj for obj, errors in (checked_object(item) for item in model.objects) if not errors]
+    return [obj for obj, errors in checked_objects(model) if not errors]
+
+
+# The last model's checked objects, as one (model reference, list) pair: one judgement asks for
+# them from several rules, and a pair is replaced whole, so a concurrent reader never mixes two.
+_last_checked: dict[str, Any] = {"entry": (None, [])}
+
+
+def checked_objects(model: Model) -> list[tuple[KueueObject, list[FieldError]]]:
+    """`checked_object` of each of the model's objects, in order, computed once per model (the
+    objects are the judge's to read, not to change)."""
+    reference, checked = _last_checked["entry"]
+    if reference is None or reference() is not model:
+        checked = [checked_object(item) for item in model.objects]
+        _last_checked["entry"] = (weakref.ref(model), checked)
+    return checked
 
 
 def checked_object(item: KueueItem) -> tuple[KueueObject, list[FieldError]]:
@@ -85,7 +101,7 @@ def _namespace_findings(model: Model) -> list[Finding]:
     """A LocalQueue needs its namespace, and its ClusterQueue's namespaceSelector must select it."""
     namespaces = {n.name: n for n in model.namespaces}
     # Objects Kueue refuses are reported as such; their selectors are not read.
-    valid = {id(item) for item in model.objects if not checked_object(item)[1]}
+    valid = {id(item) for item, (_, errors) in zip(model.objects, checked_objects(model)) if not errors}
     queues = {o.name: o for o in model.of_kind("ClusterQueue") if id(o) in valid}
     findings = []
     for namespace in model.namespaces:

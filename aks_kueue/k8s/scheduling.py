@@ -15,7 +15,8 @@ NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 
 
 class SelectorError(ValueError):
-    """A Gt/Lt requirement whose value is not one integer, as Kubernetes rejects it."""
+    """A requirement Kubernetes rejects: values that are not a list of strings, a Gt/Lt value that
+    is not one integer, an unknown operator."""
 
 
 def tolerates(toleration: dict, taint: dict) -> bool:
@@ -46,6 +47,8 @@ def untolerated_taint(taints: list[dict], tolerations: list[dict]) -> Optional[d
 def requirement_matches(requirement: dict, labels: dict[str, str]) -> bool:
     key, operator = requirement.get("key", ""), requirement.get("operator", "")
     values = requirement.get("values") or []
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        raise SelectorError(f"values of {key!r} must be a list of strings, as the API server requires")
     present = key in labels
     if operator == "In":
         return present and labels[key] in values

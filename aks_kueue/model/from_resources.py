@@ -147,7 +147,8 @@ def from_resources(resources: Sequence[Any]) -> Reading:
                                      windows)
         pools = [_placed(pool, daemonsets, cluster.region) for pool in pools]
     installers = {urns.get(INSTALL_SUBJECT)} | {r.urn for r in resources if _is_installer(r)}
-    objects = tuple(_after(item, resource, installers, resources) for item, resource in items)
+    by_urn = {r.urn: r for r in resources}
+    objects = tuple(_after(item, resource, installers, by_urn) for item, resource in items)
     model = Model(
         stack=next((stack_of(r.urn) for r in resources), ""), environment=environment, cluster=cluster,
         pools=tuple(pools), installs=tuple(installs), objects=objects, namespaces=tuple(namespaces),
@@ -467,9 +468,8 @@ def check_identity(manifest: dict, label: str) -> None:
         text(manifest["kind"], f"{label}.kind")
 
 
-def _after(item: KueueItem, resource: Any, installers: set, resources) -> KueueItem:
+def _after(item: KueueItem, resource: Any, installers: set, by_urn: dict) -> KueueItem:
     """Whether the object depends on the installer, directly or through what it depends on."""
-    by_urn = {r.urn: r for r in resources}
     seen: set[str] = set()
     stack = list(resource.dependencies or [])
     while stack:

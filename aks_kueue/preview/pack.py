@@ -11,9 +11,10 @@ engine's unknown sentinels and secret markers; pulumi_policy decodes them as in 
 from __future__ import annotations
 
 import weakref
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 from google.protobuf import struct_pb2
 from pulumi.runtime.proto import analyzer_pb2
@@ -124,18 +125,15 @@ def judged_view(run: Any) -> list[Any]:
 
 def stack_view(resources: Iterable[analyzer_pb2.AnalyzerResource]) -> list[Any]:
     """These AnalyzerResources as the servicer hands them to a stack policy."""
-    from google.protobuf import json_format
     from pulumi_policy import PolicyCustomTimeouts, PolicyResource, PolicyResourceOptions
-    from pulumi_policy.deserialize import deserialize_properties
-    from pulumi_policy.proxy import unknown_checking_proxy
 
     built, dependencies = {}, {}
-    for r in resources:
-        opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0),
-                                     list(r.options.additionalSecretOutputs), r.options.parent or None)
-        props = unknown_checking_proxy(deserialize_properties(json_format.MessageToDict(r.properties)))
-        built[r.urn] = PolicyResource(r.type, props, r.urn, r.name, opts, None, None, [], {})
-        dependencies[r.urn] = list(r.dependencies)
+    with decoded_once() as decode:  # shared as the servicer's run shares them: the same fingerprint
+        for r in resources:
+            opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0),
+                                         list(r.options.additionalSecretOutputs), r.options.parent or None)
+            built[r.urn] = PolicyResource(r.type, decode(r.properties), r.urn, r.name, opts, None, None, [], {})
+            dependencies[r.urn] = list(r.dependencies)
     for urn, resource in built.items():
         resource.dependencies.extend(built[d] for d in dependencies[urn] if d in built)
     return list(built.values())
@@ -150,6 +148,20 @@ def run_pack(name: str, version: str, policies: list, run: Any,
         stack=getattr(run, "stack", ""), project=getattr(run, "project", ""), dry_run=True), None)
     found: list[Violation] = []
     resources = analyzer_resources(run)
+    with decoded_once():
+        found += _analyze_each(servicer, resources)
+        stack_request = analyzer_pb2.AnalyzeStackRequest(resources=resources)
+        with same_resources():
+            response = servicer.AnalyzeStack(stack_request, None)
+    found += [violation(d, d.urn or None) for d in response.diagnostics]
+    order = {p.name: i for i, p in enumerate(policies)}
+    return sorted(found, key=lambda v: (order.get(v.policy, len(order)), v.urn or "", v.message)), \
+        stack_request.resources
+
+
+def _analyze_each(servicer: _PolicyAnalyzerServicer, resources: list) -> list[Violation]:
+    """`Analyze` for each resource, as the engine calls it: resource policies see inputs."""
+    found: list[Violation] = []
     for resource in resources:
         request = analyzer_pb2.AnalyzeRequest(type=resource.type, properties=resource.properties, urn=resource.urn,
                                               name=resource.name, options=resource.options)
@@ -157,13 +169,61 @@ def run_pack(name: str, version: str, policies: list, run: Any,
             request.provider.CopyFrom(resource.provider)
         # A resource policy's diagnostic is about the resource analysed.
         found += [violation(d, resource.urn) for d in servicer.Analyze(request, None).diagnostics]
-    stack_request = analyzer_pb2.AnalyzeStackRequest(resources=resources)
-    with same_resources():
-        response = servicer.AnalyzeStack(stack_request, None)
-    found += [violation(d, d.urn or None) for d in response.diagnostics]
-    order = {p.name: i for i, p in enumerate(policies)}
-    return sorted(found, key=lambda v: (order.get(v.policy, len(order)), v.urn or "", v.message)), \
-        stack_request.resources
+    return found
+
+
+@contextmanager
+def decoded_once() -> Iterator[Callable[[struct_pb2.Struct], Any]]:
+    """While open, pulumi_policy's servicer decodes each distinct property Struct once.
+
+    The servicer decodes every resource of an AnalyzeStack request again for each stack policy
+    (protobuf to dict, secrets and unknowns, the read-only proxy), and each resource's provider
+    again for each resource: with 28 stack policies that was two fifths of a large organisation's
+    preview. Here the three steps it calls are remembered for the duration of one offline pack
+    run: a Struct by its deterministic bytes (equal bytes, equal content), the later steps by the
+    very object the earlier step returned (kept alive, so an id is never reused). Every policy then
+    reads the same read-only values it would have read decoded afresh; the pack as the Pulumi
+    engine runs it is untouched and decodes as pulumi_policy does. One offline run at a time: the
+    servicer module's names are swapped for the duration and put back. It yields the servicer's
+    decoding of one Struct, for views that must share values as the policies' resources did."""
+    import pulumi_policy.policy as servicer_module
+    from google.protobuf import json_format
+
+    structs: dict[bytes, Any] = {}
+    later: dict[tuple, tuple[Any, Any]] = {}
+
+    class _JsonFormat:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(json_format, name)
+
+        @staticmethod
+        def MessageToDict(message: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N802 - protobuf's name
+            if args or kwargs or not isinstance(message, struct_pb2.Struct):
+                return json_format.MessageToDict(message, *args, **kwargs)
+            key = message.SerializeToString(deterministic=True)
+            if key not in structs:
+                structs[key] = json_format.MessageToDict(message)
+            return structs[key]
+
+    def remembered(step: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def call(value: Any, *args: Any) -> Any:
+            key = (step, id(value), args)
+            if key not in later:
+                later[key] = (value, function(value, *args))
+            return later[key][1]
+        return call
+
+    saved = (servicer_module.json_format, servicer_module.deserialize_properties,
+             servicer_module.unknown_checking_proxy)
+    servicer_module.json_format = _JsonFormat()
+    servicer_module.deserialize_properties = remembered("deserialize", saved[1])
+    servicer_module.unknown_checking_proxy = remembered("proxy", saved[2])
+    try:
+        yield lambda struct: servicer_module.unknown_checking_proxy(
+            servicer_module.deserialize_properties(servicer_module.json_format.MessageToDict(struct)))
+    finally:
+        (servicer_module.json_format, servicer_module.deserialize_properties,
+         servicer_module.unknown_checking_proxy) = saved
 
 
 def configure_request(policies: list, config: Optional[dict]) -> analyzer_pb2.ConfigureAnalyzerRequest:

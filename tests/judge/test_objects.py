@@ -8,7 +8,7 @@ import yaml
 
 from aks_kueue.kueue.convert import cluster_queue_spec_to_v1beta2, to_v1beta2
 from aks_kueue.judge import judge
-from tests.conftest import edited, model_of, refusals
+from tests.conftest import ROOT, edited, model_of, refusals
 
 CQ0 = "aks-kueue:queues.clusterQueues[0]"
 RES0 = f"{CQ0}.spec.resourceGroups[0].flavors[0].resources[0]"
@@ -350,3 +350,15 @@ def test_invalid_object_in_a_manifest_names_file_and_document(tmp_path):
 def test_missing_manifest_file():
     found = problems("prod", lambda c: c.update({"aks-kueue:queueManifests": ["kueue/none.yaml"]}))
     assert found == ["aks-kueue:queueManifests[0]: kueue/none.yaml: no such file"]
+
+
+def test_one_judgement_checks_each_object_once(monkeypatch):
+    from aks_kueue.judge import objects
+
+    model = model_of(yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())["config"], "prod")
+    calls = []
+    original = objects.checked_object
+    monkeypatch.setattr(objects, "checked_object", lambda item: calls.append(item.key) or original(item))
+    first = judge(model)
+    assert len(model.objects) > 5 and sorted(calls) == sorted(item.key for item in model.objects)
+    assert judge(model).findings == first.findings and len(calls) == len(model.objects)  # remembered
