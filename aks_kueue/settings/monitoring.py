@@ -1,7 +1,10 @@
 """`aks-kueue:monitoring`: Azure Monitor managed Prometheus, Container Insights, the Kueue
 scrape, GPU metrics and the Grafana dashboards.
 
-Leaving the key out leaves monitoring alone: the program neither turns it on nor off.
+Leaving the key out of a production stack turns on what production requires, managed
+Prometheus and Container Insights, with the Kueue and GPU scrapes that need nothing else
+(`PRODUCTION_MONITORING`); the dashboards, a billed Grafana instance, only when written. Leaving
+it out of a development stack leaves monitoring alone: the program neither turns it on nor off.
 Writing it, even as `{}`, turns on everything it lists, with these defaults:
 
 - `managedPrometheus: true`: an Azure Monitor workspace, its data collection endpoint,
@@ -59,6 +62,10 @@ CONTAINER_INSIGHTS_STREAMS = {
 
 def is_log_analytics_workspace_id(value: str) -> bool:
     return bool(_LOG_ANALYTICS_WORKSPACE_ID.fullmatch(value))
+
+
+# What an absent `aks-kueue:monitoring` means in a production stack.
+PRODUCTION_MONITORING = {"dashboards": False}
 
 
 class Monitoring(Model):

@@ -16,7 +16,7 @@ from aks_kueue.settings.base import Model, field_error, field_errors, suggest
 from aks_kueue.settings.cluster import Cluster
 from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, format_path, problems_from
 from aks_kueue.settings.kueue import Kueue
-from aks_kueue.settings.monitoring import Monitoring
+from aks_kueue.settings.monitoring import PRODUCTION_MONITORING, Monitoring
 from aks_kueue.settings.pools import NodePool
 from aks_kueue.settings.queues import ExpectedWorkloadEntry, Queues
 
@@ -120,6 +120,16 @@ class Settings(Model):
         if defender.log_analytics_workspace_id is not None:
             return defender.log_analytics_workspace_id
         return "monitoring" if self.monitoring is not None and self.monitoring.container_insights else None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _production_monitoring(cls, data: Any) -> Any:
+        """Production requires managed Prometheus and Container Insights, so there the defaults turn
+        them on: leaving `aks-kueue:monitoring` out is `PRODUCTION_MONITORING`. In development it
+        leaves monitoring alone."""
+        if isinstance(data, dict) and "monitoring" not in data and data.get("environment", "production") == "production":
+            return {**data, "monitoring": dict(PRODUCTION_MONITORING)}
+        return data
 
     @model_validator(mode="after")
     def _defender_workspace(self):

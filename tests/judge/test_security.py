@@ -13,7 +13,8 @@ from aks_kueue.judge import judge
 from aks_kueue.judge.finding import ERROR, WARNING
 from aks_kueue.judge.security import CHECKS, KINDS, public_ranges, security_findings
 from aks_kueue.model.record import settled
-from tests.conftest import edited, model_of, run_config, stack_doc
+from aks_kueue.settings import parse_settings
+from tests.conftest import edited, flat, model_of, run_config, stack_doc
 
 WORKSPACE = ("/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/shared/providers/"
              "Microsoft.OperationalInsights/workspaces/central")
@@ -114,14 +115,40 @@ def test_each_check_is_an_error_in_production_and_a_warning_in_development(kind,
     assert kinds(baseline(config), ERROR) == []
 
 
-def test_without_monitoring_both_parts_and_defender_fail():
-    found = baseline(edited("prod", _no_monitoring))
+def _monitoring_off(c):
+    c["aks-kueue:monitoring"] = {"managedPrometheus": False, "containerInsights": False}
+
+
+def settings_of(config):
+    return parse_settings(flat(config))
+
+
+def test_monitoring_turned_off_fails_both_parts_and_defender():
+    found = baseline(edited("prod", _monitoring_off))
     assert {(f.kind, f.key) for f in found if f.severity == ERROR} == {
         ("aks-monitoring", "aks-kueue:monitoring.managedPrometheus"),
         ("aks-monitoring", "aks-kueue:monitoring.containerInsights"),
         ("aks-defender", "aks-kueue:cluster.security.defender")}
     defender = next(f for f in found if f.kind == "aks-defender")
     assert "not turned on by this stack" in defender.message and "containerInsights" in defender.fix
+
+
+def test_production_without_the_key_turns_on_what_it_requires():
+    config = edited("prod", _no_monitoring)
+    assert not {"aks-monitoring", "aks-defender"} & set(kinds(baseline(config)))
+    monitoring = settings_of(config).monitoring
+    assert (monitoring.managed_prometheus, monitoring.container_insights, monitoring.kueue_metrics,
+            monitoring.gpu_metrics, monitoring.dashboards) == (True, True, True, True, False)
+
+
+def test_development_without_the_key_leaves_monitoring_alone_and_warns():
+    def edit(c):
+        _no_monitoring(c)
+        c["aks-kueue:environment"] = "development"
+    config = edited("prod", edit)
+    assert settings_of(config).monitoring is None
+    found = [f for f in baseline(config) if f.kind == "aks-monitoring"]
+    assert found and all(f.severity == WARNING for f in found)
 
 
 def test_defender_with_its_own_workspace_needs_no_monitoring():
