@@ -127,7 +127,8 @@ class Settings(Model):
         """Production requires managed Prometheus and Container Insights, so there the defaults turn
         them on: leaving `aks-kueue:monitoring` out is `PRODUCTION_MONITORING`. In development it
         leaves monitoring alone."""
-        if isinstance(data, dict) and "monitoring" not in data and data.get("environment", "production") == "production":
+        production = data.get("environment", "production") == "production" if isinstance(data, dict) else False
+        if production and "monitoring" not in data:
             return {**data, "monitoring": dict(PRODUCTION_MONITORING)}
         return data
 
