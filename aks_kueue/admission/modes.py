@@ -60,11 +60,6 @@ class PreemptionMode(IntEnum):
     def assignment_mode(self) -> FlavorAssignmentMode:
         return _ASSIGNMENT_MODES[self]
 
-    @property
-    def found_targets(self) -> bool:
-        """upstream's isPreemptMode: preemption found something to preempt."""
-        return self is PreemptionMode.PREEMPT or self is PreemptionMode.RECLAIM
-
 
 _ASSIGNMENT_MODES = {PreemptionMode.NO_FIT: FlavorAssignmentMode.NO_FIT,
                      PreemptionMode.NO_CANDIDATES: FlavorAssignmentMode.PREEMPT,

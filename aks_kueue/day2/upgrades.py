@@ -12,7 +12,6 @@ import re
 from typing import Optional
 
 # The cluster auto-upgrade channels and what each one moves (learn.microsoft.com/azure/aks/auto-upgrade-cluster).
-MOVES_PATCH = ("patch", "stable", "rapid")
 MOVES_MINOR = ("stable", "rapid")
 AUTO_UPGRADE_CONFIG = "aksManagedAutoUpgradeSchedule"
 NODE_OS_UPGRADE_CONFIG = "aksManagedNodeOSUpgradeSchedule"

@@ -47,11 +47,6 @@ def object_findings(model: Model) -> list[Finding]:
     return findings
 
 
-def valid_objects(model: Model) -> list[KueueObject]:
-    """The objects Kueue accepts, as the API server stores them (defaults applied)."""
-    return [obj for obj, errors in checked_objects(model) if not errors]
-
-
 # The last model's checked objects, as one (model reference, list) pair: one judgement asks for
 # them from several rules, and a pair is replaced whole, so a concurrent reader never mixes two.
 _last_checked: dict[str, Any] = {"entry": (None, [])}

@@ -58,14 +58,6 @@ def _parse_text(value: str) -> Fraction:
     return number * Fraction(10) ** exponent
 
 
-def is_quantity(value: object) -> bool:
-    try:
-        parse_quantity(value)  # type: ignore[arg-type]
-    except QuantityError:
-        return False
-    return True
-
-
 def format_quantity(amount: Fraction, resource: str = "") -> str:
     """A readable quantity: binary suffixes for memory-like amounts, milli for fractions."""
     if amount.denominator != 1:

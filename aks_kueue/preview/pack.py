@@ -102,11 +102,6 @@ def _reference(run: Any) -> Callable[[], Any]:
         return lambda: run
 
 
-def rejected(violations: Iterable[Violation]) -> bool:
-    """The contract's exit rule: any mandatory violation rejects the stack (exit 1)."""
-    return any(v.enforcement_level == MANDATORY for v in violations)
-
-
 def policy_view(run: Any) -> list[Any]:
     """The recorded resources exactly as the servicer hands them to a stack policy (decoded from the
     same protobuf, wrapped in the unknown-checking proxy), so that reading them here gives the same
