@@ -51,6 +51,37 @@ class Output:
         sys.stdout.write(json.dumps(self.document if document is None else document, indent=2) + "\n")
 
 
+@dataclass
+class Inputs:
+    """What `validate` and `simulate` read: the documents, the warnings about them, and each
+    job's Workloads under the integrations in force."""
+
+    documents: list[Document]
+    warnings: list[str]
+    jobs: dict[int, Any]
+
+
+def read_command_inputs(paths: list[str], namespace: str, integrations: Optional[str], stack: Optional[str],
+                        output: Output) -> Inputs:
+    """The documents of `paths` (namespaced ones without a namespace placed in `namespace`) and
+    their jobs' results, under --integrations, --stack, a Kueue Configuration in the input, or the
+    chart's defaults, in that order; exit 2 through `output` when the input cannot be read."""
+    from aks_kueue.kueue.jobs import JobOptions
+    from aks_kueue.kueue.manifests import complete, read_inputs
+
+    options = job_options(integrations, stack, output)
+    try:
+        documents = read_inputs(paths)
+    except LoadError as error:
+        output.fail([error])
+    warnings = [w for d in documents if (w := complete(d, namespace))]
+    if options is None:
+        options, where = options_from_configuration(documents)
+        if where:
+            warnings.append(f"jobs are taken with the integrations of the Kueue Configuration in {where}")
+    return Inputs(documents, warnings, job_results(documents, options or JobOptions()))
+
+
 def job_options(integrations: Optional[str], stack: Optional[str], output: Output):
     """The Kueue configuration in force from --integrations or --stack; None when neither is given."""
     from aks_kueue.k8s.spelling import suggest

@@ -10,8 +10,7 @@ import typer
 
 from aks_kueue.cli.app import app
 from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
-                                  configuration_errors, context_reason, job_options, job_results,
-                                  options_from_configuration, other_reason, skipped_entry)
+                                  configuration_errors, context_reason, other_reason, read_command_inputs, skipped_entry)
 
 MODES = ("Fit", "Preempt", "NoFit")
 MODE_STYLES = {"Fit": "green", "Preempt": "yellow", "NoFit": "red"}
@@ -33,24 +32,15 @@ def simulate(
     """Decide pending Workloads and jobs in file order, as Kueue's scheduler would; Fit ones are admitted."""
     from aks_kueue.admission.simulate import simulate as run_simulation
     from aks_kueue.k8s.loader import LoadError
-    from aks_kueue.kueue.jobs import JobOptions, Outcome
-    from aks_kueue.kueue.manifests import Category, api_group, category, complete, read_inputs
+    from aks_kueue.kueue.jobs import Outcome
+    from aks_kueue.kueue.manifests import Category, api_group, category
     from aks_kueue.kueue.structural import FieldError
     from aks_kueue.kueue.validate import load_object, validate_object
     from aks_kueue.kueue.workload_webhook import validate_workload_status
 
     output = Output("simulate", as_json, {"workloads": [], "skipped": [], "summary": _summary([], [])})
-    options = job_options(integrations, stack, output)
-    try:
-        documents = read_inputs(paths)
-    except LoadError as error:
-        output.fail([error])
-    warnings = [w for d in documents if (w := complete(d, namespace))]
-    if options is None:
-        options, where = options_from_configuration(documents)
-        if where:
-            warnings.append(f"jobs are taken as Kueue would with the integrations of the Configuration in {where}")
-    jobs = job_results(documents, options or JobOptions())
+    inputs = read_command_inputs(paths, namespace, integrations, stack, output)
+    documents, warnings, jobs = inputs.documents, inputs.warnings, inputs.jobs
 
     manifests: list[dict[str, Any]] = []
     origin: dict[tuple, dict[str, Any]] = {}

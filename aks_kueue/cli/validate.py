@@ -14,8 +14,7 @@ import typer
 
 from aks_kueue.cli.app import app
 from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
-                                  configuration_errors, context_reason, job_options, job_results,
-                                  options_from_configuration, other_reason, skipped_entry)
+                                  configuration_errors, context_reason, other_reason, read_command_inputs, skipped_entry)
 
 
 def _summary(objects: list[dict], skipped: list[dict]) -> dict[str, int]:
@@ -32,23 +31,13 @@ def validate(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
 ) -> None:
     """Check Kueue objects and jobs as a Kueue v0.19 installation would accept or reject them."""
-    from aks_kueue.k8s.loader import LoadError
-    from aks_kueue.kueue.jobs import JobOptions, Outcome
-    from aks_kueue.kueue.manifests import Category, category, complete, read_inputs
+    from aks_kueue.kueue.jobs import Outcome
+    from aks_kueue.kueue.manifests import Category, category
     from aks_kueue.kueue.validate import load_object, validate_object
 
     output = Output("validate", as_json, {"objects": [], "skipped": [], "summary": _summary([], [])})
-    options = job_options(integrations, stack, output)
-    try:
-        documents = read_inputs(paths)
-    except LoadError as error:
-        output.fail([error])
-    warnings = [w for d in documents if (w := complete(d, namespace))]
-    if options is None:
-        options, where = options_from_configuration(documents)
-        if where:
-            warnings.append(f"jobs are judged with the integrations of the Kueue Configuration in {where}")
-    jobs = job_results(documents, options or JobOptions())
+    inputs = read_command_inputs(paths, namespace, integrations, stack, output)
+    documents, warnings, jobs = inputs.documents, inputs.warnings, inputs.jobs
 
     objects: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
