@@ -479,7 +479,6 @@ def _ports(ports: Any, path: str, kind: Any, errors: list[FieldError]) -> None:
             errors.append(FieldError(f"{where}.nodePort", "Forbidden: may not be used when `type` is 'ClusterIP'"))
 
 
-
 def chart_configuration(frameworks: list[str]) -> dict[str, Any]:
     """The chart's default `managerConfig.controllerManagerConfigYaml`, with these integrations.
 

@@ -146,6 +146,7 @@ def _raw(value: Any) -> Any:
         return [_raw(v) for v in value]
     return value
 
+
 def baseline_policy(check: str) -> StackValidationPolicy:
     """One check of the AKS security baseline (`judge/security.py`)."""
     from aks_kueue.judge.security import CHECKS
