@@ -23,7 +23,7 @@ preview: install
 	$(BIN)/aks-kueue preview --stack $(STACK)
 
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 bench: install
 	$(BIN)/python benchmarks/preview.py
