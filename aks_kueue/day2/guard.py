@@ -163,7 +163,9 @@ def judge(previous: Previous, desired: Record, allow: Allowances, on: Optional[d
             replaced[entry] = (old, wanted, diff)
     for entry, (old, wanted, diff) in replaced.items():
         used.add(entry)
-        _replacement(report, entry, old, wanted, diff, before, allow)
+        # A pool replaced because its cluster (or a cluster because its group) is: the listed parent covers it.
+        parent = next((p for p in replaced if p in allow and entry.target in _CHAIN.get(p.target, ())), None)
+        _replacement(report, entry, old, wanted, diff, before, allow, parent)
     for entry, old in before.resources.items():
         if entry.target in (Target.KUEUE, Target.QUEUES) or entry in desired.resources:
             continue
@@ -183,7 +185,7 @@ def judge(previous: Previous, desired: Record, allow: Allowances, on: Optional[d
 
 
 def _replacement(report: Report, entry: Entry, old: Tracked, wanted: Tracked, diff: list[Change],
-                 before: Record, allow: Allowances) -> None:
+                 before: Record, allow: Allowances, parent: Optional[Entry] = None) -> None:
     chained = [t for t in before.resources.values()
                if t.entry.target in _CHAIN.get(entry.target, ()) and t.protected and t.entry != entry]
     key = wanted.keys.get(diff[0].path, wanted.key or str(entry))
@@ -201,6 +203,13 @@ def _replacement(report: Report, entry: Entry, old: Tracked, wanted: Tracked, di
                 {"old": change.old, "new": change.new}))
         return
     paths = ", ".join(f"{c.path} {show(c.old)} -> {show(c.new)}" for c in diff)
+    if parent is not None and entry not in allow:
+        report.notices.append(Finding(
+            "day2-replace", WARNING, wanted.label, key,
+            f"{paths}: pulumi up replaces {wanted.label} with {before.resources[parent].label} (`{parent}` is "
+            f"listed in allowReplacement), destroying {lost(entry)}", f"remove `{parent}` from {ALLOW_KEY} after "
+            "this update", numbers))
+        return
     if entry not in allow:
         report.refusals.append(Finding(
             "day2-replace-unacknowledged", ERROR, wanted.label, key,
