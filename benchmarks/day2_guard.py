@@ -55,7 +55,8 @@ def main() -> int:
         edits = tuple(rnd.sample(EDITS, rnd.randint(1, 3)))
         destroyed = set().union(*(e.destroys for e in edits))
         how = rnd.choice(["none", "some", "all"])
-        acknowledged = {"none": set(), "all": destroyed, "some": {e for e in sorted(destroyed) if rnd.random() < 0.5}}[how]
+        some = {e for e in sorted(destroyed) if rnd.random() < 0.5}
+        acknowledged = {"none": set(), "all": destroyed, "some": some}[how]
         allow = tuple(sorted(acknowledged | set(rnd.sample(ENTRIES, rnd.randint(0, 2)))))
         protect = rnd.choice([None, True, False])
         state = rnd.choice(list(states))

@@ -416,7 +416,8 @@ def _queue_safe_path(entry: Entry, deleted: bool) -> str:
     users = {"ResourceFlavor": "ClusterQueues and Cohorts", "AdmissionCheck": "ClusterQueues",
              "Topology": "ResourceFlavors"}[kind]
     if deleted:
-        return f"first remove it from every one of the {users} that name it (the same update may), then list {acknowledge}"
+        return (f"first remove it from every one of the {users} that name it (the same update may), then list "
+                f"{acknowledge}")
     return (f"Kueue holds it while {users} name it, so it cannot be replaced in place while in use: create the new "
             f"one under another name, move the {users} to it, then remove this one with {acknowledge}")
 
@@ -478,7 +479,8 @@ def _kubernetes_version(report: Report, before: Record, desired: Record, on: Opt
                 "day2-kubernetes-patch-pinned", WARNING, "ManagedCluster", VERSION_KEY,
                 f"{old} -> {new} pins a patch: the cluster runs the patch AKS chose for {old} when it was created or "
                 f"last upgraded; if that is newer than {new}, AKS refuses the change ({NO_DOWNGRADE})",
-                f"`az aks show -g RG -n CLUSTER --query currentKubernetesVersion` shows it; pin that one or a newer one",
+                "`az aks show -g RG -n CLUSTER --query currentKubernetesVersion` shows it; pin that one or a newer "
+                "one",
                 numbers))
             return
     elif wanted[0] != was[0] or wanted[1] > was[1] + 1:

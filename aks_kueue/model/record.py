@@ -57,7 +57,8 @@ def pool_create_only(pool: Pool) -> dict[str, Any]:
     return {"vmSize": pool.vm_size, "gpuInstanceProfile": pool.gpu_instance_profile,
             "availabilityZones": list(pool.zones) or None, "enableEncryptionAtHost": pool.encryption_at_host,
             "osDiskType": pool.os_disk_type, "osDiskSizeGB": pool.os_disk_size_gb, "maxPods": pool.max_pods,
-            "scaleSetPriority": spot.get("scaleSetPriority"), "scaleSetEvictionPolicy": spot.get("scaleSetEvictionPolicy")}
+            "scaleSetPriority": spot.get("scaleSetPriority"),
+            "scaleSetEvictionPolicy": spot.get("scaleSetEvictionPolicy")}
 
 
 def desired_record(model: Model, protection: Protection) -> Record:

@@ -120,7 +120,8 @@ EDITS: tuple[Edit, ...] = (
         "queues.LocalQueue/team-a/training", "queues.LocalQueue/team-b/training",
         "queues.AdmissionCheck/training-provisioning", "queues.Topology/zone-host"})),
     Edit("remove team-b queue", _remove_team_b, frozenset({
-        "queues.ClusterQueue/team-b", "queues.LocalQueue/team-b/default", "queues.AdmissionCheck/team-b-provisioning"})),
+        "queues.ClusterQueue/team-b", "queues.LocalQueue/team-b/default",
+        "queues.AdmissionCheck/team-b-provisioning"})),
     Edit("move a LocalQueue", _move_training_queue, frozenset({"queues.LocalQueue/team-a/training"})),
     Edit("topology levels", lambda c: c["aks-kueue:queues"]["topologies"][0].update(fromAks=["hostname"]),
          frozenset({"queues.Topology/zone-host"})),

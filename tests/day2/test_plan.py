@@ -128,12 +128,14 @@ def test_an_operation_the_gate_does_not_know_is_refused_on_what_it_watches():
     assert offending(plans.document([plans.step("transmogrify", plans.MAINTENANCE, old=pool)])) == []
 
 
-VERSIONED = "urn:pulumi:prod::aks-kueue::aksKueue:index:NodePools$azure-native:containerservice/v20250901:AgentPool::pools-a100"
+VERSIONED = ("urn:pulumi:prod::aks-kueue::aksKueue:index:NodePools$"
+             "azure-native:containerservice/v20250901:AgentPool::pools-a100")
 VERSIONED_CLUSTER = ("urn:pulumi:prod::aks-kueue::aksKueue:index:AksCluster$"
                      "azure-native:containerservice/v20240901:ManagedCluster::main-aks")
 VERSIONED_EXTENSION = ("urn:pulumi:prod::aks-kueue::aksKueue:index:KueueInstall$"
                        "azure-native:kubernetesconfiguration/v20230501:Extension::kueue-extension")
-VERSIONED_RG = "urn:pulumi:prod::aks-kueue::aksKueue:index:AksCluster$azure-native:resources/v20240301:ResourceGroup::rg"
+VERSIONED_RG = ("urn:pulumi:prod::aks-kueue::aksKueue:index:AksCluster$"
+                "azure-native:resources/v20240301:ResourceGroup::rg")
 
 
 @pytest.mark.parametrize("urn,entry", [
@@ -150,7 +152,8 @@ def test_a_type_token_with_an_api_version_is_read(urn, entry):
 @pytest.mark.parametrize("urn,inputs,entry", [
     (plans.QUEUE, {"metadata": {"name": "default", "namespace": "team-a"}}, "queues.LocalQueue/team-a/default"),
     (plans.QUEUE, {}, "queues.LocalQueue/team-a/default"),
-    (plans.STACK + "aksKueue:index:KueueQueues$kubernetes:kueue.x-k8s.io/v1beta1:ClusterQueue::queues-clusterqueue-team-a",
+    (plans.STACK + "aksKueue:index:KueueQueues$kubernetes:kueue.x-k8s.io/v1beta1:ClusterQueue::"
+                   "queues-clusterqueue-team-a",
      {}, "queues.ClusterQueue/team-a"),
     (plans.STACK + "aksKueue:index:KueueQueues$kubernetes:kueue.x-k8s.io/v1beta2:Topology::queues-topology-zone-host",
      {"metadata": {"name": "zone-host"}}, "queues.Topology/zone-host"),
