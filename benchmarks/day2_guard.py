@@ -36,7 +36,7 @@ def main() -> int:
     from aks_kueue.preview.run import ProgramRefused, run_program
     from aks_kueue.preview.stackfile import StackConfig
     from tests.conftest import edited, flat, stack_doc
-    from tests.day2.edits import EDITS, ENTRIES, apply_edits, check, expected_refused, protected_in_state
+    from tests.day2.edits import EDITS, ENTRIES, acknowledgement, apply_edits, try_one
 
     def deployed(config, previous=None):
         outputs = run_program(StackConfig("aks-kueue", "prod", flat(config)), ROOT, False,
@@ -55,21 +55,11 @@ def main() -> int:
         edits = tuple(rnd.sample(EDITS, rnd.randint(1, 3)))
         destroyed = set().union(*(e.destroys for e in edits))
         how = rnd.choice(["none", "some", "all"])
-        some = {e for e in sorted(destroyed) if rnd.random() < 0.5}
-        acknowledged = {"none": set(), "all": destroyed, "some": some}[how]
-        allow = tuple(sorted(acknowledged | set(rnd.sample(ENTRIES, rnd.randint(0, 2)))))
+        allow = acknowledgement(destroyed, how, rnd.sample(ENTRIES, rnd.randint(0, 2)), rnd)
         protect = rnd.choice([None, True, False])
         state = rnd.choice(list(states))
-        verdict = check(edits, allow, protect, states[state])
-        if verdict is None:
-            tally["invalid"] += 1
-            continue
-        tally["tried"] += 1
-        tally["destructive"] += bool(destroyed)
-        tally["refused" if verdict.refused else "accepted"] += 1
-        if verdict.refused != expected_refused(destroyed, set(allow), protected_in_state(states[state])):
-            wrong.append(verdict)
-        if len(samples) < args.programs:
+        verdict = try_one(edits, allow, protect, states[state], tally, wrong)
+        if verdict is not None and len(samples) < args.programs:
             samples.append((edits, allow, protect, state, verdict.refused))
     judged = time.perf_counter() - started
 

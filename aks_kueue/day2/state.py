@@ -8,9 +8,9 @@ its own stack and compares (`guard.py`).
 
 `tracked` names the replace-forcing paths the writing program compared, per type: a path a newer
 program compares that the last one did not record is unknown for one update (not a change), and
-recorded from then on. A record without `tracked` was written before it existed, and tracked
-what `_BEFORE_TRACKED` says. A record without `kueueObjects` was written before Kueue objects were
-guarded: their removal is then reported, not refused, for one update.
+recorded from then on. A record without `tracked` was written before it existed, and compared
+every path but those of `_ADDED_WITH_TRACKED`. A record without `kueueObjects` was written before
+Kueue objects were guarded: for one update the guard then says it cannot compare them.
 """
 
 from __future__ import annotations

@@ -124,9 +124,10 @@ def queue_tracked(obj: KueueItem) -> Tracked:
     found = {f"spec.{field}": spec[field] for field in (p.split(".", 1)[1] for p in tracked_paths(obj.kind))
              if spec.get(field) is not None}
     where = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
+    # A stack-file object's key takes the field's path; a queue manifest's ("FILE doc N (Kind name)") does not.
+    keys = {path: obj.key if " " in obj.key else f"{obj.key}.{path}" for path in found}
     return Tracked(queue_entry_of(obj), f"kubernetes:{obj.manifest.get('apiVersion')}:{obj.kind}",
-                   f"{obj.kind} {where}", found, False, keys={path: f"{obj.key}.{path}" for path in found},
-                   key=obj.key)
+                   f"{obj.kind} {where}", found, False, keys=keys, key=obj.key)
 
 
 def settled(model: Model, previous: Optional[Record]) -> Model:

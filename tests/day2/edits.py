@@ -219,3 +219,24 @@ def check(edits: tuple[Edit, ...], allow: tuple[str, ...], protect: Optional[boo
     destroyed = frozenset().union(*(e.destroys for e in edits)) if edits else frozenset()
     return Verdict(tuple(e.name for e in edits), allow, destroyed, found[0], tuple(found[1]))
 
+
+
+def acknowledgement(destroyed: set[str], how: str, stray, rnd) -> tuple[str, ...]:
+    """allowReplacement for one example: none, some (by `rnd`) or all of what it destroys, plus `stray`."""
+    some = {e for e in sorted(destroyed) if rnd.random() < 0.5}
+    return tuple(sorted({"none": set(), "all": destroyed, "some": some}[how] | set(stray)))
+
+
+def try_one(edits: tuple[Edit, ...], allow: tuple[str, ...], protect: Optional[bool], previous: Mapping[str, Any],
+            tally, wrong: list) -> Optional[Verdict]:
+    """Judge one example, count it in `tally` and keep it in `wrong` when the guard breaks the promise."""
+    verdict = check(edits, allow, protect, previous)
+    if verdict is None:
+        tally["invalid"] += 1
+        return None
+    tally["tried"] += 1
+    tally["destructive"] += bool(verdict.destroyed)
+    tally["refused" if verdict.refused else "accepted"] += 1
+    if verdict.refused != expected_refused(set(verdict.destroyed), set(allow), protected_in_state(previous)):
+        wrong.append(verdict)
+    return verdict

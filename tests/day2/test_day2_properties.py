@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from aks_kueue.cli import app
 from tests.conftest import edited, stack_doc
-from tests.day2.edits import EDITS, ENTRIES, apply_edits, check, expected_refused, protected_in_state
+from tests.day2.edits import EDITS, ENTRIES, acknowledgement, apply_edits, try_one
 from tests.test_day2_program import deployed
 
 EXAMPLES = 200
@@ -42,7 +42,7 @@ def draws():
                      st.randoms(use_true_random=False))
 
 
-def test_random_day2_edits_of_prod_are_refused_unless_acknowledged(states, capsys):
+def test_random_day2_edits_of_prod_are_refused_unless_acknowledged(states):
     tally: Counter = Counter()
     wrong: list = []
 
@@ -52,19 +52,7 @@ def test_random_day2_edits_of_prod_are_refused_unless_acknowledged(states, capsy
     def one(drawn):
         edits, how, stray, protect, state, rnd = drawn
         destroyed = set().union(*(e.destroys for e in edits))
-        acknowledged = {"none": set(), "all": destroyed,
-                        "some": {e for e in sorted(destroyed) if rnd.random() < 0.5}}[how]
-        allow = tuple(sorted(acknowledged | set(stray)))
-        previous = states[state]
-        verdict = check(tuple(edits), allow, protect, previous)
-        if verdict is None:
-            tally["invalid"] += 1
-            return
-        tally["tried"] += 1
-        tally["destructive"] += bool(destroyed)
-        tally["refused" if verdict.refused else "accepted"] += 1
-        if verdict.refused != expected_refused(destroyed, set(allow), protected_in_state(previous)):
-            wrong.append(verdict)
+        try_one(tuple(edits), acknowledgement(destroyed, how, stray, rnd), protect, states[state], tally, wrong)
 
     one()
     print(f"\nday-2 property: {tally['tried']} edits of prod tried ({tally['destructive']} destructive), "
