@@ -170,7 +170,8 @@ def judge(previous: Previous, desired: Record, allow: Allowances, on: Optional[d
         if entry.target in (Target.KUEUE, Target.QUEUES) or entry in desired.resources:
             continue
         used.add(entry)
-        _removal(report, entry, old, allow)
+        parent = next((p for p in replaced if p in allow and entry.target in _CHAIN.get(p.target, ())), None)
+        _removal(report, entry, old, allow, parent)
     if _install(report, before, desired, allow):
         used.add(Entry(Target.KUEUE))
     # Replacing the cluster or its resource group takes every Kueue object with it: that entry covers them.
@@ -234,7 +235,7 @@ def _replacement(report: Report, entry: Entry, old: Tracked, wanted: Tracked, di
         f"remove `{entry}` from {ALLOW_KEY} after this update", numbers))
 
 
-def _removal(report: Report, entry: Entry, old: Tracked, allow: Allowances) -> None:
+def _removal(report: Report, entry: Entry, old: Tracked, allow: Allowances, parent: Optional[Entry] = None) -> None:
     key = _REMOVAL_KEYS[entry.target]
     if entry.target is Target.NAMESPACE:
         if old.retained:
@@ -263,6 +264,12 @@ def _removal(report: Report, entry: Entry, old: Tracked, allow: Allowances) -> N
             f"take two updates: 1. keep it with `{entry}` in {ALLOW_KEY} (that update only unprotects it); "
             f"2. remove it with `{entry}` still listed"
             + ("" if entry not in allow else "; put it back for this update")))
+    elif entry not in allow and parent is not None:
+        report.notices.append(Finding(
+            "day2-delete", WARNING, old.label, key,
+            f"{old.label} is no longer in the stack, and goes with {parent} anyway (`{parent}` is listed in "
+            f"allowReplacement): pulumi up deletes it, destroying {lost(entry)}",
+            f"remove `{parent}` from {ALLOW_KEY} after this update"))
     elif entry not in allow:
         report.refusals.append(Finding(
             "day2-delete-unacknowledged", ERROR, old.label, key,

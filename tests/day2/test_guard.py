@@ -363,3 +363,15 @@ def test_a_listed_kueue_object_that_stays_is_reported_unused():
     allow = Allowances.parse(["queues.ClusterQueue/team-a"])
     (notice,) = judge(previous(with_queues(TEAM_A)), with_queues(TEAM_A), allow).notices
     assert notice.kind == "day2-allowance-unused" and "unprotects" not in notice.message
+
+
+def test_a_pool_removed_while_its_listed_cluster_is_replaced_goes_with_it():
+    before = unprotected(record())
+    moved = unprotected(record())
+    cluster = replace(moved.resources[CLUSTER], facts={**moved.resources[CLUSTER].facts, "location": "westus"})
+    moved = replace(moved, resources={e: t for e, t in {**moved.resources, CLUSTER: cluster}.items() if e != POOL})
+    report = judge(previous(before), moved, Allowances([CLUSTER]))
+    assert report.refusals == [] and {f.kind for f in report.notices} == {"day2-replace", "day2-delete"}
+    # Without the cluster listed, both are refused.
+    assert {f.kind for f in judge(previous(before), moved, Allowances()).refusals} == {
+        "day2-replace-unacknowledged", "day2-delete-unacknowledged"}
