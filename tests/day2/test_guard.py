@@ -256,7 +256,7 @@ def queue(kind, name, namespace=None, **facts):
     entry = queue_entry(kind, namespace, name)
     where = f"{namespace}/{name}" if namespace else name
     return Tracked(entry, f"kubernetes:kueue.x-k8s.io/v1beta2:{kind}", f"{kind} {where}",
-                   {f"spec.{k}": v for k, v in facts.items()}, False, key=f"aks-kueue:queues.x[0]")
+                   {f"spec.{k}": v for k, v in facts.items()}, False, key="aks-kueue:queues.x[0]")
 
 
 TEAM_A = queue("ClusterQueue", "team-a")
