@@ -48,7 +48,7 @@ tags = {"managed-by": "aks-kueue", "stack": pulumi.get_stack()}
 guard = Day2Guard("day2", Day2GuardArgs(
     desired=desired_record(model, protection), allowances=settings.allowances,
     stack=f"{pulumi.get_organization() or 'organization'}/{pulumi.get_project()}/{pulumi.get_stack()}",
-    secret=bool(secret & {"cluster", "nodePools", "resourceGroupName"})))
+    secret=bool(secret & {"cluster", "nodePools", "resourceGroupName", "queues", "queueManifests"})))
 
 cluster = AksCluster("main", AksClusterArgs(
     cluster=model.cluster, tags=tags, protection=protection, guard=guard, monitoring=settings.monitoring,

@@ -77,7 +77,8 @@ def test_production_protects_the_group_cluster_pools_and_installer(prod_config):
         if r.type == POOL:
             assert r.options["ignoreChanges"] == ["count"]
             assert set(r.options["replaceOnChanges"]) == {"availabilityZones", "enableEncryptionAtHost", "osDiskType",
-                                                       "osDiskSizeGB"}
+                                                       "osDiskSizeGB", "maxPods", "scaleSetPriority",
+                                                       "scaleSetEvictionPolicy"}
     assert {r.type for r in found.registrations if r.options["protect"]} == {RG, CLUSTER, POOL, EXTENSION}
 
 
@@ -132,8 +133,14 @@ REPLACEMENTS = {
 }
 
 
+@pytest.fixture(scope="module")
+def prod_unprotected(prod_settled):
+    """prod after an update that protected nothing (`aks-kueue:protect: false`)."""
+    return deployed(edited("prod", lambda c: c.update({"aks-kueue:protect": False})), previous=prod_settled)
+
+
 @pytest.mark.parametrize("what", list(REPLACEMENTS))
-def test_each_replace_forcing_change_is_refused_and_accepted_once_listed(what, prod_config, prod_settled):
+def test_each_replace_forcing_change_is_refused_until_an_earlier_update_unprotected_it(what, prod_settled):
     edit, entry, key = REPLACEMENTS[what]
     changed = edited("prod", edit)
     findings = refusal(changed, prod_settled)
@@ -143,12 +150,61 @@ def test_each_replace_forcing_change_is_refused_and_accepted_once_listed(what, p
     def allow(c):
         edit(c)
         c["aks-kueue:allowReplacement"] = [entry]
+    # Listed in the same update: still refused, the state protects it (the engine alone would let it through).
+    assert {f.kind for f in refusal(edited("prod", allow), prod_settled)} == {"day2-replace-refused"}
+
+    def unprotect(c):
+        c["aks-kueue:allowReplacement"] = [entry]
+    step1 = deployed(edited("prod", unprotect), previous=prod_settled)
     if entry == "cluster":  # its pools and installer go with it: they must be unprotected first
-        (chain,) = {f.kind for f in refusal(edited("prod", allow), prod_settled)}
+        (chain,) = {f.kind for f in refusal(edited("prod", allow), step1)}
         assert chain == "day2-replace-chain-refused"
         return
-    accepted = run(edited("prod", allow), previous=prod_settled)
+    accepted = run(edited("prod", allow), previous=step1)
     assert any("pulumi up replaces" in f.message for f in accepted.day2_findings)
+
+
+@pytest.mark.parametrize("edit", [
+    lambda c: c.update({"aks-kueue:protect": False}),
+    lambda c: c.update({"aks-kueue:environment": "development"}),
+], ids=["protect-false", "environment-development"])
+@pytest.mark.parametrize("change,key", [
+    (lambda c: c["aks-kueue:cluster"].update(name="aks-batch-prod2"), "aks-kueue:cluster.name"),
+    (lambda c: c.update({"aks-kueue:resourceGroupName": "rg-batch-prod2"}), "aks-kueue:resourceGroupName"),
+    (lambda c: c["aks-kueue:nodePools"][1].update(vmSize="Standard_NC48ads_A100_v4"), "aks-kueue:nodePools[1].vmSize"),
+], ids=["cluster-rename", "resource-group", "pool-vm-size"])
+def test_turning_protection_off_with_a_replacement_is_refused(edit, change, key, prod_settled):
+    """Reported: protect: false (or environment: development) with a cluster rename, a resource-group
+    change or a pool's vmSize was accepted with warnings only."""
+    def both(c):
+        edit(c)
+        change(c)
+    findings = refusal(edited("prod", both), prod_settled)
+    assert key in {f.key for f in findings} and {f.kind for f in findings} == {"day2-replace-refused"}
+    assert all("new.Protect && old.Protect" in f.message for f in findings)
+
+
+def test_an_unprotected_state_still_needs_the_entry_to_replace(prod_unprotected):
+    def change(c):
+        c["aks-kueue:protect"] = False
+        c["aks-kueue:nodePools"][1]["vmSize"] = "Standard_NC48ads_A100_v4"
+    (finding,) = refusal(edited("prod", change), prod_unprotected)
+    assert finding.kind == "day2-replace-unacknowledged" and finding.key == "aks-kueue:nodePools[1].vmSize"
+
+    def listed(c):
+        change(c)
+        c["aks-kueue:allowReplacement"] = ["nodePools.a100"]
+    assert any(f.kind == "day2-replace" for f in run(edited("prod", listed), previous=prod_unprotected).day2_findings)
+
+
+def test_max_pods_on_a_kept_pool_is_refused_like_a_replacement(prod_settled):
+    """Reported: a maxPods change on an existing pool (fixed at creation) was sent as an update."""
+    def edit(c):
+        c["aks-kueue:nodePools"][0]["maxPods"] = 60
+    (finding,) = refusal(edited("prod", edit), prod_settled)
+    assert finding.kind == "day2-replace-refused" and finding.key == "aks-kueue:nodePools[0].maxPods"
+    assert "AKS cannot change maxPods in place" in finding.message and "110 -> 60" in finding.message
+    assert "maxPods" in by_name(run(edited("prod", edit)), "pools-cpu").options["replaceOnChanges"]
 
 
 def test_a_refusal_registers_nothing_protected(prod_settled):
@@ -175,31 +231,50 @@ def test_replacing_the_cluster_on_purpose_takes_two_updates(prod_settled):
     assert any(f.kind == "day2-replace" and f.key == "aks-kueue:cluster.name" for f in moved.day2_findings)
 
 
+H100_QUEUES = ["queues.ResourceFlavor/h100", "queues.ClusterQueue/training", "queues.LocalQueue/team-a/training",
+               "queues.LocalQueue/team-b/training", "queues.AdmissionCheck/training-provisioning"]
+
+
+def _remove_h100(c):
+    c["aks-kueue:nodePools"] = [p for p in c["aks-kueue:nodePools"] if p["name"] != "h100"]
+    c["aks-kueue:queues"]["resourceFlavors"] = [f for f in c["aks-kueue:queues"]["resourceFlavors"]
+                                                if f["name"] != "h100"]
+    queues = c["aks-kueue:queues"]
+    for cq in queues["clusterQueues"]:
+        for group in cq["spec"]["resourceGroups"]:
+            group["flavors"] = [f for f in group["flavors"] if f["name"] != "h100"]
+        cq["spec"]["resourceGroups"] = [g for g in cq["spec"]["resourceGroups"] if g["flavors"]]
+    # A ClusterQueue that had only h100 goes too, with its LocalQueues and expected workloads.
+    gone = {cq["name"] for cq in queues["clusterQueues"] if not cq["spec"]["resourceGroups"]}
+    queues["clusterQueues"] = [cq for cq in queues["clusterQueues"] if cq["name"] not in gone]
+    queues["localQueues"] = [lq for lq in queues["localQueues"] if lq["spec"]["clusterQueue"] not in gone]
+    kept = {f"{lq['namespace']}/{lq['name']}" for lq in queues["localQueues"]}
+    c["aks-kueue:expectedWorkloads"] = [w for w in c.get("aks-kueue:expectedWorkloads", [])
+                                        if w.get("queue") in kept]
+
+
 def test_removing_a_protected_pool_takes_two_updates(prod_settled):
-    def remove(c):
-        c["aks-kueue:nodePools"] = [p for p in c["aks-kueue:nodePools"] if p["name"] != "h100"]
-        c["aks-kueue:queues"]["resourceFlavors"] = [f for f in c["aks-kueue:queues"]["resourceFlavors"]
-                                                    if f["name"] != "h100"]
-        queues = c["aks-kueue:queues"]
-        for cq in queues["clusterQueues"]:
-            for group in cq["spec"]["resourceGroups"]:
-                group["flavors"] = [f for f in group["flavors"] if f["name"] != "h100"]
-            cq["spec"]["resourceGroups"] = [g for g in cq["spec"]["resourceGroups"] if g["flavors"]]
-        # A ClusterQueue that had only h100 goes too, with its LocalQueues and expected workloads.
-        gone = {cq["name"] for cq in queues["clusterQueues"] if not cq["spec"]["resourceGroups"]}
-        queues["clusterQueues"] = [cq for cq in queues["clusterQueues"] if cq["name"] not in gone]
-        queues["localQueues"] = [lq for lq in queues["localQueues"] if lq["spec"]["clusterQueue"] not in gone]
-        kept = {f"{lq['namespace']}/{lq['name']}" for lq in queues["localQueues"]}
-        c["aks-kueue:expectedWorkloads"] = [w for w in c.get("aks-kueue:expectedWorkloads", [])
-                                            if w.get("queue") in kept]
-    (finding,) = refusal(edited("prod", remove), prod_settled)
-    assert finding.kind == "day2-delete-refused" and finding.object == "AgentPool h100"
+    findings = refusal(edited("prod", _remove_h100), prod_settled)
+    (pool,) = [f for f in findings if f.kind == "day2-delete-refused"]
+    assert pool.object == "AgentPool h100"
+    # Its flavor, the ClusterQueue that used only it, that queue's LocalQueues and check go too.
+    assert {f.object for f in findings if f.kind == "day2-kueue-delete-refused"} == {
+        "ResourceFlavor h100", "ClusterQueue training", "LocalQueue team-a/training", "LocalQueue team-b/training",
+        "AdmissionCheck training-provisioning"}
 
     def unprotect(c):
         c["aks-kueue:allowReplacement"] = ["nodePools.h100"]
     step1 = deployed(edited("prod", unprotect), previous=prod_settled)
+    # Unprotected but not listed in the update that removes it: still refused.
+    assert "day2-delete-unacknowledged" in {f.kind for f in refusal(edited("prod", _remove_h100), step1)}
+
+    def remove(c):
+        _remove_h100(c)
+        c["aks-kueue:allowReplacement"] = ["nodePools.h100", *H100_QUEUES]
     removed = run(edited("prod", remove), previous=step1)
-    assert any(f.kind == "day2-delete" for f in removed.day2_findings)
+    kinds = {f.kind for f in removed.day2_findings}
+    assert "day2-delete" in kinds and "day2-kueue-delete" in kinds and not [
+        f for f in removed.day2_findings if f.severity == "error"]
 
 
 def test_kueue_moves_between_install_modes_in_three_updates(prod_settled):
@@ -274,6 +349,107 @@ def test_the_exported_facts_are_the_inputs_the_providers_receive(prod_config, pr
     for pool in found.of_type(POOL):
         entry = "systemPool" if pool.name == "main-system" else f"nodePools.{pool.inputs['agentPoolName']}"
         assert facts[entry]["facts"] == extract(AGENT_POOL, pool.inputs), entry
+
+
+def test_a_minor_version_skip_is_refused_before_it_reaches_aks(prod_config, prod_settled):
+    """Reported: 1.35 to 1.37 was reported as an upgrade, but AKS refuses to skip a minor version."""
+    older = json.loads(json.dumps(prod_settled))
+    older["day2"]["kubernetesVersion"] = "1.33"
+    (finding,) = refusal(prod_config, older)
+    assert finding.kind == "day2-kubernetes-minor-skip-refused" and finding.key == "aks-kueue:cluster.kubernetesVersion"
+    assert "1.33 -> 1.35" in finding.message and "set 1.34 in one update" in finding.fix
+    newer = json.loads(json.dumps(prod_settled))
+    newer["day2"]["kubernetesVersion"] = "1.36"
+    (down,) = refusal(prod_config, newer)
+    assert down.kind == "day2-kubernetes-downgrade-refused"
+
+
+# ---- Kueue objects ----
+
+KUEUE_TYPES = {f"kubernetes:kueue.x-k8s.io/v1beta2:{k}" for k in
+               ("ClusterQueue", "Cohort", "ResourceFlavor", "AdmissionCheck", "LocalQueue", "Topology",
+                "WorkloadPriorityClass", "ProvisioningRequestConfig")}
+
+
+def test_the_record_holds_every_guarded_kueue_object(prod_settled):
+    objects = prod_settled["day2"]["kueueObjects"]
+    assert objects["LocalQueue/team-a/default"]["facts"] == {"spec.clusterQueue": "team-a"}
+    assert objects["Topology/zone-host"]["facts"]["spec.levels"] == [
+        {"nodeLabel": "topology.kubernetes.io/zone"}, {"nodeLabel": "kubernetes.io/hostname"}]
+    assert objects["ResourceFlavor/h100"]["facts"]["spec.topologyName"] == "zone-host"
+    assert {name.split("/")[0] for name in objects} == {"ClusterQueue", "Cohort", "ResourceFlavor", "AdmissionCheck",
+                                                        "LocalQueue", "Topology"}
+
+
+def test_removing_a_cluster_queue_and_its_local_queue_is_refused(prod_settled):
+    """Reported: removing a ClusterQueue with its LocalQueues was accepted with no notice."""
+    def remove(c):
+        queues = c["aks-kueue:queues"]
+        queues["clusterQueues"] = [q for q in queues["clusterQueues"] if q["name"] != "team-b"]
+        queues["localQueues"] = [q for q in queues["localQueues"] if q["spec"]["clusterQueue"] != "team-b"]
+        c["aks-kueue:expectedWorkloads"] = [w for w in c["aks-kueue:expectedWorkloads"]
+                                            if not w["queue"].startswith("team-b/")]
+    with pytest.raises(ProgramRefused) as error:
+        run(edited("prod", remove), previous=prod_settled)
+    findings = error.value.findings
+    assert {f.object for f in findings} == {"ClusterQueue team-b", "LocalQueue team-b/default",
+                                            "AdmissionCheck team-b-provisioning"}
+    assert all(f.kind == "day2-kueue-delete-refused" for f in findings)
+    # Nothing of Kueue is registered, so nothing is deleted or replaced halfway.
+    assert not {r.type for r in error.value.registered} & KUEUE_TYPES
+
+    def listed(c):
+        remove(c)
+        c["aks-kueue:allowReplacement"] = ["queues.ClusterQueue/team-b", "queues.LocalQueue/team-b/default",
+                                           "queues.AdmissionCheck/team-b-provisioning"]
+    accepted = run(edited("prod", listed), previous=prod_settled)
+    assert {f.kind for f in accepted.day2_findings} == {"day2-kueue-delete"}
+
+
+def test_renaming_a_cluster_queue_is_refused(prod_settled):
+    def rename(c):
+        c["aks-kueue:queues"]["clusterQueues"][2]["name"] = "training2"
+        for lq in c["aks-kueue:queues"]["localQueues"]:
+            if lq["spec"]["clusterQueue"] == "training":
+                lq["spec"]["clusterQueue"] = "training2"
+    objects = {f.object: f.kind for f in refusal(edited("prod", rename), prod_settled)}
+    assert objects["ClusterQueue training"] == "day2-kueue-delete-refused"
+    assert objects["LocalQueue team-a/training"] == "day2-kueue-replace-refused"
+
+
+def test_a_local_queue_pointed_at_another_cluster_queue_is_refused(prod_settled):
+    """Reported: changing a LocalQueue's spec.clusterQueue (delete-before-replace) was accepted."""
+    def move(c):
+        c["aks-kueue:queues"]["localQueues"][2]["spec"]["clusterQueue"] = "team-a"
+    (finding,) = refusal(edited("prod", move), prod_settled)
+    assert finding.kind == "day2-kueue-replace-refused" and finding.object == "LocalQueue team-a/training"
+    assert finding.key == "aks-kueue:queues.localQueues[2].spec.clusterQueue"
+    assert "stopPolicy: Hold" in finding.fix
+
+
+def test_a_topology_whose_levels_change_is_refused(prod_settled):
+    """Reported: changing a Topology's levels was accepted with no notice."""
+    def levels(c):
+        c["aks-kueue:queues"]["topologies"][0]["fromAks"] = ["hostname"]
+    (finding,) = refusal(edited("prod", levels), prod_settled)
+    assert finding.kind == "day2-kueue-replace-refused" and finding.object == "Topology zone-host"
+
+
+def test_kueue_deletes_run_in_order_and_time_out_with_a_message(prod_config):
+    """Pulumi deletes dependents first: LocalQueues, ClusterQueues, then Cohorts, flavors and checks,
+    then Topologies, then the installer. Each object's delete is bounded."""
+    found = run(prod_config)
+    urns = {r.name: r.urn for r in found.registrations}
+    depends = {r.name: set(r.depends_on) for r in found.registrations}
+    installer = urns["kueue-extension"]
+    for r in found.registrations:
+        if r.type in KUEUE_TYPES:
+            assert r.options["customTimeouts"] == {"delete": "5m"}, r.name
+            assert installer in r.depends_on, r.name
+    assert urns["queues-clusterqueue-team-a"] in depends["queues-localqueue-team-a/default"]
+    assert {urns["queues-resourceflavor-cpu"], urns["queues-resourceflavor-a100"], urns["queues-cohort-research"],
+            urns["queues-admissioncheck-team-a-provisioning"]} <= depends["queues-clusterqueue-team-a"]
+    assert urns["queues-topology-zone-host"] in depends["queues-resourceflavor-h100"]
 
 
 # ---- the system pool: inline at birth, AgentPool for life ----

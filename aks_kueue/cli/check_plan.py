@@ -25,8 +25,11 @@ def check_plan(
     as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
 ) -> None:
     """Exit 1 when the plan replaces or deletes the cluster, a pool, the resource group, the Kueue
-    installer or a team namespace that aks-kueue:allowReplacement does not list; one line per step.
+    installer, a team namespace or a Kueue ClusterQueue, Cohort, ResourceFlavor, AdmissionCheck,
+    LocalQueue or Topology that aks-kueue:allowReplacement does not list; one line per step.
 
+    Every step operation of Pulumi's engine is judged by what it does (import-replacement and
+    remove-pending-replace destroy, discard does not), type tokens with or without an API version.
     A delete of a resource whose old state has retainOnDelete destroys nothing and passes.
     """
     from aks_kueue.day2.plan import PlanError, allowances_from_config, judge_plan, parse_plan

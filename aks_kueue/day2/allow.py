@@ -1,8 +1,11 @@
 """`aks-kueue:allowReplacement`: what this update may replace or delete.
 
 Each entry names exactly one resource: `cluster`, `systemPool`, `nodePools.<name>`, `kueue`,
-`resourceGroup` or `namespaces.<name>`. Listing it unprotects that resource (and, for a team
-namespace, turns retainOnDelete off) for this update only.
+`resourceGroup`, `namespaces.<name>`, or a Kueue object the stack declares as
+`queues.<Kind>/<name>` (`queues.LocalQueue/<namespace>/<name>` for a LocalQueue, the
+`<namespace>/<name>` that `expectedWorkloads[].queue` uses too). Listing an Azure resource or the
+Kueue installer unprotects it (and, for a team namespace, turns retainOnDelete off) for this update
+only; listing a Kueue object acknowledges that this update deletes or replaces it.
 """
 
 from __future__ import annotations
@@ -22,15 +25,23 @@ class Target(str, Enum):
     NODE_POOL = "nodePools"
     KUEUE = "kueue"
     NAMESPACE = "namespaces"
+    QUEUES = "queues"
 
     def __str__(self) -> str:
         return self.value
 
 
-NAMED = {Target.NODE_POOL, Target.NAMESPACE}
+NAMED = {Target.NODE_POOL, Target.NAMESPACE, Target.QUEUES}
 _POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
-FORMS = "cluster, systemPool, nodePools.<name>, kueue, resourceGroup or namespaces.<name>"
+# A Kubernetes object name (a DNS subdomain, RFC 1123), as Kueue's objects are named.
+_OBJECT_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+# The Kueue kinds whose removal or replacement the guard refuses unless listed: the queue objects
+# workloads are admitted through and what Kueue's resource-in-use finalizers hold.
+QUEUE_KINDS = ("ClusterQueue", "Cohort", "ResourceFlavor", "AdmissionCheck", "LocalQueue", "Topology")
+NAMESPACED_KINDS = ("LocalQueue",)
+FORMS = ("cluster, systemPool, nodePools.<name>, kueue, resourceGroup, namespaces.<name>, "
+         "queues.<Kind>/<name> (Kind: " + ", ".join(QUEUE_KINDS) + ") or queues.LocalQueue/<namespace>/<name>")
 
 
 @dataclass(frozen=True, order=True)
@@ -40,6 +51,16 @@ class Entry:
 
     def __str__(self) -> str:
         return f"{self.target}.{self.name}" if self.name is not None else str(self.target)
+
+    @property
+    def kind(self) -> Optional[str]:
+        """The Kueue kind of a `queues.` entry."""
+        return self.name.split("/", 1)[0] if self.target is Target.QUEUES and self.name else None
+
+
+def queue_entry(kind: str, namespace: Optional[str], name: str) -> Entry:
+    """How allowReplacement and the day-2 record name a Kueue object."""
+    return Entry(Target.QUEUES, f"{kind}/{namespace}/{name}" if namespace else f"{kind}/{name}")
 
 
 def parse_entry(text: object) -> Entry:
@@ -55,6 +76,8 @@ def parse_entry(text: object) -> Entry:
         if dot:
             raise ValueError(f"{text!r}: {head} takes no name; write {head}")
         return Entry(target)
+    if target is Target.QUEUES:
+        return _queue_entry(text, name)
     if not name:
         raise ValueError(f"{text!r} names no {'pool' if target is Target.NODE_POOL else 'namespace'}; "
                          f"write {head}.<name>")
@@ -64,6 +87,33 @@ def parse_entry(text: object) -> Entry:
                 else "a namespace name (a DNS label)")
         raise ValueError(f"{text!r}: {name!r} is not {kind}")
     return Entry(target, name)
+
+
+def _queue_entry(text: str, rest: str) -> Entry:
+    """`queues.<Kind>/<name>`, or `queues.LocalQueue/<namespace>/<name>`. The kind is matched without
+    regard to case (as kubectl does) and written back as Kueue spells it."""
+    kind, slash, name = rest.partition("/")
+    spelled = {k.lower(): k for k in QUEUE_KINDS}.get(kind.lower())
+    if spelled is None:
+        raise ValueError(f"{text!r}: {kind or '(nothing)'} is not a Kueue kind the guard watches; write "
+                         f"queues.<Kind>/<name> with Kind one of {', '.join(QUEUE_KINDS)}")
+    if spelled in NAMESPACED_KINDS:
+        namespace, _, local = name.partition("/")
+        if not namespace or not local:
+            raise ValueError(f"{text!r}: a {spelled} is named with its namespace; write "
+                             f"queues.{spelled}/<namespace>/<name>")
+        if not _NAMESPACE.fullmatch(namespace):
+            raise ValueError(f"{text!r}: {namespace!r} is not a namespace name (a DNS label)")
+        if not _OBJECT_NAME.fullmatch(local) or len(local) > 253:
+            raise ValueError(f"{text!r}: {local!r} is not a Kubernetes object name (a DNS subdomain)")
+        return queue_entry(spelled, namespace, local)
+    if not slash or not name:
+        raise ValueError(f"{text!r} names no {spelled}; write queues.{spelled}/<name>")
+    if "/" in name:
+        raise ValueError(f"{text!r}: a {spelled} has no namespace; write queues.{spelled}/<name>")
+    if not _OBJECT_NAME.fullmatch(name) or len(name) > 253:
+        raise ValueError(f"{text!r}: {name!r} is not a Kubernetes object name (a DNS subdomain)")
+    return queue_entry(spelled, None, name)
 
 
 class Allowances:
@@ -94,7 +144,9 @@ class Protection:
     allowances: Allowances
 
     def protects(self, entry: Entry) -> bool:
-        return self.protect and entry not in self.allowances
+        """Pulumi `protect` for the Azure resources and the Kueue installer; Kueue objects are never
+        protected (the guard refuses their removal instead, and a listed entry acknowledges it)."""
+        return self.protect and entry.target is not Target.QUEUES and entry not in self.allowances
 
     def retains(self, entry: Entry) -> bool:
         """Team namespaces survive their removal from the stack unless listed."""

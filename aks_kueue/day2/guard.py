@@ -1,17 +1,44 @@
-"""The guard: this update against the last deployment, before anything protected changes.
+"""The guard: this update against the last deployment, before anything users depend on changes.
 
 `judge` compares the desired `Record` with the previous one and returns refusals (errors: the
 program stops, `aks-kueue preview` exits 1) and notices (warnings: what this update destroys or
 changes that users should know before it runs). Findings are the project's one `Finding` shape.
+
+Protection is judged against the state: what the last deployment left protected decides, whatever
+this update's `protect`, `environment` or `allowReplacement` say. That is stricter than Pulumi's
+engine, and the words below say where. Read in pulumi/pulumi (the installed SDK is 3.272.0; the
+source read was the newest the mirror holds, tag v3.259.0 and main at 1b59498 of 2026-08-21,
+identical in these places):
+
+- pkg/resource/deploy/step_generator.go, `continueStepsFromDiff`: a replacement is refused only
+  when `new.Protect && old.Protect`, so an update that unprotects a resource (protect: false,
+  environment: development, or an allowReplacement entry) and replaces it at once goes through.
+  The guard refuses that: the acknowledgement must be deployed (the state unprotected) first.
+- the same function, delete-before-replace: every dependent the replacement takes down is checked
+  with `dependentResource.Protect`, the state's flag, and the update stops (BailErrorf) when one
+  is protected.
+- pkg/resource/deploy/step.go, `DeleteStep.Apply`: a delete (not part of a replacement) of a
+  resource the state protects fails (`!s.replacing && s.old.Protect`) with "cannot be deleted
+  because it is protected"; a delete of one the state marks retainOnDelete removes it from the
+  state only.
+Neither the engine nor the guard is moved by `pulumi up --ignore-protect` (the engine then skips
+both checks; the guard still decides from the record).
+
+Turning protection off is not an acknowledgement to destroy: replacing or deleting the cluster,
+the resource group, a pool, the Kueue installer, a team namespace or a Kueue object of
+`QUEUE_KINDS` needs its allowReplacement entry in the update that does it, protected or not.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from datetime import date
+from typing import Any, Iterable, Optional
 
+from aks_kueue.aks import kubernetes_versions
 from aks_kueue.day2.allow import Allowances, Entry, Target
+from aks_kueue.day2.names import DELETE_TIMEOUT, FINALIZER_WAITS_FOR, immutable_paths, spec_of
 from aks_kueue.day2.replacement import Change, changes, facts
 from aks_kueue.day2.state import OUTPUT, Previous, Record, Tracked
 from aks_kueue.judge.finding import ERROR, WARNING, Finding
@@ -39,9 +66,35 @@ _REMOVAL_KEYS = {
     Target.SYSTEM_POOL: "aks-kueue:cluster.systemPool", Target.NODE_POOL: "aks-kueue:nodePools",
     Target.KUEUE: "aks-kueue:kueue.install", Target.NAMESPACE: "aks-kueue:queues.localQueues",
 }
+# The queue key each guarded Kueue kind is written under (queueManifests may hold any of them).
+_QUEUE_KEYS = {
+    "ClusterQueue": "aks-kueue:queues.clusterQueues", "Cohort": "aks-kueue:queues.cohorts",
+    "ResourceFlavor": "aks-kueue:queues.resourceFlavors", "LocalQueue": "aks-kueue:queues.localQueues",
+    "Topology": "aks-kueue:queues.topologies", "AdmissionCheck": "aks-kueue:queues.clusterQueues",
+}
 INSTALL_KEY = "aks-kueue:kueue.install"
 VERSION_KEY = "aks-kueue:cluster.kubernetesVersion"
 ALLOW_KEY = "aks-kueue:allowReplacement"
+ENGINE_REPLACE = ("Pulumi's engine refuses a replacement only while both the state and the update protect the "
+                  "resource (pkg/resource/deploy/step_generator.go, continueStepsFromDiff: `new.Protect && "
+                  "old.Protect`), so unprotecting it in the same update would let it through; the guard decides "
+                  "from the state")
+ENGINE_DELETE = ("Pulumi deletes nothing the state protects (pkg/resource/deploy/step.go, DeleteStep.Apply: "
+                 "\"cannot be deleted because it is protected\"), and a resource that left the program can no "
+                 "longer be unprotected by it")
+ENGINE_CHAIN = ("Pulumi deletes the dependents of a delete-before-replace first and stops when the state protects "
+                "one of them (pkg/resource/deploy/step_generator.go, continueStepsFromDiff: "
+                "`dependentResource.Protect`), so this update would stop halfway")
+NOT_ACKNOWLEDGED = "protection is off for it in the state, but turning protection off is not an acknowledgement " \
+                   "to destroy"
+# The rule of one minor at a time, as the pinned SDK describes ManagedCluster.kubernetesVersion
+# (pulumi-azure-native 3.29.0, API 2025-09-01) and learn.microsoft.com/azure/aks/upgrade-aks-cluster.
+MINOR_RULE = ("When you upgrade a supported AKS cluster, Kubernetes minor versions cannot be skipped. All "
+              "upgrades must be performed sequentially by major version number.")
+# learn.microsoft.com/azure/aks/supported-kubernetes-versions: "When upgrading by alias minor version,
+# only a higher minor version is supported." AKS offers no downgrade (`az aks upgrade` lists only
+# higher versions, `az aks get-upgrades`).
+NO_DOWNGRADE = "AKS upgrades only forward: it has no downgrade, of the minor or of the patch"
 
 
 class Refusal(Exception):
@@ -67,8 +120,10 @@ def lost(entry: Entry) -> str:
 def show(value: Any) -> str:
     if value is None:
         return "(unset)"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))  # stack outputs carry every number as a float (protobuf's Value)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(str(v) for v in value) + "]"
+        return "[" + ", ".join(show(v) if isinstance(v, (list, tuple)) else str(v) for v in value) + "]"
     return str(value)
 
 
@@ -79,7 +134,11 @@ def _why(tracked: Tracked, change: Change) -> str:
     return f"pulumi-azure-native {facts().azure_native_version} replaces on {change.path}"
 
 
-def judge(previous: Previous, desired: Record, allow: Allowances) -> Report:
+def _listed(entries: Iterable[Entry]) -> str:
+    return ", ".join(f"`{e}`" for e in entries)
+
+
+def judge(previous: Previous, desired: Record, allow: Allowances, on: Optional[date] = None) -> Report:
     report = Report()
     if previous.record is None:
         report.guarded = False
@@ -94,22 +153,32 @@ def judge(previous: Previous, desired: Record, allow: Allowances) -> Report:
         return report
     before = previous.record
     used: set[Entry] = set()
+    replaced: dict[Entry, tuple[Tracked, Tracked, list[Change]]] = {}
     for entry, wanted in desired.resources.items():
         old = before.get(entry)
-        if entry.target is Target.KUEUE or old is None:
+        if entry.target in (Target.KUEUE, Target.QUEUES) or old is None:
             continue
-        diff = changes(wanted.type_token, old.facts, wanted.facts)
+        diff = changes(wanted.type_token, old.facts, wanted.facts, before.skipped(wanted.type_token))
         if diff:
-            used.add(entry)
-            _replacement(report, entry, old, wanted, diff, before, allow)
+            replaced[entry] = (old, wanted, diff)
+    for entry, (old, wanted, diff) in replaced.items():
+        used.add(entry)
+        # A pool replaced because its cluster (or a cluster because its group) is: the listed parent covers it.
+        parent = next((p for p in replaced if p in allow and entry.target in _CHAIN.get(p.target, ())), None)
+        _replacement(report, entry, old, wanted, diff, before, allow, parent)
     for entry, old in before.resources.items():
-        if entry.target is Target.KUEUE or entry in desired.resources:
+        if entry.target in (Target.KUEUE, Target.QUEUES) or entry in desired.resources:
             continue
         used.add(entry)
-        _removal(report, entry, old, allow)
-    if _install(report, before, desired):
+        parent = next((p for p in replaced if p in allow and entry.target in _CHAIN.get(p.target, ())), None)
+        _removal(report, entry, old, allow, parent)
+    if _install(report, before, desired, allow):
         used.add(Entry(Target.KUEUE))
-    _kubernetes_version(report, before, desired)
+    # Replacing the cluster or its resource group takes every Kueue object with it: that entry covers them.
+    cluster_goes = any(e.target in _CHAIN for e in replaced)
+    used |= _queue_objects(report, before, desired, allow, covered=cluster_goes)
+    _untracked(report, before, desired)
+    _kubernetes_version(report, before, desired, on)
     for entry in allow:
         if entry not in used:
             report.notices.append(_unused(entry, desired, before))
@@ -117,126 +186,336 @@ def judge(previous: Previous, desired: Record, allow: Allowances) -> Report:
 
 
 def _replacement(report: Report, entry: Entry, old: Tracked, wanted: Tracked, diff: list[Change],
-                 before: Record, allow: Allowances) -> None:
-    if wanted.protected:
+                 before: Record, allow: Allowances, parent: Optional[Entry] = None) -> None:
+    chained = [t for t in before.resources.values()
+               if t.entry.target in _CHAIN.get(entry.target, ()) and t.protected and t.entry != entry]
+    key = wanted.keys.get(diff[0].path, wanted.key or str(entry))
+    numbers = {"old": diff[0].old, "new": diff[0].new}
+    if old.protected:
+        step1 = [entry, *(t.entry for t in chained)]
         for change in diff:
             report.refusals.append(Finding(
                 "day2-replace-refused", ERROR, wanted.label, wanted.keys.get(change.path, wanted.key or str(entry)),
-                f"{show(change.old)} -> {show(change.new)} replaces {wanted.label} ({_why(wanted, change)}); "
-                f"it is protected, and the replacement would destroy {lost(entry)}",
-                f"keep {show(change.old)}, or to replace it on purpose add `{entry}` to {ALLOW_KEY} for this update",
+                f"{show(change.old)} -> {show(change.new)} replaces {wanted.label} ({_why(wanted, change)}), which "
+                f"the last deployment left protected: it would destroy {lost(entry)}. {ENGINE_REPLACE}",
+                f"keep {show(change.old)}; to replace it on purpose take two updates: 1. list "
+                f"{_listed(step1)} in {ALLOW_KEY} and change nothing else (that update only unprotects); "
+                f"2. make this change with `{entry}` still listed",
                 {"old": change.old, "new": change.new}))
         return
-    chained = [t for t in before.resources.values() if t.entry.target in _CHAIN.get(entry.target, ()) and t.protected]
     paths = ", ".join(f"{c.path} {show(c.old)} -> {show(c.new)}" for c in diff)
-    if entry in allow and chained:
+    if parent is not None and entry not in allow:
+        report.notices.append(Finding(
+            "day2-replace", WARNING, wanted.label, key,
+            f"{paths}: pulumi up replaces {wanted.label} with {before.resources[parent].label} (`{parent}` is "
+            f"listed in allowReplacement), destroying {lost(entry)}", f"remove `{parent}` from {ALLOW_KEY} after "
+            "this update", numbers))
+        return
+    if entry not in allow:
+        report.refusals.append(Finding(
+            "day2-replace-unacknowledged", ERROR, wanted.label, key,
+            f"{paths} replaces {wanted.label} ({_why(wanted, diff[0])}), destroying {lost(entry)}; "
+            f"{NOT_ACKNOWLEDGED}",
+            f"keep {show(diff[0].old)}, or to replace it on purpose add `{entry}` to {ALLOW_KEY} for this update",
+            numbers))
+        return
+    if chained:
         names = ", ".join(t.label for t in chained)
         report.refusals.append(Finding(
-            "day2-replace-chain-refused", ERROR, wanted.label, wanted.keys.get(diff[0].path, wanted.key or str(entry)),
-            f"{paths} replaces {wanted.label}, and with it {names}, which the last deployment left protected; "
-            "Pulumi checks the dependents of a replacement against the protection already in the state "
-            "(pulumi/pulumi#15776), so this update would stop halfway",
-            f"first run one update that lists {', '.join(f'`{e}`' for e in [entry, *(t.entry for t in chained)])} "
-            f"in {ALLOW_KEY} with the old values (it only unprotects them), then make this change",
-            {"old": diff[0].old, "new": diff[0].new}))
+            "day2-replace-chain-refused", ERROR, wanted.label, key,
+            f"{paths} replaces {wanted.label}, and with it {names}, which the last deployment left protected. "
+            f"{ENGINE_CHAIN}",
+            f"first run one update that lists {_listed([entry, *(t.entry for t in chained)])} in {ALLOW_KEY} "
+            "with the old values (it only unprotects them), then make this change",
+            numbers))
         return
-    why = "listed in allowReplacement" if entry in allow else "protection is off for this stack (aks-kueue:protect)"
     report.notices.append(Finding(
-        "day2-replace", WARNING, wanted.label, wanted.keys.get(diff[0].path, wanted.key or str(entry)),
-        f"{paths}: pulumi up replaces {wanted.label} ({why}), destroying {lost(entry)}",
-        f"remove `{entry}` from {ALLOW_KEY} after this update" if entry in allow
-        else "turn aks-kueue:protect on to have such a change refused",
-        {"old": diff[0].old, "new": diff[0].new}))
+        "day2-replace", WARNING, wanted.label, key,
+        f"{paths}: pulumi up replaces {wanted.label} (listed in allowReplacement), destroying {lost(entry)}",
+        f"remove `{entry}` from {ALLOW_KEY} after this update", numbers))
 
 
-def _removal(report: Report, entry: Entry, old: Tracked, allow: Allowances) -> None:
+def _removal(report: Report, entry: Entry, old: Tracked, allow: Allowances, parent: Optional[Entry] = None) -> None:
     key = _REMOVAL_KEYS[entry.target]
     if entry.target is Target.NAMESPACE:
         if old.retained:
             report.notices.append(Finding(
                 "day2-namespace-released", WARNING, old.label, key,
                 f"no LocalQueue uses namespace {entry.name} any more: the stack stops managing it, but it stays in "
-                "the cluster with everything in it (retainOnDelete)",
+                "the cluster with everything in it (the state marks it retainOnDelete, so Pulumi only forgets it)",
                 f"delete it with `kubectl delete namespace {entry.name}` if that is what you mean"))
-        else:
+        elif entry in allow:
             report.notices.append(Finding(
                 "day2-delete", WARNING, old.label, key,
-                f"no LocalQueue uses namespace {entry.name} any more, and it is not retained: pulumi up deletes "
-                f"{lost(entry)}", "keep a LocalQueue there to keep it"))
+                f"no LocalQueue uses namespace {entry.name} any more, and the state does not retain it: pulumi up "
+                f"deletes {lost(entry)}", f"remove `{entry}` from {ALLOW_KEY} after this update"))
+        else:
+            report.refusals.append(Finding(
+                "day2-delete-unacknowledged", ERROR, old.label, key,
+                f"no LocalQueue uses namespace {entry.name} any more, and the state does not retain it "
+                f"(an earlier update listed it): pulumi up would delete {lost(entry)}",
+                f"keep a LocalQueue there to keep it, or add `{entry}` to {ALLOW_KEY} to delete it on purpose"))
         return
     if old.protected:
         report.refusals.append(Finding(
             "day2-delete-refused", ERROR, old.label, key,
-            f"{old.label} is no longer in the stack, so pulumi up would delete it: {lost(entry)}. It is protected "
-            "in the state, and Pulumi deletes a protected resource only after an earlier update unprotected it",
-            f"keep it for one more update with `{entry}` in {ALLOW_KEY} (that unprotects it), then remove it"
-            if entry not in allow else
-            f"put it back for this update (`{entry}` in {ALLOW_KEY} then unprotects it), and remove it in the next"))
+            f"{old.label} is no longer in the stack, so pulumi up would delete it: {lost(entry)}. The last "
+            f"deployment left it protected; {ENGINE_DELETE}",
+            f"take two updates: 1. keep it with `{entry}` in {ALLOW_KEY} (that update only unprotects it); "
+            f"2. remove it with `{entry}` still listed"
+            + ("" if entry not in allow else "; put it back for this update")))
+    elif entry not in allow and parent is not None:
+        report.notices.append(Finding(
+            "day2-delete", WARNING, old.label, key,
+            f"{old.label} is no longer in the stack, and goes with {parent} anyway (`{parent}` is listed in "
+            f"allowReplacement): pulumi up deletes it, destroying {lost(entry)}",
+            f"remove `{parent}` from {ALLOW_KEY} after this update"))
+    elif entry not in allow:
+        report.refusals.append(Finding(
+            "day2-delete-unacknowledged", ERROR, old.label, key,
+            f"{old.label} is no longer in the stack, so pulumi up would delete it, destroying {lost(entry)}; "
+            f"{NOT_ACKNOWLEDGED}",
+            f"put it back to keep it, or add `{entry}` to {ALLOW_KEY} to delete it on purpose"))
     else:
         report.notices.append(Finding(
             "day2-delete", WARNING, old.label, key,
             f"{old.label} is no longer in the stack: pulumi up deletes it, destroying {lost(entry)}",
-            "put it back to keep it"))
+            f"remove `{entry}` from {ALLOW_KEY} after this update"))
 
 
-def _install(report: Report, before: Record, desired: Record) -> bool:
+def _install(report: Report, before: Record, desired: Record, allow: Allowances) -> bool:
     old, new = before.kueue_install, desired.kueue_install
     if old == new:
         return False
-    installer = before.get(Entry(Target.KUEUE))
+    entry = Entry(Target.KUEUE)
+    installer = before.get(entry)
     if "none" not in (old, new):
         report.refusals.append(Finding(
             "day2-install-switch-refused", ERROR, "Kueue installer", INSTALL_KEY,
             f"{old} -> {new} switches Kueue directly: Pulumi would create the new installer while the old one "
             "still owns Kueue's CRDs and webhooks (two controllers at once), then delete the old one, whose "
-            f"uninstall removes {lost(Entry(Target.KUEUE))}",
+            f"uninstall removes {lost(entry)}",
             f"switch in three updates: 1. add `kueue` to {ALLOW_KEY}; 2. set install: none (queue objects, "
-            f"expected workloads and queue manifests removed too); 3. set install: {new}",
+            f"expected workloads and queue manifests removed too) with `kueue` still listed; 3. set install: {new}",
             {"old": old, "new": new}))
         return True
     if new == "none":
         if installer is not None and installer.protected:
             report.refusals.append(Finding(
                 "day2-install-switch-refused", ERROR, "Kueue installer", INSTALL_KEY,
-                f"{old} -> none uninstalls Kueue, but the installer is protected in the state (Pulumi deletes a "
-                "protected resource only after an earlier update unprotected it)",
-                f"first run one update with `kueue` in {ALLOW_KEY} and install: {old}, then set install: none",
+                f"{old} -> none uninstalls Kueue, which removes {lost(entry)}, but the last deployment left the "
+                f"installer protected; {ENGINE_DELETE}",
+                f"first run one update with `kueue` in {ALLOW_KEY} and install: {old}, then set install: none "
+                "with `kueue` still listed",
                 {"old": old, "new": new}))
+        elif entry not in allow:
+            report.refusals.append(Finding(
+                "day2-install-switch-refused", ERROR, "Kueue installer", INSTALL_KEY,
+                f"{old} -> none uninstalls Kueue, which removes {lost(entry)}; {NOT_ACKNOWLEDGED}",
+                f"add `kueue` to {ALLOW_KEY} for this update to uninstall it on purpose", {"old": old, "new": new}))
         else:
             report.notices.append(Finding(
                 "day2-kueue-removed", WARNING, "Kueue installer", INSTALL_KEY,
                 f"{old} -> none: pulumi up deletes every queue object first, then uninstalls Kueue, which removes "
-                f"{lost(Entry(Target.KUEUE))}", "the next update may set the new mode", {"old": old, "new": new}))
+                f"{lost(entry)}", "the next update may set the new mode", {"old": old, "new": new}))
     return True
 
 
-def _version(text: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in re.findall(r"\d+", text))
+# ---- Kueue objects ----
+
+def _queue_objects(report: Report, before: Record, desired: Record, allow: Allowances, covered: bool) -> set[Entry]:
+    """Removed or replaced Kueue objects of QUEUE_KINDS; returns the entries this update uses."""
+    olds = {e: t for e, t in before.resources.items() if e.target is Target.QUEUES}
+    if not before.queues_tracked:
+        if any(e.target is Target.QUEUES for e in desired.resources):
+            report.notices.append(Finding(
+                "day2-kueue-objects-unrecorded", WARNING, "Kueue objects", "aks-kueue:queues",
+                "the last deployment's record names no Kueue objects (an older program wrote it), so this update "
+                "cannot tell which ClusterQueues, LocalQueues, flavors, checks, Cohorts or Topologies it removes or "
+                "replaces; it records them, and later updates refuse such a change unless listed",
+                "compare `pulumi preview --diff` with the cluster before this update"))
+        return set()
+    if covered or before.kueue_install != desired.kueue_install:
+        # The cluster's replacement, or the installer's removal, decides (and names) what goes with it.
+        return {e for e in allow if e.target is Target.QUEUES and e in olds}
+    used: set[Entry] = set()
+    for entry, old in sorted(olds.items()):
+        new = desired.get(entry)
+        kind = str(entry.kind)
+        if new is None:
+            used.add(entry)
+            _queue_change(report, entry, old, None, [], allow)
+            continue
+        paths = immutable_paths(kind, spec_of(new.facts))
+        diff = [Change(p, old.facts.get(p), new.facts.get(p)) for p in paths if old.facts.get(p) != new.facts.get(p)]
+        if diff:
+            used.add(entry)
+            _queue_change(report, entry, old, new, diff, allow)
+        elif kind == "ResourceFlavor" and "spec.topologyName" in old.facts and "spec.topologyName" not in new.facts:
+            report.refusals.append(Finding(
+                "day2-kueue-immutable-refused", ERROR, new.label, new.keys.get("spec.topologyName", new.key),
+                f"{new.label} drops spec.topologyName {old.facts['spec.topologyName']}: Kueue refuses it "
+                "(\"topologyName is immutable when topologyName is set\", its ResourceFlavor CRD rule), so the "
+                "update would fail at the API server",
+                f"keep topologyName: {old.facts['spec.topologyName']}, or create a flavor under a new name without "
+                "it, move the ClusterQueues to it, and then remove this one"))
+    return used
 
 
-def _kubernetes_version(report: Report, before: Record, desired: Record) -> None:
+def _queue_change(report: Report, entry: Entry, old: Tracked, new: Optional[Tracked], diff: list[Change],
+                  allow: Allowances) -> None:
+    kind = str(entry.kind)
+    label = old.label
+    what = (f"{label} is no longer in the stack, so pulumi up deletes it" if new is None else
+            ", ".join(f"{c.path} {show(c.old)} -> {show(c.new)}" for c in diff)
+            + f" replaces {label}: Kueue's CRD makes {diff[0].path} immutable, so the program deletes it and "
+              "creates it again (deleteBeforeReplace)")
+    key = _QUEUE_KEYS[kind] if new is None else new.keys.get(diff[0].path, new.key or _QUEUE_KEYS[kind])
+    numbers = {"old": diff[0].old, "new": diff[0].new} if diff else {}
+    consequence = _queue_consequence(entry, new is None)
+    if entry in allow:
+        report.notices.append(Finding(
+            "day2-kueue-delete" if new is None else "day2-kueue-replace", WARNING, label, key,
+            f"{what} (listed in allowReplacement): {consequence}",
+            f"remove `{entry}` from {ALLOW_KEY} after this update", numbers))
+        return
+    report.refusals.append(Finding(
+        "day2-kueue-delete-refused" if new is None else "day2-kueue-replace-refused", ERROR, label, key,
+        f"{what}: {consequence}", _queue_safe_path(entry, new is None), numbers))
+
+
+def _queue_consequence(entry: Entry, deleted: bool) -> str:
+    kind = str(entry.kind)
+    held = FINALIZER_WAITS_FOR.get(kind)
+    hold = (f"Kueue's resource-in-use finalizer keeps it until {held}, so until then the delete waits "
+            f"{DELETE_TIMEOUT} and fails, leaving the update half-applied and the object Terminating" if held else "")
+    if kind == "ClusterQueue":
+        return (f"{hold}; a terminating ClusterQueue admits nothing (\"Can't admit new workloads; clusterQueue is "
+                "terminating\"), and the pending workloads of its LocalQueues wait forever")
+    if kind == "LocalQueue":
+        base = ("the workloads submitted through it are no longer admitted while it is gone, and jobs that name it "
+                "(kueue.x-k8s.io/queue-name) are suspended")
+        return base if deleted else base + "; pending workloads that name it are left to the new ClusterQueue"
+    if kind == "Cohort":
+        return "the ClusterQueues in it lose the quota it shares (its resourceGroups) and its place in the tree"
+    users = {"ResourceFlavor": "ClusterQueues or Cohorts that still name it become inactive (FlavorNotFound)",
+             "AdmissionCheck": "ClusterQueues that still name it become inactive and admit nothing",
+             "Topology": "ResourceFlavors that still name it cannot place topology-aware workloads"}[kind]
+    return f"{hold}; {users}"
+
+
+def _queue_safe_path(entry: Entry, deleted: bool) -> str:
+    kind, name = str(entry.kind), str(entry.name).split("/", 1)[1]
+    acknowledge = f"`{entry}` in {ALLOW_KEY}"
+    if kind == "ClusterQueue":
+        return (f"1. set spec.stopPolicy: Hold on ClusterQueue {name} in one update (admitted workloads run to "
+                "completion; HoldAndDrain would evict them); 2. once `kubectl get clusterqueue "
+                f"{name} -o jsonpath='{{.status.reservingWorkloads}}'` prints 0 (`kubectl get workloads -A` shows "
+                f"none reserved in it), {'remove' if deleted else 'change'} it with {acknowledge}, its LocalQueues "
+                "listed too")
+    if kind == "LocalQueue":
+        namespace, local = name.split("/", 1)
+        return (f"1. set spec.stopPolicy: Hold on LocalQueue {name} in one update (admitted workloads run to "
+                f"completion); 2. once `kubectl get workloads -n {namespace}` shows none of {local}'s reserved, "
+                f"{'remove' if deleted else 'change'} it with {acknowledge}")
+    if kind == "Cohort":
+        return f"move the ClusterQueues out of it first (their cohortName), then list {acknowledge}"
+    users = {"ResourceFlavor": "ClusterQueues and Cohorts", "AdmissionCheck": "ClusterQueues",
+             "Topology": "ResourceFlavors"}[kind]
+    if deleted:
+        return (f"first remove it from every one of the {users} that name it (the same update may), then list "
+                f"{acknowledge}")
+    return (f"Kueue holds it while {users} name it, so it cannot be replaced in place while in use: create the new "
+            f"one under another name, move the {users} to it, then remove this one with {acknowledge}")
+
+
+def _untracked(report: Report, before: Record, desired: Record) -> None:
+    """Paths the last deployment did not record: say once that this update cannot compare them."""
+    paths = sorted({p for t in desired.resources.values() for p in before.skipped(t.type_token)
+                    if before.get(t.entry) is not None})
+    if paths:
+        report.notices.append(Finding(
+            "day2-facts-unrecorded", WARNING, "stack", OUTPUT,
+            f"the last deployment's record does not hold {', '.join(paths)} (an older program wrote it), so this "
+            "update cannot tell whether it changes them on the resources it keeps; it records them, and later "
+            "updates refuse a change as a replacement", "change none of them in this update"))
+
+
+# ---- the Kubernetes version ----
+
+_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
+
+
+def _parse_version(text: str) -> Optional[tuple[int, int, Optional[int]]]:
+    match = _VERSION.fullmatch(text.strip())
+    if not match:
+        return None
+    return int(match.group(1)), int(match.group(2)), int(match.group(3)) if match.group(3) is not None else None
+
+
+def _kubernetes_version(report: Report, before: Record, desired: Record, on: Optional[date]) -> None:
     old, new = before.kubernetes_version, desired.kubernetes_version
     if old == new:
         return
+    numbers = {"old": old, "new": new}
     if desired.upgrade_channel in CHANNELS_OWNING_VERSION:
         report.notices.append(Finding(
             "day2-kubernetes-version-ignored", WARNING, "ManagedCluster", VERSION_KEY,
             f"{old} -> {new} changes nothing: with upgradeChannel {desired.upgrade_channel} the program sets "
             "kubernetesVersion only when it creates the cluster, and the channel moves it after that",
-            "use upgradeChannel patch (or none) to choose the minor version yourself",
-            {"old": old, "new": new}))
+            "use upgradeChannel patch (or none) to choose the minor version yourself", numbers))
         return
-    if _version(new)[:2] < _version(old)[:2]:
+    was, wanted = _parse_version(old), _parse_version(new)
+    if was is None or wanted is None:
+        return  # the settings check the version's form; an unreadable old record compares nothing
+    if wanted[:2] < was[:2] or (wanted[:2] == was[:2] and None not in (was[2], wanted[2]) and wanted[2] < was[2]):
         report.refusals.append(Finding(
             "day2-kubernetes-downgrade-refused", ERROR, "ManagedCluster", VERSION_KEY,
-            f"{old} -> {new} is a downgrade, which AKS refuses", f"keep {old} or move forward",
-            {"old": old, "new": new}))
+            f"{old} -> {new} is a downgrade: {NO_DOWNGRADE}", f"keep {old} or move forward", numbers))
         return
+    if wanted[:2] == was[:2]:
+        if wanted[2] is None:
+            report.notices.append(Finding(
+                "day2-kubernetes-version-same-minor", WARNING, "ManagedCluster", VERSION_KEY,
+                f"{old} -> {new} does not upgrade: AKS keeps the patch the cluster runs (\"Updating the cluster "
+                "with the same <major.minor> once it has been created (e.g. 1.14.x -> 1.14) will not trigger an "
+                "upgrade\")", f"write {new}.<patch> to move to a newer patch", numbers))
+            return
+        if was[2] is None:
+            report.notices.append(Finding(
+                "day2-kubernetes-patch-pinned", WARNING, "ManagedCluster", VERSION_KEY,
+                f"{old} -> {new} pins a patch: the cluster runs the patch AKS chose for {old} when it was created or "
+                f"last upgraded; if that is newer than {new}, AKS refuses the change ({NO_DOWNGRADE})",
+                "`az aks show -g RG -n CLUSTER --query currentKubernetesVersion` shows it; pin that one or a newer "
+                "one",
+                numbers))
+            return
+    elif wanted[0] != was[0] or wanted[1] > was[1] + 1:
+        if not _out_of_support(was[1], on):
+            step = f"{was[0]}.{was[1] + 1}"
+            report.refusals.append(Finding(
+                "day2-kubernetes-minor-skip-refused", ERROR, "ManagedCluster", VERSION_KEY,
+                f"{old} -> {new} skips a minor version, which AKS refuses: \"{MINOR_RULE}\" (pulumi-azure-native "
+                f"{facts().azure_native_version}, ManagedCluster kubernetesVersion)",
+                f"upgrade one minor at a time: set {step} in one update, and move on once it is done", numbers))
+            return
+        report.notices.append(Finding(
+            "day2-kubernetes-minor-skip", WARNING, "ManagedCluster", VERSION_KEY,
+            f"{old} -> {new} skips minor versions: AKS allows that only from a version out of support back into "
+            f"a supported one, as 1.{was[1]} is ({kubernetes_versions.DATA_FILE})",
+            "check `az aks get-upgrades -g RG -n CLUSTER` lists it", numbers))
     report.notices.append(Finding(
         "day2-kubernetes-upgrade", WARNING, "ManagedCluster", VERSION_KEY,
         f"{old} -> {new}: pulumi up upgrades the control plane at once, outside any maintenance window (those "
         "schedule AKS's own upgrades only), and then drains and upgrades every pool under its upgradeSettings",
-        "run this update when the pools may be drained", {"old": old, "new": new}))
+        "run this update when the pools may be drained", numbers))
+
+
+def _out_of_support(minor: int, on: Optional[date]) -> bool:
+    """A minor AKS no longer supports at all: the one case AKS lets an upgrade skip minors."""
+    release = kubernetes_versions.load().release(minor)
+    day = on or kubernetes_versions.today()
+    return release is not None and release.stage(day) is kubernetes_versions.Stage.RETIRED
 
 
 def _unused(entry: Entry, desired: Record, before: Optional[Record]) -> Finding:
@@ -248,7 +527,12 @@ def _unused(entry: Entry, desired: Record, before: Optional[Record]) -> Finding:
                        f"`{entry}` matches no resource of this stack", "remove it")
     what = desired.resources.get(entry) or (before.resources.get(entry) if before else None)
     label = what.label if what else str(entry)
+    if entry.target is Target.QUEUES:
+        return Finding("day2-allowance-unused", WARNING, label, ALLOW_KEY,
+                       f"`{entry}` is listed, but this update neither replaces nor deletes {label}",
+                       f"remove `{entry}`, so a later removal or replacement of {label} is refused again")
     return Finding("day2-allowance-unused", WARNING, label, ALLOW_KEY,
                    f"`{entry}` is listed, but this update neither replaces nor deletes {label}: it only unprotects "
                    "it, which is the first of two updates when you mean to replace or remove it",
                    f"remove `{entry}` once the change it prepares is done, so {label} is protected again")
+

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 import yaml
 
@@ -98,15 +98,18 @@ class Change:
     new: Any
 
 
-def changes(type_token: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Change]:
+def changes(type_token: str, old: Mapping[str, Any], new: Mapping[str, Any],
+            skip: Iterable[str] = ()) -> list[Change]:
     """The replace-forcing paths whose values differ between two `extract` results.
 
     A path set on one side only counts: azure-native replaces when a forcing input appears or goes,
-    unless what goes is the value the SDK sends in its place (`sdkDefaults`).
+    unless what goes is the value the SDK sends in its place (`sdkDefaults`). `skip` holds paths
+    the old side never recorded (unknown, so not a change).
     """
     entry = facts().resources.get(type_token)
     if entry is None:
         return []
     defaults = entry.sdk_defaults
+    skipped = set(skip)
     return [Change(path, old.get(path), new.get(path)) for path in entry.paths
-            if old.get(path, defaults.get(path)) != new.get(path, defaults.get(path))]
+            if path not in skipped and old.get(path, defaults.get(path)) != new.get(path, defaults.get(path))]

@@ -2,8 +2,15 @@
 
 The program exports a `Record` after every update: for each resource users depend on, its
 replace-forcing inputs (none secret unless the stack key they come from is), whether it was
-protected, and the install mode. The next update reads it back through a StackReference to its
-own stack and compares (`guard.py`).
+protected, and the install mode; for each Kueue object of `QUEUE_KINDS`, the fields Kueue will
+not change in place (`kueueObjects`). The next update reads it back through a StackReference to
+its own stack and compares (`guard.py`).
+
+`tracked` names the replace-forcing paths the writing program compared, per type: a path a newer
+program compares that the last one did not record is unknown for one update (not a change), and
+recorded from then on. A record without `tracked` was written before it existed, and compared
+every path but those of `_ADDED_WITH_TRACKED`. A record without `kueueObjects` was written before
+Kueue objects were guarded: for one update the guard then says it cannot compare them.
 """
 
 from __future__ import annotations
@@ -12,8 +19,8 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any, Mapping, Optional
 
-from aks_kueue.day2.allow import Entry, parse_entry
-from aks_kueue.day2.replacement import AGENT_POOL, changes
+from aks_kueue.day2.allow import Entry, Target, parse_entry
+from aks_kueue.day2.replacement import AGENT_POOL, changes, facts as forcing
 
 OUTPUT = "day2"
 CLUSTER_ID_OUTPUT = "clusterId"   # the cluster's ARM id, exported beside the record
@@ -22,6 +29,8 @@ SCHEMA = 1
 # OS disk). A pool the last deployment has keeps what it was created with, so a newer VM catalog or
 # a newer baseline default never replaces a running pool; its vmSize decides anew.
 DERIVED_CREATE_ONLY = ("enableEncryptionAtHost", "osDiskType", "osDiskSizeGB")
+# The AgentPool paths the data file added after records carried `tracked`.
+_ADDED_WITH_TRACKED = {AGENT_POOL: ("maxPods", "scaleSetPriority", "scaleSetEvictionPolicy")}
 
 
 class SystemPoolOwner(str, Enum):
@@ -60,23 +69,47 @@ class Record:
     upgrade_channel: str
     system_pool_owner: SystemPoolOwner
     cluster_id: Optional[str] = None
+    # Read side: False when the record predates `kueueObjects` (it says nothing of Kueue objects).
+    queues_tracked: bool = True
+    # Read side: per type, the replace-forcing paths this program compares that the record lacks.
+    untracked: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def get(self, entry: Entry) -> Optional[Tracked]:
         return self.resources.get(entry)
 
+    def skipped(self, type_token: str) -> frozenset[str]:
+        return self.untracked.get(type_token, frozenset())
+
+
+def tracked_now() -> dict[str, list[str]]:
+    """The replace-forcing paths this program compares, per type (`tracked` in the output)."""
+    return {token: sorted(entry.paths) for token, entry in sorted(forcing().resources.items())}
+
+
+def _before_tracked() -> dict[str, set[str]]:
+    return {token: set(paths) - set(_ADDED_WITH_TRACKED.get(token, ())) for token, paths in tracked_now().items()}
+
 
 def to_output(record: Record) -> dict[str, Any]:
-    """The JSON-friendly `day2` stack output (keys and indexes of the stack file are left out)."""
+    """The JSON-friendly `day2` stack output (keys and indexes of the stack file are left out).
+
+    Kueue objects go under their own key, which programs from before it ignore."""
+    items = sorted(record.resources.items())
     return {
         "schema": SCHEMA,
         "kueueInstall": record.kueue_install,
         "kubernetesVersion": record.kubernetes_version,
         "upgradeChannel": record.upgrade_channel,
         "systemPool": str(record.system_pool_owner),
+        "tracked": tracked_now(),
         "resources": {
             str(entry): {"type": t.type_token, "label": t.label, "facts": dict(t.facts), "protected": t.protected,
                          **({"retainOnDelete": True} if t.retained else {})}
-            for entry, t in sorted(record.resources.items())
+            for entry, t in items if entry.target is not Target.QUEUES
+        },
+        "kueueObjects": {
+            entry.name: {"type": t.type_token, "facts": dict(t.facts)}
+            for entry, t in items if entry.target is Target.QUEUES
         },
     }
 
@@ -109,11 +142,23 @@ def from_outputs(outputs: Any) -> Previous:
             resources[entry] = Tracked(entry, str(item["type"]), str(item.get("label") or name),
                                        dict(item.get("facts") or {}), bool(item.get("protected")),
                                        bool(item.get("retainOnDelete")))
+        objects = doc.get("kueueObjects")
+        for name, item in (objects or {}).items():
+            entry = parse_entry(f"{Target.QUEUES}.{name}")
+            kind = str(entry.kind)
+            label = f"{kind} {str(entry.name).split('/', 1)[1]}"
+            resources[entry] = Tracked(entry, str(item["type"]), label, dict(item.get("facts") or {}), False)
+        tracked = doc.get("tracked")
+        known = ({str(t): set(paths) for t, paths in tracked.items()} if isinstance(tracked, Mapping)
+                 else _before_tracked())
+        untracked = {token: frozenset(set(paths) - known.get(token, set()))
+                     for token, paths in tracked_now().items() if set(paths) - known.get(token, set())}
         cluster_id = outputs.get(CLUSTER_ID_OUTPUT)
         record = Record(resources, str(doc["kueueInstall"]), str(doc["kubernetesVersion"]),
                         str(doc["upgradeChannel"]), SystemPoolOwner(doc["systemPool"]),
-                        cluster_id if isinstance(cluster_id, str) and cluster_id.startswith("/") else None)
-    except (KeyError, TypeError, ValueError) as error:
+                        cluster_id if isinstance(cluster_id, str) and cluster_id.startswith("/") else None,
+                        queues_tracked=isinstance(objects, Mapping), untracked=untracked)
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
         return Previous(None, f"the previous `{OUTPUT}` output cannot be read ({error})")
     return Previous(record)
 
@@ -154,4 +199,4 @@ def kept_pools(settled: Record, previous: Optional[Record]) -> list[Entry]:
         return []
     return sorted(entry for entry, wanted in settled.resources.items()
                   if wanted.type_token == AGENT_POOL and (before := previous.get(entry)) is not None
-                  and not changes(AGENT_POOL, before.facts, wanted.facts))
+                  and not changes(AGENT_POOL, before.facts, wanted.facts, previous.skipped(AGENT_POOL)))

@@ -280,7 +280,8 @@ def _created_with(pool: Pool, field: str, message: str, setting: str) -> Issue:
         entry = "systemPool" if pool.mode == SYSTEM else f"nodePools.{pool.name}"
         return Issue(_subject(pool), f"{pool.key}.{field}", f"{message}; AKS sets this only when a pool is created, "
                      "and this pool exists already", f"to change it, replace the pool on purpose: write {setting} "
-                     f"and list {entry} in aks-kueue:allowReplacement for one update", advisory=True)
+                     f"with {entry} in aks-kueue:allowReplacement (where the last deployment protects the pool, "
+                     "after one update that only lists it)", advisory=True)
     return Issue(_subject(pool), f"{pool.key}.{field}", message, f"write {setting}, or leave it unset for the "
                  "baseline's default")
 

@@ -12,11 +12,12 @@ from typing import Any, Optional
 
 from aks_kueue.aks.limits import dns_prefix
 from aks_kueue.aks.pools import SYSTEM, Pool
-from aks_kueue.day2.allow import Allowances, Entry, Protection, Target
+from aks_kueue.day2.allow import QUEUE_KINDS, Allowances, Entry, Protection, Target, queue_entry
+from aks_kueue.day2.names import tracked_paths
 from aks_kueue.day2.replacement import (AGENT_POOL, HELM_RELEASE, KUBERNETES_EXTENSION, MANAGED_CLUSTER, NAMESPACE,
                                         RESOURCE_GROUP, extract)
 from aks_kueue.day2.state import Record, SystemPoolOwner, Tracked, kept_pools, settle
-from aks_kueue.model.desired import Cluster, Model, Network
+from aks_kueue.model.desired import Cluster, KueueItem, Model, Network
 
 RESOURCE_GROUP_ENTRY = Entry(Target.RESOURCE_GROUP)
 CLUSTER_ENTRY = Entry(Target.CLUSTER)
@@ -24,7 +25,10 @@ SYSTEM_POOL_ENTRY = Entry(Target.SYSTEM_POOL)
 KUEUE_ENTRY = Entry(Target.KUEUE)
 # The key of each create-only input of a pool, under the pool's own key.
 _POOL_KEYS = {"vmSize": "vmSize", "gpuInstanceProfile": "gpuInstanceProfile", "availabilityZones": "zones",
-              "enableEncryptionAtHost": "encryptionAtHost", "osDiskType": "osDiskType", "osDiskSizeGB": "osDiskSizeGb"}
+              "enableEncryptionAtHost": "encryptionAtHost", "osDiskType": "osDiskType", "osDiskSizeGB": "osDiskSizeGb",
+              "maxPods": "maxPods", "scaleSetPriority": "spot", "scaleSetEvictionPolicy": "spot"}
+# What a Spot pool is created with (the AgentPool inputs `components/node_pools/inputs.py` sends).
+SPOT_INPUTS = {"scaleSetPriority": "Spot", "scaleSetEvictionPolicy": "Delete", "spotMaxPrice": -1}
 _NETWORK_KEYS = {"networkPlugin": "plugin", "networkPluginMode": "pluginMode", "networkPolicy": "policy",
                  "networkDataplane": "dataplane", "podCidr": "podCidr", "serviceCidr": "serviceCidr",
                  "dnsServiceIP": "dnsServiceIp", "outboundType": "outboundType"}
@@ -49,9 +53,12 @@ def network_profile(network: Network) -> dict[str, Any]:
 
 def pool_create_only(pool: Pool) -> dict[str, Any]:
     """A pool's create-only inputs, in the provider's names, as sent on creation."""
+    spot = SPOT_INPUTS if pool.spot else {}
     return {"vmSize": pool.vm_size, "gpuInstanceProfile": pool.gpu_instance_profile,
             "availabilityZones": list(pool.zones) or None, "enableEncryptionAtHost": pool.encryption_at_host,
-            "osDiskType": pool.os_disk_type, "osDiskSizeGB": pool.os_disk_size_gb}
+            "osDiskType": pool.os_disk_type, "osDiskSizeGB": pool.os_disk_size_gb, "maxPods": pool.max_pods,
+            "scaleSetPriority": spot.get("scaleSetPriority"),
+            "scaleSetEvictionPolicy": spot.get("scaleSetEvictionPolicy")}
 
 
 def desired_record(model: Model, protection: Protection) -> Record:
@@ -71,6 +78,8 @@ def desired_record(model: Model, protection: Protection) -> Record:
     found += [Tracked(namespace_entry(ns.name), NAMESPACE, f"Namespace {ns.name}", {}, False,
                       retained=protection.retains(namespace_entry(ns.name)), key="aks-kueue:queues.localQueues")
               for ns in model.namespaces if not ns.existing]
+    if install != "none":
+        found += [queue_tracked(obj) for obj in model.objects if obj.kind in QUEUE_KINDS]
     return Record(resources={t.entry: t for t in found}, kueue_install=install,
                   kubernetes_version=cluster.kubernetes_version,
                   upgrade_channel=cluster.security.upgrade_channel or "none",
@@ -103,6 +112,22 @@ def _pool(cluster: Cluster, pool: Pool, protection: Protection) -> Tracked:
     label = "the system pool" if entry == SYSTEM_POOL_ENTRY else f"AgentPool {pool.name}"
     return Tracked(entry, AGENT_POOL, label, facts, protection.protects(entry), keys=keys, key=pool.key,
                    chosen=pool.chosen)
+
+
+def queue_entry_of(obj: KueueItem) -> Entry:
+    return queue_entry(obj.kind, obj.namespace, obj.name)
+
+
+def queue_tracked(obj: KueueItem) -> Tracked:
+    """A Kueue object as the record keeps it: the fields Kueue may refuse to change in place."""
+    spec = obj.manifest.get("spec") if isinstance(obj.manifest.get("spec"), dict) else {}
+    found = {f"spec.{field}": spec[field] for field in (p.split(".", 1)[1] for p in tracked_paths(obj.kind))
+             if spec.get(field) is not None}
+    where = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
+    # A stack-file object's key takes the field's path; a queue manifest's ("FILE doc N (Kind name)") does not.
+    keys = {path: obj.key if " " in obj.key else f"{obj.key}.{path}" for path in found}
+    return Tracked(queue_entry_of(obj), f"kubernetes:{obj.manifest.get('apiVersion')}:{obj.kind}",
+                   f"{obj.kind} {where}", found, False, keys=keys, key=obj.key)
 
 
 def settled(model: Model, previous: Optional[Record]) -> Model:

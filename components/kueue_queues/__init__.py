@@ -9,7 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from aks_kueue.day2.allow import Entry, Protection, Target
-from aks_kueue.day2.names import immutable_paths, legacy_aliases, logical_name
+from aks_kueue.day2.names import DELETE_TIMEOUT, immutable_paths, legacy_aliases, logical_name
 from aks_kueue.model import KueueItem, Namespace
 from components import token
 from components.kubernetes_object import KubernetesObject, type_token
@@ -33,6 +33,14 @@ def namespace_entry(namespace: str) -> Entry:
 class KueueQueues(pulumi.ComponentResource):
     """Every object depends on the installer: it is created after Kueue's CRDs and
     webhooks exist, and deleted while Kueue's controller still runs its finalizers.
+
+    Each object also depends on the objects it names, so Pulumi, which deletes dependents
+    first (in the state's order for objects that left the program), deletes LocalQueues, then
+    ClusterQueues, then Cohorts, ResourceFlavors and AdmissionChecks, then Topologies, then the
+    Kueue install: each goes while nothing Kueue counts as a user of it is left. A delete that
+    Kueue's resource-in-use finalizer still holds (a ClusterQueue with reserved workloads) fails
+    after `DELETE_TIMEOUT` with pulumi-kubernetes's timeout error instead of waiting its default
+    10 minutes; the object stays Terminating and the next `pulumi up` tries again.
 
     Team namespaces the program creates are kept in the cluster when they leave the stack
     (retainOnDelete), unless allowReplacement lists them; namespaces in existingNamespaces
@@ -76,6 +84,7 @@ class KueueQueues(pulumi.ComponentResource):
             # A field Kueue declares immutable replaces the object instead of failing the update;
             # the same name cannot exist twice, so the old one goes first.
             replace_on_changes=immutable or None, delete_before_replace=True if immutable else None,
+            custom_timeouts=pulumi.CustomTimeouts(delete=DELETE_TIMEOUT),
             aliases=[self._old_urn(obj, old)] if old else None)
         if set(fields) - {"spec"}:
             body = {**manifest, "metadata": metadata}

@@ -11,7 +11,7 @@ import pulumi
 from aks_kueue.aks.capacity_tag import capacity_tag
 from aks_kueue.aks.pools import SYSTEM, Pool, taint_text
 from aks_kueue.day2.state import DERIVED_CREATE_ONLY
-from aks_kueue.model.record import pool_create_only, pool_entry
+from aks_kueue.model.record import SPOT_INPUTS, pool_create_only, pool_entry
 from components.day2_guard import Gated
 
 # The create-only inputs a pool keeps for life, by the SDK's argument names.
@@ -53,7 +53,7 @@ def pool_inputs(pool: Pool, tags: Mapping[str, str], create: Mapping[str, pulumi
     if pool.gpu_instance_profile is not None:
         inputs["gpu_instance_profile"] = pool.gpu_instance_profile
     if pool.spot:
-        inputs.update(scale_set_priority="Spot", scale_set_eviction_policy="Delete", spot_max_price=-1)
+        inputs.update(snake_keys(SPOT_INPUTS))
     return inputs
 
 

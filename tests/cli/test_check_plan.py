@@ -102,3 +102,14 @@ def test_preview_refuses_a_replacement_against_previous_outputs(tmp_path, fake_p
 def test_unusable_previous_outputs_exit_2(tmp_path, content, fragment, fake_pack):
     code, _, err = cli("preview", "--stack", "dev", "--previous-outputs", write(tmp_path, "o.json", content))
     assert code == 2 and fragment in err and "Traceback" not in err
+
+
+def test_versioned_tokens_and_import_replacement_exit_1(tmp_path):
+    """Reported: a versioned AgentPool token and an import-replacement step exited 0."""
+    urn = ("urn:pulumi:prod::aks-kueue::aksKueue:index:NodePools$"
+           "azure-native:containerservice/v20250901:AgentPool::pools-a100")
+    old = plans.state(urn, plans.pool_inputs("a100", "Standard_NC24ads_A100_v4"))
+    for op in ("delete", "import-replacement"):
+        plan = write(tmp_path, f"{op}.json", plans.document([plans.step(op, urn, old=old)]))
+        code, out, err = cli("check-plan", plan)
+        assert code == 1 and out.startswith(f"{urn}: {op}: ") and "nodePools.a100" in out and "Traceback" not in err

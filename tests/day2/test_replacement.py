@@ -63,8 +63,12 @@ def test_every_path_is_an_input_of_the_pinned_sdk(type_token):
 
 def test_aks_create_only_fields_are_declared_replace_on_changes_and_sourced():
     entry = facts().resources[AGENT_POOL]
-    assert set(replace_on_changes(AGENT_POOL)) == {"availabilityZones", "enableEncryptionAtHost", "osDiskType", "osDiskSizeGB"}
-    assert all("learn.microsoft.com" in why or "aks.md" in why for why in entry.aks_create_only.values())
+    assert set(replace_on_changes(AGENT_POOL)) == {"availabilityZones", "enableEncryptionAtHost", "osDiskType",
+                                                   "osDiskSizeGB", "maxPods", "scaleSetPriority",
+                                                   "scaleSetEvictionPolicy"}
+    # Each with its source and the sentence it comes from.
+    assert all(("learn.microsoft.com" in why and '"' in why) or "aks.md" in why
+               for why in entry.aks_create_only.values())
     assert replace_on_changes(MANAGED_CLUSTER) == []  # azure-native's own list covers the cluster
 
 
@@ -81,3 +85,38 @@ def test_extract_keeps_only_forcing_paths_and_changes_compares_them():
     added = {**found, "diskEncryptionSetID": "/des"}
     assert [c.path for c in changes(MANAGED_CLUSTER, found, added)] == ["diskEncryptionSetID"]
     assert changes("azure-native:unknown:Thing", found, moved) == []
+
+
+# How the pinned SDK's descriptions (from the AKS API spec) say an input is fixed at creation.
+_CREATE_ONLY_WORDS = re.compile(r"after creation|at creation|creation time|once set|cannot be changed|"
+                                r"can't be changed|can not be changed|immutable|only be set", re.I)
+
+
+def _sent_agent_pool_inputs() -> set[str]:
+    """The AgentPool inputs the program sends for prod's pools and a Spot pool, in camelCase."""
+    from components.node_pools.inputs import created_with, pool_inputs
+    from tests.conftest import edited, model_of
+
+    def spot(c):
+        c["aks-kueue:nodePools"][0]["spot"] = True
+    names = set()
+    for config in (edited("prod", lambda c: None), edited("prod", spot)):
+        model = model_of(config, "prod")
+        for pool in (*model.pools, *model.cluster.system_pools):
+            names |= {re.sub(r"_(\w)", lambda m: m.group(1).upper(), k) for k, v in
+                      pool_inputs(pool, {}, created_with(pool)).items() if v is not None}
+    return names
+
+
+def test_every_create_only_pool_input_the_program_sends_replaces_the_pool():
+    """What the pinned SDK marks as fixed at creation, and the program sends, is in the data."""
+    source = Path(cs.agent_pool.__file__).read_text()
+    block = source.split("class AgentPoolArgs:", 1)[1].split("\nclass ", 1)[0]
+    marked = {re.sub(r"_(\w)", lambda m: m.group(1).upper(), name)
+              for name, text in re.findall(r":param [^\n]*?\] (\w+): ([^\n]*)", block)
+              if _CREATE_ONLY_WORDS.search(text)}
+    assert "osDiskType" in marked  # the words find what the SDK says
+    sent = _sent_agent_pool_inputs()
+    assert {"maxPods", "vmSize", "scaleSetPriority", "scaleSetEvictionPolicy"} <= sent
+    paths = set(facts().resources[AGENT_POOL].paths)
+    assert marked & sent <= paths, marked & sent - paths

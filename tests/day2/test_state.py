@@ -71,3 +71,29 @@ def test_a_pool_created_without_an_os_disk_choice_is_left_without_one():
 def test_the_system_pool_is_inline_in_the_first_update_and_an_agent_pool_after():
     assert settle(a_record(), None).system_pool_owner is SystemPoolOwner.CLUSTER
     assert settle(a_record(), a_record()).system_pool_owner is SystemPoolOwner.AGENT_POOL
+
+
+def test_kueue_objects_round_trip_under_their_own_key():
+    from aks_kueue.day2.allow import queue_entry
+
+    lq = queue_entry("LocalQueue", "team-a", "default")
+    tracked = Tracked(lq, "kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "LocalQueue team-a/default",
+                      {"spec.clusterQueue": "team-a"}, False, key="aks-kueue:queues.localQueues[0]")
+    record = a_record()
+    record = Record({**record.resources, lq: tracked}, "managed", "1.35", "patch", SystemPoolOwner.AGENT_POOL)
+    output = json.loads(json.dumps(to_output(record)))
+    assert "LocalQueue/team-a/default" in output["kueueObjects"]
+    assert all(not name.startswith("queues.") for name in output["resources"])  # older programs can read it
+    read = from_outputs({OUTPUT: output}).record
+    assert read.queues_tracked and read.get(lq).facts == {"spec.clusterQueue": "team-a"}
+    assert read.get(lq).label == "LocalQueue team-a/default" and read.untracked == {}
+
+
+def test_a_record_from_before_the_tracked_paths_knows_which_it_lacks():
+    output = json.loads(json.dumps(to_output(a_record())))
+    del output["tracked"], output["kueueObjects"]
+    read = from_outputs({OUTPUT: output}).record
+    assert not read.queues_tracked
+    assert read.skipped(AGENT_POOL) == {"maxPods", "scaleSetPriority", "scaleSetEvictionPolicy"}
+    # The pool is still kept: an unrecorded path is unknown, not a change.
+    assert kept_pools(a_record(maxPods=110), read) == [POOL]

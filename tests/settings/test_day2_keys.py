@@ -24,7 +24,13 @@ def test_protection_follows_the_environment_unless_stated():
 @pytest.mark.parametrize("entries,expected", [
     (["nodePools.a100", "clusters"],
      "aks-kueue:allowReplacement[1]: 'clusters' is not an entry; write one of "
-     "cluster, systemPool, nodePools.<name>, kueue, resourceGroup or namespaces.<name>"),
+     "cluster, systemPool, nodePools.<name>, kueue, resourceGroup, namespaces.<name>, queues.<Kind>/<name> "
+     "(Kind: ClusterQueue, Cohort, ResourceFlavor, AdmissionCheck, LocalQueue, Topology) or "
+     "queues.LocalQueue/<namespace>/<name>"),
+    (["queues.LocalQueue/default"], "aks-kueue:allowReplacement[0]: 'queues.LocalQueue/default': a LocalQueue is "
+     "named with its namespace; write queues.LocalQueue/<namespace>/<name>"),
+    (["queues.ClusterQueue/team-a", "queues.clusterqueue/team-a"],
+     "aks-kueue:allowReplacement[1]: queues.ClusterQueue/team-a is listed twice"),
     (["kueue", "kueue"], "aks-kueue:allowReplacement[1]: kueue is listed twice; list each resource once"),
     (["nodePools.GPU"], "aks-kueue:allowReplacement[0]: 'nodePools.GPU': 'GPU' is not an AKS pool name"),
 ])

@@ -100,8 +100,14 @@ def test_a_written_change_of_a_kept_pool_is_refused_unless_allowed(prod_deployed
     # The disk type written and, with it, the size the program no longer chooses (AKS's default for Managed).
     assert [f.key for f in refused.value.findings] == ["aks-kueue:nodePools[2].osDiskType",
                                                        "aks-kueue:nodePools[2].osDiskSizeGb"]
+    # Listed in the same update it is still refused (the state protects it); after an update that
+    # only lists it, the change goes through.
     managed["aks-kueue:allowReplacement"] = ["nodePools.h100"]
-    found = run(managed, previous=prod_deployed)
+    with pytest.raises(ProgramRefused):
+        run(managed, previous=prod_deployed)
+    unprotected = edited("prod", lambda c: c.update({"aks-kueue:allowReplacement": ["nodePools.h100"]}))
+    step1 = json.loads(json.dumps(run(unprotected, previous=prod_deployed, preview=False).outputs))
+    found = run(managed, previous=step1)
     assert pools(found)["h100"]["osDiskType"] == "Managed"
     # Replaced, the pool is new again: the pack requires the baseline of it.
     model = from_resources(policy_view(found)).model
