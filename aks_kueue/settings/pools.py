@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
 from aks_kueue.aks import limits
 from aks_kueue.day2.upgrades import GPU_UPGRADE_DEFAULTS
-from aks_kueue.settings.base import Model, field_error
+from aks_kueue.settings.base import Model, field_error, within
 from aks_kueue.aks import pools
 from aks_kueue.aks.pools import taint_text
 from aks_kueue.aks.vm_sizes import VmSize, lookup
@@ -112,8 +112,9 @@ class UpgradeSettings(Model):
 
     max_surge: Optional[str] = None
     max_unavailable: Optional[str] = None
-    drain_timeout_in_minutes: Optional[int] = Field(None, ge=1)
-    node_soak_duration_in_minutes: Optional[int] = Field(None, ge=0)
+    # The AKS API's ranges (`aks/limits.py` keeps them with their citations).
+    drain_timeout_in_minutes: Optional[Annotated[int, within(limits.DRAIN_TIMEOUT_MINUTES)]] = None
+    node_soak_duration_in_minutes: Optional[Annotated[int, within(limits.NODE_SOAK_MINUTES)]] = None
     undrainable_node_behavior: Optional[Literal["Cordon", "Schedule"]] = None
 
     @field_validator("max_surge", "max_unavailable", mode="before")
