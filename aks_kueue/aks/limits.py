@@ -61,8 +61,9 @@ class Range:
         """What is wrong with `value`, in the settings-error style; None when it is inside."""
         if self.minimum <= value <= self.maximum:
             return None
-        return (f"{value} is not valid: the AKS API takes {self.field} from {self.minimum} to {self.maximum} "
-                f"{self.unit} ({self.citation.name}); write a value in that range")
+        unit = f" {self.unit}" if self.unit else ""
+        return (f"{value} is not valid: the AKS API takes {self.field} from {self.minimum} to {self.maximum}{unit} "
+                f"({self.citation.name}); write a value in that range")
 
 
 _DOCS = "https://learn.microsoft.com/azure/aks/"
@@ -153,7 +154,7 @@ ABSOLUTE_INTERVAL_MONTHS = Range("intervalMonths", 1, 6, "months between windows
 RELATIVE_INTERVAL_MONTHS = Range("intervalMonths", 1, 6, "months between windows", _api(
     "RelativeMonthlySchedule", '"intervalMonths": {"type": "integer", "format": "int32", "minimum": 1, '
     '"maximum": 6, "description": "Specifies the number of months between each set of occurrences."}'))
-DAY_OF_MONTH = Range("dayOfMonth", 1, 31, "(the day of the month)", _api(
+DAY_OF_MONTH = Range("dayOfMonth", 1, 31, "", _api(
     "AbsoluteMonthlySchedule", '"dayOfMonth": {"type": "integer", "format": "int32", "minimum": 1, "maximum": 31, '
     '"description": "The date of the month."}'))
 DURATION_HOURS = Range("durationHours", 4, 24, "hours", _api(
