@@ -1,4 +1,4 @@
-"""A pool's stated node capacity, as an Azure tag on its AgentPool.
+"""A pool's stated node capacity, as Azure tags on its AgentPool.
 
 For a VM size the catalog lacks, `nodePools[].capacity` states what one node has. The
 policy pack sizes pools from AgentPool resources alone, so the program also writes that
@@ -14,6 +14,10 @@ from aks_kueue.aks.pools import ExplicitNode
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 
 CAPACITY_TAG = "aks-kueue-node-capacity"
+# A GPU pool whose device plugin the stack does not install (`nodePools[].gpuDevicePlugin:
+# external`) says so the same way, so that the pack counts its GPUs as the program does:
+# `aks-kueue-gpu-device-plugin: external`.
+GPU_PLUGIN_TAG = "aks-kueue-gpu-device-plugin"
 
 
 def capacity_tag(cpu: int, memory: str, gpus: int = 0, gpu_resource: Optional[str] = None) -> dict[str, str]:

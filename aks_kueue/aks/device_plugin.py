@@ -32,6 +32,15 @@ def daemonset_name(strategy: str) -> str:
     return DAEMONSET_NAME + ("-mig" if strategy == "mixed" else "")
 
 
+# The program's DaemonSets, one per MIG strategy it uses. The capacity model counts a pool's NVIDIA
+# GPUs where one of them runs (and AKS installs the driver), or where the pool declares its own.
+DEVICE_PLUGIN_NAMES = tuple(daemonset_name(strategy) for strategy in ("none", "mixed"))
+
+
+def is_device_plugin(name: str) -> bool:
+    return name in DEVICE_PLUGIN_NAMES
+
+
 def daemonset(name: str, strategy: str, pools: list[Pool]) -> dict[str, Any]:
     """MIG strategies need SYS_ADMIN and MIG device monitoring, as NVIDIA's own chart sets them."""
     labels = {"app.kubernetes.io/name": "nvidia-device-plugin", "app.kubernetes.io/instance": name,

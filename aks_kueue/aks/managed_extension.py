@@ -19,7 +19,22 @@ from typing import Optional, Sequence
 from aks_kueue.aks.pools import Pool
 from aks_kueue.aks.vm_sizes import lookup
 from aks_kueue.kueue.catalog import MANAGED_FRAMEWORKS, MANAGED_REGIONS
+from aks_kueue.versions import (MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN, MANAGED_KUEUE_EXAMPLE_VERSION,
+                                MANAGED_KUEUE_EXTENSION_TYPE)
 
+# The microsoft.kueue versions this program knows Microsoft publishes, each with where it is
+# published: the one kueue-overview's pinned install names (`../shared/reference/aks.md` d).
+# Azure refuses a version it does not publish, but publishes new ones before this table knows
+# them, so a version outside it is a warning with the command that lists the published ones.
+KNOWN_VERSIONS: dict[str, str] = {
+    MANAGED_KUEUE_EXAMPLE_VERSION: "learn.microsoft.com/azure/aks/kueue-overview?pivots=extension, the pinned "
+                                   "install `az k8s-extension create ... --version 0.19.6-aks.0.4.4`",
+}
+# Its versions are on the preview train (an inference, `README.md`, "Limits of the managed
+# extension"); the command filters by train, so it names that one.
+LIST_VERSIONS_COMMAND = ("az k8s-extension extension-types list-versions-by-cluster --resource-group <rg> "
+                         "--cluster-name <cluster> --cluster-type managedClusters --extension-type "
+                         f"{MANAGED_KUEUE_EXTENSION_TYPE} --release-train {MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN}")
 RESERVED_PREFIX = "aks-"
 CPU_FLAVOR = "aks-cpu"
 PRIORITY_CLASSES = {"aks-low-priority": 100, "aks-medium-priority": 500, "aks-high-priority": 1000}
@@ -58,5 +73,5 @@ def _gpu_words(pool: Pool) -> set[str]:
     return {w for w in re.split(r"[\s()/-]+", model.lower()) if w and w not in ("nvidia", "amd", "tesla")}
 
 
-__all__ = ["RESERVED_PREFIX", "CPU_FLAVOR", "PRIORITY_CLASSES", "MANAGED_FRAMEWORKS", "MANAGED_REGIONS",
+__all__ = ["KNOWN_VERSIONS", "LIST_VERSIONS_COMMAND", "RESERVED_PREFIX", "CPU_FLAVOR", "PRIORITY_CLASSES", "MANAGED_FRAMEWORKS", "MANAGED_REGIONS",
            "GeneratedFlavor", "generated_flavor"]

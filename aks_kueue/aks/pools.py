@@ -2,7 +2,8 @@
 
 One place for the pool defaults both readers need (settings and resources): the taint
 AKS adds to spot pools, the GPU driver AKS installs unless told not to, the device plugin
-this program runs where AKS installs the NVIDIA driver, and the MIG strategy it uses.
+this program runs where AKS installs the NVIDIA driver (unless the pool declares that another
+one runs there), and the MIG strategy it uses.
 """
 
 from __future__ import annotations
@@ -20,6 +21,12 @@ SPOT_TAINT = {"key": "kubernetes.azure.com/scalesetpriority", "value": "spot", "
 SYSTEM_POOL_TAINT = {"key": "CriticalAddonsOnly", "value": "true", "effect": "NoSchedule"}
 # GPU nodes often carry this taint (NVIDIA's operator and many clusters set it); GPU DaemonSets tolerate it.
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+# `nodePools[].gpuDevicePlugin`: who runs the device plugin that advertises a GPU pool's GPUs.
+# PROGRAM_PLUGIN is this program (NVIDIA's device plugin, `aks/device_plugin.py`, where AKS installs
+# the NVIDIA driver); EXTERNAL_PLUGIN is something the stack does not install (the NVIDIA or AMD
+# GPU Operator, a plugin of one's own), declared by the user and taken at their word.
+PROGRAM_PLUGIN = "program"
+EXTERNAL_PLUGIN = "external"
 SYSTEM = "System"
 USER = "User"
 EPHEMERAL = "Ephemeral"
@@ -72,6 +79,9 @@ class Pool:
     zones: tuple[str, ...] = ()
     # AKS gpuProfile.driver: "Install", "None", or None for a pool without GPUs.
     gpu_driver: Optional[str] = None
+    # EXTERNAL_PLUGIN when the pool declares that a device plugin the stack does not install runs
+    # there; None otherwise (the program's own runs where `needs_device_plugin`).
+    gpu_device_plugin: Optional[str] = None
     gpu_instance_profile: Optional[str] = None
     spot: bool = False
     explicit: Optional[ExplicitNode] = None
@@ -104,7 +114,7 @@ class Pool:
 
     @property
     def needs_device_plugin(self) -> bool:
-        return needs_device_plugin(self.gpu_vendor, self.gpu_driver)
+        return needs_device_plugin(self.gpu_vendor, self.gpu_driver, self.gpu_device_plugin)
 
     @property
     def ephemeral_os_fits(self) -> Optional[bool]:
@@ -137,9 +147,10 @@ def effective_gpu_driver(vendor: Optional[str], driver: Optional[str]) -> Option
     return driver or ("Install" if vendor == "nvidia" else "None")
 
 
-def needs_device_plugin(vendor: Optional[str], driver: Optional[str]) -> bool:
-    """AKS installs the NVIDIA driver but not the device plugin; this program runs it there."""
-    return vendor == "nvidia" and effective_gpu_driver(vendor, driver) == "Install"
+def needs_device_plugin(vendor: Optional[str], driver: Optional[str], declared: Optional[str] = None) -> bool:
+    """AKS installs the NVIDIA driver but not the device plugin; this program runs it there, unless
+    the pool declares that another device plugin runs there (two would both claim the GPUs)."""
+    return vendor == "nvidia" and effective_gpu_driver(vendor, driver) == "Install" and declared != EXTERNAL_PLUGIN
 
 
 def mig_strategy(gpu_instance_profile: Optional[str]) -> str:

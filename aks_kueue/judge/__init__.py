@@ -90,6 +90,7 @@ def _feasibility(model: Model, vm_overhead: Fraction, judgement: Judgement) -> N
     found += capacity.borrowing_findings(tree, entries, placements)
     found += capacity.flavor_findings(valid, placements)
     found += capacity.taint_findings(pools, placements)
+    found += capacity.advertising_findings(pools)
     if snapshot is not None:
         found += workloads.workload_findings([(w.label, w.key, m) for w, m in accepted], snapshot, placements)
     found += provisioning.provisioning_findings(model, valid, placements, snapshot, accepted)

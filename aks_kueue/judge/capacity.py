@@ -28,8 +28,10 @@ BORROWING_ABOVE_CAPACITY = "borrowing-above-capacity"
 FLAVOR_LANDS_NOWHERE = "flavor-lands-nowhere"
 FLAVOR_RESOURCE_MISSING = "flavor-resource-missing"
 TAINT_NOT_TOLERATED = "taint-not-tolerated"
+GPUS_NOT_ADVERTISED = "gpus-not-advertised"
 QUOTA_KINDS = (QUOTA_ABOVE_CAPACITY, BORROWING_ABOVE_CAPACITY)
 FLAVOR_KINDS = (FLAVOR_LANDS_NOWHERE, FLAVOR_RESOURCE_MISSING, TAINT_NOT_TOLERATED)
+POOL_KINDS = (GPUS_NOT_ADVERTISED,)
 
 Valid = tuple[KueueItem, Mapping[str, Any]]  # an object Kueue accepts, and its manifest as stored
 
@@ -146,7 +148,15 @@ def capacity_rows(entries: list[QuotaEntry], flavors: Mapping[str, FlavorPlaceme
 
 def _pools_text(placement: FlavorPlacement, resource: str) -> str:
     return ", ".join(f"pool {p.name}: {show(resource, p.node.amounts.get(resource, 0))} per node x {n} nodes"
-                     for p, n in placement.pools)
+                     f"{p.not_advertised(resource)}" for p, n in placement.pools)
+
+
+def _advertise_first(placement: FlavorPlacement, resource: str) -> str:
+    """The first fix where some of the flavor's pools have the resource and do not advertise it."""
+    silent = [p.name for p, _ in placement.pools if p.not_advertised(resource)]
+    if not silent:
+        return ""
+    return f"let pool {', '.join(silent)} advertise its GPUs (its gpus-not-advertised warning says how), or "
 
 
 def _assumed(placement: FlavorPlacement) -> str:
@@ -164,8 +174,8 @@ def _over_capacity(placement: FlavorPlacement, resource: str, group: list[QuotaE
         f"the nominalQuota for {resource} on flavor {placement.name} adds up to {show(resource, total)} "
         f"({listed}{more}), but its pools can allocate only {show(resource, capacity)} at maxCount "
         f"({_pools_text(placement, resource)}){_assumed(placement)}; work Kueue admits beyond that stays Pending",
-        f"lower those nominalQuotas by {show(resource, total - capacity)} in all (this one is the largest), or raise "
-        "the pools' maxCount",
+        _advertise_first(placement, resource) + f"lower those nominalQuotas by {show(resource, total - capacity)} "
+        "in all (this one is the largest), or raise the pools' maxCount",
         {"flavor": placement.name, "resource": resource, "quota": amount(resource, total),
          "capacity": amount(resource, capacity), "excess": amount(resource, total - capacity)})
 
@@ -261,6 +271,24 @@ def taint_findings(pools: list[PoolCapacity], flavors: Mapping[str, FlavorPlacem
                 f"{{key: {taint['key']}, operator: Equal, value: {taint.get('value') or ''}, effect: "
                 f"{taint['effect']}}} to its spec.tolerations",
                 {"pool": pool.name, "taint": text, "flavors": [f.name for f in bound]}))
+    return findings
+
+
+def advertising_findings(pools: list[PoolCapacity]) -> list[Finding]:
+    """GPU pools whose GPUs nothing advertises: the model counts none there (a quota on them is
+    then above capacity, and a pod asking for them fits no node), and this says why once per pool."""
+    findings = []
+    for pool in pools:
+        missing = pool.node.unadvertised
+        if missing is None:
+            continue
+        findings.append(Finding(
+            GPUS_NOT_ADVERTISED, WARNING, f"node pool {pool.name}", field_key(pool.spec.key, "gpuDevicePlugin"),
+            f"pool {pool.name}'s nodes have {missing.gpus} {missing.resource} each, but nothing advertises them: "
+            f"{missing.why}; Kubernetes never schedules a pod asking for {missing.resource} there, so the capacity "
+            f"model counts 0", missing.fix,
+            {"pool": pool.name, "resource": missing.resource, "perNode": amount(missing.resource, missing.gpus),
+             "counted": amount(missing.resource, 0)}))
     return findings
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from aks_kueue.aks.managed_extension import MANAGED_REGIONS
+from aks_kueue.aks.managed_extension import KNOWN_VERSIONS, LIST_VERSIONS_COMMAND, MANAGED_REGIONS
 from aks_kueue.judge.finding import ERROR, WARNING, Finding
 from aks_kueue.kueue import catalog as cat
 from aks_kueue.model.desired import Cluster, Install, Model
@@ -22,6 +22,7 @@ PREVIEW_TRAIN = "managed-preview-train-in-production"
 MANAGED_VERSION = "managed-kubernetes-version"
 MANAGED_PROVISIONING = "managed-node-provisioning"
 MANAGED_REGION = "managed-region"
+MANAGED_VERSION_UNKNOWN = "managed-version-unknown"
 SINGLE_KINDS = (INSTALLERS_CONFLICT, INSTALLER_MISSING)
 MODE_KINDS = (NOT_AFTER_INSTALLER, CHART_SERIES, UNKNOWN_INTEGRATION, PIN_NOT_HELD)
 MANAGED_KINDS = (MANAGED_VERSION, MANAGED_PROVISIONING)
@@ -119,6 +120,15 @@ def _managed(cluster: Cluster, install: Install) -> list[Finding]:
             f"the managed Kueue extension supports the cluster autoscaler only, and the cluster has {setting} "
             "(node auto-provisioning)", "use sku Base with nodeProvisioning Manual, or install Kueue with Helm",
             {"sku": cluster.sku, "nodeProvisioning": cluster.node_provisioning}))
+    if install.version is not None and install.version not in KNOWN_VERSIONS:
+        known = ", ".join(KNOWN_VERSIONS)
+        findings.append(Finding(
+            MANAGED_VERSION_UNKNOWN, WARNING, "Kueue install", f"{install.key}.version",
+            f"microsoft.kueue version {install.version} is not one this program knows Microsoft publishes (it knows "
+            f"{known}); Azure refuses a version it does not publish, and pulumi up then fails installing Kueue",
+            f"check that {install.version} is published for the cluster with `{LIST_VERSIONS_COMMAND}`, or pin a "
+            f"version the program knows ({known})",
+            {"version": install.version, "known": list(KNOWN_VERSIONS)}))
     if cluster.region not in MANAGED_REGIONS:
         findings.append(Finding(
             MANAGED_REGION, WARNING, "AKS cluster", cluster_key(cluster, "location"),

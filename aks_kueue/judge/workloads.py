@@ -147,10 +147,15 @@ def _schedule(label: str, pod_set: Mapping[str, Any], flavors: Mapping[str, str]
     packing = [(pool, nodes, *pods_per_node(pool, requests)) for pool, nodes in candidates]
     if all(per_node == 0 for _, _, per_node, _ in packing):
         short = "; ".join(f"a node of pool {p.name} allocates {limit} {show(limit, p.node.amounts.get(limit, 0))}"
-                          for p, _, _, limit in packing)
+                          f"{p.not_advertised(limit)}" for p, _, _, limit in packing)
+        silent = [p.name for p, _, _, limit in packing if p.not_advertised(limit)]
+        fix = "shrink the pod's requests, or use a larger VM size for the pool"
+        if silent:
+            fix = (f"let pool {', '.join(silent)} advertise its GPUs (its gpus-not-advertised warning says how), "
+                   f"or {fix}")
         return ("pod-fits-no-node",
                 f"{label} podset {name}: one pod requests {wanted}, more than any node it can land on ({short})",
-                "shrink the pod's requests, or use a larger VM size for the pool", numbers)
+                fix, numbers)
     room = sum(per_node * nodes for _, nodes, per_node, _ in packing)
     if room < count:
         detail = "; ".join(f"pool {p.name}: {per_node} per node x {nodes} nodes (maxCount)"

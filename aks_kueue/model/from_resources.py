@@ -23,10 +23,11 @@ from typing import Any, Optional, Sequence
 
 from aks_kueue.aks import dcgm_exporter
 from aks_kueue.aks.access import CLUSTER_USER_ROLE, is_role
-from aks_kueue.aks.capacity_tag import CAPACITY_TAG, explicit_node
+from aks_kueue.aks.capacity_tag import CAPACITY_TAG, GPU_PLUGIN_TAG, explicit_node
 from aks_kueue.aks.nodes import pool_capacity
 from aks_kueue.aks.placement import pod_lands
-from aks_kueue.aks.pools import SYSTEM, USER, DaemonSetLoad, Pool, effective_gpu_driver, gpu_vendor, node_taints
+from aks_kueue.aks.pools import (EXTERNAL_PLUGIN, SYSTEM, USER, DaemonSetLoad, Pool, effective_gpu_driver, gpu_vendor,
+                                 node_taints)
 from aks_kueue.aks.vm_sizes import lookup
 from aks_kueue.k8s.loader import LoadError, parse_single
 from aks_kueue.k8s.pods import pod_requests
@@ -318,12 +319,17 @@ def _pool(props: Any, label: str, fallback_max_pods: int, key, name_key: str = "
                               f"{CAPACITY_TAG} tag, so its nodes cannot be sized")
     vendor = gpu_vendor(vm_size, explicit)
     driver = get(props, "gpuProfile", "driver")
+    plugin = get(props, "tags", GPU_PLUGIN_TAG)
+    if plugin is not None and plugin != EXTERNAL_PLUGIN:
+        raise UnreadableValue(f"{label}.tags: tag {GPU_PLUGIN_TAG}={plugin!r} is not {EXTERNAL_PLUGIN!r}, the one "
+                              "value the pack reads (a device plugin the stack does not install runs on the pool)")
     profile = get(props, "gpuInstanceProfile")
     pool = Pool(
         name=name, vm_size=vm_size, mode=mode, min_count=min_count, max_count=max_count, max_pods=max_pods,
         labels=string_map(get(props, "nodeLabels", default={}), f"{label}.nodeLabels"), taints=taints,
         zones=tuple(string_list(get(props, "availabilityZones", default=[]), f"{label}.availabilityZones")),
         gpu_driver=effective_gpu_driver(vendor, text(driver, f"{label}.gpuProfile.driver") if driver else None),
+        gpu_device_plugin=EXTERNAL_PLUGIN if plugin is not None and vendor is not None else None,
         gpu_instance_profile=text(profile, f"{label}.gpuInstanceProfile") if profile is not None else None,
         spot=spot, explicit=explicit, os_sku=_optional(get(props, "osSKU"), f"{label}.osSKU"),
         os_disk_type=_optional(get(props, "osDiskType"), f"{label}.osDiskType"),

@@ -191,7 +191,7 @@ def user_pool(pool: NodePool, index: int, settings: Settings, network: Optional[
     driver = effective_gpu_driver(vendor, pool.gpu_driver)
     # The program runs the NVIDIA device plugin on these pools (`components/gpu_device_plugin`).
     plugin = DaemonSetLoad(daemonset_name(mig_strategy(pool.gpu_instance_profile)), dict(REQUESTS))
-    daemonsets = (plugin,) if needs_device_plugin(vendor, driver) else ()
+    daemonsets = (plugin,) if needs_device_plugin(vendor, driver, pool.declared_device_plugin) else ()
     if daemonsets and settings.monitoring is not None and settings.monitoring.gpu_metrics:
         # The DCGM exporter runs on the same pools (`components/monitoring`).
         daemonsets += (DaemonSetLoad(dcgm_exporter.RELEASE, dict(dcgm_exporter.REQUESTS)),)
@@ -201,7 +201,8 @@ def user_pool(pool: NodePool, index: int, settings: Settings, network: Optional[
         name=pool.name, vm_size=pool.vm_size, min_count=pool.min_count, max_count=pool.max_count,
         max_pods=pool.max_pods or _max_pods(network), labels=dict(pool.labels),
         taints=tuple(_taint(t) for t in pool.node_taints), zones=tuple(pool.zones), gpu_driver=driver,
-        gpu_instance_profile=pool.gpu_instance_profile, spot=pool.spot, explicit=explicit, daemonsets=daemonsets,
+        gpu_device_plugin=pool.declared_device_plugin, gpu_instance_profile=pool.gpu_instance_profile,
+        spot=pool.spot, explicit=explicit, daemonsets=daemonsets,
         key=f"aks-kueue:nodePools[{index}]", os_sku=pool.os_sku, os_disk_type=os_disk_type,
         os_disk_size_gb=os_disk_size, encryption_at_host=_encryption(pool), chosen=_chosen(pool),
         upgrade_settings=pool.effective_upgrade_settings or {})

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from aks_kueue.aks.limits import Range
 from aks_kueue.k8s.spelling import suggest  # noqa: F401  (re-exported for the settings modules)
 
 # An Entra object ID (a user's, a group's): a GUID.
@@ -43,3 +44,14 @@ def field_errors(problems: list[tuple[str, str]]) -> ValidationError:
     """
     return ValidationError.from_exception_data("settings", [
         InitErrorDetails(type=field_error(field, message), loc=(), input=None) for field, message in problems])
+
+
+def within(limit: Range) -> AfterValidator:
+    """A field the AKS API accepts only inside `limit`: `Annotated[int, within(limits.X)]`. The
+    message gives the range and where it is written."""
+    def check(value: int) -> int:
+        problem = limit.problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+    return AfterValidator(check)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import ipaddress
 import re
 from datetime import date
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from aks_kueue.day2.upgrades import version_channel_problem
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network
 from aks_kueue.aks.allocatable import default_max_pods
-from aks_kueue.settings.base import GUID as _GUID, Model, field_error, field_errors
+from aks_kueue.settings.base import GUID as _GUID, Model, field_error, field_errors, within
 from aks_kueue.settings.monitoring import is_log_analytics_workspace_id
 from aks_kueue.settings.pools import MAX_OS_DISK_GIB, MIN_OS_DISK_GIB, OsDiskType, os_disk_problem
 from aks_kueue.versions import MIN_KUBERNETES_MINOR
@@ -22,6 +22,8 @@ _DURATION = re.compile(r"^\d+(\.\d+)?[smh]$")
 _HHMM = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 _UTC_OFFSET = re.compile(r"^[+-](0\d|1[0-4]):[0-5]\d$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# Network policy engines of their own, which AKS refuses next to the Cilium dataplane (`aks/limits.py`).
+_NOT_WITH_CILIUM = ("calico", "azure")
 WeekDay = Literal["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
 _CLUSTER_NAME = re.compile(r"^[a-zA-Z0-9]([a-zA-Z0-9_-]{0,61}[a-zA-Z0-9])?$")
 
@@ -161,7 +163,8 @@ class Network(Model):
         plugin = data.get("plugin", "azure")
         if plugin == "azure":
             data.setdefault("pluginMode", "overlay")
-            data.setdefault("dataplane", "cilium")
+            # Another policy engine written without a dataplane gets the Azure one: AKS refuses it with Cilium.
+            data.setdefault("dataplane", "azure" if data.get("policy") in _NOT_WITH_CILIUM else "cilium")
             data.setdefault("policy", "cilium" if data["dataplane"] == "cilium" else "azure")
         elif plugin == "kubenet":
             data.setdefault("policy", "calico")
@@ -198,6 +201,12 @@ class Network(Model):
         if self.policy == "cilium" and self.dataplane != "cilium":
             problems.append(("policy", "network policy cilium needs dataplane cilium; "
                                        "set dataplane: cilium or policy: azure"))
+        if self.dataplane == "cilium" and self.policy in _NOT_WITH_CILIUM:
+            problems.append(("policy", f"network policy {self.policy} cannot run with the Cilium dataplane, which "
+                                       "enforces network policy itself: AKS refuses the pair "
+                                       f"({limits.CILIUM_NEEDS_CILIUM_POLICY.name}: \"Cilium dataplane requires "
+                                       "network policy cilium\"); set policy: cilium (or remove it), or dataplane: "
+                                       f"azure to keep {self.policy}"))
         if self.pod_cidr and self.plugin == "azure" and self.plugin_mode != "overlay":
             problems.append(("podCidr", "podCidr applies only to Azure CNI Overlay or kubenet; remove it"))
         problems += self._address_problems()
@@ -394,22 +403,23 @@ def _date(value: str) -> str:
     return value
 
 
+# The AKS API's ranges for a window (`aks/limits.py` keeps them with their citations).
 class DailySchedule(Model):
-    interval_days: int = Field(ge=1)
+    interval_days: Annotated[int, within(limits.INTERVAL_DAYS)]
 
 
 class WeeklySchedule(Model):
-    interval_weeks: int = Field(ge=1)
+    interval_weeks: Annotated[int, within(limits.INTERVAL_WEEKS)]
     day_of_week: WeekDay
 
 
 class AbsoluteMonthlySchedule(Model):
-    interval_months: int = Field(ge=1)
-    day_of_month: int = Field(ge=1, le=31)
+    interval_months: Annotated[int, within(limits.ABSOLUTE_INTERVAL_MONTHS)]
+    day_of_month: Annotated[int, within(limits.DAY_OF_MONTH)]
 
 
 class RelativeMonthlySchedule(Model):
-    interval_months: int = Field(ge=1)
+    interval_months: Annotated[int, within(limits.RELATIVE_INTERVAL_MONTHS)]
     week_index: Literal["First", "Second", "Third", "Fourth", "Last"]
     day_of_week: WeekDay
 
@@ -451,7 +461,7 @@ class MaintenanceWindow(Model):
     """An AKS `maintenanceWindow`, in the API's own names (2025-09-01)."""
 
     schedule: Schedule
-    duration_hours: int = Field(ge=4, le=24)
+    duration_hours: Annotated[int, within(limits.DURATION_HOURS)]
     start_time: str
     utc_offset: Optional[str] = None
     start_date: Optional[str] = None
@@ -539,15 +549,10 @@ class Cluster(Model):
 
     @model_validator(mode="after")
     def _system_pool_pods(self):
-        pool = self.system_pool
-        per_node = self.system_pool_max_pods
-        if per_node * pool.count < limits.MIN_PODS_PER_POOL:
-            nodes = -(-limits.MIN_PODS_PER_POOL // per_node)
-            pods = -(-limits.MIN_PODS_PER_POOL // pool.count)
-            raise field_error("systemPool.maxPods", f"maxPods {per_node} x count {pool.count} = "
-                              f"{per_node * pool.count} pods; an AKS system pool must hold at least "
-                              f"{limits.MIN_PODS_PER_POOL} (concepts-network-ip-address-planning); set maxPods to "
-                              f"{pods} or more, or count to {nodes} or more")
+        problem = limits.pod_floor_problem(self.system_pool_max_pods, self.system_pool.count, "count",
+                                           "the nodes it is created with")
+        if problem:
+            raise field_error("systemPool.maxPods", problem)
         return self
 
     @model_validator(mode="after")

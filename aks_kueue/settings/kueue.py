@@ -15,6 +15,7 @@ from typing import Any, Iterator, Literal, Optional
 from pydantic import ValidationError, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from aks_kueue.aks.managed_extension import LIST_VERSIONS_COMMAND as _LIST_VERSIONS
 from aks_kueue.k8s.merge import deep_merge
 from aks_kueue.kueue import catalog as cat
 from aks_kueue.kueue.chart_values import RELEASE_NAME, chart_configuration, check_chart_values
@@ -38,8 +39,6 @@ MAX_VALUES_DEPTH = 100
 _EXTENSION_VERSION = re.compile(r"^(\d+)\.(\d+)\.\d+"
                                 r"(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$")
 _PATH_PART = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
-_LIST_VERSIONS = ("az k8s-extension extension-types list-versions-by-cluster --resource-group <rg> "
-                  "--cluster-name <cluster> --cluster-type managedClusters --extension-type microsoft.kueue")
 
 
 class Kueue(Model):

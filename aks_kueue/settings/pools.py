@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
 from aks_kueue.aks import limits
 from aks_kueue.day2.upgrades import GPU_UPGRADE_DEFAULTS
-from aks_kueue.settings.base import Model, field_error
+from aks_kueue.settings.base import Model, field_error, within
 from aks_kueue.aks import pools
 from aks_kueue.aks.pools import taint_text
 from aks_kueue.aks.vm_sizes import VmSize, lookup
@@ -112,8 +112,9 @@ class UpgradeSettings(Model):
 
     max_surge: Optional[str] = None
     max_unavailable: Optional[str] = None
-    drain_timeout_in_minutes: Optional[int] = Field(None, ge=1)
-    node_soak_duration_in_minutes: Optional[int] = Field(None, ge=0)
+    # The AKS API's ranges (`aks/limits.py` keeps them with their citations).
+    drain_timeout_in_minutes: Optional[Annotated[int, within(limits.DRAIN_TIMEOUT_MINUTES)]] = None
+    node_soak_duration_in_minutes: Optional[Annotated[int, within(limits.NODE_SOAK_MINUTES)]] = None
     undrainable_node_behavior: Optional[Literal["Cordon", "Schedule"]] = None
 
     @field_validator("max_surge", "max_unavailable", mode="before")
@@ -150,6 +151,9 @@ class NodePool(Model):
     zones: list[Literal["1", "2", "3"]] = []
     os_sku: Optional[Literal["Ubuntu", "Ubuntu2204", "AzureLinux", "AzureLinux3"]] = None
     gpu_driver: Optional[Literal["Install", "None"]] = None
+    # Who runs the device plugin that advertises the GPUs (`aks/pools.py`): unset, the program where
+    # AKS installs the NVIDIA driver and nobody elsewhere; `external` declares one the stack does not install.
+    gpu_device_plugin: Optional[Literal["program", "external"]] = None
     gpu_instance_profile: Optional[Literal["MIG1g", "MIG2g", "MIG3g", "MIG4g", "MIG7g"]] = None
     spot: bool = False
     capacity: Optional[ExplicitCapacity] = None
@@ -220,6 +224,16 @@ class NodePool(Model):
                                            "AMD GPU pools; install the AMD GPU Operator instead")
         if vendor == "amd" and self.os_sku not in (None, "Ubuntu", "Ubuntu2204"):
             raise field_error("osSku", "AMD GPU pools run on Ubuntu only; set osSku: Ubuntu")
+        if self.gpu_device_plugin is not None and vendor is None:
+            raise field_error("gpuDevicePlugin", f"{self.vm_size} has no GPU; remove gpuDevicePlugin")
+        if self.gpu_device_plugin == pools.PROGRAM_PLUGIN and vendor == "amd":
+            raise field_error("gpuDevicePlugin", "the program runs NVIDIA's device plugin only; AMD GPU pools need "
+                                                 "the AMD GPU Operator: install it and set gpuDevicePlugin: external")
+        if self.gpu_device_plugin == pools.PROGRAM_PLUGIN and self.gpu_driver == "None":
+            raise field_error("gpuDevicePlugin", "the program's device plugin needs the NVIDIA driver, which AKS "
+                                                 "does not install with gpuDriver None; set gpuDriver: Install, or "
+                                                 "gpuDevicePlugin: external where the GPU Operator brings the driver "
+                                                 "and its own device plugin")
         if self.gpu_instance_profile is not None:
             size = self.size
             if size is None or not size.mig_capable:
@@ -255,8 +269,14 @@ class NodePool(Model):
                                   gpu_resource=self.capacity.gpu_resource)
 
     @property
+    def declared_device_plugin(self) -> Optional[str]:
+        """EXTERNAL_PLUGIN when the pool declares one the stack does not install, else None (the
+        program's own is where `needs_device_plugin`)."""
+        return pools.EXTERNAL_PLUGIN if self.gpu_device_plugin == pools.EXTERNAL_PLUGIN else None
+
+    @property
     def needs_device_plugin(self) -> bool:
-        return pools.needs_device_plugin(self.gpu_vendor, self.gpu_driver)
+        return pools.needs_device_plugin(self.gpu_vendor, self.gpu_driver, self.declared_device_plugin)
 
     @property
     def node_taints(self) -> list[str]:

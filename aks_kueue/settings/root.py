@@ -12,6 +12,7 @@ from pydantic import Field, PrivateAttr, ValidationError, field_validator, model
 from aks_kueue.day2.allow import Allowances, parse_entry
 from aks_kueue.k8s.loader import Limits, LoadError, loads_json
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network, regions
+from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.settings.base import Model, field_error, field_errors, suggest
 from aks_kueue.settings.cluster import Cluster
 from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, format_path, problems_from
@@ -186,6 +187,21 @@ class Settings(Model):
                                  "the system pool and "
                                  f"the pools' maxCount add up to {nodes}; use a /{prefix} or larger (and leave room "
                                  "for upgrade surge nodes)"))
+        if problems:
+            raise field_errors(problems)
+        return self
+
+    @model_validator(mode="after")
+    def _pods_per_pool(self):
+        """AKS's pod floor holds for every pool, user pools as the system pool (`aks/limits.py`)."""
+        network = self.cluster.network
+        problems = []
+        for i, pool in enumerate(self.node_pools):
+            max_pods = pool.max_pods or default_max_pods(network.plugin, network.plugin_mode)
+            problem = limits.pod_floor_problem(max_pods, pool.min_count, "minCount", "the nodes it is created with "
+                                               "(this program creates an autoscaled pool with minCount nodes)")
+            if problem:
+                problems.append((f"nodePools[{i}].maxPods", problem))
         if problems:
             raise field_errors(problems)
         return self

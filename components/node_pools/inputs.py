@@ -8,8 +8,8 @@ from typing import Any, Mapping
 
 import pulumi
 
-from aks_kueue.aks.capacity_tag import capacity_tag
-from aks_kueue.aks.pools import SYSTEM, Pool, taint_text
+from aks_kueue.aks.capacity_tag import GPU_PLUGIN_TAG, capacity_tag
+from aks_kueue.aks.pools import EXTERNAL_PLUGIN, SYSTEM, Pool, taint_text
 from aks_kueue.day2.state import DERIVED_CREATE_ONLY
 from aks_kueue.model.record import SPOT_INPUTS, pool_create_only, pool_entry
 from components.day2_guard import Gated
@@ -50,6 +50,8 @@ def pool_inputs(pool: Pool, tags: Mapping[str, str], create: Mapping[str, pulumi
         inputs["tags"] = {**tags, **capacity_tag(node.cpu, _memory(node.memory_bytes), node.gpus, node.gpu_resource)}
     if pool.gpu_vendor is not None:
         inputs["gpu_profile"] = {"driver": pool.gpu_driver}
+    if pool.gpu_device_plugin == EXTERNAL_PLUGIN:
+        inputs["tags"] = {**inputs["tags"], GPU_PLUGIN_TAG: EXTERNAL_PLUGIN}
     if pool.gpu_instance_profile is not None:
         inputs["gpu_instance_profile"] = pool.gpu_instance_profile
     if pool.spot:

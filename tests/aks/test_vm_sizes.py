@@ -8,7 +8,8 @@ from fractions import Fraction
 
 import pytest
 
-from aks_kueue.aks.pools import ExplicitNode, Pool
+from aks_kueue.aks.device_plugin import REQUESTS
+from aks_kueue.aks.pools import EXTERNAL_PLUGIN, DaemonSetLoad, ExplicitNode, Pool
 from aks_kueue.aks.nodes import CatalogError, node_resources
 from aks_kueue.settings import SettingsError, parse_settings
 from aks_kueue.aks.vm_sizes import MIG_INSTANCES_PER_GPU, catalog, catalog_source, lookup, mig_resource
@@ -124,7 +125,9 @@ def test_fractional_gpu_sizes_count_no_whole_gpu(name):
 
 
 def test_whole_gpu_sizes_are_not_flagged():
-    node = node_resources(Pool(name="a10", vm_size="Standard_NV36ads_A10_v5", max_count=1, max_pods=110))
+    plugin = DaemonSetLoad("nvidia-device-plugin", dict(REQUESTS))
+    node = node_resources(Pool(name="a10", vm_size="Standard_NV36ads_A10_v5", max_count=1, max_pods=110,
+                               daemonsets=(plugin,)))
     assert not node.fractional_gpu and node.amounts["nvidia.com/gpu"] == int(lookup("Standard_NV36ads_A10_v5").gpus)
 
 
@@ -170,7 +173,7 @@ def test_unknown_size_without_capacity_is_a_settings_error_and_a_model_error():
 def test_explicit_capacity_is_used_for_an_unknown_size():
     explicit = ExplicitNode(cpu=8, memory_bytes=32 * 2**30, gpus=2, gpu_resource="nvidia.com/gpu")
     node = node_resources(Pool(name="x", vm_size="Standard_X99_v9", max_count=1, max_pods=110,
-                                   explicit=explicit))
+                                   explicit=explicit, gpu_device_plugin=EXTERNAL_PLUGIN))
     same = node_resources(Pool(name="d8", vm_size="Standard_D8s_v5", max_count=1, max_pods=110))
     assert (node.amounts["cpu"], node.amounts["memory"]) == (same.amounts["cpu"], same.amounts["memory"])
     assert node.amounts["nvidia.com/gpu"] == 2 and "as stated" in node.explanation[0]

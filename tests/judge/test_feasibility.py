@@ -16,7 +16,8 @@ from aks_kueue.model import Cluster, Install, KueueItem, Model
 from tests.conftest import ROOT, SHARED, edited, model_of, needs_shared, stack_doc
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "feasibility"
-FEASIBILITY = {*capacity.QUOTA_KINDS, *capacity.FLAVOR_KINDS, *workloads.KINDS, *install.SINGLE_KINDS,
+FEASIBILITY = {*capacity.QUOTA_KINDS, *capacity.FLAVOR_KINDS, *capacity.POOL_KINDS, *workloads.KINDS,
+               *install.SINGLE_KINDS,
                *install.MODE_KINDS, *install.MANAGED_KINDS, install.MANAGED_REGION, *provisioning.AVAILABILITY_KINDS,
                *provisioning.WORKLOAD_KINDS, *topology.FLAVOR_KINDS, *topology.WORKLOAD_KINDS}
 

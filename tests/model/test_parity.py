@@ -76,6 +76,8 @@ def stacks(draw):
             pool["labels"] = {"team": draw(st.sampled_from(["a", "b"]))}
         if gpu and draw(st.booleans()):
             pool["gpuDriver"] = draw(st.sampled_from(["Install", "None"]))
+        if gpu and draw(st.booleans()):
+            pool["gpuDevicePlugin"] = "external"
         if draw(st.booleans()):  # what the pool is created with, written instead of the baseline's default
             pool.update(draw(st.sampled_from([{"osDiskType": "Managed"}, {"encryptionAtHost": False},
                                               {"osDiskSizeGb": 64}, {"osSku": "AzureLinux"}])))

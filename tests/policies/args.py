@@ -91,8 +91,10 @@ def kueue(kind: str, name: str, spec: Optional[dict] = None, namespace: Optional
 
 
 def gpu_queue_stack(gpu_quota: str = "2", stack: str = "dev", workloads: Optional[list] = None,
-                    installer: str = "helm", edit=None, environment: Optional[str] = None) -> list[PolicyResource]:
-    """A cluster, a CPU pool and a 2-node T4 pool, Kueue from Helm, one team queue: built by hand."""
+                    installer: str = "helm", edit=None, environment: Optional[str] = None,
+                    device_plugin: bool = True) -> list[PolicyResource]:
+    """A cluster, a CPU pool and a 2-node T4 pool (with the program's NVIDIA device plugin on it, as
+    AKS installs the driver), Kueue from Helm, one team queue: built by hand."""
     cluster = resource(CLUSTER, "main-aks", CLUSTER_PROPS, stack=stack)
     cpu = resource(POOL, "pools-cpu", pool_props("cpu", "Standard_D8s_v5", 3), [cluster], stack)
     t4 = resource(POOL, "pools-t4", pool_props("t4", "Standard_NC8as_T4_v3", 2, nodeTaints=["sku=gpu:NoSchedule"]),
@@ -123,10 +125,22 @@ def gpu_queue_stack(gpu_quota: str = "2", stack: str = "dev", workloads: Optiona
     resources = [cluster, cpu, t4, install,
                  resource("kubernetes:core/v1:Namespace", "ns-ml",
                           {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml"}}, stack=stack)]
+    if device_plugin:
+        resources.append(resource("kubernetes:apps/v1:DaemonSet", "gpu-plugin", t4_device_plugin(), [t4], stack))
     resources += [resource(t, f"{b['kind'].lower()}-{b['metadata']['name']}", b, [install], stack) for t, b in objects]
     if workloads or environment:
         resources.append(carrier(workloads or [], environment or "production", stack))
     return resources
+
+
+def t4_device_plugin() -> dict:
+    """The program's device plugin DaemonSet for the T4 pool of `gpu_queue_stack`."""
+    from aks_kueue.aks.device_plugin import daemonset
+    from aks_kueue.aks.pools import Pool
+
+    t4 = Pool(name="t4", vm_size="Standard_NC8as_T4_v3", max_count=2, max_pods=110,
+              taints=({"key": "sku", "value": "gpu", "effect": "NoSchedule"},))
+    return daemonset("nvidia-device-plugin", "none", [t4])
 
 
 def carrier(workloads: list, environment: str = "production", stack: str = "dev", keys=None) -> PolicyResource:

@@ -177,8 +177,9 @@ def test_the_system_pool_refuses_b_series_and_windows():
 
 def test_the_system_pool_must_hold_30_pods():
     assert only_problem(edited("dev", system_pool(maxPods=10))) == (
-        "aks-kueue:cluster.systemPool.maxPods: maxPods 10 x count 1 = 10 pods; an AKS system pool must hold at "
-        "least 30 (concepts-network-ip-address-planning); set maxPods to 30 or more, or count to 3 or more")
+        "aks-kueue:cluster.systemPool.maxPods: maxPods 10 x count 1 = 10 pods; AKS refuses a node pool without "
+        "space for at least 30 pods (concepts-network-ip-address-planning), judged on the nodes it is created "
+        "with; set maxPods to 30 or more, or count to 3 or more")
     # AKS's own rule is per pool: three nodes of 10 pods are enough.
     assert parse_settings(flat(edited("dev", system_pool(maxPods=10, count=3))), today=DAY)
 
