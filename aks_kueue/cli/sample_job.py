@@ -84,10 +84,13 @@ class Sample:
 
 @app.command("sample-job")
 def sample_job(
-    stack: str = typer.Option(..., "--stack", help="The stack (stacks/Pulumi.NAME.yaml) whose queue the job is for."),
-    queue: str = typer.Option(..., "--queue", help="The LocalQueue, as NAMESPACE/LOCALQUEUE."),
-    gpus: int = typer.Option(0, "--gpus", min=0, help="GPUs per pod (of the workers, for JobSet, RayJob, MPIJob)."),
-    kind: str = typer.Option("Job", "--kind", help="Job, JobSet, RayJob or MPIJob; it must be enabled on the stack."),
+    stack: str = typer.Option(..., "--stack", "-s", metavar="NAME",
+                              help="The stack (stacks/Pulumi.NAME.yaml) whose queue the job is for."),
+    queue: str = typer.Option(..., "--queue", metavar="NAMESPACE/LOCALQUEUE", help="The LocalQueue the job is for."),
+    gpus: int = typer.Option(0, "--gpus", min=0, metavar="N",
+                             help="GPUs per pod (of the workers, for JobSet, RayJob, MPIJob)."),
+    kind: str = typer.Option("Job", "--kind", metavar="KIND",
+                             help="Job, JobSet, RayJob or MPIJob; it must be enabled on the stack."),
 ) -> None:
     """Print a job for a LocalQueue that Kueue admits and the stack's nodes can run (YAML on stdout)."""
     try:

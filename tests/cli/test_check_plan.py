@@ -29,15 +29,29 @@ def write(tmp_path, name, value):
 def test_a_replacement_exits_1_with_one_line_per_step(tmp_path):
     code, out, err = cli("check-plan", write(tmp_path, "plan.json", plans.document(plans.replace_pool())))
     assert code == 1
-    lines = out.splitlines()
+    *lines, summary = out.splitlines()
     assert len(lines) == 3 and all(line.startswith(plans.A100 + ": ") for line in lines)
     assert [line.split(": ")[1] for line in lines] == ["delete-replaced", "replace", "create-replacement"]
     assert all("Pulumi's reasons: vmSize" in line for line in lines) and "Traceback" not in err
+    assert summary.startswith("check-plan: refused: 3 of 3 steps") and err == ""
 
 
 def test_an_update_exits_0(tmp_path):
     code, out, err = cli("check-plan", write(tmp_path, "plan.json", plans.document(plans.SAME_AND_UPDATE)))
-    assert code == 0 and out == "" and "nothing that users depend on is replaced or deleted" in err
+    # The verdict is the answer, so it is on stdout (it was on stderr).
+    assert code == 0 and err == "" and out.startswith("check-plan: nothing that users depend on is replaced or deleted")
+
+
+def test_a_destructive_step_that_passes_is_an_ok_line_on_stdout(tmp_path):
+    kept = plans.state(plans.TEAM_A, {"metadata": {"name": "team-a"}}, retainOnDelete=True)
+    doc = plans.document([plans.step("delete", plans.TEAM_A, old=kept), *plans.SAME_AND_UPDATE])
+    code, out, err = cli("check-plan", write(tmp_path, "plan.json", doc))
+    # Reported: the "ok:" lines went to stderr.
+    assert code == 0 and err == ""
+    assert out.splitlines() == [f"ok: {plans.TEAM_A}: delete: namespaces.team-a is retained (retainOnDelete): "
+                                "nothing is deleted",
+                                "check-plan: nothing that users depend on is replaced or deleted (4 steps; "
+                                "allowReplacement from the plan's config)."]
 
 
 def test_a_retained_delete_passes_and_a_plain_delete_does_not(tmp_path):
