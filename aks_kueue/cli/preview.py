@@ -79,7 +79,7 @@ def preview(
     output = Output("preview", as_json or output_format == JSON, _empty(["--stack", stack_name(stack, config)]))
     chosen = output.format(as_json, output_format, FORMATS, flag="--format")
     outcome = _outcome(stack, config, policy_config, "preview", previous_outputs)
-    _errors(outcome)
+    _errors(outcome, shown=chosen == TEXT and outcome.run is not None)
     if chosen == JSON:
         from aks_kueue.preview.outcome import document
 
@@ -97,23 +97,27 @@ def preview(
     raise typer.Exit(outcome.exit_code)
 
 
-def _errors(outcome) -> None:
+def _errors(outcome, shown: bool = False) -> None:
     """On stderr: why a stack cannot be used (one sentence, or the program's reasons one a line), the
     day-2 guard's refusals, and what the program itself logged as a warning, as `pulumi up` shows it.
-    A warning the verdicts already show is not repeated."""
+    A warning the verdicts already show is not repeated; nor are the refusals when the text preview
+    (`shown`) leads with them."""
     if outcome.errors_header:
         typer.echo(outcome.errors_header, err=True)
     for error in outcome.errors:
         typer.echo(str(error), err=True)
-    for note in outcome.previous_notes:
-        typer.echo(f"warning: {note}", err=True)
-    if outcome.refusals:
-        typer.echo("the day-2 guard refused this update:", err=True)
-    for refusal in outcome.refusals:
-        typer.echo(str(refusal), err=True)
-    shown = {str(f) for f in outcome.findings}
+    if shown and outcome.refusals:
+        typer.echo(f"preview: the day-2 guard refused this update ({len(outcome.refusals)} changes, above)", err=True)
+    elif not shown:
+        for note in outcome.previous_notes:
+            typer.echo(f"warning: {note}", err=True)
+        if outcome.refusals:
+            typer.echo("the day-2 guard refused this update:", err=True)
+        for refusal in outcome.refusals:
+            typer.echo(str(refusal), err=True)
+    said = {str(f) for f in outcome.findings}
     for warning in outcome.run.warnings if outcome.run else ():
-        if warning not in shown:
+        if warning not in said:
             typer.echo(f"warning: {warning}", err=True)
 
 

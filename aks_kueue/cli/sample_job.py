@@ -161,8 +161,11 @@ def plan(settings, model, queue: str, gpus: int, kind: str) -> Sample:
     local_queues = model.of_kind("LocalQueue")
     local_queue = next((q for q in local_queues if q.namespace == namespace and q.name == name), None)
     if local_queue is None:
-        known = ", ".join(f"{q.namespace}/{q.name}" for q in local_queues) or "none"
-        raise SampleError(f"stack {model.stack} has no LocalQueue {namespace}/{name}; its LocalQueues: {known}")
+        from aks_kueue.k8s.spelling import suggest
+
+        names = [f"{q.namespace}/{q.name}" for q in local_queues]
+        raise SampleError(f"stack {model.stack} has no LocalQueue {namespace}/{name}; its LocalQueues: "
+                          f"{', '.join(names) or 'none'}{suggest(f'{namespace}/{name}', names)}")
     kind = _kind(kind, settings, model.stack)
     target = (local_queue.manifest.get("spec") or {}).get("clusterQueue")
     cluster_queue = next((q for q in model.of_kind("ClusterQueue") if q.name == target), None)
