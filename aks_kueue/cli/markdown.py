@@ -33,7 +33,8 @@ def verdict_line(outcome: Outcome) -> str:
     mandatory = counts.get("mandatory", 0)
     advisory = sum(counts.values()) - mandatory
     if outcome.refusals:
-        verdict = f":x: refused by the day-2 guard: {len(outcome.refusals)} change{'s' if len(outcome.refusals) != 1 else ''}"
+        changes = len(outcome.refusals)
+        verdict = f":x: refused by the day-2 guard: {changes} change{'s' if changes != 1 else ''}"
     elif mandatory:
         verdict = f":x: rejected: {mandatory} mandatory violation{'s' if mandatory != 1 else ''}"
     else:

@@ -59,7 +59,8 @@ def headline(outcome: Outcome) -> str:
     mandatory = sum(1 for v in outcome.violations if v.enforcement_level == "mandatory")
     advisory = len(outcome.violations) - mandatory
     if outcome.refusals:
-        verdict = f"REFUSED by the day-2 guard ({len(outcome.refusals)} change{'s' if len(outcome.refusals) != 1 else ''})"
+        changes = len(outcome.refusals)
+        verdict = f"REFUSED by the day-2 guard ({changes} change{'s' if changes != 1 else ''})"
     elif mandatory:
         verdict = f"REJECTED: {mandatory} mandatory violation{'s' if mandatory != 1 else ''}"
     else:
@@ -75,7 +76,8 @@ def print_headline(console, outcome: Outcome) -> None:
     colour = "red" if outcome.exit_code else "green"
     console.print(f"[bold {colour}]{escape(headline(outcome))}[/bold {colour}]")
     run = outcome.run
-    facts = [f"{len(run.registrations)} resources would be {'registered' if not outcome.refusals else 'registered had the guard let it through'}"]
+    registered = "registered had the guard let it through" if outcome.refusals else "registered"
+    facts = [f"{len(run.registrations)} resources would be {registered}"]
     if any(f.kind == UNGUARDED for f in outcome.findings):
         facts.append("unguarded: no --previous-outputs, so a replacement, a deletion or an install switch is not "
                      "refused here")
@@ -126,7 +128,8 @@ def print_verdicts(console, outcome: Outcome) -> None:
             _item(console, "red", refusal.object, refusal.key, refusal.message, refusal.fix)
     notices = [f for f in (outcome.run.day2_findings if outcome.run else []) if f.kind != UNGUARDED]
     if notices:
-        console.print(f"[bold yellow]Day-2 guard: {len(notices)} notice{'s' if len(notices) != 1 else ''}[/bold yellow]")
+        plural = "s" if len(notices) != 1 else ""
+        console.print(f"[bold yellow]Day-2 guard: {len(notices)} notice{plural}[/bold yellow]")
         for notice in notices:
             _item(console, "yellow", notice.object, notice.key, notice.message, notice.fix)
     groups = _groups(outcome)

@@ -80,7 +80,8 @@ def config_error(policies: list, config: Any) -> Optional[str]:
                 continue
             if key not in properties:
                 known = ["enforcementLevel", *properties]
-                return f"{name}.{key}: not a setting of this policy{suggest(str(key), known)}; it takes {', '.join(known)}"
+                return (f"{name}.{key}: not a setting of this policy{suggest(str(key), known)}; it takes "
+                        f"{', '.join(known)}")
             problem = _schema_error(properties[key], value, f"{name}.{key}")
             if problem:
                 return problem

@@ -188,7 +188,8 @@ def other_cluster(outputs: dict[str, Any], config: Optional[StackConfig]) -> lis
         return []
     return [Finding(OTHER_CLUSTER, WARNING, "stack", UNGUARDED_KEY,
                     f"the previous outputs are of another cluster: {theirs[0]} in resource group {theirs[1]}, while "
-                    f"stack {config.stack} deploys {ours[0]} in {ours[1]}, so the guard compares two different clusters",
+                    f"stack {config.stack} deploys {ours[0]} in {ours[1]}, so the guard compares two different "
+                    "clusters",
                     "if this is not a rename, give this stack's own outputs (`pulumi stack output --json "
                     f"--show-secrets --stack {config.stack}`)", {"previous": list(theirs), "stack": list(ours)})]
 

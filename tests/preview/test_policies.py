@@ -130,7 +130,8 @@ def test_json_is_an_alias_of_format_json(fake_pack):
 
 @pytest.mark.parametrize("flags, expected", [
     (["--format", "yaml"], "--format yaml: not an output format of preview; use text or json or markdown"),
-    (["-o", "jsn"], "--format jsn: not an output format of preview; use text or json or markdown; did you mean 'json'?"),
+    (["-o", "jsn"], "--format jsn: not an output format of preview; use text or json or markdown; "
+                    "did you mean 'json'?"),
 ])
 def test_bad_format_flags_exit_2(fake_pack, flags, expected):
     code, out, err = cli("preview", *flags)
@@ -141,7 +142,8 @@ def test_json_with_another_format_exits_2_with_its_document(fake_pack):
     # Reported: `--format markdown --json` exited 2 with nothing on stdout.
     code, out, err = cli("preview", "--json", "--format", "markdown")
     assert code == 2 and "--json means --format json" in err and fake_pack.configs == []
-    assert invalid_document(out)["errors"] == [{"message": "--json means --format json; it cannot go with --format markdown"}]
+    assert invalid_document(out)["errors"] == [
+        {"message": "--json means --format json; it cannot go with --format markdown"}]
 
 
 def test_human_output_groups_verdicts_with_their_fix_hints():

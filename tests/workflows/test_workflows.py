@@ -259,8 +259,9 @@ def test_the_script_previews_every_stack_and_puts_a_replay_comparison_in_its_slo
     out = tmp_path / "out"
     (out / "replay").mkdir(parents=True)
     (out / "replay" / "prod.md").write_text("| queue | p50 wait |\n|---|---|\n| team-a | 3m |\n")
-    done = subprocess.run(["bash", str(SCRIPT), str(out)], cwd=ROOT, env={"AKS_KUEUE": str(cli), "PATH": "/usr/bin:/bin"},
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(["bash", str(SCRIPT), str(out)], cwd=ROOT,
+                          env={"AKS_KUEUE": str(cli), "PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 0, done.stderr
     stacks = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml"))
     comment = (out / "comment.md").read_text()
