@@ -5,6 +5,8 @@ SHELL := /bin/bash
 VENV ?= venv
 BIN := $(VENV)/bin
 STACK ?= dev
+# Seconds between the install's "still installing" lines.
+PROGRESS_EVERY ?= 15
 
 .PHONY: install preview test bench clean
 
@@ -13,8 +15,17 @@ $(BIN)/.installed: pyproject.toml requirements.txt
 	@echo "(about 850 MB installed, a few minutes on a fresh machine), pydantic, typer, rich, PyYAML, the CEL bindings,"
 	@echo "matplotlib and the test tools. Later runs skip this step."
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar on -e '.[test]' \
-		| grep --line-buffered -E '^(Collecting|Successfully installed|ERROR)' || test $${PIPESTATUS[0]} -eq 0
+	@# pip's own output and progress bars, and a line every $(PROGRESS_EVERY) s while it works quietly
+	@# (unpacking the providers prints nothing for a minute or more).
+	@$(BIN)/python -m pip install --disable-pip-version-check --progress-bar on -e '.[test]' & pip=$$!; \
+	  waited=0; \
+	  while kill -0 $$pip 2>/dev/null; do \
+	    sleep 1; waited=$$((waited + 1)); \
+	    if [ $$((waited % $(PROGRESS_EVERY))) -eq 0 ] && kill -0 $$pip 2>/dev/null; then \
+	      echo "... pip is still installing ($$waited s so far)"; \
+	    fi; \
+	  done; \
+	  wait $$pip
 	touch $@
 
 install: $(BIN)/.installed

@@ -4,14 +4,21 @@
 #   .github/scripts/offline-previews.sh OUT_DIR
 #
 # A stack's policy config, policy/config/<stack>.json, is used when it exists, as the
-# cloud job's `pulumi preview --policy-pack-config` uses it. Writes OUT_DIR/<stack>.json (the contract's document), OUT_DIR/<stack>/capacity.png and
-# summary.md (aks-kueue report), and OUT_DIR/comment.md (every stack's summary). It always
-# finishes, so the comment is posted; the stacks that were rejected (exit 1) or could not be
-# previewed (exit 2) are listed in OUT_DIR/rejected, which the workflow then fails on.
+# cloud job's `pulumi preview --policy-pack-config` uses it. Writes OUT_DIR/<stack>.json (the
+# contract's document), OUT_DIR/<stack>/capacity.png and summary.md (aks-kueue report), and
+# OUT_DIR/comment.md (every stack's summary). It always finishes, so the comment is posted; the
+# stacks that were rejected (exit 1) or could not be previewed (exit 2) are listed in
+# OUT_DIR/rejected, which the workflow then fails on.
+#
+# The replay comparison: a step before this one that writes REPLAY_DIR/<stack>.md (Markdown;
+# REPLAY_DIR defaults to OUT_DIR/replay) gets it into that stack's summary, after the capacity
+# table, where the summary's `<!-- aks-kueue:replay -->` slot stands.
 set -uo pipefail
 
 out="${1:?usage: offline-previews.sh OUT_DIR}"
 cli="${AKS_KUEUE:-venv/bin/aks-kueue}"
+replays="${REPLAY_DIR:-$out/replay}"
+slot='<!-- aks-kueue:replay -->'
 mkdir -p "$out"
 : > "$out/rejected"
 {
@@ -43,7 +50,13 @@ for file in stacks/Pulumi.*.yaml; do
   [ "$code" -eq 0 ] || echo "$stack (exit $code)" >> "$out/rejected"
   # The report repeats the run; it writes the chart and the same Markdown as --format markdown.
   "$cli" report --stack "$stack" "${pack_config[@]}" --out "$out/$stack" > /dev/null 2>> "$out/$stack.stderr"
-  cat "$out/$stack/summary.md" >> "$out/comment.md"
+  if [ -f "$replays/$stack.md" ]; then
+    awk -v slot="$slot" -v replay="$replays/$stack.md" '
+      $0 == slot { print "### Replay"; print ""; while ((getline line < replay) > 0) print line; next }
+      { print }' "$out/$stack/summary.md" >> "$out/comment.md"
+  else
+    cat "$out/$stack/summary.md" >> "$out/comment.md"
+  fi
 done
 
 if [ -n "${RUN_URL:-}" ]; then

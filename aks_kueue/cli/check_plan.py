@@ -3,42 +3,61 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional, Sequence
 
 import typer
 
 from aks_kueue.cli.app import app
-from aks_kueue.cli.common import CONFIG_OPTION, fail, load_stack_config
+from aks_kueue.cli.common import CONFIG_OPTION, load_stack_config
+from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, Output, register_document, wants_json
 
 PLAN_LIMIT = 256 * 2**20
-STACK_OPTION = typer.Option(None, "--stack", help="Read allowReplacement from stacks/Pulumi.NAME.yaml "
-                                                  "(default: the plan's own config).")
+STACK_OPTION = typer.Option(None, "--stack", "-s", metavar="NAME",
+                            help="Read allowReplacement from stacks/Pulumi.NAME.yaml (default: the plan's own config).")
+
+
+def _empty(argv: Sequence[str] = ()) -> dict[str, Any]:
+    """check-plan's document when nothing could be judged."""
+    words, plan = list(argv), None
+    for index, word in enumerate(words):
+        takes_value = index and words[index - 1] in ("-s", "--stack", "--config", "-o", "--output")
+        if not word.startswith("-") and word != "check-plan" and not takes_value:
+            plan = word
+            break
+    return {"plan": plan, "allowReplacement": [], "allowReplacementFrom": None, "steps": [], "offending": 0}
+
+
+register_document("check-plan", _empty)
 
 
 @app.command("check-plan")
 def check_plan(
-    plan: Path = typer.Argument(..., help="What `pulumi preview --json` printed."),
+    plan: Path = typer.Argument(..., metavar="FILE", help="What `pulumi preview --json` printed."),
     stack: Optional[str] = STACK_OPTION,
     config: Optional[Path] = CONFIG_OPTION,
-    as_json: bool = typer.Option(False, "--json", help="One JSON document on stdout."),
+    as_json: bool = JSON_OPTION,
+    output_format: Optional[str] = OUTPUT_OPTION,
 ) -> None:
     """Exit 1 when the plan replaces or deletes the cluster, a pool, the resource group, the Kueue
     installer, a team namespace or a Kueue ClusterQueue, Cohort, ResourceFlavor, AdmissionCheck,
-    LocalQueue or Topology that aks-kueue:allowReplacement does not list; one line per step.
+    LocalQueue or Topology that aks-kueue:allowReplacement does not list; one line per step on
+    stdout, each step that passes as an "ok:" line.
 
     Every step operation of Pulumi's engine is judged by what it does (import-replacement and
     remove-pending-replace destroy, discard does not), type tokens with or without an API version.
     A delete of a resource whose old state has retainOnDelete destroys nothing and passes.
     """
     from aks_kueue.day2.plan import PlanError, allowances_from_config, judge_plan, parse_plan
+    from aks_kueue.preview.errors import InputError
     from aks_kueue.preview.stackfile import StackFileError
 
+    output = Output("check-plan", wants_json(output_format, as_json), {**_empty(), "plan": str(plan)})
+    as_json = output.format(as_json, output_format) == JSON
     try:
         steps, plan_config = parse_plan(_read(plan))
     except PlanError as error:
-        fail(f"check-plan: {plan}: {error}")
+        output.fail([InputError(f"{plan}: {error}", str(plan))])
     try:
         if stack is not None or config is not None:
             stack_config, _ = load_stack_config(stack, config, "check-plan")
@@ -48,27 +67,32 @@ def check_plan(
             source = "the plan's config"
             allowances = allowances_from_config(plan_config)
     except StackFileError as error:
-        fail(str(error))
+        output.fail([InputError(str(error), str(config) if config is not None else None)])
     except PlanError as error:
-        fail(f"check-plan: {source}: {error}")
+        output.fail([InputError(f"{source}: {error}", str(config) if config is not None else str(plan),
+                                key="aks-kueue:allowReplacement")])
     judged = judge_plan(steps, allowances)
     offending = [j for j in judged if j.offending]
+    code = 1 if offending else 0
     if as_json:
-        sys.stdout.write(json.dumps({
-            "plan": str(plan), "allowReplacement": [str(e) for e in allowances], "allowReplacementFrom": source,
-            "steps": [j.to_json() for j in judged], "offending": len(offending),
-            "result": "rejected" if offending else "ok"}, indent=2) + "\n")
+        output.print({"plan": str(plan), "allowReplacement": [str(e) for e in allowances],
+                      "allowReplacementFrom": source, "steps": [j.to_json() for j in judged],
+                      "offending": len(offending), "result": RESULTS[code]})
     else:
+        # The verdict is the command's answer: every line on stdout, the refused steps first.
         for item in offending:
             typer.echo(item.line())
-        passed = [j for j in judged if not j.offending]
-        for item in passed:
-            typer.echo(f"ok: {item.line()}", err=True)
-        if not offending:
+        for item in judged:
+            if not item.offending:
+                typer.echo(f"ok: {item.line()}")
+        if offending:
+            typer.echo(f"check-plan: refused: {len(offending)} of {len(steps)} steps replace or delete what users "
+                       f"depend on (allowReplacement from {source}); list them in aks-kueue:allowReplacement only "
+                       "if that is meant")
+        else:
             typer.echo(f"check-plan: nothing that users depend on is replaced or deleted "
-                       f"({len(steps)} steps; allowReplacement from {source}).", err=True)
-    if offending:
-        raise typer.Exit(1)
+                       f"({len(steps)} steps; allowReplacement from {source}).")
+    raise typer.Exit(code)
 
 
 def _read(path: Path):

@@ -37,8 +37,8 @@ def few_collections() -> Iterator[None]:
             gc.unfreeze()
 
 
-STACK_OPTION = typer.Option(None, "--stack", help="Read stacks/Pulumi.NAME.yaml (default: dev).")
-CONFIG_OPTION = typer.Option(None, "--config", help="Read a stack file at PATH instead.")
+STACK_OPTION = typer.Option(None, "--stack", "-s", metavar="NAME", help="Read stacks/Pulumi.NAME.yaml (default: dev).")
+CONFIG_OPTION = typer.Option(None, "--config", metavar="PATH", help="Read a stack file at PATH instead.")
 
 
 def stack_name(stack: Optional[str], config: Optional[Path]) -> str:
@@ -61,6 +61,9 @@ def load_stack_config(stack: Optional[str], config: Optional[Path], command: str
         return load_stack(config, stack_name(stack, config), root), root
     path = stack_path(root, stack_name(stack, config))
     if not path.exists():
+        from aks_kueue.k8s.spelling import suggest
+
         known = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in path.parent.glob("Pulumi.*.yaml"))
-        raise StackFileError(f"{path}: no such stack file; known stacks: {', '.join(known) or 'none'}")
+        raise StackFileError(f"{path}: no such stack file; known stacks: {', '.join(known) or 'none'}"
+                             f"{suggest(stack_name(stack, config), known)}")
     return load_stack(path, stack_name(stack, config), root), root

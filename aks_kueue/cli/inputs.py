@@ -3,52 +3,32 @@ one JSON document on stdout as well as sentences on stderr."""
 
 from __future__ import annotations
 
-import json
-import sys
-from dataclasses import dataclass
-from typing import Any, NoReturn, Optional
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
 import typer
 
+from aks_kueue.cli.output import Output
 from aks_kueue.k8s.loader import LoadError
 from aks_kueue.kueue.manifests import Document
 from aks_kueue.kueue.structural import FieldError
 
-NAMESPACE_OPTION = typer.Option("default", "-n", "--namespace",
+__all__ = ["Output", "Inputs", "read_command_inputs"]
+
+NAMESPACE_OPTION = typer.Option("default", "-n", "--namespace", metavar="NS",
                                 help="Namespace for namespaced objects that name none (as kubectl's -n).")
 INTEGRATIONS_OPTION = typer.Option(
-    None, "--integrations", help="Kueue integrations in force, comma-separated (e.g. batch/job,pod); default: "
-                                 "a Configuration in the input, else the Helm chart's default list.")
-STACK_OPTION = typer.Option(None, "--stack", help="Take the integrations and feature gates of stack NAME "
-                                                  "(stacks/Pulumi.NAME.yaml).")
-PATHS_ARGUMENT = typer.Argument(..., help="Files, directories (read recursively: *.yaml, *.yml, *.json) or - "
-                                          "for standard input.")
-
-
-@dataclass
-class Output:
-    """One command's JSON document, so that every exit prints exactly one document.
-
-    Errors are `LoadError`s: a sentence naming the file and document (or, with no file,
-    the flag) that cannot be used (exit 2) or that Kueue would reject (exit 1).
-    """
-
-    command: str
-    as_json: bool
-    document: dict[str, Any]
-
-    def fail(self, errors: list[LoadError], code: int = 2, header: str = "") -> NoReturn:
-        """Sentences on stderr (after `header`); with --json, the document with its `errors` on stdout."""
-        if header:
-            typer.echo(f"{self.command}: {header}", err=True)
-        for error in errors:
-            typer.echo(f"{self.command}: {error}", err=True)
-        if self.as_json:
-            self.print({**self.document, "errors": [e.as_json() for e in errors]})
-        raise typer.Exit(code)
-
-    def print(self, document: Optional[dict[str, Any]] = None) -> None:
-        sys.stdout.write(json.dumps(self.document if document is None else document, indent=2) + "\n")
+    None, "--integrations", metavar="LIST",
+    help="Kueue integrations in force, comma-separated (e.g. batch/job,pod); default: a Configuration in the "
+         "input, else the Helm chart's default list.")
+STACK_OPTION = typer.Option(
+    None, "--stack", "-s", metavar="NAME",
+    help="Take the Kueue configuration (integrations, feature gates) and the queue objects (flavors, cohorts, "
+         "ClusterQueues, LocalQueues, priority classes, their namespaces) of stack NAME (stacks/Pulumi.NAME.yaml), "
+         "as if they were given as files before the others.")
+PATHS_ARGUMENT = typer.Argument(..., metavar="PATH...",
+                                help="Files, directories (read recursively: *.yaml, *.yml, *.json) or - for "
+                                     "standard input.")
 
 
 @dataclass
@@ -59,6 +39,9 @@ class Inputs:
     documents: list[Document]
     warnings: list[str]
     jobs: dict[int, Any]
+    # The pseudo-file the stack's own objects are read from (`--stack`), e.g. "stack prod".
+    stack_source: Optional[str] = None
+    stack_documents: list[Document] = field(default_factory=list)
 
 
 def read_command_inputs(paths: list[str], namespace: str, integrations: Optional[str], stack: Optional[str],
@@ -69,21 +52,41 @@ def read_command_inputs(paths: list[str], namespace: str, integrations: Optional
     from aks_kueue.kueue.jobs import JobOptions
     from aks_kueue.kueue.manifests import complete, read_inputs
 
-    options = job_options(integrations, stack, output)
+    options, settings = job_options(integrations, stack, output)
     try:
         documents = read_inputs(paths)
     except LoadError as error:
         output.fail([error])
+    source = f"stack {stack}" if settings is not None else None
+    own = stack_documents(settings, stack, source, output) if settings is not None else []
+    documents = own + documents
     warnings = [w for d in documents if (w := complete(d, namespace))]
     if options is None:
         options, where = options_from_configuration(documents)
         if where:
             warnings.append(f"jobs are taken with the integrations of the Kueue Configuration in {where}")
-    return Inputs(documents, warnings, job_results(documents, options or JobOptions()))
+    return Inputs(documents, warnings, job_results(documents, options or JobOptions()), source, own)
+
+
+def stack_documents(settings, stack: str, source: str, output: Output) -> list[Document]:
+    """The stack's namespaces and queue objects as the program creates them, as documents of `source`."""
+    from aks_kueue.model.from_settings import from_settings
+    from aks_kueue.preview.stackfile import project_root
+    from aks_kueue.settings.errors import SettingsError
+
+    try:
+        model = from_settings(settings, project_root(), stack)
+    except SettingsError as error:
+        output.fail([LoadError("", None, f"--stack {stack}: {problem}") for problem in error.problems])
+    manifests = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n.name, "labels": dict(n.labels)}}
+                 for n in model.namespaces]
+    manifests += [dict(o.manifest) for o in model.objects]
+    return [Document(source, index, manifest) for index, manifest in enumerate(manifests)]
 
 
 def job_options(integrations: Optional[str], stack: Optional[str], output: Output):
-    """The Kueue configuration in force from --integrations or --stack; None when neither is given."""
+    """The Kueue configuration in force from --integrations or --stack (None when neither is given), and the
+    stack's settings (None without --stack)."""
     from aks_kueue.k8s.spelling import suggest
     from aks_kueue.kueue.catalog import FRAMEWORKS
     from aks_kueue.kueue.jobs import JobOptions
@@ -97,9 +100,9 @@ def job_options(integrations: Optional[str], stack: Optional[str], output: Outpu
             output.fail([LoadError("", None, f"--integrations: {n!r} is not a Kueue integration"
                                              f"{suggest(n, FRAMEWORKS)} (known: {', '.join(FRAMEWORKS)})")
                          for n in unknown])
-        return JobOptions.from_config(frameworks=names)
+        return JobOptions.from_config(frameworks=names), None
     if stack is None:
-        return None
+        return None, None
     from aks_kueue.cli.common import load_stack_config
     from aks_kueue.kueue.configuration import parse_configuration
     from aks_kueue.preview.stackfile import StackFileError
@@ -119,7 +122,7 @@ def job_options(integrations: Optional[str], stack: Optional[str], output: Outpu
     if overrides is not None:
         manage_all = parse_configuration(overrides).get("manageJobsWithoutQueueName") is True
     return JobOptions.from_config(frameworks=kueue.frameworks, feature_gates=kueue.feature_gates,
-                                  manage_jobs_without_queue_name=manage_all)
+                                  manage_jobs_without_queue_name=manage_all), settings
 
 
 def options_from_configuration(documents: list[Document]):

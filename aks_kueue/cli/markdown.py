@@ -1,11 +1,20 @@
-"""The preview as a pull-request comment: verdict, resources by type, capacity, verdicts."""
+"""The preview as a pull-request comment, in the order a reviewer reads it: the verdict, the day-2
+guard, the policy verdicts, the capacity table, the replay comparison when there is one, then the
+resources folded in a `<details>` block.
+
+The replay comparison comes from `aks-kueue replay`: given here (`markdown_summary(..., replay=)`), or
+put in later where `REPLAY_SLOT` stands (`.github/scripts/offline-previews.sh` puts a stack's
+`replay/<stack>.md` there when the run has one). The slot is an HTML comment: invisible when empty.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, Optional
 
-from aks_kueue.preview.outcome import Outcome
+from aks_kueue.preview.outcome import UNGUARDED, Outcome
+
+REPLAY_SLOT = "<!-- aks-kueue:replay -->"
 
 _VERDICT_MARK = {"ok": "ok", "over": "**over**", "missing": "**missing**", "nowhere": "**nowhere**"}
 
@@ -23,7 +32,10 @@ def verdict_line(outcome: Outcome) -> str:
     counts = Counter(v.enforcement_level for v in outcome.violations)
     mandatory = counts.get("mandatory", 0)
     advisory = sum(counts.values()) - mandatory
-    if mandatory:
+    if outcome.refusals:
+        changes = len(outcome.refusals)
+        verdict = f":x: refused by the day-2 guard: {changes} change{'s' if changes != 1 else ''}"
+    elif mandatory:
         verdict = f":x: rejected: {mandatory} mandatory violation{'s' if mandatory != 1 else ''}"
     else:
         verdict = ":white_check_mark: passes every mandatory policy"
@@ -32,12 +44,39 @@ def verdict_line(outcome: Outcome) -> str:
     return f"## aks-kueue preview of stack {code(outcome.stack)}: {verdict}"
 
 
+def day2_section(outcome: Outcome) -> list[str]:
+    """The guard's refusals and notices; one line when the preview had no previous outputs."""
+    lines: list[str] = []
+    for note in outcome.previous_notes:
+        lines += [f"> :warning: {cell(note.message)}; {cell(note.fix)}", ""]
+    items = [("refused", f) for f in outcome.refusals]
+    items += [("notice", f) for f in (outcome.run.day2_findings if outcome.run else []) if f.kind != UNGUARDED]
+    if items:
+        lines += ["### Day-2 guard", "", "| verdict | object | key to edit | message | fix |", "|---|---|---|---|---|"]
+        lines += [f"| {'**refused**' if what == 'refused' else 'notice'} | {cell(f.object)} | {cell(code(f.key))} | "
+                  f"{cell(f.message)} | {cell(f.fix)} |" for what, f in items]
+    if any(f.kind == UNGUARDED for f in outcome.findings):
+        lines.append("_Day-2 guard: unguarded here (no previous outputs), so a replacement, a deletion or an install "
+                     "switch is not refused by this preview; `pulumi up` compares with the stack's last deployment._")
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
 def resources_section(outcome: Outcome) -> list[str]:
+    """The resources by type, folded: a reviewer opens them when the verdicts call for it."""
     registrations = outcome.run.registrations
     counts = Counter(r.type for r in registrations)
-    lines = [f"### Resources ({len(registrations)})", "", "| type | count |", "|---|---:|"]
+    registered = "registered had the guard let it through" if outcome.refusals else "registered"
+    lines = ["<details><summary>Resources: " f"{len(registrations)} {registered}, {len(counts)} types</summary>", "",
+             "| type | count |", "|---|---:|"]
     lines += [f"| {cell(code(kind))} | {n} |" for kind, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
-    return lines
+    return lines + ["", "</details>"]
+
+
+def replay_section(replay: Optional[str]) -> list[str]:
+    """The replay comparison, or the slot where the workflow puts it."""
+    if replay is None:
+        return [REPLAY_SLOT]
+    return ["### Replay", "", replay.strip()]
 
 
 def capacity_section(outcome: Outcome) -> list[str]:
@@ -55,28 +94,44 @@ def capacity_section(outcome: Outcome) -> list[str]:
 
 
 def verdicts_section(outcome: Outcome) -> list[str]:
+    """Each finding once, by level, mandatory first; alike reminders (the checks only Azure can answer)
+    folded under one summary line."""
+    from aks_kueue.cli.render import GROUPED
+
     lines = ["### Policy verdicts", ""]
     if not outcome.verdicts and not outcome.other_violations:
         return lines + ["Every policy of the pack passed."]
+    head = ["| policy | object | key to edit | message | fix |", "|---|---|---|---|---|"]
+
+    def row(verdict) -> str:
+        f = verdict.finding
+        return (f"| {cell(code(verdict.policy))} | {cell(f.object)} | {cell(code(f.key))} | {cell(f.message)} | "
+                f"{cell(f.fix)} |")
+
     for level in ("mandatory", "advisory"):
         group = [v for v in outcome.verdicts if v.level == level]
         others = [v for v in outcome.other_violations if v.enforcement_level == level]
         if not group and not others:
             continue
-        lines += [f"**{level}** ({len(group) + len(others)})", "",
-                  "| policy | object | key to edit | message | fix |", "|---|---|---|---|---|"]
+        folded: dict[tuple, list] = {}
         for verdict in group:
-            f = verdict.finding
-            lines.append(f"| {cell(code(verdict.policy))} | {cell(f.object)} | {cell(code(f.key))} | "
-                         f"{cell(f.message)} | {cell(f.fix)} |")
-        for violation in others:
-            lines.append(f"| {cell(code(violation.policy))} | | | {cell(violation.message)} | |")
-        lines.append("")
+            if verdict.finding.kind in GROUPED:
+                folded.setdefault((verdict.finding.kind, verdict.finding.object), []).append(verdict)
+        plain = [v for v in group if v.finding.kind not in GROUPED]
+        lines += [f"**{level}** ({len(group) + len(others)})", ""]
+        if plain or others:
+            lines += head + [row(v) for v in plain]
+            lines += [f"| {cell(code(v.policy))} | | | {cell(v.message)} | |" for v in others]
+            lines.append("")
+        for (kind, what), items in folded.items():
+            lines += [f"<details><summary>{cell(what)}: {len(items)} {cell(GROUPED[kind])}</summary>", "", *head,
+                      *(row(v) for v in items), "", "</details>", ""]
     return lines[:-1]
 
 
-def markdown_summary(outcome: Outcome) -> str:
-    """One stack's summary; several stacks' summaries can be joined into one comment."""
-    sections = [[verdict_line(outcome)], resources_section(outcome), capacity_section(outcome),
-                verdicts_section(outcome)]
-    return "\n\n".join("\n".join(section) for section in sections) + "\n"
+def markdown_summary(outcome: Outcome, replay: Optional[str] = None) -> str:
+    """One stack's summary; several stacks' summaries can be joined into one comment. `replay`: the replay
+    comparison in Markdown (`aks-kueue replay`), shown after the capacity table."""
+    sections = [[verdict_line(outcome)], day2_section(outcome), verdicts_section(outcome), capacity_section(outcome),
+                replay_section(replay), resources_section(outcome)]
+    return "\n\n".join("\n".join(section) for section in sections if section) + "\n"

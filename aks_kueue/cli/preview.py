@@ -2,23 +2,38 @@
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 import typer
 
 from aks_kueue.cli.app import app
 from aks_kueue.cli.common import CONFIG_OPTION, STACK_OPTION, fail, load_stack_config, stack_name
+from aks_kueue.cli.output import (JSON, JSON_OPTION, MARKDOWN, TEXT, Output, option_value, print_document,
+                                  register_document)
 
-FORMATS = ("text", "json", "markdown")
+FORMATS = (TEXT, JSON, MARKDOWN)
 POLICY_CONFIG_OPTION = typer.Option(
-    None, "--policy-config", help="Policy pack config: the JSON of `pulumi preview --policy-pack-config`.")
+    None, "--policy-config", "--policy-pack-config", metavar="PATH",
+    help="Policy pack config: the JSON file of `pulumi preview --policy-pack-config` (either name is accepted).")
 PREVIOUS_OUTPUTS_OPTION = typer.Option(
-    None, "--previous-outputs", help="The stack's last deployment: what `pulumi stack output --json` prints. "
-    "The day-2 guard compares this update with it.")
+    None, "--previous-outputs", metavar="FILE",
+    help="The stack's last deployment: what `pulumi stack output --json --show-secrets` prints. The day-2 guard "
+         "compares this update with it.")
+
+
+def _empty(argv: Sequence[str]) -> dict:
+    """The preview's document when its command line cannot be used."""
+    from aks_kueue.preview.outcome import Outcome, document
+
+    config = option_value(argv, "--config")
+    stack = stack_name(option_value(argv, "--stack", "-s"), Path(config) if config else None)
+    return document(Outcome(project="aks-kueue", stack=stack))
+
+
+register_document("preview", _empty)
+register_document("report", _empty)
 
 
 def _outcome(stack: Optional[str], config: Optional[Path], policy_config: Optional[Path], command: str,
@@ -26,14 +41,15 @@ def _outcome(stack: Optional[str], config: Optional[Path], policy_config: Option
     """The preview's outcome; a stack file that cannot be used is an invalid outcome, not an exit here,
     so that --json still prints its document."""
     from aks_kueue.preview.outcome import preview
-    from aks_kueue.preview.stackfile import StackFileError, project_root
+    from aks_kueue.preview.stackfile import StackFileError, project_root, stack_path
 
     try:
         try:
             stack_config, root = load_stack_config(stack, config, command)
         except StackFileError as error:
             return preview(None, project_root(), load_error=str(error), stack=stack_name(stack, config))
-        return preview(stack_config, root, policy_config, previous_outputs=previous_outputs)
+        source = config if config is not None else stack_path(root, stack_config.stack)
+        return preview(stack_config, root, policy_config, previous_outputs=previous_outputs, source=source)
     except Exception as error:  # a bug, not bad input: say so briefly
         if os.environ.get("AKS_KUEUE_DEBUG"):
             raise
@@ -47,55 +63,68 @@ def preview(
     config: Optional[Path] = CONFIG_OPTION,
     policy_config: Optional[Path] = POLICY_CONFIG_OPTION,
     previous_outputs: Optional[Path] = PREVIOUS_OUTPUTS_OPTION,
-    as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
+    as_json: bool = JSON_OPTION,
     output_format: Optional[str] = typer.Option(
-        None, "--format", help="text (a tree and tables), json (one document) or markdown (a PR comment)."),
+        None, "--format", "-o", "--output", metavar="FORMAT",
+        help="text (the verdicts, the capacity table, then the resources), json (one document; the same as "
+             "--json) or markdown (a PR comment)."),
+    show_outputs: bool = typer.Option(
+        False, "--show-outputs", help="Print every stack output in full, the day-2 guard's `day2` record included."),
 ) -> None:
     """Show what `pulumi up` would create for a stack, with no cloud and no credentials.
 
-    Then the capacity table and the verdicts of every policy of the pack; a mandatory violation exits 1,
-    a stack that cannot be used exits 2.
+    First the verdicts of every policy of the pack and the capacity table, then the resources and the stack
+    outputs. A mandatory violation or a refusal of the day-2 guard exits 1, a stack that cannot be used exits 2.
     """
-    if output_format is not None and output_format not in FORMATS:
-        fail(f"preview: --format must be one of {', '.join(FORMATS)}, not {output_format!r}")
-    if as_json and output_format not in (None, "json"):
-        fail(f"preview: --json means --format json; it cannot go with --format {output_format}")
-    chosen = "json" if as_json else output_format or "text"
+    output = Output("preview", as_json or output_format == JSON, _empty(["--stack", stack_name(stack, config)]))
+    chosen = output.format(as_json, output_format, FORMATS, flag="--format")
     outcome = _outcome(stack, config, policy_config, "preview", previous_outputs)
-    _errors(outcome)
-    if chosen == "json":
+    _errors(outcome, shown=chosen == TEXT and outcome.run is not None)
+    if chosen == JSON:
         from aks_kueue.preview.outcome import document
 
-        sys.stdout.write(json.dumps(document(outcome), indent=2) + "\n")
+        print_document(document(outcome))
     elif outcome.run is None:
         pass  # nothing to show beyond the errors
-    elif chosen == "markdown":
+    elif chosen == MARKDOWN:
         from aks_kueue.cli.markdown import markdown_summary
 
-        sys.stdout.write(markdown_summary(outcome))
+        typer.echo(markdown_summary(outcome), nl=False)
     else:
         from aks_kueue.cli.render import print_outcome
 
-        print_outcome(outcome)
+        print_outcome(outcome, show_outputs=show_outputs)
     raise typer.Exit(outcome.exit_code)
 
 
-def _errors(outcome) -> None:
-    """On stderr: why a stack cannot be used (one sentence, or the program's reasons one a line), and
-    what the program itself logged as a warning, as `pulumi up` shows it."""
+def _errors(outcome, shown: bool = False) -> None:
+    """On stderr: why a stack cannot be used (one sentence, or the program's reasons one a line), the
+    day-2 guard's refusals, and what the program itself logged as a warning, as `pulumi up` shows it.
+    A warning the verdicts already show is not repeated; nor are the refusals when the text preview
+    (`shown`) leads with them."""
+    if outcome.errors_header:
+        typer.echo(outcome.errors_header, err=True)
     for error in outcome.errors:
-        typer.echo(error, err=True)
-    if outcome.refusals:
-        typer.echo("the day-2 guard refused this update:", err=True)
-    for refusal in outcome.refusals:
-        typer.echo(str(refusal), err=True)
+        typer.echo(str(error), err=True)
+    if shown and outcome.refusals:
+        typer.echo(f"preview: the day-2 guard refused this update ({len(outcome.refusals)} changes, above)", err=True)
+    elif not shown:
+        for note in outcome.previous_notes:
+            typer.echo(f"warning: {note}", err=True)
+        if outcome.refusals:
+            typer.echo("the day-2 guard refused this update:", err=True)
+        for refusal in outcome.refusals:
+            typer.echo(str(refusal), err=True)
+    said = {str(f) for f in outcome.findings}
     for warning in outcome.run.warnings if outcome.run else ():
-        typer.echo(f"warning: {warning}", err=True)
+        if warning not in said:
+            typer.echo(f"warning: {warning}", err=True)
 
 
 @app.command()
 def report(
-    out: Path = typer.Option(..., "--out", help="Directory for capacity.png and summary.md (created if missing)."),
+    out: Path = typer.Option(..., "--out", metavar="DIR",
+                             help="Directory for capacity.png and summary.md (created if missing)."),
     stack: Optional[str] = STACK_OPTION,
     config: Optional[Path] = CONFIG_OPTION,
     policy_config: Optional[Path] = POLICY_CONFIG_OPTION,

@@ -1,15 +1,30 @@
-"""The preview for people: the resource tree, the stack outputs, the capacity table, the verdicts."""
+"""The preview for people, in the order a reviewer reads it: the verdict and every policy verdict, the
+capacity table, then a compact resource tree and the stack outputs in brief.
+
+What many findings say alike is said once: the checks only Azure can answer come under one heading
+(each with its command), and the day-2 guard's "unguarded" notice is one short line in the header.
+"""
 
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
-from aks_kueue.preview.outcome import Outcome
+from aks_kueue.preview.outcome import UNGUARDED, Outcome
 
 VERDICT_STYLE = {"ok": "green", "over": "bold red", "missing": "bold red", "nowhere": "bold red",
                  "not modelled": "dim"}
 LEVEL_ORDER = ("mandatory", "advisory")
+# Findings of these kinds share one heading; each item keeps its key, message and fix.
+GROUPED = {"check-in-azure": "checks only Azure can answer: run each command against the subscription before the "
+                             "first pulumi up"}
+# Component resources: the tree's inner nodes. Everything else is grouped under its component by type.
+COMPONENT_PREFIX = "aksKueue:"
+# The record the day-2 guard reads back on the next update: for machines, shown with --show-outputs.
+INTERNAL_OUTPUTS = {"day2": "the day-2 guard's record for the next update"}
+OUTPUT_VALUE_WIDTH = 70
 
 
 def _summary(resource) -> str:
@@ -26,34 +41,138 @@ def _summary(resource) -> str:
     return ""
 
 
-def print_outcome(outcome: Outcome) -> None:
-    """The resource tree, the stack outputs, the capacity table, then every verdict once."""
+def print_outcome(outcome: Outcome, show_outputs: bool = False, console=None) -> None:
+    """Headline, verdicts, capacity, resources, outputs."""
     # rich is imported only for people: a --json preview never loads it.
     from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-    from rich.tree import Tree
 
-    run = outcome.run
-    console = Console()
-    tree = Tree(f"[bold]{run.project}[/bold] / stack [bold]{run.stack}[/bold]")
-    nodes = {}
-    for resource in run.registrations:
-        label = f"[cyan]{escape(resource.type)}[/cyan]  {escape(resource.name)}"
-        detail = _summary(resource)
-        if detail:
-            label += f"  [dim]{escape(detail)}[/dim]"
-        nodes[resource.urn] = nodes.get(resource.parent, tree).add(label)
-    console.print(tree)
-    console.print(f"{len(run.registrations)} resources would be created.")
-    table = Table(title="Stack outputs", show_header=True)
-    table.add_column("output")
-    table.add_column("value")
-    for key, value in sorted(run.outputs.items()):
-        table.add_row(escape(key), escape(value if isinstance(value, str) else json.dumps(value, indent=1)))
-    console.print(table)
-    print_capacity(console, outcome)
+    console = console or Console()
+    print_headline(console, outcome)
     print_verdicts(console, outcome)
+    print_capacity(console, outcome)
+    print_resources(console, outcome)
+    print_outputs(console, outcome, show_outputs)
+
+
+def headline(outcome: Outcome) -> str:
+    """The verdict in one sentence: what a reviewer reads first."""
+    mandatory = sum(1 for v in outcome.violations if v.enforcement_level == "mandatory")
+    advisory = len(outcome.violations) - mandatory
+    if outcome.refusals:
+        changes = len(outcome.refusals)
+        verdict = f"REFUSED by the day-2 guard ({changes} change{'s' if changes != 1 else ''})"
+    elif mandatory:
+        verdict = f"REJECTED: {mandatory} mandatory violation{'s' if mandatory != 1 else ''}"
+    else:
+        verdict = "passes every mandatory policy"
+    if advisory:
+        verdict += f", {advisory} advisory"
+    return f"aks-kueue preview of stack {outcome.stack}: {verdict}"
+
+
+def print_headline(console, outcome: Outcome) -> None:
+    from rich.markup import escape
+
+    colour = "red" if outcome.exit_code else "green"
+    console.print(f"[bold {colour}]{escape(headline(outcome))}[/bold {colour}]")
+    run = outcome.run
+    registered = "registered had the guard let it through" if outcome.refusals else "registered"
+    facts = [f"{len(run.registrations)} resources would be {registered}"]
+    if any(f.kind == UNGUARDED for f in outcome.findings):
+        facts.append("unguarded: no --previous-outputs, so a replacement, a deletion or an install switch is not "
+                     "refused here")
+    console.print(escape("; ".join(facts)), highlight=False)
+    console.print()
+
+
+@dataclass
+class _Group:
+    level: str
+    policy: str
+    heading: str
+    items: list[Any] = field(default_factory=list)
+    grouped: bool = False
+
+
+def _groups(outcome: Outcome) -> list[_Group]:
+    """The verdicts by level (mandatory first), alike findings under one heading, in the judge's order."""
+    groups: list[_Group] = []
+    by_heading: dict[tuple, _Group] = {}
+    for verdict in outcome.verdicts:
+        finding = verdict.finding
+        if finding.kind in GROUPED:
+            key = (verdict.level, verdict.policy, finding.kind, finding.object)
+            if key not in by_heading:
+                by_heading[key] = _Group(verdict.level, verdict.policy, f"{finding.object}: {GROUPED[finding.kind]}",
+                                         grouped=True)
+                groups.append(by_heading[key])
+            by_heading[key].items.append(verdict)
+        else:
+            groups.append(_Group(verdict.level, verdict.policy, "", [verdict]))
+    for violation in outcome.other_violations:
+        groups.append(_Group(violation.enforcement_level, violation.policy, "", [violation]))
+    rank = {level: i for i, level in enumerate(LEVEL_ORDER)}
+    return sorted(groups, key=lambda g: rank.get(g.level, len(LEVEL_ORDER)))
+
+
+def print_verdicts(console, outcome: Outcome) -> None:
+    """The day-2 guard's refusals and notices, then each finding once, under its policy's level, with the
+    key to edit and the fix."""
+    from rich.markup import escape
+
+    for note in outcome.previous_notes:
+        console.print(f"[bold yellow]{escape(str(note))}[/bold yellow]")
+    if outcome.refusals:
+        console.print(f"[bold red]Day-2 guard: refused ({len(outcome.refusals)})[/bold red]")
+        for refusal in outcome.refusals:
+            _item(console, "red", refusal.object, refusal.key, refusal.message, refusal.fix)
+    notices = [f for f in (outcome.run.day2_findings if outcome.run else []) if f.kind != UNGUARDED]
+    if notices:
+        plural = "s" if len(notices) != 1 else ""
+        console.print(f"[bold yellow]Day-2 guard: {len(notices)} notice{plural}[/bold yellow]")
+        for notice in notices:
+            _item(console, "yellow", notice.object, notice.key, notice.message, notice.fix)
+    groups = _groups(outcome)
+    if not groups:
+        console.print("[green]Policy verdicts: every policy passed.[/green]")
+        console.print()
+        return
+    counts = Counter()
+    for group in groups:
+        counts[group.level] += len(group.items)
+    level = None
+    for group in groups:
+        colour = "red" if group.level == "mandatory" else "yellow"
+        if group.level != level:
+            level = group.level
+            console.print(f"[bold {colour}]Policy verdicts, {escape(level)} ({counts[level]})[/bold {colour}]")
+        if group.grouped:
+            console.print(f"  [{colour}]{escape(group.policy)}[/{colour}] {escape(group.heading)} "
+                          f"({len(group.items)})")
+            for verdict in group.items:
+                f = verdict.finding
+                console.print(f"    {escape(f.key)}: {escape(f.message)}", highlight=False)
+                if f.fix:
+                    console.print(f"      [dim]{escape(f.fix)}[/dim]", highlight=False)
+            continue
+        item = group.items[0]
+        finding = getattr(item, "finding", None)
+        if finding is None:
+            console.print(f"  [{colour}]{escape(item.policy)}[/{colour}]: {escape(item.message)}", highlight=False)
+            continue
+        console.print(f"  [{colour}]{escape(item.policy)}[/{colour}] ({escape(finding.object)}) "
+                      f"{escape(finding.key)}: {escape(finding.message)}", highlight=False)
+        if finding.fix:
+            console.print(f"      fix: {escape(finding.fix)}", highlight=False)
+    console.print()
+
+
+def _item(console, colour: str, what: str, key: str, message: str, fix: str) -> None:
+    from rich.markup import escape
+
+    console.print(f"  [{colour}]{escape(what)}[/{colour}] {escape(key)}: {escape(message)}", highlight=False)
+    if fix:
+        console.print(f"      fix: {escape(fix)}", highlight=False)
 
 
 def print_capacity(console, outcome: Outcome) -> None:
@@ -61,9 +180,13 @@ def print_capacity(console, outcome: Outcome) -> None:
     from rich.table import Table
 
     rows = outcome.judgement.capacity if outcome.judgement else []
-    table = Table(title="Quota against capacity at the pools' maxCount", show_header=True)
+    if not rows:
+        console.print("Quota against capacity: no ClusterQueue or Cohort sets a quota.")
+        return
+    table = Table(title="Quota against capacity at the pools' maxCount", show_header=True, title_justify="left")
     for column in ("flavor", "resource", "quota (sum)", "capacity", "headroom", "verdict"):
-        table.add_column(column, justify="right" if column in ("quota (sum)", "capacity", "headroom") else "left")
+        table.add_column(column, justify="right" if column in ("quota (sum)", "capacity", "headroom") else "left",
+                         no_wrap=True)
     for row in rows:
         shown = row.shown()
         style = VERDICT_STYLE.get(row.verdict, "")
@@ -71,30 +194,110 @@ def print_capacity(console, outcome: Outcome) -> None:
         table.add_row(escape(row.flavor), escape(row.resource), shown["quota"], shown["capacity"], shown["headroom"],
                       f"[{style}]{verdict}[/{style}]" if style else verdict)
     console.print(table)
+    console.print()
 
 
-def print_verdicts(console, outcome: Outcome) -> None:
-    """Each finding once, under its policy's level, with the key to edit and the fix."""
+def short_type(type_token: str) -> str:
+    """`azure-native:containerservice:AgentPool` -> AgentPool; `pulumi:providers:kubernetes` -> kubernetes provider."""
+    if type_token.startswith("pulumi:providers:"):
+        return f"{type_token.rsplit(':', 1)[-1]} provider"
+    return type_token.rsplit(":", 1)[-1]
+
+
+def _short_name(name: str, parent: Optional[str], kind: str) -> str:
+    """A child's name without its component's prefix and its kind: `queues-resourceflavor-a100` -> a100."""
+    if parent and name.startswith(f"{parent}-"):
+        name = name[len(parent) + 1:]
+    lowered = kind.lower()
+    if name.lower().startswith(f"{lowered}-"):
+        name = name[len(lowered) + 1:]
+    return name or kind
+
+
+def print_resources(console, outcome: Outcome) -> None:
+    """Components as a tree; under each, its resources by type, one line per type (a pool, the cluster, an
+    install, a chart each on its own line with what it is)."""
     from rich.markup import escape
+    from rich.tree import Tree
 
-    if not outcome.verdicts and not outcome.other_violations:
-        console.print("[green]Policy verdicts: every policy passed.[/green]")
+    run = outcome.run
+    counts = Counter(short_type(r.type) for r in run.registrations)
+    tree = Tree(f"[bold]Resources[/bold] ({len(run.registrations)}, {len(counts)} types)")
+    by_urn = {r.urn: r for r in run.registrations}
+    nodes: dict[Optional[str], Any] = {}
+    leaves: dict[Optional[str], dict[str, list]] = defaultdict(lambda: defaultdict(list))
+
+    def node(urn: Optional[str]):
+        if urn not in by_urn or not by_urn[urn].type.startswith(COMPONENT_PREFIX):
+            return tree
+        if urn not in nodes:
+            component = by_urn[urn]
+            nodes[urn] = node(component.parent).add(
+                f"[cyan]{escape(short_type(component.type))}[/cyan] {escape(component.name)}")
+        return nodes[urn]
+
+    for resource in run.registrations:
+        if resource.type.startswith(COMPONENT_PREFIX):
+            node(resource.urn)
+        elif resource.type != "pulumi:pulumi:Stack":
+            parent = resource.parent if resource.parent in by_urn else None
+            leaves[parent][short_type(resource.type)].append(resource)
+    for parent, kinds in leaves.items():
+        at = node(parent)
+        parent_name = by_urn[parent].name if parent in by_urn else None
+        for kind, resources in kinds.items():
+            detailed = [(r, _summary(r)) for r in resources]
+            names = [_short_name(r.name, parent_name, kind) for r in resources]
+            if any(detail for _, detail in detailed):
+                for (r, detail), name in zip(detailed, names):
+                    at.add(f"{escape(kind)} {escape(name)}" + (f"  [dim]{escape(detail)}[/dim]" if detail else ""))
+            else:
+                count = f" ×{len(resources)}" if len(resources) > 1 else ""
+                at.add(f"{escape(kind)}{count}: {escape(', '.join(names))}")
+    console.print(tree)
+    console.print()
+
+
+def output_summary(value: Any, width: int = OUTPUT_VALUE_WIDTH) -> str:
+    """A stack output in one line: a value as it is, a map by its keys, a list by its length."""
+    if isinstance(value, dict):
+        text = f"{{{', '.join(map(str, value))}}}"
+    elif isinstance(value, list):
+        text = f"[{len(value)} item{'s' if len(value) != 1 else ''}]"
+    else:
+        text = value if isinstance(value, str) else json.dumps(value)
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def print_outputs(console, outcome: Outcome, show_outputs: bool = False) -> None:
+    """The stack outputs in brief, the day-2 record named but not shown; in full with --show-outputs."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    outputs = outcome.run.outputs
+    if show_outputs:
+        table = Table(title="Stack outputs", show_header=True, title_justify="left")
+        table.add_column("output", no_wrap=True)
+        table.add_column("value")
+        for key, value in sorted(outputs.items()):
+            table.add_row(escape(key), escape(value if isinstance(value, str) else json.dumps(value, indent=1)))
+        console.print(table)
         return
-    groups = defaultdict(list)
-    for verdict in outcome.verdicts:
-        groups[verdict.level].append(verdict)
-    for violation in outcome.other_violations:
-        groups[violation.enforcement_level].append(violation)
-    for level in sorted(groups, key=lambda lv: LEVEL_ORDER.index(lv) if lv in LEVEL_ORDER else len(LEVEL_ORDER)):
-        group = groups[level]
-        colour = "red" if level == "mandatory" else "yellow"
-        console.print(f"[bold {colour}]Policy verdicts, {escape(level)}: {len(group)}[/bold {colour}]")
-        for item in group:
-            finding = getattr(item, "finding", None)
-            if finding is None:
-                console.print(f"  [{colour}]{escape(item.policy)}[/{colour}]: {escape(item.message)}")
-                continue
-            console.print(f"  [{colour}]{escape(item.policy)}[/{colour}] ({escape(finding.object)}) "
-                          f"{escape(finding.key)}: {escape(finding.message)}")
-            if finding.fix:
-                console.print(f"      fix: {escape(finding.fix)}")
+    table = Table(title="Stack outputs (in full: --show-outputs)", show_header=False, title_justify="left", box=None)
+    table.add_column("output", no_wrap=True, style="cyan", min_width=max(map(len, outputs), default=0))
+    table.add_column("value", overflow="ellipsis", no_wrap=True)
+    for key, value in sorted(outputs.items()):
+        shown = f"({INTERNAL_OUTPUTS[key]})" if key in INTERNAL_OUTPUTS else output_summary(value)
+        table.add_row(escape(key), escape(shown))
+    console.print(table)
+
+
+def lines(outcome: Outcome, width: int = 100, show_outputs: bool = False) -> list[str]:
+    """The text preview as plain lines at `width` columns (for tests and the README's figures)."""
+    from io import StringIO
+
+    from rich.console import Console
+
+    buffer = StringIO()
+    print_outcome(outcome, show_outputs, Console(file=buffer, width=width, color_system=None, legacy_windows=False))
+    return buffer.getvalue().splitlines()

@@ -84,10 +84,13 @@ class Sample:
 
 @app.command("sample-job")
 def sample_job(
-    stack: str = typer.Option(..., "--stack", help="The stack (stacks/Pulumi.NAME.yaml) whose queue the job is for."),
-    queue: str = typer.Option(..., "--queue", help="The LocalQueue, as NAMESPACE/LOCALQUEUE."),
-    gpus: int = typer.Option(0, "--gpus", min=0, help="GPUs per pod (of the workers, for JobSet, RayJob, MPIJob)."),
-    kind: str = typer.Option("Job", "--kind", help="Job, JobSet, RayJob or MPIJob; it must be enabled on the stack."),
+    stack: str = typer.Option(..., "--stack", "-s", metavar="NAME",
+                              help="The stack (stacks/Pulumi.NAME.yaml) whose queue the job is for."),
+    queue: str = typer.Option(..., "--queue", metavar="NAMESPACE/LOCALQUEUE", help="The LocalQueue the job is for."),
+    gpus: int = typer.Option(0, "--gpus", min=0, metavar="N",
+                             help="GPUs per pod (of the workers, for JobSet, RayJob, MPIJob)."),
+    kind: str = typer.Option("Job", "--kind", metavar="KIND",
+                             help="Job, JobSet, RayJob or MPIJob; it must be enabled on the stack."),
 ) -> None:
     """Print a job for a LocalQueue that Kueue admits and the stack's nodes can run (YAML on stdout)."""
     try:
@@ -158,8 +161,11 @@ def plan(settings, model, queue: str, gpus: int, kind: str) -> Sample:
     local_queues = model.of_kind("LocalQueue")
     local_queue = next((q for q in local_queues if q.namespace == namespace and q.name == name), None)
     if local_queue is None:
-        known = ", ".join(f"{q.namespace}/{q.name}" for q in local_queues) or "none"
-        raise SampleError(f"stack {model.stack} has no LocalQueue {namespace}/{name}; its LocalQueues: {known}")
+        from aks_kueue.k8s.spelling import suggest
+
+        names = [f"{q.namespace}/{q.name}" for q in local_queues]
+        raise SampleError(f"stack {model.stack} has no LocalQueue {namespace}/{name}; its LocalQueues: "
+                          f"{', '.join(names) or 'none'}{suggest(f'{namespace}/{name}', names)}")
     kind = _kind(kind, settings, model.stack)
     target = (local_queue.manifest.get("spec") or {}).get("clusterQueue")
     cluster_queue = next((q for q in model.of_kind("ClusterQueue") if q.name == target), None)

@@ -11,6 +11,7 @@ import typer
 from aks_kueue.cli.app import app
 from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
                                   configuration_errors, context_reason, other_reason, read_command_inputs, skipped_entry)
+from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, register_document, wants_json
 
 MODES = ("Fit", "Preempt", "NoFit")
 MODE_STYLES = {"Fit": "green", "Preempt": "yellow", "NoFit": "red"}
@@ -21,13 +22,21 @@ def _summary(decisions: list[dict], skipped: list[dict]) -> dict[str, int]:
     return {"workloads": len(decisions), **{m: modes.get(m, 0) for m in MODES}, "skipped": len(skipped)}
 
 
+def _empty(_argv=()) -> dict[str, Any]:
+    return {"workloads": [], "skipped": [], "summary": _summary([], [])}
+
+
+register_document("simulate", _empty)
+
+
 @app.command()
 def simulate(
     paths: list[str] = PATHS_ARGUMENT,
     namespace: str = NAMESPACE_OPTION,
     integrations: Optional[str] = INTEGRATIONS_OPTION,
     stack: Optional[str] = STACK_OPTION,
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
+    as_json: bool = JSON_OPTION,
+    output_format: Optional[str] = OUTPUT_OPTION,
 ) -> None:
     """Decide pending Workloads and jobs in file order, as Kueue's scheduler would; Fit ones are admitted."""
     from aks_kueue.admission.simulate import simulate as run_simulation
@@ -38,7 +47,8 @@ def simulate(
     from aks_kueue.kueue.validate import load_object, validate_object
     from aks_kueue.kueue.workload_webhook import validate_workload_status
 
-    output = Output("simulate", as_json, {"workloads": [], "skipped": [], "summary": _summary([], [])})
+    output = Output("simulate", wants_json(output_format, as_json), _empty())
+    as_json = output.format(as_json, output_format) == JSON
     inputs = read_command_inputs(paths, namespace, integrations, stack, output)
     documents, warnings, jobs = inputs.documents, inputs.warnings, inputs.jobs
 
@@ -125,10 +135,13 @@ def simulate(
         typer.echo("simulate: no pending Workloads or jobs in the given files; nothing to decide" if anything
                    else "simulate: no Kueue objects or jobs in the given files; nothing to decide", err=True)
     if as_json:
-        output.print({"workloads": decisions, "skipped": skipped, "summary": summary})
+        output.print({"workloads": decisions, "skipped": skipped, "summary": summary, "result": RESULTS[0]})
         return
+    # The stack's own namespaces are read for their labels, as any other; they are not listed as skipped.
+    shown = [s for s in skipped if inputs.stack_source is None or s["file"] != inputs.stack_source]
     # "none can be preempted" only when the admission core says whom it would preempt.
-    _print_text(decisions, skipped, summary, targets_known=bool(raw) and "preemptionTargets" in raw[0])
+    _print_text(decisions, shown, {**summary, "skipped": len(shown)},
+                targets_known=bool(raw) and "preemptionTargets" in raw[0])
 
 
 def _with_origin(decision: dict[str, Any], origin: dict[tuple, dict[str, Any]]) -> dict[str, Any]:
@@ -147,13 +160,22 @@ def _print_text(decisions: list[dict], skipped: list[dict], summary: dict[str, i
 
     console = Console()  # the terminal's width; colour only on a terminal
     if decisions:
-        table = Table(expand=True)
-        table.add_column("workload", overflow="fold", ratio=2)  # wrap, never cut a name
-        table.add_column("clusterQueue", overflow="fold", ratio=1, min_width=12)
-        table.add_column("mode", no_wrap=True)
-        table.add_column("borrows", no_wrap=True)
-        table.add_column("flavors", overflow="fold", ratio=2)
-        table.add_column("message", overflow="fold", ratio=4)
+        # Every column gets its width here, so that no header is ever broken: names and modes keep theirs
+        # (a long name wraps within a quarter of the width), flavors and messages share the rest, 1 to 2.
+        width = console.width
+        queue_width = max(len("clusterQueue"), *(len(d["clusterQueue"] or "-") for d in decisions))
+        name_width = max(len("workload"), *(len(f"{d['namespace']}/{d['name']}") for d in decisions))
+        names, queues = min(name_width, max(12, width // 4)), min(queue_width, max(12, width // 8))
+        fixed = names + queues + len("Preempt") + len("borrows")
+        rest = max(2 * len("message"), width - fixed - 19)  # 19: the borders and padding of six columns
+        flavors = max(len("flavors"), rest // 3)
+        table = Table()
+        table.add_column("workload", overflow="fold", width=names)
+        table.add_column("clusterQueue", overflow="fold", width=queues)
+        table.add_column("mode", no_wrap=True, width=len("Preempt"))
+        table.add_column("borrows", no_wrap=True, width=len("borrows"))
+        table.add_column("flavors", overflow="fold", width=flavors)
+        table.add_column("message", overflow="fold", width=max(len("message"), rest - flavors))
         for d in decisions:
             flavors = "; ".join(f"{ps['name']}×{ps['count']}: " + ", ".join(f"{r}={f}"
                                                                             for r, f in ps["flavors"].items())

@@ -15,11 +15,19 @@ import typer
 from aks_kueue.cli.app import app
 from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
                                   configuration_errors, context_reason, other_reason, read_command_inputs, skipped_entry)
+from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, register_document, wants_json
 
 
 def _summary(objects: list[dict], skipped: list[dict]) -> dict[str, int]:
     valid = sum(1 for o in objects if o["valid"])
     return {"objects": len(objects), "valid": valid, "invalid": len(objects) - valid, "skipped": len(skipped)}
+
+
+def _empty(_argv=()) -> dict[str, Any]:
+    return {"objects": [], "skipped": [], "summary": _summary([], [])}
+
+
+register_document("validate", _empty)
 
 
 @app.command()
@@ -28,14 +36,16 @@ def validate(
     namespace: str = NAMESPACE_OPTION,
     integrations: Optional[str] = INTEGRATIONS_OPTION,
     stack: Optional[str] = STACK_OPTION,
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
+    as_json: bool = JSON_OPTION,
+    output_format: Optional[str] = OUTPUT_OPTION,
 ) -> None:
     """Check Kueue objects and jobs as a Kueue v0.19 installation would accept or reject them."""
     from aks_kueue.kueue.jobs import Outcome
     from aks_kueue.kueue.manifests import Category, category
     from aks_kueue.kueue.validate import load_object, validate_object
 
-    output = Output("validate", as_json, {"objects": [], "skipped": [], "summary": _summary([], [])})
+    output = Output("validate", wants_json(output_format, as_json), _empty())
+    as_json = output.format(as_json, output_format) == JSON
     inputs = read_command_inputs(paths, namespace, integrations, stack, output)
     documents, warnings, jobs = inputs.documents, inputs.warnings, inputs.jobs
 
@@ -77,15 +87,20 @@ def validate(
         typer.echo(f"warning: {warning}", err=True)
     if not objects:
         typer.echo("validate: no Kueue objects in the given files", err=True)
+    code = 1 if summary["invalid"] else 0
     if as_json:
-        output.print({"objects": objects, "skipped": skipped, "summary": summary})
+        output.print({"objects": objects, "skipped": skipped, "summary": summary, "result": RESULTS[code]})
     else:
-        _print_text(objects, skipped, summary)
-    if summary["invalid"]:
-        raise typer.Exit(1)
+        _print_text(objects, skipped, summary, inputs.stack_source)
+    raise typer.Exit(code)
 
 
-def _print_text(objects: list[dict], skipped: list[dict], summary: dict[str, int]) -> None:
+def _print_text(objects: list[dict], skipped: list[dict], summary: dict[str, int], stack_source: Optional[str]) -> None:
+    own = [o for o in objects if stack_source is not None and o["file"] == stack_source]
+    if own and all(o["valid"] for o in own):  # the stack's own objects, said once unless one is invalid
+        typer.echo(f"ok      {stack_source}: {len(own)} queue objects")
+        objects = [o for o in objects if o["file"] != stack_source]
+    skipped = [s for s in skipped if stack_source is None or s["file"] != stack_source]
     for result in objects:
         where = f"{result['namespace']}/{result['name']}" if result["namespace"] else result["name"]
         typer.echo(f"{'ok     ' if result['valid'] else 'INVALID'} {result['kind']} {where or '(no name)'}"
@@ -97,4 +112,4 @@ def _print_text(objects: list[dict], skipped: list[dict], summary: dict[str, int
         typer.echo(f"skipped {item['apiVersion']} {item['kind']} {item['name'] or '(no name)'}  "
                    f"({item['file']} document {item['document']}): {item['reason']}")
     typer.echo(f"{summary['objects']} objects: {summary['valid']} valid, {summary['invalid']} invalid, "
-               f"{summary['skipped']} skipped")
+               f"{len(skipped)} skipped")

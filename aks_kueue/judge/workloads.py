@@ -16,7 +16,7 @@ from aks_kueue.aks.nodes import PoolCapacity, is_modelled
 from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.judge.finding import ERROR, Finding, amount, field_key, show
 from aks_kueue.k8s.pods import pod_requests as effective_requests
-from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS, tolerates
+from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS, tolerates, untolerated_taint
 from aks_kueue.kueue.units import to_units
 
 WORKLOAD_NOT_ADMITTED = "workload-not-admitted"
@@ -63,11 +63,26 @@ def _check(label: str, key: str, workload: Mapping[str, Any], snapshot, placemen
                         "point it at a LocalQueue whose ClusterQueue exists", {"queue": queue})]
     decision = snapshot.can_ever_admit(cluster_queue, workload)
     if not decision.fits:
-        return [Finding(WORKLOAD_NOT_ADMITTED, ERROR, label, key,
-                        f"{label} can never be admitted by ClusterQueue {cluster_queue}, even alone on an empty "
-                        f"cluster with borrowing: {decision.mode}: {decision.message}",
+        message = (f"{label} can never be admitted by ClusterQueue {cluster_queue}, even alone on an empty cluster "
+                   f"with borrowing: {decision.mode}: {decision.message}")
+        numbers = {"clusterQueue": cluster_queue, "mode": str(decision.mode)}
+        missing = missing_tolerations(workload, snapshot, cluster_queue)
+        if missing:
+            index = missing[0][0]
+            where = field_key(key, f"podSets[{index}].tolerations") if key.startswith("aks-kueue:expectedWorkloads") \
+                else key
+            adds = "; ".join(
+                f"the toleration of flavor {flavor}'s taint{'s' if len(taints) != 1 else ''} "
+                f"{', '.join(taint_name(t) for t in taints)} to podset {pod_set}: tolerations: "
+                f"[{', '.join(toleration_text(t) for t in taints)}]" for _, pod_set, flavor, taints in missing)
+            return [Finding(WORKLOAD_NOT_ADMITTED, ERROR, label, where, message,
+                            f"add {adds} (or give the flavor that toleration in spec.tolerations, which Kueue adds "
+                            "to the pods it admits)",
+                            {**numbers, "tolerations": {p: {"flavor": f, "tolerations": [toleration(t) for t in ts]}
+                                                        for _, p, f, ts in missing}})]
+        return [Finding(WORKLOAD_NOT_ADMITTED, ERROR, label, key, message,
                         f"raise {cluster_queue}'s quotas (or what its cohort lends) to cover the workload, or "
-                        "shrink the workload", {"clusterQueue": cluster_queue, "mode": str(decision.mode)})]
+                        "shrink the workload", numbers)]
     assigned = {p.name: p for p in decision.pod_sets}
     findings = []
     for index, pod_set in enumerate(spec.get("podSets") or []):
@@ -79,6 +94,61 @@ def _check(label: str, key: str, workload: Mapping[str, Any], snapshot, placemen
                 findings.append(Finding(kind, ERROR, label, field_key(key, f"podSets[{index}]"), message, fix,
                                         {"clusterQueue": cluster_queue, **numbers}))
     return findings
+
+
+def missing_tolerations(workload: Mapping[str, Any], snapshot, cluster_queue: str) -> list[tuple[int, str, str, list]]:
+    """The tolerations that get a refused workload admitted, when its pods tolerate the taints of none of the
+    flavors that could hold them: (pod set index, pod set name, flavor, the taints to tolerate) for each pod set
+    that needs them; empty when tolerating taints does not help. Each pod set takes, in its resource groups'
+    order, the next flavor whose taints it does not tolerate, until the admission core admits the workload."""
+    import copy
+
+    queue = snapshot.cluster_queues.get(cluster_queue)
+    if queue is None:
+        return []
+    spec = workload.get("spec") or {}
+    candidates: dict[int, list[tuple[str, list]]] = {}
+    for index, pod_set in enumerate(spec.get("podSets") or []):
+        pod_spec = (pod_set.get("template") or {}).get("spec") or {}
+        tolerations = pod_spec.get("tolerations") or []
+        groups = {id(queue.group_of[r]): queue.group_of[r] for r in pod_requests(pod_spec) if r in queue.group_of}
+        for group in groups.values():
+            for name in group.flavors:
+                flavor = snapshot.flavors.get(name)
+                if flavor is None or untolerated_taint(flavor.node_taints, [*tolerations, *flavor.tolerations]) is None:
+                    continue
+                taints = [t for t in flavor.node_taints if t.get("effect") in SCHEDULING_EFFECTS
+                          and not any(tolerates(tol, t) for tol in [*tolerations, *flavor.tolerations])]
+                candidates.setdefault(index, []).append((name, taints))
+    for attempt in range(max((len(c) for c in candidates.values()), default=0)):
+        tried = copy.deepcopy(dict(workload))
+        chosen = []
+        for index, options in candidates.items():
+            name, taints = options[min(attempt, len(options) - 1)]
+            pod_set = tried["spec"]["podSets"][index]
+            pod_spec = pod_set.setdefault("template", {}).setdefault("spec", {})
+            pod_spec["tolerations"] = [*(pod_spec.get("tolerations") or []), *(toleration(t) for t in taints)]
+            chosen.append((index, pod_set.get("name"), name, taints))
+        if snapshot.can_ever_admit(cluster_queue, tried).fits:
+            return chosen
+    return []
+
+
+def toleration(taint: Mapping[str, Any]) -> dict[str, str]:
+    """The toleration that tolerates exactly this taint: Equal to its value, or Exists when it has none."""
+    if taint.get("value"):
+        return {"key": taint.get("key", ""), "operator": "Equal", "value": taint["value"], "effect": taint["effect"]}
+    return {"key": taint.get("key", ""), "operator": "Exists", "effect": taint["effect"]}
+
+
+def toleration_text(taint: Mapping[str, Any]) -> str:
+    return "{" + ", ".join(f"{k}: {v}" for k, v in toleration(taint).items()) + "}"
+
+
+def taint_name(taint: Mapping[str, Any]) -> str:
+    """`key=value:Effect`, as kubectl and the AKS pool's nodeTaints write it."""
+    value = f"={taint['value']}" if taint.get("value") else ""
+    return f"{taint.get('key', '')}{value}:{taint.get('effect', '')}"
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ from typing import Any, Optional
 
 from pulumi_policy import EnforcementLevel
 
+from aks_kueue.k8s.spelling import suggest
+
 LEVELS = tuple(level.value for level in EnforcementLevel)
 _JSON_TYPES = {"string": (str,), "boolean": (bool,), "object": (dict,), "array": (list,),
                "number": (int, float), "integer": (int,)}
@@ -58,25 +60,28 @@ def config_error(policies: list, config: Any) -> Optional[str]:
     for name, entry in config.items():
         if name == "all":
             if entry not in LEVELS:
-                return f"\"all\": {entry!r} is not an enforcement level; use one of {', '.join(LEVELS)}"
+                return (f"\"all\": {entry!r} is not an enforcement level{suggest(str(entry), LEVELS)}; use one of "
+                        f"{', '.join(LEVELS)}")
             continue
         if name not in by_name:
-            return f"{name!r} is not a policy of this pack; its policies are {', '.join(sorted(by_name))}"
+            return (f"{name!r} is not a policy of this pack{suggest(str(name), by_name)}; its policies are "
+                    f"{', '.join(sorted(by_name))}")
         if isinstance(entry, str):
             entry = {"enforcementLevel": entry}
         if not isinstance(entry, dict):
             return f"{name}: {entry!r} must be an enforcement level or an object"
         if "enforcementLevel" in entry and entry["enforcementLevel"] not in LEVELS:
-            return (f"{name}.enforcementLevel: {entry['enforcementLevel']!r} is not an enforcement level; "
-                    f"use one of {', '.join(LEVELS)}")
+            return (f"{name}.enforcementLevel: {entry['enforcementLevel']!r} is not an enforcement level"
+                    f"{suggest(str(entry['enforcementLevel']), LEVELS)}; use one of {', '.join(LEVELS)}")
         schema = by_name[name].config_schema
         properties = schema.properties if schema else {}
         for key, value in entry.items():
             if key == "enforcementLevel":
                 continue
             if key not in properties:
-                known = ", ".join(["enforcementLevel", *properties])
-                return f"{name}.{key}: not a setting of this policy; it takes {known}"
+                known = ["enforcementLevel", *properties]
+                return (f"{name}.{key}: not a setting of this policy{suggest(str(key), known)}; it takes "
+                        f"{', '.join(known)}")
             problem = _schema_error(properties[key], value, f"{name}.{key}")
             if problem:
                 return problem

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from aks_kueue.judge import Judgement
-from aks_kueue.judge.finding import Finding
+from aks_kueue.judge.finding import WARNING, Finding
+from aks_kueue.preview.errors import InputError
 from aks_kueue.preview.pack import (MANDATORY, PolicyConfigError, Violation, evaluate, judged_view, levels,
                                     load_policy_config, properties)
 from aks_kueue.preview.run import ProgramError, ProgramRefused, ProgramRun, read_previous_outputs, run_program
@@ -45,9 +46,13 @@ class Outcome:
     verdicts: list[Verdict] = field(default_factory=list)
     # Violations that are not a finding: the policy runtime's own ("can't run ... during preview").
     other_violations: list[Violation] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    errors: list[InputError] = field(default_factory=list)
+    errors_header: str = ""      # said before the errors, e.g. "invalid stack config:"
     # The day-2 guard's refusals: the stack is read, but this update against its last deployment is rejected.
+    # `run` is then the program run as if the guard had let the update through (`_refused`).
     refusals: list[Finding] = field(default_factory=list)
+    # Why the previous outputs may not be this stack's (`other_cluster`), said before the refusals.
+    previous_notes: list[Finding] = field(default_factory=list)
 
     @property
     def result(self) -> str:
@@ -66,28 +71,52 @@ class Outcome:
 
 def preview(config: Optional[StackConfig], root: Path, policy_config: Optional[Path] = None,
             load_error: Optional[str] = None, project: str = "aks-kueue", stack: str = "",
-            previous_outputs: Optional[Path] = None) -> Outcome:
+            previous_outputs: Optional[Path] = None, source: Optional[Path] = None) -> Outcome:
     """Run the program offline for one stack, then the pack over what it registered.
-    `previous_outputs`: the stack's last deployment, for the day-2 guard."""
+    `previous_outputs`: the stack's last deployment, for the day-2 guard; `source`: the stack file
+    `config` was read from, named in the errors."""
     outcome = Outcome(project=config.project if config else project, stack=config.stack if config else stack)
+    where = str(source) if source is not None else None
     if load_error is not None:
-        outcome.errors.append(load_error)
+        outcome.errors.append(InputError(load_error, where))
         return outcome
     try:
         # The policy config is checked first: a typo there should not wait for the program.
         pack_config = load_policy_config(policy_config) if policy_config is not None else None
-        previous = read_previous_outputs(previous_outputs) if previous_outputs is not None else None
+    except PolicyConfigError as error:
+        outcome.errors.append(InputError(str(error), str(policy_config)))
+        return outcome
+    previous = None
+    if previous_outputs is not None:
+        try:
+            previous = read_previous_outputs(previous_outputs)
+            check_previous_outputs(previous, previous_outputs)
+        except ProgramError as error:
+            outcome.errors.append(InputError(str(error), str(previous_outputs)))
+            return outcome
+        outcome.previous_notes = other_cluster(previous, config)
+    try:
         run = run_program(config, root, previous_outputs=previous)
-    except (PolicyConfigError, StackFileError) as error:
-        outcome.errors.append(str(error))
+    except StackFileError as error:
+        outcome.errors.append(InputError(str(error), where))
         return outcome
     except ProgramRefused as error:
-        outcome.refusals = outcome.findings = list(error.findings)
-        return outcome
+        outcome.refusals = list(error.findings)
+        outcome.findings = [*outcome.previous_notes, *outcome.refusals]
+        return _refused(outcome, config, root, pack_config)
     except ProgramError as error:
-        outcome.errors.append(str(error))
         outcome.findings = list(error.findings)
+        if error.findings:  # the program's reasons, one error each, under its first line
+            outcome.errors_header = str(error).split("\n", 1)[0]
+            outcome.errors = [InputError(str(f), where, key=f.key) for f in error.findings]
+        else:
+            outcome.errors = [InputError(str(error), where)]
         return outcome
+    return _judged(outcome, run, pack_config)
+
+
+def _judged(outcome: Outcome, run: ProgramRun, pack_config: Optional[dict]) -> Outcome:
+    """The outcome with the pack's verdicts on `run` and the judge's findings."""
     outcome.run = run
     outcome.violations = evaluate(run, pack_config)
     from aks_kueue.policies.base import overhead, read_and_judge
@@ -95,13 +124,74 @@ def preview(config: Optional[StackConfig], root: Path, policy_config: Optional[P
 
     _, judgement = read_and_judge(judged_view(run), overhead(properties(pack_config, QUOTA_FITS)))
     # The day-2 guard's notices (what this update destroys, an unguarded stack) are findings too.
-    outcome.judgement, outcome.findings = judgement, list(judgement.findings) + run.day2_findings
+    outcome.judgement = judgement
+    outcome.findings = [*outcome.previous_notes, *outcome.refusals, *judgement.findings, *run.day2_findings]
     enabled = levels(pack_config)
     routed = [Verdict(f, policy_for(f), enabled[policy_for(f)]) for f in judgement.findings]
     outcome.verdicts = [v for v in routed if v.level != DISABLED]
     shown = {(v.policy, str(v.finding)) for v in outcome.verdicts}
     outcome.other_violations = [v for v in outcome.violations if (v.policy, v.message) not in shown]
     return outcome
+
+
+def _refused(outcome: Outcome, config: StackConfig, root: Path, pack_config: Optional[dict]) -> Outcome:
+    """A refused update still shows what it would register and what the pack says of it: the program
+    run again without the last deployment, so that the guard lets it through (the refusals stay the
+    verdict: the result is `rejected`). What the guard alone reports (an unguarded stack) is left out."""
+    try:
+        run = run_program(config, root)
+    except ProgramError:
+        return outcome  # the refusals alone; the stack itself is judged on the next run
+    _judged(outcome, run, pack_config)
+    unguarded = {str(f) for f in outcome.findings if f.kind == UNGUARDED}
+    outcome.findings = [f for f in outcome.findings if f.kind != UNGUARDED]
+    run.warnings = [w for w in run.warnings if w not in unguarded]
+    return outcome
+
+
+# What the day-2 guard says of a stack without previous outputs (`aks_kueue.day2.guard`).
+UNGUARDED, UNGUARDED_KEY = "day2-unguarded", "day2"
+# The top-level keys of the documents people give by mistake for `pulumi stack output --json`.
+_NOT_OUTPUTS = (
+    ({"project", "stack", "resources", "violations", "outputs", "result"},
+     "the JSON of `aks-kueue preview` (an offline run, not the last deployment)"),
+    ({"steps"}, "a plan (`pulumi preview --json`), whose `steps` say what an update would do"),
+    ({"deployment"}, "a state export (`pulumi stack export`)"),
+)
+
+
+def check_previous_outputs(outputs: dict[str, Any], path: Path) -> None:
+    """ProgramError when `outputs` plainly is another document than `pulumi stack output --json`."""
+    for keys, what in _NOT_OUTPUTS:
+        if keys <= set(outputs):
+            raise ProgramError(f"{path}: this is {what}, not a stack's outputs; give what `pulumi stack output "
+                               "--json --show-secrets` prints for this stack")
+
+
+OTHER_CLUSTER = "day2-other-cluster"
+
+
+def other_cluster(outputs: dict[str, Any], config: Optional[StackConfig]) -> list[Finding]:
+    """Why the previous outputs look like another stack's: their cluster or resource group is not the one
+    this stack deploys. A rename is refused by the guard all the same; this says which it probably is."""
+    if config is None:
+        return []
+    from aks_kueue.settings import SettingsError, parse_settings
+
+    try:
+        settings = parse_settings(config.config)
+    except (SettingsError, ValueError):
+        return []  # the program reports the stack's own problems
+    theirs = (outputs.get("clusterName"), outputs.get("resourceGroupName"))
+    ours = (settings.cluster.name, settings.resource_group_name)
+    if not all(isinstance(v, str) and v != "[secret]" for v in theirs) or theirs == ours:
+        return []
+    return [Finding(OTHER_CLUSTER, WARNING, "stack", UNGUARDED_KEY,
+                    f"the previous outputs are of another cluster: {theirs[0]} in resource group {theirs[1]}, while "
+                    f"stack {config.stack} deploys {ours[0]} in {ours[1]}, so the guard compares two different "
+                    "clusters",
+                    "if this is not a rename, give this stack's own outputs (`pulumi stack output --json "
+                    f"--show-secrets --stack {config.stack}`)", {"previous": list(theirs), "stack": list(ours)})]
 
 
 def document(outcome: Outcome) -> dict[str, Any]:
@@ -120,7 +210,7 @@ def document(outcome: Outcome) -> dict[str, Any]:
         "capacity": {"flavors": [row.to_json() for row in judgement.capacity] if judgement else [],
                      "pools": [pool_json(p) for p in judgement.pools] if judgement else []},
         "result": outcome.result,
-        **({"errors": list(outcome.errors)} if outcome.errors else {}),
+        **({"errors": [e.to_json() for e in outcome.errors]} if outcome.errors else {}),
     }
 
 

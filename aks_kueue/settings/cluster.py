@@ -60,8 +60,12 @@ class SystemPool(Model):
 
         size = lookup(value)
         if size is None:
-            raise ValueError(f"{value!r} is not a VM size this program knows; pick one from "
-                             "the catalog aks_kueue/aks/data/vm-sizes.json, for example Standard_D4s_v5")
+            from aks_kueue.aks.vm_sizes import catalog
+            from aks_kueue.k8s.spelling import suggest
+
+            known = [s.name for s in catalog().values()]
+            raise ValueError(f"{value!r} is not a VM size this program knows{suggest(value, known)}; pick one "
+                             "from the catalog aks_kueue/aks/data/vm-sizes.json, for example Standard_D4s_v5")
         if size.family.startswith("B"):
             raise ValueError(f"{size.name} is a burstable B-series size, which AKS does not support for system "
                              "pools; use a general-purpose size such as Standard_D4s_v5")
@@ -530,6 +534,12 @@ class Cluster(Model):
         match = re.fullmatch(r"1\.(\d+)(\.\d+)?", text)
         if not match:
             raise ValueError(f"{text!r} is not a Kubernetes version; write \"1.34\" or \"1.34.x\", quoted")
+        if isinstance(value, float) and int(match.group(1)) < MIN_KUBERNETES_MINOR:
+            # YAML (Pulumi's reader and ours) reads an unquoted 1.30 as the number 1.3: its trailing zero is lost.
+            meant = f"{text}0" if len(match.group(1)) == 1 else text
+            raise ValueError(f"YAML read the unquoted version as the number {text} (an unquoted {meant} is the same "
+                             f"number); write it quoted: kubernetesVersion: \"{meant}\" (this program needs "
+                             f"1.{MIN_KUBERNETES_MINOR} or newer)")
         if int(match.group(1)) < MIN_KUBERNETES_MINOR:
             raise ValueError(f"Kubernetes {text} is too old; this program needs 1.{MIN_KUBERNETES_MINOR} "
                              "or newer (the managed Kueue extension does too)")

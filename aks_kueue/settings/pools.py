@@ -198,8 +198,13 @@ class NodePool(Model):
     def _size(self):
         size = lookup(self.vm_size)
         if size is None and self.capacity is None:
-            raise field_error("vmSize", f"{self.vm_size!r} is not in the VM size catalog; fix the name, or "
-                                        "state the node's capacity: {cpu, memory, gpus, gpuResource}")
+            from aks_kueue.aks.vm_sizes import catalog
+            from aks_kueue.k8s.spelling import suggest
+
+            known = [s.name for s in catalog().values()]
+            raise field_error("vmSize", f"{self.vm_size!r} is not in the VM size catalog"
+                                        f"{suggest(self.vm_size, known)}; fix the name, or state the node's capacity: "
+                                        "{cpu, memory, gpus, gpuResource}")
         if size is not None and (size.vcpus < limits.USER_POOL_MIN_VCPUS
                                  or size.memory_gib < limits.USER_POOL_MIN_MEMORY_GIB):
             raise field_error("vmSize", f"{size.name} is below the AKS user-pool floor of "

@@ -29,15 +29,29 @@ def write(tmp_path, name, value):
 def test_a_replacement_exits_1_with_one_line_per_step(tmp_path):
     code, out, err = cli("check-plan", write(tmp_path, "plan.json", plans.document(plans.replace_pool())))
     assert code == 1
-    lines = out.splitlines()
+    *lines, summary = out.splitlines()
     assert len(lines) == 3 and all(line.startswith(plans.A100 + ": ") for line in lines)
     assert [line.split(": ")[1] for line in lines] == ["delete-replaced", "replace", "create-replacement"]
     assert all("Pulumi's reasons: vmSize" in line for line in lines) and "Traceback" not in err
+    assert summary.startswith("check-plan: refused: 3 of 3 steps") and err == ""
 
 
 def test_an_update_exits_0(tmp_path):
     code, out, err = cli("check-plan", write(tmp_path, "plan.json", plans.document(plans.SAME_AND_UPDATE)))
-    assert code == 0 and out == "" and "nothing that users depend on is replaced or deleted" in err
+    # The verdict is the answer, so it is on stdout (it was on stderr).
+    assert code == 0 and err == "" and out.startswith("check-plan: nothing that users depend on is replaced or deleted")
+
+
+def test_a_destructive_step_that_passes_is_an_ok_line_on_stdout(tmp_path):
+    kept = plans.state(plans.TEAM_A, {"metadata": {"name": "team-a"}}, retainOnDelete=True)
+    doc = plans.document([plans.step("delete", plans.TEAM_A, old=kept), *plans.SAME_AND_UPDATE])
+    code, out, err = cli("check-plan", write(tmp_path, "plan.json", doc))
+    # Reported: the "ok:" lines went to stderr.
+    assert code == 0 and err == ""
+    assert out.splitlines() == [f"ok: {plans.TEAM_A}: delete: namespaces.team-a is retained (retainOnDelete): "
+                                "nothing is deleted",
+                                "check-plan: nothing that users depend on is replaced or deleted (4 steps; "
+                                "allowReplacement from the plan's config)."]
 
 
 def test_a_retained_delete_passes_and_a_plain_delete_does_not(tmp_path):
@@ -87,7 +101,7 @@ def test_preview_refuses_a_replacement_against_previous_outputs(tmp_path, fake_p
     moved = tmp_path / "Pulumi.prod.yaml"
     moved.write_text(yaml.safe_dump({"config": edited(
         "prod", lambda c: c["aks-kueue:nodePools"][1].update(vmSize="Standard_NC48ads_A100_v4"))}))
-    code, out, err = cli("preview", "--config", moved, "--previous-outputs", previous)
+    code, out, err = cli("preview", "--config", moved, "--previous-outputs", previous, "--json")
     assert code == 1 and "Traceback" not in err
     assert ("aks-kueue:nodePools[1].vmSize: Standard_NC24ads_A100_v4 -> Standard_NC48ads_A100_v4 replaces "
             "AgentPool a100") in err
@@ -113,3 +127,60 @@ def test_versioned_tokens_and_import_replacement_exit_1(tmp_path):
         plan = write(tmp_path, f"{op}.json", plans.document([plans.step(op, urn, old=old)]))
         code, out, err = cli("check-plan", plan)
         assert code == 1 and out.startswith(f"{urn}: {op}: ") and "nodePools.a100" in out and "Traceback" not in err
+
+
+def _outputs_of(stack, tmp_path):
+    from aks_kueue.preview.run import run_program
+    from aks_kueue.preview.stackfile import load_stack, stack_path
+    from tests.conftest import ROOT
+
+    outputs = run_program(load_stack(stack_path(ROOT, stack), stack, ROOT), ROOT, preview=False).outputs
+    return write(tmp_path, f"{stack}-outputs.json", outputs)
+
+
+def test_a_refusal_carries_its_findings_and_the_resources_it_would_register(tmp_path):
+    """Reported: a guard refusal gave "result": "rejected" with empty `violations` and `resources`."""
+    previous = _outputs_of("prod", tmp_path)
+    moved = tmp_path / "Pulumi.prod.yaml"
+    moved.write_text(yaml.safe_dump({"config": edited(
+        "prod", lambda c: c["aks-kueue:nodePools"][1].update(vmSize="Standard_NC48ads_A100_v4"))}))
+    code, out, err = cli("preview", "--config", moved, "--previous-outputs", previous, "--json")
+    document = json.loads(out)
+    assert code == 1 and document["result"] == "rejected"
+    refusals = [f for f in document["findings"] if f["kind"].startswith("day2-")]
+    assert refusals and all(f["severity"] == "error" and "replaces AgentPool a100" in f["message"] for f in refusals)
+    assert refusals[0]["key"] == "aks-kueue:nodePools[1].vmSize"
+    pools = [r for r in document["resources"] if r["type"] == "azure-native:containerservice:AgentPool"]
+    assert {p["inputs"]["vmSize"] for p in pools if p["name"] == "pools-a100"} == {"Standard_NC48ads_A100_v4"}
+    assert len(document["resources"]) > 50 and document["violations"]  # the pack ran over them too
+    assert not [f for f in document["findings"] if f["kind"] == "day2-unguarded"]
+    # The text preview says the refusal first.
+    code, out, _ = cli("preview", "--config", moved, "--previous-outputs", previous)
+    assert code == 1 and " ".join(out.split()).startswith(
+        f"aks-kueue preview of stack prod: REFUSED by the day-2 guard ({len(refusals)} changes)")
+
+
+def test_the_previews_own_json_is_not_previous_outputs(tmp_path):
+    """Reported: given the preview's JSON instead of `pulumi stack output --json`, it exited 0 with
+    "last deployment exported no `day2`"."""
+    code, preview_json, _ = cli("preview", "--stack", "dev", "--json")
+    assert code == 0
+    given = write(tmp_path, "preview.json", preview_json)
+    code, out, err = cli("preview", "--stack", "dev", "--previous-outputs", given, "--json")
+    assert code == 2 and "this is the JSON of `aks-kueue preview`" in err and "pulumi stack output --json" in err
+    assert json.loads(out)["errors"][0]["file"] == str(given)
+    plan = write(tmp_path, "plan.json", plans.document(plans.SAME_AND_UPDATE))
+    code, _, err = cli("preview", "--stack", "dev", "--previous-outputs", plan)
+    assert code == 2 and "this is a plan (`pulumi preview --json`)" in err
+
+
+def test_another_stacks_outputs_are_said_to_be_of_another_cluster(tmp_path):
+    """Reported: given another stack's outputs, it printed 14 refusals without saying they were of another cluster."""
+    dev = _outputs_of("dev", tmp_path)
+    code, out, err = cli("preview", "--stack", "prod", "--previous-outputs", dev, "--json")
+    assert code == 1
+    warning = err.splitlines()[0]
+    assert warning.startswith("warning: day2: the previous outputs are of another cluster: aks-batch-dev in resource "
+                              "group rg-batch-dev, while stack prod deploys aks-batch-prod in rg-batch-prod")
+    assert "pulumi stack output --json --show-secrets --stack prod" in warning
+    assert json.loads(out)["findings"][0]["kind"] == "day2-other-cluster"

@@ -64,9 +64,10 @@ def test_dev_json_follows_the_contract():
 def test_default_stack_is_dev_and_human_output_is_a_tree(fake_pack):
     code, out, _ = cli("preview")
     assert code == 0
-    assert "aks-kueue / stack dev" in out and "azure-native:containerservice:AgentPool" in out
+    assert out.startswith("aks-kueue preview of stack dev: ") and "AgentPool t4  Standard_NC8as_T4_v3" in out
     assert "[secret]" in out
-    assert out.index("Quota against capacity") < out.index("Policy verdicts")
+    assert out.index("Policy verdicts") < out.index("Quota against capacity") < out.index("Resources (") \
+        < out.index("Stack outputs")
 
 
 def test_an_infeasible_quota_exits_1_with_its_findings(tmp_path):

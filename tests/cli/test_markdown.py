@@ -24,7 +24,7 @@ def preview(*args):
 
 def table(markdown: str, heading: str) -> list[list[str]]:
     """The body rows of the tables under a `### heading`, cells split on unescaped pipes."""
-    section = markdown.split(f"### {heading}", 1)[1].split("\n### ", 1)[0]
+    section = markdown.split(f"### {heading}", 1)[1].split("\n### ", 1)[0].split("\n<!-- ", 1)[0]
     lines = section.splitlines()
     # A table is a header line, a |---| line, then its rows.
     headers = {i - 1 for i, line in enumerate(lines) if re.fullmatch(r"\|[-:| ]+\|", line)}
@@ -42,9 +42,11 @@ def test_summary_of_a_rejected_stack():
     assert header.startswith("## ") and "`quota-above-capacity`" in header
     mandatory = sum(v["enforcementLevel"] == "mandatory" for v in doc["violations"])
     assert f"rejected: {mandatory} mandatory violation" in header
-    # Resources by type, counted from the same run's JSON.
+    # Resources by type, counted from the same run's JSON, folded at the end.
     counts = Counter(r["type"] for r in doc["resources"])
-    assert {row[0].strip("`"): int(row[1]) for row in table(markdown, "Resources")} == counts
+    folded = markdown.split("<details><summary>Resources: ", 1)[1]
+    assert {row[0].strip("`"): int(row[1]) for row in table("### Resources" + folded, "Resources")} == counts
+    assert folded.rstrip().endswith("</details>")
     # The capacity table: every row of the judgement, with its verdict.
     rows = table(markdown, "Quota against capacity")
     assert [(row[0], row[1]) for row in rows] == [(r["flavor"], r["resource"]) for r in doc["capacity"]["flavors"]]
@@ -83,3 +85,25 @@ def test_a_violation_that_is_no_finding_is_shown_too(fake_pack):
 
 def test_cells():
     assert cell("a | b\nc") == "a \\| b<br>c"
+
+
+def test_the_comment_leads_with_the_verdicts_and_folds_the_resources():
+    """Reported: the comment put a 34-row resource-type table before the verdicts."""
+    from aks_kueue.cli.common import load_stack_config
+    from aks_kueue.cli.markdown import REPLAY_SLOT, markdown_summary
+    from aks_kueue.preview.outcome import preview as run
+
+    config, root = load_stack_config("prod", None, "preview")
+    outcome = run(config, root)
+    markdown = markdown_summary(outcome)
+    order = [markdown.index(part) for part in ("## aks-kueue preview of stack `prod`", "### Policy verdicts",
+                                               "### Quota against capacity", REPLAY_SLOT,
+                                               "<details><summary>Resources: 65 registered")]
+    assert order == sorted(order)
+    # The nine checks only Azure can answer are one folded block, not nine rows among the verdicts.
+    assert markdown.count("<details><summary>Azure subscription: 9 checks only Azure can answer") == 1
+    # The replay comparison, when there is one, stands in the slot, after the capacity table.
+    with_replay = markdown_summary(outcome, replay="| queue | p50 wait |\n|---|---|\n| team-a | 3m |\n")
+    assert REPLAY_SLOT not in with_replay
+    assert with_replay.index("### Quota against capacity") < with_replay.index("### Replay") \
+        < with_replay.index("<details><summary>Resources")

@@ -67,12 +67,11 @@ def test_each_sample_validates_and_is_admitted_where_its_pods_can_run(stack, que
     assert job["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": local_queue}
     sample = tmp_path / "sample.yaml"
     sample.write_text(out)
-    queues = tmp_path / "queues.yaml"
-    queues.write_text(queue_objects(stack))
 
     code, _, err = cli("validate", str(sample), "--stack", stack)
     assert code == 0, err
-    code, out, err = cli("simulate", str(queues), str(sample), "--stack", stack, "--json")
+    # The promise as the README gives it: `simulate --stack` takes the stack's own queue objects.
+    code, out, err = cli("simulate", str(sample), "-s", stack, "--json")
     assert code == 0, err
     (workload,) = yaml.safe_load(out)["workloads"]
     assert workload["mode"] == "Fit", workload["message"]
@@ -130,6 +129,8 @@ def test_a_gpu_pod_asks_for_half_its_nodes_share_and_says_where_it_lands():
      "sample-job: --kind 'PyTorchJob' is not a kind sample-job writes (it writes Job, JobSet, RayJob, MPIJob; "
      "stack prod enables Job, JobSet, RayJob, MPIJob)"),
     (["--stack", "prod", "--queue", "team-a/default", "--kind", "raijob"], 2, "did you mean 'rayjob'?"),
+    (["--stack", "prod", "--queue", "team-a/defualt"], 2, "team-b/training; did you mean 'team-a/default'?"),
+    (["--stack", "prdo", "--queue", "a/b"], 2, "known stacks: dev, prod; did you mean 'prod'?"),
     (["--stack", "prod", "--queue", "team-c/default"], 2,
      "sample-job: stack prod has no LocalQueue team-c/default; its LocalQueues: team-a/default, team-a/training, "
      "team-b/default, team-b/training"),

@@ -213,9 +213,9 @@ def test_empty_input_says_there_was_nothing(tmp_path):
         assert result.exit_code == 0 and "no Kueue objects" in result.stderr
         document = json.loads(result.stdout)
         assert document in ({"workloads": [], "skipped": [], "summary": {"workloads": 0, "Fit": 0, "Preempt": 0,
-                                                                          "NoFit": 0, "skipped": 0}},
+                                                                          "NoFit": 0, "skipped": 0}, "result": "ok"},
                             {"objects": [], "skipped": [], "summary": {"objects": 0, "valid": 0, "invalid": 0,
-                                                                        "skipped": 0}})
+                                                                        "skipped": 0}, "result": "ok"})
 
 
 def test_each_workload_lists_the_admission_checks_it_waits_for():

@@ -220,3 +220,24 @@ def test_a_managed_quota_above_every_cpu_pool_is_rejected():
     assert finding.kind == "quota-above-capacity" and finding.severity.value == "error"
     assert finding.key == "aks-kueue:queues.clusterQueues[0].spec.resourceGroups[0].flavors[0].resources[0].nominalQuota"
     assert "every CPU user pool is counted" in finding.message
+
+
+def test_a_workload_that_does_not_tolerate_its_flavors_taint_is_told_the_toleration_to_add():
+    """Reported: a GPU workload without the pool's toleration was told to raise its queue's quotas; the
+    cause sat only in Kueue's message ("untolerated taint ... in flavor a100")."""
+    def untolerated(config):
+        del config["aks-kueue:expectedWorkloads"][0]["podSets"][0]["tolerations"]
+    [finding] = analysis_of(edited("prod", untolerated)).findings
+    assert finding.kind == "workload-not-admitted" and "untolerated taint {sku gpu NoSchedule <nil>}" in finding.message
+    assert finding.fix == ("add the toleration of flavor a100's taint sku=gpu:NoSchedule to podset workers: "
+                           "tolerations: [{key: sku, operator: Equal, value: gpu, effect: NoSchedule}] (or give the "
+                           "flavor that toleration in spec.tolerations, which Kueue adds to the pods it admits)")
+    assert finding.key == "aks-kueue:expectedWorkloads[0].podSets[0].tolerations"
+    assert "quota" not in finding.fix
+
+
+def test_a_workload_refused_for_quota_keeps_the_quota_fix():
+    def too_big(config):
+        config["aks-kueue:expectedWorkloads"][0]["podSets"][0]["count"] = 50
+    [finding] = analysis_of(edited("prod", too_big)).findings
+    assert finding.kind == "workload-not-admitted" and "raise team-a's quotas" in finding.fix

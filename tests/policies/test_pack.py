@@ -221,3 +221,17 @@ def test_the_pack_serves_its_policies_over_grpc():
     finally:
         process.kill()
         process.wait()
+
+
+@pytest.mark.parametrize("config, expected", [
+    ({"kueue-quota-fits-capacty": "advisory"},
+     "'kueue-quota-fits-capacty' is not a policy of this pack; did you mean 'kueue-quota-fits-capacity'?"),
+    ({"all": "advisry"}, "\"all\": 'advisry' is not an enforcement level; did you mean 'advisory'?"),
+    ({"kueue-quota-fits-capacity": {"enforcementLevel": "mandatry"}}, "did you mean 'mandatory'?"),
+    ({"kueue-quota-fits-capacity": {"vmOverheadPrecent": 5}},
+     "vmOverheadPrecent: not a setting of this policy; did you mean 'vmOverheadPercent'?"),
+])
+def test_a_misspelt_policy_name_level_or_setting_gets_one_suggestion(config, expected):
+    """Reported: no "did you mean" for a policy name in --policy-config (keys, integrations and gates had one)."""
+    problem = policy_config_error(config)
+    assert problem is not None and expected in problem, problem

@@ -89,7 +89,7 @@ def test_an_unreadable_policy_config_exits_2(fake_pack, tmp_path, content, expec
     path.write_bytes(content.encode("utf-8", "surrogateescape"))
     code, out, err = cli("preview", "--policy-config", path, "--json")
     assert code == 2 and expected in err and str(path) in err
-    assert expected in invalid_document(out)["errors"][0]
+    assert expected in invalid_document(out)["errors"][0]["message"]
     assert "Traceback" not in err and fake_pack.configs == []
 
 
@@ -101,7 +101,8 @@ def test_a_missing_policy_config_exits_2(fake_pack, tmp_path):
 def test_a_config_the_pack_refuses_exits_2_with_its_sentence(fake_pack, tmp_path):
     fake_pack.config_problem = "'sometimes' is not an enforcement level; use advisory, mandatory or disabled"
     code, out, err = cli("preview", "--policy-config", write_json(tmp_path, {"all": "sometimes"}), "--json")
-    assert code == 2 and invalid_document(out)["errors"] == [f"{tmp_path / 'policy.json'}: {fake_pack.config_problem}"]
+    assert code == 2 and invalid_document(out)["errors"] == [{
+        "file": str(tmp_path / "policy.json"), "message": f"{tmp_path / 'policy.json'}: {fake_pack.config_problem}"}]
     assert err.strip() == f"{tmp_path / 'policy.json'}: {fake_pack.config_problem}"
 
 
@@ -128,20 +129,30 @@ def test_json_is_an_alias_of_format_json(fake_pack):
 
 
 @pytest.mark.parametrize("flags, expected", [
-    (["--format", "yaml"], "--format must be one of text, json, markdown"),
-    (["--json", "--format", "markdown"], "--json means --format json"),
+    (["--format", "yaml"], "--format yaml: not an output format of preview; use text or json or markdown"),
+    (["-o", "jsn"], "--format jsn: not an output format of preview; use text or json or markdown; "
+                    "did you mean 'json'?"),
 ])
 def test_bad_format_flags_exit_2(fake_pack, flags, expected):
     code, out, err = cli("preview", *flags)
     assert code == 2 and out == "" and expected in err and fake_pack.configs == []
 
 
+def test_json_with_another_format_exits_2_with_its_document(fake_pack):
+    # Reported: `--format markdown --json` exited 2 with nothing on stdout.
+    code, out, err = cli("preview", "--json", "--format", "markdown")
+    assert code == 2 and "--json means --format json" in err and fake_pack.configs == []
+    assert invalid_document(out)["errors"] == [
+        {"message": "--json means --format json; it cannot go with --format markdown"}]
+
+
 def test_human_output_groups_verdicts_with_their_fix_hints():
     code, out, _ = cli("preview", "--config", FEASIBILITY / "quota-above-capacity.yaml")
     text = " ".join(out.split())
     assert code == 1
-    assert text.index("Quota against capacity") < text.index("Policy verdicts, mandatory: 1") \
-        < text.index("Policy verdicts, advisory:")
+    # The verdicts first, then the capacity table (a reviewer reads the verdict first).
+    assert text.index("Policy verdicts, mandatory (1)") < text.index("Policy verdicts, advisory (") \
+        < text.index("Quota against capacity")
     assert "kueue-quota-fits-capacity (ClusterQueue " in text
     assert ".nominalQuota: the nominalQuota for nvidia.com/gpu on flavor t4 adds up to 3" in text
     assert "fix: lower those nominalQuotas by 1 in all" in text

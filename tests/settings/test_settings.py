@@ -368,3 +368,52 @@ def test_system_pool_rejects_burstable_and_gpu_sizes():
         c["aks-kueue:cluster"]["systemPool"]["vmSize"] = "Standard_NC24ads_A100_v4"
     assert only_problem(edited("dev", gpu)).startswith("aks-kueue:cluster.systemPool.vmSize: Standard_NC24ads_A100_v4 "
                                                       "is a GPU size")
+
+
+@pytest.mark.parametrize("written, read, quoted", [(1.30, "1.3", '"1.30"'), (1.4, "1.4", '"1.40"'),
+                                                   (1.340, "1.34", '"1.34"')])
+def test_an_unquoted_version_that_yaml_read_as_a_number_says_to_quote_it(written, read, quoted):
+    """Reported: `kubernetesVersion: 1.30` (unquoted) was read as 1.3 and reported as "Kubernetes 1.3 is too old"."""
+    def edit(c):
+        c["aks-kueue:cluster"]["kubernetesVersion"] = written
+    if read == "1.34":  # a number that still reads as a version a pool can run is taken as that version
+        assert parse_settings(flat(edited("dev", edit)), today=date(2026, 9, 1)).cluster.kubernetes_version == "1.34"
+        return
+    message = only_problem(edited("dev", edit))
+    assert message.startswith(f"aks-kueue:cluster.kubernetesVersion: YAML read the unquoted version as the number "
+                              f"{read}")
+    assert f"write it quoted: kubernetesVersion: {quoted}" in message and "too old" not in message.split(";")[0]
+
+
+def test_the_unquoted_version_from_a_stack_file_end_to_end(tmp_path):
+    import json
+
+    import yaml
+    from typer.testing import CliRunner
+
+    from aks_kueue.cli import app
+    from tests.conftest import ROOT
+
+    text = (ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
+    assert "kubernetesVersion: '1.35'" in text or 'kubernetesVersion: "1.35"' in text
+    stack = tmp_path / "Pulumi.unquoted.yaml"
+    stack.write_text(text.replace("kubernetesVersion: '1.35'", "kubernetesVersion: 1.30")
+                     .replace('kubernetesVersion: "1.35"', "kubernetesVersion: 1.30"))
+    assert yaml.safe_load(stack.read_text())["config"]["aks-kueue:cluster"]["kubernetesVersion"] == 1.3
+    done = CliRunner().invoke(app, ["preview", "--config", str(stack), "--json"])
+    [error] = json.loads(done.stdout)["errors"]
+    assert done.exit_code == 2 and error["key"] == "aks-kueue:cluster.kubernetesVersion"
+    assert 'write it quoted: kubernetesVersion: "1.30"' in error["message"]
+
+
+def test_a_misspelt_vm_size_gets_one_suggestion():
+    """Reported: no "did you mean" for `Standard_NC40ads_H100v5` (keys, integrations and gates had one)."""
+    def pool(c):
+        c["aks-kueue:nodePools"][1]["vmSize"] = "Standard_NC40ads_H100v5"
+    message = only_problem(edited("dev", pool))
+    assert message.startswith("aks-kueue:nodePools[1].vmSize: 'Standard_NC40ads_H100v5' is not in the VM size catalog; "
+                              "did you mean 'Standard_NC40ads_H100_v5'?")
+
+    def system(c):
+        c["aks-kueue:cluster"]["systemPool"]["vmSize"] = "Standard_D4sv5"
+    assert "; did you mean 'Standard_D4s_v5'?" in only_problem(edited("dev", system))
