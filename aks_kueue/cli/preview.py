@@ -19,10 +19,27 @@ POLICY_CONFIG_OPTION = typer.Option(
 PREVIOUS_OUTPUTS_OPTION = typer.Option(
     None, "--previous-outputs", help="The stack's last deployment: what `pulumi stack output --json` prints. "
     "The day-2 guard compares this update with it.")
+STACK_OUTPUTS_OPTION = typer.Option(
+    [], "--stack-outputs", metavar="STACK=FILE", help="Another stack's last outputs (what `pulumi stack output "
+    "--json` prints for it), for the StackReferences of a fleet (aks-kueue:fleet); STACK as the fleet key writes "
+    "it. Repeatable.")
+
+
+def stack_outputs_files(values: list[str], command: str) -> dict[str, Path]:
+    """--stack-outputs STACK=FILE, each stack once; a malformed flag exits 2."""
+    found: dict[str, Path] = {}
+    for value in values:
+        stack, sep, file = value.partition("=")
+        if not sep or not stack or not file:
+            fail(f"{command}: --stack-outputs takes STACK=FILE (org/project/stack=outputs.json), not {value!r}")
+        if stack in found:
+            fail(f"{command}: --stack-outputs names {stack} twice; give each stack's outputs once")
+        found[stack] = Path(file)
+    return found
 
 
 def _outcome(stack: Optional[str], config: Optional[Path], policy_config: Optional[Path], command: str,
-             previous_outputs: Optional[Path] = None):
+             previous_outputs: Optional[Path] = None, stack_outputs: Optional[dict[str, Path]] = None):
     """The preview's outcome; a stack file that cannot be used is an invalid outcome, not an exit here,
     so that --json still prints its document."""
     from aks_kueue.preview.outcome import preview
@@ -33,7 +50,8 @@ def _outcome(stack: Optional[str], config: Optional[Path], policy_config: Option
             stack_config, root = load_stack_config(stack, config, command)
         except StackFileError as error:
             return preview(None, project_root(), load_error=str(error), stack=stack_name(stack, config))
-        return preview(stack_config, root, policy_config, previous_outputs=previous_outputs)
+        return preview(stack_config, root, policy_config, previous_outputs=previous_outputs,
+                       stack_outputs=stack_outputs)
     except Exception as error:  # a bug, not bad input: say so briefly
         if os.environ.get("AKS_KUEUE_DEBUG"):
             raise
@@ -47,6 +65,7 @@ def preview(
     config: Optional[Path] = CONFIG_OPTION,
     policy_config: Optional[Path] = POLICY_CONFIG_OPTION,
     previous_outputs: Optional[Path] = PREVIOUS_OUTPUTS_OPTION,
+    stack_outputs: list[str] = STACK_OUTPUTS_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Same as --format json."),
     output_format: Optional[str] = typer.Option(
         None, "--format", help="text (a tree and tables), json (one document) or markdown (a PR comment)."),
@@ -61,7 +80,8 @@ def preview(
     if as_json and output_format not in (None, "json"):
         fail(f"preview: --json means --format json; it cannot go with --format {output_format}")
     chosen = "json" if as_json else output_format or "text"
-    outcome = _outcome(stack, config, policy_config, "preview", previous_outputs)
+    outcome = _outcome(stack, config, policy_config, "preview", previous_outputs,
+                       stack_outputs_files(stack_outputs, "preview"))
     _errors(outcome)
     if chosen == "json":
         from aks_kueue.preview.outcome import document
@@ -99,6 +119,7 @@ def report(
     stack: Optional[str] = STACK_OPTION,
     config: Optional[Path] = CONFIG_OPTION,
     policy_config: Optional[Path] = POLICY_CONFIG_OPTION,
+    stack_outputs: list[str] = STACK_OUTPUTS_OPTION,
 ) -> None:
     """Write a chart of quota against capacity (capacity.png) and the PR summary (summary.md).
 
@@ -106,7 +127,8 @@ def report(
     """
     if out.exists() and not out.is_dir():
         fail(f"report: {out} exists and is not a directory")
-    outcome = _outcome(stack, config, policy_config, "report")
+    outcome = _outcome(stack, config, policy_config, "report", stack_outputs=stack_outputs_files(stack_outputs,
+                                                                                                "report"))
     _errors(outcome)
     if outcome.run is None:
         raise typer.Exit(outcome.exit_code)

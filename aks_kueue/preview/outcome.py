@@ -66,9 +66,10 @@ class Outcome:
 
 def preview(config: Optional[StackConfig], root: Path, policy_config: Optional[Path] = None,
             load_error: Optional[str] = None, project: str = "aks-kueue", stack: str = "",
-            previous_outputs: Optional[Path] = None) -> Outcome:
+            previous_outputs: Optional[Path] = None, stack_outputs: Optional[dict[str, Path]] = None) -> Outcome:
     """Run the program offline for one stack, then the pack over what it registered.
-    `previous_outputs`: the stack's last deployment, for the day-2 guard."""
+    `previous_outputs`: the stack's last deployment, for the day-2 guard; `stack_outputs`: other
+    stacks' last outputs by name, for a fleet's StackReferences."""
     outcome = Outcome(project=config.project if config else project, stack=config.stack if config else stack)
     if load_error is not None:
         outcome.errors.append(load_error)
@@ -77,7 +78,8 @@ def preview(config: Optional[StackConfig], root: Path, policy_config: Optional[P
         # The policy config is checked first: a typo there should not wait for the program.
         pack_config = load_policy_config(policy_config) if policy_config is not None else None
         previous = read_previous_outputs(previous_outputs) if previous_outputs is not None else None
-        run = run_program(config, root, previous_outputs=previous)
+        others = {name: read_previous_outputs(path) for name, path in (stack_outputs or {}).items()}
+        run = run_program(config, root, previous_outputs=previous, stack_outputs=others)
     except (PolicyConfigError, StackFileError) as error:
         outcome.errors.append(str(error))
         return outcome

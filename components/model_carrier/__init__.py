@@ -32,7 +32,7 @@ class ModelCarrier(pulumi.ComponentResource):
         super().__init__(token("ModelCarrier"), name, None, opts)
         model = args.model
         manifest = carrier_manifest([w.manifest for w in model.workloads], subject_keys(model), model.environment,
-                                    args.existing_pools)
+                                    args.existing_pools, model.fleet)
         old_parent = pulumi.create_urn(_OLD_NAME, _OLD_TYPE)
         self.config_map = KubernetesObject(
             f"{name}-{CARRIER_NAME}", manifest,
