@@ -107,17 +107,19 @@ def too_many_workers(model: Model) -> Iterable[Finding]:
                       {"workers": len(workers), "limit": mk.MAX_CLUSTERS}, blocking=True)
 
 
-def token_in_use(model: Model) -> Iterable[Finding]:
-    """A worker's rotation: the token the manager holds stays until the manager has taken the next."""
+def _held(model: Model) -> Optional[int]:
+    """On a worker, the token generation its manager holds (as the manager's output says)."""
     fleet = model.fleet
     if fleet is None or fleet.manages:
-        return
-    held = held_generation(fleet.manager_outputs, _stack_in(fleet.manager_outputs, fleet.stack))
-    if held is None:
-        return
-    key = f"{fleet.key}.tokenGenerations"
-    if held not in fleet.token_generations:
-        yield Finding(TOKEN_IN_USE, ERROR, f"Secret {mk.token_secret_name(held)}", key,
+        return None
+    return held_generation(fleet.manager_outputs, _stack_in(fleet.manager_outputs, fleet.stack))
+
+
+def token_in_use(model: Model) -> Iterable[Finding]:
+    """A worker's rotation: the token the manager holds stays until the manager has taken the next."""
+    held, fleet = _held(model), model.fleet
+    if held is not None and held not in fleet.token_generations:
+        yield Finding(TOKEN_IN_USE, ERROR, f"Secret {mk.token_secret_name(held)}", f"{fleet.key}.tokenGenerations",
                       f"the manager ({fleet.manager}) still connects with the token of generation {held}, which this "
                       "update would delete; its MultiKueueCluster for this worker would go inactive and no job would "
                       "be dispatched here",
@@ -125,8 +127,13 @@ def token_in_use(model: Model) -> Iterable[Finding]:
                       f"{fleet.token_generations[0]}, then remove it", {"held": held,
                                                                           "kept": list(fleet.token_generations)},
                       blocking=True)
-    elif held != fleet.token_generations[0]:
-        yield Finding(TOKEN_ROTATING, WARNING, f"Secret {mk.token_secret_name(fleet.token_generations[0])}", key,
+
+
+def token_rotating(model: Model) -> Iterable[Finding]:
+    held, fleet = _held(model), model.fleet
+    if held is not None and held in fleet.token_generations and held != fleet.token_generations[0]:
+        yield Finding(TOKEN_ROTATING, WARNING, f"Secret {mk.token_secret_name(fleet.token_generations[0])}",
+                      f"{fleet.key}.tokenGenerations",
                       f"the manager ({fleet.manager}) holds the token of generation {held}; this worker now exports "
                       f"generation {fleet.token_generations[0]}",
                       f"run pulumi up on the manager, then remove {held} here",
@@ -517,7 +524,8 @@ def _valid(model: Model) -> list[capacity.Valid]:
 
 CHECKS: tuple[Callable[[Model], Iterable[Finding]], ...] = (
     workload_coverage, manager_admission, quota_overbooked, quota_automation, teams_missing, integrations, kubeconfigs,
-    reachability, kueue_versions, admission_checks, check_config, workers_ready, worker_outputs, manager_ready)
+    reachability, kueue_versions, admission_checks, check_config, workers_ready, worker_outputs, manager_ready,
+    token_rotating)
 
 
 def blocking_findings(model: Model) -> list[Finding]:

@@ -7,8 +7,8 @@ Every member exports `fleet`, plain JSON made from its own model:
   and the token generation of each worker's kubeconfig it holds, which the worker's rotation waits for.
 A worker also exports `multikueueKubeconfig`, a secret, which the manager puts in a Secret.
 
-Engine numbers arrive as floats; `normalise` makes whole ones ints again, so that what was read
-equals what was exported.
+Engine numbers arrive as floats and its maps lose their nulls; `normalise` puts every value the way
+the engine hands it back, so that what was read equals what was exported.
 """
 
 from __future__ import annotations
@@ -50,9 +50,10 @@ class FleetInputs:
 
 
 def normalise(value: Any) -> Any:
-    """JSON as exported: whole floats back to ints, tuples to lists."""
+    """JSON as the engine hands it back: whole floats ints again, tuples lists, and no null in a map
+    (the engine drops a null output property, so null and absent mean the same here)."""
     if isinstance(value, Mapping):
-        return {str(k): normalise(v) for k, v in value.items()}
+        return {str(k): normalise(v) for k, v in value.items() if v is not None}
     if isinstance(value, (list, tuple)):
         return [normalise(v) for v in value]
     if isinstance(value, float) and value.is_integer():
