@@ -90,8 +90,9 @@ def test_offline_job_runs_the_readme_tests_then_every_stack():
     assert runs.index("bash .ci/run") < previews
     script = SCRIPT.read_text()
     assert "stacks/Pulumi.*.yaml" in script
-    assert '"$cli" preview --stack "$stack" "${pack_config[@]}" --json' in script
-    assert '"$cli" report --stack "$stack" "${pack_config[@]}"' in script
+    assert '"$cli" preview --stack "$stack" "${pack_config[@]}" "${others[@]}" --json' in script
+    assert '"$cli" report --stack "$stack" "${pack_config[@]}" "${others[@]}"' in script
+    assert "-m aks_kueue.preview.fleet stacks" in script   # a fleet's members get each other's outputs
 
 
 def test_cloud_job_needs_credentials_and_runs_the_pack():
@@ -133,6 +134,12 @@ def test_the_script_previews_every_stack(tmp_path):
         assert (out / stack / "capacity.png").stat().st_size > 0
         assert f"## aks-kueue preview of stack `{stack}`" in comment
     assert (out / "rejected").read_text() == ""  # the shipped stacks pass every mandatory policy
+    # The fleet's manager was previewed with its workers' outputs, each worker with the manager's.
+    manager = json.loads((out / "fleet-manager.json").read_text())
+    assert {r["name"] for r in manager["resources"] if r["type"].endswith(":MultiKueueCluster")} == {
+        "queues-multikueuecluster-westus3-a100", "queues-multikueuecluster-swedencentral-h100"}
+    worker = json.loads((out / "fleet-westus3.json").read_text())
+    assert any(r["type"].endswith(":LocalQueue") for r in worker["resources"])
 
 
 def test_cloud_job_installs_a_pinned_kubelogin_before_the_preview():
