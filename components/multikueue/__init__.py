@@ -144,7 +144,8 @@ class MultiKueueManager(pulumi.ComponentResource):
                                              additional_secret_outputs=SECRET_OUTPUTS)
         self.secrets: dict[str, pulumi.Resource] = {}
         for worker, stack in args.workers:
-            kubeconfig = args.reading.references[stack].get_output(KUBECONFIG_OUTPUT)
+            # Not get_output: its Output.all lifts every nested value of the worker's outputs, per call.
+            kubeconfig = args.reading.references[stack].outputs.apply(lambda outputs: outputs.get(KUBECONFIG_OUTPUT))
             self.secrets[worker] = KubernetesObject(f"{name}-kubeconfig-{worker}", {
                 "apiVersion": "v1", "kind": "Secret", "type": "Opaque",
                 "metadata": {"name": mk.kubeconfig_secret_name(worker), "namespace": KUEUE_NAMESPACE,

@@ -11,7 +11,8 @@ and its outputs are awaited here.
 Private API, in this module only: `pulumi.runtime.sync_await._sync_await`, the SDK's own way to
 wait for a future inside a running program (its synchronous `invoke` uses it). The public
 `StackReference.get_output_details` is a coroutine, and a Python program's top level cannot
-await. Checked with pulumi 3.272.0 (sdk/python/lib/pulumi/runtime/sync_await.py).
+await; it is read the way that method reads it (`outputs` and `secret_output_names`, known or
+not). Checked with pulumi 3.272.0 (sdk/python/lib/pulumi/runtime/sync_await.py, stack_reference.py).
 """
 
 from __future__ import annotations
@@ -33,19 +34,19 @@ def read_stacks(prefix: str, stacks: Iterable[str], names: Iterable[str],
     references = {stack: pulumi.StackReference(f"{prefix}-{stack.replace('/', '-')}", stack_name=stack, opts=opts)
                   for stack in dict.fromkeys(stacks)}
 
-    async def details():
-        return await asyncio.gather(*(reference.get_output_details(name)
-                                      for reference in references.values() for name in wanted))
+    async def read_one(reference: pulumi.StackReference):
+        # The resolved outputs themselves: an apply on them (get_output_details) would lift every
+        # nested value of a worker's summary into an Output of its own, for each name read.
+        if not await reference.outputs.is_known():
+            return {}, []
+        return await reference.outputs.future() or {}, await reference.secret_output_names.future() or []
 
-    found = iter(_sync_await(details()) if references and wanted else [])
+    async def read_all():
+        return await asyncio.gather(*(read_one(reference) for reference in references.values()))
+
     read = {}
-    for stack, reference in references.items():
-        values, secret = {}, set()
-        for name in wanted:
-            detail = next(found)
-            if detail.secret_value is not None:
-                values[name], _ = detail.secret_value, secret.add(name)
-            elif detail.value is not None:
-                values[name] = detail.value
-        read[stack] = (reference, StackOutputs(values, frozenset(secret)))
+    for (stack, reference), (outputs, secret_names) in zip(references.items(), _sync_await(read_all())
+                                                          if references else []):
+        values = {name: outputs[name] for name in wanted if outputs.get(name) is not None}
+        read[stack] = (reference, StackOutputs(values, frozenset(n for n in secret_names if n in values)))
     return read
