@@ -245,24 +245,34 @@ def quota_automation(model: Model) -> Iterable[Finding]:
 # ---- the manager: what its workers hold ---------------------------------------------------------
 
 def teams_missing(model: Model) -> Iterable[Finding]:
-    """MultiKueue creates a job in the same namespace and LocalQueue on the worker; each must exist there."""
+    """MultiKueue creates a job in the same namespace and LocalQueue on the worker; each must exist there.
+    A team the manager's last deployment already exported is an error (the worker had it to mirror);
+    one this update adds is a warning: its jobs wait until the workers' next pulumi up mirrors it."""
     if not is_manager(model):
         return
     wanted_queues = {(o.namespace, o.name) for o in model.of_kind("LocalQueue")}
-    wanted_namespaces = {namespace for namespace, _ in wanted_queues}
     wanted_classes = {o.name for o in model.of_kind("WorkloadPriorityClass")}
+    exported = set(model.fleet.exported_teams or ())
     for worker, view in _worker_models(model):
-        missing = [f"namespace {n}" for n in sorted(wanted_namespaces - {n.name for n in view.namespaces})]
+        missing = [f"namespace {n}" for n in sorted({ns for ns, _ in wanted_queues} - {n.name for n in view.namespaces})]
         missing += [f"LocalQueue {ns}/{name}" for ns, name in sorted(
             wanted_queues - {(o.namespace, o.name) for o in view.of_kind("LocalQueue")})]
         missing += [f"WorkloadPriorityClass {n}" for n in sorted(
             wanted_classes - {o.name for o in view.of_kind("WorkloadPriorityClass")})]
-        if missing:
+        lost, new = [m for m in missing if m in exported], [m for m in missing if m not in exported]
+        numbers = {"worker": worker.name, "missing": missing}
+        if lost:
             yield Finding(TEAM_MISSING, ERROR, worker.label, worker.key,
-                          f"worker {worker.name} ({worker.stack}) lacks {', '.join(missing)}, which this manager has; a "
-                          "job dispatched there fails to be created, so it never runs on that worker",
-                          f"run pulumi up on {worker.stack} (it mirrors this manager's teams), then preview this stack "
-                          "with its new outputs", {"worker": worker.name, "missing": missing})
+                          f"worker {worker.name} ({worker.stack}) lacks {', '.join(lost)}, which this manager exported "
+                          "at its last update; a job dispatched there fails to be created, so it never runs on that "
+                          "worker", f"run pulumi up on {worker.stack} (it mirrors this manager's teams), then preview "
+                          "this stack with its new outputs", numbers)
+        elif new:
+            yield Finding(TEAM_MISSING, WARNING, worker.label, worker.key,
+                          f"worker {worker.name} ({worker.stack}) does not have {', '.join(new)} yet, which this update "
+                          "adds; until it mirrors them, their jobs are not created there",
+                          f"after this pulumi up, run pulumi up on {worker.stack} (with a ClusterQueue of each name "
+                          "their LocalQueues point to)", numbers)
 
 
 def integrations(model: Model) -> Iterable[Finding]:

@@ -116,6 +116,7 @@ def fleet_text(fleet) -> str:
         "workers": [{"name": w.name, "stack": w.stack, "key": w.key, "outputs": w.outputs} for w in fleet.workers],
         "quotaManagement": fleet.quota_management,
         "egressIpRanges": list(fleet.egress_ip_ranges) if fleet.egress_ip_ranges is not None else None,
+        "exportedTeams": list(fleet.exported_teams) if fleet.exported_teams is not None else None,
         "manager": fleet.manager, "managerOutputs": fleet.manager_outputs,
         "tokenGenerations": list(fleet.token_generations)}, sort_keys=True)
 

@@ -61,6 +61,9 @@ class Fleet:
     egress_ip_ranges: Optional[tuple[str, ...]] = None    # None: not declared
     # The integrations whose CRDs the manager installs (MultiKueue needs the job CRDs there).
     crds: tuple[str, ...] = ()
+    # The teams (`team_names`) the manager's last deployment exported, which its workers have had the
+    # chance to mirror; None before its first.
+    exported_teams: Optional[tuple[str, ...]] = None
     # A worker's manager and what it read of it; None when the manager has no `fleet` output yet.
     manager: Optional[str] = None
     manager_outputs: Optional[Mapping[str, Any]] = None

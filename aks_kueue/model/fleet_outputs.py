@@ -14,7 +14,7 @@ the engine hands it back, so that what was read equals what was exported.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Mapping, Optional
 
 from aks_kueue.aks.pools import DaemonSetLoad, ExplicitNode, Pool
 from aks_kueue.k8s.loader import LoadError, parse_single
@@ -265,5 +265,13 @@ def fleet_outputs_of(outputs: Optional[StackOutputs]) -> Optional[dict[str, Any]
     return value if isinstance(value, dict) else None
 
 
-def team_names(items: Iterable[KueueItem]) -> set[tuple[str, Optional[str], str]]:
-    return {(o.kind, o.namespace, o.name) for o in items if o.kind in TEAM_KINDS}
+def team_names(manager: Mapping[str, Any]) -> tuple[str, ...]:
+    """What a manager's `fleet` output asks every worker to have, as findings name it: `namespace
+    team-a`, `LocalQueue team-a/default`, `WorkloadPriorityClass batch-high`."""
+    teams = manager.get("teams") if isinstance(manager.get("teams"), Mapping) else {}
+    queues = [q for q in teams.get("localQueues") or [] if isinstance(q, Mapping)]
+    names = {f"namespace {q.get('namespace')}" for q in queues}
+    names |= {f"LocalQueue {q.get('namespace')}/{q.get('name')}" for q in queues}
+    names |= {f"WorkloadPriorityClass {c.get('name')}" for c in teams.get("workloadPriorityClasses") or []
+              if isinstance(c, Mapping)}
+    return tuple(sorted(names))

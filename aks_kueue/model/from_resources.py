@@ -220,11 +220,11 @@ def _fleet(data: dict, resources, urns, unreadable) -> Optional[Fleet]:
                                fleet_outputs.kubeconfig_check(kubeconfigs.get(multikueue.kubeconfig_secret_name(
                                    w["name"])))) for w in data["workers"])
         crds = tuple(f for f in multikueue.JOB_CRDS if all(url in files for url in multikueue.crd_urls(f)))
-        egress = data.get("egressIpRanges")
+        egress, exported = data.get("egressIpRanges"), data.get("exportedTeams")
         return Fleet(Role(data["role"]), text(data["stack"], "stack"), text(data["key"], "key"), workers,
                      data.get("quotaManagement"), tuple(egress) if egress is not None else None, crds,
-                     data.get("manager"), normalise(data.get("managerOutputs")),
-                     tuple(data.get("tokenGenerations") or ()))
+                     tuple(exported) if exported is not None else None, data.get("manager"),
+                     normalise(data.get("managerOutputs")), tuple(data.get("tokenGenerations") or ()))
     except (UnreadableValue, KeyError, TypeError, ValueError) as error:
         unreadable.append(Unreadable(f"ConfigMap {carrier.CARRIER_NAME}", f"data.{carrier.FLEET_KEY}: {error}"))
         return None

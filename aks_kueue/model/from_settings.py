@@ -94,9 +94,11 @@ def _fleet(settings: Settings, inputs: FleetInputs, objects: list[KueueItem], pr
                fleet_outputs.kubeconfig_check(fleet_outputs.worker_kubeconfig(inputs.others.get(w.stack))))
         for i, w in enumerate(spec.workers or []))
     frameworks = settings.kueue.frameworks_in_force
+    exported = fleet_outputs.fleet_outputs_of(inputs.others.get(inputs.stack))
     fleet = Fleet(Role.MANAGER, inputs.stack, workers=workers, quota_management=spec.quota_management,
                   egress_ip_ranges=tuple(spec.egress_ip_ranges) if spec.egress_ip_ranges is not None else None,
-                  crds=tuple(f for f in multikueue.JOB_CRDS if f in frameworks))
+                  crds=tuple(f for f in multikueue.JOB_CRDS if f in frameworks),
+                  exported_teams=fleet_outputs.team_names(exported) if exported is not None else None)
     checked = [KueueItem({**o.manifest, "spec": _with_check(o.manifest.get("spec") or {}, multikueue.CHECK_NAME,
                                                              None)}, o.key)
                if o.kind == "ClusterQueue" else o for o in objects]

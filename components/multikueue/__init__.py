@@ -51,7 +51,8 @@ class FleetReading:
 def read_fleet(fleet: FleetSettings, stack: str) -> FleetReading:
     """`stack` is this stack's own fully qualified name."""
     if fleet.role is Role.MANAGER:
-        stacks, names = [w.stack for w in fleet.workers or []], [FLEET_OUTPUT, KUBECONFIG_OUTPUT]
+        # Its own last outputs too: the teams it exported then, which its workers have had the chance to mirror.
+        stacks, names = [w.stack for w in fleet.workers or []] + [stack], [FLEET_OUTPUT, KUBECONFIG_OUTPUT]
     else:
         stacks, names = [fleet.manager], [FLEET_OUTPUT]
     read = read_stacks("fleet", stacks, names)

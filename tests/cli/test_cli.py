@@ -111,7 +111,7 @@ def test_unknown_flag_exits_2():
 
 def test_missing_stack_names_the_known_ones():
     code, _, err = cli("preview", "--stack", "staging")
-    assert code == 2 and "no such stack file; known stacks: dev, prod" in err
+    assert code == 2 and "no such stack file; known stacks: dev, fleet-manager, fleet-swedencentral, fleet-westus3, prod" in err
 
 
 def test_unreadable_yaml(tmp_path):

@@ -132,10 +132,16 @@ def test_a_worker_missing_a_team_namespace_and_local_queue():
     stale = manager_outputs()
     stale["teams"]["localQueues"] = stale["teams"]["localQueues"][:1]     # the worker ran before team-b existed
     workers = {WEST: worker_stack_outputs(WEST), SWEDEN: worker_stack_outputs(SWEDEN, manager=stale)}
-    [finding] = found(fleet.teams_missing, manager_model(workers=workers))
+    # The manager's last deployment exported team-b: the worker had it to mirror.
+    exported = {**workers, MANAGER: StackOutputs({FLEET_OUTPUT: manager_outputs()})}
+    [finding] = found(fleet.teams_missing, manager_model(workers=exported))
     assert finding.kind == fleet.TEAM_MISSING and finding.key == "aks-kueue:fleet.workers[1]"
+    assert finding.severity == ERROR
     assert finding.numbers["missing"] == ["namespace team-b", "LocalQueue team-b/default"]
     assert qualified(SWEDEN) in finding.fix
+    # This update adds team-b: the workers mirror it after it, so meanwhile it is a warning.
+    [new] = found(fleet.teams_missing, manager_model(workers={**workers, MANAGER: StackOutputs({FLEET_OUTPUT: stale})}))
+    assert new.severity == WARNING and "this update adds" in new.message
 
 
 def test_an_integration_the_manager_runs_and_a_worker_does_not():

@@ -17,8 +17,8 @@ from tests.fleet_stacks import MANAGER, SWEDEN, WEST, WORKERS, config, qualified
 runner = CliRunner()
 
 
-def outcome(stack: str, cfg: dict, outputs: dict[str, object]):
-    return preview(StackConfig("aks-kueue", stack, flat(cfg)), ROOT, stack_outputs=outputs)
+def outcome(stack: str, cfg: dict, outputs: dict[str, object], previous=None):
+    return preview(StackConfig("aks-kueue", stack, flat(cfg)), ROOT, stack_outputs=outputs, previous_outputs=previous)
 
 
 def write(path, outputs) -> object:
@@ -84,10 +84,12 @@ def test_a_manager_quota_above_the_workers_sum_is_rejected(files):
 
 
 def test_a_worker_without_a_team_namespace_is_rejected(files, tmp_path):
+    """The manager's last deployment (its previous outputs) exported team-b; the worker has lost it."""
     stale = json.loads(files[SWEDEN].read_text())
     stale["fleet"]["namespaces"] = [n for n in stale["fleet"]["namespaces"] if n["name"] != "team-b"]
     edited = write(tmp_path / "stale.json", stale)
-    [finding] = rejected(outcome(MANAGER, config(MANAGER), workers(files, **{SWEDEN: edited})), "fleet-team-missing")
+    done = outcome(MANAGER, config(MANAGER), workers(files, **{SWEDEN: edited}), previous=files[MANAGER])
+    [finding] = rejected(done, "fleet-team-missing")
     assert finding.key == "aks-kueue:fleet.workers[1]" and finding.numbers["missing"] == ["namespace team-b"]
 
 
