@@ -99,10 +99,18 @@ def _fleet(settings: Settings, inputs: FleetInputs, objects: list[KueueItem], pr
                   egress_ip_ranges=tuple(spec.egress_ip_ranges) if spec.egress_ip_ranges is not None else None,
                   crds=tuple(f for f in multikueue.JOB_CRDS if f in frameworks),
                   exported_teams=fleet_outputs.team_names(exported) if exported is not None else None)
+    # A ClusterQueue that already names a MultiKueue check of the stack's own keeps it, alone.
+    own = {o.name for o in objects if o.kind == "AdmissionCheck" and multikueue.is_multikueue(o.manifest)}
     checked = [KueueItem({**o.manifest, "spec": _with_check(o.manifest.get("spec") or {}, multikueue.CHECK_NAME,
                                                              None)}, o.key)
-               if o.kind == "ClusterQueue" else o for o in objects]
+               if o.kind == "ClusterQueue" and not own & _check_names(o) else o for o in objects]
     return fleet, checked + fleet_outputs.multikueue_objects(fleet), set()
+
+
+def _check_names(cluster_queue: KueueItem) -> set[str]:
+    strategy = _spec(cluster_queue).get("admissionChecksStrategy")
+    checks = strategy.get("admissionChecks") if isinstance(strategy, dict) else None
+    return {c.get("name") for c in checks if isinstance(c, dict)} if isinstance(checks, list) else set()
 
 
 def _workloads(settings: Settings, root: Path, objects: list[KueueItem], problems: list[Problem]

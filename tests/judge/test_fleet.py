@@ -259,9 +259,20 @@ def _check(name, controller, kind, config_name):
 
 
 def test_two_multikueue_checks_on_one_cluster_queue(with_checks):
+    # The program leaves a ClusterQueue that names a MultiKueue check of the stack's own alone...
     m = with_checks([_check("second", "kueue.x-k8s.io/multikueue", "MultiKueueConfig", "multikueue")],
                     [{"name": "second"}])
-    [finding] = found(fleet.admission_checks, m)
+    team_a = next(o for o in m.objects if o.label == "ClusterQueue team-a")
+    assert team_a.manifest["spec"]["admissionChecksStrategy"] == {"admissionChecks": [{"name": "second"}]}
+    assert found(fleet.admission_checks, m) == []
+    # ...so two on one queue come from resources changed by hand, which the pack reads the same way.
+    from aks_kueue.model.desired import KueueItem
+
+    spec = {**team_a.manifest["spec"], "admissionChecksStrategy": {"admissionChecks": [{"name": "second"},
+                                                                                        {"name": "multikueue"}]}}
+    both = replace(m, objects=tuple(KueueItem({**o.manifest, "spec": spec}, o.key) if o is team_a else o
+                                    for o in m.objects))
+    [finding] = found(fleet.admission_checks, both)
     assert finding.kind == fleet.CHECKS_CONFLICT and "2 MultiKueue checks (second, multikueue)" in finding.message
     assert finding.key == "aks-kueue:queues.clusterQueues[0].spec.admissionChecksStrategy.admissionChecks"
     assert "keeps the ClusterQueue inactive" in finding.message
