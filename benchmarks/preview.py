@@ -154,7 +154,8 @@ def _team_queue(name: str, flavors: list[tuple[str, str, str, str]], cohort: str
     return {"name": name, "spec": {
         "cohortName": cohort, "namespaceSelector": {"matchLabels": {"kueue-team": team}},
         "resourceGroups": [{"coveredResources": ["cpu", "memory", "nvidia.com/gpu"], "flavors": [
-            {"name": flavor, "resources": [{"name": "cpu", "nominalQuota": cpu}, {"name": "memory", "nominalQuota": mem},
+            {"name": flavor, "resources": [{"name": "cpu", "nominalQuota": cpu},
+                                           {"name": "memory", "nominalQuota": mem},
                                            {"name": "nvidia.com/gpu", "nominalQuota": gpu}]}
             for flavor, cpu, mem, gpu in flavors]}]}}
 

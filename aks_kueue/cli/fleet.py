@@ -28,22 +28,14 @@ class FleetObjects:
 def fleet_objects(stack: str, files: dict[str, Path], output) -> Optional[FleetObjects]:
     """The fleet of stack `stack` when it is a MultiKueue manager, else None (then `--stack-outputs`
     is refused); exit 2 through `output` when a stack or a file cannot be used."""
-    from aks_kueue.cli.common import load_stack_config
+    from aks_kueue.cli.inputs import stack_settings
     from aks_kueue.kueue.multikueue import Role
     from aks_kueue.model.fleet_outputs import FleetInputs, StackOutputs, UnreadableOutputs, worker_model
     from aks_kueue.model.from_settings import from_settings
     from aks_kueue.preview.run import ProgramError, read_previous_outputs
-    from aks_kueue.preview.stackfile import StackFileError
     from aks_kueue.settings.errors import SettingsError
-    from aks_kueue.settings.root import parse_settings
 
-    try:
-        stack_config, root = load_stack_config(stack, None, output.command)
-        settings = parse_settings(stack_config.config)
-    except StackFileError as error:
-        output.fail([LoadError("", None, str(error))])
-    except SettingsError as error:
-        output.fail([LoadError("", None, f"--stack {stack}: {problem}") for problem in error.problems])
+    settings, root = stack_settings(stack, output)
     if settings.fleet is None or settings.fleet.role is not Role.MANAGER:
         if files:
             output.fail([LoadError("", None, f"--stack-outputs: stack {stack} is not a MultiKueue manager "

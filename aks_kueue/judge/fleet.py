@@ -165,8 +165,8 @@ def workload_coverage(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD)
         if not able:
             why = "; ".join(f"{name}: {message}" for name, message in refused.items())
             yield Finding(WORKLOAD_UNRUNNABLE, ERROR, workload.label, workload.key,
-                          f"{workload.label} can run on none of the fleet's {len(workers)} workers, so it would wait on "
-                          f"the manager forever ({why})",
+                          f"{workload.label} can run on none of the fleet's {len(workers)} workers, so it would "
+                          f"wait on the manager forever ({why})",
                           "give a worker the quota and pools it needs (its ClusterQueue for this LocalQueue, a flavor "
                           "over a pool that fits its pods), or shrink the workload", numbers)
         elif len(able) == 1 and len(workers) > 1:
@@ -254,7 +254,8 @@ def teams_missing(model: Model) -> Iterable[Finding]:
     wanted_classes = {o.name for o in model.of_kind("WorkloadPriorityClass")}
     exported = set(model.fleet.exported_teams or ())
     for worker, view in _worker_models(model):
-        missing = [f"namespace {n}" for n in sorted({ns for ns, _ in wanted_queues} - {n.name for n in view.namespaces})]
+        namespaces = {ns for ns, _ in wanted_queues} - {n.name for n in view.namespaces}
+        missing = [f"namespace {n}" for n in sorted(namespaces)]
         missing += [f"LocalQueue {ns}/{name}" for ns, name in sorted(
             wanted_queues - {(o.namespace, o.name) for o in view.of_kind("LocalQueue")})]
         missing += [f"WorkloadPriorityClass {n}" for n in sorted(
@@ -269,8 +270,8 @@ def teams_missing(model: Model) -> Iterable[Finding]:
                           "this stack with its new outputs", numbers)
         elif new:
             yield Finding(TEAM_MISSING, WARNING, worker.label, worker.key,
-                          f"worker {worker.name} ({worker.stack}) does not have {', '.join(new)} yet, which this update "
-                          "adds; until it mirrors them, their jobs are not created there",
+                          f"worker {worker.name} ({worker.stack}) does not have {', '.join(new)} yet, which this "
+                          "update adds; until it mirrors them, their jobs are not created there",
                           f"after this pulumi up, run pulumi up on {worker.stack} (with a ClusterQueue of each name "
                           "their LocalQueues point to)", numbers)
 
@@ -359,16 +360,17 @@ def reachability(model: Model) -> Iterable[Finding]:
             continue
         if egress is None:
             yield Finding(REACH_NOT_CHECKED, WARNING, worker.label, f"{model.fleet.key}.egressIpRanges",
-                          f"worker {worker.name} accepts API calls only from {', '.join(security.authorized_ip_ranges)}, "
-                          "and the manager's egress is not declared, so whether the manager can reach it was not checked",
+                          f"worker {worker.name} accepts API calls only from "
+                          f"{', '.join(security.authorized_ip_ranges)}, and the manager's egress is not declared, so "
+                          "whether the manager can reach it was not checked",
                           "declare the manager's outbound addresses in aks-kueue:fleet.egressIpRanges")
             continue
         outside = [r for r in egress if not _within(r, security.authorized_ip_ranges)]
         if outside:
             yield Finding(WORKER_UNREACHABLE, ERROR, worker.label, worker.key,
-                          f"worker {worker.name} accepts API calls only from {', '.join(security.authorized_ip_ranges)}, "
-                          f"which leaves out the manager's egress {', '.join(outside)}: the MultiKueueCluster stays "
-                          "inactive", f"add {', '.join(outside)} to cluster.security.apiServerAuthorizedIpRanges of "
+                          f"worker {worker.name} accepts API calls only from "
+                          f"{', '.join(security.authorized_ip_ranges)}, which leaves out the manager's egress "
+                          f"{', '.join(outside)}: the MultiKueueCluster stays inactive", f"add {', '.join(outside)} to cluster.security.apiServerAuthorizedIpRanges of "
                           f"{worker.stack}", {"egress": outside, "authorized": list(security.authorized_ip_ranges)})
 
 

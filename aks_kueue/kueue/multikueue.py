@@ -106,10 +106,13 @@ JOB_CRDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "kubeflow.org/mpijob": ("mpi-operator", ("manifests/base/kubeflow.org_mpijobs.yaml",)),
     **{f"kubeflow.org/{kind}": ("training-operator", (_KUBEFLOW_V1.format(f"{kind}s"),))
        for kind in ("pytorchjob", "tfjob", "xgboostjob", "paddlejob", "jaxjob")},
-    "trainer.kubeflow.org/trainjob": ("trainer", tuple(f"manifests/base/crds/trainer.kubeflow.org_{name}.yaml" for name in (
-        "trainjobs", "trainingruntimes", "clustertrainingruntimes"))),
-    "workload.codeflare.dev/appwrapper": ("appwrapper", ("config/crd/bases/workload.codeflare.dev_appwrappers.yaml",)),
-    "leaderworkerset.x-k8s.io/leaderworkerset": ("lws", ("config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml",)),
+    "trainer.kubeflow.org/trainjob": ("trainer", tuple(
+        f"manifests/base/crds/trainer.kubeflow.org_{name}.yaml"
+        for name in ("trainjobs", "trainingruntimes", "clustertrainingruntimes"))),
+    "workload.codeflare.dev/appwrapper": ("appwrapper",
+                                          ("config/crd/bases/workload.codeflare.dev_appwrappers.yaml",)),
+    "leaderworkerset.x-k8s.io/leaderworkerset": ("lws",
+                                                 ("config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml",)),
 }
 
 

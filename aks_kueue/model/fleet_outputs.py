@@ -139,8 +139,9 @@ def _pool(value: Mapping[str, Any], stack: str) -> Pool:
         taints=tuple(dict(t) for t in value.get("taints") or ()), zones=tuple(value.get("zones") or ()),
         gpu_driver=value.get("gpuDriver"), gpu_instance_profile=value.get("gpuInstanceProfile"),
         spot=bool(value.get("spot")), os_sku=value.get("osSku"), key=in_stack(stack, str(value.get("key") or "")),
-        explicit=None if explicit is None else ExplicitNode(int(explicit["cpu"]), int(explicit["memoryBytes"]),
-                                                            int(explicit.get("gpus") or 0), explicit.get("gpuResource")),
+        explicit=None if explicit is None else ExplicitNode(
+            int(explicit["cpu"]), int(explicit["memoryBytes"]), int(explicit.get("gpus") or 0),
+            explicit.get("gpuResource")),
         daemonsets=tuple(DaemonSetLoad(str(d["name"]), dict(d["requests"])) for d in value.get("daemonsets") or ()))
 
 

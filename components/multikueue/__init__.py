@@ -83,7 +83,8 @@ class MultiKueueWorker(pulumi.ComponentResource):
                                        depends_on=[args.installer])))
         role = KubernetesObject(f"{name}-role", {
             "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-            "metadata": {"name": mk.CLUSTER_ROLE, "labels": dict(MANAGED_BY)}, "rules": [dict(r) for r in mk.WORKER_RULES]},
+            "metadata": {"name": mk.CLUSTER_ROLE, "labels": dict(MANAGED_BY)},
+            "rules": [dict(r) for r in mk.WORKER_RULES]},
             base)
         binding = KubernetesObject(f"{name}-binding", {
             "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",

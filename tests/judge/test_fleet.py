@@ -102,9 +102,9 @@ def test_manager_quota_against_the_workers_sum(gpus, severity):
 
 def test_quota_for_a_resource_no_worker_holds_is_an_error():
     def edit(c):
-        c["aks-kueue:queues"]["clusterQueues"][0]["spec"]["resourceGroups"][0]["coveredResources"].append("example.com/fpga")
-        c["aks-kueue:queues"]["clusterQueues"][0]["spec"]["resourceGroups"][0]["flavors"][0]["resources"].append(
-            {"name": "example.com/fpga", "nominalQuota": "2"})
+        group = c["aks-kueue:queues"]["clusterQueues"][0]["spec"]["resourceGroups"][0]
+        group["coveredResources"].append("example.com/fpga")
+        group["flavors"][0]["resources"].append({"name": "example.com/fpga", "nominalQuota": "2"})
     [finding] = found(fleet.quota_overbooked, manager_model(config(MANAGER, edit)))
     assert finding.severity == ERROR and finding.numbers["ratio"] is None and "hold 0" in finding.message
 
@@ -120,7 +120,8 @@ def test_automated_quota_management_needs_one_flavor_per_cluster_queue():
                                                                  for r in group["coveredResources"]]})
     m = manager_model(config(MANAGER, edit))
     [finding] = found(fleet.quota_automation, m)
-    assert finding.object == "ClusterQueue team-b" and finding.key == "aks-kueue:queues.clusterQueues[1].spec.resourceGroups"
+    assert finding.object == "ClusterQueue team-b"
+    assert finding.key == "aks-kueue:queues.clusterQueues[1].spec.resourceGroups"
     assert finding.numbers == {"flavors": ["fleet", "spare"]}
     multikueue_config = next(o for o in m.objects if o.kind == "MultiKueueConfig")
     assert multikueue_config.manifest["spec"]["quotaManagement"] == "Automated"
@@ -247,7 +248,8 @@ def with_checks(tmp_path):
 
         def edit(c):
             c["aks-kueue:queueManifests"] = [str(path)]
-            c["aks-kueue:queues"]["clusterQueues"][0]["spec"]["admissionChecksStrategy"] = {"admissionChecks": on_team_a}
+            spec = c["aks-kueue:queues"]["clusterQueues"][0]["spec"]
+            spec["admissionChecksStrategy"] = {"admissionChecks": on_team_a}
         return manager_model(config(MANAGER, edit))
     return build
 
@@ -286,7 +288,8 @@ def test_a_multikueue_check_per_flavor(with_checks):
 
 def test_a_provisioning_check_beside_the_multikueue_check(with_checks):
     provisioning = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ProvisioningRequestConfig",
-                    "metadata": {"name": "prov"}, "spec": {"provisioningClassName": "check-capacity.autoscaling.x-k8s.io"}}
+                    "metadata": {"name": "prov"},
+                    "spec": {"provisioningClassName": "check-capacity.autoscaling.x-k8s.io"}}
     m = with_checks([provisioning, _check("prov", "kueue.x-k8s.io/provisioning-request", "ProvisioningRequestConfig",
                                           "prov")], [{"name": "prov"}])
     [finding] = found(fleet.admission_checks, m)

@@ -79,7 +79,8 @@ def test_a_manager_quota_above_the_workers_sum_is_rejected(files):
         c["aks-kueue:queues"]["clusterQueues"][0]["spec"]["resourceGroups"][0]["flavors"][0]["resources"][2][
             "nominalQuota"] = "16"
     [finding] = rejected(outcome(MANAGER, config(MANAGER, overbooked), workers(files)), "fleet-quota-overbooked")
-    assert finding.key == "aks-kueue:queues.clusterQueues[0].spec.resourceGroups[0].flavors[0].resources[2].nominalQuota"
+    assert finding.key == ("aks-kueue:queues.clusterQueues[0].spec.resourceGroups[0].flavors[0].resources[2]"
+                           ".nominalQuota")
     assert finding.numbers["manager"].value == 21 and finding.numbers["workers"].value == 8
 
 
@@ -112,7 +113,8 @@ def test_a_malformed_stack_outputs_flag_exits_2(flag, message):
 
 def test_an_unreadable_stack_outputs_file_is_invalid(tmp_path):
     missing = tmp_path / "none.json"
-    result = runner.invoke(app, ["preview", "--stack", WEST, "--json", f"--stack-outputs={qualified(MANAGER)}={missing}"])
+    result = runner.invoke(app, ["preview", "--stack", WEST, "--json",
+                                 f"--stack-outputs={qualified(MANAGER)}={missing}"])
     assert result.exit_code == 2
     doc = json.loads(result.stdout)
     assert doc["result"] == "invalid" and str(missing) in doc["errors"][0]

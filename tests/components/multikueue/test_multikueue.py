@@ -71,7 +71,8 @@ def worker():
 @pytest.fixture(scope="module")
 def manager():
     workers = {stack: StackOutputs({FLEET_OUTPUT: worker_outputs(stack),
-                                    KUBECONFIG_OUTPUT: service_account_kubeconfig(f"aks-{stack}")}) for stack in WORKERS}
+                                    KUBECONFIG_OUTPUT: service_account_kubeconfig(f"aks-{stack}")})
+               for stack in WORKERS}
     return run(MANAGER, others=workers)
 
 
@@ -132,11 +133,12 @@ def test_the_kubeconfig_is_a_secret_output(worker):
 
 def test_the_kubeconfig_is_a_static_token_one_kueue_accepts():
     data = {"token": base64.b64encode(b"t0ken").decode(), "ca.crt": base64.b64encode(b"ca-pem").decode()}
-    deployer = yaml.safe_dump({"clusters": [{"name": "x", "cluster": {"server": "https://w.hcp.westus3.azmk8s.io:443"}}],
+    server = "https://w.hcp.westus3.azmk8s.io:443"
+    deployer = yaml.safe_dump({"clusters": [{"name": "x", "cluster": {"server": server}}],
                                "users": [{"name": "x", "user": {"exec": {"command": "kubelogin"}}}]})
     config_ = yaml.safe_load(worker_kubeconfig(data, deployer, "aks-fleet-westus3"))
     assert config_["users"] == [{"name": "aks-fleet-westus3-multikueue-sa", "user": {"token": "t0ken"}}]
-    assert config_["clusters"][0]["cluster"] == {"server": "https://w.hcp.westus3.azmk8s.io:443",
+    assert config_["clusters"][0]["cluster"] == {"server": server,
                                                  "certificate-authority-data": data["ca.crt"]}
     assert mk.kubeconfig_problems(config_) == []
     assert worker_kubeconfig({}, deployer, "x") is None   # until the token controller fills the Secret
