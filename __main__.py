@@ -86,10 +86,12 @@ if settings.monitoring:
 # A fleet's manager connects to its workers; each worker lets its manager in (MultiKueue).
 fleet = fleet_member("fleet", model, fleet_reading, cluster.provider, kueue.installer, cluster.kubeconfig) \
     if model.fleet and kueue else None
+fleet_secret = bool(fleet_reading and fleet_reading.secret)
 if kueue is not None and model.objects:
     queues = KueueQueues("queues", KueueQueuesArgs(
         objects=model.objects, namespaces=model.namespaces, provider=cluster.provider, installer=kueue.installer,
-        protection=protection, secret=bool(secret & {"queues", "queueManifests"}), needs=fleet.needs if fleet else {}))
+        protection=protection, secret=bool(secret & {"queues", "queueManifests"}) or fleet_secret,
+        needs=fleet.needs if fleet else {}))
     pulumi.export("queues", queues.summary)
 # Teams' Entra groups may get credentials and submit jobs in their namespaces (none without Kueue).
 if model.submitter_groups:
@@ -98,7 +100,8 @@ if model.submitter_groups:
         namespaces=queues.namespaces))
     _export("teamAccess", team_access.summary, "cluster", "resourceGroupName")
 # Stack policies see resources only: this ConfigMap carries what no other resource says.
-ModelCarrier("model", ModelCarrierArgs(model=model, provider=cluster.provider, existing_pools=guard.kept_pools()))
+ModelCarrier("model", ModelCarrierArgs(model=model, provider=cluster.provider, existing_pools=guard.kept_pools(),
+                                       fleet_secret=fleet_secret))
 
 _export("resourceGroupName", cluster.resource_group_name, "resourceGroupName")
 _export("clusterName", cluster.cluster_name, "cluster")
@@ -109,6 +112,7 @@ _export("nodePools", {p.name: {"vmSize": p.vm_size, "minCount": p.min_count, "ma
                       for p in model.pools}, "nodePools")
 _export("kueue", kueue.summary if kueue else {"installMethod": "none"}, "kueue")
 for output, value in (fleet.outputs().items() if fleet else ()):
-    _export(output, value, "cluster", "nodePools", "kueue", "queues", "queueManifests", "fleet")
+    _export(output, pulumi.Output.secret(value) if fleet_secret else value,
+            "cluster", "nodePools", "kueue", "queues", "queueManifests", "fleet")
 # What the next update's guard compares against (the install mode, replace-forcing inputs).
 pulumi.export(OUTPUT, guard.record())

@@ -47,6 +47,12 @@ class FleetReading:
     inputs: FleetInputs
     references: Mapping[str, pulumi.StackReference]
 
+    @property
+    def secret(self) -> bool:
+        """Another member's `fleet` output is a secret (it derives from a secret stack key there), so
+        what this stack makes of it is secret too."""
+        return any(FLEET_OUTPUT in outputs.secret for outputs in self.inputs.others.values())
+
 
 def read_fleet(fleet: FleetSettings, stack: str) -> FleetReading:
     """`stack` is this stack's own fully qualified name."""
@@ -72,7 +78,6 @@ class MultiKueueWorkerArgs:
 
 class MultiKueueWorker(pulumi.ComponentResource):
     kubeconfig: pulumi.Output[str]
-    needs: Mapping[tuple, Sequence[pulumi.Resource]] = {}
 
     def __init__(self, name: str, args: MultiKueueWorkerArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(token("MultiKueueWorker"), name, None, opts)
@@ -108,6 +113,10 @@ class MultiKueueWorker(pulumi.ComponentResource):
         self._summary = args.summary
         self.register_outputs({"serviceAccount": f"{KUEUE_NAMESPACE}/{mk.SERVICE_ACCOUNT}",
                                "tokenSecrets": [mk.token_secret_name(g) for g in args.generations]})
+
+    @property
+    def needs(self) -> dict[tuple, list[pulumi.Resource]]:
+        return {}   # a worker's queue objects need nothing of this component
 
     def outputs(self) -> dict[str, Any]:
         """The stack outputs its manager reads: the cluster's `fleet` summary and the kubeconfig (secret)."""

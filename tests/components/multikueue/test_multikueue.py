@@ -251,3 +251,25 @@ def test_a_worker_without_a_kubeconfig_gets_no_cluster():
     assert one(bootstrap, KUEUE + "AdmissionCheck")   # its ClusterQueues wait, inactive, for the workers
     assert bootstrap.outputs[FLEET_OUTPUT]["workers"] == [
         {"name": "westus3-a100", "stack": qualified(WEST)}, {"name": "swedencentral-h100", "stack": qualified(SWEDEN)}]
+
+
+def test_what_a_worker_makes_of_a_secret_manager_output_is_secret(monkeypatch):
+    """A manager whose queues are a secret stack key exports its teams as a secret; the worker keeps
+    them secret: its mirrored objects, its model carrier and its own `fleet` output."""
+    from aks_kueue.preview import mocks
+
+    # The engine lists the output among the reference's secret output names (a file cannot say so).
+    plain_reference = mocks.OfflineMocks.new_resource
+
+    def secret_teams(self, args):
+        found = plain_reference(self, args)
+        if args.typ == mocks.STACK_REFERENCE and args.inputs.get("name") == qualified(MANAGER):
+            found[1]["secretOutputNames"] = [FLEET_OUTPUT]
+        return found
+
+    monkeypatch.setattr(mocks.OfflineMocks, "new_resource", secret_teams)
+    worker = run(WEST, others={MANAGER: StackOutputs({FLEET_OUTPUT: manager_outputs()})})
+    assert FLEET_OUTPUT in worker.secret_outputs
+    carrier = next(r for r in worker.registrations if r.name == "model-aks-kueue-model")
+    assert "data.fleet.json" in carrier.secret_paths
+    assert all(r.inputs["spec"] == "[secret]" for r in by_type(worker, KUEUE + "LocalQueue"))
