@@ -163,7 +163,7 @@ def from_resources(resources: Sequence[Any]) -> Reading:
         pools=tuple(pools), installs=tuple(installs), objects=objects, namespaces=tuple(namespaces),
         workloads=tuple(ExpectedWorkload(w, key(ExpectedWorkload(w, "").label)) for w in workloads),
         submitter_groups=tuple(submitters.values()), unreadable=tuple(unreadable),
-        fleet=_fleet(fleet_json, fleet_resources, urns, unreadable) if fleet_json is not None else None)
+        fleet=_fleet(fleet_json, fleet_resources, unreadable) if fleet_json is not None else None)
     for workload in model.workloads:
         urns.setdefault(workload.label, urns.get("carrier", ""))
     urns.pop("carrier", None)
@@ -201,7 +201,7 @@ def _carrier(resources, urns, unreadable) -> tuple[dict[str, str], str, list[dic
     return {}, PRODUCTION, [], frozenset(), None
 
 
-def _fleet(data: dict, resources, urns, unreadable) -> Optional[Fleet]:
+def _fleet(data: dict, resources, unreadable) -> Optional[Fleet]:
     """The fleet of the carrier's `fleet.json`, each worker's kubeconfig read from the manager's Secret
     for it (what Kueue will read), the CRDs from the ConfigFiles that install them."""
     try:
