@@ -31,5 +31,9 @@ def test_each_member_is_given_the_others(tmp_path):
                             f"{out / 'fleet-swedencentral.outputs.json'}"]
     assert (out / "fleet-westus3.args").read_text() == (
         f"--stack-outputs=acme/aks-kueue/fleet-manager={out / 'fleet-manager.outputs.json'}\n")
+    # What the manager's own program exported is what the worker mirrored (no hand-built outputs).
     worker = json.loads((out / "fleet-westus3.outputs.json").read_text())["fleet"]
-    assert {o["manifest"]["kind"] for o in worker["objects"]} >= {"LocalQueue", "WorkloadPriorityClass"}
+    mirrored = {(o["manifest"]["kind"], o["manifest"]["metadata"]["name"]) for o in worker["objects"]
+                if o["key"].startswith("aks-kueue:fleet.manager")}
+    assert mirrored == {("LocalQueue", "default"), ("WorkloadPriorityClass", "batch-high"),
+                        ("WorkloadPriorityClass", "batch-low")}

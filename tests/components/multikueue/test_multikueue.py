@@ -160,14 +160,6 @@ def test_the_worker_mirrors_the_manager_teams(worker):
     assert labels["team-a"]["kueue-team"] == "team-a"
 
 
-def test_the_worker_mirrors_the_manager_program_output():
-    """What the manager's own program exports is what the worker mirrors (no hand-built outputs)."""
-    exported = run(MANAGER).outputs[FLEET_OUTPUT]
-    mirrored = run(WEST, others={MANAGER: StackOutputs({FLEET_OUTPUT: exported})})
-    assert sorted((r.inputs["metadata"]["namespace"], r.inputs["metadata"]["name"])
-                  for r in by_type(mirrored, KUEUE + "LocalQueue")) == [("team-a", "default"), ("team-b", "default")]
-
-
 # ---- the manager --------------------------------------------------------------------------------
 
 MULTIKUEUE_KINDS = ("MultiKueueCluster", "MultiKueueConfig", "AdmissionCheck", "ClusterQueue")
