@@ -19,14 +19,19 @@ from components.kueue_install import KUEUE_ENTRY, KueueInstall, KueueInstallArgs
 from components.kueue_queues import KueueQueues, KueueQueuesArgs
 from components.model_carrier import ModelCarrier, ModelCarrierArgs
 from components.monitoring import Monitoring, MonitoringArgs
+from components.multikueue import fleet_member, read_fleet
 from components.node_pools import NodePools, NodePoolsArgs
 from components.team_access import TeamAccess, TeamAccessArgs
 
 # Everything is read and judged before anything is registered: a config the program cannot
 # use is refused whole (feasibility and the security baseline are the policy pack's to enforce).
+qualified = f"{pulumi.get_organization() or 'organization'}/{pulumi.get_project()}/{pulumi.get_stack()}"
 try:
     settings = load_settings()
-    model = from_settings(settings, Path(__file__).resolve().parent, pulumi.get_stack())
+    # A fleet member reads the other stacks of its fleet first: they are part of its model.
+    fleet_reading = read_fleet(settings.fleet, qualified) if settings.fleet else None
+    model = from_settings(settings, Path(__file__).resolve().parent, pulumi.get_stack(),
+                          fleet_reading.inputs if fleet_reading else None)
 except SettingsError as error:
     raise InvalidConfig.from_problems(error.problems) from None
 if problems := blocking_findings(model):
@@ -47,7 +52,7 @@ tags = {"managed-by": "aks-kueue", "stack": pulumi.get_stack()}
 # The guard reads this stack's last deployment; everything protected waits for its verdict.
 guard = Day2Guard("day2", Day2GuardArgs(
     desired=desired_record(model, protection), allowances=settings.allowances,
-    stack=f"{pulumi.get_organization() or 'organization'}/{pulumi.get_project()}/{pulumi.get_stack()}",
+    stack=qualified,
     secret=bool(secret & {"cluster", "nodePools", "resourceGroupName", "queues", "queueManifests"})))
 
 cluster = AksCluster("main", AksClusterArgs(
@@ -78,10 +83,15 @@ if settings.monitoring:
         gpu_pools=gpu_pools, gpu_node_pools=[pools.agent_pools[p.name] for p in gpu_pools],
         grafana_admin_group_ids=model.cluster.security.admin_groups, tags=tags))
     pulumi.export("monitoring", monitoring.summary)
+# A fleet's manager connects to its workers; each worker lets its manager in (MultiKueue).
+fleet = fleet_member("fleet", model, fleet_reading, cluster.provider, kueue.installer, cluster.kubeconfig) \
+    if model.fleet and kueue else None
+fleet_secret = bool(fleet_reading and fleet_reading.secret)
 if kueue is not None and model.objects:
     queues = KueueQueues("queues", KueueQueuesArgs(
         objects=model.objects, namespaces=model.namespaces, provider=cluster.provider, installer=kueue.installer,
-        protection=protection, secret=bool(secret & {"queues", "queueManifests"})))
+        protection=protection, secret=bool(secret & {"queues", "queueManifests"}) or fleet_secret,
+        needs=fleet.needs if fleet else {}))
     pulumi.export("queues", queues.summary)
 # Teams' Entra groups may get credentials and submit jobs in their namespaces (none without Kueue).
 if model.submitter_groups:
@@ -90,7 +100,8 @@ if model.submitter_groups:
         namespaces=queues.namespaces))
     _export("teamAccess", team_access.summary, "cluster", "resourceGroupName")
 # Stack policies see resources only: this ConfigMap carries what no other resource says.
-ModelCarrier("model", ModelCarrierArgs(model=model, provider=cluster.provider, existing_pools=guard.kept_pools()))
+ModelCarrier("model", ModelCarrierArgs(model=model, provider=cluster.provider, existing_pools=guard.kept_pools(),
+                                       fleet_secret=fleet_secret))
 
 _export("resourceGroupName", cluster.resource_group_name, "resourceGroupName")
 _export("clusterName", cluster.cluster_name, "cluster")
@@ -100,5 +111,8 @@ pulumi.export("kubeconfig", cluster.kubeconfig)
 _export("nodePools", {p.name: {"vmSize": p.vm_size, "minCount": p.min_count, "maxCount": p.max_count}
                       for p in model.pools}, "nodePools")
 _export("kueue", kueue.summary if kueue else {"installMethod": "none"}, "kueue")
+for output, value in (fleet.outputs().items() if fleet else ()):
+    _export(output, pulumi.Output.secret(value) if fleet_secret else value,
+            "cluster", "nodePools", "kueue", "queues", "queueManifests", "fleet")
 # What the next update's guard compares against (the install mode, replace-forcing inputs).
 pulumi.export(OUTPUT, guard.record())

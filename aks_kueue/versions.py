@@ -31,3 +31,16 @@ DCGM_EXPORTER_CHART_VERSION = "4.8.2"
 AZURE_NATIVE_REQUIRES = ">=3.29.0,<3.30"
 # kubelogin for the PR workflow's cloud job (the program's kubeconfig runs `kubelogin`).
 KUBELOGIN_VERSION = "v0.2.14"
+
+# The job CRDs a MultiKueue manager installs (it runs no job controllers, but the API server must
+# serve the jobs it dispatches): each project's repository and the release Kueue 0.19.2 builds and
+# tests against (kubernetes-sigs/kueue v0.19.2 go.mod; hack/make/deps.mk names the CRD files).
+JOB_CRD_RELEASES = {
+    "jobset": ("kubernetes-sigs/jobset", "v0.12.0"),
+    "kuberay": ("ray-project/kuberay", "v1.6.2"),
+    "mpi-operator": ("kubeflow/mpi-operator", "v0.8.2"),
+    "training-operator": ("kubeflow/training-operator", "v1.9.3"),
+    "trainer": ("kubeflow/trainer", "v2.2.1"),
+    "appwrapper": ("project-codeflare/appwrapper", "v1.2.2"),
+    "lws": ("kubernetes-sigs/lws", "v0.9.0"),
+}

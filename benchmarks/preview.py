@@ -11,7 +11,12 @@ preview` always runs them. The targets (issue 12):
   that registers the same number of bare custom resources under the same mocks.
 
 prod and half are shown for context (prod as the PR workflow runs it, with its policy
-config). Each figure is the median wall time of N fresh processes; each ratio is to its
+config).
+
+- fleet: a MultiKueue manager with 10 workers (`fleet_stacks`), previewed with the workers'
+  outputs (`--stack-outputs`), at most 2x the preview of one cluster of the same total size:
+  every worker's pools, flavors and ClusterQueues in one stack, a LocalQueue for each, and each
+  expected workload once per worker, so the admission core decides as often (issue 20). Each figure is the median wall time of N fresh processes; each ratio is to its
 floor timed in alternation with it, so both see the same load. Peak memory is the largest
 resident set of any one preview.
 
@@ -36,7 +41,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 FLOOR = [sys.executable, "-c", "import pulumi, pulumi_azure_native.containerservice, pulumi_kubernetes"]
 # Case -> (the floor it is measured against, the most it may cost as a multiple of it).
-TARGETS = {"dev": ("import", 3.0), "large": ("SDK", 1.5)}
+TARGETS = {"dev": ("import", 3.0), "large": ("SDK", 1.5), "fleet": ("single-cluster", 2.0)}
 MEMORY_LIMIT_MB = 500
 # What the Pulumi SDK itself costs per resource: a process that registers as many bare custom
 # resources as the large preview registers, under the same mocks.
@@ -145,6 +150,98 @@ def large_stack(pools: int = 20, cohorts: int = 20, cluster_queues: int = 200, l
     return {"config": config}
 
 
+def _team_queue(name: str, flavors: list[tuple[str, str, str, str]], cohort: str, team: str) -> dict:
+    return {"name": name, "spec": {
+        "cohortName": cohort, "namespaceSelector": {"matchLabels": {"kueue-team": team}},
+        "resourceGroups": [{"coveredResources": ["cpu", "memory", "nvidia.com/gpu"], "flavors": [
+            {"name": flavor, "resources": [{"name": "cpu", "nominalQuota": cpu},
+                                           {"name": "memory", "nominalQuota": mem},
+                                           {"name": "nvidia.com/gpu", "nominalQuota": gpu}]}
+            for flavor, cpu, mem, gpu in flavors]}]}}
+
+
+def fleet_stacks(workers: int = 10, teams: int = 20) -> tuple[dict, dict[str, dict], dict]:
+    """A manager of `teams` teams (a ClusterQueue, a LocalQueue and an expected workload each) and
+    `workers` workers of a CPU and a GPU pool, each with a ClusterQueue per team; and the single
+    cluster of the same total size (`workers` x the pools, flavors and ClusterQueues, a LocalQueue
+    for each, each workload once per worker)."""
+    base = yaml.safe_load((ROOT / "stacks" / "Pulumi.fleet-manager.yaml").read_text())["config"]
+    worker_base = yaml.safe_load((ROOT / "stacks" / "Pulumi.fleet-westus3.yaml").read_text())["config"]
+    names = [f"w{i}" for i in range(workers)]
+    manager = dict(base)
+    manager["aks-kueue:fleet"] = {"role": "manager", "egressIpRanges": ["203.0.113.10/32"],
+                                  "workers": [{"name": n, "stack": f"acme/aks-kueue/bench-{n}"} for n in names]}
+    manager["aks-kueue:queues"] = {
+        "resourceFlavors": [{"name": "fleet"}],
+        "clusterQueues": [_team_queue(f"team-{t}", [("fleet", "48", "240Gi", str(workers))], f"c{t}", f"team-{t}")
+                          for t in range(teams)],
+        "localQueues": [{"name": "default", "namespace": f"team-{t}", "spec": {"clusterQueue": f"team-{t}"}}
+                        for t in range(teams)]}
+    shape = {"count": 1, "requests": {"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"},
+             "tolerations": [{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]}
+    manager["aks-kueue:expectedWorkloads"] = [{"name": f"job-{t}", "queue": f"team-{t}/default",
+                                               "podSets": [{"name": "main", **shape}]} for t in range(teams)]
+    # Small enough that the single cluster's pools stay within one pod CIDR's nodes (/16: 256).
+    pools = [{"name": "cpu", "vmSize": "Standard_D16s_v5", "minCount": 0, "maxCount": 5, "maxPods": 110},
+             {"name": "gpu", "vmSize": "Standard_NC24ads_A100_v4", "minCount": 0, "maxCount": teams, "maxPods": 110,
+              "taints": ["sku=gpu:NoSchedule"], "gpuDriver": "Install"}]
+    flavors = [("cpu", "2", "8Gi", "0"), ("gpu", "4", "16Gi", "1")]
+    worker_configs = {}
+    for name in names:
+        config = dict(worker_base)
+        config["aks-kueue:fleet"] = {"role": "worker", "manager": "acme/aks-kueue/bench-manager"}
+        config["aks-kueue:nodePools"] = pools
+        config["aks-kueue:queues"] = {
+            "resourceFlavors": [{"name": "cpu", "nodePool": "cpu"}, {"name": "gpu", "nodePool": "gpu"}],
+            "cohorts": [{"name": "teams", "spec": {}}],
+            "clusterQueues": [_team_queue(f"team-{t}", flavors, "teams", f"team-{t}") for t in range(teams)]}
+        worker_configs[name] = config
+    single = dict(base)
+    single.pop("aks-kueue:fleet")
+    single["aks-kueue:nodePools"] = [{**p, "name": f"{p['name']}{n[1:]}"} for n in names for p in pools]
+    single["aks-kueue:queues"] = {
+        "resourceFlavors": [{"name": f"{p['name']}{n[1:]}", "nodePool": f"{p['name']}{n[1:]}"} for n in names
+                            for p in pools],
+        "cohorts": [{"name": f"teams-{n}", "spec": {}} for n in names],
+        "clusterQueues": [_team_queue(f"team-{t}-{n}", [(f"{f}{n[1:]}", *q) for f, *q in flavors], f"teams-{n}",
+                                      f"team-{t}") for n in names for t in range(teams)],
+        "localQueues": [{"name": n, "namespace": f"team-{t}", "spec": {"clusterQueue": f"team-{t}-{n}"}}
+                        for n in names for t in range(teams)]}
+    single["aks-kueue:expectedWorkloads"] = [{"name": f"job-{t}-{n}", "queue": f"team-{t}/{n}",
+                                              "podSets": [{"name": "main", **shape}]} for n in names
+                                             for t in range(teams)]
+    return manager, worker_configs, single
+
+
+def write_fleet(tmp: Path) -> tuple[list[str], list[str]]:
+    """The fleet's stack files and each worker's outputs as its stack exports them (computed from its
+    model, as its program does): the manager's preview flags, and the single cluster's."""
+    import json
+
+    from aks_kueue.model import fleet_outputs
+    from aks_kueue.model.fleet_outputs import FleetInputs, StackOutputs
+    from aks_kueue.model.from_settings import from_settings
+    from aks_kueue.settings import parse_settings
+
+    def model(config: dict, stack: str, others: dict):
+        flat = {k: v if isinstance(v, str) else json.dumps(v) for k, v in config.items()}
+        return from_settings(parse_settings(flat), ROOT, stack, FleetInputs(f"acme/aks-kueue/{stack}", others))
+
+    manager, workers, single = fleet_stacks()
+    (tmp / "Pulumi.bench-manager.yaml").write_text(yaml.safe_dump({"config": manager}))
+    (tmp / "Pulumi.bench-single.yaml").write_text(yaml.safe_dump({"config": single}))
+    teams = fleet_outputs.manager_outputs(model(manager, "bench-manager", {}))
+    flags = []
+    for name, config in workers.items():
+        outputs = fleet_outputs.worker_outputs(model(config, f"bench-{name}", {
+            "acme/aks-kueue/bench-manager": StackOutputs({"fleet": teams})}))
+        path = tmp / f"bench-{name}.json"
+        path.write_text(json.dumps({"fleet": outputs, "multikueueKubeconfig": "[secret]"}))
+        flags.append(f"--stack-outputs=acme/aks-kueue/bench-{name}={path}")
+    return (["--config", str(tmp / "Pulumi.bench-manager.yaml"), *flags],
+            ["--config", str(tmp / "Pulumi.bench-single.yaml")])
+
+
 def run_in(root: Path, command: list[str]) -> float:
     start = time.perf_counter()
     child = subprocess.Popen(command, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
@@ -193,9 +290,11 @@ def main() -> None:
         half.write_text(yaml.safe_dump(large_stack(pools=10, cohorts=10, cluster_queues=100, local_queues=500)))
         prod_config = ROOT / "policy" / "config" / "prod.json"  # as the PR workflow runs prod
         prod = preview + ["--stack", "prod"] + (["--policy-config", str(prod_config)] if prod_config.exists() else [])
+        fleet, single = write_fleet(Path(tmp))
         cases = {"dev": preview + ["--stack", "dev"], "prod": prod,
                  "half": preview + ["--config", str(half)],
-                 "large": preview + ["--config", str(large)]}
+                 "large": preview + ["--config", str(large)],
+                 "fleet": preview + fleet, "single": preview + single}
         if args.baseline is not None:
             compare(args.baseline.resolve(), cases, args.runs)
             return
@@ -208,7 +307,7 @@ def main() -> None:
               f"pulumi_azure_native.containerservice, pulumi_kubernetes)")
         seconds = {}
         for name, command in cases.items():
-            if name == "large":
+            if name in ("large", "fleet", "single"):
                 continue
             seconds[name], paired, peak = measure_against(FLOOR, command, args.runs)
             ratio = seconds[name] / paired
@@ -220,6 +319,12 @@ def main() -> None:
         print(f"SDK floor: {resources} bare resources under the mocks, alongside the large preview: {paired:.2f} s")
         print(f"preview large                 {seconds['large']:6.2f} s  {peak:4.0f} MB  {ratio:5.2f}x the SDK floor; "
               f"{verdict('large', ratio, peak)}")
+        fleet_s, single_s, peak = measure_against(cases["single"], cases["fleet"], args.runs)
+        ratio = fleet_s / single_s
+        print(f"single cluster of the fleet's total size: {count_resources(cases['single'])} resources, "
+              f"alongside the fleet: {single_s:.2f} s")
+        print(f"preview fleet (manager of 10) {fleet_s:6.2f} s  {peak:4.0f} MB  {ratio:5.2f}x the single cluster; "
+              f"{verdict('fleet', ratio, peak)}")
         # Growth: the objects double from half to large; linear growth keeps the
         # above-floor time ratio near 2 (the dev stack stands in for the fixed cost).
         fixed = seconds["dev"]

@@ -27,12 +27,20 @@ mkdir -p "$out"
   echo "No cloud involved: the program ran under the Pulumi SDK's mocks and every policy of \`policy/\` ran over what it registered."
 } > "$out/comment.md"
 
+# A fleet's stacks read each other's outputs (aks-kueue:fleet). Offline, each member first gets the
+# others' outputs from their own offline previews, in the order of a fleet's first pulumi ups, and
+# then takes them with --stack-outputs (aks_kueue/preview/fleet.py).
+fleet="$out/fleet-outputs"
+"$(dirname "$cli")/python" -m aks_kueue.preview.fleet stacks "$fleet" 2> "$out/fleet-outputs.stderr" || true
+
 for file in stacks/Pulumi.*.yaml; do
   stack="${file#stacks/Pulumi.}"
   stack="${stack%.yaml}"
   pack_config=()
   [ -f "policy/config/$stack.json" ] && pack_config=(--policy-config "policy/config/$stack.json")
-  "$cli" preview --stack "$stack" "${pack_config[@]}" --json > "$out/$stack.json" 2> "$out/$stack.stderr"
+  others=()
+  [ -f "$fleet/$stack.args" ] && mapfile -t others < "$fleet/$stack.args"
+  "$cli" preview --stack "$stack" "${pack_config[@]}" "${others[@]}" --json > "$out/$stack.json" 2> "$out/$stack.stderr"
   code=$?
   echo >> "$out/comment.md"
   if [ "$code" -eq 2 ]; then
@@ -49,7 +57,7 @@ for file in stacks/Pulumi.*.yaml; do
   fi
   [ "$code" -eq 0 ] || echo "$stack (exit $code)" >> "$out/rejected"
   # The report repeats the run; it writes the chart and the same Markdown as --format markdown.
-  "$cli" report --stack "$stack" "${pack_config[@]}" --out "$out/$stack" > /dev/null 2>> "$out/$stack.stderr"
+  "$cli" report --stack "$stack" "${pack_config[@]}" "${others[@]}" --out "$out/$stack" > /dev/null 2>> "$out/$stack.stderr"
   if [ -f "$replays/$stack.md" ]; then
     awk -v slot="$slot" -v replay="$replays/$stack.md" '
       $0 == slot { print "### Replay"; print ""; while ((getline line < replay) > 0) print line; next }

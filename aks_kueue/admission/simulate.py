@@ -60,13 +60,18 @@ def _simulate(manifests: list[dict]) -> list[dict[str, Any]]:
         decision = snapshot.assign(workload)
         if decision.fits:
             snapshot.admit(workload, decision)
-        decisions.append({
-            "namespace": workload.namespace, "name": workload.name,
-            "clusterQueue": decision.cluster_queue, "mode": str(decision.mode),
-            "borrowing": decision.borrowing,
-            "podSets": [{"name": ps.name, "count": ps.count, "flavors": ps.flavors} for ps in decision.pod_sets],
-            "message": decision.message,
-            "preemptionTargets": [{"namespace": t.namespace, "name": t.name, "clusterQueue": t.cluster_queue}
-                                  for t in decision.targets],
-        })
+        decisions.append(decision_record(workload, decision))
     return with_admission_checks(manifests, decisions)
+
+
+def decision_record(workload, decision) -> dict[str, Any]:
+    """One decision as the CLI contract's `workloads` item."""
+    return {
+        "namespace": workload.namespace, "name": workload.name,
+        "clusterQueue": decision.cluster_queue, "mode": str(decision.mode),
+        "borrowing": decision.borrowing,
+        "podSets": [{"name": ps.name, "count": ps.count, "flavors": ps.flavors} for ps in decision.pod_sets],
+        "message": decision.message,
+        "preemptionTargets": [{"namespace": t.namespace, "name": t.name, "clusterQueue": t.cluster_queue}
+                              for t in decision.targets],
+    }

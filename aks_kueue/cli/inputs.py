@@ -103,19 +103,9 @@ def job_options(integrations: Optional[str], stack: Optional[str], output: Outpu
         return JobOptions.from_config(frameworks=names), None
     if stack is None:
         return None, None
-    from aks_kueue.cli.common import load_stack_config
     from aks_kueue.kueue.configuration import parse_configuration
-    from aks_kueue.preview.stackfile import StackFileError
-    from aks_kueue.settings.errors import SettingsError
-    from aks_kueue.settings.root import parse_settings
 
-    try:
-        stack_config, _ = load_stack_config(stack, None, output.command)
-        settings = parse_settings(stack_config.config)
-    except StackFileError as error:
-        output.fail([LoadError("", None, str(error))])
-    except SettingsError as error:
-        output.fail([LoadError("", None, f"--stack {stack}: {problem}") for problem in error.problems])
+    settings, _ = stack_settings(stack, output)
     kueue = settings.kueue
     overrides = kueue.manager_configuration_overrides
     manage_all = False
@@ -123,6 +113,22 @@ def job_options(integrations: Optional[str], stack: Optional[str], output: Outpu
         manage_all = parse_configuration(overrides).get("manageJobsWithoutQueueName") is True
     return JobOptions.from_config(frameworks=kueue.frameworks, feature_gates=kueue.feature_gates,
                                   manage_jobs_without_queue_name=manage_all), settings
+
+
+def stack_settings(stack: str, output: Output):
+    """The settings of stack NAME and the project root; exit 2 through `output` when they cannot be read."""
+    from aks_kueue.cli.common import load_stack_config
+    from aks_kueue.preview.stackfile import StackFileError
+    from aks_kueue.settings.errors import SettingsError
+    from aks_kueue.settings.root import parse_settings
+
+    try:
+        stack_config, root = load_stack_config(stack, None, output.command)
+        return parse_settings(stack_config.config), root
+    except StackFileError as error:
+        output.fail([LoadError("", None, str(error))])
+    except SettingsError as error:
+        output.fail([LoadError("", None, f"--stack {stack}: {problem}") for problem in error.problems])
 
 
 def options_from_configuration(documents: list[Document]):

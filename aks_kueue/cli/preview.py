@@ -35,9 +35,34 @@ def _empty(argv: Sequence[str]) -> dict:
 register_document("preview", _empty)
 register_document("report", _empty)
 
+STACK_OUTPUTS_OPTION = typer.Option(
+    [], "--stack-outputs", metavar="STACK=FILE", help="Another stack's last outputs (what `pulumi stack output "
+    "--json` prints for it), for the StackReferences of a fleet (aks-kueue:fleet); STACK as the fleet key writes "
+    "it. Repeatable.")
+
+
+def stack_outputs_files(values: list[str], command: str, output: Optional[Output] = None) -> dict[str, Path]:
+    """--stack-outputs STACK=FILE, each stack once; a malformed flag exits 2 (through `output`, for --json)."""
+    from aks_kueue.preview.errors import InputError
+
+    def refuse(message: str) -> None:
+        if output is not None:
+            output.fail([InputError(message)])
+        fail(f"{command}: {message}")
+
+    found: dict[str, Path] = {}
+    for value in values:
+        stack, sep, file = value.partition("=")
+        if not sep or not stack or not file:
+            refuse(f"--stack-outputs takes STACK=FILE (org/project/stack=outputs.json), not {value!r}")
+        if stack in found:
+            refuse(f"--stack-outputs names {stack} twice; give each stack's outputs once")
+        found[stack] = Path(file)
+    return found
+
 
 def _outcome(stack: Optional[str], config: Optional[Path], policy_config: Optional[Path], command: str,
-             previous_outputs: Optional[Path] = None):
+             previous_outputs: Optional[Path] = None, stack_outputs: Optional[dict[str, Path]] = None):
     """The preview's outcome; a stack file that cannot be used is an invalid outcome, not an exit here,
     so that --json still prints its document."""
     from aks_kueue.preview.outcome import preview
@@ -49,7 +74,8 @@ def _outcome(stack: Optional[str], config: Optional[Path], policy_config: Option
         except StackFileError as error:
             return preview(None, project_root(), load_error=str(error), stack=stack_name(stack, config))
         source = config if config is not None else stack_path(root, stack_config.stack)
-        return preview(stack_config, root, policy_config, previous_outputs=previous_outputs, source=source)
+        return preview(stack_config, root, policy_config, previous_outputs=previous_outputs, source=source,
+                       stack_outputs=stack_outputs)
     except Exception as error:  # a bug, not bad input: say so briefly
         if os.environ.get("AKS_KUEUE_DEBUG"):
             raise
@@ -63,6 +89,7 @@ def preview(
     config: Optional[Path] = CONFIG_OPTION,
     policy_config: Optional[Path] = POLICY_CONFIG_OPTION,
     previous_outputs: Optional[Path] = PREVIOUS_OUTPUTS_OPTION,
+    stack_outputs: list[str] = STACK_OUTPUTS_OPTION,
     as_json: bool = JSON_OPTION,
     output_format: Optional[str] = typer.Option(
         None, "--format", "-o", "--output", metavar="FORMAT",
@@ -78,7 +105,8 @@ def preview(
     """
     output = Output("preview", as_json or output_format == JSON, _empty(["--stack", stack_name(stack, config)]))
     chosen = output.format(as_json, output_format, FORMATS, flag="--format")
-    outcome = _outcome(stack, config, policy_config, "preview", previous_outputs)
+    outcome = _outcome(stack, config, policy_config, "preview", previous_outputs,
+                       stack_outputs_files(stack_outputs, "preview", output))
     _errors(outcome, shown=chosen == TEXT and outcome.run is not None)
     if chosen == JSON:
         from aks_kueue.preview.outcome import document
@@ -128,6 +156,7 @@ def report(
     stack: Optional[str] = STACK_OPTION,
     config: Optional[Path] = CONFIG_OPTION,
     policy_config: Optional[Path] = POLICY_CONFIG_OPTION,
+    stack_outputs: list[str] = STACK_OUTPUTS_OPTION,
 ) -> None:
     """Write a chart of quota against capacity (capacity.png) and the PR summary (summary.md).
 
@@ -135,7 +164,8 @@ def report(
     """
     if out.exists() and not out.is_dir():
         fail(f"report: {out} exists and is not a directory")
-    outcome = _outcome(stack, config, policy_config, "report")
+    outcome = _outcome(stack, config, policy_config, "report", stack_outputs=stack_outputs_files(stack_outputs,
+                                                                                                "report"))
     _errors(outcome)
     if outcome.run is None:
         raise typer.Exit(outcome.exit_code)

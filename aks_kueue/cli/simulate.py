@@ -9,6 +9,8 @@ from typing import Any, Optional
 import typer
 
 from aks_kueue.cli.app import app
+from aks_kueue.cli.fleet import fleet_objects, print_dispatch, warn_skipped
+from aks_kueue.cli.preview import STACK_OUTPUTS_OPTION, stack_outputs_files
 from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
                                   configuration_errors, context_reason, other_reason, read_command_inputs, skipped_entry)
 from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, register_document, wants_json
@@ -35,10 +37,15 @@ def simulate(
     namespace: str = NAMESPACE_OPTION,
     integrations: Optional[str] = INTEGRATIONS_OPTION,
     stack: Optional[str] = STACK_OPTION,
+    stack_outputs: list[str] = STACK_OUTPUTS_OPTION,
     as_json: bool = JSON_OPTION,
     output_format: Optional[str] = OUTPUT_OPTION,
 ) -> None:
-    """Decide pending Workloads and jobs in file order, as Kueue's scheduler would; Fit ones are admitted."""
+    """Decide pending Workloads and jobs in file order, as Kueue's scheduler would; Fit ones are admitted.
+
+    With --stack naming a MultiKueue manager, its queue objects come first, and each workload it
+    reserves quota for is raced on the workers whose outputs --stack-outputs gives (AllAtOnce).
+    """
     from aks_kueue.admission.simulate import simulate as run_simulation
     from aks_kueue.k8s.loader import LoadError
     from aks_kueue.kueue.jobs import Outcome
@@ -50,7 +57,13 @@ def simulate(
     output = Output("simulate", wants_json(output_format, as_json), _empty())
     as_json = output.format(as_json, output_format) == JSON
     inputs = read_command_inputs(paths, namespace, integrations, stack, output)
+    fleet = fleet_objects(stack, stack_outputs_files(stack_outputs, "simulate", output), output) if stack else None
+    if stack is None and stack_outputs:
+        output.fail([LoadError("", None, "--stack-outputs needs --stack naming a MultiKueue manager")])
     documents, warnings, jobs = inputs.documents, inputs.warnings, inputs.jobs
+    if fleet is not None:
+        # The manager's objects as the fleet reads them (with its workers' outputs) stand for the stack's own.
+        documents = [d for d in documents if d.file != inputs.stack_source]
 
     manifests: list[dict[str, Any]] = []
     origin: dict[tuple, dict[str, Any]] = {}
@@ -127,7 +140,13 @@ def simulate(
     output.document["summary"] = _summary([], skipped)
     if invalid:
         output.fail(invalid, 1, header="Kueue would reject these objects; fix them first:")
-    raw = run_simulation(manifests)
+    if fleet is None:
+        raw = run_simulation(manifests)
+    else:
+        from aks_kueue.admission.dispatch import dispatch
+
+        warn_skipped(fleet)
+        raw = dispatch([*fleet.manager, *manifests], fleet.workers)
     decisions = [_with_origin(d, origin) for d in raw]
     summary = _summary(decisions, skipped)
     if not decisions:
@@ -142,6 +161,8 @@ def simulate(
     # "none can be preempted" only when the admission core says whom it would preempt.
     _print_text(decisions, shown, {**summary, "skipped": len(shown)},
                 targets_known=bool(raw) and "preemptionTargets" in raw[0])
+    if fleet is not None and decisions:
+        print_dispatch(decisions)
 
 
 def _with_origin(decision: dict[str, Any], origin: dict[tuple, dict[str, Any]]) -> dict[str, Any]:

@@ -12,6 +12,8 @@ therefore writes one ConfigMap, `default/aks-kueue-model`, holding:
   `nodePools.<name>`, as `aks-kueue:allowReplacement` names them). What a pool is created with
   (ephemeral OS disk, host encryption) stays for its life, so the baseline asks it of new pools and
   only advises it for these. Known once the day-2 guard has read the last deployment.
+- `fleet.json`: in a MultiKueue fleet, this stack's role and what it read of the others' `fleet`
+  outputs (`fleet.py`); never a kubeconfig (the manager's Secrets hold those, and the pack reads them there).
 Kueue ignores ConfigMaps and nothing in the cluster acts on this one; it also documents,
 in the cluster itself, which job shapes the quotas were sized for and where each object
 is defined.
@@ -33,16 +35,20 @@ WORKLOADS_KEY = "workloads.yaml"
 KEYS_KEY = "keys.json"
 ENVIRONMENT_KEY = "environment"
 EXISTING_POOLS_KEY = "existingPools.json"
+FLEET_KEY = "fleet.json"
 CARRIER_LABELS = {"app.kubernetes.io/managed-by": "aks-kueue", "app.kubernetes.io/component": "model"}
 
 
 def carrier_manifest(workloads: Iterable[Mapping[str, Any]], keys: Mapping[str, str],
-                     environment: str, existing_pools: Any = None) -> dict[str, Any]:
+                     environment: str, existing_pools: Any = None, fleet: Any = None) -> dict[str, Any]:
     """The ConfigMap: workloads as one multi-document YAML, keys as JSON, the environment as text;
-    `existing_pools` is the JSON text `existing_pools_text` makes (the program hands an Output of it)."""
+    `existing_pools` is the JSON text `existing_pools_text` makes (the program hands an Output of it),
+    `fleet` the model's fleet (`fleet_text`)."""
     data = {ENVIRONMENT_KEY: environment, KEYS_KEY: json.dumps(dict(keys), indent=1, sort_keys=True)}
     if existing_pools is not None:
         data[EXISTING_POOLS_KEY] = existing_pools
+    if fleet is not None:
+        data[FLEET_KEY] = fleet_text(fleet)
     documents = [dict(w) for w in workloads]
     if documents:
         data[WORKLOADS_KEY] = yaml.safe_dump_all(documents, sort_keys=False)
@@ -100,6 +106,32 @@ def read_existing_pools(text: Any) -> frozenset[str]:
     if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
         raise ValueError(f"data.{EXISTING_POOLS_KEY} is not a JSON list of pool entries")
     return frozenset(entries)
+
+
+def fleet_text(fleet) -> str:
+    """The model's fleet as `fleet.json`: everything but what the pack reads from other resources (the
+    workers' kubeconfigs from the manager's Secrets, the CRDs from the resources that install them)."""
+    return json.dumps({
+        "role": str(fleet.role), "stack": fleet.stack, "key": fleet.key,
+        "workers": [{"name": w.name, "stack": w.stack, "key": w.key, "outputs": w.outputs} for w in fleet.workers],
+        "quotaManagement": fleet.quota_management,
+        "egressIpRanges": list(fleet.egress_ip_ranges) if fleet.egress_ip_ranges is not None else None,
+        "exportedTeams": list(fleet.exported_teams) if fleet.exported_teams is not None else None,
+        "manager": fleet.manager, "managerOutputs": fleet.manager_outputs,
+        "tokenGenerations": list(fleet.token_generations)}, sort_keys=True)
+
+
+def read_fleet(text: Any) -> dict[str, Any] | None:
+    """A carrier's `fleet.json` (None without one); ValueError when unreadable."""
+    if text is None:
+        return None
+    try:
+        fleet = loads_json(text, f"data.{FLEET_KEY}") if isinstance(text, str) else None
+    except LoadError:
+        fleet = None
+    if not isinstance(fleet, dict) or not isinstance(fleet.get("workers"), list):
+        raise ValueError(f"data.{FLEET_KEY} is not the JSON of a fleet")
+    return fleet
 
 
 def subject_keys(model) -> dict[str, str]:

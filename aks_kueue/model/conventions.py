@@ -10,7 +10,7 @@ from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL
 MANAGED_BY = {"app.kubernetes.io/managed-by": "aks-kueue"}
 # Creation order: what a kind refers to comes before it.
 DEPLOY_ORDER = ("Topology", "ResourceFlavor", "WorkloadPriorityClass", "ProvisioningRequestConfig",
-                "AdmissionCheck", "Cohort", "ClusterQueue", "LocalQueue")
+                "MultiKueueCluster", "MultiKueueConfig", "AdmissionCheck", "Cohort", "ClusterQueue", "LocalQueue")
 CLUSTER_SCOPED = frozenset(DEPLOY_ORDER) - {"LocalQueue"}
 # ManagedCluster add-on profiles, by the AKS API's names.
 AZURE_POLICY_ADDON = "azurepolicy"

@@ -19,6 +19,7 @@ from typing import Any, Mapping, Optional
 from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.aks.pools import Pool
 from aks_kueue.model.conventions import DEPLOY_ORDER
+from aks_kueue.model.fleet import Fleet
 
 PRODUCTION = "production"
 DEVELOPMENT = "development"
@@ -227,6 +228,8 @@ class Model:
     workloads: tuple[ExpectedWorkload, ...] = ()
     submitter_groups: tuple[SubmitterGroup, ...] = ()
     unreadable: tuple[Unreadable, ...] = ()
+    # This stack's place in a MultiKueue fleet (aks-kueue:fleet), and what it read of the others.
+    fleet: Optional[Fleet] = None
 
     def __post_init__(self) -> None:
         """One order whichever reader built it: objects in creation order (what a kind refers to first),

@@ -17,6 +17,7 @@ Resources are anything with `resource_type`, `props`, `urn`, `name` and `depende
 
 from __future__ import annotations
 
+import base64
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
@@ -34,7 +35,11 @@ from aks_kueue.k8s.pods import pod_requests
 from aks_kueue.kueue import catalog as cat
 from aks_kueue.kueue.convert import to_v1beta2
 from aks_kueue.kueue.units import to_units
-from aks_kueue.model import carrier
+from aks_kueue.kueue import multikueue
+from aks_kueue.kueue.multikueue import Role
+from aks_kueue.model import carrier, fleet_outputs
+from aks_kueue.model.fleet import Fleet, Worker
+from aks_kueue.model.fleet_outputs import normalise
 from aks_kueue.model.conventions import AZURE_POLICY_ADDON, CONTAINER_INSIGHTS_ADDON, SECRETS_PROVIDER_ADDON
 from aks_kueue.model.desired import (DEVELOPMENT, PRODUCTION, Cluster, ExpectedWorkload, Install, KueueItem,
                                      MaintenanceWindow, Model, Monitoring, Namespace, Network, SecretsProvider,
@@ -42,7 +47,7 @@ from aks_kueue.model.desired import (DEVELOPMENT, PRODUCTION, Cluster, ExpectedW
 from aks_kueue.model.props import (Unreadable as UnreadableValue, get, integer, mapping, plain, sequence, stack_of,
                                    string_list, string_map, text)
 from aks_kueue.model.record import pool_entry
-from aks_kueue.versions import MANAGED_KUEUE_EXTENSION_TYPE
+from aks_kueue.versions import KUEUE_NAMESPACE, MANAGED_KUEUE_EXTENSION_TYPE
 
 # Type tokens, with or without an explicit API version module (azure-native:containerservice/v20250801:...).
 MANAGED_CLUSTER = re.compile(r"^azure-native:containerservice(/[^:]+)?:ManagedCluster$")
@@ -58,6 +63,7 @@ NAMESPACE = "kubernetes:core/v1:Namespace"
 NAMESPACE_PATCH = "kubernetes:core/v1:NamespacePatch"
 CONFIG_MAP = "kubernetes:core/v1:ConfigMap"
 SECRET = "kubernetes:core/v1:Secret"
+CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
 PROVIDER_PREFIX = "pulumi:providers:"
 _TAINT = re.compile(r"^(?P<key>[^=:\s]+)(=(?P<value>[^=:\s]*))?:(?P<effect>NoSchedule|PreferNoSchedule|NoExecute)$")
 _KUBECONFIG = re.compile(r"kind[\"']?\s*:\s*[\"']?Config\b")
@@ -77,7 +83,7 @@ class Reading:
 def from_resources(resources: Sequence[Any]) -> Reading:
     urns: dict[str, str] = {}
     unreadable: list[Unreadable] = []
-    keys, environment, workloads, existing = _carrier(resources, urns, unreadable)
+    keys, environment, workloads, existing, fleet_json = _carrier(resources, urns, unreadable)
 
     def key(subject: str) -> str:
         return keys.get(subject, subject)
@@ -91,6 +97,7 @@ def from_resources(resources: Sequence[Any]) -> Reading:
     pool_resources = []
     groups: list[str] = []
     windows: list[MaintenanceWindow] = []
+    fleet_resources = []
     for resource in resources:
         kind, props, urn = resource.resource_type, resource.props, resource.urn
         label = f"{kind.rsplit(':', 1)[-1]} {resource.name}"
@@ -126,6 +133,8 @@ def from_resources(resources: Sequence[Any]) -> Reading:
                 urns[f"Namespace {name}"] = urn
             elif kind == DAEMONSET:
                 daemonsets.append(_daemonset(props, label))
+            elif fleet_json is not None and kind in (SECRET, CONFIG_FILE):
+                fleet_resources.append(resource)
             elif ROLE_ASSIGNMENT.match(kind) and (group := _submitter(props, label)) is not None:
                 submitters.setdefault(group, SubmitterGroup(group, key(SubmitterGroup(group, "").label)))
                 urns.setdefault(submitters[group].label, urn)
@@ -154,7 +163,8 @@ def from_resources(resources: Sequence[Any]) -> Reading:
         stack=next((stack_of(r.urn) for r in resources), ""), environment=environment, cluster=cluster,
         pools=tuple(pools), installs=tuple(installs), objects=objects, namespaces=tuple(namespaces),
         workloads=tuple(ExpectedWorkload(w, key(ExpectedWorkload(w, "").label)) for w in workloads),
-        submitter_groups=tuple(submitters.values()), unreadable=tuple(unreadable))
+        submitter_groups=tuple(submitters.values()), unreadable=tuple(unreadable),
+        fleet=_fleet(fleet_json, fleet_resources, unreadable) if fleet_json is not None else None)
     for workload in model.workloads:
         urns.setdefault(workload.label, urns.get("carrier", ""))
     urns.pop("carrier", None)
@@ -165,7 +175,7 @@ def _pool_subject(pool: Pool) -> str:
     return f"{'system' if pool.mode == SYSTEM else 'node'} pool {pool.name}"
 
 
-def _carrier(resources, urns, unreadable) -> tuple[dict[str, str], str, list[dict], frozenset[str]]:
+def _carrier(resources, urns, unreadable) -> tuple[dict[str, str], str, list[dict], frozenset[str], Optional[dict]]:
     for resource in resources:
         if resource.resource_type != CONFIG_MAP or not carrier.is_carrier(plain(get(resource.props, "metadata"))):
             continue
@@ -178,17 +188,61 @@ def _carrier(resources, urns, unreadable) -> tuple[dict[str, str], str, list[dic
                                f"{label}.data.{carrier.ENVIRONMENT_KEY}")
             documents = carrier.read_workloads(data.get(carrier.WORKLOADS_KEY))
             existing = carrier.read_existing_pools(data.get(carrier.EXISTING_POOLS_KEY))
+            fleet = carrier.read_fleet(data.get(carrier.FLEET_KEY))
         except UnreadableValue as error:
             unreadable.append(Unreadable(label, str(error)))
             urns.setdefault(label, resource.urn)
-            return {}, PRODUCTION, [], frozenset()
+            return {}, PRODUCTION, [], frozenset(), None
         except ValueError as error:
             unreadable.append(Unreadable(label, f"{label}: {error}"))
             urns.setdefault(label, resource.urn)
-            return {}, PRODUCTION, [], frozenset()
+            return {}, PRODUCTION, [], frozenset(), None
         # Anything but development is judged as production, the contract's default.
-        return keys, DEVELOPMENT if environment == DEVELOPMENT else PRODUCTION, documents, existing
-    return {}, PRODUCTION, [], frozenset()
+        return keys, DEVELOPMENT if environment == DEVELOPMENT else PRODUCTION, documents, existing, fleet
+    return {}, PRODUCTION, [], frozenset(), None
+
+
+def _fleet(data: dict, resources, unreadable) -> Optional[Fleet]:
+    """The fleet of the carrier's `fleet.json`, each worker's kubeconfig read from the manager's Secret
+    for it (what Kueue will read), the CRDs from the ConfigFiles that install them."""
+    try:
+        kubeconfigs, files = {}, set()
+        for resource in resources:
+            label = f"{resource.resource_type.rsplit(':', 1)[-1]} {resource.name}"
+            if resource.resource_type == CONFIG_FILE:
+                files.add(text(get(resource.props, "file"), f"{label}.file"))
+                continue
+            metadata = mapping(get(resource.props, "metadata", default={}), f"{label}.metadata")
+            if get(metadata, "namespace") != KUEUE_NAMESPACE:
+                continue
+            kubeconfigs[get(metadata, "name")] = _secret_kubeconfig(resource.props, label)
+        workers = tuple(Worker(text(w["name"], "name"), text(w["stack"], "stack"), text(w["key"], "key"),
+                               normalise(w.get("outputs")),
+                               fleet_outputs.kubeconfig_check(kubeconfigs.get(multikueue.kubeconfig_secret_name(
+                                   w["name"])))) for w in data["workers"])
+        crds = tuple(f for f in multikueue.JOB_CRDS if all(url in files for url in multikueue.crd_urls(f)))
+        egress, exported = data.get("egressIpRanges"), data.get("exportedTeams")
+        return Fleet(Role(data["role"]), text(data["stack"], "stack"), text(data["key"], "key"), workers,
+                     data.get("quotaManagement"), tuple(egress) if egress is not None else None, crds,
+                     tuple(exported) if exported is not None else None, data.get("manager"),
+                     normalise(data.get("managerOutputs")), tuple(data.get("tokenGenerations") or ()))
+    except (UnreadableValue, KeyError, TypeError, ValueError) as error:
+        unreadable.append(Unreadable(f"ConfigMap {carrier.CARRIER_NAME}", f"data.{carrier.FLEET_KEY}: {error}"))
+        return None
+
+
+def _secret_kubeconfig(props: Any, label: str) -> Any:
+    """A Secret's `kubeconfig`: stringData as sent, else data as the API returns it (base64)."""
+    value = get(props, "stringData", multikueue.SECRET_KEY)
+    if value is not None:
+        return value
+    encoded = get(props, "data", multikueue.SECRET_KEY)
+    if encoded is None:
+        return None
+    try:
+        return base64.b64decode(text(encoded, f"{label}.data.{multikueue.SECRET_KEY}")).decode()
+    except (ValueError, UnicodeDecodeError):
+        return "[not base64]"
 
 
 def _cluster(props: Any, label: str, key) -> Cluster:

@@ -24,6 +24,11 @@ from aks_kueue.kueue.admission_checks import PROVISIONING_CONTROLLER, is_provisi
 from aks_kueue.kueue.convert import GROUP as API_GROUP, V1BETA2, cluster_queue_spec_to_v1beta2, to_v1beta2
 from aks_kueue.k8s.loader import LoadError
 from aks_kueue.kueue.manifests import ManifestError, read_documents
+from aks_kueue.kueue import multikueue
+from aks_kueue.kueue.multikueue import Role
+from aks_kueue.model import fleet_outputs
+from aks_kueue.model.fleet import Fleet, Worker
+from aks_kueue.model.fleet_outputs import FleetInputs
 from aks_kueue.model.desired import (Cluster, ExpectedWorkload, Install, KueueItem, MaintenanceWindow, Model,
                                      Monitoring, Namespace, Network, SecretsProvider, Security, SubmitterGroup)
 from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL
@@ -36,14 +41,21 @@ from aks_kueue.settings.root import SYSTEM_POOL_NAME, Settings
 from aks_kueue.day2.upgrades import AUTO_UPGRADE_CONFIG, NODE_OS_UPGRADE_CONFIG
 
 
-def from_settings(settings: Settings, root: Path, stack: str = "") -> Model:
+def from_settings(settings: Settings, root: Path, stack: str = "", fleet_inputs: Optional[FleetInputs] = None
+                  ) -> Model:
     """The model of what the program registers for these settings; SettingsError when a part
-    of them cannot be put in a model at all."""
+    of them cannot be put in a model at all. `fleet_inputs`: what a fleet member read of the
+    other stacks of its fleet (aks-kueue:fleet)."""
     problems: list[Problem] = []
     built = cluster(settings)
     pools = tuple(user_pool(p, i, settings, built.network) for i, p in enumerate(settings.node_pools))
     objects = _from_stack(settings, problems) + _from_manifests(settings, root, problems)
-    namespaces = _namespaces(objects, problems, settings.queues.existing_namespaces if settings.queues else ())
+    existing = set(settings.queues.existing_namespaces if settings.queues else ())
+    fleet = None
+    if settings.fleet is not None:
+        fleet, objects, shared = _fleet(settings, fleet_inputs or FleetInputs(), objects, problems)
+        existing |= shared
+    namespaces = _namespaces(objects, problems, existing)
     workloads = _workloads(settings, root, objects, problems)
     problems += _feature_problems(settings, objects, workloads)
     if problems:
@@ -51,7 +63,54 @@ def from_settings(settings: Settings, root: Path, stack: str = "") -> Model:
     return Model(
         stack=stack, environment=settings.environment, cluster=built, pools=pools,
         installs=(install(settings),) if settings.kueue.install != "none" else (), objects=tuple(objects),
-        namespaces=tuple(namespaces), workloads=tuple(workloads), submitter_groups=submitter_groups(settings))
+        namespaces=tuple(namespaces), workloads=tuple(workloads), submitter_groups=submitter_groups(settings),
+        fleet=fleet)
+
+
+def _fleet(settings: Settings, inputs: FleetInputs, objects: list[KueueItem], problems: list[Problem]
+           ) -> tuple[Fleet, list[KueueItem], set[str]]:
+    """This stack's place in its fleet, its objects with what the fleet adds, and the namespaces it
+    shares with the manager: a worker gets the manager's teams; a manager, its MultiKueue objects and
+    the MultiKueue check on every ClusterQueue (its capacity is the workers')."""
+    spec = settings.fleet
+    if spec.role is Role.WORKER:
+        manager = fleet_outputs.fleet_outputs_of(inputs.others.get(spec.manager))
+        for item in objects:
+            if item.kind in fleet_outputs.TEAM_KINDS:
+                problems.append(Problem(item.key, f"{item.label}: a fleet worker mirrors its LocalQueues and "
+                                        f"priority classes from the manager ({spec.manager}); define it there"))
+        mirrored: list[KueueItem] = []
+        if manager is not None:
+            try:
+                mirrored = fleet_outputs.mirrored_objects(manager, spec.manager)
+            except fleet_outputs.UnreadableOutputs as error:
+                problems.append(Problem("aks-kueue:fleet.manager", str(error)))
+        fleet = Fleet(Role.WORKER, inputs.stack, manager=spec.manager, manager_outputs=manager,
+                      token_generations=tuple(spec.generations))
+        return fleet, objects + mirrored, fleet_outputs.manager_existing_namespaces(manager)
+    workers = tuple(
+        Worker(w.name, w.stack, f"aks-kueue:fleet.workers[{i}]",
+               fleet_outputs.fleet_outputs_of(inputs.others.get(w.stack)),
+               fleet_outputs.kubeconfig_check(fleet_outputs.worker_kubeconfig(inputs.others.get(w.stack))))
+        for i, w in enumerate(spec.workers or []))
+    frameworks = settings.kueue.frameworks_in_force
+    exported = fleet_outputs.fleet_outputs_of(inputs.others.get(inputs.stack))
+    fleet = Fleet(Role.MANAGER, inputs.stack, workers=workers, quota_management=spec.quota_management,
+                  egress_ip_ranges=tuple(spec.egress_ip_ranges) if spec.egress_ip_ranges is not None else None,
+                  crds=tuple(f for f in multikueue.JOB_CRDS if f in frameworks),
+                  exported_teams=fleet_outputs.team_names(exported) if exported is not None else None)
+    # A ClusterQueue that already names a MultiKueue check of the stack's own keeps it, alone.
+    own = {o.name for o in objects if o.kind == "AdmissionCheck" and multikueue.is_multikueue(o.manifest)}
+    checked = [KueueItem({**o.manifest, "spec": _with_check(o.manifest.get("spec") or {}, multikueue.CHECK_NAME,
+                                                             None)}, o.key)
+               if o.kind == "ClusterQueue" and not own & _check_names(o) else o for o in objects]
+    return fleet, checked + fleet_outputs.multikueue_objects(fleet), set()
+
+
+def _check_names(cluster_queue: KueueItem) -> set[str]:
+    strategy = _spec(cluster_queue).get("admissionChecksStrategy")
+    checks = strategy.get("admissionChecks") if isinstance(strategy, dict) else None
+    return {c.get("name") for c in checks if isinstance(c, dict)} if isinstance(checks, list) else set()
 
 
 def _workloads(settings: Settings, root: Path, objects: list[KueueItem], problems: list[Problem]

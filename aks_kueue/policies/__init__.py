@@ -31,6 +31,7 @@ from aks_kueue.policies import baseline_ephemeral_os
 from aks_kueue.policies import baseline_host_encryption
 from aks_kueue.policies import baseline_secrets_rotation
 from aks_kueue.policies import stack_warnings
+from aks_kueue.policies import multikueue_fleet
 
 PACK_NAME = "aks-kueue"
 # The offline run reports this version; `policy/PulumiPolicy.yaml` gives the engine its own.
@@ -41,6 +42,6 @@ POLICIES = [module.POLICY for module in (
     baseline_network_policy, baseline_api_server_access, baseline_upgrade_channels, baseline_system_pool,
     baseline_kubeconfig_secret, baseline_azure_policy, baseline_defender, baseline_image_cleaner, baseline_monitoring,
     baseline_max_pods, baseline_paid_tier, baseline_ephemeral_os, baseline_host_encryption, baseline_secrets_rotation,
-    stack_warnings)]
+    stack_warnings, multikueue_fleet)]
 
 __all__ = ["PACK_NAME", "PACK_VERSION", "POLICIES"]

@@ -9,7 +9,8 @@ reports warnings (`kueue-managed-extension-region`), and otherwise to the adviso
 
 from __future__ import annotations
 
-from aks_kueue.judge import RESOURCE_UNREADABLE, capacity, install, objects, provisioning, security, topology, workloads
+from aks_kueue.judge import (RESOURCE_UNREADABLE, capacity, fleet, install, objects, provisioning, security, topology,
+                             workloads)
 from aks_kueue.judge.finding import WARNING, Finding
 
 WARNINGS = "aks-kueue-warnings"
@@ -24,6 +25,7 @@ WORKLOADS_FIT = "kueue-expected-workloads-fit"
 MANAGED_LIMITS = "kueue-managed-extension-limits"
 MANAGED_REGION = "kueue-managed-extension-region"
 PROVISIONING = "kueue-provisioning-request-supported"
+FLEET = "kueue-multikueue-fleet"
 
 POLICY_OF_KIND: dict[str, str] = {
     RESOURCE_UNREADABLE: READABLE,
@@ -41,6 +43,7 @@ POLICY_OF_KIND: dict[str, str] = {
     **{kind: FLAVORS_MATCH for kind in topology.FLAVOR_KINDS},
     **{kind: PROVISIONING for kind in provisioning.AVAILABILITY_KINDS},
     **{kind: kind for kind in security.KINDS},
+    **{kind: FLEET for kind in fleet.KINDS},
 }
 # Policies that report warnings of their own kinds rather than leaving them to aks-kueue-warnings.
 REPORTS_WARNINGS = {MANAGED_REGION}

@@ -38,6 +38,7 @@ def fake_kubeconfig(exec_login: bool) -> str:
 
 
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
+SERVICE_ACCOUNT_TOKEN = "kubernetes.io/service-account-token"
 
 
 class OfflineMocks(pulumi.runtime.Mocks):
@@ -45,13 +46,17 @@ class OfflineMocks(pulumi.runtime.Mocks):
     every output the cloud computes (an Azure resource's `name` too) stays unknown, and so does
     every input of another resource built from it. `previous_outputs` is what `pulumi stack output
     --json` printed for the stack: the StackReference the program holds to its own stack reads it
-    (an empty map: a new stack)."""
+    (an empty map: a new stack). `stack_outputs` holds the same for other stacks, by their fully
+    qualified name (a fleet's members read each other); a stack not given has no outputs."""
 
     def __init__(self, preview: bool = True, unknown_outputs: bool = False,
-                 previous_outputs: Optional[Mapping[str, Any]] = None):
+                 previous_outputs: Optional[Mapping[str, Any]] = None,
+                 stack_outputs: Optional[Mapping[str, Mapping[str, Any]]] = None, own_stack: Optional[str] = None):
         self.preview = preview
         self.unknown_outputs = unknown_outputs
         self.previous_outputs = dict(previous_outputs or {})
+        self.stack_outputs = {name: dict(outputs) for name, outputs in (stack_outputs or {}).items()}
+        self.own_stack = own_stack
         self.calls: list[str] = []
 
     def echo(self, type_token: str) -> Optional[tuple[str, ...]]:
@@ -66,9 +71,11 @@ class OfflineMocks(pulumi.runtime.Mocks):
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         if args.typ == STACK_REFERENCE:
             # A read, known in a preview too, as the engine reads stack references at preview.
-            return args.resource_id or args.inputs.get("name"), {
-                "name": args.inputs.get("name"), "outputs": self.previous_outputs,
-                "secretOutputNames": sorted(k for k, v in self.previous_outputs.items() if v == "[secret]")}
+            name = args.inputs.get("name")
+            outputs = self.stack_outputs.get(name, self.previous_outputs if self.own_stack in (None, name) else {})
+            return args.resource_id or name, {
+                "name": name, "outputs": outputs,
+                "secretOutputNames": sorted(k for k, v in outputs.items() if v == "[secret]")}
         outputs = dict(args.inputs)
         name_input = _AZURE_NAME_INPUT.get(args.typ)
         if name_input and name_input in outputs and not self.unknown_outputs:
@@ -80,6 +87,10 @@ class OfflineMocks(pulumi.runtime.Mocks):
                                             "issuerUrl": "https://oidc.example.invalid/"}
         if args.typ == "azure-native:kubernetesconfiguration:Extension":
             outputs.setdefault("currentVersion", outputs.get("version") or "0.0.0-offline")
+        if args.typ == "kubernetes:core/v1:Secret" and outputs.get("type") == SERVICE_ACCOUNT_TOKEN:
+            # What the token controller fills in (base64, as the API returns it).
+            outputs["data"] = {"token": base64.b64encode(f"offline-token-{args.name}".encode()).decode(),
+                               "ca.crt": base64.b64encode(b"offline-ca").decode()}
         return f"/offline/{args.typ}/{args.name}", outputs
 
     def call(self, args: pulumi.runtime.MockCallArgs):

@@ -71,10 +71,12 @@ class Outcome:
 
 def preview(config: Optional[StackConfig], root: Path, policy_config: Optional[Path] = None,
             load_error: Optional[str] = None, project: str = "aks-kueue", stack: str = "",
-            previous_outputs: Optional[Path] = None, source: Optional[Path] = None) -> Outcome:
+            previous_outputs: Optional[Path] = None, source: Optional[Path] = None,
+            stack_outputs: Optional[dict[str, Path]] = None) -> Outcome:
     """Run the program offline for one stack, then the pack over what it registered.
     `previous_outputs`: the stack's last deployment, for the day-2 guard; `source`: the stack file
-    `config` was read from, named in the errors."""
+    `config` was read from, named in the errors; `stack_outputs`: other stacks' last outputs by
+    name, for a fleet's StackReferences."""
     outcome = Outcome(project=config.project if config else project, stack=config.stack if config else stack)
     where = str(source) if source is not None else None
     if load_error is not None:
@@ -95,15 +97,22 @@ def preview(config: Optional[StackConfig], root: Path, policy_config: Optional[P
             outcome.errors.append(InputError(str(error), str(previous_outputs)))
             return outcome
         outcome.previous_notes = other_cluster(previous, config)
+    others = {}
+    for name, path in (stack_outputs or {}).items():
+        try:
+            others[name] = read_previous_outputs(path)
+        except ProgramError as error:
+            outcome.errors.append(InputError(f"--stack-outputs {name}: {error}", str(path)))
+            return outcome
     try:
-        run = run_program(config, root, previous_outputs=previous)
+        run = run_program(config, root, previous_outputs=previous, stack_outputs=others)
     except StackFileError as error:
         outcome.errors.append(InputError(str(error), where))
         return outcome
     except ProgramRefused as error:
         outcome.refusals = list(error.findings)
         outcome.findings = [*outcome.previous_notes, *outcome.refusals]
-        return _refused(outcome, config, root, pack_config)
+        return _refused(outcome, config, root, pack_config, others)
     except ProgramError as error:
         outcome.findings = list(error.findings)
         if error.findings:  # the program's reasons, one error each, under its first line
@@ -134,12 +143,13 @@ def _judged(outcome: Outcome, run: ProgramRun, pack_config: Optional[dict]) -> O
     return outcome
 
 
-def _refused(outcome: Outcome, config: StackConfig, root: Path, pack_config: Optional[dict]) -> Outcome:
+def _refused(outcome: Outcome, config: StackConfig, root: Path, pack_config: Optional[dict],
+             stack_outputs: Optional[dict] = None) -> Outcome:
     """A refused update still shows what it would register and what the pack says of it: the program
     run again without the last deployment, so that the guard lets it through (the refusals stay the
     verdict: the result is `rejected`). What the guard alone reports (an unguarded stack) is left out."""
     try:
-        run = run_program(config, root)
+        run = run_program(config, root, stack_outputs=stack_outputs or {})
     except ProgramError:
         return outcome  # the refusals alone; the stack itself is judged on the next run
     _judged(outcome, run, pack_config)

@@ -22,6 +22,10 @@ from aks_kueue.preview.recorder import RecordingMonitor, Registration, api_versi
 from aks_kueue.preview.stackfile import StackConfig
 
 
+# The organization the offline run reports (`pulumi.get_organization()`), as in fully qualified stack names.
+ORGANIZATION = "organization"
+
+
 class ProgramError(Exception):
     """The program stopped with a message meant for the user (a `pulumi.RunError`); when it refused
     the config, `findings` holds its reasons, structured."""
@@ -91,8 +95,10 @@ class _Collector(logging.Handler):
 
 
 def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_outputs: bool = False,
-                previous_outputs: Optional[Mapping[str, Any]] = None) -> ProgramRun:
-    """`previous_outputs` is the stack's last deployment as `pulumi stack output --json` prints it."""
+                previous_outputs: Optional[Mapping[str, Any]] = None,
+                stack_outputs: Optional[Mapping[str, Mapping[str, Any]]] = None) -> ProgramRun:
+    """`previous_outputs` is the stack's last deployment as `pulumi stack output --json` prints it;
+    `stack_outputs` the same of other stacks (a fleet's), by their fully qualified names."""
     pulumi.runtime.set_all_config(config.config, config.secret_keys)
     # The root Stack resource is per program run; clearing it lets one process run many.
     runtime_settings.ROOT.set(None)
@@ -100,10 +106,11 @@ def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_o
     logger.propagate = False
     collector = _Collector()
     logger.addHandler(collector)
-    mocks = OfflineMocks(preview=preview, unknown_outputs=unknown_outputs, previous_outputs=previous_outputs)
+    mocks = OfflineMocks(preview=preview, unknown_outputs=unknown_outputs, previous_outputs=previous_outputs,
+                         stack_outputs=stack_outputs, own_stack=f"{ORGANIZATION}/{config.project}/{config.stack}")
     monitor = RecordingMonitor(mocks)
     pulumi.runtime.set_mocks(mocks, project=config.project, stack=config.stack, preview=preview,
-                             monitor=monitor, logger=logger, organization="organization")
+                             monitor=monitor, logger=logger, organization=ORGANIZATION)
 
     pulumi.runtime.register_stack_transformation(_without_api_version_aliases)
 

@@ -16,6 +16,7 @@ from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.settings.base import Model, field_error, field_errors, suggest
 from aks_kueue.settings.cluster import Cluster
 from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, format_path, problems_from
+from aks_kueue.settings.fleet import Fleet, cross_key_problems
 from aks_kueue.settings.kueue import Kueue
 from aks_kueue.settings.monitoring import PRODUCTION_MONITORING, Monitoring
 from aks_kueue.settings.pools import NodePool
@@ -42,6 +43,7 @@ class Settings(Model):
     queue_manifests: list[str] = []
     expected_workloads: list[ExpectedWorkloadEntry] = []
     monitoring: Optional[Monitoring] = None
+    fleet: Optional[Fleet] = None
     # Day-2 keys: protection of what users depend on, and what this update may destroy.
     protect: Optional[bool] = None
     allow_replacement: list[Any] = []
@@ -203,6 +205,12 @@ class Settings(Model):
             if problem:
                 problems.append((f"nodePools[{i}].maxPods", problem))
         if problems:
+            raise field_errors(problems)
+        return self
+
+    @model_validator(mode="after")
+    def _fleet(self):
+        if self.fleet is not None and (problems := cross_key_problems(self)):
             raise field_errors(problems)
         return self
 

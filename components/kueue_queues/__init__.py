@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -24,6 +24,9 @@ class KueueQueuesArgs:
     installer: pulumi.Resource
     protection: Protection
     secret: bool = False              # aks-kueue:queues or queueManifests is a secret key
+    # What an object needs besides Kueue and the objects it names, by (kind, namespace, name): a
+    # MultiKueueCluster its kubeconfig Secret.
+    needs: Mapping[tuple[str, Optional[str], str], Sequence[pulumi.Resource]] = field(default_factory=dict)
 
 
 def namespace_entry(namespace: str) -> Entry:
@@ -120,11 +123,14 @@ class KueueQueues(pulumi.ComponentResource):
                        for c in (spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or []]
         if obj.kind == "AdmissionCheck":
             parameters = spec.get("parameters") or {}
-            if parameters.get("kind") == "ProvisioningRequestConfig":
-                wanted.append(("ProvisioningRequestConfig", None, parameters.get("name")))
+            if parameters.get("kind") in ("ProvisioningRequestConfig", "MultiKueueConfig"):
+                wanted.append((parameters.get("kind"), None, parameters.get("name")))
+        if obj.kind == "MultiKueueConfig":
+            wanted += [("MultiKueueCluster", None, name) for name in spec.get("clusters") or []]
         if obj.kind == "LocalQueue":
             wanted.append(("ClusterQueue", None, spec.get("clusterQueue")))
         found = [self.objects[key] for key in dict.fromkeys(wanted) if key in self.objects]
+        found += self._args.needs.get((obj.kind, obj.namespace, obj.name), [])
         if obj.kind == "LocalQueue" and obj.namespace in self.namespaces:
             found.append(self.namespaces[obj.namespace])
         return found

@@ -9,7 +9,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from aks_kueue.model import Model
-from aks_kueue.model.carrier import CARRIER_NAME, carrier_manifest, subject_keys
+from aks_kueue.model.carrier import CARRIER_NAME, FLEET_KEY, carrier_manifest, subject_keys
 from components import token
 from components.kubernetes_object import KubernetesObject
 
@@ -23,6 +23,8 @@ class ModelCarrierArgs:
     provider: k8s.Provider
     # `existingPools.json`: the pools the last deployment has and this update keeps (Day2Guard.kept_pools).
     existing_pools: Optional[pulumi.Input[str]] = None
+    # `fleet.json` derives from another stack's secret output (FleetReading.secret).
+    fleet_secret: bool = False
 
 
 class ModelCarrier(pulumi.ComponentResource):
@@ -32,7 +34,9 @@ class ModelCarrier(pulumi.ComponentResource):
         super().__init__(token("ModelCarrier"), name, None, opts)
         model = args.model
         manifest = carrier_manifest([w.manifest for w in model.workloads], subject_keys(model), model.environment,
-                                    args.existing_pools)
+                                    args.existing_pools, model.fleet)
+        if args.fleet_secret and FLEET_KEY in manifest["data"]:
+            manifest["data"][FLEET_KEY] = pulumi.Output.secret(manifest["data"][FLEET_KEY])
         old_parent = pulumi.create_urn(_OLD_NAME, _OLD_TYPE)
         self.config_map = KubernetesObject(
             f"{name}-{CARRIER_NAME}", manifest,

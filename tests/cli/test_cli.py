@@ -112,7 +112,8 @@ def test_unknown_flag_exits_2():
 
 def test_missing_stack_names_the_known_ones():
     code, _, err = cli("preview", "--stack", "staging")
-    assert code == 2 and "no such stack file; known stacks: dev, prod" in err
+    known = "dev, fleet-manager, fleet-swedencentral, fleet-westus3, prod"
+    assert code == 2 and f"no such stack file; known stacks: {known}" in err
 
 
 def test_unreadable_yaml(tmp_path):

@@ -136,7 +136,8 @@ def test_a_gpu_pod_asks_for_half_its_nodes_share_and_says_where_it_lands():
      "team-b/default, team-b/training"),
     (["--stack", "prod", "--queue", "default"], 2,
      "sample-job: --queue 'default' is not NAMESPACE/LOCALQUEUE, for example team-a/default"),
-    (["--stack", "staging", "--queue", "a/b"], 2, "no such stack file; known stacks: dev, prod"),
+    (["--stack", "staging", "--queue", "a/b"], 2,
+     "no such stack file; known stacks: dev, fleet-manager, fleet-swedencentral, fleet-westus3, prod"),
     (["--stack", "dev", "--queue", "ml/default", "--gpus", "2"], 1,
      "sample-job: --gpus 2: no flavor of ClusterQueue dev offers 2 GPUs to one pod in both quota and nodes "
      "(cpu: nvidia.com/gpu quota 0, 0 per node; t4: nvidia.com/gpu quota 2, 1 per node (Standard_NC8as_T4_v3)); "

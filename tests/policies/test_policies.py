@@ -27,7 +27,7 @@ def messages(found):
 
 def test_names_are_kebab_case_and_unique_with_descriptions():
     names = [p.name for p in POLICIES]
-    assert len(names) == len(set(names)) == 28
+    assert len(names) == len(set(names)) == 29
     for p in POLICIES:
         assert p.name == p.name.lower() and " " not in p.name and p.description.endswith(".")
         assert p.enforcement_level in (EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY)

@@ -148,8 +148,9 @@ def test_the_pr_workflow_runs_the_preview_and_the_pack_not_the_projects_tests():
     runs = [s.get("run", "") for s in steps(workflow(PREVIEW)["jobs"]["offline"])]
     assert any("offline-previews.sh" in run for run in runs)
     script = SCRIPT.read_text()
-    assert '"$cli" preview --stack "$stack" "${pack_config[@]}" --json' in script
-    assert '"$cli" report --stack "$stack" "${pack_config[@]}"' in script
+    assert '"$cli" preview --stack "$stack" "${pack_config[@]}" "${others[@]}" --json' in script
+    assert '"$cli" report --stack "$stack" "${pack_config[@]}" "${others[@]}"' in script
+    assert "-m aks_kueue.preview.fleet stacks" in script   # a fleet's members get each other's outputs
     # The project's own tests have their own workflow.
     assert "bash .ci/run" in [s.get("run", "") for s in steps(workflow(TESTS)["jobs"]["tests"])]
 
@@ -275,3 +276,9 @@ def test_the_script_previews_every_stack_and_puts_a_replay_comparison_in_its_slo
         < prod.index("<details><summary>Resources")
     dev = comment.split("## aks-kueue preview of stack `dev`", 1)[1].split("## aks-kueue preview of stack", 1)[0]
     assert "### Replay" not in dev and "<!-- aks-kueue:replay -->" in dev  # no replay for dev: the slot stays empty
+    # The fleet's manager was previewed with its workers' outputs, each worker with the manager's.
+    manager = json.loads((out / "fleet-manager.json").read_text())
+    assert {r["name"] for r in manager["resources"] if r["type"].endswith(":MultiKueueCluster")} == {
+        "queues-multikueuecluster-westus3-a100", "queues-multikueuecluster-swedencentral-h100"}
+    worker = json.loads((out / "fleet-westus3.json").read_text())
+    assert any(r["type"].endswith(":LocalQueue") for r in worker["resources"])

@@ -1,0 +1,63 @@
+"""MultiKueue's AllAtOnce dispatch, over the admission core: pending Workloads in file order, first
+on the manager, then raced on every worker.
+
+As Kueue v0.19.2 dispatches (`site/content/en/docs/concepts/multikueue.md`, "Job Flow" and
+"AllAtOnce"): a Workload that reserves quota on the manager's ClusterQueue (its MultiKueue check
+then pending) is copied to every worker of the MultiKueueConfig at once, into the LocalQueue of
+the same namespace and name; each worker's own Kueue decides it against its own queues; the first
+worker to admit it runs it, and the copies on the others are deleted. A Workload the manager does
+not reserve quota for is dispatched nowhere.
+
+Which worker wins a race cannot be known before it happens. Each decision lists every worker and
+what it would decide; for the Workloads after it, the winner is taken to be the first worker of
+the MultiKueueConfig's order that admits it, and its usage counts there.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from aks_kueue.admission.checks import with_admission_checks
+from aks_kueue.admission.simulate import _collector_paused, decision_record
+from aks_kueue.admission.snapshot import Snapshot
+from aks_kueue.admission.workloads import workload_info
+
+ALL_AT_ONCE = "AllAtOnce"
+
+
+def dispatch(manager: Iterable[dict], workers: Sequence[tuple[str, Iterable[dict]]]) -> list[dict[str, Any]]:
+    """One decision per pending Workload of `manager` (the manager's objects and the Workloads, in
+    order), as `simulate` makes it, with `workers`: what each worker, by its MultiKueueCluster name
+    and objects, would decide of its copy, and `dispatchedTo`, the worker taken to win the race."""
+    manager = list(manager)
+    with _collector_paused():
+        return _dispatch(manager, [(name, list(objects)) for name, objects in workers])
+
+
+def _dispatch(manager: list[dict], workers: list[tuple[str, list[dict]]]) -> list[dict[str, Any]]:
+    snapshot = Snapshot.from_objects(manager)
+    remotes = [(name, Snapshot.from_objects(objects)) for name, objects in workers]
+    decisions = []
+    for order, manifest in enumerate(m for m in manager if m.get("kind") == "Workload"):
+        if (manifest.get("status") or {}).get("admission"):
+            continue
+        workload = workload_info(manifest, snapshot.priority_classes, order)
+        decision = snapshot.assign(workload)
+        record = decision_record(workload, decision)
+        raced, winner = [], None
+        if decision.fits:
+            snapshot.admit(workload, decision)
+            for name, remote in remotes:
+                copy = workload_info(manifest, remote.priority_classes, order)
+                verdict = remote.assign(copy)
+                if verdict.fits and winner is None:
+                    remote.admit(copy, verdict)
+                    winner = name
+                entry = decision_record(copy, verdict)
+                raced.append({"name": name, **{k: entry[k] for k in ("clusterQueue", "mode", "borrowing", "podSets",
+                                                                     "message")}})
+        record["workers"] = raced
+        record["dispatchedTo"] = winner
+        record["dispatch"] = ALL_AT_ONCE
+        decisions.append(record)
+    return with_admission_checks(manager, decisions)

@@ -1,0 +1,552 @@
+"""A MultiKueue fleet judged as one, before deploy: one manager stack and the worker stacks it lists.
+
+The manager's model holds each worker's `fleet` output (its cluster, Kueue install, pools, queues,
+namespaces) and what can be said of its kubeconfig; a worker's model holds the manager's teams.
+Each check below is one function of the model, returning findings in the one Finding shape. The
+facts are Kueue v0.19.2's (`aks_kueue/kueue/multikueue.py` has the sources).
+
+Manager quota: Kueue's concepts page asks for manager quota equal to the workers' total ("significantly
+higher ... may dispatch and monitor workloads that are unlikely to be admitted"), and KEP-9988
+("Factors influencing desired manager quota") gives the reasons to book somewhat more: quota
+fragmentation across workers (its example books 23 CPU over two workers of 10, 1.15x), workers that
+borrow past their nominal quota, workloads admitted on the manager that no worker admits yet. So
+up to OVERBOOKING_WARNING (1.5x the workers' sum, per resource, summed over every flavor) is quiet;
+above it is a warning: a third or more of what the manager admits at full load has room on no
+worker and waits there, copied to every worker (AllAtOnce), while the manager's preemption and fair
+sharing, which act only when its quota runs short, decide nothing. Above OVERBOOKING_ERROR (2x), or
+with quota for a resource no worker holds, it is an error: most of the admitted work can run nowhere.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections import defaultdict
+from dataclasses import replace
+from fractions import Fraction
+from functools import partial
+from typing import Any, Callable, Iterable, Mapping, Optional
+
+from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
+from aks_kueue.judge import capacity, objects
+from aks_kueue.judge.feasibility import WORKLOAD_KINDS, feasibility
+from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
+from aks_kueue.kueue import catalog, multikueue as mk
+from aks_kueue.kueue.admission_checks import is_provisioning
+from aks_kueue.model.desired import Install, Model
+from aks_kueue.model.fleet import FLEET_OUTPUT, Worker
+from aks_kueue.model.fleet_outputs import UnreadableOutputs, held_generation, worker_model
+
+OVERBOOKING_WARNING = Fraction(3, 2)
+OVERBOOKING_ERROR = Fraction(2)
+
+WORKLOAD_UNRUNNABLE = "fleet-workload-unrunnable"
+WORKLOAD_ONE_WORKER = "fleet-workload-one-worker"
+QUOTA_OVERBOOKED = "fleet-quota-overbooked"
+QUOTA_AUTOMATION = "fleet-quota-automation"
+TEAM_MISSING = "fleet-team-missing"
+INTEGRATION_MISSING = "fleet-integration-missing"
+INTEGRATION_NOT_DISPATCHED = "fleet-integration-not-dispatched"
+CRDS_MISSING = "fleet-crds-missing"
+KUBECONFIG_REFUSED = "fleet-kubeconfig-refused"
+KUBECONFIG_NOT_CHECKED = "fleet-kubeconfig-not-checked"
+WORKER_UNREACHABLE = "fleet-worker-unreachable"
+REACH_NOT_CHECKED = "fleet-reach-not-checked"
+KUEUE_VERSIONS = "fleet-kueue-versions"
+CHECKS_CONFLICT = "fleet-admission-checks-conflict"
+CHECK_CONFIG_MISSING = "fleet-check-config-missing"
+TOO_MANY_WORKERS = "fleet-too-many-workers"
+WORKER_NOT_READY = "fleet-worker-not-ready"
+WORKER_OUTPUTS = "fleet-worker-outputs"
+MANAGER_NOT_READY = "fleet-manager-not-ready"
+TOKEN_IN_USE = "fleet-token-in-use"
+TOKEN_ROTATING = "fleet-token-rotating"
+# The errors a policy config may relax like any other; the warnings go to aks-kueue-warnings.
+KINDS = (WORKLOAD_UNRUNNABLE, WORKLOAD_ONE_WORKER, QUOTA_OVERBOOKED, QUOTA_AUTOMATION, TEAM_MISSING,
+         INTEGRATION_MISSING, INTEGRATION_NOT_DISPATCHED, CRDS_MISSING, KUBECONFIG_REFUSED, KUBECONFIG_NOT_CHECKED,
+         WORKER_UNREACHABLE, REACH_NOT_CHECKED, KUEUE_VERSIONS, CHECKS_CONFLICT, CHECK_CONFIG_MISSING,
+         TOO_MANY_WORKERS, WORKER_NOT_READY, WORKER_OUTPUTS, MANAGER_NOT_READY, TOKEN_IN_USE, TOKEN_ROTATING)
+INSTALL_KEY = "aks-kueue:kueue"
+
+
+def is_manager(model: Model) -> bool:
+    return model.fleet is not None and model.fleet.manages
+
+
+def _workers(model: Model) -> tuple[Worker, ...]:
+    return model.fleet.workers if is_manager(model) else ()
+
+
+def _worker_models(model: Model) -> list[tuple[Worker, Model]]:
+    """Each listed worker that has exported its `fleet` output, as a model of its own."""
+    found = []
+    for worker in _workers(model):
+        if worker.outputs is None:
+            continue
+        try:
+            found.append((worker, worker_model(worker.outputs, worker.stack)))
+        except UnreadableOutputs:
+            continue  # worker_outputs() reports it
+    return found
+
+
+def _frameworks(install: Optional[Install]) -> tuple[str, ...]:
+    """The integrations an install runs: the managed extension runs all it offers."""
+    if install is None:
+        return ()
+    return install.frameworks if install.frameworks is not None else catalog.MANAGED_FRAMEWORKS
+
+
+# ---- checks that stop the program (blocking) ---------------------------------------------------
+
+def too_many_workers(model: Model) -> Iterable[Finding]:
+    workers = _workers(model)
+    if len(workers) > mk.MAX_CLUSTERS:
+        yield Finding(TOO_MANY_WORKERS, ERROR, "MultiKueueConfig", f"{model.fleet.key}.workers",
+                      f"{len(workers)} workers are listed; a MultiKueueConfig holds at most {mk.MAX_CLUSTERS} clusters",
+                      f"remove {len(workers) - mk.MAX_CLUSTERS}, or split the fleet under a second manager",
+                      {"workers": len(workers), "limit": mk.MAX_CLUSTERS}, blocking=True)
+
+
+def _held(model: Model) -> Optional[int]:
+    """On a worker, the token generation its manager holds (as the manager's output says)."""
+    fleet = model.fleet
+    if fleet is None or fleet.manages:
+        return None
+    return held_generation(fleet.manager_outputs, _stack_in(fleet.manager_outputs, fleet.stack))
+
+
+def token_in_use(model: Model) -> Iterable[Finding]:
+    """A worker's rotation: the token the manager holds stays until the manager has taken the next."""
+    held, fleet = _held(model), model.fleet
+    if held is not None and held not in fleet.token_generations:
+        yield Finding(TOKEN_IN_USE, ERROR, f"Secret {mk.token_secret_name(held)}", f"{fleet.key}.tokenGenerations",
+                      f"the manager ({fleet.manager}) still connects with the token of generation {held}, which this "
+                      "update would delete; its MultiKueueCluster for this worker would go inactive and no job would "
+                      "be dispatched here",
+                      f"keep {held} listed until the manager's pulumi up has taken generation "
+                      f"{fleet.token_generations[0]}, then remove it", {"held": held,
+                                                                          "kept": list(fleet.token_generations)},
+                      blocking=True)
+
+
+def token_rotating(model: Model) -> Iterable[Finding]:
+    held, fleet = _held(model), model.fleet
+    if held is not None and held in fleet.token_generations and held != fleet.token_generations[0]:
+        yield Finding(TOKEN_ROTATING, WARNING, f"Secret {mk.token_secret_name(fleet.token_generations[0])}",
+                      f"{fleet.key}.tokenGenerations",
+                      f"the manager ({fleet.manager}) holds the token of generation {held}; this worker now exports "
+                      f"generation {fleet.token_generations[0]}",
+                      f"run pulumi up on the manager, then remove {held} here",
+                      {"held": held, "exported": fleet.token_generations[0]})
+
+
+BLOCKING: tuple[Callable[[Model], Iterable[Finding]], ...] = (too_many_workers, token_in_use)
+
+
+# ---- the manager: what its workers can run ------------------------------------------------------
+
+def workload_coverage(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> Iterable[Finding]:
+    """Each expected workload on each worker, as that worker's own stack would judge it (its LocalQueue,
+    ClusterQueue, quota and pools): none that can run it is an error, only one a warning."""
+    workers = [(w, m) for w, m in _worker_models(model) if w.ready]
+    if not workers or not model.workloads:
+        return
+    reasons: dict[str, dict[str, str]] = defaultdict(dict)
+    for worker, worker_view in workers:
+        with_work = replace(worker_view, workloads=model.workloads)
+        found = objects.workload_findings(with_work)
+        found += [f for f in feasibility(with_work, vm_overhead).findings if f.kind in WORKLOAD_KINDS]
+        for finding in found:
+            reasons[finding.object].setdefault(worker.name, finding.message)
+    for workload in model.workloads:
+        refused = reasons.get(workload.label, {})
+        able = [w.name for w, _ in workers if w.name not in refused]
+        numbers = {"workers": [w.name for w, _ in workers], "canRun": able}
+        if not able:
+            why = "; ".join(f"{name}: {message}" for name, message in refused.items())
+            yield Finding(WORKLOAD_UNRUNNABLE, ERROR, workload.label, workload.key,
+                          f"{workload.label} can run on none of the fleet's {len(workers)} workers, so it would "
+                          f"wait on the manager forever ({why})",
+                          "give a worker the quota and pools it needs (its ClusterQueue for this LocalQueue, a flavor "
+                          "over a pool that fits its pods), or shrink the workload", numbers)
+        elif len(able) == 1 and len(workers) > 1:
+            yield Finding(WORKLOAD_ONE_WORKER, WARNING, workload.label, workload.key,
+                          f"{workload.label} can run only on worker {able[0]}: while it is down or full, the workload "
+                          "waits", "give a second worker the quota and pools it needs", numbers)
+
+
+def manager_admission(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> Iterable[Finding]:
+    """A workload the manager's own quota can never admit is never dispatched at all (its nodes are
+    the workers', judged by `workload_coverage`)."""
+    if not is_manager(model) or model.cluster is None:
+        return
+    from aks_kueue.judge.workloads import WORKLOAD_NOT_ADMITTED
+
+    yield from (f for f in feasibility(model, vm_overhead).findings if f.kind == WORKLOAD_NOT_ADMITTED)
+
+
+def quota_overbooked(model: Model) -> Iterable[Finding]:
+    """The manager's nominal quota per resource against what the workers' ClusterQueues and Cohorts
+    hold for it, summed over all their flavors (manager and worker flavors are unrelated, KEP-9988)."""
+    workers = [(w, m) for w, m in _worker_models(model) if w.ready]
+    if not workers:
+        return
+    held: dict[str, int] = defaultdict(int)
+    per_worker: dict[str, dict[str, int]] = defaultdict(dict)
+    for worker, worker_view in workers:
+        for entry in capacity.quota_entries(_valid(worker_view)):
+            held[entry.resource] += entry.nominal
+            per_worker[entry.resource][worker.name] = per_worker[entry.resource].get(worker.name, 0) + entry.nominal
+    booked: dict[str, int] = defaultdict(int)
+    largest: dict[str, capacity.QuotaEntry] = {}
+    for entry in capacity.quota_entries(_valid(model)):
+        booked[entry.resource] += entry.nominal
+        if entry.nominal > (largest[entry.resource].nominal if entry.resource in largest else -1):
+            largest[entry.resource] = entry
+    for resource, quota in booked.items():
+        if quota <= 0:
+            continue
+        total = held.get(resource, 0)
+        ratio = Fraction(quota, total) if total else None
+        if ratio is not None and ratio <= OVERBOOKING_WARNING:
+            continue
+        severity = ERROR if ratio is None or ratio > OVERBOOKING_ERROR else WARNING
+        entry = largest[resource]
+        shown = "none" if ratio is None else f"{float(ratio):.2f}x"
+        yield Finding(
+            QUOTA_OVERBOOKED, severity, entry.owner.label, field_key(entry.owner.key, f"{entry.path}.nominalQuota"),
+            f"the manager's ClusterQueues book {show(resource, quota)} of {resource}, and the {len(workers)} workers' "
+            f"ClusterQueues hold {show(resource, total)} ({shown}; quiet up to {float(OVERBOOKING_WARNING):g}x, an "
+            f"error past {float(OVERBOOKING_ERROR):g}x): what the manager admits beyond that can run on no worker and "
+            "waits there, copied to every worker",
+            f"lower the manager's quota for {resource} toward {show(resource, total)} (up to "
+            f"{show(resource, int(total * OVERBOOKING_WARNING))}), or add that much to the workers",
+            {"resource": resource, "manager": amount(resource, quota), "workers": amount(resource, total),
+             "ratio": None if ratio is None else round(float(ratio), 3),
+             "perWorker": {name: amount(resource, value) for name, value in per_worker.get(resource, {}).items()}})
+
+
+def quota_automation(model: Model) -> Iterable[Finding]:
+    """`quotaManagement: Automated` sums the workers' quotas into a ClusterQueue of exactly one flavor."""
+    if not is_manager(model) or model.fleet.quota_management != mk.AUTOMATED:
+        return
+    for cq in model.of_kind("ClusterQueue"):
+        spec = cq.manifest.get("spec") if isinstance(cq.manifest.get("spec"), dict) else {}
+        flavors = {f.get("name") for g in spec.get("resourceGroups") or [] if isinstance(g, dict)
+                   for f in g.get("flavors") or [] if isinstance(f, dict)}
+        if len(flavors) != 1:
+            yield Finding(QUOTA_AUTOMATION, ERROR, cq.label, field_key(cq.key, "spec.resourceGroups"),
+                          f"quotaManagement Automated needs exactly one ResourceFlavor on a manager ClusterQueue "
+                          f"(KEP-9988), and {cq.name} has {len(flavors)}; Kueue would not manage its quota",
+                          "give it one flavor covering every resource, or set aks-kueue:fleet.quotaManagement: Manual",
+                          {"flavors": sorted(str(f) for f in flavors)})
+
+
+# ---- the manager: what its workers hold ---------------------------------------------------------
+
+def teams_missing(model: Model) -> Iterable[Finding]:
+    """MultiKueue creates a job in the same namespace and LocalQueue on the worker; each must exist there.
+    A team the manager's last deployment already exported is an error (the worker had it to mirror);
+    one this update adds is a warning: its jobs wait until the workers' next pulumi up mirrors it."""
+    if not is_manager(model):
+        return
+    wanted_queues = {(o.namespace, o.name) for o in model.of_kind("LocalQueue")}
+    wanted_classes = {o.name for o in model.of_kind("WorkloadPriorityClass")}
+    exported = set(model.fleet.exported_teams or ())
+    for worker, view in _worker_models(model):
+        namespaces = {ns for ns, _ in wanted_queues} - {n.name for n in view.namespaces}
+        missing = [f"namespace {n}" for n in sorted(namespaces)]
+        missing += [f"LocalQueue {ns}/{name}" for ns, name in sorted(
+            wanted_queues - {(o.namespace, o.name) for o in view.of_kind("LocalQueue")})]
+        missing += [f"WorkloadPriorityClass {n}" for n in sorted(
+            wanted_classes - {o.name for o in view.of_kind("WorkloadPriorityClass")})]
+        lost, new = [m for m in missing if m in exported], [m for m in missing if m not in exported]
+        numbers = {"worker": worker.name, "missing": missing}
+        if lost:
+            yield Finding(TEAM_MISSING, ERROR, worker.label, worker.key,
+                          f"worker {worker.name} ({worker.stack}) lacks {', '.join(lost)}, which this manager exported "
+                          "at its last update; a job dispatched there fails to be created, so it never runs on that "
+                          "worker", f"run pulumi up on {worker.stack} (it mirrors this manager's teams), then preview "
+                          "this stack with its new outputs", numbers)
+        elif new:
+            yield Finding(TEAM_MISSING, WARNING, worker.label, worker.key,
+                          f"worker {worker.name} ({worker.stack}) does not have {', '.join(new)} yet, which this "
+                          "update adds; until it mirrors them, their jobs are not created there",
+                          f"after this pulumi up, run pulumi up on {worker.stack} (with a ClusterQueue of each name "
+                          "their LocalQueues point to)", numbers)
+
+
+def integrations(model: Model) -> Iterable[Finding]:
+    """Every integration the manager runs: one MultiKueue dispatches, that each worker runs, and whose
+    jobs the documented worker role lets the manager create; its CRDs installed on the manager."""
+    if not is_manager(model):
+        return
+    install = model.installs[0] if model.installs else None
+    wanted = _frameworks(install)
+    key = install.key if install else INSTALL_KEY
+    for framework in wanted:
+        if framework not in mk.DISPATCHABLE:
+            yield Finding(INTEGRATION_NOT_DISPATCHED, WARNING, "Kueue install", key,
+                          f"MultiKueue has no adapter for {framework}: its jobs submitted to the manager would wait "
+                          "there", "submit them to a worker directly, or remove the integration from the manager")
+        elif not _role_covers(framework):
+            yield Finding(INTEGRATION_NOT_DISPATCHED, WARNING, "Kueue install", key,
+                          f"Kueue's documented worker role (create-multikueue-kubeconfig.sh, which the workers create "
+                          f"as written) grants no access to {framework}'s jobs, so MultiKueue cannot create them on a "
+                          "worker", "run those jobs elsewhere, or remove the integration from the manager")
+    for framework in wanted:
+        if mk.crd_urls(framework) and framework not in model.fleet.crds:
+            yield Finding(CRDS_MISSING, ERROR, "Kueue install", key,
+                          f"the manager runs {framework}, but this stack installs none of its CRDs there; MultiKueue "
+                          "creates every job on the manager first, so none can be submitted",
+                          "install them with this program (it does, unless the resources were changed by hand)",
+                          {"framework": framework, "crds": list(mk.crd_urls(framework))})
+    for worker, view in _worker_models(model):
+        theirs = set(_frameworks(view.installs[0] if view.installs else None))
+        lacking = [f for f in wanted if f in mk.DISPATCHABLE and f not in theirs]
+        if lacking:
+            yield Finding(INTEGRATION_MISSING, ERROR, worker.label, worker.key,
+                          f"worker {worker.name} does not run {', '.join(lacking)}, which the manager runs; their jobs "
+                          "dispatched there would not be managed by its Kueue",
+                          f"add them to aks-kueue:kueue.integrations of {worker.stack}", {"missing": lacking})
+
+
+def _role_covers(framework: str) -> bool:
+    """Whether WORKER_RULES let the manager create this integration's jobs (Deployments go as pods)."""
+    kind = catalog.FRAMEWORK_KINDS.get("pod" if framework == "deployment" else framework, "")
+    version, _, name = kind.partition(", Kind=")
+    group = version.rsplit("/", 1)[0] if "/" in version else ""
+    resource = name.lower() + "s"
+    return any(group in rule["apiGroups"] and resource in rule["resources"] and "create" in rule["verbs"]
+               for rule in mk.WORKER_RULES)
+
+
+def kubeconfigs(model: Model) -> Iterable[Finding]:
+    """What Kueue's MultiKueue controller refuses in a kubeconfig (exec, tokenFile, insecure TLS, a CA
+    file), where its content is known; a secret this run could not read is said to be not checked."""
+    for worker in _workers(model):
+        check = worker.kubeconfig
+        if check is None:
+            continue
+        if not check.known:
+            yield Finding(KUBECONFIG_NOT_CHECKED, WARNING, worker.label, worker.key,
+                          f"the kubeconfig of worker {worker.name} is a secret this preview cannot read, so Kueue's "
+                          "rules for it (no exec plugin, no tokenFile, no insecure TLS, no CA file) were not checked "
+                          "here", "pulumi preview checks it; offline, give the file `pulumi stack output --json "
+                          "--show-secrets` prints for the worker")
+        elif check.problems:
+            yield Finding(KUBECONFIG_REFUSED, ERROR, worker.label, worker.key,
+                          f"Kueue would refuse the kubeconfig of worker {worker.name} (InsecureKubeConfig): "
+                          f"{'; '.join(check.problems)}; the MultiKueueCluster stays inactive",
+                          f"let {worker.stack} export its service-account kubeconfig (this program's workers do)",
+                          {"problems": list(check.problems)})
+
+
+def reachability(model: Model) -> Iterable[Finding]:
+    """The manager's Kueue connects to each worker's API server: a private one, or authorized IP ranges
+    that leave out the manager's egress, keep the MultiKueueCluster inactive."""
+    if not is_manager(model):
+        return
+    egress = model.fleet.egress_ip_ranges
+    for worker, view in _worker_models(model):
+        security = view.cluster.security
+        if security.private_cluster:
+            yield Finding(REACH_NOT_CHECKED, WARNING, worker.label, worker.key,
+                          f"worker {worker.name}'s API server is private: the manager reaches it only over a network "
+                          "peered or linked with the worker's, which nothing here can see (not checked)",
+                          "peer the manager's network with the worker's and link its private DNS zone")
+            continue
+        if not security.authorized_ip_ranges:
+            continue
+        if egress is None:
+            yield Finding(REACH_NOT_CHECKED, WARNING, worker.label, f"{model.fleet.key}.egressIpRanges",
+                          f"worker {worker.name} accepts API calls only from "
+                          f"{', '.join(security.authorized_ip_ranges)}, and the manager's egress is not declared, so "
+                          "whether the manager can reach it was not checked",
+                          "declare the manager's outbound addresses in aks-kueue:fleet.egressIpRanges")
+            continue
+        outside = [r for r in egress if not _within(r, security.authorized_ip_ranges)]
+        if outside:
+            yield Finding(WORKER_UNREACHABLE, ERROR, worker.label, worker.key,
+                          f"worker {worker.name} accepts API calls only from "
+                          f"{', '.join(security.authorized_ip_ranges)}, which leaves out the manager's egress "
+                          f"{', '.join(outside)}: the MultiKueueCluster stays inactive", f"add {', '.join(outside)} to cluster.security.apiServerAuthorizedIpRanges of "
+                          f"{worker.stack}", {"egress": outside, "authorized": list(security.authorized_ip_ranges)})
+
+
+def _within(network: str, ranges: Iterable[str]) -> bool:
+    try:
+        wanted = ipaddress.ip_network(network, strict=False)
+    except ValueError:
+        return False
+    for text in ranges:
+        try:
+            allowed = ipaddress.ip_network(text, strict=False)
+        except ValueError:
+            continue
+        if wanted.version == allowed.version and wanted.subnet_of(allowed):
+            return True
+    return False
+
+
+def kueue_versions(model: Model) -> Iterable[Finding]:
+    """One Kueue minor release across the fleet: the manager and its workers exchange Workloads and jobs."""
+    if not is_manager(model) or not model.installs:
+        return
+    own = model.installs[0]
+    mine = mk.kueue_minor(own.mode, own.version)
+    for worker, view in _worker_models(model):
+        install = view.installs[0] if view.installs else None
+        theirs = mk.kueue_minor(install.mode, install.version) if install else None
+        if mine and theirs and mine != theirs:
+            yield Finding(KUEUE_VERSIONS, WARNING, worker.label, worker.key,
+                          f"worker {worker.name} runs Kueue {theirs} and the manager {mine}; MultiKueue is tested with "
+                          "one release across the fleet (the Workload API and the job adapters change between them)",
+                          "upgrade them to one minor release, one cluster at a time",
+                          {"manager": mine, "worker": theirs})
+
+
+# ---- the manager's MultiKueue objects, and its workers' state ---------------------------------
+
+def admission_checks(model: Model) -> Iterable[Finding]:
+    """Kueue accepts these ClusterQueues and keeps them inactive (`clusterqueue.go` inactiveReason):
+    two MultiKueue checks, a MultiKueue check per flavor, or one beside a ProvisioningRequest check
+    (that one belongs on the workers' ClusterQueues)."""
+    checks = {o.name: o.manifest for o in model.of_kind("AdmissionCheck")}
+    for cq in model.of_kind("ClusterQueue"):
+        spec = cq.manifest.get("spec") if isinstance(cq.manifest.get("spec"), dict) else {}
+        strategy = spec.get("admissionChecksStrategy") if isinstance(spec.get("admissionChecksStrategy"), dict) else {}
+        entries = [e for e in strategy.get("admissionChecks") or [] if isinstance(e, dict)]
+        multikueue = [e for e in entries if mk.is_multikueue(checks.get(e.get("name"), {}))]
+        provisioning = [e.get("name") for e in entries if is_provisioning(checks.get(e.get("name"), {}))]
+        where = field_key(cq.key, "spec.admissionChecksStrategy.admissionChecks")
+        if len(multikueue) > 1:
+            yield _inactive(cq, where, f"has {len(multikueue)} MultiKueue checks "
+                            f"({', '.join(str(e.get('name')) for e in multikueue)}); a ClusterQueue may have one",
+                            "keep one")
+        per_flavor = [str(e.get("name")) for e in multikueue if e.get("onFlavors")]
+        if per_flavor:
+            yield _inactive(cq, where, f"applies the MultiKueue check {', '.join(per_flavor)} per flavor (onFlavors); "
+                            "Kueue cannot dispatch per flavor", "remove onFlavors from it")
+        if multikueue and provisioning:
+            yield _inactive(cq, where, f"has the MultiKueue check beside the ProvisioningRequest check "
+                            f"{', '.join(map(str, provisioning))}; provisioning belongs on the workers' ClusterQueues",
+                            "move clusterQueues[].provisioning to the workers' stacks")
+
+
+def _inactive(cq, key: str, what: str, fix: str) -> Finding:
+    return Finding(CHECKS_CONFLICT, ERROR, cq.label, key,
+                   f"ClusterQueue {cq.name} {what}: Kueue accepts the objects and keeps the ClusterQueue inactive, so "
+                   "it admits nothing", fix)
+
+
+def check_config(model: Model) -> Iterable[Finding]:
+    """The MultiKueue AdmissionCheck's MultiKueueConfig, and the MultiKueueClusters it lists, exist."""
+    configs = {o.name: o for o in model.of_kind("MultiKueueConfig")}
+    clusters = {o.name for o in model.of_kind("MultiKueueCluster")}
+    bootstrapping = is_manager(model) and not model.fleet.ready_workers
+    for check in model.of_kind("AdmissionCheck"):
+        if not mk.is_multikueue(check.manifest):
+            continue
+        name = mk.config_of(check.manifest)
+        config = configs.get(name) if name else None
+        if config is None:
+            yield Finding(CHECK_CONFIG_MISSING, WARNING if bootstrapping else ERROR, check.label,
+                          check.key,
+                          f"the MultiKueue check names MultiKueueConfig {name}, which does not exist, so the check is "
+                          "inactive and its ClusterQueues admit nothing"
+                          + (" until a worker has exported its kubeconfig" if bootstrapping else ""),
+                          "run pulumi up on the workers, then on this manager" if bootstrapping else
+                          "define the MultiKueueConfig or fix the name")
+            continue
+        listed = (config.manifest.get("spec") or {}).get("clusters") or []
+        absent = [c for c in listed if c not in clusters]
+        if absent:
+            yield Finding(CHECK_CONFIG_MISSING, ERROR if len(absent) == len(listed) else WARNING, config.label,
+                          config.key, f"MultiKueueConfig {config.name} lists {', '.join(map(str, absent))}, which no "
+                          "MultiKueueCluster defines; Kueue skips them", "define them or remove them")
+
+
+def workers_ready(model: Model) -> Iterable[Finding]:
+    """A worker that has not exported its outputs yet gets nothing dispatched, and is not judged."""
+    for worker in _workers(model):
+        if worker.outputs is None or not worker.ready:
+            missing = "outputs" if worker.outputs is None else "kubeconfig"
+            yield Finding(WORKER_NOT_READY, WARNING, worker.label, worker.key,
+                          f"worker {worker.name} ({worker.stack}) has no {missing} yet, so this manager creates no "
+                          "MultiKueueCluster for it and nothing is dispatched there; its queues and pools were not "
+                          "checked", f"run pulumi up on {worker.stack}, then on this manager (offline: --stack-outputs "
+                          f"{worker.stack}=FILE)")
+
+
+def worker_outputs(model: Model) -> Iterable[Finding]:
+    """A listed stack's `fleet` output must be a worker's, and of this manager."""
+    own = model.fleet.stack if is_manager(model) else ""
+    for worker in _workers(model):
+        if worker.outputs is None:
+            continue
+        try:
+            worker_model(worker.outputs, worker.stack)
+        except UnreadableOutputs as error:
+            yield Finding(WORKER_OUTPUTS, ERROR, worker.label, worker.key, str(error),
+                          f"list only worker stacks of this program in aks-kueue:fleet.workers")
+            continue
+        theirs = worker.outputs.get("manager")
+        if isinstance(theirs, str) and own and not same_stack(theirs, own):
+            yield Finding(WORKER_OUTPUTS, WARNING, worker.label, worker.key,
+                          f"worker {worker.name} mirrors the teams of {theirs}, not of this manager: the namespaces "
+                          "and LocalQueues it has are that manager's", f"set aks-kueue:fleet.manager of {worker.stack} "
+                          "to this stack")
+
+
+def manager_ready(model: Model) -> Iterable[Finding]:
+    """A worker whose manager has no `fleet` output mirrors no team, and is listed nowhere."""
+    fleet = model.fleet
+    if fleet is None or fleet.manages:
+        return
+    if fleet.manager_outputs is None:
+        yield Finding(MANAGER_NOT_READY, WARNING, "fleet manager", f"{fleet.key}.manager",
+                      f"the manager {fleet.manager} has no `{FLEET_OUTPUT}` output yet, so this worker mirrors no team "
+                      "(no namespace, LocalQueue or priority class)",
+                      f"run pulumi up on {fleet.manager} first (offline: --stack-outputs {fleet.manager}=FILE)")
+    elif _stack_in(fleet.manager_outputs, fleet.stack) is None:
+        yield Finding(MANAGER_NOT_READY, WARNING, "fleet manager", f"{fleet.key}.manager",
+                      f"the manager {fleet.manager} does not list this stack among its workers, so nothing is "
+                      "dispatched here", f"add this stack to aks-kueue:fleet.workers of {fleet.manager}")
+
+
+def _stack_in(manager: Optional[Mapping[str, Any]], stack: str) -> Optional[str]:
+    """The name the manager's output gives this worker stack (organization names aside)."""
+    for entry in (manager or {}).get("workers") or []:
+        if isinstance(entry, Mapping) and isinstance(entry.get("stack"), str) and same_stack(entry["stack"], stack):
+            return entry["stack"]
+    return None
+
+
+def same_stack(a: str, b: str) -> bool:
+    """Two fully qualified stack names of one stack. The organizations are not compared: an offline
+    preview runs without one (`pulumi.get_organization()` is a placeholder there)."""
+    return a == b or a.split("/", 1)[-1] == b.split("/", 1)[-1]
+
+
+def _valid(model: Model) -> list[capacity.Valid]:
+    return [(item, obj.defaulted or obj.manifest)
+            for item, (obj, errors) in zip(model.objects, objects.checked_objects(model)) if not errors]
+
+
+CHECKS: tuple[Callable[[Model], Iterable[Finding]], ...] = (
+    workload_coverage, manager_admission, quota_overbooked, quota_automation, teams_missing, integrations, kubeconfigs,
+    reachability, kueue_versions, admission_checks, check_config, workers_ready, worker_outputs, manager_ready,
+    token_rotating)
+
+
+def blocking_findings(model: Model) -> list[Finding]:
+    return [f for check in BLOCKING for f in check(model)]
+
+
+def fleet_findings(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> list[Finding]:
+    """Every fleet check but the blocking ones (`blocking_findings`), in order; `vm_overhead` is the
+    capacity model's, for the checks that size nodes."""
+    sized = {workload_coverage: partial(workload_coverage, vm_overhead=vm_overhead),
+             manager_admission: partial(manager_admission, vm_overhead=vm_overhead)}
+    return [f for check in CHECKS for f in sized.get(check, check)(model)]

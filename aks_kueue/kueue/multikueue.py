@@ -1,0 +1,245 @@
+"""MultiKueue as Kueue v0.19.2 defines it: the objects a manager needs, the access a worker grants,
+and the kubeconfigs the manager's controller accepts.
+
+Sources (kubernetes-sigs/kueue at v0.19.2):
+- `apis/kueue/v1beta2/multikueue_types.go`: `MultiKueueConfigSecretKey` ("kubeconfig"), the
+  controller name, `MultiKueueConfig.spec.clusters` (1 to 20, unique, in the order the Incremental
+  dispatcher nominates them) and `quotaManagement` (Manual, Automated).
+- `site/static/examples/multikueue/create-multikueue-kubeconfig.sh`: the worker's service account
+  `multikueue-sa` in `kueue-system`, its ClusterRole and binding (`WORKER_RULES` below, rule for
+  rule), and a long-lived `kubernetes.io/service-account-token` Secret whose token and `ca.crt` make
+  a static-token kubeconfig.
+- `pkg/controller/admissionchecks/multikueue/multikueuecluster.go` `validateKubeconfig` and
+  `validateRestConfig`: the refusals of `kubeconfig_problems` (the cluster reports them as
+  `InsecureKubeConfig`; the deprecated gate that allowed them is locked off).
+- `pkg/cache/scheduler/clusterqueue.go` `inactiveReason`: a ClusterQueue with two MultiKueue checks,
+  one per flavor, or one beside a ProvisioningRequest check stays inactive.
+- `keps/9988-multikueue-manager-quota-automation`: `Automated` sums the worker quotas into a manager
+  ClusterQueue of exactly one ResourceFlavor, behind the alpha gate MultiKueueManagerQuotaAutomation.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from enum import Enum
+from typing import Any, Mapping, Optional
+from urllib.parse import urlsplit
+
+from aks_kueue.kueue.convert import GROUP, V1BETA2
+from aks_kueue.versions import JOB_CRD_RELEASES
+
+CONTROLLER = "kueue.x-k8s.io/multikueue"
+
+
+class Role(str, Enum):
+    """A cluster's role in MultiKueue (concepts/multikueue.md, "Cluster Roles")."""
+
+    MANAGER = "manager"
+    WORKER = "worker"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+SECRET_KEY = "kubeconfig"
+MAX_CLUSTERS = 20
+MANUAL, AUTOMATED = "Manual", "Automated"
+QUOTA_GATE = "MultiKueueManagerQuotaAutomation"
+# The names this program gives the manager's objects (one check and one config per manager).
+CHECK_NAME = "multikueue"
+CONFIG_NAME = "multikueue"
+
+# The worker's side, exactly as the upstream script creates it.
+SERVICE_ACCOUNT = "multikueue-sa"
+CLUSTER_ROLE = f"{SERVICE_ACCOUNT}-role"
+CLUSTER_ROLE_BINDING = f"{SERVICE_ACCOUNT}-crb"
+_EDIT = ("create", "delete", "get", "list", "watch")
+
+
+def _jobs(group: str, resource: str, verbs: tuple[str, ...] = _EDIT) -> list[dict[str, Any]]:
+    return [{"apiGroups": [group], "resources": [resource], "verbs": list(verbs)},
+            {"apiGroups": [group], "resources": [f"{resource}/status"], "verbs": ["get"]}]
+
+
+# The ClusterRole's rules, in the script's order.
+WORKER_RULES: tuple[dict[str, Any], ...] = (
+    *_jobs("batch", "jobs"),
+    {"apiGroups": [""], "resources": ["pods"], "verbs": list(_EDIT)},
+    *_jobs("apps", "statefulsets"),
+    *_jobs("leaderworkerset.x-k8s.io", "leaderworkersets"),
+    *_jobs("jobset.x-k8s.io", "jobsets"),
+    {"apiGroups": [GROUP], "resources": ["workloads"], "verbs": [*_EDIT, "update", "patch"]},
+    {"apiGroups": [GROUP], "resources": ["clusterqueues", "localqueues"], "verbs": ["get", "list", "watch"]},
+    {"apiGroups": [GROUP], "resources": ["workloads/status"], "verbs": ["get", "patch", "update"]},
+    *_jobs("kubeflow.org", "tfjobs"),
+    *_jobs("kubeflow.org", "paddlejobs"),
+    *_jobs("kubeflow.org", "pytorchjobs"),
+    *_jobs("kubeflow.org", "xgboostjobs"),
+    *_jobs("kubeflow.org", "mpijobs"),
+    *_jobs("ray.io", "rayjobs"),
+    {"apiGroups": ["ray.io"], "resources": ["rayclusters"], "verbs": [*_EDIT, "update", "patch"]},
+    {"apiGroups": ["ray.io"], "resources": ["rayclusters/status"], "verbs": ["get"]},
+    *_jobs("ray.io", "rayservices"),
+    *_jobs("workload.codeflare.dev", "appwrappers"),
+)
+
+# The integrations MultiKueue can dispatch (each has a MultiKueueAdapter under pkg/controller/jobs).
+# Deployments are dispatched as their pods.
+DISPATCHABLE = frozenset({
+    "batch/job", "jobset.x-k8s.io/jobset", "kubeflow.org/mpijob", "kubeflow.org/paddlejob",
+    "kubeflow.org/pytorchjob", "kubeflow.org/tfjob", "kubeflow.org/xgboostjob", "kubeflow.org/jaxjob",
+    "trainer.kubeflow.org/trainjob", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
+    "workload.codeflare.dev/appwrapper", "pod", "deployment", "statefulset",
+    "leaderworkerset.x-k8s.io/leaderworkerset",
+})
+
+
+_KUBEFLOW_V1 = "manifests/base/crds/kubeflow.org_{}.yaml"
+_RAY = "ray-operator/config/crd/bases/ray.io_{}.yaml"
+# The CRD files of each integration whose jobs are not built in, by project (`JOB_CRD_RELEASES`).
+JOB_CRDS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "jobset.x-k8s.io/jobset": ("jobset", ("config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml",)),
+    "ray.io/rayjob": ("kuberay", (_RAY.format("rayjobs"),)),
+    "ray.io/raycluster": ("kuberay", (_RAY.format("rayclusters"),)),
+    "ray.io/rayservice": ("kuberay", (_RAY.format("rayservices"),)),
+    "kubeflow.org/mpijob": ("mpi-operator", ("manifests/base/kubeflow.org_mpijobs.yaml",)),
+    **{f"kubeflow.org/{kind}": ("training-operator", (_KUBEFLOW_V1.format(f"{kind}s"),))
+       for kind in ("pytorchjob", "tfjob", "xgboostjob", "paddlejob", "jaxjob")},
+    "trainer.kubeflow.org/trainjob": ("trainer", tuple(
+        f"manifests/base/crds/trainer.kubeflow.org_{name}.yaml"
+        for name in ("trainjobs", "trainingruntimes", "clustertrainingruntimes"))),
+    "workload.codeflare.dev/appwrapper": ("appwrapper",
+                                          ("config/crd/bases/workload.codeflare.dev_appwrappers.yaml",)),
+    "leaderworkerset.x-k8s.io/leaderworkerset": ("lws",
+                                                 ("config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml",)),
+}
+
+
+def crd_urls(framework: str) -> tuple[str, ...]:
+    """Where the CRDs of an integration's jobs are published; none for jobs the API server has built in."""
+    project, paths = JOB_CRDS.get(framework, ("", ()))
+    if not project:
+        return ()
+    repository, tag = JOB_CRD_RELEASES[project]
+    return tuple(f"https://raw.githubusercontent.com/{repository}/{tag}/{path}" for path in paths)
+
+
+def frameworks_of_crd(url: str) -> list[str]:
+    return [framework for framework in JOB_CRDS if url in crd_urls(framework)]
+
+
+def token_secret_name(generation: int) -> str:
+    """The service-account-token Secret of one token generation (rotation adds the next one)."""
+    return f"{SERVICE_ACCOUNT}-token-{generation}"
+
+
+def kubeconfig_secret_name(worker: str) -> str:
+    """The manager's Secret holding one worker's kubeconfig, in kueue-system."""
+    return f"multikueue-{worker}"
+
+
+def cluster_manifest(worker: str) -> dict[str, Any]:
+    return {"apiVersion": V1BETA2, "kind": "MultiKueueCluster", "metadata": {"name": worker},
+            "spec": {"clusterSource": {"kubeConfig": {"location": kubeconfig_secret_name(worker),
+                                                      "locationType": "Secret"}}}}
+
+
+def config_manifest(workers: list[str], quota_management: Optional[str] = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"clusters": list(workers)}
+    if quota_management is not None:
+        spec["quotaManagement"] = quota_management
+    return {"apiVersion": V1BETA2, "kind": "MultiKueueConfig", "metadata": {"name": CONFIG_NAME}, "spec": spec}
+
+
+def check_manifest() -> dict[str, Any]:
+    return {"apiVersion": V1BETA2, "kind": "AdmissionCheck", "metadata": {"name": CHECK_NAME},
+            "spec": {"controllerName": CONTROLLER,
+                     "parameters": {"apiGroup": GROUP, "kind": "MultiKueueConfig", "name": CONFIG_NAME}}}
+
+
+def is_multikueue(check: Mapping[str, Any]) -> bool:
+    spec = check.get("spec") if isinstance(check.get("spec"), dict) else {}
+    return spec.get("controllerName") == CONTROLLER
+
+
+def config_of(check: Mapping[str, Any]) -> Optional[str]:
+    """The MultiKueueConfig a MultiKueue AdmissionCheck names."""
+    spec = check.get("spec") if isinstance(check.get("spec"), dict) else {}
+    parameters = spec.get("parameters") if isinstance(spec.get("parameters"), dict) else {}
+    name = parameters.get("name")
+    return name if parameters.get("kind") == "MultiKueueConfig" and isinstance(name, str) else None
+
+
+def static_kubeconfig(server: str, ca_data: str, token: str, cluster: str) -> dict[str, Any]:
+    """The kubeconfig the upstream script writes: the cluster CA as data, the token inline, no exec."""
+    user = f"{cluster}-{SERVICE_ACCOUNT}"
+    return {"apiVersion": "v1", "kind": "Config", "preferences": {},
+            "clusters": [{"name": cluster, "cluster": {"server": server, "certificate-authority-data": ca_data}}],
+            "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": user}}],
+            "current-context": cluster,
+            "users": [{"name": user, "user": {"token": token}}]}
+
+
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def kubeconfig_problems(config: Any) -> list[str]:
+    """Why Kueue's MultiKueue controller would refuse this kubeconfig (parsed), in its words; empty
+    when it accepts it. Never quotes a value of the kubeconfig: it holds a credential."""
+    if not isinstance(config, Mapping):
+        return ["failed to parse kubeconfig: not a kubeconfig map"]
+    problems = []
+    for entry in _named(config.get("users")):
+        user = entry.get("user") if isinstance(entry.get("user"), Mapping) else {}
+        name = entry.get("name")
+        if user.get("tokenFile"):
+            problems.append(f"user {name}: tokenFile is not allowed")
+        if user.get("exec") is not None:
+            problems.append(f"user {name}: exec plugins are not allowed (an Entra ID kubeconfig logs in through "
+                            "kubelogin, an exec plugin)")
+        if user.get("auth-provider") is not None:
+            problems.append(f"user {name}: auth providers are not allowed")
+        if user.get("username") or user.get("password"):
+            problems.append(f"user {name}: basic auth is not allowed")
+    for entry in _named(config.get("clusters")):
+        cluster = entry.get("cluster") if isinstance(entry.get("cluster"), Mapping) else {}
+        name = entry.get("name")
+        if cluster.get("insecure-skip-tls-verify") is True:
+            problems.append(f"cluster {name}: insecure TLS verification is not allowed")
+        if cluster.get("certificate-authority"):
+            problems.append(f"cluster {name}: certificate-authority file paths are not allowed, use "
+                            "certificate-authority-data")
+        server = cluster.get("server")
+        if not server:
+            problems.append(f"cluster {name}: server URL is required")
+        elif not _trusted_host(str(server)):
+            problems.append(f"cluster {name}: untrusted server endpoint (its host is neither an IP address nor a "
+                            "DNS-1123 name)")
+    return problems
+
+
+def _named(value: Any) -> list[Mapping[str, Any]]:
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
+def _trusted_host(server: str) -> bool:
+    """`isValidHostname`: the URL's host, lower-cased, is an IP address or a DNS-1123 subdomain."""
+    try:
+        host = urlsplit(server.lower()).hostname or ""
+    except ValueError:
+        return False
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return len(host) <= 253 and bool(_DNS1123_SUBDOMAIN.fullmatch(host))
+
+
+def kueue_minor(mode: str, version: Optional[str]) -> Optional[str]:
+    """The Kueue minor release an install runs ("0.19"): the chart version, or the managed extension's
+    (0.19.6-aks.0.4.4 runs Kueue 0.19.6); None when a release train decides it."""
+    if not version:
+        return None
+    match = re.match(r"^v?(\d+)\.(\d+)", version)
+    return f"{match[1]}.{match[2]}" if match else None

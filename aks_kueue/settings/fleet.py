@@ -1,0 +1,176 @@
+"""`aks-kueue:fleet`: this stack's place in a MultiKueue fleet, one manager stack and N worker stacks.
+
+```yaml
+aks-kueue:fleet:                      # the manager's stack
+  role: manager
+  workers:                            # in this order in the MultiKueueConfig (at most 20)
+    - {name: westus3-a100, stack: acme/aks-kueue/fleet-westus3}
+  quotaManagement: Manual             # optional: MultiKueueConfig.spec.quotaManagement
+  egressIpRanges: [203.0.113.7/32]    # optional: where the manager's Kueue connects from
+aks-kueue:fleet:                      # a worker's stack
+  role: worker
+  manager: acme/aks-kueue/fleet-manager
+  tokenGenerations: [1]               # optional: the service-account tokens kept; the first is exported
+```
+
+The manager declares the teams (namespaces, LocalQueues, priority classes); each worker mirrors
+them from the manager's outputs and declares its own flavors and ClusterQueues. What a stack of
+the other role would use is an error here, named by its key.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Literal, Optional
+
+from pydantic import field_validator, model_validator
+
+from aks_kueue.kueue import multikueue as mk
+from aks_kueue.kueue.multikueue import Role
+from aks_kueue.settings.base import Model, field_error, field_errors
+
+# `pulumi stack ls` prints org/project/stack; Pulumi's names are letters, digits, '-', '_' and '.'.
+_STACK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+
+
+def _stack_name(value: str) -> str:
+    if not _STACK.fullmatch(value):
+        raise ValueError(f"{value!r} is not a fully qualified stack name; write org/project/stack as "
+                         "`pulumi stack ls --all` prints it")
+    return value
+
+
+class FleetWorker(Model):
+    name: str
+    stack: str
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not _DNS_LABEL.fullmatch(value):
+            raise ValueError(f"{value!r} is not a DNS label (lower-case letters, digits and '-', at most 63, "
+                             "starting and ending with a letter or digit); it names the MultiKueueCluster")
+        return value
+
+    @field_validator("stack")
+    @classmethod
+    def _stack(cls, value: str) -> str:
+        return _stack_name(value)
+
+
+class Fleet(Model):
+    role: Role
+    # The manager's keys.
+    workers: Optional[list[FleetWorker]] = None
+    quota_management: Optional[Literal["Manual", "Automated"]] = None
+    egress_ip_ranges: Optional[list[str]] = None
+    # The worker's keys.
+    manager: Optional[str] = None
+    token_generations: Optional[list[int]] = None
+
+    @field_validator("manager")
+    @classmethod
+    def _manager(cls, value: Optional[str]) -> Optional[str]:
+        return None if value is None else _stack_name(value)
+
+    @field_validator("egress_ip_ranges")
+    @classmethod
+    def _ranges(cls, values: Optional[list[str]]) -> Optional[list[str]]:
+        for i, value in enumerate(values or []):
+            try:
+                ipaddress.ip_network(value, strict=False)
+            except ValueError:
+                raise field_error(f"[{i}]", f"{value!r} is not an IP address or CIDR range; write the manager's "
+                                            "outbound addresses, e.g. 203.0.113.7/32") from None
+        return values
+
+    @field_validator("token_generations")
+    @classmethod
+    def _generations(cls, values: Optional[list[int]]) -> Optional[list[int]]:
+        if values is None:
+            return None
+        if not values:
+            raise ValueError("must list at least one token generation (the first is the one the manager gets)")
+        for i, value in enumerate(values):
+            if value < 1:
+                raise field_error(f"[{i}]", f"{value} is not a generation; generations count from 1")
+            if value in values[:i]:
+                raise field_error(f"[{i}]", f"generation {value} is listed twice; list each once")
+        return values
+
+    @model_validator(mode="after")
+    def _role_keys(self):
+        problems: list[tuple[str, str]] = []
+        other = {Role.MANAGER: ("manager", "tokenGenerations"),
+                 Role.WORKER: ("workers", "quotaManagement", "egressIpRanges")}[self.role]
+        for key in other:
+            if getattr(self, _snake(key)) is not None:
+                problems.append((key, f"is a key of a fleet {_other(self.role)}, and this stack's role is "
+                                      f"{self.role}; remove it"))
+        if self.role is Role.MANAGER:
+            if self.workers is None:
+                problems.append(("workers", "is required for a manager: list the worker stacks, in the order "
+                                            "the MultiKueueConfig gets them (an empty list while none exists yet)"))
+            problems += _unique(self.workers or [])
+        elif self.manager is None:
+            problems.append(("manager", "is required for a worker: the manager's fully qualified stack name, "
+                                        "whose outputs hold the teams this worker mirrors"))
+        if problems:
+            raise field_errors(problems)
+        return self
+
+    @property
+    def generations(self) -> list[int]:
+        """The worker's token generations, newest (exported) first."""
+        return list(self.token_generations or [1])
+
+
+def _unique(workers: list[FleetWorker]) -> list[tuple[str, str]]:
+    problems = []
+    names: dict[str, int] = {}
+    stacks: dict[str, int] = {}
+    for i, worker in enumerate(workers):
+        if worker.name in names:
+            problems.append((f"workers[{i}].name", f"{worker.name!r} is also workers[{names[worker.name]}]'s name; "
+                                                   "each MultiKueueCluster needs its own"))
+        if worker.stack in stacks:
+            problems.append((f"workers[{i}].stack", f"{worker.stack} is also workers[{stacks[worker.stack]}]; list "
+                                                    "each worker stack once"))
+        names.setdefault(worker.name, i)
+        stacks.setdefault(worker.stack, i)
+    return problems
+
+
+def _other(role: Role) -> Role:
+    return Role.WORKER if role is Role.MANAGER else Role.MANAGER
+
+
+def _snake(camel: str) -> str:
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", camel).lower()
+
+
+def cross_key_problems(settings) -> list[tuple[str, str]]:
+    """What the fleet key needs of the rest of the stack (called by the root settings' validator):
+    Kueue installed, a worker's teams left to the manager, the quota automation's gate."""
+    fleet: Fleet = settings.fleet
+    problems = []
+    if settings.kueue.install == "none":
+        problems.append(("fleet", f"a fleet {fleet.role} runs Kueue (MultiKueue is part of it); set kueue.install "
+                                  "to helm or managed, or remove aks-kueue:fleet"))
+    queues = settings.queues
+    if fleet.role is Role.WORKER and queues is not None:
+        for key, present in (("localQueues", queues.local_queues), ("workloadPriorityClasses",
+                                                                   queues.workload_priority_classes)):
+            if present:
+                problems.append((f"queues.{key}", f"a fleet worker mirrors its {key} from the manager's stack "
+                                 f"({fleet.manager}), so that every cluster has the same teams; declare them "
+                                 "in the manager's stack and remove them here"))
+    if fleet.role is Role.MANAGER and fleet.quota_management == mk.AUTOMATED:
+        kueue = settings.kueue
+        if kueue.install != "helm" or not kueue.feature_gates_in_force.get(mk.QUOTA_GATE):
+            problems.append(("fleet.quotaManagement", f"Automated needs Kueue's alpha feature gate {mk.QUOTA_GATE} "
+                             "(KEP-9988); set kueue.featureGates." + mk.QUOTA_GATE + ": true with install: helm "
+                             "(the managed extension sets no gates), or use Manual"))
+    return problems
