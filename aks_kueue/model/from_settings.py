@@ -217,7 +217,8 @@ def install(settings: Settings) -> Install:
         return Install(mode="managed", version=kueue.version,
                        release_train=None if kueue.version else kueue.effective_release_train,
                        auto_upgrade=kueue.version is None)
-    return Install(mode="helm", version=kueue.chart_version, frameworks=tuple(kueue.frameworks))
+    return Install(mode="helm", version=kueue.chart_version, frameworks=tuple(kueue.frameworks),
+                   resources=kueue.resource_rules)
 
 
 def _from_stack(settings: Settings, problems: list[Problem]) -> list[KueueItem]:
