@@ -177,3 +177,21 @@ def test_simulate_over_the_examples_leaves_nothing_not_modelled(tmp_path):
         assert not_modelled(document) == [], path
         decided += document["summary"]["workloads"]
     assert decided > 30
+
+
+def test_a_kind_left_to_an_external_framework_is_marked_not_modelled(tmp_path):
+    # integrations.externalFrameworks: that kind's own controller builds its Workload; offline it cannot be
+    # derived, and --json marks it. Without the entry, the Workflow is not Kueue's, but asks for a queue.
+    workflow = EXAMPLES / "pod-based-workloads" / "workflow-single-queue.yaml"
+    configuration = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+                     "integrations": {"frameworks": ["batch/job"],
+                                      "externalFrameworks": ["Workflow.v1alpha1.argoproj.io"]}}
+    (tmp_path / "external.json").write_text(json.dumps(configuration))
+    for command in ("validate", "simulate"):
+        _, out, _ = run(command, "--json", str(tmp_path / "external.json"), str(workflow))
+        [marked] = not_modelled(json.loads(out))
+        assert marked["kind"] == "Workflow" and "external framework" in marked["reason"]
+        assert "cannot be derived offline" in marked["reason"]
+    _, out, _ = run("validate", "--json", str(workflow))
+    [skipped] = json.loads(out)["skipped"]
+    assert "notModelled" not in skipped and "Kueue manages the pods its controller creates" in skipped["reason"]
