@@ -72,7 +72,7 @@ def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects:
     """The Workloads Kueue would create for the jobs of a file, with the stack's integrations,
     feature gates and queue objects in force (a `default` LocalQueue, priority classes)."""
     from aks_kueue.kueue.jobs import JobOptions, Outcome, derive_workloads
-    from aks_kueue.kueue.manifests import Category, category, read_inputs
+    from aks_kueue.kueue.manifests import Category, category, generate_names, read_inputs
 
     where = f"{key}.manifest"
     path = Path(name) if Path(name).is_absolute() else root / name
@@ -82,6 +82,7 @@ def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects:
         problems.append(Problem(where, f"{name}{str(error)[len(str(path)):]}"))
         return []
     jobs = [d for d in documents if category(d.manifest) is Category.JOB]
+    generate_names(jobs)  # Kueue's own sample jobs have only generateName
     if not jobs:
         problems.append(Problem(where, f"{name} holds no job Kueue manages (Job, JobSet, RayJob, MPIJob, ...); "
                                        "point it at a job file, or write the workload's shape instead"))
