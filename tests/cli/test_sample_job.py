@@ -186,15 +186,19 @@ def test_workers_shrink_to_the_quota(custom_stack):
     assert (workers["parallelism"], workers["completions"]) == (1, 1)
 
 
-def test_pods_shrink_to_a_small_cpu_quota(custom_stack):
-    def small(spec, _):
-        spec["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = "1500m"
-    stack = custom_stack(_dev_queue(small))
+def assert_one_worker_of_one_cpu(stack: str) -> None:
     code, out, err = cli("sample-job", "--stack", stack, "--queue", "ml/default", "--kind", "JobSet")
     assert code == 0, err
     workers = yaml.safe_load(out)["spec"]["replicatedJobs"][0]["template"]["spec"]
     assert workers["parallelism"] == 1
     assert workers["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "1"
+
+
+def test_pods_shrink_to_a_small_cpu_quota(custom_stack):
+    def small(spec, _):
+        spec["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = "1500m"
+    stack = custom_stack(_dev_queue(small))
+    assert_one_worker_of_one_cpu(stack)
     code, _, err = cli("sample-job", "--stack", stack, "--queue", "ml/default", "--kind", "RayJob")
     # head 1 cpu and the submitter's 500m leave no room for a worker: refused with the figures.
     assert code == 1
@@ -251,11 +255,7 @@ def test_the_sample_fits_what_kueues_transformations_charge(custom_stack):
             "apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
             "resources": {"transformations": [{"input": "cpu", "strategy": "Retain", "outputs": {"cpu_credits": "1"}}]}})}
     stack = custom_stack(_dev_queue(credits))
-    code, out, err = cli("sample-job", "--stack", stack, "--queue", "ml/default", "--kind", "JobSet")
-    assert code == 0, err
-    workers = yaml.safe_load(out)["spec"]["replicatedJobs"][0]["template"]["spec"]
-    assert workers["parallelism"] == 1
-    assert workers["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "1"
+    assert_one_worker_of_one_cpu(stack)
     # The RayJob's head and submitter alone are charged 1.5 credits: no sample, and the figures say why.
     code, _, err = cli("sample-job", "--stack", stack, "--queue", "ml/default", "--kind", "RayJob")
     assert code == 1 and "transformations charge the sample's pods cpu_credits" in err

@@ -24,15 +24,14 @@ import re
 from typing import Any, Optional
 
 from aks_kueue.kueue.jobs.model import JobOptions
-from aks_kueue.kueue.jobs.podsets import PodSet, Reader, lower, topology_request
+from aks_kueue.kueue.jobs.podsets import (JOB_COMPLETION_INDEX, JOBSET_JOB_INDEX, PodSet, Reader, lower,
+                                          topology_request)
+from aks_kueue.kueue.jobs.kubeflow import REPLICA_INDEX as KUBEFLOW_REPLICA_INDEX
 from aks_kueue.kueue.structural import FieldError
 
 TAS_POD_INDEX = "workload.codeflare.dev.appwrapper/tas-pod-index-label"
 TAS_SUB_GROUP_INDEX = "workload.codeflare.dev.appwrapper/tas-sub-group-index-label"
 TAS_SUB_GROUP_COUNT = "workload.codeflare.dev.appwrapper/tas-sub-group-count"
-JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
-JOBSET_JOB_INDEX = "jobset.sigs.k8s.io/job-index"
-KUBEFLOW_REPLICA_INDEX = "training.kubeflow.org/replica-index"
 _STEP = re.compile(r"\[(-?\d+)\]|\.([^.\[]+)")
 _POD_SPEC_KEYS = ("nodeSelector", "nodeName", "affinity", "tolerations", "priorityClassName", "overhead",
                   "topologySpreadConstraints")

@@ -17,10 +17,11 @@ from __future__ import annotations
 from typing import Any
 
 from aks_kueue.kueue.jobs.model import JobOptions
-from aks_kueue.kueue.jobs.podsets import PodSet, Reader, _template, lower, topology_request
+from aks_kueue.kueue.jobs.podsets import MPI_REPLICA_INDEX, PodSet, Reader, _template, lower, topology_request
 from aks_kueue.kueue.structural import FieldError
 
-REPLICA_INDEX = "training.kubeflow.org/replica-index"
+# The Training Operator's pod index label, the same for MPIJob and the v1 jobs.
+REPLICA_INDEX = MPI_REPLICA_INDEX
 
 # kind -> (the spec field holding the replica specs, `OrderedReplicaTypes`)
 REPLICA_TYPES: dict[str, tuple[str, tuple[str, ...]]] = {
