@@ -69,7 +69,7 @@ def test_the_transformations_are_named_on_stderr():
 
 def test_integrations_on_the_command_line_keep_the_configurations_resources():
     # --integrations replaces the integration list; what Kueue charges still comes from the Configuration.
-    only = CONFIGURATIONS.parent / "configurations" / "shared-quota.yaml"
+    only = CONFIGURATIONS / "shared-quota.yaml"
     job = EXAMPLES / "admin" / "shared-quota-sample-job.yaml"
     found = decisions("--integrations", "batch/job", only, EXAMPLES / "admin" / "shared-quota-setup.yaml", *[job] * 5)
     assert [d["mode"] for d in found][-1] == "Preempt"
@@ -77,8 +77,9 @@ def test_integrations_on_the_command_line_keep_the_configurations_resources():
 
 def test_exclude_resource_prefixes_drop_what_kueue_does_not_count(tmp_path):
     setup = (EXAMPLES / "getting-started" / "quick-start-setup.yaml").read_text()
-    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "vpc", "namespace": "default",
-                                                                  "labels": {"kueue.x-k8s.io/queue-name": "user-queue"}},
+    labels = {"kueue.x-k8s.io/queue-name": "user-queue"}
+    metadata = {"name": "vpc", "namespace": "default", "labels": labels}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata,
            "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{
                "name": "c", "image": "busybox",
                "resources": {"requests": {"cpu": "1", "networking.example.com/vpc1": "1"}}}]}}}}
@@ -113,10 +114,10 @@ def test_generated_names_are_deterministic_and_avoid_real_names(tmp_path):
     # A real Job that already has the first stand-in's name: the copy is named otherwise, and the
     # real names alone are judged for duplicates.
     taken = first[0]["source"]["name"]
-    real = json.loads(json.dumps({"apiVersion": "batch/v1", "kind": "Job", "metadata": {
+    real = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {
         "name": taken, "namespace": "default", "labels": {"kueue.x-k8s.io/queue-name": "user-queue"}},
         "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [
-            {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}]}}}}))
+            {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}]}}}}
     (tmp_path / "real.json").write_text(json.dumps(real))
     found = decisions(EXAMPLES / "getting-started" / "quick-start-setup.yaml", tmp_path / "real.json", job)
     assert found[0]["source"]["name"] == taken and found[1]["source"]["name"] not in (taken, "")
@@ -165,18 +166,22 @@ def test_simulate_over_the_examples_leaves_nothing_not_modelled(tmp_path):
     (tmp_path / "all.json").write_text(json.dumps(ALL_INTEGRATIONS))
     code, out, _ = run("simulate", "--json", str(tmp_path / "all.json"), str(EXAMPLES))
     assert code == 1 and not_modelled(json.loads(out)) == []
-    # One example file at a time (with every integration enabled): each is decided.
-    decided = 0
-    for path in sorted(EXAMPLES.rglob("*.yaml")):
-        code, out, err = run("simulate", "--json", str(tmp_path / "all.json"), str(path))
-        if path.name in ("minimal-cq.yaml", "sample-xgboostjob.yaml"):
-            assert code == 1
-            continue
-        assert code == 0, (path, err)
-        document = json.loads(out)
-        assert not_modelled(document) == [], path
-        decided += document["summary"]["workloads"]
-    assert decided > 30
+    # Each example job on the quick start's queue (every integration enabled): each is decided, and fits.
+    setup = str(EXAMPLES / "getting-started" / "quick-start-setup.yaml")
+    decided = []
+    for folder in ("jobs", "appwrapper", "serving-workloads", "pods-kueue"):
+        for path in sorted((EXAMPLES / folder).glob("*.yaml")):
+            if path.name in ("sample-hami.yaml", "sample-leaderworkerset-tas.yaml"):
+                continue  # their own queues: the tests above and test_integrations
+            code, out, err = run("simulate", "--json", str(tmp_path / "all.json"), setup, str(path))
+            if path.name == "sample-xgboostjob.yaml":
+                assert code == 1
+                continue
+            assert code == 0, (path, err)
+            document = json.loads(out)
+            assert not_modelled(document) == [], path
+            decided += [w["mode"] for w in document["workloads"]]
+    assert len(decided) == 25 and set(decided) == {"Fit"}
 
 
 def test_a_kind_left_to_an_external_framework_is_marked_not_modelled(tmp_path):

@@ -253,7 +253,8 @@ def test_the_sample_fits_what_kueues_transformations_charge(custom_stack):
         config["aks-kueue:queues"]["resourceFlavors"].append({"name": "credits", "spec": {}})
         config["aks-kueue:kueue"]["values"]["managerConfig"] = {"controllerManagerConfigYaml": yaml.safe_dump({
             "apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
-            "resources": {"transformations": [{"input": "cpu", "strategy": "Retain", "outputs": {"cpu_credits": "1"}}]}})}
+            "resources": {"transformations": [{"input": "cpu", "strategy": "Retain",
+                                               "outputs": {"cpu_credits": "1"}}]}})}
     stack = custom_stack(_dev_queue(credits))
     assert_one_worker_of_one_cpu(stack)
     # The RayJob's head and submitter alone are charged 1.5 credits: no sample, and the figures say why.

@@ -58,8 +58,9 @@ def verdicts(config: dict) -> tuple[list, list]:
 
 def test_a_quota_that_fits_only_before_the_transformation_is_rejected():
     # 6 cpu asked: cpu 20 holds it, but Kueue also charges 6 cpu_credits against 4.
-    config = stack(CPU_CREDITS_RETAIN, [{"name": "cpu", "nominalQuota": "20"}, {"name": "memory", "nominalQuota": "72Gi"},
-                                        {"name": "cpu_credits", "nominalQuota": "4"}], ["cpu", "memory", "cpu_credits"])
+    resources = [{"name": "cpu", "nominalQuota": "20"}, {"name": "memory", "nominalQuota": "72Gi"},
+                 {"name": "cpu_credits", "nominalQuota": "4"}]
+    config = stack(CPU_CREDITS_RETAIN, resources, ["cpu", "memory", "cpu_credits"])
     found, violations = verdicts(config)
     assert [kind for kind, _ in found] == ["workload-not-admitted"]
     assert "insufficient quota for cpu_credits in flavor cpu" in found[0][1]

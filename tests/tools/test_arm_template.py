@@ -106,7 +106,8 @@ CHECKS = [
     Check("CKV_AZURE_170", TF + "AKSIsPaidSku.py", (CLUSTER,), "sku/tier", lambda r: at(r, "sku/tier") == "Standard"),
     Check("CKV_AZURE_232", TF + "AKSOnlyCriticalPodsOnSystemNodes.py", (CLUSTER,),
           "properties/agentPoolProfiles/[0]/nodeTaints",
-          lambda r: "CriticalAddonsOnly=true:NoSchedule" in (at(r, "properties/agentPoolProfiles/[0]/nodeTaints") or [])),
+          lambda r: "CriticalAddonsOnly=true:NoSchedule" in
+          (at(r, "properties/agentPoolProfiles/[0]/nodeTaints") or [])),
     Check("CKV_AZURE_246", TF + "KubernetesClusterHTTPApplicationRouting.py", (CLUSTER,),
           "properties/addonProfiles/httpApplicationRouting/enabled",
           lambda r: at(r, "properties/addonProfiles/httpApplicationRouting/enabled") is not True),

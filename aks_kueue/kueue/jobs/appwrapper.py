@@ -122,7 +122,8 @@ def infer_pod_sets(wrapped: Any) -> list[dict[str, Any]]:
         found.append({"replicas": 1, "path": "template"})
     elif (gv, kind) in (("apps/v1", "Deployment"), ("apps/v1", "StatefulSet")):
         if value_at(wrapped, "template.spec.template")[0]:
-            found.append({"replicas": _replicas_at(wrapped, "template.spec.replicas"), "path": "template.spec.template"})
+            found.append({"replicas": _replicas_at(wrapped, "template.spec.replicas"),
+                          "path": "template.spec.template"})
     return found
 
 

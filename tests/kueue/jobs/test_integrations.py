@@ -63,7 +63,8 @@ def test_jobset():
 def test_mpijob():
     # pkg/controller/jobs/mpijob/mpijob_controller.go `orderedReplicaTypes`: Launcher, then Worker.
     workload = only(example("jobs", "sample-mpijob.yaml"))
-    assert shapes(workload) == [("launcher", 1, {"cpu": 1000, "memory": GI}), ("worker", 2, {"cpu": 1000, "memory": GI})]
+    assert shapes(workload) == [("launcher", 1, {"cpu": 1000, "memory": GI}),
+                                ("worker", 2, {"cpu": 1000, "memory": GI})]
 
 
 def test_raycluster():
@@ -192,7 +193,8 @@ def test_leaderworkerset_with_topology_groups_leader_and_workers():
     pod_sets = result.workloads[0]["spec"]["podSets"]
     assert [p["topologyRequest"].get("podSetGroupName") for p in pod_sets] == ["lws-group", "lws-group"]
     assert pod_sets[1]["topologyRequest"]["podIndexLabel"] == "leaderworkerset.sigs.k8s.io/worker-index"
-    assert shapes(result.workloads[0]) == [("leader", 1, {"cpu": 100}), ("worker", 2, {"cpu": 200, "nvidia.com/gpu": 1})]
+    assert shapes(result.workloads[0]) == [("leader", 1, {"cpu": 100}),
+                                           ("worker", 2, {"cpu": 200, "nvidia.com/gpu": 1})]
 
 
 # RayService ------------------------------------------------------------------------------------
@@ -254,7 +256,8 @@ def test_sparkapplication():
     # sets coreRequest and memory (Java units: 1g is 1Gi) on the role's container.
     objects = example("jobs", "sample-sparkapplication.yaml")
     workload = only(objects)
-    assert shapes(workload) == [("driver", 1, {"cpu": 1000, "memory": GI}), ("executor", 2, {"cpu": 1000, "memory": GI})]
+    assert shapes(workload) == [("driver", 1, {"cpu": 1000, "memory": GI}),
+                                ("executor", 2, {"cpu": 1000, "memory": GI})]
     # The integration is alpha and its gate is off by default: enabled without the gate, not managed.
     without_gate = JobOptions.from_config(frameworks=["sparkoperator.k8s.io/sparkapplication"])
     [off] = results(objects, without_gate)
