@@ -59,6 +59,7 @@ INTEGRATIONS: dict[tuple[str, str], Integration] = {
     ("kubeflow.org", "JAXJob"): Integration("kubeflow.org/jaxjob", ("v1",), kubeflow.kubeflow_job),
     (TRAINER_GROUP, "TrainJob"): Integration("trainer.kubeflow.org/trainjob", ("v1alpha1",), ps.train_job),
     ("", "Pod"): Integration("pod", ("v1",), ps.single_pod),
+    # Each replica's pod, through the pod integration (`_deployment` builds them).
     ("apps", "Deployment"): Integration("deployment", ("v1",), ps.single_pod),
     ("apps", "StatefulSet"): Integration("statefulset", ("v1",), ps.stateful_set),
     (lws.GROUP, "LeaderWorkerSet"): Integration("leaderworkerset.x-k8s.io/leaderworkerset", ("v1",), lws.pod_sets),
