@@ -2,7 +2,9 @@
 
 The Kueue chart version and the Kueue API version move together: the 0.19 chart
 serves `kueue.x-k8s.io/v1beta2` as its storage version, and the feature-gate and
-framework lists in `kueue_catalog` are those of 0.19.2.
+framework lists in `kueue_catalog` are those of 0.19.2. The latest 0.19 patch is 0.19.6 (the
+managed extension ships 0.19.6-aks.*), but the Kueue sources stored here end at v0.19.2, so the
+chart default stays there; any 0.19 patch a stack pins is accepted.
 """
 
 KUEUE_CHART_REPOSITORY = "oci://registry.k8s.io/kueue/charts/kueue"

@@ -20,35 +20,39 @@ from typing import Any, Iterable, Sequence
 from aks_kueue.admission.checks import with_admission_checks
 from aks_kueue.admission.simulate import _collector_paused, decision_record
 from aks_kueue.admission.snapshot import Snapshot
-from aks_kueue.admission.workloads import workload_info
+from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 
 ALL_AT_ONCE = "AllAtOnce"
 
 
-def dispatch(manager: Iterable[dict], workers: Sequence[tuple[str, Iterable[dict]]]) -> list[dict[str, Any]]:
+def dispatch(manager: Iterable[dict], workers: Sequence[tuple[str, Iterable[dict]]],
+             resource_rules: ResourceRules = NO_RULES) -> list[dict[str, Any]]:
     """One decision per pending Workload of `manager` (the manager's objects and the Workloads, in
     order), as `simulate` makes it, with `workers`: what each worker, by its MultiKueueCluster name
-    and objects, would decide of its copy, and `dispatchedTo`, the worker taken to win the race."""
+    and objects, would decide of its copy, and `dispatchedTo`, the worker taken to win the race.
+    `resource_rules`: the manager's Kueue Configuration's exclusions and transformations (a worker's
+    own Configuration is not in its outputs, so its copies are charged as the manager charges them)."""
     manager = list(manager)
     with _collector_paused():
-        return _dispatch(manager, [(name, list(objects)) for name, objects in workers])
+        return _dispatch(manager, [(name, list(objects)) for name, objects in workers], resource_rules)
 
 
-def _dispatch(manager: list[dict], workers: list[tuple[str, list[dict]]]) -> list[dict[str, Any]]:
-    snapshot = Snapshot.from_objects(manager)
-    remotes = [(name, Snapshot.from_objects(objects)) for name, objects in workers]
+def _dispatch(manager: list[dict], workers: list[tuple[str, list[dict]]],
+              resource_rules: ResourceRules) -> list[dict[str, Any]]:
+    snapshot = Snapshot.from_objects(manager, resource_rules)
+    remotes = [(name, Snapshot.from_objects(objects, resource_rules)) for name, objects in workers]
     decisions = []
     for order, manifest in enumerate(m for m in manager if m.get("kind") == "Workload"):
         if (manifest.get("status") or {}).get("admission"):
             continue
-        workload = workload_info(manifest, snapshot.priority_classes, order)
+        workload = snapshot.workload_info(manifest, order)
         decision = snapshot.assign(workload)
         record = decision_record(workload, decision)
         raced, winner = [], None
         if decision.fits:
             snapshot.admit(workload, decision)
             for name, remote in remotes:
-                copy = workload_info(manifest, remote.priority_classes, order)
+                copy = remote.workload_info(manifest, order)
                 verdict = remote.assign(copy)
                 if verdict.fits and winner is None:
                     remote.admit(copy, verdict)

@@ -15,14 +15,15 @@ from typing import Any, Iterable, Iterator
 
 from aks_kueue.admission.checks import with_admission_checks
 from aks_kueue.admission.snapshot import Snapshot
-from aks_kueue.admission.workloads import workload_info
+from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 
 
-def simulate(manifests: Iterable[dict]) -> list[dict[str, Any]]:
-    """One decision per pending Workload, shaped as the CLI contract's `workloads` items."""
+def simulate(manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES) -> list[dict[str, Any]]:
+    """One decision per pending Workload, shaped as the CLI contract's `workloads` items.
+    `resource_rules`: the Kueue Configuration's resource exclusions and transformations."""
     manifests = list(manifests)
     with _collector_paused():
-        return _simulate(manifests)
+        return _simulate(manifests, resource_rules)
 
 
 @contextmanager
@@ -49,14 +50,14 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _simulate(manifests: list[dict]) -> list[dict[str, Any]]:
-    snapshot = Snapshot.from_objects(manifests)
+def _simulate(manifests: list[dict], resource_rules: ResourceRules) -> list[dict[str, Any]]:
+    snapshot = Snapshot.from_objects(manifests, resource_rules)
     workloads = [m for m in manifests if m.get("kind") == "Workload"]
     decisions = []
     for order, manifest in enumerate(workloads):
         if (manifest.get("status") or {}).get("admission"):
             continue
-        workload = workload_info(manifest, snapshot.priority_classes, order)
+        workload = snapshot.workload_info(manifest, order)
         decision = snapshot.assign(workload)
         if decision.fits:
             snapshot.admit(workload, decision)

@@ -1,11 +1,13 @@
 """A snapshot of Kueue's state, and the questions the rest of the product asks of it.
 
-Build one from v1beta2 manifests (`Snapshot.from_objects`), then:
+Build one from v1beta2 manifests (`Snapshot.from_objects`, with the Kueue Configuration's
+resource exclusions and transformations when it has any), then:
 - `assign(workload)`: what Kueue's scheduler would decide for a pending workload now,
   including partial admission;
 - `can_ever_admit(cluster_queue, workload)`: the same decision on an empty cluster,
   with borrowing as the cohort allows, which is what feasibility checks need;
-- `admit(workload, decision)`: count an admitted workload's usage.
+- `admit(workload, decision)`: count an admitted workload's usage;
+- `workload_info(manifest, order)`: a Workload as this snapshot's Kueue charges it.
 Usage changes only through `admit`, `add_workload` and `remove_workload`: they tell the
 decision memo that the cohort tree changed.
 """
@@ -26,6 +28,7 @@ from aks_kueue.admission.preemption import PreemptionTarget, Preemptor
 from aks_kueue.admission.quota import Node, QuotaTree, cohorts_in_cycles
 from aks_kueue.admission.workloads import Admission, WorkloadInfo, workload_info
 from aks_kueue.k8s.scheduling import label_selector_matches
+from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 
 FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
 
@@ -76,6 +79,8 @@ class Snapshot:
         self._namespace_answers: dict[tuple[str, str], bool] = {}  # selectors and labels never change
         self.preemptor = Preemptor(self)
         self.fair_sharing = False
+        # The Configuration's resources.excludeResourcePrefixes and transformations.
+        self.resource_rules: ResourceRules = NO_RULES
         # Decisions are a pure function of the workload's shape and priority and of the
         # admitted state of its queue's cohort tree, so they are remembered per tree
         # until something is admitted to or removed from that tree.
@@ -83,11 +88,13 @@ class Snapshot:
         self._decisions: dict[tuple, tuple[int, Decision]] = {}
 
     @classmethod
-    def from_objects(cls, manifests: Iterable[dict]) -> "Snapshot":
+    def from_objects(cls, manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES) -> "Snapshot":
         """Kueue v1beta2 manifests: flavors, cohorts, queues, priority classes, Namespaces
-        (for their labels) and Workloads; an admitted Workload's usage is counted."""
+        (for their labels) and Workloads; an admitted Workload's usage is counted.
+        `resource_rules`: what the Kueue Configuration in force excludes and transforms."""
         manifests = [m for m in manifests if isinstance(m, dict)]
         snapshot = cls()
+        snapshot.resource_rules = resource_rules
         by_kind: dict[str, list[dict]] = {}
         for manifest in manifests:
             by_kind.setdefault(manifest.get("kind", ""), []).append(manifest)
@@ -116,12 +123,16 @@ class Snapshot:
         for order, manifest in enumerate(by_kind.get("Workload", [])):
             if not _admission(manifest):
                 continue  # pending: the caller decides it
-            info = workload_info(manifest, snapshot.priority_classes, order)
+            info = snapshot.workload_info(manifest, order)
             if info.admission is not None and info.admission.cluster_queue in snapshot.cluster_queues:
                 snapshot.add_workload(info)
         return snapshot
 
     # Lookups -----------------------------------------------------------------------------
+
+    def workload_info(self, manifest: dict, order: float = 0.0) -> WorkloadInfo:
+        """A Workload manifest with this snapshot's priority classes and resource rules."""
+        return workload_info(manifest, self.priority_classes, order, self.resource_rules)
 
     def cluster_queue_for(self, namespace: str, local_queue: str) -> Optional[str]:
         lq = self.local_queues.get((namespace, local_queue))
@@ -228,7 +239,7 @@ class Snapshot:
     def can_ever_admit(self, cluster_queue: str, workload: WorkloadInfo | dict) -> Decision:
         """The decision for `workload` alone on an empty cluster, borrowing as allowed."""
         if isinstance(workload, dict):
-            workload = workload_info(workload, self.priority_classes)
+            workload = self.workload_info(workload)
         return self.empty().assign(workload, cluster_queue)
 
     def empty(self) -> "Snapshot":
@@ -237,6 +248,7 @@ class Snapshot:
             return self
         clone = Snapshot()
         clone.flavors, clone.priority_classes = self.flavors, self.priority_classes
+        clone.resource_rules = self.resource_rules
         clone.namespace_labels, clone.local_queues = self.namespace_labels, self.local_queues
         clone.topologies = self.topologies
         clone.flavor_matches = self.flavor_matches

@@ -5,8 +5,12 @@ Per pod, requests follow Kubernetes' PodRequests: the containers' sum, each side
 container step as a floor, pod-level requests replacing the sum for cpu and memory,
 then the pod overhead. As Kueue's AdjustResources does, a container limit stands in
 for a missing request. LimitRange defaults and RuntimeClass overheads need the
-cluster, so they are not applied. A podset's usage is the per-pod amount (rounded
-up per pod, as Kueue converts it) times its count, less its reclaimable pods.
+cluster, so they are not applied. Then the Configuration's `excludeResourcePrefixes`
+and `transformations` (`aks_kueue.kueue.transformations`, as `totalRequestsFromPodSets`
+applies them). A podset's usage is the per-pod amount (rounded up per pod, as Kueue
+converts it) times its count, less its reclaimable pods. This is the one place a
+pending Workload's usage is computed: simulate, the pack, sample-job and replay all
+come through `workload_info` (or `Snapshot.workload_info`, which passes the snapshot's rules).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 from aks_kueue.kueue.units import CPU, amount, to_units
 from aks_kueue.k8s.pods import pod_requests
 
@@ -89,28 +94,33 @@ def placement_key(pod_spec: dict) -> str:
                       sort_keys=True, separators=(",", ":"))
 
 
-def podset_info(podset: dict, reclaimable: int = 0) -> PodSetInfo:
+def podset_info(podset: dict, reclaimable: int = 0, rules: ResourceRules = NO_RULES) -> PodSetInfo:
     spec = ((podset.get("template") or {}).get("spec")) or {}
     count = int(podset.get("count", 1))
     min_count = podset.get("minCount")
+    requests = pod_requests(spec)
+    if rules:
+        requests = rules.apply(requests)
     return PodSetInfo(name=podset.get("name", "main"), count=max(0, count - reclaimable),
                       min_count=None if min_count is None else int(min_count),
-                      per_pod=to_units(pod_requests(spec)), spec=spec, placement=placement_key(spec),
+                      per_pod=to_units(requests), spec=spec, placement=placement_key(spec),
                       group=(podset.get("topologyRequest") or {}).get("podSetGroupName"))
 
 
 def workload_info(manifest: dict, priority_classes: dict[str, int] | None = None,
-                  order: float = 0.0) -> WorkloadInfo:
+                  order: float = 0.0, rules: ResourceRules = NO_RULES) -> WorkloadInfo:
     """A Workload manifest (v1beta2) as the admission core sees it.
 
     `order` stands in for the creation timestamp when the manifest has none, so
-    earlier documents count as older.
+    earlier documents count as older. `rules` are the Configuration's resource
+    exclusions and transformations; an admitted Workload's usage is its
+    `status.admission`, which Kueue computed with them already.
     """
     metadata = manifest.get("metadata") or {}
     spec = manifest.get("spec") or {}
     status = manifest.get("status") or {}
     reclaimable = {r.get("name"): int(r.get("count", 0)) for r in status.get("reclaimablePods") or []}
-    podsets = [podset_info(ps, reclaimable.get(ps.get("name", "main"), 0) if reclaimable else 0)
+    podsets = [podset_info(ps, reclaimable.get(ps.get("name", "main"), 0) if reclaimable else 0, rules)
                for ps in spec.get("podSets") or []]
     info = WorkloadInfo(
         namespace=metadata.get("namespace", "default"), name=metadata.get("name", ""),

@@ -3,7 +3,7 @@ one JSON document on stdout as well as sentences on stderr."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 import typer
@@ -23,7 +23,7 @@ INTEGRATIONS_OPTION = typer.Option(
          "input, else the Helm chart's default list.")
 STACK_OPTION = typer.Option(
     None, "--stack", "-s", metavar="NAME",
-    help="Take the Kueue configuration (integrations, feature gates) and the queue objects (flavors, cohorts, "
+    help="Take the Kueue configuration (integrations, feature gates, resource transformations) and the queue objects (flavors, cohorts, "
          "ClusterQueues, LocalQueues, priority classes, their namespaces) of stack NAME (stacks/Pulumi.NAME.yaml), "
          "as if they were given as files before the others.")
 PATHS_ARGUMENT = typer.Argument(..., metavar="PATH...",
@@ -42,6 +42,9 @@ class Inputs:
     # The pseudo-file the stack's own objects are read from (`--stack`), e.g. "stack prod".
     stack_source: Optional[str] = None
     stack_documents: list[Document] = field(default_factory=list)
+    # The Kueue configuration in force (`aks_kueue.kueue.jobs.JobOptions`): its `resources` are
+    # what simulate charges workloads with.
+    options: Any = None
 
 
 def read_command_inputs(paths: list[str], namespace: str, integrations: Optional[str], stack: Optional[str],
@@ -60,12 +63,26 @@ def read_command_inputs(paths: list[str], namespace: str, integrations: Optional
     source = f"stack {stack}" if settings is not None else None
     own = stack_documents(settings, stack, source, output) if settings is not None else []
     documents = own + documents
-    warnings = [w for d in documents if (w := complete(d, namespace))]
-    if options is None:
-        options, where = options_from_configuration(documents)
+    warnings = complete(documents, namespace)
+    found, where = options_from_configuration(documents)
+    config_source = f"the Kueue Configuration in {where}"
+    if stack is not None:
+        config_source = f"--stack {stack}"
+        if found is not None and found.resources:
+            warnings.append(f"the resources section of the Kueue Configuration in {where} is not used: --stack {stack} "
+                            "gives the Configuration in force")
+    elif options is None:
+        options = found
         if where:
             warnings.append(f"jobs are taken with the integrations of the Kueue Configuration in {where}")
-    return Inputs(documents, warnings, job_results(documents, options or JobOptions()), source, own)
+    elif found is not None and found.resources:
+        # --integrations replaces the integration list only; the document still says what Kueue charges.
+        options = replace(options, resources=found.resources)
+    options = options or JobOptions()
+    if options.resources:
+        warnings.append(f"workloads are charged as the resources section of {config_source} says: "
+                        + "; ".join(options.resources.describe()))
+    return Inputs(documents, warnings, job_results(documents, options), source, own, options)
 
 
 def stack_documents(settings, stack: str, source: str, output: Output) -> list[Document]:
@@ -108,11 +125,14 @@ def job_options(integrations: Optional[str], stack: Optional[str], output: Outpu
     settings, _ = stack_settings(stack, output)
     kueue = settings.kueue
     overrides = kueue.manager_configuration_overrides
-    manage_all = False
+    manage_all, external = False, ()
     if overrides is not None:
         manage_all = parse_configuration(overrides).get("manageJobsWithoutQueueName") is True
+        integrations = overrides.get("integrations") if isinstance(overrides.get("integrations"), dict) else {}
+        external = integrations.get("externalFrameworks") or ()
     return JobOptions.from_config(frameworks=kueue.frameworks, feature_gates=kueue.feature_gates,
-                                  manage_jobs_without_queue_name=manage_all), settings
+                                  manage_jobs_without_queue_name=manage_all, resources=kueue.resource_rules,
+                                  external_frameworks=external), settings
 
 
 def stack_settings(stack: str, output: Output):
@@ -138,6 +158,7 @@ def options_from_configuration(documents: list[Document]):
     from aks_kueue.kueue.configuration import judge_configuration
     from aks_kueue.kueue.jobs import JobOptions
     from aks_kueue.kueue.manifests import Category, category
+    from aks_kueue.kueue.transformations import ResourceRules
 
     configs = [d for d in documents if category(d.manifest) is Category.CONFIGURATION]
     if len(configs) != 1:
@@ -148,7 +169,10 @@ def options_from_configuration(documents: list[Document]):
     effective = report.effective
     frameworks = (effective.get("integrations") or {}).get("frameworks") or ["batch/job"]
     options = JobOptions.from_config(frameworks=frameworks, feature_gates=report.gates,
-                                     manage_jobs_without_queue_name=effective.get("manageJobsWithoutQueueName") is True)
+                                     manage_jobs_without_queue_name=effective.get("manageJobsWithoutQueueName") is True,
+                                     resources=ResourceRules.from_configuration(effective),
+                                     external_frameworks=(effective.get("integrations") or {}).get("externalFrameworks")
+                                     or ())
     return options, configs[0].where
 
 
@@ -173,16 +197,47 @@ def configuration_errors(manifest: dict[str, Any]) -> tuple[list[FieldError], li
     return report.errors, report.warnings
 
 
-def other_reason(document: Document) -> str:
+NOT_MODELLED_EXTERNAL = ("Kueue leaves it to an external framework (integrations.externalFrameworks): that "
+                         "framework's own controller builds its Workload, which cannot be derived offline; it is not "
+                         "simulated")
+
+
+def other_reason(document: Document, options: Any = None) -> str:
     if document.api_version == "batch/v1" and document.kind == "CronJob":
         return ("not a Kueue object; Kueue manages the Jobs it creates (give one of them, its jobTemplate as a "
                 "Job, to simulate it)")
+    if options is not None and options.external(document.api_version, document.kind):
+        return NOT_MODELLED_EXTERNAL
+    if _carries_queue_label(document.manifest):
+        return ("not a Kueue object; it asks for a LocalQueue (kueue.x-k8s.io/queue-name), so Kueue manages the "
+                "pods its controller creates, through the pod integration; give those pods to simulate them")
     return "not a Kueue object"
 
 
-def skipped_entry(document: Document, reason: str) -> dict[str, Any]:
-    return {"file": document.file, "document": document.index, "apiVersion": document.api_version,
-            "kind": document.kind, "name": document.name, "reason": reason}
+def _carries_queue_label(value: Any, depth: int = 0) -> bool:
+    """A `labels` map holding the queue label anywhere in the object (its own, a pod template's)."""
+    from aks_kueue.kueue.jobs import QUEUE_LABEL
+
+    if depth > 20:
+        return False
+    if isinstance(value, dict):
+        labels = value.get("labels")
+        if isinstance(labels, dict) and QUEUE_LABEL in labels:
+            return True
+        return any(_carries_queue_label(v, depth + 1) for v in value.values() if isinstance(v, (dict, list)))
+    if isinstance(value, list):
+        return any(_carries_queue_label(v, depth + 1) for v in value)
+    return False
+
+
+def skipped_entry(document: Document, reason: str, not_modelled: bool = False) -> dict[str, Any]:
+    """An object not judged, and why; `notModelled` marks one Kueue manages in a way this tool
+    cannot reproduce offline (the contract's items plus that key, only when true)."""
+    entry = {"file": document.file, "document": document.index, "apiVersion": document.api_version,
+             "kind": document.kind, "name": document.name, "reason": reason}
+    if not_modelled:
+        entry["notModelled"] = True
+    return entry
 
 
 def context_reason(document: Document) -> str:

@@ -87,7 +87,9 @@ def capacity_section(outcome: Outcome) -> list[str]:
     lines += ["| flavor | resource | quota (sum) | capacity | headroom | verdict |", "|---|---|---:|---:|---:|---|"]
     for row in rows:
         shown = row.shown()
-        verdict = _VERDICT_MARK.get(row.verdict, cell(row.verdict)) + (" (assumed placement)" if row.assumption else "")
+        verdict = (_VERDICT_MARK.get(row.verdict, cell(row.verdict))
+                   + (" (assumed placement)" if row.assumption else "")
+                   + (" (transformed units)" if row.transformation else ""))
         lines.append(f"| {cell(row.flavor)} | {cell(row.resource)} | {cell(shown['quota'])} | "
                      f"{cell(shown['capacity'])} | {cell(shown['headroom'])} | {verdict} |")
     return lines

@@ -190,7 +190,8 @@ def print_capacity(console, outcome: Outcome) -> None:
     for row in rows:
         shown = row.shown()
         style = VERDICT_STYLE.get(row.verdict, "")
-        verdict = escape(row.verdict) + (" (assumed placement)" if row.assumption else "")
+        verdict = escape(row.verdict) + (" (assumed placement)" if row.assumption else "") \
+            + (" (transformed units)" if row.transformation else "")
         table.add_row(escape(row.flavor), escape(row.resource), shown["quota"], shown["capacity"], shown["headroom"],
                       f"[{style}]{verdict}[/{style}]" if style else verdict)
     console.print(table)

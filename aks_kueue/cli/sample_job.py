@@ -174,9 +174,10 @@ def plan(settings, model, queue: str, gpus: int, kind: str) -> Sample:
     obj, _ = checked_object(cluster_queue)
     quota = Quota.of(obj.defaulted or obj.manifest)
     judgement = judge(model)
-    chooser = Chooser(quota, judgement.flavors, cluster_queue.name)
+    chooser = Chooser(quota, judgement.flavors, cluster_queue.name, model.resource_rules)
     pod_sets = _pod_sets(kind, gpus, chooser)
     _fit(pod_sets, quota, judgement.flavors, cluster_queue.name)
+    _fit_charges(pod_sets, quota, model.resource_rules, cluster_queue.name)
     return Sample(kind, namespace, name, cluster_queue.name, gpus, pod_sets)
 
 
@@ -230,6 +231,7 @@ class Chooser:
     quota: Quota
     placements: dict
     cluster_queue: str
+    rules: Any = None              # the Configuration's resource transformations (ResourceRules)
 
     def cpu_target(self):
         """The first flavor with cpu (and memory) quota that lands on a pool: where Kueue puts a pod that
@@ -303,7 +305,7 @@ def _pod_sets(kind: str, gpus: int, chooser: Chooser) -> list[PodSet]:
         node = cpu_pool.node.amounts
         requests = {CPU: min(cpu, _floor(node.get(CPU, 0) // 2, 100)),
                     MEMORY: min(memory, _floor(node.get(MEMORY, 0) // 2, 64 * MIB))}
-        return PodSet(name, count, _covered(requests, quota), cpu_flavor, _pool_name(cpu_pool),
+        return PodSet(name, count, _covered(requests, quota, chooser.rules), cpu_flavor, _pool_name(cpu_pool),
                       chooser.tolerations(cpu_flavor))
 
     workers = {"Job": ("main", 1), "JobSet": ("workers", 2), "RayJob": ("workers", 1), "MPIJob": ("worker", 2)}[kind]
@@ -313,13 +315,14 @@ def _pod_sets(kind: str, gpus: int, chooser: Chooser) -> list[PodSet]:
         share = (gpus, node[resource])
         requests = {CPU: max(1000, _floor(node.get(CPU, 0) * share[0] // share[1] // 2, 1000)),
                     MEMORY: max(GIB, _floor(node.get(MEMORY, 0) * share[0] // share[1] // 2, GIB)), resource: gpus}
-        worker = PodSet(workers[0], workers[1], _covered(requests, quota), flavor, _pool_name(pool),
+        worker = PodSet(workers[0], workers[1], _covered(requests, quota, chooser.rules), flavor, _pool_name(pool),
                         chooser.tolerations(flavor), resource, resizable=True)
     else:
         worker = small(workers[0], 1000, 2 * GIB, workers[1])
         worker.resizable = True
     if kind == "RayJob":
-        submitter = PodSet("submitter", 1, _covered(dict(SUBMITTER_REQUESTS), quota), cpu_flavor, _pool_name(cpu_pool),
+        submitter = PodSet("submitter", 1, _covered(dict(SUBMITTER_REQUESTS), quota, chooser.rules), cpu_flavor,
+                           _pool_name(cpu_pool),
                            chooser.tolerations(cpu_flavor))
         return [small("head", 1000, 2 * GIB), worker, submitter]
     if kind == "MPIJob":
@@ -327,9 +330,62 @@ def _pod_sets(kind: str, gpus: int, chooser: Chooser) -> list[PodSet]:
     return [worker]
 
 
-def _covered(requests: dict[str, int], quota: Quota) -> dict[str, int]:
-    """Only what the ClusterQueue covers: Kueue refuses a pod asking for a resource it does not."""
-    return {r: v for r, v in requests.items() if quota.covered(r)}
+def _covered(requests: dict[str, int], quota: Quota, rules: Any = None) -> dict[str, int]:
+    """Only what the ClusterQueue covers: Kueue refuses a pod asking for a resource it does not. With
+    the Configuration's transformations, a request Kueue replaces by covered outputs is charged as
+    those, so it stays (a pod asking for no cpu would not run)."""
+    transforms = rules.by_input if rules else {}
+
+    def charged(resource: str) -> bool:
+        transformation = transforms.get(resource)
+        if transformation is not None and str(transformation.strategy) == "Replace":
+            return all(quota.covered(name) for name, _ in transformation.outputs)
+        return quota.covered(resource)
+
+    return {r: v for r, v in requests.items() if charged(r)}
+
+
+def charges(requests: dict[str, int], rules: Any) -> dict[str, int]:
+    """One pod's requests (Kueue's units) as Kueue charges them after the Configuration's exclusions and
+    transformations (`aks_kueue.kueue.transformations`)."""
+    from fractions import Fraction
+
+    from aks_kueue.kueue.units import to_units
+
+    if not rules:
+        return dict(requests)
+    exact = {r: Fraction(v, 1000) if r == CPU else Fraction(v) for r, v in requests.items()}
+    return to_units(rules.apply(exact))
+
+
+def _fit_charges(pod_sets: list[PodSet], quota: Quota, rules: Any, cluster_queue: str) -> None:
+    """With transformations, shrink the workers until what Kueue charges (a credit, a total) fits the
+    nominal quota of the flavor it is charged to: the pod set's own, else the first flavor covering it."""
+    if not rules:
+        return
+    worker = next(p for p in pod_sets if p.resizable)
+
+    def over() -> Optional[tuple[str, str, int, int]]:
+        used: dict[tuple[str, str], int] = {}
+        for pod_set in pod_sets:
+            for resource, value in charges(pod_set.requests, rules).items():
+                flavors = quota.flavors_for(resource)
+                flavor = pod_set.flavor if pod_set.flavor in flavors or not flavors else flavors[0]
+                used[(flavor, resource)] = used.get((flavor, resource), 0) + pod_set.count * value
+        for (flavor, resource), total in used.items():
+            have = quota.nominal.get(flavor, {}).get(resource, 0)
+            if total > have and quota.covered(resource):
+                return flavor, resource, total, have
+        return None
+
+    while worker.count > 1 and over():
+        worker.count -= 1
+    found = over()
+    if found:
+        flavor, resource, total, have = found
+        raise SampleError(f"Kueue's resource transformations charge the sample's pods {_show({resource: total})} of "
+                          f"flavor {flavor}, but ClusterQueue {cluster_queue} has a nominal quota of "
+                          f"{_show({resource: have})} there; raise it", 1)
 
 
 def _floor(value: int, step: int) -> int:
@@ -354,10 +410,12 @@ def _fit(pod_sets: list[PodSet], quota: Quota, placements: dict, cluster_queue: 
                     if p is not worker and p.flavor == worker.flavor)
         return quota.nominal.get(worker.flavor, {}).get(resource, 0) - fixed
 
-    while worker.count > 1 and any(worker.count * v > left(r) for r, v in worker.requests.items()):
+    # A request the queue does not cover is one Kueue's transformations replace (`_covered`); `_fit_charges`
+    # fits what it is charged as.
+    while worker.count > 1 and any(worker.count * v > left(r) for r, v in worker.requests.items() if quota.covered(r)):
         worker.count -= 1
     for resource, step, least in ((CPU, 100, MIN_CPU), (MEMORY, 64 * MIB, MIN_MEMORY)):
-        if resource in worker.requests and worker.requests[resource] > left(resource):
+        if resource in worker.requests and quota.covered(resource) and worker.requests[resource] > left(resource):
             worker.requests[resource] = _floor(max(left(resource), 0), step)
             if worker.requests[resource] < least:
                 raise SampleError(f"ClusterQueue {cluster_queue}'s nominal {resource} quota in flavor {worker.flavor} "
@@ -365,6 +423,8 @@ def _fit(pod_sets: list[PodSet], quota: Quota, placements: dict, cluster_queue: 
                                   "pods, too little for a sample; raise the quota", 1)
     for pod_set in pod_sets:
         for resource, value in pod_set.requests.items():
+            if not quota.covered(resource):
+                continue
             total = sum(p.count * p.requests.get(resource, 0) for p in pod_sets if p.flavor == pod_set.flavor)
             have = quota.nominal.get(pod_set.flavor, {}).get(resource, 0)
             if total > have:

@@ -12,7 +12,8 @@ from aks_kueue.cli.app import app
 from aks_kueue.cli.fleet import fleet_objects, print_dispatch, warn_skipped
 from aks_kueue.cli.preview import STACK_OUTPUTS_OPTION, stack_outputs_files
 from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
-                                  configuration_errors, context_reason, other_reason, read_command_inputs, skipped_entry)
+                                  NOT_MODELLED_EXTERNAL, configuration_errors, context_reason, other_reason,
+                                  read_command_inputs, skipped_entry)
 from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, register_document, wants_json
 
 MODES = ("Fit", "Preempt", "NoFit")
@@ -76,7 +77,10 @@ def simulate(
                                                                 f"{e.message}") for e in errors)
 
     def once(key: tuple, document, what: str) -> list[FieldError]:
-        """The API server refuses a second object of the same kind, namespace and name."""
+        """The API server refuses a second object of the same kind, namespace and name. A name made
+        from generateName is a distinct stand-in (`generate_names`), so only real names are judged."""
+        if document.generated_name and key[-1] == document.name:
+            return []
         if key in seen:
             return [FieldError("metadata.name", f"Duplicate value: {seen[key]} already defines {what}")]
         seen[key] = document.where
@@ -111,7 +115,7 @@ def simulate(
                 reject(document, what, errors)
                 continue
             if result.outcome is not Outcome.WORKLOAD or not result.workloads:
-                skipped.append(skipped_entry(document, result.reason))
+                skipped.append(skipped_entry(document, result.reason, result.outcome is Outcome.UNSUPPORTED))
                 continue
             for workload in result.workloads:
                 metadata = workload["metadata"]
@@ -132,7 +136,8 @@ def simulate(
                 manifests.append(manifest)  # namespaceSelectors match its labels
             skipped.append(skipped_entry(document, context_reason(document)))
         else:
-            skipped.append(skipped_entry(document, other_reason(document)))
+            skipped.append(skipped_entry(document, reason := other_reason(document, inputs.options),
+                                         reason == NOT_MODELLED_EXTERNAL))
 
     for warning in warnings:
         typer.echo(f"warning: {warning}", err=True)
@@ -141,12 +146,12 @@ def simulate(
     if invalid:
         output.fail(invalid, 1, header="Kueue would reject these objects; fix them first:")
     if fleet is None:
-        raw = run_simulation(manifests)
+        raw = run_simulation(manifests, inputs.options.resources)
     else:
         from aks_kueue.admission.dispatch import dispatch
 
         warn_skipped(fleet)
-        raw = dispatch([*fleet.manager, *manifests], fleet.workers)
+        raw = dispatch([*fleet.manager, *manifests], fleet.workers, inputs.options.resources)
     decisions = [_with_origin(d, origin) for d in raw]
     summary = _summary(decisions, skipped)
     if not decisions:

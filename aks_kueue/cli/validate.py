@@ -14,7 +14,8 @@ import typer
 
 from aks_kueue.cli.app import app
 from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
-                                  configuration_errors, context_reason, other_reason, read_command_inputs, skipped_entry)
+                                  NOT_MODELLED_EXTERNAL, configuration_errors, context_reason, other_reason,
+                                  read_command_inputs, skipped_entry)
 from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, register_document, wants_json
 
 
@@ -71,13 +72,14 @@ def validate(
             entry["errors"] = [{"field": e.field, "message": e.message} for e in result.errors]
             warnings += [f"{document.where}: {note}" for note in result.notes]
             if not result.errors and result.outcome in (Outcome.NOT_MANAGED, Outcome.UNSUPPORTED):
-                skipped.append(skipped_entry(document, result.reason))
+                skipped.append(skipped_entry(document, result.reason, result.outcome is Outcome.UNSUPPORTED))
                 continue
             if not result.errors and result.outcome is Outcome.BLOCKED:
                 warnings.append(f"{document.where}: {result.reason}")
         else:
-            reason = context_reason(document) if kind is Category.CONTEXT else other_reason(document)
-            skipped.append(skipped_entry(document, reason))
+            reason = (context_reason(document) if kind is Category.CONTEXT
+                      else other_reason(document, inputs.options))
+            skipped.append(skipped_entry(document, reason, reason == NOT_MODELLED_EXTERNAL))
             continue
         entry["valid"] = not entry["errors"]
         objects.append(entry)

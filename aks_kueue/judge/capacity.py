@@ -4,12 +4,20 @@ Kueue admits against quota and never looks at nodes, so a quota above what the p
 allocate at their autoscaler maximum admits work that then stays Pending. A flavor the
 managed extension generates is counted on every pool it could land on
 (`aks/managed_extension.py`), so only a quota above all of them together is rejected.
+
+A quota on a resource Kueue's resource transformations make (`cpu_credits` from `cpu`) is in
+the transformed units: it is compared with what the nodes hold of the inputs, times the
+factors, where that is meaningful (every transformation making it turns a node resource into
+it by a positive factor, without `multiplyBy`); otherwise the row says that the resource has
+no node-side counterpart and is not compared.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+import math
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Iterable, Mapping, Optional
 
@@ -20,7 +28,8 @@ from aks_kueue.aks.placement import FlavorPlacement, place_flavors
 from aks_kueue.aks.pools import taint_text
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
 from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS
-from aks_kueue.kueue.units import amount as units
+from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
+from aks_kueue.kueue.units import CPU, amount as units
 from aks_kueue.model.desired import KueueItem
 
 QUOTA_ABOVE_CAPACITY = "quota-above-capacity"
@@ -54,6 +63,7 @@ class CapacityRow:
     capacity: Optional[int]   # None: not modelled
     verdict: str              # ok | over | missing | nowhere | not modelled
     assumption: str = ""      # for a flavor the managed extension generates: what its placement assumes
+    transformation: str = ""  # for a resource Kueue's transformations make: how capacity was (not) compared
 
     @property
     def headroom(self) -> Optional[int]:
@@ -68,6 +78,8 @@ class CapacityRow:
                "verdict": self.verdict}
         if self.assumption:
             row["assumption"] = self.assumption
+        if self.transformation:
+            row["transformation"] = self.transformation
         return row
 
     def shown(self) -> dict[str, str]:
@@ -119,17 +131,24 @@ def quota_entries(valid: Iterable[Valid]) -> list[QuotaEntry]:
     return entries
 
 
-def capacity_rows(entries: list[QuotaEntry], flavors: Mapping[str, FlavorPlacement]
-                  ) -> tuple[list[CapacityRow], list[Finding]]:
+def capacity_rows(entries: list[QuotaEntry], flavors: Mapping[str, FlavorPlacement],
+                  rules: ResourceRules = NO_RULES) -> tuple[list[CapacityRow], list[Finding]]:
     by_fr: dict[tuple[str, str], list[QuotaEntry]] = defaultdict(list)
     for entry in entries:
         by_fr[(entry.flavor, entry.resource)].append(entry)
     rows, findings = [], []
+    generated = rules.generated()
     for (flavor, resource), group in by_fr.items():
         total = sum(e.nominal for e in group)
         placement = flavors.get(flavor)
         assumption = placement.assumption if placement is not None else ""
-        if placement is None or not is_modelled(resource):
+        if resource in generated:
+            capacity, note = _transformed_capacity(placement, resource, rules)
+            verdict = "not modelled" if capacity is None else "over" if total > capacity else "ok"
+            rows.append(CapacityRow(flavor, resource, total, capacity, verdict, assumption, note))
+            if capacity is not None and total > capacity:
+                findings.append(_over_capacity(placement, resource, group, total, capacity, note))
+        elif placement is None or not is_modelled(resource):
             rows.append(CapacityRow(flavor, resource, total, None, "not modelled", assumption))
         elif not placement.pools:
             rows.append(CapacityRow(flavor, resource, total, 0, "nowhere", assumption))
@@ -163,17 +182,46 @@ def _assumed(placement: FlavorPlacement) -> str:
     return f" ({placement.assumption})" if placement.assumption else ""
 
 
+def _transformed_capacity(placement: Optional[FlavorPlacement], resource: str,
+                          rules: ResourceRules) -> tuple[Optional[int], str]:
+    """What the flavor's pools hold of a transformation's output, in its units, and how that was
+    found; None when the nodes have no counterpart of it."""
+    sources = [(t, factor) for t in rules.transformations for name, factor in t.outputs if name == resource]
+    made = "; ".join(t.describe() for t, _ in sources)
+    why = ""
+    if any(t.multiply_by for t, _ in sources):
+        why = "multiplyBy scales per-device amounts that nodes do not advertise"
+    elif any(factor <= 0 for _, factor in sources):
+        why = "a negative or zero factor writes an allowance, not a node resource"
+    elif not all(is_modelled(t.input) for t, _ in sources):
+        why = "its inputs are resources the capacity model has no figures for"
+    if why:
+        return None, (f"{resource} is made by Kueue's resource transformations ({made}) and has no node-side "
+                      f"counterpart ({why}); its quota is not compared with node capacity")
+    if placement is None or not placement.pools:
+        return None, f"{resource} is made by Kueue's resource transformations ({made})"
+    held = Fraction(0)
+    for transformation, factor in sources:
+        amount_ = placement.total(transformation.input)
+        held += (Fraction(amount_, 1000) if transformation.input == CPU else Fraction(amount_)) * factor
+    # Whole units only: a quota above what the nodes hold, however little above, is over.
+    capacity = math.floor(held * 1000) if resource == CPU else math.floor(held)
+    return capacity, (f"{resource} is made by Kueue's resource transformations ({made}); capacity is what the pools "
+                      "hold of the inputs, times the factors")
+
+
 def _over_capacity(placement: FlavorPlacement, resource: str, group: list[QuotaEntry], total: int,
-                   capacity: int) -> Finding:
+                   capacity: int, transformation: str = "") -> Finding:
     shares = sorted(group, key=lambda e: -e.nominal)
     largest = shares[0]
     listed = ", ".join(f"{e.owner.label} {show(resource, e.nominal)}" for e in shares[:5] if e.nominal)
     more = f" and {len(shares) - 5} more" if len(shares) > 5 else ""
+    pools = (f"({transformation})" if transformation else f"({_pools_text(placement, resource)})")
     return Finding(
         QUOTA_ABOVE_CAPACITY, ERROR, largest.owner.label, field_key(largest.owner.key, f"{largest.path}.nominalQuota"),
         f"the nominalQuota for {resource} on flavor {placement.name} adds up to {show(resource, total)} "
         f"({listed}{more}), but its pools can allocate only {show(resource, capacity)} at maxCount "
-        f"({_pools_text(placement, resource)}){_assumed(placement)}; work Kueue admits beyond that stays Pending",
+        f"{pools}{_assumed(placement)}; work Kueue admits beyond that stays Pending",
         _advertise_first(placement, resource) + f"lower those nominalQuotas by {show(resource, total - capacity)} "
         "in all (this one is the largest), or raise the pools' maxCount",
         {"flavor": placement.name, "resource": resource, "quota": amount(resource, total),

@@ -44,7 +44,7 @@ def feasibility(model: Model, vm_overhead: Fraction) -> Feasibility:
              for flavor in group.get("flavors") or []}
     placements = capacity.placements(valid, pools, model.managed, sorted(n for n in named if isinstance(n, str)))
     entries = capacity.quota_entries(valid)
-    rows, found = capacity.capacity_rows(entries, placements)
+    rows, found = capacity.capacity_rows(entries, placements, model.resource_rules)
     accepted = objects.valid_workloads(model)
     manifests = [manifest for _, manifest in valid if manifest.get("kind") in QUEUE_KINDS]
     manifests += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n.name, "labels": dict(n.labels)}}
@@ -56,7 +56,7 @@ def feasibility(model: Model, vm_overhead: Fraction) -> Feasibility:
             # Imported here: the admission core is only needed when there are workloads to admit.
             from aks_kueue.admission import Snapshot
 
-            snapshot = Snapshot.from_objects(manifests)
+            snapshot = Snapshot.from_objects(manifests, model.resource_rules)
             tree = snapshot.tree  # it holds no usage yet, so it serves the borrowing check too
         else:
             tree = QuotaTree.from_objects(manifests)

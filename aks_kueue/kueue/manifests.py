@@ -31,6 +31,8 @@ CONFIG_GROUP = "config.kueue.x-k8s.io"
 WHAT = "Kubernetes YAML or JSON"
 # The characters the API server draws a generated name's suffix from (k8s.io/apiserver names.go).
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+# names.go maxGeneratedNameLength: 63 less the 5-character suffix.
+_GENERATED_PREFIX_MAX = 58
 
 
 class Category(str, Enum):
@@ -51,6 +53,8 @@ class Document:
     file: str
     index: int
     manifest: dict[str, Any]
+    # The name is a stand-in for the one the API server would make from generateName.
+    generated_name: bool = False
 
     @property
     def where(self) -> str:
@@ -169,29 +173,60 @@ def default_namespace(document: Document, namespace: str) -> Optional[str]:
     return f"no namespace, so it goes to {namespace} as with kubectl"
 
 
-def generate_name(document: Document) -> Optional[str]:
-    """Name an object that has only `generateName` (Kueue's quick-start jobs do), as the API
-    server would with 5 random characters; a stand-in derived from its place in the input
-    keeps runs repeatable. What was done, or None when nothing changed."""
-    metadata = document.manifest.get("metadata")
-    if not isinstance(metadata, dict) or metadata.get("name") or not isinstance(metadata.get("generateName"), str):
-        return None
-    digest = hashlib.sha1(f"{document.file}\n{document.index}".encode()).digest()
-    suffix = "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in digest[:5])
-    metadata["name"] = metadata["generateName"] + suffix
-    return (f"named from generateName {metadata['generateName']!r} (the API server adds 5 random characters; "
-            f"{metadata['name']} stands in)")
+def generate_names(documents: list[Document]) -> None:
+    """Name each object that has only `generateName` (Kueue's quick-start jobs do; `kubectl create`
+    of one file five times makes five jobs), as the API server would with 5 random characters.
+
+    The stand-in is deterministic and distinct: the suffix hashes the object's apiVersion, kind,
+    namespace, generateName and its ordinal among the input's objects with those
+    four (0 for the first copy, 1 for the second, ...), so the same files name the same objects
+    wherever they are read from, and copies differ. A stand-in that equals a name already in the
+    input (a real one or an earlier stand-in, for that kind and namespace) is hashed again with
+    the next ordinal. A prefix longer than 58 characters is cut to 58, as the API server cuts it.
+    Marked `generated_name`, so duplicate-name checks judge only real names."""
+    taken = {_identity(d.manifest) + (d.name,) for d in documents if d.name}
+    seen: dict[tuple, int] = {}
+    for document in documents:
+        metadata = document.manifest.get("metadata")
+        if not isinstance(metadata, dict) or metadata.get("name") or not isinstance(metadata.get("generateName"), str):
+            continue
+        prefix = metadata["generateName"][:_GENERATED_PREFIX_MAX]
+        key = _identity(document.manifest) + (prefix,)
+        while True:
+            ordinal = seen.get(key, 0)
+            seen[key] = ordinal + 1
+            digest = hashlib.sha1("\n".join(map(str, key + (ordinal,))).encode()).digest()
+            name = prefix + "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in digest[:5])
+            if _identity(document.manifest) + (name,) not in taken:
+                break
+        taken.add(_identity(document.manifest) + (name,))
+        metadata["name"] = name
+        document.generated_name = True
 
 
-def complete(document: Document, namespace: str) -> Optional[str]:
-    """`generate_name` and `default_namespace` for the objects this program judges, as one
-    warning naming the object, or None."""
-    if category(document.manifest) is Category.OTHER:
-        return None
-    done = [d for d in (generate_name(document), default_namespace(document, namespace)) if d]
-    if not done:
-        return None
-    return f"{document.where}: {document.kind} {document.name or '(no name)'}: " + "; ".join(done)
+def _identity(manifest: dict[str, Any]) -> tuple:
+    metadata = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
+    return (manifest.get("apiVersion"), manifest.get("kind"), metadata.get("namespace") or "")
+
+
+def complete(documents: list[Document], namespace: str) -> list[str]:
+    """For the objects this program judges: `default_namespace`, then `generate_names`, with one
+    warning per object changed, naming it."""
+    judged = [d for d in documents if category(d.manifest) is not Category.OTHER]
+    moved = {id(d): m for d in judged if (m := default_namespace(d, namespace))}
+    generate_names(judged)
+    warnings = []
+    for document in judged:
+        done = []
+        if document.generated_name:
+            prefix = document.manifest["metadata"]["generateName"]
+            done.append(f"named from generateName {prefix!r} (the API server adds 5 random characters; "
+                        f"{document.name} stands in)")
+        if id(document) in moved:
+            done.append(moved[id(document)])
+        if done:
+            warnings.append(f"{document.where}: {document.kind} {document.name or '(no name)'}: " + "; ".join(done))
+    return warnings
 
 
 def read_documents(path: Path, also: tuple[tuple[str, str], ...] = ()) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -18,6 +18,7 @@ from typing import Any, Mapping, Optional
 
 from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.aks.pools import Pool
+from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 from aks_kueue.model.conventions import DEPLOY_ORDER
 from aks_kueue.model.fleet import Fleet
 
@@ -137,6 +138,9 @@ class Install:
     # which exposes no setting for them.
     frameworks: Optional[tuple[str, ...]] = None
     key: str = "aks-kueue:kueue"
+    # What the Configuration's `resources` section excludes and transforms (Helm only: the
+    # managed extension's Configuration cannot carry it).
+    resources: ResourceRules = NO_RULES
 
 
 @dataclass(frozen=True)
@@ -248,6 +252,12 @@ class Model:
     @property
     def managed(self) -> bool:
         return any(i.mode == "managed" for i in self.installs)
+
+    @property
+    def resource_rules(self) -> ResourceRules:
+        """The resource exclusions and transformations Kueue charges workloads with (none unless one
+        Helm install gives them)."""
+        return self.installs[0].resources if len(self.installs) == 1 else NO_RULES
 
     @property
     def production(self) -> bool:

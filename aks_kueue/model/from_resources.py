@@ -34,6 +34,7 @@ from aks_kueue.k8s.loader import LoadError, parse_single
 from aks_kueue.k8s.pods import pod_requests
 from aks_kueue.kueue import catalog as cat
 from aks_kueue.kueue.convert import to_v1beta2
+from aks_kueue.kueue.transformations import ResourceRules
 from aks_kueue.kueue.units import to_units
 from aks_kueue.kueue import multikueue
 from aks_kueue.kueue.multikueue import Role
@@ -471,8 +472,10 @@ def _install(kind: str, props: Any, label: str, key) -> Optional[Install]:
         chart = get(props, "chart")
         if not isinstance(chart, str) or chart.rstrip("/").rsplit("/", 1)[-1] != "kueue":
             return None
+        configuration = _helm_configuration(props, label)
         return Install("helm", version=_optional_text(get(props, "version")),
-                       frameworks=_helm_frameworks(props, label), key=where)
+                       frameworks=_helm_frameworks(configuration, label), key=where,
+                       resources=ResourceRules.from_configuration(configuration))
     return None
 
 
@@ -487,16 +490,22 @@ def _optional_text(value: Any) -> Optional[str]:
     return value if isinstance(value, str) else None
 
 
-def _helm_frameworks(props: Any, label: str) -> tuple[str, ...]:
-    """integrations.frameworks of the Configuration the chart is given, else the chart's defaults."""
+def _helm_configuration(props: Any, label: str) -> Optional[Any]:
+    """The Configuration the chart is given (its managerConfig.controllerManagerConfigYaml), or None."""
     rendered = get(props, "values", "managerConfig", "controllerManagerConfigYaml")
     if rendered is None:
-        return cat.CHART_DEFAULT_FRAMEWORKS
+        return None
     where = f"{label}.values.managerConfig.controllerManagerConfigYaml"
     try:
-        configuration = parse_single(text(rendered, where), where)
+        return parse_single(text(rendered, where), where)
     except LoadError as error:
         raise UnreadableValue(str(error)) from None
+
+
+def _helm_frameworks(configuration: Optional[Any], label: str) -> tuple[str, ...]:
+    """integrations.frameworks of the Configuration the chart is given, else the chart's defaults."""
+    if configuration is None:
+        return cat.CHART_DEFAULT_FRAMEWORKS
     frameworks = get(configuration, "integrations", "frameworks")
     if frameworks is None:
         return cat.CHART_DEFAULT_FRAMEWORKS

@@ -131,7 +131,7 @@ def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects:
     """The Workloads Kueue would create for the jobs of a file, with the stack's integrations,
     feature gates and queue objects in force (a `default` LocalQueue, priority classes)."""
     from aks_kueue.kueue.jobs import JobOptions, Outcome, derive_workloads
-    from aks_kueue.kueue.manifests import Category, category, read_inputs
+    from aks_kueue.kueue.manifests import Category, category, generate_names, read_inputs
 
     where = f"{key}.manifest"
     path = Path(name) if Path(name).is_absolute() else root / name
@@ -141,6 +141,7 @@ def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects:
         problems.append(Problem(where, f"{name}{str(error)[len(str(path)):]}"))
         return []
     jobs = [d for d in documents if category(d.manifest) is Category.JOB]
+    generate_names(jobs)  # Kueue's own sample jobs have only generateName
     if not jobs:
         problems.append(Problem(where, f"{name} holds no job Kueue manages (Job, JobSet, RayJob, MPIJob, ...); "
                                        "point it at a job file, or write the workload's shape instead"))
@@ -277,7 +278,8 @@ def install(settings: Settings) -> Install:
         return Install(mode="managed", version=kueue.version,
                        release_train=None if kueue.version else kueue.effective_release_train,
                        auto_upgrade=kueue.version is None)
-    return Install(mode="helm", version=kueue.chart_version, frameworks=tuple(kueue.frameworks))
+    return Install(mode="helm", version=kueue.chart_version, frameworks=tuple(kueue.frameworks),
+                   resources=kueue.resource_rules)
 
 
 def _from_stack(settings: Settings, problems: list[Problem]) -> list[KueueItem]:

@@ -22,6 +22,7 @@ from aks_kueue.kueue.chart_values import RELEASE_NAME, chart_configuration, chec
 from aks_kueue.kueue.configuration import (ConfigurationTextError, check_feature_gates, judge_configuration,
                                            parse_configuration)
 from aks_kueue.kueue.structural import FieldError
+from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 from aks_kueue.settings.base import Model, suggest
 from aks_kueue.versions import (KUEUE_CHART_SERIES, KUEUE_CHART_VERSION, KUEUE_NAMESPACE,
                                 MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN, MANAGED_KUEUE_EXAMPLE_VERSION)
@@ -97,6 +98,14 @@ class Kueue(Model):
         """The Configuration keys the stack gives, parsed, or None."""
         given = self._configuration_value()
         return None if given is None else parse_configuration(given[1])
+
+    @property
+    def resource_rules(self) -> ResourceRules:
+        """`resources.excludeResourcePrefixes` and `transformations` of the Configuration Kueue runs
+        with. Only the Helm chart takes a Configuration; the managed extension's cannot carry them."""
+        if self.install != "helm":
+            return NO_RULES
+        return ResourceRules.from_configuration(self.manager_configuration_overrides)
 
     @property
     def command_line_gates(self) -> dict[str, bool]:

@@ -188,15 +188,19 @@ def test_workers_shrink_to_the_quota(custom_stack):
     assert (workers["parallelism"], workers["completions"]) == (1, 1)
 
 
-def test_pods_shrink_to_a_small_cpu_quota(custom_stack):
-    def small(spec, _):
-        spec["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = "1500m"
-    stack = custom_stack(_dev_queue(small))
+def assert_one_worker_of_one_cpu(stack: str) -> None:
     code, out, err = cli("sample-job", "--stack", stack, "--queue", "ml/default", "--kind", "JobSet")
     assert code == 0, err
     workers = yaml.safe_load(out)["spec"]["replicatedJobs"][0]["template"]["spec"]
     assert workers["parallelism"] == 1
     assert workers["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] == "1"
+
+
+def test_pods_shrink_to_a_small_cpu_quota(custom_stack):
+    def small(spec, _):
+        spec["resourceGroups"][0]["flavors"][0]["resources"][0]["nominalQuota"] = "1500m"
+    stack = custom_stack(_dev_queue(small))
+    assert_one_worker_of_one_cpu(stack)
     code, _, err = cli("sample-job", "--stack", stack, "--queue", "ml/default", "--kind", "RayJob")
     # head 1 cpu and the submitter's 500m leave no room for a worker: refused with the figures.
     assert code == 1
@@ -240,3 +244,21 @@ def test_an_unusable_stack_exits_2_naming_the_key(custom_stack):
     assert code == 2
     assert "sample-job: --stack custom cannot be used:" in err
     assert "aks-kueue:queues.clusterQueues[0].spec.resourceGroups[0].flavors[0].resources[0].nominalQuota" in err
+
+
+def test_the_sample_fits_what_kueues_transformations_charge(custom_stack):
+    """A Configuration that charges a cpu_credit per cpu, against 1 credit: the JobSet's two workers shrink
+    to one, and what the judge then proves (with the same transformation) admits it."""
+    def credits(spec, config):
+        spec["resourceGroups"].append({"coveredResources": ["cpu_credits"], "flavors": [
+            {"name": "credits", "resources": [{"name": "cpu_credits", "nominalQuota": "1"}]}]})
+        config["aks-kueue:queues"]["resourceFlavors"].append({"name": "credits", "spec": {}})
+        config["aks-kueue:kueue"]["values"]["managerConfig"] = {"controllerManagerConfigYaml": yaml.safe_dump({
+            "apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+            "resources": {"transformations": [{"input": "cpu", "strategy": "Retain",
+                                               "outputs": {"cpu_credits": "1"}}]}})}
+    stack = custom_stack(_dev_queue(credits))
+    assert_one_worker_of_one_cpu(stack)
+    # The RayJob's head and submitter alone are charged 1.5 credits: no sample, and the figures say why.
+    code, _, err = cli("sample-job", "--stack", stack, "--queue", "ml/default", "--kind", "RayJob")
+    assert code == 1 and "transformations charge the sample's pods cpu_credits" in err

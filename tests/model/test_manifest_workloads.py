@@ -69,3 +69,15 @@ def test_a_file_without_a_job_or_a_job_kueue_would_not_manage_is_refused(tmp_pat
 def test_a_missing_file_is_refused_naming_the_key():
     [problem] = refusals(with_job(ROOT / "tests" / "fixtures" / "jobs" / "nope.yaml"))
     assert problem.startswith("aks-kueue:expectedWorkloads[0].manifest: ") and "no such file" in problem
+
+
+def test_a_job_file_with_only_generate_name_is_named_as_simulate_names_it(tmp_path):
+    job = yaml.safe_load(JOB.read_text())
+    job["metadata"]["generateName"] = job["metadata"].pop("name") + "-"
+    path = tmp_path / "generated.yaml"
+    path.write_text(yaml.safe_dump(job))
+    [workload] = model_of(with_job(path)).workloads
+    import re
+
+    assert re.fullmatch(r"job-finetune-[b-z2-9]{5}-[0-9a-f]{5}", workload.manifest["metadata"]["name"])
+    assert refusals(with_job(path)) == []

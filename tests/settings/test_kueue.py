@@ -212,6 +212,19 @@ def test_a_managed_version_that_is_not_a_version_is_refused(version):
                                                    "0.19.6-aks.0.4.4")
 
 
+@pytest.mark.parametrize("install, version", [("helm", "0.19.0"), ("helm", "0.19.2"), ("helm", "0.19.6"),
+                                              ("managed", "0.19.6-aks.0.4.4"), ("managed", "0.19.6-aks.1.0.0")])
+def test_any_version_within_0_19_is_accepted_quietly(install, version):
+    # The stored Kueue sources end at 0.19.2, but nothing a user pins within 0.19 is refused or warned about.
+    def edit(c):
+        c["aks-kueue:kueue"] = {"install": install, "version": version}
+    settings = parse_settings(flat(edited("dev", edit)))
+    assert settings.kueue.version == version
+    assert not [w for w in settings.warnings if "kueue.version" in w]
+    if install == "helm":
+        assert settings.kueue.chart_version == version
+
+
 def test_a_managed_version_from_another_kueue_series_is_a_warning():
     def edit(c):
         c["aks-kueue:kueue"]["version"] = "0.20.1-aks.0.1.0"

@@ -30,12 +30,17 @@ tolerations, topology requests when TopologyAwareScheduling is on, `priorityClas
 and `priority` (the `kueue.x-k8s.io/priority-class` label naming a WorkloadPriorityClass
 of the input, else the pods' PriorityClass), and `maximumExecutionTimeSeconds`.
 
-Integrations modelled: batch/v1 Job, JobSet, RayJob, RayCluster, MPIJob (v2beta1), pods
-and pod groups, Deployments and StatefulSets, TrainJob (given its TrainingRuntime or
-ClusterTrainingRuntime). Kinds Kueue manages through other integrations (Kubeflow v1
-jobs, RayService, LeaderWorkerSet, AppWrapper, SparkApplication) come back UNSUPPORTED.
-An object whose integration is not in `options.frameworks` comes back NOT_MANAGED,
-"Kueue would not manage this object: ...".
+Integrations modelled: all 18 of Kueue v0.19.2: batch/v1 Job, JobSet, RayJob, RayCluster,
+RayService, MPIJob (v2beta1), the Kubeflow v1 PyTorchJob, TFJob, XGBoostJob, PaddleJob and
+JAXJob, TrainJob (given its TrainingRuntime or ClusterTrainingRuntime), pods and pod groups,
+Deployments, StatefulSets, LeaderWorkerSets (a Workload per replica group), AppWrappers (the
+pod sets of what they wrap) and SparkApplications (behind the alpha gate
+SparkApplicationIntegration). An object whose integration is not in `options.frameworks`
+(or whose gate is off) comes back NOT_MANAGED, "Kueue would not manage this object: ...".
+UNSUPPORTED remains for an integration without a builder; none is left.
+
+`options.resources` (the Configuration's resource exclusions and transformations) does not
+change the Workloads; the admission core applies it when it charges them.
 
 Sources: kubernetes-sigs/kueue at tag v0.19.2, pkg/controller/jobframework/ and
 pkg/controller/jobs/; each module names the files it follows.

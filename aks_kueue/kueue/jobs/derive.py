@@ -11,9 +11,12 @@ controllers and webhooks under pkg/controller/jobs/, and pkg/util/priority/prior
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
+from aks_kueue.kueue.jobs import appwrapper, kubeflow, spark
+from aks_kueue.kueue.jobs import leaderworkerset as lws
 from aks_kueue.kueue.jobs import podsets as ps
 from aks_kueue.kueue.jobs import webhooks
 from aks_kueue.kueue.jobs.model import (ADMISSION_GATED_BY, DEFAULT_LOCAL_QUEUE, IS_GROUP_WORKLOAD, JOB_UID_LABEL,
@@ -38,6 +41,8 @@ class Integration:
     framework: str
     versions: tuple[str, ...] = ()
     builder: Optional[Callable[..., list[ps.PodSet]]] = None  # None: not modelled here
+    # A feature gate Kueue needs on to set the integration up (`CanSupportIntegration`).
+    gate: Optional[str] = None
 
 
 INTEGRATIONS: dict[tuple[str, str], Integration] = {
@@ -45,20 +50,23 @@ INTEGRATIONS: dict[tuple[str, str], Integration] = {
     ("jobset.x-k8s.io", "JobSet"): Integration("jobset.x-k8s.io/jobset", ("v1alpha2",), ps.jobset),
     ("ray.io", "RayJob"): Integration("ray.io/rayjob", ("v1",), ps.ray_job),
     ("ray.io", "RayCluster"): Integration("ray.io/raycluster", ("v1",), ps.ray_cluster),
-    ("ray.io", "RayService"): Integration("ray.io/rayservice", ("v1",)),
+    ("ray.io", "RayService"): Integration("ray.io/rayservice", ("v1",), ps.ray_service),
     ("kubeflow.org", "MPIJob"): Integration("kubeflow.org/mpijob", ("v2beta1",), ps.mpi_job),
-    ("kubeflow.org", "PyTorchJob"): Integration("kubeflow.org/pytorchjob", ("v1",)),
-    ("kubeflow.org", "TFJob"): Integration("kubeflow.org/tfjob", ("v1",)),
-    ("kubeflow.org", "PaddleJob"): Integration("kubeflow.org/paddlejob", ("v1",)),
-    ("kubeflow.org", "XGBoostJob"): Integration("kubeflow.org/xgboostjob", ("v1",)),
-    ("kubeflow.org", "JAXJob"): Integration("kubeflow.org/jaxjob", ("v1",)),
+    ("kubeflow.org", "PyTorchJob"): Integration("kubeflow.org/pytorchjob", ("v1",), kubeflow.kubeflow_job),
+    ("kubeflow.org", "TFJob"): Integration("kubeflow.org/tfjob", ("v1",), kubeflow.kubeflow_job),
+    ("kubeflow.org", "PaddleJob"): Integration("kubeflow.org/paddlejob", ("v1",), kubeflow.kubeflow_job),
+    ("kubeflow.org", "XGBoostJob"): Integration("kubeflow.org/xgboostjob", ("v1",), kubeflow.kubeflow_job),
+    ("kubeflow.org", "JAXJob"): Integration("kubeflow.org/jaxjob", ("v1",), kubeflow.kubeflow_job),
     (TRAINER_GROUP, "TrainJob"): Integration("trainer.kubeflow.org/trainjob", ("v1alpha1",), ps.train_job),
     ("", "Pod"): Integration("pod", ("v1",), ps.single_pod),
-    ("apps", "Deployment"): Integration("deployment", ("v1",)),
+    # Each replica's pod, through the pod integration (`_deployment` builds them).
+    ("apps", "Deployment"): Integration("deployment", ("v1",), ps.single_pod),
     ("apps", "StatefulSet"): Integration("statefulset", ("v1",), ps.stateful_set),
-    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): Integration("leaderworkerset.x-k8s.io/leaderworkerset"),
-    ("workload.codeflare.dev", "AppWrapper"): Integration("workload.codeflare.dev/appwrapper"),
-    ("sparkoperator.k8s.io", "SparkApplication"): Integration("sparkoperator.k8s.io/sparkapplication"),
+    (lws.GROUP, "LeaderWorkerSet"): Integration("leaderworkerset.x-k8s.io/leaderworkerset", ("v1",), lws.pod_sets),
+    ("workload.codeflare.dev", "AppWrapper"): Integration("workload.codeflare.dev/appwrapper", ("v1beta2",),
+                                                          appwrapper.app_wrapper),
+    ("sparkoperator.k8s.io", "SparkApplication"): Integration("sparkoperator.k8s.io/sparkapplication", ("v1beta2",),
+                                                              spark.spark_application, gate=spark.GATE),
 }
 # Objects read for what jobs refer to, not judged themselves.
 CONTEXT_KINDS = {(TRAINER_GROUP, "TrainingRuntime"), (TRAINER_GROUP, "ClusterTrainingRuntime"),
@@ -177,13 +185,21 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
         result.reason = (f"{NOT_MANAGED}the integration {integration.framework} is not enabled in the Kueue "
                          "configuration in force (integrations.frameworks, or --integrations)")
         return result
+    if integration.gate is not None and not options.enabled(integration.gate):
+        result.reason = (f"{NOT_MANAGED}the integration {integration.framework} needs the feature gate "
+                         f"{integration.gate} (alpha, off by default), and Kueue does not set it up without it")
+        return result
     if namespace in options.unmanaged_namespaces:
         result.reason = (f"{NOT_MANAGED}namespace {namespace} is outside Kueue's managedJobsNamespaceSelector "
                          f"(it leaves {', '.join(sorted(options.unmanaged_namespaces))} alone)")
         return result
     if not ref.name:
         result.errors.append(FieldError("metadata.name", "Required value: name or generateName is required"))
-    result.errors += webhooks.job_on_create(obj, group, kind, options)
+    if kind == "LeaderWorkerSet":  # leaderworkerset_webhook.go `validateCreate`, not the base webhook's
+        result.errors += webhooks.queue_name(obj) + webhooks.elastic_annotation(obj, group, kind, options)
+        result.errors += lws.webhook_errors(obj)
+    else:
+        result.errors += webhooks.job_on_create(obj, group, kind, options)
     owner = _managed_owner(obj, options)
     queue = ps.labels(obj).get(QUEUE_LABEL)
     queue = queue if isinstance(queue, str) and queue else ""
@@ -192,8 +208,10 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
         result.notes.append(f"{ref.describe()} has no {QUEUE_LABEL} label; Kueue gives it the LocalQueue "
                             f"'default' of namespace {namespace}")
     managed = bool(queue) or options.manage_jobs_without_queue_name
-    if kind in ("RayJob", "RayCluster"):
+    if kind in ("RayJob", "RayCluster", "RayService"):
         result.errors += webhooks.ray(obj, kind, managed and owner is None, options)
+    if kind == "SparkApplication":
+        result.errors += spark.webhook_errors(obj, managed and owner is None, options)
     if kind == "Pod" and group == "":
         result.errors += webhooks.pod(obj)
     if owner is not None:
@@ -204,7 +222,7 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
         result.reason = (f"{NOT_MANAGED}it has no {QUEUE_LABEL} label, and namespace {namespace} has no LocalQueue "
                          "named 'default' to give it one")
         return _with_job_webhooks(result, obj, kind, options)
-    if integration.builder is None and kind != "Deployment":
+    if integration.builder is None:
         result.outcome = Outcome.UNSUPPORTED
         result.reason = (f"Kueue manages {kind} through its {integration.framework} integration, which this tool "
                          "does not model yet; it is not simulated")
@@ -226,6 +244,8 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
         made = _pod_group(obj, ctx, options, read, result)
     elif kind == "Deployment":
         made = _deployment(obj, options, read, result)
+    elif kind == "LeaderWorkerSet":
+        made = _leader_worker_set(obj, options, read)
     elif kind == "TrainJob":
         made = _train_job(obj, ctx, options, read, result)
     else:
@@ -238,6 +258,11 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
         made = [(workload_name(kind, group, ref.name, str(_meta(obj).get("uid") or ""), _elastic_extra(obj, options),
                                 options.enabled("ShortWorkloadNames")), podsets, extra)] if podsets else []
     result.errors += read.errors
+    if kind in kubeflow.REPLICA_TYPES and group == "kubeflow.org":
+        field_name, ordered = kubeflow.REPLICA_TYPES[kind]
+        for ignored in kubeflow.ignored_replica_types(obj):
+            result.notes.append(f"{ref.describe()}: Kueue reads only the replica types {', '.join(ordered)} of "
+                                f"spec.{field_name}; {ignored!r} is not counted")
     if kind == "Job" and group == "batch":
         count = made[0][1][0].count if made and made[0][1] else 1
         result.errors += webhooks.batch_job(obj, count, options)
@@ -264,12 +289,14 @@ def _with_job_webhooks(result: JobResult, obj: dict[str, Any], kind: str, option
 
 
 def _managed_owner(obj: dict[str, Any], options: JobOptions) -> Optional[str]:
-    """`IsOwnerManagedByKueueForObject`: the controller owner is a kind of an enabled integration."""
+    """`IsOwnerManagedByKueueForObject`: the controller owner is a kind of an enabled integration, or
+    one `integrations.externalFrameworks` lists."""
     for reference in _meta(obj).get("ownerReferences") or []:
         if not isinstance(reference, dict) or reference.get("controller") is not True:
             continue
         owner = integration_of({"apiVersion": reference.get("apiVersion"), "kind": reference.get("kind")})
-        if owner is not None and owner.framework in options.frameworks:
+        if owner is not None and owner.framework in options.frameworks \
+                or options.external(reference.get("apiVersion"), reference.get("kind")):
             return f"{reference.get('kind')} {reference.get('name')}"
     return None
 
@@ -340,6 +367,20 @@ def _deployment(obj: dict[str, Any], options: JobOptions, read: ps.Reader, resul
         podsets[0].path = "spec.template"
         made.append((workload_name("Pod", "", f"{name}-{i}", short=options.enabled("ShortWorkloadNames")),
                      podsets, {}))
+    return made
+
+
+def _leader_worker_set(obj: dict[str, Any], options: JobOptions, read: ps.Reader) -> Made:
+    """`filterWorkloads` and `constructWorkload`: `spec.replicas` pod-group Workloads, the i-th
+    named after `<name>-<i>` (with the LeaderWorkerSet's UID, when the manifest carries one)."""
+    name, uid = _name(obj), str(_meta(obj).get("uid") or "")
+    count = lws.replicas(obj, read)
+    podsets = lws.pod_sets(obj, options, read)
+    made = []
+    for i in range(count):
+        extra = {IS_GROUP_WORKLOAD: "true", JOB_OWNER_GVK: lws.GVK, JOB_OWNER_NAME: name, lws.COMPONENT_INDEX: str(i)}
+        made.append((workload_name("LeaderWorkerSet", lws.GROUP, f"{name}-{i}", uid,
+                                   short=options.enabled("ShortWorkloadNames")), copy.deepcopy(podsets), extra))
     return made
 
 
@@ -431,7 +472,10 @@ def _priority(obj: dict[str, Any], podsets: list[ps.PodSet], ctx: _Context,
 
 
 def _custom_priority_class(obj: dict[str, Any]) -> str:
-    """MPIJob's `PriorityClass()`: runPolicy.schedulingPolicy.priorityClass first."""
+    """MPIJob's and the Kubeflow v1 jobs' `PriorityClass()`: runPolicy.schedulingPolicy.priorityClass
+    first (then the replica templates in order, as for every job)."""
+    if obj.get("kind") in kubeflow.REPLICA_TYPES and group_version(obj)[0] == "kubeflow.org":
+        return kubeflow.priority_class(obj)
     if obj.get("kind") != "MPIJob":
         return ""
     spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}

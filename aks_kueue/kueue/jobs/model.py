@@ -8,6 +8,7 @@ from typing import Any, Iterable, Mapping, Optional
 
 from aks_kueue.kueue import catalog
 from aks_kueue.kueue.structural import FieldError
+from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 
 # Labels and annotations Kueue reads on jobs (pkg/controller/constants/constants.go,
 # pkg/controller/jobs/job/job_controller.go, pkg/controller/jobs/pod/constants/constants.go).
@@ -50,23 +51,39 @@ class Outcome(str, Enum):
 
 @dataclass(frozen=True)
 class JobOptions:
-    """The Kueue configuration in force: enabled integrations and feature gates."""
+    """The Kueue configuration in force: enabled integrations, feature gates, and what the
+    Configuration's `resources` section excludes and transforms (which jobs do not change, but
+    whoever admits their Workloads must apply: `aks_kueue.admission`)."""
 
     frameworks: frozenset[str] = frozenset(catalog.CHART_DEFAULT_FRAMEWORKS)
     gates: frozenset[str] = frozenset(g.name for g in catalog.FEATURE_GATES.values() if g.default)
     manage_jobs_without_queue_name: bool = False
     unmanaged_namespaces: frozenset[str] = UNMANAGED_NAMESPACES
+    resources: ResourceRules = NO_RULES
+    # `integrations.externalFrameworks`: kinds (`Kind.version.group`) whose own controllers
+    # build their Workloads, which cannot be derived offline.
+    external_frameworks: frozenset[str] = frozenset()
 
     @classmethod
     def from_config(cls, frameworks: Optional[Iterable[str]] = None,
                     feature_gates: Optional[Mapping[str, bool]] = None,
-                    manage_jobs_without_queue_name: bool = False) -> "JobOptions":
+                    manage_jobs_without_queue_name: bool = False,
+                    resources: ResourceRules = NO_RULES,
+                    external_frameworks: Iterable[str] = ()) -> "JobOptions":
         """Frameworks as `integrations.frameworks` lists them (None: the chart's default);
         feature gates as overrides of Kueue's defaults."""
         overrides = dict(feature_gates or {})
         gates = frozenset(name for name, gate in catalog.FEATURE_GATES.items() if overrides.get(name, gate.default))
         chosen = catalog.CHART_DEFAULT_FRAMEWORKS if frameworks is None else tuple(frameworks)
-        return cls(frozenset(chosen), gates, manage_jobs_without_queue_name)
+        return cls(frozenset(chosen), gates, manage_jobs_without_queue_name, resources=resources,
+                   external_frameworks=frozenset(f for f in external_frameworks if isinstance(f, str)))
+
+    def external(self, api_version: Any, kind: Any) -> bool:
+        """Whether `integrations.externalFrameworks` lists this kind (`Kind.version.group`)."""
+        if not isinstance(api_version, str) or not isinstance(kind, str):
+            return False
+        group, _, version = api_version.rpartition("/")
+        return f"{kind}.{version}.{group}".rstrip(".") in self.external_frameworks
 
     def enabled(self, gate: str) -> bool:
         return gate in self.gates

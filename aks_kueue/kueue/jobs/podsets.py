@@ -3,10 +3,11 @@
 Sources (kubernetes-sigs/kueue, tag v0.19.2):
 - batch/v1 Job: pkg/controller/jobs/job/job_controller.go (`PodSets`, `podsCount`, `minPodsCount`).
 - JobSet: pkg/controller/jobs/jobset/jobset_controller.go (`PodSets`, `PodsCountPerReplica`).
-- RayCluster and RayJob: pkg/controller/jobs/raycluster/common.go (`BuildPodSets`,
+- RayCluster, RayJob and RayService: pkg/controller/jobs/raycluster/common.go (`BuildPodSets`,
   `effectiveWorkerCount`, `autoscalerContainer`, the Redis cleanup floor) and
   pkg/controller/jobs/rayjob/rayjob_controller.go (`addSubmitterPodSet`,
-  `addSidecarSubmitterToHeadPodSet`, `defaultSubmitterResources`, `getSubmitterTemplate`).
+  `addSidecarSubmitterToHeadPodSet`, `defaultSubmitterResources`, `getSubmitterTemplate`) and
+  pkg/controller/jobs/rayservice/rayservice_controller.go (`PodSets`).
 - MPIJob (kubeflow.org/v2beta1): pkg/controller/jobs/mpijob/mpijob_controller.go.
 - Pods and pod groups: pkg/controller/jobs/pod/pod_controller.go (`constructPodSet`,
   `constructGroupPodSets`, `constructGroupPodSetsFast`) and pkg/util/pod/pod.go (`GenerateRoleHash`).
@@ -15,6 +16,7 @@ Sources (kubernetes-sigs/kueue, tag v0.19.2):
   Kubeflow Trainer runtime code Kueue vendors (vendor/github.com/kubeflow/trainer/v2/pkg/
   runtime/core/trainingruntime.go `newRuntimeInfo`, plugins/{plainml,torch,mpi}, plugins/jobset/builder.go).
 - Topology requests: pkg/controller/jobframework/tas.go (`podSetTopologyRequestBuilder.Build`).
+- Kubeflow v1 jobs, LeaderWorkerSet, AppWrapper and SparkApplication: their own modules beside this one.
 
 API-server defaults that Kueue sees on the stored object are applied here too: a JobSet
 replicated job's `replicas` (1), a Ray worker group's `replicas` (0) and `numOfHosts` (1),
@@ -294,6 +296,14 @@ def ray_cluster(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[
     return ray_cluster_podsets(read.map(obj, "spec", ""), "spec", annotations(obj), options, read)
 
 
+def ray_service(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[PodSet]:
+    """rayservice_controller.go `PodSets`: `BuildPodSets` of the service's cluster spec, which KubeRay
+    stores as `spec.rayClusterConfig`. (`UpdatePodSets` then reads a running cluster's autoscaled
+    worker counts, which only the cluster knows.)"""
+    return ray_cluster_podsets(read.map(read.map(obj, "spec", ""), "rayClusterConfig", "spec", required=True),
+                               "spec.rayClusterConfig", annotations(obj), options, read)
+
+
 def submission_mode(job: dict[str, Any]) -> str:
     spec = job.get("spec") if isinstance(job.get("spec"), dict) else {}
     mode = spec.get("submissionMode")
@@ -338,7 +348,7 @@ def mpi_job(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[PodS
         replica = replicas.get(kind)
         if not isinstance(replica, dict):
             continue
-        path = f"spec.mpiReplicaSpecs.{kind}"
+        path = f"spec.mpiReplicaSpecs[{kind}]"  # mpijob_webhook.go names it with Key(kind)
         template = _template(read.map(replica, "template", path, required=True))
         podsets.append(PodSet(lower(kind), read.int(replica, "replicas", path, 1) or 0, template,
                               f"{path}.template", None, topology_request(template, options, MPI_REPLICA_INDEX)))

@@ -32,6 +32,11 @@ _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9
 _INT = re.compile(r"^[+-]?\d+$")
 # validation.go `supportedElasticJobGVKs`.
 ELASTIC_KINDS = {("batch", "Job"), ("ray.io", "RayCluster"), ("ray.io", "RayJob"), ("ray.io", "RayService")}
+# validation.go `supportedPrebuiltWlJobGVKs`.
+PREBUILT_KINDS = {("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.org", "TFJob"),
+                  ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "XGBoostJob"),
+                  ("trainer.kubeflow.org", "TrainJob"), ("kubeflow.org", "MPIJob"), ("ray.io", "RayJob"), ("", "Pod"),
+                  ("ray.io", "RayCluster"), ("ray.io", "RayService"), ("workload.codeflare.dev", "AppWrapper")}
 _DNS_MESSAGE = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
                 "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
                 "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
@@ -43,15 +48,35 @@ def dns_subdomain_problem(value: str) -> str | None:
     return None if _DNS_SUBDOMAIN.fullmatch(value) else _DNS_MESSAGE
 
 
-def job_on_create(obj: dict[str, Any], group: str, kind: str, options: JobOptions) -> list[FieldError]:
-    """`ValidateJobOnCreate`, shared by every integration."""
-    errors = []
-    job_labels, job_annotations = labels(obj), annotations(obj)
-    queue = job_labels.get(QUEUE_LABEL)
+def gvk_string(obj: dict[str, Any]) -> str:
+    """Go's `GroupVersionKind.String()`: `batch/v1, Kind=Job`, `/v1, Kind=Pod`."""
+    api_version = str(obj.get("apiVersion") or "")
+    group, _, version = api_version.rpartition("/")
+    return f"{group}/{version}, Kind={obj.get('kind')}"
+
+
+def queue_name(obj: dict[str, Any]) -> list[FieldError]:
+    """`ValidateQueueName`: the queue-name label is a DNS subdomain."""
+    queue = labels(obj).get(QUEUE_LABEL)
     if queue is not None:
         problem = dns_subdomain_problem(str(queue))
         if problem:
-            errors.append(FieldError(f"metadata.labels[{QUEUE_LABEL}]", f"Invalid value: {show(queue)}: {problem}"))
+            return [FieldError(f"metadata.labels[{QUEUE_LABEL}]", f"Invalid value: {show(queue)}: {problem}")]
+    return []
+
+
+def elastic_annotation(obj: dict[str, Any], group: str, kind: str, options: JobOptions) -> list[FieldError]:
+    """`ValidateElasticJobAnnotation`: only some kinds may be elastic."""
+    if elastic(obj, options) and (group, kind) not in ELASTIC_KINDS:
+        return [FieldError(f"metadata.annotations[{ELASTIC_JOB}]",
+                           f'Forbidden: elastic job is not supported for "{gvk_string(obj)}"')]
+    return []
+
+
+def job_on_create(obj: dict[str, Any], group: str, kind: str, options: JobOptions) -> list[FieldError]:
+    """`ValidateJobOnCreate`, shared by every integration's base webhook."""
+    errors = queue_name(obj)
+    job_labels, job_annotations = labels(obj), annotations(obj)
     for where, source in (("annotations", job_annotations), ("labels", job_labels)):
         name = source.get(PREBUILT_WORKLOAD)
         if name:
@@ -59,6 +84,9 @@ def job_on_create(obj: dict[str, Any], group: str, kind: str, options: JobOption
             if problem:
                 errors.append(FieldError(f"metadata.{where}[{PREBUILT_WORKLOAD}]",
                                          f"Invalid value: {show(name)}: {problem}"))
+            if (group, kind) not in PREBUILT_KINDS:  # validateCreateForPrebuiltWorkload
+                errors.append(FieldError(f"metadata.{where}[{PREBUILT_WORKLOAD}]",
+                                         f'Forbidden: Is not supported for "{gvk_string(obj)}"'))
             break
     if MAX_EXEC_TIME_LABEL in job_labels:
         value = str(job_labels[MAX_EXEC_TIME_LABEL])
@@ -68,10 +96,7 @@ def job_on_create(obj: dict[str, Any], group: str, kind: str, options: JobOption
                                            "invalid syntax"))
         elif int(value) <= 0:
             errors.append(FieldError(path, f"Invalid value: {int(value)}: should be greater than 0"))
-    if elastic(obj, options) and (group, kind) not in ELASTIC_KINDS:
-        api = f"{group}/" if group else ""
-        errors.append(FieldError(f"metadata.annotations[{ELASTIC_JOB}]",
-                                 f'Forbidden: elastic job is not supported for "{api}{kind}"'))
+    errors += elastic_annotation(obj, group, kind, options)
     return errors
 
 
@@ -110,7 +135,7 @@ def batch_job(job: dict[str, Any], pod_count: int, options: JobOptions) -> list[
 
 
 def ray(obj: dict[str, Any], kind: str, managed: bool, options: JobOptions) -> list[FieldError]:
-    """rayjob_webhook.go and raycluster_webhook.go, for objects Kueue manages."""
+    """rayjob_webhook.go, raycluster_webhook.go and rayservice_webhook.go, for objects Kueue manages."""
     if not managed:
         return []
     spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
@@ -130,6 +155,14 @@ def ray(obj: dict[str, Any], kind: str, managed: bool, options: JobOptions) -> l
                                      f"Invalid value: {show(spec.get('shutdownAfterJobFinishes', False))}: a kueue "
                                      "managed job should delete the cluster after finishing"))
         path, cluster_spec = "spec.rayClusterSpec", cluster if isinstance(cluster, dict) else {}
+        if cluster_spec.get("enableInTreeAutoscaling") is True and not elastic(obj, options):
+            errors.append(FieldError(f"{path}.enableInTreeAutoscaling", "Invalid value: true: a kueue managed job "
+                                     "should only use autoscaling when workload slicing is enabled"))
+    elif kind == "RayService":
+        # rayservice_webhook.go: raycluster.ValidateCreate on the cluster spec (the stored field is
+        # spec.rayClusterConfig; Kueue names it spec.rayClusterSpec in its messages).
+        path = "spec.rayClusterSpec"
+        cluster_spec = spec.get("rayClusterConfig") if isinstance(spec.get("rayClusterConfig"), dict) else {}
         if cluster_spec.get("enableInTreeAutoscaling") is True and not elastic(obj, options):
             errors.append(FieldError(f"{path}.enableInTreeAutoscaling", "Invalid value: true: a kueue managed job "
                                      "should only use autoscaling when workload slicing is enabled"))

@@ -67,12 +67,24 @@ def test_the_secrets_provider_rotates_its_secrets():
 
 
 def test_new_pools_get_host_encryption_and_an_ephemeral_os_disk_where_it_fits():
+    # prod: every size holds its OS disk on its local disk (a100's sized to its 64 GiB temp disk).
     found = run(stack_doc("prod"))
     sent = {name: (p.get("osDiskType"), p.get("osDiskSizeGB"), p["enableEncryptionAtHost"])
             for name, p in pools(found).items()}
-    assert sent == {"cpu": ("Managed", None, True), "a100": ("Managed", None, True), "h100": ("Ephemeral", 128, True)}
+    assert sent == {"cpu": ("Ephemeral", 128, True), "a100": ("Ephemeral", 64, True), "h100": ("Ephemeral", 128, True)}
     (system,) = cluster_inputs(found)["agentPoolProfiles"]
-    assert (system["osDiskType"], system["enableEncryptionAtHost"]) == ("Managed", True)
+    assert (system["osDiskType"], system["osDiskSizeGB"], system["enableEncryptionAtHost"]) == ("Ephemeral", 128, True)
+
+    # Sizes without a local disk (Dsv5), or one smaller than the default 128 GiB, get a managed disk.
+    def no_local_disk(c):
+        c["aks-kueue:cluster"]["systemPool"]["vmSize"] = "Standard_D4s_v5"
+        c["aks-kueue:nodePools"][0]["vmSize"] = "Standard_D16s_v5"
+        del c["aks-kueue:nodePools"][1]["osDiskSizeGb"]
+    found = run(edited("prod", no_local_disk))
+    sent = {name: (p.get("osDiskType"), p.get("osDiskSizeGB")) for name, p in pools(found).items()}
+    assert sent == {"cpu": ("Managed", None), "a100": ("Managed", None), "h100": ("Ephemeral", 128)}
+    (system,) = cluster_inputs(found)["agentPoolProfiles"]
+    assert system["osDiskType"] == "Managed"
 
 
 def test_a_kept_pool_created_without_an_os_disk_choice_is_not_replaced(prod_deployed):

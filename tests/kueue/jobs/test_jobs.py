@@ -180,12 +180,21 @@ def test_kube_system_is_outside_the_managed_namespaces():
     assert one([job(namespace="kube-system")]).outcome is Outcome.NOT_MANAGED
 
 
-def test_integrations_not_modelled_say_so():
+def test_every_integration_of_kueue_is_modelled():
+    # The 18 names pkg/controller/jobs/*/*_controller.go register (`FrameworkName`), each with a builder.
+    from aks_kueue.kueue.catalog import FRAMEWORKS
+    from aks_kueue.kueue.jobs import INTEGRATIONS
+
+    assert sorted(i.framework for i in INTEGRATIONS.values()) == sorted(FRAMEWORKS)
+    assert all(i.builder is not None for i in INTEGRATIONS.values())
+
+
+def test_a_kubeflow_job_without_replica_specs_gets_no_workload():
     pytorch = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "p", "namespace": "ml",
                                                                                   "labels": Q}, "spec": {}}
-    options = JobOptions.from_config(frameworks=["kubeflow.org/pytorchjob"])
-    result = one([pytorch], options)
-    assert result.outcome is Outcome.UNSUPPORTED and "does not model" in result.reason
+    result = one([pytorch], JobOptions.from_config(frameworks=["kubeflow.org/pytorchjob"]))
+    assert result.workloads == [] and [(e.field, e.message) for e in result.errors] == [
+        ("spec.pytorchReplicaSpecs", "Required value")]
 
 
 # Priority ---------------------------------------------------------------------------------

@@ -1,0 +1,73 @@
+"""Kubeflow Training Operator v1 jobs: PyTorchJob, TFJob, XGBoostJob, PaddleJob, JAXJob.
+
+Sources (kubernetes-sigs/kueue, tag v0.19.2): pkg/controller/jobs/kubeflow/kubeflowjob/
+kubeflowjob_controller.go (`PodSets`, `OrderedReplicaTypes`, `podsCount`, `PriorityClass`,
+`ValidateOnCreate`) and each kind's pkg/controller/jobs/kubeflow/jobs/<kind>/<kind>_controller.go
+(`OrderedReplicaTypes`, `ReplicaSpecs`, `ReplicaSpecsFieldName`), with the types Kueue vendors
+(vendor/github.com/kubeflow/training-operator/pkg/apis/kubeflow.org/v1/*_types.go).
+
+One pod set per replica type the job has, in the kind's order, named after the type in lower
+case (`Master` -> `master`); its count is the replica's `replicas` (1 when unset), its template
+the replica's. A replica type under any other key is not read by Kueue (it indexes the map by
+the exact names), so it is reported as a note, not counted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aks_kueue.kueue.jobs.model import JobOptions
+from aks_kueue.kueue.jobs.podsets import MPI_REPLICA_INDEX, PodSet, Reader, _template, lower, topology_request
+from aks_kueue.kueue.structural import FieldError
+
+# The Training Operator's pod index label, the same for MPIJob and the v1 jobs.
+REPLICA_INDEX = MPI_REPLICA_INDEX
+
+# kind -> (the spec field holding the replica specs, `OrderedReplicaTypes`)
+REPLICA_TYPES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "PyTorchJob": ("pytorchReplicaSpecs", ("Master", "Worker")),
+    "TFJob": ("tfReplicaSpecs", ("Chief", "Master", "PS", "Worker", "Evaluator")),
+    "XGBoostJob": ("xgbReplicaSpecs", ("Master", "Worker")),
+    "PaddleJob": ("paddleReplicaSpecs", ("Master", "Worker")),
+    "JAXJob": ("jaxReplicaSpecs", ("Worker",)),
+}
+
+
+def kubeflow_job(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[PodSet]:
+    kind = str(obj.get("kind"))
+    field, ordered = REPLICA_TYPES[kind]
+    spec = read.map(obj, "spec", "")
+    replicas = read.map(spec, field, "spec", required=True)
+    podsets = []
+    for replica_type in ordered:
+        replica = replicas.get(replica_type)
+        if replica is None:
+            continue
+        path = f"spec.{field}[{replica_type}]"
+        if not isinstance(replica, dict):
+            read.errors.append(FieldError(path, "Invalid value: must be of type object"))
+            continue
+        template = _template(read.map(replica, "template", path, required=True))
+        count = read.int(replica, "replicas", path, 1)
+        podsets.append(PodSet(lower(replica_type), count or 0, template, f"{path}.template", None,
+                              topology_request(template, options, REPLICA_INDEX)))
+    return podsets
+
+
+def ignored_replica_types(obj: dict[str, Any]) -> list[str]:
+    """Keys of the replica specs Kueue does not read (`master` instead of `Master`, a typo)."""
+    kind = str(obj.get("kind"))
+    field, ordered = REPLICA_TYPES[kind]
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    replicas = spec.get(field) if isinstance(spec.get(field), dict) else {}
+    return [str(k) for k in replicas if k not in ordered]
+
+
+def priority_class(obj: dict[str, Any]) -> str:
+    """`PriorityClass()`'s first choice: `spec.runPolicy.schedulingPolicy.priorityClass` (the
+    replica templates' priorityClassName come next, as for every job)."""
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    policy = spec.get("runPolicy") if isinstance(spec.get("runPolicy"), dict) else {}
+    scheduling = policy.get("schedulingPolicy") if isinstance(policy.get("schedulingPolicy"), dict) else {}
+    value = scheduling.get("priorityClass")
+    return value if isinstance(value, str) else ""
