@@ -157,7 +157,7 @@ def test_a_refusal_carries_its_findings_and_the_resources_it_would_register(tmp_
     # The text preview says the refusal first.
     code, out, _ = cli("preview", "--config", moved, "--previous-outputs", previous)
     assert code == 1 and " ".join(out.split()).startswith(
-        f"aks-kueue preview of stack prod: REFUSED by the day-2 guard ({len(refusals)} changes)")
+        f"aks-kueue preview of stack prod: REFUSED by the day-2 guard ({len(refusals)} change{'s' if len(refusals) != 1 else ''})")
 
 
 def test_the_previews_own_json_is_not_previous_outputs(tmp_path):

@@ -35,8 +35,8 @@ def first(text: str, shown) -> int:
 
 def test_the_verdicts_and_the_capacity_table_come_first():
     shown = prod_lines()
-    assert shown[0] == "aks-kueue preview of stack prod: passes every mandatory policy, 14 advisory"
-    verdicts = first("Policy verdicts, advisory (14)", shown)
+    assert shown[0] == "aks-kueue preview of stack prod: passes every mandatory policy, 13 advisory"
+    verdicts = first("Policy verdicts, advisory (13)", shown)
     assert verdicts < 40, f"verdicts at line {verdicts + 1}"
     assert first("Quota against capacity", shown) > verdicts
     assert first("Resources (65", shown) > first("Quota against capacity", shown)

@@ -130,7 +130,7 @@ def test_a_gpu_pod_asks_for_half_its_nodes_share_and_says_where_it_lands():
      "stack prod enables Job, JobSet, RayJob, MPIJob)"),
     (["--stack", "prod", "--queue", "team-a/default", "--kind", "raijob"], 2, "did you mean 'rayjob'?"),
     (["--stack", "prod", "--queue", "team-a/defualt"], 2, "team-b/training; did you mean 'team-a/default'?"),
-    (["--stack", "prdo", "--queue", "a/b"], 2, "known stacks: dev, prod; did you mean 'prod'?"),
+    (["--stack", "prdo", "--queue", "a/b"], 2, "known stacks: dev, fleet-manager, fleet-swedencentral, fleet-westus3, prod; did you mean 'prod'?"),
     (["--stack", "prod", "--queue", "team-c/default"], 2,
      "sample-job: stack prod has no LocalQueue team-c/default; its LocalQueues: team-a/default, team-a/training, "
      "team-b/default, team-b/training"),

@@ -117,4 +117,5 @@ def test_an_unreadable_stack_outputs_file_is_invalid(tmp_path):
                                  f"--stack-outputs={qualified(MANAGER)}={missing}"])
     assert result.exit_code == 2
     doc = json.loads(result.stdout)
-    assert doc["result"] == "invalid" and str(missing) in doc["errors"][0]
+    assert doc["result"] == "invalid" and doc["errors"][0]["file"] == str(missing)
+    assert str(missing) in doc["errors"][0]["message"]

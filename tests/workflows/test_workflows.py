@@ -204,7 +204,8 @@ def test_the_stack_list_puts_the_shipped_stacks_where_their_environment_says(tmp
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
     lists = dict(line.split("=", 1) for line in output.read_text().splitlines())
-    assert json.loads(lists["development"]) == ["dev"] and json.loads(lists["production"]) == ["prod"]
+    assert json.loads(lists["development"]) == ["dev"]
+    assert json.loads(lists["production"]) == ["fleet-manager", "fleet-swedencentral", "fleet-westus3", "prod"]
 
 
 def test_a_stack_deploys_with_the_pack_after_the_guard_and_the_plan_gate_one_at_a_time():
