@@ -10,10 +10,11 @@ from aks_kueue.judge import blocking_findings
 from aks_kueue.model.from_settings import from_settings
 from aks_kueue.model.record import desired_record
 from aks_kueue.settings import SettingsError
-from aks_kueue.settings.source import load_settings, secret_keys
+from aks_kueue.settings.source import load_settings, program_secrets, secret_keys
 from components.cluster import AksCluster, AksClusterArgs
 from components.config_error import InvalidConfig
 from components.day2_guard import Day2Guard, Day2GuardArgs
+from components.secret import secret_if_shown, secret_where_it_flows
 from components.gpu_device_plugin import GpuDevicePlugin, GpuDevicePluginArgs
 from components.kueue_install import KUEUE_ENTRY, KueueInstall, KueueInstallArgs
 from components.kueue_queues import KueueQueues, KueueQueuesArgs
@@ -31,14 +32,17 @@ except SettingsError as error:
     raise InvalidConfig.from_problems(error.problems) from None
 if problems := blocking_findings(model):
     raise InvalidConfig(problems)
+hidden = program_secrets()  # no message shows a value of a secret key, no input holds one in plain text
 for warning in settings.warnings:
-    pulumi.log.warn(warning)
+    pulumi.log.warn(hidden.text(warning))
+if hidden:
+    pulumi.runtime.register_stack_transformation(secret_where_it_flows(hidden))
 secret = secret_keys()
 
 
 def _export(name: str, value, *keys: str) -> None:
-    """An output derived from a secret stack key is a secret too."""
-    pulumi.export(name, pulumi.Output.secret(value) if secret & set(keys) else value)
+    """An output derived from a secret stack key is a secret too, and so is any part holding one's text."""
+    pulumi.export(name, pulumi.Output.secret(value) if secret & set(keys) else secret_if_shown(value, hidden))
 
 
 protection = Protection(settings.effective_protect, settings.allowances)
@@ -60,7 +64,8 @@ pools = NodePools("pools", NodePoolsArgs(
 gpu_pools = [p for p in model.pools if p.needs_device_plugin]
 if gpu_pools:
     GpuDevicePlugin("gpu", GpuDevicePluginArgs(
-        pools=gpu_pools, provider=cluster.provider, node_pools=[pools.agent_pools[p.name] for p in gpu_pools]))
+        pools=gpu_pools, provider=cluster.provider, node_pools=[pools.agent_pools[p.name] for p in gpu_pools],
+        secret="nodePools" in secret))
 # With `install: none` Kueue is not installed, and nothing that needs it is registered.
 kueue = None
 if settings.kueue.install != "none":
@@ -77,20 +82,21 @@ if settings.monitoring:
         kueue_install=settings.kueue.install,
         gpu_pools=gpu_pools, gpu_node_pools=[pools.agent_pools[p.name] for p in gpu_pools],
         grafana_admin_group_ids=model.cluster.security.admin_groups, tags=tags))
-    pulumi.export("monitoring", monitoring.summary)
+    _export("monitoring", monitoring.summary, "monitoring")
 if kueue is not None and model.objects:
     queues = KueueQueues("queues", KueueQueuesArgs(
         objects=model.objects, namespaces=model.namespaces, provider=cluster.provider, installer=kueue.installer,
-        protection=protection, secret=bool(secret & {"queues", "queueManifests"})))
-    pulumi.export("queues", queues.summary)
+        protection=protection, secret=bool(secret & {"queues", "queueManifests"}), secret_keys=secret))
+    _export("queues", queues.summary)
 # Teams' Entra groups may get credentials and submit jobs in their namespaces (none without Kueue).
 if model.submitter_groups:
     team_access = TeamAccess("team-access", TeamAccessArgs.of(
         settings, cluster_id=cluster.cluster_id, provider=cluster.provider, installer=kueue.installer,
-        namespaces=queues.namespaces))
-    _export("teamAccess", team_access.summary, "cluster", "resourceGroupName")
+        namespaces=queues.namespaces, secret="queues" in secret))
+    _export("teamAccess", team_access.summary, "cluster", "resourceGroupName", "queues")
 # Stack policies see resources only: this ConfigMap carries what no other resource says.
-ModelCarrier("model", ModelCarrierArgs(model=model, provider=cluster.provider, existing_pools=guard.kept_pools()))
+ModelCarrier("model", ModelCarrierArgs(model=model, provider=cluster.provider, existing_pools=guard.kept_pools(),
+                                       secret="expectedWorkloads" in secret))
 
 _export("resourceGroupName", cluster.resource_group_name, "resourceGroupName")
 _export("clusterName", cluster.cluster_name, "cluster")
@@ -101,4 +107,4 @@ _export("nodePools", {p.name: {"vmSize": p.vm_size, "minCount": p.min_count, "ma
                       for p in model.pools}, "nodePools")
 _export("kueue", kueue.summary if kueue else {"installMethod": "none"}, "kueue")
 # What the next update's guard compares against (the install mode, replace-forcing inputs).
-pulumi.export(OUTPUT, guard.record())
+_export(OUTPUT, guard.record())

@@ -30,14 +30,6 @@ class Gated(Protocol):
     def fact(self, entry: Entry, path: str, default: Any) -> pulumi.Output[Any]: ...
 
 
-def secret_inputs(inputs: Mapping[str, Any], secret: bool) -> dict[str, Any]:
-    """A stack key set with `pulumi config set --secret` is secret as a whole (Pulumi marks
-    secrecy per top-level key), so every input derived from it is sent as a secret."""
-    if not secret:
-        return dict(inputs)
-    return {k: pulumi.Output.secret(v) if v is not None else v for k, v in inputs.items()}
-
-
 class GuardRefused(Refusal, pulumi.RunError):
     """A refusal the Pulumi CLI prints as an error without a traceback (it is a RunError)."""
 

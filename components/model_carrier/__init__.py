@@ -12,6 +12,7 @@ from aks_kueue.model import Model
 from aks_kueue.model.carrier import CARRIER_NAME, carrier_manifest, subject_keys
 from components import token
 from components.kubernetes_object import KubernetesObject
+from components.secret import secret_value
 
 # Before the model carried keys and the environment, this was the expected-workloads ConfigMap.
 _OLD_TYPE, _OLD_NAME, _OLD_CHILD = token("ExpectedWorkloads"), "expected", "expected-aks-kueue-expected-workloads"
@@ -23,6 +24,7 @@ class ModelCarrierArgs:
     provider: k8s.Provider
     # `existingPools.json`: the pools the last deployment has and this update keeps (Day2Guard.kept_pools).
     existing_pools: Optional[pulumi.Input[str]] = None
+    secret: bool = False      # aks-kueue:expectedWorkloads is a secret key: the workloads it carries are secret
 
 
 class ModelCarrier(pulumi.ComponentResource):
@@ -33,6 +35,8 @@ class ModelCarrier(pulumi.ComponentResource):
         model = args.model
         manifest = carrier_manifest([w.manifest for w in model.workloads], subject_keys(model), model.environment,
                                     args.existing_pools)
+        if args.secret:
+            manifest = {**manifest, "data": secret_value(manifest["data"])}
         old_parent = pulumi.create_urn(_OLD_NAME, _OLD_TYPE)
         self.config_map = KubernetesObject(
             f"{name}-{CARRIER_NAME}", manifest,
