@@ -96,7 +96,7 @@ if model.submitter_groups:
     _export("teamAccess", team_access.summary, "cluster", "resourceGroupName", "queues")
 # Stack policies see resources only: this ConfigMap carries what no other resource says.
 ModelCarrier("model", ModelCarrierArgs(model=model, provider=cluster.provider, existing_pools=guard.kept_pools(),
-                                       secret="expectedWorkloads" in secret))
+                                       secret="expectedWorkloads" in secret, hidden=hidden))
 
 _export("resourceGroupName", cluster.resource_group_name, "resourceGroupName")
 _export("clusterName", cluster.cluster_name, "cluster")

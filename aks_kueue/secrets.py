@@ -129,6 +129,11 @@ class Secrets:
                 return True
         return False
 
+    def digests(self, salt: str) -> list[str]:
+        """Salted SHA-256 digests of the one-word secret values (lower case), for the policy pack,
+        which sees the values decrypted but not which keys they came from (`WordDigests`)."""
+        return sorted(word_digest(salt, word) for word in self._words)
+
     def value(self, value: Any) -> Any:
         """Strings taken out anywhere in a value: dicts, lists, tuples and frozen dataclasses (a
         finding, a table row) come back as copies; enums, numbers and the rest as they are."""
@@ -222,3 +227,30 @@ def _compile(values: tuple[str, ...]) -> Optional[re.Pattern]:
     # Longest first, so that a value is taken out whole before a shorter one inside it.
     alternatives = "|".join(re.escape(v) for v in values)
     return re.compile(f"{_BEFORE}(?:{alternatives}){_AFTER}", re.IGNORECASE)
+
+
+def word_digest(salt: str, word: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(f"{salt}\0{word.lower()}".encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class WordDigests:
+    """The policy pack's side of `Secrets`: it is handed resources with secrets decrypted and cannot
+    tell which value came from a secret key, so the program's model ConfigMap carries salted digests
+    of the one-word secret values (never the values), and the pack takes out of its messages every
+    word whose digest is among them. Values of several words (a description, `+00:00`) are not
+    carried; the offline preview takes those out of its verdicts itself."""
+
+    salt: str = ""
+    digests: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.digests)
+
+    def text(self, message: str) -> str:
+        if not self.digests or not isinstance(message, str):
+            return message
+        return _WORDS.sub(lambda m: SECRET_TEXT if word_digest(self.salt, m[0]) in self.digests and not _indexed(m)
+                          else m[0], message)

@@ -177,3 +177,19 @@ def test_the_record_shows_a_flavor_built_from_a_secret_pool_as_a_secret(wide):
     _, plain = every_output(config, "aks-kueue:none")
     assert next(r for r in plain.run.registrations if r.name == a100.name).inputs["spec"]["nodeTaints"] == [
         {"key": "sku", "value": "plantedgpu42", "effect": "NoSchedule"}]
+
+
+def test_the_pack_itself_leaves_secret_values_out_of_its_violations():
+    """As `pulumi preview --policy-pack` runs it: the pack is handed the values decrypted, and the
+    model ConfigMap tells it (by digests) which words not to show."""
+    from aks_kueue.preview.pack import evaluate
+    from aks_kueue.preview.run import run_program
+
+    config = flat(stack_doc("prod"))
+    secret = run_program(StackConfig("aks-kueue", "prod", config, ["aks-kueue:cluster"]), ROOT)
+    plain = run_program(StackConfig("aks-kueue", "prod", config), ROOT)
+    carrier = next(r for r in secret.registrations if r.type == "kubernetes:core/v1:ConfigMap")
+    assert "203.0.113.0/24" not in json.dumps(carrier.raw_inputs)  # digests only
+    documentation = [v.message for v in evaluate(secret) if "documentation range" in v.message]
+    assert documentation and all("203.0.113.0/24" not in m and "[secret]" in m for m in documentation)
+    assert any("203.0.113.0/24" in v.message for v in evaluate(plain) if "documentation range" in v.message)

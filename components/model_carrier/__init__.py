@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import pulumi
@@ -10,6 +10,7 @@ import pulumi_kubernetes as k8s
 
 from aks_kueue.model import Model
 from aks_kueue.model.carrier import CARRIER_NAME, carrier_manifest, subject_keys
+from aks_kueue.secrets import Secrets, WordDigests
 from components import token
 from components.kubernetes_object import KubernetesObject
 from components.secret import secret_value
@@ -25,6 +26,8 @@ class ModelCarrierArgs:
     # `existingPools.json`: the pools the last deployment has and this update keeps (Day2Guard.kept_pools).
     existing_pools: Optional[pulumi.Input[str]] = None
     secret: bool = False      # aks-kueue:expectedWorkloads is a secret key: the workloads it carries are secret
+    # The secret config values, whose words' digests the pack needs to keep them out of its messages.
+    hidden: Secrets = field(default_factory=Secrets)
 
 
 class ModelCarrier(pulumi.ComponentResource):
@@ -33,8 +36,10 @@ class ModelCarrier(pulumi.ComponentResource):
             aliases=[pulumi.Alias(type_=_OLD_TYPE, name=_OLD_NAME)]))
         super().__init__(token("ModelCarrier"), name, None, opts)
         model = args.model
+        salt = f"{pulumi.get_project()}/{pulumi.get_stack()}"
+        words = WordDigests(salt, frozenset(args.hidden.digests(salt))) if args.hidden else None
         manifest = carrier_manifest([w.manifest for w in model.workloads], subject_keys(model), model.environment,
-                                    args.existing_pools)
+                                    args.existing_pools, words)
         if args.secret:
             manifest = {**manifest, "data": secret_value(manifest["data"])}
         old_parent = pulumi.create_urn(_OLD_NAME, _OLD_TYPE)
