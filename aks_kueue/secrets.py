@@ -18,10 +18,10 @@ word: a secret `gpu` is taken out of `value gpu` and `sku=gpu:NoSchedule` but no
 What is shown: names, vocabulary, booleans. Values under `name` and `namespace` keys, and the same
 text wherever else it stands (a flavor's `nodePool`, a LocalQueue's `clusterQueue`), are identifiers:
 they become Pulumi resource names and URNs, which Pulumi never encrypts; so are names and words
-joined by `.` or `/` (a workload's queue `team-a/default`, an allowReplacement entry `nodePools.cpu`). The program's vocabulary,
-the words it offers as choices (`Install`, `BestEffortFIFO`, `NoSchedule`, `cpu`, `batch/job`), says
-only which choice was made and would otherwise be taken out of every message that names the
-choice. Booleans and nulls are shown (a secret `protect: true` says nothing a preview does not show
+joined by `.` or `/` (a workload's queue `team-a/default`, an allowReplacement entry
+`nodePools.cpu`). The program's vocabulary, the words it offers as choices (`Install`,
+`BestEffortFIFO`, `NoSchedule`, `cpu`, `batch/job`), says only which choice was made and would
+otherwise be taken out of every message that names the choice. Booleans and nulls are shown (a secret `protect: true` says nothing a preview does not show
 anyway). Figures computed from secret values (a sum of quotas, a node count) are not the values and
 are shown.
 """
@@ -99,7 +99,7 @@ class Secrets:
         return any(path == k or path.startswith((k + ".", k + "[")) for k in self.keys)
 
     def text(self, message: str) -> str:
-        """The message with every secret value taken out; replaced whole if any part of one is left."""
+        """The message with every secret value taken out; replaced whole if it shows the start of one cut short."""
         if not self.values or not isinstance(message, str) or not message:
             return message
         scrubbed = self._pattern.sub(SECRET_TEXT, message) if self._pattern is not None else message

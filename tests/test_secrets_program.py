@@ -54,7 +54,7 @@ def _kueue(c, valid):
 def _queues(c, valid):
     classes = c["aks-kueue:queues"]["workloadPriorityClasses"]
     classes[0]["description"] = "planted description of batch-high"
-    c["aks-kueue:queues"]["localQueues"][0]["submitterGroups"] = [GROUP]
+    c["aks-kueue:queues"]["localQueues"][0]["submitterGroups"] = [GROUP if valid else GROUP[:-1] + "z"]
     if not valid:
         c["aks-kueue:queues"]["clusterQueues"][0]["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0][
             "nominalQuota"] = "64 plantedcores"
@@ -103,7 +103,7 @@ KEYS = {
     "aks-kueue:cluster": (_cluster, ["198.51.100.77/32", "198.51.100.777/32", GROUP, GROUP[:-1] + "x"]),
     "aks-kueue:nodePools": (_pools, ["plantedgpu42", "Standard_Planted_D9", "Standard_NC24ads_A100_v4"]),
     "aks-kueue:kueue": (_kueue, ["0.19.6-aks.0.4.4", "0.19.6-planted.9"]),
-    "aks-kueue:queues": (_queues, ["planted description", GROUP, "plantedcores"]),
+    "aks-kueue:queues": (_queues, ["planted description", GROUP, GROUP[:-1] + "z", "plantedcores"]),
     "aks-kueue:queueManifests": (_manifests, ["planted-manifests.yaml", "planted-missing.yaml"]),
     "aks-kueue:expectedWorkloads": (_workloads, ["plantedtoleration", "plantedcpus"]),
     "aks-kueue:monitoring": (_monitoring, [WORKSPACE, "planted-law-not-an-id"]),

@@ -70,6 +70,8 @@ class Limits:
     max_bytes: int = 64 * MIB
     max_depth: int = 100
     max_alias_nodes: int = 1_000_000
+    # What a file past max_bytes is told, after "is larger than N, the most this program reads".
+    too_large: str = "from one file; split it into smaller files"
 
     def describe(self) -> str:
         return (f"{_size(self.max_bytes)} per file, {self.max_depth} levels of nesting, "
@@ -80,7 +82,8 @@ DEFAULT_LIMITS = Limits()
 # A stack file is typed by people: prod's is 10 KB, and a thousand LocalQueues written inline are
 # about 150 KB. Larger sets of Kueue objects belong in `queueManifests` files (64 MiB each). The cap
 # keeps reading and checking a stack file to a few seconds and a few hundred MB at most.
-STACK_FILE_LIMITS = Limits(max_bytes=1 * MIB)
+STACK_FILE_LIMITS = Limits(max_bytes=1 * MIB, too_large="from a stack or project file; move large sets of Kueue "
+                                                         "objects into files listed in aks-kueue:queueManifests")
 
 
 @dataclass(frozen=True)
@@ -161,11 +164,7 @@ def _read_bounded(handle: BinaryIO, source: str, limits: Limits) -> bytes:
 
 
 def _too_large(limits: Limits) -> str:
-    if limits.max_bytes < DEFAULT_LIMITS.max_bytes:
-        return (f"is larger than {_size(limits.max_bytes)}, the most this program reads from a stack or project "
-                "file; move large sets of Kueue objects into files listed in aks-kueue:queueManifests")
-    return (f"is larger than {_size(limits.max_bytes)}, the most this program reads from one file; split it "
-            "into smaller files")
+    return f"is larger than {_size(limits.max_bytes)}, the most this program reads {limits.too_large}"
 
 
 def _decode(data: bytes, source: str, what: str) -> str:
@@ -475,7 +474,8 @@ class _Builder:
                 if value.__class__ in (dict, list):
                     raise self.fail("a map key must be a plain value, not a map or a list", event)
                 if self.pulumi and value.__class__ is not str and value is not _MergeKey:
-                    raise self.fail(f"the map key {getattr(event, 'value', value)} is not text; the Pulumi CLI refuses it (\"expected only "
+                    raise self.fail(f"the map key {getattr(event, 'value', value)} is not text; the Pulumi CLI "
+                                    "refuses it (\"expected only "
                                     "string keys\"): quote it", event)
                 parent.key = value
                 parent.key_line = event.start_mark.line if event.start_mark else None
@@ -518,5 +518,6 @@ def _show(key: Any) -> str:
     return repr(key) if not isinstance(key, str) else f"'{key}'"
 
 
-__all__ = ["Limits", "DEFAULT_LIMITS", "STACK_FILE_LIMITS", "Dialect", "LoadError", "STDIN", "display_name", "read_text", "parse_documents",
+__all__ = ["Limits", "DEFAULT_LIMITS", "STACK_FILE_LIMITS", "Dialect", "LoadError", "STDIN", "display_name",
+           "read_text", "parse_documents",
            "parse_single", "parse_json", "loads_json", "load_file"]

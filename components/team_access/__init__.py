@@ -84,7 +84,8 @@ class TeamAccess(pulumi.ComponentResource):
         groups = list(dict.fromkeys(g for grant in args.grants for g in grant.groups))
         for group in groups:
             authorization.RoleAssignment(
-                f"{name}-credentials-{self._named(group)}", scope=args.cluster_id, principal_id=group, principal_type="Group",
+                f"{name}-credentials-{self._named(group)}", scope=args.cluster_id, principal_id=group,
+                principal_type="Group",
                 role_definition_id=self._role(access.CLUSTER_USER_ROLE),
                 description="aks-kueue: lets this team get the cluster's credentials (az aks get-credentials)",
                 opts=pulumi.ResourceOptions(parent=self))
@@ -94,8 +95,8 @@ class TeamAccess(pulumi.ComponentResource):
             self._kubernetes_grants()
         self.summary = {
             "authorization": AZURE_RBAC if args.azure_rbac else KUBERNETES_RBAC,
-            "namespaces": {grant.namespace: pulumi.Output.secret(list(grant.groups)) if args.secret else list(grant.groups)
-                           for grant in args.grants},
+            "namespaces": {grant.namespace: pulumi.Output.secret(list(grant.groups)) if args.secret
+                           else list(grant.groups) for grant in args.grants},
             "role": self._role_summary(),
             "getCredentials": f"az aks get-credentials --resource-group {args.resource_group_name} "
                               f"--name {args.cluster_name}",
@@ -141,7 +142,8 @@ class TeamAccess(pulumi.ComponentResource):
                 lambda cluster_id, namespace=grant.namespace: access.namespace_scope(cluster_id, namespace))
             for group in grant.groups:
                 authorization.RoleAssignment(
-                    f"{self._name}-{grant.namespace}-{self._named(group)}", scope=scope, principal_id=group, principal_type="Group",
+                    f"{self._name}-{grant.namespace}-{self._named(group)}", scope=scope, principal_id=group,
+                    principal_type="Group",
                     role_definition_id=self._role(guid),
                     description=f"aks-kueue: lets this team submit and watch jobs in namespace {grant.namespace}",
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[definition]))

@@ -79,7 +79,8 @@ def test_only_true_and_false_are_booleans(tmp_path, written, given):
 
 
 def test_an_unquoted_maintenance_date_is_named_and_quotes_are_asked_for(tmp_path):
-    window = ("    maintenance:\n      autoUpgrade:\n        schedule: {weekly: {intervalWeeks: 1, dayOfWeek: Saturday}}\n"
+    window = ("    maintenance:\n      autoUpgrade:\n"
+              "        schedule: {weekly: {intervalWeeks: 1, dayOfWeek: Saturday}}\n"
               "        durationHours: 8\n        startTime: \"00:00\"\n        utcOffset: \"+00:00\"\n"
               "        startDate: 2026-12-24\n")
     anchor = "  aks-kueue:cluster:\n"

@@ -14,12 +14,12 @@ DEV = (fuzz_stacks.ROOT / "stacks" / "Pulumi.dev.yaml").read_text()
 
 
 def test_mutations_are_reproducible_from_the_seed_and_change_the_stack():
-    first = [mutate(DEV, random.Random(f"17-{i}")) for i in range(30)]
-    again = [mutate(DEV, random.Random(f"17-{i}")) for i in range(30)]
+    first = [mutate(DEV, random.Random(f"17-{i}")) for i in range(12)]
+    again = [mutate(DEV, random.Random(f"17-{i}")) for i in range(12)]
     assert first == again
-    assert len(set(first)) > 20
+    assert len(set(first)) > 8
     plain = yaml.safe_dump(yaml.safe_load(DEV), sort_keys=False, allow_unicode=True, width=10_000)
-    assert sum(text != plain for text in first) > 20
+    assert sum(text != plain for text in first) > 8
 
 
 def test_each_kind_of_failure_is_caught():
