@@ -14,13 +14,13 @@ from aks_kueue.settings.source import load_settings, program_secrets, secret_key
 from components.cluster import AksCluster, AksClusterArgs
 from components.config_error import InvalidConfig
 from components.day2_guard import Day2Guard, Day2GuardArgs
-from components.secret import secret_if_shown, secret_where_it_flows
 from components.gpu_device_plugin import GpuDevicePlugin, GpuDevicePluginArgs
 from components.kueue_install import KUEUE_ENTRY, KueueInstall, KueueInstallArgs
 from components.kueue_queues import KueueQueues, KueueQueuesArgs
 from components.model_carrier import ModelCarrier, ModelCarrierArgs
 from components.monitoring import Monitoring, MonitoringArgs
 from components.node_pools import NodePools, NodePoolsArgs
+from components.secret import secret_if_shown, secret_where_it_flows
 from components.team_access import TeamAccess, TeamAccessArgs
 
 # Everything is read and judged before anything is registered: a config the program cannot
