@@ -10,7 +10,7 @@ from aks_kueue.judge import blocking_findings
 from aks_kueue.model.from_settings import from_settings
 from aks_kueue.model.record import desired_record
 from aks_kueue.settings import SettingsError
-from aks_kueue.settings.source import load_settings, secret_keys
+from aks_kueue.settings.source import load_settings, program_secrets, secret_keys
 from components.cluster import AksCluster, AksClusterArgs
 from components.config_error import InvalidConfig
 from components.day2_guard import Day2Guard, Day2GuardArgs
@@ -21,6 +21,7 @@ from components.model_carrier import ModelCarrier, ModelCarrierArgs
 from components.monitoring import Monitoring, MonitoringArgs
 from components.multikueue import fleet_member, read_fleet
 from components.node_pools import NodePools, NodePoolsArgs
+from components.secret import secret_if_shown, secret_where_it_flows
 from components.team_access import TeamAccess, TeamAccessArgs
 
 # Everything is read and judged before anything is registered: a config the program cannot
@@ -36,14 +37,17 @@ except SettingsError as error:
     raise InvalidConfig.from_problems(error.problems) from None
 if problems := blocking_findings(model):
     raise InvalidConfig(problems)
+hidden = program_secrets()  # no message shows a value of a secret key, no input holds one in plain text
 for warning in settings.warnings:
-    pulumi.log.warn(warning)
+    pulumi.log.warn(hidden.text(warning))
+if hidden:
+    pulumi.runtime.register_stack_transformation(secret_where_it_flows(hidden))
 secret = secret_keys()
 
 
 def _export(name: str, value, *keys: str) -> None:
-    """An output derived from a secret stack key is a secret too."""
-    pulumi.export(name, pulumi.Output.secret(value) if secret & set(keys) else value)
+    """An output derived from a secret stack key is a secret too, and so is any part holding one's text."""
+    pulumi.export(name, pulumi.Output.secret(value) if secret & set(keys) else secret_if_shown(value, hidden))
 
 
 protection = Protection(settings.effective_protect, settings.allowances)
@@ -53,7 +57,7 @@ tags = {"managed-by": "aks-kueue", "stack": pulumi.get_stack()}
 guard = Day2Guard("day2", Day2GuardArgs(
     desired=desired_record(model, protection), allowances=settings.allowances,
     stack=qualified,
-    secret=bool(secret & {"cluster", "nodePools", "resourceGroupName", "queues", "queueManifests"})))
+    secret=bool(secret & {"cluster", "nodePools", "resourceGroupName", "queues", "queueManifests"}), hidden=hidden))
 
 cluster = AksCluster("main", AksClusterArgs(
     cluster=model.cluster, tags=tags, protection=protection, guard=guard, monitoring=settings.monitoring,
@@ -65,7 +69,8 @@ pools = NodePools("pools", NodePoolsArgs(
 gpu_pools = [p for p in model.pools if p.needs_device_plugin]
 if gpu_pools:
     GpuDevicePlugin("gpu", GpuDevicePluginArgs(
-        pools=gpu_pools, provider=cluster.provider, node_pools=[pools.agent_pools[p.name] for p in gpu_pools]))
+        pools=gpu_pools, provider=cluster.provider, node_pools=[pools.agent_pools[p.name] for p in gpu_pools],
+        secret="nodePools" in secret))
 # With `install: none` Kueue is not installed, and nothing that needs it is registered.
 kueue = None
 if settings.kueue.install != "none":
@@ -82,7 +87,7 @@ if settings.monitoring:
         kueue_install=settings.kueue.install,
         gpu_pools=gpu_pools, gpu_node_pools=[pools.agent_pools[p.name] for p in gpu_pools],
         grafana_admin_group_ids=model.cluster.security.admin_groups, tags=tags))
-    pulumi.export("monitoring", monitoring.summary)
+    _export("monitoring", monitoring.summary, "monitoring")
 # A fleet's manager connects to its workers; each worker lets its manager in (MultiKueue).
 fleet = fleet_member("fleet", model, fleet_reading, cluster.provider, kueue.installer, cluster.kubeconfig) \
     if model.fleet and kueue else None
@@ -90,18 +95,18 @@ fleet_secret = bool(fleet_reading and fleet_reading.secret)
 if kueue is not None and model.objects:
     queues = KueueQueues("queues", KueueQueuesArgs(
         objects=model.objects, namespaces=model.namespaces, provider=cluster.provider, installer=kueue.installer,
-        protection=protection, secret=bool(secret & {"queues", "queueManifests"}) or fleet_secret,
+        protection=protection, secret=bool(secret & {"queues", "queueManifests"}) or fleet_secret, secret_keys=secret,
         needs=fleet.needs if fleet else {}))
-    pulumi.export("queues", queues.summary)
+    _export("queues", queues.summary)
 # Teams' Entra groups may get credentials and submit jobs in their namespaces (none without Kueue).
 if model.submitter_groups:
     team_access = TeamAccess("team-access", TeamAccessArgs.of(
         settings, cluster_id=cluster.cluster_id, provider=cluster.provider, installer=kueue.installer,
-        namespaces=queues.namespaces))
-    _export("teamAccess", team_access.summary, "cluster", "resourceGroupName")
+        namespaces=queues.namespaces, secret="queues" in secret))
+    _export("teamAccess", team_access.summary, "cluster", "resourceGroupName", "queues")
 # Stack policies see resources only: this ConfigMap carries what no other resource says.
 ModelCarrier("model", ModelCarrierArgs(model=model, provider=cluster.provider, existing_pools=guard.kept_pools(),
-                                       fleet_secret=fleet_secret))
+                                       secret="expectedWorkloads" in secret, hidden=hidden, fleet_secret=fleet_secret))
 
 _export("resourceGroupName", cluster.resource_group_name, "resourceGroupName")
 _export("clusterName", cluster.cluster_name, "cluster")
@@ -115,4 +120,4 @@ for output, value in (fleet.outputs().items() if fleet else ()):
     _export(output, pulumi.Output.secret(value) if fleet_secret else value,
             "cluster", "nodePools", "kueue", "queues", "queueManifests", "fleet")
 # What the next update's guard compares against (the install mode, replace-forcing inputs).
-pulumi.export(OUTPUT, guard.record())
+_export(OUTPUT, guard.record())

@@ -14,10 +14,13 @@ INVALID_SETTING = "invalid-setting"
 
 class InvalidConfig(pulumi.RunError):
     """Raised before any resource is registered. `findings` keeps the problems structured, for the
-    offline preview's JSON; the message is what `pulumi up` prints, one `key: what; fix` a line."""
+    offline preview's JSON; the message is what `pulumi up` prints, one `key: what; fix` a line.
+    Neither shows a value of a secret config key, whoever wrote the finding."""
 
     def __init__(self, findings: Iterable[Finding]):
-        self.findings = list(findings)
+        from aks_kueue.settings.source import program_secrets
+
+        self.findings = program_secrets().value(list(findings))
         super().__init__("invalid stack config:\n" + "\n".join(str(f) for f in self.findings))
 
     @classmethod

@@ -85,8 +85,10 @@ def test_dev_installs_the_helm_chart_with_gates_and_frameworks(dev):
     assert release["chart"] == KUEUE_CHART_REPOSITORY and release["version"] == KUEUE_CHART_VERSION
     assert release["namespace"] == "kueue-system" and release["createNamespace"] is True
     values = release["values"]
+    # In the order the program is handed the map: the Pulumi CLI writes config maps as Go's
+    # encoding/json does, keys sorted.
     assert values["controllerManager"]["featureGates"] == [
-        {"name": "TopologyAwareScheduling", "enabled": True}, {"name": "LocalQueueMetrics", "enabled": True}]
+        {"name": "LocalQueueMetrics", "enabled": True}, {"name": "TopologyAwareScheduling", "enabled": True}]
     config = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
     assert config["apiVersion"] == "config.kueue.x-k8s.io/v1beta2" and config["kind"] == "Configuration"
     assert config["integrations"]["frameworks"] == stack_doc("dev")["aks-kueue:kueue"]["integrations"]

@@ -96,18 +96,16 @@ def check_plan(
 
 
 def _read(path: Path):
+    """The plan's JSON, read within the loader's bounds (a regular file at most PLAN_LIMIT bytes: a
+    named pipe or a device is refused at once, never waited on)."""
     from aks_kueue.day2.plan import PlanError
+    from aks_kueue.k8s.loader import Limits, LoadError, read_text
 
     try:
-        if path.stat().st_size > PLAN_LIMIT:
-            raise PlanError("larger than 256 MiB")
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PlanError("no such file") from None
-    except UnicodeDecodeError:
-        raise PlanError("not a text file (not UTF-8)") from None
-    except OSError as error:
-        raise PlanError(f"cannot be read ({error.strerror})") from None
+        text = read_text(path, Limits(max_bytes=PLAN_LIMIT), what="what `pulumi preview --json` printed",
+                         regular_only=True)
+    except LoadError as error:
+        raise PlanError(error.reason) from None
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as error:

@@ -27,13 +27,23 @@ INTERNAL_OUTPUTS = {"day2": "the day-2 guard's record for the next update"}
 OUTPUT_VALUE_WIDTH = 70
 
 
+def _at(value, *path):
+    """A field of the record's inputs; a secret part (`[secret]`) stands for everything below it."""
+    for key in path:
+        if not isinstance(value, dict):
+            return value if isinstance(value, str) else None
+        value = value.get(key)
+    return value
+
+
 def _summary(resource) -> str:
     inputs = resource.inputs
     if resource.type.endswith(":AgentPool"):
-        taints = ", ".join(inputs.get("nodeTaints") or []) or "no taints"
-        return f"{inputs.get('vmSize')}, {inputs.get('minCount')}..{inputs.get('maxCount')} nodes, {taints}"
+        taints = _at(inputs, "nodeTaints")
+        taints = (", ".join(map(str, taints)) if isinstance(taints, list) else taints) or "no taints"
+        return f"{_at(inputs, 'vmSize')}, {_at(inputs, 'minCount')}..{_at(inputs, 'maxCount')} nodes, {taints}"
     if resource.type.endswith(":ManagedCluster"):
-        return f"Kubernetes {inputs.get('kubernetesVersion')}, tier {inputs.get('sku', {}).get('tier')}"
+        return f"Kubernetes {_at(inputs, 'kubernetesVersion')}, tier {_at(inputs, 'sku', 'tier')}"
     if resource.type.endswith(":Extension"):
         return f"{inputs.get('extensionType')} {inputs.get('version') or inputs.get('releaseTrain')}"
     if resource.type.endswith(":Release"):

@@ -3,9 +3,12 @@
 A manifest, a stack file or a policy config can come from anyone, so reading one must
 never take unbounded time or memory, and never end in a traceback. The bounds:
 
-- `max_bytes` (64 MiB): a file larger than this is refused. At most `max_bytes + 1`
-  bytes are read, so a device such as `/dev/zero`, an endless pipe or standard input
-  cannot exhaust memory; character and block devices are refused before reading.
+- `max_bytes` (64 MiB; `STACK_FILE_LIMITS` 1 MiB): a file larger than this is refused. At
+  most `max_bytes + 1` bytes are read, so a device such as `/dev/zero`, an endless pipe or
+  standard input cannot exhaust memory; character and block devices are refused before
+  reading, and a named pipe is opened without waiting for a writer (with none, it reads as
+  empty). Files that must be regular files (`regular_only`: stack and project files) are
+  refused at once when they are anything else.
 - `max_depth` (100): maps and lists nested deeper are refused. Kubernetes objects nest
   about 20 deep (a JobSet's node affinity expressions); PyYAML's recursive composer
   overflows Python's stack a little past 300, so the bound is checked while parsing.
@@ -17,11 +20,14 @@ never take unbounded time or memory, and never end in a traceback. The bounds:
 Duplicated keys in a map are refused, as kubectl and Pulumi refuse them: the last value
 would silently win otherwise.
 
-Values follow Kubernetes' YAML (YAML 1.1 scalars, as `sigs.k8s.io/yaml` reads them):
-`yes`/`no`/`on`/`off` are booleans, numbers are numbers, and a timestamp stays the text
-it was (Kubernetes reads `creationTimestamp` as a string). Merge keys (`<<`) are
-honoured. Custom tags (`!Ref`), complex keys and the `!!set`/`!!omap`/`!!pairs` types
-have no meaning in a Kubernetes object and are refused.
+Values follow one of two dialects (`Dialect`). Manifests follow Kubernetes' YAML (YAML 1.1
+scalars, as `sigs.k8s.io/yaml` reads them): `yes`/`no`/`on`/`off` are booleans, numbers are
+numbers, and a timestamp stays the text it was (Kubernetes reads `creationTimestamp` as a
+string); custom tags (`!Ref`), complex keys and the `!!set`/`!!omap`/`!!pairs` types have no
+meaning in a Kubernetes object and are refused. `Pulumi.yaml` and stack files follow the
+Pulumi CLI (Go's yaml.v3, YAML 1.2: `yaml12.py` says what differs): only `true`/`false` are
+booleans, `1:50` is text, an unquoted date is a timestamp, a map key must be text, and tags
+are read as yaml.v3 reads them. Merge keys (`<<`) are honoured in both.
 
 The parser is libyaml's event stream when PyYAML has it, PyYAML's own otherwise; objects
 are built from the events in one pass that also applies the bounds. A JSON text is read
@@ -35,6 +41,7 @@ import os
 import stat
 import sys
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any, BinaryIO, Optional
 
@@ -45,8 +52,17 @@ from yaml.events import (AliasEvent, DocumentEndEvent, DocumentStartEvent, Mappi
 from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
+from aks_kueue.k8s import yaml12
+
 STDIN = "-"
 MIB = 1024 * 1024
+
+
+class Dialect(str, Enum):
+    """How plain scalars (and tags and keys) are read."""
+
+    KUBERNETES = "kubernetes"   # YAML 1.1 scalars, as sigs.k8s.io/yaml reads manifests
+    PULUMI = "pulumi"           # Go's yaml.v3 (YAML 1.2), as the Pulumi CLI reads Pulumi.yaml and stack files
 
 
 @dataclass(frozen=True)
@@ -54,6 +70,8 @@ class Limits:
     max_bytes: int = 64 * MIB
     max_depth: int = 100
     max_alias_nodes: int = 1_000_000
+    # What a file past max_bytes is told, after "is larger than N, the most this program reads".
+    too_large: str = "from one file; split it into smaller files"
 
     def describe(self) -> str:
         return (f"{_size(self.max_bytes)} per file, {self.max_depth} levels of nesting, "
@@ -61,6 +79,11 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+# A stack file is typed by people: prod's is 10 KB, and a thousand LocalQueues written inline are
+# about 150 KB. Larger sets of Kueue objects belong in `queueManifests` files (64 MiB each). The cap
+# keeps reading and checking a stack file to a few seconds and a few hundred MB at most.
+STACK_FILE_LIMITS = Limits(max_bytes=1 * MIB, too_large="from a stack or project file; move large sets of Kueue "
+                                                         "objects into files listed in aks-kueue:queueManifests")
 
 
 @dataclass(frozen=True)
@@ -81,17 +104,37 @@ class LoadError(Exception):
         return {"file": self.source or None, "document": self.document, "message": str(self)}
 
 
-def read_text(path: str | Path, limits: Limits = DEFAULT_LIMITS, what: str = "a YAML or JSON file") -> str:
-    """The text of a file, or of standard input for `-`, reading at most `max_bytes + 1` bytes."""
+def read_text(path: str | Path, limits: Limits = DEFAULT_LIMITS, what: str = "a YAML or JSON file",
+              regular_only: bool = False) -> str:
+    """The text of a file, or of standard input for `-`, reading at most `max_bytes + 1` bytes.
+    `regular_only`: anything but a regular file (a named pipe, a device, a socket) is refused
+    before it is opened for reading."""
     source = str(path)
     if source == STDIN:
+        if regular_only:
+            raise LoadError(source, None, f"standard input cannot be used here; give {what} as a path")
         return _decode(_read_bounded(sys.stdin.buffer, STDIN, limits), STDIN, what)
     try:
-        with open(path, "rb") as handle:
-            mode = os.fstat(handle.fileno()).st_mode
+        if regular_only:
+            _refuse_special(os.stat(path).st_mode, source, what)
+        # Without O_NONBLOCK, opening a named pipe waits for a writer, forever if none comes.
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        try:
+            mode = os.fstat(descriptor).st_mode
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError(path)
             if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
                 raise LoadError(source, None, f"is a device, not a file; give {what}")
-            data = _read_bounded(handle, source, limits)
+            if regular_only:
+                _refuse_special(mode, source, what)  # replaced since it was looked at
+            if stat.S_ISFIFO(mode) and hasattr(os, "set_blocking"):
+                os.set_blocking(descriptor, True)  # a pipe with no writer now reads as empty
+            if stat.S_ISREG(mode) and os.fstat(descriptor).st_size > limits.max_bytes:
+                raise LoadError(source, None, _too_large(limits))
+            with open(descriptor, "rb", closefd=False) as handle:
+                data = _read_bounded(handle, source, limits)
+        finally:
+            os.close(descriptor)
     except FileNotFoundError:
         raise LoadError(source, None, "no such file") from None
     except IsADirectoryError:
@@ -103,12 +146,25 @@ def read_text(path: str | Path, limits: Limits = DEFAULT_LIMITS, what: str = "a 
     return _decode(data, source, what)
 
 
+def _refuse_special(mode: int, source: str, what: str) -> None:
+    if stat.S_ISREG(mode):
+        return
+    if stat.S_ISDIR(mode):
+        raise LoadError(source, None, f"is a directory; give {what}")
+    kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise LoadError(source, None, f"is {kind}, not a regular file; give {what} (a regular file)")
+
+
 def _read_bounded(handle: BinaryIO, source: str, limits: Limits) -> bytes:
     data = handle.read(limits.max_bytes + 1)
     if len(data) > limits.max_bytes:
-        raise LoadError(source, None, f"is larger than {_size(limits.max_bytes)}, the most this program reads "
-                                      "from one file; split it into smaller files")
+        raise LoadError(source, None, _too_large(limits))
     return data
+
+
+def _too_large(limits: Limits) -> str:
+    return f"is larger than {_size(limits.max_bytes)}, the most this program reads {limits.too_large}"
 
 
 def _decode(data: bytes, source: str, what: str) -> str:
@@ -119,20 +175,22 @@ def _decode(data: bytes, source: str, what: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def parse_documents(text: str, source: str, limits: Limits = DEFAULT_LIMITS) -> list[Any]:
+def parse_documents(text: str, source: str, limits: Limits = DEFAULT_LIMITS,
+                    dialect: Dialect = Dialect.KUBERNETES) -> list[Any]:
     """Every document of a YAML stream (an empty document is None), or the one JSON value."""
-    if _looks_like_json(text):
+    if dialect is Dialect.KUBERNETES and _looks_like_json(text):
         try:
             return [parse_json(text, source, limits)]
         except _NotJson:
             pass  # flow-style YAML such as `{a: 1}`, or several JSON objects in a row
-    return _Builder(source, limits).run(text)
+    return _Builder(source, limits, dialect).run(text)
 
 
-def parse_single(text: str, source: str, limits: Limits = DEFAULT_LIMITS) -> Any:
+def parse_single(text: str, source: str, limits: Limits = DEFAULT_LIMITS,
+                 dialect: Dialect = Dialect.KUBERNETES) -> Any:
     """A file that holds one document (a stack file); None when it is empty."""
     try:
-        documents = parse_documents(text, source, limits)
+        documents = parse_documents(text, source, limits, dialect)
     except LoadError as error:
         raise LoadError(error.source, None, error.reason) from None  # one document: no index to give
     if len(documents) > 1:
@@ -253,6 +311,28 @@ def _scalar(event: ScalarEvent) -> Any:
     return _typed(tag, value)
 
 
+def _pulumi_scalar(event: ScalarEvent) -> Any:
+    """A scalar as yaml.v3 reads it (`yaml12.resolve`): quoted and block scalars are text."""
+    tag, value = event.tag, event.value
+    if tag is None and not event.implicit[0]:
+        return value
+    if tag is None and value == "<<":
+        return _MergeKey
+    cached = _PLAIN_CACHE_V3.get(value, _PLAIN_CACHE_V3) if tag is None else _PLAIN_CACHE_V3
+    if cached is not _PLAIN_CACHE_V3:
+        return cached
+    try:
+        result = yaml12.resolve(value, tag or "")
+    except yaml12.TagError as error:
+        raise ValueError(f"{error}; the Pulumi CLI fails on it (yaml.v3): fix the value or remove the tag") from None
+    if tag is None and len(_PLAIN_CACHE_V3) < _PLAIN_CACHE_SIZE and len(value) < 64:
+        _PLAIN_CACHE_V3[value] = result
+    return result
+
+
+_PLAIN_CACHE_V3: dict[str, Any] = {}
+
+
 def _typed(tag: str, value: str) -> Any:
     if tag == _STR or tag == "tag:yaml.org,2002:timestamp" or tag == "tag:yaml.org,2002:binary" \
             or tag == "tag:yaml.org,2002:value":
@@ -293,9 +373,10 @@ class _Frame:
 class _Builder:
     """Builds Python values from parser events, applying the bounds as it goes."""
 
-    def __init__(self, source: str, limits: Limits):
+    def __init__(self, source: str, limits: Limits, dialect: Dialect = Dialect.KUBERNETES):
         self.source = source
         self.limits = limits
+        self.pulumi = dialect is Dialect.PULUMI
         self.document: Optional[int] = None
         self.aliased = 0
 
@@ -328,7 +409,7 @@ class _Builder:
             cls = event.__class__
             if cls is ScalarEvent:
                 try:
-                    value = _scalar(event)
+                    value = _pulumi_scalar(event) if self.pulumi else _scalar(event)
                 except ValueError as error:
                     raise self.fail(str(error), event) from None
                 if event.anchor is not None:
@@ -337,7 +418,7 @@ class _Builder:
             elif cls is MappingStartEvent or cls is SequenceStartEvent:
                 if len(stack) >= max_depth:
                     raise self.fail(f"nested deeper than {max_depth} levels", event)
-                tag = event.tag
+                tag = None if self.pulumi else event.tag  # yaml.v3 reads a tagged map or list as one
                 if cls is MappingStartEvent:
                     if tag not in (None, "!", _MAP):
                         raise self.fail(f"the tag {tag!r} has no meaning in a Kubernetes object; remove it", event)
@@ -382,16 +463,20 @@ class _Builder:
             else:
                 continue  # stream start and end
             if not stack:
-                result = value
+                result = "<<" if value is _MergeKey else value
                 continue
             parent = stack[-1]
             parent.nodes += nodes
             container = parent.value
             if container.__class__ is list:
-                container.append(value)
+                container.append("<<" if value is _MergeKey else value)  # a merge key only as a key
             elif not parent.has_key:
                 if value.__class__ in (dict, list):
                     raise self.fail("a map key must be a plain value, not a map or a list", event)
+                if self.pulumi and value.__class__ is not str and value is not _MergeKey:
+                    raise self.fail(f"the map key {getattr(event, 'value', value)} is not text; the Pulumi CLI "
+                                    "refuses it (\"expected only "
+                                    "string keys\"): quote it", event)
                 parent.key = value
                 parent.key_line = event.start_mark.line if event.start_mark else None
                 parent.has_key = True
@@ -401,6 +486,8 @@ class _Builder:
                 if key is _MergeKey:
                     self._merge(parent, value, event)
                     continue
+                if value is _MergeKey:
+                    value = "<<"
                 if key in container:
                     raise self.fail(f"the key {_show(key)} appears twice in one map (again at line "
                                     f"{(parent.key_line or 0) + 1}); keep one: kubectl and Pulumi refuse this, "
@@ -431,5 +518,6 @@ def _show(key: Any) -> str:
     return repr(key) if not isinstance(key, str) else f"'{key}'"
 
 
-__all__ = ["Limits", "DEFAULT_LIMITS", "LoadError", "STDIN", "display_name", "read_text", "parse_documents",
+__all__ = ["Limits", "DEFAULT_LIMITS", "STACK_FILE_LIMITS", "Dialect", "LoadError", "STDIN", "display_name",
+           "read_text", "parse_documents",
            "parse_single", "parse_json", "loads_json", "load_file"]

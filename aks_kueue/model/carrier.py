@@ -14,6 +14,9 @@ therefore writes one ConfigMap, `default/aks-kueue-model`, holding:
   only advises it for these. Known once the day-2 guard has read the last deployment.
 - `fleet.json`: in a MultiKueue fleet, this stack's role and what it read of the others' `fleet`
   outputs (`fleet.py`); never a kubeconfig (the manager's Secrets hold those, and the pack reads them there).
+- `secretWords.json`, only when some config key is secret: salted SHA-256 digests of the secret
+  values' words (`aks_kueue/secrets.py: WordDigests`), never the values, so the pack's messages,
+  written from the decrypted values it is handed, can leave them out.
 Kueue ignores ConfigMaps and nothing in the cluster acts on this one; it also documents,
 in the cluster itself, which job shapes the quotas were sized for and where each object
 is defined.
@@ -22,11 +25,12 @@ is defined.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Optional
 
 import yaml
 
 from aks_kueue.k8s.loader import LoadError, loads_json, parse_documents
+from aks_kueue.secrets import WordDigests
 
 CARRIER_NAME = "aks-kueue-model"
 # Every cluster has `default`, so the ConfigMap needs no namespace of its own and no Kueue.
@@ -36,15 +40,20 @@ KEYS_KEY = "keys.json"
 ENVIRONMENT_KEY = "environment"
 EXISTING_POOLS_KEY = "existingPools.json"
 FLEET_KEY = "fleet.json"
+SECRET_WORDS_KEY = "secretWords.json"
 CARRIER_LABELS = {"app.kubernetes.io/managed-by": "aks-kueue", "app.kubernetes.io/component": "model"}
 
 
 def carrier_manifest(workloads: Iterable[Mapping[str, Any]], keys: Mapping[str, str],
-                     environment: str, existing_pools: Any = None, fleet: Any = None) -> dict[str, Any]:
+                     environment: str, existing_pools: Any = None, fleet: Any = None,
+                     secret_words: Optional[WordDigests] = None) -> dict[str, Any]:
     """The ConfigMap: workloads as one multi-document YAML, keys as JSON, the environment as text;
     `existing_pools` is the JSON text `existing_pools_text` makes (the program hands an Output of it),
     `fleet` the model's fleet (`fleet_text`)."""
     data = {ENVIRONMENT_KEY: environment, KEYS_KEY: json.dumps(dict(keys), indent=1, sort_keys=True)}
+    if secret_words:
+        data[SECRET_WORDS_KEY] = json.dumps({"salt": secret_words.salt, "sha256": sorted(secret_words.digests)},
+                                            indent=1)
     if existing_pools is not None:
         data[EXISTING_POOLS_KEY] = existing_pools
     if fleet is not None:
@@ -89,6 +98,20 @@ def read_keys(text: Any) -> dict[str, str]:
     if not isinstance(keys, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in keys.items()):
         raise ValueError(f"data.{KEYS_KEY} is not a JSON map of text to text")
     return keys
+
+
+def read_secret_words(text: Any) -> WordDigests:
+    """The digests of a carrier's `secretWords.json`; ValueError when unreadable."""
+    if text is None:
+        return WordDigests()
+    try:
+        found = loads_json(text, f"data.{SECRET_WORDS_KEY}") if isinstance(text, str) else None
+    except LoadError:
+        found = None
+    if not isinstance(found, dict) or not isinstance(found.get("salt"), str) or \
+            not isinstance(found.get("sha256"), list) or not all(isinstance(d, str) for d in found["sha256"]):
+        raise ValueError(f"data.{SECRET_WORDS_KEY} is not a JSON map of a salt and a list of digests")
+    return WordDigests(found["salt"], frozenset(found["sha256"]))
 
 
 def existing_pools_text(entries: Iterable[str]) -> str:

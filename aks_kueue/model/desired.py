@@ -153,6 +153,8 @@ class KueueItem:
     after_installer: bool = True
     # The object as written, when that was v1beta1: the API server validates that version.
     original: Optional[Mapping[str, Any]] = field(default=None, compare=False, repr=False)
+    # The other top-level stack keys (`nodePools`) its content is built from: secret when one of them is.
+    derived_from: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     @property
     def kind(self) -> str:

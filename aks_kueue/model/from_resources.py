@@ -48,6 +48,7 @@ from aks_kueue.model.desired import (DEVELOPMENT, PRODUCTION, Cluster, ExpectedW
 from aks_kueue.model.props import (Unreadable as UnreadableValue, get, integer, mapping, plain, sequence, stack_of,
                                    string_list, string_map, text)
 from aks_kueue.model.record import pool_entry
+from aks_kueue.secrets import WordDigests
 from aks_kueue.versions import KUEUE_NAMESPACE, MANAGED_KUEUE_EXTENSION_TYPE
 
 # Type tokens, with or without an explicit API version module (azure-native:containerservice/v20250801:...).
@@ -79,6 +80,8 @@ class Reading:
 
     model: Model
     urns: dict[str, str] = field(default_factory=dict)
+    # What the pack's messages must not show: digests of the secret config values' words (carrier.py).
+    hidden: WordDigests = field(default_factory=WordDigests)
 
 
 def from_resources(resources: Sequence[Any]) -> Reading:
@@ -169,7 +172,7 @@ def from_resources(resources: Sequence[Any]) -> Reading:
     for workload in model.workloads:
         urns.setdefault(workload.label, urns.get("carrier", ""))
     urns.pop("carrier", None)
-    return Reading(model, urns)
+    return Reading(model, urns, _secret_words(resources))
 
 
 def _pool_subject(pool: Pool) -> str:
@@ -244,6 +247,17 @@ def _secret_kubeconfig(props: Any, label: str) -> Any:
         return base64.b64decode(text(encoded, f"{label}.data.{multikueue.SECRET_KEY}")).decode()
     except (ValueError, UnicodeDecodeError):
         return "[not base64]"
+
+
+def _secret_words(resources) -> WordDigests:
+    for resource in resources:
+        if resource.resource_type == CONFIG_MAP and carrier.is_carrier(plain(get(resource.props, "metadata"))):
+            data = get(resource.props, "data", default={})
+            try:
+                return carrier.read_secret_words(data.get(carrier.SECRET_WORDS_KEY) if hasattr(data, "get") else None)
+            except ValueError:
+                return WordDigests()  # hand-edited: the pack's messages are then as the offline preview leaves them
+    return WordDigests()
 
 
 def _cluster(props: Any, label: str, key) -> Cluster:

@@ -8,6 +8,7 @@ into the model, and the judge says what is wrong with it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -303,6 +304,9 @@ def _from_stack(settings: Settings, problems: list[Problem]) -> list[KueueItem]:
             if pool.node_taints:
                 derived["nodeTaints"] = [_taint(t) for t in pool.node_taints]
             spec = deep_merge(derived, spec) if isinstance(spec, dict) else spec
+            objects.append(replace(_item("ResourceFlavor", entry.name, key, spec=spec),
+                                   derived_from=frozenset({"nodePools"})))
+            continue
         objects.append(_item("ResourceFlavor", entry.name, key, spec=spec))
     for i, entry in enumerate(queues.cohorts):
         objects.append(_item("Cohort", entry.name, f"aks-kueue:queues.cohorts[{i}]", spec=entry.spec or {}))

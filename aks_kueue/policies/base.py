@@ -59,7 +59,8 @@ def judged_policy(name: str, description: str, level: EnforcementLevel = Enforce
         config = settings(schema, args.get_config())
         try:
             reading, judgement = read_and_judge(list(args.resources), overhead(config))
-            found = [(str(f), reading.urns.get(f.object)) for f in judgement.findings
+            # No message shows a value of a secret config key (the values arrive decrypted).
+            found = [(reading.hidden.text(str(f)), reading.urns.get(f.object)) for f in judgement.findings
                      if policy_for(f) == name and (keep is None or keep(f, reading, config))]
         except (UnknownValueError, _NotApplicableError):
             raise  # the runtime's to handle: "can't run policy during preview"

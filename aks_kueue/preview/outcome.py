@@ -9,6 +9,7 @@ after the policy config, so what people read and the exit code agree with the pa
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -20,6 +21,7 @@ from aks_kueue.preview.pack import (MANDATORY, PolicyConfigError, Violation, eva
                                     load_policy_config, properties)
 from aks_kueue.preview.run import ProgramError, ProgramRefused, ProgramRun, read_previous_outputs, run_program
 from aks_kueue.preview.stackfile import StackConfig, StackFileError
+from aks_kueue.secrets import Secrets
 
 OK, REJECTED, INVALID = "ok", "rejected", "invalid"
 DISABLED = "disabled"
@@ -53,6 +55,8 @@ class Outcome:
     refusals: list[Finding] = field(default_factory=list)
     # Why the previous outputs may not be this stack's (`other_cluster`), said before the refusals.
     previous_notes: list[Finding] = field(default_factory=list)
+    # The values of the stack's secret keys: taken out of everything above but the record itself.
+    secrets: Secrets = field(default_factory=Secrets)
 
     @property
     def result(self) -> str:
@@ -76,7 +80,39 @@ def preview(config: Optional[StackConfig], root: Path, policy_config: Optional[P
     """Run the program offline for one stack, then the pack over what it registered.
     `previous_outputs`: the stack's last deployment, for the day-2 guard; `source`: the stack file
     `config` was read from, named in the errors; `stack_outputs`: other stacks' last outputs by
-    name, for a fleet's StackReferences."""
+    name, for a fleet's StackReferences.
+
+    No message, finding, verdict or table of the outcome shows a value of a secret key (the
+    record's inputs are as the engine receives them: what the program made secret is `[secret]`)."""
+    from aks_kueue.settings.vocabulary import config_secrets
+
+    outcome = _preview(config, root, policy_config, load_error, project, stack, previous_outputs, source,
+                       stack_outputs)
+    if config is not None and config.secret_keys:
+        _hide(outcome, config_secrets(config.config, config.secret_keys))
+    return outcome
+
+
+def _hide(outcome: Outcome, secrets: Secrets) -> None:
+    outcome.secrets = secrets
+    if not secrets:
+        return
+    outcome.errors = secrets.value(outcome.errors)
+    outcome.findings = secrets.value(outcome.findings)
+    outcome.refusals = secrets.value(outcome.refusals)
+    outcome.violations = secrets.value(outcome.violations)
+    outcome.verdicts = secrets.value(outcome.verdicts)
+    outcome.other_violations = secrets.value(outcome.other_violations)
+    if outcome.judgement is not None:  # a copy: the pack remembers the judgement it made
+        outcome.judgement = dataclasses.replace(outcome.judgement, findings=secrets.value(outcome.judgement.findings),
+                                                capacity=secrets.value(outcome.judgement.capacity))
+    if outcome.run is not None:
+        outcome.run.warnings = secrets.value(outcome.run.warnings)
+
+
+def _preview(config: Optional[StackConfig], root: Path, policy_config: Optional[Path], load_error: Optional[str],
+             project: str, stack: str, previous_outputs: Optional[Path], source: Optional[Path],
+             stack_outputs: Optional[dict[str, Path]]) -> Outcome:
     outcome = Outcome(project=config.project if config else project, stack=config.stack if config else stack)
     where = str(source) if source is not None else None
     if load_error is not None:
@@ -131,7 +167,16 @@ def _judged(outcome: Outcome, run: ProgramRun, pack_config: Optional[dict]) -> O
     from aks_kueue.policies.base import overhead, read_and_judge
     from aks_kueue.policies.routing import QUOTA_FITS, policy_for
 
-    _, judgement = read_and_judge(judged_view(run), overhead(properties(pack_config, QUOTA_FITS)))
+    from pulumi_policy.proxy import UnknownValueError
+
+    try:
+        _, judgement = read_and_judge(judged_view(run), overhead(properties(pack_config, QUOTA_FITS)))
+    except UnknownValueError:
+        # A value the pack needs is unknown until deployment: the policies said they cannot run yet
+        # (the runtime's advisory violations), and there is no judgement to show.
+        outcome.findings = list(run.day2_findings)
+        outcome.other_violations = list(outcome.violations)
+        return outcome
     # The day-2 guard's notices (what this update destroys, an unguarded stack) are findings too.
     outcome.judgement = judgement
     outcome.findings = [*outcome.previous_notes, *outcome.refusals, *judgement.findings, *run.day2_findings]
@@ -218,7 +263,7 @@ def document(outcome: Outcome) -> dict[str, Any]:
         "outputs": run.outputs if run else {},
         "findings": [f.to_json() for f in outcome.findings],
         "capacity": {"flavors": [row.to_json() for row in judgement.capacity] if judgement else [],
-                     "pools": [pool_json(p) for p in judgement.pools] if judgement else []},
+                     "pools": [outcome.secrets.value(pool_json(p)) for p in judgement.pools] if judgement else []},
         "result": outcome.result,
         **({"errors": [e.to_json() for e in outcome.errors]} if outcome.errors else {}),
     }

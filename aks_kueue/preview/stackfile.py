@@ -1,13 +1,21 @@
-"""Read `Pulumi.yaml` and a stack file the way the Pulumi CLI hands config to a program."""
+"""Read `Pulumi.yaml` and a stack file the way the Pulumi CLI hands config to a program.
+
+The CLI reads both with Go's yaml.v3 (YAML 1.2, `aks_kueue/k8s/yaml12.py`), then its config layer
+(pulumi/pulumi sdk/go/common/resource/config, object.go and value.go) turns each top-level value
+into the text the program gets: a string as it is, anything else as Go's encoding/json writes it
+(an unquoted timestamp as Go's `time.Time.String()`). The files must be regular files of at most
+1 MiB (`STACK_FILE_LIMITS`).
+"""
 
 from __future__ import annotations
 
-import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
-from aks_kueue.k8s.loader import LoadError, parse_json, parse_single, read_text
+from aks_kueue.k8s.loader import STACK_FILE_LIMITS, Dialect, LoadError, parse_json, parse_single, read_text
+from aks_kueue.k8s.yaml12 import go_json
 
 SECRET_PLACEHOLDER = "[secret]"
 
@@ -53,14 +61,14 @@ def load_stack(path: Path, stack: str, root: Path) -> StackConfig:
     flat: dict[str, str] = {}
     secrets: list[str] = []
     for key, value in _project_defaults(project).items():
-        flat[_qualify(key, name)] = _as_config_string(value)
+        flat[_qualify(key, name)] = _as_config_string(value, f"{root / 'Pulumi.yaml'}: {_qualify(key, name)}")
     for key, value in (doc.get("config") or {}).items():
         full = _qualify(str(key), name)
         # Ciphertext needs the stack's secrets provider; offline, a placeholder stands in. A
         # `secure:` anywhere in a key (`pulumi config set --path --secret`) makes the whole key
         # secret, as Pulumi hands it to the program.
         opaque, had_secret = _blind(value)
-        flat[full] = opaque if isinstance(opaque, str) else _as_config_string(opaque)
+        flat[full] = _as_config_string(opaque, f"{path}: {full}")
         if had_secret:
             secrets.append(full)
         _check_json_text(flat[full], f"{path}: {full}")
@@ -86,7 +94,8 @@ def _qualify(key: str, project: str) -> str:
 def _blind(value: Any) -> tuple[Any, bool]:
     """The value with every `{secure: ...}` replaced by the placeholder, and whether there was one."""
     if isinstance(value, dict):
-        if set(value) == {"secure"}:
+        # Pulumi's isSecureValue: a map whose only key is `secure`, with text in it.
+        if len(value) == 1 and isinstance(value.get("secure"), str):
             return SECRET_PLACEHOLDER, True
         found = False
         out = {}
@@ -100,12 +109,53 @@ def _blind(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
-def _as_config_string(value: Any) -> str:
-    """Pulumi passes strings as they are and everything else as JSON text (an unquoted date,
-    which YAML 1.1 reads as a date, as the text Pulumi's YAML 1.2 reader keeps)."""
+def _as_config_string(value: Any, where: str) -> str:
+    """The text Pulumi hands the program for one top-level value: a string as it is, anything else as
+    encoding/json writes it. Infinities and NaN (`.inf`, `.nan`) make the CLI fail, so they are refused."""
+    bad = _not_finite(value, "")
+    if bad is not None:
+        spot, number = bad
+        shown = "NaN" if math.isnan(number) else "-Infinity" if number < 0 else "Infinity"
+        raise StackFileError(f"{where}{spot}: is {shown} (YAML 1.2 reads .inf and .nan as numbers), which the "
+                             "Pulumi CLI cannot hand to a program: it encodes config as JSON, which has no such "
+                             "number, and fails (json: unsupported value); write a number, or quote the value "
+                             "if text is meant")
     if isinstance(value, str):
         return value
-    return json.dumps(value, default=str)
+    if isinstance(value, (dict, list)):
+        # The CLI decodes an object's JSON again before the program gets it, reading a number past
+        # int64 as a float64.
+        value = _past_int64_as_float(value)
+    return go_json(value)
+
+
+_INT64 = (-(2 ** 63), 2 ** 63 - 1)
+
+
+def _not_finite(value: Any, spot: str) -> Optional[tuple[str, float]]:
+    if isinstance(value, float) and not math.isfinite(value):
+        return spot, value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _not_finite(item, f"{spot}.{key}")
+            if found:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _not_finite(item, f"{spot}[{index}]")
+            if found:
+                return found
+    return None
+
+
+def _past_int64_as_float(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _past_int64_as_float(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_past_int64_as_float(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and not _INT64[0] <= value <= _INT64[1]:
+        return float(value)
+    return value
 
 
 def _check_json_text(value: str, source: str) -> None:
@@ -121,9 +171,10 @@ def _check_json_text(value: str, source: str) -> None:
 
 
 def _read_yaml(path: Path) -> Any:
-    """One YAML document, read within the loader's bounds; duplicated keys are refused, as
-    the Pulumi CLI refuses them."""
+    """One YAML document of a regular file, read as the Pulumi CLI reads it (yaml.v3) within the stack
+    file bounds; duplicated keys are refused, as the Pulumi CLI refuses them."""
     try:
-        return parse_single(read_text(path, what="a Pulumi YAML file"), str(path))
+        return parse_single(read_text(path, STACK_FILE_LIMITS, what="a Pulumi YAML file", regular_only=True),
+                            str(path), STACK_FILE_LIMITS, Dialect.PULUMI)
     except LoadError as error:
         raise StackFileError(str(error)) from None

@@ -398,6 +398,12 @@ def _text(value):
 def _date(value: str) -> str:
     import datetime
 
+    from aks_kueue.k8s.yaml12 import is_go_timestamp_text
+
+    if is_go_timestamp_text(value):
+        day = value.split(" ", 1)[0]
+        raise ValueError(f"is an unquoted date: the Pulumi CLI reads {day} as a timestamp and hands the program "
+                         f"{value!r}, which AKS does not take; quote it: \"{day}\"")
     if not isinstance(value, str) or not _DATE.fullmatch(value):
         raise ValueError(f"{value!r} is not a date; write it like 2026-12-24")
     try:

@@ -41,7 +41,9 @@ def format_path(loc: tuple) -> str:
     return text
 
 
-def problems_from(error: ValidationError, root: type[Model]) -> list[Problem]:
+def problems_from(error: ValidationError, root: type[Model], secret=None) -> list[Problem]:
+    """`secret(path)`: whether a config path is inside a secret key; its value is then never shown
+    (the caller also takes every secret value out of the messages, `aks_kueue.secrets`)."""
     problems = []
     for err in error.errors():
         loc = tuple(err["loc"])
@@ -57,7 +59,9 @@ def problems_from(error: ValidationError, root: type[Model]) -> list[Problem]:
             message = err["msg"].removeprefix("Value error, ")
         else:
             expected = err["msg"].replace("Input should be", "expected").replace("Input", "the value")
-            message = f"{_short(err.get('input'))} is not valid: {expected}"
+            shown = "the secret value" if secret is not None and secret(format_path(loc)) else \
+                _short(err.get("input"))
+            message = f"{shown} is not valid: {expected}"
         problems.append(Problem(format_path(loc), message))
     return problems
 

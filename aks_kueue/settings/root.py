@@ -11,6 +11,7 @@ from pydantic import Field, PrivateAttr, ValidationError, field_validator, model
 
 from aks_kueue.day2.allow import Allowances, parse_entry
 from aks_kueue.k8s.loader import Limits, LoadError, loads_json
+from aks_kueue.secrets import Secrets
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network, regions
 from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.settings.base import Model, field_error, field_errors, suggest
@@ -240,12 +241,23 @@ class Settings(Model):
         return notes
 
 
-def parse_settings(config: Mapping[str, str], today: Optional[date] = None) -> Settings:
+def parse_settings(config: Mapping[str, str], today: Optional[date] = None,
+                   secrets: Optional[Secrets] = None) -> Settings:
     """Build Settings from Pulumi's flat config map (`namespace:key` -> string).
 
     `today` is the day dated facts (the AKS release calendar) are judged on; by default the
-    clock of `aks_kueue.aks.kubernetes_versions`.
+    clock of `aks_kueue.aks.kubernetes_versions`. `secrets`: the values of secret keys, which no
+    problem shows (`settings/vocabulary.config_secrets`).
     """
+    try:
+        return _parse(config, today, secrets)
+    except SettingsError as error:
+        if not secrets:
+            raise
+        raise SettingsError([Problem(p.path, secrets.text(p.message)) for p in error.problems]) from None
+
+
+def _parse(config: Mapping[str, str], today: Optional[date], secrets: Optional[Secrets]) -> Settings:
     raw: dict[str, Any] = {}
     if "azure-native:location" in config:
         raw["location"] = config["azure-native:location"]
@@ -267,7 +279,7 @@ def parse_settings(config: Mapping[str, str], today: Optional[date] = None) -> S
         settings._today = day
         return settings
     except ValidationError as exc:
-        problems = _not_checked(problems_from(exc, Settings), raw)
+        problems = _not_checked(problems_from(exc, Settings, secrets.covers if secrets else None), raw)
     if "location" not in raw:
         problems = [p for p in problems if p.path != "azure-native:location"]
         problems.insert(0, Problem("azure-native:location", "the Azure region is required; set it, "

@@ -32,7 +32,8 @@ from aks_kueue.settings.monitoring import Monitoring
 from components import token
 from components.azure_object import AzureObject
 from components.cluster.kubeconfig import decode_first, use_azure_cli_login
-from components.day2_guard import Gated, secret_inputs
+from components.day2_guard import Gated
+from components.secret import secret_inputs
 from components.monitoring.cluster_inputs import merge_cluster_inputs
 from components.monitoring.workspaces import MonitoringWorkspaces, MonitoringWorkspacesArgs
 from components.node_pools.inputs import create_only, created_with, pool_inputs, snake_keys

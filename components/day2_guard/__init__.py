@@ -9,8 +9,8 @@ them is registered, and nothing protected changes.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Protocol
+from dataclasses import dataclass, field, replace
+from typing import Any, Optional, Protocol
 
 import pulumi
 
@@ -18,6 +18,7 @@ from aks_kueue.day2.allow import Allowances, Entry
 from aks_kueue.day2.guard import Refusal, Report, judge
 from aks_kueue.day2.state import Previous, Record, from_outputs, kept_pools, settle, to_output
 from aks_kueue.model.carrier import existing_pools_text
+from aks_kueue.secrets import Secrets
 from components import token
 
 
@@ -30,14 +31,6 @@ class Gated(Protocol):
     def fact(self, entry: Entry, path: str, default: Any) -> pulumi.Output[Any]: ...
 
 
-def secret_inputs(inputs: Mapping[str, Any], secret: bool) -> dict[str, Any]:
-    """A stack key set with `pulumi config set --secret` is secret as a whole (Pulumi marks
-    secrecy per top-level key), so every input derived from it is sent as a secret."""
-    if not secret:
-        return dict(inputs)
-    return {k: pulumi.Output.secret(v) if v is not None else v for k, v in inputs.items()}
-
-
 class GuardRefused(Refusal, pulumi.RunError):
     """A refusal the Pulumi CLI prints as an error without a traceback (it is a RunError)."""
 
@@ -48,6 +41,8 @@ class Day2GuardArgs:
     allowances: Allowances
     stack: str                      # this stack's fully qualified name, org/project/stack
     secret: bool = False            # the record derives from a secret stack key: export it as a secret
+    # The secret config values: no refusal or notice shows one (`aks_kueue.secrets`).
+    hidden: Secrets = field(default_factory=Secrets)
 
 
 class Day2Guard(pulumi.ComponentResource):
@@ -64,7 +59,7 @@ class Day2Guard(pulumi.ComponentResource):
         self.previous = reference.outputs.apply(from_outputs)
         self.desired = self.previous.apply(lambda previous: settle(args.desired, previous.record))
         self.report = pulumi.Output.all(self.previous, self.desired).apply(
-            lambda both: _judged(both[0], both[1], args.allowances))
+            lambda both: _judged(both[0], both[1], args.allowances, args.hidden))
 
         def verdict(report: Report) -> pulumi.Resource:
             if report.refusals:
@@ -115,8 +110,9 @@ def _quiet_refusals() -> None:
     loop.set_exception_handler(handler)
 
 
-def _judged(previous: Previous, desired: Record, allowances: Allowances) -> Report:
+def _judged(previous: Previous, desired: Record, allowances: Allowances, hidden: Secrets) -> Report:
     report = judge(previous, desired, allowances)
+    report = replace(report, refusals=hidden.value(report.refusals), notices=hidden.value(report.notices))
     for finding in report.notices:
         pulumi.log.warn(str(finding))
     return report

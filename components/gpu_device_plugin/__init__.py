@@ -12,6 +12,7 @@ from aks_kueue.aks.device_plugin import daemonset, daemonset_name, device_plugin
 from aks_kueue.aks.pools import Pool
 from components import token
 from components.kubernetes_object import KubernetesObject
+from components.secret import secret_value
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,7 @@ class GpuDevicePluginArgs:
     pools: list[Pool]
     provider: k8s.Provider
     node_pools: Sequence[pulumi.Resource]
+    secret: bool = False              # aks-kueue:nodePools is a secret key: the pods' placement comes from it
 
 
 class GpuDevicePlugin(pulumi.ComponentResource):
@@ -30,6 +32,8 @@ class GpuDevicePlugin(pulumi.ComponentResource):
         for strategy, pools in device_plugin_groups(args.pools).items():
             ds_name = daemonset_name(strategy)
             manifest = daemonset(ds_name, strategy, pools)
+            if args.secret:
+                manifest = {**manifest, "spec": secret_value(manifest["spec"])}
             self.daemonsets.append(KubernetesObject(f"{name}-{ds_name}", manifest, child))
             self.names.append(ds_name)
         self.register_outputs({"daemonsets": self.names})

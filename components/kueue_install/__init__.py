@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 
 from aks_kueue.day2.allow import Entry, Target
 from aks_kueue.settings.kueue import Kueue
-from components.day2_guard import secret_inputs
+from components.secret import secret_inputs
 from components.kubernetes_object import HelmRelease
 from components.kueue_install.values import helm_values
 from aks_kueue.versions import (KUEUE_API_VERSION, KUEUE_CHART_REPOSITORY, KUEUE_NAMESPACE,

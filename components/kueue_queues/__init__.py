@@ -27,6 +27,8 @@ class KueueQueuesArgs:
     # What an object needs besides Kueue and the objects it names, by (kind, namespace, name): a
     # MultiKueueCluster its kubeconfig Secret.
     needs: Mapping[tuple[str, Optional[str], str], Sequence[pulumi.Resource]] = field(default_factory=dict)
+    # The secret top-level keys (`nodePools`): an object built from one (`KueueItem.derived_from`) is secret.
+    secret_keys: frozenset[str] = frozenset()
 
 
 def namespace_entry(namespace: str) -> Entry:
@@ -70,8 +72,9 @@ class KueueQueues(pulumi.ComponentResource):
                         for kind in dict.fromkeys(k for (k, _, _) in self.objects)}
         self.register_outputs({"objects": self.summary, "namespaces": list(self.namespaces)})
 
-    def _secret(self, value):
-        return pulumi.Output.secret(value) if self._args.secret else value
+    def _secret(self, value, obj: Optional[KueueItem] = None):
+        secret = self._args.secret or (obj is not None and bool(obj.derived_from & self._args.secret_keys))
+        return pulumi.Output.secret(value) if secret else value
 
     def _register(self, obj: KueueItem) -> pulumi.Resource:
         manifest = dict(obj.manifest)
@@ -91,13 +94,12 @@ class KueueQueues(pulumi.ComponentResource):
             aliases=[self._old_urn(obj, old)] if old else None)
         if set(fields) - {"spec"}:
             body = {**manifest, "metadata": metadata}
-            if self._args.secret:
-                body = {k: (self._secret(v) if k not in ("apiVersion", "kind", "metadata") else v)
-                        for k, v in body.items()}
+            body = {k: (self._secret(v, obj) if k not in ("apiVersion", "kind", "metadata") else v)
+                    for k, v in body.items()}
             return KubernetesObject(name, body, opts)
         return k8s.apiextensions.CustomResource(
             name, api_version=manifest["apiVersion"], kind=obj.kind, metadata=metadata,
-            spec=self._secret(fields.get("spec")), opts=opts)
+            spec=self._secret(fields.get("spec"), obj), opts=opts)
 
     def _old_urn(self, obj: KueueItem, old_name: str) -> str:
         """The URN the object had under its old name (this component sits at the stack root).

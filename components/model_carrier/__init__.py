@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import pulumi
@@ -10,8 +10,10 @@ import pulumi_kubernetes as k8s
 
 from aks_kueue.model import Model
 from aks_kueue.model.carrier import CARRIER_NAME, FLEET_KEY, carrier_manifest, subject_keys
+from aks_kueue.secrets import Secrets, WordDigests
 from components import token
 from components.kubernetes_object import KubernetesObject
+from components.secret import secret_value
 
 # Before the model carried keys and the environment, this was the expected-workloads ConfigMap.
 _OLD_TYPE, _OLD_NAME, _OLD_CHILD = token("ExpectedWorkloads"), "expected", "expected-aks-kueue-expected-workloads"
@@ -25,6 +27,9 @@ class ModelCarrierArgs:
     existing_pools: Optional[pulumi.Input[str]] = None
     # `fleet.json` derives from another stack's secret output (FleetReading.secret).
     fleet_secret: bool = False
+    secret: bool = False      # aks-kueue:expectedWorkloads is a secret key: the workloads it carries are secret
+    # The secret config values, whose words' digests the pack needs to keep them out of its messages.
+    hidden: Secrets = field(default_factory=Secrets)
 
 
 class ModelCarrier(pulumi.ComponentResource):
@@ -33,10 +38,14 @@ class ModelCarrier(pulumi.ComponentResource):
             aliases=[pulumi.Alias(type_=_OLD_TYPE, name=_OLD_NAME)]))
         super().__init__(token("ModelCarrier"), name, None, opts)
         model = args.model
+        salt = f"{pulumi.get_project()}/{pulumi.get_stack()}"
+        words = WordDigests(salt, frozenset(args.hidden.digests(salt))) if args.hidden else None
         manifest = carrier_manifest([w.manifest for w in model.workloads], subject_keys(model), model.environment,
-                                    args.existing_pools, model.fleet)
+                                    args.existing_pools, model.fleet, words)
         if args.fleet_secret and FLEET_KEY in manifest["data"]:
             manifest["data"][FLEET_KEY] = pulumi.Output.secret(manifest["data"][FLEET_KEY])
+        if args.secret:
+            manifest = {**manifest, "data": secret_value(manifest["data"])}
         old_parent = pulumi.create_urn(_OLD_NAME, _OLD_TYPE)
         self.config_map = KubernetesObject(
             f"{name}-{CARRIER_NAME}", manifest,

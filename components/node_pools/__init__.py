@@ -13,7 +13,8 @@ from aks_kueue.day2.allow import Protection
 from aks_kueue.day2.replacement import AGENT_POOL, replace_on_changes
 from aks_kueue.model.record import pool_entry
 from components import token
-from components.day2_guard import Gated, secret_inputs
+from components.day2_guard import Gated
+from components.secret import secret_inputs
 from components.node_pools.inputs import create_only, pool_inputs
 
 

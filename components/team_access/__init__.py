@@ -60,15 +60,18 @@ class TeamAccessArgs:
     installer: pulumi.Resource
     # The namespaces' own resources, so bindings are created after them.
     namespaces: Mapping[str, pulumi.Resource]
+    # aks-kueue:queues is a secret key: the group IDs are secret, so no resource is named after one.
+    secret: bool = False
 
     @classmethod
     def of(cls, settings: Settings, cluster_id: pulumi.Input[str], provider: k8s.Provider,
-           installer: pulumi.Resource, namespaces: Mapping[str, pulumi.Resource]) -> "TeamAccessArgs":
+           installer: pulumi.Resource, namespaces: Mapping[str, pulumi.Resource],
+           secret: bool = False) -> "TeamAccessArgs":
         return cls(grants=namespace_grants(settings), cluster_id=cluster_id, cluster_name=settings.cluster.name,
                    resource_group_name=settings.resource_group_name,
                    azure_rbac=settings.cluster.security.azure_rbac, install=settings.kueue.install,
                    frameworks=settings.kueue.frameworks_in_force, provider=provider, installer=installer,
-                   namespaces=namespaces)
+                   namespaces=namespaces, secret=secret)
 
 
 class TeamAccess(pulumi.ComponentResource):
@@ -81,7 +84,8 @@ class TeamAccess(pulumi.ComponentResource):
         groups = list(dict.fromkeys(g for grant in args.grants for g in grant.groups))
         for group in groups:
             authorization.RoleAssignment(
-                f"{name}-credentials-{group}", scope=args.cluster_id, principal_id=group, principal_type="Group",
+                f"{name}-credentials-{self._named(group)}", scope=args.cluster_id, principal_id=group,
+                principal_type="Group",
                 role_definition_id=self._role(access.CLUSTER_USER_ROLE),
                 description="aks-kueue: lets this team get the cluster's credentials (az aks get-credentials)",
                 opts=pulumi.ResourceOptions(parent=self))
@@ -91,12 +95,23 @@ class TeamAccess(pulumi.ComponentResource):
             self._kubernetes_grants()
         self.summary = {
             "authorization": AZURE_RBAC if args.azure_rbac else KUBERNETES_RBAC,
-            "namespaces": {grant.namespace: list(grant.groups) for grant in args.grants},
+            "namespaces": {grant.namespace: pulumi.Output.secret(list(grant.groups)) if args.secret
+                           else list(grant.groups) for grant in args.grants},
             "role": self._role_summary(),
             "getCredentials": f"az aks get-credentials --resource-group {args.resource_group_name} "
                               f"--name {args.cluster_name}",
         }
         self.register_outputs({"teamAccess": self.summary})
+
+    def _named(self, group: str) -> str:
+        """How a resource name carries a group: the ID itself, or where the IDs are secret a digest
+        of it (URNs are never encrypted). A stack that makes aks-kueue:queues secret later sees
+        these role assignments replaced under their new names."""
+        if not self._args.secret:
+            return group
+        import hashlib
+
+        return "group-" + hashlib.sha256(group.lower().encode()).hexdigest()[:16]
 
     def _role(self, guid: str) -> pulumi.Output[str]:
         return self._subscription.apply(lambda subscription: access.role_definition_id(subscription, guid))
@@ -127,7 +142,8 @@ class TeamAccess(pulumi.ComponentResource):
                 lambda cluster_id, namespace=grant.namespace: access.namespace_scope(cluster_id, namespace))
             for group in grant.groups:
                 authorization.RoleAssignment(
-                    f"{self._name}-{grant.namespace}-{group}", scope=scope, principal_id=group, principal_type="Group",
+                    f"{self._name}-{grant.namespace}-{self._named(group)}", scope=scope, principal_id=group,
+                    principal_type="Group",
                     role_definition_id=self._role(guid),
                     description=f"aks-kueue: lets this team submit and watch jobs in namespace {grant.namespace}",
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[definition]))

@@ -184,3 +184,14 @@ def test_another_stacks_outputs_are_said_to_be_of_another_cluster(tmp_path):
                               "group rg-batch-dev, while stack prod deploys aks-batch-prod in rg-batch-prod")
     assert "pulumi stack output --json --show-secrets --stack prod" in warning
     assert json.loads(out)["findings"][0]["kind"] == "day2-other-cluster"
+
+
+def test_a_named_pipe_is_refused_at_once_not_waited_on(tmp_path):
+    """Reported: check-plan read its file unbounded, so a FIFO with no writer hung it."""
+    import os
+
+    fifo = tmp_path / "plan.json"
+    os.mkfifo(fifo)
+    code, out, err = cli("check-plan", fifo, "--json")
+    assert code == 2 and "is a named pipe (FIFO), not a regular file" in err and "Traceback" not in err
+    assert json.loads(out)["result"] == "invalid"

@@ -1,0 +1,123 @@
+"""Inputs derived from a secret stack key, sent as secrets without losing what is known of them."""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from typing import Any, Callable, Mapping, Optional
+
+import pulumi
+
+from aks_kueue.secrets import Secrets
+
+# The provider SDKs' typed inputs (`ManagedClusterAddonProfileArgs`) are classes the SDK marks with
+# this attribute (pulumi/_types.py `input_type`, checked in pulumi 3.272); their values live in the
+# instance's `__dict__` under the Python names `pulumi.set` gives them. Read only here.
+_INPUT_TYPE_MARK = "_pulumi_input_type"
+
+
+def secret_inputs(inputs: Mapping[str, Any], secret: bool) -> dict[str, Any]:
+    """A stack key set with `pulumi config set --secret` is secret as a whole (Pulumi marks
+    secrecy per top-level key), so every input derived from it is sent as a secret."""
+    if not secret:
+        return dict(inputs)
+    return {k: secret_value(v) for k, v in inputs.items()}
+
+
+def secret_value(value: Any) -> Any:
+    """`value` as a secret. A map or list that holds outputs is made secret leaf by leaf:
+    `Output.secret` of a whole map waits for every output inside it, so in a preview one unknown
+    inside (a workspace id Azure has yet to assign) would make the whole input unknown, and every
+    policy that reads it could not run. Leaf by leaf, what is known stays known, and secret."""
+    if value is None:
+        return None
+    if not _holds_output(value):
+        return pulumi.Output.secret(value)
+    if isinstance(value, Mapping):
+        return {k: secret_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [secret_value(v) for v in value]
+    if _is_input_type(value):
+        made = copy.copy(value)
+        vars(made).update({k: secret_value(v) for k, v in vars(value).items()})
+        return made
+    return pulumi.Output.secret(value)
+
+
+def _is_input_type(value: Any) -> bool:
+    return hasattr(type(value), _INPUT_TYPE_MARK) and not isinstance(value, dict) and hasattr(value, "__dict__")
+
+
+def _holds_output(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (pulumi.Output, pulumi.Resource)) or inspect.isawaitable(item):
+            return True
+        if isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif _is_input_type(item):
+            stack.extend(vars(item).values())
+    return False
+
+
+def secret_where_it_flows(secrets: Secrets) -> Callable[[pulumi.ResourceTransformationArgs],
+                                                         Optional[pulumi.ResourceTransformationResult]]:
+    """A stack transformation: every input of every resource that holds text of a secret config
+    value is sent as a secret, whichever component built it. Components make what they derive
+    from a secret key secret themselves (`secret_inputs`); this catches what they pass on as it is
+    (the region, a resource group's name, a group id in a role assignment), so a component written
+    later cannot forget it. Text is compared as `Secrets.holds` does, inside longer words too (a number
+    written in text counts; a number input does not)."""
+
+    def transform(args: pulumi.ResourceTransformationArgs) -> Optional[pulumi.ResourceTransformationResult]:
+        props = args.props
+        if not isinstance(props, dict) or not props:
+            return None
+        changed = {k: secret_if_shown(v, secrets) for k, v in props.items()}
+        if all(changed[k] is props[k] for k in props):
+            return None
+        return pulumi.ResourceTransformationResult(changed, args.opts)
+
+    return transform
+
+
+def secret_if_shown(value: Any, secrets: Secrets) -> Any:
+    """`value` with each part that holds text of a secret value made secret (the same object when
+    none does). An output is looked at once it resolves; it stays unknown while it is."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return pulumi.Output.secret(value) if secrets.holds(value) else value
+    if isinstance(value, pulumi.Output):
+        return value.apply(lambda resolved: pulumi.Output.secret(resolved) if _shows(resolved, secrets) else resolved)
+    if isinstance(value, Mapping) and not isinstance(value, pulumi.Resource):
+        items = {k: secret_if_shown(v, secrets) for k, v in value.items()}
+        return items if any(items[k] is not value[k] for k in value) else value
+    if isinstance(value, (list, tuple)):
+        items = [secret_if_shown(v, secrets) for v in value]
+        return items if any(a is not b for a, b in zip(items, value)) else value
+    if _is_input_type(value):
+        fields = {k: secret_if_shown(v, secrets) for k, v in vars(value).items()}
+        if all(fields[k] is v for k, v in vars(value).items()):
+            return value
+        made = copy.copy(value)
+        vars(made).update(fields)
+        return made
+    return value
+
+
+def _shows(value: Any, secrets: Secrets) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if secrets.holds(item):
+                return True
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
