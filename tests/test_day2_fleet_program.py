@@ -159,3 +159,19 @@ def test_a_worker_leaving_its_fleet_is_refused_until_listed(worker_deployed):
     accepted = run(WEST, config(WEST, listed), {}, worker_deployed)
     assert not [r for r in accepted.registrations if r.type == "kubernetes:core/v1:ServiceAccount"]
     assert "day2-fleet-access-removed" in {f.kind for f in accepted.day2_findings}
+
+
+def test_the_token_the_manager_holds_stays_whatever_allow_replacement_says(worker_deployed):
+    from aks_kueue.preview.run import ProgramError
+
+    held = manager_outputs()
+    held["workers"][0]["tokenGeneration"] = 1
+
+    def rotated(c):
+        c["aks-kueue:fleet"]["tokenGenerations"] = [2]
+        c["aks-kueue:allowReplacement"] = ["fleet.manager"]
+    with pytest.raises(ProgramError) as error:
+        run(WEST, config(WEST, rotated), {MANAGER: StackOutputs({FLEET_OUTPUT: held})}, worker_deployed)
+    assert "aks-kueue:fleet.tokenGenerations" in str(error.value)
+    assert "still connects with the token of generation 1" in str(error.value)
+    assert "no allowReplacement entry lifts this" in str(error.value)
