@@ -229,3 +229,23 @@ def test_a_fleet_entry_unprotects_nothing():
     protection = Protection(True, Allowances.parse(["fleet.workers/westus3-a100", "fleet.manager"]))
     assert protection.protects(Entry(Target.CLUSTER))
     assert not protection.protects(worker_entry("westus3-a100"))
+
+
+def test_the_docs_say_what_the_guard_says():
+    """The drain in docs/fleet.md and the README's allowReplacement row use the guard's forms and commands."""
+    from aks_kueue.day2.allow import FORMS
+    from tests.conftest import ROOT
+
+    fleet_doc = (ROOT / "docs" / "fleet.md").read_text()
+    readme = (ROOT / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| `aks-kueue:allowReplacement` |"))
+    for form in ("fleet.workers/<name>", "fleet.manager"):
+        assert form in FORMS and f"`{form}`" in row and f"`{form}`" in fleet_doc
+    (refusal,) = run(BOTH, manager_record(worker("swedencentral-h100", SWEDEN))).refusals
+    for command in (f"kubectl get workloads -A -l {mk.ORIGIN_LABEL}", "kubectl get multikueuecluster westus3-a100",
+                    "stopPolicy: Hold"):
+        assert command in refusal.fix and command in fleet_doc
+    assert "Admitting remote no longer exists" in refusal.message and "Admitting remote no longer exists" in fleet_doc
+    (notice,) = run(BOTH, manager_record(worker("swedencentral-h100", SWEDEN)), ["fleet.workers/westus3-a100"]).notices
+    cleanup = f"kubectl delete workloads -A -l {mk.ORIGIN_LABEL}={mk.DEFAULT_ORIGIN}"
+    assert cleanup in notice.fix and cleanup in fleet_doc
