@@ -57,7 +57,9 @@ tags = {"managed-by": "aks-kueue", "stack": pulumi.get_stack()}
 guard = Day2Guard("day2", Day2GuardArgs(
     desired=desired_record(model, protection), allowances=settings.allowances,
     stack=qualified,
-    secret=bool(secret & {"cluster", "nodePools", "resourceGroupName", "queues", "queueManifests"}), hidden=hidden))
+    # A worker's mirrored teams come from the manager's outputs: secret there, secret here too.
+    secret=bool(secret & {"cluster", "nodePools", "resourceGroupName", "queues", "queueManifests", "fleet"})
+    or bool(fleet_reading and fleet_reading.secret), hidden=hidden))
 
 cluster = AksCluster("main", AksClusterArgs(
     cluster=model.cluster, tags=tags, protection=protection, guard=guard, monitoring=settings.monitoring,

@@ -40,15 +40,17 @@ def check_plan(
     output_format: Optional[str] = OUTPUT_OPTION,
 ) -> None:
     """Exit 1 when the plan replaces or deletes the cluster, a pool, the resource group, the Kueue
-    installer, a team namespace or a Kueue ClusterQueue, Cohort, ResourceFlavor, AdmissionCheck,
-    LocalQueue or Topology that aks-kueue:allowReplacement does not list; one line per step on
-    stdout, each step that passes as an "ok:" line.
+    installer, a team namespace, a Kueue ClusterQueue, Cohort, ResourceFlavor, AdmissionCheck,
+    LocalQueue or Topology, or a fleet's link (a manager's MultiKueueCluster, kubeconfig Secret or
+    MultiKueueConfig; a worker's multikueue service account, RBAC or token Secret) that
+    aks-kueue:allowReplacement does not list; one line per step on stdout, each step that passes
+    as an "ok:" line.
 
     Every step operation of Pulumi's engine is judged by what it does (import-replacement and
     remove-pending-replace destroy, discard does not), type tokens with or without an API version.
     A delete of a resource whose old state has retainOnDelete destroys nothing and passes.
     """
-    from aks_kueue.day2.plan import PlanError, allowances_from_config, judge_plan, parse_plan
+    from aks_kueue.day2.plan import PlanError, allowances_from_config, judge_plan, kept_generations, parse_plan
     from aks_kueue.preview.errors import InputError
     from aks_kueue.preview.stackfile import StackFileError
 
@@ -63,15 +65,17 @@ def check_plan(
             stack_config, _ = load_stack_config(stack, config, "check-plan")
             source = str(config) if config is not None else f"stack {stack}"
             allowances = allowances_from_config(stack_config.config)
+            kept = kept_generations(stack_config.config)
         else:
             source = "the plan's config"
             allowances = allowances_from_config(plan_config)
+            kept = kept_generations(plan_config)
     except StackFileError as error:
         output.fail([InputError(str(error), str(config) if config is not None else None)])
     except PlanError as error:
         output.fail([InputError(f"{source}: {error}", str(config) if config is not None else str(plan),
                                 key="aks-kueue:allowReplacement")])
-    judged = judge_plan(steps, allowances)
+    judged = judge_plan(steps, allowances, kept)
     offending = [j for j in judged if j.offending]
     code = 1 if offending else 0
     if as_json:

@@ -3,9 +3,12 @@
 Each entry names exactly one resource: `cluster`, `systemPool`, `nodePools.<name>`, `kueue`,
 `resourceGroup`, `namespaces.<name>`, or a Kueue object the stack declares as
 `queues.<Kind>/<name>` (`queues.LocalQueue/<namespace>/<name>` for a LocalQueue, the
-`<namespace>/<name>` that `expectedWorkloads[].queue` uses too). Listing an Azure resource or the
-Kueue installer unprotects it (and, for a team namespace, turns retainOnDelete off) for this update
-only; listing a Kueue object acknowledges that this update deletes or replaces it.
+`<namespace>/<name>` that `expectedWorkloads[].queue` uses too), and a fleet member's links:
+`fleet.workers/<name>` on a manager (the worker's MultiKueueCluster and kubeconfig Secret, and its
+place in the MultiKueueConfig), `fleet.manager` on a worker (the access its manager has: the
+multikueue service account, its RBAC and token Secrets). Listing an Azure resource or the Kueue
+installer unprotects it (and, for a team namespace, turns retainOnDelete off) for this update only;
+listing a Kueue object or a fleet link acknowledges that this update deletes or replaces it.
 """
 
 from __future__ import annotations
@@ -26,12 +29,15 @@ class Target(str, Enum):
     KUEUE = "kueue"
     NAMESPACE = "namespaces"
     QUEUES = "queues"
+    FLEET = "fleet"
 
     def __str__(self) -> str:
         return self.value
 
 
-NAMED = {Target.NODE_POOL, Target.NAMESPACE, Target.QUEUES}
+NAMED = {Target.NODE_POOL, Target.NAMESPACE, Target.QUEUES, Target.FLEET}
+# Entries acknowledge a deletion or replacement; they unprotect nothing (Pulumi's protect is not on these).
+ACKNOWLEDGED_ONLY = {Target.QUEUES, Target.FLEET}
 _POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 # A Kubernetes object name (a DNS subdomain, RFC 1123), as Kueue's objects are named.
@@ -40,8 +46,14 @@ _OBJECT_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*
 # workloads are admitted through and what Kueue's resource-in-use finalizers hold.
 QUEUE_KINDS = ("ClusterQueue", "Cohort", "ResourceFlavor", "AdmissionCheck", "LocalQueue", "Topology")
 NAMESPACED_KINDS = ("LocalQueue",)
+# A fleet's links: on a manager, one per worker (named as in aks-kueue:fleet.workers[].name); on a worker, the one to
+# its manager.
+FLEET_WORKERS = "workers"
+FLEET_MANAGER = "manager"
 FORMS = ("cluster, systemPool, nodePools.<name>, kueue, resourceGroup, namespaces.<name>, "
-         "queues.<Kind>/<name> (Kind: " + ", ".join(QUEUE_KINDS) + ") or queues.LocalQueue/<namespace>/<name>")
+         "queues.<Kind>/<name> (Kind: " + ", ".join(QUEUE_KINDS) + "), queues.LocalQueue/<namespace>/<name>, "
+         f"fleet.{FLEET_WORKERS}/<name> (a fleet manager's worker) or fleet.{FLEET_MANAGER} (a fleet worker's "
+         "link to its manager)")
 
 
 @dataclass(frozen=True, order=True)
@@ -56,6 +68,14 @@ class Entry:
     def kind(self) -> Optional[str]:
         """The Kueue kind of a `queues.` entry."""
         return self.name.split("/", 1)[0] if self.target is Target.QUEUES and self.name else None
+
+
+def worker_entry(name: str) -> Entry:
+    """How allowReplacement and the day-2 record name a fleet manager's worker."""
+    return Entry(Target.FLEET, f"{FLEET_WORKERS}/{name}")
+
+
+MANAGER_ENTRY = Entry(Target.FLEET, FLEET_MANAGER)
 
 
 def queue_entry(kind: str, namespace: Optional[str], name: str) -> Entry:
@@ -78,6 +98,8 @@ def parse_entry(text: object) -> Entry:
         return Entry(target)
     if target is Target.QUEUES:
         return _queue_entry(text, name)
+    if target is Target.FLEET:
+        return _fleet_entry(text, name)
     if not name:
         raise ValueError(f"{text!r} names no {'pool' if target is Target.NODE_POOL else 'namespace'}; "
                          f"write {head}.<name>")
@@ -116,6 +138,25 @@ def _queue_entry(text: str, rest: str) -> Entry:
     return queue_entry(spelled, None, name)
 
 
+def _fleet_entry(text: str, rest: str) -> Entry:
+    """`fleet.workers/<name>` (the name aks-kueue:fleet.workers[].name gives it) or `fleet.manager`."""
+    head, slash, name = rest.partition("/")
+    if head == FLEET_MANAGER and not slash:
+        return MANAGER_ENTRY
+    if head == FLEET_MANAGER:
+        raise ValueError(f"{text!r}: fleet.{FLEET_MANAGER} takes no name (a worker has one manager); "
+                         f"write fleet.{FLEET_MANAGER}")
+    if head != FLEET_WORKERS:
+        raise ValueError(f"{text!r} is not a fleet entry; write fleet.{FLEET_WORKERS}/<name> (on a manager: a "
+                         f"worker, named as in aks-kueue:fleet.workers) or fleet.{FLEET_MANAGER} (on a worker)")
+    if not name:
+        raise ValueError(f"{text!r} names no worker; write fleet.{FLEET_WORKERS}/<name> with the name "
+                         "aks-kueue:fleet.workers gives it")
+    if not _NAMESPACE.fullmatch(name):
+        raise ValueError(f"{text!r}: {name!r} is not a worker name (a DNS label, as aks-kueue:fleet.workers[].name)")
+    return worker_entry(name)
+
+
 class Allowances:
     """The parsed entries of one update."""
 
@@ -144,9 +185,9 @@ class Protection:
     allowances: Allowances
 
     def protects(self, entry: Entry) -> bool:
-        """Pulumi `protect` for the Azure resources and the Kueue installer; Kueue objects are never
-        protected (the guard refuses their removal instead, and a listed entry acknowledges it)."""
-        return self.protect and entry.target is not Target.QUEUES and entry not in self.allowances
+        """Pulumi `protect` for the Azure resources and the Kueue installer; Kueue objects and fleet links
+        are never protected (the guard refuses their removal instead, and a listed entry acknowledges it)."""
+        return self.protect and entry.target not in ACKNOWLEDGED_ONLY and entry not in self.allowances
 
     def retains(self, entry: Entry) -> bool:
         """Team namespaces survive their removal from the stack unless listed."""

@@ -27,6 +27,13 @@ both checks; the guard still decides from the record).
 Turning protection off is not an acknowledgement to destroy: replacing or deleting the cluster,
 the resource group, a pool, the Kueue installer, a team namespace or a Kueue object of
 `QUEUE_KINDS` needs its allowReplacement entry in the update that does it, protected or not.
+
+A fleet's links are judged the same way (`_fleet`): a manager that stops connecting to a worker it
+connected to (the worker left `aks-kueue:fleet.workers`, or its stack no longer exports a kubeconfig)
+deletes that worker's MultiKueueCluster while it may still run workloads, and a worker that leaves
+its fleet deletes the access its manager connects with; each needs its `fleet.` entry. On a worker,
+the namespaces and LocalQueues mirrored from the manager are judged as the stack's own, in words
+that name the manager.
 """
 
 from __future__ import annotations
@@ -37,11 +44,12 @@ from datetime import date
 from typing import Any, Iterable, Optional
 
 from aks_kueue.aks import kubernetes_versions
-from aks_kueue.day2.allow import Allowances, Entry, Target
+from aks_kueue.day2.allow import ACKNOWLEDGED_ONLY, MANAGER_ENTRY, Allowances, Entry, Target
 from aks_kueue.day2.names import DELETE_TIMEOUT, FINALIZER_WAITS_FOR, immutable_paths, spec_of
 from aks_kueue.day2.replacement import Change, changes, facts
 from aks_kueue.day2.state import OUTPUT, Previous, Record, Tracked
 from aks_kueue.judge.finding import ERROR, WARNING, Finding
+from aks_kueue.kueue import multikueue as mk
 
 CHANNELS_OWNING_VERSION = ("stable", "rapid")
 _LOST = {
@@ -73,6 +81,23 @@ _QUEUE_KEYS = {
     "Topology": "aks-kueue:queues.topologies", "AdmissionCheck": "aks-kueue:queues.clusterQueues",
 }
 INSTALL_KEY = "aks-kueue:kueue.install"
+FLEET_KEY = "aks-kueue:fleet"
+WORKERS_KEY = f"{FLEET_KEY}.workers"
+MANAGER_KEY = f"{FLEET_KEY}.manager"
+# What happens to what a worker runs for the manager once the manager no longer knows the worker (kueue
+# v0.19.2, pkg/controller/admissionchecks/multikueue: workload.go `remoteClientsForAC` and the reconcile's
+# step 6a, multikueuecluster.go `Reconcile` and `runGC`).
+LOST_TO_MANAGER = ("workloads the manager dispatched there and that still run are lost to it: Kueue no longer finds "
+                   "their worker in the MultiKueueConfig and sets their MultiKueue check to Retry at once (\"Admitting "
+                   "remote no longer exists\", pkg/controller/admissionchecks/multikueue/workload.go), so they are "
+                   "evicted, requeued and dispatched again, while their jobs on the worker run on with nothing "
+                   "syncing or deleting them (the manager's garbage collector visits connected workers only): the "
+                   "work runs twice")
+LOST_AFTER_TIMEOUT = ("workloads it dispatched here are lost to it once the connection has been down for Kueue's "
+                      "workerLostTimeout (15 minutes by default): their MultiKueue check turns Retry (\"Admitting "
+                      "remote lost\"), they are dispatched again elsewhere, and their jobs here run on unwatched")
+# What is left on a worker the manager no longer knows: the copies MultiKueue created there carry its origin label.
+ORIGIN_CLEANUP = f"kubectl delete workloads -A -l {mk.ORIGIN_LABEL}={mk.DEFAULT_ORIGIN}"
 VERSION_KEY = "aks-kueue:cluster.kubernetesVersion"
 ALLOW_KEY = "aks-kueue:allowReplacement"
 ENGINE_REPLACE = ("Pulumi's engine refuses a replacement only while both the state and the update protect the "
@@ -156,7 +181,7 @@ def judge(previous: Previous, desired: Record, allow: Allowances, on: Optional[d
     replaced: dict[Entry, tuple[Tracked, Tracked, list[Change]]] = {}
     for entry, wanted in desired.resources.items():
         old = before.get(entry)
-        if entry.target in (Target.KUEUE, Target.QUEUES) or old is None:
+        if entry.target in (Target.KUEUE, Target.QUEUES, Target.FLEET) or old is None:
             continue
         diff = changes(wanted.type_token, old.facts, wanted.facts, before.skipped(wanted.type_token))
         if diff:
@@ -166,17 +191,19 @@ def judge(previous: Previous, desired: Record, allow: Allowances, on: Optional[d
         # A pool replaced because its cluster (or a cluster because its group) is: the listed parent covers it.
         parent = next((p for p in replaced if p in allow and entry.target in _CHAIN.get(p.target, ())), None)
         _replacement(report, entry, old, wanted, diff, before, allow, parent)
+    mirrored = mirrored_from(before)
     for entry, old in before.resources.items():
-        if entry.target in (Target.KUEUE, Target.QUEUES) or entry in desired.resources:
+        if entry.target in (Target.KUEUE, Target.QUEUES, Target.FLEET) or entry in desired.resources:
             continue
         used.add(entry)
         parent = next((p for p in replaced if p in allow and entry.target in _CHAIN.get(p.target, ())), None)
-        _removal(report, entry, old, allow, parent)
+        _removal(report, entry, old, allow, parent, mirrored)
     if _install(report, before, desired, allow):
         used.add(Entry(Target.KUEUE))
     # Replacing the cluster or its resource group takes every Kueue object with it: that entry covers them.
     cluster_goes = any(e.target in _CHAIN for e in replaced)
     used |= _queue_objects(report, before, desired, allow, covered=cluster_goes)
+    used |= _fleet(report, before, desired, allow)
     _untracked(report, before, desired)
     _kubernetes_version(report, before, desired, on)
     for entry in allow:
@@ -235,26 +262,33 @@ def _replacement(report: Report, entry: Entry, old: Tracked, wanted: Tracked, di
         f"remove `{entry}` from {ALLOW_KEY} after this update", numbers))
 
 
-def _removal(report: Report, entry: Entry, old: Tracked, allow: Allowances, parent: Optional[Entry] = None) -> None:
+def _removal(report: Report, entry: Entry, old: Tracked, allow: Allowances, parent: Optional[Entry] = None,
+             mirrored: Optional[str] = None) -> None:
     key = _REMOVAL_KEYS[entry.target]
     if entry.target is Target.NAMESPACE:
+        # On a fleet worker every team namespace is the manager's: it goes when the manager's team does.
+        gone = (f"the manager {mirrored} has no team in namespace {entry.name} any more (no LocalQueue there in its "
+                f"`fleet` output, or that output could not be read)" if mirrored else
+                f"no LocalQueue uses namespace {entry.name} any more")
+        key = MANAGER_KEY if mirrored else key
+        keep = f"keep the team on {mirrored}" if mirrored else "keep a LocalQueue there"
         if old.retained:
             report.notices.append(Finding(
                 "day2-namespace-released", WARNING, old.label, key,
-                f"no LocalQueue uses namespace {entry.name} any more: the stack stops managing it, but it stays in "
-                "the cluster with everything in it (the state marks it retainOnDelete, so Pulumi only forgets it)",
+                f"{gone}: the stack stops managing it, but it stays in the cluster with everything in it (the state "
+                "marks it retainOnDelete, so Pulumi only forgets it)",
                 f"delete it with `kubectl delete namespace {entry.name}` if that is what you mean"))
         elif entry in allow:
             report.notices.append(Finding(
                 "day2-delete", WARNING, old.label, key,
-                f"no LocalQueue uses namespace {entry.name} any more, and the state does not retain it: pulumi up "
-                f"deletes {lost(entry)}", f"remove `{entry}` from {ALLOW_KEY} after this update"))
+                f"{gone}, and the state does not retain it: pulumi up deletes {lost(entry)}",
+                f"remove `{entry}` from {ALLOW_KEY} after this update"))
         else:
             report.refusals.append(Finding(
                 "day2-delete-unacknowledged", ERROR, old.label, key,
-                f"no LocalQueue uses namespace {entry.name} any more, and the state does not retain it "
-                f"(an earlier update listed it): pulumi up would delete {lost(entry)}",
-                f"keep a LocalQueue there to keep it, or add `{entry}` to {ALLOW_KEY} to delete it on purpose"))
+                f"{gone}, and the state does not retain it (an earlier update listed it): pulumi up would delete "
+                f"{lost(entry)}",
+                f"{keep} to keep it, or add `{entry}` to {ALLOW_KEY} to delete it on purpose"))
         return
     if old.protected:
         report.refusals.append(Finding(
@@ -339,18 +373,21 @@ def _queue_objects(report: Report, before: Record, desired: Record, allow: Allow
         # The cluster's replacement, or the installer's removal, decides (and names) what goes with it.
         return {e for e in allow if e.target is Target.QUEUES and e in olds}
     used: set[Entry] = set()
+    mirrored = mirrored_from(before)
     for entry, old in sorted(olds.items()):
         new = desired.get(entry)
         kind = str(entry.kind)
+        # A worker's LocalQueues are the manager's teams, mirrored.
+        source = mirrored if kind in MIRRORED_KINDS else None
         if new is None:
             used.add(entry)
-            _queue_change(report, entry, old, None, [], allow)
+            _queue_change(report, entry, old, None, [], allow, source)
             continue
         paths = immutable_paths(kind, spec_of(new.facts))
         diff = [Change(p, old.facts.get(p), new.facts.get(p)) for p in paths if old.facts.get(p) != new.facts.get(p)]
         if diff:
             used.add(entry)
-            _queue_change(report, entry, old, new, diff, allow)
+            _queue_change(report, entry, old, new, diff, allow, source)
         elif kind == "ResourceFlavor" and "spec.topologyName" in old.facts and "spec.topologyName" not in new.facts:
             report.refusals.append(Finding(
                 "day2-kueue-immutable-refused", ERROR, new.label, new.keys.get("spec.topologyName", new.key),
@@ -363,14 +400,17 @@ def _queue_objects(report: Report, before: Record, desired: Record, allow: Allow
 
 
 def _queue_change(report: Report, entry: Entry, old: Tracked, new: Optional[Tracked], diff: list[Change],
-                  allow: Allowances) -> None:
+                  allow: Allowances, mirrored: Optional[str] = None) -> None:
     kind = str(entry.kind)
     label = old.label
-    what = (f"{label} is no longer in the stack, so pulumi up deletes it" if new is None else
+    gone = (f"{label} is no longer among the teams of the manager {mirrored} (its `fleet` output), so pulumi up "
+            "deletes it on this worker" if mirrored else f"{label} is no longer in the stack, so pulumi up deletes it")
+    what = (gone if new is None else
             ", ".join(f"{c.path} {show(c.old)} -> {show(c.new)}" for c in diff)
             + f" replaces {label}: Kueue's CRD makes {diff[0].path} immutable, so the program deletes it and "
               "creates it again (deleteBeforeReplace)")
-    key = _QUEUE_KEYS[kind] if new is None else new.keys.get(diff[0].path, new.key or _QUEUE_KEYS[kind])
+    removal_key = MANAGER_KEY if mirrored else (FLEET_KEY if _is_multikueue_check(entry, old) else _QUEUE_KEYS[kind])
+    key = removal_key if new is None else new.keys.get(diff[0].path, new.key or removal_key)
     numbers = {"old": diff[0].old, "new": diff[0].new} if diff else {}
     consequence = _queue_consequence(entry, new is None)
     if entry in allow:
@@ -381,7 +421,7 @@ def _queue_change(report: Report, entry: Entry, old: Tracked, new: Optional[Trac
         return
     report.refusals.append(Finding(
         "day2-kueue-delete-refused" if new is None else "day2-kueue-replace-refused", ERROR, label, key,
-        f"{what}: {consequence}", _queue_safe_path(entry, new is None), numbers))
+        f"{what}: {consequence}", _queue_safe_path(entry, new is None, mirrored), numbers))
 
 
 def _queue_consequence(entry: Entry, deleted: bool) -> str:
@@ -404,9 +444,16 @@ def _queue_consequence(entry: Entry, deleted: bool) -> str:
     return f"{hold}; {users}"
 
 
-def _queue_safe_path(entry: Entry, deleted: bool) -> str:
+def _queue_safe_path(entry: Entry, deleted: bool, mirrored: Optional[str] = None) -> str:
     kind, name = str(entry.kind), str(entry.name).split("/", 1)[1]
     acknowledge = f"`{entry}` in {ALLOW_KEY}"
+    if kind == "LocalQueue" and mirrored:
+        namespace, local = name.split("/", 1)
+        return (f"it is the manager's team: {mirrored}'s own guard asked for it to be held and drained before it "
+                f"{'removed' if deleted else 'changed'} it there; once `kubectl get workloads -n {namespace}` on this "
+                f"worker shows none of {local}'s reserved, {'remove' if deleted else 'change'} it here with "
+                f"{acknowledge} of this worker (if the manager's outputs could not be read, run pulumi up on "
+                f"{mirrored} first)")
     if kind == "ClusterQueue":
         return (f"1. set spec.stopPolicy: Hold on ClusterQueue {name} in one update (admitted workloads run to "
                 "completion; HoldAndDrain would evict them); 2. once `kubectl get clusterqueue "
@@ -527,7 +574,11 @@ def _unused(entry: Entry, desired: Record, before: Optional[Record]) -> Finding:
                        f"`{entry}` matches no resource of this stack", "remove it")
     what = desired.resources.get(entry) or (before.resources.get(entry) if before else None)
     label = what.label if what else str(entry)
-    if entry.target is Target.QUEUES:
+    if entry.target is Target.FLEET:
+        return Finding("day2-allowance-unused", WARNING, label, ALLOW_KEY,
+                       f"`{entry}` is listed, but this update neither removes nor disconnects {label}",
+                       f"remove `{entry}`, so a later removal of {label} is refused again")
+    if entry.target in ACKNOWLEDGED_ONLY:
         return Finding("day2-allowance-unused", WARNING, label, ALLOW_KEY,
                        f"`{entry}` is listed, but this update neither replaces nor deletes {label}",
                        f"remove `{entry}`, so a later removal or replacement of {label} is refused again")
@@ -536,3 +587,125 @@ def _unused(entry: Entry, desired: Record, before: Optional[Record]) -> Finding:
                    "it, which is the first of two updates when you mean to replace or remove it",
                    f"remove `{entry}` once the change it prepares is done, so {label} is protected again")
 
+
+
+# ---- a fleet's links ----
+
+MIRRORED_KINDS = ("LocalQueue",)
+
+
+def mirrored_from(record: Record) -> Optional[str]:
+    """The manager a fleet worker's record says it mirrored its teams from (its LocalQueues and namespaces)."""
+    link = record.get(MANAGER_ENTRY)
+    return str(link.facts.get("stack")) if link is not None else None
+
+
+def _is_multikueue_check(entry: Entry, tracked: Tracked) -> bool:
+    return entry.kind == "AdmissionCheck" and tracked.facts.get("spec.controllerName") == mk.CONTROLLER
+
+
+def _fleet(report: Report, before: Record, desired: Record, allow: Allowances) -> set[Entry]:
+    """A manager's workers it stops connecting to, a worker's manager losing its access; the entries used."""
+    olds = {e: t for e, t in before.resources.items() if e.target is Target.FLEET}
+    news = {e: t for e, t in desired.resources.items() if e.target is Target.FLEET}
+    if not before.fleet_tracked:
+        was_manager = any(_is_multikueue_check(e, t) for e, t in before.resources.items() if e.target is Target.QUEUES)
+        if news or was_manager:
+            report.notices.append(Finding(
+                "day2-fleet-unrecorded", WARNING, "fleet", FLEET_KEY,
+                "the last deployment's record names no fleet links (an older program wrote it), so this update cannot "
+                "tell whether it disconnects a worker the manager dispatches to, or takes its manager's access from a "
+                "worker; it records them, and later updates refuse such a change unless listed",
+                "check that `pulumi preview --diff` deletes no MultiKueueCluster, kubeconfig Secret or multikueue-sa "
+                "object before this update"))
+        return set()
+    used: set[Entry] = set()
+    still_connected = any(t.facts.get("connected") for e, t in news.items() if e != MANAGER_ENTRY)
+    for entry, old in sorted(olds.items()):
+        new = news.get(entry)
+        if entry == MANAGER_ENTRY:
+            used |= _manager_access(report, old, new, allow)
+        else:
+            used |= _worker(report, entry, old, new, allow, last=not still_connected)
+    return used
+
+
+def _worker(report: Report, entry: Entry, old: Tracked, new: Optional[Tracked], allow: Allowances,
+            last: bool) -> set[Entry]:
+    """A worker the last deployment connected to (it had a MultiKueueCluster) that this one does not."""
+    name, stack = str(entry.name).split("/", 1)[1], old.facts.get("stack")
+    if not old.facts.get("connected"):
+        # No MultiKueueCluster: nothing was ever dispatched there, so it goes freely.
+        return {entry} if new is None and entry in allow else set()
+    if new is None:
+        key = WORKERS_KEY
+        what = f"worker {name} ({stack}) is no longer in {WORKERS_KEY}"
+    elif not new.facts.get("connected"):
+        key = new.key or WORKERS_KEY
+        what = (f"worker {name} is still listed ({key}), but its stack {new.facts.get('stack')} exports no "
+                f"`multikueueKubeconfig` now (it was destroyed or left the fleet, or its outputs could not be read)")
+    elif new.facts.get("stack") != stack:
+        key = f"{new.key}.stack" if new.key else WORKERS_KEY
+        what = f"worker {name} now names stack {new.facts.get('stack')} instead of {stack}"
+    else:
+        return set()
+    moved = new is not None and new.facts.get("connected")
+    action = ("so pulumi up points its MultiKueueCluster at another cluster (its kubeconfig Secret now holds the new "
+              "stack's)" if moved else
+              "so pulumi up takes it out of MultiKueueConfig multikueue and deletes its MultiKueueCluster and "
+              "kubeconfig Secret")
+    if last and not moved:
+        action += (", and with the last worker the MultiKueueConfig too: the MultiKueue check goes inactive and the "
+                   "manager's ClusterQueues admit nothing until a worker is connected again")
+    numbers = {"old": stack, "new": new.facts.get("stack") if new is not None else None}
+    if entry in allow:
+        report.notices.append(Finding(
+            "day2-fleet-worker-removed", WARNING, old.label, key,
+            f"{what}, {action} (listed in allowReplacement); if it was not drained, {LOST_TO_MANAGER}",
+            f"remove `{entry}` from {ALLOW_KEY} after this update; then delete what the manager left on "
+            f"{'the old cluster' if moved else name}: `{ORIGIN_CLEANUP}` (the label's default value: the manager's "
+            "Kueue Configuration may set another in multiKueue.origin)", numbers))
+        return {entry}
+    drain = (f"drain it first (docs/fleet.md, \"Removing a worker\"): 1. set spec.stopPolicy: Hold on the ClusterQueues "
+             f"of {stack} and pulumi up that stack (what it admitted runs to completion; the other workers take new "
+             f"work); 2. wait until `kubectl get workloads -A -l {mk.ORIGIN_LABEL}` on {name} shows none admitted, "
+             f"while `kubectl get multikueuecluster {name}` on the manager stays Active; 3. make this change with "
+             f"`{entry}` in {ALLOW_KEY}")
+    if new is not None and not new.facts.get("connected"):
+        fix = (f"run pulumi up on {new.facts.get('stack')} so that it exports its kubeconfig again (offline: "
+               f"--stack-outputs {new.facts.get('stack')}=FILE); to remove {name} on purpose, {drain}")
+    elif moved:
+        fix = f"keep {stack}; to move {name} to another cluster on purpose, {drain}"
+    else:
+        fix = f"put it back to keep it; to remove it on purpose, {drain}"
+    report.refusals.append(Finding(
+        "day2-fleet-worker-refused", ERROR, old.label, key, f"{what}, {action}: {LOST_TO_MANAGER}", fix, numbers))
+    return set()
+
+
+def _manager_access(report: Report, old: Tracked, new: Optional[Tracked], allow: Allowances) -> set[Entry]:
+    """A worker that stops being one deletes what its manager connects with."""
+    manager = old.facts.get("stack")
+    if new is not None:
+        if new.facts.get("stack") != manager:
+            report.notices.append(Finding(
+                "day2-fleet-manager-changed", WARNING, new.label, MANAGER_KEY,
+                f"this worker's manager changes from {manager} to {new.facts.get('stack')}: it mirrors the new "
+                f"manager's teams from now on, but {manager} still holds its kubeconfig and dispatches here until "
+                "this worker leaves its aks-kueue:fleet.workers",
+                f"remove this worker from {manager}'s aks-kueue:fleet.workers (drain it first: docs/fleet.md, "
+                "\"Removing a worker\")", {"old": manager, "new": new.facts.get("stack")}))
+        return set()
+    what = (f"this stack is no longer a worker of {manager}, so pulumi up deletes the {mk.SERVICE_ACCOUNT} service "
+            f"account, its ClusterRole and binding and its token Secrets: {manager}'s MultiKueueCluster for this worker "
+            f"loses its connection, and {LOST_AFTER_TIMEOUT}")
+    if MANAGER_ENTRY in allow:
+        report.notices.append(Finding(
+            "day2-fleet-access-removed", WARNING, old.label, FLEET_KEY, f"{what} (listed in allowReplacement)",
+            f"remove `{MANAGER_ENTRY}` from {ALLOW_KEY} after this update"))
+        return {MANAGER_ENTRY}
+    report.refusals.append(Finding(
+        "day2-fleet-access-refused", ERROR, old.label, FLEET_KEY, what,
+        f"first remove this worker from {manager}'s aks-kueue:fleet.workers (drain it: docs/fleet.md, \"Removing a "
+        f"worker\") and pulumi up {manager}; then make this change with `{MANAGER_ENTRY}` in {ALLOW_KEY}"))
+    return set()

@@ -13,6 +13,14 @@ generate it. An operation not in it (a newer engine) on a watched resource is re
 judges what it knows. Type tokens are read with or without an azure-native API version
 (`azure-native:containerservice/v20250901:AgentPool` is an AgentPool), and Kueue objects at any
 `kueue.x-k8s.io` version.
+
+A fleet's links are watched too. On a manager: each worker's MultiKueueCluster and kubeconfig Secret
+(`fleet.workers/<name>`), and the MultiKueueConfig, which goes with the workers it lists (it passes
+when each of them is listed). On a worker: what its manager connects with, the service account, its
+ClusterRole and binding and the token Secrets (`fleet.manager`), found by the component that owns
+them in the URN. A token Secret's delete passes without an entry when the plan's config no longer
+keeps its generation (`aks-kueue:fleet.tokenGenerations`): that is a rotation's last step, which the
+program itself refuses while the manager still connects with that token.
 """
 
 from __future__ import annotations
@@ -23,7 +31,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Mapping, Optional
 
-from aks_kueue.day2.allow import QUEUE_KINDS, Allowances, Entry, Target, queue_entry
+from aks_kueue.day2.allow import (FLEET_WORKERS, MANAGER_ENTRY, QUEUE_KINDS, Allowances, Entry, Target, queue_entry,
+                                  worker_entry)
 
 
 class Effect(str, Enum):
@@ -70,6 +79,13 @@ DESTRUCTIVE = tuple(op for op, (effect, _) in OPERATIONS.items() if effect in (E
 # replacement was one): nothing is destroyed.
 RETAINABLE = ("delete", "delete-replaced", "remove-pending-replace")
 ALLOW_CONFIG_KEY = "aks-kueue:allowReplacement"
+FLEET_CONFIG_KEY = "aks-kueue:fleet"
+# The components that own a fleet's links (components/multikueue), as the URN's type chain names them.
+MANAGER_COMPONENT, WORKER_COMPONENT = ":MultiKueueManager", ":MultiKueueWorker"
+WORKER_ACCESS_TYPES = ("kubernetes:core/v1:ServiceAccount", "kubernetes:core/v1:Secret",
+                       "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole",
+                       "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding")
+_TOKEN_SECRET = re.compile(r"-token-(\d+)$")
 SYSTEM_POOL_NAME = "system"
 _AZURE_VERSIONED = re.compile(r"^(azure-native:[^:/]+)/v\d{8}[a-z]*(:[^:]+)$")
 _KUEUE_TYPE = re.compile(r"^kubernetes:kueue\.x-k8s\.io/[^:]+:(\w+)$")
@@ -111,6 +127,12 @@ class Judged:
                 "entry": str(self.entry) if self.entry else None, "offending": self.offending,
                 "replaceReasons": list(self.step.replace_reasons), "diffReasons": list(self.step.diff_reasons),
                 "message": self.why}
+
+
+def parent_types(urn: str) -> tuple[str, ...]:
+    """The types of the resource's parents, outermost first, as its URN names them."""
+    parts = urn.split("::")
+    return tuple(parts[2].split("$")[:-1]) if len(parts) >= 4 else ()
 
 
 def split_urn(urn: str) -> tuple[str, str]:
@@ -187,6 +209,9 @@ def watched(step: Step) -> Optional[Entry]:
     metadata = inputs.get("metadata") if isinstance(inputs.get("metadata"), Mapping) else {}
     if kind == "kubernetes:core/v1:Namespace":
         return Entry(Target.NAMESPACE, str(metadata.get("name") or step.name.rsplit("namespace-", 1)[-1]))
+    fleet = _fleet_link(step, kind, metadata)
+    if fleet is not None:
+        return fleet
     kueue = _KUEUE_TYPE.fullmatch(kind)
     if kueue and kueue.group(1) in QUEUE_KINDS:
         name, namespace = metadata.get("name"), metadata.get("namespace")
@@ -198,13 +223,104 @@ def watched(step: Step) -> Optional[Entry]:
     return None
 
 
-def judge_plan(steps: list[Step], allowances: Allowances) -> list[Judged]:
+def _fleet_link(step: Step, kind: str, metadata: Mapping[str, Any]) -> Optional[Entry]:
+    """A manager's worker (its MultiKueueCluster and kubeconfig Secret), or a worker's manager access."""
+    name = metadata.get("name") if isinstance(metadata.get("name"), str) else None
+    kueue = _KUEUE_TYPE.fullmatch(kind)
+    if kueue and kueue.group(1) == "MultiKueueCluster":
+        return worker_entry(name or step.name.split("-multikueuecluster-", 1)[-1])
+    parents = parent_types(step.urn)
+    if kind == "kubernetes:core/v1:Secret" and any(t.endswith(MANAGER_COMPONENT) for t in parents):
+        # multikueue-<worker> in kueue-system, registered as <component>-kubeconfig-<worker>
+        return worker_entry(name.removeprefix("multikueue-") if name else step.name.split("-kubeconfig-", 1)[-1])
+    if kind in WORKER_ACCESS_TYPES and any(t.endswith(WORKER_COMPONENT) for t in parents):
+        return MANAGER_ENTRY
+    return None
+
+
+def token_generation(step: Step) -> Optional[int]:
+    """The generation of a worker's token Secret (multikueue-sa-token-<n>), else None."""
+    if canonical_type(step.type) != "kubernetes:core/v1:Secret" or watched(step) != MANAGER_ENTRY:
+        return None
+    metadata = step.inputs().get("metadata") if isinstance(step.inputs().get("metadata"), Mapping) else {}
+    match = _TOKEN_SECRET.search(str(metadata.get("name") or step.name))
+    return int(match.group(1)) if match else None
+
+
+def kept_generations(config: Mapping[str, Any]) -> Optional[frozenset[int]]:
+    """The token generations a worker's config keeps (`aks-kueue:fleet.tokenGenerations`, [1] unless
+    written); None when the config is not a readable worker's (absent, a secret, another role)."""
+    value = config.get(FLEET_CONFIG_KEY)
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return None
+    if not isinstance(value, Mapping) or value.get("role") != "worker":
+        return None
+    generations = value.get("tokenGenerations", [1])
+    if not isinstance(generations, list) or not all(isinstance(g, int) for g in generations):
+        return None
+    return frozenset(generations)
+
+
+def _config_workers(step: Step, steps: list[Step]) -> tuple[list[str], bool]:
+    """The workers a MultiKueueConfig lists, from its old inputs, else those whose MultiKueueCluster this
+    plan destroys; and whether they were read from the config itself."""
+    spec = step.inputs().get("spec")
+    clusters = spec.get("clusters") if isinstance(spec, Mapping) else None
+    if isinstance(clusters, list) and clusters and all(isinstance(c, str) for c in clusters):
+        return list(clusters), True
+    found = [str(e.name).split("/", 1)[1] for s in steps if s.op in DESTRUCTIVE
+             and _KUEUE_TYPE.fullmatch(canonical_type(s.type)) and (e := watched(s)) is not None
+             and e.target is Target.FLEET and e != MANAGER_ENTRY]
+    return list(dict.fromkeys(found)), False
+
+
+def _judge_config(step: Step, steps: list[Step], allowances: Allowances, effect: Effect, what: str) -> Judged:
+    """A MultiKueueConfig goes with the workers it lists: it passes when each is listed."""
+    name = step.name.split("-multikueueconfig-", 1)[-1]
+    verb = "deletes" if effect is Effect.DELETE else "replaces"
+    workers, read = _config_workers(step, steps)
+    listed = [w for w in workers if worker_entry(w) in allowances]
+    missing = [w for w in workers if worker_entry(w) not in allowances]
+    entries = [e for e in allowances if e.target is Target.FLEET and e != MANAGER_ENTRY]
+    if workers and not missing:
+        return Judged(step, worker_entry(workers[0]), False,
+                      f"MultiKueueConfig {name} goes with the workers it lists, each listed in {ALLOW_CONFIG_KEY} "
+                      f"({', '.join(f'fleet.{FLEET_WORKERS}/{w}' for w in listed)})")
+    if not read and not workers and entries:
+        return Judged(step, entries[0], False,
+                      f"MultiKueueConfig {name}'s clusters are not readable in this plan (a secret); passed on the "
+                      f"fleet entries {ALLOW_CONFIG_KEY} lists ({', '.join(str(e) for e in entries)})")
+    consequence = ("the manager's MultiKueue check goes inactive, and its ClusterQueues admit nothing until a "
+                   "MultiKueueConfig is back")
+    if not workers:
+        return Judged(step, None, True,
+                      f"{verb} MultiKueueConfig {name} ({what}), whose clusters this plan does not show (a secret): "
+                      f"{consequence}; list the workers it held as fleet.{FLEET_WORKERS}/<name> in "
+                      f"{ALLOW_CONFIG_KEY}")
+    return Judged(step, worker_entry(missing[0]), True,
+                  f"{verb} MultiKueueConfig {name} ({what}), which lists {', '.join(workers)}: {consequence}; "
+                  f"{ALLOW_CONFIG_KEY} does not list {', '.join(f'fleet.{FLEET_WORKERS}/{w}' for w in missing)}")
+
+
+def judge_plan(steps: list[Step], allowances: Allowances, kept_tokens: Optional[frozenset[int]] = None
+               ) -> list[Judged]:
     """Every destructive step on a watched resource, offending unless allowed or retained; a step
-    whose operation this gate does not know is offending on a watched resource."""
+    whose operation this gate does not know is offending on a watched resource. `kept_tokens`: the
+    token generations the worker's config keeps (`kept_generations`), None when unknown."""
     judged = []
     for step in steps:
         known = OPERATIONS.get(step.op)
         if known is not None and step.op not in DESTRUCTIVE:
+            continue
+        kueue = _KUEUE_TYPE.fullmatch(canonical_type(step.type))
+        if kueue and kueue.group(1) == "MultiKueueConfig":
+            judged.append(_judge_config(step, steps, allowances, *known) if known is not None else Judged(
+                step, None, True, f"{step.op!r} is not a step operation this check-plan knows (the "
+                                  f"{len(OPERATIONS)} of Pulumi's step.go), so it cannot tell what it does to the "
+                                  "MultiKueueConfig"))
             continue
         entry = watched(step)
         if entry is None:
@@ -215,8 +331,14 @@ def judge_plan(steps: list[Step], allowances: Allowances) -> list[Judged]:
                                                     f"tell what it does to {entry}"))
             continue
         effect, what = known
+        generation = token_generation(step) if step.op == "delete" else None
         if step.op in RETAINABLE and step.old.get("retainOnDelete"):
             judged.append(Judged(step, entry, False, f"{entry} is retained (retainOnDelete): nothing is deleted"))
+        elif generation is not None and kept_tokens is not None and generation not in kept_tokens:
+            judged.append(Judged(step, entry, False, f"token generation {generation} is no longer in "
+                                                     f"{FLEET_CONFIG_KEY}.tokenGenerations: a rotation's last step "
+                                                     "(the program refuses it while the manager still connects "
+                                                     "with that token)"))
         elif entry in allowances:
             judged.append(Judged(step, entry, False, f"{entry} is listed in {ALLOW_CONFIG_KEY}"))
         else:

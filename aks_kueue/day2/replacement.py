@@ -23,6 +23,9 @@ MAINTENANCE_CONFIGURATION = "azure-native:containerservice:MaintenanceConfigurat
 KUBERNETES_EXTENSION = "azure-native:kubernetesconfiguration:Extension"
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
 NAMESPACE = "kubernetes:core/v1:Namespace"
+# A fleet's links: a manager's worker (its MultiKueueCluster), a worker's manager (its service account).
+MULTIKUEUE_CLUSTER = "kubernetes:kueue.x-k8s.io/v1beta2:MultiKueueCluster"
+SERVICE_ACCOUNT = "kubernetes:core/v1:ServiceAccount"
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,17 @@
 The program exports a `Record` after every update: for each resource users depend on, its
 replace-forcing inputs (none secret unless the stack key they come from is), whether it was
 protected, and the install mode; for each Kueue object of `QUEUE_KINDS`, the fields Kueue will
-not change in place (`kueueObjects`). The next update reads it back through a StackReference to
-its own stack and compares (`guard.py`).
+not change in place (`kueueObjects`); for a fleet member, its links (`fleet`): on a manager each
+listed worker, its stack and whether the manager had a MultiKueueCluster for it (then it may hold
+workloads), on a worker the manager its access is for. The next update reads it back through a
+StackReference to its own stack and compares (`guard.py`).
 
 `tracked` names the replace-forcing paths the writing program compared, per type: a path a newer
 program compares that the last one did not record is unknown for one update (not a change), and
 recorded from then on. A record without `tracked` was written before it existed, and compared
 every path but those of `_ADDED_WITH_TRACKED`. A record without `kueueObjects` was written before
-Kueue objects were guarded: for one update the guard then says it cannot compare them.
+Kueue objects were guarded: for one update the guard then says it cannot compare them; one without
+`fleet` the same for a fleet's links.
 """
 
 from __future__ import annotations
@@ -71,6 +74,8 @@ class Record:
     cluster_id: Optional[str] = None
     # Read side: False when the record predates `kueueObjects` (it says nothing of Kueue objects).
     queues_tracked: bool = True
+    # Read side: False when the record predates `fleet` (it says nothing of a fleet's links).
+    fleet_tracked: bool = True
     # Read side: per type, the replace-forcing paths this program compares that the record lacks.
     untracked: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
@@ -93,7 +98,7 @@ def _before_tracked() -> dict[str, set[str]]:
 def to_output(record: Record) -> dict[str, Any]:
     """The JSON-friendly `day2` stack output (keys and indexes of the stack file are left out).
 
-    Kueue objects go under their own key, which programs from before it ignore."""
+    Kueue objects and fleet links go under keys of their own, which programs from before them ignore."""
     items = sorted(record.resources.items())
     return {
         "schema": SCHEMA,
@@ -105,11 +110,15 @@ def to_output(record: Record) -> dict[str, Any]:
         "resources": {
             str(entry): {"type": t.type_token, "label": t.label, "facts": dict(t.facts), "protected": t.protected,
                          **({"retainOnDelete": True} if t.retained else {})}
-            for entry, t in items if entry.target is not Target.QUEUES
+            for entry, t in items if entry.target not in (Target.QUEUES, Target.FLEET)
         },
         "kueueObjects": {
             entry.name: {"type": t.type_token, "facts": dict(t.facts)}
             for entry, t in items if entry.target is Target.QUEUES
+        },
+        "fleet": {
+            entry.name: {"type": t.type_token, "label": t.label, "facts": dict(t.facts)}
+            for entry, t in items if entry.target is Target.FLEET
         },
     }
 
@@ -148,6 +157,11 @@ def from_outputs(outputs: Any) -> Previous:
             kind = str(entry.kind)
             label = f"{kind} {str(entry.name).split('/', 1)[1]}"
             resources[entry] = Tracked(entry, str(item["type"]), label, dict(item.get("facts") or {}), False)
+        links = doc.get("fleet")
+        for name, item in (links or {}).items():
+            entry = parse_entry(f"{Target.FLEET}.{name}")
+            resources[entry] = Tracked(entry, str(item["type"]), str(item.get("label") or entry),
+                                       dict(item.get("facts") or {}), False)
         tracked = doc.get("tracked")
         known = ({str(t): set(paths) for t, paths in tracked.items()} if isinstance(tracked, Mapping)
                  else _before_tracked())
@@ -157,7 +171,8 @@ def from_outputs(outputs: Any) -> Previous:
         record = Record(resources, str(doc["kueueInstall"]), str(doc["kubernetesVersion"]),
                         str(doc["upgradeChannel"]), SystemPoolOwner(doc["systemPool"]),
                         cluster_id if isinstance(cluster_id, str) and cluster_id.startswith("/") else None,
-                        queues_tracked=isinstance(objects, Mapping), untracked=untracked)
+                        queues_tracked=isinstance(objects, Mapping), fleet_tracked=isinstance(links, Mapping),
+                        untracked=untracked)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         return Previous(None, f"the previous `{OUTPUT}` output cannot be read ({error})")
     return Previous(record)

@@ -121,10 +121,12 @@ def token_in_use(model: Model) -> Iterable[Finding]:
     if held is not None and held not in fleet.token_generations:
         yield Finding(TOKEN_IN_USE, ERROR, f"Secret {mk.token_secret_name(held)}", f"{fleet.key}.tokenGenerations",
                       f"the manager ({fleet.manager}) still connects with the token of generation {held}, which this "
-                      "update would delete; its MultiKueueCluster for this worker would go inactive and no job would "
-                      "be dispatched here",
+                      "update would delete; its MultiKueueCluster for this worker would lose its connection, nothing "
+                      "new would be dispatched here, and what runs here would be dispatched again elsewhere once "
+                      "Kueue's workerLostTimeout (15 minutes by default) has passed, while it runs on here",
                       f"keep {held} listed until the manager's pulumi up has taken generation "
-                      f"{fleet.token_generations[0]}, then remove it", {"held": held,
+                      f"{fleet.token_generations[0]}, then remove it (no allowReplacement entry lifts this: the "
+                      "manager's outputs say which token it holds)", {"held": held,
                                                                           "kept": list(fleet.token_generations)},
                       blocking=True)
 

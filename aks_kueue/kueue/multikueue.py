@@ -43,6 +43,10 @@ class Role(str, Enum):
 
 
 SECRET_KEY = "kubeconfig"
+# The label MultiKueue puts on what it creates in a worker (`MultiKueueOriginLabel`), and its value unless the
+# manager's Configuration sets `multiKueue.origin` (`DefaultMultiKueueOrigin`, apis/config/v1beta2/defaults.go).
+ORIGIN_LABEL = "kueue.x-k8s.io/multikueue-origin"
+DEFAULT_ORIGIN = "multikueue"
 MAX_CLUSTERS = 20
 MANUAL, AUTOMATED = "Manual", "Automated"
 QUOTA_GATE = "MultiKueueManagerQuotaAutomation"

@@ -12,10 +12,11 @@ from typing import Any, Optional
 
 from aks_kueue.aks.limits import dns_prefix
 from aks_kueue.aks.pools import SYSTEM, Pool
-from aks_kueue.day2.allow import QUEUE_KINDS, Allowances, Entry, Protection, Target, queue_entry
+from aks_kueue.day2.allow import (MANAGER_ENTRY, QUEUE_KINDS, Allowances, Entry, Protection, Target, queue_entry,
+                                  worker_entry)
 from aks_kueue.day2.names import tracked_paths
-from aks_kueue.day2.replacement import (AGENT_POOL, HELM_RELEASE, KUBERNETES_EXTENSION, MANAGED_CLUSTER, NAMESPACE,
-                                        RESOURCE_GROUP, extract)
+from aks_kueue.day2.replacement import (AGENT_POOL, HELM_RELEASE, KUBERNETES_EXTENSION, MANAGED_CLUSTER,
+                                        MULTIKUEUE_CLUSTER, NAMESPACE, RESOURCE_GROUP, SERVICE_ACCOUNT, extract)
 from aks_kueue.day2.state import Record, SystemPoolOwner, Tracked, kept_pools, settle
 from aks_kueue.model.desired import Cluster, KueueItem, Model, Network
 
@@ -80,6 +81,7 @@ def desired_record(model: Model, protection: Protection) -> Record:
               for ns in model.namespaces if not ns.existing]
     if install != "none":
         found += [queue_tracked(obj) for obj in model.objects if obj.kind in QUEUE_KINDS]
+        found += fleet_tracked(model)
     return Record(resources={t.entry: t for t in found}, kueue_install=install,
                   kubernetes_version=cluster.kubernetes_version,
                   upgrade_channel=cluster.security.upgrade_channel or "none",
@@ -128,6 +130,20 @@ def queue_tracked(obj: KueueItem) -> Tracked:
     keys = {path: obj.key if " " in obj.key else f"{obj.key}.{path}" for path in found}
     return Tracked(queue_entry_of(obj), f"kubernetes:{obj.manifest.get('apiVersion')}:{obj.kind}",
                    f"{obj.kind} {where}", found, False, keys=keys, key=obj.key)
+
+
+def fleet_tracked(model: Model) -> list[Tracked]:
+    """A fleet member's links as the record keeps them: on a manager every listed worker, with whether
+    this update connects to it (a MultiKueueCluster: only then may it hold workloads the manager
+    dispatched), on a worker the manager its service account lets in."""
+    fleet = model.fleet
+    if fleet is None:
+        return []
+    if fleet.manages:
+        return [Tracked(worker_entry(w.name), MULTIKUEUE_CLUSTER, f"worker {w.name}",
+                        {"stack": w.stack, "connected": w.ready}, False, key=w.key) for w in fleet.workers]
+    return [Tracked(MANAGER_ENTRY, SERVICE_ACCOUNT, f"the access of manager {fleet.manager}",
+                    {"stack": fleet.manager}, False, key=f"{fleet.key}.manager")]
 
 
 def settled(model: Model, previous: Optional[Record]) -> Model:

@@ -19,25 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
-import yaml
-
+from aks_kueue.preview.fleet_order import fleet_key as _fleet_key, local_name as _local
 from aks_kueue.preview.run import ProgramError, run_program
 from aks_kueue.preview.stackfile import StackFileError, load_stack, project_root
-
-FLEET_KEY = "aks-kueue:fleet"
-
-
-def _fleet_key(path: Path) -> Optional[dict[str, Any]]:
-    try:
-        document = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError):
-        return None
-    fleet = ((document or {}).get("config") or {}).get(FLEET_KEY) if isinstance(document, dict) else None
-    return fleet if isinstance(fleet, dict) else None
-
-
-def _local(stack: Any) -> str:
-    return str(stack).rsplit("/", 1)[-1]
 
 
 def _outputs(path: Path, stack: str, root: Path, others: dict[str, Path]) -> Optional[dict[str, Any]]:

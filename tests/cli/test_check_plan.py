@@ -195,3 +195,17 @@ def test_a_named_pipe_is_refused_at_once_not_waited_on(tmp_path):
     code, out, err = cli("check-plan", fifo, "--json")
     assert code == 2 and "is a named pipe (FIFO), not a regular file" in err and "Traceback" not in err
     assert json.loads(out)["result"] == "invalid"
+
+
+def test_a_workers_token_rotation_passes_on_the_generations_its_stack_file_keeps(tmp_path):
+    """The old token's delete is a rotation's last step when the stack no longer keeps its generation."""
+    token = plans.state(plans.token_secret(1), {"metadata": {"name": "multikueue-sa-token-1"}})
+    plan = write(tmp_path, "plan.json", plans.document([plans.step("delete", plans.token_secret(1), old=token)]))
+    stack = tmp_path / "Pulumi.fleet-westus3.yaml"
+    config = edited("fleet-westus3", lambda c: c["aks-kueue:fleet"].update(tokenGenerations=[2]))
+    stack.write_text(yaml.safe_dump({"config": config}))
+    code, out, _ = cli("check-plan", plan, "--config", stack)
+    assert code == 0 and "ok: " in out and "no longer in aks-kueue:fleet.tokenGenerations" in out
+    # The shipped worker keeps generation 1: the same delete is refused.
+    code, out, _ = cli("check-plan", plan, "--stack", "fleet-westus3")
+    assert code == 1 and "deletes fleet.manager" in out

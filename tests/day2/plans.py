@@ -64,3 +64,38 @@ SAME_AND_UPDATE = [
          new=state(CPU, {**pool_inputs("cpu", "Standard_D16s_v5"), "maxCount": 12}), diffReasons=["maxCount"]),
     step("create", MAINTENANCE, new=state(MAINTENANCE, {"configName": "aksManagedAutoUpgradeSchedule"})),
 ]
+
+
+# A fleet: the manager's links to its workers, a worker's access for its manager (URNs as the program names them).
+MANAGER_STACK = "urn:pulumi:fleet-manager::aks-kueue::"
+WORKER_STACK = "urn:pulumi:fleet-westus3::aks-kueue::"
+_KUEUE = "aksKueue:index:KueueQueues$kubernetes:kueue.x-k8s.io/v1beta2:"
+MK_CLUSTER = MANAGER_STACK + _KUEUE + "MultiKueueCluster::queues-multikueuecluster-westus3-a100"
+MK_CLUSTER_SWEDEN = MANAGER_STACK + _KUEUE + "MultiKueueCluster::queues-multikueuecluster-swedencentral-h100"
+MK_CONFIG = MANAGER_STACK + _KUEUE + "MultiKueueConfig::queues-multikueueconfig-multikueue"
+MK_CHECK = MANAGER_STACK + _KUEUE + "AdmissionCheck::queues-admissioncheck-multikueue"
+KUBECONFIG_SECRET = MANAGER_STACK + ("aksKueue:index:MultiKueueManager$kubernetes:core/v1:Secret::"
+                                     "fleet-kubeconfig-westus3-a100")
+_WORKER = WORKER_STACK + "aksKueue:index:MultiKueueWorker$"
+SERVICE_ACCOUNT = _WORKER + "kubernetes:core/v1:ServiceAccount::fleet-sa"
+CLUSTER_ROLE = _WORKER + "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole::fleet-role"
+ROLE_BINDING = _WORKER + "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding::fleet-binding"
+
+
+def token_secret(generation):
+    return _WORKER + f"kubernetes:core/v1:Secret::fleet-token-{generation}"
+
+
+def mk_config_inputs(*clusters):
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "MultiKueueConfig", "metadata": {"name": "multikueue"},
+            "spec": {"clusters": list(clusters)}}
+
+
+def worker_config(generations=None):
+    """A worker's `aks-kueue:fleet` as a plan's config carries it (JSON text)."""
+    import json
+
+    fleet = {"role": "worker", "manager": "acme/aks-kueue/fleet-manager"}
+    if generations is not None:
+        fleet["tokenGenerations"] = generations
+    return {"aks-kueue:fleet": json.dumps(fleet)}

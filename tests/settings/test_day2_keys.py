@@ -25,8 +25,13 @@ def test_protection_follows_the_environment_unless_stated():
     (["nodePools.a100", "clusters"],
      "aks-kueue:allowReplacement[1]: 'clusters' is not an entry; write one of "
      "cluster, systemPool, nodePools.<name>, kueue, resourceGroup, namespaces.<name>, queues.<Kind>/<name> "
-     "(Kind: ClusterQueue, Cohort, ResourceFlavor, AdmissionCheck, LocalQueue, Topology) or "
-     "queues.LocalQueue/<namespace>/<name>"),
+     "(Kind: ClusterQueue, Cohort, ResourceFlavor, AdmissionCheck, LocalQueue, Topology), "
+     "queues.LocalQueue/<namespace>/<name>, fleet.workers/<name> (a fleet manager's worker) or fleet.manager "
+     "(a fleet worker's link to its manager)"),
+    (["fleet.workers"], "aks-kueue:allowReplacement[0]: 'fleet.workers' names no worker; write "
+     "fleet.workers/<name> with the name aks-kueue:fleet.workers gives it"),
+    (["fleet.workers/westus3-a100", "fleet.workers/westus3-a100"],
+     "aks-kueue:allowReplacement[1]: fleet.workers/westus3-a100 is listed twice"),
     (["queues.LocalQueue/default"], "aks-kueue:allowReplacement[0]: 'queues.LocalQueue/default': a LocalQueue is "
      "named with its namespace; write queues.LocalQueue/<namespace>/<name>"),
     (["queues.ClusterQueue/team-a", "queues.clusterqueue/team-a"],

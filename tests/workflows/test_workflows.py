@@ -197,15 +197,101 @@ def test_deploy_runs_on_merges_to_main_development_stacks_first_production_behin
         assert jobs[name]["secrets"] == {"PULUMI_ACCESS_TOKEN": "${{ secrets.PULUMI_ACCESS_TOKEN }}"}  # not inherit
 
 
-def test_the_stack_list_puts_the_shipped_stacks_where_their_environment_says(tmp_path):
+def stack_lists(tmp_path: Path, cwd: Path = ROOT) -> dict:
+    """What the deploy's listing step writes to $GITHUB_OUTPUT, run as the workflow runs it (a Python
+    with PyYAML on PATH, as setup-python leaves it)."""
     run = next(s["run"] for s in steps(workflow(DEPLOY)["jobs"]["stacks"]) if s.get("id") == "list")
     output = tmp_path / "output"
-    done = subprocess.run(["bash", "-c", run], cwd=ROOT, env={"GITHUB_OUTPUT": str(output), "PATH": "/usr/bin:/bin"},
-                          capture_output=True, text=True, timeout=30)
+    env = {"GITHUB_OUTPUT": str(output), "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+           "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(["bash", "-c", run], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    lists = dict(line.split("=", 1) for line in output.read_text().splitlines())
-    assert json.loads(lists["development"]) == ["dev"]
-    assert json.loads(lists["production"]) == ["fleet-manager", "fleet-swedencentral", "fleet-westus3", "prod"]
+    return {k: json.loads(v) for k, v in (line.split("=", 1) for line in output.read_text().splitlines())}
+
+
+def test_the_stack_list_puts_the_shipped_stacks_where_their_environment_and_fleet_say(tmp_path):
+    lists = stack_lists(tmp_path)
+    assert lists["development"] == ["dev"] and lists["production"] == ["prod"]
+    assert lists["fleetManagers"] == [{"stack": "fleet-manager", "environment": "production"}]
+    # The workers in the order the manager lists them (its MultiKueueConfig's), not by name.
+    assert lists["fleetWorkers"] == [{"stack": "fleet-westus3", "environment": "production"},
+                                     {"stack": "fleet-swedencentral", "environment": "production"}]
+
+
+def test_fleets_deploy_after_the_other_stacks_manager_workers_manager_one_at_a_time():
+    doc = workflow(DEPLOY)
+    assert doc["concurrency"] == {"group": "deploy-${{ github.ref }}", "cancel-in-progress": False}
+    jobs = doc["jobs"]
+    phases = ("fleet-managers", "fleet-workers", "fleet-managers-again")
+    for name in phases:
+        job = jobs[name]
+        assert job["uses"] == "$/.github/workflows/deploy-stack.yml"
+        assert job["strategy"]["max-parallel"] == 1 and job["strategy"]["fail-fast"] is True
+        assert job["with"] == {"stack": "${{ matrix.member.stack }}", "environment": "${{ matrix.member.environment }}"}
+        assert job["permissions"] == {"contents": "read", "id-token": "write"}
+    assert {"development", "production"} <= set(jobs["fleet-managers"]["needs"])
+    assert "fleet-managers" in jobs["fleet-workers"]["needs"]
+    assert {"fleet-managers", "fleet-workers"} <= set(jobs["fleet-managers-again"]["needs"])
+    assert "needs.fleet-workers.result == 'success'" in jobs["fleet-managers-again"]["if"]
+    assert jobs["fleet-managers"]["strategy"]["matrix"]["member"] == \
+        jobs["fleet-managers-again"]["strategy"]["matrix"]["member"] == "${{ fromJSON(needs.stacks.outputs.fleet-managers) }}"
+
+
+def test_the_fleet_order_from_stack_files(tmp_path):
+    """A development fleet deploys in its own environments; a worker of a manager deployed elsewhere after the
+    listed ones; a worker the manager lists without a file here is not deployed from here."""
+    stacks = tmp_path / "stacks"
+    stacks.mkdir()
+
+    def stack(name, config):
+        (stacks / f"Pulumi.{name}.yaml").write_text(yaml.safe_dump({"config": config}))
+    stack("mgr", {"aks-kueue:environment": "development", "aks-kueue:fleet": {"role": "manager", "workers": [
+        {"name": "b", "stack": "o/p/w-b"}, {"name": "gone", "stack": "o/p/elsewhere"}, {"name": "a", "stack": "o/p/w-a"}]}})
+    stack("w-a", {"aks-kueue:fleet": {"role": "worker", "manager": "o/p/mgr"}})
+    stack("w-b", {"aks-kueue:environment": "development", "aks-kueue:fleet": {"role": "worker", "manager": "o/p/mgr"}})
+    stack("w-c", {"aks-kueue:fleet": {"role": "worker", "manager": "o/p/other"}})
+    stack("solo", {})
+    lists = stack_lists(tmp_path, cwd=tmp_path)
+    assert lists["development"] == [] and lists["production"] == ["solo"]
+    assert lists["fleetManagers"] == [{"stack": "mgr", "environment": "mgr"}]
+    assert lists["fleetWorkers"] == [{"stack": "w-b", "environment": "w-b"}, {"stack": "w-a", "environment": "production"},
+                                     {"stack": "w-c", "environment": "production"}]
+    from aks_kueue.preview.fleet_order import peers
+
+    assert peers(stacks / "Pulumi.mgr.yaml") == ["o/p/w-b", "o/p/elsewhere", "o/p/w-a"]
+    assert peers(stacks / "Pulumi.w-a.yaml") == ["o/p/mgr"] and peers(stacks / "Pulumi.solo.yaml") == []
+
+
+def test_the_guard_of_a_fleet_member_reads_its_peers_outputs(tmp_path):
+    """Reported risk: the deploy's offline guard of a manager without its workers' outputs sees no worker
+    connected. The step, run with stand-ins for pulumi and aks-kueue, hands each peer's outputs over."""
+    job = workflow(DEPLOY_STACK)["jobs"]["up"]
+    guard = next(s for s in steps(job) if "--previous-outputs" in s.get("run", ""))
+    bin_dir, venv_bin = tmp_path / "bin", tmp_path / "venv" / "bin"
+    bin_dir.mkdir()
+    venv_bin.mkdir(parents=True)
+    (tmp_path / "stacks").symlink_to(ROOT / "stacks")
+    (venv_bin / "python").write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    (venv_bin / "python").chmod(0o755)
+    log = tmp_path / "log"
+    (bin_dir / "pulumi").write_text(f'#!/bin/sh\necho "pulumi $*" >> {log}\necho "{{}}"\n')
+    (venv_bin / "aks-kueue").write_text(f'#!/bin/sh\necho "aks-kueue $*" >> {log}\n')
+    for tool_ in (bin_dir / "pulumi", venv_bin / "aks-kueue"):
+        tool_.chmod(0o755)
+    for stack, peers_ in (("fleet-manager", ["acme/aks-kueue/fleet-westus3", "acme/aks-kueue/fleet-swedencentral"]),
+                          ("fleet-westus3", ["acme/aks-kueue/fleet-manager"]), ("prod", [])):
+        log.write_text("")
+        env = {"STACK": stack, "RUNNER_TEMP": str(tmp_path), "PACK_CONFIG": "", "PATH": f"{bin_dir}:/usr/bin:/bin"}
+        done = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", guard["run"]], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        lines = log.read_text().splitlines()
+        assert [line.split("--stack ")[1].split()[0] for line in lines if line.startswith("pulumi")] == [stack, *peers_]
+        (preview,) = [line for line in lines if line.startswith("aks-kueue preview")]
+        given = [arg.split("=", 1)[0] for arg in preview.split() if "=" in arg and "peer-outputs" in arg]
+        assert given == peers_, preview
+    cleanup = next(s["run"] for s in steps(job) if s.get("if") == "${{ always() }}")
+    assert '"$RUNNER_TEMP"/peer-outputs-*.json' in cleanup
 
 
 def test_a_stack_deploys_with_the_pack_after_the_guard_and_the_plan_gate_one_at_a_time():
