@@ -74,7 +74,7 @@ def _feasibility(model: Model, vm_overhead: Fraction, judgement: Judgement) -> N
     manifests = [manifest for _, manifest in valid if manifest.get("kind") in QUEUE_KINDS]
     manifests += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n.name, "labels": dict(n.labels)}}
                   for n in model.namespaces]
-    manifests += _generated_stubs(valid, model)
+    manifests += generated_stubs(valid, model)
     snapshot, tree = None, None
     try:
         if accepted:
@@ -98,7 +98,7 @@ def _feasibility(model: Model, vm_overhead: Fraction, judgement: Judgement) -> N
     judgement.pools, judgement.flavors, judgement.capacity = pools, placements, rows
 
 
-def _generated_stubs(valid, model: Model) -> list[dict[str, Any]]:
+def generated_stubs(valid, model: Model) -> list[dict[str, Any]]:
     """The `aks-*` flavors and priority classes the managed extension creates in the cluster, for
     admission: queues may name them without defining them."""
     if not model.managed:
@@ -117,4 +117,4 @@ def _generated_stubs(valid, model: Model) -> list[dict[str, Any]]:
 
 
 __all__ = ["Judgement", "Finding", "Severity", "Amount", "ERROR", "WARNING", "RESOURCE_UNREADABLE", "judge",
-           "blocking_findings"]
+           "generated_stubs", "blocking_findings"]
