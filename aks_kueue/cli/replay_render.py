@@ -310,6 +310,7 @@ def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     end = max(o.end for o in outcomes) or 1.0
     scale, unit = _time_scale(end)
@@ -337,6 +338,7 @@ def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
                 pending.step(xs, ys, where="post", linestyle=style, color="#777777",
                              label=f"{len(others)} other queues{suffix}", linewidth=1.2)
         pending.set_ylabel("pending workloads")
+        pending.yaxis.set_major_locator(MaxNLocator(integer=True))
         pending.set_title("Pending workloads per ClusterQueue" + ("" if len(outcomes) == 1 else
                                                                  " (solid: this change, dashed: base)"),
                           loc="left", fontsize=11)
@@ -360,6 +362,7 @@ def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
                     nodes.step(xs, ys, where="post", linestyle=style, label=f"{pool.name}{suffix}",
                                color=colours[names.index(pool.name) % len(colours)], linewidth=1.4)
             nodes.set_ylabel("nodes (incl. starting)")
+            nodes.yaxis.set_major_locator(MaxNLocator(integer=True))
             nodes.set_title("Nodes per pool", loc="left", fontsize=11)
             nodes.grid(alpha=0.3)
             nodes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)

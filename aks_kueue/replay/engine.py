@@ -64,12 +64,16 @@ STRICT = "StrictFIFO"
 # Event kinds, in the order they apply within one instant.
 FINISH, TIMEOUT, READY, DOWN, BOOKED, BACKOFF, REQUEUE, SUBMIT = range(8)
 _NODE_KINDS = {READY: NODE_READY, DOWN: SCALE_DOWN, BOOKED: BOOKED_READY}
+# Events that keep a replay going (a timeout only matters while its workload waits to start, and
+# node events only while pods wait for nodes); those that are progress.
+_COUNTED = frozenset({FINISH, BOOKED, BACKOFF, REQUEUE, SUBMIT})
+_PROGRESS = frozenset({FINISH, BOOKED, SUBMIT})
 _KIND_OF = {NODE_READY: READY, SCALE_DOWN: DOWN, BOOKED_READY: BOOKED}
 
 # Where a workload is.
 PENDING, PARKED, RESERVED, ADMITTED, RUNNING, FINISHED, DEACTIVATED = range(7)
-# Where a pending workload is held.
-NOWHERE, HEAP, INADMISSIBLE, BACKING_OFF, INFLIGHT = range(5)
+# Where a pending workload is held: queued (its class in the heap or inadmissible), backing off, popped.
+NOWHERE, QUEUED, BACKING_OFF, INFLIGHT = range(4)
 # What a cycle did with an entry.
 ADMIT, NOFIT, NO_CANDIDATES, PREEMPTING, SKIPPED = range(5)
 
@@ -85,7 +89,7 @@ class ReplayOptions:
 class Run:
     """One trace workload in one configuration."""
 
-    __slots__ = ("trace", "info", "cq", "state", "where", "token", "ts", "key", "hash", "admitted", "started",
+    __slots__ = ("trace", "info", "cq", "state", "where", "ts", "key", "hash", "admitted", "started",
                  "finished", "ever_admitted", "ever_started", "preemptions", "evictions", "epoch", "flavors",
                  "reason", "groups", "requeues", "decision", "queue", "pending_since")
 
@@ -95,7 +99,6 @@ class Run:
         self.cq: Optional[str] = None
         self.state = PENDING
         self.where = NOWHERE
-        self.token = 0
         self.ts = trace.submitted
         self.key: tuple = ()
         self.hash: tuple = ()
@@ -116,44 +119,122 @@ class Run:
         self.pending_since = trace.submitted
 
 
+class Group:
+    """The queued workloads of one ClusterQueue that share a scheduling-equivalence hash (shape and
+    priority): in the heap, or all of them in the inadmissible list. Kueue moves such workloads
+    together (`handleInadmissibleHash`, and `queueInadmissibleWorkloads` moves every one back), so
+    here they move as one: a requeue or a bulk move costs one step per class, not per workload."""
+
+    __slots__ = ("hash", "items", "in_heap", "version")
+
+    def __init__(self, hash_: tuple, in_heap: bool):
+        self.hash = hash_
+        self.items: list[tuple[tuple, Run]] = []   # a heap by queue order; keys are unique
+        self.in_heap = in_heap
+        self.version = 0
+
+
 class QueueState:
-    """One ClusterQueue's pending workloads: the heap, the inadmissible list, the sticky preemptor."""
+    """One ClusterQueue's pending workloads: classes in the heap or inadmissible, the sticky preemptor."""
 
     def __init__(self, name: str, strategy: str, index: int):
         self.name = name
         self.strict = strategy == STRICT
         self.index = index
-        self.heap: list[tuple] = []
-        self.live = 0
-        self.by_hash: dict[tuple, list[Run]] = {}
-        self.inadmissible: dict[int, Run] = {}
-        self.bulk: set[tuple] = set()        # hashes parked together until the next requeue
+        self.groups: dict[tuple, Group] = {}
+        self.top: list[tuple] = []           # (first key, version, group) of the classes in the heap
+        self.live = 0                        # workloads in the heap, sticky included
+        self.bulk: set[tuple] = set()        # classes found inadmissible since the last requeue
         self.sticky: Optional[Run] = None
-        self.sticky_waiting = False          # the sticky preemptor is queued (not in the heap)
+        self.sticky_waiting = False          # the sticky preemptor is queued at the head
         self.pending = 0
         self.series: list[tuple[float, int]] = [(0.0, 0)]
 
+    def _group(self, hash_: tuple, in_heap: bool) -> Group:
+        group = self.groups.get(hash_)
+        if group is None:
+            group = self.groups[hash_] = Group(hash_, in_heap)
+        return group
+
+    def _announce(self, group: Group) -> None:
+        group.version += 1
+        heapq.heappush(self.top, (group.items[0][0], group.version, group))
+        if len(self.top) > 2 * len(self.groups) + 64:
+            self.top = [(g.items[0][0], g.version, g) for g in self.groups.values() if g.in_heap and g.items]
+            heapq.heapify(self.top)
+
     def push(self, run: Run) -> None:
-        run.token += 1
-        run.where = HEAP
+        """Into the heap (Kueue's pushOrUpdateHeap)."""
+        run.where = QUEUED
         self.live += 1
         if run is self.sticky:
             self.sticky_waiting = True
             return
-        heapq.heappush(self.heap, (run.key, run.token, run))
-        if not self.strict:
-            self.by_hash.setdefault(run.hash, []).append(run)
-        if len(self.heap) > 2 * self.live + 64:
-            self._compact()
+        group = self._group(run.hash, True)
+        first = not group.items or run.key < group.items[0][0]
+        heapq.heappush(group.items, (run.key, run))
+        if not group.in_heap:
+            # Only a workload the queue must retry now comes here while its class is parked
+            # (one skipped in the cycle): the class goes back with it, as Kueue would move it.
+            group.in_heap = True
+            self.live += len(group.items) - 1
+            self._announce(group)
+        elif first:
+            self._announce(group)
 
-    def _compact(self) -> None:
-        """Drop the entries of workloads that left the heap (popped or parked since)."""
-        self.heap = [e for e in self.heap if e[2].where == HEAP and e[2].token == e[1] and e[2] is not self.sticky]
-        heapq.heapify(self.heap)
-        self.by_hash = {}
-        if not self.strict:
-            for _, _, run in sorted(self.heap, key=lambda e: e[0]):
-                self.by_hash.setdefault(run.hash, []).append(run)
+    def park(self, run: Run) -> None:
+        """Into the inadmissible list, with its class."""
+        group = self._group(run.hash, False)
+        heapq.heappush(group.items, (run.key, run))
+        run.where = QUEUED
+        if group.in_heap:  # its class went back to the heap since (a skipped one took it along)
+            self.live += 1
+            if group.items[0][1] is run:
+                self._announce(group)
+
+    def pop(self) -> Optional[Run]:
+        if self.sticky_waiting and self.sticky is not None and self.sticky.where == QUEUED:
+            self.sticky_waiting = False
+            run = self.sticky
+            run.where = INFLIGHT
+            self.live -= 1
+            return run
+        self.sticky_waiting = False
+        top = self.top
+        while top:
+            key, version, group = heapq.heappop(top)
+            if not group.in_heap or group.version != version or not group.items:
+                continue
+            _, run = heapq.heappop(group.items)
+            self.live -= 1
+            run.where = INFLIGHT
+            if group.items:
+                self._announce(group)
+            elif self.groups.get(group.hash) is group:
+                del self.groups[group.hash]
+            return run
+        return None
+
+    def bulk_move(self, hash_: tuple) -> None:
+        """Every queued workload equivalent to one found inadmissible goes to the inadmissible list."""
+        self.bulk.add(hash_)
+        group = self.groups.get(hash_)
+        if group is not None and group.in_heap:
+            group.in_heap = False
+            group.version += 1
+            self.live -= len(group.items)
+
+    def requeue(self) -> bool:
+        """Every inadmissible class back to the heap (`queueInadmissibleWorkloads`); whether any moved."""
+        self.bulk.clear()
+        moved = False
+        for group in self.groups.values():
+            if not group.in_heap and group.items:
+                group.in_heap = True
+                self.live += len(group.items)
+                self._announce(group)
+                moved = True
+        return moved
 
     def set_sticky(self, run: Run) -> None:
         """The preemptor waiting for its targets stays at the head (BestEffortFIFO)."""
@@ -161,45 +242,15 @@ class QueueState:
         if old is run:
             return
         self.sticky = run
-        if old is not None and old.where == HEAP and self.sticky_waiting:
-            # It was held at the head; it goes back into the heap in its own place.
+        if old is not None and old.where == QUEUED and self.sticky_waiting:
+            # It was held at the head; it goes back among the others, in its own place.
             self.sticky_waiting = False
-            heapq.heappush(self.heap, (old.key, old.token, old))
-            self.by_hash.setdefault(old.hash, []).append(old)
+            self.live -= 1
+            self.push(old)
 
     def clear_sticky(self, run: Run) -> None:
         if self.sticky is run:
             self.sticky = None
-
-    def pop(self) -> Optional[Run]:
-        if self.sticky_waiting and self.sticky is not None and self.sticky.where == HEAP:
-            self.sticky_waiting = False
-            run = self.sticky
-            run.where = INFLIGHT
-            self.live -= 1
-            return run
-        self.sticky_waiting = False
-        heap = self.heap
-        while heap:
-            _, token, run = heapq.heappop(heap)
-            if run.where == HEAP and run.token == token:
-                run.where = INFLIGHT
-                self.live -= 1
-                return run
-        return None
-
-    def park(self, run: Run) -> None:
-        run.where = INADMISSIBLE
-        run.token += 1
-        self.inadmissible[id(run)] = run
-
-    def bulk_move(self, hash_: tuple) -> None:
-        """Every queued workload equivalent to one found inadmissible goes to the inadmissible list."""
-        self.bulk.add(hash_)
-        for run in self.by_hash.pop(hash_, ()):
-            if run.where == HEAP and run.queue is self and run is not self.sticky:
-                self.live -= 1
-                self.park(run)
 
     def count(self, now: float, delta: int) -> None:
         self.pending += delta
@@ -261,6 +312,9 @@ class _Replay:
         self.cycles = 0
         self.decisions = 0
         self.last_change = 0.0
+        self.last_progress = 0.0      # the last submission, start or end
+        self.workload_events = 0      # queued events that can change a workload
+        self.pending_progress = 0     # queued submissions, ends and ProvisioningRequest answers
         self.requeue_at: dict[str, float] = {}
         self.unready = 0        # admitted, not yet started (blockAdmission waits on them)
         self.notes: list[str] = []
@@ -279,6 +333,11 @@ class _Replay:
         if config.pools is not None:
             self.nodes = NodeModel(config.pools, lambda p: config.startup(p)[0], config.scale_down_delay,
                                    self._node_event)
+        startups = [config.startup(p)[0] for p in config.pools or []]
+        ready = self.pods_ready
+        # One waitForPodsReady cycle of a workload that never starts, with room to spare.
+        self.horizon = (ready.timeout + ready.backoff_max if ready.enabled else 0.0) + max(startups, default=0.0) \
+            + 4 * REQUEUE_BATCH
         self.runs = self._runs()
 
     # Building ----------------------------------------------------------------------------------
@@ -317,7 +376,21 @@ class _Replay:
 
     def _push(self, time: float, kind: int, payload: Any) -> None:
         self.sequence += 1
+        if kind in _COUNTED:
+            self.workload_events += 1
+            if kind in _PROGRESS:
+                self.pending_progress += 1
         heapq.heappush(self.events, (time, kind, self.sequence, payload))
+
+    def _over(self, now: float) -> bool:
+        """Whether the replay is over before the events at `now`: nothing is left but housekeeping no
+        workload waits for (timeouts of workloads that started, empty nodes, booting nodes nobody
+        needs), or only workloads that can never be placed cycle through waitForPodsReady evictions
+        (nothing was submitted, started or ended for longer than one such cycle)."""
+        if self.workload_events == 0 and self.unready == 0 and (
+                self.nodes is None or not (self.nodes.waiting or self.nodes.booking)):
+            return True
+        return self.pending_progress == 0 and now > self.last_progress + self.horizon
 
     def _node_event(self, time: float, kind: str, payload: Any) -> None:
         self._push(time, _KIND_OF[kind], payload)
@@ -329,12 +402,16 @@ class _Replay:
         report_at = 0
         while events:
             now = events[0][0]
-            if until is not None and now > until:
+            if (until is not None and now > until) or self._over(now):
                 break
             self.now = now
             while events and events[0][0] == now:
                 _, kind, _, payload = heapq.heappop(events)
                 self.done += 1
+                if kind in _COUNTED:
+                    self.workload_events -= 1
+                    if kind in _PROGRESS:
+                        self.pending_progress -= 1
                 self._apply(kind, payload, now)
                 if not events or events[0][0] != now:
                     self._settle(now)
@@ -389,7 +466,7 @@ class _Replay:
     # Workload life -----------------------------------------------------------------------------
 
     def _submit(self, run: Run, now: float) -> None:
-        self.last_change = now
+        self.last_change = self.last_progress = now
         info = run.info
         lq = self.snapshot.local_queues.get((info.namespace, info.queue_name))
         if lq is None:
@@ -433,15 +510,8 @@ class _Replay:
         """Move the inadmissible workloads of a cohort tree (or of one ClusterQueue) to their heaps."""
         self.requeue_at.pop(root, None)
         for name in self._tree_queues(root):
-            queue = self.queues[name]
-            queue.bulk.clear()
-            if not queue.inadmissible:
-                continue
-            parked = list(queue.inadmissible.values())
-            queue.inadmissible.clear()
-            for run in parked:
-                queue.push(run)
-            self.ready_queues.add(name)
+            if self.queues[name].requeue():
+                self.ready_queues.add(name)
 
     def _tree_queues(self, root: str) -> list[str]:
         known = getattr(self, "_trees", None)
@@ -632,7 +702,7 @@ class _Replay:
         self._start(run, now)
 
     def _start(self, run: Run, now: float) -> None:
-        self.last_change = now
+        self.last_change = self.last_progress = now
         if run.state == ADMITTED and self.nodes is not None:
             self.unready -= 1
         run.state = RUNNING
@@ -657,7 +727,7 @@ class _Replay:
         self._freed(run.cq, now)
 
     def _finish(self, run: Run, now: float) -> None:
-        self.last_change = now
+        self.last_change = self.last_progress = now
         self._release(run, now)
         run.state = FINISHED
         run.finished = now
