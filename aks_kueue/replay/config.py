@@ -98,8 +98,8 @@ class ReplayConfig:
         if self.default_startup is not None:
             return self.default_startup, "given"
         if any(r.startswith(("nvidia.com/", "amd.com/")) for r in pool.node.amounts):
-            return DEFAULT_GPU_STARTUP, "assumed (GPU pool)"
-        return DEFAULT_CPU_STARTUP, "assumed (CPU pool)"
+            return DEFAULT_GPU_STARTUP, "assumed for a GPU pool"
+        return DEFAULT_CPU_STARTUP, "assumed for a CPU pool"
 
     def assumptions(self) -> list[str]:
         """What the replay assumes of this configuration, in sentences for every report."""

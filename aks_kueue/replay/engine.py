@@ -83,6 +83,9 @@ class ReplayOptions:
     until: Optional[float] = None
     # Called now and then with (virtual time, events done, events queued).
     progress: Optional[Callable[[float, int, int], None]] = None
+    # Called after each instant has settled with (virtual time, the snapshot, the node model), for
+    # checks that look at the state between instants (the property tests).
+    observe: Optional[Callable[[float, Snapshot, Optional[NodeModel]], None]] = None
     max_cycles_per_instant: int = 1_000_000
 
 
@@ -375,6 +378,7 @@ class _Replay:
     # The event loop ------------------------------------------------------------------------------
 
     def _push(self, time: float, kind: int, payload: Any) -> None:
+        time = round(time, 6)  # instants to the microsecond: 0.1 + 0.2 is the same instant as 0.3
         self.sequence += 1
         if kind in _COUNTED:
             self.workload_events += 1
@@ -415,6 +419,8 @@ class _Replay:
                 self._apply(kind, payload, now)
                 if not events or events[0][0] != now:
                     self._settle(now)
+            if self.options.observe is not None:
+                self.options.observe(now, self.snapshot, self.nodes)
             if progress is not None and self.done >= report_at:
                 report_at = self.done + 4096
                 progress(now, self.done, len(events))
@@ -581,10 +587,12 @@ class _Replay:
             cq = run.cq
             if mode is NO_FIT:
                 outcomes.append((run, NOFIT))
+                run.reason = decision.message  # Kueue's words, in the QuotaReserved condition
                 continue
             usage = decision.assignment.usage
             if mode is PREEMPT and not decision.targets:
                 outcomes.append((run, NO_CANDIDATES))
+                run.reason = decision.message
                 info = snapshot.cluster_queues[cq]
                 if info.reclaim_within_cohort != "Any":
                     hold = _to_reserve(snapshot, cq, decision)

@@ -85,7 +85,7 @@ def read_trace(paths: list[str], limits: Limits = DEFAULT_LIMITS) -> Trace:
         with _open(file) as handle:
             lines = _Lines(handle, file)
             first = lines.peek()
-            kind = _detect(first)
+            kind = _detect(first, lines.long_first)
             if kind == "jsonl":
                 _read_jsonl(lines, file, trace)
             elif kind == "csv":
@@ -148,16 +148,15 @@ class _Lines:
         self.handle, self.file = handle, file
         self.number = 0
         self._held: list[bytes] = []   # lines read to detect the format, not yet handed out
+        self.long_first = False
 
     def _raw(self) -> Optional[bytes]:
-        if self._held:
-            return self._held.pop(0)
-        data = self.handle.readline(MAX_LINE_BYTES + 1)
+        data = self._held.pop(0) if self._held else self.handle.readline(MAX_LINE_BYTES + 1)
         if not data:
             return None
         if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n"):
             raise TraceError(self.file, None, f"longer than {MAX_LINE_BYTES // 1024 // 1024} MiB, the most this "
-                                              "program reads as one line", line=self.number + len(self._held) + 1)
+                                              "program reads as one line", line=self.number + 1)
         return data
 
     def peek(self) -> str:
@@ -167,6 +166,11 @@ class _Lines:
             if not data:
                 return ""
             self._held.append(data)
+            if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n"):
+                # A JSON document on one line (jq -c) may be this long; a JSON Lines workload may not: the
+                # start of the line tells which reader refuses or reads it.
+                self.long_first = True
+                return data[:4096].decode("utf-8", "replace").strip()
             text = self._decode(data, len(self._held)).strip()
             if text and not text.startswith("#"):
                 return text
@@ -201,7 +205,11 @@ class _Lines:
         return text[1:] if text.startswith("\ufeff") else text
 
 
-def _detect(first: str) -> str:
+def _detect(first: str, long: bool = False) -> str:
+    if long:
+        head = first[:4096]
+        kubernetes = any(f'"{key}"' in head for key in ("apiVersion", "kind", "items"))
+        return "jsonl" if head.startswith("{") and not kubernetes else "documents"
     if first.startswith("{"):
         try:
             value = json.loads(first)

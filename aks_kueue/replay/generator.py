@@ -112,7 +112,7 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
                         _known(workload_set, SET_KEYS, swhere, error)
                         rounds = _count(workload_set.get("count"), f"{swhere}.count", error)
                         interval = _count(workload_set.get("creationIntervalMs"), f"{swhere}.creationIntervalMs",
-                                          error) / 1000
+                                          error)
                         templates = workload_set.get("workloads")
                         if not isinstance(templates, list) or not templates:
                             raise error(f"{swhere}.workloads", "must be a non-empty list of workload templates")
@@ -122,7 +122,7 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
                         for round_index in range(rounds):
                             for ti, (wl_class, runtime, priority, shape) in enumerate(shapes):
                                 k += 1
-                                submitted = k * interval
+                                submitted = k * interval / 1000
                                 sequence += 1
                                 made.append((submitted, sequence, TraceWorkload(
                                     order=0, namespace=name, name=f"{wl_class}-{si}-{round_index}-{ti}", queue=name,

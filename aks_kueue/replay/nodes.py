@@ -37,7 +37,7 @@ BOOKED_READY = "booked-ready"
 
 
 class Node:
-    __slots__ = ("pool", "number", "free", "ready", "ready_at", "pods", "empty_since", "alive", "virtual")
+    __slots__ = ("pool", "number", "free", "ready", "ready_at", "pods", "empty_since", "alive", "virtual", "used")
 
     def __init__(self, pool: "PoolState", number: int, ready_at: float, ready: bool):
         self.pool = pool
@@ -49,6 +49,7 @@ class Node:
         self.empty_since: Optional[float] = ready_at if ready else None
         self.alive = True
         self.virtual: Optional[dict[str, int]] = None  # room the autoscaler's pass has promised away
+        self.used = 0  # requests of its pods, the pool's main resource
 
 
 class PoolState:
@@ -242,6 +243,7 @@ class NodeModel:
             if node.alive and not node.ready:
                 node.pool.advance(now)
                 node.ready = True
+                node.pool.allocated += node.used  # booked pods count once their node is there
                 if node.pods == 0:
                     self._empty(node, now)
                 self.changed = True
@@ -303,7 +305,10 @@ class NodeModel:
                 node.free[resource] -= value
         node.pods += 1
         node.empty_since = None
-        pool.allocated += group.requests.get(pool.primary, 0)
+        used = group.requests.get(pool.primary, 0)
+        node.used += used
+        if node.ready:
+            pool.allocated += used
         group.placed.append(node)
         group.remaining -= 1
 
@@ -314,7 +319,10 @@ class NodeModel:
             if resource in node.free:
                 node.free[resource] += value
         node.pods -= 1
-        pool.allocated -= requests.get(pool.primary, 0)
+        used = requests.get(pool.primary, 0)
+        node.used -= used
+        if node.ready:
+            pool.allocated -= used
         if node.pods == 0 and node.alive and node.ready:
             self._empty(node, now)
 

@@ -123,7 +123,8 @@ class Trace:
                 workload.absolute = False
         earliest = min((w.submitted for w in self.workloads), default=0.0)
         for workload in self.workloads:
-            workload.submitted -= earliest
+            # To the microsecond, so that 0.3 - 0.1 is 0.2 and the same trace gives the same times.
+            workload.submitted = round(workload.submitted - earliest, 6)
         self.start = anchor + earliest if absolute else None
         self._shapes.clear()
         return self
