@@ -56,14 +56,17 @@ COHORTS, QUEUES_PER_COHORT = 20, 10
 GPU_TAINT = {"key": "sku", "value": "gpu", "effect": "NoSchedule"}
 GPU_TOLERATION = {"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}
 POOLS = (  # name, VM size, minCount, maxCount, GPU
-    ("cpu", "Standard_D16s_v5", 4, 120, False),
-    ("a100", "Standard_NC24ads_A100_v4", 0, 80, True),
-    ("h100", "Standard_ND96isr_H100_v5", 0, 12, True),
+    ("cpu", "Standard_D16s_v5", 4, 150, False),
+    ("a100", "Standard_NC24ads_A100_v4", 0, 100, True),
+    ("h100", "Standard_ND96isr_H100_v5", 0, 20, True),
 )
 
 
 def organisation(seed: int) -> list[dict]:
-    """Flavors on the pools, 200 ClusterQueues in 20 cohorts, one LocalQueue each, priority classes."""
+    """Flavors on the pools, 200 ClusterQueues in 20 cohorts, one LocalQueue each, priority classes.
+    Quota is sized as a platform team would size it to these pools: the A100 quota (half the teams
+    hold one GPU, the others borrow) and the H100 quota (one team in ten holds a node's 8) add up to
+    the pools' GPUs at maxCount; CPU quota is overcommitted about 1.4x, as it often is."""
     rng = random.Random(seed)
     objects = [{"apiVersion": V1B2, "kind": "WorkloadPriorityClass", "metadata": {"name": n}, "value": v}
                for n, v in (("batch-low", 100), ("batch-high", 1000))]
@@ -78,13 +81,13 @@ def organisation(seed: int) -> list[dict]:
             name = f"team-{c}-{q}"
             h100 = 8 if q == 0 else 0
             flavors = [
-                {"name": "cpu", "resources": [{"name": "cpu", "nominalQuota": str(rng.choice((32, 48, 64)))},
-                                              {"name": "memory", "nominalQuota": "256Gi"},
+                {"name": "cpu", "resources": [{"name": "cpu", "nominalQuota": str(rng.choice((8, 16, 24)))},
+                                              {"name": "memory", "nominalQuota": "96Gi"},
                                               {"name": "nvidia.com/gpu", "nominalQuota": "0"}]},
-                {"name": "a100", "resources": [{"name": "cpu", "nominalQuota": "96"},
-                                               {"name": "memory", "nominalQuota": "880Gi"},
-                                               {"name": "nvidia.com/gpu", "nominalQuota": str(rng.choice((2, 3, 4))),
-                                                **({"borrowingLimit": "4"} if q % 3 == 0 else {})}]},
+                {"name": "a100", "resources": [{"name": "cpu", "nominalQuota": "24" if q % 2 else "0"},
+                                               {"name": "memory", "nominalQuota": "210Gi" if q % 2 else "0"},
+                                               {"name": "nvidia.com/gpu", "nominalQuota": "1" if q % 2 else "0",
+                                                **({"borrowingLimit": "2"} if q % 3 == 0 else {})}]},
                 {"name": "h100", "resources": [{"name": "cpu", "nominalQuota": "96"},
                                                {"name": "memory", "nominalQuota": "1800Gi"},
                                                {"name": "nvidia.com/gpu", "nominalQuota": str(h100)}]},
@@ -113,20 +116,19 @@ def pools():
 
 
 def templates(team: str, rng: random.Random) -> list[dict]:
-    """The job shapes one team submits again and again."""
-    cpu = [{"name": "main", "count": rng.choice((1, 2, 4)), "requests": {"cpu": str(rng.choice((2, 4, 6))),
-                                                                      "memory": f"{rng.choice((8, 16, 24))}Gi"}}
-           for _ in range(3)]
-    gpu = [{"name": "main", "count": rng.choice((1, 1, 2)),
-            "requests": {"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": "1"}, "tolerations": [GPU_TOLERATION],
-            "nodeSelector": {"kubernetes.azure.com/agentpool": "a100"}} for _ in range(2)]
-    shapes = [(p, "cpu", (5, 60)) for p in cpu] + [(p, "a100", (30, 240)) for p in gpu]
+    """The job shapes one team submits again and again: four CPU jobs, one A100 job and, for the teams
+    with H100 quota, one 8-GPU job."""
+    cpu = [{"name": "main", "count": rng.choice((1, 2, 4)), "requests": {"cpu": str(rng.choice((1, 2, 4))),
+                                                                      "memory": f"{rng.choice((4, 8, 16))}Gi"}}
+           for _ in range(4)]
+    shapes = [(p, (5, 60)) for p in cpu]
+    shapes.append(({"name": "main", "count": 1, "requests": {"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": "1"},
+                    "tolerations": [GPU_TOLERATION]}, (20, 120)))
     if team.endswith("-0"):
         shapes.append(({"name": "main", "count": 1, "requests": {"cpu": "80", "memory": "1200Gi",
                                                                   "nvidia.com/gpu": "8"},
-                        "tolerations": [GPU_TOLERATION], "nodeSelector": {"kubernetes.azure.com/agentpool": "h100"}},
-                       "h100", (60, 480)))
-    return [{"podSets": [pod_set], "minutes": minutes} for pod_set, _, minutes in shapes]
+                        "tolerations": [GPU_TOLERATION]}, (60, 240)))
+    return [{"podSets": [pod_set], "minutes": minutes} for pod_set, minutes in shapes]
 
 
 def month_trace(path: Path, days: float, per_team_per_day: float, seed: int) -> int:

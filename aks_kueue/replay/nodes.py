@@ -64,6 +64,7 @@ class PoolState:
         self.primary = next((r for r in sorted(self.allocatable) if r.startswith(("nvidia.com/", "amd.com/"))
                              and self.allocatable[r] > 0), "cpu")
         self.nodes: list[Node] = []
+        self.ready = 0   # how many of `nodes` are Ready
         self.numbers = 0
         # Step-function integrals over virtual time.
         self.last = 0.0
@@ -80,8 +81,7 @@ class PoolState:
         if span > 0:
             alive = len(self.nodes)
             self.node_seconds += alive * span
-            ready = sum(1 for n in self.nodes if n.ready)
-            self.ready_capacity_seconds += ready * self.allocatable.get(self.primary, 0) * span
+            self.ready_capacity_seconds += self.ready * self.allocatable.get(self.primary, 0) * span
             self.allocated_seconds += self.allocated * span
             if alive >= self.max_count and self.max_count > 0:
                 self.at_max_seconds += span
@@ -243,6 +243,7 @@ class NodeModel:
             if node.alive and not node.ready:
                 node.pool.advance(now)
                 node.ready = True
+                node.pool.ready += 1
                 node.pool.allocated += node.used  # booked pods count once their node is there
                 if node.pods == 0:
                     self._empty(node, now)
@@ -256,6 +257,7 @@ class NodeModel:
                 pool.advance(now)
                 node.alive = False
                 pool.nodes.remove(node)
+                pool.ready -= 1
                 pool.record(now)
                 self.changed = True
             return None
@@ -274,6 +276,7 @@ class NodeModel:
         pool.numbers += 1
         node = Node(pool, pool.numbers, now if ready else now + pool.startup, ready)
         pool.nodes.append(node)
+        pool.ready += ready
         pool.record(now)
         if not ready:
             self.schedule(node.ready_at, NODE_READY, node)
@@ -283,18 +286,25 @@ class NodeModel:
         """kube-scheduler's LeastAllocated choice among Ready nodes with room: the most free cpu
         and memory after the pod, as a share of the node; the first such node on a tie."""
         requests = group.requests
+        wanted = tuple(requests.items())
+        cpu, memory = requests.get("cpu", 0), requests.get("memory", 0)
         best, best_score = None, -1.0
         for pool in group.pools:
+            if not pool.ready:
+                continue
             cpu_total = pool.allocatable.get("cpu", 0) or 1
             memory_total = pool.allocatable.get("memory", 0) or 1
-            cpu, memory = requests.get("cpu", 0), requests.get("memory", 0)
             for node in pool.nodes:
-                if not node.ready or not _fits(node.free, requests):
+                if not node.ready:
                     continue
                 free = node.free
-                score = (free.get("cpu", 0) - cpu) / cpu_total + (free.get("memory", 0) - memory) / memory_total
-                if score > best_score:
-                    best, best_score = node, score
+                for resource, value in wanted:  # does it fit? (inline: this is the hot loop)
+                    if free.get(resource, 0) < value:
+                        break
+                else:
+                    score = (free.get("cpu", 0) - cpu) / cpu_total + (free.get("memory", 0) - memory) / memory_total
+                    if score > best_score:
+                        best, best_score = node, score
         return best
 
     def _place(self, node: Node, group: PodGroup, now: float) -> None:
@@ -335,16 +345,19 @@ class NodeModel:
         new nodes in the first pool with room under maxCount. A pass promises room only for itself."""
         if not self.waiting:
             return
-        upcoming = [n for pool in self.pools for n in pool.nodes if not n.ready]
-        for node in upcoming:
-            node.virtual = dict(node.free)
+        upcoming: dict[int, list[Node]] = {}
+        for pool in self.pools:
+            if pool.ready < len(pool.nodes):
+                upcoming[pool.index] = [n for n in pool.nodes if not n.ready]
+                for node in upcoming[pool.index]:
+                    node.virtual = dict(node.free)
         failed: set = set()
         for group in self.waiting:
             if group.signature in failed:
                 continue
             for _ in range(group.remaining):
-                node = next((n for pool in group.pools for n in pool.nodes
-                             if not n.ready and n.virtual is not None and _fits(n.virtual, group.requests)), None)
+                node = next((n for pool in group.pools for n in upcoming.get(pool.index, ())
+                             if _fits(n.virtual, group.requests)), None)
                 if node is None:
                     pool = next((p for p in group.pools if len(p.nodes) < p.max_count), None)
                     if pool is None:
@@ -352,11 +365,12 @@ class NodeModel:
                         break
                     node = self._launch(pool, now)
                     node.virtual = dict(node.free)
+                    upcoming.setdefault(pool.index, []).append(node)
                 for resource, value in group.requests.items():
                     if resource in node.virtual:
                         node.virtual[resource] -= value
-        for pool in self.pools:
-            for node in pool.nodes:
+        for nodes in upcoming.values():
+            for node in nodes:
                 node.virtual = None
 
     def _book_waiting(self, now: float) -> None:
