@@ -31,7 +31,7 @@ import stat
 import sys
 from typing import Any, BinaryIO, Iterator, Optional
 
-from aks_kueue.k8s.loader import DEFAULT_LIMITS, STDIN, Limits, parse_documents
+from aks_kueue.k8s.loader import DEFAULT_LIMITS, STDIN, Limits, LoadError, parse_documents, parse_json
 from aks_kueue.k8s.pods import pod_requests
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.spelling import suggest
@@ -52,25 +52,12 @@ WPC_KIND = "WorkloadPriorityClass"
 
 def trace_files(paths: list[str]) -> list[str]:
     """Files to read, in order; a directory gives its trace files (recursively, in name order)."""
-    files: list[str] = []
+    from aks_kueue.kueue.manifests import input_files
+
     for path in paths:
-        if path == STDIN:
-            if STDIN in files:
-                raise TraceError(STDIN, None, "standard input is given twice; it can be read once")
-            files.append(STDIN)
-        elif os.path.isdir(path):
-            found = []
-            for root, dirs, names in os.walk(path):
-                dirs.sort()
-                found += [os.path.join(root, n) for n in names if n.lower().endswith(TRACE_SUFFIXES)]
-            if not found:
-                raise TraceError(path, None, f"a directory with no trace files ({', '.join(TRACE_SUFFIXES)})")
-            files += sorted(found)
-        elif not os.path.exists(path):
-            raise TraceError(path, None, "no such file")
-        else:
-            files.append(path)
-    return files
+        if path != STDIN and os.path.isdir(path) and not input_files([path], TRACE_SUFFIXES):
+            raise TraceError(path, None, f"a directory with no trace files ({', '.join(TRACE_SUFFIXES)})")
+    return input_files(paths, TRACE_SUFFIXES)
 
 
 def read_trace(paths: list[str], limits: Limits = DEFAULT_LIMITS) -> Trace:
@@ -358,14 +345,11 @@ def _read_jsonl(lines: _Lines, file: str, trace: Trace) -> None:
             return TraceError(file, None, message, line=number, key=key)
 
         try:
-            value = json.loads(stripped, object_pairs_hook=_unique)
-        except _Duplicate as duplicate:
-            raise error(duplicate.key, "appears twice in one object; keep one") from None
-        except RecursionError:
-            raise error(None, "nested too deep to be a workload") from None
-        except ValueError as problem:
-            raise error(None, f"not valid JSON ({getattr(problem, 'msg', problem)} at column "
-                              f"{getattr(problem, 'colno', '?')}); JSON Lines hold one JSON object a line") from None
+            value = parse_json(stripped, file)  # the loader's bounds: nesting, keys given twice
+        except LoadError as problem:
+            raise error(None, problem.reason) from None
+        except ValueError as problem:  # not JSON at all
+            raise error(None, f"{problem}; JSON Lines hold one JSON object a line") from None
         if not isinstance(value, dict):
             raise error(None, "must be a JSON object, one workload a line")
         _jsonl_workload(value, f"{file} line {number}", error, trace)
@@ -441,23 +425,6 @@ def _shape(trace: Trace, pod_sets: list[dict[str, Any]], error, field: str) -> S
             del trace._shapes[shape.key]
             raise
     return shape
-
-
-class _Duplicate(ValueError):
-    def __init__(self, key: str):
-        super().__init__(key)
-        self.key = key
-
-
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _Duplicate(key)
-            seen.add(key)
-    return result
 
 
 # CSV -------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import json
 import pytest
 import yaml
 
+from aks_kueue.k8s.loader import LoadError
 from aks_kueue.replay.formats import MAX_LINE_BYTES, read_trace
 from aks_kueue.replay.trace import TraceError, trim_pod_spec
 
@@ -165,7 +166,7 @@ def test_formats_mix_and_directories_are_read_in_name_order(tmp_path):
      "not both"),
     ('{"submitted": 0, "queue": "q"}', "podSets", "either podSets or manifest"),
     ('{"submitted": 0, "queue": "q", "manifest": {"kind": "Deployment"}}', "manifest", "not one"),
-    ('{"submitted": 0, "queue": "q", "queue": "r", "podSets": [{}]}', "queue", "appears twice"),
+    ('{"submitted": 0, "queue": "q", "queue": "r", "podSets": [{}]}', None, "the key 'queue' appears twice"),
     ('{"submitted": 0, "queue": "q", "podSets": [{}]', None, "not valid JSON"),
 ])
 def test_bad_json_lines_are_refused_with_file_line_and_field(tmp_path, line, key, words):
@@ -235,7 +236,7 @@ def test_bad_exports_are_refused_with_file_document_and_field(tmp_path, change, 
 
 def test_unreadable_files_are_refused(tmp_path):
     missing = tmp_path / "nope.jsonl"
-    with pytest.raises(TraceError, match="no such file"):
+    with pytest.raises(LoadError, match="no such file"):
         read_trace([str(missing)])
     binary = tmp_path / "trace.jsonl"
     binary.write_bytes(b'{"submitted": 0, "queue": "q", "podSets": [{}]}\n\xff\xfe\n')
