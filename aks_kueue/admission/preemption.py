@@ -160,8 +160,8 @@ class Preemptor:
         self.snapshot = snapshot
         self._answers: dict[tuple, tuple[int, tuple[PreemptionMode, int]]] = {}
         self._over_quota_memo: dict[tuple, tuple[int, list[Node]]] = {}
-        # The targets the oracle found, for `targets` to reuse: a workload whose only contested
-        # flavor-resource is the one the oracle was asked about asks the same search again.
+        # The targets the oracle found, by its question, for `targets` to reuse: a workload whose
+        # only flavor-resource is the one the oracle was asked about asks the same search again.
         self._found: dict[tuple, tuple[int, list[PreemptionTarget]]] = {}
 
     def simulate_preemption(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
@@ -173,38 +173,35 @@ class Preemptor:
         known = self._answers.get(key)
         if known is not None and known[0] == generation:
             return known[1]
-        answer = self._simulate(cq, workload, fr, quantity)
+        answer, targets = self._simulate(cq, workload, fr, quantity)
         if len(self._answers) >= MEMO_LIMIT:
             self._answers.clear()
+            self._found.clear()
         self._answers[key] = (generation, answer)
+        self._found[key] = (generation, targets)
         return answer
 
     def _simulate(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
-                  quantity: int) -> tuple[PreemptionMode, int]:
+                  quantity: int) -> tuple[tuple[PreemptionMode, int], list[PreemptionTarget]]:
         targets, borrow_after = self._search(cq, workload, {fr}, {fr: quantity},
                                              lambda: borrowing_height(cq.node, fr, quantity)[0])
-        if len(self._found) >= MEMO_LIMIT:
-            self._found.clear()
-        self._found[self._search_key(cq, workload, {fr}, {fr: quantity})] = (self.snapshot.generation(cq), targets)
         if not targets:
-            return PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0]
+            return (PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0]), targets
         same_queue = any(t.cluster_queue == cq.name for t in targets)
-        return (PreemptionMode.PREEMPT if same_queue else PreemptionMode.RECLAIM), borrow_after
+        return ((PreemptionMode.PREEMPT if same_queue else PreemptionMode.RECLAIM), borrow_after), targets
 
     def targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
                 requests: dict[FR, int]) -> list[PreemptionTarget]:
         """The minimal set of admitted workloads whose eviction would let `workload` fit."""
-        known = self._found.get(self._search_key(cq, workload, frs, requests))
-        if known is not None and known[0] == self.snapshot.generation(cq):
-            return list(known[1])
+        if len(requests) == 1:
+            # The oracle's own question (one flavor-resource, the same amount): its search stands.
+            (fr, quantity), = requests.items()
+            if frs == {fr}:
+                known = self._found.get((cq.name, fr, quantity, workload.priority,
+                                         workload.created if cq.compares_age else None))
+                if known is not None and known[0] == self.snapshot.generation(cq):
+                    return list(known[1])
         return self._search(cq, workload, frs, requests)[0]
-
-    @staticmethod
-    def _search_key(cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR], requests: dict[FR, int]) -> tuple:
-        """What a search reads of its question: the queue, the flavor-resources and amounts, and
-        the preemptor's priority (and age, for the one policy that compares it)."""
-        return (cq.name, frozenset(frs), tuple(sorted(requests.items())), workload.priority,
-                workload.created if cq.compares_age else None)
 
     def _search(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR], requests: dict[FR, int],
                 meanwhile: Optional[Callable[[], Any]] = None) -> tuple[list[PreemptionTarget], Any]:

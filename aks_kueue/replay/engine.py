@@ -94,7 +94,7 @@ class Run:
 
     __slots__ = ("trace", "info", "cq", "state", "where", "ts", "key", "hash", "admitted", "started",
                  "finished", "ever_admitted", "ever_started", "preemptions", "evictions", "epoch", "flavors",
-                 "reason", "groups", "requeues", "decision", "queue", "pending_since")
+                 "reason", "groups", "requeues", "decision", "queue", "pending_since", "counts")
 
     def __init__(self, trace: TraceWorkload, info: WorkloadInfo):
         self.trace = trace
@@ -118,6 +118,7 @@ class Run:
         self.groups: list[PodGroup] = []
         self.requeues = 0
         self.decision: Optional[Decision] = None
+        self.counts: dict[str, int] = {}  # pods per pod set of its last admission (partial admission shows)
         self.queue: Optional["QueueState"] = None
         self.pending_since = trace.submitted
 
@@ -321,6 +322,7 @@ class _Replay:
         self.requeue_at: dict[str, float] = {}
         self.unready = 0        # admitted, not yet started (blockAdmission waits on them)
         self.notes: list[str] = []
+        self._assignments: dict[tuple, tuple[dict, dict]] = {}
         self.queues: dict[str, QueueState] = {}
         self.meters: dict[str, dict[tuple[str, str], Meter]] = {}
         manifests = {(m.get("metadata") or {}).get("name"): m for m in config.objects
@@ -350,7 +352,7 @@ class _Replay:
         one shape are computed once, by the core's own function (`workload_info`)."""
         priority_classes = self.snapshot.priority_classes
         partial = self.config.partial_admission
-        podsets: dict[int, list] = {}
+        podsets: dict[int, tuple[list, tuple]] = {}
         runs = []
         for workload in self.trace.workloads:
             shape = workload.shape
@@ -358,7 +360,8 @@ class _Replay:
             if known is None:
                 pod_sets = shape.pod_sets if partial else [{k: v for k, v in ps.items() if k != "minCount"}
                                                            for ps in shape.pod_sets]
-                known = podsets[id(shape)] = workload_info({"spec": {"podSets": pod_sets}}).podsets
+                first = workload_info({"spec": {"podSets": pod_sets}})
+                known = podsets[id(shape)] = (first.podsets, first.shape)
             if workload.priority_class is not None and workload.priority_class in priority_classes:
                 priority = priority_classes[workload.priority_class]
             elif workload.priority is not None:
@@ -366,8 +369,8 @@ class _Replay:
             else:
                 priority = 0
             info = WorkloadInfo(namespace=workload.namespace, name=workload.name, queue_name=workload.queue,
-                                priority=priority, podsets=known, created=workload.submitted,
-                                uid=f"{workload.order:012d}")
+                                priority=priority, podsets=known[0], created=workload.submitted,
+                                uid=f"{workload.order:012d}", _shape=known[1])
             run = Run(workload, info)
             run.hash = (id(shape), priority)
             run.key = (-priority, workload.submitted, workload.order)
@@ -660,7 +663,7 @@ class _Replay:
         queue.count(now, -1)
         run.decision = decision
         run.epoch += 1
-        run.flavors = {ps.name: dict(ps.flavors) for ps in decision.pod_sets}
+        run.flavors, run.counts = self._flavors(decision)
         run.reason = None
         for fr, value in decision.assignment.usage.items():
             meter = self.meters[run.cq].get(fr)
@@ -684,6 +687,16 @@ class _Replay:
             self.nodes.provision(run, run.groups, check, now)
             return
         self._admitted(run, now)
+
+    def _flavors(self, decision: Decision) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
+        """The flavors and pod counts a decision assigns, per pod set: one copy per distinct
+        assignment (a month of workloads has a few dozen)."""
+        key = tuple((ps.name, ps.count, tuple(ps.flavors.items())) for ps in decision.pod_sets)
+        found = self._assignments.get(key)
+        if found is None:
+            found = self._assignments[key] = ({ps.name: dict(ps.flavors) for ps in decision.pod_sets},
+                                              {ps.name: ps.count for ps in decision.pod_sets})
+        return found
 
     def _admitted(self, run: Run, now: float) -> None:
         run.state = ADMITTED
@@ -729,6 +742,7 @@ class _Replay:
         if self.nodes is not None and run.groups:
             self.nodes.release(run.groups, now)
         run.groups = []
+        run.decision = None  # its usage is released; what the report needs stays in `flavors`
         if run.state == ADMITTED and self.nodes is not None:
             self.unready -= 1
         run.epoch += 1

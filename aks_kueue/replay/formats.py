@@ -29,6 +29,7 @@ import json
 import os
 import stat
 import sys
+from sys import intern
 from typing import Any, BinaryIO, Iterator, Optional
 
 from aks_kueue.k8s.loader import DEFAULT_LIMITS, STDIN, Limits, LoadError, parse_documents, parse_json
@@ -352,10 +353,10 @@ def _read_jsonl(lines: _Lines, file: str, trace: Trace) -> None:
             raise error(None, f"{problem}; JSON Lines hold one JSON object a line") from None
         if not isinstance(value, dict):
             raise error(None, "must be a JSON object, one workload a line")
-        _jsonl_workload(value, f"{file} line {number}", error, trace)
+        _jsonl_workload(value, file, number, error, trace)
 
 
-def _jsonl_workload(value: dict[str, Any], where: str, error, trace: Trace) -> None:
+def _jsonl_workload(value: dict[str, Any], file: str, number: int, error, trace: Trace) -> None:
     for key in value:
         if key not in JSONL_KEYS:
             raise error(key, f"unknown field{suggest(str(key), JSONL_KEYS)} (known: {', '.join(JSONL_KEYS)})")
@@ -386,7 +387,7 @@ def _jsonl_workload(value: dict[str, Any], where: str, error, trace: Trace) -> N
         if queue is None:
             raise error("queue", "Required value: the LocalQueue the workload was submitted to (or the job's "
                                  "kueue.x-k8s.io/queue-name label)")
-        name = value.get("name", metadata.get("name") or f"line-{where.rsplit(' ', 1)[-1]}")
+        name = value.get("name", metadata.get("name") or f"line-{number}")
         if len(made) > 1:
             name = metadata.get("name") or f"{name}-{index}"
         pod_sets = trim_pod_sets(spec.get("podSets"))
@@ -400,10 +401,11 @@ def _jsonl_workload(value: dict[str, Any], where: str, error, trace: Trace) -> N
             elif spec.get("priority") is not None:
                 own_priority = int(spec["priority"])
         trace.add(TraceWorkload(
-            order=len(trace.workloads), namespace=_text(namespace, "namespace", error), name=_text(name, "name", error),
-            queue=_text(queue, "queue", error), submitted=submitted, runtime=runtime, shape=shape,
-            priority=own_priority, priority_class=own_class, absolute=absolute,
-            uid=str(value.get("uid") or ""), where=where))
+            order=len(trace.workloads), namespace=intern(_text(namespace, "namespace", error)),
+            name=_text(name, "name", error), queue=intern(_text(queue, "queue", error)), submitted=submitted,
+            runtime=runtime, shape=shape, priority=own_priority,
+            priority_class=None if own_class is None else intern(own_class), absolute=absolute,
+            uid=str(value.get("uid") or ""), file=file))
 
 
 def _runtime(value: Any, error) -> Optional[float]:
@@ -455,7 +457,7 @@ def _read_csv(lines: _Lines, file: str, trace: Trace) -> None:
         if len(cells) != len(header):
             raise error(None, f"{len(cells)} cells, but the header has {len(header)} columns")
         row = dict(zip(header, (c.strip() for c in cells)))
-        _csv_workload(row, header, f"{file} line {number}", error, trace)
+        _csv_workload(row, header, file, number, error, trace)
 
 
 def _csv_header(cells: list[str], error) -> list[str]:
@@ -481,7 +483,7 @@ def _csv_header(cells: list[str], error) -> list[str]:
     return header
 
 
-def _csv_workload(row: dict[str, str], header: list[str], where: str, error, trace: Trace) -> None:
+def _csv_workload(row: dict[str, str], header: list[str], file: str, number: int, error, trace: Trace) -> None:
     try:
         submitted, absolute = submitted_time(row["submitted"])
     except ValueProblem as problem:
@@ -510,11 +512,12 @@ def _csv_workload(row: dict[str, str], header: list[str], where: str, error, tra
     queue = row.get("queue") or ""
     if not queue:
         raise error("queue", "Required value: the LocalQueue the workload was submitted to")
+    priority_class = row.get("priorityClass") or None
     trace.add(TraceWorkload(
-        order=len(trace.workloads), namespace=row.get("namespace") or "default",
-        name=row.get("name") or f"line-{where.rsplit(' ', 1)[-1]}", queue=queue, submitted=submitted,
-        runtime=runtime, shape=shape, priority=priority, priority_class=row.get("priorityClass") or None,
-        absolute=absolute, where=where))
+        order=len(trace.workloads), namespace=intern(row.get("namespace") or "default"),
+        name=row.get("name") or f"line-{number}", queue=intern(queue), submitted=submitted,
+        runtime=runtime, shape=shape, priority=priority,
+        priority_class=None if priority_class is None else intern(priority_class), absolute=absolute, file=file))
 
 
 # Workload exports --------------------------------------------------------------------------------
@@ -588,9 +591,10 @@ class _Exports:
         uid = metadata.get("uid") if isinstance(metadata.get("uid"), str) else ""
         identity = ("uid", uid) if uid else ("name", namespace, name, created)
         rank = _state_rank(status, metadata)
-        entry = TraceWorkload(order=0, namespace=namespace, name=name, queue=queue, submitted=submitted,
-                              runtime=runtime, shape=shape, priority=priority, priority_class=priority_class,
-                              absolute=True, uid=uid, where=f"{file} document {index}")
+        entry = TraceWorkload(order=0, namespace=intern(namespace), name=name, queue=intern(queue),
+                              submitted=submitted, runtime=runtime, shape=shape, priority=priority,
+                              priority_class=None if priority_class is None else intern(priority_class),
+                              absolute=True, uid=uid, file=file)
         known = self.seen.get(identity)
         if known is None:
             entry.order = len(self.trace.workloads)

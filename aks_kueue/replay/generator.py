@@ -127,7 +127,7 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
                                 made.append((submitted, sequence, TraceWorkload(
                                     order=0, namespace=name, name=f"{wl_class}-{si}-{round_index}-{ti}", queue=name,
                                     submitted=submitted, runtime=runtime, shape=shape, priority=priority,
-                                    where=f"{file} document 0")))
+                                    file=file)))
     made.sort(key=lambda m: (m[0], m[1]))
     for _, _, workload in made:
         workload.order = len(trace.workloads)

@@ -166,7 +166,7 @@ def _workload(run: Run) -> dict[str, Any]:
         "submitted": _round(run.trace.submitted),
         "admitted": _round(run.admitted),
         "started": _round(run.started), "finished": _round(run.finished),
-        "preemptions": run.preemptions, "evictions": run.evictions, "flavors": run.flavors,
+        "preemptions": run.preemptions, "evictions": run.evictions, "flavors": run.flavors, "counts": run.counts,
         "neverStarted": run.ever_admitted and not run.ever_started,
         "deactivated": run.state == DEACTIVATED,
         "reason": run.reason,

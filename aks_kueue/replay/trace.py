@@ -84,7 +84,7 @@ class TraceWorkload:
     priority_class: Optional[str] = None  # a WorkloadPriorityClass, resolved per configuration
     absolute: bool = False
     uid: str = ""
-    where: str = ""                 # "FILE line N" or "FILE document N", for messages
+    file: str = ""                  # the file it came from (one string per file, shared)
 
 
 @dataclass
@@ -108,7 +108,7 @@ class Trace:
 
     def add(self, workload: TraceWorkload) -> None:
         if len(self.workloads) >= MAX_WORKLOADS:
-            raise TraceError(workload.where.rsplit(" ", 2)[0], None,
+            raise TraceError(workload.file, None,
                              f"the trace holds more than {MAX_WORKLOADS:,} workloads, the most one replay reads; "
                              "replay a shorter period (split the trace by time)")
         self.workloads.append(workload)

@@ -138,7 +138,7 @@ def test_partial_admission_takes_what_fits(tmp_path):
     rows = [workload("wide", 0, cpu=1, count=6, minCount=2, runtime=10)]
     outcome, runs = run(tmp_path, one_queue(4), rows)
     assert runs["wide"].admitted == 0.0
-    assert [ps.count for ps in runs["wide"].decision.pod_sets] == [4]
+    assert runs["wide"].counts == {"main": 4}
     assert outcome.meters["team-a"][("default", "cpu")].used == 4000 * 10
 
 

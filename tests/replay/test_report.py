@@ -41,7 +41,8 @@ def test_a_queue_s_counts_waits_and_usage(tmp_path):
     a = next(w for w in report["workloads"] if w["name"] == "a")
     assert a == {"namespace": "team-a", "name": "a", "clusterQueue": "team-a", "submitted": 0.0, "admitted": 0.0,
                  "started": 0.0, "finished": 10.0, "preemptions": 0, "evictions": 0,
-                 "flavors": {"main": {"cpu": "default"}}, "neverStarted": False, "deactivated": False,
+                 "flavors": {"main": {"cpu": "default"}}, "counts": {"main": 1}, "neverStarted": False,
+                 "deactivated": False,
                  "reason": None}
 
 
