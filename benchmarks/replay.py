@@ -292,7 +292,12 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|")
     for case, r in results.items():
         target = TARGETS[case]
-        met = "" if target is None else f"≤ {target:.0f} s ({'met' if r['cpu'] <= target else 'MISSED'} on CPU)"
+        if target is None:
+            met = ""
+        elif r["wall"] <= target:
+            met = f"≤ {target:.0f} s (met)"
+        else:  # a machine shared with other work: the process's own CPU time says what it needs
+            met = f"≤ {target:.0f} s ({'met on CPU time only' if r['cpu'] <= target else 'MISSED'})"
         floor = ""
         if case in FLOORS and r.get("usage"):
             usage = r["usage"].get("cq", 0.0)

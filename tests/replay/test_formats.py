@@ -278,3 +278,15 @@ def test_trimming_keeps_what_admission_and_placement_read():
         "initContainers": [{"name": "i", "resources": {"requests": {"cpu": "1"}}, "restartPolicy": "Always"}],
         "overhead": {"cpu": "100m"}, "affinity": {"nodeAffinity": {"x": 1}},
         "tolerations": [{"key": "k", "operator": "Exists"}]}
+
+
+def test_relative_and_absolute_times_share_one_clock(tmp_path):
+    # Seconds "from the start" count from the earliest real time; every time is then from the first submission.
+    path = tmp_path / "trace.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [
+        {"submitted": "2026-11-02T08:10:00Z", "queue": "q", "name": "late", "podSets": [{}]},
+        {"submitted": 300, "queue": "q", "name": "relative", "podSets": [{}]},
+        {"submitted": "2026-11-02T08:00:00Z", "queue": "q", "name": "first", "podSets": [{}]}]) + "\n")
+    trace = read_trace([str(path)])
+    assert {w.name: w.submitted for w in trace.workloads} == {"late": 600.0, "relative": 300.0, "first": 0.0}
+    assert trace.start == 1793606400.0
