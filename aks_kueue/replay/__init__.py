@@ -6,7 +6,7 @@ have waited and what the pools would have done.
 
 - `trace`: one trace workload, and the trace (what the readers return);
 - `formats`: the four trace formats (Workload exports, JSON Lines, CSV, Kueue's scheduler
-  performance generator), detected from content, read with bounded memory;
+  performance generator, `generator`), detected from content, read with bounded memory;
 - `config`: one configuration to replay against (queues, the Kueue Configuration, node pools);
 - `engine`: the discrete-event simulation, Kueue v0.19.2's scheduler and queue manager over
   the admission core (`aks_kueue.admission`), the one judge of "fits";

@@ -94,7 +94,7 @@ class Run:
 
     __slots__ = ("trace", "info", "cq", "state", "where", "ts", "key", "hash", "admitted", "started",
                  "finished", "ever_admitted", "ever_started", "preemptions", "evictions", "epoch", "flavors",
-                 "reason", "groups", "requeues", "decision", "queue", "pending_since", "counts")
+                 "reason", "groups", "requeues", "decision", "queue", "counts")
 
     def __init__(self, trace: TraceWorkload, info: WorkloadInfo):
         self.trace = trace
@@ -120,7 +120,6 @@ class Run:
         self.decision: Optional[Decision] = None
         self.counts: dict[str, int] = {}  # pods per pod set of its last admission (partial admission shows)
         self.queue: Optional["QueueState"] = None
-        self.pending_since = trace.submitted
 
 
 class Group:

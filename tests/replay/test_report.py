@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 
-from aks_kueue.replay.report import Gate, configuration, document, percentile
-from tests.replay.builders import one_queue, pool, run, write_trace, workload
 from aks_kueue.replay import ReplayConfig, read_trace, replay
-from tests.replay.builders import validated
+from aks_kueue.replay.report import Gate, configuration, document, percentile
+from tests.replay.builders import one_queue, pool, run, validated, workload, write_trace
 
 
 def test_percentiles_are_nearest_rank():
