@@ -41,6 +41,7 @@ bench: install
 	$(BIN)/python benchmarks/feasibility.py
 	$(BIN)/python benchmarks/admission.py
 	$(BIN)/python benchmarks/loader.py
+	$(BIN)/python benchmarks/replay.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis *.egg-info

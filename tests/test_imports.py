@@ -17,9 +17,12 @@ PACKAGES = ("aks_kueue", "components")
 CORE = ("aks_kueue.k8s", "aks_kueue.kueue", "aks_kueue.aks", "aks_kueue.admission")
 # What each layer may not import: the pure core nothing above it, and each layer nothing above itself.
 ABOVE_CORE = ("aks_kueue.settings", "aks_kueue.model", "aks_kueue.judge", "aks_kueue.policies", "aks_kueue.preview",
-              "aks_kueue.cli", "components", "pulumi", "pulumi_policy", "pulumi_azure_native", "pulumi_kubernetes")
+              "aks_kueue.cli", "components", "pulumi", "pulumi_policy", "pulumi_azure_native", "pulumi_kubernetes",
+              "aks_kueue.replay")
 FORBIDDEN = {
     **{core: ABOVE_CORE for core in CORE},
+    # Replay drives the pure core in virtual time; stacks and flags are the CLI's to read.
+    "aks_kueue.replay": tuple(f for f in ABOVE_CORE if f != "aks_kueue.replay"),
     "aks_kueue.settings": ("aks_kueue.model", "aks_kueue.judge", "aks_kueue.policies", "aks_kueue.preview",
                            "aks_kueue.cli", "components", "pulumi_policy"),
     "aks_kueue.model": ("aks_kueue.judge", "aks_kueue.policies", "aks_kueue.preview", "aks_kueue.cli", "components"),

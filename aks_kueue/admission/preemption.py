@@ -160,6 +160,9 @@ class Preemptor:
         self.snapshot = snapshot
         self._answers: dict[tuple, tuple[int, tuple[PreemptionMode, int]]] = {}
         self._over_quota_memo: dict[tuple, tuple[int, list[Node]]] = {}
+        # The targets the oracle found, by its question, for `targets` to reuse: a workload whose
+        # only flavor-resource is the one the oracle was asked about asks the same search again.
+        self._found: dict[tuple, tuple[int, list[PreemptionTarget]]] = {}
 
     def simulate_preemption(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
                             quantity: int) -> tuple[PreemptionMode, int]:
@@ -170,24 +173,34 @@ class Preemptor:
         known = self._answers.get(key)
         if known is not None and known[0] == generation:
             return known[1]
-        answer = self._simulate(cq, workload, fr, quantity)
+        answer, targets = self._simulate(cq, workload, fr, quantity)
         if len(self._answers) >= MEMO_LIMIT:
             self._answers.clear()
+            self._found.clear()
         self._answers[key] = (generation, answer)
+        self._found[key] = (generation, targets)
         return answer
 
     def _simulate(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
-                  quantity: int) -> tuple[PreemptionMode, int]:
+                  quantity: int) -> tuple[tuple[PreemptionMode, int], list[PreemptionTarget]]:
         targets, borrow_after = self._search(cq, workload, {fr}, {fr: quantity},
                                              lambda: borrowing_height(cq.node, fr, quantity)[0])
         if not targets:
-            return PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0]
+            return (PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0]), targets
         same_queue = any(t.cluster_queue == cq.name for t in targets)
-        return (PreemptionMode.PREEMPT if same_queue else PreemptionMode.RECLAIM), borrow_after
+        return ((PreemptionMode.PREEMPT if same_queue else PreemptionMode.RECLAIM), borrow_after), targets
 
     def targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
                 requests: dict[FR, int]) -> list[PreemptionTarget]:
         """The minimal set of admitted workloads whose eviction would let `workload` fit."""
+        if len(requests) == 1:
+            # The oracle's own question (one flavor-resource, the same amount): its search stands.
+            (fr, quantity), = requests.items()
+            if frs == {fr}:
+                known = self._found.get((cq.name, fr, quantity, workload.priority,
+                                         workload.created if cq.compares_age else None))
+                if known is not None and known[0] == self.snapshot.generation(cq):
+                    return list(known[1])
         return self._search(cq, workload, frs, requests)[0]
 
     def _search(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR], requests: dict[FR, int],

@@ -25,7 +25,7 @@ from aks_kueue.admission.models import (ClusterQueueInfo, LocalQueueInfo, Resour
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.partial import reduce_counts
 from aks_kueue.admission.preemption import PreemptionTarget, Preemptor
-from aks_kueue.admission.quota import Node, QuotaTree, cohorts_in_cycles
+from aks_kueue.admission.quota import Node, QuotaTree, available, cohorts_in_cycles
 from aks_kueue.admission.workloads import Admission, WorkloadInfo, workload_info
 from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
@@ -188,6 +188,33 @@ class Snapshot:
                                        [{r: f.name for r, f in ps.flavors.items()} for ps in assignment.podsets])
         workload.reserved = self._latest_reservation + 1  # the most recent reservation so far
         self.add_workload(workload)
+
+    def fits(self, cluster_queue: str, usage: dict, without: Iterable[WorkloadInfo] = ()) -> bool:
+        """Kueue's ClusterQueueSnapshot.Fits: every flavor-resource of `usage` within what the queue
+        could take now, with the usage of `without` (admitted workloads about to be preempted)
+        taken out for the answer, as the scheduler's `fits` does."""
+        lifted = list(without)
+        for workload in lifted:
+            self.lift_usage(workload)
+        try:
+            node = self.tree.cluster_queues[cluster_queue]
+            return all(value <= available(node, fr) for fr, value in usage.items())
+        finally:
+            for workload in lifted:
+                self.restore_usage(workload)
+
+    def reserve(self, cluster_queue: str, usage: dict) -> None:
+        """Hold quota for the rest of a scheduling cycle (a preemptor's, or what a Preempt without
+        candidates keeps from others, as Kueue adds it to the cycle's snapshot). Remembered
+        decisions stay: `unreserve` must give it back before the next decision."""
+        self.tree.add_usage(cluster_queue, usage)
+
+    def unreserve(self, cluster_queue: str, usage: dict) -> None:
+        self.tree.remove_usage(cluster_queue, usage)
+
+    def namespace_matches(self, cluster_queue: str, namespace: str) -> bool:
+        """Does the ClusterQueue's namespaceSelector admit workloads of this namespace?"""
+        return self._namespace_matches(self.cluster_queues[cluster_queue], namespace)
 
     # Decisions -------------------------------------------------------------------------------
 

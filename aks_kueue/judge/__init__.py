@@ -19,6 +19,7 @@ from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
 from aks_kueue.aks.nodes import PoolCapacity
 from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.judge import capacity, feasibility, fleet, install, objects, security, stack
+from aks_kueue.judge.feasibility import generated_stubs
 from aks_kueue.judge.finding import ERROR, WARNING, Amount, Finding, Severity
 from aks_kueue.model.desired import Model
 
@@ -64,4 +65,4 @@ def _feasibility(model: Model, vm_overhead: Fraction, judgement: Judgement) -> N
 
 
 __all__ = ["Judgement", "Finding", "Severity", "Amount", "ERROR", "WARNING", "RESOURCE_UNREADABLE", "judge",
-           "blocking_findings"]
+           "generated_stubs", "blocking_findings"]

@@ -49,7 +49,7 @@ def feasibility(model: Model, vm_overhead: Fraction) -> Feasibility:
     manifests = [manifest for _, manifest in valid if manifest.get("kind") in QUEUE_KINDS]
     manifests += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n.name, "labels": dict(n.labels)}}
                   for n in model.namespaces]
-    manifests += _generated_stubs(valid, model)
+    manifests += generated_stubs(valid, model)
     snapshot, tree = None, None
     try:
         if accepted:
@@ -73,7 +73,7 @@ def feasibility(model: Model, vm_overhead: Fraction) -> Feasibility:
     return Feasibility(found, pools, placements, rows)
 
 
-def _generated_stubs(valid, model: Model) -> list[dict[str, Any]]:
+def generated_stubs(valid, model: Model) -> list[dict[str, Any]]:
     """The `aks-*` flavors and priority classes the managed extension creates in the cluster, for
     admission: queues may name them without defining them."""
     if not model.managed:

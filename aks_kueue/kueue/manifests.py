@@ -75,8 +75,9 @@ class Document:
         return name if isinstance(name, str) else None
 
 
-def input_files(paths: Iterable[str | Path]) -> list[str]:
-    """Files to read, in order: a directory expands to its manifest files, recursively."""
+def input_files(paths: Iterable[str | Path], suffixes: tuple[str, ...] = MANIFEST_SUFFIXES) -> list[str]:
+    """Files to read, in order: a directory expands to its files with these suffixes (manifests by
+    default), recursively, in name order."""
     files: list[str] = []
     for given in paths:
         path = str(given)
@@ -88,7 +89,7 @@ def input_files(paths: Iterable[str | Path]) -> list[str]:
             found = []
             for root, dirs, names in os.walk(path):
                 dirs.sort()
-                found += [os.path.join(root, n) for n in names if n.lower().endswith(MANIFEST_SUFFIXES)]
+                found += [os.path.join(root, n) for n in names if n.lower().endswith(suffixes)]
             files += sorted(found)
         elif not os.path.exists(path):
             raise LoadError(path, None, "no such file")

@@ -20,13 +20,16 @@ class InputError:
     message: str
     file: Optional[str] = None
     document: Optional[int] = None       # 0-based, within `file`
-    key: Optional[str] = None            # the stack key to edit, e.g. aks-kueue:cluster.kubernetesVersion
+    key: Optional[str] = None            # the stack key to edit, e.g. aks-kueue:cluster.kubernetesVersion,
+                                         # or a trace's field
+    line: Optional[int] = None           # 1-based, within a line-oriented `file` (a trace's JSON Lines or CSV)
 
     def __str__(self) -> str:
         return self.message
 
     def to_json(self) -> dict[str, Any]:
-        fields = (("file", self.file), ("document", self.document), ("key", self.key), ("message", self.message))
+        fields = (("file", self.file), ("line", self.line), ("document", self.document), ("key", self.key),
+                  ("message", self.message))
         return {name: value for name, value in fields if value is not None}
 
     @classmethod
@@ -36,5 +39,6 @@ class InputError:
             return error
         source = getattr(error, "source", None)
         if source is not None and hasattr(error, "document"):
-            return cls(str(error), source or None, error.document)
+            return cls(str(error), source or None, error.document, getattr(error, "key", None) or None,
+                       getattr(error, "line", None))
         return cls(str(error))

@@ -19,7 +19,7 @@ from aks_kueue.cli import app
 from tests.conftest import ROOT, edited
 
 runner = CliRunner()
-ERROR_KEYS = {"file", "document", "key", "message"}
+ERROR_KEYS = {"file", "line", "document", "key", "message"}
 MIXED = str(ROOT / "tests" / "fixtures" / "validate-mixed.yaml")
 
 
@@ -43,6 +43,7 @@ def files(tmp_path_factory):
         "stack": write("Pulumi.old.yaml", yaml.safe_dump({"config": old})),
         "policy": write("policy.json", json.dumps({"kueue-quota-fits-capacty": "advisory"})),
         "preview": write("preview.json", json.dumps(preview_doc)),
+        "trace": write("trace.jsonl", '{"name": "a", "queue": "q", "submitted": 0, "runtime": "1m"}\n{"name": \n'),
         "queue": write("queue.yaml", yaml.safe_dump({
             "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cq"},
             "spec": {"resourceGroups": [{"coveredResources": ["cpu"], "flavors": [{"name": "f", "resources": [
@@ -84,6 +85,14 @@ CASES = {
         (["{queue}", "--integrations", "nope", "-o", "json"], 2, "invalid"),
         (["{queue}", "--stack", "no-such-stack", "--json"], 2, "invalid"),
         (["{queue}", "--json"], 1, "rejected"),
+    ],
+    "replay": [
+        (["--json"], 2, "invalid"),
+        (["/no/such/trace.jsonl", "--queues", "{queue}", "--json"], 2, "invalid"),
+        (["{trace}", "--queues", "{queue}", "-o", "json"], 2, "invalid"),
+        (["{trace}", "--queues", "{queue}", "-o", "yaml", "--json"], 2, "invalid"),
+        (["{trace}", "--stack", "no-such-stack", "--json"], 2, "invalid"),
+        (["{trace}", "--queues", "{queue}", "--bogus", "--json"], 2, "invalid"),
     ],
     "check-plan": [
         (["--json"], 2, "invalid"),

@@ -131,7 +131,7 @@ def test_a_named_pipe_is_refused_at_once(tmp_path):
     with pytest.raises(StackFileError, match=r"is a named pipe \(FIFO\), not a regular file"):
         load_stack(fifo, "pipe", ROOT)
     result = _preview(fifo)  # with no writer, opening it for reading would wait forever
-    assert result.returncode == 2 and "named pipe (FIFO), not a regular file" in json.loads(result.stdout)["errors"][0]
+    assert result.returncode == 2 and "named pipe (FIFO), not a regular file" in json.loads(result.stdout)["errors"][0]["message"]
 
 
 def test_a_device_is_refused(tmp_path):

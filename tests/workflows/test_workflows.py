@@ -21,6 +21,7 @@ WORKFLOWS = ROOT / ".github" / "workflows"
 PREVIEW, DEPLOY, DEPLOY_STACK, TESTS = (WORKFLOWS / f"{n}.yml" for n in ("preview", "deploy", "deploy-stack", "tests"))
 ALL = (PREVIEW, DEPLOY, DEPLOY_STACK, TESTS)
 SCRIPT = ROOT / ".github" / "scripts" / "offline-previews.sh"
+REPLAY_SCRIPT = ROOT / ".github" / "scripts" / "replay-previews.sh"
 README = ROOT / "README.md"
 
 
@@ -76,7 +77,7 @@ BREAKAGES = {
     "misspelt trigger": (PREVIEW, "on:\n  pull_request:\n", "on:\n  pull_requests:\n"),
     "undefined step": (PREVIEW, "steps.previews.outputs.previewed", "steps.preview.outputs.previewed"),
     "undefined matrix key": (PREVIEW, "${{ matrix.stack }}", "${{ matrix.stacks }}"),
-    "unknown job in needs": (PREVIEW, "needs: [offline, cloud]", "needs: [offline, clouds]"),
+    "unknown job in needs": (PREVIEW, "needs: [offline, cloud, replay]", "needs: [offline, clouds, replay]"),
     "a called workflow's missing input": (DEPLOY, "      environment: production\n", "      environmen: production\n"),
 }
 
@@ -369,3 +370,56 @@ def test_the_script_previews_every_stack_and_puts_a_replay_comparison_in_its_slo
         "queues-multikueuecluster-westus3-a100", "queues-multikueuecluster-swedencentral-h100"}
     worker = json.loads((out / "fleet-westus3.json").read_text())
     assert any(r["type"].endswith(":LocalQueue") for r in worker["resources"])
+
+
+def test_the_replay_job_compares_each_stack_s_trace_with_the_base_and_feeds_the_comment():
+    jobs = workflow(PREVIEW)["jobs"]
+    job = jobs["replay"]
+    job_steps = steps(job)
+    checkout = next(s for s in job_steps if s.get("uses", "").startswith("actions/checkout@"))
+    assert checkout["with"]["fetch-depth"] == 0  # the base branch's stack files
+    assert job["env"]["REPLAY_TRACES"] == "traces" and "REPLAY_FAIL_ON_WAIT" in job["env"]
+    replay = next(s for s in job_steps if "replay-previews.sh" in s.get("run", ""))
+    assert replay["env"]["BASE_REF"] == "${{ github.event.pull_request.base.sha }}"
+    uploaded = next(s for s in job_steps if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert uploaded["with"]["name"] == "preview-replay" and uploaded["with"]["path"] == "replay-out/"
+    fail = next(s for s in job_steps if s.get("name", "").startswith("Fail on"))
+    assert "replay-out/failed" in fail["run"] and fail["run"].strip().endswith("fi")
+    comment = jobs["comment"]
+    assert "replay" in comment["needs"]
+    assemble = next(s for s in steps(comment) if s.get("name") == "Assemble the comment")
+    assert "artifacts/preview-replay/comment.md" in assemble["run"]
+    # Self-contained: it waits for no other job, so the PR's other jobs can change without it.
+    assert "needs" not in job
+
+
+def test_the_replay_script_is_valid_bash():
+    done = subprocess.run(["bash", "-n", str(REPLAY_SCRIPT)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def _replay_script(tmp_path, **env):
+    cli = Path(sys.executable).parent / "aks-kueue"
+    out = tmp_path / "out"
+    done = subprocess.run(["bash", str(REPLAY_SCRIPT), str(out)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300, env={"AKS_KUEUE": str(cli), "PATH": "/usr/bin:/bin", **env})
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_the_replay_script_compares_with_the_base_commit(tmp_path):
+    out = _replay_script(tmp_path, BASE_REF="HEAD")
+    comment = (out / "comment.md").read_text()
+    assert "## aks-kueue replay: `stack dev` against `config " in comment and "**What the change does**" in comment
+    assert "aks-kueue:queues:" in (out / "base" / "Pulumi.dev.yaml").read_text()  # git show HEAD:stacks/...
+    document = json.loads((out / "dev.json").read_text())
+    assert document["result"] == "ok" and len(document["configurations"]) == 2
+    assert (out / "dev" / "replay.png").stat().st_size > 0
+    assert (out / "failed").read_text() == ""
+
+
+def test_the_replay_script_reports_a_failed_gate_and_a_missing_base(tmp_path):
+    out = _replay_script(tmp_path, BASE_REF="", REPLAY_FAIL_ON_WAIT="P95=1s")
+    assert (out / "failed").read_text() == "dev (exit 1)\n"
+    comment = (out / "comment.md").read_text()
+    assert "No base to compare with" in comment and ":x:" in comment

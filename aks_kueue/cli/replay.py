@@ -1,0 +1,393 @@
+"""`aks-kueue replay`: a trace of workloads through a configuration (or two), in virtual time.
+
+The contract is `../shared/contract/replay.md`. This module reads the flags and builds each
+configuration (`aks_kueue.replay.ReplayConfig`): from a stack (its queue objects as the program
+registers them, its node pools through the capacity model, the Kueue Configuration it installs), from
+Kueue YAML (`--queues`), or from a generator trace. The replay itself is `aks_kueue.replay`; the
+tables, the Markdown, the chart and the CSV are `cli.replay_render`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn, Optional
+
+import typer
+
+from aks_kueue.cli.app import app
+from aks_kueue.cli.output import Output, register_document
+from aks_kueue.k8s.loader import LoadError
+
+FORMATS = ("text", "markdown")
+GATE_STATISTICS = {"P50": "p50", "P95": "p95", "MAX": "max"}
+
+
+class Unusable(Exception):
+    """Input that cannot be used (exit 2): one or more errors, each a LoadError."""
+
+    def __init__(self, errors: list[LoadError]):
+        super().__init__("; ".join(str(e) for e in errors))
+        self.errors = errors
+
+
+def _flag_error(message: str) -> Unusable:
+    return Unusable([LoadError("", None, message)])
+
+
+@app.command()
+def replay(
+    traces: list[str] = typer.Argument(..., help="Trace files or directories (Workload exports, JSON Lines, CSV, "
+                                                 "or Kueue's generator YAML), or - for standard input."),
+    stack: Optional[str] = typer.Option(None, "--stack", "-s", help="Replay against stack NAME "
+                                                                    "(stacks/Pulumi.NAME.yaml): queues and pools."),
+    config: Optional[Path] = typer.Option(None, "--config", help="Replay against the stack file at PATH."),
+    queues: Optional[list[str]] = typer.Option(None, "--queues", help="Replay against Kueue YAML (files or "
+                                                                      "directories): quota alone, no nodes."),
+    compare_stack: Optional[str] = typer.Option(None, "--compare-stack", help="Also replay against stack NAME "
+                                                                              "(the base) and compare."),
+    compare_config: Optional[Path] = typer.Option(None, "--compare-config", help="Compare with this stack file."),
+    compare_queues: Optional[list[str]] = typer.Option(None, "--compare-queues", help="Compare with this Kueue YAML."),
+    node_startup: Optional[list[str]] = typer.Option(
+        None, "--node-startup", help="A new node's time to Ready: DURATION for every pool, or POOL=DURATION "
+                                     "(repeatable). Default: assumed per pool, printed in the report."),
+    scale_down_delay: str = typer.Option("10m", "--scale-down-delay", help="How long a node stays empty before "
+                                                                           "the autoscaler removes it."),
+    until: Optional[str] = typer.Option(None, "--until", help="Stop the replay this long after the first "
+                                                              "submission."),
+    fail_on_wait: Optional[str] = typer.Option(None, "--fail-on-wait", help="P95=DURATION: exit 1 when a "
+                                                                            "ClusterQueue's p95 wait to start is "
+                                                                            "longer (also P50=, MAX=)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document on stdout."),
+    output: Optional[str] = typer.Option(None, "-o", "--output", help="json: the same as --json."),
+    output_format: str = typer.Option("text", "--format", help="text (tables) or markdown (a PR comment)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write replay.png, summary.md and workloads.csv here."),
+) -> None:
+    """Replay a trace of workloads against a queue configuration (or two): waits, preemptions, nodes.
+
+    Durations are Go-style (90s, 5m, 1h30m) or seconds. Exits 0 when done, 1 when a --fail-on-wait gate
+    fails, 2 when an input cannot be used.
+    """
+    as_json = as_json or output == "json"
+    try:
+        if output not in (None, "json"):
+            raise _flag_error(f"-o/--output takes json, not {output!r}")
+        code = _run(traces, stack, config, queues or [], compare_stack, compare_config, compare_queues or [],
+                    node_startup or [], scale_down_delay, until, fail_on_wait, as_json, output_format, out)
+    except Unusable as unusable:
+        _invalid(unusable.errors, as_json)
+    except LoadError as error:
+        _invalid([error], as_json)
+    except Exception as error:  # a bug, not bad input: say so briefly
+        if os.environ.get("AKS_KUEUE_DEBUG"):
+            raise
+        message = (f"aks-kueue failed unexpectedly ({type(error).__name__}: {error}); this is a bug, please report "
+                   "it (AKS_KUEUE_DEBUG=1 shows where)")
+        _invalid([LoadError("", None, message)], as_json)
+    raise typer.Exit(code)
+
+
+def _empty(_argv=()) -> dict[str, Any]:
+    return {"start": None, "end": None, "configurations": [], "summary": {"workloads": 0, "events": 0, "gates": []}}
+
+
+register_document("replay", _empty)
+
+
+def _invalid(errors: list[LoadError], as_json: bool) -> NoReturn:
+    Output("replay", as_json, _empty()).fail(errors)
+
+
+def _run(traces, stack, config, queues, compare_stack, compare_config, compare_queues, node_startup,
+         scale_down_delay, until, fail_on_wait, as_json, output_format, out) -> int:
+    from aks_kueue.replay import ReplayOptions, read_trace
+    from aks_kueue.replay import replay as run_replay
+    from aks_kueue.replay.report import document
+    from aks_kueue.replay.trace import ValueProblem, duration
+
+    if output_format not in FORMATS:
+        raise _flag_error(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
+    if out is not None and out.exists() and not out.is_dir():
+        raise _flag_error(f"--out: {out} exists and is not a directory")
+    given = [f for f, v in (("--stack", stack), ("--config", config), ("--queues", queues)) if v]
+    compared = [f for f, v in (("--compare-stack", compare_stack), ("--compare-config", compare_config),
+                               ("--compare-queues", compare_queues)) if v]
+    if len(given) > 1:
+        raise _flag_error(f"give one configuration: {' or '.join(given)}, not both")
+    if len(compared) > 1:
+        raise _flag_error(f"give one configuration to compare with: {' or '.join(compared)}, not both")
+    try:
+        delay = duration(scale_down_delay, "a duration")
+    except ValueProblem as problem:
+        raise _flag_error(f"--scale-down-delay: {problem}") from None
+    try:
+        stop = None if until is None else duration(until, "a duration")
+    except ValueProblem as problem:
+        raise _flag_error(f"--until: {problem}") from None
+    startups, everywhere = _startups(node_startup)
+    gate = _gate(fail_on_wait)
+    trace = read_trace(traces)
+    for note in trace.notes:
+        typer.echo(f"warning: {note}", err=True)
+    if trace.generated is not None:
+        if given or compared:
+            raise _flag_error("a generator trace defines its own queues; give it without --stack, --config, --queues "
+                              "or --compare-*")
+        configurations = [_generated(trace.generated)]
+    else:
+        configurations = [_configuration(stack, config, queues, "replay")]
+        if compared:
+            configurations.append(_configuration(compare_stack, compare_config, compare_queues, "replay"))
+    for configuration in configurations:
+        configuration.scale_down_delay = delay
+        configuration.default_startup = everywhere
+    _apply_startups(configurations, startups)
+    outcomes = []
+    for index, configuration in enumerate(configurations):
+        with _progress(len(trace.workloads), configuration.name, index, len(configurations)) as progress:
+            outcomes.append(run_replay(configuration, trace, ReplayOptions(until=stop, progress=progress)))
+    found = document(outcomes, trace, gate)
+    failed = [g for g in found["summary"]["gates"] if not g["passed"]]
+    found["result"] = "rejected" if failed else "ok"
+    found["errors"] = []
+    from aks_kueue.cli import replay_render as render
+
+    if out is not None:
+        try:
+            written = render.write_out(found, outcomes, trace, out)
+        except OSError as error:
+            raise _flag_error(f"--out: cannot write to {out}: {error.strerror or error}") from None
+        typer.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
+    if as_json:
+        sys.stdout.write(json.dumps(found, indent=2) + "\n")
+    elif output_format == "markdown":
+        sys.stdout.write(render.markdown(found, trace))
+    else:
+        render.print_text(found, trace)
+    for entry in failed:
+        typer.echo(f"replay: gate failed: ClusterQueue {entry['clusterQueue']} waits {entry['value']:g} s to start "
+                   f"at {gate.statistic}, more than {gate.limit:g} s", err=True)
+    return 1 if failed else 0
+
+
+# Flags -----------------------------------------------------------------------------------------
+
+
+def _startups(values: list[str]) -> tuple[dict[str, float], Optional[float]]:
+    from aks_kueue.replay.trace import ValueProblem, duration
+
+    per_pool: dict[str, float] = {}
+    everywhere = None
+    for value in values:
+        pool, sep, text = value.partition("=")
+        try:
+            if sep:
+                if not pool:
+                    raise _flag_error(f"--node-startup {value!r}: name the pool before '='")
+                per_pool[pool] = duration(text, "a duration")
+            else:
+                everywhere = duration(value, "a duration")
+        except ValueProblem as problem:
+            raise _flag_error(f"--node-startup {value!r}: {problem}") from None
+    return per_pool, everywhere
+
+
+def _apply_startups(configurations: list, startups: dict[str, float]) -> None:
+    known = {p.name for c in configurations for p in c.pools or []}
+    unknown = sorted(set(startups) - known)
+    if unknown:
+        raise _flag_error(f"--node-startup: no pool {', '.join(unknown)} in "
+                          f"{' or '.join(c.name for c in configurations)}"
+                          + (f" (its pools: {', '.join(sorted(known))})" if known else " (it has no node pools)"))
+    for configuration in configurations:
+        configuration.node_startup = {p: s for p, s in startups.items()
+                                      if any(pool.name == p for pool in configuration.pools or [])}
+
+
+def _gate(value: Optional[str]):
+    from aks_kueue.replay.report import Gate
+    from aks_kueue.replay.trace import ValueProblem, duration
+
+    if value is None:
+        return None
+    statistic, sep, limit = value.partition("=")
+    if not sep or statistic.upper() not in GATE_STATISTICS:
+        raise _flag_error(f"--fail-on-wait {value!r}: write P95=DURATION (or P50=, MAX=), e.g. P95=30m")
+    try:
+        return Gate(GATE_STATISTICS[statistic.upper()], duration(limit, "a duration"))
+    except ValueProblem as problem:
+        raise _flag_error(f"--fail-on-wait {value!r}: {problem}") from None
+
+
+class _progress:
+    """A progress bar on stderr (virtual time and events done), only when stderr is a terminal."""
+
+    def __init__(self, workloads: int, name: str, index: int, total: int):
+        self.name, self.workloads = name, workloads
+        self.label = f"replay {index + 1}/{total} ({name})" if total > 1 else f"replay ({name})"
+        self.bar = None
+        self.task = None
+
+    def __enter__(self):
+        if not sys.stderr.isatty():
+            return None
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                            TextColumn("{task.fields[virtual]} virtual, {task.completed:,.0f} events"),
+                            TimeElapsedColumn(), console=Console(stderr=True), transient=True)
+        self.bar.start()
+        # Every workload is at least a submission and an end: the bar's total grows as events are queued.
+        self.task = self.bar.add_task(self.label, total=max(1, 2 * self.workloads), virtual="0s")
+
+        def update(now: float, done: int, queued: int) -> None:
+            from aks_kueue.replay.trace import format_duration
+
+            self.bar.update(self.task, completed=done, total=max(done + queued, 1), virtual=format_duration(now))
+
+        return update
+
+    def __exit__(self, *_: Any) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+# Configurations ----------------------------------------------------------------------------------
+
+
+def _generated(generated):
+    from aks_kueue.replay import ReplayConfig
+
+    objects = _validated([(o, f"{generated.file} (generated {o['kind']} {o['metadata']['name']})")
+                          for o in generated.objects])
+    return ReplayConfig(f"generator {generated.file}", objects, notes=list(generated.notes))
+
+
+def _configuration(stack: Optional[str], config: Optional[Path], queues: list[str], command: str):
+    if queues:
+        return _queues_config(queues)
+    return _stack_config(stack, config, command)
+
+
+def _validated(pairs: list[tuple[dict, str]], file_of=None) -> list[dict]:
+    """Kueue objects as Kueue v0.19.2 would store them (converted, validated, defaulted); Namespaces as given."""
+    from aks_kueue.kueue.validate import load_object, validate_object
+
+    objects, errors = [], []
+    for manifest, where in pairs:
+        if manifest.get("kind") == "Namespace" and manifest.get("apiVersion") == "v1":
+            objects.append(manifest)
+            continue
+        obj = load_object(manifest, where)
+        problems = validate_object(obj)
+        if problems:
+            source, document = file_of(where) if file_of else (where, None)
+            errors += [LoadError(source, document, f"{obj.describe()}: {p.field + ': ' if p.field else ''}{p.message}")
+                       for p in problems]
+            continue
+        objects.append(obj.defaulted)
+    if errors:
+        raise Unusable(errors)
+    return objects
+
+
+def _queues_config(paths: list[str]):
+    """Kueue YAML: flavors, cohorts, ClusterQueues, LocalQueues, priority classes, Namespaces, and
+    optionally a Kueue Configuration; no nodes."""
+    from aks_kueue.kueue.configuration import judge_configuration
+    from aks_kueue.kueue.manifests import Category, category, read_inputs
+    from aks_kueue.replay import ReplayConfig
+
+    documents = read_inputs(paths)
+    pairs, notes, kueue = [], [], None
+    places = {}
+    for document in documents:
+        manifest = document.manifest
+        kind = category(manifest)
+        if kind is Category.KUEUE:
+            if manifest.get("kind") == "Workload":
+                notes.append(f"{document.where}: a Workload among the queues is left out; workloads come from "
+                             "the trace")
+                continue
+            places[document.where] = (document.file, document.index)
+            pairs.append((manifest, document.where))
+        elif kind is Category.CONFIGURATION:
+            report = judge_configuration(manifest)
+            if report.errors:
+                raise Unusable([LoadError(document.file, document.index, f"Configuration: "
+                                          f"{e.field + ': ' if e.field else ''}{e.message}") for e in report.errors])
+            kueue = {**(report.effective or {}), "featureGates": dict(report.gates)}
+        elif manifest.get("apiVersion") == "v1" and manifest.get("kind") == "Namespace":
+            pairs.append((manifest, document.where))
+        else:
+            notes.append(f"{document.where}: {document.kind} {document.name or ''} is not a Kueue object; left out")
+    for note in notes:
+        typer.echo(f"warning: {note}", err=True)
+    objects = _validated(pairs, lambda where: places.get(where, (where, None)))
+    if not any(o.get("kind") == "ClusterQueue" for o in objects):
+        raise Unusable([LoadError("", None, f"--queues {' '.join(paths)}: no ClusterQueue in these files")])
+    return ReplayConfig("queues " + " ".join(paths), objects, kueue=kueue)
+
+
+def _stack_config(stack: Optional[str], config: Optional[Path], command: str):
+    """A stack's queues as the program registers them, its pools through the capacity model, and the Kueue
+    Configuration it installs (the Helm chart's with the stack's overrides; Kueue's defaults for the managed
+    extension, whose Configuration is not the stack's to set)."""
+    from aks_kueue.aks.nodes import CatalogError, pool_capacity
+    from aks_kueue.cli.common import load_stack_config, stack_name
+    from aks_kueue.judge import blocking_findings, generated_stubs
+    from aks_kueue.judge.objects import checked_object
+    from aks_kueue.k8s.merge import deep_merge
+    from aks_kueue.kueue.chart_values import chart_configuration
+    from aks_kueue.kueue.configuration import judge_configuration
+    from aks_kueue.model.from_settings import from_settings
+    from aks_kueue.preview.stackfile import StackFileError
+    from aks_kueue.replay import ReplayConfig
+    from aks_kueue.settings.errors import SettingsError
+    from aks_kueue.settings.root import parse_settings
+
+    name = stack_name(stack, config)
+    label = f"config {config}" if config is not None else f"stack {name}"
+    try:
+        stack_config, root = load_stack_config(stack, config, command)
+        settings = parse_settings(stack_config.config)
+        model = from_settings(settings, root, name)
+    except StackFileError as error:
+        raise Unusable([LoadError("", None, str(error))]) from None
+    except SettingsError as error:
+        raise Unusable([LoadError("", None, f"{label}: {problem}") for problem in error.problems]) from None
+    problems = blocking_findings(model)
+    if problems:
+        raise Unusable([LoadError("", None, f"{label}: {p.message}") for p in problems])
+    if settings.kueue.install == "none":
+        raise Unusable([LoadError("", None, f"{label} installs no Kueue (kueue.install: none): nothing to replay")])
+    valid = []
+    for item in model.objects:
+        obj, errors = checked_object(item)
+        if errors:
+            raise Unusable([LoadError("", None, f"{label}: {item.label}: {e.field}: {e.message}") for e in errors])
+        valid.append((item, obj.defaulted or obj.manifest))
+    objects = [dict(m) for _, m in valid]
+    objects += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n.name, "labels": dict(n.labels)}}
+                for n in model.namespaces]
+    objects += generated_stubs(valid, model)
+    notes = []
+    kueue = None
+    if settings.kueue.install == "helm":
+        document = deep_merge(chart_configuration(settings.kueue.frameworks),
+                              settings.kueue.manager_configuration_overrides or {})
+        report = judge_configuration(document, command_line_gates=settings.kueue.command_line_gates or None)
+        if report.effective is not None:
+            kueue = {**report.effective, "featureGates": dict(report.gates)}
+    else:
+        notes.append("the managed Kueue extension's Configuration is not the stack's to set: Kueue v0.19's defaults "
+                     "are assumed (waitForPodsReady on)")
+    region = model.cluster.region if model.cluster is not None else ""
+    try:
+        pools = [pool_capacity(p, region) for p in model.pools]
+    except CatalogError as error:
+        raise Unusable([LoadError("", None, f"{label}: {error}")]) from None
+    return ReplayConfig(label, objects, kueue=kueue, pools=pools, notes=notes)

@@ -1,0 +1,403 @@
+"""How `aks-kueue replay` shows its answer: text tables, Markdown for a pull request, the chart
+(`replay.png`), `summary.md` and `workloads.csv`. Everything is drawn from the contract's JSON
+document (`aks_kueue.replay.report`), and the chart from the replay's time series.
+
+With two configurations the first is the change under review, the second the base; differences are
+the first minus the second, so a negative wait is the change making teams wait less.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+from aks_kueue.cli.markdown import cell
+from aks_kueue.replay.trace import format_duration
+
+# At most this many ClusterQueues get a line of their own in the chart; the rest are summed.
+CHART_QUEUES = 8
+NEVER_STARTED_SHOWN = 10
+
+
+def _wait(value: Optional[float]) -> str:
+    return "-" if value is None else format_duration(value)
+
+
+def _delta_wait(value: Optional[float]) -> str:
+    if value is None:
+        return "-"
+    if value == 0:
+        return "0"
+    return ("+" if value > 0 else "-") + format_duration(abs(value))
+
+
+def _number(value: Optional[float], digits: int = 2) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.{digits}f}".rstrip("0").rstrip(".") if isinstance(value, float) else f"{value:,}"
+
+
+def _share(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value * 100:.0f}%"
+
+
+def _main_usage(queue: dict[str, Any]) -> str:
+    """The busiest flavor-resource of a queue, as `a100/nvidia.com/gpu 64%`."""
+    rows = [u for u in queue["usage"] if u["utilisation"] is not None]
+    if not rows:
+        return "-"
+    top = max(rows, key=lambda u: u["utilisation"])
+    return f"{top['flavor']}/{top['resource']} {_share(top['utilisation'])}"
+
+
+def _headline(document: dict[str, Any], trace) -> str:
+    start = document["start"]
+    files = ", ".join(trace.files) if len(trace.files) <= 3 else f"{len(trace.files)} files"
+    return (f"{document['summary']['workloads']:,} workloads from {files}; "
+            f"{'start ' + start + ', ' if start else ''}replayed to {format_duration(document['end'] or 0)}")
+
+
+QUEUE_COLUMNS = ("ClusterQueue", "submitted", "admitted", "started", "finished", "preempted", "evicted",
+                 "pending at end", "never started", "wait to admit p50/p95/max", "wait to start p50/p95/max",
+                 "busiest usage")
+
+
+def _queue_row(queue: dict[str, Any]) -> list[str]:
+    admit, start = queue["waitToAdmit"], queue["waitToStart"]
+    return [queue["name"], str(queue["submitted"]), str(queue["admitted"]), str(queue["started"]),
+            str(queue["finished"]), str(queue["preemptions"]), str(queue["evictions"]), str(queue["pendingAtEnd"]),
+            str(queue["neverStarted"]), " / ".join(_wait(admit[k]) for k in ("p50", "p95", "max")),
+            " / ".join(_wait(start[k]) for k in ("p50", "p95", "max")), _main_usage(queue)]
+
+
+COUNT_COLUMNS = ("ClusterQueue", "submitted", "admitted", "started", "finished", "preempted", "evicted", "pending",
+                 "never started")
+WAIT_COLUMNS = ("ClusterQueue", "to admit p50", "p95", "max", "to start p50", "p95", "max")
+USAGE_COLUMNS = ("ClusterQueue", "flavor", "resource", "nominal", "mean used", "utilisation", "borrowed hours")
+
+
+def _usage_rows(configuration: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for queue in configuration["clusterQueues"]:
+        for usage in queue["usage"]:
+            unit = f" {usage['unit']}" if usage["unit"] else ""
+            rows.append([queue["name"], usage["flavor"], usage["resource"], f"{_number(usage['nominal'])}{unit}",
+                         f"{_number(usage['meanUsed'])}{unit}", _share(usage["utilisation"]),
+                         _number(usage["borrowedHours"])])
+    return rows
+
+
+POOL_COLUMNS = ("pool", "node-hours", "peak nodes", "min-max", "mean allocated", "hours at maxCount", "node startup")
+
+
+def _pool_row(pool: dict[str, Any]) -> list[str]:
+    return [pool["name"], _number(pool["nodeHours"]), str(pool["peakNodes"]), f"{pool['minCount']}-{pool['maxCount']}",
+            f"{_share(pool['meanAllocated'])} ({pool['resource']})", _number(pool["hoursAtMax"]),
+            format_duration(pool["nodeStartup"])]
+
+
+DIFF_COLUMNS = ("ClusterQueue", "wait to start p95", "Δ", "wait to admit p95", "Δ", "pending at end", "Δ",
+                "preempted", "Δ", "never started", "Δ")
+
+
+def _difference_rows(document: dict[str, Any]) -> list[list[str]]:
+    first, second = document["configurations"]
+    theirs = {q["name"]: q for q in second["clusterQueues"]}
+    rows = []
+    for queue in first["clusterQueues"]:
+        other = theirs.get(queue["name"])
+        if other is None:
+            rows.append([queue["name"], _wait(queue["waitToStart"]["p95"]), "new", "", "", "", "", "", "", "", ""])
+            continue
+        row = [queue["name"]]
+        for part in ("waitToStart", "waitToAdmit"):
+            mine, base = queue[part]["p95"], other[part]["p95"]
+            row += [f"{_wait(mine)} (base {_wait(base)})",
+                    _delta_wait(None if mine is None or base is None else mine - base)]
+        for key in ("pendingAtEnd", "preemptions", "neverStarted"):
+            row += [f"{queue[key]} (base {other[key]})", f"{queue[key] - other[key]:+d}"]
+        rows.append(row)
+    mine = {q["name"] for q in first["clusterQueues"]}
+    rows += [[name, "removed", "", "", "", "", "", "", "", "", ""] for name in theirs if name not in mine]
+    return rows
+
+
+def _never_started(configuration: dict[str, Any]) -> list[dict[str, Any]]:
+    return [w for w in configuration["workloads"] if w["neverStarted"] or w["deactivated"]
+            or (w["reason"] and w["admitted"] is None and w["clusterQueue"] is not None)]
+
+
+# Text ------------------------------------------------------------------------------------------
+
+
+def print_text(document: dict[str, Any], trace) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)  # a log or a file: wide enough for the tables, never cut
+
+    def table(title: str, columns, rows) -> None:
+        shown = Table(*columns, title=title, title_justify="left")
+        for row in rows:
+            shown.add_row(*row)
+        console.print(shown)
+
+    console.print(_headline(document, trace), highlight=False)
+    configurations = document["configurations"]
+    for index, configuration in enumerate(configurations):
+        role = "" if len(configurations) == 1 else (" (the change)" if index == 0 else " (the base)")
+        console.print(f"\n[bold]{configuration['name']}{role}[/bold]: {configuration['events']:,} events",
+                      highlight=False)
+        for line in configuration["assumptions"]:
+            console.print(f"  assumed: {line}", highlight=False, markup=False)
+        if configuration["unrouted"]:
+            console.print(f"  {configuration['unrouted']} workloads reach no ClusterQueue here (no such LocalQueue)",
+                          highlight=False)
+        queues = configuration["clusterQueues"]
+        table("per ClusterQueue", COUNT_COLUMNS, [_queue_row(q)[:9] for q in queues])
+        table("waits (p50 / p95 / max)", WAIT_COLUMNS,
+              [[q["name"], *(_wait(q[part][k]) for part in ("waitToAdmit", "waitToStart")
+                             for k in ("p50", "p95", "max"))] for q in queues])
+        table("usage of nominal quota", USAGE_COLUMNS, _usage_rows(configuration))
+        if configuration["pools"]:
+            table("per pool", POOL_COLUMNS, [_pool_row(p) for p in configuration["pools"]])
+        stuck = _never_started(configuration)
+        for workload in stuck[:NEVER_STARTED_SHOWN]:
+            console.print(f"  not started: {workload['namespace']}/{workload['name']} ({workload['clusterQueue']}): "
+                          f"{workload['reason'] or 'still waiting at the end'}", highlight=False, markup=False)
+        if len(stuck) > NEVER_STARTED_SHOWN:
+            console.print(f"  ... and {len(stuck) - NEVER_STARTED_SHOWN} more (workloads.csv with --out)",
+                          highlight=False)
+    if "differences" in document:
+        table("\nthe change minus the base", DIFF_COLUMNS, _difference_rows(document))
+    for gate in document["summary"]["gates"]:
+        mark = "passed" if gate["passed"] else "FAILED"
+        statistic = next(k for k in gate if k in ("p50", "p95", "max"))
+        console.print(f"gate {statistic} wait to start <= {format_duration(gate[statistic])}: "
+                      f"{gate['clusterQueue']} {_wait(gate['value'])} {mark}", highlight=False)
+
+
+# Markdown --------------------------------------------------------------------------------------
+
+
+def _markdown_table(columns, rows) -> list[str]:
+    lines = ["| " + " | ".join(cell(c) for c in columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def markdown(document: dict[str, Any], trace) -> str:
+    configurations = document["configurations"]
+    gates = document["summary"]["gates"]
+    failed = [g for g in gates if not g["passed"]]
+    verdict = (f":x: {len(failed)} ClusterQueue(s) over the wait gate" if failed
+               else ":white_check_mark: every ClusterQueue within the wait gate" if gates else "")
+    names = " against ".join(f"`{c['name']}`" for c in configurations)
+    lines = [f"## aks-kueue replay: {names}", "", _headline(document, trace) + (f". {verdict}" if verdict else ""), ""]
+    if "differences" in document:
+        lines += ["**What the change does** (this configuration minus the base; negative waits are shorter):", ""]
+        lines += _markdown_table(DIFF_COLUMNS, _difference_rows(document)) + [""]
+        pools = _pool_differences(configurations)
+        if pools:
+            lines += _markdown_table(("pool", "node-hours", "Δ", "peak nodes", "Δ", "hours at maxCount", "Δ"),
+                                     pools) + [""]
+    for index, configuration in enumerate(configurations):
+        role = "" if len(configurations) == 1 else (" (this change)" if index == 0 else " (base)")
+        opened = len(configurations) == 1
+        lines += [f"<details{' open' if opened else ''}><summary><b>{cell(configuration['name'])}{role}</b>: "
+                  f"{configuration['events']:,} events</summary>", ""]
+        lines += _markdown_table(QUEUE_COLUMNS, [_queue_row(q) for q in configuration["clusterQueues"]]) + [""]
+        if configuration["pools"]:
+            lines += _markdown_table(POOL_COLUMNS, [_pool_row(p) for p in configuration["pools"]]) + [""]
+        stuck = _never_started(configuration)
+        if stuck:
+            lines += ["Admitted but never started, or still waiting with a reason:", ""]
+            lines += [f"- `{w['namespace']}/{w['name']}` ({w['clusterQueue']}): {cell(w['reason'] or 'still waiting')}"
+                      for w in stuck[:NEVER_STARTED_SHOWN]]
+            if len(stuck) > NEVER_STARTED_SHOWN:
+                lines.append(f"- ... and {len(stuck) - NEVER_STARTED_SHOWN} more (workloads.csv)")
+            lines.append("")
+        lines += ["Assumed:", ""] + [f"- {cell(a)}" for a in configuration["assumptions"]] + ["", "</details>", ""]
+    return "\n".join(lines) + "\n"
+
+
+def _pool_differences(configurations: list[dict[str, Any]]) -> list[list[str]]:
+    first, second = configurations
+    theirs = {p["name"]: p for p in second["pools"]}
+    rows = []
+    for pool in first["pools"]:
+        other = theirs.get(pool["name"])
+        if other is None:
+            rows.append([pool["name"], _number(pool["nodeHours"]), "new", str(pool["peakNodes"]), "", "", ""])
+            continue
+        rows.append([pool["name"], f"{_number(pool['nodeHours'])} (base {_number(other['nodeHours'])})",
+                     f"{pool['nodeHours'] - other['nodeHours']:+,.1f}",
+                     f"{pool['peakNodes']} (base {other['peakNodes']})", f"{pool['peakNodes'] - other['peakNodes']:+d}",
+                     f"{_number(pool['hoursAtMax'])} (base {_number(other['hoursAtMax'])})",
+                     f"{pool['hoursAtMax'] - other['hoursAtMax']:+,.1f}"])
+    return rows
+
+
+# Files -----------------------------------------------------------------------------------------
+
+
+def write_out(document: dict[str, Any], outcomes: list, trace, out: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    chart = draw_chart(document, outcomes, out / "replay.png")
+    summary = out / "summary.md"
+    summary.write_text(markdown(document, trace), encoding="utf-8")
+    rows = out / "workloads.csv"
+    write_csv(document, rows)
+    return [chart, summary, rows]
+
+
+CSV_COLUMNS = ("configuration", "namespace", "name", "clusterQueue", "submitted", "admitted", "started", "finished",
+               "waitToAdmit", "waitToStart", "preemptions", "evictions", "neverStarted", "deactivated", "flavors",
+               "reason")
+
+
+def write_csv(document: dict[str, Any], path: Path) -> None:
+    end = document["end"] or 0.0
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(CSV_COLUMNS)
+        for configuration in document["configurations"]:
+            for w in configuration["workloads"]:
+                admitted = w["admitted"] if w["admitted"] is not None else None
+                writer.writerow([
+                    configuration["name"], w["namespace"], w["name"], w["clusterQueue"] or "", w["submitted"],
+                    _cell(w["admitted"]), _cell(w["started"]), _cell(w["finished"]),
+                    _cell(None if admitted is None else round(admitted - w["submitted"], 3)),
+                    _cell(round((w["started"] if w["started"] is not None else end) - w["submitted"], 3)),
+                    w["preemptions"], w["evictions"], str(w["neverStarted"]).lower(), str(w["deactivated"]).lower(),
+                    json.dumps(w["flavors"], sort_keys=True, separators=(",", ":")), w["reason"] or ""])
+
+
+def _cell(value: Optional[float]) -> str:
+    return "" if value is None else repr(value)
+
+
+def _time_scale(end: float) -> tuple[float, str]:
+    if end >= 2 * 86400:
+        return 86400.0, "days"
+    if end >= 2 * 3600:
+        return 3600.0, "hours"
+    if end >= 120:
+        return 60.0, "minutes"
+    return 1.0, "seconds"
+
+
+def _steps(series: list[tuple[float, int]], end: float, scale: float) -> tuple[list[float], list[float]]:
+    xs, ys = [], []
+    for t, v in series:
+        if t > end:
+            break
+        xs.append(t / scale)
+        ys.append(v)
+    xs.append(end / scale)
+    ys.append(ys[-1] if ys else 0)
+    return xs, ys
+
+
+def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
+    """Pending workloads per ClusterQueue over time (the busiest ones, the rest summed) and nodes
+    per pool over time; with two configurations the base is drawn dashed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    end = max(o.end for o in outcomes) or 1.0
+    scale, unit = _time_scale(end)
+    with_nodes = any(o.nodes is not None for o in outcomes)
+    figure, axes = plt.subplots(2 if with_nodes else 1, 1, figsize=(11, 7.5 if with_nodes else 4.5), dpi=110,
+                                sharex=True, squeeze=False)
+    styles = ("-", "--")
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    try:
+        busiest = _busiest_queues(outcomes[0])
+        pending = axes[0][0]
+        for index, outcome in enumerate(outcomes):
+            style = styles[index % 2]
+            suffix = "" if len(outcomes) == 1 else (" (change)" if index == 0 else " (base)")
+            for position, name in enumerate(busiest):
+                queue = outcome.queues.get(name)
+                if queue is None:
+                    continue
+                xs, ys = _steps(queue.series, outcome.end, scale)
+                pending.step(xs, ys, where="post", linestyle=style, color=colours[position % len(colours)],
+                             label=f"{name}{suffix}", linewidth=1.4)
+            others = [q for n, q in outcome.queues.items() if n not in busiest]
+            if others:
+                xs, ys = _summed([q.series for q in others], outcome.end, scale)
+                pending.step(xs, ys, where="post", linestyle=style, color="#777777",
+                             label=f"{len(others)} other queues{suffix}", linewidth=1.2)
+        pending.set_ylabel("pending workloads")
+        pending.yaxis.set_major_locator(MaxNLocator(integer=True))
+        pending.set_title("Pending workloads per ClusterQueue" + ("" if len(outcomes) == 1 else
+                                                                 " (solid: this change, dashed: base)"),
+                          loc="left", fontsize=11)
+        pending.grid(alpha=0.3)
+        if pending.get_legend_handles_labels()[0]:
+            pending.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+        if with_nodes:
+            nodes = axes[1][0]
+            names = []
+            for outcome in outcomes:
+                for pool in outcome.nodes.pools if outcome.nodes is not None else []:
+                    if pool.name not in names:
+                        names.append(pool.name)
+            for index, outcome in enumerate(outcomes):
+                if outcome.nodes is None:
+                    continue
+                style = styles[index % 2]
+                suffix = "" if len(outcomes) == 1 else (" (change)" if index == 0 else " (base)")
+                for pool in outcome.nodes.pools:
+                    xs, ys = _steps(pool.series, outcome.end, scale)
+                    nodes.step(xs, ys, where="post", linestyle=style, label=f"{pool.name}{suffix}",
+                               color=colours[names.index(pool.name) % len(colours)], linewidth=1.4)
+            nodes.set_ylabel("nodes (incl. starting)")
+            nodes.yaxis.set_major_locator(MaxNLocator(integer=True))
+            nodes.set_title("Nodes per pool", loc="left", fontsize=11)
+            nodes.grid(alpha=0.3)
+            nodes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+        axes[-1][0].set_xlabel(f"{unit} since the first submission")
+        figure.suptitle("aks-kueue replay: " + " vs ".join(c["name"] for c in document["configurations"]),
+                        fontsize=12, x=0.01, ha="left")
+        figure.tight_layout()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        figure.savefig(path, format="png")
+    finally:
+        plt.close(figure)
+    return path
+
+
+def _busiest_queues(outcome) -> list[str]:
+    peaks = sorted(((max(v for _, v in q.series), n) for n, q in outcome.queues.items()),
+                   key=lambda p: (-p[0], p[1]))
+    return [n for peak, n in peaks[:CHART_QUEUES] if peak > 0] or [n for _, n in peaks[:CHART_QUEUES]]
+
+
+def _summed(all_series: list[list[tuple[float, int]]], end: float, scale: float) -> tuple[list[float], list[float]]:
+    """The sum of several step functions, as one."""
+    changes: dict[float, int] = {}
+    for series in all_series:
+        previous = 0
+        for t, v in series:
+            changes[t] = changes.get(t, 0) + v - previous
+            previous = v
+    xs, ys, total = [], [], 0
+    for t in sorted(changes):
+        if t > end:
+            break
+        total += changes[t]
+        xs.append(t / scale)
+        ys.append(total)
+    xs.append(end / scale)
+    ys.append(total)
+    return xs, ys

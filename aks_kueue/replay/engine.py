@@ -1,0 +1,876 @@
+"""The replay: a discrete-event simulation of Kueue v0.19.2's queue manager and scheduler, in
+virtual time, over the admission core.
+
+Events (a heap ordered by time, then kind, then the order they were made): a submission, a
+workload's end, a node becoming Ready, an empty node's scale-down, a requeue backoff expiring, the
+requeue of inadmissible workloads, a waitForPodsReady timeout, a ProvisioningRequest's nodes being
+Ready. After each instant's events, scheduling runs cycle after cycle until a cycle changes
+nothing, as `pkg/scheduler/scheduler.go` `schedule` does:
+
+1. heads: one per ClusterQueue with pending work (`pkg/cache/queue/manager.go` `heads`), the
+   queue ordered by priority, then queue-order timestamp (creation; eviction time after a
+   waitForPodsReady eviction, as `requeuingStrategy.timestamp: Eviction` says), then trace order
+   standing for the UID (`cluster_queue.go` `baseCompareFunc`); a BestEffortFIFO preemptor waiting
+   for its targets stays first ("sticky");
+2. nominate: each head's decision from the admission core (`Snapshot.assign`: flavors, borrowing,
+   preemption targets, partial admission), all against the state at the start of the cycle;
+3. entry order (`makeClassicalIterator`): no borrowing before borrowing, then higher priority, then
+   the earlier timestamp;
+4. each entry (`processEntry`): NoFit is requeued; Preempt without candidates reserves quota for the
+   rest of the cycle unless the queue can always reclaim (`reserveCapacityForUnreclaimablePreempt`,
+   `quotaResourcesToReserve`); Preempt with targets is skipped when its targets overlap an earlier
+   entry's or it no longer fits, else its usage is reserved for the cycle and its targets are evicted
+   when the cycle ends; Fit is re-checked against the usage of the entries admitted before it
+   (`fits`, with this cycle's preemption targets taken out) and admitted;
+5. requeue (`RequeueIfNotPresent`): StrictFIFO puts every head back (it blocks its queue);
+   BestEffortFIFO puts back only what was skipped or is waiting for its preemptions, and parks the
+   rest in the inadmissible list, with every queued workload of the same shape and priority
+   (scheduling-equivalence hashing, `handleInadmissibleHash`), where new submissions of that shape
+   go too until the next requeue.
+Inadmissible workloads are retried when capacity is freed in their cohort tree (a workload ends or
+is evicted), one second later, batched per root cohort as Kueue's requeuer does
+(`inadmissible_workloads.go`, `requeueBatchPeriod`); a new submission does not retry them.
+
+Usage changes only through the admission core (`Snapshot.admit`, `remove_workload`, `reserve`),
+the one judge of "fits". A preempted workload goes back to its queue with its creation time and,
+readmitted, runs its whole runtime again. With node pools (`nodes`), a workload starts when all
+its pods are placed; one admitted but not started within waitForPodsReady's timeout is evicted and
+requeued after a backoff (no jitter). A ProvisioningRequest check admits once the booked nodes are
+Ready; quota is reserved meanwhile.
+
+Ties that Kueue breaks by UID follow the trace's order, so the same input gives the same output.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from aks_kueue.admission.modes import FlavorAssignmentMode
+from aks_kueue.admission.snapshot import Decision, Snapshot
+from aks_kueue.admission.workloads import WorkloadInfo
+from aks_kueue.kueue.admission_checks import checks_for, is_provisioning, provisioning_config_name
+from aks_kueue.aks.autoscaler import SCALE_UP_CLASSES
+from aks_kueue.replay.config import ReplayConfig
+from aks_kueue.replay.nodes import BOOKED_READY, NODE_READY, SCALE_DOWN, NodeModel, PodGroup
+from aks_kueue.replay.trace import Trace, TraceWorkload
+
+FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
+# Kueue's inadmissible-workload requeuer batches the requests of one cohort tree for this long.
+REQUEUE_BATCH = 1.0
+STRICT = "StrictFIFO"
+
+# Event kinds, in the order they apply within one instant.
+FINISH, TIMEOUT, READY, DOWN, BOOKED, BACKOFF, REQUEUE, SUBMIT = range(8)
+_NODE_KINDS = {READY: NODE_READY, DOWN: SCALE_DOWN, BOOKED: BOOKED_READY}
+# Events that keep a replay going (a timeout only matters while its workload waits to start, and
+# node events only while pods wait for nodes); those that are progress.
+_COUNTED = frozenset({FINISH, BOOKED, BACKOFF, REQUEUE, SUBMIT})
+_PROGRESS = frozenset({FINISH, BOOKED, SUBMIT})
+_KIND_OF = {NODE_READY: READY, SCALE_DOWN: DOWN, BOOKED_READY: BOOKED}
+
+# Where a workload is.
+PENDING, PARKED, RESERVED, ADMITTED, RUNNING, FINISHED, DEACTIVATED = range(7)
+# Where a pending workload is held: queued (its class in the heap or inadmissible), backing off, popped.
+NOWHERE, QUEUED, BACKING_OFF, INFLIGHT = range(4)
+# What a cycle did with an entry.
+ADMIT, NOFIT, NO_CANDIDATES, PREEMPTING, SKIPPED = range(5)
+
+
+@dataclass
+class ReplayOptions:
+    until: Optional[float] = None
+    # Called now and then with (virtual time, events done, events queued).
+    progress: Optional[Callable[[float, int, int], None]] = None
+    # Called after each instant has settled with (virtual time, the snapshot, the node model), for
+    # checks that look at the state between instants (the property tests).
+    observe: Optional[Callable[[float, Snapshot, Optional[NodeModel]], None]] = None
+    max_cycles_per_instant: int = 1_000_000
+
+
+class Run:
+    """One trace workload in one configuration."""
+
+    __slots__ = ("trace", "info", "cq", "state", "where", "ts", "key", "hash", "admitted", "started",
+                 "finished", "ever_admitted", "ever_started", "preemptions", "evictions", "epoch", "flavors",
+                 "reason", "groups", "requeues", "decision", "queue", "counts")
+
+    def __init__(self, trace: TraceWorkload, info: WorkloadInfo):
+        self.trace = trace
+        self.info = info
+        self.cq: Optional[str] = None
+        self.state = PENDING
+        self.where = NOWHERE
+        self.ts = trace.submitted
+        self.key: tuple = ()
+        self.hash: tuple = ()
+        self.admitted: Optional[float] = None
+        self.started: Optional[float] = None
+        self.finished: Optional[float] = None
+        self.ever_admitted = False
+        self.ever_started = False
+        self.preemptions = 0
+        self.evictions = 0
+        self.epoch = 0
+        self.flavors: dict[str, dict[str, str]] = {}
+        self.reason: Optional[str] = None
+        self.groups: list[PodGroup] = []
+        self.requeues = 0
+        self.decision: Optional[Decision] = None
+        self.counts: dict[str, int] = {}  # pods per pod set of its last admission (partial admission shows)
+        self.queue: Optional["QueueState"] = None
+
+
+class Group:
+    """The queued workloads of one ClusterQueue that share a scheduling-equivalence hash (shape and
+    priority): in the heap, or all of them in the inadmissible list. Kueue moves such workloads
+    together (`handleInadmissibleHash`, and `queueInadmissibleWorkloads` moves every one back), so
+    here they move as one: a requeue or a bulk move costs one step per class, not per workload."""
+
+    __slots__ = ("hash", "items", "in_heap", "version")
+
+    def __init__(self, hash_: tuple, in_heap: bool):
+        self.hash = hash_
+        self.items: list[tuple[tuple, Run]] = []   # a heap by queue order; keys are unique
+        self.in_heap = in_heap
+        self.version = 0
+
+
+class QueueState:
+    """One ClusterQueue's pending workloads: classes in the heap or inadmissible, the sticky preemptor."""
+
+    def __init__(self, name: str, strategy: str, index: int):
+        self.name = name
+        self.strict = strategy == STRICT
+        self.index = index
+        self.groups: dict[tuple, Group] = {}
+        self.top: list[tuple] = []           # (first key, version, group) of the classes in the heap
+        self.live = 0                        # workloads in the heap, sticky included
+        self.bulk: set[tuple] = set()        # classes found inadmissible since the last requeue
+        self.sticky: Optional[Run] = None
+        self.sticky_waiting = False          # the sticky preemptor is queued at the head
+        self.pending = 0
+        self.series: list[tuple[float, int]] = [(0.0, 0)]
+
+    def _group(self, hash_: tuple, in_heap: bool) -> Group:
+        group = self.groups.get(hash_)
+        if group is None:
+            group = self.groups[hash_] = Group(hash_, in_heap)
+        return group
+
+    def _announce(self, group: Group) -> None:
+        group.version += 1
+        heapq.heappush(self.top, (group.items[0][0], group.version, group))
+        if len(self.top) > 2 * len(self.groups) + 64:
+            self.top = [(g.items[0][0], g.version, g) for g in self.groups.values() if g.in_heap and g.items]
+            heapq.heapify(self.top)
+
+    def push(self, run: Run) -> None:
+        """Into the heap (Kueue's pushOrUpdateHeap)."""
+        run.where = QUEUED
+        self.live += 1
+        if run is self.sticky:
+            self.sticky_waiting = True
+            return
+        group = self._group(run.hash, True)
+        first = not group.items or run.key < group.items[0][0]
+        heapq.heappush(group.items, (run.key, run))
+        if not group.in_heap:
+            # Only a workload the queue must retry now comes here while its class is parked
+            # (one skipped in the cycle): the class goes back with it, as Kueue would move it.
+            group.in_heap = True
+            self.live += len(group.items) - 1
+            self._announce(group)
+        elif first:
+            self._announce(group)
+
+    def park(self, run: Run) -> None:
+        """Into the inadmissible list, with its class."""
+        group = self._group(run.hash, False)
+        heapq.heappush(group.items, (run.key, run))
+        run.where = QUEUED
+        if group.in_heap:  # its class went back to the heap since (a skipped one took it along)
+            self.live += 1
+            if group.items[0][1] is run:
+                self._announce(group)
+
+    def pop(self) -> Optional[Run]:
+        if self.sticky_waiting and self.sticky is not None and self.sticky.where == QUEUED:
+            self.sticky_waiting = False
+            run = self.sticky
+            run.where = INFLIGHT
+            self.live -= 1
+            return run
+        self.sticky_waiting = False
+        top = self.top
+        while top:
+            key, version, group = heapq.heappop(top)
+            if not group.in_heap or group.version != version or not group.items:
+                continue
+            _, run = heapq.heappop(group.items)
+            self.live -= 1
+            run.where = INFLIGHT
+            if group.items:
+                self._announce(group)
+            elif self.groups.get(group.hash) is group:
+                del self.groups[group.hash]
+            return run
+        return None
+
+    def bulk_move(self, hash_: tuple) -> None:
+        """Every queued workload equivalent to one found inadmissible goes to the inadmissible list."""
+        self.bulk.add(hash_)
+        group = self.groups.get(hash_)
+        if group is not None and group.in_heap:
+            group.in_heap = False
+            group.version += 1
+            self.live -= len(group.items)
+
+    def requeue(self) -> bool:
+        """Every inadmissible class back to the heap (`queueInadmissibleWorkloads`); whether any moved."""
+        self.bulk.clear()
+        moved = False
+        for group in self.groups.values():
+            if not group.in_heap and group.items:
+                group.in_heap = True
+                self.live += len(group.items)
+                self._announce(group)
+                moved = True
+        return moved
+
+    def set_sticky(self, run: Run) -> None:
+        """The preemptor waiting for its targets stays at the head (BestEffortFIFO)."""
+        old = self.sticky
+        if old is run:
+            return
+        self.sticky = run
+        if old is not None and old.where == QUEUED and self.sticky_waiting:
+            # It was held at the head; it goes back among the others, in its own place.
+            self.sticky_waiting = False
+            self.live -= 1
+            self.push(old)
+
+    def clear_sticky(self, run: Run) -> None:
+        if self.sticky is run:
+            self.sticky = None
+
+    def count(self, now: float, delta: int) -> None:
+        self.pending += delta
+        if self.series[-1][0] == now:
+            self.series[-1] = (now, self.pending)
+        else:
+            self.series.append((now, self.pending))
+
+
+@dataclass
+class Meter:
+    """Usage of one ClusterQueue on one flavor-resource over time (a step function)."""
+
+    nominal: int
+    current: int = 0
+    last: float = 0.0
+    used: float = 0.0       # integral of usage
+    borrowed: float = 0.0   # integral of usage above nominal
+
+    def change(self, now: float, delta: int) -> None:
+        span = now - self.last
+        if span > 0:
+            self.used += self.current * span
+            self.borrowed += max(0, self.current - self.nominal) * span
+        self.last = now
+        self.current += delta
+
+
+@dataclass
+class Outcome:
+    config: ReplayConfig
+    runs: list[Run]
+    queues: dict[str, QueueState]
+    meters: dict[str, dict[tuple[str, str], Meter]]
+    nodes: Optional[NodeModel]
+    end: float
+    events: int
+    cycles: int
+    decisions: int
+    snapshot: Snapshot
+    notes: list[str] = field(default_factory=list)
+
+
+def replay(config: ReplayConfig, trace: Trace, options: Optional[ReplayOptions] = None) -> Outcome:
+    return _Replay(config, trace, options or ReplayOptions()).run()
+
+
+class _Replay:
+    def __init__(self, config: ReplayConfig, trace: Trace, options: ReplayOptions):
+        self.config = config
+        self.trace = trace
+        self.options = options
+        self.snapshot = Snapshot.from_objects(config.objects, config.resource_rules)
+        self.pods_ready = config.pods_ready
+        self.events: list[tuple] = []
+        self.sequence = 0
+        self.now = 0.0
+        self.done = 0
+        self.cycles = 0
+        self.decisions = 0
+        self.last_change = 0.0
+        self.last_progress = 0.0      # the last submission, start or end
+        self.workload_events = 0      # queued events that can change a workload
+        self.pending_progress = 0     # queued submissions, ends and ProvisioningRequest answers
+        self.requeue_at: dict[str, float] = {}
+        self.unready = 0        # admitted, not yet started (blockAdmission waits on them)
+        self.notes: list[str] = []
+        self._assignments: dict[tuple, tuple[dict, dict]] = {}
+        self.queues: dict[str, QueueState] = {}
+        self.meters: dict[str, dict[tuple[str, str], Meter]] = {}
+        manifests = {(m.get("metadata") or {}).get("name"): m for m in config.objects
+                     if m.get("kind") == "ClusterQueue"}
+        for index, name in enumerate(sorted(self.snapshot.cluster_queues)):
+            spec = manifests.get(name, {}).get("spec") or {}
+            self.queues[name] = QueueState(name, spec.get("queueingStrategy") or "BestEffortFIFO", index)
+            node = self.snapshot.tree.cluster_queues[name]
+            self.meters[name] = {fr: Meter(q.nominal) for fr, q in node.quotas.items()}
+        self.ready_queues: set[str] = set()
+        self.checks = _provisioning_checks(config.objects, manifests)
+        self.nodes = None
+        if config.pools is not None:
+            self.nodes = NodeModel(config.pools, lambda p: config.startup(p)[0], config.scale_down_delay,
+                                   self._node_event)
+        startups = [config.startup(p)[0] for p in config.pools or []]
+        ready = self.pods_ready
+        # One waitForPodsReady cycle of a workload that never starts, with room to spare.
+        self.horizon = (ready.timeout + ready.backoff_max if ready.enabled else 0.0) + max(startups, default=0.0) \
+            + 4 * REQUEUE_BATCH
+        self.runs = self._runs()
+
+    # Building ----------------------------------------------------------------------------------
+
+    def _runs(self) -> list[Run]:
+        """Each trace workload as the admission core sees it in this configuration. The pod sets of
+        one shape are computed once, by the core's own function (`workload_info`), with the
+        Configuration's resource exclusions and transformations."""
+        priority_classes = self.snapshot.priority_classes
+        partial = self.config.partial_admission
+        podsets: dict[int, tuple[list, tuple]] = {}
+        runs = []
+        for workload in self.trace.workloads:
+            shape = workload.shape
+            known = podsets.get(id(shape))
+            if known is None:
+                pod_sets = shape.pod_sets if partial else [{k: v for k, v in ps.items() if k != "minCount"}
+                                                           for ps in shape.pod_sets]
+                first = self.snapshot.workload_info({"spec": {"podSets": pod_sets}})
+                known = podsets[id(shape)] = (first.podsets, first.shape)
+            if workload.priority_class is not None and workload.priority_class in priority_classes:
+                priority = priority_classes[workload.priority_class]
+            elif workload.priority is not None:
+                priority = workload.priority
+            else:
+                priority = 0
+            info = WorkloadInfo(namespace=workload.namespace, name=workload.name, queue_name=workload.queue,
+                                priority=priority, podsets=known[0], created=workload.submitted,
+                                uid=f"{workload.order:012d}", _shape=known[1])
+            run = Run(workload, info)
+            run.hash = (id(shape), priority)
+            run.key = (-priority, workload.submitted, workload.order)
+            runs.append(run)
+            self._push(workload.submitted, SUBMIT, run)
+        return runs
+
+    # The event loop ------------------------------------------------------------------------------
+
+    def _push(self, time: float, kind: int, payload: Any) -> None:
+        time = round(time, 6)  # instants to the microsecond: 0.1 + 0.2 is the same instant as 0.3
+        self.sequence += 1
+        if kind in _COUNTED:
+            self.workload_events += 1
+            if kind in _PROGRESS:
+                self.pending_progress += 1
+        heapq.heappush(self.events, (time, kind, self.sequence, payload))
+
+    def _over(self, now: float) -> bool:
+        """Whether the replay is over before the events at `now`: nothing is left but housekeeping no
+        workload waits for (timeouts of workloads that started, empty nodes, booting nodes nobody
+        needs), or only workloads that can never be placed cycle through waitForPodsReady evictions
+        (nothing was submitted, started or ended for longer than one such cycle)."""
+        if self.workload_events == 0 and self.unready == 0 and (
+                self.nodes is None or not (self.nodes.waiting or self.nodes.booking)):
+            return True
+        return self.pending_progress == 0 and now > self.last_progress + self.horizon
+
+    def _node_event(self, time: float, kind: str, payload: Any) -> None:
+        self._push(time, _KIND_OF[kind], payload)
+
+    def run(self) -> Outcome:
+        until = self.options.until
+        progress = self.options.progress
+        events = self.events
+        report_at = 0
+        while events:
+            now = events[0][0]
+            if (until is not None and now > until) or self._over(now):
+                break
+            self.now = now
+            while events and events[0][0] == now:
+                _, kind, _, payload = heapq.heappop(events)
+                self.done += 1
+                if kind in _COUNTED:
+                    self.workload_events -= 1
+                    if kind in _PROGRESS:
+                        self.pending_progress -= 1
+                self._apply(kind, payload, now)
+                if not events or events[0][0] != now:
+                    self._settle(now)
+            if self.options.observe is not None:
+                self.options.observe(now, self.snapshot, self.nodes)
+            if progress is not None and self.done >= report_at:
+                report_at = self.done + 4096
+                progress(now, self.done, len(events))
+        end = until if until is not None else self.last_change
+        self._close(end)
+        if progress is not None:
+            progress(end, self.done, 0)
+        return Outcome(self.config, self.runs, self.queues, self.meters, self.nodes, end, self.done, self.cycles,
+                       self.decisions, self.snapshot, self.notes)
+
+    def _settle(self, now: float) -> None:
+        """After an instant's events: schedule, then place pods, until nothing changes."""
+        for _ in range(1000):
+            self._schedule(now)
+            if self.nodes is None:
+                return
+            started = self.nodes.settle(now)
+            for run in started:
+                if run.state == ADMITTED:
+                    self._start(run, now)
+            if not started or not self.ready_queues:
+                return
+
+    def _apply(self, kind: int, payload: Any, now: float) -> None:
+        if kind == SUBMIT:
+            self._submit(payload, now)
+        elif kind == FINISH:
+            run, epoch = payload
+            if run.epoch == epoch and run.state == RUNNING:
+                self._finish(run, now)
+        elif kind == REQUEUE:
+            self._requeue(payload, now)
+        elif kind == BACKOFF:
+            run, epoch = payload
+            if run.epoch == epoch and run.where == BACKING_OFF:
+                run.where = NOWHERE
+                self._enqueue(run, now)
+        elif kind == TIMEOUT:
+            run, epoch = payload
+            if run.epoch == epoch and run.state == ADMITTED:
+                self._evict(run, now, preempted=False)
+        else:
+            answer = self.nodes.handle(_NODE_KINDS[kind], payload, now)
+            if kind == BOOKED and answer is not None:
+                run, groups = answer
+                if run.state == RESERVED and run.groups is groups:
+                    self._checks_ready(run, now)
+
+    # Workload life -----------------------------------------------------------------------------
+
+    def _submit(self, run: Run, now: float) -> None:
+        self.last_change = self.last_progress = now
+        info = run.info
+        lq = self.snapshot.local_queues.get((info.namespace, info.queue_name))
+        if lq is None:
+            return self._park(run, f"LocalQueue {info.namespace}/{info.queue_name} doesn't exist in this "
+                                   "configuration; the workload is never admitted")
+        if lq.stopped:
+            return self._park(run, f"LocalQueue {info.namespace}/{info.queue_name} is inactive (stopPolicy)")
+        cq = self.snapshot.cluster_queues.get(lq.cluster_queue)
+        if cq is None:
+            return self._park(run, f"ClusterQueue {lq.cluster_queue} doesn't exist in this configuration")
+        run.cq = cq.name
+        run.queue = self.queues[cq.name]
+        if cq.stopped or cq.missing_flavors or cq.in_cohort_cycle:
+            run.queue.count(now, 1)
+            return self._park(run, f"ClusterQueue {cq.name} is inactive"
+                                   + (f" (flavors {', '.join(cq.missing_flavors)} don't exist)"
+                                      if cq.missing_flavors else ""))
+        if not self.snapshot.namespace_matches(cq.name, info.namespace):
+            run.queue.count(now, 1)
+            return self._park(run, f"namespace {info.namespace} doesn't match ClusterQueue {cq.name}'s "
+                                   "namespaceSelector")
+        run.queue.count(now, 1)
+        self._enqueue(run, now)
+
+    def _park(self, run: Run, reason: str) -> None:
+        """Kueue never considers it here: it stays pending (counted when it reached a ClusterQueue)."""
+        run.state = PARKED
+        run.reason = reason
+
+    def _enqueue(self, run: Run, now: float) -> None:
+        """Kueue's PushOrUpdate: into the heap, unless BestEffortFIFO parked its shape already."""
+        queue = run.queue
+        run.state = PENDING
+        if not queue.strict and run.hash in queue.bulk:
+            queue.park(run)
+            return
+        queue.push(run)
+        self.ready_queues.add(queue.name)
+
+    def _requeue(self, root: str, now: float) -> None:
+        """Move the inadmissible workloads of a cohort tree (or of one ClusterQueue) to their heaps."""
+        self.requeue_at.pop(root, None)
+        for name in self._tree_queues(root):
+            if self.queues[name].requeue():
+                self.ready_queues.add(name)
+
+    def _tree_queues(self, root: str) -> list[str]:
+        known = getattr(self, "_trees", None)
+        if known is None:
+            known = self._trees = {}
+        found = known.get(root)
+        if found is None:
+            tree = self.snapshot.tree
+            if root in tree.cohorts:
+                found = sorted(n.name for n in tree.cohorts[root].subtree_cluster_queues())
+            else:
+                found = [root]
+            known[root] = found
+        return found
+
+    def _freed(self, cq: str, now: float) -> None:
+        """Capacity was freed in the ClusterQueue's cohort tree: retry its inadmissible workloads soon."""
+        node = self.snapshot.tree.cluster_queues[cq]
+        root = node.root()
+        name = root.name
+        at = now + REQUEUE_BATCH
+        if self.requeue_at.get(name, float("inf")) > at:
+            self.requeue_at[name] = at
+            self._push(at, REQUEUE, name)
+
+    # Scheduling ----------------------------------------------------------------------------------
+
+    def _schedule(self, now: float) -> None:
+        snapshot = self.snapshot
+        for _ in range(self.options.max_cycles_per_instant):
+            if not self.ready_queues:
+                return
+            heads = []
+            for name in sorted(self.ready_queues):
+                queue = self.queues[name]
+                run = queue.pop()
+                if run is None:
+                    continue
+                heads.append(run)
+            self.ready_queues = {name for name in self.ready_queues if self.queues[name].live > 0}
+            if not heads:
+                return
+            self.cycles += 1
+            entries = []
+            for run in heads:
+                decision = snapshot.assign(run.info, run.cq)
+                self.decisions += 1
+                entries.append((decision.assignment.borrowing if decision.assignment is not None else 0,
+                                run.key, run, decision))
+            entries.sort(key=lambda e: (e[0], e[1]))
+            if not self._process(entries, now):
+                return
+        self.notes.append(f"at {now:g} s scheduling stopped after {self.options.max_cycles_per_instant:,} cycles "
+                          "without settling")
+
+    def _process(self, entries: list, now: float) -> bool:
+        """One cycle's entries in order; whether anything changed."""
+        snapshot = self.snapshot
+        preempted: dict[str, WorkloadInfo] = {}
+        reserved: list[tuple[str, dict]] = []
+        victims: list[tuple[Run, WorkloadInfo]] = []
+        outcomes = []
+        changed = False
+        block = self.pods_ready.enabled and self.pods_ready.block_admission and self.nodes is not None
+        for _, _, run, decision in entries:
+            mode = decision.mode
+            cq = run.cq
+            if mode is NO_FIT:
+                outcomes.append((run, NOFIT))
+                run.reason = decision.message  # Kueue's words, in the QuotaReserved condition
+                continue
+            usage = decision.assignment.usage
+            if mode is PREEMPT and not decision.targets:
+                outcomes.append((run, NO_CANDIDATES))
+                run.reason = decision.message
+                info = snapshot.cluster_queues[cq]
+                if info.reclaim_within_cohort != "Any":
+                    hold = _to_reserve(snapshot, cq, decision)
+                    snapshot.reserve(cq, hold)
+                    reserved.append((cq, hold))
+                continue
+            if mode is PREEMPT:
+                targets = [t.workload for t in decision.targets]
+                if any(t.uid in preempted for t in targets):
+                    outcomes.append((run, SKIPPED))
+                    continue
+                if not snapshot.fits(cq, usage, [*preempted.values(), *targets]):
+                    outcomes.append((run, SKIPPED))
+                    continue
+                for target in targets:
+                    preempted[target.uid] = target
+                    victims.append((run, target))
+                snapshot.reserve(cq, usage)
+                reserved.append((cq, usage))
+                outcomes.append((run, PREEMPTING))
+                changed = True
+                continue
+            if not snapshot.fits(cq, usage, list(preempted.values())):
+                outcomes.append((run, SKIPPED))
+                continue
+            if block and self.unready > 0:
+                outcomes.append((run, SKIPPED))
+                continue
+            self._admit(run, decision, now)
+            outcomes.append((run, ADMIT))
+            changed = True
+        for cq, usage in reserved:
+            snapshot.unreserve(cq, usage)
+        for _, target in victims:
+            victim = self._run_of(target)
+            if victim.state in (RESERVED, ADMITTED, RUNNING):
+                self._evict(victim, now, preempted=True)
+        for run, outcome in outcomes:
+            queue = run.queue
+            if outcome == ADMIT:
+                continue
+            if outcome == PREEMPTING:
+                if not queue.strict:
+                    queue.set_sticky(run)
+                queue.push(run)
+                self.ready_queues.add(queue.name)
+            elif outcome == SKIPPED or queue.strict:
+                queue.push(run)
+                self.ready_queues.add(queue.name)
+            else:
+                queue.park(run)
+                queue.bulk_move(run.hash)
+                changed = True
+        return changed
+
+    def _run_of(self, info: WorkloadInfo) -> Run:
+        return self.runs[int(info.uid)]
+
+    def _admit(self, run: Run, decision: Decision, now: float) -> None:
+        """Quota reserved: usage counted by the core; admitted at once, or once its checks are Ready."""
+        self.last_change = now
+        self.snapshot.admit(run.info, decision)
+        queue = run.queue
+        queue.clear_sticky(run)
+        queue.count(now, -1)
+        run.decision = decision
+        run.epoch += 1
+        run.flavors, run.counts = self._flavors(decision)
+        run.reason = None
+        for fr, value in decision.assignment.usage.items():
+            meter = self.meters[run.cq].get(fr)
+            if meter is None:
+                meter = self.meters[run.cq][fr] = Meter(0)
+            meter.change(now, value)
+        if self.nodes is None:
+            run.state = ADMITTED
+            run.admitted = now
+            run.ever_admitted = True
+            self._start(run, now)
+            return
+        run.groups = self._groups(run, decision)
+        unplaceable = next((g for g in run.groups if not g.pools), None)
+        check = self._check_for(run, decision)
+        if check is not None:
+            run.state = RESERVED
+            if unplaceable is not None:
+                run.reason = "ProvisioningRequest can never be provisioned: " + self._group_reason(run, unplaceable)
+                return
+            self.nodes.provision(run, run.groups, check, now)
+            return
+        self._admitted(run, now)
+
+    def _flavors(self, decision: Decision) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
+        """The flavors and pod counts a decision assigns, per pod set: one copy per distinct
+        assignment (a month of workloads has a few dozen)."""
+        key = tuple((ps.name, ps.count, tuple(ps.flavors.items())) for ps in decision.pod_sets)
+        found = self._assignments.get(key)
+        if found is None:
+            found = self._assignments[key] = ({ps.name: dict(ps.flavors) for ps in decision.pod_sets},
+                                              {ps.name: ps.count for ps in decision.pod_sets})
+        return found
+
+    def _admitted(self, run: Run, now: float) -> None:
+        run.state = ADMITTED
+        run.admitted = now
+        run.ever_admitted = True
+        self.unready += 1
+        unplaceable = next((g for g in run.groups if not g.pools), None)
+        if unplaceable is not None:
+            run.reason = self._group_reason(run, unplaceable)
+        self.nodes.add([g for g in run.groups if g.pools])
+        if not run.groups:
+            self._start(run, now)
+            return
+        if self.pods_ready.enabled:
+            self._push(now + self.pods_ready.timeout, TIMEOUT, (run, run.epoch))
+
+    def _checks_ready(self, run: Run, now: float) -> None:
+        """Every booked node is Ready: the ProvisioningRequest check is Ready, the workload admitted
+        and its pods (booked) run at once."""
+        run.state = ADMITTED
+        run.admitted = now
+        run.ever_admitted = True
+        self.unready += 1
+        self._start(run, now)
+
+    def _start(self, run: Run, now: float) -> None:
+        self.last_change = self.last_progress = now
+        if run.state == ADMITTED and self.nodes is not None:
+            self.unready -= 1
+        run.state = RUNNING
+        run.started = now
+        run.ever_started = True
+        run.reason = None
+        runtime = run.trace.runtime
+        if runtime is not None:
+            self._push(now + runtime, FINISH, (run, run.epoch))
+
+    def _release(self, run: Run, now: float) -> None:
+        self.snapshot.remove_workload(run.info)
+        run.info.admission = None
+        for fr, value in run.decision.assignment.usage.items():
+            self.meters[run.cq][fr].change(now, -value)
+        if self.nodes is not None and run.groups:
+            self.nodes.release(run.groups, now)
+        run.groups = []
+        run.decision = None  # its usage is released; what the report needs stays in `flavors`
+        if run.state == ADMITTED and self.nodes is not None:
+            self.unready -= 1
+        run.epoch += 1
+        self._freed(run.cq, now)
+
+    def _finish(self, run: Run, now: float) -> None:
+        self.last_change = self.last_progress = now
+        self._release(run, now)
+        run.state = FINISHED
+        run.finished = now
+
+    def _evict(self, run: Run, now: float, preempted: bool) -> None:
+        """Preemption (back to its queue at once, creation time kept) or a waitForPodsReady timeout
+        (back after the backoff, timestamp as the requeuing strategy says)."""
+        self.last_change = now
+        self._release(run, now)
+        queue = run.queue
+        queue.count(now, 1)
+        run.state = PENDING
+        if preempted:
+            run.preemptions += 1
+            self._enqueue(run, now)
+            return
+        run.evictions += 1
+        run.requeues += 1
+        ready = self.pods_ready
+        if ready.timestamp == "Eviction":
+            run.ts = now
+            run.info.created = now
+            run.key = (run.key[0], now, run.trace.order)
+        if ready.backoff_limit is not None and run.requeues > ready.backoff_limit:
+            run.state = DEACTIVATED
+            run.reason = (f"deactivated after {run.requeues - 1} requeues (waitForPodsReady "
+                          f"backoffLimitCount {ready.backoff_limit}); " + (run.reason or "its pods were never placed"))
+            queue.count(now, -1)
+            return
+        run.where = BACKING_OFF
+        self._push(now + ready.backoff(run.requeues), BACKOFF, (run, run.epoch))
+
+    # Pods --------------------------------------------------------------------------------------
+
+    def _groups(self, run: Run, decision: Decision) -> list[PodGroup]:
+        groups = []
+        flavors = self.snapshot.flavors
+        for index, (podset, assigned) in enumerate(zip(run.info.podsets, decision.pod_sets)):
+            if assigned.count <= 0:
+                continue
+            requests = {r: v for r, v in podset.per_pod.items() if v > 0}
+            requests["pods"] = 1
+            used = [flavors[name] for name in dict.fromkeys(assigned.flavors.values()) if name in flavors]
+            pools, _ = self.nodes.eligible(podset.spec, podset.placement, used, requests)
+            groups.append(PodGroup(run, index, assigned.count, requests, pools))
+        return groups
+
+    def _group_reason(self, run: Run, group: PodGroup) -> str:
+        podset = run.info.podsets[group.index]
+        flavors = self.snapshot.flavors
+        used = [flavors[n] for n in dict.fromkeys(run.flavors.get(podset.name, {}).values()) if n in flavors]
+        _, reason = self.nodes.eligible(podset.spec, podset.placement, used, group.requests)
+        return f"pod set {podset.name}: {reason}"
+
+    def _check_for(self, run: Run, decision: Decision) -> Optional[bool]:
+        """None without a ProvisioningRequest check; else whether its class scales up."""
+        checks = self.checks.get(run.cq)
+        if not checks:
+            return None
+        assigned = {f for ps in decision.pod_sets for f in ps.flavors.values()}
+        spec, classes = checks
+        names = checks_for(spec, assigned)
+        found = [classes[n] for n in names if n in classes]
+        if not found:
+            return None
+        return all(c in SCALE_UP_CLASSES for c in found)
+
+    # The end ------------------------------------------------------------------------------------
+
+    def _close(self, end: float) -> None:
+        for meters in self.meters.values():
+            for meter in meters.values():
+                meter.change(end, 0)
+        if self.nodes is not None:
+            self.nodes.finish(end)
+        for run in self.runs:
+            if run.state == ADMITTED and run.reason is None and self.nodes is not None:
+                run.reason = "its pods were not all placed by the end of the replay"
+            if run.state == RESERVED and run.reason is None:
+                run.reason = "waiting for its ProvisioningRequest: no pool can take the whole workload yet"
+
+
+def _to_reserve(snapshot: Snapshot, cq: str, decision: Decision) -> dict:
+    """Kueue's quotaResourcesToReserve for a Preempt without candidates."""
+    node = snapshot.tree.cluster_queues[cq]
+    assignment = decision.assignment
+    hold = {}
+    for fr, value in assignment.usage.items():
+        quota = node.quotas.get(fr)
+        nominal = quota.nominal if quota is not None else 0
+        used = node.usage.get(fr, 0)
+        if assignment.borrowing > 0:
+            if quota is None or quota.borrowing_limit is None:
+                hold[fr] = value
+            else:
+                hold[fr] = min(value, nominal + quota.borrowing_limit - used)
+        else:
+            hold[fr] = max(0, min(value, nominal - used))
+    return {fr: v for fr, v in hold.items() if v > 0}
+
+
+def _provisioning_checks(objects: list[dict], queues: dict[str, dict]) -> dict[str, tuple[dict, dict[str, str]]]:
+    """Per ClusterQueue with a ProvisioningRequest check: its spec, and each such check's class."""
+    checks = {(o.get("metadata") or {}).get("name"): o for o in objects if o.get("kind") == "AdmissionCheck"}
+    configs = {(o.get("metadata") or {}).get("name"): o for o in objects
+               if o.get("kind") == "ProvisioningRequestConfig"}
+    found = {}
+    for name, manifest in queues.items():
+        spec = manifest.get("spec") or {}
+        strategy = spec.get("admissionChecksStrategy") or {}
+        classes = {}
+        for entry in strategy.get("admissionChecks") or []:
+            check = checks.get(entry.get("name"))
+            if check is None or not is_provisioning(check):
+                continue
+            config = configs.get(provisioning_config_name(check))
+            cls = ((config or {}).get("spec") or {}).get("provisioningClassName", "")
+            classes[entry["name"]] = cls
+        if classes:
+            found[name] = (spec, classes)
+    return found
+
+
+__all__ = ["replay", "ReplayOptions", "Outcome", "Run", "QueueState", "Meter"]

@@ -1,0 +1,205 @@
+"""Kueue's scheduler performance generator format (`test/performance/scheduler/runner/generator/
+generator.go` at v0.19.2): one file that defines both the queues and the workloads.
+
+    cohorts:
+    - className: cohort          # cohorts {className}-{i}, `count` of them
+      count: 5
+      queuesSets:
+      - className: cq            # ClusterQueues {className}-{set}-{i}-{cohort}, one flavor, resource cpu
+        count: 6
+        nominalQuota: 20
+        borrowingLimit: 100
+        reclaimWithinCohort: Any
+        withinClusterQueue: LowerPriority
+        workloadsSets:
+        - count: 350             # per ClusterQueue: `count` rounds of the workloads below,
+          creationIntervalMs: 100   # one created every creationIntervalMs
+          workloads:
+          - {className: small, runtimeMs: 200, priority: 50, request: 1}
+
+As the harness builds them (`generateQueue`, `generateWlSet`): one ResourceFlavor `rf` (no labels),
+each ClusterQueue with `namespaceSelector: {}`, BestEffortFIFO and the given preemption, a namespace
+and a LocalQueue named after it; each workload one pod requesting `request` cpu, created
+(k+1) x creationIntervalMs after the start for the k-th of its set (the sets of a queue run side by
+side), running `runtimeMs` once admitted (the harness's controller marks it Finished then). The
+harness runs every queue's sets at once, so workloads of different queues share instants; they are
+ordered as written (cohort, queue, set), standing for the API server's creation order.
+TAS fields (`topology`, `podCount` with topology constraints) are read; topology is not modelled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from aks_kueue.k8s.quantity import QuantityError, parse_quantity
+from aks_kueue.k8s.spelling import suggest
+from aks_kueue.kueue.convert import V1BETA2
+from aks_kueue.replay.trace import Trace, TraceError, TraceWorkload
+
+POLICIES = ("Never", "LowerPriority", "LowerOrNewerEqualPriority", "Any")
+TOP_KEYS = ("cohorts", "resourceFlavor", "topology")
+COHORT_KEYS = ("className", "count", "queuesSets")
+QUEUE_KEYS = ("className", "count", "nominalQuota", "borrowingLimit", "reclaimWithinCohort", "withinClusterQueue",
+              "workloadsSets")
+SET_KEYS = ("count", "creationIntervalMs", "workloads")
+WORKLOAD_KEYS = ("className", "runtimeMs", "priority", "request", "podCount", "tasConstraint", "tasLevel", "sliceSize")
+DEFAULT_FLAVOR = "rf"
+
+
+@dataclass
+class Generated:
+    """The configuration a generator file defines, and which class each ClusterQueue is of."""
+
+    file: str
+    objects: list[dict[str, Any]]
+    queue_classes: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
+    def error(key: str, message: str) -> TraceError:
+        return TraceError(file, 0, message, key=key)
+
+    _known(document, TOP_KEYS, "", error)
+    flavor = DEFAULT_FLAVOR
+    notes = []
+    if document.get("resourceFlavor") is not None:
+        spec = document["resourceFlavor"]
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+            raise error("resourceFlavor.name", "must be the flavor's name")
+        flavor = spec["name"]
+    if document.get("topology") is not None:
+        notes.append("the generator file defines a topology: Topology Aware Scheduling is not modelled, so pods "
+                     "are admitted on quota alone")
+    cohorts = document.get("cohorts")
+    if not isinstance(cohorts, list) or not cohorts:
+        raise error("cohorts", "must be a non-empty list (Kueue's generator needs at least one cohort)")
+    objects: list[dict[str, Any]] = [{"apiVersion": V1BETA2, "kind": "ResourceFlavor", "metadata": {"name": flavor},
+                                      "spec": {}}]
+    generated = Generated(file, objects, notes=notes)
+    made: list[tuple[float, int, TraceWorkload]] = []
+    sequence = 0
+    for ci, cohort_set in enumerate(cohorts):
+        where = f"cohorts[{ci}]"
+        _known(cohort_set, COHORT_KEYS, where, error)
+        cohort_class = _name(cohort_set.get("className"), f"{where}.className", error)
+        queue_sets = cohort_set.get("queuesSets")
+        if not isinstance(queue_sets, list):
+            raise error(f"{where}.queuesSets", "must be a list of queue sets")
+        for cohort_index in range(_count(cohort_set.get("count"), f"{where}.count", error)):
+            cohort = f"{cohort_class}-{cohort_index}"
+            for qi, queue_set in enumerate(queue_sets):
+                qwhere = f"{where}.queuesSets[{qi}]"
+                _known(queue_set, QUEUE_KEYS, qwhere, error)
+                queue_class = _name(queue_set.get("className"), f"{qwhere}.className", error)
+                resource = {"name": "cpu",
+                            "nominalQuota": _quantity(queue_set.get("nominalQuota"), f"{qwhere}.nominalQuota", error)}
+                if queue_set.get("borrowingLimit") not in (None, ""):
+                    resource["borrowingLimit"] = _quantity(queue_set["borrowingLimit"], f"{qwhere}.borrowingLimit",
+                                                           error)
+                preemption = {key: _policy(queue_set.get(key), f"{qwhere}.{key}", error)
+                              for key in ("reclaimWithinCohort", "withinClusterQueue")}
+                sets = queue_set.get("workloadsSets")
+                if not isinstance(sets, list):
+                    raise error(f"{qwhere}.workloadsSets", "must be a list of workload sets")
+                for queue_index in range(_count(queue_set.get("count"), f"{qwhere}.count", error)):
+                    name = f"{queue_class}-{qi}-{queue_index}-{cohort}"
+                    generated.queue_classes[name] = queue_class
+                    objects += _queue_objects(name, cohort, flavor, resource, preemption)
+                    for si, workload_set in enumerate(sets):
+                        swhere = f"{qwhere}.workloadsSets[{si}]"
+                        _known(workload_set, SET_KEYS, swhere, error)
+                        rounds = _count(workload_set.get("count"), f"{swhere}.count", error)
+                        interval = _count(workload_set.get("creationIntervalMs"), f"{swhere}.creationIntervalMs",
+                                          error)
+                        templates = workload_set.get("workloads")
+                        if not isinstance(templates, list) or not templates:
+                            raise error(f"{swhere}.workloads", "must be a non-empty list of workload templates")
+                        shapes = [_template(t, f"{swhere}.workloads[{i}]", trace, error) for i, t in
+                                  enumerate(templates)]
+                        k = 0
+                        for round_index in range(rounds):
+                            for ti, (wl_class, runtime, priority, shape) in enumerate(shapes):
+                                k += 1
+                                submitted = k * interval / 1000
+                                sequence += 1
+                                made.append((submitted, sequence, TraceWorkload(
+                                    order=0, namespace=name, name=f"{wl_class}-{si}-{round_index}-{ti}", queue=name,
+                                    submitted=submitted, runtime=runtime, shape=shape, priority=priority,
+                                    file=file)))
+    made.sort(key=lambda m: (m[0], m[1]))
+    for _, _, workload in made:
+        workload.order = len(trace.workloads)
+        trace.add(workload)
+    trace.generated = generated
+    trace.notes += notes
+
+
+def _queue_objects(name: str, cohort: str, flavor: str, resource: dict, preemption: dict) -> list[dict[str, Any]]:
+    return [
+        {"apiVersion": V1BETA2, "kind": "ClusterQueue", "metadata": {"name": name},
+         "spec": {"cohortName": cohort, "namespaceSelector": {}, "queueingStrategy": "BestEffortFIFO",
+                  "flavorFungibility": {"whenCanBorrow": "MayStopSearch", "whenCanPreempt": "TryNextFlavor"},
+                  "preemption": dict(preemption),
+                  "resourceGroups": [{"coveredResources": ["cpu"],
+                                      "flavors": [{"name": flavor, "resources": [dict(resource)]}]}]}},
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
+        {"apiVersion": V1BETA2, "kind": "LocalQueue", "metadata": {"name": name, "namespace": name},
+         "spec": {"clusterQueue": name}},
+    ]
+
+
+def _template(template: Any, where: str, trace: Trace, error) -> tuple[str, float, int, Any]:
+    _known(template, WORKLOAD_KEYS, where, error)
+    wl_class = _name(template.get("className"), f"{where}.className", error)
+    runtime = _count(template.get("runtimeMs"), f"{where}.runtimeMs", error) / 1000
+    priority = template.get("priority", 0)
+    if isinstance(priority, bool) or not isinstance(priority, int):
+        raise error(f"{where}.priority", f"{priority!r} is not a whole number")
+    request = _quantity(template.get("request"), f"{where}.request", error)
+    pods = _count(template.get("podCount", 1) or 1, f"{where}.podCount", error)
+    pod_set = {"name": "main", "count": max(1, pods),
+               "template": {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": request}}}]}}}
+    return wl_class, runtime, priority, trace.shape([pod_set])
+
+
+def _known(value: Any, keys: tuple[str, ...], where: str, error) -> None:
+    if not isinstance(value, dict):
+        raise error(where or "cohorts", "must be a map")
+    for key in value:
+        if key not in keys:
+            raise error(f"{where}.{key}" if where else str(key),
+                        f"unknown field{suggest(str(key), keys)} (known: {', '.join(keys)})")
+
+
+def _name(value: Any, key: str, error) -> str:
+    if not isinstance(value, str) or not value:
+        raise error(key, "Required value: a class name")
+    return value
+
+
+def _count(value: Any, key: str, error) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise error(key, f"{value!r} is not a whole number of at least 0")
+    return value
+
+
+def _quantity(value: Any, key: str, error) -> str:
+    if value is None:
+        raise error(key, "Required value: a cpu quantity")
+    text = str(value) if not isinstance(value, float) or not value.is_integer() else str(int(value))
+    try:
+        parse_quantity(text)
+    except QuantityError as problem:
+        raise error(key, str(problem)) from None
+    return text
+
+
+def _policy(value: Optional[Any], key: str, error) -> str:
+    if value in (None, ""):
+        return "Never"
+    if value not in POLICIES:
+        raise error(key, f"{value!r} is not a preemption policy{suggest(str(value), POLICIES)} "
+                         f"({', '.join(POLICIES)})")
+    return value

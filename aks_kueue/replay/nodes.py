@@ -1,0 +1,453 @@
+"""Node pools in the loop: where an admitted workload's pods land, the autoscaler, scale-down.
+
+Pods and nodes come from the capacity model (`aks_kueue.aks`): a node offers what
+`aks.nodes.node_resources` computes it can allocate, and a pod can land on a pool when
+`aks.placement.pod_lands` says so (the pool's labels against the pod's node selector and
+required affinity, its taints against the pod's tolerations). After admission Kueue injects the
+assigned flavors' `nodeLabels` into the pods' node selector and their `tolerations`
+(`pkg/podset`), so that is the pod that lands.
+
+- Placement: a pod goes to the Ready node of its pools with room where it leaves the most free
+  (kube-scheduler's default NodeResourcesFit scoring, LeastAllocated on cpu and memory); pods wait
+  in the order their workloads were admitted. A workload starts when all its pods are placed.
+- Autoscaler (cluster-autoscaler's scale-up, simplified): pods that fit no Ready node go first to
+  nodes already on their way, then make new nodes in the first of their pools that has room under
+  `maxCount` and whose empty node holds them; a new node is Ready after its pool's startup time.
+- Scale-down: a node empty for the scale-down delay is removed, down to `minCount`. Only empty
+  nodes go (pods are never moved).
+- ProvisioningRequest checks (`aks.autoscaler`): the pods are booked at once, on room that exists
+  and, for the atomic scale-up class, on new nodes of one pool; the check is Ready when every
+  booked node is. The check-capacity class books only room that exists.
+A pod that no pool can ever hold (no pool matches, or it is larger than any node) is reported
+with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from aks_kueue.aks.nodes import PoolCapacity, is_modelled
+from aks_kueue.aks.placement import pod_lands
+from aks_kueue.kueue.units import format_amount
+
+# Node event kinds the engine routes back here.
+NODE_READY = "node-ready"
+SCALE_DOWN = "scale-down"
+BOOKED_READY = "booked-ready"
+
+
+class Node:
+    __slots__ = ("pool", "number", "free", "ready", "ready_at", "pods", "empty_since", "alive", "virtual", "used")
+
+    def __init__(self, pool: "PoolState", number: int, ready_at: float, ready: bool):
+        self.pool = pool
+        self.number = number
+        self.free = dict(pool.allocatable)
+        self.ready = ready
+        self.ready_at = ready_at
+        self.pods = 0
+        self.empty_since: Optional[float] = ready_at if ready else None
+        self.alive = True
+        self.virtual: Optional[dict[str, int]] = None  # room the autoscaler's pass has promised away
+        self.used = 0  # requests of its pods, the pool's main resource
+
+
+class PoolState:
+    def __init__(self, capacity: PoolCapacity, startup: float, index: int):
+        self.capacity = capacity
+        self.name = capacity.name
+        self.index = index
+        self.min_count = capacity.spec.min_count
+        self.max_count = capacity.spec.max_count
+        self.startup = startup
+        self.allocatable = {r: v for r, v in capacity.node.amounts.items() if is_modelled(r)}
+        self.primary = next((r for r in sorted(self.allocatable) if r.startswith(("nvidia.com/", "amd.com/"))
+                             and self.allocatable[r] > 0), "cpu")
+        self.nodes: list[Node] = []
+        self.ready = 0   # how many of `nodes` are Ready
+        self.numbers = 0
+        # Step-function integrals over virtual time.
+        self.last = 0.0
+        self.node_seconds = 0.0
+        self.ready_capacity_seconds = 0.0   # allocatable of the primary resource, Ready nodes
+        self.allocated_seconds = 0.0        # requests of placed pods, primary resource
+        self.at_max_seconds = 0.0
+        self.allocated = 0
+        self.peak = 0
+        self.series: list[tuple[float, int]] = [(0.0, 0)]
+
+    def advance(self, now: float) -> None:
+        span = now - self.last
+        if span > 0:
+            alive = len(self.nodes)
+            self.node_seconds += alive * span
+            self.ready_capacity_seconds += self.ready * self.allocatable.get(self.primary, 0) * span
+            self.allocated_seconds += self.allocated * span
+            if alive >= self.max_count and self.max_count > 0:
+                self.at_max_seconds += span
+        self.last = now
+
+    def record(self, now: float) -> None:
+        count = len(self.nodes)
+        self.peak = max(self.peak, count)
+        if self.series[-1][0] == now:
+            self.series[-1] = (now, count)
+        elif self.series[-1][1] != count:
+            self.series.append((now, count))
+
+    def fits_empty(self, requests: dict[str, int]) -> Optional[str]:
+        """Why an empty node of this pool cannot hold the pod, or None when it can."""
+        for resource, value in requests.items():
+            if value > self.allocatable.get(resource, 0):
+                return (f"a node of pool {self.name} offers {resource} "
+                        f"{format_amount(resource, self.allocatable.get(resource, 0))}, the pod asks "
+                        f"{format_amount(resource, value)}")
+        return None
+
+
+class PodGroup:
+    """The pods of one pod set of one admitted workload, waiting for nodes or placed."""
+
+    __slots__ = ("run", "index", "remaining", "requests", "pools", "placed", "signature")
+
+    def __init__(self, run: Any, index: int, count: int, requests: dict[str, int], pools: list[PoolState]):
+        self.run = run
+        self.index = index
+        self.remaining = count
+        self.requests = requests
+        self.pools = pools
+        self.placed: list[Node] = []   # one entry per placed pod
+        self.signature = (tuple(sorted(requests.items())), tuple(p.index for p in pools))
+
+
+def _fits(free: dict[str, int], requests: dict[str, int]) -> bool:
+    for resource, value in requests.items():
+        if free.get(resource, 0) < value:
+            return False
+    return True
+
+
+class NodeModel:
+    """The pools of one configuration over one replay. `schedule(time, kind, payload)` puts an
+    event on the engine's queue; the engine hands node events back to `handle`."""
+
+    def __init__(self, pools: list[PoolCapacity], startup: Callable[[PoolCapacity], float], scale_down_delay: float,
+                 schedule: Callable[[float, str, Any], None]):
+        self.pools = [PoolState(p, startup(p), i) for i, p in enumerate(pools)]
+        self.scale_down_delay = scale_down_delay
+        self.schedule = schedule
+        self.waiting: list[PodGroup] = []      # unplaced pods, in admission order
+        self.booking: list[tuple[Any, list[PodGroup], bool]] = []   # ProvisioningRequests not yet booked
+        self._eligible: dict[tuple, tuple[list[PoolState], Optional[str]]] = {}
+        self.changed = True                   # something may let waiting pods move
+        for pool in self.pools:
+            for _ in range(pool.min_count):
+                self._launch(pool, 0.0, ready=True)
+            pool.record(0.0)
+
+    # Where pods can go ---------------------------------------------------------------------
+
+    def eligible(self, pod_spec: dict, placement: str, flavors: list, requests: dict[str, int]
+                 ) -> tuple[list[PoolState], Optional[str]]:
+        """The pools a pod can run on after Kueue injected its flavors, and why none when none."""
+        key = (placement, tuple(f.name for f in flavors), tuple(sorted(requests.items())))
+        known = self._eligible.get(key)
+        if known is not None:
+            return known
+        selector = dict(pod_spec.get("nodeSelector") or {})
+        tolerations = list(pod_spec.get("tolerations") or [])
+        for flavor in flavors:
+            selector.update(flavor.node_labels)
+            tolerations += list(flavor.tolerations)
+        spec = {"nodeSelector": selector, "tolerations": tolerations, "affinity": pod_spec.get("affinity") or {}}
+        landing = [pool for pool in self.pools if pod_lands(spec, pool.capacity)]
+        found, too_small = [], []
+        for pool in landing:
+            problem = pool.fits_empty(requests)
+            if problem is None:
+                if pool.max_count > 0:
+                    found.append(pool)
+                else:
+                    too_small.append(f"pool {pool.name} has maxCount 0")
+            else:
+                too_small.append(problem)
+        reason = None
+        if not found:
+            names = ", ".join(f.name for f in flavors) or "none"
+            if not landing:
+                reason = (f"no node pool carries the labels {selector or '{}'} and tolerates the taints for its pods "
+                          f"(flavors {names}); its pods stay Pending")
+            else:
+                reason = "its pods fit no node: " + "; ".join(too_small)
+        answer = (found, reason)
+        self._eligible[key] = answer
+        return answer
+
+    # Admitted workloads --------------------------------------------------------------------
+
+    def add(self, groups: list[PodGroup]) -> None:
+        """Pods created for an admitted workload: they wait for `settle`."""
+        self.waiting.extend(groups)
+        self.changed = True
+
+    def release(self, groups: list[PodGroup], now: float) -> None:
+        """A workload's pods are gone (it finished or was evicted): their room is free again."""
+        for group in groups:
+            for node in group.placed:
+                self._unplace(node, group.requests, now)
+            group.placed = []
+            group.remaining = 0
+        self.waiting = [g for g in self.waiting if g.remaining > 0]
+        self.booking = [b for b in self.booking if b[1] is not groups]
+        self.changed = True
+
+    def settle(self, now: float) -> list[Any]:
+        """Place what waits where there is room, ask the autoscaler for the rest; the runs whose
+        pods are now all placed."""
+        if not self.changed:
+            return []
+        self.changed = False
+        started = []
+        failed: set = set()
+        for group in self.waiting:
+            if group.signature in failed:
+                continue
+            while group.remaining:
+                node = self._best_node(group)
+                if node is None:
+                    failed.add(group.signature)
+                    break
+                self._place(node, group, now)
+            if group.remaining == 0 and all(g.remaining == 0 for g in group.run.groups):
+                started.append(group.run)
+        self.waiting = [g for g in self.waiting if g.remaining > 0]
+        self._book_waiting(now)
+        self._scale_up(now)
+        seen, unique = set(), []
+        for run in started:
+            if id(run) not in seen:
+                seen.add(id(run))
+                unique.append(run)
+        return unique
+
+    def provision(self, run: Any, groups: list[PodGroup], scale_up: bool, now: float) -> None:
+        """A ProvisioningRequest for the workload's pods: booked now if it can be, else when room appears."""
+        self.booking.append((run, groups, scale_up))
+        self.changed = True
+
+    # Events ---------------------------------------------------------------------------------
+
+    def handle(self, kind: str, payload: Any, now: float) -> Optional[Any]:
+        if kind == NODE_READY:
+            node = payload
+            if node.alive and not node.ready:
+                node.pool.advance(now)
+                node.ready = True
+                node.pool.ready += 1
+                node.pool.allocated += node.used  # booked pods count once their node is there
+                if node.pods == 0:
+                    self._empty(node, now)
+                self.changed = True
+            return None
+        if kind == SCALE_DOWN:
+            node, since = payload
+            pool = node.pool
+            if node.alive and node.ready and node.pods == 0 and node.empty_since == since \
+                    and len(pool.nodes) > pool.min_count:
+                pool.advance(now)
+                node.alive = False
+                pool.nodes.remove(node)
+                pool.ready -= 1
+                pool.record(now)
+                self.changed = True
+            return None
+        if kind == BOOKED_READY:
+            return payload
+        return None
+
+    def finish(self, now: float) -> None:
+        for pool in self.pools:
+            pool.advance(now)
+
+    # Inside -----------------------------------------------------------------------------------
+
+    def _launch(self, pool: PoolState, now: float, ready: bool = False) -> Node:
+        pool.advance(now)
+        pool.numbers += 1
+        node = Node(pool, pool.numbers, now if ready else now + pool.startup, ready)
+        pool.nodes.append(node)
+        pool.ready += ready
+        pool.record(now)
+        if not ready:
+            self.schedule(node.ready_at, NODE_READY, node)
+        return node
+
+    def _best_node(self, group: PodGroup) -> Optional[Node]:
+        """kube-scheduler's LeastAllocated choice among Ready nodes with room: the most free cpu
+        and memory after the pod, as a share of the node; the first such node on a tie."""
+        requests = group.requests
+        wanted = tuple(requests.items())
+        cpu, memory = requests.get("cpu", 0), requests.get("memory", 0)
+        best, best_score = None, -1.0
+        for pool in group.pools:
+            if not pool.ready:
+                continue
+            cpu_total = pool.allocatable.get("cpu", 0) or 1
+            memory_total = pool.allocatable.get("memory", 0) or 1
+            for node in pool.nodes:
+                if not node.ready:
+                    continue
+                free = node.free
+                for resource, value in wanted:  # does it fit? (inline: this is the hot loop)
+                    if free.get(resource, 0) < value:
+                        break
+                else:
+                    score = (free.get("cpu", 0) - cpu) / cpu_total + (free.get("memory", 0) - memory) / memory_total
+                    if score > best_score:
+                        best, best_score = node, score
+        return best
+
+    def _place(self, node: Node, group: PodGroup, now: float) -> None:
+        pool = node.pool
+        pool.advance(now)
+        for resource, value in group.requests.items():
+            if resource in node.free:
+                node.free[resource] -= value
+        node.pods += 1
+        node.empty_since = None
+        used = group.requests.get(pool.primary, 0)
+        node.used += used
+        if node.ready:
+            pool.allocated += used
+        group.placed.append(node)
+        group.remaining -= 1
+
+    def _unplace(self, node: Node, requests: dict[str, int], now: float) -> None:
+        pool = node.pool
+        pool.advance(now)
+        for resource, value in requests.items():
+            if resource in node.free:
+                node.free[resource] += value
+        node.pods -= 1
+        used = requests.get(pool.primary, 0)
+        node.used -= used
+        if node.ready:
+            pool.allocated -= used
+        if node.pods == 0 and node.alive and node.ready:
+            self._empty(node, now)
+
+    def _empty(self, node: Node, now: float) -> None:
+        node.empty_since = now
+        self.schedule(now + self.scale_down_delay, SCALE_DOWN, (node, now))
+
+    def _scale_up(self, now: float) -> None:
+        """New nodes for the pods that fit no Ready node: first the room of nodes on their way, then
+        new nodes in the first pool with room under maxCount. A pass promises room only for itself."""
+        if not self.waiting:
+            return
+        upcoming: dict[int, list[Node]] = {}
+        for pool in self.pools:
+            if pool.ready < len(pool.nodes):
+                upcoming[pool.index] = [n for n in pool.nodes if not n.ready]
+                for node in upcoming[pool.index]:
+                    node.virtual = dict(node.free)
+        failed: set = set()
+        for group in self.waiting:
+            if group.signature in failed:
+                continue
+            for _ in range(group.remaining):
+                node = next((n for pool in group.pools for n in upcoming.get(pool.index, ())
+                             if _fits(n.virtual, group.requests)), None)
+                if node is None:
+                    pool = next((p for p in group.pools if len(p.nodes) < p.max_count), None)
+                    if pool is None:
+                        failed.add(group.signature)
+                        break
+                    node = self._launch(pool, now)
+                    node.virtual = dict(node.free)
+                    upcoming.setdefault(pool.index, []).append(node)
+                for resource, value in group.requests.items():
+                    if resource in node.virtual:
+                        node.virtual[resource] -= value
+        for nodes in upcoming.values():
+            for node in nodes:
+                node.virtual = None
+
+    def _book_waiting(self, now: float) -> None:
+        """ProvisioningRequests: book each one whole, in order, or leave it for the next change."""
+        still = []
+        for run, groups, scale_up in self.booking:
+            if not self._book(run, groups, scale_up, now):
+                still.append((run, groups, scale_up))
+        self.booking = still
+
+    def _book(self, run: Any, groups: list[PodGroup], scale_up: bool, now: float) -> bool:
+        plan: list[tuple[PodGroup, Node]] = []
+        trial = {}
+
+        def room(node: Node) -> dict[str, int]:
+            if id(node) not in trial:
+                trial[id(node)] = dict(node.free)
+            return trial[id(node)]
+
+        rest: list[PodGroup] = []
+        for group in groups:
+            for _ in range(group.remaining):
+                node = next((n for pool in group.pools for n in pool.nodes
+                             if (n.ready or scale_up) and _fits(room(n), group.requests)), None)
+                if node is None:
+                    rest.append(group)
+                    continue
+                plan.append((group, node))
+                for resource, value in group.requests.items():
+                    if resource in trial[id(node)]:
+                        trial[id(node)][resource] -= value
+        new_nodes: list[tuple[PoolState, list[tuple[PodGroup, int]]]] = []
+        if rest:
+            if not scale_up:
+                return False
+            choice = self._one_pool(rest)
+            if choice is None:
+                return False
+            new_nodes = choice
+        for group, node in plan:
+            self._place(node, group, now)
+        for pool, packing in new_nodes:
+            node = self._launch(pool, now)
+            for group, count in packing:
+                for _ in range(count):
+                    self._place(node, group, now)
+        ready_at = max([now] + [n.ready_at for g in groups for n in g.placed])
+        self.schedule(ready_at, BOOKED_READY, (run, groups))
+        return True
+
+    @staticmethod
+    def _one_pool(rest: list[PodGroup]) -> Optional[list[tuple[PoolState, list[tuple[PodGroup, int]]]]]:
+        """The new nodes of ONE pool (the first that can) that hold every pod left: all or nothing."""
+        common = None
+        for group in rest:
+            names = {p.index for p in group.pools}
+            common = names if common is None else common & names
+        for pool in (rest[0].pools if rest else []):
+            if pool.index not in (common or set()):
+                continue
+            packing: list[dict[str, int]] = []
+            assigned: list[list[tuple[PodGroup, int]]] = []
+            for group in rest:
+                for bin_index, free in enumerate(packing):
+                    if _fits(free, group.requests):
+                        break
+                else:
+                    packing.append(dict(pool.allocatable))
+                    assigned.append([])
+                    bin_index = len(packing) - 1
+                for resource, value in group.requests.items():
+                    if resource in packing[bin_index]:
+                        packing[bin_index][resource] -= value
+                assigned[bin_index].append((group, 1))
+            if len(pool.nodes) + len(packing) <= pool.max_count:
+                return [(pool, a) for a in assigned]
+        return None
+
+
+__all__ = ["NodeModel", "PodGroup", "PoolState", "Node", "NODE_READY", "SCALE_DOWN", "BOOKED_READY"]

@@ -1,0 +1,245 @@
+"""A trace: the workloads teams submitted, when, and for how long each ran.
+
+Every reader (`formats`) turns its input into `TraceWorkload`s. A workload's pods are kept as
+the pod sets of the v1beta2 Workload Kueue would hold (`Shape.pod_sets`), trimmed to what
+admission and placement read (requests, limits, overhead, node selector, affinity,
+tolerations), so that the admission core computes its usage with its own function
+(`aks_kueue.admission.workloads.workload_info`), and equal shapes are kept once.
+
+Times: `submitted` is either an instant (seconds since the Unix epoch, from an RFC 3339 time)
+or seconds from the start of the trace; `Trace.finish()` puts every workload on one clock,
+seconds from the earliest submission, and keeps that instant as `start`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from fractions import Fraction
+from typing import Any, Optional
+
+from aks_kueue.k8s.loader import LoadError, display_name
+from aks_kueue.kueue.config_api import parse_duration
+
+# Past this many workloads a trace is refused: a month of a large organisation is a few
+# hundred thousand; this keeps a wrong file (or an endless stream) from exhausting memory.
+MAX_WORKLOADS = 2_000_000
+# Trimmed pod specs keep these keys: what pod requests, flavor matching and node placement read.
+POD_KEYS = ("containers", "initContainers", "overhead", "resources", "nodeSelector", "affinity", "tolerations")
+CONTAINER_KEYS = ("name", "resources", "restartPolicy")
+_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+
+
+@dataclass(frozen=True)
+class TraceError(LoadError):
+    """A trace that cannot be used: the file, the line (JSON Lines, CSV) or document (YAML,
+    JSON), and the field, in one sentence."""
+
+    line: Optional[int] = None
+    key: Optional[str] = None
+
+    def __str__(self) -> str:
+        if not self.source:
+            return self.reason
+        where = display_name(self.source)
+        if self.line is not None:
+            where += f" line {self.line}"
+        elif self.document is not None:
+            where += f" document {self.document}"
+        return f"{where}: {self.key + ': ' if self.key else ''}{self.reason}"
+
+    def as_json(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"file": self.source or None}
+        if self.line is not None:
+            found["line"] = self.line
+        if self.document is not None:
+            found["document"] = self.document
+        if self.key:
+            found["key"] = self.key
+        found["message"] = str(self)
+        return found
+
+
+@dataclass(eq=False)
+class Shape:
+    """The pod sets of one workload shape (v1beta2 `spec.podSets`, pod templates trimmed), kept
+    once however many workloads share it. `key` is its canonical JSON."""
+
+    pod_sets: list[dict[str, Any]]
+    key: str
+
+
+@dataclass(eq=False, slots=True)
+class TraceWorkload:
+    order: int                      # position in the trace: files as given, lines/documents in order
+    namespace: str
+    name: str
+    queue: str                      # the LocalQueue (spec.queueName)
+    submitted: float                # an instant (epoch seconds) when `absolute`, else seconds from the start
+    runtime: Optional[float]        # None: it runs until the end of the replay
+    shape: Shape
+    priority: Optional[int] = None
+    priority_class: Optional[str] = None  # a WorkloadPriorityClass, resolved per configuration
+    absolute: bool = False
+    uid: str = ""
+    file: str = ""                  # the file it came from (one string per file, shared)
+
+
+@dataclass
+class Trace:
+    workloads: list[TraceWorkload] = field(default_factory=list)
+    # The instant of time 0 (the earliest submission), when the trace has real times.
+    start: Optional[float] = None
+    files: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    # A generator file defines queues as well (`formats.generator`): the configuration it makes.
+    generated: Any = None
+    _shapes: dict[str, Shape] = field(default_factory=dict, repr=False)
+
+    def shape(self, pod_sets: list[dict[str, Any]]) -> Shape:
+        """The one Shape for these (already trimmed) pod sets."""
+        key = json.dumps(pod_sets, sort_keys=True, separators=(",", ":"))
+        found = self._shapes.get(key)
+        if found is None:
+            found = self._shapes[key] = Shape(pod_sets, key)
+        return found
+
+    def add(self, workload: TraceWorkload) -> None:
+        if len(self.workloads) >= MAX_WORKLOADS:
+            raise TraceError(workload.file, None,
+                             f"the trace holds more than {MAX_WORKLOADS:,} workloads, the most one replay reads; "
+                             "replay a shorter period (split the trace by time)")
+        self.workloads.append(workload)
+
+    def finish(self) -> "Trace":
+        """One clock: seconds from the earliest submission; instants anchor relative times."""
+        absolute = [w.submitted for w in self.workloads if w.absolute]
+        anchor = min(absolute) if absolute else 0.0
+        for workload in self.workloads:
+            if workload.absolute:
+                workload.submitted -= anchor
+                workload.absolute = False
+        earliest = min((w.submitted for w in self.workloads), default=0.0)
+        for workload in self.workloads:
+            # To the microsecond, so that 0.3 - 0.1 is 0.2 and the same trace gives the same times.
+            workload.submitted = round(workload.submitted - earliest, 6)
+        self.start = anchor + earliest if absolute else None
+        self._shapes.clear()
+        return self
+
+    @property
+    def shapes(self) -> int:
+        return len({id(w.shape) for w in self.workloads})
+
+
+def trim_pod_spec(spec: Any) -> dict[str, Any]:
+    """The parts of a pod spec that admission and placement read; the rest (images, commands,
+    environment, volumes) is dropped, so that a trace of many runs of one job keeps one shape."""
+    if not isinstance(spec, dict):
+        return {}
+    trimmed: dict[str, Any] = {}
+    for key in POD_KEYS:
+        value = spec.get(key)
+        if value in (None, [], {}):
+            continue
+        if key in ("containers", "initContainers") and isinstance(value, list):
+            value = [{k: c[k] for k in CONTAINER_KEYS if k in c} if isinstance(c, dict) else c for c in value]
+        if key == "affinity" and isinstance(value, dict):
+            value = {k: v for k, v in value.items() if k == "nodeAffinity"}
+            if not value:
+                continue
+        trimmed[key] = value
+    return trimmed
+
+
+def trim_pod_sets(pod_sets: Any) -> list[dict[str, Any]]:
+    found = []
+    for pod_set in pod_sets if isinstance(pod_sets, list) else []:
+        if not isinstance(pod_set, dict):
+            continue
+        kept = {k: pod_set[k] for k in ("name", "count", "minCount", "topologyRequest") if k in pod_set}
+        template = pod_set.get("template") if isinstance(pod_set.get("template"), dict) else {}
+        kept["template"] = {"spec": trim_pod_spec(template.get("spec"))}
+        found.append(kept)
+    return found
+
+
+# Times and durations ---------------------------------------------------------------------------
+
+
+class ValueProblem(ValueError):
+    """What is wrong with one value; the reader adds the file, line and field."""
+
+
+def instant(value: str) -> float:
+    """An RFC 3339 time as seconds since the epoch."""
+    if not _RFC3339.match(value):
+        raise ValueProblem(f"{value!r} is not an RFC 3339 time (e.g. 2026-11-02T08:00:00Z) or a number of seconds")
+    text = value.replace("z", "Z").replace("Z", "+00:00").replace("t", "T").replace(" ", "T")
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueProblem(f"{value!r} is not a valid time") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.timestamp()
+
+
+def submitted_time(value: Any) -> tuple[float, bool]:
+    """(seconds, is an instant) of a `submitted` value: an RFC 3339 time or seconds from the start."""
+    if isinstance(value, bool):
+        raise ValueProblem(f"{value!r} is not a time; write an RFC 3339 time or seconds from the start")
+    if isinstance(value, (int, float)):
+        return _non_negative(float(value), "seconds from the start"), False
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return _non_negative(float(text), "seconds from the start"), False
+        except ValueError:
+            return instant(text), True
+    raise ValueProblem(f"{value!r} is not a time; write an RFC 3339 time or seconds from the start")
+
+
+def duration(value: Any, what: str = "a duration") -> float:
+    """Seconds of a Go-style duration (`90s`, `5m`, `1h30m`) or a plain number of seconds."""
+    if isinstance(value, bool):
+        raise ValueProblem(f"{value!r} is not {what}; write e.g. 90s, 5m, 1h30m or a number of seconds")
+    if isinstance(value, (int, float)):
+        return _non_negative(float(value), what)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return _non_negative(float(text), what)
+        except ValueError:
+            pass
+        parsed: Optional[Fraction] = parse_duration(text) if text else None
+        if parsed is not None:
+            return _non_negative(float(parsed), what)
+    raise ValueProblem(f"{value!r} is not {what}; write e.g. 90s, 5m, 1h30m or a number of seconds")
+
+
+def _non_negative(value: float, what: str) -> float:
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueProblem(f"{value!r} is not {what}")
+    if value < 0:
+        raise ValueProblem(f"{value:g} is negative; {what} cannot be")
+    return value
+
+
+def format_duration(seconds: float) -> str:
+    """`1h30m`, `45s`, `2m30.5s`: how reports print a duration."""
+    if seconds != seconds:
+        return "-"
+    whole = round(seconds, 3)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = []
+    if hours:
+        parts.append(f"{int(hours)}h")
+    if minutes:
+        parts.append(f"{int(minutes)}m")
+    if secs or not parts:
+        parts.append(f"{secs:g}s" if secs != int(secs) else f"{int(secs)}s")
+    return "".join(parts)

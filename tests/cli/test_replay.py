@@ -1,0 +1,198 @@
+"""`aks-kueue replay` end to end: configurations from flags, the contract's JSON for every exit code,
+the gate, the files of --out, a stack with its pools, and Kueue's generator format."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from aks_kueue.cli import app
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "replay"
+QUEUES = FIXTURES / "queues.yaml"
+WAITS = FIXTURES / "waits.jsonl"
+
+
+def run(*args):
+    result = CliRunner().invoke(app, ["replay", *map(str, args)])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_json_follows_the_contract():
+    code, out, err = run(WAITS, "--queues", QUEUES, "--json")
+    assert code == 0, err
+    document = json.loads(out)
+    assert {"start", "end", "configurations", "summary", "result", "errors"} <= set(document)
+    assert document["result"] == "ok" and document["errors"] == [] and "differences" not in document
+    (configuration,) = document["configurations"]
+    assert configuration["name"] == f"queues {QUEUES}"
+    (queue,) = configuration["clusterQueues"]
+    assert {"name", "submitted", "admitted", "started", "finished", "preemptions", "evictions", "pendingAtEnd",
+            "neverStarted", "waitToAdmit", "waitToStart", "usage"} <= set(queue)
+    # a runs 0-600; b (needs all 4 cores) waits inadmissible; c (2 cores) waits too; at 600 a ends and the
+    # requeue at 601 admits b; c waits for b (ends 1201, c in at 1202).
+    by_name = {w["name"]: w for w in configuration["workloads"]}
+    assert (by_name["b"]["admitted"], by_name["c"]["admitted"]) == (601.0, 1202.0)
+    assert document["end"] == 1502.0 and document["summary"]["workloads"] == 3
+
+
+def test_text_and_markdown():
+    code, out, _ = run(WAITS, "--queues", QUEUES)
+    assert code == 0
+    assert "per ClusterQueue" in out and "team-a" in out and "waits (p50 / p95 / max)" in out
+    code, out, _ = run(WAITS, "--queues", QUEUES, "--format", "markdown")
+    assert code == 0
+    assert out.startswith("## aks-kueue replay: `queues ") and "| ClusterQueue | submitted |" in out
+
+
+def test_a_comparison_shows_both_and_the_difference():
+    code, out, _ = run(WAITS, "--queues", QUEUES, "--compare-queues", FIXTURES / "queues-bigger.yaml", "--json")
+    assert code == 0
+    document = json.loads(out)
+    assert len(document["configurations"]) == 2
+    (difference,) = document["differences"]
+    # With 8 cores (the base) b gets in at once and c waits for a's end (admitted 601, wait 481); with 4, c
+    # waits until 1202 (wait 1082): the change makes the worst wait 601 s longer.
+    assert difference["clusterQueue"] == "team-a"
+    assert difference["waitToStart.max"] == 601.0 and difference["waitToStart.p95"] == 601.0
+    code, out, _ = run(WAITS, "--queues", QUEUES, "--compare-queues", FIXTURES / "queues-bigger.yaml",
+                       "--format", "markdown")
+    assert "**What the change does**" in out and "(base " in out
+
+
+def test_the_wait_gate_exits_1_with_its_verdict():
+    code, out, err = run(WAITS, "--queues", QUEUES, "--fail-on-wait", "P95=5m", "--json")
+    assert code == 1
+    document = json.loads(out)
+    assert document["result"] == "rejected"
+    assert document["summary"]["gates"] == [{"p95": 300.0, "clusterQueue": "team-a", "value": 1082.0,
+                                             "passed": False}]
+    assert "gate failed: ClusterQueue team-a waits 1082 s to start at p95, more than 300 s" in err
+    code, _, _ = run(WAITS, "--queues", QUEUES, "--fail-on-wait", "P95=1h")
+    assert code == 0
+
+
+def test_a_bad_trace_line_exits_2_with_one_json_document(tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text(WAITS.read_text() + '{"submitted": 0, "queue": "default", "podSets": [{"count": "two"}]}\n')
+    code, out, err = run(trace, "--queues", QUEUES, "--json")
+    assert code == 2
+    document = json.loads(out)
+    assert document["result"] == "invalid"
+    (error,) = document["errors"]
+    assert error["file"] == str(trace) and error["line"] == 4 and error["key"] == "podSets[0].count"
+    assert "not a whole number" in error["message"]
+    assert f"replay: {trace} line 4: podSets[0].count:" in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--queues", QUEUES, "--stack", "dev"], "give one configuration"),
+    (["--queues", QUEUES, "--until", "soon"], "--until"),
+    (["--queues", QUEUES, "--scale-down-delay", "-5"], "--scale-down-delay"),
+    (["--queues", QUEUES, "--node-startup", "gpu=5m"], "no pool gpu"),
+    (["--queues", QUEUES, "--fail-on-wait", "5m"], "P95=DURATION"),
+    (["--queues", QUEUES, "--format", "html"], "--format must be one of"),
+    (["--queues", FIXTURES / "missing.yaml"], "no such file"),
+    (["--stack", "nosuch"], "no such stack file"),
+])
+def test_unusable_flags_exit_2_with_a_sentence(args, words):
+    code, out, err = run(WAITS, *args, "--json")
+    assert code == 2
+    document = json.loads(out)
+    assert document["result"] == "invalid" and words in document["errors"][0]["message"]
+    assert words in err
+
+
+def test_invalid_queue_objects_exit_2_naming_file_and_document(tmp_path):
+    queues = tmp_path / "queues.yaml"
+    queues.write_text(QUEUES.read_text().replace('nominalQuota: "4"', 'nominalQuota: "four"'))
+    code, out, _ = run(WAITS, "--queues", queues, "--json")
+    assert code == 2
+    (error,) = json.loads(out)["errors"]
+    assert error["file"] == str(queues) and error["document"] == 1 and "ClusterQueue team-a" in error["message"]
+
+
+def test_out_writes_the_chart_the_summary_and_the_workloads(tmp_path):
+    out_dir = tmp_path / "out"
+    code, _, err = run(WAITS, "--queues", QUEUES, "--compare-queues", FIXTURES / "queues-bigger.yaml",
+                       "--out", out_dir)
+    assert code == 0
+    chart = (out_dir / "replay.png").read_bytes()
+    assert chart[:8] == b"\x89PNG\r\n\x1a\n" and len(chart) > 10_000
+    assert (out_dir / "summary.md").read_text().startswith("## aks-kueue replay")
+    rows = list(csv.DictReader((out_dir / "workloads.csv").open()))
+    assert len(rows) == 6 and {r["configuration"] for r in rows} == {f"queues {QUEUES}",
+                                                                        f"queues {FIXTURES / 'queues-bigger.yaml'}"}
+    c = next(r for r in rows if r["name"] == "c" and r["configuration"] == f"queues {QUEUES}")
+    assert (c["admitted"], c["waitToStart"]) == ("1202.0", "1082.0")
+    assert "wrote" in err
+
+
+def test_dev_s_sample_jobs_on_the_dev_stack_with_its_pools():
+    code, out, err = run(FIXTURES / "dev-sample-jobs.jsonl", "--stack", "dev", "--json")
+    assert code == 0, err
+    document = json.loads(out)
+    assert document["start"] == "2026-11-02T08:00:00Z"
+    (configuration,) = document["configurations"]
+    assert configuration["name"] == "stack dev"
+    assert {p["name"] for p in configuration["pools"]} == {"cpu", "t4"}
+    by_name = {w["name"]: w for w in configuration["workloads"]}
+    assert all(w["finished"] is not None for w in by_name.values())
+    # The GPU jobs land on t4 and wait for its nodes (scale from zero; 8 minutes assumed for a GPU node).
+    assert by_name["finetune-1"]["flavors"]["main"]["nvidia.com/gpu"] == "t4"
+    assert by_name["finetune-1"]["started"] == 480.0
+    # The t4 quota holds two GPUs: the third finetune waits for one to end.
+    assert by_name["finetune-3"]["admitted"] > by_name["finetune-2"]["finished"]
+    assert any("(assumed for a GPU pool)" in a for a in configuration["assumptions"])
+
+
+def test_node_startup_is_overridden_per_pool():
+    code, out, _ = run(FIXTURES / "dev-sample-jobs.jsonl", "--stack", "dev", "--node-startup", "t4=2m", "--json")
+    assert code == 0
+    finetune = next(w for w in json.loads(out)["configurations"][0]["workloads"] if w["name"] == "finetune-1")
+    assert finetune["started"] == 120.0
+
+
+def test_the_contract_example_on_the_prod_stack():
+    code, out, _ = run(FIXTURES / "contract-example.jsonl", "--stack", "prod", "--json")
+    assert code == 0
+    (workload,) = json.loads(out)["configurations"][0]["workloads"]
+    # As the contract writes it, with no tolerations: prod's a100 nodes are tainted, so Kueue never admits
+    # it, and the report says why in Kueue's words.
+    assert workload["admitted"] is None
+    assert "untolerated taint {sku gpu NoSchedule <nil>} in flavor a100" in workload["reason"]
+
+
+def test_a_generator_trace_needs_no_configuration(tmp_path):
+    generator = tmp_path / "generator.yaml"
+    generator.write_text(yaml.safe_dump({"cohorts": [{"className": "c", "count": 1, "queuesSets": [{
+        "className": "cq", "count": 2, "nominalQuota": 2, "borrowingLimit": 2, "reclaimWithinCohort": "Any",
+        "withinClusterQueue": "LowerPriority", "workloadsSets": [{"count": 5, "creationIntervalMs": 100,
+                                                                  "workloads": [{"className": "s", "runtimeMs": 300,
+                                                                                 "priority": 1, "request": 1}]}]}]}]}))
+    code, out, err = run(generator, "--json")
+    assert code == 0, err
+    (configuration,) = json.loads(out)["configurations"]
+    assert configuration["name"] == f"generator {generator}"
+    assert sum(q["finished"] for q in configuration["clusterQueues"]) == 10
+    code, out, _ = run(generator, "--queues", QUEUES, "--json")
+    assert code == 2 and "defines its own queues" in json.loads(out)["errors"][0]["message"]
+
+
+def test_progress_only_on_a_terminal(monkeypatch):
+    from aks_kueue.cli import replay as command
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    with command._progress(10, "x", 0, 1) as update:
+        assert update is None
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    with command._progress(10, "x", 0, 1) as update:
+        assert callable(update)
+        update(3600.0, 5, 5)
