@@ -130,7 +130,7 @@ def every_output(config: dict, secret_key: str) -> tuple[str, object]:
             print_outcome(outcome)
         parts.append(text.getvalue())
         parts += list(outcome.run.warnings)
-    parts += list(outcome.errors) + [str(r) for r in outcome.refusals]
+    parts += [str(e) for e in outcome.errors] + [str(r) for r in outcome.refusals]
     return "\n".join(parts), outcome
 
 

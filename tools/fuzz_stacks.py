@@ -39,6 +39,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -282,9 +283,12 @@ class Workers:
     """`jobs` worker processes, each running one command at a time in process; one past the timeout
     is killed and replaced, and one that has run `recycle` commands is replaced too."""
 
-    def __init__(self, jobs: int, timeout: float, recycle: int = 100):
+    def __init__(self, jobs: int, timeout: float, recycle: int = 100, start_method: Optional[str] = None):
         self.jobs, self.timeout, self.recycle = jobs, timeout, recycle
-        self.context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+        # fork is fast, but forking a process that runs other threads (gRPC's, in a test process that
+        # ran the Pulumi mocks) can copy a held lock into the child, which then hangs: spawn there.
+        forkable = hasattr(os, "fork") and threading.active_count() == 1
+        self.context = multiprocessing.get_context(start_method or ("fork" if forkable else "spawn"))
 
     def _start(self) -> dict:
         parent, child = self.context.Pipe()

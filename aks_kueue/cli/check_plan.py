@@ -39,12 +39,13 @@ def check_plan(
     as_json: bool = JSON_OPTION,
     output_format: Optional[str] = OUTPUT_OPTION,
 ) -> None:
-    """Exit 1 when the plan replaces or deletes the cluster, a pool, the resource group, the Kueue
-    installer, a team namespace, a Kueue ClusterQueue, Cohort, ResourceFlavor, AdmissionCheck,
-    LocalQueue or Topology, or a fleet's link (a manager's MultiKueueCluster, kubeconfig Secret or
-    MultiKueueConfig; a worker's multikueue service account, RBAC or token Secret) that
-    aks-kueue:allowReplacement does not list; one line per step on stdout, each step that passes
-    as an "ok:" line.
+    """Exit 1 when the plan replaces or deletes what aks-kueue:allowReplacement does not list: the
+    cluster, a pool, the resource group, the Kueue installer, a team namespace, a Kueue ClusterQueue,
+    Cohort, ResourceFlavor, AdmissionCheck, LocalQueue or Topology, or a fleet's link. One line per
+    step on stdout, each step that passes as an "ok:" line.
+
+    A fleet's links are a manager's MultiKueueCluster, kubeconfig Secret and MultiKueueConfig, and a
+    worker's multikueue service account, RBAC and token Secret.
 
     Every step operation of Pulumi's engine is judged by what it does (import-replacement and
     remove-pending-replace destroy, discard does not), type tokens with or without an API version.

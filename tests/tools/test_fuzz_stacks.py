@@ -44,7 +44,7 @@ def test_a_handful_of_mutations_run_clean(tmp_path, capsys):
 def test_a_hang_is_killed_and_counted(monkeypatch):
     """A worker whose run passes the timeout is replaced, and the run counts as a hang."""
     seen = []
-    workers = fuzz_stacks.Workers(1, timeout=1.0)
+    workers = fuzz_stacks.Workers(1, timeout=1.0, start_method="fork")  # the child keeps the patch
     monkeypatch.setattr(fuzz_stacks, "_in_process", lambda args: __import__("time").sleep(30))
     workers.run_all([Run("sleeps", ["x"])], seen.append)
     assert [o.problems for o in seen] == [["hang"]]
