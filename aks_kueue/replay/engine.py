@@ -701,6 +701,7 @@ class _Replay:
     def _admitted(self, run: Run, now: float) -> None:
         run.state = ADMITTED
         run.admitted = now
+        run.started = None  # the report's times are those of the last admission (replay.md)
         run.ever_admitted = True
         self.unready += 1
         unplaceable = next((g for g in run.groups if not g.pools), None)

@@ -162,3 +162,17 @@ def test_check_capacity_books_only_nodes_that_exist(tmp_path):
     _, runs = _run(tmp_path, rows, objects=objects, pools=[pool("cpu", min_count=1)])
     assert runs["a"].admitted == 0.0
     assert runs["b"].admitted == 100.0  # no new node: it waits for a's room
+
+
+def test_a_preempted_workload_reports_the_times_of_its_last_admission(tmp_path):
+    """Found by the property test: a workload preempted after it started, admitted again and still
+    waiting for a node kept its first start, so it seemed to start before it was admitted."""
+    objects = one_queue(2, preemption={"withinClusterQueue": "LowerPriority"})
+    rows = [workload("low", 0, cpu=2, runtime=10000, priority=0), workload("high", 400, cpu=2, runtime=100, priority=10)]
+    # high takes low's quota and its node at 400, ends at 500; the empty node goes half a second later,
+    # so low, admitted again at 501, waits 300 s for a new one: the replay stops before it comes.
+    _, runs = _run(tmp_path, rows, objects, pools=[pool("cpu", max_count=1)], scale_down_delay=0.5,
+                   options=ReplayOptions(until=600))
+    low = runs["low"]
+    assert low.preemptions == 1 and low.admitted == 501.0
+    assert low.started is None
