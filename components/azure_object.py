@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-from pulumi_azure_native import _utilities
+
+from aks_kueue.compat import azure_native_utilities
 
 
 class AzureObject(pulumi.CustomResource):
     def __init__(self, type_token: str, name: str, inputs: dict[str, Any], opts: pulumi.ResourceOptions):
         # As the SDK's classes do: bind the resource to this pulumi-azure-native plugin version.
-        opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
+        opts = pulumi.ResourceOptions.merge(azure_native_utilities.get_resource_opts_defaults(), opts)
         super().__init__(type_token, name, inputs, opts)
