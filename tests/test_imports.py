@@ -129,3 +129,9 @@ def test_arrows_point_one_way(layer):
                    for target in targets
                    if any(target == f or target.startswith(f + ".") for f in FORBIDDEN[layer]))
     assert wrong == []
+
+
+def test_the_flavor_assigner_sees_protocols_not_the_snapshot():
+    edges = graph()
+    for module in ("aks_kueue.admission.assigner", "aks_kueue.admission.preemption"):
+        assert "aks_kueue.admission.snapshot" not in edges[module]

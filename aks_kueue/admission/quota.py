@@ -50,9 +50,6 @@ class Node:
     plans: dict[FlavorResource, tuple] = field(default_factory=dict, repr=False)
     chains: dict[FlavorResource, tuple] = field(default_factory=dict, repr=False)
 
-    def local_quota(self, fr: FlavorResource) -> int:
-        return self.local.get(fr, 0)
-
     def local_available(self, fr: FlavorResource) -> int:
         return max(0, self.local.get(fr, 0) - self.usage.get(fr, 0))
 
