@@ -45,8 +45,8 @@ class MovedError(ImportError):
 def _cel_core() -> Any:
     """The CEL bindings' compiled core `cel.cel`, loaded without the package's `__init__`.
 
-    `import cel` also loads its command line (`cel.cli`: typer, rich, prompt_toolkit), a tenth of
-    a second no rule here uses; `compile` and `execute` live in the core. The core is registered
+    `import cel` also loads its command line (`cel.cli`: typer, rich, prompt_toolkit), which no rule
+    here uses; `compile` and `execute` live in the core. The core is registered
     under its own name, so a later `import cel` reuses it (the extension initialises once a process)."""
     core = sys.modules.get("cel.cel")
     if core is None:

@@ -3,7 +3,7 @@
 The typed classes send the engine exactly this (the token, camelCase inputs) plus an alias
 for every API-version token the resource ever had, about a hundred. Those aliases only
 matter to a stack that once used a versioned token; a resource this program creates new has
-none to match, and resolving them costs the offline preview a tenth of a second per resource.
+none to match, and resolving them is most of what registering one costs.
 """
 
 from __future__ import annotations

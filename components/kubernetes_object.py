@@ -2,8 +2,8 @@
 
 The typed classes (`pulumi_kubernetes.apps.v1.DaemonSet`, `core.v1.Namespace`) send
 the engine exactly this: their type token and `apiVersion`, `kind`, `metadata` and
-`spec`. Importing them, though, loads the whole typed core/v1 SDK, about half a
-second per preview, for objects the program writes as plain dicts anyway.
+`spec`. Importing them, though, loads the whole typed core/v1 SDK, for objects the
+program writes as plain dicts anyway.
 
 It also serves Kueue's WorkloadPriorityClass, whose `value` sits beside `metadata`
 rather than in a `spec`, which the Python `apiextensions.CustomResource` cannot carry.
