@@ -3,7 +3,7 @@
 The typed classes send the engine exactly this (the token, camelCase inputs) plus an alias
 for every API-version token the resource ever had, about a hundred. Those aliases only
 matter to a stack that once used a versioned token; a resource this program creates new has
-none to match, and resolving them costs the offline preview a tenth of a second per resource.
+none to match, and resolving them is most of what registering one costs.
 """
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-from pulumi_azure_native import _utilities
+
+from aks_kueue.compat import azure_native_utilities
 
 
 class AzureObject(pulumi.CustomResource):
     def __init__(self, type_token: str, name: str, inputs: dict[str, Any], opts: pulumi.ResourceOptions):
         # As the SDK's classes do: bind the resource to this pulumi-azure-native plugin version.
-        opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
+        opts = pulumi.ResourceOptions.merge(azure_native_utilities.get_resource_opts_defaults(), opts)
         super().__init__(type_token, name, inputs, opts)

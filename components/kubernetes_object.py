@@ -2,8 +2,8 @@
 
 The typed classes (`pulumi_kubernetes.apps.v1.DaemonSet`, `core.v1.Namespace`) send
 the engine exactly this: their type token and `apiVersion`, `kind`, `metadata` and
-`spec`. Importing them, though, loads the whole typed core/v1 SDK, about half a
-second per preview, for objects the program writes as plain dicts anyway.
+`spec`. Importing them, though, loads the whole typed core/v1 SDK, for objects the
+program writes as plain dicts anyway.
 
 It also serves Kueue's WorkloadPriorityClass, whose `value` sits beside `metadata`
 rather than in a `spec`, which the Python `apiextensions.CustomResource` cannot carry.
@@ -15,7 +15,8 @@ import re
 from typing import Any
 
 import pulumi
-from pulumi_kubernetes import _utilities
+
+from aks_kueue.compat import kubernetes_utilities
 
 
 def type_token(api_version: str, kind: str) -> str:
@@ -32,7 +33,7 @@ class KubernetesObject(pulumi.CustomResource):
         fields given, on an object the stack does not own (deleting it only gives the fields up)."""
         props = {**manifest, "status": None}
         # As the SDK's classes do: bind the object to this pulumi-kubernetes plugin version.
-        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(version=_utilities.get_version()))
+        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(version=kubernetes_utilities.get_version()))
         kind = manifest["kind"] + ("Patch" if patch else "")
         super().__init__(type_token(manifest["apiVersion"], kind), name, props, opts)
 
@@ -60,7 +61,7 @@ class HelmRelease(pulumi.CustomResource):
         props = {key: given[key] for key in sorted(given, key=_python_name)}
         props["status"] = None
         # As the typed class does: its option defaults first, then the caller's.
-        opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
+        opts = pulumi.ResourceOptions.merge(kubernetes_utilities.get_resource_opts_defaults(), opts)
         super().__init__(RELEASE_TYPE, name, props, opts)
 
 

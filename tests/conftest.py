@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+from pathlib import Path
 
 import pytest
 import yaml
@@ -15,7 +17,8 @@ from aks_kueue.preview.stackfile import StackConfig, load_stack, project_root, s
 pytest_plugins = ["tests.policies.fakes"]
 
 ROOT = project_root()
-SHARED = ROOT.parent / "shared"
+# ../shared beside the repository; AKS_KUEUE_SHARED points elsewhere (a test uses it to run without one).
+SHARED = Path(os.environ.get("AKS_KUEUE_SHARED") or ROOT.parent / "shared")
 REFERENCE = SHARED / "reference"
 
 
@@ -43,9 +46,39 @@ def run_stack(name: str, preview: bool = True):
     return run_program(load_stack(stack_path(ROOT, name), name, ROOT), ROOT, preview)
 
 
+SHARED_MISSING = (f"{SHARED} is not beside the repository (the contract and the reference notes these tests "
+                  "read); .ci/run refuses to run without it")
+
+
 def needs_shared():
-    return pytest.mark.skipif(not REFERENCE.is_dir(), reason="../shared/reference is not beside the "
-                              "repository; CI always has it")
+    """The one mark of a test that reads ../shared. Without it the test skips, and the run's summary
+    lists every such test and why (`pytest_terminal_summary`)."""
+    return pytest.mark.shared
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "shared: reads ../shared (the contract and the reference notes)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if REFERENCE.is_dir():
+        return
+    skip = pytest.mark.skip(reason=SHARED_MISSING)
+    for item in items:
+        if item.get_closest_marker("shared"):
+            item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if REFERENCE.is_dir():
+        return
+    skipped = [report.nodeid for report in terminalreporter.stats.get("skipped", [])
+               if "shared" in report.keywords]
+    if skipped:
+        terminalreporter.section("tests skipped without ../shared")
+        terminalreporter.line(f"{len(skipped)} tests did not run: {SHARED_MISSING}.")
+        for nodeid in sorted(skipped):
+            terminalreporter.line(f"  {nodeid}")
 
 
 def model_of(config: dict, stack: str = "test"):

@@ -10,7 +10,7 @@ import pytest
 from aks_kueue.day2.replacement import AGENT_POOL, MANAGED_CLUSTER, RESOURCE_GROUP, extract
 from aks_kueue.preview.run import ProgramError, ProgramRefused, run_program
 from aks_kueue.preview.stackfile import StackConfig, load_stack, stack_path
-from tests.conftest import REFERENCE, ROOT, edited, flat, stack_doc
+from tests.conftest import REFERENCE, ROOT, edited, flat, needs_shared, stack_doc
 
 RG = "azure-native:resources:ResourceGroup"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
@@ -536,7 +536,7 @@ def _alias_urns(registration) -> set[str]:
 def _stacks():
     stacks = [("dev", stack_path(ROOT, "dev")), ("prod", stack_path(ROOT, "prod"))]
     example = REFERENCE.parent / "contract" / "Pulumi.example.yaml"
-    return stacks + ([("example", example)] if example.exists() else [])
+    return stacks + [pytest.param("example", example, id="example", marks=needs_shared())]
 
 
 @pytest.mark.parametrize("stack,path", _stacks())

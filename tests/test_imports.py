@@ -30,6 +30,8 @@ FORBIDDEN = {
                         "components", "pulumi", "pulumi_policy"),
     "aks_kueue.policies": ("aks_kueue.settings", "aks_kueue.preview", "aks_kueue.cli", "components"),
     "aks_kueue.preview": ("aks_kueue.cli", "components"),
+    # The door to other packages' private names, which the pure core may use too: it rests on nothing of ours.
+    "aks_kueue.compat": ("aks_kueue", "components"),
 }
 
 
@@ -127,3 +129,9 @@ def test_arrows_point_one_way(layer):
                    for target in targets
                    if any(target == f or target.startswith(f + ".") for f in FORBIDDEN[layer]))
     assert wrong == []
+
+
+def test_the_flavor_assigner_sees_protocols_not_the_snapshot():
+    edges = graph()
+    for module in ("aks_kueue.admission.assigner", "aks_kueue.admission.preemption"):
+        assert "aks_kueue.admission.snapshot" not in edges[module]

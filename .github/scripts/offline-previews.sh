@@ -14,6 +14,7 @@
 # REPLAY_DIR defaults to OUT_DIR/replay) gets it into that stack's summary, after the capacity
 # table, where the summary's `<!-- aks-kueue:replay -->` slot stands.
 set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/comment.sh"
 
 out="${1:?usage: offline-previews.sh OUT_DIR}"
 cli="${AKS_KUEUE:-venv/bin/aks-kueue}"
@@ -44,15 +45,7 @@ for file in stacks/Pulumi.*.yaml; do
   code=$?
   echo >> "$out/comment.md"
   if [ "$code" -eq 2 ]; then
-    # Unusable input: there is no summary to show, only the reason.
-    echo "$stack (exit 2)" >> "$out/rejected"
-    {
-      echo "## aks-kueue preview of stack \`$stack\`: :x: could not be previewed"
-      echo
-      echo '```'
-      head -c 4000 "$out/$stack.stderr"
-      echo '```'
-    } >> "$out/comment.md"
+    unusable "$stack" preview previewed rejected
     continue
   fi
   [ "$code" -eq 0 ] || echo "$stack (exit $code)" >> "$out/rejected"
@@ -71,10 +64,5 @@ if [ -n "${RUN_URL:-}" ]; then
   printf '\nCapacity charts (`capacity.png` per stack) are in the artifacts of [this run](%s).\n' "$RUN_URL" \
     >> "$out/comment.md"
 fi
-# A PR comment holds at most 65,536 characters.
-if [ "$(wc -c < "$out/comment.md")" -gt 60000 ]; then
-  head -c 60000 "$out/comment.md" > "$out/comment.tmp"
-  printf '\n\n(truncated; the whole summary is in the run artifacts)\n' >> "$out/comment.tmp"
-  mv "$out/comment.tmp" "$out/comment.md"
-fi
+truncate_comment 60000 summary
 exit 0

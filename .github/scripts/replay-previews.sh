@@ -14,6 +14,7 @@
 # workloads.csv) and OUT_DIR/comment.md. It always finishes, so the comment is posted; the stacks whose
 # gate failed (exit 1) or that could not be replayed (exit 2) are listed in OUT_DIR/failed.
 set -uo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/comment.sh"
 
 out="${1:?usage: replay-previews.sh OUT_DIR}"
 cli="${AKS_KUEUE:-venv/bin/aks-kueue}"
@@ -46,14 +47,7 @@ for file in stacks/Pulumi.*.yaml; do
   code=$?
   echo >> "$out/comment.md"
   if [ "$code" -eq 2 ]; then
-    echo "$stack (exit 2)" >> "$out/failed"
-    {
-      echo "## aks-kueue replay of stack \`$stack\`: :x: could not be replayed"
-      echo
-      echo '```'
-      head -c 4000 "$out/$stack.stderr"
-      echo '```'
-    } >> "$out/comment.md"
+    unusable "$stack" replay replayed failed
     continue
   fi
   [ "$code" -eq 0 ] || echo "$stack (exit $code)" >> "$out/failed"
@@ -69,10 +63,6 @@ if [ -n "${RUN_URL:-}" ]; then
   printf '\nCharts (`replay.png`) and `workloads.csv` per stack are in the artifacts of [this run](%s).\n' "$RUN_URL" \
     >> "$out/comment.md"
 fi
-# A PR comment holds at most 65,536 characters, and the previews' part comes first.
-if [ "$(wc -c < "$out/comment.md")" -gt 30000 ]; then
-  head -c 30000 "$out/comment.md" > "$out/comment.tmp"
-  printf '\n\n(truncated; the whole replay is in the run artifacts)\n' >> "$out/comment.tmp"
-  mv "$out/comment.tmp" "$out/comment.md"
-fi
+# The previews' part of the comment comes first.
+truncate_comment 30000 replay
 exit 0

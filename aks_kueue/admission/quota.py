@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
+from aks_kueue.kueue.cohorts import cohort_cycles
 from aks_kueue.kueue.units import amount
 
 FlavorResource = tuple[str, str]
@@ -49,9 +50,6 @@ class Node:
     potential: dict[FlavorResource, int] = field(default_factory=dict, repr=False)
     plans: dict[FlavorResource, tuple] = field(default_factory=dict, repr=False)
     chains: dict[FlavorResource, tuple] = field(default_factory=dict, repr=False)
-
-    def local_quota(self, fr: FlavorResource) -> int:
-        return self.local.get(fr, 0)
 
     def local_available(self, fr: FlavorResource) -> int:
         return max(0, self.local.get(fr, 0) - self.usage.get(fr, 0))
@@ -153,15 +151,7 @@ def cohorts_in_cycles(cohorts: Iterable[dict]) -> set[str]:
         parent_name = (cohort.get("spec") or {}).get("parentName")
         if isinstance(name, str) and isinstance(parent_name, str) and parent_name:
             parent[name] = parent_name
-    looping: set[str] = set()
-    for start in parent:
-        seen, node = [], start
-        while node in parent and node not in seen:
-            seen.append(node)
-            node = parent[node]
-        if node in seen:
-            looping.update(seen[seen.index(node):])
-    return looping
+    return {name for loop in cohort_cycles(parent) for name in loop}
 
 
 class QuotaTree:
@@ -215,13 +205,9 @@ class QuotaTree:
         return self.cohorts.setdefault(name, Node(name, is_cohort=True))
 
     def _check_cycles(self) -> None:
-        for start in self.cohorts.values():
-            seen, node = set(), start
-            while node is not None:
-                if node.name in seen:
-                    raise CohortCycleError(f"cohort {start.name!r} is in a cycle through {node.name!r}")
-                seen.add(node.name)
-                node = node.parent
+        loops = cohort_cycles({name: node.parent.name for name, node in self.cohorts.items() if node.parent})
+        if loops:
+            raise CohortCycleError(f"cohorts {' -> '.join([*loops[0], loops[0][0]])} form a cycle")
 
     def _accumulate(self, node: Node) -> None:
         node.subtree_quota = {fr: q.nominal for fr, q in node.quotas.items()}

@@ -31,8 +31,7 @@ def _collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector rests during a run and is enabled again after it.
 
     Left on, its full collections walk the caller's parsed manifests and every record the
-    run builds (a quarter of the time on a 10,000-workload backlog, before this), and find
-    nothing: the loop makes no reference cycles (a test collects in the middle of a run and
+    run builds, over and over on a large backlog, and find nothing: the loop makes no reference cycles (a test collects in the middle of a run and
     checks that), so pausing it frees everything just as early. A caller that turned the
     collector off keeps it off."""
     if not gc.isenabled():

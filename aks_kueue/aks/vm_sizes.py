@@ -164,11 +164,6 @@ def catalog() -> dict[str, VmSize]:
     return {key: _parsed(key) for key in _rows()}
 
 
-def catalog_source() -> dict[str, Any]:
-    """Where the catalog comes from: repository, date read, number of pages, generator."""
-    return dict(_data()["source"])
-
-
 def lookup(vm_size: str) -> VmSize | None:
     """Azure treats size names case-insensitively, so the lookup does too."""
     key = vm_size.lower()

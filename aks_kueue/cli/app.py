@@ -12,18 +12,14 @@ import typer
 from typer.core import TyperArgument, TyperGroup
 
 from aks_kueue.cli.common import few_collections
+from aks_kueue.compat import ClickException
 from aks_kueue.cli.output import usage_error
 
 # What this module takes from Typer beyond its documented API, checked with typer 0.29.2:
-# - Click's exceptions are not re-exported: Typer 0.2x vendors Click as `typer._click`, older Typers
-#   use the click package. Only the base class is needed, to give a command line Click refuses its
-#   JSON document (`_Group`).
+# - Click's exceptions are not re-exported (`ClickException` comes through aks_kueue.compat). Only the
+#   base class is needed, to give a command line Click refuses its JSON document (`_Group`).
 # - Help shows a type column (`<bool>`, `<path>`, `<list[str]>`) and writes a required argument as
 #   `{PATH}...`, with no switch for either: `_plain_help` adjusts the built commands' parameters.
-try:
-    from typer._click.exceptions import ClickException
-except ImportError:  # pragma: no cover - a Typer that uses the click package
-    from click.exceptions import ClickException
 
 
 class _Group(TyperGroup):

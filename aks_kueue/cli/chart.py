@@ -7,8 +7,10 @@ on the bars. Overcommitted bars are red and labelled, so a reviewer sees them at
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Iterator
 
 from aks_kueue.judge.finding import show
 
@@ -55,18 +57,32 @@ def bars(capacity_rows) -> list[Bar]:
     return result
 
 
-def draw_capacity_chart(stack: str, capacity_rows, path: Path) -> Path:
-    """Write the chart as a PNG at `path` and return it."""
+@contextmanager
+def png_figure(path: Path, *rows_columns: int, **subplots: Any) -> Iterator[tuple[Any, Any]]:
+    """A matplotlib figure and its axes (`plt.subplots`), written to `path` as a PNG when the block
+    ends without an error, and closed either way."""
     import matplotlib
 
     matplotlib.use("Agg")  # no display in CI or over ssh
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
 
+    figure, axes = plt.subplots(*rows_columns, dpi=110, **subplots)
+    try:
+        yield figure, axes
+        figure.tight_layout()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        figure.savefig(path, format="png")
+    finally:
+        plt.close(figure)
+
+
+def draw_capacity_chart(stack: str, capacity_rows, path: Path) -> Path:
+    """Write the chart as a PNG at `path` and return it."""
     shown = bars(capacity_rows)
     height = max(3.0, 1.4 + 0.42 * max(len(shown), 1))
-    figure, axes = plt.subplots(figsize=(11, height), dpi=110)
-    try:
+    with png_figure(path, figsize=(11, height)) as (figure, axes):
+        from matplotlib.patches import Patch
+
         if not shown:
             axes.text(0.5, 0.5, "No ClusterQueue or Cohort sets a quota", ha="center", va="center", fontsize=12)
             axes.set_axis_off()
@@ -82,11 +98,6 @@ def draw_capacity_chart(stack: str, capacity_rows, path: Path) -> Path:
         verdict = f"{over} overcommitted" if over else "every quota within capacity"
         figure.suptitle(f"Stack {stack}: Kueue quota as a share of node-pool capacity ({verdict})",
                         fontsize=13, x=0.01, ha="left")
-        figure.tight_layout()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        figure.savefig(path, format="png")
-    finally:
-        plt.close(figure)
     return path
 
 

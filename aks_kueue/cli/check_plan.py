@@ -11,6 +11,7 @@ import typer
 from aks_kueue.cli.app import app
 from aks_kueue.cli.common import CONFIG_OPTION, load_stack_config
 from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, Output, register_document, wants_json
+from aks_kueue.day2.allow import ALLOW_KEY
 
 PLAN_LIMIT = 256 * 2**20
 STACK_OPTION = typer.Option(None, "--stack", "-s", metavar="NAME",
@@ -75,7 +76,7 @@ def check_plan(
         output.fail([InputError(str(error), str(config) if config is not None else None)])
     except PlanError as error:
         output.fail([InputError(f"{source}: {error}", str(config) if config is not None else str(plan),
-                                key="aks-kueue:allowReplacement")])
+                                key=ALLOW_KEY)])
     judged = judge_plan(steps, allowances, kept)
     offending = [j for j in judged if j.offending]
     code = 1 if offending else 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Optional
 
+from aks_kueue.cli.render import verdict_text
 from aks_kueue.preview.outcome import UNGUARDED, Outcome
 
 REPLAY_SLOT = "<!-- aks-kueue:replay -->"
@@ -29,19 +30,9 @@ def code(text: str) -> str:
 
 
 def verdict_line(outcome: Outcome) -> str:
-    counts = Counter(v.enforcement_level for v in outcome.violations)
-    mandatory = counts.get("mandatory", 0)
-    advisory = sum(counts.values()) - mandatory
-    if outcome.refusals:
-        changes = len(outcome.refusals)
-        verdict = f":x: refused by the day-2 guard: {changes} change{'s' if changes != 1 else ''}"
-    elif mandatory:
-        verdict = f":x: rejected: {mandatory} mandatory violation{'s' if mandatory != 1 else ''}"
-    else:
-        verdict = ":white_check_mark: passes every mandatory policy"
-    if advisory:
-        verdict += f", {advisory} advisory"
-    return f"## aks-kueue preview of stack {code(outcome.stack)}: {verdict}"
+    text = verdict_text(outcome, ":x: refused by the day-2 guard: {}", ":x: rejected: {}",
+                        ":white_check_mark: passes every mandatory policy")
+    return f"## aks-kueue preview of stack {code(outcome.stack)}: {text}"
 
 
 def day2_section(outcome: Outcome) -> list[str]:

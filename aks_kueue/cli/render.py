@@ -64,20 +64,25 @@ def print_outcome(outcome: Outcome, show_outputs: bool = False, console=None) ->
     print_outputs(console, outcome, show_outputs)
 
 
-def headline(outcome: Outcome) -> str:
-    """The verdict in one sentence: what a reviewer reads first."""
+def verdict_text(outcome: Outcome, refused: str = "REFUSED by the day-2 guard ({})", rejected: str = "REJECTED: {}",
+            passes: str = "passes every mandatory policy") -> str:
+    """Refused by the guard, else rejected by a mandatory policy, else passing; then the advisory
+    count. `refused` and `rejected` take the count in words ("2 changes", "1 mandatory violation")."""
     mandatory = sum(1 for v in outcome.violations if v.enforcement_level == "mandatory")
     advisory = len(outcome.violations) - mandatory
     if outcome.refusals:
         changes = len(outcome.refusals)
-        verdict = f"REFUSED by the day-2 guard ({changes} change{'s' if changes != 1 else ''})"
+        text = refused.format(f"{changes} change{'s' if changes != 1 else ''}")
     elif mandatory:
-        verdict = f"REJECTED: {mandatory} mandatory violation{'s' if mandatory != 1 else ''}"
+        text = rejected.format(f"{mandatory} mandatory violation{'s' if mandatory != 1 else ''}")
     else:
-        verdict = "passes every mandatory policy"
-    if advisory:
-        verdict += f", {advisory} advisory"
-    return f"aks-kueue preview of stack {outcome.stack}: {verdict}"
+        text = passes
+    return text + (f", {advisory} advisory" if advisory else "")
+
+
+def headline(outcome: Outcome) -> str:
+    """The verdict in one sentence: what a reviewer reads first."""
+    return f"aks-kueue preview of stack {outcome.stack}: {verdict_text(outcome)}"
 
 
 def print_headline(console, outcome: Outcome) -> None:

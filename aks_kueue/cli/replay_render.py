@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
+from aks_kueue.cli.chart import png_figure
 from aks_kueue.cli.markdown import cell
 from aks_kueue.replay.trace import format_duration
 
@@ -306,20 +307,16 @@ def _steps(series: list[tuple[float, int]], end: float, scale: float) -> tuple[l
 def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
     """Pending workloads per ClusterQueue over time (the busiest ones, the rest summed) and nodes
     per pool over time; with two configurations the base is drawn dashed."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import MaxNLocator
-
     end = max(o.end for o in outcomes) or 1.0
     scale, unit = _time_scale(end)
     with_nodes = any(o.nodes is not None for o in outcomes)
-    figure, axes = plt.subplots(2 if with_nodes else 1, 1, figsize=(11, 7.5 if with_nodes else 4.5), dpi=110,
-                                sharex=True, squeeze=False)
     styles = ("-", "--")
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    try:
+    with png_figure(path, 2 if with_nodes else 1, 1, figsize=(11, 7.5 if with_nodes else 4.5), sharex=True,
+                    squeeze=False) as (figure, axes):
+        import matplotlib
+        from matplotlib.ticker import MaxNLocator
+
+        colours = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
         busiest = _busiest_queues(outcomes[0])
         pending = axes[0][0]
         for index, outcome in enumerate(outcomes):
@@ -369,11 +366,6 @@ def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
         axes[-1][0].set_xlabel(f"{unit} since the first submission")
         figure.suptitle("aks-kueue replay: " + " vs ".join(c["name"] for c in document["configurations"]),
                         fontsize=12, x=0.01, ha="left")
-        figure.tight_layout()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        figure.savefig(path, format="png")
-    finally:
-        plt.close(figure)
     return path
 
 

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Iterable, Optional
 
+# The stack config key this module reads: every message and lookup names it through this constant.
+ALLOW_KEY = "aks-kueue:allowReplacement"
+
 
 class Target(str, Enum):
     """A StrEnum (3.11) spelled for Python 3.10 too."""

@@ -44,7 +44,7 @@ from datetime import date
 from typing import Any, Iterable, Optional
 
 from aks_kueue.aks import kubernetes_versions
-from aks_kueue.day2.allow import ACKNOWLEDGED_ONLY, MANAGER_ENTRY, Allowances, Entry, Target
+from aks_kueue.day2.allow import ACKNOWLEDGED_ONLY, ALLOW_KEY, MANAGER_ENTRY, Allowances, Entry, Target
 from aks_kueue.day2.names import DELETE_TIMEOUT, FINALIZER_WAITS_FOR, immutable_paths, spec_of
 from aks_kueue.day2.replacement import Change, changes, facts
 from aks_kueue.day2.state import OUTPUT, Previous, Record, Tracked
@@ -99,7 +99,6 @@ LOST_AFTER_TIMEOUT = ("workloads it dispatched here are lost to it once the conn
 # What is left on a worker the manager no longer knows: the copies MultiKueue created there carry its origin label.
 ORIGIN_CLEANUP = f"kubectl delete workloads -A -l {mk.ORIGIN_LABEL}={mk.DEFAULT_ORIGIN}"
 VERSION_KEY = "aks-kueue:cluster.kubernetesVersion"
-ALLOW_KEY = "aks-kueue:allowReplacement"
 ENGINE_REPLACE = ("Pulumi's engine refuses a replacement only while both the state and the update protect the "
                   "resource (pkg/resource/deploy/step_generator.go, continueStepsFromDiff: `new.Protect && "
                   "old.Protect`), so unprotecting it in the same update would let it through; the guard decides "

@@ -1,8 +1,8 @@
 """Logical names of queue objects that cannot collide, the aliases that keep old URNs, and
 the Kueue fields that cannot change in place.
 
-Before issue 10 a LocalQueue was named `<component>-localqueue-<namespace>-<name>`, so `a-b/c`
-and `a/b-c` were one URN. Namespaces are DNS labels (no `/`), so `<namespace>/<name>` is unique;
+Stacks deployed by earlier releases named a LocalQueue `<component>-localqueue-<namespace>-<name>`,
+so `a-b/c` and `a/b-c` shared one URN. Namespaces are DNS labels (no `/`), so `<namespace>/<name>` is unique;
 each LocalQueue carries its old name as an alias, unless two of them would claim the same old
 name (then neither can have existed under it).
 """
@@ -68,7 +68,7 @@ def logical_name(component: str, kind: str, namespace: Optional[str], name: str)
 
 
 def legacy_name(component: str, kind: str, namespace: Optional[str], name: str) -> str:
-    """The name the program gave before issue 10 (ambiguous for namespaced objects)."""
+    """The name earlier releases gave (ambiguous for namespaced objects), kept as an alias so their URNs carry over."""
     where = f"{namespace}-{name}" if namespace else name
     return f"{component}-{kind.lower()}-{where}"
 

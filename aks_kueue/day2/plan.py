@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Mapping, Optional
 
-from aks_kueue.day2.allow import (FLEET_WORKERS, MANAGER_ENTRY, QUEUE_KINDS, Allowances, Entry, Target, queue_entry,
-                                  worker_entry)
+from aks_kueue.day2.allow import (ALLOW_KEY, FLEET_WORKERS, MANAGER_ENTRY, QUEUE_KINDS, Allowances, Entry, Target,
+                                  queue_entry, worker_entry)
 
 
 class Effect(str, Enum):
@@ -78,7 +78,6 @@ DESTRUCTIVE = tuple(op for op, (effect, _) in OPERATIONS.items() if effect in (E
 # retainOnDelete makes the delete a no-op in DeleteStep.Apply (and the earlier delete of a pending
 # replacement was one): nothing is destroyed.
 RETAINABLE = ("delete", "delete-replaced", "remove-pending-replace")
-ALLOW_CONFIG_KEY = "aks-kueue:allowReplacement"
 FLEET_CONFIG_KEY = "aks-kueue:fleet"
 # The components that own a fleet's links (components/multikueue), as the URN's type chain names them.
 MANAGER_COMPONENT, WORKER_COMPONENT = ":MultiKueueManager", ":MultiKueueWorker"
@@ -165,20 +164,20 @@ def parse_plan(doc: Any) -> tuple[list[Step], Mapping[str, Any]]:
 
 def allowances_from_config(config: Mapping[str, Any]) -> Allowances:
     """allowReplacement as a flat Pulumi config map holds it: JSON text, or already a list."""
-    value = config.get(ALLOW_CONFIG_KEY)
+    value = config.get(ALLOW_KEY)
     if value is None:
         return Allowances()
     if isinstance(value, str):
         try:
             value = json.loads(value)
         except ValueError:
-            raise PlanError(f"{ALLOW_CONFIG_KEY} is not a list: {value[:60]!r}") from None
+            raise PlanError(f"{ALLOW_KEY} is not a list: {value[:60]!r}") from None
     if not isinstance(value, list):
-        raise PlanError(f"{ALLOW_CONFIG_KEY} must be a list of entries")
+        raise PlanError(f"{ALLOW_KEY} must be a list of entries")
     try:
         return Allowances.parse(value)
     except ValueError as error:
-        raise PlanError(f"{ALLOW_CONFIG_KEY}: {error}") from None
+        raise PlanError(f"{ALLOW_KEY}: {error}") from None
 
 
 def canonical_type(token: str) -> str:
@@ -287,22 +286,22 @@ def _judge_config(step: Step, steps: list[Step], allowances: Allowances, effect:
     entries = [e for e in allowances if e.target is Target.FLEET and e != MANAGER_ENTRY]
     if workers and not missing:
         return Judged(step, worker_entry(workers[0]), False,
-                      f"MultiKueueConfig {name} goes with the workers it lists, each listed in {ALLOW_CONFIG_KEY} "
+                      f"MultiKueueConfig {name} goes with the workers it lists, each listed in {ALLOW_KEY} "
                       f"({', '.join(f'fleet.{FLEET_WORKERS}/{w}' for w in listed)})")
     if not read and not workers and entries:
         return Judged(step, entries[0], False,
                       f"MultiKueueConfig {name}'s clusters are not readable in this plan (a secret); passed on the "
-                      f"fleet entries {ALLOW_CONFIG_KEY} lists ({', '.join(str(e) for e in entries)})")
+                      f"fleet entries {ALLOW_KEY} lists ({', '.join(str(e) for e in entries)})")
     consequence = ("the manager's MultiKueue check goes inactive, and its ClusterQueues admit nothing until a "
                    "MultiKueueConfig is back")
     if not workers:
         return Judged(step, None, True,
                       f"{verb} MultiKueueConfig {name} ({what}), whose clusters this plan does not show (a secret): "
                       f"{consequence}; list the workers it held as fleet.{FLEET_WORKERS}/<name> in "
-                      f"{ALLOW_CONFIG_KEY}")
+                      f"{ALLOW_KEY}")
     return Judged(step, worker_entry(missing[0]), True,
                   f"{verb} MultiKueueConfig {name} ({what}), which lists {', '.join(workers)}: {consequence}; "
-                  f"{ALLOW_CONFIG_KEY} does not list {', '.join(f'fleet.{FLEET_WORKERS}/{w}' for w in missing)}")
+                  f"{ALLOW_KEY} does not list {', '.join(f'fleet.{FLEET_WORKERS}/{w}' for w in missing)}")
 
 
 def judge_plan(steps: list[Step], allowances: Allowances, kept_tokens: Optional[frozenset[int]] = None
@@ -340,9 +339,9 @@ def judge_plan(steps: list[Step], allowances: Allowances, kept_tokens: Optional[
                                                      "(the program refuses it while the manager still connects "
                                                      "with that token)"))
         elif entry in allowances:
-            judged.append(Judged(step, entry, False, f"{entry} is listed in {ALLOW_CONFIG_KEY}"))
+            judged.append(Judged(step, entry, False, f"{entry} is listed in {ALLOW_KEY}"))
         else:
             verb = "deletes" if effect is Effect.DELETE else "replaces"
-            judged.append(Judged(step, entry, True, f"{verb} {entry} ({what}), which {ALLOW_CONFIG_KEY} does "
+            judged.append(Judged(step, entry, True, f"{verb} {entry} ({what}), which {ALLOW_KEY} does "
                                                     "not list"))
     return judged

@@ -56,16 +56,3 @@ def _parse_text(value: str) -> Fraction:
     # past int64 are Kueue's "unlimited" anyway, so a 10^±1000 bound loses nothing.
     exponent = max(-1000, min(1000, int(Fraction(suffix[1:]))))
     return number * Fraction(10) ** exponent
-
-
-def format_quantity(amount: Fraction, resource: str = "") -> str:
-    """A readable quantity: binary suffixes for memory-like amounts, milli for fractions."""
-    if amount.denominator != 1:
-        milli = amount * 1000
-        return f"{milli.numerator // milli.denominator}m" if milli.denominator == 1 else f"{float(amount):g}"
-    whole = int(amount)
-    if resource in ("memory", "ephemeral-storage") or (whole >= 2**20 and whole % 2**20 == 0):
-        for suffix in ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki"):
-            if whole and whole % _BINARY[suffix] == 0:
-                return f"{whole // _BINARY[suffix]}{suffix}"
-    return str(whole)

@@ -129,10 +129,6 @@ def crd_urls(framework: str) -> tuple[str, ...]:
     return tuple(f"https://raw.githubusercontent.com/{repository}/{tag}/{path}" for path in paths)
 
 
-def frameworks_of_crd(url: str) -> list[str]:
-    return [framework for framework in JOB_CRDS if url in crd_urls(framework)]
-
-
 def token_secret_name(generation: int) -> str:
     """The service-account-token Secret of one token generation (rotation adds the next one)."""
     return f"{SERVICE_ACCOUNT}-token-{generation}"

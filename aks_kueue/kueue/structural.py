@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Optional
 
+from aks_kueue import compat
 from aks_kueue.k8s.spelling import suggest
 
 _ABSENT = object()
@@ -45,38 +46,7 @@ def show(value: Any) -> str:
 
 @lru_cache(maxsize=None)
 def _program(rule: str):
-    return _cel().compile(rule)
-
-
-def _cel():
-    """The CEL bindings' compiled core, `cel.cel`, which is all `compile` and `execute` need.
-
-    `import cel` runs the package's `__init__`, which also loads its command line
-    (`cel.cli`: typer, rich, prompt_toolkit), a tenth of a second no rule here uses; the
-    optional function library `cel.stdlib` is not registered by `compile` either. The core is
-    loaded under its own name, so a later `import cel` reuses it (the extension can only be
-    initialised once per process)."""
-    import sys
-
-    core = sys.modules.get("cel.cel")
-    if core is None:
-        from importlib.machinery import PathFinder
-        from importlib.util import find_spec, module_from_spec
-
-        package = find_spec("cel")  # finds the package without running its __init__
-        spec = PathFinder.find_spec("cel.cel", package.submodule_search_locations) if package else None
-        if spec is None:
-            import cel.cel as core  # an unusual install: let the package load it
-
-            return core
-        core = module_from_spec(spec)
-        sys.modules["cel.cel"] = core
-        try:
-            spec.loader.exec_module(core)
-        except BaseException:
-            del sys.modules["cel.cel"]
-            raise
-    return core
+    return compat.cel_core.compile(rule)
 
 
 _SELF_CHAIN = re.compile(r"(?<![\w.])self((?:\.[A-Za-z_][A-Za-z0-9_]*)*)")

@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable
 
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue import webhooks
+from aks_kueue.kueue.cohorts import cohort_cycles
 from aks_kueue.kueue.convert import V1BETA1, V1BETA2, to_v1beta2
 from aks_kueue.kueue.schemas import all_kinds, kind_schema
 from aks_kueue.kueue.structural import FieldError, json_copy, show, validate_structural
@@ -270,20 +271,12 @@ def _dangling(obj: KueueObject, path: str, kind: str, name: Any) -> ObjectError:
 def _cohort_cycles(cohorts: dict[tuple, KueueObject]) -> list[ObjectError]:
     parent = {name: obj.spec.get("parentName") for (_, name), obj in cohorts.items()
               if isinstance(obj.spec.get("parentName"), str)}
-    reported: set[str] = set()
     found = []
-    for start in parent:
-        chain, node = [], start
-        while node in parent and node not in chain:
-            chain.append(node)
-            node = parent[node]
-        if node in chain and node not in reported:
-            cycle = chain[chain.index(node):]
-            reported.update(cycle)
-            obj = cohorts[(None, cycle[0])]
-            loop = " -> ".join([*cycle, cycle[0]])
-            found.append(ObjectError(obj, FieldError("spec.parentName", f"Invalid value: cohort cycle {loop}; "
-                                     "Kueue disables every cohort and ClusterQueue in a cycle. Break it")))
+    for cycle in cohort_cycles(parent):
+        obj = cohorts[(None, cycle[0])]
+        loop = " -> ".join([*cycle, cycle[0]])
+        found.append(ObjectError(obj, FieldError("spec.parentName", f"Invalid value: cohort cycle {loop}; "
+                                 "Kueue disables every cohort and ClusterQueue in a cycle. Break it")))
     return found
 
 

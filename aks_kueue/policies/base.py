@@ -19,10 +19,10 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence
 
 from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
-from pulumi_policy.policy import _NotApplicableError
-from pulumi_policy.proxy import UnknownValueError, _DictProxy, _ListProxy
+from pulumi_policy.proxy import UnknownValueError
 
 from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
+from aks_kueue.compat import DictProxy as _DictProxy, ListProxy as _ListProxy, NotApplicableError as _NotApplicableError
 from aks_kueue.judge import Judgement, judge
 from aks_kueue.judge.finding import Finding
 from aks_kueue.model.from_resources import Reading, from_resources

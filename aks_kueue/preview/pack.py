@@ -19,8 +19,8 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 from google.protobuf import struct_pb2
 from pulumi.runtime.proto import analyzer_pb2
 from pulumi_policy import EnforcementLevel
-from pulumi_policy.policy import _PolicyAnalyzerServicer
 
+from aks_kueue.compat import PolicyAnalyzerServicer as _PolicyAnalyzerServicer
 from aks_kueue.policies import PACK_NAME, PACK_VERSION, POLICIES
 from aks_kueue.policies.base import same_resources
 from aks_kueue.policies.config import config_error, reconcile

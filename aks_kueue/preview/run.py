@@ -13,8 +13,8 @@ from typing import Any, Mapping, Optional
 import pulumi
 from google.protobuf import json_format
 from pulumi.runtime import rpc, settings as runtime_settings
-from pulumi.runtime.sync_await import _sync_await
 
+from aks_kueue.compat import sync_await
 from aks_kueue.day2.guard import Refusal
 from aks_kueue.judge.finding import Finding, Severity
 from aks_kueue.preview.mocks import OfflineMocks
@@ -173,7 +173,7 @@ def creation_order(registrations: list[Registration]) -> list[Registration]:
 def _stack_outputs() -> tuple[dict[str, Any], list[str]]:
     root = runtime_settings.get_root_resource()
     exported = dict(getattr(root, "outputs", {}) or {})
-    struct = _sync_await(rpc.serialize_properties(exported, {}))
+    struct = sync_await(rpc.serialize_properties(exported, {}))
     secret_paths: list[str] = []
     outputs = plain(json_format.MessageToDict(struct, preserving_proto_field_name=True), "", secret_paths)
     return outputs, secret_paths

@@ -135,14 +135,6 @@ class Monitoring(Model):
         return self
 
     @property
-    def creates_azure_monitor_workspace(self) -> bool:
-        return self.managed_prometheus and self.azure_monitor_workspace_id is None
-
-    @property
-    def creates_log_analytics_workspace(self) -> bool:
-        return self.container_insights and self.log_analytics_workspace_id is None
-
-    @property
     def effective_container_insights_preset(self) -> str:
         if self.container_insights_preset is not None:
             return self.container_insights_preset

@@ -8,8 +8,8 @@ read, at preview as at update: `pkg/resource/deploy/builtins.go` `readStackRefer
 does not exist fails the update with `unknown stack`, one that was never deployed has no outputs),
 and its outputs are awaited here.
 
-Private API, in this module only: `pulumi.runtime.sync_await._sync_await`, the SDK's own way to
-wait for a future inside a running program (its synchronous `invoke` uses it). The public
+Private API (through aks_kueue.compat): `pulumi.runtime.sync_await._sync_await`, the SDK's own way
+to wait for a future inside a running program (its synchronous `invoke` uses it). The public
 `StackReference.get_output_details` is a coroutine, and a Python program's top level cannot
 await; it is read the way that method reads it (`outputs` and `secret_output_names`, known or
 not). Checked with pulumi 3.272.0 (sdk/python/lib/pulumi/runtime/sync_await.py, stack_reference.py).
@@ -21,8 +21,8 @@ import asyncio
 from typing import Iterable
 
 import pulumi
-from pulumi.runtime.sync_await import _sync_await
 
+from aks_kueue.compat import sync_await
 from aks_kueue.model.fleet_outputs import StackOutputs
 
 
@@ -45,7 +45,7 @@ def read_stacks(prefix: str, stacks: Iterable[str], names: Iterable[str],
         return await asyncio.gather(*(read_one(reference) for reference in references.values()))
 
     read = {}
-    for (stack, reference), (outputs, secret_names) in zip(references.items(), _sync_await(read_all())
+    for (stack, reference), (outputs, secret_names) in zip(references.items(), sync_await(read_all())
                                                           if references else []):
         values = {name: outputs[name] for name in wanted if outputs.get(name) is not None}
         read[stack] = (reference, StackOutputs(values, frozenset(n for n in secret_names if n in values)))

@@ -1,12 +1,10 @@
-"""Simulate decides exactly as it did before the speed work of issue 13.
+"""Simulate's decisions are pinned, so a change made for speed cannot change one.
 
-`golden/simulate.json.gz` was recorded from the admission core as it was before it was
-made faster: every decision of `simulate` (and the preemption targets the core had
-found for each Preempt) on the simulate fixture, on 600 seeded random scenarios (see
-`scenarios.py`), and on the benchmark's backlog at a tenth and at full size (the full
-size as a digest). It was recorded again once, when a Preempt's message began to say
-whether anything can be preempted (`preemptionTargets`); nothing else changed then.
-Regenerate only for an intended change of behaviour, and say why:
+`golden/simulate.json.gz` holds every decision of `simulate` (and the preemption targets
+the core found for each Preempt) on the simulate fixture, on 600 seeded random scenarios
+(see `scenarios.py`), and on the benchmark's backlog at a tenth and at full size (the full
+size as a digest), recorded from a plain, unoptimised core. Regenerate only for an intended
+change of behaviour, and say why in the commit message:
 
     python -m tests.admission.test_golden
 """

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from aks_kueue.k8s.quantity import QuantityError, format_quantity, parse_quantity
+from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.structural import validate_structural
 from tests.conftest import ROOT
 
@@ -25,12 +25,6 @@ def test_quantities_are_exact(text, value):
 def test_bad_quantities(bad):
     with pytest.raises(QuantityError):
         parse_quantity(bad)
-
-
-def test_quantities_format_readably():
-    assert format_quantity(parse_quantity("240Gi"), "memory") == "240Gi"
-    assert format_quantity(parse_quantity("250m")) == "250m"
-    assert format_quantity(parse_quantity("60")) == "60"
 
 
 SCHEMA = {

@@ -37,7 +37,7 @@ def test_absent_key_leaves_monitoring_alone():
 def test_prod_turns_on_the_production_pair_and_the_rest():
     m = parse_settings(flat(stack_doc("prod"))).monitoring
     assert (m.managed_prometheus, m.container_insights, m.kueue_metrics, m.gpu_metrics, m.dashboards) == (True,) * 5
-    assert m.log_retention_days == 90 and m.creates_log_analytics_workspace and m.creates_azure_monitor_workspace
+    assert m.log_retention_days == 90
 
 
 def test_empty_object_turns_everything_on():
@@ -70,7 +70,6 @@ def test_switches_can_be_turned_off_one_by_one():
 def test_existing_workspaces_are_used_not_created():
     m = monitoring({"azureMonitorWorkspaceId": AMW, "logAnalyticsWorkspaceId": LAW})
     assert m.azure_monitor_workspace_id == AMW and m.log_analytics_workspace_id == LAW
-    assert not m.creates_azure_monitor_workspace and not m.creates_log_analytics_workspace
 
 
 @pytest.mark.parametrize("key,value,words", [

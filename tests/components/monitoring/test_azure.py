@@ -7,8 +7,8 @@ import importlib
 import typing
 
 import pytest
-from pulumi import _types
 
+from aks_kueue.compat import pulumi_types
 from aks_kueue.settings.monitoring import CONTAINER_INSIGHTS_STREAMS
 from components.monitoring import GRAFANA_ADMIN_ROLE, MONITORING_DATA_READER_ROLE
 from components.monitoring.names import MonitoringNames
@@ -25,7 +25,7 @@ AMW = ("/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/share
 
 def _shape(tp) -> typing.Optional[tuple]:
     """('object', Args) / ('list', shape) / ('map', shape) for SDK input types; None for scalars."""
-    if isinstance(tp, type) and _types.is_input_type(tp):
+    if isinstance(tp, type) and pulumi_types.is_input_type(tp):
         return ("object", tp)
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin in (collections.abc.Sequence, list) and args:
@@ -41,7 +41,7 @@ def _shape(tp) -> typing.Optional[tuple]:
 
 def unknown_properties(args_class: type, inputs: dict, path: str = "") -> list[str]:
     """Every key of `inputs` (recursively) that `args_class` has no property for."""
-    types = _types.input_type_types(args_class)
+    types = pulumi_types.input_type_types(args_class)
     found = []
     for key, value in inputs.items():
         if key not in types:
