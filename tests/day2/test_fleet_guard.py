@@ -232,13 +232,13 @@ def test_a_fleet_entry_unprotects_nothing():
 
 
 def test_the_docs_say_what_the_guard_says():
-    """The drain in docs/fleet.md and the README's allowReplacement row use the guard's forms and commands."""
+    """The drain in docs/fleet.md and the allowReplacement row of docs/day2.md use the guard's forms and commands."""
     from aks_kueue.day2.allow import FORMS
     from tests.conftest import ROOT
 
     fleet_doc = " ".join((ROOT / "docs" / "fleet.md").read_text().split())   # as read, not as wrapped
-    readme = (ROOT / "README.md").read_text()
-    row = next(line for line in readme.splitlines() if line.startswith("| `aks-kueue:allowReplacement` |"))
+    day2_doc = (ROOT / "docs" / "day2.md").read_text()
+    row = next(line for line in day2_doc.splitlines() if line.startswith("| `aks-kueue:allowReplacement` |"))
     for form in ("fleet.workers/<name>", "fleet.manager"):
         assert form in FORMS and f"`{form}`" in row and f"`{form}`" in fleet_doc
     (refusal,) = run(BOTH, manager_record(worker("swedencentral-h100", SWEDEN))).refusals

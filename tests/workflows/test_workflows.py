@@ -22,7 +22,7 @@ PREVIEW, DEPLOY, DEPLOY_STACK, TESTS = (WORKFLOWS / f"{n}.yml" for n in ("previe
 ALL = (PREVIEW, DEPLOY, DEPLOY_STACK, TESTS)
 SCRIPT = ROOT / ".github" / "scripts" / "offline-previews.sh"
 REPLAY_SCRIPT = ROOT / ".github" / "scripts" / "replay-previews.sh"
-README = ROOT / "README.md"
+CI_PAGE = ROOT / "docs" / "ci.md"
 
 
 def tool(name: str, package: str) -> str:
@@ -326,8 +326,8 @@ def test_the_jobs_that_reach_the_cloud_install_the_pinned_kubelogin_before_pulum
         assert kubelogin < first_pulumi
 
 
-def test_the_readme_ci_section_matches_the_workflows():
-    section = README.read_text().split("## CI and deploys", 1)[1].split("\n## ", 1)[0]
+def test_the_ci_page_matches_the_workflows():
+    section = CI_PAGE.read_text()
     for fragment in ("`.github/workflows/preview.yml`", "`.github/workflows/deploy.yml`",
                      "`.github/workflows/deploy-stack.yml`", "`.github/workflows/tests.yml`",
                      "repo:ORG/REPO:pull_request", "repo:ORG/REPO:environment:production",
