@@ -30,7 +30,7 @@ KNOWN_VERSIONS: dict[str, str] = {
     MANAGED_KUEUE_EXAMPLE_VERSION: "learn.microsoft.com/azure/aks/kueue-overview?pivots=extension, the pinned "
                                    "install `az k8s-extension create ... --version 0.19.6-aks.0.4.4`",
 }
-# Its versions are on the preview train (an inference, `README.md`, "Limits of the managed
+# Its versions are on the preview train (an inference, `docs/deploy.md`, "Limits of the managed
 # extension"); the command filters by train, so it names that one.
 LIST_VERSIONS_COMMAND = ("az k8s-extension extension-types list-versions-by-cluster --resource-group <rg> "
                          "--cluster-name <cluster> --cluster-type managedClusters --extension-type "
