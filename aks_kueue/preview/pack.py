@@ -22,7 +22,6 @@ from pulumi_policy import EnforcementLevel
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 
 from aks_kueue.policies import PACK_NAME, PACK_VERSION, POLICIES
-from aks_kueue.policies.base import same_resources
 from aks_kueue.policies.config import config_error, reconcile
 from aks_kueue.preview.recorder import UNKNOWN, UNKNOWN_TEXT
 
@@ -146,8 +145,7 @@ def run_pack(name: str, version: str, policies: list, run: Any,
     with decoded_once():
         found += _analyze_each(servicer, resources)
         stack_request = analyzer_pb2.AnalyzeStackRequest(resources=resources)
-        with same_resources():
-            response = servicer.AnalyzeStack(stack_request, None)
+        response = servicer.AnalyzeStack(stack_request, None)
     found += [violation(d, d.urn or None) for d in response.diagnostics]
     order = {p.name: i for i, p in enumerate(policies)}
     return sorted(found, key=lambda v: (order.get(v.policy, len(order)), v.urn or "", v.message)), \
