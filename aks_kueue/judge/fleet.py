@@ -60,6 +60,7 @@ WORKER_OUTPUTS = "fleet-worker-outputs"
 MANAGER_NOT_READY = "fleet-manager-not-ready"
 TOKEN_IN_USE = "fleet-token-in-use"
 TOKEN_ROTATING = "fleet-token-rotating"
+PRIORITY_VALUES = "fleet-priority-class-values"
 # The errors a policy config may relax like any other; the warnings go to aks-kueue-warnings.
 KINDS = (WORKLOAD_UNRUNNABLE, WORKLOAD_ONE_WORKER, QUOTA_OVERBOOKED, QUOTA_AUTOMATION, TEAM_MISSING,
          INTEGRATION_MISSING, INTEGRATION_NOT_DISPATCHED, CRDS_MISSING, KUBECONFIG_REFUSED, KUBECONFIG_NOT_CHECKED,
@@ -275,6 +276,32 @@ def teams_missing(model: Model) -> Iterable[Finding]:
                           "update adds; until it mirrors them, their jobs are not created there",
                           f"after this pulumi up, run pulumi up on {worker.stack} (with a ClusterQueue of each name "
                           "their LocalQueues point to)", numbers)
+
+
+@rule(PRIORITY_VALUES, "Each worker's WorkloadPriorityClasses have the manager's values.",
+      "Kueue v0.19.2 WorkloadPriorityClass: value is mutable, and a change leaves existing Workloads' priority as "
+      "it was (apis/kueue/v1beta2/workloadpriorityclass_types.go)", "the fleet's workers", FLEET)
+def priority_values(model: Model) -> Iterable[Finding]:
+    """A worker mirrors the manager's classes at its own pulumi up: until then a class whose value this
+    manager changed ranks work there by the old value, and what was queued there keeps it even after."""
+    if not is_manager(model):
+        return
+    wanted = {o.name: o.manifest.get("value") for o in model.of_kind("WorkloadPriorityClass")}
+    for worker, view in _worker_models(model):
+        differ = [(o.name, wanted[o.name], o.manifest.get("value")) for o in view.of_kind("WorkloadPriorityClass")
+                  if o.name in wanted and o.manifest.get("value") != wanted[o.name]]
+        if not differ:
+            continue
+        yield Finding(PRIORITY_VALUES, WARNING, worker.label, worker.key,
+                      f"worker {worker.name} ({worker.stack}) ranks work by other priorities than this manager: "
+                      + ", ".join(f"WorkloadPriorityClass {name} is {mine} here and {theirs} there"
+                                  for name, mine, theirs in differ)
+                      + "; Kueue does not change the priority of Workloads that exist when a value changes, so "
+                      "what is queued there keeps the old value even after the worker mirrors the new one",
+                      f"run pulumi up on {worker.stack} (it mirrors this manager's classes), then resubmit what "
+                      "waits there under the class if its rank matters",
+                      {"worker": worker.name, "classes": {name: {"manager": mine, "worker": theirs}
+                                                          for name, mine, theirs in differ}})
 
 
 @rule(INTEGRATION_NOT_DISPATCHED, "Every integration the manager runs is one MultiKueue dispatches and the worker role covers.",
