@@ -30,7 +30,6 @@ OBJECT_INVALID = "kueue-object-invalid"
 NAMESPACE_UNUSABLE = "namespace-unusable"
 WORKLOAD_INVALID = "expected-workload-invalid"
 COHORT_SINGLE_MEMBER = "cohort-single-member"
-KINDS = (OBJECT_INVALID, NAMESPACE_UNUSABLE, WORKLOAD_INVALID)
 KUEUE_RULES = "Kueue v0.19.2's CRDs, CEL rules and webhooks (aks_kueue/kueue/validate.py)"
 
 

@@ -18,6 +18,7 @@ from jsonschema.exceptions import best_match
 from pulumi_policy import EnforcementLevel
 
 from aks_kueue.k8s.spelling import suggest
+from aks_kueue.policies.base import settings
 
 LEVELS = tuple(level.value for level in EnforcementLevel)
 # The JSON Schema keywords this pack's schemas use, each of whose errors `_schema_error` words itself.
@@ -29,7 +30,7 @@ def reconcile(policies: list, config: Optional[dict]) -> dict[str, tuple[str, di
     problem = config_error(policies, config)
     if problem:
         raise ValueError(problem)
-    result = {p.name: (p.enforcement_level.value, _defaults(p)) for p in policies}
+    result = {p.name: (p.enforcement_level.value, settings(p.config_schema, {})) for p in policies}
     config = config or {}
     if "all" in config:
         result = {name: (config["all"], props) for name, (_, props) in result.items()}
@@ -44,11 +45,6 @@ def reconcile(policies: list, config: Optional[dict]) -> dict[str, tuple[str, di
             props = {**props, **{k: v for k, v in entry.items() if k != "enforcementLevel"}}
         result[name] = (level, props)
     return result
-
-
-def _defaults(policy) -> dict[str, Any]:
-    schema = policy.config_schema
-    return {k: v["default"] for k, v in (schema.properties if schema else {}).items() if "default" in v}
 
 
 def config_error(policies: list, config: Any) -> Optional[str]:
