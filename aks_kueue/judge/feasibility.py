@@ -78,12 +78,14 @@ def feasibility(model: Model, vm_overhead: Fraction) -> Feasibility:
 CAPACITY = "the AKS capacity model (aks_kueue/aks/nodes.py) and Kueue v0.19.2's quota (aks_kueue/admission)"
 ADMISSION = "Kueue v0.19.2's flavor assignment and preemption (aks_kueue/admission) and kube-scheduler's fit"
 TAS = "Kueue v0.19.2 Topology Aware Scheduling (aks_kueue/kueue/tas.py)"
-PROVISIONING_REQUEST = "Kueue ProvisioningRequest admission checks; AKS cluster autoscaler (aks_kueue/judge/provisioning.py)"
+PROVISIONING_REQUEST = ("Kueue ProvisioningRequest admission checks; the AKS cluster autoscaler "
+                        "(aks_kueue/judge/provisioning.py)")
 
 
 @rule(capacity.QUOTA_ABOVE_CAPACITY, "Nominal quota stays within what the pools its flavor selects can allocate.",
       CAPACITY, "ClusterQueue and Cohort quotas", QUOTA_FITS, config=VM_OVERHEAD)
-@rule(capacity.BORROWING_ABOVE_CAPACITY, "What a ClusterQueue can borrow stays within what its flavor's pools allocate.",
+@rule(capacity.BORROWING_ABOVE_CAPACITY,
+      "What a ClusterQueue can borrow stays within what its flavor's pools allocate.",
       CAPACITY, "ClusterQueue borrowing limits", QUOTA_FITS, config=VM_OVERHEAD)
 @rule(capacity.FLAVOR_LANDS_NOWHERE, "Every ResourceFlavor selects the nodes of a node pool.", CAPACITY,
       "ResourceFlavors", FLAVORS_MATCH, config=VM_OVERHEAD)

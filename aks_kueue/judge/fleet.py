@@ -62,6 +62,7 @@ TOKEN_IN_USE = "fleet-token-in-use"
 TOKEN_ROTATING = "fleet-token-rotating"
 PRIORITY_VALUES = "fleet-priority-class-values"
 INSTALL_KEY = "aks-kueue:kueue"
+MK = "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages)"
 
 
 def _workers(model: Model) -> tuple[Worker, ...]:
@@ -91,7 +92,7 @@ def _frameworks(install: Optional[Install]) -> tuple[str, ...]:
 # ---- checks that stop the program (blocking) ---------------------------------------------------
 
 @rule(TOO_MANY_WORKERS, "A MultiKueueConfig lists no more clusters than Kueue allows.",
-      "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages)", "the fleet's workers", FLEET, blocking=True)
+      MK, "the fleet's workers", FLEET, blocking=True)
 def too_many_workers(model: Model) -> Iterable[Finding]:
     workers = _workers(model)
     if len(workers) > mk.MAX_CLUSTERS:
@@ -143,9 +144,9 @@ def token_rotating(model: Model) -> Iterable[Finding]:
 # ---- the manager: what its workers can run ------------------------------------------------------
 
 @rule(WORKLOAD_UNRUNNABLE, "Every expected workload can run on at least one worker.",
-      "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages); the workers' own feasibility", "expected workloads on a manager", FLEET, config=VM_OVERHEAD)
+      MK, "expected workloads on a manager", FLEET, config=VM_OVERHEAD)
 @rule(WORKLOAD_ONE_WORKER, "Every expected workload can run on more than one worker.",
-      "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages)", "expected workloads on a manager", FLEET, config=VM_OVERHEAD)
+      MK, "expected workloads on a manager", FLEET, config=VM_OVERHEAD)
 def workload_coverage(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> Iterable[Finding]:
     """Each expected workload on each worker, as that worker's own stack would judge it (its LocalQueue,
     ClusterQueue, quota and pools): none that can run it is an error, only one a warning."""
@@ -240,7 +241,7 @@ def quota_automation(model: Model) -> Iterable[Finding]:
 # ---- the manager: what its workers hold ---------------------------------------------------------
 
 @rule(TEAM_MISSING, "Each worker has the manager's teams (namespaces and LocalQueues).",
-      "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages)", "the fleet's workers", FLEET)
+      MK, "the fleet's workers", FLEET)
 def teams_missing(model: Model) -> Iterable[Finding]:
     """MultiKueue creates a job in the same namespace and LocalQueue on the worker; each must exist there.
     A team the manager's last deployment already exported is an error (the worker had it to mirror);
@@ -299,12 +300,13 @@ def priority_values(model: Model) -> Iterable[Finding]:
                                                           for name, mine, theirs in differ}})
 
 
-@rule(INTEGRATION_NOT_DISPATCHED, "Every integration the manager runs is one MultiKueue dispatches and the worker role covers.",
-      "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages)", "the manager's Kueue install", FLEET)
+@rule(INTEGRATION_NOT_DISPATCHED,
+      "Every integration the manager runs is one MultiKueue dispatches and the worker role covers.",
+      MK, "the manager's Kueue install", FLEET)
 @rule(CRDS_MISSING, "The CRDs of every integration the manager dispatches are installed on the manager.",
-      "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages)", "the manager's Kueue install", FLEET)
+      MK, "the manager's Kueue install", FLEET)
 @rule(INTEGRATION_MISSING, "Each worker runs every integration the manager dispatches.",
-      "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages)", "the fleet's workers", FLEET)
+      MK, "the fleet's workers", FLEET)
 def integrations(model: Model) -> Iterable[Finding]:
     """Every integration the manager runs: one MultiKueue dispatches, that each worker runs, and whose
     jobs the documented worker role lets the manager create; its CRDs installed on the manager."""
@@ -351,9 +353,9 @@ def _role_covers(framework: str) -> bool:
 
 
 @rule(KUBECONFIG_NOT_CHECKED, "The manager's kubeconfig for each worker could be checked.",
-      "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages)", "the fleet's workers", FLEET)
+      MK, "the fleet's workers", FLEET)
 @rule(KUBECONFIG_REFUSED, "The manager's kubeconfig for each worker is one Kueue accepts.",
-      "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages)", "the fleet's workers", FLEET)
+      MK, "the fleet's workers", FLEET)
 def kubeconfigs(model: Model) -> Iterable[Finding]:
     """What Kueue's MultiKueue controller refuses in a kubeconfig (exec, tokenFile, insecure TLS, a CA
     file), where its content is known; a secret this run could not read is said to be not checked."""
@@ -427,7 +429,7 @@ def _within(network: str, ranges: Iterable[str]) -> bool:
 
 
 @rule(KUEUE_VERSIONS, "The manager and its workers run the same Kueue minor version.",
-      "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages)", "the fleet's Kueue installs", FLEET)
+      MK, "the fleet's Kueue installs", FLEET)
 def kueue_versions(model: Model) -> Iterable[Finding]:
     """One Kueue minor release across the fleet: the manager and its workers exchange Workloads and jobs."""
     if not is_manager(model) or not model.installs:
@@ -447,8 +449,9 @@ def kueue_versions(model: Model) -> Iterable[Finding]:
 
 # ---- the manager's MultiKueue objects, and its workers' state ---------------------------------
 
-@rule(CHECKS_CONFLICT, "A manager's ClusterQueue has one MultiKueue admission check and no other that would keep it inactive.",
-      "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages)", "the manager's ClusterQueues", FLEET)
+@rule(CHECKS_CONFLICT,
+      "A manager's ClusterQueue has one MultiKueue admission check and no other that would keep it inactive.",
+      MK, "the manager's ClusterQueues", FLEET)
 def admission_checks(model: Model) -> Iterable[Finding]:
     """Kueue accepts these ClusterQueues and keeps them inactive (`clusterqueue.go` inactiveReason):
     two MultiKueue checks, a MultiKueue check per flavor, or one beside a ProvisioningRequest check
@@ -482,7 +485,7 @@ def _inactive(cq, key: str, what: str, fix: str) -> Finding:
 
 
 @rule(CHECK_CONFIG_MISSING, "Every MultiKueue admission check has its MultiKueueConfig and its clusters.",
-      "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages)", "the manager's admission checks", FLEET)
+      MK, "the manager's admission checks", FLEET)
 def check_config(model: Model) -> Iterable[Finding]:
     """The MultiKueue AdmissionCheck's MultiKueueConfig, and the MultiKueueClusters it lists, exist."""
     configs = {o.name: o for o in model.of_kind("MultiKueueConfig")}

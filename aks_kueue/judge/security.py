@@ -96,7 +96,7 @@ _AKS = "learn.microsoft.com/azure/aks/"
 
 
 @cluster_check(LOCAL_ACCOUNTS, "Local accounts are disabled, so every access goes through Entra ID.",
-        f"{_AKS}local-accounts; checkov CKV_AZURE_141")
+               f"{_AKS}local-accounts; checkov CKV_AZURE_141")
 def local_accounts(cluster: Cluster) -> list[tuple[str, str, str]]:
     if cluster.security.local_accounts_disabled:
         return []
@@ -106,7 +106,7 @@ def local_accounts(cluster: Cluster) -> list[tuple[str, str, str]]:
 
 
 @cluster_check(AZURE_RBAC, "Kubernetes authorisation uses Entra ID with Azure RBAC.",
-        f"{_AKS}manage-azure-rbac; checkov CKV_AZURE_5 (Kubernetes RBAC)")
+               f"{_AKS}manage-azure-rbac; checkov CKV_AZURE_5 (Kubernetes RBAC)")
 def azure_rbac(cluster: Cluster) -> list[tuple[str, str, str]]:
     found = []
     if not cluster.security.rbac:
@@ -118,7 +118,7 @@ def azure_rbac(cluster: Cluster) -> list[tuple[str, str, str]]:
 
 
 @cluster_check(NETWORK_POLICY, "A network policy engine (azure, calico or cilium) is enabled.",
-        f"{_AKS}use-network-policies; checkov CKV_AZURE_7")
+               f"{_AKS}use-network-policies; checkov CKV_AZURE_7")
 def network_policy(cluster: Cluster) -> list[tuple[str, str, str]]:
     chosen = cluster.network.policy
     if chosen in NETWORK_POLICIES:
@@ -144,8 +144,9 @@ def public_ranges(ranges: tuple[str, ...]) -> Optional[str]:
     return None
 
 
-@cluster_check(API_SERVER_ACCESS, "The API server is private or limited to authorized IP ranges that are not, together, every address.",
-        f"{_AKS}api-server-authorized-ip-ranges, private-clusters; checkov CKV_AZURE_6, CKV_AZURE_115")
+@cluster_check(API_SERVER_ACCESS,
+               "The API server is private or limited to authorized IP ranges that are not, together, every address.",
+               f"{_AKS}api-server-authorized-ip-ranges, private-clusters; checkov CKV_AZURE_6, CKV_AZURE_115")
 def api_server_access(cluster: Cluster) -> list[tuple[str, str, str]]:
     security = cluster.security
     if security.private_cluster:
@@ -161,7 +162,7 @@ def api_server_access(cluster: Cluster) -> list[tuple[str, str, str]]:
 
 
 @cluster_check(UPGRADE_CHANNELS, "The cluster follows a Kubernetes upgrade channel and a node OS channel.",
-        f"{_AKS}auto-upgrade-cluster, auto-upgrade-node-os-image; checkov CKV_AZURE_171")
+               f"{_AKS}auto-upgrade-cluster, auto-upgrade-node-os-image; checkov CKV_AZURE_171")
 def upgrade_channels(cluster: Cluster) -> list[tuple[str, str, str]]:
     found = []
     channel = cluster.security.upgrade_channel
@@ -176,7 +177,7 @@ def upgrade_channels(cluster: Cluster) -> list[tuple[str, str, str]]:
 
 
 @cluster_check(SYSTEM_POOL, "System node pools are tainted CriticalAddonsOnly=true:NoSchedule.",
-        f"{_AKS}use-system-pools; checkov CKV_AZURE_232", "ManagedCluster system pools and System AgentPools")
+               f"{_AKS}use-system-pools; checkov CKV_AZURE_232", "ManagedCluster system pools and System AgentPools")
 def system_pool_isolation(cluster: Cluster) -> list[tuple[str, str, str]]:
     """System pools carry CriticalAddonsOnly, so batch pods never land beside CoreDNS and konnectivity."""
     text = taint_text(SYSTEM_POOL_TAINT)
@@ -185,8 +186,9 @@ def system_pool_isolation(cluster: Cluster) -> list[tuple[str, str, str]]:
             for pool in cluster.system_pools if not any(same_taint(t, SYSTEM_POOL_TAINT) for t in pool.taints)]
 
 
-@cluster_check(KUBECONFIG, "The cluster's kubeconfig stays secret: its provider keeps it in additionalSecretOutputs, and no other resource carries one in its inputs.",
-        "Pulumi secrets (pulumi.md); no checkov check", "ManagedCluster and the Kubernetes provider")
+@cluster_check(KUBECONFIG, "The cluster's kubeconfig stays secret: its provider keeps it in additionalSecretOutputs, "
+               "and no other resource carries one in its inputs.",
+               "Pulumi secrets (pulumi.md); no checkov check", "ManagedCluster and the Kubernetes provider")
 def kubeconfig(cluster: Cluster) -> list[tuple[str, str, str]]:
     if cluster.security.kubeconfig_secret:
         return []
@@ -196,7 +198,7 @@ def kubeconfig(cluster: Cluster) -> list[tuple[str, str, str]]:
 
 
 @cluster_check(AZURE_POLICY, "The Azure Policy add-on is on.",
-        f"{_AKS}use-azure-policy; checkov CKV_AZURE_116")
+               f"{_AKS}use-azure-policy; checkov CKV_AZURE_116")
 def azure_policy(cluster: Cluster) -> list[tuple[str, str, str]]:
     if cluster.security.azure_policy:
         return []
@@ -205,7 +207,8 @@ def azure_policy(cluster: Cluster) -> list[tuple[str, str, str]]:
 
 
 @cluster_check(DEFENDER, "Microsoft Defender for Containers' sensor is on.",
-        "learn.microsoft.com/azure/defender-for-cloud/defender-for-containers-enable; the AKS security baseline (Azure security benchmark); checkov CKV_AZURE_85 checks only the subscription's plan")
+               "learn.microsoft.com/azure/defender-for-cloud/defender-for-containers-enable; the AKS security baseline "
+               "(Azure security benchmark); checkov CKV_AZURE_85 checks only the subscription's plan")
 def defender(cluster: Cluster) -> list[tuple[str, str, str]]:
     state = cluster.security.defender
     if state:
@@ -217,7 +220,7 @@ def defender(cluster: Cluster) -> list[tuple[str, str, str]]:
 
 
 @cluster_check(IMAGE_CLEANER, "Image Cleaner removes unused and vulnerable images from the nodes.",
-        f"{_AKS}image-cleaner (preconfigured on AKS Automatic); no checkov check")
+               f"{_AKS}image-cleaner (preconfigured on AKS Automatic); no checkov check")
 def image_cleaner(cluster: Cluster) -> list[tuple[str, str, str]]:
     if cluster.security.image_cleaner:
         return []
@@ -226,7 +229,7 @@ def image_cleaner(cluster: Cluster) -> list[tuple[str, str, str]]:
 
 
 @baseline(MONITORING, "Managed Prometheus and Container Insights collect the cluster's metrics and logs.",
-        f"{_AKS}monitor-aks; checkov CKV_AZURE_4 (Container Insights)", "the cluster (aks-kueue:monitoring)")
+          f"{_AKS}monitor-aks; checkov CKV_AZURE_4 (Container Insights)", "the cluster (aks-kueue:monitoring)")
 def monitoring(model: Model) -> list[Issue]:
     found = []
     cluster = model.cluster
@@ -242,7 +245,7 @@ def monitoring(model: Model) -> list[Issue]:
 
 
 @baseline(MAX_PODS, "User pools allow at least 50 pods per node.",
-        f"{_AKS}concepts-network-ip-address-planning; checkov CKV_AZURE_168", "AgentPool (user pools)")
+          f"{_AKS}concepts-network-ip-address-planning; checkov CKV_AZURE_168", "AgentPool (user pools)")
 def max_pods(model: Model) -> list[Issue]:
     return [Issue(pool.subject, f"{pool.key}.maxPods", f"pool {pool.name} allows {pool.max_pods} pods per node, "
                   f"fewer than {MIN_MAX_PODS}", f"set maxPods to {MIN_MAX_PODS} or more (the default with Azure CNI "
@@ -251,7 +254,7 @@ def max_pods(model: Model) -> list[Issue]:
 
 
 @cluster_check(PAID_TIER, "The cluster runs on a paid tier (Standard or Premium), with an uptime SLA.",
-        f"{_AKS}free-standard-pricing-tiers; checkov CKV_AZURE_170 (which accepts Standard only)")
+               f"{_AKS}free-standard-pricing-tiers; checkov CKV_AZURE_170 (which accepts Standard only)")
 def paid_tier(cluster: Cluster) -> list[tuple[str, str, str]]:
     if cluster.tier in PAID_TIERS:
         return []
@@ -260,8 +263,11 @@ def paid_tier(cluster: Cluster) -> list[tuple[str, str, str]]:
 
 
 
-@baseline(EPHEMERAL_OS, "Pools use an ephemeral OS disk where their VM size can hold one (required of new pools, advised for pools the last deployment has).",
-        f"{_AKS}concepts-storage#ephemeral-os-disk; checkov CKV_AZURE_226", "ManagedCluster system pools and AgentPools")
+@baseline(EPHEMERAL_OS,
+          "Pools use an ephemeral OS disk where their VM size can hold one (required of new pools, advised for pools "
+          "the last deployment has).",
+          f"{_AKS}concepts-storage#ephemeral-os-disk; checkov CKV_AZURE_226",
+          "ManagedCluster system pools and AgentPools")
 def ephemeral_os(model: Model) -> list[Issue]:
     found = []
     for pool in _all_pools(model):
@@ -289,8 +295,10 @@ def ephemeral_os(model: Model) -> list[Issue]:
     return found
 
 
-@baseline(HOST_ENCRYPTION, "Pools encrypt their temp disks and OS disk caches on the VM host (required of new pools, advised for pools the last deployment has).",
-        f"{_AKS}enable-host-encryption; checkov CKV_AZURE_227", "ManagedCluster system pools and AgentPools")
+@baseline(HOST_ENCRYPTION,
+          "Pools encrypt their temp disks and OS disk caches on the VM host (required of new pools, advised for "
+          "pools the last deployment has).",
+          f"{_AKS}enable-host-encryption; checkov CKV_AZURE_227", "ManagedCluster system pools and AgentPools")
 def host_encryption(model: Model) -> list[Issue]:
     found = []
     for pool in _all_pools(model):
@@ -311,7 +319,7 @@ def host_encryption(model: Model) -> list[Issue]:
 
 
 @cluster_check(SECRETS_ROTATION, "Where the Key Vault secrets provider is on, it rotates secrets.",
-        f"{_AKS}csi-secrets-store-configuration-options; checkov CKV_AZURE_172")
+               f"{_AKS}csi-secrets-store-configuration-options; checkov CKV_AZURE_172")
 def secrets_rotation(cluster: Cluster) -> list[tuple[str, str, str]]:
     provider = cluster.security.key_vault_secrets_provider
     if provider is None or not provider.enabled or provider.rotation:

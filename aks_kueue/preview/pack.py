@@ -183,6 +183,9 @@ def decoded_once() -> Iterator[Callable[[struct_pb2.Struct], Any]]:
     from google.protobuf import json_format
 
     structs: dict[bytes, Any] = {}
+    # The very Struct seen again (the servicer walks one request once per stack policy), held so
+    # that its id is never reused: found without serializing it again.
+    by_id: dict[int, tuple[Any, Any]] = {}
     later: dict[tuple, tuple[Any, Any]] = {}
 
     class _JsonFormat:
@@ -193,9 +196,13 @@ def decoded_once() -> Iterator[Callable[[struct_pb2.Struct], Any]]:
         def MessageToDict(message: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N802 - protobuf's name
             if args or kwargs or not isinstance(message, struct_pb2.Struct):
                 return json_format.MessageToDict(message, *args, **kwargs)
+            seen = by_id.get(id(message))
+            if seen is not None and seen[0] is message:
+                return seen[1]
             key = message.SerializeToString(deterministic=True)
             if key not in structs:
                 structs[key] = json_format.MessageToDict(message)
+            by_id[id(message)] = (message, structs[key])
             return structs[key]
 
     def remembered(step: str, function: Callable[..., Any]) -> Callable[..., Any]:
