@@ -49,6 +49,7 @@ class Rule:
     applies_to: str
     policy: str
     check: Callable[..., Iterable[Finding]] = field(repr=False)
+    arguments: tuple[str, ...] = ()  # what the check takes beside the model (`vm_overhead`, `today`, `judging`)
     baseline: bool = False
     blocking: bool = False  # the program stops on its findings (`judge.blocking_findings`)
     config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -81,8 +82,8 @@ def rule(id: str, title: str, source: str, applies_to: str, policy: Optional[str
         _POLICIES[id] = Policy(id, title + BASELINE_NOTE)
 
     def register(check: Callable[..., Iterable[Finding]]) -> Callable[..., Iterable[Finding]]:
-        RULES[id] = Rule(id, title, source, applies_to, policy or WARNINGS, check, baseline, blocking,
-                         dict(config or {}), waived)
+        RULES[id] = Rule(id, title, source, applies_to, policy or WARNINGS, check, _arguments(check), baseline,
+                         blocking, dict(config or {}), waived)
         return check
     return register
 
@@ -116,7 +117,7 @@ def run(judging: Judging, keep: Callable[[Rule], bool] = lambda r: True) -> list
         if each.check in called or not keep(each):
             continue
         called.add(each.check)
-        given = {name: getattr(judging, name) if name != "judging" else judging for name in _arguments(each.check)}
+        given = {name: getattr(judging, name) if name != "judging" else judging for name in each.arguments}
         found += each.check(judging.model, **given)
     return found
 

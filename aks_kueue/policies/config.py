@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from jsonschema import Draft7Validator
-from jsonschema.exceptions import best_match
 from pulumi_policy import EnforcementLevel
 
 from aks_kueue.k8s.spelling import suggest
@@ -86,6 +84,10 @@ def config_error(policies: list, config: Any) -> Optional[str]:
 
 def _schema_error(schema: dict, value: Any, where: str) -> Optional[str]:
     """The first way `value` breaks its property's schema (jsonschema, Draft 7), in a sentence."""
+    # Imported here: a preview without policy config properties never needs it, and it is slow to import.
+    from jsonschema import Draft7Validator
+    from jsonschema.exceptions import best_match
+
     error = best_match(Draft7Validator(schema).iter_errors(value))
     if error is None:
         return None
