@@ -105,6 +105,11 @@ class Pool:
     chosen: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     @property
+    def subject(self) -> str:
+        """What a finding about the pool names it as ("node pool t4", "system pool system")."""
+        return f"{'system' if self.mode == SYSTEM else 'node'} pool {self.name}"
+
+    @property
     def gpu_vendor(self) -> Optional[str]:
         return gpu_vendor(self.vm_size, self.explicit)
 

@@ -18,12 +18,23 @@ from typing import Optional
 from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
 from aks_kueue.aks.nodes import PoolCapacity
 from aks_kueue.aks.placement import FlavorPlacement
-from aks_kueue.judge import capacity, feasibility, fleet, install, objects, security, stack
-from aks_kueue.judge.feasibility import generated_stubs
 from aks_kueue.judge.finding import ERROR, WARNING, Amount, Finding, Severity
+from aks_kueue.judge.rules import READABLE, Judging, rule, run
 from aks_kueue.model.desired import Model
 
 RESOURCE_UNREADABLE = "resource-unreadable"
+
+
+@rule(RESOURCE_UNREADABLE, "Every resource the pack reads has the shape it reads.", "aks-kueue's model of the "
+      "resources (aks_kueue/model/from_resources.py)", "every resource the pack reads", READABLE)
+def unreadable(model: Model) -> list[Finding]:
+    return [Finding(RESOURCE_UNREADABLE, ERROR, u.subject, u.subject, u.message,
+                    "give the resource the shape the pack reads, or remove it") for u in model.unreadable]
+
+
+# Imported after the first rule: the registry's order, which is the judge's, is the order of import.
+from aks_kueue.judge import capacity, objects, install, feasibility, security, stack, fleet  # noqa: E402,F401
+from aks_kueue.judge.feasibility import generated_stubs  # noqa: E402
 
 
 @dataclass
@@ -41,27 +52,17 @@ class Judgement:
 def blocking_findings(model: Model) -> list[Finding]:
     """What makes the config unusable as written: objects Kueue or the API server refuse, broken
     references and namespaces, expected workloads Kueue would not create."""
-    return objects.object_findings(model) + objects.workload_findings(model) + fleet.blocking_findings(model)
+    return run(Judging(model), keep=lambda each: each.blocking)
 
 
 def judge(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD, today: Optional[date] = None) -> Judgement:
     """Every rule. `today` is the day dated facts (the AKS release calendar) are judged on."""
-    findings = [Finding(RESOURCE_UNREADABLE, ERROR, u.subject, u.subject, u.message,
-                        "give the resource the shape the pack reads, or remove it") for u in model.unreadable]
-    findings += blocking_findings(model) + objects.cohort_findings(model) + install.install_findings(model)
-    judgement = Judgement(findings)
-    # A fleet manager runs no jobs: its quota is judged against its workers' (`fleet.py`).
-    if model.cluster is not None and not fleet.is_manager(model):
-        _feasibility(model, vm_overhead, judgement)
-    judgement.findings += security.security_findings(model) + stack.stack_findings(model, today)
-    judgement.findings += fleet.fleet_findings(model, vm_overhead)
+    judging = Judging(model, vm_overhead, today)
+    judgement = Judgement(run(judging))
+    found = feasibility.judged(judging)
+    if found is not None:
+        judgement.pools, judgement.flavors, judgement.capacity = found.pools, found.placements, found.rows
     return judgement
-
-
-def _feasibility(model: Model, vm_overhead: Fraction, judgement: Judgement) -> None:
-    found = feasibility.feasibility(model, vm_overhead)
-    judgement.findings += found.findings
-    judgement.pools, judgement.flavors, judgement.capacity = found.pools, found.placements, found.rows
 
 
 __all__ = ["Judgement", "Finding", "Severity", "Amount", "ERROR", "WARNING", "RESOURCE_UNREADABLE", "judge",

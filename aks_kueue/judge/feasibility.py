@@ -10,14 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, Iterable, Optional
 
 from aks_kueue.admission.quota import CohortCycleError, QuotaTree
+from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
 from aks_kueue.aks.managed_extension import RESERVED_PREFIX
 from aks_kueue.aks.nodes import PoolCapacity, pool_capacity
 from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.judge import capacity, objects, provisioning, topology, workloads
 from aks_kueue.judge.finding import Finding
+from aks_kueue.judge.rules import FLAVORS_MATCH, PROVISIONING, QUOTA_FITS, VM_OVERHEAD, WORKLOADS_FIT, Judging, rule
 from aks_kueue.model.desired import Model
 
 # What the admission core reads; Namespaces carry the labels namespaceSelectors match.
@@ -71,6 +73,72 @@ def feasibility(model: Model, vm_overhead: Fraction) -> Feasibility:
     found += provisioning.provisioning_findings(model, valid, placements, snapshot, accepted)
     found += topology.topology_findings(model, valid, placements, snapshot, accepted)
     return Feasibility(found, pools, placements, rows)
+
+
+CAPACITY = "the AKS capacity model (aks_kueue/aks/nodes.py) and Kueue v0.19.2's quota (aks_kueue/admission)"
+ADMISSION = "Kueue v0.19.2's flavor assignment and preemption (aks_kueue/admission) and kube-scheduler's fit"
+TAS = "Kueue v0.19.2 Topology Aware Scheduling (aks_kueue/kueue/tas.py)"
+PROVISIONING_REQUEST = ("Kueue ProvisioningRequest admission checks; the AKS cluster autoscaler "
+                        "(aks_kueue/judge/provisioning.py)")
+
+
+@rule(capacity.QUOTA_ABOVE_CAPACITY, "Nominal quota stays within what the pools its flavor selects can allocate.",
+      CAPACITY, "ClusterQueue and Cohort quotas", QUOTA_FITS, config=VM_OVERHEAD)
+@rule(capacity.BORROWING_ABOVE_CAPACITY,
+      "What a ClusterQueue can borrow stays within what its flavor's pools allocate.",
+      CAPACITY, "ClusterQueue borrowing limits", QUOTA_FITS, config=VM_OVERHEAD)
+@rule(capacity.FLAVOR_LANDS_NOWHERE, "Every ResourceFlavor selects the nodes of a node pool.", CAPACITY,
+      "ResourceFlavors", FLAVORS_MATCH, config=VM_OVERHEAD)
+@rule(capacity.FLAVOR_RESOURCE_MISSING, "A flavor's quota names only resources its pools' nodes have.", CAPACITY,
+      "ClusterQueue quotas", FLAVORS_MATCH, config=VM_OVERHEAD)
+@rule(capacity.TAINT_NOT_TOLERATED, "Every pool taint is declared or tolerated by the flavors landing there.",
+      CAPACITY, "node pools and ResourceFlavors", FLAVORS_MATCH, config=VM_OVERHEAD)
+@rule(topology.TOPOLOGY_NEEDS_NODES, "A Topology Aware Scheduling flavor has nodes that exist to place on.", TAS,
+      "TAS ResourceFlavors", FLAVORS_MATCH, config=VM_OVERHEAD)
+@rule(capacity.GPUS_NOT_ADVERTISED, "A GPU pool's GPUs are advertised to Kubernetes (a device plugin).",
+      "AKS GPU node pools (aks_kueue/aks/device_plugin.py)", "GPU node pools")
+@rule(workloads.WORKLOAD_NOT_ADMITTED, "Every expected workload is admitted by its ClusterQueue alone on an empty "
+      "cluster.", ADMISSION, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD)
+@rule(workloads.POD_FITS_NO_NODE, "Every pod of an expected workload fits a node of a pool its flavors select.",
+      ADMISSION, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD)
+@rule(workloads.PODSET_EXCEEDS_POOLS, "Every pod set fits the pools its flavors select at their maximum.",
+      ADMISSION, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD)
+@rule(workloads.PODSET_CONFLICTING_FLAVORS, "A pod set's flavors do not ask for nodes no pool has.", ADMISSION,
+      "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD)
+@rule(provisioning.PROVISIONING_UNAVAILABLE, "Every ProvisioningRequest admission check can pass on AKS.",
+      PROVISIONING_REQUEST, "AdmissionChecks and ProvisioningRequestConfigs", PROVISIONING)
+@rule(provisioning.PODSET_UNPROVISIONABLE, "A ProvisioningRequest check can provision every pod set it gates.",
+      PROVISIONING_REQUEST, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD)
+@rule(topology.PODSET_EXCEEDS_HOST, "A pod set required on one host fits one node.", TAS, "expected workloads",
+      WORKLOADS_FIT, config=VM_OVERHEAD)
+@rule(topology.TOPOLOGY_REQUEST_MISMATCH, "A pod set's topology request can be placed.", TAS, "expected workloads",
+      WORKLOADS_FIT, config=VM_OVERHEAD)
+def feasibility_findings(model: Model, judging: Judging) -> list[Finding]:
+    """The pass's findings; a fleet manager's are only those of its own admission (`manager_admission`)."""
+    found = judged(judging)
+    if found is not None:
+        return found.findings
+    return list(manager_admission(model, judging.vm_overhead))
+
+
+def judged(judging: Judging) -> Optional[Feasibility]:
+    """The pass of this run, or None where there is nothing to judge: no cluster, or a fleet manager,
+    which runs no jobs (its quota is judged against its workers', `fleet.py`)."""
+    model = judging.model
+    return judging.shared("feasibility", lambda: None if model.cluster is None or is_manager(model)
+                          else feasibility(model, judging.vm_overhead))
+
+
+def is_manager(model: Model) -> bool:
+    return model.fleet is not None and model.fleet.manages
+
+
+def manager_admission(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> Iterable[Finding]:
+    """A workload the manager's own quota can never admit is never dispatched at all (its nodes are
+    the workers', judged by `fleet.workload_coverage`)."""
+    if not is_manager(model) or model.cluster is None:
+        return
+    yield from (f for f in feasibility(model, vm_overhead).findings if f.kind == workloads.WORKLOAD_NOT_ADMITTED)
 
 
 def generated_stubs(valid, model: Model) -> list[dict[str, Any]]:

@@ -23,13 +23,13 @@ import ipaddress
 from collections import defaultdict
 from dataclasses import replace
 from fractions import Fraction
-from functools import partial
-from typing import Any, Callable, Iterable, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
 from aks_kueue.judge import capacity, objects
-from aks_kueue.judge.feasibility import WORKLOAD_KINDS, feasibility
+from aks_kueue.judge.feasibility import WORKLOAD_KINDS, feasibility, is_manager, manager_admission
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
+from aks_kueue.judge.rules import FLEET, VM_OVERHEAD, Judging, rule, run
 from aks_kueue.kueue import catalog, multikueue as mk
 from aks_kueue.kueue.admission_checks import is_provisioning
 from aks_kueue.model.desired import Install, Model
@@ -60,16 +60,9 @@ WORKER_OUTPUTS = "fleet-worker-outputs"
 MANAGER_NOT_READY = "fleet-manager-not-ready"
 TOKEN_IN_USE = "fleet-token-in-use"
 TOKEN_ROTATING = "fleet-token-rotating"
-# The errors a policy config may relax like any other; the warnings go to aks-kueue-warnings.
-KINDS = (WORKLOAD_UNRUNNABLE, WORKLOAD_ONE_WORKER, QUOTA_OVERBOOKED, QUOTA_AUTOMATION, TEAM_MISSING,
-         INTEGRATION_MISSING, INTEGRATION_NOT_DISPATCHED, CRDS_MISSING, KUBECONFIG_REFUSED, KUBECONFIG_NOT_CHECKED,
-         WORKER_UNREACHABLE, REACH_NOT_CHECKED, KUEUE_VERSIONS, CHECKS_CONFLICT, CHECK_CONFIG_MISSING,
-         TOO_MANY_WORKERS, WORKER_NOT_READY, WORKER_OUTPUTS, MANAGER_NOT_READY, TOKEN_IN_USE, TOKEN_ROTATING)
+PRIORITY_VALUES = "fleet-priority-class-values"
 INSTALL_KEY = "aks-kueue:kueue"
-
-
-def is_manager(model: Model) -> bool:
-    return model.fleet is not None and model.fleet.manages
+MK = "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages)"
 
 
 def _workers(model: Model) -> tuple[Worker, ...]:
@@ -98,6 +91,8 @@ def _frameworks(install: Optional[Install]) -> tuple[str, ...]:
 
 # ---- checks that stop the program (blocking) ---------------------------------------------------
 
+@rule(TOO_MANY_WORKERS, "A MultiKueueConfig lists no more clusters than Kueue allows.",
+      MK, "the fleet's workers", FLEET, blocking=True)
 def too_many_workers(model: Model) -> Iterable[Finding]:
     workers = _workers(model)
     if len(workers) > mk.MAX_CLUSTERS:
@@ -115,6 +110,8 @@ def _held(model: Model) -> Optional[int]:
     return held_generation(fleet.manager_outputs, _stack_in(fleet.manager_outputs, fleet.stack))
 
 
+@rule(TOKEN_IN_USE, "A worker keeps the token generation its manager still connects with.",
+      "aks-kueue's token rotation (docs/fleet.md)", "a worker's tokenGenerations", FLEET, blocking=True)
 def token_in_use(model: Model) -> Iterable[Finding]:
     """A worker's rotation: the token the manager holds stays until the manager has taken the next."""
     held, fleet = _held(model), model.fleet
@@ -131,6 +128,8 @@ def token_in_use(model: Model) -> Iterable[Finding]:
                       blocking=True)
 
 
+@rule(TOKEN_ROTATING, "A worker's manager has taken the token generation it exports.",
+      "aks-kueue's token rotation (docs/fleet.md)", "a worker's tokenGenerations", FLEET)
 def token_rotating(model: Model) -> Iterable[Finding]:
     held, fleet = _held(model), model.fleet
     if held is not None and held in fleet.token_generations and held != fleet.token_generations[0]:
@@ -142,11 +141,12 @@ def token_rotating(model: Model) -> Iterable[Finding]:
                       {"held": held, "exported": fleet.token_generations[0]})
 
 
-BLOCKING: tuple[Callable[[Model], Iterable[Finding]], ...] = (too_many_workers, token_in_use)
-
-
 # ---- the manager: what its workers can run ------------------------------------------------------
 
+@rule(WORKLOAD_UNRUNNABLE, "Every expected workload can run on at least one worker.",
+      MK, "expected workloads on a manager", FLEET, config=VM_OVERHEAD)
+@rule(WORKLOAD_ONE_WORKER, "Every expected workload can run on more than one worker.",
+      MK, "expected workloads on a manager", FLEET, config=VM_OVERHEAD)
 def workload_coverage(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> Iterable[Finding]:
     """Each expected workload on each worker, as that worker's own stack would judge it (its LocalQueue,
     ClusterQueue, quota and pools): none that can run it is an error, only one a warning."""
@@ -177,16 +177,8 @@ def workload_coverage(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD)
                           "waits", "give a second worker the quota and pools it needs", numbers)
 
 
-def manager_admission(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> Iterable[Finding]:
-    """A workload the manager's own quota can never admit is never dispatched at all (its nodes are
-    the workers', judged by `workload_coverage`)."""
-    if not is_manager(model) or model.cluster is None:
-        return
-    from aks_kueue.judge.workloads import WORKLOAD_NOT_ADMITTED
-
-    yield from (f for f in feasibility(model, vm_overhead).findings if f.kind == WORKLOAD_NOT_ADMITTED)
-
-
+@rule(QUOTA_OVERBOOKED, "The manager's quota is backed by its workers' (at most 1.5x their sum, per resource).",
+      "Kueue concepts/multikueue; KEP-9988", "the manager's ClusterQueues", FLEET)
 def quota_overbooked(model: Model) -> Iterable[Finding]:
     """The manager's nominal quota per resource against what the workers' ClusterQueues and Cohorts
     hold for it, summed over all their flavors (manager and worker flavors are unrelated, KEP-9988)."""
@@ -228,6 +220,8 @@ def quota_overbooked(model: Model) -> Iterable[Finding]:
              "perWorker": {name: amount(resource, value) for name, value in per_worker.get(resource, {}).items()}})
 
 
+@rule(QUOTA_AUTOMATION, "The manager's quota is not left to automation that does not see the workers.",
+      "KEP-9988", "the manager's ClusterQueues", FLEET)
 def quota_automation(model: Model) -> Iterable[Finding]:
     """`quotaManagement: Automated` sums the workers' quotas into a ClusterQueue of exactly one flavor."""
     if not is_manager(model) or model.fleet.quota_management != mk.AUTOMATED:
@@ -246,6 +240,8 @@ def quota_automation(model: Model) -> Iterable[Finding]:
 
 # ---- the manager: what its workers hold ---------------------------------------------------------
 
+@rule(TEAM_MISSING, "Each worker has the manager's teams (namespaces and LocalQueues).",
+      MK, "the fleet's workers", FLEET)
 def teams_missing(model: Model) -> Iterable[Finding]:
     """MultiKueue creates a job in the same namespace and LocalQueue on the worker; each must exist there.
     A team the manager's last deployment already exported is an error (the worker had it to mirror);
@@ -278,6 +274,39 @@ def teams_missing(model: Model) -> Iterable[Finding]:
                           "their LocalQueues point to)", numbers)
 
 
+@rule(PRIORITY_VALUES, "Each worker's WorkloadPriorityClasses have the manager's values.",
+      "Kueue v0.19.2 WorkloadPriorityClass: value is mutable, and a change leaves existing Workloads' priority as "
+      "it was (apis/kueue/v1beta2/workloadpriorityclass_types.go)", "the fleet's workers", FLEET)
+def priority_values(model: Model) -> Iterable[Finding]:
+    """A worker mirrors the manager's classes at its own pulumi up: until then a class whose value this
+    manager changed ranks work there by the old value, and what was queued there keeps it even after."""
+    if not is_manager(model):
+        return
+    wanted = {o.name: o.manifest.get("value") for o in model.of_kind("WorkloadPriorityClass")}
+    for worker, view in _worker_models(model):
+        differ = [(o.name, wanted[o.name], o.manifest.get("value")) for o in view.of_kind("WorkloadPriorityClass")
+                  if o.name in wanted and o.manifest.get("value") != wanted[o.name]]
+        if not differ:
+            continue
+        yield Finding(PRIORITY_VALUES, WARNING, worker.label, worker.key,
+                      f"worker {worker.name} ({worker.stack}) ranks work by other priorities than this manager: "
+                      + ", ".join(f"WorkloadPriorityClass {name} is {mine} here and {theirs} there"
+                                  for name, mine, theirs in differ)
+                      + "; Kueue does not change the priority of Workloads that exist when a value changes, so "
+                      "what is queued there keeps the old value even after the worker mirrors the new one",
+                      f"run pulumi up on {worker.stack} (it mirrors this manager's classes), then resubmit what "
+                      "waits there under the class if its rank matters",
+                      {"worker": worker.name, "classes": {name: {"manager": mine, "worker": theirs}
+                                                          for name, mine, theirs in differ}})
+
+
+@rule(INTEGRATION_NOT_DISPATCHED,
+      "Every integration the manager runs is one MultiKueue dispatches and the worker role covers.",
+      MK, "the manager's Kueue install", FLEET)
+@rule(CRDS_MISSING, "The CRDs of every integration the manager dispatches are installed on the manager.",
+      MK, "the manager's Kueue install", FLEET)
+@rule(INTEGRATION_MISSING, "Each worker runs every integration the manager dispatches.",
+      MK, "the fleet's workers", FLEET)
 def integrations(model: Model) -> Iterable[Finding]:
     """Every integration the manager runs: one MultiKueue dispatches, that each worker runs, and whose
     jobs the documented worker role lets the manager create; its CRDs installed on the manager."""
@@ -288,17 +317,17 @@ def integrations(model: Model) -> Iterable[Finding]:
     key = install.key if install else INSTALL_KEY
     for framework in wanted:
         if framework not in mk.DISPATCHABLE:
-            yield Finding(INTEGRATION_NOT_DISPATCHED, WARNING, "Kueue install", key,
+            yield Finding(INTEGRATION_NOT_DISPATCHED, WARNING, Install.subject, key,
                           f"MultiKueue has no adapter for {framework}: its jobs submitted to the manager would wait "
                           "there", "submit them to a worker directly, or remove the integration from the manager")
         elif not _role_covers(framework):
-            yield Finding(INTEGRATION_NOT_DISPATCHED, WARNING, "Kueue install", key,
+            yield Finding(INTEGRATION_NOT_DISPATCHED, WARNING, Install.subject, key,
                           f"Kueue's documented worker role (create-multikueue-kubeconfig.sh, which the workers create "
                           f"as written) grants no access to {framework}'s jobs, so MultiKueue cannot create them on a "
                           "worker", "run those jobs elsewhere, or remove the integration from the manager")
     for framework in wanted:
         if mk.crd_urls(framework) and framework not in model.fleet.crds:
-            yield Finding(CRDS_MISSING, ERROR, "Kueue install", key,
+            yield Finding(CRDS_MISSING, ERROR, Install.subject, key,
                           f"the manager runs {framework}, but this stack installs none of its CRDs there; MultiKueue "
                           "creates every job on the manager first, so none can be submitted",
                           "install them with this program (it does, unless the resources were changed by hand)",
@@ -323,6 +352,10 @@ def _role_covers(framework: str) -> bool:
                for rule in mk.WORKER_RULES)
 
 
+@rule(KUBECONFIG_NOT_CHECKED, "The manager's kubeconfig for each worker could be checked.",
+      MK, "the fleet's workers", FLEET)
+@rule(KUBECONFIG_REFUSED, "The manager's kubeconfig for each worker is one Kueue accepts.",
+      MK, "the fleet's workers", FLEET)
 def kubeconfigs(model: Model) -> Iterable[Finding]:
     """What Kueue's MultiKueue controller refuses in a kubeconfig (exec, tokenFile, insecure TLS, a CA
     file), where its content is known; a secret this run could not read is said to be not checked."""
@@ -344,6 +377,10 @@ def kubeconfigs(model: Model) -> Iterable[Finding]:
                           {"problems": list(check.problems)})
 
 
+@rule(REACH_NOT_CHECKED, "Whether the manager reaches each worker's API server could be checked.",
+      "AKS api-server-authorized-ip-ranges", "the fleet's workers", FLEET)
+@rule(WORKER_UNREACHABLE, "The manager's egress is within each worker's authorized IP ranges.",
+      "AKS api-server-authorized-ip-ranges", "the fleet's workers", FLEET)
 def reachability(model: Model) -> Iterable[Finding]:
     """The manager's Kueue connects to each worker's API server: a private one, or authorized IP ranges
     that leave out the manager's egress, keep the MultiKueueCluster inactive."""
@@ -391,6 +428,8 @@ def _within(network: str, ranges: Iterable[str]) -> bool:
     return False
 
 
+@rule(KUEUE_VERSIONS, "The manager and its workers run the same Kueue minor version.",
+      MK, "the fleet's Kueue installs", FLEET)
 def kueue_versions(model: Model) -> Iterable[Finding]:
     """One Kueue minor release across the fleet: the manager and its workers exchange Workloads and jobs."""
     if not is_manager(model) or not model.installs:
@@ -410,6 +449,9 @@ def kueue_versions(model: Model) -> Iterable[Finding]:
 
 # ---- the manager's MultiKueue objects, and its workers' state ---------------------------------
 
+@rule(CHECKS_CONFLICT,
+      "A manager's ClusterQueue has one MultiKueue admission check and no other that would keep it inactive.",
+      MK, "the manager's ClusterQueues", FLEET)
 def admission_checks(model: Model) -> Iterable[Finding]:
     """Kueue accepts these ClusterQueues and keeps them inactive (`clusterqueue.go` inactiveReason):
     two MultiKueue checks, a MultiKueue check per flavor, or one beside a ProvisioningRequest check
@@ -442,6 +484,8 @@ def _inactive(cq, key: str, what: str, fix: str) -> Finding:
                    "it admits nothing", fix)
 
 
+@rule(CHECK_CONFIG_MISSING, "Every MultiKueue admission check has its MultiKueueConfig and its clusters.",
+      MK, "the manager's admission checks", FLEET)
 def check_config(model: Model) -> Iterable[Finding]:
     """The MultiKueue AdmissionCheck's MultiKueueConfig, and the MultiKueueClusters it lists, exist."""
     configs = {o.name: o for o in model.of_kind("MultiKueueConfig")}
@@ -469,6 +513,8 @@ def check_config(model: Model) -> Iterable[Finding]:
                           "MultiKueueCluster defines; Kueue skips them", "define them or remove them")
 
 
+@rule(WORKER_NOT_READY, "Every listed worker is ready to receive work.",
+      "aks-kueue's fleet (docs/fleet.md)", "the fleet's workers", FLEET)
 def workers_ready(model: Model) -> Iterable[Finding]:
     """A worker that has not exported its outputs yet gets nothing dispatched, and is not judged."""
     for worker in _workers(model):
@@ -481,6 +527,8 @@ def workers_ready(model: Model) -> Iterable[Finding]:
                           f"{worker.stack}=FILE)")
 
 
+@rule(WORKER_OUTPUTS, "Every worker's fleet output can be read.",
+      "aks-kueue's fleet (docs/fleet.md)", "the fleet's workers", FLEET)
 def worker_outputs(model: Model) -> Iterable[Finding]:
     """A listed stack's `fleet` output must be a worker's, and of this manager."""
     own = model.fleet.stack if is_manager(model) else ""
@@ -501,6 +549,8 @@ def worker_outputs(model: Model) -> Iterable[Finding]:
                           "to this stack")
 
 
+@rule(MANAGER_NOT_READY, "A worker's manager has deployed and lists it.",
+      "aks-kueue's fleet (docs/fleet.md)", "a worker's manager", FLEET)
 def manager_ready(model: Model) -> Iterable[Finding]:
     """A worker whose manager has no `fleet` output mirrors no team, and is listed nowhere."""
     fleet = model.fleet
@@ -536,19 +586,11 @@ def _valid(model: Model) -> list[capacity.Valid]:
             for item, (obj, errors) in zip(model.objects, objects.checked_objects(model)) if not errors]
 
 
-CHECKS: tuple[Callable[[Model], Iterable[Finding]], ...] = (
-    workload_coverage, manager_admission, quota_overbooked, quota_automation, teams_missing, integrations, kubeconfigs,
-    reachability, kueue_versions, admission_checks, check_config, workers_ready, worker_outputs, manager_ready,
-    token_rotating)
-
-
 def blocking_findings(model: Model) -> list[Finding]:
-    return [f for check in BLOCKING for f in check(model)]
+    return [f for f in too_many_workers(model)] + [f for f in token_in_use(model)]
 
 
 def fleet_findings(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> list[Finding]:
-    """Every fleet check but the blocking ones (`blocking_findings`), in order; `vm_overhead` is the
-    capacity model's, for the checks that size nodes."""
-    sized = {workload_coverage: partial(workload_coverage, vm_overhead=vm_overhead),
-             manager_admission: partial(manager_admission, vm_overhead=vm_overhead)}
-    return [f for check in CHECKS for f in sized.get(check, check)(model)]
+    """Every fleet check but the blocking ones (`blocking_findings`), the manager's own admission included."""
+    found = run(Judging(model, vm_overhead), keep=lambda each: each.policy == FLEET and not each.blocking)
+    return found + list(manager_admission(model, vm_overhead))

@@ -19,6 +19,7 @@ from typing import Any, Optional
 
 from aks_kueue.aks.managed_extension import RESERVED_PREFIX
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, field_key
+from aks_kueue.judge.rules import OBJECTS_VALID, VM_OVERHEAD, WORKLOADS_FIT, rule
 from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL, label_selector_matches
 from aks_kueue.kueue.structural import FieldError
 from aks_kueue.kueue.validate import KueueObject, ReferenceRules, validate_object, validate_set
@@ -29,9 +30,11 @@ OBJECT_INVALID = "kueue-object-invalid"
 NAMESPACE_UNUSABLE = "namespace-unusable"
 WORKLOAD_INVALID = "expected-workload-invalid"
 COHORT_SINGLE_MEMBER = "cohort-single-member"
-KINDS = (OBJECT_INVALID, NAMESPACE_UNUSABLE, WORKLOAD_INVALID)
+KUEUE_RULES = "Kueue v0.19.2's CRDs, CEL rules and webhooks (aks_kueue/kueue/validate.py)"
 
 
+@rule(OBJECT_INVALID, "Every Kueue object passes Kueue's schema, CEL rules and webhooks, and its references resolve.",
+      KUEUE_RULES, "Kueue objects", OBJECTS_VALID, blocking=True)
 def object_findings(model: Model) -> list[Finding]:
     findings = []
     checked = list(zip(model.objects, checked_objects(model)))
@@ -43,7 +46,6 @@ def object_findings(model: Model) -> list[Finding]:
     items = {id(obj): item for item, (obj, _) in checked}
     findings += [_finding(items[id(found.obj)], found.error)
                  for found in validate_set([obj for _, (obj, _) in checked], rules)]
-    findings += _namespace_findings(model)
     return findings
 
 
@@ -92,7 +94,10 @@ def _finding(item: KueueItem, error: FieldError, kind: str = OBJECT_INVALID) -> 
     return Finding(kind, ERROR, item.label, key, message, blocking=True)
 
 
-def _namespace_findings(model: Model) -> list[Finding]:
+@rule(NAMESPACE_UNUSABLE, "Every LocalQueue's namespace is created or declared existing, and its ClusterQueue's "
+      "namespaceSelector selects it.", "Kueue LocalQueue and ClusterQueue namespaceSelector", "LocalQueues and "
+      "Namespaces", OBJECTS_VALID, blocking=True)
+def namespace_findings(model: Model) -> list[Finding]:
     """A LocalQueue needs its namespace, and its ClusterQueue's namespaceSelector must select it."""
     namespaces = {n.name: n for n in model.namespaces}
     # Objects Kueue refuses are reported as such; their selectors are not read.
@@ -150,6 +155,8 @@ def _once(findings: list[Finding]) -> list[Finding]:
     return list(seen.values())
 
 
+@rule(WORKLOAD_INVALID, "Every expected workload is a Workload Kueue accepts, on a defined queue and priority class.",
+      KUEUE_RULES, "expected workloads (the model ConfigMap)", WORKLOADS_FIT, blocking=True, config=VM_OVERHEAD)
 def workload_findings(model: Model) -> list[Finding]:
     """Expected workloads Kueue would refuse, or whose queue or priority class is missing."""
     local_queues = {(o.namespace, o.name) for o in model.of_kind("LocalQueue")}
@@ -230,6 +237,8 @@ def valid_workloads(model: Model) -> list[tuple[ExpectedWorkload, dict]]:
     return kept
 
 
+@rule(COHORT_SINGLE_MEMBER, "A cohort has a Cohort object or more than one member.", "Kueue cohorts (a cohortName "
+      "creates its cohort)", "ClusterQueues")
 def cohort_findings(model: Model) -> list[Finding]:
     """Kueue creates a cohort for any cohortName; one that only a single ClusterQueue names, and
     that no Cohort object declares, is most likely a misspelling of another."""

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from typing import Callable, NamedTuple, Optional
+from typing import Callable, Optional
 
 from aks_kueue.aks.pools import EPHEMERAL, SYSTEM, SYSTEM_POOL_TAINT, Pool, local_disk_gib, same_taint, taint_text
 from aks_kueue.aks.vm_sizes import lookup
 from aks_kueue.judge.finding import ERROR, WARNING, Finding
+from aks_kueue.judge.rules import RULES, Judging, rule, run
 from aks_kueue.model.desired import Cluster, Model
 
 LOCAL_ACCOUNTS = "aks-local-accounts-disabled"
@@ -64,23 +65,38 @@ class Issue:
     advisory: bool = False
 
 
-class Check(NamedTuple):
-    title: str                          # what holds when the check passes: the policy's description
-    run: Callable[[Model], list[Issue]]
-    source: str                         # the AKS page and checkov id it follows
+def baseline(kind: str, title: str, source: str, applies_to: str) -> Callable:
+    """Register a check of the model's issues as the baseline rule `kind`: an error in production
+    stacks, a warning in development ones and wherever the issue is advisory."""
+    def register(check: Callable[[Model], list[Issue]]) -> Callable[[Model], list[Issue]]:
+        def findings(model: Model) -> list[Finding]:
+            if model.cluster is None:
+                return []
+            severity = ERROR if model.production else WARNING
+            return [Finding(kind, WARNING if issue.advisory else severity, issue.subject, issue.key, issue.message,
+                            issue.fix) for issue in check(model)]
+        rule(kind, title, source, applies_to, baseline=True)(findings)
+        return check
+    return register
 
 
-def _cluster_issue(cluster: Cluster, field: str, message: str, fix: str) -> Issue:
-    return Issue("AKS cluster", f"{cluster.key}.{field}" if field else cluster.key, message, fix)
+def cluster_check(kind: str, title: str, source: str, applies_to: str = "ManagedCluster") -> Callable:
+    """A baseline rule of the cluster alone: each (field under the cluster's key, message, fix) an issue."""
+    def register(check: Callable[[Cluster], list[tuple[str, str, str]]]) -> Callable:
+        def issues(model: Model) -> list[Issue]:
+            cluster = model.cluster
+            return [Issue(cluster.subject, f"{cluster.key}.{field}" if field else cluster.key, message, fix)
+                    for field, message, fix in check(cluster)]
+        baseline(kind, title, source, applies_to)(issues)
+        return check
+    return register
 
 
-def _on_cluster(check: Callable[[Cluster], list[tuple[str, str, str]]]) -> Callable[[Model], list[Issue]]:
-    """A check of the cluster alone: each (field under the cluster's key, message, fix) an issue."""
-    def run(model: Model) -> list[Issue]:
-        return [_cluster_issue(model.cluster, *found) for found in check(model.cluster)]
-    return run
+_AKS = "learn.microsoft.com/azure/aks/"
 
 
+@cluster_check(LOCAL_ACCOUNTS, "Local accounts are disabled, so every access goes through Entra ID.",
+               f"{_AKS}local-accounts; checkov CKV_AZURE_141")
 def local_accounts(cluster: Cluster) -> list[tuple[str, str, str]]:
     if cluster.security.local_accounts_disabled:
         return []
@@ -89,6 +105,8 @@ def local_accounts(cluster: Cluster) -> list[tuple[str, str, str]]:
              "set cluster.security.localAccountsDisabled: true")]
 
 
+@cluster_check(AZURE_RBAC, "Kubernetes authorisation uses Entra ID with Azure RBAC.",
+               f"{_AKS}manage-azure-rbac; checkov CKV_AZURE_5 (Kubernetes RBAC)")
 def azure_rbac(cluster: Cluster) -> list[tuple[str, str, str]]:
     found = []
     if not cluster.security.rbac:
@@ -99,6 +117,8 @@ def azure_rbac(cluster: Cluster) -> list[tuple[str, str, str]]:
     return found
 
 
+@cluster_check(NETWORK_POLICY, "A network policy engine (azure, calico or cilium) is enabled.",
+               f"{_AKS}use-network-policies; checkov CKV_AZURE_7")
 def network_policy(cluster: Cluster) -> list[tuple[str, str, str]]:
     chosen = cluster.network.policy
     if chosen in NETWORK_POLICIES:
@@ -124,6 +144,9 @@ def public_ranges(ranges: tuple[str, ...]) -> Optional[str]:
     return None
 
 
+@cluster_check(API_SERVER_ACCESS,
+               "The API server is private or limited to authorized IP ranges that are not, together, every address.",
+               f"{_AKS}api-server-authorized-ip-ranges, private-clusters; checkov CKV_AZURE_6, CKV_AZURE_115")
 def api_server_access(cluster: Cluster) -> list[tuple[str, str, str]]:
     security = cluster.security
     if security.private_cluster:
@@ -138,6 +161,8 @@ def api_server_access(cluster: Cluster) -> list[tuple[str, str, str]]:
     return []
 
 
+@cluster_check(UPGRADE_CHANNELS, "The cluster follows a Kubernetes upgrade channel and a node OS channel.",
+               f"{_AKS}auto-upgrade-cluster, auto-upgrade-node-os-image; checkov CKV_AZURE_171")
 def upgrade_channels(cluster: Cluster) -> list[tuple[str, str, str]]:
     found = []
     channel = cluster.security.upgrade_channel
@@ -151,6 +176,8 @@ def upgrade_channels(cluster: Cluster) -> list[tuple[str, str, str]]:
     return found
 
 
+@cluster_check(SYSTEM_POOL, "System node pools are tainted CriticalAddonsOnly=true:NoSchedule.",
+               f"{_AKS}use-system-pools; checkov CKV_AZURE_232", "ManagedCluster system pools and System AgentPools")
 def system_pool_isolation(cluster: Cluster) -> list[tuple[str, str, str]]:
     """System pools carry CriticalAddonsOnly, so batch pods never land beside CoreDNS and konnectivity."""
     text = taint_text(SYSTEM_POOL_TAINT)
@@ -159,6 +186,9 @@ def system_pool_isolation(cluster: Cluster) -> list[tuple[str, str, str]]:
             for pool in cluster.system_pools if not any(same_taint(t, SYSTEM_POOL_TAINT) for t in pool.taints)]
 
 
+@cluster_check(KUBECONFIG, "The cluster's kubeconfig stays secret: its provider keeps it in additionalSecretOutputs, "
+               "and no other resource carries one in its inputs.",
+               "Pulumi secrets (pulumi.md); no checkov check", "ManagedCluster and the Kubernetes provider")
 def kubeconfig(cluster: Cluster) -> list[tuple[str, str, str]]:
     if cluster.security.kubeconfig_secret:
         return []
@@ -167,6 +197,8 @@ def kubeconfig(cluster: Cluster) -> list[tuple[str, str, str]]:
              "keep the kubeconfig in the provider with additionalSecretOutputs: [kubeconfig], or in a Secret")]
 
 
+@cluster_check(AZURE_POLICY, "The Azure Policy add-on is on.",
+               f"{_AKS}use-azure-policy; checkov CKV_AZURE_116")
 def azure_policy(cluster: Cluster) -> list[tuple[str, str, str]]:
     if cluster.security.azure_policy:
         return []
@@ -174,6 +206,9 @@ def azure_policy(cluster: Cluster) -> list[tuple[str, str, str]]:
              "Pod Security Standards) is enforced inside the cluster", "set cluster.security.azurePolicy: true")]
 
 
+@cluster_check(DEFENDER, "Microsoft Defender for Containers' sensor is on.",
+               "learn.microsoft.com/azure/defender-for-cloud/defender-for-containers-enable; the AKS security baseline "
+               "(Azure security benchmark); checkov CKV_AZURE_85 checks only the subscription's plan")
 def defender(cluster: Cluster) -> list[tuple[str, str, str]]:
     state = cluster.security.defender
     if state:
@@ -184,6 +219,8 @@ def defender(cluster: Cluster) -> list[tuple[str, str, str]]:
              "workspace) or set cluster.security.defender.logAnalyticsWorkspaceId; remove defender.enabled: false")]
 
 
+@cluster_check(IMAGE_CLEANER, "Image Cleaner removes unused and vulnerable images from the nodes.",
+               f"{_AKS}image-cleaner (preconfigured on AKS Automatic); no checkov check")
 def image_cleaner(cluster: Cluster) -> list[tuple[str, str, str]]:
     if cluster.security.image_cleaner:
         return []
@@ -191,6 +228,8 @@ def image_cleaner(cluster: Cluster) -> list[tuple[str, str, str]]:
              "nodes", "set cluster.security.imageCleaner.enabled: true")]
 
 
+@baseline(MONITORING, "Managed Prometheus and Container Insights collect the cluster's metrics and logs.",
+          f"{_AKS}monitor-aks; checkov CKV_AZURE_4 (Container Insights)", "the cluster (aks-kueue:monitoring)")
 def monitoring(model: Model) -> list[Issue]:
     found = []
     cluster = model.cluster
@@ -199,12 +238,23 @@ def monitoring(model: Model) -> list[Issue]:
         if state:
             continue
         how = "is off" if state is False else "is not turned on (aks-kueue:monitoring is not set)"
-        found.append(Issue("AKS cluster", f"{MONITORING_KEY}.{field}", f"{part} {how}: the cluster's "
+        found.append(Issue(cluster.subject, f"{MONITORING_KEY}.{field}", f"{part} {how}: the cluster's "
                            f"{'metrics are' if field == 'managedPrometheus' else 'container logs are'} not collected",
                            f"set aks-kueue:monitoring.{field}: true (aks-kueue:monitoring: {{}} turns on both)"))
     return found
 
 
+@baseline(MAX_PODS, "User pools allow at least 50 pods per node.",
+          f"{_AKS}concepts-network-ip-address-planning; checkov CKV_AZURE_168", "AgentPool (user pools)")
+def max_pods(model: Model) -> list[Issue]:
+    return [Issue(pool.subject, f"{pool.key}.maxPods", f"pool {pool.name} allows {pool.max_pods} pods per node, "
+                  f"fewer than {MIN_MAX_PODS}", f"set maxPods to {MIN_MAX_PODS} or more (the default with Azure CNI "
+                  "Overlay is 250)")
+            for pool in model.pools if pool.max_pods < MIN_MAX_PODS]
+
+
+@cluster_check(PAID_TIER, "The cluster runs on a paid tier (Standard or Premium), with an uptime SLA.",
+               f"{_AKS}free-standard-pricing-tiers; checkov CKV_AZURE_170 (which accepts Standard only)")
 def paid_tier(cluster: Cluster) -> list[tuple[str, str, str]]:
     if cluster.tier in PAID_TIERS:
         return []
@@ -212,22 +262,12 @@ def paid_tier(cluster: Cluster) -> list[tuple[str, str, str]]:
              "set cluster.tier: Standard (or Premium)")]
 
 
-def secrets_rotation(cluster: Cluster) -> list[tuple[str, str, str]]:
-    provider = cluster.security.key_vault_secrets_provider
-    if provider is None or not provider.enabled or provider.rotation:
-        return []
-    return [("security.keyVaultSecretsProvider.secretRotation", "the Key Vault secrets provider is on without "
-             "rotation: pods keep a secret's old value after it changes in Key Vault",
-             "set cluster.security.keyVaultSecretsProvider.secretRotation: true")]
 
-
-def max_pods(model: Model) -> list[Issue]:
-    return [Issue(_subject(pool), f"{pool.key}.maxPods", f"pool {pool.name} allows {pool.max_pods} pods per node, "
-                  f"fewer than {MIN_MAX_PODS}", f"set maxPods to {MIN_MAX_PODS} or more (the default with Azure CNI "
-                  "Overlay is 250)")
-            for pool in model.pools if pool.max_pods < MIN_MAX_PODS]
-
-
+@baseline(EPHEMERAL_OS,
+          "Pools use an ephemeral OS disk where their VM size can hold one (required of new pools, advised for pools "
+          "the last deployment has).",
+          f"{_AKS}concepts-storage#ephemeral-os-disk; checkov CKV_AZURE_226",
+          "ManagedCluster system pools and AgentPools")
 def ephemeral_os(model: Model) -> list[Issue]:
     found = []
     for pool in _all_pools(model):
@@ -236,7 +276,7 @@ def ephemeral_os(model: Model) -> list[Issue]:
             continue
         size = lookup(pool.vm_size)
         if fits is None:
-            found.append(Issue(_subject(pool), f"{pool.key}.vmSize", f"whether {pool.vm_size} can hold an ephemeral "
+            found.append(Issue(pool.subject, f"{pool.key}.vmSize", f"whether {pool.vm_size} can hold an ephemeral "
                                "OS disk was not checked: the VM size catalog does not know it (or its page does not "
                                "say)", "set osDiskType: Ephemeral if the size supports it (its size page, "
                                "\"Ephemeral OS Disk\")", advisory=True))
@@ -247,7 +287,7 @@ def ephemeral_os(model: Model) -> list[Issue]:
                                        "node data in Azure Storage", "osDiskType: Ephemeral"))
         # Advice only where a smaller OS disk (AKS takes 30 GiB and more) would make it fit.
         elif size.ephemeral_os_disk and (local := local_disk_gib(size)) and local >= 30 and not pool.existing:
-            found.append(Issue(_subject(pool), f"{pool.key}.osDiskSizeGb", f"{pool.vm_size} supports ephemeral OS "
+            found.append(Issue(pool.subject, f"{pool.key}.osDiskSizeGb", f"{pool.vm_size} supports ephemeral OS "
                                f"disks, but its local disk ({local:g} GiB) is smaller than the OS disk asked for "
                                f"({pool.os_disk_size_gb or 'the default 128'} GiB), so the pool gets a managed OS "
                                "disk", f"set osDiskSizeGb to {int(local)} or less to use an ephemeral OS disk",
@@ -255,13 +295,17 @@ def ephemeral_os(model: Model) -> list[Issue]:
     return found
 
 
+@baseline(HOST_ENCRYPTION,
+          "Pools encrypt their temp disks and OS disk caches on the VM host (required of new pools, advised for "
+          "pools the last deployment has).",
+          f"{_AKS}enable-host-encryption; checkov CKV_AZURE_227", "ManagedCluster system pools and AgentPools")
 def host_encryption(model: Model) -> list[Issue]:
     found = []
     for pool in _all_pools(model):
         if pool.encryption_at_host:
             continue
         if lookup(pool.vm_size) is None:
-            found.append(Issue(_subject(pool), f"{pool.key}.encryptionAtHost", f"host encryption of pool {pool.name} "
+            found.append(Issue(pool.subject, f"{pool.key}.encryptionAtHost", f"host encryption of pool {pool.name} "
                                f"was not checked: the VM size catalog does not know {pool.vm_size}, so the program "
                                "leaves it off", "set encryptionAtHost: true if the size supports it (`az vm list-skus "
                                f"--size {pool.vm_size} --query "
@@ -274,15 +318,27 @@ def host_encryption(model: Model) -> list[Issue]:
     return found
 
 
+@cluster_check(SECRETS_ROTATION, "Where the Key Vault secrets provider is on, it rotates secrets.",
+               f"{_AKS}csi-secrets-store-configuration-options; checkov CKV_AZURE_172")
+def secrets_rotation(cluster: Cluster) -> list[tuple[str, str, str]]:
+    provider = cluster.security.key_vault_secrets_provider
+    if provider is None or not provider.enabled or provider.rotation:
+        return []
+    return [("security.keyVaultSecretsProvider.secretRotation", "the Key Vault secrets provider is on without "
+             "rotation: pods keep a secret's old value after it changes in Key Vault",
+             "set cluster.security.keyVaultSecretsProvider.secretRotation: true")]
+
+
+
 def _created_with(pool: Pool, field: str, message: str, setting: str) -> Issue:
     """A create-only setting: required of a new pool, advised for one the last deployment has."""
     if pool.existing:
         entry = "systemPool" if pool.mode == SYSTEM else f"nodePools.{pool.name}"
-        return Issue(_subject(pool), f"{pool.key}.{field}", f"{message}; AKS sets this only when a pool is created, "
+        return Issue(pool.subject, f"{pool.key}.{field}", f"{message}; AKS sets this only when a pool is created, "
                      "and this pool exists already", f"to change it, replace the pool on purpose: write {setting} "
                      f"with {entry} in aks-kueue:allowReplacement (where the last deployment protects the pool, "
                      "after one update that only lists it)", advisory=True)
-    return Issue(_subject(pool), f"{pool.key}.{field}", message, f"write {setting}, or leave it unset for the "
+    return Issue(pool.subject, f"{pool.key}.{field}", message, f"write {setting}, or leave it unset for the "
                  "baseline's default")
 
 
@@ -290,62 +346,11 @@ def _all_pools(model: Model) -> tuple[Pool, ...]:
     return (*model.cluster.system_pools, *model.pools)
 
 
-def _subject(pool: Pool) -> str:
-    return f"{'system' if pool.mode == SYSTEM else 'node'} pool {pool.name}"
 
 
-_AKS = "learn.microsoft.com/azure/aks/"
-CHECKS: dict[str, Check] = {
-    LOCAL_ACCOUNTS: Check("Local accounts are disabled, so every access goes through Entra ID.",
-                          _on_cluster(local_accounts), f"{_AKS}local-accounts; checkov CKV_AZURE_141"),
-    AZURE_RBAC: Check("Kubernetes authorisation uses Entra ID with Azure RBAC.", _on_cluster(azure_rbac),
-                      f"{_AKS}manage-azure-rbac; checkov CKV_AZURE_5 (Kubernetes RBAC)"),
-    NETWORK_POLICY: Check("A network policy engine (azure, calico or cilium) is enabled.", _on_cluster(network_policy),
-                          f"{_AKS}use-network-policies; checkov CKV_AZURE_7"),
-    API_SERVER_ACCESS: Check("The API server is private or limited to authorized IP ranges that are not, together, "
-                             "every address.", _on_cluster(api_server_access),
-                             f"{_AKS}api-server-authorized-ip-ranges, private-clusters; checkov CKV_AZURE_6, "
-                             "CKV_AZURE_115"),
-    UPGRADE_CHANNELS: Check("The cluster follows a Kubernetes upgrade channel and a node OS channel.",
-                            _on_cluster(upgrade_channels), f"{_AKS}auto-upgrade-cluster, auto-upgrade-node-os-image; "
-                            "checkov CKV_AZURE_171"),
-    SYSTEM_POOL: Check("System node pools are tainted CriticalAddonsOnly=true:NoSchedule.",
-                       _on_cluster(system_pool_isolation),
-                       f"{_AKS}use-system-pools; checkov CKV_AZURE_232"),
-    KUBECONFIG: Check("The cluster's kubeconfig stays secret: its provider keeps it in additionalSecretOutputs, and no "
-                      "other resource carries one in its inputs.", _on_cluster(kubeconfig),
-                      "Pulumi secrets (pulumi.md); no checkov check"),
-    AZURE_POLICY: Check("The Azure Policy add-on is on.", _on_cluster(azure_policy),
-                        f"{_AKS}use-azure-policy; checkov CKV_AZURE_116"),
-    DEFENDER: Check("Microsoft Defender for Containers' sensor is on.", _on_cluster(defender),
-                    "learn.microsoft.com/azure/defender-for-cloud/defender-for-containers-enable; the AKS security "
-                    "baseline (Azure security benchmark); checkov CKV_AZURE_85 checks only the subscription's plan"),
-    IMAGE_CLEANER: Check("Image Cleaner removes unused and vulnerable images from the nodes.",
-                         _on_cluster(image_cleaner), f"{_AKS}image-cleaner (preconfigured on AKS Automatic); no "
-                         "checkov check"),
-    MONITORING: Check("Managed Prometheus and Container Insights collect the cluster's metrics and logs.",
-                      monitoring, f"{_AKS}monitor-aks; checkov CKV_AZURE_4 (Container Insights)"),
-    MAX_PODS: Check(f"User pools allow at least {MIN_MAX_PODS} pods per node.", max_pods,
-                    f"{_AKS}concepts-network-ip-address-planning; checkov CKV_AZURE_168"),
-    PAID_TIER: Check("The cluster runs on a paid tier (Standard or Premium), with an uptime SLA.",
-                     _on_cluster(paid_tier), f"{_AKS}free-standard-pricing-tiers; checkov CKV_AZURE_170 (which accepts "
-                     "Standard only)"),
-    EPHEMERAL_OS: Check("Pools use an ephemeral OS disk where their VM size can hold one (required of new pools, "
-                        "advised for pools the last deployment has).", ephemeral_os,
-                        f"{_AKS}concepts-storage#ephemeral-os-disk; checkov CKV_AZURE_226"),
-    HOST_ENCRYPTION: Check("Pools encrypt their temp disks and OS disk caches on the VM host (required of new pools, "
-                           "advised for pools the last deployment has).", host_encryption,
-                           f"{_AKS}enable-host-encryption; checkov CKV_AZURE_227"),
-    SECRETS_ROTATION: Check("Where the Key Vault secrets provider is on, it rotates secrets.",
-                            _on_cluster(secrets_rotation), f"{_AKS}csi-secrets-store-configuration-options; checkov "
-                            "CKV_AZURE_172"),
-}
-KINDS = tuple(CHECKS)
+KINDS = tuple(kind for kind, each in RULES.items() if each.baseline)
 
 
 def security_findings(model: Model) -> list[Finding]:
-    if model.cluster is None:
-        return []
-    severity = ERROR if model.production else WARNING
-    return [Finding(kind, WARNING if issue.advisory else severity, issue.subject, issue.key, issue.message, issue.fix)
-            for kind, check in CHECKS.items() for issue in check.run(model)]
+    """The baseline's findings alone."""
+    return run(Judging(model), keep=lambda each: each.baseline)

@@ -13,6 +13,7 @@ from aks_kueue.aks.pools import Pool
 from aks_kueue.aks.vm_sizes import lookup
 from aks_kueue.judge.finding import WARNING, Finding
 from aks_kueue.judge.install import cluster_key
+from aks_kueue.judge.rules import rule
 from aks_kueue.model.desired import Cluster, Model
 from aks_kueue.versions import MIN_KUBERNETES_MINOR
 
@@ -25,6 +26,16 @@ CHECK_IN_AZURE = "check-in-azure"
 _DOCUMENTATION_NETWORKS = [ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24")]
 
 
+@rule(PLACEHOLDER, "No placeholder (a documentation IP range, an all-zero object ID) is left in the stack.",
+      "RFC 5737; Entra object IDs", "the cluster and the submitter groups")
+@rule(PRIVATE_FIRST_RUN, "A private cluster's first pulumi up can reach its API server.", "AKS private clusters",
+      "ManagedCluster")
+@rule(REGION_ACCESS, "The cluster's region is open to every subscription.", "Azure regions list "
+      "(aks_kueue/aks/regions.py)", "ManagedCluster")
+@rule(KUBERNETES_VERSION, "The cluster's Kubernetes version is supported on the day it is judged.", "the AKS "
+      "release calendar (aks_kueue/aks/kubernetes_versions.py)", "ManagedCluster")
+@rule(CHECK_IN_AZURE, "What only Azure can answer is named with the az command that answers it.", "AKS quotas, "
+      "VM size and feature availability (aks_kueue/aks/preflight.py)", "the subscription")
 def stack_findings(model: Model, today: Optional[date] = None) -> list[Finding]:
     cluster = model.cluster
     if cluster is None:
@@ -42,13 +53,13 @@ def _placeholders(cluster: Cluster) -> list[Finding]:
             continue
         if any(network.version == doc.version and network.subnet_of(doc) for doc in _DOCUMENTATION_NETWORKS):
             findings.append(Finding(
-                PLACEHOLDER, WARNING, "AKS cluster", f"{cluster.key}.security.apiServerAuthorizedIpRanges[{i}]",
+                PLACEHOLDER, WARNING, cluster.subject, f"{cluster.key}.security.apiServerAuthorizedIpRanges[{i}]",
                 f"{cidr} is a documentation range (RFC 5737) that no real client is in, so pulumi up could not "
                 "reach the API server", "put your own egress ranges here"))
     for i, group in enumerate(cluster.security.admin_groups):
         if set(group.replace("-", "")) == {"0"}:
             findings.append(Finding(
-                PLACEHOLDER, WARNING, "AKS cluster", f"{cluster.key}.security.entraAdminGroupObjectIds[{i}]",
+                PLACEHOLDER, WARNING, cluster.subject, f"{cluster.key}.security.entraAdminGroupObjectIds[{i}]",
                 "the all-zero ID is a placeholder, so no one would administer the cluster",
                 "put your admin group's object ID here"))
     return findings
@@ -73,7 +84,7 @@ def _private(cluster: Cluster) -> list[Finding]:
     if not cluster.security.private_cluster:
         return []
     return [Finding(
-        PRIVATE_FIRST_RUN, WARNING, "AKS cluster", f"{cluster.key}.security.privateCluster",
+        PRIVATE_FIRST_RUN, WARNING, cluster.subject, f"{cluster.key}.security.privateCluster",
         "AKS creates the cluster's virtual network itself (this program brings none), so a network can be peered "
         "with it only once it exists: a first pulumi up creates the cluster and then cannot reach its API server "
         "to install Kueue", "peer or link your network to the cluster's, then run pulumi up again")]
@@ -85,12 +96,12 @@ def _region(cluster: Cluster) -> list[Finding]:
         return []
     key = cluster_key(cluster, "location")
     if region.access is regions.Access.RESTRICTED:
-        return [Finding(REGION_ACCESS, WARNING, "AKS cluster", key,
+        return [Finding(REGION_ACCESS, WARNING, cluster.subject, key,
                         f"access to {region.name} is restricted to approved subscriptions (Azure regions list)",
                         "request it before deploying (https://learn.microsoft.com/troubleshoot/azure/general/"
                         "region-access-request-process)")]
     if region.access is regions.Access.COMING_SOON:
-        return [Finding(REGION_ACCESS, WARNING, "AKS cluster", key,
+        return [Finding(REGION_ACCESS, WARNING, cluster.subject, key,
                         f"{region.name} was listed as coming soon on {regions.load().as_of.isoformat()}",
                         "check it is open with `az account list-locations -o table`")]
     return []
@@ -104,7 +115,7 @@ def _version(cluster: Cluster, today: Optional[date]) -> list[Finding]:
                                             at_least=MIN_KUBERNETES_MINOR)
     except ValueError:
         return []  # not a version at all: the settings refuse it, and AKS would refuse the cluster
-    return [Finding(KUBERNETES_VERSION, WARNING, "AKS cluster", cluster_key(cluster, "kubernetesVersion"), warning)
+    return [Finding(KUBERNETES_VERSION, WARNING, cluster.subject, cluster_key(cluster, "kubernetesVersion"), warning)
             for warning in verdict.warnings]
 
 

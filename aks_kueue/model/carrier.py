@@ -161,10 +161,10 @@ def subject_keys(model) -> dict[str, str]:
     """What a finding can name -> the stack key that defines it, for every part of the model."""
     keys: dict[str, str] = {}
     if model.cluster is not None:
-        keys["AKS cluster"] = model.cluster.key
-        keys.update({f"system pool {p.name}": p.key for p in model.cluster.system_pools})
-    keys.update({f"node pool {p.name}": p.key for p in model.pools})
-    keys.update({"Kueue install": i.key for i in model.installs})
+        keys[model.cluster.subject] = model.cluster.key
+        keys.update({p.subject: p.key for p in model.cluster.system_pools})
+    keys.update({p.subject: p.key for p in model.pools})
+    keys.update({i.subject: i.key for i in model.installs})
     keys.update({o.label: o.key for o in model.objects})
     keys.update({w.label: w.key for w in model.workloads})
     keys.update({g.label: g.key for g in model.submitter_groups})

@@ -116,6 +116,9 @@ class Cluster:
         object.__setattr__(self, "system_pools", tuple(sorted(self.system_pools, key=lambda p: p.name)))
         object.__setattr__(self, "maintenance", tuple(sorted(self.maintenance, key=lambda w: w.config_name)))
 
+    # What a finding about the cluster names it as; also the key of its URN (`from_resources`).
+    subject = "AKS cluster"
+
     @property
     def default_max_pods(self) -> int:
         return default_max_pods(self.network.plugin, self.network.plugin_mode)
@@ -141,6 +144,8 @@ class Install:
     # What the Configuration's `resources` section excludes and transforms (Helm only: the
     # managed extension's Configuration cannot carry it).
     resources: ResourceRules = NO_RULES
+    # What a finding about the install names it as; also the key of its URN (`from_resources`).
+    subject = "Kueue install"
 
 
 @dataclass(frozen=True)

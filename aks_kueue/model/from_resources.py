@@ -69,8 +69,8 @@ CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
 PROVIDER_PREFIX = "pulumi:providers:"
 _TAINT = re.compile(r"^(?P<key>[^=:\s]+)(=(?P<value>[^=:\s]*))?:(?P<effect>NoSchedule|PreferNoSchedule|NoExecute)$")
 _KUBECONFIG = re.compile(r"kind[\"']?\s*:\s*[\"']?Config\b")
-CLUSTER_SUBJECT = "AKS cluster"
-INSTALL_SUBJECT = "Kueue install"
+CLUSTER_SUBJECT = Cluster.subject
+INSTALL_SUBJECT = Install.subject
 
 
 @dataclass
@@ -176,7 +176,7 @@ def from_resources(resources: Sequence[Any]) -> Reading:
 
 
 def _pool_subject(pool: Pool) -> str:
-    return f"{'system' if pool.mode == SYSTEM else 'node'} pool {pool.name}"
+    return pool.subject
 
 
 def _carrier(resources, urns, unreadable) -> tuple[dict[str, str], str, list[dict], frozenset[str], Optional[dict]]:

@@ -5,7 +5,7 @@ policy's level, a policy's entry is a level or an object with `enforcementLevel`
 properties. The engine starts from each policy's default level and its schema's
 `default`s, applies `all`, then each policy's entry, and validates the properties
 against the schema (`ReconcilePolicyPackConfig` in pulumi/pulumi). This module does the
-same, and is stricter in two ways the engine is not, because a typo there silently
+same, with jsonschema for the properties' values, and is stricter in two ways the engine is not, because a typo there silently
 changes nothing: an unknown policy name and an unknown property are errors too.
 """
 
@@ -16,11 +16,10 @@ from typing import Any, Optional
 from pulumi_policy import EnforcementLevel
 
 from aks_kueue.k8s.spelling import suggest
+from aks_kueue.policies.base import settings
 
 LEVELS = tuple(level.value for level in EnforcementLevel)
-_JSON_TYPES = {"string": (str,), "boolean": (bool,), "object": (dict,), "array": (list,),
-               "number": (int, float), "integer": (int,)}
-# The JSON Schema keywords this pack's schemas use, all of which `_schema_errors` checks.
+# The JSON Schema keywords this pack's schemas use, each of whose errors `_schema_error` words itself.
 SUPPORTED_KEYWORDS = {"type", "enum", "minimum", "maximum", "items", "default", "description"}
 
 
@@ -29,7 +28,7 @@ def reconcile(policies: list, config: Optional[dict]) -> dict[str, tuple[str, di
     problem = config_error(policies, config)
     if problem:
         raise ValueError(problem)
-    result = {p.name: (p.enforcement_level.value, _defaults(p)) for p in policies}
+    result = {p.name: (p.enforcement_level.value, settings(p.config_schema, {})) for p in policies}
     config = config or {}
     if "all" in config:
         result = {name: (config["all"], props) for name, (_, props) in result.items()}
@@ -44,11 +43,6 @@ def reconcile(policies: list, config: Optional[dict]) -> dict[str, tuple[str, di
             props = {**props, **{k: v for k, v in entry.items() if k != "enforcementLevel"}}
         result[name] = (level, props)
     return result
-
-
-def _defaults(policy) -> dict[str, Any]:
-    schema = policy.config_schema
-    return {k: v["default"] for k, v in (schema.properties if schema else {}).items() if "default" in v}
 
 
 def config_error(policies: list, config: Any) -> Optional[str]:
@@ -89,22 +83,17 @@ def config_error(policies: list, config: Any) -> Optional[str]:
 
 
 def _schema_error(schema: dict, value: Any, where: str) -> Optional[str]:
-    kind = schema.get("type")
-    if kind is not None:
-        ok = isinstance(value, _JSON_TYPES[kind]) and not (isinstance(value, bool) and kind in ("number", "integer"))
-        if kind == "integer" and isinstance(value, float) and value.is_integer():
-            ok = True
-        if not ok:
-            return f"{where}: {value!r} is not of type {kind}"
-    if "enum" in schema and value not in schema["enum"]:
-        return f"{where}: {value!r} is not one of {', '.join(map(str, schema['enum']))}"
-    if "minimum" in schema and value < schema["minimum"]:
-        return f"{where}: {value!r} is below the minimum {schema['minimum']}"
-    if "maximum" in schema and value > schema["maximum"]:
-        return f"{where}: {value!r} is above the maximum {schema['maximum']}"
-    if "items" in schema and isinstance(value, list):
-        for index, item in enumerate(value):
-            problem = _schema_error(schema["items"], item, f"{where}[{index}]")
-            if problem:
-                return problem
-    return None
+    """The first way `value` breaks its property's schema (jsonschema, Draft 7), in a sentence."""
+    # Imported here: a preview without policy config properties never needs it, and it is slow to import.
+    from jsonschema import Draft7Validator
+    from jsonschema.exceptions import best_match
+
+    error = best_match(Draft7Validator(schema).iter_errors(value))
+    if error is None:
+        return None
+    at = where + "".join(f"[{step}]" for step in error.absolute_path)
+    wanted = error.validator_value
+    wording = {"type": f"is not of type {wanted}", "minimum": f"is below the minimum {wanted}",
+               "maximum": f"is above the maximum {wanted}",
+               "enum": f"is not one of {', '.join(map(str, wanted)) if isinstance(wanted, list) else wanted}"}
+    return f"{at}: {error.instance!r} {wording.get(error.validator, error.message)}"

@@ -164,8 +164,8 @@ def _judged(outcome: Outcome, run: ProgramRun, pack_config: Optional[dict]) -> O
     """The outcome with the pack's verdicts on `run` and the judge's findings."""
     outcome.run = run
     outcome.violations = evaluate(run, pack_config)
+    from aks_kueue.judge.rules import QUOTA_FITS, policy_for
     from aks_kueue.policies.base import overhead, read_and_judge
-    from aks_kueue.policies.routing import QUOTA_FITS, policy_for
 
     from pulumi_policy.proxy import UnknownValueError
 

@@ -22,7 +22,6 @@ from pulumi_policy import EnforcementLevel
 
 from aks_kueue.compat import PolicyAnalyzerServicer as _PolicyAnalyzerServicer
 from aks_kueue.policies import PACK_NAME, PACK_VERSION, POLICIES
-from aks_kueue.policies.base import same_resources
 from aks_kueue.policies.config import config_error, reconcile
 from aks_kueue.preview.recorder import UNKNOWN, UNKNOWN_TEXT
 
@@ -146,8 +145,7 @@ def run_pack(name: str, version: str, policies: list, run: Any,
     with decoded_once():
         found += _analyze_each(servicer, resources)
         stack_request = analyzer_pb2.AnalyzeStackRequest(resources=resources)
-        with same_resources():
-            response = servicer.AnalyzeStack(stack_request, None)
+        response = servicer.AnalyzeStack(stack_request, None)
     found += [violation(d, d.urn or None) for d in response.diagnostics]
     order = {p.name: i for i, p in enumerate(policies)}
     return sorted(found, key=lambda v: (order.get(v.policy, len(order)), v.urn or "", v.message)), \
@@ -185,6 +183,9 @@ def decoded_once() -> Iterator[Callable[[struct_pb2.Struct], Any]]:
     from google.protobuf import json_format
 
     structs: dict[bytes, Any] = {}
+    # The very Struct seen again (the servicer walks one request once per stack policy), held so
+    # that its id is never reused: found without serializing it again.
+    by_id: dict[int, tuple[Any, Any]] = {}
     later: dict[tuple, tuple[Any, Any]] = {}
 
     class _JsonFormat:
@@ -195,9 +196,13 @@ def decoded_once() -> Iterator[Callable[[struct_pb2.Struct], Any]]:
         def MessageToDict(message: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N802 - protobuf's name
             if args or kwargs or not isinstance(message, struct_pb2.Struct):
                 return json_format.MessageToDict(message, *args, **kwargs)
+            seen = by_id.get(id(message))
+            if seen is not None and seen[0] is message:
+                return seen[1]
             key = message.SerializeToString(deterministic=True)
             if key not in structs:
                 structs[key] = json_format.MessageToDict(message)
+            by_id[id(message)] = (message, structs[key])
             return structs[key]
 
     def remembered(step: str, function: Callable[..., Any]) -> Callable[..., Any]:

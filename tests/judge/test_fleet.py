@@ -145,6 +145,24 @@ def test_a_worker_missing_a_team_namespace_and_local_queue():
     assert new.severity == WARNING and "this update adds" in new.message
 
 
+def test_a_priority_class_value_the_workers_have_not_mirrored_yet_is_a_warning():
+    stale = manager_outputs()
+    stale["teams"]["workloadPriorityClasses"][0]["value"] = 500   # the worker mirrored batch-high before it rose
+    workers = {WEST: worker_stack_outputs(WEST), SWEDEN: worker_stack_outputs(SWEDEN, manager=stale)}
+    [finding] = found(fleet.priority_values, manager_model(workers=workers))
+    assert finding.kind == fleet.PRIORITY_VALUES and finding.severity == WARNING
+    assert finding.key == "aks-kueue:fleet.workers[1]" and qualified(SWEDEN) in finding.fix
+    assert finding.numbers == {"worker": "swedencentral-h100", "classes": {"batch-high": {"manager": 1000,
+                                                                                        "worker": 500}}}
+    assert "batch-high is 1000 here and 500 there" in finding.message
+    # The judge runs it, and a warning is aks-kueue-warnings' to report.
+    from aks_kueue.judge.rules import policy_for
+
+    [judged] = [f for f in judge(manager_model(workers=workers)).findings if f.kind == fleet.PRIORITY_VALUES]
+    assert judged == finding and policy_for(judged) == "aks-kueue-warnings"
+    assert found(fleet.priority_values, manager_model()) == []
+
+
 def test_an_integration_the_manager_runs_and_a_worker_does_not():
     def edit(c):
         c["aks-kueue:kueue"]["integrations"] = ["batch/job"]

@@ -11,7 +11,8 @@ import pytest
 from aks_kueue.day2.state import from_outputs
 from aks_kueue.judge import judge
 from aks_kueue.judge.finding import ERROR, WARNING
-from aks_kueue.judge.security import CHECKS, KINDS, public_ranges, security_findings
+from aks_kueue.judge.rules import RULES
+from aks_kueue.judge.security import KINDS, public_ranges, security_findings
 from aks_kueue.model.record import settled
 from aks_kueue.settings import parse_settings
 from tests.conftest import edited, flat, model_of, run_config, stack_doc
@@ -63,7 +64,7 @@ def test_the_prod_stack_passes_every_check_and_another_name_changes_nothing():
 
 
 def test_every_check_names_its_source_and_how_to_relax_it():
-    for kind, check in CHECKS.items():
+    for kind, check in ((k, RULES[k]) for k in KINDS):
         assert check.title.endswith(".") and check.source, kind
         assert "checkov" in check.source or "learn.microsoft.com" in check.source, kind
 
@@ -211,10 +212,9 @@ def test_a_pool_created_before_the_program_chose_its_os_disk_keeps_aks_choice():
 
 def test_every_kind_has_a_policy_of_its_own():
     from aks_kueue.policies import POLICIES
-    from aks_kueue.policies.routing import POLICY_OF_KIND
 
     names = {p.name for p in POLICIES}
-    assert all(POLICY_OF_KIND[kind] == kind and kind in names for kind in KINDS)
+    assert all(RULES[kind].policy == kind and RULES[kind].baseline and kind in names for kind in KINDS)
 
 
 def test_the_security_page_lists_every_check_with_its_source():
@@ -225,6 +225,6 @@ def test_the_security_page_lists_every_check_with_its_source():
     section = (ROOT / "docs" / "security.md").read_text()
     rows = {line.split("`")[1]: line for line in section.splitlines() if line.startswith("| `aks-")}
     assert set(rows) == set(KINDS)
-    for kind, check in CHECKS.items():
+    for kind, check in ((k, RULES[k]) for k in KINDS):
         for checkov in re.findall(r"CKV_AZURE_\d+", check.source):
             assert checkov in rows[kind], (kind, checkov)

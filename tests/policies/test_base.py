@@ -1,5 +1,6 @@
-"""The model and the judgement are remembered by content; inside one AnalyzeStack call of the
-offline preview the content is fingerprinted once."""
+"""The pack's one memo: the model and the judgement of the last resources a policy was handed,
+found again by identity (the offline preview hands every policy the same decoded values) or by
+content (the Pulumi engine's servicer decodes afresh for each policy)."""
 
 from __future__ import annotations
 
@@ -20,8 +21,12 @@ def _counting(monkeypatch, name):
     return calls
 
 
+def _forget():
+    base._last.update(handed=None, key=None, reading=None, judgements={})
+
+
 def test_equal_content_is_judged_once_and_other_content_again(monkeypatch):
-    base._last.update(key=None, reading=None, judgements={})
+    _forget()
     read = _counting(monkeypatch, "from_resources")
     run = run_stack("dev")
     first = base.read_and_judge(policy_resources(run))
@@ -32,16 +37,29 @@ def test_equal_content_is_judged_once_and_other_content_again(monkeypatch):
     assert len(read) == 2
 
 
-def test_inside_one_analysis_the_content_is_fingerprinted_once(monkeypatch):
-    base._last.update(key=None, reading=None, judgements={})
+def test_the_very_values_handed_again_are_not_fingerprinted_again(monkeypatch):
+    _forget()
     fingerprints = _counting(monkeypatch, "fingerprint")
-    run = run_stack("dev")
-    with base.same_resources():
-        judged = [base.read_and_judge(policy_resources(run)) for _ in range(3)]
+    resources = policy_resources(run_stack("dev"))
+    judged = [base.read_and_judge(resources) for _ in range(3)]
     assert fingerprints == ["fingerprint"] and judged[0] == judged[1] == judged[2]
-    base.read_and_judge(policy_resources(run))  # outside: every call fingerprints what it is handed
+    base.read_and_judge(policy_resources(run_stack("dev")))  # other objects: their content is fingerprinted
     assert len(fingerprints) == 2
-    assert base._analysis == {"open": False, "key": None}
+
+
+def test_each_policy_reports_only_its_own_findings_and_each_once():
+    from aks_kueue.judge.rules import policy_for
+    from aks_kueue.policies import POLICIES
+    from tests.policies.args import gpu_queue_stack, stack_violations
+
+    _forget()
+    resources = gpu_queue_stack(gpu_quota="3")
+    reported = {p.name: [m for m, _ in stack_violations(p, resources)] for p in POLICIES}
+    _, judgement = base.read_and_judge(resources)
+    assert judgement.findings
+    for finding in judgement.findings:
+        owners = [name for name, messages in reported.items() if any(str(finding) in m for m in messages)]
+        assert owners == [policy_for(finding)], finding
 
 
 def test_content_pickle_refuses_is_fingerprinted_by_its_text():
