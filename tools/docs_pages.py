@@ -93,31 +93,14 @@ def cli_markdown() -> str:
 
 
 # ----------------------------------------------------------------------------------- the policies
-def _pack_markdown() -> str:
-    """The policy list from today's pack: `aks_kueue.policies.POLICIES` and the routing table."""
-    from aks_kueue.policies import POLICIES
-    from aks_kueue.policies.routing import POLICY_OF_KIND, WARNINGS
+def _registry_markdown() -> str:
+    from aks_kueue.judge.rules import registry_markdown
 
-    kinds: dict[str, list[str]] = {}
-    for kind, policy in POLICY_OF_KIND.items():
-        kinds.setdefault(policy, []).append(kind)
-    lines = ["| policy | level | what it checks | config | finding kinds |", "|---|---|---|---|---|"]
-    for policy in POLICIES:
-        level = getattr(policy.enforcement_level, "value", policy.enforcement_level)
-        schema = getattr(policy, "config_schema", None)
-        properties = sorted((getattr(schema, "properties", None) or {}))
-        config = ", ".join(f"`{name}`" for name in properties) or "-"
-        reported = sorted(kinds.get(policy.name, []))
-        if policy.name == WARNINGS:
-            reported = ["every warning another policy does not report"]
-        shown = ", ".join(f"`{kind}`" if " " not in kind else kind for kind in reported) or "-"
-        lines.append(f"| `{policy.name}` | {level} | {_cell(policy.description)} | {config} | {shown} |")
-    return "\n".join(lines) + "\n"
+    return registry_markdown()
 
 
-# The one line to change when the pack is generated from the rule registry:
-# `POLICY_LIST: Callable[[], str] = registry_markdown`.
-POLICY_LIST: Callable[[], str] = _pack_markdown
+# The policy list's source: the rule registry, which the pack is generated from.
+POLICY_LIST: Callable[[], str] = _registry_markdown
 
 
 def policies_markdown() -> str:

@@ -42,7 +42,15 @@ def test_the_cli_reference_holds_every_command_and_option():
 def test_the_policy_list_holds_every_policy_with_its_level():
     from aks_kueue.policies import POLICIES
 
-    rows = {line.split("`")[1]: line for line in page("reference/policies.md").splitlines() if line.startswith("| `")}
+    from aks_kueue.judge.rules import RULES
+
+    policy_table, rule_table = page("reference/policies.md").split("| Rule (finding kind) |", 1)
+
+    def rows(table: str) -> dict[str, str]:
+        return {line.split("`")[1]: line for line in table.splitlines() if line.startswith("| `")}
+
+    assert set(rows(rule_table)) == set(RULES)  # a row per rule
+    rows = rows(policy_table)
     assert set(rows) == {policy.name for policy in POLICIES}
     for policy in POLICIES:
         assert f"| {policy.enforcement_level.value} |" in rows[policy.name], policy.name
