@@ -19,7 +19,8 @@ from typing import Any, Optional
 
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.spelling import suggest
-from aks_kueue.kueue.config_api import key_path, show
+from aks_kueue.k8s.field import show
+from aks_kueue.kueue.config_api import key_path
 from aks_kueue.kueue.structural import FieldError
 from aks_kueue.kueue.webhooks import label_value_problem, qualified_name_problem
 from aks_kueue.versions import KUEUE_CONFIG_API_VERSION

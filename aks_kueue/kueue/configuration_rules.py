@@ -14,7 +14,8 @@ from typing import Any, Mapping, Optional
 from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue import catalog as cat
-from aks_kueue.kueue.config_api import key_path, seconds, show
+from aks_kueue.k8s.field import show
+from aks_kueue.kueue.config_api import key_path, seconds
 from aks_kueue.kueue.structural import FieldError
 # Kubernetes' own name and selector rules, as the admission webhooks apply them.
 from aks_kueue.kueue.webhooks import _label_selector as label_selector_errors
