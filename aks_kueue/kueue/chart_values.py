@@ -13,60 +13,34 @@ PodDisruptionBudgets (`k8s.io/kubernetes/pkg/apis/*/validation`).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any, Optional
 
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.k8s.field import show
 from aks_kueue.kueue.config_api import key_path
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.kueue.structural import FieldError, validate_structural
 from aks_kueue.kueue.webhooks import label_value_problem, qualified_name_problem
 from aks_kueue.versions import KUEUE_CONFIG_API_VERSION
 
-OPEN = "open"  # a map the chart passes through as it is (a Kubernetes object or free labels)
-_PROBE = {"initialDelaySeconds": None, "periodSeconds": None, "timeoutSeconds": None,
-          "failureThreshold": None, "successThreshold": None}
-_IMAGE = {"repository": None, "tag": None, "pullPolicy": None}
+# The key tree of the chart's values.yaml, as JSON Schema data.
+SCHEMA: dict[str, Any] = json.loads(resources.files("aks_kueue.kueue").joinpath("data/chart-values.json").read_text())
+OPEN = "open"  # in CHART_KEYS: a map whose keys are free
 
 
-def _viz(auth: bool) -> dict[str, Any]:
-    keys: dict[str, Any] = {
-        "nodeSelector": OPEN, "tolerations": None, "imagePullSecrets": None, "priorityClassName": None,
-        "resources": OPEN, "podSecurityContext": OPEN, "containerSecurityContext": OPEN, "env": None,
-        "ingress": {"enabled": None, "annotations": OPEN, "ingressClassName": None, "host": None,
-                    "tlsEnabled": None, "tlsSecretName": None},
-        "image": dict(_IMAGE),
-    }
-    if auth:
-        keys["auth"] = {"mode": None, "tokenReviewConfig": {"audiences": None, "cacheTTL": None,
-                                                            "negativeCacheTTL": None}}
-    return keys
+def _keys(node: dict[str, Any]) -> Any:
+    if node.get("x-kubernetes-preserve-unknown-fields"):
+        return OPEN
+    return {k: _keys(v) for k, v in node["properties"].items()} if "properties" in node else None
 
 
-# Every key of the chart's values.yaml: a dict is a map with fixed keys, None a value, OPEN a
-# map whose keys are free.
-CHART_KEYS: dict[str, Any] = {
-    "nameOverride": None, "fullnameOverride": None, "enablePrometheus": None, "enableCertManager": None,
-    "certManager": {"issuerRef": OPEN}, "enableVisibilityAPF": None, "enableMutatingAdmissionPolicy": None,
-    "enableVisibilityAuthReaderRoleBinding": None, "enableKueueViz": None, "kubernetesClusterDomain": None,
-    "controllerManager": {
-        "featureGates": None, "strategy": OPEN, "hostNetwork": None, "dnsPolicy": None,
-        "manager": {"priorityClassName": None, "image": dict(_IMAGE), "podAnnotations": OPEN, "logLevel": None,
-                    "resources": OPEN, "podSecurityContext": OPEN, "containerSecurityContext": OPEN},
-        "replicas": None, "imagePullSecrets": None, "readinessProbe": dict(_PROBE), "livenessProbe": dict(_PROBE),
-        "nodeSelector": OPEN, "tolerations": None, "topologySpreadConstraints": None,
-        "podDisruptionBudget": {"enabled": None, "minAvailable": None},
-    },
-    "managerConfig": {"controllerManagerConfigYaml": None},
-    "metricsService": {"ports": None, "type": None, "labels": OPEN, "annotations": OPEN},
-    "webhookService": {"ipDualStack": {"enabled": None, "ipFamilies": None, "ipFamilyPolicy": None},
-                       "ports": None, "type": None},
-    "mutatingWebhook": {"reinvocationPolicy": None},
-    "kueueViz": {"backend": _viz(auth=True), "frontend": _viz(auth=False)},
-    "metrics": {"prometheusNamespace": None, "serviceMonitor": {"tlsConfig": OPEN}},
-}
+# Every key of the chart: a dict is a map with fixed keys, None a value, OPEN a map whose keys are free.
+CHART_KEYS: dict[str, Any] = _keys(SCHEMA)
+_PROBE_KEYS = tuple(CHART_KEYS["controllerManager"]["readinessProbe"])
 
 # The program reads the controller as deploy/kueue-controller-manager in kueue-system.
 RELEASE_NAME = "kueue"
@@ -90,7 +64,7 @@ def check_chart_values(values: dict[str, Any]) -> ChartValuesReport:
     """Unknown keys (with "did you mean") and values the chart would render into an invalid
     Deployment, Service or PodDisruptionBudget, or into flags Kueue's manager refuses."""
     report = ChartValuesReport()
-    _unknown_keys(values, CHART_KEYS, "", report.errors)
+    report.errors += validate_structural(SCHEMA, values, unknown=_unknown_key)[1]
     _names(values, report)
     for key in ("enablePrometheus", "enableCertManager", "enableVisibilityAPF", "enableMutatingAdmissionPolicy",
                 "enableVisibilityAuthReaderRoleBinding", "enableKueueViz"):
@@ -122,16 +96,9 @@ def fullname(values: dict[str, Any]) -> str:
 # ----------------------------------------------------------------------------------------------
 
 
-def _unknown_keys(value: Any, keys: Any, path: str, errors: list[FieldError]) -> None:
-    if not isinstance(keys, dict) or not isinstance(value, dict):
-        return
-    for key, child in value.items():
-        where = key_path(path, key)
-        if key not in keys:
-            errors.append(FieldError(where, "is not a value of the Kueue chart: Helm would ignore it silently (the "
-                                            f"chart has no schema){suggest(str(key), keys)}"))
-        else:
-            _unknown_keys(child, keys[key], where, errors)
+def _unknown_key(path: str, key: Any, hint: str) -> FieldError:
+    return FieldError(path, f"is not a value of the Kueue chart: Helm would ignore it silently (the chart has no "
+                            f"schema){hint}")
 
 
 def _section(values: dict[str, Any], key: str, path: str, errors: list[FieldError]) -> Optional[dict[str, Any]]:
@@ -239,7 +206,7 @@ def _controller_manager(manager: dict[str, Any], report: ChartValuesReport) -> N
     _strategy(manager.get("strategy"), f"{base}.strategy", errors)
     for probe in ("readinessProbe", "livenessProbe"):
         section = _section(manager, probe, f"{base}.{probe}", errors)
-        for key in _PROBE if section else ():
+        for key in _PROBE_KEYS if section else ():
             _integer(section, key, f"{base}.{probe}.{key}", errors)  # type: ignore[arg-type]
         if probe == "livenessProbe" and section and section.get("successThreshold") not in (None, 0, 1):
             errors.append(FieldError(f"{base}.livenessProbe.successThreshold", f"Invalid value: "

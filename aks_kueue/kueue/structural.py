@@ -20,7 +20,7 @@ import copy
 import json
 import re
 from functools import lru_cache
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from aks_kueue.k8s import field
 from aks_kueue.k8s.field import FieldError, show
@@ -148,14 +148,19 @@ def join(path: str, key: str | int) -> str:
 
 
 def validate_structural(schema: dict[str, Any], value: Any, path: str = "",
-                        integer_note: str = "") -> tuple[Any, list[FieldError]]:
+                        integer_note: str = "",
+                        unknown: Optional[Callable[[str, Any, str], FieldError]] = None) -> tuple[Any, list[FieldError]]:
     """Return the defaulted value and every error found in it.
 
     `integer_note` ends the message of an integer past its `format` (int32, int64): the
     API server itself does not check that format (it logs it as unrecognised), so who
-    refuses the value depends on the kind; `{format}` in it names the format."""
+    refuses the value depends on the kind; `{format}` in it names the format. `unknown(path,
+    key, hint)` words an unknown key for a document that is not an API object (the chart's
+    values); `hint` is the "did you mean" ending. A node with `properties` and no `type` walks
+    a map and lets anything else be."""
     errors = _Errors()
     errors.integer_note = integer_note
+    errors.unknown = unknown
     result = _compiled(schema).walk(value, path, errors)
     return (None if result is _ABSENT else result), errors
 
@@ -164,6 +169,7 @@ class _Errors(list):
     """The errors found so far, and what to say of an integer past its format."""
 
     integer_note = ""
+    unknown: Optional[Callable[[str, Any, str], FieldError]] = None
 
 
 _INTEGER_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
@@ -236,7 +242,8 @@ class _Compiled:
         else:
             self.wanted = schema.get("type")
             self.type_test = _TYPE_CHECKS.get(self.wanted)
-        self.walks_object = self.wanted == "object" and not schema.get("x-kubernetes-int-or-string")
+        self.walks_object = ((self.wanted == "object" or (self.wanted is None and "properties" in schema))
+                             and not schema.get("x-kubernetes-int-or-string"))
         self.props = schema.get("properties") or {}
         self.children: dict[str, _Compiled] = {}
         extra = schema.get("additionalProperties")
@@ -322,7 +329,9 @@ class _Compiled:
                 walked = child
             else:
                 hint = suggest(key, self.props) if isinstance(key, str) else ""
-                errors.append(field.unknown(child_path, key, f"; it is not part of this kind's schema{hint}"))
+                words = getattr(errors, "unknown", None)
+                errors.append(words(child_path, key, hint) if words else
+                              field.unknown(child_path, key, f"; it is not part of this kind's schema{hint}"))
                 continue
             if walked is not _ABSENT:
                 result[key] = walked
