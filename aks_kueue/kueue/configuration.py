@@ -162,16 +162,17 @@ def judge_configuration(document: Any, *, command_line_gates: Optional[Mapping[s
     errors: list[FieldError] = []
     api_version, kind = document.get("apiVersion"), document.get("kind")
     if kind is None:
-        errors.append(FieldError("kind", f"Required value: Kueue needs kind: {KIND}"))
+        errors.append(fe.required("kind", f"Kueue needs kind: {KIND}"))
     elif kind != KIND:
-        errors.append(FieldError("kind", f"Invalid value: {show(kind)}: must be {KIND}"))
+        errors.append(fe.invalid("kind", kind, f"must be {KIND}"))
     if api_version is None:
-        errors.append(FieldError("apiVersion", f"Required value: Kueue needs apiVersion: {V1BETA2_VERSION}"))
+        errors.append(fe.required("apiVersion", f"Kueue needs apiVersion: {V1BETA2_VERSION}"))
         return ConfigurationReport(None, errors)
     if not isinstance(api_version, str) or api_version not in SHAPES:
         hint = suggest(str(api_version), SHAPES)
-        errors.append(FieldError("apiVersion", f"Invalid value: {show(api_version)}: Kueue 0.19 reads "
-                                 f"{V1BETA2_VERSION} (and the deprecated {V1BETA1_VERSION}){hint}"))
+        errors.append(fe.invalid("apiVersion", api_version, "Kueue 0.19 reads "
+                                                            f"{V1BETA2_VERSION} (and the deprecated "
+                                                            f"{V1BETA1_VERSION}){hint}"))
         return ConfigurationReport(None, errors)
     decoded = _decode(SHAPES[api_version], document, "", errors, api_version)
     if errors:
@@ -454,7 +455,7 @@ def check_feature_gates(gates: Mapping[Any, Any], path: str) -> list[FieldError]
     for name, enabled in gates.items():
         where = key_path(path, name)
         if not isinstance(enabled, bool):
-            errors.append(FieldError(where, f"Invalid value: {show(enabled)}: must be true or false"))
+            errors.append(fe.invalid(where, enabled, "must be true or false"))
             continue
         gate = cat.FEATURE_GATES.get(str(name))
         if gate is None:
@@ -497,7 +498,7 @@ def _feature_gates(in_file: Optional[Mapping[str, bool]], command_line: Optional
     if command_line:
         errors = []
         if in_file is not None:
-            errors.append(FieldError("featureGates", f"feature gates are also set on the command line "
+            errors.append(FieldError("featureGates", "feature gates are also set on the command line "
                                      f"(--feature-gates, from {command_line_key}); Kueue refuses to start when "
                                      "both are set (\"feature gates for CLI and configuration cannot both "
                                      f"specified\"), so keep one of featureGates and {command_line_key}"))

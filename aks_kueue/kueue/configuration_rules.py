@@ -11,6 +11,7 @@ import ipaddress
 import re
 from typing import Any, Mapping, Optional
 
+from aks_kueue.k8s import field
 from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue import catalog as cat
@@ -54,7 +55,7 @@ def validate_configuration(cfg: dict[str, Any], gates: Mapping[str, bool]) -> li
 
 
 def _negative(path: str, value: Any) -> FieldError:
-    return FieldError(path, f"Invalid value: {show(value)}: must be greater than or equal to 0")
+    return field.invalid(path, value, "must be greater than or equal to 0")
 
 
 def _wait_for_pods_ready(cfg: dict[str, Any], gates: Mapping[str, bool]) -> list[FieldError]:
@@ -64,8 +65,8 @@ def _wait_for_pods_ready(cfg: dict[str, Any], gates: Mapping[str, bool]) -> list
     errors = []
     timeout = seconds(wait.get("timeout"))
     if timeout == 0:
-        errors.append(FieldError("waitForPodsReady.timeout", "Required value: must be specified (a duration "
-                                                             "greater than 0)"))
+        errors.append(field.required("waitForPodsReady.timeout", "must be specified (a duration "
+                                                                 "greater than 0)"))
     elif timeout < 0:
         errors.append(_negative("waitForPodsReady.timeout", wait.get("timeout")))
     if seconds(wait.get("recoveryTimeout")) < 0:
@@ -99,7 +100,7 @@ def _integrations(cfg: dict[str, Any]) -> list[FieldError]:
         where = f"integrations.externalFrameworks[{index}]"
         kind = _kind_arg(name)
         if kind is None:
-            errors.append(FieldError(where, f"Invalid value: {show(name)}: must be format, 'Kind.version.group.com'"))
+            errors.append(field.invalid(where, name, "must be format, 'Kind.version.group.com'"))
         elif kind in managed:
             errors.append(FieldError(where, f"Duplicate value: {show(name)}: Kueue already manages this kind"))
         else:
@@ -107,8 +108,8 @@ def _integrations(cfg: dict[str, Any]) -> list[FieldError]:
     if "pod" in (integrations.get("frameworks") or []):
         selector = cfg.get("managedJobsNamespaceSelector")
         if selector is None:
-            errors.append(FieldError("managedJobsNamespaceSelector", "Required value: cannot be empty when pod "
-                                                                     "integration is enabled"))
+            errors.append(field.required("managedJobsNamespaceSelector", "cannot be empty when pod "
+                                                                         "integration is enabled"))
         else:
             errors += _namespace_selector(cfg, selector, "managedJobsNamespaceSelector")
     return errors
@@ -129,8 +130,8 @@ def _namespace_selector(cfg: dict[str, Any], selector: Any, path: str) -> list[F
     forbidden = ["kube-system"] + ([cfg["namespace"]] if cfg.get("namespace") else [])
     for namespace in forbidden:
         if label_selector_matches(selector, {"kubernetes.io/metadata.name": namespace}):
-            errors.append(FieldError(path, f"Invalid value: {show(selector)}: should not match the "
-                                           f"\"{namespace}\" namespace"))
+            errors.append(field.invalid(path, selector, "should not match the "
+                                                        f"\"{namespace}\" namespace"))
     return errors
 
 
@@ -141,24 +142,24 @@ def _multikueue(cfg: dict[str, Any]) -> list[FieldError]:
         if seconds(multikueue.get(key)) < 0:
             errors.append(_negative(f"multiKueue.{key}", multikueue[key]))
     if "origin" in multikueue and (problem := label_value_problem(multikueue["origin"])):
-        errors.append(FieldError("multiKueue.origin", f"Invalid value: {show(multikueue['origin'])}: {problem}"))
+        errors.append(field.invalid("multiKueue.origin", multikueue['origin'], problem))
     seen: set[str] = set()
     for index, framework in enumerate(multikueue.get("externalFrameworks") or []):
         where = f"multiKueue.externalFrameworks[{index}].name"
         kind = _kind_arg(framework.get("name", ""))
         if kind is None:
-            errors.append(FieldError(where, f"Invalid value: {show(framework.get('name', ''))}: must be in "
-                                            "'kind.version.group' format"))
+            errors.append(field.invalid(where, framework.get('name', ''), "must be in "
+                                                                          "'kind.version.group' format"))
         elif kind in seen:
-            errors.append(FieldError(where, f"Duplicate value: {show(framework['name'])}"))
+            errors.append(field.duplicate(where, framework['name']))
         else:
             seen.add(kind)
     profile = multikueue.get("clusterProfile")
     if isinstance(profile, dict):
         access, legacy = profile.get("accessProviders") or [], profile.get("credentialsProviders") or []
         if access and legacy:
-            errors.append(FieldError("multiKueue.clusterProfile.credentialsProviders",
-                                     "Forbidden: must not be specified when accessProviders is specified"))
+            errors.append(field.forbidden("multiKueue.clusterProfile.credentialsProviders",
+                                          "must not be specified when accessProviders is specified"))
         providers, where = (access, "accessProviders") if access else (legacy, "credentialsProviders")
         errors += _access_providers(providers, f"multiKueue.clusterProfile.{where}")
     incremental = multikueue.get("incrementalDispatcherConfig")
@@ -178,15 +179,15 @@ def _access_providers(providers: list[dict[str, Any]], path: str) -> list[FieldE
     for provider in providers:
         execution = provider.get("execConfig") or {}
         if not provider.get("name"):
-            errors.append(FieldError(f"{path}.name", "Required value: must be specified"))
+            errors.append(field.required(f"{path}.name", "must be specified"))
         for key in ("command", "apiVersion"):
             if not execution.get(key):
-                errors.append(FieldError(f"{path}.execConfig.{key}", "Required value: must be specified"))
+                errors.append(field.required(f"{path}.execConfig.{key}", "must be specified"))
         if any(not env.get("name") for env in execution.get("env") or []):
-            errors.append(FieldError(f"{path}.execConfig.env.name", "Required value: must be specified"))
+            errors.append(field.required(f"{path}.execConfig.env.name", "must be specified"))
         mode = execution.get("interactiveMode", "")
         if mode == "":
-            errors.append(FieldError(f"{path}.execConfig.interactiveMode", "Required value: must be specified"))
+            errors.append(field.required(f"{path}.execConfig.interactiveMode", "must be specified"))
         elif mode not in ("Never", "IfAvailable", "Always"):
             errors.append(FieldError(f"{path}.execConfig.interactiveMode", f"Unsupported value: {show(mode)}: "
                                      "supported values: \"Never\", \"IfAvailable\", \"Always\""))
@@ -199,8 +200,10 @@ def _fair_sharing(cfg: dict[str, Any]) -> list[FieldError]:
         return []
     strategies = tuple(fair.get("preemptionStrategies") or ())
     if not strategies:
-        return [FieldError("fairSharing.preemptionStrategies", "Required value: must be specified when "
-                           "fairSharing is present, e.g. [LessThanOrEqualToFinalShare, LessThanInitialShare]")]
+        return [field.required("fairSharing.preemptionStrategies", "must be specified when "
+                                                                   "fairSharing is present, e.g. "
+                                                                   "[LessThanOrEqualToFinalShare, "
+                                                                   "LessThanInitialShare]")]
     if strategies not in _STRATEGY_SETS:
         allowed = ", ".join(f"[{', '.join(s)}]" for s in _STRATEGY_SETS)
         return [FieldError("fairSharing.preemptionStrategies", f"Unsupported value: {show(list(strategies))}: "
@@ -216,8 +219,8 @@ def _admission_fair_sharing(cfg: dict[str, Any]) -> list[FieldError]:
     if seconds(fair.get("usageHalfLifeTime")) < 0:
         errors.append(_negative("admissionFairSharing.usageHalfLifeTime", fair["usageHalfLifeTime"]))
     if seconds(fair.get("usageSamplingInterval")) <= 0:
-        errors.append(FieldError("admissionFairSharing.usageSamplingInterval",
-                                 f"Invalid value: {show(fair.get('usageSamplingInterval'))}: must be greater than 0"))
+        errors.append(field.invalid("admissionFairSharing.usageSamplingInterval", fair.get('usageSamplingInterval'),
+                                    "must be greater than 0"))
     for resource, weight in (fair.get("resourceWeights") or {}).items():
         if weight < 0:
             errors.append(_negative(key_path("admissionFairSharing.resourceWeights", resource), weight))
@@ -231,13 +234,18 @@ def _internal_cert_management(cfg: dict[str, Any]) -> list[FieldError]:
     errors = []
     service, secret = certs.get("webhookServiceName"), certs.get("webhookSecretName")
     if service is not None and (len(service) > 63 or not _DNS1035_LABEL.fullmatch(service)):
-        errors.append(FieldError("internalCertManagement.webhookServiceName", f"Invalid value: {show(service)}: "
-                                 "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start "
-                                 "with a letter and end with an alphanumeric character, at most 63 characters"))
+        errors.append(field.invalid("internalCertManagement.webhookServiceName", service, "a DNS-1035 label must "
+                                                                                          "consist of lower case "
+                                                                                          "alphanumeric characters or "
+                                                                                          "'-', start "
+                                                                                          "with a letter and end with "
+                                                                                          "an alphanumeric character, "
+                                                                                          "at most 63 characters"))
     if secret is not None and (len(secret) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(secret)):
-        errors.append(FieldError("internalCertManagement.webhookSecretName", f"Invalid value: {show(secret)}: "
-                                 "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                                 "characters, '-' or '.'"))
+        errors.append(field.invalid("internalCertManagement.webhookSecretName", secret, "a lowercase RFC 1123 "
+                                                                                        "subdomain must consist of "
+                                                                                        "lower case alphanumeric "
+                                                                                        "characters, '-' or '.'"))
     return errors
 
 
@@ -251,7 +259,7 @@ def _transformations(cfg: dict[str, Any]) -> list[FieldError]:
                                                           "supported values: \"Retain\", \"Replace\""))
         name = transformation.get("input", "")
         if name in seen:
-            errors.append(FieldError(f"{where}.input", f"Duplicate value: {show(name)}"))
+            errors.append(field.duplicate(f"{where}.input", name))
         seen.add(name)
     return errors
 
@@ -271,14 +279,14 @@ def _device_class_mappings(cfg: dict[str, Any], gates: Mapping[str, bool]) -> li
         where = f"{base}[{index}]"
         name = mapping.get("name", "")
         if problem := qualified_name_problem(name):
-            errors.append(FieldError(f"{where}.name", f"Invalid value: {show(name)}: {problem}"))
+            errors.append(field.invalid(f"{where}.name", name, problem))
         if name in names:
-            errors.append(FieldError(f"{where}.name", f"Duplicate value: {show(name)}"))
+            errors.append(field.duplicate(f"{where}.name", name))
         names.add(name)
         classes = mapping.get("deviceClassNames") or []
         if not classes:
-            errors.append(FieldError(f"{where}.deviceClassNames", "Required value: at least one device class name "
-                                                                  "is required"))
+            errors.append(field.required(f"{where}.deviceClassNames", "at least one device class name "
+                                                                      "is required"))
         if len(classes) > 8:
             errors.append(FieldError(f"{where}.deviceClassNames", f"Too many: {len(classes)}: must have at most 8 "
                                                                   "items"))
@@ -288,17 +296,17 @@ def _device_class_mappings(cfg: dict[str, Any], gates: Mapping[str, bool]) -> li
         for c, device_class in enumerate(classes):
             path = f"{where}.deviceClassNames[{c}]"
             if problem := qualified_name_problem(device_class):
-                errors.append(FieldError(path, f"Invalid value: {show(device_class)}: {problem}"))
+                errors.append(field.invalid(path, device_class, problem))
             if device_class in seen_classes:
-                errors.append(FieldError(path, f"Duplicate value: {show(device_class)}"))
+                errors.append(field.duplicate(path, device_class))
             seen_classes.add(device_class)
             if device_class in owner and owner[device_class] != name:
                 if not counter or not counters[device_class]:
-                    errors.append(FieldError(path, f"Invalid value: {show(device_class)}: device class already "
-                                                   f"mapped to resource {owner[device_class]}"))
+                    errors.append(field.invalid(path, device_class, "device class already "
+                                                                    f"mapped to resource {owner[device_class]}"))
                 elif counter in counters[device_class]:
-                    errors.append(FieldError(path, f"Invalid value: {show(device_class)}: device class already has "
-                                                   f"a counter source for counter \"{counter}\""))
+                    errors.append(field.invalid(path, device_class, "device class already has "
+                                                                    f"a counter source for counter \"{counter}\""))
                 else:
                     counters[device_class].add(counter)
             elif device_class not in owner:
@@ -315,7 +323,7 @@ def _device_sources(sources: list[dict[str, Any]], base: str, gates: Mapping[str
         where = f"{base}[{index}]"
         counter, capacity = source.get("counter"), source.get("capacity")
         if counter is None and capacity is None:
-            errors.append(FieldError(where, "Required value: exactly one source type must be set per entry"))
+            errors.append(field.required(where, "exactly one source type must be set per entry"))
             continue
         if counter is not None and capacity is not None:
             errors.append(FieldError(where, "Invalid value: \"counter+capacity\": exactly one source type must be "
@@ -329,10 +337,10 @@ def _device_sources(sources: list[dict[str, Any]], base: str, gates: Mapping[str
                 continue
             name = counter.get("name", "")
             if not name:
-                errors.append(FieldError(f"{where}.counter.name", "Required value"))
+                errors.append(field.required(f"{where}.counter.name"))
             elif len(name) > 63 or not _DNS1123_LABEL.fullmatch(name):
-                errors.append(FieldError(f"{where}.counter.name", f"Invalid value: {show(name)}: must be a lowercase "
-                                                                  "RFC 1123 label"))
+                errors.append(field.invalid(f"{where}.counter.name", name, "must be a lowercase "
+                                                                           "RFC 1123 label"))
             errors += _device_source(counter, f"{where}.counter")
         else:
             capacities += 1
@@ -352,14 +360,14 @@ def _device_source(source: dict[str, Any], where: str) -> list[FieldError]:
     errors = []
     driver = source.get("driver", "")
     if not driver:
-        errors.append(FieldError(f"{where}.driver", "Required value"))
+        errors.append(field.required(f"{where}.driver"))
     elif len(driver) > 63:
-        errors.append(FieldError(f"{where}.driver", f"Invalid value: {show(driver)}: must not exceed 63 characters"))
+        errors.append(field.invalid(f"{where}.driver", driver, "must not exceed 63 characters"))
     elif not _DNS1123_SUBDOMAIN.fullmatch(driver):
-        errors.append(FieldError(f"{where}.driver", f"Invalid value: {show(driver)}: must be a lowercase RFC 1123 "
-                                                    "subdomain"))
+        errors.append(field.invalid(f"{where}.driver", driver, "must be a lowercase RFC 1123 "
+                                                               "subdomain"))
     if not ((source.get("deviceSelector") or {}).get("cel") or {}).get("expression"):
-        errors.append(FieldError(f"{where}.deviceSelector.cel.expression", "Required value"))
+        errors.append(field.required(f"{where}.deviceSelector.cel.expression"))
     return errors
 
 
@@ -375,14 +383,14 @@ def _dra_qualified_name(name: str, where: str) -> list[FieldError]:
         if not domain:
             errors.append(FieldError(where, "Invalid value: \"\": the domain must not be empty"))
         elif len(domain) > 63 or not _DNS1123_SUBDOMAIN.fullmatch(domain.lower()):
-            errors.append(FieldError(where, f"Invalid value: {show(domain)}: must be a lowercase RFC 1123 subdomain "
-                                            "of at most 63 characters"))
+            errors.append(field.invalid(where, domain, "must be a lowercase RFC 1123 subdomain "
+                                                       "of at most 63 characters"))
         if not parts[1]:
             return errors + [FieldError(where, "Invalid value: \"\": the name must not be empty")]
     identifier = parts[-1]
     if len(identifier) > 32 or not _C_IDENTIFIER.fullmatch(identifier):
-        errors.append(FieldError(where, f"Invalid value: {show(identifier)}: must be a C identifier (letters, digits "
-                                        "and '_', not starting with a digit) of at most 32 characters"))
+        errors.append(field.invalid(where, identifier, "must be a C identifier (letters, digits "
+                                                       "and '_', not starting with a digit) of at most 32 characters"))
     return errors
 
 
@@ -419,8 +427,8 @@ def _visibility_server(cfg: dict[str, Any]) -> list[FieldError]:
         try:
             ipaddress.ip_address(address)
         except ValueError:
-            errors.append(FieldError("visibilityServer.bindAddress", f"Invalid value: {show(address)}: must be a valid "
-                                                                     "IP address"))
+            errors.append(field.invalid("visibilityServer.bindAddress", address, "must be a valid "
+                                                                                 "IP address"))
     port = server.get("bindPort")
     if port is not None and not 1 <= port <= 65535:
         errors.append(FieldError("visibilityServer.bindPort", f"Invalid value: {port}: must be a valid port number "
@@ -442,10 +450,10 @@ def _custom_labels(cfg: dict[str, Any]) -> list[FieldError]:
         where = f"{base}[{index}]"
         name = entry.get("name", "")
         if not _CUSTOM_LABEL_NAME.fullmatch(name):
-            errors.append(FieldError(f"{where}.name", f"Invalid value: {show(name)}: must match "
-                                                      "^[a-zA-Z][a-zA-Z0-9_]*$"))
+            errors.append(field.invalid(f"{where}.name", name, "must match "
+                                                               "^[a-zA-Z][a-zA-Z0-9_]*$"))
         if name in names:
-            errors.append(FieldError(f"{where}.name", f"Duplicate value: {show(name)}"))
+            errors.append(field.duplicate(f"{where}.name", name))
         names.add(name)
         label_key, annotation_key = entry.get("sourceLabelKey", ""), entry.get("sourceAnnotationKey", "")
         if label_key and annotation_key:
@@ -454,7 +462,7 @@ def _custom_labels(cfg: dict[str, Any]) -> list[FieldError]:
         key, key_field = ((label_key, "sourceLabelKey") if label_key else
                           (annotation_key, "sourceAnnotationKey") if annotation_key else (name, "name"))
         if problem := qualified_name_problem(key):
-            errors.append(FieldError(f"{where}.{key_field}", f"Invalid value: {show(key)}: {problem}"))
+            errors.append(field.invalid(f"{where}.{key_field}", key, problem))
         kind = entry.get("sourceKind") or "ClusterQueue"
         per_kind[kind] = per_kind.get(kind, 0) + 1
         tracked = entry.get("trackedValues") or []

@@ -148,8 +148,8 @@ def join(path: str, key: str | int) -> str:
 
 
 def validate_structural(schema: dict[str, Any], value: Any, path: str = "",
-                        integer_note: str = "",
-                        unknown: Optional[Callable[[str, Any, str], FieldError]] = None) -> tuple[Any, list[FieldError]]:
+                        integer_note: str = "", unknown: Optional[Callable[[str, Any, str], FieldError]] = None
+                        ) -> tuple[Any, list[FieldError]]:
     """Return the defaulted value and every error found in it.
 
     `integer_note` ends the message of an integer past its `format` (int32, int64): the
