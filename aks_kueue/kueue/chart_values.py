@@ -20,12 +20,12 @@ from importlib import resources
 from typing import Any, Optional
 
 from aks_kueue.k8s import field as fe
+from aks_kueue.k8s.names import dns1123_label_problem, label_value_problem, qualified_name_problem
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
-from aks_kueue.k8s.spelling import suggest
 from aks_kueue.k8s.field import show
+from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.config_api import key_path
 from aks_kueue.kueue.structural import FieldError, validate_structural
-from aks_kueue.kueue.webhooks import label_value_problem, qualified_name_problem
 from aks_kueue.versions import KUEUE_CONFIG_API_VERSION
 
 # The key tree of the chart's values.yaml, as JSON Schema data.
@@ -47,7 +47,6 @@ _PROBE_KEYS = tuple(CHART_KEYS["controllerManager"]["readinessProbe"])
 RELEASE_NAME = "kueue"
 CHART_NAME = "kueue"
 _INT32_MAX = 2**31 - 1
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _IANA_SVC_NAME = re.compile(r"^(?=.*[a-z])[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
 _PERCENT = re.compile(r"^[0-9]+%$")
 _LOG_LEVELS = ("debug", "info", "error", "panic")
@@ -127,8 +126,8 @@ def _names(values: dict[str, Any], report: ChartValuesReport) -> None:
 
 def _boolean(section: dict[str, Any], key: str, path: str, errors: list[FieldError]) -> None:
     if key in section and section[key] is not None and not isinstance(section[key], bool):
-        errors.append(fe.invalid(path, section[key], "must be true or false (a Helm "
-                                                     "template reads any non-empty text, even \"false\", as true)"))
+        errors.append(fe.invalid(path, section[key], "must be true or false (a Helm template reads any non-empty "
+                                                     "text, even \"false\", as true)"))
 
 
 def _one_of(section: dict[str, Any], key: str, path: str, allowed: tuple[str, ...], errors: list[FieldError],
@@ -150,8 +149,7 @@ def _integer(section: dict[str, Any], key: str, path: str, errors: list[FieldErr
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= _INT32_MAX:
-        errors.append(fe.invalid(path, value, f"must be a whole number from {minimum} to "
-                                              f"{_INT32_MAX}{hint}"))
+        errors.append(fe.invalid(path, value, f"must be a whole number from {minimum} to {_INT32_MAX}{hint}"))
         return None
     return value
 
@@ -163,15 +161,13 @@ def _feature_gate_list(manager: dict[str, Any], report: ChartValuesReport) -> Op
     if items is None:
         return None
     if not isinstance(items, list):
-        report.errors.append(fe.invalid(base, items, "must be a list of "
-                                                     "{name: <gate>, enabled: true|false}"))
+        report.errors.append(fe.invalid(base, items, "must be a list of {name: <gate>, enabled: true|false}"))
         return None
     gates: dict[str, bool] = {}
     for index, item in enumerate(items):
         where = f"{base}[{index}]"
         if not isinstance(item, dict):
-            report.errors.append(fe.invalid(where, item, "must be a map "
-                                                         "{name: <gate>, enabled: true|false}"))
+            report.errors.append(fe.invalid(where, item, "must be a map {name: <gate>, enabled: true|false}"))
             continue
         for key in item:
             if key not in ("name", "enabled"):
@@ -183,9 +179,8 @@ def _feature_gate_list(manager: dict[str, Any], report: ChartValuesReport) -> Op
             report.errors.append(fe.invalid(f"{where}.name", name, "must be a gate name"))
             continue
         if not isinstance(enabled, bool):
-            report.errors.append(fe.invalid(f"{where}.enabled", enabled, "must be true or "
-                                                                         f"false; the chart renders {name}=%t, which "
-                                                                         "Kueue cannot read "
+            report.errors.append(fe.invalid(f"{where}.enabled", enabled, "must be true or false; the chart renders "
+                                                                         f"{name}=%t, which Kueue cannot read "
                                                                          "otherwise"))
             continue
         if name in gates:
@@ -211,7 +206,7 @@ def _controller_manager(manager: dict[str, Any], report: ChartValuesReport) -> N
         for key in _PROBE_KEYS if section else ():
             _integer(section, key, f"{base}.{probe}.{key}", errors)  # type: ignore[arg-type]
         if probe == "livenessProbe" and section and section.get("successThreshold") not in (None, 0, 1):
-            errors.append(FieldError(f"{base}.livenessProbe.successThreshold", "Invalid value: "
+            errors.append(fe.invalid(f"{base}.livenessProbe.successThreshold", fe.OMIT,
                                      f"{show(section['successThreshold'])}: must be 1 for a liveness probe"))
     container = _section(manager, "manager", f"{base}.manager", errors)
     if container is not None:
@@ -221,7 +216,7 @@ def _controller_manager(manager: dict[str, Any], report: ChartValuesReport) -> N
     _pull_secrets(manager.get("imagePullSecrets"), f"{base}.imagePullSecrets", errors)
     if manager.get("topologySpreadConstraints") is not None and not isinstance(manager["topologySpreadConstraints"],
                                                                                list):
-        errors.append(FieldError(f"{base}.topologySpreadConstraints", "Invalid value: must be a list"))
+        errors.append(fe.invalid(f"{base}.topologySpreadConstraints", fe.OMIT, "must be a list"))
     budget = _section(manager, "podDisruptionBudget", f"{base}.podDisruptionBudget", errors)
     if budget is not None:
         _boolean(budget, "enabled", f"{base}.podDisruptionBudget.enabled", errors)
@@ -248,8 +243,7 @@ def _strategy(strategy: Any, path: str, errors: list[FieldError]) -> None:
     _one_of(strategy, "type", f"{path}.type", ("RollingUpdate", "Recreate"), errors)
     rolling = strategy.get("rollingUpdate")
     if rolling is not None and kind == "Recreate":
-        errors.append(fe.forbidden(f"{path}.rollingUpdate", "may not be specified when strategy `type` is "
-                                                            "'Recreate'"))
+        errors.append(fe.forbidden(f"{path}.rollingUpdate", "may not be specified when strategy `type` is 'Recreate'"))
     if isinstance(rolling, dict):
         amounts = {}
         for key in ("maxSurge", "maxUnavailable"):
@@ -261,12 +255,11 @@ def _strategy(strategy: Any, path: str, errors: list[FieldError]) -> None:
             elif isinstance(value, int) and not isinstance(value, bool) and value >= 0:
                 amounts[key] = value
             else:
-                errors.append(fe.invalid(f"{path}.rollingUpdate.{key}", value, "must be a "
-                                                                               "non-negative whole number or a "
-                                                                               "percentage such as \"25%\""))
+                errors.append(fe.invalid(f"{path}.rollingUpdate.{key}", value,
+                                         "must be a non-negative whole number or a percentage such as \"25%\""))
         if amounts.get("maxSurge") == 0 and amounts.get("maxUnavailable") == 0:
-            errors.append(FieldError(f"{path}.rollingUpdate.maxUnavailable", "Invalid value: 0: may not be 0 when "
-                                                                             "`maxSurge` is 0"))
+            errors.append(fe.invalid(f"{path}.rollingUpdate.maxUnavailable", 0,
+                                     "may not be 0 when `maxSurge` is 0"))
 
 
 def _container(container: dict[str, Any], path: str, errors: list[FieldError]) -> None:
@@ -283,12 +276,11 @@ def _container(container: dict[str, Any], path: str, errors: list[FieldError]) -
             level = int(level)
         text = str(level).lower() if not isinstance(level, bool) else ""
         if not (text in _LOG_LEVELS or (isinstance(level, int) and not isinstance(level, bool) and 0 < level < 128)):
-            errors.append(fe.invalid(f"{path}.logLevel", level, "the manager's --zap-log-level "
-                                                                "takes debug, info, error, panic or a whole number "
-                                                                "from 1 (more is more "
-                                                                "verbose); it would not start otherwise"))
+            errors.append(fe.invalid(f"{path}.logLevel", level, "the manager's --zap-log-level takes debug, info, "
+                                                                "error, panic or a whole number from 1 (more is "
+                                                                "more verbose); it would not start otherwise"))
     if container.get("priorityClassName") is not None and not isinstance(container["priorityClassName"], str):
-        errors.append(FieldError(f"{path}.priorityClassName", "Invalid value: must be the name of a PriorityClass"))
+        errors.append(fe.invalid(f"{path}.priorityClassName", fe.OMIT, "must be the name of a PriorityClass"))
     _string_map(container.get("podAnnotations"), f"{path}.podAnnotations", errors, values_are_labels=False)
     _resources(container.get("resources"), f"{path}.resources", errors)
 
@@ -336,9 +328,9 @@ def _resources(resources: Any, path: str, errors: list[FieldError]) -> None:
     for name, request in amounts.get("requests", {}).items():
         limit = amounts.get("limits", {}).get(name)
         if limit is not None and request > limit:
-            errors.append(FieldError(key_path(f"{path}.requests", name), "Invalid value: "
-                                     f"{show(resources['requests'][name])}: must be less than or equal to {name} "
-                                     "limit"))
+            errors.append(fe.invalid(key_path(f"{path}.requests", name), fe.OMIT,
+                                              f"{show(resources['requests'][name])}: must be less than or equal to "
+                                              f"{name} limit"))
 
 
 def _tolerations(tolerations: Any, path: str, errors: list[FieldError]) -> None:
@@ -357,13 +349,10 @@ def _tolerations(tolerations: Any, path: str, errors: list[FieldError]) -> None:
         if key and (problem := qualified_name_problem(str(key))):
             errors.append(fe.invalid(f"{where}.key", key, problem))
         if not key and operator != "Exists":
-            errors.append(fe.invalid(f"{where}.operator", operator, "operator must be Exists "
-                                                                    "when `key` is empty, which means \"match all "
-                                                                    "values and all "
-                                                                    "keys\""))
+            errors.append(fe.invalid(f"{where}.operator", operator, "operator must be Exists when `key` is empty, "
+                                                                    "which means \"match all values and all keys\""))
         if operator == "Exists" and value:
-            errors.append(FieldError(f"{where}.operator", "Invalid value: \"Exists\": value must be empty when "
-                                                          "`operator` is 'Exists'"))
+            errors.append(fe.invalid(f"{where}.operator", "Exists", "value must be empty when `operator` is 'Exists'"))
         elif operator not in ("Equal", "Exists"):
             errors.append(FieldError(f"{where}.operator", f"Unsupported value: {show(operator)}: supported values: "
                                                           "\"Equal\", \"Exists\""))
@@ -371,8 +360,8 @@ def _tolerations(tolerations: Any, path: str, errors: list[FieldError]) -> None:
             errors.append(FieldError(f"{where}.effect", f"Unsupported value: {show(effect)}: supported values: "
                                                         "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""))
         if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
-            errors.append(fe.invalid(f"{where}.effect", effect, "effect must be 'NoExecute' "
-                                                                "when `tolerationSeconds` is set"))
+            errors.append(fe.invalid(f"{where}.effect", effect, "effect must be 'NoExecute' when "
+                                                                "`tolerationSeconds` is set"))
 
 
 def _pull_secrets(secrets: Any, path: str, errors: list[FieldError]) -> None:
@@ -404,9 +393,8 @@ def _service(service: dict[str, Any], path: str, report: ChartValuesReport) -> N
         if families is not None and (not isinstance(families, list) or not 1 <= len(families) <= 2
                                      or len(set(map(str, families))) != len(families)
                                      or any(f not in ("IPv4", "IPv6") for f in families)):
-            errors.append(fe.invalid(f"{path}.ipDualStack.ipFamilies", families, "must be "
-                                                                                 "one or two distinct families out of "
-                                                                                 "\"IPv4\" and \"IPv6\""))
+            errors.append(fe.invalid(f"{path}.ipDualStack.ipFamilies", families,
+                                     "must be one or two distinct families out of \"IPv4\" and \"IPv6\""))
         _one_of(stack, "ipFamilyPolicy", f"{path}.ipDualStack.ipFamilyPolicy",
                 ("SingleStack", "PreferDualStack", "RequireDualStack"), errors)
 
@@ -427,26 +415,23 @@ def _ports(ports: Any, path: str, kind: Any, errors: list[FieldError]) -> None:
         else:
             _integer(port, "port", f"{where}.port", errors, minimum=1)
             if isinstance(number, int) and number > 65535:
-                errors.append(FieldError(f"{where}.port", f"Invalid value: {number}: must be between 1 and 65535"))
+                errors.append(fe.invalid(f"{where}.port", number, "must be between 1 and 65535"))
         target = port.get("targetPort")
         if isinstance(target, str):
             if len(target) > 15 or "--" in target or not _IANA_SVC_NAME.fullmatch(target):
-                errors.append(fe.invalid(f"{where}.targetPort", target, "must be a port "
-                                                                        "number or an IANA service name (at most 15 "
-                                                                        "lowercase letters, digits and '-', with a "
-                                                                        "letter)"))
+                errors.append(fe.invalid(f"{where}.targetPort", target, "must be a port number or an IANA service "
+                                                                        "name (at most 15 lowercase letters, digits "
+                                                                        "and '-', with a letter)"))
         elif target is not None and (isinstance(target, bool) or not isinstance(target, int)
                                      or not 1 <= target <= 65535):
-            errors.append(fe.invalid(f"{where}.targetPort", target, "must be between 1 and "
-                                                                    "65535"))
+            errors.append(fe.invalid(f"{where}.targetPort", target, "must be between 1 and 65535"))
         _one_of(port, "protocol", f"{where}.protocol", ("TCP", "UDP", "SCTP"), errors)
         name = port.get("name")
         if name is None and len(ports) > 1:
             errors.append(fe.required(f"{where}.name", "a Service with more than one port names each"))
         elif name is not None:
-            if not isinstance(name, str) or len(name) > 63 or not _DNS1123_LABEL.fullmatch(name):
-                errors.append(fe.invalid(f"{where}.name", name, "must be a lowercase RFC 1123 "
-                                                                "label"))
+            if problem := dns1123_label_problem(name):
+                errors.append(fe.invalid(f"{where}.name", name, problem))
             elif name in names:
                 errors.append(fe.duplicate(f"{where}.name", name))
             names.add(str(name))

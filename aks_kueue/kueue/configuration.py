@@ -170,9 +170,8 @@ def judge_configuration(document: Any, *, command_line_gates: Optional[Mapping[s
         return ConfigurationReport(None, errors)
     if not isinstance(api_version, str) or api_version not in SHAPES:
         hint = suggest(str(api_version), SHAPES)
-        errors.append(fe.invalid("apiVersion", api_version, "Kueue 0.19 reads "
-                                                            f"{V1BETA2_VERSION} (and the deprecated "
-                                                            f"{V1BETA1_VERSION}){hint}"))
+        errors.append(fe.invalid("apiVersion", api_version, f"Kueue 0.19 reads {V1BETA2_VERSION} (and the "
+                                                            f"deprecated {V1BETA1_VERSION}){hint}"))
         return ConfigurationReport(None, errors)
     decoded = _decode(SHAPES[api_version], document, "", errors, api_version)
     if errors:
@@ -199,8 +198,8 @@ def _decode(shape: dict[str, Any], value: Any, path: str, errors: list[FieldErro
     `shape` is a node of the version's JSON Schema (see config_api)."""
     if value is None:
         if shape.get("x-go-null") == "fails":
-            errors.append(fe.invalid(path, None, "must be a duration such as \"5m\" (Go's duration decoder fails "
-                                                 "on null); remove the key to leave it unset"))
+            errors.append(fe.invalid(path, None, "must be a duration such as \"5m\" (Go's duration decoder fails on "
+                                                 "null); remove the key to leave it unset"))
         return _UNSET
     kind = shape.get("type")
     if kind == "object":

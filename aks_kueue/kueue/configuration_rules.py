@@ -11,6 +11,7 @@ import ipaddress
 import re
 from typing import Any, Mapping, Optional
 
+from aks_kueue.k8s import names
 from aks_kueue.k8s import field
 from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.k8s.spelling import suggest
@@ -20,13 +21,10 @@ from aks_kueue.kueue.config_api import key_path, seconds
 from aks_kueue.kueue.structural import FieldError
 # Kubernetes' own name and selector rules, as the admission webhooks apply them.
 from aks_kueue.kueue.webhooks import _label_selector as label_selector_errors
-from aks_kueue.kueue.webhooks import label_value_problem, qualified_name_problem
+from aks_kueue.k8s.names import label_value_problem, qualified_name_problem
 
 DISPATCHER_ALL_AT_ONCE = "kueue.x-k8s.io/multikueue-dispatcher-all-at-once"
 DISPATCHER_INCREMENTAL = "kueue.x-k8s.io/multikueue-dispatcher-incremental"
-_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _CUSTOM_LABEL_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]*$")
 _STRATEGY_SETS = (("LessThanOrEqualToFinalShare",), ("LessThanInitialShare",),
@@ -65,8 +63,7 @@ def _wait_for_pods_ready(cfg: dict[str, Any], gates: Mapping[str, bool]) -> list
     errors = []
     timeout = seconds(wait.get("timeout"))
     if timeout == 0:
-        errors.append(field.required("waitForPodsReady.timeout", "must be specified (a duration "
-                                                                 "greater than 0)"))
+        errors.append(field.required("waitForPodsReady.timeout", "must be specified (a duration greater than 0)"))
     elif timeout < 0:
         errors.append(_negative("waitForPodsReady.timeout", wait.get("timeout")))
     if seconds(wait.get("recoveryTimeout")) < 0:
@@ -108,8 +105,8 @@ def _integrations(cfg: dict[str, Any]) -> list[FieldError]:
     if "pod" in (integrations.get("frameworks") or []):
         selector = cfg.get("managedJobsNamespaceSelector")
         if selector is None:
-            errors.append(field.required("managedJobsNamespaceSelector", "cannot be empty when pod "
-                                                                         "integration is enabled"))
+            errors.append(field.required("managedJobsNamespaceSelector", "cannot be empty when pod integration is "
+                                                                         "enabled"))
         else:
             errors += _namespace_selector(cfg, selector, "managedJobsNamespaceSelector")
     return errors
@@ -130,8 +127,7 @@ def _namespace_selector(cfg: dict[str, Any], selector: Any, path: str) -> list[F
     forbidden = ["kube-system"] + ([cfg["namespace"]] if cfg.get("namespace") else [])
     for namespace in forbidden:
         if label_selector_matches(selector, {"kubernetes.io/metadata.name": namespace}):
-            errors.append(field.invalid(path, selector, "should not match the "
-                                                        f"\"{namespace}\" namespace"))
+            errors.append(field.invalid(path, selector, f"should not match the \"{namespace}\" namespace"))
     return errors
 
 
@@ -148,8 +144,7 @@ def _multikueue(cfg: dict[str, Any]) -> list[FieldError]:
         where = f"multiKueue.externalFrameworks[{index}].name"
         kind = _kind_arg(framework.get("name", ""))
         if kind is None:
-            errors.append(field.invalid(where, framework.get('name', ''), "must be in "
-                                                                          "'kind.version.group' format"))
+            errors.append(field.invalid(where, framework.get('name', ''), "must be in 'kind.version.group' format"))
         elif kind in seen:
             errors.append(field.duplicate(where, framework['name']))
         else:
@@ -165,12 +160,15 @@ def _multikueue(cfg: dict[str, Any]) -> list[FieldError]:
     incremental = multikueue.get("incrementalDispatcherConfig")
     if incremental is not None:
         if multikueue.get("dispatcherName") != DISPATCHER_INCREMENTAL:
-            errors.append(FieldError("multiKueue.incrementalDispatcherConfig", "Invalid value: "
-                                     "incrementalDispatcherConfig is only valid when dispatcherName is set to the "
-                                     f"incremental dispatcher ({DISPATCHER_INCREMENTAL})"))
+            errors.append(field.invalid("multiKueue.incrementalDispatcherConfig", field.OMIT,
+                                        "incrementalDispatcherConfig is only valid when dispatcherName is set to "
+                                        f"the incremental dispatcher ({DISPATCHER_INCREMENTAL})"))
         if incremental.get("stepSize") is not None and incremental["stepSize"] < 1:
-            errors.append(FieldError("multiKueue.incrementalDispatcherConfig.stepSize",
-                                     f"Invalid value: {incremental['stepSize']}: must be greater than or equal to 1"))
+            errors.append(field.invalid("multiKueue.incrementalDispatcherConfig.stepSize", incremental['stepSize'],
+                                                                                                       "must be "
+                                                                                                       "greater "
+                                                                                                       "than or "
+                                                                                                       "equal to 1"))
     return errors
 
 
@@ -200,9 +198,8 @@ def _fair_sharing(cfg: dict[str, Any]) -> list[FieldError]:
         return []
     strategies = tuple(fair.get("preemptionStrategies") or ())
     if not strategies:
-        return [field.required("fairSharing.preemptionStrategies", "must be specified when "
-                                                                   "fairSharing is present, e.g. "
-                                                                   "[LessThanOrEqualToFinalShare, "
+        return [field.required("fairSharing.preemptionStrategies", "must be specified when fairSharing is present, "
+                                                                   "e.g. [LessThanOrEqualToFinalShare, "
                                                                    "LessThanInitialShare]")]
     if strategies not in _STRATEGY_SETS:
         allowed = ", ".join(f"[{', '.join(s)}]" for s in _STRATEGY_SETS)
@@ -220,7 +217,7 @@ def _admission_fair_sharing(cfg: dict[str, Any]) -> list[FieldError]:
         errors.append(_negative("admissionFairSharing.usageHalfLifeTime", fair["usageHalfLifeTime"]))
     if seconds(fair.get("usageSamplingInterval")) <= 0:
         errors.append(field.invalid("admissionFairSharing.usageSamplingInterval", fair.get('usageSamplingInterval'),
-                                    "must be greater than 0"))
+                                                                                           "must be greater than 0"))
     for resource, weight in (fair.get("resourceWeights") or {}).items():
         if weight < 0:
             errors.append(_negative(key_path("admissionFairSharing.resourceWeights", resource), weight))
@@ -233,19 +230,10 @@ def _internal_cert_management(cfg: dict[str, Any]) -> list[FieldError]:
         return []
     errors = []
     service, secret = certs.get("webhookServiceName"), certs.get("webhookSecretName")
-    if service is not None and (len(service) > 63 or not _DNS1035_LABEL.fullmatch(service)):
-        errors.append(field.invalid("internalCertManagement.webhookServiceName", service, "a DNS-1035 label must "
-                                                                                          "consist of lower case "
-                                                                                          "alphanumeric characters or "
-                                                                                          "'-', start "
-                                                                                          "with a letter and end with "
-                                                                                          "an alphanumeric character, "
-                                                                                          "at most 63 characters"))
-    if secret is not None and (len(secret) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(secret)):
-        errors.append(field.invalid("internalCertManagement.webhookSecretName", secret, "a lowercase RFC 1123 "
-                                                                                        "subdomain must consist of "
-                                                                                        "lower case alphanumeric "
-                                                                                        "characters, '-' or '.'"))
+    if service is not None and (problem := names.dns1035_label_problem(service)):
+        errors.append(field.invalid("internalCertManagement.webhookServiceName", service, problem))
+    if secret is not None and (problem := names.dns1123_subdomain_problem(secret)):
+        errors.append(field.invalid("internalCertManagement.webhookSecretName", secret, problem))
     return errors
 
 
@@ -285,8 +273,7 @@ def _device_class_mappings(cfg: dict[str, Any], gates: Mapping[str, bool]) -> li
         names.add(name)
         classes = mapping.get("deviceClassNames") or []
         if not classes:
-            errors.append(field.required(f"{where}.deviceClassNames", "at least one device class name "
-                                                                      "is required"))
+            errors.append(field.required(f"{where}.deviceClassNames", "at least one device class name is required"))
         if len(classes) > 8:
             errors.append(FieldError(f"{where}.deviceClassNames", f"Too many: {len(classes)}: must have at most 8 "
                                                                   "items"))
@@ -302,11 +289,11 @@ def _device_class_mappings(cfg: dict[str, Any], gates: Mapping[str, bool]) -> li
             seen_classes.add(device_class)
             if device_class in owner and owner[device_class] != name:
                 if not counter or not counters[device_class]:
-                    errors.append(field.invalid(path, device_class, "device class already "
-                                                                    f"mapped to resource {owner[device_class]}"))
+                    errors.append(field.invalid(path, device_class, "device class already mapped to resource "
+                                                                    f"{owner[device_class]}"))
                 elif counter in counters[device_class]:
-                    errors.append(field.invalid(path, device_class, "device class already has "
-                                                                    f"a counter source for counter \"{counter}\""))
+                    errors.append(field.invalid(path, device_class, "device class already has a counter source for "
+                                                                    f"counter \"{counter}\""))
                 else:
                     counters[device_class].add(counter)
             elif device_class not in owner:
@@ -326,33 +313,32 @@ def _device_sources(sources: list[dict[str, Any]], base: str, gates: Mapping[str
             errors.append(field.required(where, "exactly one source type must be set per entry"))
             continue
         if counter is not None and capacity is not None:
-            errors.append(FieldError(where, "Invalid value: \"counter+capacity\": exactly one source type must be "
-                                            "set per entry"))
+            errors.append(field.invalid(where, "counter+capacity", "exactly one source type must be set per entry"))
             continue
         if counter is not None:
             counters += 1
             if not gates.get("KueueDRAIntegrationPartitionableDevices"):
-                errors.append(FieldError(f"{where}.counter", "Invalid value: counter sources require "
-                                                             "KueueDRAIntegrationPartitionableDevices to be enabled"))
+                errors.append(field.invalid(f"{where}.counter", field.OMIT,
+                                            "counter sources require KueueDRAIntegrationPartitionableDevices to be "
+                                            "enabled"))
                 continue
             name = counter.get("name", "")
             if not name:
                 errors.append(field.required(f"{where}.counter.name"))
-            elif len(name) > 63 or not _DNS1123_LABEL.fullmatch(name):
-                errors.append(field.invalid(f"{where}.counter.name", name, "must be a lowercase "
-                                                                           "RFC 1123 label"))
+            elif problem := names.dns1123_label_problem(name):
+                errors.append(field.invalid(f"{where}.counter.name", name, problem))
             errors += _device_source(counter, f"{where}.counter")
         else:
             capacities += 1
             if not gates.get("KueueDRAIntegrationConsumableCapacity"):
-                errors.append(FieldError(f"{where}.capacity", "Invalid value: capacity sources require "
-                                                              "KueueDRAIntegrationConsumableCapacity to be enabled"))
+                errors.append(field.invalid(f"{where}.capacity", field.OMIT,
+                                            "capacity sources require KueueDRAIntegrationConsumableCapacity to be "
+                                            "enabled"))
                 continue
             errors += _dra_qualified_name(capacity.get("name", ""), f"{where}.capacity.name")
             errors += _device_source(capacity, f"{where}.capacity")
     if counters and capacities:
-        errors.append(FieldError(base, f"Invalid value: {len(sources)}: cannot mix counter and capacity sources in "
-                                       "the same mapping"))
+        errors.append(field.invalid(base, len(sources), "cannot mix counter and capacity sources in the same mapping"))
     return errors
 
 
@@ -363,9 +349,8 @@ def _device_source(source: dict[str, Any], where: str) -> list[FieldError]:
         errors.append(field.required(f"{where}.driver"))
     elif len(driver) > 63:
         errors.append(field.invalid(f"{where}.driver", driver, "must not exceed 63 characters"))
-    elif not _DNS1123_SUBDOMAIN.fullmatch(driver):
-        errors.append(field.invalid(f"{where}.driver", driver, "must be a lowercase RFC 1123 "
-                                                               "subdomain"))
+    elif problem := names.dns1123_subdomain_problem(driver):
+        errors.append(field.invalid(f"{where}.driver", driver, problem))
     if not ((source.get("deviceSelector") or {}).get("cel") or {}).get("expression"):
         errors.append(field.required(f"{where}.deviceSelector.cel.expression"))
     return errors
@@ -381,16 +366,16 @@ def _dra_qualified_name(name: str, where: str) -> list[FieldError]:
     if len(parts) == 2:
         domain = parts[0]
         if not domain:
-            errors.append(FieldError(where, "Invalid value: \"\": the domain must not be empty"))
-        elif len(domain) > 63 or not _DNS1123_SUBDOMAIN.fullmatch(domain.lower()):
-            errors.append(field.invalid(where, domain, "must be a lowercase RFC 1123 subdomain "
-                                                       "of at most 63 characters"))
+            errors.append(field.invalid(where, "", "the domain must not be empty"))
+        elif len(domain) > names.LABEL_MAX or names.dns1123_subdomain_problem(domain.lower()):
+            errors.append(field.invalid(where, domain, "must be a lowercase RFC 1123 subdomain of at most 63 "
+                                                       "characters"))
         if not parts[1]:
-            return errors + [FieldError(where, "Invalid value: \"\": the name must not be empty")]
+            return errors + [field.invalid(where, "", "the name must not be empty")]
     identifier = parts[-1]
     if len(identifier) > 32 or not _C_IDENTIFIER.fullmatch(identifier):
-        errors.append(field.invalid(where, identifier, "must be a C identifier (letters, digits "
-                                                       "and '_', not starting with a digit) of at most 32 characters"))
+        errors.append(field.invalid(where, identifier, "must be a C identifier (letters, digits and '_', not "
+                                                       "starting with a digit) of at most 32 characters"))
     return errors
 
 
@@ -406,14 +391,14 @@ def _tls(cfg: dict[str, Any]) -> list[FieldError]:
         return []
     version = tls.get("minVersion", "")
     if version in ("VersionTLS10", "VersionTLS11"):
-        return [FieldError("tls", f"Invalid value: minVersion {show(version)}: invalid minimum TLS version. Please "
-                                  "use VersionTLS12 or VersionTLS13")]
+        return [field.invalid("tls", field.OMIT, f"minVersion {show(version)}: invalid minimum TLS version. Please "
+                                                 "use VersionTLS12 or VersionTLS13")]
     if version not in ("", "VersionTLS12", "VersionTLS13"):
-        return [FieldError("tls", f"Invalid value: minVersion {show(version)}: unknown tls version. Please use "
-                                  "VersionTLS12 or VersionTLS13")]
+        return [field.invalid("tls", field.OMIT, f"minVersion {show(version)}: unknown tls version. Please use "
+                                                 "VersionTLS12 or VersionTLS13")]
     if version == "VersionTLS13" and tls.get("cipherSuites"):
-        return [FieldError("tls.cipherSuites", "Invalid value: may not be specified when `minVersion` is "
-                                               "'VersionTLS13'")]
+        return [field.invalid("tls.cipherSuites", field.OMIT, "may not be specified when `minVersion` is "
+                                                              "'VersionTLS13'")]
     return []
 
 
@@ -427,12 +412,11 @@ def _visibility_server(cfg: dict[str, Any]) -> list[FieldError]:
         try:
             ipaddress.ip_address(address)
         except ValueError:
-            errors.append(field.invalid("visibilityServer.bindAddress", address, "must be a valid "
-                                                                                 "IP address"))
+            errors.append(field.invalid("visibilityServer.bindAddress", address,
+                                        "must be a valid IP address"))
     port = server.get("bindPort")
     if port is not None and not 1 <= port <= 65535:
-        errors.append(FieldError("visibilityServer.bindPort", f"Invalid value: {port}: must be a valid port number "
-                                                              "(1-65535)"))
+        errors.append(field.invalid("visibilityServer.bindPort", port, "must be a valid port number (1-65535)"))
     return errors
 
 
@@ -450,15 +434,14 @@ def _custom_labels(cfg: dict[str, Any]) -> list[FieldError]:
         where = f"{base}[{index}]"
         name = entry.get("name", "")
         if not _CUSTOM_LABEL_NAME.fullmatch(name):
-            errors.append(field.invalid(f"{where}.name", name, "must match "
-                                                               "^[a-zA-Z][a-zA-Z0-9_]*$"))
+            errors.append(field.invalid(f"{where}.name", name, "must match ^[a-zA-Z][a-zA-Z0-9_]*$"))
         if name in names:
             errors.append(field.duplicate(f"{where}.name", name))
         names.add(name)
         label_key, annotation_key = entry.get("sourceLabelKey", ""), entry.get("sourceAnnotationKey", "")
         if label_key and annotation_key:
-            errors.append(FieldError(where, "Invalid value: sourceLabelKey and sourceAnnotationKey are mutually "
-                                            "exclusive"))
+            errors.append(field.invalid(where, field.OMIT, "sourceLabelKey and sourceAnnotationKey are mutually "
+                                                           "exclusive"))
         key, key_field = ((label_key, "sourceLabelKey") if label_key else
                           (annotation_key, "sourceAnnotationKey") if annotation_key else (name, "name"))
         if problem := qualified_name_problem(key):
@@ -468,23 +451,23 @@ def _custom_labels(cfg: dict[str, Any]) -> list[FieldError]:
         tracked = entry.get("trackedValues") or []
         if kind == "Workload":
             if not tracked:
-                errors.append(FieldError(f"{where}.trackedValues", "Invalid value: must not be empty when sourceKind "
-                                                                   "is 'Workload'"))
+                errors.append(field.invalid(f"{where}.trackedValues", field.OMIT,
+                                            "must not be empty when sourceKind is 'Workload'"))
             if len(tracked) > 12:
-                errors.append(FieldError(f"{where}.trackedValues", "Invalid value: must not be greater than 12 when "
-                                                                   "sourceKind is 'Workload'"))
+                errors.append(field.invalid(f"{where}.trackedValues", field.OMIT,
+                                            "must not be greater than 12 when sourceKind is 'Workload'"))
         elif len(tracked) > 16:
             errors.append(FieldError(f"{where}.trackedValues", f"Too many: {len(tracked)}: must have at most 16 items"))
         if len(set(tracked)) < len(tracked):
-            errors.append(FieldError(f"{where}.trackedValues", "Invalid value: must not contain duplicates"))
+            errors.append(field.invalid(f"{where}.trackedValues", field.OMIT, "must not contain duplicates"))
     for kind in sorted(per_kind):
         limit = _CUSTOM_LABEL_LIMITS.get(kind)
         if limit is None:
-            errors.append(FieldError(base, f"Invalid value: unknown source kind: {kind} (supported: "
-                                           f"{', '.join(_CUSTOM_LABEL_LIMITS)})"))
+            errors.append(field.invalid(base, field.OMIT, f"unknown source kind: {kind} (supported: "
+                                                          f"{', '.join(_CUSTOM_LABEL_LIMITS)})"))
         elif per_kind[kind] > limit:
-            errors.append(FieldError(base, f"Invalid value: too many custom labels for source kind {kind}: found "
-                                           f"{per_kind[kind]}, expected <= {limit}"))
+            errors.append(field.invalid(base, field.OMIT, f"too many custom labels for source kind {kind}: found "
+                                                          f"{per_kind[kind]}, expected <= {limit}"))
     return errors
 
 
@@ -495,8 +478,9 @@ def _quota_check_strategy(cfg: dict[str, Any], gates: Mapping[str, bool]) -> lis
         return []
     errors = []
     if resources.get("excludeResourcePrefixes") and strategy == "IgnoreUndeclared":
-        errors.append(FieldError("resources.quotaCheckStrategy", "Invalid value: \"IgnoreUndeclared\": "
-                                 "excludeResourcePrefixes is not allowed when quotaCheckStrategy is IgnoreUndeclared"))
+        errors.append(field.invalid("resources.quotaCheckStrategy", "IgnoreUndeclared",
+                                                                    "excludeResourcePrefixes is not allowed when "
+                                                                    "quotaCheckStrategy is IgnoreUndeclared"))
     if strategy not in ("IgnoreUndeclared", "BlockUndeclared"):
         errors.append(FieldError("resources.quotaCheckStrategy", f"Unsupported value: {show(strategy)}: supported "
                                  "values: \"IgnoreUndeclared\", \"BlockUndeclared\""))

@@ -12,33 +12,13 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from aks_kueue.k8s import field
+from aks_kueue.k8s.names import label_value_problem, qualified_name_problem
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.structural import FieldError, join, show
 
-_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 MAX_FLAVORS = 256
 MAX_RESOURCES = 256
 MAX_FLAVOR_RESOURCES_PER_GROUP = 512
-
-
-def qualified_name_problem(name: str) -> str | None:
-    """Kubernetes `IsQualifiedName`: an optional DNS-subdomain prefix and a 63-character name."""
-    prefix, slash, local = name.rpartition("/")
-    if slash and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
-        return "prefix part must be a lowercase RFC 1123 subdomain"
-    if not local or len(local) > 63 or not _QUALIFIED_NAME.fullmatch(local):
-        return ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-                "end with an alphanumeric character, at most 63 characters")
-    return None
-
-
-def label_value_problem(value: Any) -> str | None:
-    if not isinstance(value, str) or len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
-        return ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
-                "or '.', and must start and end with an alphanumeric character, at most 63 characters")
-    return None
 
 
 def validate_cluster_queue(spec: dict[str, Any], gates: frozenset[str] = frozenset()) -> list[FieldError]:
@@ -49,14 +29,14 @@ def validate_cluster_queue(spec: dict[str, Any], gates: frozenset[str] = frozens
     preemption = spec.get("preemption") or {}
     borrow = preemption.get("borrowWithinCohort")
     if preemption.get("reclaimWithinCohort") == "Never" and borrow and borrow.get("policy", "Never") != "Never":
-        errors.append(FieldError("spec.preemption", "Invalid value: reclaimWithinCohort=Never and "
-                                                    "borrowWithinCohort.Policy!=Never"))
+        errors.append(field.invalid("spec.preemption", field.OMIT, "reclaimWithinCohort=Never and "
+                                                                   "borrowWithinCohort.Policy!=Never"))
     fungibility = spec.get("flavorFungibility") or {}
     if fungibility.get("preference") is not None and (fungibility.get("whenCanBorrow") != "TryNextFlavor"
                                                       or fungibility.get("whenCanPreempt") != "TryNextFlavor"):
-        errors.append(FieldError("spec.flavorFungibility.preference", "Invalid value: preference "
-                                 f"{show(fungibility['preference'])} requires both whenCanBorrow and "
-                                 "whenCanPreempt to be TryNextFlavor"))
+        errors.append(field.invalid("spec.flavorFungibility.preference", field.OMIT,
+                                    f"preference {show(fungibility['preference'])} requires both whenCanBorrow and "
+                                    "whenCanPreempt to be TryNextFlavor"))
     errors += _fair_sharing(spec)
     groups = spec.get("resourceGroups") or []
     flavors = sum(len(g.get("flavors") or []) for g in groups)
@@ -91,29 +71,30 @@ def _concurrent_admission(spec: dict[str, Any], groups: list) -> list[FieldError
         return []
     errors = []
     if len(groups) != 1:
-        errors.append(FieldError("spec.resourceGroups", f"Invalid value: {len(groups)}: must have exactly one "
-                                 "ResourceGroup when ConcurrentAdmissionPolicy is defined"))
+        errors.append(field.invalid("spec.resourceGroups", len(groups), "must have exactly one ResourceGroup when "
+                                                                        "ConcurrentAdmissionPolicy is defined"))
     elif len(groups[0].get("flavors") or []) > 16:
-        errors.append(FieldError("spec.resourceGroups[0].flavors", f"Invalid value: {len(groups[0]['flavors'])}: "
-                                 "cannot have more than 16 resource flavors in the ResourceGroup when "
-                                 "ConcurrentAdmissionPolicy is defined"))
+        errors.append(field.invalid("spec.resourceGroups[0].flavors", len(groups[0]['flavors']),
+                                    "cannot have more than 16 resource flavors in the ResourceGroup when "
+                                    "ConcurrentAdmissionPolicy is defined"))
     migration = policy.get("migration") or {}
     constraints = migration.get("constraints")
     if constraints is not None:
         mode = migration.get("mode", "")
         path = "spec.concurrentAdmissionPolicy.migration.constraints"
         if mode not in ("", "TryPreferredFlavors"):
-            errors.append(field.forbidden(path, "may only be set when migration.mode is "
-                                                f"\"TryPreferredFlavors\" (got {show(mode)})"))
+            errors.append(field.forbidden(path, "may only be set when migration.mode is \"TryPreferredFlavors\" "
+                                                f"(got {show(mode)})"))
         elif constraints.get("lastAcceptableFlavorName") is not None:
             names = [f.get("name") for g in groups for f in g.get("flavors") or []]
             if constraints["lastAcceptableFlavorName"] not in names:
-                errors.append(FieldError(f"{path}.lastAcceptableFlavorName", "Invalid value: "
-                                         f"{show(constraints['lastAcceptableFlavorName'])}: must be one of the "
-                                         f"flavors defined in the ClusterQueue: [{' '.join(names)}]"))
+                errors.append(field.invalid(f"{path}.lastAcceptableFlavorName", field.OMIT,
+                                            f"{show(constraints['lastAcceptableFlavorName'])}: must be one of the "
+                                            f"flavors defined in the ClusterQueue: [{' '.join(names)}]"))
     if spec.get("queueingStrategy") == "StrictFIFO":
-        errors.append(FieldError("spec.queueingStrategy", "Invalid value: \"StrictFIFO\": StrictFIFO queueing "
-                                 "strategy cannot be used when ConcurrentAdmissionPolicy is defined"))
+        errors.append(field.invalid("spec.queueingStrategy", "StrictFIFO", "StrictFIFO queueing strategy cannot be "
+                                                                           "used when ConcurrentAdmissionPolicy is "
+                                                                           "defined"))
     return errors
 
 
@@ -180,8 +161,8 @@ def _resource_quota(resource: dict[str, Any], path: str, covered: str, has_paren
     """`validateFlavorQuotas` for one resource, reporting in the webhook's order."""
     errors = []
     if resource.get("name") != covered:
-        errors.append(field.invalid(join(path, "name"), resource.get('name'), "must match the name in "
-                                                                              "coveredResources"))
+        errors.append(field.invalid(join(path, "name"), resource.get('name'),
+                                    "must match the name in coveredResources"))
     amounts: dict[str, Fraction] = {}
     for limit in ("nominalQuota", "borrowingLimit", "lendingLimit"):
         try:
@@ -196,8 +177,7 @@ def _resource_quota(resource: dict[str, Any], path: str, covered: str, has_paren
 
     def needs_parent(limit: str) -> list[FieldError]:
         if resource.get(limit) is not None and not has_parent:
-            return [field.invalid(join(path, limit), resource[limit], "must be nil "
-                                                                      f"when {parent_word} is empty")]
+            return [field.invalid(join(path, limit), resource[limit], f"must be nil when {parent_word} is empty")]
         return []
 
     errors += negative("nominalQuota")
@@ -205,8 +185,8 @@ def _resource_quota(resource: dict[str, Any], path: str, covered: str, has_paren
     errors += negative("lendingLimit") + needs_parent("lendingLimit")
     if lending_capped and amounts["lendingLimit"] is not None and amounts["nominalQuota"] is not None \
             and amounts["lendingLimit"] > amounts["nominalQuota"]:
-        errors.append(field.invalid(join(path, "lendingLimit"), resource['lendingLimit'], "must be less than or equal "
-                                                                                          "to the nominalQuota"))
+        errors.append(field.invalid(join(path, "lendingLimit"), resource['lendingLimit'],
+                                    "must be less than or equal to the nominalQuota"))
     return errors
 
 
@@ -244,8 +224,7 @@ def _label_selector(selector: Any, path: str) -> list[FieldError]:
         operator = expression.get("operator")
         values = expression.get("values") or []
         if operator not in _SELECTOR_OPERATORS:
-            errors.append(field.invalid(f"{where}.operator", operator, "not a valid "
-                                                                       "selector operator"))
+            errors.append(field.invalid(f"{where}.operator", operator, "not a valid selector operator"))
         elif not _SELECTOR_OPERATORS[operator](values):
             need = "must be specified when `operator` is 'In' or 'NotIn'" if operator in ("In", "NotIn") \
                 else "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"

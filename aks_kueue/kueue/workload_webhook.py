@@ -14,17 +14,17 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from aks_kueue.k8s import names
 from aks_kueue.k8s import field
 from aks_kueue.kueue.units import amount
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.structural import FieldError, show
-from aks_kueue.kueue.webhooks import label_value_problem, qualified_name_problem
+from aks_kueue.k8s.names import label_value_problem, qualified_name_problem
 
 ELASTIC_JOB = "kueue.x-k8s.io/elastic-job"
 ADMISSION_GATED_BY = "kueue.x-k8s.io/admission-gated-by"
 MAX_GATE_NAME = 63
 TOTAL_ANNOTATION_BYTES = 256 * 1024
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _HTTP_PATH = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
 
 
@@ -38,10 +38,10 @@ def validate_workload(manifest: dict[str, Any]) -> list[FieldError]:
         errors += _pod_set(pod_set, f"spec.podSets[{index}]")
     variable = sum(1 for p in pod_sets if p.get("minCount") is not None)
     if variable > 1:
-        errors.append(FieldError("spec.podSets", f"Invalid value: {variable}: at most one podSet can use minCount"))
+        errors.append(field.invalid("spec.podSets", variable, "at most one podSet can use minCount"))
     if variable and annotations.get(ELASTIC_JOB) == "true":
-        errors.append(FieldError("spec.podSets", f"Invalid value: {variable}: partial admission and elastic "
-                                                 "job cannot be used together"))
+        errors.append(field.invalid("spec.podSets", variable, "partial admission and elastic job cannot be used "
+                                                              "together"))
     errors += _admission_gated_by(annotations.get(ADMISSION_GATED_BY, ""))
     return errors
 
@@ -191,7 +191,7 @@ def _slice_size(request: Any, path: str) -> list[FieldError]:
             errors.append(field.required(f"{path}.podSetSliceSize",
                                          "must be set when podSetSliceRequiredTopology is specified"))
         elif size <= 0:
-            errors.append(FieldError(f"{path}.podSetSliceSize", f"Invalid value: {size}: must be greater than 0"))
+            errors.append(field.invalid(f"{path}.podSetSliceSize", size, "must be greater than 0"))
     elif size is not None:
         errors.append(field.forbidden(f"{path}.podSetSliceSize",
                                       "may not be set when podSetSliceRequiredTopology is not specified"))
@@ -226,12 +226,8 @@ def _domain_prefixed_path(gate: str, path: str) -> list[FieldError]:
     if not slash or not host or not rest:
         return [field.invalid(path, gate, "must be a domain-prefixed path (such as \"acme.io/foo\")")]
     errors = []
-    if len(host) > 253 or not _DNS_SUBDOMAIN.fullmatch(host):
-        errors.append(field.invalid(path, host, "a lowercase RFC 1123 subdomain must consist "
-                                                "of lower case alphanumeric characters, '-' or '.', and must start and "
-                                                "end "
-                                                "with an alphanumeric character"))
+    if problem := names.dns1123_subdomain_problem(host):
+        errors.append(field.invalid(path, host, problem))
     if not re.fullmatch(_HTTP_PATH, rest):
-        errors.append(field.invalid(path, rest, "Invalid path (regex used for validation is "
-                                                f"'{_HTTP_PATH}')"))
+        errors.append(field.invalid(path, rest, f"Invalid path (regex used for validation is '{_HTTP_PATH}')"))
     return errors
