@@ -28,14 +28,6 @@ class Path:
     def __init__(self, *names: str):
         self._text = ".".join(str(name) for name in names if name != "")
 
-    @classmethod
-    def of(cls, where: Union["Path", str, None]) -> "Path":
-        if isinstance(where, Path):
-            return where
-        path = cls()
-        path._text = where or ""
-        return path
-
     def _with(self, text: str) -> "Path":
         path = Path()
         path._text = text
