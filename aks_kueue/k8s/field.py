@@ -5,7 +5,8 @@ The one place the API server's wording lives (k8s.io/apimachinery/pkg/util/valid
 check builds its errors here: `field.required(path.child("timeout"))`, never a hand-typed
 "Required value" or a dotted path put together by hand.
 
-`FieldError` is the one field error type: where (the rendered path) and what (the message).
+`FieldError` is the one field error type: where (the rendered path, or a stack-config key's
+path in settings, which call it `Problem`) and what (the message).
 """
 
 from __future__ import annotations
@@ -64,6 +65,11 @@ class FieldError:
 
     field: str
     message: str
+
+    @property
+    def path(self) -> str:
+        """The same as `field`: the name settings and the CLI use for a config key's path."""
+        return self.field
 
     def __str__(self) -> str:
         return f"{self.field}: {self.message}" if self.field else self.message

@@ -39,27 +39,24 @@ LABEL_VALUE_MESSAGE = ("a valid label must be an empty string or consist of alph
                        f"'my_value',  or '12345', regex used for validation is '{_VALUE}')")
 
 
-def _too_long(value: str, limit: int) -> Optional[str]:
-    return f"must be no more than {limit} characters" if len(value) > limit else None
+def _problem(value: Any, pattern: re.Pattern, message: str, limit: int) -> Optional[str]:
+    if not isinstance(value, str):
+        return message
+    if len(value) > limit:
+        return f"must be no more than {limit} characters"
+    return None if pattern.fullmatch(value) else message
 
 
 def dns1123_label_problem(value: Any) -> Optional[str]:
-    if not isinstance(value, str):
-        return DNS1123_LABEL_MESSAGE
-    return _too_long(value, LABEL_MAX) or (None if DNS1123_LABEL.fullmatch(value) else DNS1123_LABEL_MESSAGE)
+    return _problem(value, DNS1123_LABEL, DNS1123_LABEL_MESSAGE, LABEL_MAX)
 
 
 def dns1123_subdomain_problem(value: Any) -> Optional[str]:
-    if not isinstance(value, str):
-        return DNS1123_SUBDOMAIN_MESSAGE
-    return (_too_long(value, SUBDOMAIN_MAX)
-            or (None if DNS1123_SUBDOMAIN.fullmatch(value) else DNS1123_SUBDOMAIN_MESSAGE))
+    return _problem(value, DNS1123_SUBDOMAIN, DNS1123_SUBDOMAIN_MESSAGE, SUBDOMAIN_MAX)
 
 
 def dns1035_label_problem(value: Any) -> Optional[str]:
-    if not isinstance(value, str):
-        return DNS1035_LABEL_MESSAGE
-    return _too_long(value, LABEL_MAX) or (None if DNS1035_LABEL.fullmatch(value) else DNS1035_LABEL_MESSAGE)
+    return _problem(value, DNS1035_LABEL, DNS1035_LABEL_MESSAGE, LABEL_MAX)
 
 
 def qualified_name_problem(value: Any) -> Optional[str]:
@@ -87,6 +84,4 @@ def qualified_name_problem(value: Any) -> Optional[str]:
 
 
 def label_value_problem(value: Any) -> Optional[str]:
-    if not isinstance(value, str):
-        return LABEL_VALUE_MESSAGE
-    return _too_long(value, LABEL_MAX) or (None if LABEL_VALUE.fullmatch(value) else LABEL_VALUE_MESSAGE)
+    return _problem(value, LABEL_VALUE, LABEL_VALUE_MESSAGE, LABEL_MAX)

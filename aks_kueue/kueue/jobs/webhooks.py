@@ -37,6 +37,11 @@ PREBUILT_KINDS = {("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.or
                   ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "XGBoostJob"),
                   ("trainer.kubeflow.org", "TrainJob"), ("kubeflow.org", "MPIJob"), ("ray.io", "RayJob"), ("", "Pod"),
                   ("ray.io", "RayCluster"), ("ray.io", "RayService"), ("workload.codeflare.dev", "AppWrapper")}
+def _not_an_int(path: str, text: str) -> FieldError:
+    """Go's `strconv.Atoi` error, as the webhooks report a label or annotation that is not an integer."""
+    return field.invalid(path, text, f"strconv.Atoi: parsing {show(text)}: invalid syntax")
+
+
 def gvk_string(obj: dict[str, Any]) -> str:
     """Go's `GroupVersionKind.String()`: `batch/v1, Kind=Job`, `/v1, Kind=Pod`."""
     api_version = str(obj.get("apiVersion") or "")
@@ -80,8 +85,7 @@ def job_on_create(obj: dict[str, Any], group: str, kind: str, options: JobOption
         value = str(job_labels[MAX_EXEC_TIME_LABEL])
         path = f"metadata.labels[{MAX_EXEC_TIME_LABEL}]"
         if not _INT.fullmatch(value):
-            errors.append(field.invalid(path, value, f'strconv.Atoi: parsing {show(value)}: '
-                                                     "invalid syntax"))
+            errors.append(_not_an_int(path, value))
         elif int(value) <= 0:
             errors.append(field.invalid(path, int(value), "should be greater than 0"))
     errors += elastic_annotation(obj, group, kind, options)
@@ -97,8 +101,7 @@ def batch_job(job: dict[str, Any], pod_count: int, options: JobOptions) -> list[
         value = str(notes[MIN_PARALLELISM])
         path = f"metadata.annotations[{MIN_PARALLELISM}]"
         if not _INT.fullmatch(value):
-            errors.append(field.invalid(path, value, f'strconv.Atoi: parsing {show(value)}: '
-                                                     "invalid syntax"))
+            errors.append(_not_an_int(path, value))
         elif not 0 < int(value) < pod_count:
             errors.append(field.invalid(path, int(value), f"should be between 0 and {pod_count - 1}"))
         if elastic(job, options):
@@ -214,8 +217,7 @@ def pod(obj: dict[str, Any]) -> list[FieldError]:
         return errors
     total = str(notes[POD_GROUP_TOTAL_COUNT])
     if not _INT.fullmatch(total):
-        errors.append(field.invalid(f"metadata.annotations[{POD_GROUP_TOTAL_COUNT}]", total,
-                                    f'strconv.Atoi: parsing {show(total)}: invalid syntax'))
+        errors.append(_not_an_int(f"metadata.annotations[{POD_GROUP_TOTAL_COUNT}]", total))
     elif int(total) < 1:
         errors.append(field.invalid(f"metadata.annotations[{POD_GROUP_TOTAL_COUNT}]", total,
                                     f"incorrect annotation value '{POD_GROUP_TOTAL_COUNT}={total}': group total "
