@@ -320,7 +320,7 @@ def _resources(resources: Any, path: str, errors: list[FieldError]) -> None:
             try:
                 amount = parse_quantity(quantity)
             except QuantityError as error:
-                errors.append(FieldError(where, f"Invalid value: {error}"))
+                errors.append(fe.invalid(where, fe.OMIT, str(error)))
                 continue
             if amount < 0:
                 errors.append(fe.invalid(where, quantity, "must be greater than or equal to 0"))

@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Any, Callable, Optional
 
 from aks_kueue.k8s import field
-from aks_kueue.k8s.field import FieldError, show
+from aks_kueue.k8s.field import FieldError, show  # noqa: F401 - FieldError and show are imported from here too
 from aks_kueue.k8s.spelling import suggest
 
 _ABSENT = object()

@@ -7,7 +7,6 @@ objects: duplicate names and every cross-reference between them.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable

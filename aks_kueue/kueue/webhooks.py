@@ -7,7 +7,6 @@ Kueue's. Rules the CRD's CEL already reports are not repeated here.
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from typing import Any, Callable
 

@@ -96,13 +96,12 @@ def validate_workload_status(manifest: dict[str, Any]) -> list[FieldError]:
         path = f"status.reclaimablePods[{name}]"
         reclaimed = _count(reclaimable.get("count", 0))
         if not isinstance(name, str) or name not in counts:
-            supported = ", ".join(show(n) for n in counts)
-            errors.append(FieldError(f"{path}.name", f"Unsupported value: {show(name)}: supported values: {supported}"))
+            errors.append(field.not_supported(f"{path}.name", name, counts))
         elif reclaimed is None:
             errors.append(field.invalid(f"{path}.count", reclaimable.get('count'), "must be of type integer"))
         elif counts[name] is not None and reclaimed > counts[name]:
-            errors.append(FieldError(f"{path}.count", f"Invalid value: {reclaimable.get('count')}: "
-                                                      f"should be less or equal to {counts[name]}"))
+            errors.append(field.invalid(f"{path}.count", reclaimable.get("count"),
+                                        f"should be less or equal to {counts[name]}"))
     return errors
 
 
