@@ -13,65 +13,40 @@ PodDisruptionBudgets (`k8s.io/kubernetes/pkg/apis/*/validation`).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any, Optional
 
+from aks_kueue.k8s import field as fe
+from aks_kueue.k8s.names import dns1123_label_problem, label_value_problem, qualified_name_problem
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
+from aks_kueue.k8s.field import show
 from aks_kueue.k8s.spelling import suggest
-from aks_kueue.kueue.config_api import key_path, show
-from aks_kueue.kueue.structural import FieldError
-from aks_kueue.kueue.webhooks import label_value_problem, qualified_name_problem
+from aks_kueue.kueue.config_api import key_path
+from aks_kueue.kueue.structural import FieldError, validate_structural
 from aks_kueue.versions import KUEUE_CONFIG_API_VERSION
 
-OPEN = "open"  # a map the chart passes through as it is (a Kubernetes object or free labels)
-_PROBE = {"initialDelaySeconds": None, "periodSeconds": None, "timeoutSeconds": None,
-          "failureThreshold": None, "successThreshold": None}
-_IMAGE = {"repository": None, "tag": None, "pullPolicy": None}
+# The key tree of the chart's values.yaml, as JSON Schema data.
+SCHEMA: dict[str, Any] = json.loads(resources.files("aks_kueue.kueue").joinpath("data/chart-values.json").read_text())
+OPEN = "open"  # in CHART_KEYS: a map whose keys are free
 
 
-def _viz(auth: bool) -> dict[str, Any]:
-    keys: dict[str, Any] = {
-        "nodeSelector": OPEN, "tolerations": None, "imagePullSecrets": None, "priorityClassName": None,
-        "resources": OPEN, "podSecurityContext": OPEN, "containerSecurityContext": OPEN, "env": None,
-        "ingress": {"enabled": None, "annotations": OPEN, "ingressClassName": None, "host": None,
-                    "tlsEnabled": None, "tlsSecretName": None},
-        "image": dict(_IMAGE),
-    }
-    if auth:
-        keys["auth"] = {"mode": None, "tokenReviewConfig": {"audiences": None, "cacheTTL": None,
-                                                            "negativeCacheTTL": None}}
-    return keys
+def _keys(node: dict[str, Any]) -> Any:
+    if node.get("x-kubernetes-preserve-unknown-fields"):
+        return OPEN
+    return {k: _keys(v) for k, v in node["properties"].items()} if "properties" in node else None
 
 
-# Every key of the chart's values.yaml: a dict is a map with fixed keys, None a value, OPEN a
-# map whose keys are free.
-CHART_KEYS: dict[str, Any] = {
-    "nameOverride": None, "fullnameOverride": None, "enablePrometheus": None, "enableCertManager": None,
-    "certManager": {"issuerRef": OPEN}, "enableVisibilityAPF": None, "enableMutatingAdmissionPolicy": None,
-    "enableVisibilityAuthReaderRoleBinding": None, "enableKueueViz": None, "kubernetesClusterDomain": None,
-    "controllerManager": {
-        "featureGates": None, "strategy": OPEN, "hostNetwork": None, "dnsPolicy": None,
-        "manager": {"priorityClassName": None, "image": dict(_IMAGE), "podAnnotations": OPEN, "logLevel": None,
-                    "resources": OPEN, "podSecurityContext": OPEN, "containerSecurityContext": OPEN},
-        "replicas": None, "imagePullSecrets": None, "readinessProbe": dict(_PROBE), "livenessProbe": dict(_PROBE),
-        "nodeSelector": OPEN, "tolerations": None, "topologySpreadConstraints": None,
-        "podDisruptionBudget": {"enabled": None, "minAvailable": None},
-    },
-    "managerConfig": {"controllerManagerConfigYaml": None},
-    "metricsService": {"ports": None, "type": None, "labels": OPEN, "annotations": OPEN},
-    "webhookService": {"ipDualStack": {"enabled": None, "ipFamilies": None, "ipFamilyPolicy": None},
-                       "ports": None, "type": None},
-    "mutatingWebhook": {"reinvocationPolicy": None},
-    "kueueViz": {"backend": _viz(auth=True), "frontend": _viz(auth=False)},
-    "metrics": {"prometheusNamespace": None, "serviceMonitor": {"tlsConfig": OPEN}},
-}
+# Every key of the chart: a dict is a map with fixed keys, None a value, OPEN a map whose keys are free.
+CHART_KEYS: dict[str, Any] = _keys(SCHEMA)
+_PROBE_KEYS = tuple(CHART_KEYS["controllerManager"]["readinessProbe"])
 
 # The program reads the controller as deploy/kueue-controller-manager in kueue-system.
 RELEASE_NAME = "kueue"
 CHART_NAME = "kueue"
 _INT32_MAX = 2**31 - 1
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _IANA_SVC_NAME = re.compile(r"^(?=.*[a-z])[a-z0-9]([a-z0-9-]*[a-z0-9])?$")
 _PERCENT = re.compile(r"^[0-9]+%$")
 _LOG_LEVELS = ("debug", "info", "error", "panic")
@@ -89,7 +64,7 @@ def check_chart_values(values: dict[str, Any]) -> ChartValuesReport:
     """Unknown keys (with "did you mean") and values the chart would render into an invalid
     Deployment, Service or PodDisruptionBudget, or into flags Kueue's manager refuses."""
     report = ChartValuesReport()
-    _unknown_keys(values, CHART_KEYS, "", report.errors)
+    report.errors += validate_structural(SCHEMA, values, unknown=_unknown_key)[1]
     _names(values, report)
     for key in ("enablePrometheus", "enableCertManager", "enableVisibilityAPF", "enableMutatingAdmissionPolicy",
                 "enableVisibilityAuthReaderRoleBinding", "enableKueueViz"):
@@ -121,16 +96,9 @@ def fullname(values: dict[str, Any]) -> str:
 # ----------------------------------------------------------------------------------------------
 
 
-def _unknown_keys(value: Any, keys: Any, path: str, errors: list[FieldError]) -> None:
-    if not isinstance(keys, dict) or not isinstance(value, dict):
-        return
-    for key, child in value.items():
-        where = key_path(path, key)
-        if key not in keys:
-            errors.append(FieldError(where, "is not a value of the Kueue chart: Helm would ignore it silently (the "
-                                            f"chart has no schema){suggest(str(key), keys)}"))
-        else:
-            _unknown_keys(child, keys[key], where, errors)
+def _unknown_key(path: str, key: Any, hint: str) -> FieldError:
+    return FieldError(path, "is not a value of the Kueue chart: Helm would ignore it silently (the chart has no "
+                            f"schema){hint}")
 
 
 def _section(values: dict[str, Any], key: str, path: str, errors: list[FieldError]) -> Optional[dict[str, Any]]:
@@ -138,7 +106,7 @@ def _section(values: dict[str, Any], key: str, path: str, errors: list[FieldErro
     if section is None:
         return None
     if not isinstance(section, dict):
-        errors.append(FieldError(path, f"Invalid value: {show(section)}: must be a map"))
+        errors.append(fe.invalid(path, section, "must be a map"))
         return None
     return section
 
@@ -146,7 +114,7 @@ def _section(values: dict[str, Any], key: str, path: str, errors: list[FieldErro
 def _names(values: dict[str, Any], report: ChartValuesReport) -> None:
     for key in ("nameOverride", "fullnameOverride"):
         if values.get(key) is not None and not isinstance(values[key], str):
-            report.errors.append(FieldError(key, f"Invalid value: {show(values[key])}: must be a string"))
+            report.errors.append(fe.invalid(key, values[key], "must be a string"))
             return
     name = fullname(values)
     if name != RELEASE_NAME:
@@ -158,8 +126,8 @@ def _names(values: dict[str, Any], report: ChartValuesReport) -> None:
 
 def _boolean(section: dict[str, Any], key: str, path: str, errors: list[FieldError]) -> None:
     if key in section and section[key] is not None and not isinstance(section[key], bool):
-        errors.append(FieldError(path, f"Invalid value: {show(section[key])}: must be true or false (a Helm "
-                                       "template reads any non-empty text, even \"false\", as true)"))
+        errors.append(fe.invalid(path, section[key], "must be true or false (a Helm template reads any non-empty "
+                                                     "text, even \"false\", as true)"))
 
 
 def _one_of(section: dict[str, Any], key: str, path: str, allowed: tuple[str, ...], errors: list[FieldError],
@@ -181,8 +149,7 @@ def _integer(section: dict[str, Any], key: str, path: str, errors: list[FieldErr
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not minimum <= value <= _INT32_MAX:
-        errors.append(FieldError(path, f"Invalid value: {show(value)}: must be a whole number from {minimum} to "
-                                       f"{_INT32_MAX}{hint}"))
+        errors.append(fe.invalid(path, value, f"must be a whole number from {minimum} to {_INT32_MAX}{hint}"))
         return None
     return value
 
@@ -194,29 +161,27 @@ def _feature_gate_list(manager: dict[str, Any], report: ChartValuesReport) -> Op
     if items is None:
         return None
     if not isinstance(items, list):
-        report.errors.append(FieldError(base, f"Invalid value: {show(items)}: must be a list of "
-                                              "{name: <gate>, enabled: true|false}"))
+        report.errors.append(fe.invalid(base, items, "must be a list of {name: <gate>, enabled: true|false}"))
         return None
     gates: dict[str, bool] = {}
     for index, item in enumerate(items):
         where = f"{base}[{index}]"
         if not isinstance(item, dict):
-            report.errors.append(FieldError(where, f"Invalid value: {show(item)}: must be a map "
-                                                   "{name: <gate>, enabled: true|false}"))
+            report.errors.append(fe.invalid(where, item, "must be a map {name: <gate>, enabled: true|false}"))
             continue
         for key in item:
             if key not in ("name", "enabled"):
-                report.errors.append(FieldError(key_path(where, key), f"is not a key of a chart feature gate "
+                report.errors.append(FieldError(key_path(where, key), "is not a key of a chart feature gate "
                                                 f"entry{suggest(str(key), ('name', 'enabled'))}; write "
                                                 "{name: <gate>, enabled: true|false}"))
         name, enabled = item.get("name"), item.get("enabled")
         if not isinstance(name, str) or not name:
-            report.errors.append(FieldError(f"{where}.name", f"Invalid value: {show(name)}: must be a gate name"))
+            report.errors.append(fe.invalid(f"{where}.name", name, "must be a gate name"))
             continue
         if not isinstance(enabled, bool):
-            report.errors.append(FieldError(f"{where}.enabled", f"Invalid value: {show(enabled)}: must be true or "
-                                            f"false; the chart renders {name}=%t, which Kueue cannot read "
-                                            "otherwise"))
+            report.errors.append(fe.invalid(f"{where}.enabled", enabled, "must be true or false; the chart renders "
+                                                                         f"{name}=%t, which Kueue cannot read "
+                                                                         "otherwise"))
             continue
         if name in gates:
             report.warnings.append(FieldError(where, f"{name} is listed twice; the last entry wins"))
@@ -238,10 +203,10 @@ def _controller_manager(manager: dict[str, Any], report: ChartValuesReport) -> N
     _strategy(manager.get("strategy"), f"{base}.strategy", errors)
     for probe in ("readinessProbe", "livenessProbe"):
         section = _section(manager, probe, f"{base}.{probe}", errors)
-        for key in _PROBE if section else ():
+        for key in _PROBE_KEYS if section else ():
             _integer(section, key, f"{base}.{probe}.{key}", errors)  # type: ignore[arg-type]
         if probe == "livenessProbe" and section and section.get("successThreshold") not in (None, 0, 1):
-            errors.append(FieldError(f"{base}.livenessProbe.successThreshold", f"Invalid value: "
+            errors.append(fe.invalid(f"{base}.livenessProbe.successThreshold", fe.OMIT,
                                      f"{show(section['successThreshold'])}: must be 1 for a liveness probe"))
     container = _section(manager, "manager", f"{base}.manager", errors)
     if container is not None:
@@ -251,7 +216,7 @@ def _controller_manager(manager: dict[str, Any], report: ChartValuesReport) -> N
     _pull_secrets(manager.get("imagePullSecrets"), f"{base}.imagePullSecrets", errors)
     if manager.get("topologySpreadConstraints") is not None and not isinstance(manager["topologySpreadConstraints"],
                                                                                list):
-        errors.append(FieldError(f"{base}.topologySpreadConstraints", "Invalid value: must be a list"))
+        errors.append(fe.invalid(f"{base}.topologySpreadConstraints", fe.OMIT, "must be a list"))
     budget = _section(manager, "podDisruptionBudget", f"{base}.podDisruptionBudget", errors)
     if budget is not None:
         _boolean(budget, "enabled", f"{base}.podDisruptionBudget.enabled", errors)
@@ -259,7 +224,7 @@ def _controller_manager(manager: dict[str, Any], report: ChartValuesReport) -> N
         where = f"{base}.podDisruptionBudget.minAvailable"
         if isinstance(minimum, str) and _PERCENT.fullmatch(minimum):
             if int(minimum[:-1]) > 100:
-                errors.append(FieldError(where, f"Invalid value: {show(minimum)}: must not be greater than 100%"))
+                errors.append(fe.invalid(where, minimum, "must not be greater than 100%"))
         elif minimum is not None:
             _integer(budget, "minAvailable", where, errors, hint=", or a percentage such as \"50%\"")
         if budget.get("enabled") is True and isinstance(minimum, int) and minimum >= (replicas or 1):
@@ -272,14 +237,13 @@ def _strategy(strategy: Any, path: str, errors: list[FieldError]) -> None:
     if strategy is None or strategy == {}:
         return
     if not isinstance(strategy, dict):
-        errors.append(FieldError(path, f"Invalid value: {show(strategy)}: must be a Deployment strategy map"))
+        errors.append(fe.invalid(path, strategy, "must be a Deployment strategy map"))
         return
     kind = strategy.get("type", "RollingUpdate")
     _one_of(strategy, "type", f"{path}.type", ("RollingUpdate", "Recreate"), errors)
     rolling = strategy.get("rollingUpdate")
     if rolling is not None and kind == "Recreate":
-        errors.append(FieldError(f"{path}.rollingUpdate", "Forbidden: may not be specified when strategy `type` is "
-                                                          "'Recreate'"))
+        errors.append(fe.forbidden(f"{path}.rollingUpdate", "may not be specified when strategy `type` is 'Recreate'"))
     if isinstance(rolling, dict):
         amounts = {}
         for key in ("maxSurge", "maxUnavailable"):
@@ -291,11 +255,11 @@ def _strategy(strategy: Any, path: str, errors: list[FieldError]) -> None:
             elif isinstance(value, int) and not isinstance(value, bool) and value >= 0:
                 amounts[key] = value
             else:
-                errors.append(FieldError(f"{path}.rollingUpdate.{key}", f"Invalid value: {show(value)}: must be a "
-                                         "non-negative whole number or a percentage such as \"25%\""))
+                errors.append(fe.invalid(f"{path}.rollingUpdate.{key}", value,
+                                         "must be a non-negative whole number or a percentage such as \"25%\""))
         if amounts.get("maxSurge") == 0 and amounts.get("maxUnavailable") == 0:
-            errors.append(FieldError(f"{path}.rollingUpdate.maxUnavailable", "Invalid value: 0: may not be 0 when "
-                                                                             "`maxSurge` is 0"))
+            errors.append(fe.invalid(f"{path}.rollingUpdate.maxUnavailable", 0,
+                                     "may not be 0 when `maxSurge` is 0"))
 
 
 def _container(container: dict[str, Any], path: str, errors: list[FieldError]) -> None:
@@ -303,7 +267,7 @@ def _container(container: dict[str, Any], path: str, errors: list[FieldError]) -
     if image is not None:
         for key in ("repository", "tag"):
             if image.get(key) is not None and not isinstance(image[key], str):
-                errors.append(FieldError(f"{path}.image.{key}", f"Invalid value: {show(image[key])}: must be a string"))
+                errors.append(fe.invalid(f"{path}.image.{key}", image[key], "must be a string"))
         _one_of(image, "pullPolicy", f"{path}.image.pullPolicy", ("Always", "IfNotPresent", "Never"), errors,
                 empty_ok=True)
     level = container.get("logLevel")
@@ -312,11 +276,11 @@ def _container(container: dict[str, Any], path: str, errors: list[FieldError]) -
             level = int(level)
         text = str(level).lower() if not isinstance(level, bool) else ""
         if not (text in _LOG_LEVELS or (isinstance(level, int) and not isinstance(level, bool) and 0 < level < 128)):
-            errors.append(FieldError(f"{path}.logLevel", f"Invalid value: {show(level)}: the manager's --zap-log-level "
-                                     "takes debug, info, error, panic or a whole number from 1 (more is more "
-                                     "verbose); it would not start otherwise"))
+            errors.append(fe.invalid(f"{path}.logLevel", level, "the manager's --zap-log-level takes debug, info, "
+                                                                "error, panic or a whole number from 1 (more is "
+                                                                "more verbose); it would not start otherwise"))
     if container.get("priorityClassName") is not None and not isinstance(container["priorityClassName"], str):
-        errors.append(FieldError(f"{path}.priorityClassName", "Invalid value: must be the name of a PriorityClass"))
+        errors.append(fe.invalid(f"{path}.priorityClassName", fe.OMIT, "must be the name of a PriorityClass"))
     _string_map(container.get("podAnnotations"), f"{path}.podAnnotations", errors, values_are_labels=False)
     _resources(container.get("resources"), f"{path}.resources", errors)
 
@@ -325,23 +289,23 @@ def _string_map(value: Any, path: str, errors: list[FieldError], values_are_labe
     if value is None:
         return
     if not isinstance(value, dict):
-        errors.append(FieldError(path, f"Invalid value: {show(value)}: must be a map"))
+        errors.append(fe.invalid(path, value, "must be a map"))
         return
     for key, item in value.items():
         where = key_path(path, key)
         if problem := qualified_name_problem(str(key)):
-            errors.append(FieldError(where, f"Invalid value: {show(key)}: {problem}"))
+            errors.append(fe.invalid(where, key, problem))
         if not isinstance(item, str):
-            errors.append(FieldError(where, f"Invalid value: {show(item)}: must be a string; quote it"))
+            errors.append(fe.invalid(where, item, "must be a string; quote it"))
         elif values_are_labels and (problem := label_value_problem(item)):
-            errors.append(FieldError(where, f"Invalid value: {show(item)}: {problem}"))
+            errors.append(fe.invalid(where, item, problem))
 
 
 def _resources(resources: Any, path: str, errors: list[FieldError]) -> None:
     if resources is None:
         return
     if not isinstance(resources, dict):
-        errors.append(FieldError(path, f"Invalid value: {show(resources)}: must be a map of limits and requests"))
+        errors.append(fe.invalid(path, resources, "must be a map of limits and requests"))
         return
     amounts: dict[str, dict[str, Any]] = {}
     for kind in ("limits", "requests"):
@@ -349,48 +313,46 @@ def _resources(resources: Any, path: str, errors: list[FieldError]) -> None:
         if section is None:
             continue
         if not isinstance(section, dict):
-            errors.append(FieldError(f"{path}.{kind}", f"Invalid value: {show(section)}: must be a map"))
+            errors.append(fe.invalid(f"{path}.{kind}", section, "must be a map"))
             continue
         for name, quantity in section.items():
             where = key_path(f"{path}.{kind}", name)
             try:
                 amount = parse_quantity(quantity)
             except QuantityError as error:
-                errors.append(FieldError(where, f"Invalid value: {error}"))
+                errors.append(fe.invalid(where, fe.OMIT, str(error)))
                 continue
             if amount < 0:
-                errors.append(FieldError(where, f"Invalid value: {show(quantity)}: must be greater than or equal to 0"))
+                errors.append(fe.invalid(where, quantity, "must be greater than or equal to 0"))
             amounts.setdefault(kind, {})[str(name)] = amount
     for name, request in amounts.get("requests", {}).items():
         limit = amounts.get("limits", {}).get(name)
         if limit is not None and request > limit:
-            errors.append(FieldError(key_path(f"{path}.requests", name), f"Invalid value: "
-                                     f"{show(resources['requests'][name])}: must be less than or equal to {name} "
-                                     "limit"))
+            errors.append(fe.invalid(key_path(f"{path}.requests", name), fe.OMIT,
+                                              f"{show(resources['requests'][name])}: must be less than or equal to "
+                                              f"{name} limit"))
 
 
 def _tolerations(tolerations: Any, path: str, errors: list[FieldError]) -> None:
     if tolerations is None:
         return
     if not isinstance(tolerations, list):
-        errors.append(FieldError(path, f"Invalid value: {show(tolerations)}: must be a list of tolerations"))
+        errors.append(fe.invalid(path, tolerations, "must be a list of tolerations"))
         return
     for index, toleration in enumerate(tolerations):
         where = f"{path}[{index}]"
         if not isinstance(toleration, dict):
-            errors.append(FieldError(where, f"Invalid value: {show(toleration)}: must be a toleration map"))
+            errors.append(fe.invalid(where, toleration, "must be a toleration map"))
             continue
         key, operator = toleration.get("key") or "", toleration.get("operator") or "Equal"
         value, effect = toleration.get("value") or "", toleration.get("effect") or ""
         if key and (problem := qualified_name_problem(str(key))):
-            errors.append(FieldError(f"{where}.key", f"Invalid value: {show(key)}: {problem}"))
+            errors.append(fe.invalid(f"{where}.key", key, problem))
         if not key and operator != "Exists":
-            errors.append(FieldError(f"{where}.operator", f"Invalid value: {show(operator)}: operator must be Exists "
-                                                          "when `key` is empty, which means \"match all values and all "
-                                                          "keys\""))
+            errors.append(fe.invalid(f"{where}.operator", operator, "operator must be Exists when `key` is empty, "
+                                                                    "which means \"match all values and all keys\""))
         if operator == "Exists" and value:
-            errors.append(FieldError(f"{where}.operator", "Invalid value: \"Exists\": value must be empty when "
-                                                          "`operator` is 'Exists'"))
+            errors.append(fe.invalid(f"{where}.operator", "Exists", "value must be empty when `operator` is 'Exists'"))
         elif operator not in ("Equal", "Exists"):
             errors.append(FieldError(f"{where}.operator", f"Unsupported value: {show(operator)}: supported values: "
                                                           "\"Equal\", \"Exists\""))
@@ -398,8 +360,8 @@ def _tolerations(tolerations: Any, path: str, errors: list[FieldError]) -> None:
             errors.append(FieldError(f"{where}.effect", f"Unsupported value: {show(effect)}: supported values: "
                                                         "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""))
         if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
-            errors.append(FieldError(f"{where}.effect", f"Invalid value: {show(effect)}: effect must be 'NoExecute' "
-                                                        "when `tolerationSeconds` is set"))
+            errors.append(fe.invalid(f"{where}.effect", effect, "effect must be 'NoExecute' when "
+                                                                "`tolerationSeconds` is set"))
 
 
 def _pull_secrets(secrets: Any, path: str, errors: list[FieldError]) -> None:
@@ -407,7 +369,7 @@ def _pull_secrets(secrets: Any, path: str, errors: list[FieldError]) -> None:
         return
     if not isinstance(secrets, list) or not all(isinstance(s, dict) and isinstance(s.get("name"), str)
                                                 for s in secrets):
-        errors.append(FieldError(path, f"Invalid value: {show(secrets)}: must be a list of {{name: <secret>}}"))
+        errors.append(fe.invalid(path, secrets, f"must be a list of {{name: <secret>}}"))
 
 
 def _service(service: dict[str, Any], path: str, report: ChartValuesReport) -> None:
@@ -431,52 +393,50 @@ def _service(service: dict[str, Any], path: str, report: ChartValuesReport) -> N
         if families is not None and (not isinstance(families, list) or not 1 <= len(families) <= 2
                                      or len(set(map(str, families))) != len(families)
                                      or any(f not in ("IPv4", "IPv6") for f in families)):
-            errors.append(FieldError(f"{path}.ipDualStack.ipFamilies", f"Invalid value: {show(families)}: must be "
-                                     "one or two distinct families out of \"IPv4\" and \"IPv6\""))
+            errors.append(fe.invalid(f"{path}.ipDualStack.ipFamilies", families,
+                                     "must be one or two distinct families out of \"IPv4\" and \"IPv6\""))
         _one_of(stack, "ipFamilyPolicy", f"{path}.ipDualStack.ipFamilyPolicy",
                 ("SingleStack", "PreferDualStack", "RequireDualStack"), errors)
 
 
 def _ports(ports: Any, path: str, kind: Any, errors: list[FieldError]) -> None:
     if not isinstance(ports, list) or not ports:
-        errors.append(FieldError(path, f"Invalid value: {show(ports)}: must be a non-empty list of Service ports"))
+        errors.append(fe.invalid(path, ports, "must be a non-empty list of Service ports"))
         return
     names: set[str] = set()
     for index, port in enumerate(ports):
         where = f"{path}[{index}]"
         if not isinstance(port, dict):
-            errors.append(FieldError(where, f"Invalid value: {show(port)}: must be a Service port map"))
+            errors.append(fe.invalid(where, port, "must be a Service port map"))
             continue
         number = port.get("port")
         if number is None:
-            errors.append(FieldError(f"{where}.port", "Required value"))
+            errors.append(fe.required(f"{where}.port"))
         else:
             _integer(port, "port", f"{where}.port", errors, minimum=1)
             if isinstance(number, int) and number > 65535:
-                errors.append(FieldError(f"{where}.port", f"Invalid value: {number}: must be between 1 and 65535"))
+                errors.append(fe.invalid(f"{where}.port", number, "must be between 1 and 65535"))
         target = port.get("targetPort")
         if isinstance(target, str):
             if len(target) > 15 or "--" in target or not _IANA_SVC_NAME.fullmatch(target):
-                errors.append(FieldError(f"{where}.targetPort", f"Invalid value: {show(target)}: must be a port "
-                                                                "number or an IANA service name (at most 15 "
-                                                                "lowercase letters, digits and '-', with a letter)"))
+                errors.append(fe.invalid(f"{where}.targetPort", target, "must be a port number or an IANA service "
+                                                                        "name (at most 15 lowercase letters, digits "
+                                                                        "and '-', with a letter)"))
         elif target is not None and (isinstance(target, bool) or not isinstance(target, int)
                                      or not 1 <= target <= 65535):
-            errors.append(FieldError(f"{where}.targetPort", f"Invalid value: {show(target)}: must be between 1 and "
-                                                            "65535"))
+            errors.append(fe.invalid(f"{where}.targetPort", target, "must be between 1 and 65535"))
         _one_of(port, "protocol", f"{where}.protocol", ("TCP", "UDP", "SCTP"), errors)
         name = port.get("name")
         if name is None and len(ports) > 1:
-            errors.append(FieldError(f"{where}.name", "Required value: a Service with more than one port names each"))
+            errors.append(fe.required(f"{where}.name", "a Service with more than one port names each"))
         elif name is not None:
-            if not isinstance(name, str) or len(name) > 63 or not _DNS1123_LABEL.fullmatch(name):
-                errors.append(FieldError(f"{where}.name", f"Invalid value: {show(name)}: must be a lowercase RFC 1123 "
-                                                          "label"))
+            if problem := dns1123_label_problem(name):
+                errors.append(fe.invalid(f"{where}.name", name, problem))
             elif name in names:
-                errors.append(FieldError(f"{where}.name", f"Duplicate value: {show(name)}"))
+                errors.append(fe.duplicate(f"{where}.name", name))
             names.add(str(name))
         if port.get("nodePort") is not None and kind not in ("NodePort", "LoadBalancer"):
-            errors.append(FieldError(f"{where}.nodePort", "Forbidden: may not be used when `type` is 'ClusterIP'"))
+            errors.append(fe.forbidden(f"{where}.nodePort", "may not be used when `type` is 'ClusterIP'"))
 
 
 def chart_configuration(frameworks: list[str]) -> dict[str, Any]:

@@ -27,8 +27,9 @@ import yaml
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue import catalog as cat
-from aks_kueue.kueue.config_api import (V1BETA1, V1BETA2, Leaf, ListOf, MapOf, Scalar, Shape, Struct, key_path,
-                                         parse_duration, seconds, show)
+from aks_kueue.k8s import field as fe
+from aks_kueue.k8s.field import show
+from aks_kueue.kueue.config_api import V1BETA1, V1BETA2, key_path, parse_duration, seconds
 from aks_kueue.kueue.configuration_rules import DISPATCHER_ALL_AT_ONCE, DISPATCHER_INCREMENTAL, validate_configuration
 from aks_kueue.kueue.structural import FieldError
 
@@ -36,7 +37,7 @@ GROUP = "config.kueue.x-k8s.io"
 V1BETA2_VERSION = f"{GROUP}/v1beta2"
 V1BETA1_VERSION = f"{GROUP}/v1beta1"
 KIND = "Configuration"
-SHAPES: dict[str, Struct] = {V1BETA2_VERSION: V1BETA2, V1BETA1_VERSION: V1BETA1}
+SHAPES: dict[str, dict[str, Any]] = {V1BETA2_VERSION: V1BETA2, V1BETA1_VERSION: V1BETA1}
 DEFAULT_NAMESPACE = "kueue-system"
 
 # A Configuration is a few dozen lines; these bounds only stop a hostile input early.
@@ -161,16 +162,16 @@ def judge_configuration(document: Any, *, command_line_gates: Optional[Mapping[s
     errors: list[FieldError] = []
     api_version, kind = document.get("apiVersion"), document.get("kind")
     if kind is None:
-        errors.append(FieldError("kind", f"Required value: Kueue needs kind: {KIND}"))
+        errors.append(fe.required("kind", f"Kueue needs kind: {KIND}"))
     elif kind != KIND:
-        errors.append(FieldError("kind", f"Invalid value: {show(kind)}: must be {KIND}"))
+        errors.append(fe.invalid("kind", kind, f"must be {KIND}"))
     if api_version is None:
-        errors.append(FieldError("apiVersion", f"Required value: Kueue needs apiVersion: {V1BETA2_VERSION}"))
+        errors.append(fe.required("apiVersion", f"Kueue needs apiVersion: {V1BETA2_VERSION}"))
         return ConfigurationReport(None, errors)
     if not isinstance(api_version, str) or api_version not in SHAPES:
         hint = suggest(str(api_version), SHAPES)
-        errors.append(FieldError("apiVersion", f"Invalid value: {show(api_version)}: Kueue 0.19 reads "
-                                 f"{V1BETA2_VERSION} (and the deprecated {V1BETA1_VERSION}){hint}"))
+        errors.append(fe.invalid("apiVersion", api_version, f"Kueue 0.19 reads {V1BETA2_VERSION} (and the "
+                                                            f"deprecated {V1BETA1_VERSION}){hint}"))
         return ConfigurationReport(None, errors)
     decoded = _decode(SHAPES[api_version], document, "", errors, api_version)
     if errors:
@@ -192,118 +193,117 @@ def judge_configuration(document: Any, *, command_line_gates: Optional[Mapping[s
 # Step 1: strict decoding
 
 
-def _decode(shape: Shape, value: Any, path: str, errors: list[FieldError], version: str) -> Any:
-    """The value as Go would hold it (nulls dropped, whole floats as ints), reporting what fails."""
+def _decode(shape: dict[str, Any], value: Any, path: str, errors: list[FieldError], version: str) -> Any:
+    """The value as Go would hold it (nulls dropped, whole floats as ints), reporting what fails.
+    `shape` is a node of the version's JSON Schema (see config_api)."""
     if value is None:
-        if isinstance(shape, Leaf) and not shape.null_ok:
-            errors.append(FieldError(path, "Invalid value: null: must be a duration such as \"5m\" (Go's "
-                                           "duration decoder fails on null); remove the key to leave it unset"))
+        if shape.get("x-go-null") == "fails":
+            errors.append(fe.invalid(path, None, "must be a duration such as \"5m\" (Go's duration decoder fails on "
+                                                 "null); remove the key to leave it unset"))
         return _UNSET
-    if isinstance(shape, Struct):
+    kind = shape.get("type")
+    if kind == "object":
         if not isinstance(value, dict):
-            errors.append(FieldError(path, f"Invalid value: {show(value)}: must be a map"))
+            errors.append(fe.invalid(path, value, "must be a map"))
             return _UNSET
+        fields, extra = shape.get("properties"), shape.get("additionalProperties")
         result = {}
         for key, child in value.items():
             child_path = key_path(path, key)
-            if not isinstance(key, str) or key not in shape.fields:
-                errors.append(FieldError(child_path, _unknown_field(shape, str(key), child_path, version)))
-                continue
-            decoded = _decode(shape.fields[key], child, child_path, errors, version)
-            if decoded is not _UNSET:
-                result[key] = decoded
+            if extra is not None:
+                decoded = _decode(extra, child, child_path, errors, version)
+                result[str(key)] = _zero(extra) if decoded is _UNSET else decoded
+            elif not isinstance(key, str) or key not in fields:
+                errors.append(fe.unknown(child_path, key, _unknown_field(fields, str(key), child_path, version)))
+            else:
+                decoded = _decode(fields[key], child, child_path, errors, version)
+                if decoded is not _UNSET:
+                    result[key] = decoded
         return result
-    if isinstance(shape, MapOf):
-        if not isinstance(value, dict):
-            errors.append(FieldError(path, f"Invalid value: {show(value)}: must be a map"))
-            return _UNSET
-        result = {}
-        for key, child in value.items():
-            decoded = _decode(shape.value, child, key_path(path, key), errors, version)
-            result[str(key)] = _zero(shape.value) if decoded is _UNSET else decoded
-        return result
-    if isinstance(shape, ListOf):
+    if kind == "array":
         if not isinstance(value, list):
-            errors.append(FieldError(path, f"Invalid value: {show(value)}: must be a list"))
+            errors.append(fe.invalid(path, value, "must be a list"))
             return _UNSET
         items = []
         for index, item in enumerate(value):
-            decoded = _decode(shape.item, item, f"{path}[{index}]", errors, version)
-            items.append(_zero(shape.item) if decoded is _UNSET else decoded)
+            decoded = _decode(shape["items"], item, f"{path}[{index}]", errors, version)
+            items.append(_zero(shape["items"]) if decoded is _UNSET else decoded)
         return items
     return _scalar(shape, value, path, errors)
 
 
-def _zero(shape: Shape) -> Any:
+def _zero(shape: dict[str, Any]) -> Any:
     """Go's zero value, which a null list item or map value decodes to."""
-    if isinstance(shape, (Struct, MapOf)):
-        return {}
-    if isinstance(shape, ListOf):
-        return []
-    return {Scalar.BOOL: False, Scalar.STRING: "", Scalar.DURATION: "0s", Scalar.QUANTITY: "0"}.get(shape.kind, 0)
+    kind = _leaf(shape)
+    return {"object": {}, "array": [], "bool": False, "string": "", "duration": "0s", "quantity": "0"}.get(kind, 0)
 
 
-def _unknown_field(shape: Struct, key: str, path: str, version: str) -> str:
+def _unknown_field(fields: dict[str, Any], key: str, path: str, version: str) -> str:
     parts = tuple(p for p in re.split(r"\.|\[\d+\]", path) if p)
     if version == V1BETA2_VERSION and parts in REMOVED_IN_V1BETA2:
-        return (f"unknown field {show(key)}: it was removed in {V1BETA2_VERSION} ({REMOVED_IN_V1BETA2[parts]}); "
-                "Kueue would not start")
+        return f": it was removed in {V1BETA2_VERSION} ({REMOVED_IN_V1BETA2[parts]}); Kueue would not start"
     if parts in _NOT_A_CONFIGURATION_KEY:
-        return f"unknown field {show(key)}: {_NOT_A_CONFIGURATION_KEY[parts]}; Kueue would not start"
+        return f": {_NOT_A_CONFIGURATION_KEY[parts]}; Kueue would not start"
     other = V1BETA1 if version == V1BETA2_VERSION else V1BETA2
     if _known_in(other, parts):
         other_version = V1BETA1_VERSION if version == V1BETA2_VERSION else V1BETA2_VERSION
-        return (f"unknown field {show(key)} in {version}: it exists only in {other_version}; Kueue reads the "
-                "file strictly and would not start")
-    return (f"unknown field {show(key)}: Kueue reads its Configuration strictly and would not start"
-            f"{suggest(key, shape.fields)}")
+        return (f" in {version}: it exists only in {other_version}; Kueue reads the file strictly and would not "
+                "start")
+    return f": Kueue reads its Configuration strictly and would not start{suggest(key, fields)}"
 
 
-def _known_in(shape: Shape, parts: tuple[str, ...]) -> bool:
+def _known_in(shape: dict[str, Any], parts: tuple[str, ...]) -> bool:
     for part in parts:
-        while isinstance(shape, ListOf):
-            shape = shape.item
-        if not isinstance(shape, Struct) or part not in shape.fields:
+        while shape.get("type") == "array":
+            shape = shape["items"]
+        if part not in (shape.get("properties") or {}):
             return False
-        shape = shape.fields[part]
+        shape = shape["properties"][part]
     return True
 
 
+def _leaf(shape: dict[str, Any]) -> str:
+    """What Go type a schema node stands for: a key of `_WANTED`, or object/array."""
+    if shape.get("x-go-type") == "time.Duration":
+        return "nanos"
+    kind, form = shape.get("type"), shape.get("format")
+    if kind in ("object", "array"):
+        return kind
+    return {"boolean": "bool", "integer": form, "number": form}.get(kind) or form or kind
+
+
 _WANTED = {
-    Scalar.BOOL: "a boolean (true or false)",
-    Scalar.STRING: "a string",
-    Scalar.INT: "an integer",
-    Scalar.INT32: "a 32-bit integer",
-    Scalar.INT64_NANOS: ("an integer count of nanoseconds: Go reads this time.Duration as a number "
-                         "(120000000000 is 2m)"),
-    Scalar.FLOAT32: "a number",
-    Scalar.FLOAT64: "a number",
-    Scalar.DURATION: "a duration such as \"30s\", \"5m\" or \"1h30m\"",
-    Scalar.QUANTITY: "a quantity such as \"5\", \"500m\" or \"5Gi\"",
+    "bool": "a boolean (true or false)",
+    "string": "a string",
+    "int64": "an integer",
+    "int32": "a 32-bit integer",
+    "nanos": "an integer count of nanoseconds: Go reads this time.Duration as a number (120000000000 is 2m)",
+    "float": "a number",
+    "double": "a number",
+    "duration": "a duration such as \"30s\", \"5m\" or \"1h30m\"",
+    "quantity": "a quantity such as \"5\", \"500m\" or \"5Gi\"",
 }
 
 
-def _scalar(shape: Leaf, value: Any, path: str, errors: list[FieldError]) -> Any:
-    kind = shape.kind
-    bad = FieldError(path, f"Invalid value: {show(value)}: must be {_WANTED[kind]}")
-    if kind is Scalar.BOOL:
+def _scalar(shape: dict[str, Any], value: Any, path: str, errors: list[FieldError]) -> Any:
+    kind = _leaf(shape)
+    if kind == "bool":
         ok = isinstance(value, bool)
-    elif kind is Scalar.STRING:
+    elif kind == "string":
         ok = isinstance(value, str)
-    elif kind in (Scalar.INT, Scalar.INT32, Scalar.INT64_NANOS):
+    elif kind in ("int64", "int32", "nanos"):
         if isinstance(value, float) and value.is_integer():
             value = int(value)  # YAML's 5.0 reaches Go's decoder as the JSON number 5
         ok = isinstance(value, int) and not isinstance(value, bool)
-        low, high = _INT32 if kind is Scalar.INT32 else _INT64
+        low, high = _INT32 if kind == "int32" else _INT64
         if ok and not low <= value <= high:
-            errors.append(FieldError(path, f"Invalid value: {value}: must be {_WANTED[kind]} "
-                                           f"(from {low} to {high})"))
+            errors.append(fe.invalid(path, value, f"must be {_WANTED[kind]} (from {low} to {high})"))
             return _UNSET
-    elif kind in (Scalar.FLOAT32, Scalar.FLOAT64):
+    elif kind in ("float", "double"):
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if ok and kind is Scalar.FLOAT32 and abs(value) > _FLOAT32_MAX:
+        if ok and kind == "float" and abs(value) > _FLOAT32_MAX:
             ok = False
-    elif kind is Scalar.DURATION:
+    elif kind == "duration":
         ok = isinstance(value, str) and parse_duration(value) is not None
     else:  # quantity
         ok = not isinstance(value, bool) and isinstance(value, (str, int, float))
@@ -313,7 +313,7 @@ def _scalar(shape: Leaf, value: Any, path: str, errors: list[FieldError]) -> Any
             except QuantityError:
                 ok = False
     if not ok:
-        errors.append(bad)
+        errors.append(fe.invalid(path, value, f"must be {_WANTED[kind]}"))
         return _UNSET
     return value
 
@@ -454,7 +454,7 @@ def check_feature_gates(gates: Mapping[Any, Any], path: str) -> list[FieldError]
     for name, enabled in gates.items():
         where = key_path(path, name)
         if not isinstance(enabled, bool):
-            errors.append(FieldError(where, f"Invalid value: {show(enabled)}: must be true or false"))
+            errors.append(fe.invalid(where, enabled, "must be true or false"))
             continue
         gate = cat.FEATURE_GATES.get(str(name))
         if gate is None:
@@ -497,7 +497,7 @@ def _feature_gates(in_file: Optional[Mapping[str, bool]], command_line: Optional
     if command_line:
         errors = []
         if in_file is not None:
-            errors.append(FieldError("featureGates", f"feature gates are also set on the command line "
+            errors.append(FieldError("featureGates", "feature gates are also set on the command line "
                                      f"(--feature-gates, from {command_line_key}); Kueue refuses to start when "
                                      "both are set (\"feature gates for CLI and configuration cannot both "
                                      f"specified\"), so keep one of featureGates and {command_line_key}"))

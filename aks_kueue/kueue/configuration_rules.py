@@ -11,20 +11,20 @@ import ipaddress
 import re
 from typing import Any, Mapping, Optional
 
+from aks_kueue.k8s import names
+from aks_kueue.k8s import field
 from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue import catalog as cat
-from aks_kueue.kueue.config_api import key_path, seconds, show
+from aks_kueue.k8s.field import show
+from aks_kueue.kueue.config_api import key_path, seconds
 from aks_kueue.kueue.structural import FieldError
 # Kubernetes' own name and selector rules, as the admission webhooks apply them.
 from aks_kueue.kueue.webhooks import _label_selector as label_selector_errors
-from aks_kueue.kueue.webhooks import label_value_problem, qualified_name_problem
+from aks_kueue.k8s.names import label_value_problem, qualified_name_problem
 
 DISPATCHER_ALL_AT_ONCE = "kueue.x-k8s.io/multikueue-dispatcher-all-at-once"
 DISPATCHER_INCREMENTAL = "kueue.x-k8s.io/multikueue-dispatcher-incremental"
-_DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _CUSTOM_LABEL_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_]*$")
 _STRATEGY_SETS = (("LessThanOrEqualToFinalShare",), ("LessThanInitialShare",),
@@ -53,7 +53,7 @@ def validate_configuration(cfg: dict[str, Any], gates: Mapping[str, bool]) -> li
 
 
 def _negative(path: str, value: Any) -> FieldError:
-    return FieldError(path, f"Invalid value: {show(value)}: must be greater than or equal to 0")
+    return field.invalid(path, value, "must be greater than or equal to 0")
 
 
 def _wait_for_pods_ready(cfg: dict[str, Any], gates: Mapping[str, bool]) -> list[FieldError]:
@@ -63,8 +63,7 @@ def _wait_for_pods_ready(cfg: dict[str, Any], gates: Mapping[str, bool]) -> list
     errors = []
     timeout = seconds(wait.get("timeout"))
     if timeout == 0:
-        errors.append(FieldError("waitForPodsReady.timeout", "Required value: must be specified (a duration "
-                                                             "greater than 0)"))
+        errors.append(field.required("waitForPodsReady.timeout", "must be specified (a duration greater than 0)"))
     elif timeout < 0:
         errors.append(_negative("waitForPodsReady.timeout", wait.get("timeout")))
     if seconds(wait.get("recoveryTimeout")) < 0:
@@ -98,7 +97,7 @@ def _integrations(cfg: dict[str, Any]) -> list[FieldError]:
         where = f"integrations.externalFrameworks[{index}]"
         kind = _kind_arg(name)
         if kind is None:
-            errors.append(FieldError(where, f"Invalid value: {show(name)}: must be format, 'Kind.version.group.com'"))
+            errors.append(field.invalid(where, name, "must be format, 'Kind.version.group.com'"))
         elif kind in managed:
             errors.append(FieldError(where, f"Duplicate value: {show(name)}: Kueue already manages this kind"))
         else:
@@ -106,8 +105,8 @@ def _integrations(cfg: dict[str, Any]) -> list[FieldError]:
     if "pod" in (integrations.get("frameworks") or []):
         selector = cfg.get("managedJobsNamespaceSelector")
         if selector is None:
-            errors.append(FieldError("managedJobsNamespaceSelector", "Required value: cannot be empty when pod "
-                                                                     "integration is enabled"))
+            errors.append(field.required("managedJobsNamespaceSelector", "cannot be empty when pod integration is "
+                                                                         "enabled"))
         else:
             errors += _namespace_selector(cfg, selector, "managedJobsNamespaceSelector")
     return errors
@@ -128,8 +127,7 @@ def _namespace_selector(cfg: dict[str, Any], selector: Any, path: str) -> list[F
     forbidden = ["kube-system"] + ([cfg["namespace"]] if cfg.get("namespace") else [])
     for namespace in forbidden:
         if label_selector_matches(selector, {"kubernetes.io/metadata.name": namespace}):
-            errors.append(FieldError(path, f"Invalid value: {show(selector)}: should not match the "
-                                           f"\"{namespace}\" namespace"))
+            errors.append(field.invalid(path, selector, f"should not match the \"{namespace}\" namespace"))
     return errors
 
 
@@ -140,35 +138,37 @@ def _multikueue(cfg: dict[str, Any]) -> list[FieldError]:
         if seconds(multikueue.get(key)) < 0:
             errors.append(_negative(f"multiKueue.{key}", multikueue[key]))
     if "origin" in multikueue and (problem := label_value_problem(multikueue["origin"])):
-        errors.append(FieldError("multiKueue.origin", f"Invalid value: {show(multikueue['origin'])}: {problem}"))
+        errors.append(field.invalid("multiKueue.origin", multikueue['origin'], problem))
     seen: set[str] = set()
     for index, framework in enumerate(multikueue.get("externalFrameworks") or []):
         where = f"multiKueue.externalFrameworks[{index}].name"
         kind = _kind_arg(framework.get("name", ""))
         if kind is None:
-            errors.append(FieldError(where, f"Invalid value: {show(framework.get('name', ''))}: must be in "
-                                            "'kind.version.group' format"))
+            errors.append(field.invalid(where, framework.get('name', ''), "must be in 'kind.version.group' format"))
         elif kind in seen:
-            errors.append(FieldError(where, f"Duplicate value: {show(framework['name'])}"))
+            errors.append(field.duplicate(where, framework['name']))
         else:
             seen.add(kind)
     profile = multikueue.get("clusterProfile")
     if isinstance(profile, dict):
         access, legacy = profile.get("accessProviders") or [], profile.get("credentialsProviders") or []
         if access and legacy:
-            errors.append(FieldError("multiKueue.clusterProfile.credentialsProviders",
-                                     "Forbidden: must not be specified when accessProviders is specified"))
+            errors.append(field.forbidden("multiKueue.clusterProfile.credentialsProviders",
+                                          "must not be specified when accessProviders is specified"))
         providers, where = (access, "accessProviders") if access else (legacy, "credentialsProviders")
         errors += _access_providers(providers, f"multiKueue.clusterProfile.{where}")
     incremental = multikueue.get("incrementalDispatcherConfig")
     if incremental is not None:
         if multikueue.get("dispatcherName") != DISPATCHER_INCREMENTAL:
-            errors.append(FieldError("multiKueue.incrementalDispatcherConfig", "Invalid value: "
-                                     "incrementalDispatcherConfig is only valid when dispatcherName is set to the "
-                                     f"incremental dispatcher ({DISPATCHER_INCREMENTAL})"))
+            errors.append(field.invalid("multiKueue.incrementalDispatcherConfig", field.OMIT,
+                                        "incrementalDispatcherConfig is only valid when dispatcherName is set to "
+                                        f"the incremental dispatcher ({DISPATCHER_INCREMENTAL})"))
         if incremental.get("stepSize") is not None and incremental["stepSize"] < 1:
-            errors.append(FieldError("multiKueue.incrementalDispatcherConfig.stepSize",
-                                     f"Invalid value: {incremental['stepSize']}: must be greater than or equal to 1"))
+            errors.append(field.invalid("multiKueue.incrementalDispatcherConfig.stepSize", incremental['stepSize'],
+                                                                                                       "must be "
+                                                                                                       "greater "
+                                                                                                       "than or "
+                                                                                                       "equal to 1"))
     return errors
 
 
@@ -177,15 +177,15 @@ def _access_providers(providers: list[dict[str, Any]], path: str) -> list[FieldE
     for provider in providers:
         execution = provider.get("execConfig") or {}
         if not provider.get("name"):
-            errors.append(FieldError(f"{path}.name", "Required value: must be specified"))
+            errors.append(field.required(f"{path}.name", "must be specified"))
         for key in ("command", "apiVersion"):
             if not execution.get(key):
-                errors.append(FieldError(f"{path}.execConfig.{key}", "Required value: must be specified"))
+                errors.append(field.required(f"{path}.execConfig.{key}", "must be specified"))
         if any(not env.get("name") for env in execution.get("env") or []):
-            errors.append(FieldError(f"{path}.execConfig.env.name", "Required value: must be specified"))
+            errors.append(field.required(f"{path}.execConfig.env.name", "must be specified"))
         mode = execution.get("interactiveMode", "")
         if mode == "":
-            errors.append(FieldError(f"{path}.execConfig.interactiveMode", "Required value: must be specified"))
+            errors.append(field.required(f"{path}.execConfig.interactiveMode", "must be specified"))
         elif mode not in ("Never", "IfAvailable", "Always"):
             errors.append(FieldError(f"{path}.execConfig.interactiveMode", f"Unsupported value: {show(mode)}: "
                                      "supported values: \"Never\", \"IfAvailable\", \"Always\""))
@@ -198,8 +198,9 @@ def _fair_sharing(cfg: dict[str, Any]) -> list[FieldError]:
         return []
     strategies = tuple(fair.get("preemptionStrategies") or ())
     if not strategies:
-        return [FieldError("fairSharing.preemptionStrategies", "Required value: must be specified when "
-                           "fairSharing is present, e.g. [LessThanOrEqualToFinalShare, LessThanInitialShare]")]
+        return [field.required("fairSharing.preemptionStrategies", "must be specified when fairSharing is present, "
+                                                                   "e.g. [LessThanOrEqualToFinalShare, "
+                                                                   "LessThanInitialShare]")]
     if strategies not in _STRATEGY_SETS:
         allowed = ", ".join(f"[{', '.join(s)}]" for s in _STRATEGY_SETS)
         return [FieldError("fairSharing.preemptionStrategies", f"Unsupported value: {show(list(strategies))}: "
@@ -215,8 +216,8 @@ def _admission_fair_sharing(cfg: dict[str, Any]) -> list[FieldError]:
     if seconds(fair.get("usageHalfLifeTime")) < 0:
         errors.append(_negative("admissionFairSharing.usageHalfLifeTime", fair["usageHalfLifeTime"]))
     if seconds(fair.get("usageSamplingInterval")) <= 0:
-        errors.append(FieldError("admissionFairSharing.usageSamplingInterval",
-                                 f"Invalid value: {show(fair.get('usageSamplingInterval'))}: must be greater than 0"))
+        errors.append(field.invalid("admissionFairSharing.usageSamplingInterval", fair.get('usageSamplingInterval'),
+                                                                                           "must be greater than 0"))
     for resource, weight in (fair.get("resourceWeights") or {}).items():
         if weight < 0:
             errors.append(_negative(key_path("admissionFairSharing.resourceWeights", resource), weight))
@@ -229,14 +230,10 @@ def _internal_cert_management(cfg: dict[str, Any]) -> list[FieldError]:
         return []
     errors = []
     service, secret = certs.get("webhookServiceName"), certs.get("webhookSecretName")
-    if service is not None and (len(service) > 63 or not _DNS1035_LABEL.fullmatch(service)):
-        errors.append(FieldError("internalCertManagement.webhookServiceName", f"Invalid value: {show(service)}: "
-                                 "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start "
-                                 "with a letter and end with an alphanumeric character, at most 63 characters"))
-    if secret is not None and (len(secret) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(secret)):
-        errors.append(FieldError("internalCertManagement.webhookSecretName", f"Invalid value: {show(secret)}: "
-                                 "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                                 "characters, '-' or '.'"))
+    if service is not None and (problem := names.dns1035_label_problem(service)):
+        errors.append(field.invalid("internalCertManagement.webhookServiceName", service, problem))
+    if secret is not None and (problem := names.dns1123_subdomain_problem(secret)):
+        errors.append(field.invalid("internalCertManagement.webhookSecretName", secret, problem))
     return errors
 
 
@@ -250,7 +247,7 @@ def _transformations(cfg: dict[str, Any]) -> list[FieldError]:
                                                           "supported values: \"Retain\", \"Replace\""))
         name = transformation.get("input", "")
         if name in seen:
-            errors.append(FieldError(f"{where}.input", f"Duplicate value: {show(name)}"))
+            errors.append(field.duplicate(f"{where}.input", name))
         seen.add(name)
     return errors
 
@@ -270,14 +267,13 @@ def _device_class_mappings(cfg: dict[str, Any], gates: Mapping[str, bool]) -> li
         where = f"{base}[{index}]"
         name = mapping.get("name", "")
         if problem := qualified_name_problem(name):
-            errors.append(FieldError(f"{where}.name", f"Invalid value: {show(name)}: {problem}"))
+            errors.append(field.invalid(f"{where}.name", name, problem))
         if name in names:
-            errors.append(FieldError(f"{where}.name", f"Duplicate value: {show(name)}"))
+            errors.append(field.duplicate(f"{where}.name", name))
         names.add(name)
         classes = mapping.get("deviceClassNames") or []
         if not classes:
-            errors.append(FieldError(f"{where}.deviceClassNames", "Required value: at least one device class name "
-                                                                  "is required"))
+            errors.append(field.required(f"{where}.deviceClassNames", "at least one device class name is required"))
         if len(classes) > 8:
             errors.append(FieldError(f"{where}.deviceClassNames", f"Too many: {len(classes)}: must have at most 8 "
                                                                   "items"))
@@ -287,17 +283,17 @@ def _device_class_mappings(cfg: dict[str, Any], gates: Mapping[str, bool]) -> li
         for c, device_class in enumerate(classes):
             path = f"{where}.deviceClassNames[{c}]"
             if problem := qualified_name_problem(device_class):
-                errors.append(FieldError(path, f"Invalid value: {show(device_class)}: {problem}"))
+                errors.append(field.invalid(path, device_class, problem))
             if device_class in seen_classes:
-                errors.append(FieldError(path, f"Duplicate value: {show(device_class)}"))
+                errors.append(field.duplicate(path, device_class))
             seen_classes.add(device_class)
             if device_class in owner and owner[device_class] != name:
                 if not counter or not counters[device_class]:
-                    errors.append(FieldError(path, f"Invalid value: {show(device_class)}: device class already "
-                                                   f"mapped to resource {owner[device_class]}"))
+                    errors.append(field.invalid(path, device_class, "device class already mapped to resource "
+                                                                    f"{owner[device_class]}"))
                 elif counter in counters[device_class]:
-                    errors.append(FieldError(path, f"Invalid value: {show(device_class)}: device class already has "
-                                                   f"a counter source for counter \"{counter}\""))
+                    errors.append(field.invalid(path, device_class, "device class already has a counter source for "
+                                                                    f"counter \"{counter}\""))
                 else:
                     counters[device_class].add(counter)
             elif device_class not in owner:
@@ -314,36 +310,35 @@ def _device_sources(sources: list[dict[str, Any]], base: str, gates: Mapping[str
         where = f"{base}[{index}]"
         counter, capacity = source.get("counter"), source.get("capacity")
         if counter is None and capacity is None:
-            errors.append(FieldError(where, "Required value: exactly one source type must be set per entry"))
+            errors.append(field.required(where, "exactly one source type must be set per entry"))
             continue
         if counter is not None and capacity is not None:
-            errors.append(FieldError(where, "Invalid value: \"counter+capacity\": exactly one source type must be "
-                                            "set per entry"))
+            errors.append(field.invalid(where, "counter+capacity", "exactly one source type must be set per entry"))
             continue
         if counter is not None:
             counters += 1
             if not gates.get("KueueDRAIntegrationPartitionableDevices"):
-                errors.append(FieldError(f"{where}.counter", "Invalid value: counter sources require "
-                                                             "KueueDRAIntegrationPartitionableDevices to be enabled"))
+                errors.append(field.invalid(f"{where}.counter", field.OMIT,
+                                            "counter sources require KueueDRAIntegrationPartitionableDevices to be "
+                                            "enabled"))
                 continue
             name = counter.get("name", "")
             if not name:
-                errors.append(FieldError(f"{where}.counter.name", "Required value"))
-            elif len(name) > 63 or not _DNS1123_LABEL.fullmatch(name):
-                errors.append(FieldError(f"{where}.counter.name", f"Invalid value: {show(name)}: must be a lowercase "
-                                                                  "RFC 1123 label"))
+                errors.append(field.required(f"{where}.counter.name"))
+            elif problem := names.dns1123_label_problem(name):
+                errors.append(field.invalid(f"{where}.counter.name", name, problem))
             errors += _device_source(counter, f"{where}.counter")
         else:
             capacities += 1
             if not gates.get("KueueDRAIntegrationConsumableCapacity"):
-                errors.append(FieldError(f"{where}.capacity", "Invalid value: capacity sources require "
-                                                              "KueueDRAIntegrationConsumableCapacity to be enabled"))
+                errors.append(field.invalid(f"{where}.capacity", field.OMIT,
+                                            "capacity sources require KueueDRAIntegrationConsumableCapacity to be "
+                                            "enabled"))
                 continue
             errors += _dra_qualified_name(capacity.get("name", ""), f"{where}.capacity.name")
             errors += _device_source(capacity, f"{where}.capacity")
     if counters and capacities:
-        errors.append(FieldError(base, f"Invalid value: {len(sources)}: cannot mix counter and capacity sources in "
-                                       "the same mapping"))
+        errors.append(field.invalid(base, len(sources), "cannot mix counter and capacity sources in the same mapping"))
     return errors
 
 
@@ -351,14 +346,13 @@ def _device_source(source: dict[str, Any], where: str) -> list[FieldError]:
     errors = []
     driver = source.get("driver", "")
     if not driver:
-        errors.append(FieldError(f"{where}.driver", "Required value"))
+        errors.append(field.required(f"{where}.driver"))
     elif len(driver) > 63:
-        errors.append(FieldError(f"{where}.driver", f"Invalid value: {show(driver)}: must not exceed 63 characters"))
-    elif not _DNS1123_SUBDOMAIN.fullmatch(driver):
-        errors.append(FieldError(f"{where}.driver", f"Invalid value: {show(driver)}: must be a lowercase RFC 1123 "
-                                                    "subdomain"))
+        errors.append(field.invalid(f"{where}.driver", driver, "must not exceed 63 characters"))
+    elif problem := names.dns1123_subdomain_problem(driver):
+        errors.append(field.invalid(f"{where}.driver", driver, problem))
     if not ((source.get("deviceSelector") or {}).get("cel") or {}).get("expression"):
-        errors.append(FieldError(f"{where}.deviceSelector.cel.expression", "Required value"))
+        errors.append(field.required(f"{where}.deviceSelector.cel.expression"))
     return errors
 
 
@@ -372,16 +366,16 @@ def _dra_qualified_name(name: str, where: str) -> list[FieldError]:
     if len(parts) == 2:
         domain = parts[0]
         if not domain:
-            errors.append(FieldError(where, "Invalid value: \"\": the domain must not be empty"))
-        elif len(domain) > 63 or not _DNS1123_SUBDOMAIN.fullmatch(domain.lower()):
-            errors.append(FieldError(where, f"Invalid value: {show(domain)}: must be a lowercase RFC 1123 subdomain "
-                                            "of at most 63 characters"))
+            errors.append(field.invalid(where, "", "the domain must not be empty"))
+        elif len(domain) > names.LABEL_MAX or names.dns1123_subdomain_problem(domain.lower()):
+            errors.append(field.invalid(where, domain, "must be a lowercase RFC 1123 subdomain of at most 63 "
+                                                       "characters"))
         if not parts[1]:
-            return errors + [FieldError(where, "Invalid value: \"\": the name must not be empty")]
+            return errors + [field.invalid(where, "", "the name must not be empty")]
     identifier = parts[-1]
     if len(identifier) > 32 or not _C_IDENTIFIER.fullmatch(identifier):
-        errors.append(FieldError(where, f"Invalid value: {show(identifier)}: must be a C identifier (letters, digits "
-                                        "and '_', not starting with a digit) of at most 32 characters"))
+        errors.append(field.invalid(where, identifier, "must be a C identifier (letters, digits and '_', not "
+                                                       "starting with a digit) of at most 32 characters"))
     return errors
 
 
@@ -397,14 +391,14 @@ def _tls(cfg: dict[str, Any]) -> list[FieldError]:
         return []
     version = tls.get("minVersion", "")
     if version in ("VersionTLS10", "VersionTLS11"):
-        return [FieldError("tls", f"Invalid value: minVersion {show(version)}: invalid minimum TLS version. Please "
-                                  "use VersionTLS12 or VersionTLS13")]
+        return [field.invalid("tls", field.OMIT, f"minVersion {show(version)}: invalid minimum TLS version. Please "
+                                                 "use VersionTLS12 or VersionTLS13")]
     if version not in ("", "VersionTLS12", "VersionTLS13"):
-        return [FieldError("tls", f"Invalid value: minVersion {show(version)}: unknown tls version. Please use "
-                                  "VersionTLS12 or VersionTLS13")]
+        return [field.invalid("tls", field.OMIT, f"minVersion {show(version)}: unknown tls version. Please use "
+                                                 "VersionTLS12 or VersionTLS13")]
     if version == "VersionTLS13" and tls.get("cipherSuites"):
-        return [FieldError("tls.cipherSuites", "Invalid value: may not be specified when `minVersion` is "
-                                               "'VersionTLS13'")]
+        return [field.invalid("tls.cipherSuites", field.OMIT, "may not be specified when `minVersion` is "
+                                                              "'VersionTLS13'")]
     return []
 
 
@@ -418,12 +412,11 @@ def _visibility_server(cfg: dict[str, Any]) -> list[FieldError]:
         try:
             ipaddress.ip_address(address)
         except ValueError:
-            errors.append(FieldError("visibilityServer.bindAddress", f"Invalid value: {show(address)}: must be a valid "
-                                                                     "IP address"))
+            errors.append(field.invalid("visibilityServer.bindAddress", address,
+                                        "must be a valid IP address"))
     port = server.get("bindPort")
     if port is not None and not 1 <= port <= 65535:
-        errors.append(FieldError("visibilityServer.bindPort", f"Invalid value: {port}: must be a valid port number "
-                                                              "(1-65535)"))
+        errors.append(field.invalid("visibilityServer.bindPort", port, "must be a valid port number (1-65535)"))
     return errors
 
 
@@ -441,41 +434,40 @@ def _custom_labels(cfg: dict[str, Any]) -> list[FieldError]:
         where = f"{base}[{index}]"
         name = entry.get("name", "")
         if not _CUSTOM_LABEL_NAME.fullmatch(name):
-            errors.append(FieldError(f"{where}.name", f"Invalid value: {show(name)}: must match "
-                                                      "^[a-zA-Z][a-zA-Z0-9_]*$"))
+            errors.append(field.invalid(f"{where}.name", name, "must match ^[a-zA-Z][a-zA-Z0-9_]*$"))
         if name in names:
-            errors.append(FieldError(f"{where}.name", f"Duplicate value: {show(name)}"))
+            errors.append(field.duplicate(f"{where}.name", name))
         names.add(name)
         label_key, annotation_key = entry.get("sourceLabelKey", ""), entry.get("sourceAnnotationKey", "")
         if label_key and annotation_key:
-            errors.append(FieldError(where, "Invalid value: sourceLabelKey and sourceAnnotationKey are mutually "
-                                            "exclusive"))
+            errors.append(field.invalid(where, field.OMIT, "sourceLabelKey and sourceAnnotationKey are mutually "
+                                                           "exclusive"))
         key, key_field = ((label_key, "sourceLabelKey") if label_key else
                           (annotation_key, "sourceAnnotationKey") if annotation_key else (name, "name"))
         if problem := qualified_name_problem(key):
-            errors.append(FieldError(f"{where}.{key_field}", f"Invalid value: {show(key)}: {problem}"))
+            errors.append(field.invalid(f"{where}.{key_field}", key, problem))
         kind = entry.get("sourceKind") or "ClusterQueue"
         per_kind[kind] = per_kind.get(kind, 0) + 1
         tracked = entry.get("trackedValues") or []
         if kind == "Workload":
             if not tracked:
-                errors.append(FieldError(f"{where}.trackedValues", "Invalid value: must not be empty when sourceKind "
-                                                                   "is 'Workload'"))
+                errors.append(field.invalid(f"{where}.trackedValues", field.OMIT,
+                                            "must not be empty when sourceKind is 'Workload'"))
             if len(tracked) > 12:
-                errors.append(FieldError(f"{where}.trackedValues", "Invalid value: must not be greater than 12 when "
-                                                                   "sourceKind is 'Workload'"))
+                errors.append(field.invalid(f"{where}.trackedValues", field.OMIT,
+                                            "must not be greater than 12 when sourceKind is 'Workload'"))
         elif len(tracked) > 16:
             errors.append(FieldError(f"{where}.trackedValues", f"Too many: {len(tracked)}: must have at most 16 items"))
         if len(set(tracked)) < len(tracked):
-            errors.append(FieldError(f"{where}.trackedValues", "Invalid value: must not contain duplicates"))
+            errors.append(field.invalid(f"{where}.trackedValues", field.OMIT, "must not contain duplicates"))
     for kind in sorted(per_kind):
         limit = _CUSTOM_LABEL_LIMITS.get(kind)
         if limit is None:
-            errors.append(FieldError(base, f"Invalid value: unknown source kind: {kind} (supported: "
-                                           f"{', '.join(_CUSTOM_LABEL_LIMITS)})"))
+            errors.append(field.invalid(base, field.OMIT, f"unknown source kind: {kind} (supported: "
+                                                          f"{', '.join(_CUSTOM_LABEL_LIMITS)})"))
         elif per_kind[kind] > limit:
-            errors.append(FieldError(base, f"Invalid value: too many custom labels for source kind {kind}: found "
-                                           f"{per_kind[kind]}, expected <= {limit}"))
+            errors.append(field.invalid(base, field.OMIT, f"too many custom labels for source kind {kind}: found "
+                                                          f"{per_kind[kind]}, expected <= {limit}"))
     return errors
 
 
@@ -486,8 +478,9 @@ def _quota_check_strategy(cfg: dict[str, Any], gates: Mapping[str, bool]) -> lis
         return []
     errors = []
     if resources.get("excludeResourcePrefixes") and strategy == "IgnoreUndeclared":
-        errors.append(FieldError("resources.quotaCheckStrategy", "Invalid value: \"IgnoreUndeclared\": "
-                                 "excludeResourcePrefixes is not allowed when quotaCheckStrategy is IgnoreUndeclared"))
+        errors.append(field.invalid("resources.quotaCheckStrategy", "IgnoreUndeclared",
+                                                                    "excludeResourcePrefixes is not allowed when "
+                                                                    "quotaCheckStrategy is IgnoreUndeclared"))
     if strategy not in ("IgnoreUndeclared", "BlockUndeclared"):
         errors.append(FieldError("resources.quotaCheckStrategy", f"Unsupported value: {show(strategy)}: supported "
                                  "values: \"IgnoreUndeclared\", \"BlockUndeclared\""))

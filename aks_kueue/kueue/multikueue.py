@@ -26,6 +26,7 @@ from enum import Enum
 from typing import Any, Mapping, Optional
 from urllib.parse import urlsplit
 
+from aks_kueue.k8s import names
 from aks_kueue.kueue.convert import GROUP, V1BETA2
 from aks_kueue.versions import JOB_CRD_RELEASES
 
@@ -181,7 +182,6 @@ def static_kubeconfig(server: str, ca_data: str, token: str, cluster: str) -> di
             "users": [{"name": user, "user": {"token": token}}]}
 
 
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 def kubeconfig_problems(config: Any) -> list[str]:
@@ -233,7 +233,7 @@ def _trusted_host(server: str) -> bool:
         ipaddress.ip_address(host)
         return True
     except ValueError:
-        return len(host) <= 253 and bool(_DNS1123_SUBDOMAIN.fullmatch(host))
+        return not names.dns1123_subdomain_problem(host)
 
 
 def kueue_minor(mode: str, version: Optional[str]) -> Optional[str]:

@@ -19,29 +19,16 @@ from __future__ import annotations
 import copy
 import json
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from aks_kueue import compat
+from aks_kueue.k8s import field
+from aks_kueue.k8s.field import FieldError, show  # noqa: F401 - FieldError and show are imported from here too
 from aks_kueue.k8s.spelling import suggest
 
 _ABSENT = object()
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z")
-
-
-@dataclass(frozen=True)
-class FieldError:
-    field: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.field}: {self.message}" if self.field else self.message
-
-
-def show(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True) if not isinstance(value, str) else json.dumps(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 @lru_cache(maxsize=None)
@@ -131,14 +118,19 @@ def join(path: str, key: str | int) -> str:
 
 
 def validate_structural(schema: dict[str, Any], value: Any, path: str = "",
-                        integer_note: str = "") -> tuple[Any, list[FieldError]]:
+                        integer_note: str = "", unknown: Optional[Callable[[str, Any, str], FieldError]] = None
+                        ) -> tuple[Any, list[FieldError]]:
     """Return the defaulted value and every error found in it.
 
     `integer_note` ends the message of an integer past its `format` (int32, int64): the
     API server itself does not check that format (it logs it as unrecognised), so who
-    refuses the value depends on the kind; `{format}` in it names the format."""
+    refuses the value depends on the kind; `{format}` in it names the format. `unknown(path,
+    key, hint)` words an unknown key for a document that is not an API object (the chart's
+    values); `hint` is the "did you mean" ending. A node with `properties` and no `type` walks
+    a map and lets anything else be."""
     errors = _Errors()
     errors.integer_note = integer_note
+    errors.unknown = unknown
     result = _compiled(schema).walk(value, path, errors)
     return (None if result is _ABSENT else result), errors
 
@@ -147,6 +139,7 @@ class _Errors(list):
     """The errors found so far, and what to say of an integer past its format."""
 
     integer_note = ""
+    unknown: Optional[Callable[[str, Any, str], FieldError]] = None
 
 
 _INTEGER_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
@@ -219,7 +212,8 @@ class _Compiled:
         else:
             self.wanted = schema.get("type")
             self.type_test = _TYPE_CHECKS.get(self.wanted)
-        self.walks_object = self.wanted == "object" and not schema.get("x-kubernetes-int-or-string")
+        self.walks_object = ((self.wanted == "object" or (self.wanted is None and "properties" in schema))
+                             and not schema.get("x-kubernetes-int-or-string"))
         self.props = schema.get("properties") or {}
         self.children: dict[str, _Compiled] = {}
         extra = schema.get("additionalProperties")
@@ -266,7 +260,7 @@ class _Compiled:
         if value is None:
             return None if self.nullable else _ABSENT  # the server prunes nulls of non-nullable fields
         if self.type_test is not None and not self.type_test(value):
-            errors.append(FieldError(path, f"Invalid value: {show(value)}: must be of type {self.wanted}"))
+            errors.append(field.invalid(path, value, f"must be of type {self.wanted}"))
             return value
         if self.walks_object and isinstance(value, dict):
             value = self._walk_object(value, path, errors)
@@ -275,8 +269,7 @@ class _Compiled:
         elif self.scalar:
             _check_scalar(self.schema, value, path, errors)
         if self.enum is not None and value not in self.enum:
-            allowed = ", ".join(show(v) for v in self.enum)
-            errors.append(FieldError(path, f"Unsupported value: {show(value)}: supported values: {allowed}"))
+            errors.append(field.not_supported(path, value, self.enum))
         if self.rules:
             self._run_rules(value, path, errors)
         return value
@@ -306,8 +299,9 @@ class _Compiled:
                 walked = child
             else:
                 hint = suggest(key, self.props) if isinstance(key, str) else ""
-                errors.append(FieldError(child_path, f"unknown field {show(key)}; it is not part of this kind's "
-                                                     f"schema{hint}"))
+                words = getattr(errors, "unknown", None)
+                errors.append(words(child_path, key, hint) if words else
+                              field.unknown(child_path, key, f"; it is not part of this kind's schema{hint}"))
                 continue
             if walked is not _ABSENT:
                 result[key] = walked
@@ -318,11 +312,11 @@ class _Compiled:
                     result[key] = walked
         for key in self.required:
             if key not in result:
-                errors.append(FieldError(prefix + key, "Required value"))
+                errors.append(field.required(prefix + key))
         if self.max_props is not None and len(result) > self.max_props:
-            errors.append(FieldError(path, f"Too many: {len(result)}: must have at most {self.max_props} items"))
+            errors.append(field.too_many(path, len(result), self.max_props))
         if self.min_props is not None and len(result) < self.min_props:
-            errors.append(FieldError(path, f"Too few: {len(result)}: must have at least {self.min_props} items"))
+            errors.append(field.too_few(path, len(result), self.min_props))
         return result
 
     def _walk_array(self, value: list[Any], path: str, errors: list[FieldError]) -> list:
@@ -337,16 +331,15 @@ class _Compiled:
                 continue
             if item is None and not self.item_nullable:
                 # The server prunes nulls only from object fields, never from lists.
-                errors.append(FieldError(f"{path}[{index}]", f"Invalid value: null: must be of type "
-                                                             f"{self.item_type_name}"))
+                errors.append(field.invalid(f"{path}[{index}]", None, f"must be of type {self.item_type_name}"))
                 result.append(None)
                 continue
             walked = items.walk(item, f"{path}[{index}]", errors)
             result.append(None if walked is _ABSENT else walked)
         if self.max_items is not None and len(result) > self.max_items:
-            errors.append(FieldError(path, f"Too many: {len(result)}: must have at most {self.max_items} items"))
+            errors.append(field.too_many(path, len(result), self.max_items))
         if self.min_items is not None and len(result) < self.min_items:
-            errors.append(FieldError(path, f"Too few: {len(result)}: must have at least {self.min_items} items"))
+            errors.append(field.too_few(path, len(result), self.min_items))
         if self.list_type in ("map", "set") and len(result) > 1:
             seen: set = set()
             for index, item in enumerate(result):
@@ -354,7 +347,7 @@ class _Compiled:
                        else item)
                 identity = _identity(key)
                 if identity in seen:
-                    errors.append(FieldError(f"{path}[{index}]", f"Duplicate value: {show(key)}"))
+                    errors.append(field.duplicate(f"{path}[{index}]", key))
                 seen.add(identity)
         return result
 
@@ -365,10 +358,10 @@ class _Compiled:
             try:
                 passed = _program(expression).execute({"self": seen})
             except Exception as error:  # a missing field: the server rejects the object too
-                errors.append(FieldError(at, f"Invalid value: {message} ({error})"))
+                errors.append(field.invalid(at, field.OMIT, f"{message} ({error})"))
                 continue
             if passed is not True:
-                errors.append(FieldError(at, f"Invalid value: {message}"))
+                errors.append(field.invalid(at, field.OMIT, message))
 
 
 def _copy(value: Any) -> Any:
@@ -407,30 +400,28 @@ def _type_name(schema: dict[str, Any]) -> str:
 def _check_scalar(schema: dict[str, Any], value: Any, path: str, errors: list[FieldError]) -> None:
     if isinstance(value, str):
         if "maxLength" in schema and len(value) > schema["maxLength"]:
-            errors.append(FieldError(path, f"Too long: may not be more than {schema['maxLength']} bytes"))
+            errors.append(field.too_long(path, schema["maxLength"]))
         if "minLength" in schema and len(value) < schema["minLength"]:
-            errors.append(FieldError(path, f"Invalid value: {show(value)}: should be at least "
-                                           f"{schema['minLength']} chars long"))
+            errors.append(field.invalid(path, value, f"should be at least {schema['minLength']} chars long"))
         if "pattern" in schema and not _pattern(schema["pattern"]).search(value):
             if schema.get("x-kubernetes-int-or-string"):
-                errors.append(FieldError(path, f"Invalid value: {show(value)}: must be a quantity, such as "
-                                               "60, 500m or 240Gi"))
+                errors.append(field.invalid(path, value, "must be a quantity, such as 60, 500m or 240Gi"))
             else:
-                errors.append(FieldError(path, f"Invalid value: {show(value)}: should match '{schema['pattern']}'"))
+                errors.append(field.invalid(path, value, f"should match '{schema['pattern']}'"))
         if schema.get("format") == "date-time" and not _RFC3339.match(value):
-            errors.append(FieldError(path, f"Invalid value: {show(value)}: must be a date-time (RFC 3339)"))
+            errors.append(field.invalid(path, value, "must be a date-time (RFC 3339)"))
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         bounds = _INTEGER_RANGES.get(schema.get("format"))
         if bounds is not None and not bounds[0] <= value <= bounds[1]:
             fmt = schema["format"]
             note = getattr(errors, "integer_note", "").format(format=fmt)
-            errors.append(FieldError(path, f"Invalid value: {show(value)}: must be {_INTEGER_WORDS[fmt]}, from "
-                                           f"{bounds[0]} to {bounds[1]}{note}"))
+            errors.append(field.invalid(path, value, f"must be {_INTEGER_WORDS[fmt]}, from {bounds[0]} to "
+                                                        f"{bounds[1]}{note}"))
         minimum = schema.get("minimum")
         maximum = schema.get("maximum")
         if minimum is not None and value < minimum:
-            errors.append(FieldError(path, f"Invalid value: {value}: should be greater than or equal to {minimum}"))
+            errors.append(field.invalid(path, value, f"should be greater than or equal to {minimum}"))
         if maximum is not None and value > maximum:
-            errors.append(FieldError(path, f"Invalid value: {value}: should be less than or equal to {maximum}"))
+            errors.append(field.invalid(path, value, f"should be less than or equal to {maximum}"))
 
 

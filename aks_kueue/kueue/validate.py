@@ -7,11 +7,12 @@ objects: duplicate names and every cross-reference between them.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable
 
+from aks_kueue.k8s import field as fe
+from aks_kueue.k8s import names
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue import webhooks
 from aks_kueue.kueue.cohorts import cohort_cycles
@@ -20,8 +21,6 @@ from aks_kueue.kueue.schemas import all_kinds, kind_schema
 from aks_kueue.kueue.structural import FieldError, json_copy, show, validate_structural
 from aks_kueue.kueue.workload_webhook import validate_workload
 
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 SPEC_WEBHOOKS: dict[str, Callable[[dict[str, Any]], list[FieldError]]] = {
     "ClusterQueue": webhooks.validate_cluster_queue,
     "Cohort": webhooks.validate_cohort,
@@ -143,23 +142,20 @@ def _body_schema(kind: str, version: str) -> dict[str, Any]:
 
 def _metadata(metadata: Any, namespaced: bool) -> list[FieldError]:
     if metadata is None:
-        return [FieldError("metadata.name", "Required value: name is required")]
+        return [fe.required("metadata.name", "name is required")]
     if not isinstance(metadata, dict):
-        return [FieldError("metadata", f"Invalid value: {show(metadata)}: must be of type object")]
+        return [fe.invalid("metadata", metadata, "must be of type object")]
     errors = []
     name = metadata.get("name")
     if not name:
-        errors.append(FieldError("metadata.name", "Required value: name is required"))
-    elif not isinstance(name, str) or len(name) > 253 or not _DNS_SUBDOMAIN.fullmatch(name):
-        errors.append(FieldError("metadata.name", f"Invalid value: {show(name)}: a lowercase RFC 1123 subdomain "
-                                 "must consist of lower case alphanumeric characters, '-' or '.', and must start "
-                                 "and end with an alphanumeric character"))
+        errors.append(fe.required("metadata.name", "name is required"))
+    elif problem := names.dns1123_subdomain_problem(name):
+        errors.append(fe.invalid("metadata.name", name, problem))
     namespace = metadata.get("namespace")
     if namespaced and not namespace:
-        errors.append(FieldError("metadata.namespace", "Required value: a LocalQueue lives in a namespace"))
-    elif namespaced and (not isinstance(namespace, str) or len(namespace) > 63 or not _DNS_LABEL.fullmatch(namespace)):
-        errors.append(FieldError("metadata.namespace", f"Invalid value: {show(namespace)}: a lowercase RFC 1123 "
-                                 "label must consist of lower case alphanumeric characters or '-', at most 63"))
+        errors.append(fe.required("metadata.namespace", "a LocalQueue lives in a namespace"))
+    elif namespaced and (problem := names.dns1123_label_problem(namespace)):
+        errors.append(fe.invalid("metadata.namespace", namespace, problem))
     # A namespace on a cluster-scoped kind is cleared by the server, not refused.
     for key in metadata:
         if key not in _OBJECT_META_FIELDS:
@@ -168,19 +164,19 @@ def _metadata(metadata: Any, namespaced: bool) -> list[FieldError]:
                                                         f"ObjectMeta{hint}"))
     for key in ("labels", "annotations"):
         if key in metadata and not isinstance(metadata[key], dict):
-            errors.append(FieldError(f"metadata.{key}", "Invalid value: must be a map of strings"))
+            errors.append(fe.invalid(f"metadata.{key}", fe.OMIT, "must be a map of strings"))
     labels = metadata.get("labels") if isinstance(metadata.get("labels"), dict) else {}
     for key, value in labels.items():
-        if problem := webhooks.qualified_name_problem(str(key)):
-            errors.append(FieldError("metadata.labels", f"Invalid value: {show(key)}: {problem}"))
-        if problem := webhooks.label_value_problem(value):
-            errors.append(FieldError("metadata.labels", f"Invalid value: {show(value)}: {problem}"))
+        if problem := names.qualified_name_problem(str(key)):
+            errors.append(fe.invalid("metadata.labels", key, problem))
+        if problem := names.label_value_problem(value):
+            errors.append(fe.invalid("metadata.labels", value, problem))
     annotations = metadata.get("annotations") if isinstance(metadata.get("annotations"), dict) else {}
     for key, value in annotations.items():
-        if problem := webhooks.qualified_name_problem(str(key)):
-            errors.append(FieldError("metadata.annotations", f"Invalid value: {show(key)}: {problem}"))
+        if problem := names.qualified_name_problem(str(key)):
+            errors.append(fe.invalid("metadata.annotations", key, problem))
         if not isinstance(value, str):
-            errors.append(FieldError(f"metadata.annotations.{key}", "Invalid value: must be a string"))
+            errors.append(fe.invalid(f"metadata.annotations.{key}", fe.OMIT, "must be a string"))
     return errors
 
 
@@ -210,17 +206,18 @@ def validate_set(objects: Iterable[KueueObject], rules: ReferenceRules) -> list[
                                                      f"{obj.describe()}")))
         seen.setdefault(key, obj)
         if obj.kind == "LocalQueue" and len(obj.name) > LABEL_VALUE_MAX:
-            found.append(ObjectError(obj, FieldError("metadata.name", f"Invalid value: {show(obj.name)}: a "
-                                     f"LocalQueue name may be at most {LABEL_VALUE_MAX} characters here "
-                                     f"(it has {len(obj.name)}): jobs name their queue in the "
-                                     f"kueue.x-k8s.io/queue-name label, and a label value is at most "
-                                     f"{LABEL_VALUE_MAX} characters, so no job could use this queue. Kueue "
-                                     "itself accepts the name (up to 253); this is this program's rule. "
-                                     "Shorten the name")))
+            found.append(ObjectError(obj, fe.invalid("metadata.name", obj.name,
+                                                     f"a LocalQueue name may be at most {LABEL_VALUE_MAX} "
+                                                     f"characters here (it has {len(obj.name)}): jobs name their "
+                                                     "queue in the kueue.x-k8s.io/queue-name label, and a label "
+                                                     f"value is at most {LABEL_VALUE_MAX} characters, so no job "
+                                                     "could use this queue. Kueue itself accepts the name (up to "
+                                                     "253); this is this program's rule. Shorten the name")))
         if rules.managed and obj.name.startswith(MANAGED_PREFIX):
-            found.append(ObjectError(obj, FieldError("metadata.name", f"Invalid value: {show(obj.name)}: the AKS "
-                                     "managed Kueue extension owns every object named aks-*; rename it, or use "
-                                     "the extension's object instead of replacing it")))
+            found.append(ObjectError(obj, fe.invalid("metadata.name", obj.name,
+                                                     "the AKS managed Kueue extension owns every object named "
+                                                     "aks-*; rename it, or use the extension's object instead of "
+                                                     "replacing it")))
 
     def exists(kind: str, name: Any, namespace: str | None = None) -> bool:
         if not isinstance(name, str):
@@ -275,8 +272,9 @@ def _cohort_cycles(cohorts: dict[tuple, KueueObject]) -> list[ObjectError]:
     for cycle in cohort_cycles(parent):
         obj = cohorts[(None, cycle[0])]
         loop = " -> ".join([*cycle, cycle[0]])
-        found.append(ObjectError(obj, FieldError("spec.parentName", f"Invalid value: cohort cycle {loop}; "
-                                 "Kueue disables every cohort and ClusterQueue in a cycle. Break it")))
+        found.append(ObjectError(obj, fe.invalid("spec.parentName", fe.OMIT,
+                                                 f"cohort cycle {loop}; Kueue disables every cohort and "
+                                                 "ClusterQueue in a cycle. Break it")))
     return found
 
 

@@ -7,37 +7,17 @@ Kueue's. Rules the CRD's CEL already reports are not repeated here.
 
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from typing import Any, Callable
 
+from aks_kueue.k8s import field
+from aks_kueue.k8s.names import label_value_problem, qualified_name_problem
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.structural import FieldError, join, show
 
-_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 MAX_FLAVORS = 256
 MAX_RESOURCES = 256
 MAX_FLAVOR_RESOURCES_PER_GROUP = 512
-
-
-def qualified_name_problem(name: str) -> str | None:
-    """Kubernetes `IsQualifiedName`: an optional DNS-subdomain prefix and a 63-character name."""
-    prefix, slash, local = name.rpartition("/")
-    if slash and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
-        return "prefix part must be a lowercase RFC 1123 subdomain"
-    if not local or len(local) > 63 or not _QUALIFIED_NAME.fullmatch(local):
-        return ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and "
-                "end with an alphanumeric character, at most 63 characters")
-    return None
-
-
-def label_value_problem(value: Any) -> str | None:
-    if not isinstance(value, str) or len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
-        return ("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
-                "or '.', and must start and end with an alphanumeric character, at most 63 characters")
-    return None
 
 
 def validate_cluster_queue(spec: dict[str, Any], gates: frozenset[str] = frozenset()) -> list[FieldError]:
@@ -48,14 +28,14 @@ def validate_cluster_queue(spec: dict[str, Any], gates: frozenset[str] = frozens
     preemption = spec.get("preemption") or {}
     borrow = preemption.get("borrowWithinCohort")
     if preemption.get("reclaimWithinCohort") == "Never" and borrow and borrow.get("policy", "Never") != "Never":
-        errors.append(FieldError("spec.preemption", "Invalid value: reclaimWithinCohort=Never and "
-                                                    "borrowWithinCohort.Policy!=Never"))
+        errors.append(field.invalid("spec.preemption", field.OMIT, "reclaimWithinCohort=Never and "
+                                                                   "borrowWithinCohort.Policy!=Never"))
     fungibility = spec.get("flavorFungibility") or {}
     if fungibility.get("preference") is not None and (fungibility.get("whenCanBorrow") != "TryNextFlavor"
                                                       or fungibility.get("whenCanPreempt") != "TryNextFlavor"):
-        errors.append(FieldError("spec.flavorFungibility.preference", f"Invalid value: preference "
-                                 f"{show(fungibility['preference'])} requires both whenCanBorrow and "
-                                 "whenCanPreempt to be TryNextFlavor"))
+        errors.append(field.invalid("spec.flavorFungibility.preference", field.OMIT,
+                                    f"preference {show(fungibility['preference'])} requires both whenCanBorrow and "
+                                    "whenCanPreempt to be TryNextFlavor"))
     errors += _fair_sharing(spec)
     groups = spec.get("resourceGroups") or []
     flavors = sum(len(g.get("flavors") or []) for g in groups)
@@ -78,9 +58,8 @@ def validate_cluster_queue(spec: dict[str, Any], gates: frozenset[str] = frozens
     for c, check in enumerate(checks):
         for f, flavor in enumerate(check.get("onFlavors") or []):
             if flavor not in known:
-                errors.append(FieldError(f"spec.admissionChecksStrategy.admissionChecks[{c}].onFlavors[{f}]",
-                                         f"Invalid value: {show(flavor)}: must be one of the flavors in "
-                                         "the ClusterQueue's resourceGroups"))
+                errors.append(field.invalid(f"spec.admissionChecksStrategy.admissionChecks[{c}].onFlavors[{f}]", flavor,
+                                            "must be one of the flavors in the ClusterQueue's resourceGroups"))
     return errors
 
 
@@ -91,29 +70,30 @@ def _concurrent_admission(spec: dict[str, Any], groups: list) -> list[FieldError
         return []
     errors = []
     if len(groups) != 1:
-        errors.append(FieldError("spec.resourceGroups", f"Invalid value: {len(groups)}: must have exactly one "
-                                 "ResourceGroup when ConcurrentAdmissionPolicy is defined"))
+        errors.append(field.invalid("spec.resourceGroups", len(groups), "must have exactly one ResourceGroup when "
+                                                                        "ConcurrentAdmissionPolicy is defined"))
     elif len(groups[0].get("flavors") or []) > 16:
-        errors.append(FieldError("spec.resourceGroups[0].flavors", f"Invalid value: {len(groups[0]['flavors'])}: "
-                                 "cannot have more than 16 resource flavors in the ResourceGroup when "
-                                 "ConcurrentAdmissionPolicy is defined"))
+        errors.append(field.invalid("spec.resourceGroups[0].flavors", len(groups[0]['flavors']),
+                                    "cannot have more than 16 resource flavors in the ResourceGroup when "
+                                    "ConcurrentAdmissionPolicy is defined"))
     migration = policy.get("migration") or {}
     constraints = migration.get("constraints")
     if constraints is not None:
         mode = migration.get("mode", "")
         path = "spec.concurrentAdmissionPolicy.migration.constraints"
         if mode not in ("", "TryPreferredFlavors"):
-            errors.append(FieldError(path, f"Forbidden: may only be set when migration.mode is "
-                                           f"\"TryPreferredFlavors\" (got {show(mode)})"))
+            errors.append(field.forbidden(path, "may only be set when migration.mode is \"TryPreferredFlavors\" "
+                                                f"(got {show(mode)})"))
         elif constraints.get("lastAcceptableFlavorName") is not None:
             names = [f.get("name") for g in groups for f in g.get("flavors") or []]
             if constraints["lastAcceptableFlavorName"] not in names:
-                errors.append(FieldError(f"{path}.lastAcceptableFlavorName", "Invalid value: "
-                                         f"{show(constraints['lastAcceptableFlavorName'])}: must be one of the "
-                                         f"flavors defined in the ClusterQueue: [{' '.join(names)}]"))
+                errors.append(field.invalid(f"{path}.lastAcceptableFlavorName", field.OMIT,
+                                            f"{show(constraints['lastAcceptableFlavorName'])}: must be one of the "
+                                            f"flavors defined in the ClusterQueue: [{' '.join(names)}]"))
     if spec.get("queueingStrategy") == "StrictFIFO":
-        errors.append(FieldError("spec.queueingStrategy", "Invalid value: \"StrictFIFO\": StrictFIFO queueing "
-                                 "strategy cannot be used when ConcurrentAdmissionPolicy is defined"))
+        errors.append(field.invalid("spec.queueingStrategy", "StrictFIFO", "StrictFIFO queueing strategy cannot be "
+                                                                           "used when ConcurrentAdmissionPolicy is "
+                                                                           "defined"))
     return errors
 
 
@@ -128,24 +108,24 @@ def validate_resource_flavor(spec: dict[str, Any]) -> list[FieldError]:
     for key, value in (spec.get("nodeLabels") or {}).items():
         path = "spec.nodeLabels"
         if problem := qualified_name_problem(key):
-            errors.append(FieldError(path, f"Invalid value: {show(key)}: {problem}"))
+            errors.append(field.invalid(path, key, problem))
         if problem := label_value_problem(value):
-            errors.append(FieldError(path, f"Invalid value: {show(value)}: {problem}"))
+            errors.append(field.invalid(path, value, problem))
     seen = set()
     for t, taint in enumerate(spec.get("nodeTaints") or []):
         path = f"spec.nodeTaints[{t}]"
         if problem := qualified_name_problem(taint.get("key", "")):
-            errors.append(FieldError(f"{path}.key", f"Invalid value: {show(taint.get('key'))}: {problem}"))
+            errors.append(field.invalid(f"{path}.key", taint.get('key'), problem))
         if "value" in taint and (problem := label_value_problem(taint["value"])):
-            errors.append(FieldError(f"{path}.value", f"Invalid value: {show(taint['value'])}: {problem}"))
+            errors.append(field.invalid(f"{path}.value", taint['value'], problem))
         identity = (taint.get("key"), taint.get("effect"))
         if identity in seen:
-            errors.append(FieldError(path, f"Duplicate value: {show({'key': identity[0], 'effect': identity[1]})}"))
+            errors.append(field.duplicate(path, {'key': identity[0], 'effect': identity[1]}))
         seen.add(identity)
     for t, toleration in enumerate(spec.get("tolerations") or []):
         key = toleration.get("key")
         if key and (problem := qualified_name_problem(key)):
-            errors.append(FieldError(f"spec.tolerations[{t}].key", f"Invalid value: {show(key)}: {problem}"))
+            errors.append(field.invalid(f"spec.tolerations[{t}].key", key, problem))
     return errors
 
 
@@ -160,9 +140,9 @@ def _resource_groups(spec: dict[str, Any], path: str, has_parent: bool, parent_w
         for r, name in enumerate(covered):
             where = f"{group_path}.coveredResources[{r}]"
             if problem := qualified_name_problem(str(name)):
-                errors.append(FieldError(where, f"Invalid value: {show(name)}: {problem}"))
+                errors.append(field.invalid(where, name, problem))
             if name in seen_resources:
-                errors.append(FieldError(where, f"Duplicate value: {show(name)}"))
+                errors.append(field.duplicate(where, name))
             seen_resources.add(name)
         for f, flavor in enumerate(group.get("flavors") or []):
             flavor_path = f"{group_path}.flavors[{f}]"
@@ -170,7 +150,7 @@ def _resource_groups(spec: dict[str, Any], path: str, has_parent: bool, parent_w
                 errors += _resource_quota(resource, f"{flavor_path}.resources[{r}]", covered[r],
                                           has_parent, parent_word, lending_capped)
             if flavor.get("name") in seen_flavors:
-                errors.append(FieldError(f"{flavor_path}.name", f"Duplicate value: {show(flavor.get('name'))}"))
+                errors.append(field.duplicate(f"{flavor_path}.name", flavor.get('name')))
             seen_flavors.add(flavor.get("name"))
     return errors
 
@@ -180,25 +160,23 @@ def _resource_quota(resource: dict[str, Any], path: str, covered: str, has_paren
     """`validateFlavorQuotas` for one resource, reporting in the webhook's order."""
     errors = []
     if resource.get("name") != covered:
-        errors.append(FieldError(join(path, "name"), f"Invalid value: {show(resource.get('name'))}: "
-                                                     "must match the name in coveredResources"))
+        errors.append(field.invalid(join(path, "name"), resource.get('name'),
+                                    "must match the name in coveredResources"))
     amounts: dict[str, Fraction] = {}
-    for field in ("nominalQuota", "borrowingLimit", "lendingLimit"):
+    for limit in ("nominalQuota", "borrowingLimit", "lendingLimit"):
         try:
-            amounts[field] = parse_quantity(resource[field]) if resource.get(field) is not None else None
+            amounts[limit] = parse_quantity(resource[limit]) if resource.get(limit) is not None else None
         except QuantityError:
-            amounts[field] = None  # the schema's quantity pattern already reported it
+            amounts[limit] = None  # the schema's quantity pattern already reported it
 
-    def negative(field: str) -> list[FieldError]:
-        if amounts[field] is not None and amounts[field] < 0:
-            return [FieldError(join(path, field), f"Invalid value: {show(resource[field])}: "
-                                                  "must be greater than or equal to 0")]
+    def negative(limit: str) -> list[FieldError]:
+        if amounts[limit] is not None and amounts[limit] < 0:
+            return [field.invalid(join(path, limit), resource[limit], "must be greater than or equal to 0")]
         return []
 
-    def needs_parent(field: str) -> list[FieldError]:
-        if resource.get(field) is not None and not has_parent:
-            return [FieldError(join(path, field), f"Invalid value: {show(resource[field])}: must be nil "
-                                                  f"when {parent_word} is empty")]
+    def needs_parent(limit: str) -> list[FieldError]:
+        if resource.get(limit) is not None and not has_parent:
+            return [field.invalid(join(path, limit), resource[limit], f"must be nil when {parent_word} is empty")]
         return []
 
     errors += negative("nominalQuota")
@@ -206,8 +184,8 @@ def _resource_quota(resource: dict[str, Any], path: str, covered: str, has_paren
     errors += negative("lendingLimit") + needs_parent("lendingLimit")
     if lending_capped and amounts["lendingLimit"] is not None and amounts["nominalQuota"] is not None \
             and amounts["lendingLimit"] > amounts["nominalQuota"]:
-        errors.append(FieldError(join(path, "lendingLimit"), f"Invalid value: {show(resource['lendingLimit'])}: "
-                                 "must be less than or equal to the nominalQuota"))
+        errors.append(field.invalid(join(path, "lendingLimit"), resource['lendingLimit'],
+                                    "must be less than or equal to the nominalQuota"))
     return errors
 
 
@@ -221,9 +199,9 @@ def _fair_sharing(spec: dict[str, Any]) -> list[FieldError]:
         return []
     path = "spec.fairSharing"
     if amount < 0:
-        return [FieldError(path, f"Invalid value: {show(weight)}: must be greater than or equal to 0")]
+        return [field.invalid(path, weight, "must be greater than or equal to 0")]
     if 0 < amount <= Fraction(1, 10**9):
-        return [FieldError(path, f"Invalid value: {show(weight)}: When not 0, weight must be > 10e-9")]
+        return [field.invalid(path, weight, "When not 0, weight must be > 10e-9")]
     return []
 
 
@@ -237,24 +215,23 @@ def _label_selector(selector: Any, path: str) -> list[FieldError]:
     errors = []
     for key, value in (selector.get("matchLabels") or {}).items():
         if problem := qualified_name_problem(key):
-            errors.append(FieldError(f"{path}.matchLabels", f"Invalid value: {show(key)}: {problem}"))
+            errors.append(field.invalid(f"{path}.matchLabels", key, problem))
         if problem := label_value_problem(value):
-            errors.append(FieldError(f"{path}.matchLabels", f"Invalid value: {show(value)}: {problem}"))
+            errors.append(field.invalid(f"{path}.matchLabels", value, problem))
     for e, expression in enumerate(selector.get("matchExpressions") or []):
         where = f"{path}.matchExpressions[{e}]"
         operator = expression.get("operator")
         values = expression.get("values") or []
         if operator not in _SELECTOR_OPERATORS:
-            errors.append(FieldError(f"{where}.operator", f"Invalid value: {show(operator)}: not a valid "
-                                                          "selector operator"))
+            errors.append(field.invalid(f"{where}.operator", operator, "not a valid selector operator"))
         elif not _SELECTOR_OPERATORS[operator](values):
             need = "must be specified when `operator` is 'In' or 'NotIn'" if operator in ("In", "NotIn") \
                 else "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
             errors.append(FieldError(f"{where}.values", f"Required value: {need}" if operator in ("In", "NotIn")
                                      else f"Forbidden: {need}"))
         if problem := qualified_name_problem(str(expression.get("key", ""))):
-            errors.append(FieldError(f"{where}.key", f"Invalid value: {show(expression.get('key'))}: {problem}"))
+            errors.append(field.invalid(f"{where}.key", expression.get('key'), problem))
         for v, value in enumerate(values):
             if problem := label_value_problem(value):
-                errors.append(FieldError(f"{where}.values[{v}]", f"Invalid value: {show(value)}: {problem}"))
+                errors.append(field.invalid(f"{where}.values[{v}]", value, problem))
     return errors

@@ -14,16 +14,17 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from aks_kueue.k8s import names
+from aks_kueue.k8s import field
 from aks_kueue.kueue.units import amount
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.structural import FieldError, show
-from aks_kueue.kueue.webhooks import label_value_problem, qualified_name_problem
+from aks_kueue.k8s.names import label_value_problem, qualified_name_problem
 
 ELASTIC_JOB = "kueue.x-k8s.io/elastic-job"
 ADMISSION_GATED_BY = "kueue.x-k8s.io/admission-gated-by"
 MAX_GATE_NAME = 63
 TOTAL_ANNOTATION_BYTES = 256 * 1024
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _HTTP_PATH = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
 
 
@@ -37,10 +38,10 @@ def validate_workload(manifest: dict[str, Any]) -> list[FieldError]:
         errors += _pod_set(pod_set, f"spec.podSets[{index}]")
     variable = sum(1 for p in pod_sets if p.get("minCount") is not None)
     if variable > 1:
-        errors.append(FieldError("spec.podSets", f"Invalid value: {variable}: at most one podSet can use minCount"))
+        errors.append(field.invalid("spec.podSets", variable, "at most one podSet can use minCount"))
     if variable and annotations.get(ELASTIC_JOB) == "true":
-        errors.append(FieldError("spec.podSets", f"Invalid value: {variable}: partial admission and elastic "
-                                                 "job cannot be used together"))
+        errors.append(field.invalid("spec.podSets", variable, "partial admission and elastic job cannot be used "
+                                                              "together"))
     errors += _admission_gated_by(annotations.get(ADMISSION_GATED_BY, ""))
     return errors
 
@@ -51,64 +52,56 @@ def validate_workload_status(manifest: dict[str, Any]) -> list[FieldError]:
     spec = manifest.get("spec") or {}
     status = manifest.get("status") or {}
     if not isinstance(status, dict):
-        return [FieldError("status", f"Invalid value: {show(status)}: must be of type object")]
+        return [field.invalid("status", status, "must be of type object")]
     counts = {p.get("name"): _count(p.get("count", 1)) for p in spec.get("podSets") or [] if isinstance(p, dict)}
     admission = status.get("admission") or {}
     if not isinstance(admission, dict):
-        return [FieldError("status.admission", f"Invalid value: {show(admission)}: must be of type object")]
+        return [field.invalid("status.admission", admission, "must be of type object")]
     errors = []
     assignments = admission.get("podSetAssignments") or []
     if not isinstance(assignments, list):
-        return [FieldError("status.admission.podSetAssignments", f"Invalid value: {show(assignments)}: "
-                                                                 "must be of type array")]
+        return [field.invalid("status.admission.podSetAssignments", assignments, "must be of type array")]
     for i, assignment in enumerate(assignments):
         path = f"status.admission.podSetAssignments[{i}]"
         if not isinstance(assignment, dict):
-            errors.append(FieldError(path, f"Invalid value: {show(assignment)}: must be of type object"))
+            errors.append(field.invalid(path, assignment, "must be of type object"))
             continue
         if not isinstance(assignment.get("name"), str) or assignment.get("name") not in counts:
             errors.append(FieldError(f"{path}.name", f"Not found: {show(assignment.get('name'))}"))
         count = _count(assignment.get("count") or 0)
         if count is None:
-            errors.append(FieldError(f"{path}.count", f"Invalid value: {show(assignment.get('count'))}: "
-                                                      "must be of type integer"))
+            errors.append(field.invalid(f"{path}.count", assignment.get('count'), "must be of type integer"))
             count = 0
         for key in ("flavors", "resourceUsage"):
             if not isinstance(assignment.get(key) or {}, dict):
-                errors.append(FieldError(f"{path}.{key}", f"Invalid value: {show(assignment.get(key))}: "
-                                                          "must be of type object"))
+                errors.append(field.invalid(f"{path}.{key}", assignment.get(key), "must be of type object"))
         usage = assignment.get("resourceUsage") or {}
         for resource, quantity in (usage.items() if isinstance(usage, dict) else ()):
             try:
                 value = amount(resource, quantity)
             except QuantityError:
-                errors.append(FieldError(f"{path}.resourceUsage[{resource}]", f"Invalid value: {show(quantity)}: "
-                                                                              "must be a quantity"))
+                errors.append(field.invalid(f"{path}.resourceUsage[{resource}]", quantity, "must be a quantity"))
                 continue
             if count > 0 and value % count:
-                errors.append(FieldError(f"{path}.resourceUsage[{resource}]",
-                                         f"Invalid value: {show(quantity)}: is not a multiple of {count}"))
+                errors.append(field.invalid(f"{path}.resourceUsage[{resource}]", quantity,
+                                            f"is not a multiple of {count}"))
     reclaimables = status.get("reclaimablePods") or []
     if not isinstance(reclaimables, list):
-        return errors + [FieldError("status.reclaimablePods", f"Invalid value: {show(reclaimables)}: "
-                                                              "must be of type array")]
+        return errors + [field.invalid("status.reclaimablePods", reclaimables, "must be of type array")]
     for reclaimable in reclaimables:
         if not isinstance(reclaimable, dict):
-            errors.append(FieldError("status.reclaimablePods", f"Invalid value: {show(reclaimable)}: "
-                                                               "must be of type object"))
+            errors.append(field.invalid("status.reclaimablePods", reclaimable, "must be of type object"))
             continue
         name = reclaimable.get("name")
         path = f"status.reclaimablePods[{name}]"
         reclaimed = _count(reclaimable.get("count", 0))
         if not isinstance(name, str) or name not in counts:
-            supported = ", ".join(show(n) for n in counts)
-            errors.append(FieldError(f"{path}.name", f"Unsupported value: {show(name)}: supported values: {supported}"))
+            errors.append(field.not_supported(f"{path}.name", name, counts))
         elif reclaimed is None:
-            errors.append(FieldError(f"{path}.count", f"Invalid value: {show(reclaimable.get('count'))}: "
-                                                      "must be of type integer"))
+            errors.append(field.invalid(f"{path}.count", reclaimable.get('count'), "must be of type integer"))
         elif counts[name] is not None and reclaimed > counts[name]:
-            errors.append(FieldError(f"{path}.count", f"Invalid value: {reclaimable.get('count')}: "
-                                                      f"should be less or equal to {counts[name]}"))
+            errors.append(field.invalid(f"{path}.count", reclaimable.get("count"),
+                                        f"should be less or equal to {counts[name]}"))
     return errors
 
 
@@ -144,11 +137,11 @@ def _amounts(amounts: dict[str, Any], path: str) -> list[FieldError]:
     errors = []
     for name, quantity in amounts.items():
         if name == "pods":
-            errors.append(FieldError(f"{path}[{name}]", "Invalid value: \"pods\": the key is reserved for internal kueue use"))
+            errors.append(field.invalid(f"{path}[{name}]", "pods", "the key is reserved for internal kueue use"))
         # The same few values recur in every workload: remember the answer for strings and ints.
         problem = _known_problem(quantity) if type(quantity) in (str, int) else _quantity_problem(quantity)
         if problem:
-            errors.append(FieldError(f"{path}[{name}]", f"Invalid value: {show(quantity)}: {problem}"))
+            errors.append(field.invalid(f"{path}[{name}]", quantity, problem))
     return errors
 
 
@@ -169,9 +162,9 @@ def _labels(labels: dict, path: str) -> list[FieldError]:
     errors = []
     for key, value in labels.items():
         if problem := qualified_name_problem(str(key)):
-            errors.append(FieldError(path, f"Invalid value: {show(key)}: {problem}"))
+            errors.append(field.invalid(path, key, problem))
         if problem := label_value_problem(value):
-            errors.append(FieldError(path, f"Invalid value: {show(value)}: {problem}"))
+            errors.append(field.invalid(path, value, problem))
     return errors
 
 
@@ -180,7 +173,7 @@ def _annotations(annotations: dict, path: str) -> list[FieldError]:
     size = 0
     for key, value in annotations.items():
         if problem := qualified_name_problem(str(key).lower()):
-            errors.append(FieldError(path, f"Invalid value: {show(key)}: {problem}"))
+            errors.append(field.invalid(path, key, problem))
         size += len(str(key)) + len(str(value))
     if size > TOTAL_ANNOTATION_BYTES:
         errors.append(FieldError(path, f"Too long: may not be more than {TOTAL_ANNOTATION_BYTES} bytes"))
@@ -194,13 +187,13 @@ def _slice_size(request: Any, path: str) -> list[FieldError]:
     size = request.get("podSetSliceSize")
     if request.get("podSetSliceRequiredTopology") is not None:
         if size is None:
-            errors.append(FieldError(f"{path}.podSetSliceSize",
-                                     "Required value: must be set when podSetSliceRequiredTopology is specified"))
+            errors.append(field.required(f"{path}.podSetSliceSize",
+                                         "must be set when podSetSliceRequiredTopology is specified"))
         elif size <= 0:
-            errors.append(FieldError(f"{path}.podSetSliceSize", f"Invalid value: {size}: must be greater than 0"))
+            errors.append(field.invalid(f"{path}.podSetSliceSize", size, "must be greater than 0"))
     elif size is not None:
-        errors.append(FieldError(f"{path}.podSetSliceSize",
-                                 "Forbidden: may not be set when podSetSliceRequiredTopology is not specified"))
+        errors.append(field.forbidden(f"{path}.podSetSliceSize",
+                                      "may not be set when podSetSliceRequiredTopology is not specified"))
     for i, constraint in enumerate(request.get("podsetSliceRequiredTopologyConstraints") or []):
         if (constraint or {}).get("size", 0) <= 0:
             errors.append(FieldError(f"{path}.podsetSliceRequiredTopologyConstraints[{i}].size",
@@ -215,10 +208,10 @@ def _admission_gated_by(value: str) -> list[FieldError]:
     errors, seen = [], set()
     for gate in (part.strip() for part in value.split(",")):
         if not gate:
-            errors.append(FieldError(path, f"Invalid value: {show(value)}: cannot contain empty gate names"))
+            errors.append(field.invalid(path, value, "cannot contain empty gate names"))
             continue
         if gate in seen:
-            errors.append(FieldError(path, f"Invalid value: {show(value)}: duplicate gate name: {gate}"))
+            errors.append(field.invalid(path, value, f"duplicate gate name: {gate}"))
             continue
         seen.add(gate)
         errors += _domain_prefixed_path(gate, path)
@@ -230,13 +223,10 @@ def _admission_gated_by(value: str) -> list[FieldError]:
 def _domain_prefixed_path(gate: str, path: str) -> list[FieldError]:
     host, slash, rest = gate.partition("/")
     if not slash or not host or not rest:
-        return [FieldError(path, f"Invalid value: {show(gate)}: must be a domain-prefixed path (such as \"acme.io/foo\")")]
+        return [field.invalid(path, gate, "must be a domain-prefixed path (such as \"acme.io/foo\")")]
     errors = []
-    if len(host) > 253 or not _DNS_SUBDOMAIN.fullmatch(host):
-        errors.append(FieldError(path, f"Invalid value: {show(host)}: a lowercase RFC 1123 subdomain must consist "
-                                       "of lower case alphanumeric characters, '-' or '.', and must start and end "
-                                       "with an alphanumeric character"))
+    if problem := names.dns1123_subdomain_problem(host):
+        errors.append(field.invalid(path, host, problem))
     if not re.fullmatch(_HTTP_PATH, rest):
-        errors.append(FieldError(path, f"Invalid value: {show(rest)}: Invalid path (regex used for validation is "
-                                       f"'{_HTTP_PATH}')"))
+        errors.append(field.invalid(path, rest, f"Invalid path (regex used for validation is '{_HTTP_PATH}')"))
     return errors

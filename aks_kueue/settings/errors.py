@@ -4,23 +4,18 @@ from __future__ import annotations
 
 import re
 import typing
-from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
 
+from aks_kueue.k8s.field import FieldError
 from aks_kueue.settings.base import Model, suggest
 
 NAMESPACE = "aks-kueue"
 _PROVIDER_KEYS = {"location": "azure-native:location", "azure-native:environment": "azure-native:environment"}
 
 
-@dataclass(frozen=True)
-class Problem:
-    path: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.message}"
+# A problem of a stack config is a field error whose path is the config key (`aks-kueue:pools[0].vmSize`).
+Problem = FieldError
 
 
 class SettingsError(Exception):

@@ -26,13 +26,13 @@ from typing import Literal, Optional
 
 from pydantic import field_validator, model_validator
 
+from aks_kueue.k8s import names
 from aks_kueue.kueue import multikueue as mk
 from aks_kueue.kueue.multikueue import Role
 from aks_kueue.settings.base import Model, field_error, field_errors
 
 # `pulumi stack ls` prints org/project/stack; Pulumi's names are letters, digits, '-', '_' and '.'.
 _STACK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
 
 def _stack_name(value: str) -> str:
@@ -49,7 +49,7 @@ class FleetWorker(Model):
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
-        if not _DNS_LABEL.fullmatch(value):
+        if names.dns1123_label_problem(value):
             raise ValueError(f"{value!r} is not a DNS label (lower-case letters, digits and '-', at most 63, "
                              "starting and ending with a letter or digit); it names the MultiKueueCluster")
         return value

@@ -7,6 +7,7 @@ from typing import Annotated, Literal, Optional
 
 from pydantic import Field, field_validator, model_validator
 
+from aks_kueue.k8s import names
 from aks_kueue.aks import limits
 from aks_kueue.day2.upgrades import GPU_UPGRADE_DEFAULTS
 from aks_kueue.settings.base import Model, field_error, within
@@ -15,23 +16,19 @@ from aks_kueue.aks.pools import taint_text
 from aks_kueue.aks.vm_sizes import VmSize, lookup
 
 _POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
-_LABEL_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$")
-_LABEL_PREFIX = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _TAINT = re.compile(r"^(?P<key>[^=:\s]+)=(?P<value>[^=:\s]*):(?P<effect>NoSchedule|PreferNoSchedule|NoExecute)$")
 _RESERVED_LABEL_PREFIXES = ("kubernetes.azure.com/", "kubernetes.io/")
 SPOT_TAINT = taint_text(pools.SPOT_TAINT)
 
 
 def check_label_key(key: str) -> None:
-    prefix, _, name = key.rpartition("/")
-    if (prefix and (len(prefix) > 253 or not _LABEL_PREFIX.fullmatch(prefix))) or not _LABEL_NAME.fullmatch(name):
+    if names.qualified_name_problem(key):
         raise ValueError(f"{key!r} is not a Kubernetes label key; use an optional DNS prefix and a "
                          "name of up to 63 letters, digits, '-', '_' or '.'")
 
 
 def check_label_value(value: str) -> None:
-    if len(value) > 63 or not _LABEL_VALUE.fullmatch(value):
+    if names.label_value_problem(value):
         raise ValueError(f"{value!r} is not a Kubernetes label value; use up to 63 letters, digits, "
                          "'-', '_' or '.', starting and ending with a letter or digit")
 

@@ -14,7 +14,7 @@ from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 from aks_kueue.aks.autoscaler import class_problem
 from aks_kueue.aks.topology import AKS_LEVELS, from_aks_problem
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
-from aks_kueue.kueue.webhooks import qualified_name_problem
+from aks_kueue.k8s.names import qualified_name_problem
 from aks_kueue.settings.base import GUID, Model, field_error, field_errors
 
 _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")

@@ -232,19 +232,18 @@ def test_go_durations(text, seconds):
 
 
 def test_v1beta1_and_v1beta2_differ_where_the_go_types_differ():
-    assert "visibilityServer" in V1BETA2.fields and "visibilityServer" not in V1BETA1.fields
-    assert "queueVisibility" in V1BETA1.fields and "enable" in V1BETA1.fields["waitForPodsReady"].fields
-    assert "quotaCheckStrategy" not in V1BETA1.fields["resources"].fields
+    beta2, beta1 = V1BETA2["properties"], V1BETA1["properties"]
+    assert "visibilityServer" in beta2 and "visibilityServer" not in beta1
+    assert "queueVisibility" in beta1 and "enable" in beta1["waitForPodsReady"]["properties"]
+    assert "quotaCheckStrategy" not in beta1["resources"]["properties"]
 
 
 def _field_names(shape, names: set) -> set:
-    from aks_kueue.kueue.config_api import ListOf, MapOf, Struct
-    while isinstance(shape, (ListOf, MapOf)):
-        shape = shape.item if isinstance(shape, ListOf) else shape.value
-    if isinstance(shape, Struct):
-        for name, child in shape.fields.items():
-            names.add(name)
-            _field_names(child, names)
+    while "items" in shape or "additionalProperties" in shape:
+        shape = shape.get("items") or shape["additionalProperties"]
+    for name, child in (shape.get("properties") or {}).items():
+        names.add(name)
+        _field_names(child, names)
     return names
 
 
@@ -264,7 +263,7 @@ def test_any_document_gets_sentences_never_an_exception():
     documents = st.fixed_dictionaries(
         {"apiVersion": st.sampled_from(["config.kueue.x-k8s.io/v1beta2", "config.kueue.x-k8s.io/v1beta1"]),
          "kind": st.just("Configuration")},
-        optional={name: values for name in sorted(V1BETA2.fields) if name not in ("apiVersion", "kind")})
+        optional={name: values for name in sorted(V1BETA2["properties"]) if name not in ("apiVersion", "kind")})
 
     @settings(max_examples=150, deadline=None)
     @given(documents, st.one_of(st.none(), st.dictionaries(st.sampled_from(sorted(cat.FEATURE_GATES)), st.booleans(),
@@ -280,22 +279,21 @@ def test_any_document_gets_sentences_never_an_exception():
 
 def _typed(shape, st):
     """Documents that decode: every value of the type its field wants, at odd corners of its range."""
-    from aks_kueue.kueue.config_api import Leaf, ListOf, MapOf, Scalar, Struct
-    if isinstance(shape, Struct):
-        return st.fixed_dictionaries({}, optional={k: _typed(v, st) for k, v in shape.fields.items()
+    if "properties" in shape:
+        return st.fixed_dictionaries({}, optional={k: _typed(v, st) for k, v in shape["properties"].items()
                                                    if k not in ("apiVersion", "kind")})
-    if isinstance(shape, ListOf):
-        return st.lists(_typed(shape.item, st), max_size=3)
-    if isinstance(shape, MapOf):
-        return st.dictionaries(st.sampled_from(_NAMES), _typed(shape.value, st), max_size=3)
-    assert isinstance(shape, Leaf)
+    if "items" in shape:
+        return st.lists(_typed(shape["items"], st), max_size=3)
+    if "additionalProperties" in shape:
+        return st.dictionaries(st.sampled_from(_NAMES), _typed(shape["additionalProperties"], st), max_size=3)
+    kind = "nanos" if shape.get("x-go-type") else shape.get("format") or shape["type"]
     return {
-        Scalar.BOOL: st.booleans(), Scalar.STRING: st.one_of(st.sampled_from(_NAMES), st.text(max_size=6)),
-        Scalar.INT: st.integers(-5, 70000), Scalar.INT32: st.integers(-5, 70000), Scalar.INT64_NANOS: st.integers(-5, 5),
-        Scalar.FLOAT32: st.floats(-5, 5), Scalar.FLOAT64: st.floats(-5, 5),
-        Scalar.DURATION: st.sampled_from(["-5m", "0", "0s", "5m", "1h30m"]),
-        Scalar.QUANTITY: st.sampled_from(["1", "500m", "-1", "5Gi"]),
-    }[shape.kind]
+        "boolean": st.booleans(), "string": st.one_of(st.sampled_from(_NAMES), st.text(max_size=6)),
+        "int64": st.integers(-5, 70000), "int32": st.integers(-5, 70000), "nanos": st.integers(-5, 5),
+        "float": st.floats(-5, 5), "double": st.floats(-5, 5),
+        "duration": st.sampled_from(["-5m", "0", "0s", "5m", "1h30m"]),
+        "quantity": st.sampled_from(["1", "500m", "-1", "5Gi"]),
+    }[kind]
 
 
 @pytest.mark.parametrize("version,shape", [("config.kueue.x-k8s.io/v1beta2", V1BETA2),

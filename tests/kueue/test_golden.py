@@ -7,7 +7,10 @@ fixtures' documents, and a digest of the same for the benchmark's 10,000 Workloa
 It was recorded again once, for three intended changes and nothing else (checked object
 by object): unknown fields say "did you mean" (420 objects), integers past their
 int32/int64 format are refused (63), and odd Workload statuses get sentences instead of
-exceptions (6). Regenerate only for an intended change of behaviour, and say why:
+exceptions (6). Recorded again for names: every DNS-1123 label and subdomain, qualified
+name and label value message is now Kubernetes' own, from `k8s/names.py` (342 objects, no
+other change: checked object by object). Regenerate only for an intended change of
+behaviour, and say why:
 
     python -m tests.kueue.test_golden
 """

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from aks_kueue.k8s import field, names
 from aks_kueue.kueue.jobs.model import (COMPLETIONS_EQUAL_PARALLELISM, ELASTIC_JOB, MANAGED_LABEL, MAX_EXEC_TIME_LABEL,
                                         MAX_POD_SETS, MIN_PARALLELISM, POD_GROUP_NAME, POD_GROUP_TOTAL_COUNT,
                                         PREBUILT_WORKLOAD, QUEUE_LABEL, JobOptions)
@@ -26,9 +27,8 @@ from aks_kueue.kueue.jobs.podsets import (PODSET_GROUP_NAME, PREFERRED_TOPOLOGY,
                                           SLICE_REQUIRED_TOPOLOGY, SLICE_SIZE, UNCONSTRAINED_TOPOLOGY, PodSet,
                                           annotations, elastic, labels)
 from aks_kueue.kueue.structural import FieldError, show
-from aks_kueue.kueue.webhooks import qualified_name_problem
+from aks_kueue.k8s.names import qualified_name_problem
 
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _INT = re.compile(r"^[+-]?\d+$")
 # validation.go `supportedElasticJobGVKs`.
 ELASTIC_KINDS = {("batch", "Job"), ("ray.io", "RayCluster"), ("ray.io", "RayJob"), ("ray.io", "RayService")}
@@ -37,15 +37,9 @@ PREBUILT_KINDS = {("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.or
                   ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "XGBoostJob"),
                   ("trainer.kubeflow.org", "TrainJob"), ("kubeflow.org", "MPIJob"), ("ray.io", "RayJob"), ("", "Pod"),
                   ("ray.io", "RayCluster"), ("ray.io", "RayService"), ("workload.codeflare.dev", "AppWrapper")}
-_DNS_MESSAGE = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
-                "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
-                "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
-
-
-def dns_subdomain_problem(value: str) -> str | None:
-    if len(value) > 253:
-        return "must be no more than 253 characters"
-    return None if _DNS_SUBDOMAIN.fullmatch(value) else _DNS_MESSAGE
+def _not_an_int(path: str, text: str) -> FieldError:
+    """Go's `strconv.Atoi` error, as the webhooks report a label or annotation that is not an integer."""
+    return field.invalid(path, text, f"strconv.Atoi: parsing {show(text)}: invalid syntax")
 
 
 def gvk_string(obj: dict[str, Any]) -> str:
@@ -59,17 +53,17 @@ def queue_name(obj: dict[str, Any]) -> list[FieldError]:
     """`ValidateQueueName`: the queue-name label is a DNS subdomain."""
     queue = labels(obj).get(QUEUE_LABEL)
     if queue is not None:
-        problem = dns_subdomain_problem(str(queue))
+        problem = names.dns1123_subdomain_problem(str(queue))
         if problem:
-            return [FieldError(f"metadata.labels[{QUEUE_LABEL}]", f"Invalid value: {show(queue)}: {problem}")]
+            return [field.invalid(f"metadata.labels[{QUEUE_LABEL}]", queue, problem)]
     return []
 
 
 def elastic_annotation(obj: dict[str, Any], group: str, kind: str, options: JobOptions) -> list[FieldError]:
     """`ValidateElasticJobAnnotation`: only some kinds may be elastic."""
     if elastic(obj, options) and (group, kind) not in ELASTIC_KINDS:
-        return [FieldError(f"metadata.annotations[{ELASTIC_JOB}]",
-                           f'Forbidden: elastic job is not supported for "{gvk_string(obj)}"')]
+        return [field.forbidden(f"metadata.annotations[{ELASTIC_JOB}]",
+                                f'elastic job is not supported for "{gvk_string(obj)}"')]
     return []
 
 
@@ -80,22 +74,20 @@ def job_on_create(obj: dict[str, Any], group: str, kind: str, options: JobOption
     for where, source in (("annotations", job_annotations), ("labels", job_labels)):
         name = source.get(PREBUILT_WORKLOAD)
         if name:
-            problem = dns_subdomain_problem(str(name))
+            problem = names.dns1123_subdomain_problem(str(name))
             if problem:
-                errors.append(FieldError(f"metadata.{where}[{PREBUILT_WORKLOAD}]",
-                                         f"Invalid value: {show(name)}: {problem}"))
+                errors.append(field.invalid(f"metadata.{where}[{PREBUILT_WORKLOAD}]", name, problem))
             if (group, kind) not in PREBUILT_KINDS:  # validateCreateForPrebuiltWorkload
-                errors.append(FieldError(f"metadata.{where}[{PREBUILT_WORKLOAD}]",
-                                         f'Forbidden: Is not supported for "{gvk_string(obj)}"'))
+                errors.append(field.forbidden(f"metadata.{where}[{PREBUILT_WORKLOAD}]",
+                                              f'Is not supported for "{gvk_string(obj)}"'))
             break
     if MAX_EXEC_TIME_LABEL in job_labels:
         value = str(job_labels[MAX_EXEC_TIME_LABEL])
         path = f"metadata.labels[{MAX_EXEC_TIME_LABEL}]"
         if not _INT.fullmatch(value):
-            errors.append(FieldError(path, f'Invalid value: {show(value)}: strconv.Atoi: parsing {show(value)}: '
-                                           "invalid syntax"))
+            errors.append(_not_an_int(path, value))
         elif int(value) <= 0:
-            errors.append(FieldError(path, f"Invalid value: {int(value)}: should be greater than 0"))
+            errors.append(field.invalid(path, int(value), "should be greater than 0"))
     errors += elastic_annotation(obj, group, kind, options)
     return errors
 
@@ -109,28 +101,26 @@ def batch_job(job: dict[str, Any], pod_count: int, options: JobOptions) -> list[
         value = str(notes[MIN_PARALLELISM])
         path = f"metadata.annotations[{MIN_PARALLELISM}]"
         if not _INT.fullmatch(value):
-            errors.append(FieldError(path, f'Invalid value: {show(value)}: strconv.Atoi: parsing {show(value)}: '
-                                           "invalid syntax"))
+            errors.append(_not_an_int(path, value))
         elif not 0 < int(value) < pod_count:
-            errors.append(FieldError(path, f"Invalid value: {int(value)}: should be between 0 and {pod_count - 1}"))
+            errors.append(field.invalid(path, int(value), f"should be between 0 and {pod_count - 1}"))
         if elastic(job, options):
-            errors.append(FieldError(path, f"Invalid value: {show(value)}: partial admission and elastic job cannot "
-                                           "be used together"))
+            errors.append(field.invalid(path, value, "partial admission and elastic job cannot be used together"))
     if COMPLETIONS_EQUAL_PARALLELISM in notes:
         value = str(notes[COMPLETIONS_EQUAL_PARALLELISM])
         path = f"metadata.annotations[{COMPLETIONS_EQUAL_PARALLELISM}]"
         enabled = _parse_bool(value)
         if enabled is None:
-            errors.append(FieldError(path, f'Invalid value: {show(value)}: strconv.ParseBool: parsing {show(value)}: '
-                                           "invalid syntax"))
+            errors.append(field.invalid(path, value, f'strconv.ParseBool: parsing {show(value)}: '
+                                                     "invalid syntax"))
         if enabled:
             if spec.get("completionMode", "NonIndexed") == "NonIndexed":
-                errors.append(FieldError(path, f"Invalid value: {show(value)}: should not be enabled for NonIndexed "
-                                               "jobs"))
+                errors.append(field.invalid(path, value, "should not be enabled for NonIndexed jobs"))
             if spec.get("parallelism", 1) != spec.get("completions", 1):
-                errors.append(FieldError("spec.completions", f"Invalid value: {show(spec.get('completions'))}: "
-                                         f"should be equal to parallelism when {COMPLETIONS_EQUAL_PARALLELISM} "
-                                         "annotation is true"))
+                errors.append(field.invalid("spec.completions", spec.get('completions'),
+                                                                         "should be equal to parallelism when "
+                                                                         f"{COMPLETIONS_EQUAL_PARALLELISM} "
+                                                                         "annotation is true"))
     return errors
 
 
@@ -143,44 +133,49 @@ def ray(obj: dict[str, Any], kind: str, managed: bool, options: JobOptions) -> l
     if kind == "RayJob":
         selector, cluster = spec.get("clusterSelector"), spec.get("rayClusterSpec")
         if selector and cluster is not None:
-            return [FieldError("spec.clusterSelector", f"Invalid value: {show(selector)}: a kueue managed job should "
-                                                       "not use an existing cluster")]
+            return [field.invalid("spec.clusterSelector", selector, "a kueue managed job should not use an existing "
+                                                                    "cluster")]
         if selector:
             return []
         if cluster is None:
-            return [FieldError("spec.rayClusterSpec", "Required value: rayClusterSpec is required for Kueue-managed "
-                                                      "jobs that don't use clusterSelector")]
+            return [field.required("spec.rayClusterSpec", "rayClusterSpec is required for Kueue-managed jobs that "
+                                                          "don't use clusterSelector")]
         if spec.get("shutdownAfterJobFinishes") is not True:
-            errors.append(FieldError("spec.shutdownAfterJobFinishes",
-                                     f"Invalid value: {show(spec.get('shutdownAfterJobFinishes', False))}: a kueue "
-                                     "managed job should delete the cluster after finishing"))
+            errors.append(field.invalid("spec.shutdownAfterJobFinishes", spec.get('shutdownAfterJobFinishes', False),
+                                                                                  "a kueue managed job should "
+                                                                                  "delete the cluster after "
+                                                                                  "finishing"))
         path, cluster_spec = "spec.rayClusterSpec", cluster if isinstance(cluster, dict) else {}
         if cluster_spec.get("enableInTreeAutoscaling") is True and not elastic(obj, options):
-            errors.append(FieldError(f"{path}.enableInTreeAutoscaling", "Invalid value: true: a kueue managed job "
-                                     "should only use autoscaling when workload slicing is enabled"))
+            errors.append(field.invalid(f"{path}.enableInTreeAutoscaling", True,
+                                        "a kueue managed job should only use autoscaling when workload slicing is "
+                                        "enabled"))
     elif kind == "RayService":
         # rayservice_webhook.go: raycluster.ValidateCreate on the cluster spec (the stored field is
         # spec.rayClusterConfig; Kueue names it spec.rayClusterSpec in its messages).
         path = "spec.rayClusterSpec"
         cluster_spec = spec.get("rayClusterConfig") if isinstance(spec.get("rayClusterConfig"), dict) else {}
         if cluster_spec.get("enableInTreeAutoscaling") is True and not elastic(obj, options):
-            errors.append(FieldError(f"{path}.enableInTreeAutoscaling", "Invalid value: true: a kueue managed job "
-                                     "should only use autoscaling when workload slicing is enabled"))
+            errors.append(field.invalid(f"{path}.enableInTreeAutoscaling", True,
+                                        "a kueue managed job should only use autoscaling when workload slicing is "
+                                        "enabled"))
     else:
         path, cluster_spec = "spec", spec
         if elastic(obj, options):
             for i, group in enumerate(cluster_spec.get("workerGroupSpecs") or []):
                 if isinstance(group, dict) and not _gated(group.get("template")):
-                    errors.append(FieldError(f"spec.workerGroupSpecs[{i}].template.spec.schedulingGates",
-                                             "Invalid value: an elastic job must have the ElasticJobSchedulingGate"))
+                    errors.append(field.invalid(f"spec.workerGroupSpecs[{i}].template.spec.schedulingGates", field.OMIT,
+                                                "an elastic job must have the ElasticJobSchedulingGate"))
             head = cluster_spec.get("headGroupSpec") if isinstance(cluster_spec.get("headGroupSpec"), dict) else {}
             if not _gated(head.get("template")):
-                errors.append(FieldError("spec.headGroupSpec.template.spec.schedulingGates",
-                                         "Invalid value: an elastic job must have the ElasticJobSchedulingGate"))
+                errors.append(field.invalid("spec.headGroupSpec.template.spec.schedulingGates", field.OMIT,
+                                            "an elastic job must have the ElasticJobSchedulingGate"))
         elif cluster_spec.get("enableInTreeAutoscaling") is True:
-            errors.append(FieldError("spec.enableInTreeAutoscaling", "Invalid value: true: a kueue-managed "
-                                     "RayCluster can use autoscaling only as an elastic job: enable the "
-                                     "ElasticJobsViaWorkloadSlices feature gate and set the "
+            errors.append(field.invalid("spec.enableInTreeAutoscaling", True, "a kueue-managed "
+                                                                              "RayCluster can use autoscaling only as "
+                                                                              "an elastic job: enable the "
+                                                                              "ElasticJobsViaWorkloadSlices feature "
+                                                                              "gate and set the "
                                      f'"{ELASTIC_JOB}": "true" annotation'))
     groups = cluster_spec.get("workerGroupSpecs") if isinstance(cluster_spec.get("workerGroupSpecs"), list) else []
     if len(groups) + 1 > MAX_POD_SETS:
@@ -188,8 +183,8 @@ def ray(obj: dict[str, Any], kind: str, managed: bool, options: JobOptions) -> l
                                                              f"{MAX_POD_SETS} items"))
     for i, group in enumerate(groups):
         if isinstance(group, dict) and group.get("groupName") == "head":
-            errors.append(FieldError(f"{path}.workerGroupSpecs[{i}].groupName",
-                                     'Forbidden: "head" is reserved for the head group'))
+            errors.append(field.forbidden(f"{path}.workerGroupSpecs[{i}].groupName",
+                                          '"head" is reserved for the head group'))
     return errors
 
 
@@ -205,30 +200,28 @@ def pod(obj: dict[str, Any]) -> list[FieldError]:
     pod_labels, notes = labels(obj), annotations(obj)
     managed = pod_labels.get(MANAGED_LABEL)
     if managed is not None and managed != "true":
-        errors.append(FieldError(f"metadata.labels[{MANAGED_LABEL}]", "Forbidden: managed label value can only be "
-                                                                      "'true'"))
+        errors.append(field.forbidden(f"metadata.labels[{MANAGED_LABEL}]", "managed label value can only be 'true'"))
     group = notes.get(POD_GROUP_NAME) or pod_labels.get(POD_GROUP_NAME)
     detail = f"both the '{POD_GROUP_TOTAL_COUNT}' annotation and the '{POD_GROUP_NAME}' label should be set"
     where = (f"metadata.annotations[{POD_GROUP_NAME}]" if notes.get(POD_GROUP_NAME)
              else f"metadata.labels[{POD_GROUP_NAME}]")
     if not group:
         if POD_GROUP_TOTAL_COUNT in notes:
-            errors.append(FieldError(where, f"Required value: {detail}"))
+            errors.append(field.required(where, detail))
         return errors
-    problem = dns_subdomain_problem(str(group))
+    problem = names.dns1123_subdomain_problem(str(group))
     if problem:
-        errors.append(FieldError(where, f"Invalid value: {show(group)}: {problem}"))
+        errors.append(field.invalid(where, group, problem))
     if POD_GROUP_TOTAL_COUNT not in notes:
-        errors.append(FieldError(f"metadata.annotations[{POD_GROUP_TOTAL_COUNT}]", f"Required value: {detail}"))
+        errors.append(field.required(f"metadata.annotations[{POD_GROUP_TOTAL_COUNT}]", detail))
         return errors
     total = str(notes[POD_GROUP_TOTAL_COUNT])
     if not _INT.fullmatch(total):
-        errors.append(FieldError(f"metadata.annotations[{POD_GROUP_TOTAL_COUNT}]",
-                                 f'Invalid value: {show(total)}: strconv.Atoi: parsing {show(total)}: invalid syntax'))
+        errors.append(_not_an_int(f"metadata.annotations[{POD_GROUP_TOTAL_COUNT}]", total))
     elif int(total) < 1:
-        errors.append(FieldError(f"metadata.annotations[{POD_GROUP_TOTAL_COUNT}]",
-                                 f"Invalid value: {show(total)}: incorrect annotation value "
-                                 f"'{POD_GROUP_TOTAL_COUNT}={total}': group total count should be greater than zero"))
+        errors.append(field.invalid(f"metadata.annotations[{POD_GROUP_TOTAL_COUNT}]", total,
+                                    f"incorrect annotation value '{POD_GROUP_TOTAL_COUNT}={total}': group total "
+                                    "count should be greater than zero"))
     return errors
 
 
@@ -242,44 +235,41 @@ def topology(podsets: list[PodSet], options: JobOptions) -> list[FieldError]:
         path = f"{podset.path}.metadata.annotations" if podset.path else "metadata.annotations"
         found = [a for a in (REQUIRED_TOPOLOGY, PREFERRED_TOPOLOGY, UNCONSTRAINED_TOPOLOGY) if a in notes]
         if len(found) > 1:
-            errors.append(FieldError(path, "Invalid value: must not contain more than one topology annotation: "
+            errors.append(field.invalid(path, field.OMIT, "must not contain more than one topology annotation: "
                                            f'["{REQUIRED_TOPOLOGY}", "{PREFERRED_TOPOLOGY}", '
                                            f'"{UNCONSTRAINED_TOPOLOGY}"]'))
         for key in (REQUIRED_TOPOLOGY, PREFERRED_TOPOLOGY, SLICE_REQUIRED_TOPOLOGY):
             if key in notes:
                 problem = qualified_name_problem(str(notes[key]))
                 if problem:
-                    errors.append(FieldError(f"{path}[{key}]", f"Invalid value: {show(notes[key])}: {problem}"))
+                    errors.append(field.invalid(f"{path}[{key}]", notes[key], problem))
         if PODSET_GROUP_NAME in notes:
             key = f"{path}[{PODSET_GROUP_NAME}]"
             if SLICE_SIZE in notes:
-                errors.append(FieldError(key, f"Forbidden: may not be set when '{SLICE_SIZE}' is specified"))
+                errors.append(field.forbidden(key, f"may not be set when '{SLICE_SIZE}' is specified"))
             if SLICE_REQUIRED_TOPOLOGY in notes:
-                errors.append(FieldError(key, f"Forbidden: may not be set when '{SLICE_REQUIRED_TOPOLOGY}' is "
-                                              "specified"))
+                errors.append(field.forbidden(key, f"may not be set when '{SLICE_REQUIRED_TOPOLOGY}' is specified"))
             if REQUIRED_TOPOLOGY not in notes and PREFERRED_TOPOLOGY not in notes:
-                errors.append(FieldError(key, f"Forbidden: may not be set when neither '{PREFERRED_TOPOLOGY}' nor "
-                                              f"'{REQUIRED_TOPOLOGY}' is specified"))
+                errors.append(field.forbidden(key, f"may not be set when neither '{PREFERRED_TOPOLOGY}' nor "
+                                                   f"'{REQUIRED_TOPOLOGY}' is specified"))
         if UNCONSTRAINED_TOPOLOGY in notes and _parse_bool(str(notes[UNCONSTRAINED_TOPOLOGY])) is None:
-            errors.append(FieldError(f"{path}[{UNCONSTRAINED_TOPOLOGY}]",
-                                     f"Invalid value: {show(notes[UNCONSTRAINED_TOPOLOGY])}: must be a boolean value"))
+            errors.append(field.invalid(f"{path}[{UNCONSTRAINED_TOPOLOGY}]", notes[UNCONSTRAINED_TOPOLOGY],
+                                        "must be a boolean value"))
         if SLICE_SIZE in notes:
             size = str(notes[SLICE_SIZE])
             if not _INT.fullmatch(size):
-                errors.append(FieldError(f"{path}[{SLICE_SIZE}]", f"Invalid value: {show(size)}: must be a numeric "
-                                                                  "value"))
+                errors.append(field.invalid(f"{path}[{SLICE_SIZE}]", size, "must be a numeric value"))
             elif int(size) < 1:
-                errors.append(FieldError(f"{path}[{SLICE_SIZE}]", f"Invalid value: {show(size)}: must be greater "
-                                                                  "than or equal to 1"))
+                errors.append(field.invalid(f"{path}[{SLICE_SIZE}]", size, "must be greater than or equal to 1"))
             elif int(size) > podset.count:
-                errors.append(FieldError(f"{path}[{SLICE_SIZE}]", f"Invalid value: {show(size)}: must not be "
-                                                                  f"greater than pod set count {podset.count}"))
+                errors.append(field.invalid(f"{path}[{SLICE_SIZE}]", size, "must not be greater than pod set count "
+                                                                           f"{podset.count}"))
         if SLICE_REQUIRED_TOPOLOGY in notes and SLICE_SIZE not in notes:
-            errors.append(FieldError(f"{path}[{SLICE_SIZE}]", f"Required value: must be set when "
-                                                              f"'{SLICE_REQUIRED_TOPOLOGY}' is specified"))
+            errors.append(field.required(f"{path}[{SLICE_SIZE}]", f"must be set when '{SLICE_REQUIRED_TOPOLOGY}' is "
+                                                                  "specified"))
         if SLICE_SIZE in notes and SLICE_REQUIRED_TOPOLOGY not in notes:
-            errors.append(FieldError(f"{path}[{SLICE_SIZE}]", f"Forbidden: may not be set when "
-                                                              f"'{SLICE_REQUIRED_TOPOLOGY}' is not specified"))
+            errors.append(field.forbidden(f"{path}[{SLICE_SIZE}]", "may not be set when "
+                                                                   f"'{SLICE_REQUIRED_TOPOLOGY}' is not specified"))
     return errors
 
 

@@ -1,0 +1,128 @@
+"""Field paths and field errors, written as Kubernetes writes them.
+
+The one place the API server's wording lives (k8s.io/apimachinery/pkg/util/validation/field:
+`path.go` renders paths, `errors.go` the messages). Every validator, webhook port and settings
+check builds its errors here: `field.required(path.child("timeout"))`, never a hand-typed
+"Required value" or a dotted path put together by hand.
+
+`FieldError` is the one field error type: where (the rendered path, or a stack-config key's
+path in settings, which call it `Problem`) and what (the message).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Iterable, Union
+
+# `invalid(path, OMIT, detail)`: a value not worth showing (too large, or a secret).
+OMIT = object()
+
+
+class Path:
+    """A field path: `spec.resourceGroups[0].flavors[1]`, `metadata.labels[foo]`.
+
+    Immutable; `child`, `index` and `key` return a longer path, `str()` renders it."""
+
+    __slots__ = ("_text",)
+
+    def __init__(self, *names: str):
+        self._text = ".".join(str(name) for name in names if name != "")
+
+    def _with(self, text: str) -> "Path":
+        path = Path()
+        path._text = text
+        return path
+
+    def child(self, name: str, *more: str) -> "Path":
+        text = self._text
+        for part in (name, *more):
+            text = f"{text}.{part}" if text else str(part)
+        return self._with(text)
+
+    def index(self, index: int) -> "Path":
+        return self._with(f"{self._text}[{index}]")
+
+    def key(self, key: Any) -> "Path":
+        return self._with(f"{self._text}[{key}]")
+
+    def __str__(self) -> str:
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"Path({self._text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return str(self) == str(other) if isinstance(other, (Path, str)) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._text)
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One thing wrong with one field; `field` is the rendered path ("" for the whole object)."""
+
+    field: str
+    message: str
+
+    @property
+    def path(self) -> str:
+        """The same as `field`: the name settings and the CLI use for a config key's path."""
+        return self.field
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}" if self.field else self.message
+
+
+def show(value: Any) -> str:
+    """A value as a message shows it: JSON (strings quoted), cut at 80 characters. YAML also yields
+    dates, sets and mixed-type keys, which JSON cannot write: those fall back to Python's spelling."""
+    try:
+        text = json.dumps(value, sort_keys=True) if not isinstance(value, str) else json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _error(path: Union[Path, str], kind: str, value: Any = OMIT, detail: str = "") -> FieldError:
+    text = kind if value is OMIT else f"{kind}: {show(value)}"
+    return FieldError(str(path), f"{text}: {detail}" if detail else text)
+
+
+def required(path: Union[Path, str], detail: str = "") -> FieldError:
+    return _error(path, "Required value", detail=detail)
+
+
+def invalid(path: Union[Path, str], value: Any, detail: str = "") -> FieldError:
+    return _error(path, "Invalid value", value, detail)
+
+
+def not_supported(path: Union[Path, str], value: Any, supported: Iterable[Any]) -> FieldError:
+    return _error(path, "Unsupported value", value, "supported values: " + ", ".join(show(v) for v in supported))
+
+
+def forbidden(path: Union[Path, str], detail: str) -> FieldError:
+    return _error(path, "Forbidden", detail=detail)
+
+
+def duplicate(path: Union[Path, str], value: Any) -> FieldError:
+    return _error(path, "Duplicate value", value)
+
+
+def too_many(path: Union[Path, str], actual: int, maximum: int) -> FieldError:
+    return FieldError(str(path), f"Too many: {actual}: must have at most {maximum} items")
+
+
+def too_few(path: Union[Path, str], actual: int, minimum: int) -> FieldError:
+    """The apiextensions validator's words for `minItems`/`minProperties`."""
+    return FieldError(str(path), f"Too few: {actual}: must have at least {minimum} items")
+
+
+def too_long(path: Union[Path, str], maximum: int) -> FieldError:
+    return _error(path, "Too long", detail=f"may not be more than {maximum} bytes")
+
+
+def unknown(path: Union[Path, str], key: Any, detail: str = "") -> FieldError:
+    """A key strict decoding refuses (the decoder's `unknown field "x"`); `detail` says why and what to do."""
+    return FieldError(str(path), f"unknown field {show(key)}{detail}")
