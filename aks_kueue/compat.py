@@ -94,7 +94,7 @@ PRIVATE: dict[str, Private] = {
     "DictProxy": Private(
         "pulumi_policy.proxy:_DictProxy", "pulumi-policy", ">=1.20,<2",
         "The unknown-checking wrapper around resource properties; policies/base.py reads the wrapped value "
-        "without tripping the unknown check, to fingerprint a stack."),
+        "(the proxy's private `__target` key) without tripping the unknown check, to fingerprint a stack."),
     "ListProxy": Private(
         "pulumi_policy.proxy:_ListProxy", "pulumi-policy", ">=1.20,<2",
         "The list counterpart of `DictProxy`, for the same reason."),
