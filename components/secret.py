@@ -49,16 +49,22 @@ def _is_input_type(value: Any) -> bool:
 
 
 def _holds_output(value: Any) -> bool:
+    return _any_leaf(value, lambda item: isinstance(item, (pulumi.Output, pulumi.Resource))
+                     or inspect.isawaitable(item), into_input_types=True)
+
+
+def _any_leaf(value: Any, test: Callable[[Any], bool], into_input_types: bool = False) -> bool:
+    """Whether `test` holds for `value` or anything inside its maps, lists (and typed inputs)."""
     stack = [value]
     while stack:
         item = stack.pop()
-        if isinstance(item, (pulumi.Output, pulumi.Resource)) or inspect.isawaitable(item):
+        if test(item):
             return True
         if isinstance(item, Mapping):
             stack.extend(item.values())
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
-        elif _is_input_type(item):
+        elif into_input_types and _is_input_type(item):
             stack.extend(vars(item).values())
     return False
 
@@ -110,14 +116,4 @@ def secret_if_shown(value: Any, secrets: Secrets) -> Any:
 
 
 def _shows(value: Any, secrets: Secrets) -> bool:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if secrets.holds(item):
-                return True
-        elif isinstance(item, Mapping):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return False
+    return _any_leaf(value, lambda item: isinstance(item, str) and secrets.holds(item))

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable, Union
+from typing import Any, Callable, Iterable, Mapping, Union
+
+from aks_kueue.k8s import names
 
 # `invalid(path, OMIT, detail)`: a value not worth showing (too large, or a secret).
 OMIT = object()
@@ -126,3 +128,14 @@ def too_long(path: Union[Path, str], maximum: int) -> FieldError:
 def unknown(path: Union[Path, str], key: Any, detail: str = "") -> FieldError:
     """A key strict decoding refuses (the decoder's `unknown field "x"`); `detail` says why and what to do."""
     return FieldError(str(path), f"unknown field {show(key)}{detail}")
+
+
+def labels(values: Mapping[Any, Any], path: Union[Path, str], key_text: Callable[[Any], Any] = str) -> list[FieldError]:
+    """`ValidateLabels`: each key a qualified name (as `key_text` spells it), each value a label value."""
+    errors = []
+    for key, value in values.items():
+        if problem := names.qualified_name_problem(key_text(key)):
+            errors.append(invalid(path, key, problem))
+        if problem := names.label_value_problem(value):
+            errors.append(invalid(path, value, problem))
+    return errors

@@ -333,19 +333,19 @@ def _pulumi_scalar(event: ScalarEvent) -> Any:
 _PLAIN_CACHE_V3: dict[str, Any] = {}
 
 
+# Kubernetes reads timestamps as text; binary stays the base64 text a Secret expects.
+_AS_TEXT = {_STR, "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary", "tag:yaml.org,2002:value"}
+_CONSTRUCT = {"tag:yaml.org,2002:null": _CONSTRUCTOR.construct_yaml_null,
+              "tag:yaml.org,2002:bool": _CONSTRUCTOR.construct_yaml_bool,
+              "tag:yaml.org,2002:int": _CONSTRUCTOR.construct_yaml_int,
+              "tag:yaml.org,2002:float": _CONSTRUCTOR.construct_yaml_float}
+
+
 def _typed(tag: str, value: str) -> Any:
-    if tag == _STR or tag == "tag:yaml.org,2002:timestamp" or tag == "tag:yaml.org,2002:binary" \
-            or tag == "tag:yaml.org,2002:value":
-        # Kubernetes reads timestamps as text; binary stays the base64 text a Secret expects.
+    if tag in _AS_TEXT:
         return value
-    if tag == "tag:yaml.org,2002:null":
-        return None
-    if tag == "tag:yaml.org,2002:bool":
-        return _CONSTRUCTOR.construct_yaml_bool(ScalarNode(tag, value))
-    if tag == "tag:yaml.org,2002:int":
-        return _CONSTRUCTOR.construct_yaml_int(ScalarNode(tag, value))
-    if tag == "tag:yaml.org,2002:float":
-        return _CONSTRUCTOR.construct_yaml_float(ScalarNode(tag, value))
+    if tag in _CONSTRUCT:
+        return _CONSTRUCT[tag](ScalarNode(tag, value))
     if tag == _MERGE:
         return _MergeKey
     raise ValueError(f"the tag {tag!r} has no meaning in a Kubernetes object; remove it")

@@ -182,8 +182,6 @@ def static_kubeconfig(server: str, ca_data: str, token: str, cluster: str) -> di
             "users": [{"name": user, "user": {"token": token}}]}
 
 
-
-
 def kubeconfig_problems(config: Any) -> list[str]:
     """Why Kueue's MultiKueue controller would refuse this kubeconfig (parsed), in its words; empty
     when it accepts it. Never quotes a value of the kubeconfig: it holds a credential."""

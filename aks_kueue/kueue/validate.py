@@ -165,12 +165,7 @@ def _metadata(metadata: Any, namespaced: bool) -> list[FieldError]:
     for key in ("labels", "annotations"):
         if key in metadata and not isinstance(metadata[key], dict):
             errors.append(fe.invalid(f"metadata.{key}", fe.OMIT, "must be a map of strings"))
-    labels = metadata.get("labels") if isinstance(metadata.get("labels"), dict) else {}
-    for key, value in labels.items():
-        if problem := names.qualified_name_problem(str(key)):
-            errors.append(fe.invalid("metadata.labels", key, problem))
-        if problem := names.label_value_problem(value):
-            errors.append(fe.invalid("metadata.labels", value, problem))
+    errors += fe.labels(metadata["labels"] if isinstance(metadata.get("labels"), dict) else {}, "metadata.labels")
     annotations = metadata.get("annotations") if isinstance(metadata.get("annotations"), dict) else {}
     for key, value in annotations.items():
         if problem := names.qualified_name_problem(str(key)):

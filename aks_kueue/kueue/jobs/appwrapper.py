@@ -27,7 +27,6 @@ from aks_kueue.kueue.jobs.model import JobOptions
 from aks_kueue.kueue.jobs.podsets import (JOB_COMPLETION_INDEX, JOBSET_JOB_INDEX, PodSet, Reader, lower,
                                           topology_request)
 from aks_kueue.kueue.jobs.kubeflow import REPLICA_INDEX as KUBEFLOW_REPLICA_INDEX
-from aks_kueue.kueue.structural import FieldError
 
 TAS_POD_INDEX = "workload.codeflare.dev.appwrapper/tas-pod-index-label"
 TAS_SUB_GROUP_INDEX = "workload.codeflare.dev.appwrapper/tas-sub-group-index-label"
@@ -164,11 +163,7 @@ def app_wrapper(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[
     spec = read.map(obj, "spec", "")
     name = str((obj.get("metadata") or {}).get("name") or "")
     podsets: list[PodSet] = []
-    for i, component in enumerate(read.list(spec, "components", "spec")):
-        path = f"spec.components[{i}]"
-        if not isinstance(component, dict):
-            read.errors.append(FieldError(path, "Invalid value: must be of type object"))
-            continue
+    for path, component in read.items(spec, "components", "spec"):
         wrapped = component.get("template")
         declared = read.list(component, "podSets", path)
         for declared_set in declared or infer_pod_sets(wrapped):

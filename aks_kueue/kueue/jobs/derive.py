@@ -474,15 +474,9 @@ def _priority(obj: dict[str, Any], podsets: list[ps.PodSet], ctx: _Context,
 def _custom_priority_class(obj: dict[str, Any]) -> str:
     """MPIJob's and the Kubeflow v1 jobs' `PriorityClass()`: runPolicy.schedulingPolicy.priorityClass
     first (then the replica templates in order, as for every job)."""
-    if obj.get("kind") in kubeflow.REPLICA_TYPES and group_version(obj)[0] == "kubeflow.org":
+    if obj.get("kind") in (*kubeflow.REPLICA_TYPES, "MPIJob") and group_version(obj)[0] == "kubeflow.org":
         return kubeflow.priority_class(obj)
-    if obj.get("kind") != "MPIJob":
-        return ""
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    policy = ((spec.get("runPolicy") or {}).get("schedulingPolicy") or {}) if isinstance(spec.get("runPolicy"), dict) \
-        else {}
-    value = policy.get("priorityClass") if isinstance(policy, dict) else None
-    return value if isinstance(value, str) else ""
+    return ""
 
 
 def _job_error(error: FieldError, podsets: list[ps.PodSet]) -> FieldError:
