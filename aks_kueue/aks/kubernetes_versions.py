@@ -39,7 +39,7 @@ from importlib import resources
 from typing import Optional
 
 DATA_FILE = "data/aks-kubernetes-versions.json"
-_VERSION = re.compile(r"1\.(\d+)(?:\.(\d+))?")
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 _LTS_SETTINGS = "tier Premium and support plan AKSLongTermSupport"
 
 
@@ -66,19 +66,14 @@ class Day:
 
 
 def _parse_cell(text: str, *, end_of_month: bool) -> Day:
-    for fmt in ("%b %d, %Y", "%B %d, %Y"):
+    for fmt in ("%b %d, %Y", "%B %d, %Y", "%b %Y", "%B %Y"):
         try:
-            return Day(text, datetime.strptime(text, fmt).date())
-        except ValueError:
-            pass
-    for fmt in ("%b %Y", "%B %Y"):
-        try:
-            first = datetime.strptime(text, fmt).date()
+            day = datetime.strptime(text, fmt).date()
         except ValueError:
             continue
-        if not end_of_month:
-            return Day(text, first)
-        return Day(text, first.replace(day=_months.monthrange(first.year, first.month)[1]))
+        if end_of_month and "%d" not in fmt:
+            day = day.replace(day=_months.monthrange(day.year, day.month)[1])
+        return Day(text, day)
     raise ValueError(f"calendar cell {text!r} is not a month or a day")
 
 
@@ -159,9 +154,15 @@ class Verdict:
     warnings: tuple[str, ...] = ()
 
 
-def minor_of(version: str) -> Optional[int]:
+def parse(version: str) -> Optional[tuple[int, int, Optional[int]]]:
+    """(major, minor, patch) of "1.34.7", the patch None for "1.34"; None for anything else."""
     match = _VERSION.fullmatch(version)
-    return int(match.group(1)) if match else None
+    return None if match is None else (int(match[1]), int(match[2]), None if match[3] is None else int(match[3]))
+
+
+def minor_of(version: str) -> Optional[int]:
+    parsed = parse(version)
+    return parsed[1] if parsed is not None and version.startswith("1.") else None
 
 
 def _choices(names: list[str]) -> str:

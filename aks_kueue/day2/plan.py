@@ -29,7 +29,10 @@ import json
 import re
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import Any, Mapping, Optional
+
+import yaml
 
 from aks_kueue.day2.allow import (ALLOW_KEY, FLEET_WORKERS, MANAGER_ENTRY, QUEUE_KINDS, Allowances, Entry, Target,
                                   queue_entry, worker_entry)
@@ -48,32 +51,9 @@ class Effect(str, Enum):
         return self.value
 
 
-# pkg/resource/deploy/step.go StepOps, in its order, with what each does (the functions named are
-# where the engine makes the step).
-OPERATIONS: dict[str, tuple[Effect, str]] = {
-    "same": (Effect.NONE, "unchanged"),
-    "create": (Effect.CREATE, "created"),
-    "update": (Effect.UPDATE, "updated in place"),
-    "delete": (Effect.DELETE, "deleted (DeleteStep)"),
-    "replace": (Effect.REPLACE, "replaced (ReplaceStep, the logical step of a replacement)"),
-    "create-replacement": (Effect.REPLACE, "replaced: its replacement is created (CreateStep of a replacement)"),
-    "delete-replaced": (Effect.DELETE, "the replaced resource is deleted (DeleteStep of a replacement)"),
-    "read": (Effect.NONE, "read, as a data source"),
-    "read-replacement": (Effect.REPLACE, "replaced by a read of another id: the managed resource is marked for "
-                                         "deletion (GenerateReadSteps)"),
-    "refresh": (Effect.NONE, "refreshed in the state"),
-    "discard": (Effect.NONE, "a read resource dropped from the state; nothing is deleted (DeleteStep of an "
-                             "external resource)"),
-    "discard-replaced": (Effect.NONE, "a replaced read resource dropped from the state; nothing is deleted"),
-    "remove-pending-replace": (Effect.DELETE, "deleted: an earlier delete-before-replace deleted it and its "
-                                              "replacement was never created; this step drops it from the state "
-                                              "(RemovePendingReplaceStep)"),
-    "import": (Effect.NONE, "imported as it is"),
-    "import-replacement": (Effect.REPLACE, "replaced by an imported resource: the one in the state is deleted "
-                                           "(ImportStep of a replacement)"),
-    "diff": (Effect.NONE, "compared with an imported resource"),
-    "extend-parameterize": (Effect.NONE, "a provider's parameterization applied"),
-}
+# pkg/resource/deploy/step.go StepOps, in its order, with what each does (`data/step-operations.yaml`).
+OPERATIONS: dict[str, tuple[Effect, str]] = {op: (Effect(effect), what) for op, (effect, what) in yaml.safe_load(
+    (Path(__file__).resolve().parent / "data" / "step-operations.yaml").read_text(encoding="utf-8")).items()}
 DESTRUCTIVE = tuple(op for op, (effect, _) in OPERATIONS.items() if effect in (Effect.REPLACE, Effect.DELETE))
 # retainOnDelete makes the delete a no-op in DeleteStep.Apply (and the earlier delete of a pending
 # replacement was one): nothing is destroyed.

@@ -8,8 +8,9 @@ Sources: the AKS API 2025-09-01 as pulumi-azure-native 3.29.0 describes it (Mana
 
 from __future__ import annotations
 
-import re
 from typing import Optional
+
+from aks_kueue.aks import kubernetes_versions
 
 # The cluster auto-upgrade channels and what each one moves (learn.microsoft.com/azure/aks/auto-upgrade-cluster).
 MOVES_MINOR = ("stable", "rapid")
@@ -18,11 +19,10 @@ NODE_OS_UPGRADE_CONFIG = "aksManagedNodeOSUpgradeSchedule"
 # A surge node per GPU node needs GPU quota that batch users rarely have spare; taking one node
 # out at a time needs none.
 GPU_UPGRADE_DEFAULTS = {"maxSurge": "0", "maxUnavailable": "1"}
-_PATCH_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
 
 
 def pins_patch(version: str) -> bool:
-    return bool(_PATCH_VERSION.fullmatch(version))
+    return (parsed := kubernetes_versions.parse(version)) is not None and parsed[2] is not None
 
 
 def manages_kubernetes_version(channel: str) -> bool:
