@@ -38,9 +38,6 @@ FLAVOR_LANDS_NOWHERE = "flavor-lands-nowhere"
 FLAVOR_RESOURCE_MISSING = "flavor-resource-missing"
 TAINT_NOT_TOLERATED = "taint-not-tolerated"
 GPUS_NOT_ADVERTISED = "gpus-not-advertised"
-QUOTA_KINDS = (QUOTA_ABOVE_CAPACITY, BORROWING_ABOVE_CAPACITY)
-FLAVOR_KINDS = (FLAVOR_LANDS_NOWHERE, FLAVOR_RESOURCE_MISSING, TAINT_NOT_TOLERATED)
-POOL_KINDS = (GPUS_NOT_ADVERTISED,)
 
 Valid = tuple[KueueItem, Mapping[str, Any]]  # an object Kueue accepts, and its manifest as stored
 
@@ -170,12 +167,10 @@ def _pools_text(placement: FlavorPlacement, resource: str) -> str:
                      f"{p.not_advertised(resource)}" for p, n in placement.pools)
 
 
-def _advertise_first(placement: FlavorPlacement, resource: str) -> str:
-    """The first fix where some of the flavor's pools have the resource and do not advertise it."""
-    silent = [p.name for p, _ in placement.pools if p.not_advertised(resource)]
-    if not silent:
-        return ""
-    return f"let pool {', '.join(silent)} advertise its GPUs (its gpus-not-advertised warning says how), or "
+def advertise_first(silent: list[str]) -> str:
+    """The first fix where pools have the resource and do not advertise it (`silent`, their names)."""
+    return (f"let pool {', '.join(silent)} advertise its GPUs (its gpus-not-advertised warning says how), or "
+            if silent else "")
 
 
 def _assumed(placement: FlavorPlacement) -> str:
@@ -222,7 +217,7 @@ def _over_capacity(placement: FlavorPlacement, resource: str, group: list[QuotaE
         f"the nominalQuota for {resource} on flavor {placement.name} adds up to {show(resource, total)} "
         f"({listed}{more}), but its pools can allocate only {show(resource, capacity)} at maxCount "
         f"{pools}{_assumed(placement)}; work Kueue admits beyond that stays Pending",
-        _advertise_first(placement, resource) + f"lower those nominalQuotas by {show(resource, total - capacity)} "
+        advertise_first([p.name for p, _ in placement.pools if p.not_advertised(resource)]) + f"lower those nominalQuotas by {show(resource, total - capacity)} "
         "in all (this one is the largest), or raise the pools' maxCount",
         {"flavor": placement.name, "resource": resource, "quota": amount(resource, total),
          "capacity": amount(resource, capacity), "excess": amount(resource, total - capacity)})

@@ -14,6 +14,7 @@ from typing import Any, Mapping, Optional
 
 from aks_kueue.aks.nodes import PoolCapacity, is_modelled
 from aks_kueue.aks.placement import FlavorPlacement
+from aks_kueue.judge.capacity import advertise_first
 from aks_kueue.judge.finding import ERROR, Finding, amount, field_key, show
 from aks_kueue.k8s.pods import pod_requests as effective_requests
 from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS, tolerates, untolerated_taint
@@ -218,14 +219,10 @@ def _schedule(label: str, pod_set: Mapping[str, Any], flavors: Mapping[str, str]
     if all(per_node == 0 for _, _, per_node, _ in packing):
         short = "; ".join(f"a node of pool {p.name} allocates {limit} {show(limit, p.node.amounts.get(limit, 0))}"
                           f"{p.not_advertised(limit)}" for p, _, _, limit in packing)
-        silent = [p.name for p, _, _, limit in packing if p.not_advertised(limit)]
-        fix = "shrink the pod's requests, or use a larger VM size for the pool"
-        if silent:
-            fix = (f"let pool {', '.join(silent)} advertise its GPUs (its gpus-not-advertised warning says how), "
-                   f"or {fix}")
         return ("pod-fits-no-node",
                 f"{label} podset {name}: one pod requests {wanted}, more than any node it can land on ({short})",
-                fix, numbers)
+                advertise_first([p.name for p, _, _, limit in packing if p.not_advertised(limit)])
+                + "shrink the pod's requests, or use a larger VM size for the pool", numbers)
     room = sum(per_node * nodes for _, nodes, per_node, _ in packing)
     if room < count:
         detail = "; ".join(f"pool {p.name}: {per_node} per node x {nodes} nodes (maxCount)"
