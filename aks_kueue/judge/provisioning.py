@@ -32,7 +32,6 @@ from aks_kueue.model.desired import KueueItem, Model
 
 PROVISIONING_UNAVAILABLE = "provisioning-unavailable"
 PODSET_UNPROVISIONABLE = "podset-unprovisionable"
-AVAILABILITY_KINDS = (PROVISIONING_UNAVAILABLE,)
 WORKLOAD_KINDS = (PODSET_UNPROVISIONABLE,)
 
 Valid = tuple[KueueItem, Mapping[str, Any]]
