@@ -273,8 +273,6 @@ def teams_missing(model: Model) -> Iterable[Finding]:
 def priority_values(model: Model) -> Iterable[Finding]:
     """A worker mirrors the manager's classes at its own pulumi up: until then a class whose value this
     manager changed ranks work there by the old value, and what was queued there keeps it even after."""
-    if not is_manager(model):
-        return
     wanted = {o.name: o.manifest.get("value") for o in model.of_kind("WorkloadPriorityClass")}
     for worker, view in _worker_models(model):
         differ = [(o.name, wanted[o.name], o.manifest.get("value")) for o in view.of_kind("WorkloadPriorityClass")

@@ -48,10 +48,7 @@ def workload_findings(workloads: list[tuple[str, str, Mapping[str, Any]]], snaps
                       placements: Mapping[str, FlavorPlacement]) -> list[Finding]:
     """For each (label, key, Workload manifest as Kueue creates it): admitted alone on an empty
     cluster, and its pods scheduled on the pools its flavors select."""
-    findings = []
-    for label, key, workload in workloads:
-        findings += _check(label, key, workload, snapshot, placements)
-    return findings
+    return [f for label, key, workload in workloads for f in _check(label, key, workload, snapshot, placements)]
 
 
 def _check(label: str, key: str, workload: Mapping[str, Any], snapshot, placements) -> list[Finding]:
@@ -88,12 +85,10 @@ def _check(label: str, key: str, workload: Mapping[str, Any], snapshot, placemen
     findings = []
     for index, pod_set in enumerate(spec.get("podSets") or []):
         assignment = assigned.get(pod_set.get("name"))
-        if assignment is not None:
-            problem = _schedule(label, pod_set, assignment.flavors, placements)
-            if problem is not None:
-                kind, message, fix, numbers = problem
-                findings.append(Finding(kind, ERROR, label, field_key(key, f"podSets[{index}]"), message, fix,
-                                        {"clusterQueue": cluster_queue, **numbers}))
+        if assignment is not None and (problem := _schedule(label, pod_set, assignment.flavors, placements)):
+            kind, message, fix, numbers = problem
+            findings.append(Finding(kind, ERROR, label, field_key(key, f"podSets[{index}]"), message, fix,
+                                    {"clusterQueue": cluster_queue, **numbers}))
     return findings
 
 
@@ -205,17 +200,15 @@ def _schedule(label: str, pod_set: Mapping[str, Any], flavors: Mapping[str, str]
                 "flavors' nodeLabels compatible", {"podSet": name, "flavors": list(landing.flavors)})
     if landing is None:
         return None  # a flavor nothing places: the flavor checks report it
-    used = [placements[f] for f in dict.fromkeys(flavors.values())]
-    candidates = landing
     requests = pod_requests(pod_spec)
     wanted = ", ".join(f"{r} {show(r, v)}" for r, v in requests.items() if is_modelled(r))
     numbers = {"podSet": name, "count": count, "requests": {r: amount(r, v) for r, v in requests.items()}}
-    if not candidates:
+    if not landing:
         return ("pod-fits-no-node",
-                f"{label} podset {name} is admitted to flavors {', '.join(f.name for f in used)}, but no pool "
-                "matches their nodeLabels plus the podset's nodeSelector with every taint tolerated",
+                f"{label} podset {name} is admitted to flavors {', '.join(dict.fromkeys(flavors.values()))}, but no "
+                "pool matches their nodeLabels plus the podset's nodeSelector with every taint tolerated",
                 "add the missing tolerations or nodeSelector, or bind the flavor to a matching pool", numbers)
-    packing = [(pool, nodes, *pods_per_node(pool, requests)) for pool, nodes in candidates]
+    packing = [(pool, nodes, *pods_per_node(pool, requests)) for pool, nodes in landing]
     if all(per_node == 0 for _, _, per_node, _ in packing):
         short = "; ".join(f"a node of pool {p.name} allocates {limit} {show(limit, p.node.amounts.get(limit, 0))}"
                           f"{p.not_advertised(limit)}" for p, _, _, limit in packing)
