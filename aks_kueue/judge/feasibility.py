@@ -70,10 +70,10 @@ def feasibility(model: Model, vm_overhead: Fraction) -> Feasibility:
     found += capacity.flavor_findings(valid, placements)
     found += capacity.taint_findings(pools, placements)
     found += capacity.advertising_findings(pools)
-    if snapshot is not None:
-        found += workloads.workload_findings([(w.label, w.key, m) for w, m in accepted], snapshot, placements)
-    found += provisioning.provisioning_findings(model, valid, placements, snapshot, accepted)
-    found += topology.topology_findings(model, valid, placements, snapshot, accepted)
+    decided = [] if snapshot is None else workloads.decide(accepted, snapshot)
+    found += workloads.workload_findings(decided, snapshot, placements)
+    found += provisioning.provisioning_findings(model, valid, placements, decided)
+    found += topology.topology_findings(model, valid, placements, decided)
     return Feasibility(found, pools, placements, rows)
 
 

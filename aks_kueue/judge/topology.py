@@ -29,7 +29,7 @@ from aks_kueue.aks.topology import HOSTNAME
 from aks_kueue.judge.capacity import quota_entries
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
 from aks_kueue.judge.provisioning import floor_nodes, provisioning_checks, scaled_up_flavors
-from aks_kueue.judge.workloads import landing_pools, pod_requests, pods_per_node
+from aks_kueue.judge.workloads import Decided, landing_pools, pod_requests, pods_per_node
 from aks_kueue.kueue.tas import (ClusterQueueTopology, explicitly_requests, slice_constraints, topology_levels,
                                  topology_request)
 from aks_kueue.model.desired import KueueItem, Model
@@ -43,11 +43,11 @@ Valid = tuple[KueueItem, Mapping[str, Any]]
 
 
 def topology_findings(model: Model, valid: list[Valid], placements: Mapping[str, FlavorPlacement],
-                      snapshot, accepted: list[tuple[Any, Mapping[str, Any]]]) -> list[Finding]:
+                      decided: list[Decided]) -> list[Finding]:
     levels = {item.name: topology_levels(m) for item, m in valid if item.kind == "Topology"}
     flavor_topology = {item.name: (m.get("spec") or {}).get("topologyName")
                        for item, m in valid if item.kind == "ResourceFlavor"}
-    explicit = {id(m) for _, m in accepted if any(explicitly_requests(p) for p in (m.get("spec") or {}).get("podSets")
+    explicit = {id(m) for _, m, _, _ in decided if any(explicitly_requests(p) for p in (m.get("spec") or {}).get("podSets")
                                                   or [] if isinstance(p, dict))}
     if not any(flavor_topology.values()) and not explicit:
         return []
@@ -65,18 +65,11 @@ def topology_findings(model: Model, valid: list[Valid], placements: Mapping[str,
             floor = sum(floor_nodes(pool, nodes) for pool, nodes in placement.pools)
             floors[(name, flavor)] = floor
             findings += _floor(item, spec, flavor, placement, floor)
-    if snapshot is None:
-        return findings
-    for workload, manifest in accepted:
-        metadata, spec = manifest.get("metadata") or {}, manifest.get("spec") or {}
-        cluster_queue = snapshot.cluster_queue_for(metadata.get("namespace"), spec.get("queueName"))
-        if cluster_queue not in queues:
+    for workload, manifest, cluster_queue, decision in decided:
+        if cluster_queue not in queues or not decision.fits:
             continue
         tas = ClusterQueueTopology.of(queues[cluster_queue][1], flavor_topology)
-        if not tas.tas_flavors and id(manifest) not in explicit:
-            continue
-        decision = snapshot.can_ever_admit(cluster_queue, manifest)
-        if decision.fits:
+        if tas.tas_flavors or id(manifest) in explicit:
             findings += _workload(workload, manifest, cluster_queue, tas, levels, decision, placements, floors)
     return findings
 

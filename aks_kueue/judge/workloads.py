@@ -44,22 +44,36 @@ def pods_per_node(pool: PoolCapacity, requests: Mapping[str, int]) -> tuple[int,
     return fits, limit
 
 
-def workload_findings(workloads: list[tuple[str, str, Mapping[str, Any]]], snapshot,
-                      placements: Mapping[str, FlavorPlacement]) -> list[Finding]:
-    """For each (label, key, Workload manifest as Kueue creates it): admitted alone on an empty
-    cluster, and its pods scheduled on the pools its flavors select."""
-    return [f for label, key, workload in workloads for f in _check(label, key, workload, snapshot, placements)]
+# An expected workload, its Workload manifest as Kueue creates it, the ClusterQueue its LocalQueue reaches
+# (None where none does) and the admission core's decision for it alone on an empty cluster.
+Decided = tuple[Any, Mapping[str, Any], Optional[str], Any]
 
 
-def _check(label: str, key: str, workload: Mapping[str, Any], snapshot, placements) -> list[Finding]:
+def decide(accepted: list[tuple[Any, Mapping[str, Any]]], snapshot) -> list[Decided]:
+    found = []
+    for workload, manifest in accepted:
+        metadata, spec = manifest.get("metadata") or {}, manifest.get("spec") or {}
+        cluster_queue = snapshot.cluster_queue_for(metadata.get("namespace"), spec.get("queueName"))
+        found.append((workload, manifest, cluster_queue,
+                      None if cluster_queue is None else snapshot.can_ever_admit(cluster_queue, manifest)))
+    return found
+
+
+def workload_findings(decided: list[Decided], snapshot, placements: Mapping[str, FlavorPlacement]) -> list[Finding]:
+    """For each workload: admitted alone on an empty cluster, and its pods scheduled on the pools its
+    flavors select."""
+    return [f for each in decided for f in _check(*each, snapshot, placements)]
+
+
+def _check(item, workload: Mapping[str, Any], cluster_queue: Optional[str], decision, snapshot,
+           placements) -> list[Finding]:
+    label, key = item.label, item.key
     metadata, spec = workload.get("metadata") or {}, workload.get("spec") or {}
-    queue = f"{metadata.get('namespace')}/{spec.get('queueName')}"
-    cluster_queue = snapshot.cluster_queue_for(metadata.get("namespace"), spec.get("queueName"))
     if cluster_queue is None:
+        queue = f"{metadata.get('namespace')}/{spec.get('queueName')}"
         return [Finding(WORKLOAD_NOT_ADMITTED, ERROR, label, field_key(key, "queue"),
                         f"{label} names LocalQueue {queue}, which reaches no ClusterQueue",
                         "point it at a LocalQueue whose ClusterQueue exists", {"queue": queue})]
-    decision = snapshot.can_ever_admit(cluster_queue, workload)
     if not decision.fits:
         message = (f"{label} can never be admitted by ClusterQueue {cluster_queue}, even alone on an empty cluster "
                    f"with borrowing: {decision.mode}: {decision.message}")
