@@ -162,18 +162,15 @@ class KueueItem:
 
     @property
     def kind(self) -> str:
-        kind = self.manifest.get("kind")
-        return kind if isinstance(kind, str) else ""
+        return _text(self.manifest.get("kind")) or ""
 
     @property
     def name(self) -> str:
-        name = _metadata(self.manifest).get("name")
-        return name if isinstance(name, str) else ""
+        return _text(_metadata(self.manifest).get("name")) or ""
 
     @property
     def namespace(self) -> Optional[str]:
-        namespace = _metadata(self.manifest).get("namespace")
-        return namespace if isinstance(namespace, str) else None
+        return _text(_metadata(self.manifest).get("namespace"))
 
     @property
     def label(self) -> str:
@@ -267,6 +264,10 @@ class Model:
 
     def of_kind(self, kind: str) -> list[KueueItem]:
         return [o for o in self.objects if o.kind == kind]
+
+
+def _text(value: Any) -> Optional[str]:
+    return value if isinstance(value, str) else None
 
 
 def _metadata(manifest: Mapping[str, Any]) -> Mapping[str, Any]:

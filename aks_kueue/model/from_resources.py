@@ -102,6 +102,7 @@ def from_resources(resources: Sequence[Any]) -> Reading:
     groups: list[str] = []
     windows: list[MaintenanceWindow] = []
     fleet_resources = []
+    installers: set[str] = set()
     for resource in resources:
         kind, props, urn = resource.resource_type, resource.props, resource.urn
         label = f"{kind.rsplit(':', 1)[-1]} {resource.name}"
@@ -125,6 +126,7 @@ def from_resources(resources: Sequence[Any]) -> Reading:
                 daemonsets.append(_dcgm(props, label))
             elif (install := _install(kind, props, label, key)) is not None:
                 installs.append(install)
+                installers.add(urn)
                 urns.setdefault(INSTALL_SUBJECT, urn)
             elif KUEUE_OBJECT.match(kind):
                 item = _kueue_item(kind, props, label, key)
@@ -163,7 +165,6 @@ def from_resources(resources: Sequence[Any]) -> Reading:
                           security=replace(cluster.security, kubeconfig_secret=_kubeconfig_secret(resources)),
                           resource_group=groups[0] if len(groups) == 1 else "", maintenance=tuple(windows))
         pools = [_placed(pool, daemonsets, cluster.region) for pool in pools]
-    installers = {urns.get(INSTALL_SUBJECT)} | {r.urn for r in resources if _is_installer(r)}
     by_urn = {r.urn: r for r in resources}
     objects = tuple(_after(item, resource, installers, by_urn) for item, resource in items)
     model = Model(
@@ -465,13 +466,6 @@ def _install(kind: str, props: Any, label: str, key) -> Optional[Install]:
     return None
 
 
-def _is_installer(resource: Any) -> bool:
-    try:
-        return _install(resource.resource_type, resource.props, "", lambda s: s) is not None
-    except UnreadableValue:
-        return False
-
-
 def _optional_text(value: Any) -> Optional[str]:
     return value if isinstance(value, str) else None
 
@@ -507,7 +501,7 @@ def _kueue_item(kind: str, props: Any, label: str, key) -> KueueItem:
     manifest.setdefault("kind", KUEUE_OBJECT.match(kind)["kind"])
     converted = to_v1beta2(manifest)
     item = KueueItem(converted, "", original=manifest if converted is not manifest else None)
-    return KueueItem(item.manifest, key(item.label), original=item.original)
+    return replace(item, key=key(item.label))
 
 
 def check_identity(manifest: dict, label: str) -> None:
@@ -535,7 +529,7 @@ def _after(item: KueueItem, resource: Any, installers: set, by_urn: dict) -> Kue
         seen.add(urn)
         found = by_urn.get(urn)
         stack += list(found.dependencies or []) if found is not None else []
-    return KueueItem(item.manifest, item.key, after_installer=bool(seen & installers), original=item.original)
+    return replace(item, after_installer=bool(seen & installers))
 
 
 def _kubeconfig_secret(resources) -> bool:
@@ -543,9 +537,8 @@ def _kubeconfig_secret(resources) -> bool:
     names it in additionalSecretOutputs, and no other resource carries a kubeconfig in its inputs."""
     for resource in resources:
         if resource.resource_type.startswith(PROVIDER_PREFIX):
-            secret_outputs = list(getattr(resource.opts, "additional_secret_outputs", None) or []) \
-                if getattr(resource, "opts", None) is not None else []
-            if "kubeconfig" in list(resource.props) and "kubeconfig" not in secret_outputs:
+            secret_outputs = getattr(getattr(resource, "opts", None), "additional_secret_outputs", None) or []
+            if "kubeconfig" in list(resource.props) and "kubeconfig" not in list(secret_outputs):
                 return False
         elif resource.resource_type != SECRET and _carries_kubeconfig(resource.props):
             return False

@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.aks.nodes import AGENTPOOL
 from aks_kueue.aks.pools import (SYSTEM, SYSTEM_POOL_TAINT, DaemonSetLoad, ExplicitNode, Pool, default_os_disk,
                                  effective_gpu_driver, gpu_vendor, host_encryption_default, mig_strategy,
@@ -29,7 +30,6 @@ from aks_kueue.kueue import multikueue
 from aks_kueue.kueue.multikueue import Role
 from aks_kueue.model import fleet_outputs
 from aks_kueue.model.fleet import Fleet, Worker
-from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.model.fleet_outputs import FleetInputs
 from aks_kueue.model.desired import (Cluster, ExpectedWorkload, Install, KueueItem, MaintenanceWindow, Model,
                                      Monitoring, Namespace, Network, SecretsProvider, Security, SubmitterGroup)
@@ -136,7 +136,7 @@ def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects:
     from aks_kueue.kueue.manifests import Category, category, generate_names, read_inputs
 
     where = f"{key}.manifest"
-    path = Path(name) if Path(name).is_absolute() else root / name
+    path = root / name  # an absolute name stays itself
     try:
         documents = read_inputs([path])
     except LoadError as error:
@@ -402,7 +402,7 @@ def _from_manifests(settings: Settings, root: Path, problems: list[Problem]) -> 
     objects = []
     for i, name in enumerate(settings.queue_manifests):
         key = f"aks-kueue:queueManifests[{i}]"
-        path = Path(name) if Path(name).is_absolute() else root / name
+        path = root / name  # an absolute name stays itself
         try:
             for index, document in read_documents(path):
                 objects.append(_manifest_item(document, f"{key}: {name} document {index}", problems))
