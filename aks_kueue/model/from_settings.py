@@ -180,7 +180,7 @@ def cluster(settings: Settings) -> Cluster:
                       outbound_type=net.outbound_type)
     system_pool = Pool(name=SYSTEM_POOL_NAME, mode=SYSTEM, min_count=system.count, max_count=system.count,
                        taints=(dict(SYSTEM_POOL_TAINT),), key="aks-kueue:cluster.systemPool",
-                       **_pool_inputs(system, network))
+                       **_create_only(system, network))
     provider = sec.key_vault_secrets_provider
     monitoring = settings.monitoring
     windows = ((AUTO_UPGRADE_CONFIG, spec.maintenance.auto_upgrade), (NODE_OS_UPGRADE_CONFIG,
@@ -213,10 +213,10 @@ def _defender(settings: Settings) -> Optional[bool]:
     return False if settings.cluster.security.defender.enabled is False else None
 
 
-def _pool_inputs(pool: NodePool | SystemPool, network: Network) -> dict[str, Any]:
-    """What the system pool and a user pool are created with alike: the inputs as written, else AKS's
-    default pod count and the baseline's OS disk and host encryption for the size (`chosen`: the
-    create-only inputs the program chooses because the stack writes none)."""
+def _create_only(pool: NodePool | SystemPool, network: Network) -> dict[str, Any]:
+    """The create-only inputs of the system pool and of a user pool alike: as written, else AKS's default
+    pod count and the baseline's OS disk and host encryption for the size (`chosen`: those the program
+    chooses because the stack writes none)."""
     if pool.os_disk_type is not None:
         os_disk_type, os_disk_size = pool.os_disk_type, pool.os_disk_size_gb
     else:
@@ -251,7 +251,7 @@ def user_pool(pool: NodePool, index: int, settings: Settings, network: Optional[
         gpu_device_plugin=pool.declared_device_plugin, gpu_instance_profile=pool.gpu_instance_profile,
         spot=pool.spot, explicit=explicit, daemonsets=daemonsets, key=f"aks-kueue:nodePools[{index}]",
         os_sku=pool.os_sku, upgrade_settings=pool.effective_upgrade_settings or {},
-        **_pool_inputs(pool, network or cluster(settings).network))
+        **_create_only(pool, network or cluster(settings).network))
 
 
 def _taint(text: str) -> dict[str, str]:
