@@ -17,9 +17,6 @@ class Unreadable(ValueError):
     """A property exists but has a shape the pack cannot use."""
 
 
-_MISSING = object()
-
-
 def get(props: Any, *path: str, default: Any = None) -> Any:
     """The value at `path`, or `default` when a key along it is absent (or null)."""
     value = props

@@ -116,10 +116,6 @@ def _pool(cluster: Cluster, pool: Pool, protection: Protection) -> Tracked:
                    chosen=pool.chosen)
 
 
-def queue_entry_of(obj: KueueItem) -> Entry:
-    return queue_entry(obj.kind, obj.namespace, obj.name)
-
-
 def queue_tracked(obj: KueueItem) -> Tracked:
     """A Kueue object as the record keeps it: the fields Kueue may refuse to change in place."""
     spec = obj.manifest.get("spec") if isinstance(obj.manifest.get("spec"), dict) else {}
@@ -128,7 +124,7 @@ def queue_tracked(obj: KueueItem) -> Tracked:
     where = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
     # A stack-file object's key takes the field's path; a queue manifest's ("FILE doc N (Kind name)") does not.
     keys = {path: obj.key if " " in obj.key else f"{obj.key}.{path}" for path in found}
-    return Tracked(queue_entry_of(obj), f"kubernetes:{obj.manifest.get('apiVersion')}:{obj.kind}",
+    return Tracked(queue_entry(obj.kind, obj.namespace, obj.name), f"kubernetes:{obj.manifest.get('apiVersion')}:{obj.kind}",
                    f"{obj.kind} {where}", found, False, keys=keys, key=obj.key)
 
 
