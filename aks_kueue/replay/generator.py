@@ -35,7 +35,7 @@ from typing import Any, Optional
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.convert import V1BETA2
-from aks_kueue.replay.trace import Trace, TraceError, TraceWorkload
+from aks_kueue.replay.trace import Trace, TraceWorkload, Where
 
 POLICIES = ("Never", "LowerPriority", "LowerOrNewerEqualPriority", "Any")
 TOP_KEYS = ("cohorts", "resourceFlavor", "topology")
@@ -58,9 +58,7 @@ class Generated:
 
 
 def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
-    def error(key: str, message: str) -> TraceError:
-        return TraceError(file, 0, message, key=key)
-
+    error = Where(file, document=0)
     _known(document, TOP_KEYS, "", error)
     flavor = DEFAULT_FLAVOR
     notes = []
@@ -125,12 +123,11 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
                                 submitted = k * interval / 1000
                                 sequence += 1
                                 made.append((submitted, sequence, TraceWorkload(
-                                    order=0, namespace=name, name=f"{wl_class}-{si}-{round_index}-{ti}", queue=name,
+                                    namespace=name, name=f"{wl_class}-{si}-{round_index}-{ti}", queue=name,
                                     submitted=submitted, runtime=runtime, shape=shape, priority=priority,
                                     file=file)))
     made.sort(key=lambda m: (m[0], m[1]))
     for _, _, workload in made:
-        workload.order = len(trace.workloads)
         trace.add(workload)
     trace.generated = generated
     trace.notes += notes
