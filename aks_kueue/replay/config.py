@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
-from aks_kueue.aks.nodes import PoolCapacity
+from aks_kueue.aks.nodes import GPU_PREFIXES, PoolCapacity
 from aks_kueue.kueue.config_api import seconds
 from aks_kueue.kueue.transformations import ResourceRules
 
@@ -103,7 +103,7 @@ class ReplayConfig:
             return self.node_startup[pool.name], "given"
         if self.default_startup is not None:
             return self.default_startup, "given"
-        if any(r.startswith(("nvidia.com/", "amd.com/")) for r in pool.node.amounts):
+        if any(r.startswith(GPU_PREFIXES) for r in pool.node.amounts):
             return DEFAULT_GPU_STARTUP, "assumed for a GPU pool"
         return DEFAULT_CPU_STARTUP, "assumed for a CPU pool"
 
