@@ -49,7 +49,7 @@ from typing import Any, Callable, Optional
 
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.snapshot import Decision, Snapshot
-from aks_kueue.admission.workloads import WorkloadInfo
+from aks_kueue.admission.workloads import PodSetInfo, WorkloadInfo
 from aks_kueue.kueue.admission_checks import checks_for, is_provisioning, provisioning_config_name
 from aks_kueue.aks.autoscaler import SCALE_UP_CLASSES
 from aks_kueue.replay.config import ReplayConfig
@@ -89,37 +89,33 @@ class ReplayOptions:
     max_cycles_per_instant: int = 1_000_000
 
 
+@dataclass(eq=False, slots=True)
 class Run:
     """One trace workload in one configuration."""
 
-    __slots__ = ("trace", "info", "cq", "state", "where", "ts", "key", "hash", "admitted", "started",
-                 "finished", "ever_admitted", "ever_started", "preemptions", "evictions", "epoch", "flavors",
-                 "reason", "groups", "requeues", "decision", "queue", "counts")
-
-    def __init__(self, trace: TraceWorkload, info: WorkloadInfo):
-        self.trace = trace
-        self.info = info
-        self.cq: Optional[str] = None
-        self.state = PENDING
-        self.where = NOWHERE
-        self.ts = trace.submitted
-        self.key: tuple = ()
-        self.hash: tuple = ()
-        self.admitted: Optional[float] = None
-        self.started: Optional[float] = None
-        self.finished: Optional[float] = None
-        self.ever_admitted = False
-        self.ever_started = False
-        self.preemptions = 0
-        self.evictions = 0
-        self.epoch = 0
-        self.flavors: dict[str, dict[str, str]] = {}
-        self.reason: Optional[str] = None
-        self.groups: list[PodGroup] = []
-        self.requeues = 0
-        self.decision: Optional[Decision] = None
-        self.counts: dict[str, int] = {}  # pods per pod set of its last admission (partial admission shows)
-        self.queue: Optional["QueueState"] = None
+    trace: TraceWorkload
+    info: WorkloadInfo
+    key: tuple                      # queue order: priority, timestamp, trace order
+    hash: tuple                     # scheduling equivalence: shape and priority
+    ts: float                       # the queue-order timestamp: submission, or the last eviction
+    cq: Optional[str] = None
+    queue: Optional["QueueState"] = None
+    state: int = PENDING
+    where: int = NOWHERE
+    admitted: Optional[float] = None
+    started: Optional[float] = None
+    finished: Optional[float] = None
+    ever_admitted: bool = False
+    ever_started: bool = False
+    preemptions: int = 0
+    evictions: int = 0
+    requeues: int = 0
+    epoch: int = 0
+    flavors: dict[str, dict[str, str]] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)  # pods per pod set of its last admission (partial)
+    reason: Optional[str] = None
+    groups: list[PodGroup] = field(default_factory=list)
+    decision: Optional[Decision] = None
 
 
 class Group:
@@ -310,7 +306,6 @@ class _Replay:
         self.pods_ready = config.pods_ready
         self.events: list[tuple] = []
         self.sequence = 0
-        self.now = 0.0
         self.done = 0
         self.cycles = 0
         self.decisions = 0
@@ -322,6 +317,7 @@ class _Replay:
         self.unready = 0        # admitted, not yet started (blockAdmission waits on them)
         self.notes: list[str] = []
         self._assignments: dict[tuple, tuple[dict, dict]] = {}
+        self._trees: dict[str, list[str]] = {}  # the ClusterQueues of a cohort tree, by its root
         self.queues: dict[str, QueueState] = {}
         self.meters: dict[str, dict[tuple[str, str], Meter]] = {}
         manifests = {(m.get("metadata") or {}).get("name"): m for m in config.objects
@@ -371,9 +367,8 @@ class _Replay:
             info = WorkloadInfo(namespace=workload.namespace, name=workload.name, queue_name=workload.queue,
                                 priority=priority, podsets=known[0], created=workload.submitted,
                                 uid=f"{workload.order:012d}", _shape=known[1])
-            run = Run(workload, info)
-            run.hash = (id(shape), priority)
-            run.key = (-priority, workload.submitted, workload.order)
+            run = Run(workload, info, key=(-priority, workload.submitted, workload.order), hash=(id(shape), priority),
+                      ts=workload.submitted)
             runs.append(run)
             self._push(workload.submitted, SUBMIT, run)
         return runs
@@ -411,7 +406,6 @@ class _Replay:
             now = events[0][0]
             if (until is not None and now > until) or self._over(now):
                 break
-            self.now = now
             while events and events[0][0] == now:
                 _, kind, _, payload = heapq.heappop(events)
                 self.done += 1
@@ -450,20 +444,18 @@ class _Replay:
     def _apply(self, kind: int, payload: Any, now: float) -> None:
         if kind == SUBMIT:
             self._submit(payload, now)
-        elif kind == FINISH:
-            run, epoch = payload
-            if run.epoch == epoch and run.state == RUNNING:
-                self._finish(run, now)
         elif kind == REQUEUE:
             self._requeue(payload, now)
-        elif kind == BACKOFF:
+        elif kind in (FINISH, BACKOFF, TIMEOUT):
             run, epoch = payload
-            if run.epoch == epoch and run.where == BACKING_OFF:
+            if run.epoch != epoch:
+                return  # the run was admitted or released since: the event is stale
+            if kind == FINISH and run.state == RUNNING:
+                self._finish(run, now)
+            elif kind == BACKOFF and run.where == BACKING_OFF:
                 run.where = NOWHERE
                 self._enqueue(run, now)
-        elif kind == TIMEOUT:
-            run, epoch = payload
-            if run.epoch == epoch and run.state == ADMITTED:
+            elif kind == TIMEOUT and run.state == ADMITTED:
                 self._evict(run, now, preempted=False)
         else:
             answer = self.nodes.handle(_NODE_KINDS[kind], payload, now)
@@ -523,24 +515,16 @@ class _Replay:
                 self.ready_queues.add(name)
 
     def _tree_queues(self, root: str) -> list[str]:
-        known = getattr(self, "_trees", None)
-        if known is None:
-            known = self._trees = {}
-        found = known.get(root)
+        found = self._trees.get(root)
         if found is None:
             tree = self.snapshot.tree
-            if root in tree.cohorts:
-                found = sorted(n.name for n in tree.cohorts[root].subtree_cluster_queues())
-            else:
-                found = [root]
-            known[root] = found
+            found = self._trees[root] = (sorted(n.name for n in tree.cohorts[root].subtree_cluster_queues())
+                                         if root in tree.cohorts else [root])
         return found
 
     def _freed(self, cq: str, now: float) -> None:
         """Capacity was freed in the ClusterQueue's cohort tree: retry its inadmissible workloads soon."""
-        node = self.snapshot.tree.cluster_queues[cq]
-        root = node.root()
-        name = root.name
+        name = self.snapshot.tree.cluster_queues[cq].root().name
         at = now + REQUEUE_BATCH
         if self.requeue_at.get(name, float("inf")) > at:
             self.requeue_at[name] = at
@@ -665,15 +649,9 @@ class _Replay:
         run.epoch += 1
         run.flavors, run.counts = self._flavors(decision)
         run.reason = None
-        for fr, value in decision.assignment.usage.items():
-            meter = self.meters[run.cq].get(fr)
-            if meter is None:
-                meter = self.meters[run.cq][fr] = Meter(0)
-            meter.change(now, value)
+        self._meter(run, now, 1)
         if self.nodes is None:
-            run.state = ADMITTED
-            run.admitted = now
-            run.ever_admitted = True
+            self._mark_admitted(run, now)
             self._start(run, now)
             return
         run.groups = self._groups(run, decision)
@@ -688,6 +666,12 @@ class _Replay:
             return
         self._admitted(run, now)
 
+    def _meter(self, run: Run, now: float, sign: int) -> None:
+        """The run's usage counted (`sign` 1) or no longer (-1) in its queue's meters."""
+        meters = self.meters[run.cq]
+        for fr, value in run.decision.assignment.usage.items():
+            (meters.get(fr) or meters.setdefault(fr, Meter(0))).change(now, sign * value)
+
     def _flavors(self, decision: Decision) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
         """The flavors and pod counts a decision assigns, per pod set: one copy per distinct
         assignment (a month of workloads has a few dozen)."""
@@ -698,11 +682,14 @@ class _Replay:
                                               {ps.name: ps.count for ps in decision.pod_sets})
         return found
 
-    def _admitted(self, run: Run, now: float) -> None:
+    def _mark_admitted(self, run: Run, now: float) -> None:
         run.state = ADMITTED
         run.admitted = now
-        run.started = None  # the report's times are those of the last admission (replay.md)
         run.ever_admitted = True
+
+    def _admitted(self, run: Run, now: float) -> None:
+        self._mark_admitted(run, now)
+        run.started = None  # the report's times are those of the last admission (replay.md)
         self.unready += 1
         unplaceable = next((g for g in run.groups if not g.pools), None)
         if unplaceable is not None:
@@ -717,9 +704,7 @@ class _Replay:
     def _checks_ready(self, run: Run, now: float) -> None:
         """Every booked node is Ready: the ProvisioningRequest check is Ready, the workload admitted
         and its pods (booked) run at once."""
-        run.state = ADMITTED
-        run.admitted = now
-        run.ever_admitted = True
+        self._mark_admitted(run, now)
         self.unready += 1
         self._start(run, now)
 
@@ -738,8 +723,7 @@ class _Replay:
     def _release(self, run: Run, now: float) -> None:
         self.snapshot.remove_workload(run.info)
         run.info.admission = None
-        for fr, value in run.decision.assignment.usage.items():
-            self.meters[run.cq][fr].change(now, -value)
+        self._meter(run, now, -1)
         if self.nodes is not None and run.groups:
             self.nodes.release(run.groups, now)
         run.groups = []
@@ -787,23 +771,25 @@ class _Replay:
 
     def _groups(self, run: Run, decision: Decision) -> list[PodGroup]:
         groups = []
-        flavors = self.snapshot.flavors
         for index, (podset, assigned) in enumerate(zip(run.info.podsets, decision.pod_sets)):
             if assigned.count <= 0:
                 continue
             requests = {r: v for r, v in podset.per_pod.items() if v > 0}
             requests["pods"] = 1
-            used = [flavors[name] for name in dict.fromkeys(assigned.flavors.values()) if name in flavors]
-            pools, _ = self.nodes.eligible(podset.spec, podset.placement, used, requests)
+            pools, _ = self._eligible(podset, assigned.flavors, requests)
             groups.append(PodGroup(run, index, assigned.count, requests, pools))
         return groups
 
     def _group_reason(self, run: Run, group: PodGroup) -> str:
         podset = run.info.podsets[group.index]
-        flavors = self.snapshot.flavors
-        used = [flavors[n] for n in dict.fromkeys(run.flavors.get(podset.name, {}).values()) if n in flavors]
-        _, reason = self.nodes.eligible(podset.spec, podset.placement, used, group.requests)
+        _, reason = self._eligible(podset, run.flavors.get(podset.name, {}), group.requests)
         return f"pod set {podset.name}: {reason}"
+
+    def _eligible(self, podset: PodSetInfo, assigned: dict[str, str], requests: dict[str, int]) -> tuple[list, Optional[str]]:
+        """The pools a pod set's pods can land on with the flavors assigned to it, and why none when none."""
+        flavors = self.snapshot.flavors
+        used = [flavors[name] for name in dict.fromkeys(assigned.values()) if name in flavors]
+        return self.nodes.eligible(podset.spec, podset.placement, used, requests)
 
     def _check_for(self, run: Run, decision: Decision) -> Optional[bool]:
         """None without a ProvisioningRequest check; else whether its class scales up."""
