@@ -785,7 +785,8 @@ class _Replay:
         _, reason = self._eligible(podset, run.flavors.get(podset.name, {}), group.requests)
         return f"pod set {podset.name}: {reason}"
 
-    def _eligible(self, podset: PodSetInfo, assigned: dict[str, str], requests: dict[str, int]) -> tuple[list, Optional[str]]:
+    def _eligible(self, podset: PodSetInfo, assigned: dict[str, str],
+                  requests: dict[str, int]) -> tuple[list, Optional[str]]:
         """The pools a pod set's pods can land on with the flavors assigned to it, and why none when none."""
         flavors = self.snapshot.flavors
         used = [flavors[name] for name in dict.fromkeys(assigned.values()) if name in flavors]
