@@ -20,8 +20,7 @@ from typing import Iterable, Optional
 from aks_kueue.admission.admitted import AdmittedWorkloads
 from aks_kueue.admission.assigner import Assignment, FlavorAssigner
 from aks_kueue.admission.flavors import FlavorMatches
-from aks_kueue.admission.models import (ClusterQueueInfo, LocalQueueInfo, ResourceFlavorInfo, TopologyInfo,
-                                        WorkloadPriorityClassInfo)
+from aks_kueue.admission.models import ClusterQueueInfo, LocalQueueInfo, ResourceFlavorInfo
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.partial import reduce_counts
 from aks_kueue.admission.preemption import PreemptionTarget, Preemptor
@@ -70,7 +69,6 @@ class Snapshot:
         self.tree = QuotaTree()
         self.local_queues: dict[tuple[str, str], LocalQueueInfo] = {}
         self.priority_classes: dict[str, int] = {}
-        self.topologies: dict[str, TopologyInfo] = {}
         self.namespace_labels: dict[str, dict[str, str]] = {}
         self._admitted: dict[str, AdmittedWorkloads] = {}
         self.workloads_by_uid: dict[str, WorkloadInfo] = {}
@@ -101,9 +99,7 @@ class Snapshot:
         for flavor in by_kind.get("ResourceFlavor", []):
             snapshot.flavors[_name(flavor)] = ResourceFlavorInfo.from_manifest(flavor)
         for wpc in by_kind.get("WorkloadPriorityClass", []):
-            snapshot.priority_classes[_name(wpc)] = WorkloadPriorityClassInfo.from_manifest(wpc).value
-        for topology in by_kind.get("Topology", []):
-            snapshot.topologies[_name(topology)] = TopologyInfo.from_manifest(topology)
+            snapshot.priority_classes[_name(wpc)] = int(wpc.get("value", 0))
         for namespace in by_kind.get("Namespace", []):
             snapshot.namespace_labels[_name(namespace)] = dict((namespace.get("metadata") or {}).get("labels") or {})
         cohorts = by_kind.get("Cohort", [])
@@ -277,7 +273,6 @@ class Snapshot:
         clone.flavors, clone.priority_classes = self.flavors, self.priority_classes
         clone.resource_rules = self.resource_rules
         clone.namespace_labels, clone.local_queues = self.namespace_labels, self.local_queues
-        clone.topologies = self.topologies
         clone.flavor_matches = self.flavor_matches
         clone._namespace_answers = self._namespace_answers
         clone.tree = self.tree.without_usage()
