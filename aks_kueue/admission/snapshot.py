@@ -247,17 +247,20 @@ class Snapshot:
     def _decide(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> Decision:
         assigner = FlavorAssigner(cq, workload, self.flavor_matches, self.preemptor, self.fair_sharing)
         full = assigner.assign()
-        if full.mode is FIT:
-            return _decision(cq, full)
-        if full.mode is PREEMPT:
-            targets = self.preemptor.targets(cq, workload, full.frs_needing_preemption(), full.usage)
-            if targets:
-                return _decision(cq, full, targets)
-        if workload.can_be_partially_admitted():
+        found = self._viable(cq, workload, full)
+        if found is None and workload.can_be_partially_admitted():
             found = self._partial(assigner, cq, workload)
-            if found is not None:
-                return found
-        return _decision(cq, full)
+        return _decision(cq, full) if found is None else found
+
+    def _viable(self, cq: ClusterQueueInfo, workload: WorkloadInfo, assignment: Assignment) -> Optional[Decision]:
+        """The decision for an assignment that is Fit, or Preempt with something to preempt; else None."""
+        if assignment.mode is FIT:
+            return _decision(cq, assignment)
+        if assignment.mode is PREEMPT:
+            targets = self.preemptor.targets(cq, workload, assignment.frs_needing_preemption(), assignment.usage)
+            if targets:
+                return _decision(cq, assignment, targets)
+        return None
 
     def can_ever_admit(self, cluster_queue: str, workload: WorkloadInfo | dict) -> Decision:
         """The decision for `workload` alone on an empty cluster, borrowing as allowed."""
@@ -283,14 +286,8 @@ class Snapshot:
     def _partial(self, assigner: FlavorAssigner, cq, workload: WorkloadInfo) -> Optional[Decision]:
         """The largest reduced counts that are Fit, or Preempt with something to preempt."""
         def attempt(counts: list[int]) -> tuple[Optional[Decision], bool]:
-            assignment = assigner.assign(counts)
-            if assignment.mode is FIT:
-                return _decision(cq, assignment), True
-            if assignment.mode is PREEMPT:
-                targets = self.preemptor.targets(cq, workload, assignment.frs_needing_preemption(), assignment.usage)
-                if targets:
-                    return _decision(cq, assignment, targets), True
-            return None, False
+            found = self._viable(cq, workload, assigner.assign(counts))
+            return found, found is not None
 
         found, ok = reduce_counts([ps.count for ps in workload.podsets],
                                   [ps.min_count for ps in workload.podsets], attempt)

@@ -225,16 +225,13 @@ def _text(value: Any, key: str, error) -> str:
 
 
 def _integer(value: Any, key: str, error, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise error(key, f"{value!r} is not a whole number")
     try:
-        number = int(value) if not isinstance(value, float) else value
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)) or (
+                isinstance(value, float) and not value.is_integer()):
+            raise ValueError(value)
+        number = int(value)
     except ValueError:
         raise error(key, f"{value!r} is not a whole number") from None
-    if isinstance(number, float):
-        if not number.is_integer():
-            raise error(key, f"{value!r} is not a whole number")
-        number = int(number)
     if number < minimum:
         raise error(key, f"{number} is less than {minimum}")
     return number

@@ -74,7 +74,7 @@ class Where:
     prefix: str = ""   # the path to the value the fields are in (`items[2].`)
 
     def __call__(self, key: Optional[str], message: str) -> TraceError:
-        key = self.prefix + key if key else (self.prefix.rstrip(".") or None)
+        key = self.prefix + key if key is not None else (self.prefix.rstrip(".") or None)
         return TraceError(self.file, self.document, message, line=self.line, key=key)
 
     def under(self, prefix: str) -> "Where":
