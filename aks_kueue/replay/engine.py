@@ -136,10 +136,9 @@ class Group:
 class QueueState:
     """One ClusterQueue's pending workloads: classes in the heap or inadmissible, the sticky preemptor."""
 
-    def __init__(self, name: str, strategy: str, index: int):
+    def __init__(self, name: str, strategy: str):
         self.name = name
         self.strict = strategy == STRICT
-        self.index = index
         self.groups: dict[tuple, Group] = {}
         self.top: list[tuple] = []           # (first key, version, group) of the classes in the heap
         self.live = 0                        # workloads in the heap, sticky included
@@ -322,11 +321,11 @@ class _Replay:
         self.meters: dict[str, dict[tuple[str, str], Meter]] = {}
         manifests = {(m.get("metadata") or {}).get("name"): m for m in config.objects
                      if m.get("kind") == "ClusterQueue"}
-        for index, name in enumerate(sorted(self.snapshot.cluster_queues)):
+        for name in sorted(self.snapshot.cluster_queues):
             spec = manifests.get(name, {}).get("spec") or {}
-            self.queues[name] = QueueState(name, spec.get("queueingStrategy") or "BestEffortFIFO", index)
-            node = self.snapshot.tree.cluster_queues[name]
-            self.meters[name] = {fr: Meter(q.nominal) for fr, q in node.quotas.items()}
+            self.queues[name] = QueueState(name, spec.get("queueingStrategy") or "BestEffortFIFO")
+            quotas = self.snapshot.tree.cluster_queues[name].quotas
+            self.meters[name] = {fr: Meter(q.nominal) for fr, q in quotas.items()}
         self.ready_queues: set[str] = set()
         self.checks = _provisioning_checks(config.objects, manifests)
         self.nodes = None
@@ -563,9 +562,8 @@ class _Replay:
     def _process(self, entries: list, now: float) -> bool:
         """One cycle's entries in order; whether anything changed."""
         snapshot = self.snapshot
-        preempted: dict[str, WorkloadInfo] = {}
+        preempted: dict[str, WorkloadInfo] = {}   # this cycle's targets, by uid, in order
         reserved: list[tuple[str, dict]] = []
-        victims: list[tuple[Run, WorkloadInfo]] = []
         outcomes = []
         changed = False
         block = self.pods_ready.enabled and self.pods_ready.block_admission and self.nodes is not None
@@ -588,24 +586,17 @@ class _Replay:
                 continue
             if mode is PREEMPT:
                 targets = [t.workload for t in decision.targets]
-                if any(t.uid in preempted for t in targets):
+                overlaps = any(t.uid in preempted for t in targets)
+                if overlaps or not snapshot.fits(cq, usage, [*preempted.values(), *targets]):
                     outcomes.append((run, SKIPPED))
                     continue
-                if not snapshot.fits(cq, usage, [*preempted.values(), *targets]):
-                    outcomes.append((run, SKIPPED))
-                    continue
-                for target in targets:
-                    preempted[target.uid] = target
-                    victims.append((run, target))
+                preempted.update((target.uid, target) for target in targets)
                 snapshot.reserve(cq, usage)
                 reserved.append((cq, usage))
                 outcomes.append((run, PREEMPTING))
                 changed = True
                 continue
-            if not snapshot.fits(cq, usage, list(preempted.values())):
-                outcomes.append((run, SKIPPED))
-                continue
-            if block and self.unready > 0:
+            if not snapshot.fits(cq, usage, list(preempted.values())) or (block and self.unready > 0):
                 outcomes.append((run, SKIPPED))
                 continue
             self._admit(run, decision, now)
@@ -613,20 +604,17 @@ class _Replay:
             changed = True
         for cq, usage in reserved:
             snapshot.unreserve(cq, usage)
-        for _, target in victims:
-            victim = self._run_of(target)
+        for target in preempted.values():
+            victim = self.runs[int(target.uid)]
             if victim.state in (RESERVED, ADMITTED, RUNNING):
                 self._evict(victim, now, preempted=True)
         for run, outcome in outcomes:
             queue = run.queue
             if outcome == ADMIT:
                 continue
-            if outcome == PREEMPTING:
-                if not queue.strict:
+            if outcome in (PREEMPTING, SKIPPED) or queue.strict:
+                if outcome == PREEMPTING and not queue.strict:
                     queue.set_sticky(run)
-                queue.push(run)
-                self.ready_queues.add(queue.name)
-            elif outcome == SKIPPED or queue.strict:
                 queue.push(run)
                 self.ready_queues.add(queue.name)
             else:
@@ -634,9 +622,6 @@ class _Replay:
                 queue.bulk_move(run.hash)
                 changed = True
         return changed
-
-    def _run_of(self, info: WorkloadInfo) -> Run:
-        return self.runs[int(info.uid)]
 
     def _admit(self, run: Run, decision: Decision, now: float) -> None:
         """Quota reserved: usage counted by the core; admitted at once, or once its checks are Ready."""

@@ -72,8 +72,7 @@ def read_trace(paths: list[str], limits: Limits = DEFAULT_LIMITS) -> Trace:
     for file in files:
         with _open(file) as handle:
             lines = _Lines(handle, file)
-            first = lines.peek()
-            kind = _detect(first, lines.long_first)
+            kind = _detect(lines.peek(), lines.long_first)
             if kind == "jsonl":
                 _read_jsonl(lines, file, trace)
             elif kind == "csv":
@@ -128,15 +127,6 @@ class _Lines:
         self._held: list[bytes] = []   # lines read to detect the format, not yet handed out
         self.long_first = False
 
-    def _raw(self) -> Optional[bytes]:
-        data = self._held.pop(0) if self._held else self.handle.readline(MAX_LINE_BYTES + 1)
-        if not data:
-            return None
-        if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n"):
-            raise TraceError(self.file, None, f"longer than {MAX_LINE_BYTES // 1024 // 1024} MiB, the most this "
-                                              "program reads as one line", line=self.number + 1)
-        return data
-
     def peek(self) -> str:
         """The first line that is not blank or a comment ('' for an empty file); nothing is consumed."""
         while True:
@@ -155,10 +145,13 @@ class _Lines:
 
     def __iter__(self) -> Iterator[tuple[int, str]]:
         while True:
-            data = self._raw()
-            if data is None:
+            data = self._held.pop(0) if self._held else self.handle.readline(MAX_LINE_BYTES + 1)
+            if not data:
                 return
             self.number += 1
+            if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n"):
+                raise TraceError(self.file, None, f"longer than {MAX_LINE_BYTES // 1024 // 1024} MiB, the most this "
+                                                  "program reads as one line", line=self.number)
             yield self.number, self._decode(data, self.number)
 
     def rest(self, max_bytes: int) -> str:
