@@ -50,7 +50,7 @@ from typing import Any, Callable, Optional
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.snapshot import Decision, Snapshot
 from aks_kueue.admission.workloads import PodSetInfo, WorkloadInfo
-from aks_kueue.kueue.admission_checks import checks_for, is_provisioning, provisioning_config_name
+from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provisioning, provisioning_config_name
 from aks_kueue.aks.autoscaler import SCALE_UP_CLASSES
 from aks_kueue.replay.config import ReplayConfig
 from aks_kueue.replay.nodes import BOOKED_READY, NODE_READY, SCALE_DOWN, NodeModel, PodGroup
@@ -319,8 +319,7 @@ class _Replay:
         self._trees: dict[str, list[str]] = {}  # the ClusterQueues of a cohort tree, by its root
         self.queues: dict[str, QueueState] = {}
         self.meters: dict[str, dict[tuple[str, str], Meter]] = {}
-        manifests = {(m.get("metadata") or {}).get("name"): m for m in config.objects
-                     if m.get("kind") == "ClusterQueue"}
+        manifests = _named(config.objects, "ClusterQueue")
         for name in sorted(self.snapshot.cluster_queues):
             spec = manifests.get(name, {}).get("spec") or {}
             self.queues[name] = QueueState(name, spec.get("queueingStrategy") or "BestEffortFIFO")
@@ -824,25 +823,22 @@ def _to_reserve(snapshot: Snapshot, cq: str, decision: Decision) -> dict:
     return {fr: v for fr, v in hold.items() if v > 0}
 
 
+def _named(objects: list[dict], kind: str) -> dict[str, dict]:
+    return {(o.get("metadata") or {}).get("name"): o for o in objects if o.get("kind") == kind}
+
+
 def _provisioning_checks(objects: list[dict], queues: dict[str, dict]) -> dict[str, tuple[dict, dict[str, str]]]:
     """Per ClusterQueue with a ProvisioningRequest check: its spec, and each such check's class."""
-    checks = {(o.get("metadata") or {}).get("name"): o for o in objects if o.get("kind") == "AdmissionCheck"}
-    configs = {(o.get("metadata") or {}).get("name"): o for o in objects
-               if o.get("kind") == "ProvisioningRequestConfig"}
+    configs = _named(objects, "ProvisioningRequestConfig")
+    classes = {name: ((configs.get(provisioning_config_name(check)) or {}).get("spec") or {})
+               .get("provisioningClassName", "")
+               for name, check in _named(objects, "AdmissionCheck").items() if is_provisioning(check)}
     found = {}
     for name, manifest in queues.items():
         spec = manifest.get("spec") or {}
-        strategy = spec.get("admissionChecksStrategy") or {}
-        classes = {}
-        for entry in strategy.get("admissionChecks") or []:
-            check = checks.get(entry.get("name"))
-            if check is None or not is_provisioning(check):
-                continue
-            config = configs.get(provisioning_config_name(check))
-            cls = ((config or {}).get("spec") or {}).get("provisioningClassName", "")
-            classes[entry["name"]] = cls
-        if classes:
-            found[name] = (spec, classes)
+        mine = {check: classes[check] for check in checks_of(spec) if check in classes}
+        if mine:
+            found[name] = (spec, mine)
     return found
 
 

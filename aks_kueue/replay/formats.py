@@ -284,7 +284,7 @@ def _submission(value: dict[str, Any], error) -> tuple[float, bool, Optional[flo
     return submitted, absolute, runtime, priority, priority_class
 
 
-def _pod_sets_from_lines(pod_sets: Any, error) -> list[dict[str, Any]]:
+def _pod_sets_from_lines(pod_sets: Any, error: Where) -> list[dict[str, Any]]:
     """The contract's JSON Lines `podSets` as Workload pod sets."""
     if not isinstance(pod_sets, list) or not pod_sets:
         raise error("podSets", "must be a non-empty list of pod sets ({name, count, requests, ...})")
@@ -294,10 +294,7 @@ def _pod_sets_from_lines(pod_sets: Any, error) -> list[dict[str, Any]]:
         where = f"podSets[{index}]"
         if not isinstance(pod_set, dict):
             raise error(where, "must be a map ({name, count, requests, ...})")
-        for key in pod_set:
-            if key not in POD_SET_KEYS:
-                raise error(f"{where}.{key}", f"unknown field{suggest(str(key), POD_SET_KEYS)} "
-                                              f"(known: {', '.join(POD_SET_KEYS)})")
+        error.under(f"{where}.").known(pod_set, POD_SET_KEYS)
         name = _text(pod_set.get("name", "main"), f"{where}.name", error)
         if name in names:
             raise error(f"{where}.name", f"{name!r} names two pod sets; give each its own name")
@@ -366,9 +363,7 @@ def _read_jsonl(lines: _Lines, file: str, trace: Trace) -> None:
 
 
 def _jsonl_workload(value: dict[str, Any], file: str, number: int, error: Where, trace: Trace) -> None:
-    for key in value:
-        if key not in JSONL_KEYS:
-            raise error(key, f"unknown field{suggest(str(key), JSONL_KEYS)} (known: {', '.join(JSONL_KEYS)})")
+    error.known(value, JSONL_KEYS)
     if "submitted" not in value:
         raise error("submitted", "Required value: when the workload was submitted (RFC 3339, or seconds from the "
                                  "start)")

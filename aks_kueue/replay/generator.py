@@ -162,9 +162,7 @@ def _template(template: Any, trace: Trace, error: Where) -> tuple[str, float, in
 def _known(value: Any, keys: tuple[str, ...], error: Where) -> None:
     if not isinstance(value, dict):
         raise error(None, "must be a map")
-    for key in value:
-        if key not in keys:
-            raise error(str(key), f"unknown field{suggest(str(key), keys)} (known: {', '.join(keys)})")
+    error.known(value, keys)
 
 
 def _name(value: Any, key: str, error) -> str:

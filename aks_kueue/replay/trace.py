@@ -22,6 +22,7 @@ from sys import intern
 from typing import Any, Callable, Optional
 
 from aks_kueue.k8s.loader import LoadError, display_name
+from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.config_api import parse_duration
 
 # Past this many workloads a trace is refused: a month of a large organisation is a few
@@ -79,6 +80,12 @@ class Where:
 
     def under(self, prefix: str) -> "Where":
         return replace(self, prefix=self.prefix + prefix)
+
+    def known(self, value: dict[str, Any], keys: tuple[str, ...]) -> None:
+        """Refuse the first key of `value` that is not one of `keys`, with the likely one."""
+        for key in value:
+            if key not in keys:
+                raise self(str(key), f"unknown field{suggest(str(key), keys)} (known: {', '.join(keys)})")
 
 
 @dataclass(eq=False)
