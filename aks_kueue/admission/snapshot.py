@@ -279,7 +279,7 @@ class Snapshot:
         clone.flavor_matches = self.flavor_matches
         clone._namespace_answers = self._namespace_answers
         clone.tree = self.tree.without_usage()
-        clone.cluster_queues = {name: _rebind(cq, clone.tree.cluster_queues[name])
+        clone.cluster_queues = {name: replace(cq, node=clone.tree.cluster_queues[name])
                                 for name, cq in self.cluster_queues.items()}
         return clone
 
@@ -305,10 +305,6 @@ class Snapshot:
                 known = label_selector_matches(selector, labels)
             self._namespace_answers[key] = known
         return known
-
-
-def _rebind(cq: ClusterQueueInfo, node: Node) -> ClusterQueueInfo:
-    return replace(cq, node=node)
 
 
 def _without_parent(cohort: dict) -> dict:

@@ -460,7 +460,10 @@ class _Replay:
             if kind == BOOKED and answer is not None:
                 run, groups = answer
                 if run.state == RESERVED and run.groups is groups:
-                    self._checks_ready(run, now)
+                    # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
+                    # admitted and its pods (booked) run at once.
+                    self._mark_admitted(run, now)
+                    self._start(run, now)
 
     # Workload life -----------------------------------------------------------------------------
 
@@ -478,16 +481,14 @@ class _Replay:
             return self._park(run, f"ClusterQueue {lq.cluster_queue} doesn't exist in this configuration")
         run.cq = cq.name
         run.queue = self.queues[cq.name]
+        run.queue.count(now, 1)
         if cq.stopped or cq.missing_flavors or cq.in_cohort_cycle:
-            run.queue.count(now, 1)
             return self._park(run, f"ClusterQueue {cq.name} is inactive"
                                    + (f" (flavors {', '.join(cq.missing_flavors)} don't exist)"
                                       if cq.missing_flavors else ""))
         if not self.snapshot.namespace_matches(cq.name, info.namespace):
-            run.queue.count(now, 1)
             return self._park(run, f"namespace {info.namespace} doesn't match ClusterQueue {cq.name}'s "
                                    "namespaceSelector")
-        run.queue.count(now, 1)
         self._enqueue(run, now)
 
     def _park(self, run: Run, reason: str) -> None:
@@ -669,12 +670,13 @@ class _Replay:
     def _mark_admitted(self, run: Run, now: float) -> None:
         run.state = ADMITTED
         run.admitted = now
+        run.started = None  # the report's times are those of the last admission (replay.md)
         run.ever_admitted = True
+        if self.nodes is not None:
+            self.unready += 1  # until its pods start
 
     def _admitted(self, run: Run, now: float) -> None:
         self._mark_admitted(run, now)
-        run.started = None  # the report's times are those of the last admission (replay.md)
-        self.unready += 1
         unplaceable = next((g for g in run.groups if not g.pools), None)
         if unplaceable is not None:
             run.reason = self._group_reason(run, unplaceable)
@@ -684,13 +686,6 @@ class _Replay:
             return
         if self.pods_ready.enabled:
             self._push(now + self.pods_ready.timeout, TIMEOUT, (run, run.epoch))
-
-    def _checks_ready(self, run: Run, now: float) -> None:
-        """Every booked node is Ready: the ProvisioningRequest check is Ready, the workload admitted
-        and its pods (booked) run at once."""
-        self._mark_admitted(run, now)
-        self.unready += 1
-        self._start(run, now)
 
     def _start(self, run: Run, now: float) -> None:
         self.last_change = self.last_progress = now
