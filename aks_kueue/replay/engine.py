@@ -118,19 +118,17 @@ class Run:
     decision: Optional[Decision] = None
 
 
+@dataclass(eq=False, slots=True)
 class Group:
     """The queued workloads of one ClusterQueue that share a scheduling-equivalence hash (shape and
     priority): in the heap, or all of them in the inadmissible list. Kueue moves such workloads
     together (`handleInadmissibleHash`, and `queueInadmissibleWorkloads` moves every one back), so
     here they move as one: a requeue or a bulk move costs one step per class, not per workload."""
 
-    __slots__ = ("hash", "items", "in_heap", "version")
-
-    def __init__(self, hash_: tuple, in_heap: bool):
-        self.hash = hash_
-        self.items: list[tuple[tuple, Run]] = []   # a heap by queue order; keys are unique
-        self.in_heap = in_heap
-        self.version = 0
+    hash: tuple
+    in_heap: bool
+    items: list[tuple[tuple, Run]] = field(default_factory=list)   # a heap by queue order; keys are unique
+    version: int = 0
 
 
 class QueueState:

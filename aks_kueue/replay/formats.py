@@ -49,6 +49,7 @@ CSV_FIELDS = ("submitted", "namespace", "queue", "name", "priority", "runtime", 
 CSV_OPTIONAL = ("priorityClass", "minCount")
 WORKLOAD_VERSIONS = (V1BETA1, V1BETA2)
 WPC_KIND = "WorkloadPriorityClass"
+KUBERNETES_KEYS = ("apiVersion", "kind", "items")   # a JSON object with one is a document, not a JSON line
 
 
 def trace_files(paths: list[str]) -> list[str]:
@@ -177,17 +178,17 @@ class _Lines:
 
 
 def _detect(first: str, long: bool = False) -> str:
-    if long:
-        head = first[:4096]
-        kubernetes = any(f'"{key}"' in head for key in ("apiVersion", "kind", "items"))
-        return "jsonl" if head.startswith("{") and not kubernetes else "documents"
     if first.startswith("{"):
-        try:
-            value = json.loads(first)
-        except ValueError:
-            return "documents"  # a JSON document over several lines (kubectl -o json)
-        if isinstance(value, dict) and not ("apiVersion" in value or "kind" in value or "items" in value):
-            return "jsonl"
+        if long:  # the start of it (`peek`): a Kubernetes object names one of these keys early
+            kubernetes = any(f'"{key}"' in first[:4096] for key in KUBERNETES_KEYS)
+        else:
+            try:
+                value = json.loads(first)
+            except ValueError:
+                return "documents"  # a JSON document over several lines (kubectl -o json)
+            kubernetes = not isinstance(value, dict) or any(key in value for key in KUBERNETES_KEYS)
+        return "documents" if kubernetes else "jsonl"
+    if long:
         return "documents"
     cells = next(csv.reader([first]), [])
     if cells and cells[0].strip() == "submitted":

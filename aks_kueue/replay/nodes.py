@@ -24,6 +24,7 @@ with the reason.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
 from aks_kueue.aks.nodes import GPU_PREFIXES, PoolCapacity, is_modelled
@@ -105,19 +106,20 @@ class PoolState:
         return None
 
 
+@dataclass(eq=False, slots=True)
 class PodGroup:
     """The pods of one pod set of one admitted workload, waiting for nodes or placed."""
 
-    __slots__ = ("run", "index", "remaining", "requests", "pools", "placed", "signature")
+    run: Any
+    index: int
+    remaining: int                  # pods not yet placed (the pod set's count at first)
+    requests: dict[str, int]
+    pools: list[PoolState]
+    placed: list[Node] = field(default_factory=list)   # one entry per placed pod
+    signature: tuple = field(init=False)   # pods of groups with the same signature fit the same nodes
 
-    def __init__(self, run: Any, index: int, count: int, requests: dict[str, int], pools: list[PoolState]):
-        self.run = run
-        self.index = index
-        self.remaining = count
-        self.requests = requests
-        self.pools = pools
-        self.placed: list[Node] = []   # one entry per placed pod
-        self.signature = (tuple(sorted(requests.items())), tuple(p.index for p in pools))
+    def __post_init__(self) -> None:
+        self.signature = (tuple(sorted(self.requests.items())), tuple(p.index for p in self.pools))
 
 
 def _fits(free: dict[str, int], requests: dict[str, int]) -> bool:

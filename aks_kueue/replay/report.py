@@ -78,11 +78,9 @@ def configuration(outcome: Outcome) -> dict[str, Any]:
         else:
             by_queue[run.cq].append(run)
     queues = [_queue(name, runs, outcome, end) for name, runs in by_queue.items()]
-    found = {"name": outcome.config.name, "events": outcome.events, "clusterQueues": queues,
-             "pools": _pools(outcome), "assumptions": outcome.config.assumptions() + outcome.notes,
-             "unrouted": len(unrouted),
-             "workloads": [_workload(r) for r in seen]}
-    return found
+    return {"name": outcome.config.name, "events": outcome.events, "clusterQueues": queues,
+            "pools": _pools(outcome), "assumptions": outcome.config.assumptions() + outcome.notes,
+            "unrouted": len(unrouted), "workloads": [_workload(r) for r in seen]}
 
 
 def document(outcomes: list[Outcome], trace: Trace, gate: Optional[Gate] = None) -> dict[str, Any]:
@@ -114,14 +112,16 @@ def differences(first: dict[str, Any], second: dict[str, Any]) -> list[dict[str,
                 entry[f"{part}.{key}"] = _minus(queue[part][key], other[part][key])
         for key in ("admitted", "started", "finished", "preemptions", "evictions", "pendingAtEnd", "neverStarted"):
             entry[key] = queue[key] - other[key]
-        usage = {f"{u['flavor']}/{u['resource']}": u["utilisation"] for u in other["usage"]}
-        entry["utilisation"] = {f"{u['flavor']}/{u['resource']}": _minus(u["utilisation"],
-                                                                         usage.get(f"{u['flavor']}/{u['resource']}"))
-                                for u in queue["usage"]}
+        usage = _utilisation(other)
+        entry["utilisation"] = {fr: _minus(value, usage.get(fr)) for fr, value in _utilisation(queue).items()}
         found.append(entry)
     mine = {q["name"] for q in first["clusterQueues"]}
     found += [{"clusterQueue": q["name"], "only": "second"} for q in second["clusterQueues"] if q["name"] not in mine]
     return found
+
+
+def _utilisation(queue: dict[str, Any]) -> dict[str, Optional[float]]:
+    return {f"{u['flavor']}/{u['resource']}": u["utilisation"] for u in queue["usage"]}
 
 
 def _queue(name: str, runs: list[Run], outcome: Outcome, end: float) -> dict[str, Any]:
