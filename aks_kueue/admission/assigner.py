@@ -173,16 +173,8 @@ class FlavorAssigner:
 
     def _groups(self, counts: Optional[list[int]]):
         """Podsets sharing a podSetGroupName get one flavor together; others go alone."""
-        podsets = self.workload.podsets
-        if len(podsets) == 1:
-            podset = podsets[0]
-            count = podset.count if counts is None else counts[0]
-            requests = podset.total(count)
-            if self.cq.covers_pods:
-                requests[PODS] = count
-            return ([(podset, count, requests)],)
         groups: dict[str, list] = {}
-        for index, podset in enumerate(podsets):
+        for index, podset in enumerate(self.workload.podsets):
             count = podset.count if counts is None else counts[index]
             requests = podset.total(count)
             if self.cq.covers_pods:

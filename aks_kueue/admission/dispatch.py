@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from aks_kueue.admission.checks import with_admission_checks
-from aks_kueue.admission.simulate import _collector_paused, decision_record
+from aks_kueue.admission.simulate import _collector_paused, decide_pending, decision_record
 from aks_kueue.admission.snapshot import Snapshot
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 
@@ -41,16 +40,10 @@ def _dispatch(manager: list[dict], workers: list[tuple[str, list[dict]]],
               resource_rules: ResourceRules) -> list[dict[str, Any]]:
     snapshot = Snapshot.from_objects(manager, resource_rules)
     remotes = [(name, Snapshot.from_objects(objects, resource_rules)) for name, objects in workers]
-    decisions = []
-    for order, manifest in enumerate(m for m in manager if m.get("kind") == "Workload"):
-        if (manifest.get("status") or {}).get("admission"):
-            continue
-        workload = snapshot.workload_info(manifest, order)
-        decision = snapshot.assign(workload)
-        record = decision_record(workload, decision)
+
+    def race(record: dict[str, Any], manifest: dict, order: int, reserved: bool) -> None:
         raced, winner = [], None
-        if decision.fits:
-            snapshot.admit(workload, decision)
+        if reserved:
             for name, remote in remotes:
                 copy = remote.workload_info(manifest, order)
                 verdict = remote.assign(copy)
@@ -60,8 +53,6 @@ def _dispatch(manager: list[dict], workers: list[tuple[str, list[dict]]],
                 entry = decision_record(copy, verdict)
                 raced.append({"name": name, **{k: entry[k] for k in ("clusterQueue", "mode", "borrowing", "podSets",
                                                                      "message")}})
-        record["workers"] = raced
-        record["dispatchedTo"] = winner
-        record["dispatch"] = ALL_AT_ONCE
-        decisions.append(record)
-    return with_admission_checks(manager, decisions)
+        record.update(workers=raced, dispatchedTo=winner, dispatch=ALL_AT_ONCE)
+
+    return decide_pending(manager, snapshot, race)

@@ -27,14 +27,12 @@ class ResourceFlavorInfo:
     node_labels: dict[str, str] = field(default_factory=dict)
     node_taints: tuple[dict, ...] = ()
     tolerations: tuple[dict, ...] = ()
-    topology_name: Optional[str] = None
 
     @classmethod
     def from_manifest(cls, manifest: dict) -> "ResourceFlavorInfo":
         spec = _spec(manifest)
         return cls(_meta(manifest).get("name", ""), dict(spec.get("nodeLabels") or {}),
-                   tuple(spec.get("nodeTaints") or ()), tuple(spec.get("tolerations") or ()),
-                   spec.get("topologyName"))
+                   tuple(spec.get("nodeTaints") or ()), tuple(spec.get("tolerations") or ()))
 
 
 @dataclass(frozen=True)
@@ -49,29 +47,6 @@ class LocalQueueInfo:
         meta, spec = _meta(manifest), _spec(manifest)
         return cls(meta.get("namespace", "default"), meta.get("name", ""), spec.get("clusterQueue", ""),
                    spec.get("stopPolicy", "None") not in ("None", None))
-
-
-@dataclass(frozen=True)
-class WorkloadPriorityClassInfo:
-    name: str
-    value: int
-
-    @classmethod
-    def from_manifest(cls, manifest: dict) -> "WorkloadPriorityClassInfo":
-        return cls(_meta(manifest).get("name", ""), int(manifest.get("value", 0)))
-
-
-@dataclass(frozen=True)
-class TopologyInfo:
-    """Kept for completeness: the core does not model Topology Aware Scheduling."""
-
-    name: str
-    levels: tuple[str, ...]
-
-    @classmethod
-    def from_manifest(cls, manifest: dict) -> "TopologyInfo":
-        return cls(_meta(manifest).get("name", ""),
-                   tuple(level.get("nodeLabel", "") for level in _spec(manifest).get("levels") or ()))
 
 
 @dataclass(frozen=True)

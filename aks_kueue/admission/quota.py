@@ -189,11 +189,10 @@ class QuotaTree:
             node.parent = tree._cohort(parent)
             node.parent.children.append(node)
         tree._check_cycles()
+        for cq in tree.cluster_queues.values():
+            cq.subtree_quota = {fr: q.nominal for fr, q in cq.quotas.items()}
         for root in [c for c in tree.cohorts.values() if c.parent is None]:
             tree._accumulate(root)
-        for cq in tree.cluster_queues.values():
-            if cq.parent is None:
-                cq.subtree_quota = {fr: q.nominal for fr, q in cq.quotas.items()}
         for node in [*tree.cohorts.values(), *tree.cluster_queues.values()]:
             node.freeze()
         return tree
@@ -214,8 +213,6 @@ class QuotaTree:
         for child in node.children:
             if child.is_cohort:
                 self._accumulate(child)
-            else:
-                child.subtree_quota = {fr: q.nominal for fr, q in child.quotas.items()}
             for fr, quota in child.subtree_quota.items():
                 node.subtree_quota[fr] = node.subtree_quota.get(fr, 0) + quota - _local_quota(child, fr)
 

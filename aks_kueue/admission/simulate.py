@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 from aks_kueue.admission.checks import with_admission_checks
 from aks_kueue.admission.snapshot import Snapshot
@@ -23,7 +23,7 @@ def simulate(manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES
     `resource_rules`: the Kueue Configuration's resource exclusions and transformations."""
     manifests = list(manifests)
     with _collector_paused():
-        return _simulate(manifests, resource_rules)
+        return decide_pending(manifests, Snapshot.from_objects(manifests, resource_rules))
 
 
 @contextmanager
@@ -49,18 +49,22 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def _simulate(manifests: list[dict], resource_rules: ResourceRules) -> list[dict[str, Any]]:
-    snapshot = Snapshot.from_objects(manifests, resource_rules)
-    workloads = [m for m in manifests if m.get("kind") == "Workload"]
+def decide_pending(manifests: list[dict], snapshot: Snapshot,
+                   then: Optional[Callable[[dict[str, Any], dict, int, bool], None]] = None) -> list[dict[str, Any]]:
+    """Each pending Workload of `manifests` decided on `snapshot` in order, a Fit admitted; `then`
+    adds to each record (given it, the manifest, its order and whether it fits)."""
     decisions = []
-    for order, manifest in enumerate(workloads):
+    for order, manifest in enumerate(m for m in manifests if m.get("kind") == "Workload"):
         if (manifest.get("status") or {}).get("admission"):
             continue
         workload = snapshot.workload_info(manifest, order)
         decision = snapshot.assign(workload)
         if decision.fits:
             snapshot.admit(workload, decision)
-        decisions.append(decision_record(workload, decision))
+        record = decision_record(workload, decision)
+        if then is not None:
+            then(record, manifest, order, decision.fits)
+        decisions.append(record)
     return with_admission_checks(manifests, decisions)
 
 

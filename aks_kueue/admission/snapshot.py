@@ -20,8 +20,7 @@ from typing import Iterable, Optional
 from aks_kueue.admission.admitted import AdmittedWorkloads
 from aks_kueue.admission.assigner import Assignment, FlavorAssigner
 from aks_kueue.admission.flavors import FlavorMatches
-from aks_kueue.admission.models import (ClusterQueueInfo, LocalQueueInfo, ResourceFlavorInfo, TopologyInfo,
-                                        WorkloadPriorityClassInfo)
+from aks_kueue.admission.models import ClusterQueueInfo, LocalQueueInfo, ResourceFlavorInfo
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.partial import reduce_counts
 from aks_kueue.admission.preemption import PreemptionTarget, Preemptor
@@ -70,7 +69,6 @@ class Snapshot:
         self.tree = QuotaTree()
         self.local_queues: dict[tuple[str, str], LocalQueueInfo] = {}
         self.priority_classes: dict[str, int] = {}
-        self.topologies: dict[str, TopologyInfo] = {}
         self.namespace_labels: dict[str, dict[str, str]] = {}
         self._admitted: dict[str, AdmittedWorkloads] = {}
         self.workloads_by_uid: dict[str, WorkloadInfo] = {}
@@ -101,9 +99,7 @@ class Snapshot:
         for flavor in by_kind.get("ResourceFlavor", []):
             snapshot.flavors[_name(flavor)] = ResourceFlavorInfo.from_manifest(flavor)
         for wpc in by_kind.get("WorkloadPriorityClass", []):
-            snapshot.priority_classes[_name(wpc)] = WorkloadPriorityClassInfo.from_manifest(wpc).value
-        for topology in by_kind.get("Topology", []):
-            snapshot.topologies[_name(topology)] = TopologyInfo.from_manifest(topology)
+            snapshot.priority_classes[_name(wpc)] = int(wpc.get("value", 0))
         for namespace in by_kind.get("Namespace", []):
             snapshot.namespace_labels[_name(namespace)] = dict((namespace.get("metadata") or {}).get("labels") or {})
         cohorts = by_kind.get("Cohort", [])
@@ -251,17 +247,20 @@ class Snapshot:
     def _decide(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> Decision:
         assigner = FlavorAssigner(cq, workload, self.flavor_matches, self.preemptor, self.fair_sharing)
         full = assigner.assign()
-        if full.mode is FIT:
-            return _decision(cq, full)
-        if full.mode is PREEMPT:
-            targets = self.preemptor.targets(cq, workload, full.frs_needing_preemption(), full.usage)
-            if targets:
-                return _decision(cq, full, targets)
-        if workload.can_be_partially_admitted():
+        found = self._viable(cq, workload, full)
+        if found is None and workload.can_be_partially_admitted():
             found = self._partial(assigner, cq, workload)
-            if found is not None:
-                return found
-        return _decision(cq, full)
+        return _decision(cq, full) if found is None else found
+
+    def _viable(self, cq: ClusterQueueInfo, workload: WorkloadInfo, assignment: Assignment) -> Optional[Decision]:
+        """The decision for an assignment that is Fit, or Preempt with something to preempt; else None."""
+        if assignment.mode is FIT:
+            return _decision(cq, assignment)
+        if assignment.mode is PREEMPT:
+            targets = self.preemptor.targets(cq, workload, assignment.frs_needing_preemption(), assignment.usage)
+            if targets:
+                return _decision(cq, assignment, targets)
+        return None
 
     def can_ever_admit(self, cluster_queue: str, workload: WorkloadInfo | dict) -> Decision:
         """The decision for `workload` alone on an empty cluster, borrowing as allowed."""
@@ -277,25 +276,18 @@ class Snapshot:
         clone.flavors, clone.priority_classes = self.flavors, self.priority_classes
         clone.resource_rules = self.resource_rules
         clone.namespace_labels, clone.local_queues = self.namespace_labels, self.local_queues
-        clone.topologies = self.topologies
         clone.flavor_matches = self.flavor_matches
         clone._namespace_answers = self._namespace_answers
         clone.tree = self.tree.without_usage()
-        clone.cluster_queues = {name: _rebind(cq, clone.tree.cluster_queues[name])
+        clone.cluster_queues = {name: replace(cq, node=clone.tree.cluster_queues[name])
                                 for name, cq in self.cluster_queues.items()}
         return clone
 
     def _partial(self, assigner: FlavorAssigner, cq, workload: WorkloadInfo) -> Optional[Decision]:
         """The largest reduced counts that are Fit, or Preempt with something to preempt."""
         def attempt(counts: list[int]) -> tuple[Optional[Decision], bool]:
-            assignment = assigner.assign(counts)
-            if assignment.mode is FIT:
-                return _decision(cq, assignment), True
-            if assignment.mode is PREEMPT:
-                targets = self.preemptor.targets(cq, workload, assignment.frs_needing_preemption(), assignment.usage)
-                if targets:
-                    return _decision(cq, assignment, targets), True
-            return None, False
+            found = self._viable(cq, workload, assigner.assign(counts))
+            return found, found is not None
 
         found, ok = reduce_counts([ps.count for ps in workload.podsets],
                                   [ps.min_count for ps in workload.podsets], attempt)
@@ -313,10 +305,6 @@ class Snapshot:
                 known = label_selector_matches(selector, labels)
             self._namespace_answers[key] = known
         return known
-
-
-def _rebind(cq: ClusterQueueInfo, node: Node) -> ClusterQueueInfo:
-    return replace(cq, node=node)
 
 
 def _without_parent(cohort: dict) -> dict:

@@ -49,8 +49,8 @@ from typing import Any, Callable, Optional
 
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.snapshot import Decision, Snapshot
-from aks_kueue.admission.workloads import WorkloadInfo
-from aks_kueue.kueue.admission_checks import checks_for, is_provisioning, provisioning_config_name
+from aks_kueue.admission.workloads import PodSetInfo, WorkloadInfo
+from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provisioning, provisioning_config_name
 from aks_kueue.aks.autoscaler import SCALE_UP_CLASSES
 from aks_kueue.replay.config import ReplayConfig
 from aks_kueue.replay.nodes import BOOKED_READY, NODE_READY, SCALE_DOWN, NodeModel, PodGroup
@@ -89,61 +89,54 @@ class ReplayOptions:
     max_cycles_per_instant: int = 1_000_000
 
 
+@dataclass(eq=False, slots=True)
 class Run:
     """One trace workload in one configuration."""
 
-    __slots__ = ("trace", "info", "cq", "state", "where", "ts", "key", "hash", "admitted", "started",
-                 "finished", "ever_admitted", "ever_started", "preemptions", "evictions", "epoch", "flavors",
-                 "reason", "groups", "requeues", "decision", "queue", "counts")
-
-    def __init__(self, trace: TraceWorkload, info: WorkloadInfo):
-        self.trace = trace
-        self.info = info
-        self.cq: Optional[str] = None
-        self.state = PENDING
-        self.where = NOWHERE
-        self.ts = trace.submitted
-        self.key: tuple = ()
-        self.hash: tuple = ()
-        self.admitted: Optional[float] = None
-        self.started: Optional[float] = None
-        self.finished: Optional[float] = None
-        self.ever_admitted = False
-        self.ever_started = False
-        self.preemptions = 0
-        self.evictions = 0
-        self.epoch = 0
-        self.flavors: dict[str, dict[str, str]] = {}
-        self.reason: Optional[str] = None
-        self.groups: list[PodGroup] = []
-        self.requeues = 0
-        self.decision: Optional[Decision] = None
-        self.counts: dict[str, int] = {}  # pods per pod set of its last admission (partial admission shows)
-        self.queue: Optional["QueueState"] = None
+    trace: TraceWorkload
+    info: WorkloadInfo
+    key: tuple                      # queue order: priority, timestamp, trace order
+    hash: tuple                     # scheduling equivalence: shape and priority
+    ts: float                       # the queue-order timestamp: submission, or the last eviction
+    cq: Optional[str] = None
+    queue: Optional["QueueState"] = None
+    state: int = PENDING
+    where: int = NOWHERE
+    admitted: Optional[float] = None
+    started: Optional[float] = None
+    finished: Optional[float] = None
+    ever_admitted: bool = False
+    ever_started: bool = False
+    preemptions: int = 0
+    evictions: int = 0
+    requeues: int = 0
+    epoch: int = 0
+    flavors: dict[str, dict[str, str]] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)  # pods per pod set of its last admission (partial)
+    reason: Optional[str] = None
+    groups: list[PodGroup] = field(default_factory=list)
+    decision: Optional[Decision] = None
 
 
+@dataclass(eq=False, slots=True)
 class Group:
     """The queued workloads of one ClusterQueue that share a scheduling-equivalence hash (shape and
     priority): in the heap, or all of them in the inadmissible list. Kueue moves such workloads
     together (`handleInadmissibleHash`, and `queueInadmissibleWorkloads` moves every one back), so
     here they move as one: a requeue or a bulk move costs one step per class, not per workload."""
 
-    __slots__ = ("hash", "items", "in_heap", "version")
-
-    def __init__(self, hash_: tuple, in_heap: bool):
-        self.hash = hash_
-        self.items: list[tuple[tuple, Run]] = []   # a heap by queue order; keys are unique
-        self.in_heap = in_heap
-        self.version = 0
+    hash: tuple
+    in_heap: bool
+    items: list[tuple[tuple, Run]] = field(default_factory=list)   # a heap by queue order; keys are unique
+    version: int = 0
 
 
 class QueueState:
     """One ClusterQueue's pending workloads: classes in the heap or inadmissible, the sticky preemptor."""
 
-    def __init__(self, name: str, strategy: str, index: int):
+    def __init__(self, name: str, strategy: str):
         self.name = name
         self.strict = strategy == STRICT
-        self.index = index
         self.groups: dict[tuple, Group] = {}
         self.top: list[tuple] = []           # (first key, version, group) of the classes in the heap
         self.live = 0                        # workloads in the heap, sticky included
@@ -310,7 +303,6 @@ class _Replay:
         self.pods_ready = config.pods_ready
         self.events: list[tuple] = []
         self.sequence = 0
-        self.now = 0.0
         self.done = 0
         self.cycles = 0
         self.decisions = 0
@@ -322,15 +314,15 @@ class _Replay:
         self.unready = 0        # admitted, not yet started (blockAdmission waits on them)
         self.notes: list[str] = []
         self._assignments: dict[tuple, tuple[dict, dict]] = {}
+        self._trees: dict[str, list[str]] = {}  # the ClusterQueues of a cohort tree, by its root
         self.queues: dict[str, QueueState] = {}
         self.meters: dict[str, dict[tuple[str, str], Meter]] = {}
-        manifests = {(m.get("metadata") or {}).get("name"): m for m in config.objects
-                     if m.get("kind") == "ClusterQueue"}
-        for index, name in enumerate(sorted(self.snapshot.cluster_queues)):
+        manifests = _named(config.objects, "ClusterQueue")
+        for name in sorted(self.snapshot.cluster_queues):
             spec = manifests.get(name, {}).get("spec") or {}
-            self.queues[name] = QueueState(name, spec.get("queueingStrategy") or "BestEffortFIFO", index)
-            node = self.snapshot.tree.cluster_queues[name]
-            self.meters[name] = {fr: Meter(q.nominal) for fr, q in node.quotas.items()}
+            self.queues[name] = QueueState(name, spec.get("queueingStrategy") or "BestEffortFIFO")
+            quotas = self.snapshot.tree.cluster_queues[name].quotas
+            self.meters[name] = {fr: Meter(q.nominal) for fr, q in quotas.items()}
         self.ready_queues: set[str] = set()
         self.checks = _provisioning_checks(config.objects, manifests)
         self.nodes = None
@@ -371,9 +363,8 @@ class _Replay:
             info = WorkloadInfo(namespace=workload.namespace, name=workload.name, queue_name=workload.queue,
                                 priority=priority, podsets=known[0], created=workload.submitted,
                                 uid=f"{workload.order:012d}", _shape=known[1])
-            run = Run(workload, info)
-            run.hash = (id(shape), priority)
-            run.key = (-priority, workload.submitted, workload.order)
+            run = Run(workload, info, key=(-priority, workload.submitted, workload.order), hash=(id(shape), priority),
+                      ts=workload.submitted)
             runs.append(run)
             self._push(workload.submitted, SUBMIT, run)
         return runs
@@ -411,7 +402,6 @@ class _Replay:
             now = events[0][0]
             if (until is not None and now > until) or self._over(now):
                 break
-            self.now = now
             while events and events[0][0] == now:
                 _, kind, _, payload = heapq.heappop(events)
                 self.done += 1
@@ -450,27 +440,28 @@ class _Replay:
     def _apply(self, kind: int, payload: Any, now: float) -> None:
         if kind == SUBMIT:
             self._submit(payload, now)
-        elif kind == FINISH:
-            run, epoch = payload
-            if run.epoch == epoch and run.state == RUNNING:
-                self._finish(run, now)
         elif kind == REQUEUE:
             self._requeue(payload, now)
-        elif kind == BACKOFF:
+        elif kind in (FINISH, BACKOFF, TIMEOUT):
             run, epoch = payload
-            if run.epoch == epoch and run.where == BACKING_OFF:
+            if run.epoch != epoch:
+                return  # the run was admitted or released since: the event is stale
+            if kind == FINISH and run.state == RUNNING:
+                self._finish(run, now)
+            elif kind == BACKOFF and run.where == BACKING_OFF:
                 run.where = NOWHERE
                 self._enqueue(run, now)
-        elif kind == TIMEOUT:
-            run, epoch = payload
-            if run.epoch == epoch and run.state == ADMITTED:
+            elif kind == TIMEOUT and run.state == ADMITTED:
                 self._evict(run, now, preempted=False)
         else:
             answer = self.nodes.handle(_NODE_KINDS[kind], payload, now)
             if kind == BOOKED and answer is not None:
                 run, groups = answer
                 if run.state == RESERVED and run.groups is groups:
-                    self._checks_ready(run, now)
+                    # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
+                    # admitted and its pods (booked) run at once.
+                    self._mark_admitted(run, now)
+                    self._start(run, now)
 
     # Workload life -----------------------------------------------------------------------------
 
@@ -488,16 +479,14 @@ class _Replay:
             return self._park(run, f"ClusterQueue {lq.cluster_queue} doesn't exist in this configuration")
         run.cq = cq.name
         run.queue = self.queues[cq.name]
+        run.queue.count(now, 1)
         if cq.stopped or cq.missing_flavors or cq.in_cohort_cycle:
-            run.queue.count(now, 1)
             return self._park(run, f"ClusterQueue {cq.name} is inactive"
                                    + (f" (flavors {', '.join(cq.missing_flavors)} don't exist)"
                                       if cq.missing_flavors else ""))
         if not self.snapshot.namespace_matches(cq.name, info.namespace):
-            run.queue.count(now, 1)
             return self._park(run, f"namespace {info.namespace} doesn't match ClusterQueue {cq.name}'s "
                                    "namespaceSelector")
-        run.queue.count(now, 1)
         self._enqueue(run, now)
 
     def _park(self, run: Run, reason: str) -> None:
@@ -523,24 +512,16 @@ class _Replay:
                 self.ready_queues.add(name)
 
     def _tree_queues(self, root: str) -> list[str]:
-        known = getattr(self, "_trees", None)
-        if known is None:
-            known = self._trees = {}
-        found = known.get(root)
+        found = self._trees.get(root)
         if found is None:
             tree = self.snapshot.tree
-            if root in tree.cohorts:
-                found = sorted(n.name for n in tree.cohorts[root].subtree_cluster_queues())
-            else:
-                found = [root]
-            known[root] = found
+            found = self._trees[root] = (sorted(n.name for n in tree.cohorts[root].subtree_cluster_queues())
+                                         if root in tree.cohorts else [root])
         return found
 
     def _freed(self, cq: str, now: float) -> None:
         """Capacity was freed in the ClusterQueue's cohort tree: retry its inadmissible workloads soon."""
-        node = self.snapshot.tree.cluster_queues[cq]
-        root = node.root()
-        name = root.name
+        name = self.snapshot.tree.cluster_queues[cq].root().name
         at = now + REQUEUE_BATCH
         if self.requeue_at.get(name, float("inf")) > at:
             self.requeue_at[name] = at
@@ -579,9 +560,8 @@ class _Replay:
     def _process(self, entries: list, now: float) -> bool:
         """One cycle's entries in order; whether anything changed."""
         snapshot = self.snapshot
-        preempted: dict[str, WorkloadInfo] = {}
+        preempted: dict[str, WorkloadInfo] = {}   # this cycle's targets, by uid, in order
         reserved: list[tuple[str, dict]] = []
-        victims: list[tuple[Run, WorkloadInfo]] = []
         outcomes = []
         changed = False
         block = self.pods_ready.enabled and self.pods_ready.block_admission and self.nodes is not None
@@ -604,24 +584,17 @@ class _Replay:
                 continue
             if mode is PREEMPT:
                 targets = [t.workload for t in decision.targets]
-                if any(t.uid in preempted for t in targets):
+                overlaps = any(t.uid in preempted for t in targets)
+                if overlaps or not snapshot.fits(cq, usage, [*preempted.values(), *targets]):
                     outcomes.append((run, SKIPPED))
                     continue
-                if not snapshot.fits(cq, usage, [*preempted.values(), *targets]):
-                    outcomes.append((run, SKIPPED))
-                    continue
-                for target in targets:
-                    preempted[target.uid] = target
-                    victims.append((run, target))
+                preempted.update((target.uid, target) for target in targets)
                 snapshot.reserve(cq, usage)
                 reserved.append((cq, usage))
                 outcomes.append((run, PREEMPTING))
                 changed = True
                 continue
-            if not snapshot.fits(cq, usage, list(preempted.values())):
-                outcomes.append((run, SKIPPED))
-                continue
-            if block and self.unready > 0:
+            if not snapshot.fits(cq, usage, list(preempted.values())) or (block and self.unready > 0):
                 outcomes.append((run, SKIPPED))
                 continue
             self._admit(run, decision, now)
@@ -629,20 +602,17 @@ class _Replay:
             changed = True
         for cq, usage in reserved:
             snapshot.unreserve(cq, usage)
-        for _, target in victims:
-            victim = self._run_of(target)
+        for target in preempted.values():
+            victim = self.runs[int(target.uid)]
             if victim.state in (RESERVED, ADMITTED, RUNNING):
                 self._evict(victim, now, preempted=True)
         for run, outcome in outcomes:
             queue = run.queue
             if outcome == ADMIT:
                 continue
-            if outcome == PREEMPTING:
-                if not queue.strict:
+            if outcome in (PREEMPTING, SKIPPED) or queue.strict:
+                if outcome == PREEMPTING and not queue.strict:
                     queue.set_sticky(run)
-                queue.push(run)
-                self.ready_queues.add(queue.name)
-            elif outcome == SKIPPED or queue.strict:
                 queue.push(run)
                 self.ready_queues.add(queue.name)
             else:
@@ -650,9 +620,6 @@ class _Replay:
                 queue.bulk_move(run.hash)
                 changed = True
         return changed
-
-    def _run_of(self, info: WorkloadInfo) -> Run:
-        return self.runs[int(info.uid)]
 
     def _admit(self, run: Run, decision: Decision, now: float) -> None:
         """Quota reserved: usage counted by the core; admitted at once, or once its checks are Ready."""
@@ -665,15 +632,9 @@ class _Replay:
         run.epoch += 1
         run.flavors, run.counts = self._flavors(decision)
         run.reason = None
-        for fr, value in decision.assignment.usage.items():
-            meter = self.meters[run.cq].get(fr)
-            if meter is None:
-                meter = self.meters[run.cq][fr] = Meter(0)
-            meter.change(now, value)
+        self._meter(run, now, 1)
         if self.nodes is None:
-            run.state = ADMITTED
-            run.admitted = now
-            run.ever_admitted = True
+            self._mark_admitted(run, now)
             self._start(run, now)
             return
         run.groups = self._groups(run, decision)
@@ -688,6 +649,12 @@ class _Replay:
             return
         self._admitted(run, now)
 
+    def _meter(self, run: Run, now: float, sign: int) -> None:
+        """The run's usage counted (`sign` 1) or no longer (-1) in its queue's meters."""
+        meters = self.meters[run.cq]
+        for fr, value in run.decision.assignment.usage.items():
+            (meters.get(fr) or meters.setdefault(fr, Meter(0))).change(now, sign * value)
+
     def _flavors(self, decision: Decision) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
         """The flavors and pod counts a decision assigns, per pod set: one copy per distinct
         assignment (a month of workloads has a few dozen)."""
@@ -698,12 +665,16 @@ class _Replay:
                                               {ps.name: ps.count for ps in decision.pod_sets})
         return found
 
-    def _admitted(self, run: Run, now: float) -> None:
+    def _mark_admitted(self, run: Run, now: float) -> None:
         run.state = ADMITTED
         run.admitted = now
         run.started = None  # the report's times are those of the last admission (replay.md)
         run.ever_admitted = True
-        self.unready += 1
+        if self.nodes is not None:
+            self.unready += 1  # until its pods start
+
+    def _admitted(self, run: Run, now: float) -> None:
+        self._mark_admitted(run, now)
         unplaceable = next((g for g in run.groups if not g.pools), None)
         if unplaceable is not None:
             run.reason = self._group_reason(run, unplaceable)
@@ -713,15 +684,6 @@ class _Replay:
             return
         if self.pods_ready.enabled:
             self._push(now + self.pods_ready.timeout, TIMEOUT, (run, run.epoch))
-
-    def _checks_ready(self, run: Run, now: float) -> None:
-        """Every booked node is Ready: the ProvisioningRequest check is Ready, the workload admitted
-        and its pods (booked) run at once."""
-        run.state = ADMITTED
-        run.admitted = now
-        run.ever_admitted = True
-        self.unready += 1
-        self._start(run, now)
 
     def _start(self, run: Run, now: float) -> None:
         self.last_change = self.last_progress = now
@@ -738,8 +700,7 @@ class _Replay:
     def _release(self, run: Run, now: float) -> None:
         self.snapshot.remove_workload(run.info)
         run.info.admission = None
-        for fr, value in run.decision.assignment.usage.items():
-            self.meters[run.cq][fr].change(now, -value)
+        self._meter(run, now, -1)
         if self.nodes is not None and run.groups:
             self.nodes.release(run.groups, now)
         run.groups = []
@@ -787,23 +748,26 @@ class _Replay:
 
     def _groups(self, run: Run, decision: Decision) -> list[PodGroup]:
         groups = []
-        flavors = self.snapshot.flavors
         for index, (podset, assigned) in enumerate(zip(run.info.podsets, decision.pod_sets)):
             if assigned.count <= 0:
                 continue
             requests = {r: v for r, v in podset.per_pod.items() if v > 0}
             requests["pods"] = 1
-            used = [flavors[name] for name in dict.fromkeys(assigned.flavors.values()) if name in flavors]
-            pools, _ = self.nodes.eligible(podset.spec, podset.placement, used, requests)
+            pools, _ = self._eligible(podset, assigned.flavors, requests)
             groups.append(PodGroup(run, index, assigned.count, requests, pools))
         return groups
 
     def _group_reason(self, run: Run, group: PodGroup) -> str:
         podset = run.info.podsets[group.index]
-        flavors = self.snapshot.flavors
-        used = [flavors[n] for n in dict.fromkeys(run.flavors.get(podset.name, {}).values()) if n in flavors]
-        _, reason = self.nodes.eligible(podset.spec, podset.placement, used, group.requests)
+        _, reason = self._eligible(podset, run.flavors.get(podset.name, {}), group.requests)
         return f"pod set {podset.name}: {reason}"
+
+    def _eligible(self, podset: PodSetInfo, assigned: dict[str, str],
+                  requests: dict[str, int]) -> tuple[list, Optional[str]]:
+        """The pools a pod set's pods can land on with the flavors assigned to it, and why none when none."""
+        flavors = self.snapshot.flavors
+        used = [flavors[name] for name in dict.fromkeys(assigned.values()) if name in flavors]
+        return self.nodes.eligible(podset.spec, podset.placement, used, requests)
 
     def _check_for(self, run: Run, decision: Decision) -> Optional[bool]:
         """None without a ProvisioningRequest check; else whether its class scales up."""
@@ -852,25 +816,22 @@ def _to_reserve(snapshot: Snapshot, cq: str, decision: Decision) -> dict:
     return {fr: v for fr, v in hold.items() if v > 0}
 
 
+def _named(objects: list[dict], kind: str) -> dict[str, dict]:
+    return {(o.get("metadata") or {}).get("name"): o for o in objects if o.get("kind") == kind}
+
+
 def _provisioning_checks(objects: list[dict], queues: dict[str, dict]) -> dict[str, tuple[dict, dict[str, str]]]:
     """Per ClusterQueue with a ProvisioningRequest check: its spec, and each such check's class."""
-    checks = {(o.get("metadata") or {}).get("name"): o for o in objects if o.get("kind") == "AdmissionCheck"}
-    configs = {(o.get("metadata") or {}).get("name"): o for o in objects
-               if o.get("kind") == "ProvisioningRequestConfig"}
+    configs = _named(objects, "ProvisioningRequestConfig")
+    classes = {name: ((configs.get(provisioning_config_name(check)) or {}).get("spec") or {})
+               .get("provisioningClassName", "")
+               for name, check in _named(objects, "AdmissionCheck").items() if is_provisioning(check)}
     found = {}
     for name, manifest in queues.items():
         spec = manifest.get("spec") or {}
-        strategy = spec.get("admissionChecksStrategy") or {}
-        classes = {}
-        for entry in strategy.get("admissionChecks") or []:
-            check = checks.get(entry.get("name"))
-            if check is None or not is_provisioning(check):
-                continue
-            config = configs.get(provisioning_config_name(check))
-            cls = ((config or {}).get("spec") or {}).get("provisioningClassName", "")
-            classes[entry["name"]] = cls
-        if classes:
-            found[name] = (spec, classes)
+        mine = {check: classes[check] for check in checks_of(spec) if check in classes}
+        if mine:
+            found[name] = (spec, mine)
     return found
 
 

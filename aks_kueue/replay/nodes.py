@@ -24,9 +24,10 @@ with the reason.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from aks_kueue.aks.nodes import PoolCapacity, is_modelled
+from aks_kueue.aks.nodes import GPU_PREFIXES, PoolCapacity, is_modelled
 from aks_kueue.aks.placement import pod_lands
 from aks_kueue.kueue.units import format_amount
 
@@ -61,7 +62,7 @@ class PoolState:
         self.max_count = capacity.spec.max_count
         self.startup = startup
         self.allocatable = {r: v for r, v in capacity.node.amounts.items() if is_modelled(r)}
-        self.primary = next((r for r in sorted(self.allocatable) if r.startswith(("nvidia.com/", "amd.com/"))
+        self.primary = next((r for r in sorted(self.allocatable) if r.startswith(GPU_PREFIXES)
                              and self.allocatable[r] > 0), "cpu")
         self.nodes: list[Node] = []
         self.ready = 0   # how many of `nodes` are Ready
@@ -105,26 +106,43 @@ class PoolState:
         return None
 
 
+@dataclass(eq=False, slots=True)
 class PodGroup:
     """The pods of one pod set of one admitted workload, waiting for nodes or placed."""
 
-    __slots__ = ("run", "index", "remaining", "requests", "pools", "placed", "signature")
+    run: Any
+    index: int
+    remaining: int                  # pods not yet placed (the pod set's count at first)
+    requests: dict[str, int]
+    pools: list[PoolState]
+    placed: list[Node] = field(default_factory=list)   # one entry per placed pod
+    signature: tuple = field(init=False)   # pods of groups with the same signature fit the same nodes
 
-    def __init__(self, run: Any, index: int, count: int, requests: dict[str, int], pools: list[PoolState]):
-        self.run = run
-        self.index = index
-        self.remaining = count
-        self.requests = requests
-        self.pools = pools
-        self.placed: list[Node] = []   # one entry per placed pod
-        self.signature = (tuple(sorted(requests.items())), tuple(p.index for p in pools))
+    def __post_init__(self) -> None:
+        self.signature = (tuple(sorted(self.requests.items())), tuple(p.index for p in self.pools))
 
 
 def _fits(free: dict[str, int], requests: dict[str, int]) -> bool:
+    return all(free.get(resource, 0) >= value for resource, value in requests.items())
+
+
+def _take(room: dict[str, int], requests: dict[str, int], sign: int = 1) -> None:
+    """A pod's requests out of a node's room (back into it with `sign` -1), for what the node offers."""
     for resource, value in requests.items():
-        if free.get(resource, 0) < value:
-            return False
-    return True
+        if resource in room:
+            room[resource] -= sign * value
+
+
+def _count(node: Node, requests: dict[str, int], now: float, sign: int) -> None:
+    """A pod on a node (`sign` 1) or off it (-1): the node's room and pods, the pool's allocated main resource."""
+    pool = node.pool
+    pool.advance(now)
+    _take(node.free, requests, sign)
+    node.pods += sign
+    used = sign * requests.get(pool.primary, 0)
+    node.used += used
+    if node.ready:
+        pool.allocated += used
 
 
 class NodeModel:
@@ -223,12 +241,7 @@ class NodeModel:
         self.waiting = [g for g in self.waiting if g.remaining > 0]
         self._book_waiting(now)
         self._scale_up(now)
-        seen, unique = set(), []
-        for run in started:
-            if id(run) not in seen:
-                seen.add(id(run))
-                unique.append(run)
-        return unique
+        return list(dict.fromkeys(started))
 
     def provision(self, run: Any, groups: list[PodGroup], scale_up: bool, now: float) -> None:
         """A ProvisioningRequest for the workload's pods: booked now if it can be, else when room appears."""
@@ -308,31 +321,13 @@ class NodeModel:
         return best
 
     def _place(self, node: Node, group: PodGroup, now: float) -> None:
-        pool = node.pool
-        pool.advance(now)
-        for resource, value in group.requests.items():
-            if resource in node.free:
-                node.free[resource] -= value
-        node.pods += 1
+        _count(node, group.requests, now, 1)
         node.empty_since = None
-        used = group.requests.get(pool.primary, 0)
-        node.used += used
-        if node.ready:
-            pool.allocated += used
         group.placed.append(node)
         group.remaining -= 1
 
     def _unplace(self, node: Node, requests: dict[str, int], now: float) -> None:
-        pool = node.pool
-        pool.advance(now)
-        for resource, value in requests.items():
-            if resource in node.free:
-                node.free[resource] += value
-        node.pods -= 1
-        used = requests.get(pool.primary, 0)
-        node.used -= used
-        if node.ready:
-            pool.allocated -= used
+        _count(node, requests, now, -1)
         if node.pods == 0 and node.alive and node.ready:
             self._empty(node, now)
 
@@ -366,9 +361,7 @@ class NodeModel:
                     node = self._launch(pool, now)
                     node.virtual = dict(node.free)
                     upcoming.setdefault(pool.index, []).append(node)
-                for resource, value in group.requests.items():
-                    if resource in node.virtual:
-                        node.virtual[resource] -= value
+                _take(node.virtual, group.requests)
         for nodes in upcoming.values():
             for node in nodes:
                 node.virtual = None
@@ -399,10 +392,8 @@ class NodeModel:
                     rest.append(group)
                     continue
                 plan.append((group, node))
-                for resource, value in group.requests.items():
-                    if resource in trial[id(node)]:
-                        trial[id(node)][resource] -= value
-        new_nodes: list[tuple[PoolState, list[tuple[PodGroup, int]]]] = []
+                _take(trial[id(node)], group.requests)
+        new_nodes: list[tuple[PoolState, list[PodGroup]]] = []
         if rest:
             if not scale_up:
                 return False
@@ -414,25 +405,22 @@ class NodeModel:
             self._place(node, group, now)
         for pool, packing in new_nodes:
             node = self._launch(pool, now)
-            for group, count in packing:
-                for _ in range(count):
-                    self._place(node, group, now)
+            for group in packing:
+                self._place(node, group, now)
         ready_at = max([now] + [n.ready_at for g in groups for n in g.placed])
         self.schedule(ready_at, BOOKED_READY, (run, groups))
         return True
 
     @staticmethod
-    def _one_pool(rest: list[PodGroup]) -> Optional[list[tuple[PoolState, list[tuple[PodGroup, int]]]]]:
-        """The new nodes of ONE pool (the first that can) that hold every pod left: all or nothing."""
-        common = None
-        for group in rest:
-            names = {p.index for p in group.pools}
-            common = names if common is None else common & names
-        for pool in (rest[0].pools if rest else []):
-            if pool.index not in (common or set()):
+    def _one_pool(rest: list[PodGroup]) -> Optional[list[tuple[PoolState, list[PodGroup]]]]:
+        """The new nodes of ONE pool (the first that can) that hold every pod left (`rest`, a group
+        per pod): all or nothing."""
+        common = set.intersection(*({p.index for p in group.pools} for group in rest))
+        for pool in rest[0].pools:
+            if pool.index not in common:
                 continue
             packing: list[dict[str, int]] = []
-            assigned: list[list[tuple[PodGroup, int]]] = []
+            assigned: list[list[PodGroup]] = []
             for group in rest:
                 for bin_index, free in enumerate(packing):
                     if _fits(free, group.requests):
@@ -441,10 +429,8 @@ class NodeModel:
                     packing.append(dict(pool.allocatable))
                     assigned.append([])
                     bin_index = len(packing) - 1
-                for resource, value in group.requests.items():
-                    if resource in packing[bin_index]:
-                        packing[bin_index][resource] -= value
-                assigned[bin_index].append((group, 1))
+                _take(packing[bin_index], group.requests)
+                assigned[bin_index].append(group)
             if len(pool.nodes) + len(packing) <= pool.max_count:
                 return [(pool, a) for a in assigned]
         return None

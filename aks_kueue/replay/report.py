@@ -26,6 +26,7 @@ from aks_kueue.replay.trace import Trace
 
 WAIT_KEYS = ("p50", "p95", "max")
 BYTE_RESOURCES = ("memory", "ephemeral-storage")
+WAITING = (PENDING, RESERVED, PARKED)   # a workload still waiting to be admitted
 
 
 @dataclass(frozen=True)
@@ -77,11 +78,9 @@ def configuration(outcome: Outcome) -> dict[str, Any]:
         else:
             by_queue[run.cq].append(run)
     queues = [_queue(name, runs, outcome, end) for name, runs in by_queue.items()]
-    found = {"name": outcome.config.name, "events": outcome.events, "clusterQueues": queues,
-             "pools": _pools(outcome), "assumptions": outcome.config.assumptions() + outcome.notes,
-             "unrouted": len(unrouted),
-             "workloads": [_workload(r) for r in seen]}
-    return found
+    return {"name": outcome.config.name, "events": outcome.events, "clusterQueues": queues,
+            "pools": _pools(outcome), "assumptions": outcome.config.assumptions() + outcome.notes,
+            "unrouted": len(unrouted), "workloads": [_workload(r) for r in seen]}
 
 
 def document(outcomes: list[Outcome], trace: Trace, gate: Optional[Gate] = None) -> dict[str, Any]:
@@ -109,25 +108,29 @@ def differences(first: dict[str, Any], second: dict[str, Any]) -> list[dict[str,
             continue
         entry: dict[str, Any] = {"clusterQueue": queue["name"]}
         for part in ("waitToAdmit", "waitToStart"):
-            for key in ("p50", "p95", "max"):
+            for key in WAIT_KEYS:
                 entry[f"{part}.{key}"] = _minus(queue[part][key], other[part][key])
         for key in ("admitted", "started", "finished", "preemptions", "evictions", "pendingAtEnd", "neverStarted"):
             entry[key] = queue[key] - other[key]
-        usage = {f"{u['flavor']}/{u['resource']}": u["utilisation"] for u in other["usage"]}
-        entry["utilisation"] = {f"{u['flavor']}/{u['resource']}": _minus(u["utilisation"],
-                                                                         usage.get(f"{u['flavor']}/{u['resource']}"))
-                                for u in queue["usage"]}
+        usage = _utilisation(other)
+        entry["utilisation"] = {fr: _minus(value, usage.get(fr)) for fr, value in _utilisation(queue).items()}
         found.append(entry)
     mine = {q["name"] for q in first["clusterQueues"]}
     found += [{"clusterQueue": q["name"], "only": "second"} for q in second["clusterQueues"] if q["name"] not in mine]
     return found
 
 
+def _utilisation(queue: dict[str, Any]) -> dict[str, Optional[float]]:
+    return {f"{u['flavor']}/{u['resource']}": u["utilisation"] for u in queue["usage"]}
+
+
 def _queue(name: str, runs: list[Run], outcome: Outcome, end: float) -> dict[str, Any]:
-    to_admit = [((r.admitted if r.admitted is not None and r.state not in (PENDING, RESERVED, PARKED) else end)
-                 - r.trace.submitted) for r in runs]
-    to_start = [((r.started if r.started is not None and r.state not in (PENDING, RESERVED, PARKED) else end)
-                 - r.trace.submitted) for r in runs]
+    def waited(run: Run, until: Optional[float]) -> float:
+        """To its last admission or start; to the end while it still waits (a lower bound)."""
+        return (until if until is not None and run.state not in WAITING else end) - run.trace.submitted
+
+    to_admit = [waited(r, r.admitted) for r in runs]
+    to_start = [waited(r, r.started) for r in runs]
     usage = []
     for (flavor, resource), meter in sorted(outcome.meters.get(name, {}).items()):
         nominal, unit = display(resource, meter.nominal)
@@ -141,7 +144,7 @@ def _queue(name: str, runs: list[Run], outcome: Outcome, end: float) -> dict[str
         "admitted": sum(r.ever_admitted for r in runs), "started": sum(r.ever_started for r in runs),
         "finished": sum(r.state == FINISHED for r in runs), "preemptions": sum(r.preemptions for r in runs),
         "evictions": sum(r.evictions for r in runs),
-        "pendingAtEnd": sum(r.state in (PENDING, RESERVED, PARKED) for r in runs),
+        "pendingAtEnd": sum(r.state in WAITING for r in runs),
         "neverStarted": sum(r.ever_admitted and not r.ever_started for r in runs),
         "waitToAdmit": waits(to_admit), "waitToStart": waits(to_start), "usage": usage,
     }

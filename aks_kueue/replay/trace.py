@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from fractions import Fraction
-from typing import Any, Optional
+from sys import intern
+from typing import Any, Callable, Optional
 
 from aks_kueue.k8s.loader import LoadError, display_name
+from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.config_api import parse_duration
 
 # Past this many workloads a trace is refused: a month of a large organisation is a few
@@ -62,6 +64,30 @@ class TraceError(LoadError):
         return found
 
 
+@dataclass(frozen=True)
+class Where:
+    """A place in a trace file (its line, or its document and the path to a value in it): every
+    reader builds its errors with one, `where(field, message)`, so that they all read alike."""
+
+    file: str
+    document: Optional[int] = None
+    line: Optional[int] = None
+    prefix: str = ""   # the path to the value the fields are in (`items[2].`)
+
+    def __call__(self, key: Optional[str], message: str) -> TraceError:
+        key = self.prefix + key if key is not None else (self.prefix.rstrip(".") or None)
+        return TraceError(self.file, self.document, message, line=self.line, key=key)
+
+    def under(self, prefix: str) -> "Where":
+        return replace(self, prefix=self.prefix + prefix)
+
+    def known(self, value: dict[str, Any], keys: tuple[str, ...]) -> None:
+        """Refuse the first key of `value` that is not one of `keys`, with the likely one."""
+        for key in value:
+            if key not in keys:
+                raise self(str(key), f"unknown field{suggest(str(key), keys)} (known: {', '.join(keys)})")
+
+
 @dataclass(eq=False)
 class Shape:
     """The pod sets of one workload shape (v1beta2 `spec.podSets`, pod templates trimmed), kept
@@ -73,7 +99,6 @@ class Shape:
 
 @dataclass(eq=False, slots=True)
 class TraceWorkload:
-    order: int                      # position in the trace: files as given, lines/documents in order
     namespace: str
     name: str
     queue: str                      # the LocalQueue (spec.queueName)
@@ -85,6 +110,13 @@ class TraceWorkload:
     absolute: bool = False
     uid: str = ""
     file: str = ""                  # the file it came from (one string per file, shared)
+    order: int = 0                  # position in the trace (`Trace.add`): files as given, lines in order
+
+    def __post_init__(self) -> None:
+        # A month of workloads names a few namespaces, queues and classes: one string each.
+        self.namespace, self.queue = intern(self.namespace), intern(self.queue)
+        if self.priority_class is not None:
+            self.priority_class = intern(self.priority_class)
 
 
 @dataclass
@@ -98,15 +130,19 @@ class Trace:
     generated: Any = None
     _shapes: dict[str, Shape] = field(default_factory=dict, repr=False)
 
-    def shape(self, pod_sets: list[dict[str, Any]]) -> Shape:
-        """The one Shape for these (already trimmed) pod sets."""
+    def shape(self, pod_sets: list[dict[str, Any]], check: Optional[Callable[[list], None]] = None) -> Shape:
+        """The one Shape for these (already trimmed) pod sets; `check` refuses a new one (once)."""
         key = json.dumps(pod_sets, sort_keys=True, separators=(",", ":"))
         found = self._shapes.get(key)
         if found is None:
+            if check is not None:
+                check(pod_sets)
             found = self._shapes[key] = Shape(pod_sets, key)
         return found
 
     def add(self, workload: TraceWorkload) -> None:
+        """The next workload of the trace (its `order`)."""
+        workload.order = len(self.workloads)
         if len(self.workloads) >= MAX_WORKLOADS:
             raise TraceError(workload.file, None,
                              f"the trace holds more than {MAX_WORKLOADS:,} workloads, the most one replay reads; "
