@@ -187,31 +187,43 @@ def job_results(documents: list[Document], options) -> dict[int, Any]:
     return {id(m): r for m, r in zip(jobs, derive_workloads([d.manifest for d in documents], options), strict=True)}
 
 
-def configuration_errors(manifest: dict[str, Any]) -> tuple[list[FieldError], list[FieldError]]:
+def configuration_errors(document: Document, warnings: list[str]) -> list[FieldError]:
     """Kueue's Configuration as Kueue v0.19.2 reads it at startup (`judge_configuration` of
-    `aks_kueue.kueue.configuration`): what would stop the manager, and what it accepts but
-    probably not as meant (v1beta1 semantics)."""
+    `aks_kueue.kueue.configuration`): what would stop the manager; what it accepts but probably not as
+    meant (v1beta1 semantics) goes to `warnings`."""
     from aks_kueue.kueue.configuration import judge_configuration
 
-    report = judge_configuration(manifest)
-    return report.errors, report.warnings
+    report = judge_configuration(document.manifest)
+    warnings += [f"{document.where}: Configuration: {note}" for note in report.warnings]
+    return report.errors
 
 
 NOT_MODELLED_EXTERNAL = ("Kueue leaves it to an external framework (integrations.externalFrameworks): that "
                          "framework's own controller builds its Workload, which cannot be derived offline; it is not "
                          "simulated")
+# Objects read for what they say of others, by kind.
+CONTEXT_REASONS = {"Namespace": "not a Kueue object; simulate reads its labels for namespaceSelectors",
+                   "PriorityClass": "not a Kueue object; read for the priority of the jobs that name it"}
 
 
-def other_reason(document: Document, options: Any = None) -> str:
-    if document.api_version == "batch/v1" and document.kind == "CronJob":
-        return ("not a Kueue object; Kueue manages the Jobs it creates (give one of them, its jobTemplate as a "
-                "Job, to simulate it)")
-    if options is not None and options.external(document.api_version, document.kind):
-        return NOT_MODELLED_EXTERNAL
-    if _carries_queue_label(document.manifest):
-        return ("not a Kueue object; it asks for a LocalQueue (kueue.x-k8s.io/queue-name), so Kueue manages the "
-                "pods its controller creates, through the pod integration; give those pods to simulate them")
-    return "not a Kueue object"
+def skipped_other(document: Document, options: Any) -> dict[str, Any]:
+    """The `skipped` entry of an object neither Kueue's nor a job: what it is read for, or why it is not
+    judged."""
+    from aks_kueue.kueue.manifests import Category, category
+
+    if category(document.manifest) is Category.CONTEXT:
+        reason = CONTEXT_REASONS.get(document.kind, "not a Kueue object; read for the TrainJobs that use this runtime")
+    elif document.api_version == "batch/v1" and document.kind == "CronJob":
+        reason = ("not a Kueue object; Kueue manages the Jobs it creates (give one of them, its jobTemplate as a "
+                  "Job, to simulate it)")
+    elif options.external(document.api_version, document.kind):
+        return skipped_entry(document, NOT_MODELLED_EXTERNAL, True)
+    elif _carries_queue_label(document.manifest):
+        reason = ("not a Kueue object; it asks for a LocalQueue (kueue.x-k8s.io/queue-name), so Kueue manages the "
+                  "pods its controller creates, through the pod integration; give those pods to simulate them")
+    else:
+        reason = "not a Kueue object"
+    return skipped_entry(document, reason)
 
 
 def _carries_queue_label(value: Any, depth: int = 0) -> bool:
@@ -238,12 +250,3 @@ def skipped_entry(document: Document, reason: str, not_modelled: bool = False) -
     if not_modelled:
         entry["notModelled"] = True
     return entry
-
-
-def context_reason(document: Document) -> str:
-    kind = document.kind
-    if kind == "Namespace":
-        return "not a Kueue object; simulate reads its labels for namespaceSelectors"
-    if kind == "PriorityClass":
-        return "not a Kueue object; read for the priority of the jobs that name it"
-    return "not a Kueue object; read for the TrainJobs that use this runtime"

@@ -89,32 +89,23 @@ def asks_for_json(argv: Sequence[str]) -> bool:
     """Whether a command line asks for JSON (`--json`, `-o json`, `-ojson`, `--output=json`, `--format json`),
     read before Click has parsed it: a command line Click refuses still gets its document."""
     words = list(argv)
-    for index, word in enumerate(words):
-        if word == "--":
-            break
-        if word == "--json":
-            return True
-        following = words[index + 1] if index + 1 < len(words) else None
-        if word in ("-o", "--output", "--format") and following == JSON:
-            return True
-        if word in ("-ojson", "-o=json", "--output=json", "--format=json"):
-            return True
-    return False
+    flags = set(words[:words.index("--")] if "--" in words else words)
+    return bool(flags & {"--json", "-ojson", "-o=json"}) or JSON in option_values(words, "-o", "--output", "--format")
 
 
-def option_value(argv: Sequence[str], *names: str) -> Optional[str]:
-    """The value a command line gives an option (`--stack dev`, `-s dev`, `--stack=dev`), read as
-    `asks_for_json` reads it; None when it gives none."""
-    words = list(argv)
+def option_values(argv: Sequence[str], *names: str) -> list[str]:
+    """The values a command line gives an option (`--stack dev`, `-s dev`, `--stack=dev`), in order, read as
+    `asks_for_json` reads them."""
+    words, found = list(argv), []
     for index, word in enumerate(words):
         if word == "--":
             break
         for name in names:
             if word == name and index + 1 < len(words):
-                return words[index + 1]
-            if name.startswith("--") and word.startswith(name + "="):
-                return word[len(name) + 1:]
-    return None
+                found.append(words[index + 1])
+            elif name.startswith("--") and word.startswith(name + "="):
+                found.append(word[len(name) + 1:])
+    return found
 
 
 def usage_error(message: str, command: Optional[str], argv: Sequence[str]) -> None:

@@ -137,16 +137,16 @@ def print_verdicts(console, outcome: Outcome) -> None:
 
     for note in outcome.previous_notes:
         console.print(f"[bold yellow]{escape(str(note))}[/bold yellow]")
-    if outcome.refusals:
-        console.print(f"[bold red]Day-2 guard: refused ({len(outcome.refusals)})[/bold red]")
-        for refusal in outcome.refusals:
-            _item(console, "red", refusal.object, refusal.key, refusal.message, refusal.fix)
     notices = [f for f in (outcome.run.day2_findings if outcome.run else []) if f.kind != UNGUARDED]
-    if notices:
-        plural = "s" if len(notices) != 1 else ""
-        console.print(f"[bold yellow]Day-2 guard: {len(notices)} notice{plural}[/bold yellow]")
-        for notice in notices:
-            _item(console, "yellow", notice.object, notice.key, notice.message, notice.fix)
+    for colour, title, items in (("red", f"refused ({len(outcome.refusals)})", outcome.refusals),
+                                 ("yellow", f"{len(notices)} notice{'s' if len(notices) != 1 else ''}", notices)):
+        if items:
+            console.print(f"[bold {colour}]Day-2 guard: {title}[/bold {colour}]")
+        for f in items:
+            console.print(f"  [{colour}]{escape(f.object)}[/{colour}] {escape(f.key)}: {escape(f.message)}",
+                          highlight=False)
+            if f.fix:
+                console.print(f"      fix: {escape(f.fix)}", highlight=False)
     groups = _groups(outcome)
     if not groups:
         console.print("[green]Policy verdicts: every policy passed.[/green]")
@@ -180,14 +180,6 @@ def print_verdicts(console, outcome: Outcome) -> None:
         if finding.fix:
             console.print(f"      fix: {escape(finding.fix)}", highlight=False)
     console.print()
-
-
-def _item(console, colour: str, what: str, key: str, message: str, fix: str) -> None:
-    from rich.markup import escape
-
-    console.print(f"  [{colour}]{escape(what)}[/{colour}] {escape(key)}: {escape(message)}", highlight=False)
-    if fix:
-        console.print(f"      fix: {escape(fix)}", highlight=False)
 
 
 def print_capacity(console, outcome: Outcome) -> None:

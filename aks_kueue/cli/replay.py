@@ -9,8 +9,6 @@ tables, the Markdown, the chart and the CSV are `cli.replay_render`.
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn, Optional
@@ -18,7 +16,8 @@ from typing import Any, NoReturn, Optional
 import typer
 
 from aks_kueue.cli.app import app
-from aks_kueue.cli.output import Output, register_document
+from aks_kueue.cli.common import unexpected, warn
+from aks_kueue.cli.output import Output, print_document, register_document
 from aks_kueue.k8s.loader import LoadError
 
 FORMATS = ("text", "markdown")
@@ -81,11 +80,7 @@ def replay(
     except LoadError as error:
         _invalid([error], as_json)
     except Exception as error:  # a bug, not bad input: say so briefly
-        if os.environ.get("AKS_KUEUE_DEBUG"):
-            raise
-        message = (f"aks-kueue failed unexpectedly ({type(error).__name__}: {error}); this is a bug, please report "
-                   "it (AKS_KUEUE_DEBUG=1 shows where)")
-        _invalid([LoadError("", None, message)], as_json)
+        _invalid([LoadError("", None, unexpected(error))], as_json)
     raise typer.Exit(code)
 
 
@@ -105,7 +100,6 @@ def _run(traces, stack, config, queues, compare_stack, compare_config, compare_q
     from aks_kueue.replay import ReplayOptions, read_trace
     from aks_kueue.replay import replay as run_replay
     from aks_kueue.replay.report import document
-    from aks_kueue.replay.trace import ValueProblem, duration
 
     if output_format not in FORMATS:
         raise _flag_error(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
@@ -118,28 +112,21 @@ def _run(traces, stack, config, queues, compare_stack, compare_config, compare_q
         raise _flag_error(f"give one configuration: {' or '.join(given)}, not both")
     if len(compared) > 1:
         raise _flag_error(f"give one configuration to compare with: {' or '.join(compared)}, not both")
-    try:
-        delay = duration(scale_down_delay, "a duration")
-    except ValueProblem as problem:
-        raise _flag_error(f"--scale-down-delay: {problem}") from None
-    try:
-        stop = None if until is None else duration(until, "a duration")
-    except ValueProblem as problem:
-        raise _flag_error(f"--until: {problem}") from None
+    delay = _duration(scale_down_delay, "--scale-down-delay")
+    stop = None if until is None else _duration(until, "--until")
     startups, everywhere = _startups(node_startup)
     gate = _gate(fail_on_wait)
     trace = read_trace(traces)
-    for note in trace.notes:
-        typer.echo(f"warning: {note}", err=True)
+    warn(trace.notes)
     if trace.generated is not None:
         if given or compared:
             raise _flag_error("a generator trace defines its own queues; give it without --stack, --config, --queues "
                               "or --compare-*")
         configurations = [_generated(trace.generated)]
     else:
-        configurations = [_configuration(stack, config, queues, "replay")]
+        configurations = [_configuration(stack, config, queues)]
         if compared:
-            configurations.append(_configuration(compare_stack, compare_config, compare_queues, "replay"))
+            configurations.append(_configuration(compare_stack, compare_config, compare_queues))
     for configuration in configurations:
         configuration.scale_down_delay = delay
         configuration.default_startup = everywhere
@@ -161,7 +148,7 @@ def _run(traces, stack, config, queues, compare_stack, compare_config, compare_q
             raise _flag_error(f"--out: cannot write to {out}: {error.strerror or error}") from None
         typer.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
     if as_json:
-        sys.stdout.write(json.dumps(found, indent=2) + "\n")
+        print_document(found)
     elif output_format == "markdown":
         sys.stdout.write(render.markdown(found, trace))
     else:
@@ -175,22 +162,26 @@ def _run(traces, stack, config, queues, compare_stack, compare_config, compare_q
 # Flags -----------------------------------------------------------------------------------------
 
 
-def _startups(values: list[str]) -> tuple[dict[str, float], Optional[float]]:
+def _duration(text: str, flag: str) -> float:
     from aks_kueue.replay.trace import ValueProblem, duration
 
+    try:
+        return duration(text, "a duration")
+    except ValueProblem as problem:
+        raise _flag_error(f"{flag}: {problem}") from None
+
+
+def _startups(values: list[str]) -> tuple[dict[str, float], Optional[float]]:
     per_pool: dict[str, float] = {}
     everywhere = None
     for value in values:
         pool, sep, text = value.partition("=")
-        try:
-            if sep:
-                if not pool:
-                    raise _flag_error(f"--node-startup {value!r}: name the pool before '='")
-                per_pool[pool] = duration(text, "a duration")
-            else:
-                everywhere = duration(value, "a duration")
-        except ValueProblem as problem:
-            raise _flag_error(f"--node-startup {value!r}: {problem}") from None
+        if sep and not pool:
+            raise _flag_error(f"--node-startup {value!r}: name the pool before '='")
+        if sep:
+            per_pool[pool] = _duration(text, f"--node-startup {value!r}")
+        else:
+            everywhere = _duration(value, f"--node-startup {value!r}")
     return per_pool, everywhere
 
 
@@ -208,17 +199,13 @@ def _apply_startups(configurations: list, startups: dict[str, float]) -> None:
 
 def _gate(value: Optional[str]):
     from aks_kueue.replay.report import Gate
-    from aks_kueue.replay.trace import ValueProblem, duration
 
     if value is None:
         return None
     statistic, sep, limit = value.partition("=")
     if not sep or statistic.upper() not in GATE_STATISTICS:
         raise _flag_error(f"--fail-on-wait {value!r}: write P95=DURATION (or P50=, MAX=), e.g. P95=30m")
-    try:
-        return Gate(GATE_STATISTICS[statistic.upper()], duration(limit, "a duration"))
-    except ValueProblem as problem:
-        raise _flag_error(f"--fail-on-wait {value!r}: {problem}") from None
+    return Gate(GATE_STATISTICS[statistic.upper()], _duration(limit, f"--fail-on-wait {value!r}"))
 
 
 class _progress:
@@ -266,10 +253,8 @@ def _generated(generated):
     return ReplayConfig(f"generator {generated.file}", objects, notes=list(generated.notes))
 
 
-def _configuration(stack: Optional[str], config: Optional[Path], queues: list[str], command: str):
-    if queues:
-        return _queues_config(queues)
-    return _stack_config(stack, config, command)
+def _configuration(stack: Optional[str], config: Optional[Path], queues: list[str]):
+    return _queues_config(queues) if queues else _stack_config(stack, config)
 
 
 def _validated(pairs: list[tuple[dict, str]], file_of=None) -> list[dict]:
@@ -285,7 +270,7 @@ def _validated(pairs: list[tuple[dict, str]], file_of=None) -> list[dict]:
         problems = validate_object(obj)
         if problems:
             source, document = file_of(where) if file_of else (where, None)
-            errors += [LoadError(source, document, f"{obj.describe()}: {p.field + ': ' if p.field else ''}{p.message}")
+            errors += [LoadError(source, document, f"{obj.describe()}: {p}")
                        for p in problems]
             continue
         objects.append(obj.defaulted)
@@ -317,22 +302,20 @@ def _queues_config(paths: list[str]):
         elif kind is Category.CONFIGURATION:
             report = judge_configuration(manifest)
             if report.errors:
-                raise Unusable([LoadError(document.file, document.index, f"Configuration: "
-                                          f"{e.field + ': ' if e.field else ''}{e.message}") for e in report.errors])
+                raise Unusable([LoadError(document.file, document.index, f"Configuration: {e}") for e in report.errors])
             kueue = {**(report.effective or {}), "featureGates": dict(report.gates)}
         elif manifest.get("apiVersion") == "v1" and manifest.get("kind") == "Namespace":
             pairs.append((manifest, document.where))
         else:
             notes.append(f"{document.where}: {document.kind} {document.name or ''} is not a Kueue object; left out")
-    for note in notes:
-        typer.echo(f"warning: {note}", err=True)
+    warn(notes)
     objects = _validated(pairs, lambda where: places.get(where, (where, None)))
     if not any(o.get("kind") == "ClusterQueue" for o in objects):
         raise Unusable([LoadError("", None, f"--queues {' '.join(paths)}: no ClusterQueue in these files")])
     return ReplayConfig("queues " + " ".join(paths), objects, kueue=kueue)
 
 
-def _stack_config(stack: Optional[str], config: Optional[Path], command: str):
+def _stack_config(stack: Optional[str], config: Optional[Path]):
     """A stack's queues as the program registers them, its pools through the capacity model, and the Kueue
     Configuration it installs (the Helm chart's with the stack's overrides; Kueue's defaults for the managed
     extension, whose Configuration is not the stack's to set)."""
@@ -352,7 +335,7 @@ def _stack_config(stack: Optional[str], config: Optional[Path], command: str):
     name = stack_name(stack, config)
     label = f"config {config}" if config is not None else f"stack {name}"
     try:
-        stack_config, root = load_stack_config(stack, config, command)
+        stack_config, root = load_stack_config(stack, config, "replay")
         settings = parse_settings(stack_config.config)
         model = from_settings(settings, root, name)
     except StackFileError as error:

@@ -22,7 +22,6 @@ and then sizes shrink until the pods fit the flavor's nominal quota and its pool
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -30,7 +29,7 @@ from typing import Any, Optional
 import typer
 
 from aks_kueue.cli.app import app
-from aks_kueue.cli.common import fail
+from aks_kueue.cli.common import fail, unexpected
 
 KINDS: dict[str, str] = {"Job": "batch/job", "JobSet": "jobset.x-k8s.io/jobset", "RayJob": "ray.io/rayjob",
                          "MPIJob": "kubeflow.org/mpijob"}
@@ -97,13 +96,8 @@ def sample_job(
         typer.echo(render(stack, queue, gpus, kind), nl=False)
     except SampleError as error:
         fail(f"sample-job: {error}", error.code)
-    except typer.Exit:
-        raise
     except Exception as error:  # a bug, not bad input: say so briefly
-        if os.environ.get("AKS_KUEUE_DEBUG"):
-            raise
-        fail(f"sample-job: aks-kueue failed unexpectedly ({type(error).__name__}: {error}); this is a bug, please "
-             "report it (AKS_KUEUE_DEBUG=1 shows where)")
+        fail(f"sample-job: {unexpected(error)}")
 
 
 def render(stack: str, queue: str, gpus: int, kind: str) -> str:

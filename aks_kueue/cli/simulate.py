@@ -11,9 +11,9 @@ import typer
 from aks_kueue.cli.app import app
 from aks_kueue.cli.fleet import fleet_objects, print_dispatch, warn_skipped
 from aks_kueue.cli.preview import STACK_OUTPUTS_OPTION, stack_outputs_files
+from aks_kueue.cli.common import warn
 from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
-                                  NOT_MODELLED_EXTERNAL, configuration_errors, context_reason, other_reason,
-                                  read_command_inputs, skipped_entry)
+                                  configuration_errors, read_command_inputs, skipped_entry, skipped_other)
 from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, register_document, wants_json
 
 MODES = ("Fit", "Preempt", "NoFit")
@@ -73,8 +73,7 @@ def simulate(
     seen: dict[tuple, str] = {}
 
     def reject(document, what: str, errors: list[FieldError]) -> None:
-        invalid.extend(LoadError(document.file, document.index, f"{what}: {e.field + ': ' if e.field else ''}"
-                                                                f"{e.message}") for e in errors)
+        invalid.extend(LoadError(document.file, document.index, f"{what}: {e}") for e in errors)
 
     def once(key: tuple, document, what: str) -> list[FieldError]:
         """The API server refuses a second object of the same kind, namespace and name. A name made
@@ -125,22 +124,17 @@ def simulate(
                 origin[(metadata["namespace"], metadata["name"])] = {
                     "source": result.source.as_source(), "file": document.file, "document": document.index}
         elif kind is Category.CONFIGURATION:
-            errors, notes = configuration_errors(manifest)
-            warnings += [f"{document.where}: Configuration: {note}" for note in notes]
+            errors = configuration_errors(document, warnings)
             reject(document, "Configuration", errors)
             if not errors:
                 skipped.append(skipped_entry(document, "Kueue's Configuration: not decided; its integrations say "
                                                        "which jobs Kueue manages"))
-        elif kind is Category.CONTEXT:
-            if document.kind == "Namespace":
-                manifests.append(manifest)  # namespaceSelectors match its labels
-            skipped.append(skipped_entry(document, context_reason(document)))
         else:
-            skipped.append(skipped_entry(document, reason := other_reason(document, inputs.options),
-                                         reason == NOT_MODELLED_EXTERNAL))
+            if kind is Category.CONTEXT and document.kind == "Namespace":
+                manifests.append(manifest)  # namespaceSelectors match its labels
+            skipped.append(skipped_other(document, inputs.options))
 
-    for warning in warnings:
-        typer.echo(f"warning: {warning}", err=True)
+    warn(warnings)
     output.document["skipped"] = skipped
     output.document["summary"] = _summary([], skipped)
     if invalid:
