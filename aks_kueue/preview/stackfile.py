@@ -111,49 +111,28 @@ def _blind(value: Any) -> tuple[Any, bool]:
 
 def _as_config_string(value: Any, where: str) -> str:
     """The text Pulumi hands the program for one top-level value: a string as it is, anything else as
-    encoding/json writes it. Infinities and NaN (`.inf`, `.nan`) make the CLI fail, so they are refused."""
-    bad = _not_finite(value, "")
-    if bad is not None:
-        spot, number = bad
-        shown = "NaN" if math.isnan(number) else "-Infinity" if number < 0 else "Infinity"
-        raise StackFileError(f"{where}{spot}: is {shown} (YAML 1.2 reads .inf and .nan as numbers), which the "
-                             "Pulumi CLI cannot hand to a program: it encodes config as JSON, which has no such "
-                             "number, and fails (json: unsupported value); write a number, or quote the value "
-                             "if text is meant")
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (dict, list)):
-        # The CLI decodes an object's JSON again before the program gets it, reading a number past
-        # int64 as a float64.
-        value = _past_int64_as_float(value)
-    return go_json(value)
+    encoding/json writes it."""
+    value = _decoded_again(value, where)
+    return value if isinstance(value, str) else go_json(value)
 
 
 _INT64 = (-(2 ** 63), 2 ** 63 - 1)
 
 
-def _not_finite(value: Any, spot: str) -> Optional[tuple[str, float]]:
+def _decoded_again(value: Any, where: str, spot: str = "") -> Any:
+    """`value` as the program gets it: the CLI decodes an object's JSON again, reading a number past
+    int64 inside it as a float64. Infinities and NaN (`.inf`, `.nan`) make the CLI fail, so they are refused."""
     if isinstance(value, float) and not math.isfinite(value):
-        return spot, value
+        shown = "NaN" if math.isnan(value) else "-Infinity" if value < 0 else "Infinity"
+        raise StackFileError(f"{where}{spot}: is {shown} (YAML 1.2 reads .inf and .nan as numbers), which the "
+                             "Pulumi CLI cannot hand to a program: it encodes config as JSON, which has no such "
+                             "number, and fails (json: unsupported value); write a number, or quote the value "
+                             "if text is meant")
     if isinstance(value, dict):
-        for key, item in value.items():
-            found = _not_finite(item, f"{spot}.{key}")
-            if found:
-                return found
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found = _not_finite(item, f"{spot}[{index}]")
-            if found:
-                return found
-    return None
-
-
-def _past_int64_as_float(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _past_int64_as_float(v) for k, v in value.items()}
+        return {k: _decoded_again(v, where, f"{spot}.{k}") for k, v in value.items()}
     if isinstance(value, list):
-        return [_past_int64_as_float(v) for v in value]
-    if isinstance(value, int) and not isinstance(value, bool) and not _INT64[0] <= value <= _INT64[1]:
+        return [_decoded_again(v, where, f"{spot}[{i}]") for i, v in enumerate(value)]
+    if spot and isinstance(value, int) and not isinstance(value, bool) and not _INT64[0] <= value <= _INT64[1]:
         return float(value)
     return value
 
