@@ -10,7 +10,7 @@ import typer
 
 from aks_kueue.cli.app import app
 from aks_kueue.cli.common import CONFIG_OPTION, load_stack_config
-from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, Output, register_document, wants_json
+from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, Output, print_document, register_document
 from aks_kueue.day2.allow import ALLOW_KEY
 
 PLAN_LIMIT = 256 * 2**20
@@ -56,7 +56,7 @@ def check_plan(
     from aks_kueue.preview.errors import InputError
     from aks_kueue.preview.stackfile import StackFileError
 
-    output = Output("check-plan", wants_json(output_format, as_json), {**_empty(), "plan": str(plan)})
+    output = Output("check-plan", as_json or output_format == JSON, {**_empty(), "plan": str(plan)})
     as_json = output.format(as_json, output_format) == JSON
     try:
         steps, plan_config = parse_plan(_read(plan))
@@ -81,7 +81,7 @@ def check_plan(
     offending = [j for j in judged if j.offending]
     code = 1 if offending else 0
     if as_json:
-        output.print({"plan": str(plan), "allowReplacement": [str(e) for e in allowances],
+        print_document({"plan": str(plan), "allowReplacement": [str(e) for e in allowances],
                       "allowReplacementFrom": source, "steps": [j.to_json() for j in judged],
                       "offending": len(offending), "result": RESULTS[code]})
     else:

@@ -3,7 +3,7 @@ one JSON document on stdout as well as sentences on stderr."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 import typer
@@ -41,7 +41,6 @@ class Inputs:
     jobs: dict[int, Any]
     # The pseudo-file the stack's own objects are read from (`--stack`), e.g. "stack prod".
     stack_source: Optional[str] = None
-    stack_documents: list[Document] = field(default_factory=list)
     # The Kueue configuration in force (`aks_kueue.kueue.jobs.JobOptions`): its `resources` are
     # what simulate charges workloads with.
     options: Any = None
@@ -82,7 +81,7 @@ def read_command_inputs(paths: list[str], namespace: str, integrations: Optional
     if options.resources:
         warnings.append(f"workloads are charged as the resources section of {config_source} says: "
                         + "; ".join(options.resources.describe()))
-    return Inputs(documents, warnings, job_results(documents, options), source, own, options)
+    return Inputs(documents, warnings, job_results(documents, options), source, options)
 
 
 def stack_documents(settings, stack: str, source: str, output: Output) -> list[Document]:

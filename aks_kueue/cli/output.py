@@ -33,11 +33,6 @@ def register_document(command: str, empty: Callable[[Sequence[str]], dict[str, A
     _DOCUMENTS[command] = empty
 
 
-def empty_document(command: Optional[str], argv: Sequence[str]) -> dict[str, Any]:
-    factory = _DOCUMENTS.get(command or "")
-    return factory(argv) if factory else {}
-
-
 def print_document(document: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(document, indent=2) + "\n")
 
@@ -67,9 +62,6 @@ class Output:
             print_document(invalid(self.document, items, code))
         raise typer.Exit(code)
 
-    def print(self, document: Optional[dict[str, Any]] = None) -> None:
-        print_document(self.document if document is None else document)
-
     def format(self, as_json: bool, output: Optional[str], formats: Sequence[str] = (TEXT, JSON),
                flag: str = "-o") -> str:
         """The output format `--json` and `-o FORMAT` choose together (text when neither is given)."""
@@ -79,10 +71,6 @@ class Output:
         if as_json and output not in (None, JSON):
             self.fail([InputError(f"--json means {flag} json; it cannot go with {flag} {output}")])
         return JSON if as_json else output or TEXT
-
-
-def wants_json(output: Optional[str], as_json: bool = False) -> bool:
-    return as_json or output == JSON
 
 
 def asks_for_json(argv: Sequence[str]) -> bool:
@@ -112,4 +100,5 @@ def usage_error(message: str, command: Optional[str], argv: Sequence[str]) -> No
     """A command line Click refused (an unknown flag, a missing argument, a bad value): with JSON asked
     for, the command's document with the refusal as its one error. Click then says it on stderr."""
     if asks_for_json(argv):
-        print_document(invalid(empty_document(command, argv), [InputError(message)]))
+        empty = _DOCUMENTS.get(command or "")
+        print_document(invalid(empty(argv) if empty else {}, [InputError(message)]))

@@ -80,16 +80,12 @@ def verdict_text(outcome: Outcome, refused: str = "REFUSED by the day-2 guard ({
     return text + (f", {advisory} advisory" if advisory else "")
 
 
-def headline(outcome: Outcome) -> str:
-    """The verdict in one sentence: what a reviewer reads first."""
-    return f"aks-kueue preview of stack {outcome.stack}: {verdict_text(outcome)}"
-
-
 def print_headline(console, outcome: Outcome) -> None:
     from rich.markup import escape
 
+    headline = f"aks-kueue preview of stack {outcome.stack}: {verdict_text(outcome)}"  # what a reviewer reads first
     colour = "red" if outcome.exit_code else "green"
-    console.print(f"[bold {colour}]{escape(headline(outcome))}[/bold {colour}]")
+    console.print(f"[bold {colour}]{escape(headline)}[/bold {colour}]")
     run = outcome.run
     registered = "registered had the guard let it through" if outcome.refusals else "registered"
     facts = [f"{len(run.registrations)} resources would be {registered}"]

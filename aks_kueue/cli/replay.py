@@ -10,8 +10,9 @@ tables, the Markdown, the chart and the CSV are `cli.replay_render`.
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, Optional
+from typing import Any, Callable, Iterator, NoReturn, Optional
 
 import typer
 
@@ -124,9 +125,10 @@ def _run(traces, stack, config, queues, compare_stack, compare_config, compare_q
                               "or --compare-*")
         configurations = [_generated(trace.generated)]
     else:
-        configurations = [_configuration(stack, config, queues)]
+        configurations = [_queues_config(queues) if queues else _stack_config(stack, config)]
         if compared:
-            configurations.append(_configuration(compare_stack, compare_config, compare_queues))
+            configurations.append(_queues_config(compare_queues) if compare_queues
+                                  else _stack_config(compare_stack, compare_config))
     for configuration in configurations:
         configuration.scale_down_delay = delay
         configuration.default_startup = everywhere
@@ -208,38 +210,25 @@ def _gate(value: Optional[str]):
     return Gate(GATE_STATISTICS[statistic.upper()], _duration(limit, f"--fail-on-wait {value!r}"))
 
 
-class _progress:
+@contextmanager
+def _progress(workloads: int, name: str, index: int, total: int) -> Iterator[Optional[Callable]]:
     """A progress bar on stderr (virtual time and events done), only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    def __init__(self, workloads: int, name: str, index: int, total: int):
-        self.name, self.workloads = name, workloads
-        self.label = f"replay {index + 1}/{total} ({name})" if total > 1 else f"replay ({name})"
-        self.bar = None
-        self.task = None
+    from aks_kueue.replay.trace import format_duration
 
-    def __enter__(self):
-        if not sys.stderr.isatty():
-            return None
-        from rich.console import Console
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                            TextColumn("{task.fields[virtual]} virtual, {task.completed:,.0f} events"),
-                            TimeElapsedColumn(), console=Console(stderr=True), transient=True)
-        self.bar.start()
+    with Progress(TextColumn("{task.description}"), BarColumn(),
+                  TextColumn("{task.fields[virtual]} virtual, {task.completed:,.0f} events"),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
         # Every workload is at least a submission and an end: the bar's total grows as events are queued.
-        self.task = self.bar.add_task(self.label, total=max(1, 2 * self.workloads), virtual="0s")
-
-        def update(now: float, done: int, queued: int) -> None:
-            from aks_kueue.replay.trace import format_duration
-
-            self.bar.update(self.task, completed=done, total=max(done + queued, 1), virtual=format_duration(now))
-
-        return update
-
-    def __exit__(self, *_: Any) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+        task = bar.add_task(f"replay {index + 1}/{total} ({name})" if total > 1 else f"replay ({name})",
+                            total=max(1, 2 * workloads), virtual="0s")
+        yield lambda now, done, queued: bar.update(task, completed=done, total=max(done + queued, 1),
+                                                   virtual=format_duration(now))
 
 
 # Configurations ----------------------------------------------------------------------------------
@@ -251,10 +240,6 @@ def _generated(generated):
     objects = _validated([(o, f"{generated.file} (generated {o['kind']} {o['metadata']['name']})")
                           for o in generated.objects])
     return ReplayConfig(f"generator {generated.file}", objects, notes=list(generated.notes))
-
-
-def _configuration(stack: Optional[str], config: Optional[Path], queues: list[str]):
-    return _queues_config(queues) if queues else _stack_config(stack, config)
 
 
 def _validated(pairs: list[tuple[dict, str]], file_of=None) -> list[dict]:

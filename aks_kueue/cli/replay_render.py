@@ -268,7 +268,7 @@ def write_csv(document: dict[str, Any], path: Path) -> None:
         writer.writerow(CSV_COLUMNS)
         for configuration in document["configurations"]:
             for w in configuration["workloads"]:
-                admitted = w["admitted"] if w["admitted"] is not None else None
+                admitted = w["admitted"]
                 writer.writerow([
                     configuration["name"], w["namespace"], w["name"], w["clusterQueue"] or "", w["submitted"],
                     _cell(w["admitted"]), _cell(w["started"]), _cell(w["finished"]),

@@ -9,12 +9,12 @@ from typing import Any, Optional
 import typer
 
 from aks_kueue.cli.app import app
-from aks_kueue.cli.fleet import fleet_objects, print_dispatch, warn_skipped
+from aks_kueue.cli.fleet import fleet_objects, print_dispatch
 from aks_kueue.cli.preview import STACK_OUTPUTS_OPTION, stack_outputs_files
 from aks_kueue.cli.common import warn
 from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
                                   configuration_errors, read_command_inputs, skipped_entry, skipped_other)
-from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, register_document, wants_json
+from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, print_document, register_document
 
 MODES = ("Fit", "Preempt", "NoFit")
 MODE_STYLES = {"Fit": "green", "Preempt": "yellow", "NoFit": "red"}
@@ -55,7 +55,7 @@ def simulate(
     from aks_kueue.kueue.validate import load_object, validate_object
     from aks_kueue.kueue.workload_webhook import validate_workload_status
 
-    output = Output("simulate", wants_json(output_format, as_json), _empty())
+    output = Output("simulate", as_json or output_format == JSON, _empty())
     as_json = output.format(as_json, output_format) == JSON
     inputs = read_command_inputs(paths, namespace, integrations, stack, output)
     fleet = fleet_objects(stack, stack_outputs_files(stack_outputs, "simulate", output), output) if stack else None
@@ -144,7 +144,7 @@ def simulate(
     else:
         from aks_kueue.admission.dispatch import dispatch
 
-        warn_skipped(fleet)
+        warn(f"worker {reason}" for reason in fleet.skipped)
         raw = dispatch([*fleet.manager, *manifests], fleet.workers, inputs.options.resources)
     decisions = [_with_origin(d, origin) for d in raw]
     summary = _summary(decisions, skipped)
@@ -153,7 +153,7 @@ def simulate(
         typer.echo("simulate: no pending Workloads or jobs in the given files; nothing to decide" if anything
                    else "simulate: no Kueue objects or jobs in the given files; nothing to decide", err=True)
     if as_json:
-        output.print({"workloads": decisions, "skipped": skipped, "summary": summary, "result": RESULTS[0]})
+        print_document({"workloads": decisions, "skipped": skipped, "summary": summary, "result": RESULTS[0]})
         return
     # The stack's own namespaces are read for their labels, as any other; they are not listed as skipped.
     shown = [s for s in skipped if inputs.stack_source is None or s["file"] != inputs.stack_source]

@@ -16,7 +16,7 @@ from aks_kueue.cli.app import app
 from aks_kueue.cli.common import warn
 from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
                                   configuration_errors, read_command_inputs, skipped_entry, skipped_other)
-from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, register_document, wants_json
+from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, print_document, register_document
 
 
 def _summary(objects: list[dict], skipped: list[dict]) -> dict[str, int]:
@@ -45,7 +45,7 @@ def validate(
     from aks_kueue.kueue.manifests import Category, category
     from aks_kueue.kueue.validate import load_object, validate_object
 
-    output = Output("validate", wants_json(output_format, as_json), _empty())
+    output = Output("validate", as_json or output_format == JSON, _empty())
     as_json = output.format(as_json, output_format) == JSON
     inputs = read_command_inputs(paths, namespace, integrations, stack, output)
     documents, warnings, jobs = inputs.documents, inputs.warnings, inputs.jobs
@@ -85,7 +85,7 @@ def validate(
         typer.echo("validate: no Kueue objects in the given files", err=True)
     code = 1 if summary["invalid"] else 0
     if as_json:
-        output.print({"objects": objects, "skipped": skipped, "summary": summary, "result": RESULTS[code]})
+        print_document({"objects": objects, "skipped": skipped, "summary": summary, "result": RESULTS[code]})
     else:
         _print_text(objects, skipped, summary, inputs.stack_source)
     raise typer.Exit(code)

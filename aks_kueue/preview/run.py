@@ -119,9 +119,12 @@ def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_o
         raise ProgramError(str(error), getattr(error, "findings", None)) from None
     finally:
         sys.path.remove(str(root))
-    outputs, secret_outputs = _stack_outputs()
-    return ProgramRun(config.project, config.stack, creation_order(monitor.registrations), outputs,
-                      secret_outputs, [r.getMessage() for r in collector.buffer], mocks.calls, monitor.component_outputs)
+    exported = dict(getattr(runtime_settings.get_root_resource(), "outputs", {}) or {})
+    struct = sync_await(rpc.serialize_properties(exported, {}))
+    secret_outputs: list[str] = []
+    outputs = plain(json_format.MessageToDict(struct, preserving_proto_field_name=True), "", secret_outputs)
+    return ProgramRun(config.project, config.stack, creation_order(monitor.registrations), outputs, secret_outputs,
+                      [r.getMessage() for r in collector.buffer], mocks.calls, monitor.component_outputs)
 
 
 def _without_api_version_aliases(args: pulumi.ResourceTransformationArgs):
@@ -161,12 +164,3 @@ def creation_order(registrations: list[Registration]) -> list[Registration]:
             emitted.add(urn)
             del waiting[urn]
     return done
-
-
-def _stack_outputs() -> tuple[dict[str, Any], list[str]]:
-    root = runtime_settings.get_root_resource()
-    exported = dict(getattr(root, "outputs", {}) or {})
-    struct = sync_await(rpc.serialize_properties(exported, {}))
-    secret_paths: list[str] = []
-    outputs = plain(json_format.MessageToDict(struct, preserving_proto_field_name=True), "", secret_paths)
-    return outputs, secret_paths

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from aks_kueue.k8s.loader import STACK_FILE_LIMITS, Dialect, LoadError, parse_json, parse_single, read_text
 from aks_kueue.k8s.yaml12 import go_json
