@@ -63,15 +63,11 @@ def check_plan(
     except PlanError as error:
         output.fail([InputError(f"{plan}: {error}", str(plan))])
     try:
+        source = "the plan's config"
         if stack is not None or config is not None:
-            stack_config, _ = load_stack_config(stack, config, "check-plan")
+            plan_config = load_stack_config(stack, config, "check-plan")[0].config
             source = str(config) if config is not None else f"stack {stack}"
-            allowances = allowances_from_config(stack_config.config)
-            kept = kept_generations(stack_config.config)
-        else:
-            source = "the plan's config"
-            allowances = allowances_from_config(plan_config)
-            kept = kept_generations(plan_config)
+        allowances, kept = allowances_from_config(plan_config), kept_generations(plan_config)
     except StackFileError as error:
         output.fail([InputError(str(error), str(config) if config is not None else None)])
     except PlanError as error:
