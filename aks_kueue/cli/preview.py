@@ -40,22 +40,18 @@ STACK_OUTPUTS_OPTION = typer.Option(
     "it. Repeatable.")
 
 
-def stack_outputs_files(values: list[str], command: str, output: Optional[Output] = None) -> dict[str, Path]:
-    """--stack-outputs STACK=FILE, each stack once; a malformed flag exits 2 (through `output`, for --json)."""
+def stack_outputs_files(values: list[str], output: Output) -> dict[str, Path]:
+    """--stack-outputs STACK=FILE, each stack once; a malformed flag exits 2 through `output`."""
     from aks_kueue.preview.errors import InputError
-
-    def refuse(message: str) -> None:
-        if output is not None:
-            output.fail([InputError(message)])
-        fail(f"{command}: {message}")
 
     found: dict[str, Path] = {}
     for value in values:
         stack, sep, file = value.partition("=")
         if not sep or not stack or not file:
-            refuse(f"--stack-outputs takes STACK=FILE (org/project/stack=outputs.json), not {value!r}")
+            output.fail([InputError(f"--stack-outputs takes STACK=FILE (org/project/stack=outputs.json), not "
+                                    f"{value!r}")])
         if stack in found:
-            refuse(f"--stack-outputs names {stack} twice; give each stack's outputs once")
+            output.fail([InputError(f"--stack-outputs names {stack} twice; give each stack's outputs once")])
         found[stack] = Path(file)
     return found
 
@@ -102,7 +98,7 @@ def preview(
     output = Output("preview", as_json or output_format == JSON, _empty(["--stack", stack_name(stack, config)]))
     chosen = output.format(as_json, output_format, FORMATS, flag="--format")
     outcome = _outcome(stack, config, policy_config, "preview", previous_outputs,
-                       stack_outputs_files(stack_outputs, "preview", output))
+                       stack_outputs_files(stack_outputs, output))
     _errors(outcome, shown=chosen == TEXT and outcome.run is not None)
     if chosen == JSON:
         from aks_kueue.preview.outcome import document
@@ -157,8 +153,8 @@ def report(
     """
     if out.exists() and not out.is_dir():
         fail(f"report: {out} exists and is not a directory")
-    outcome = _outcome(stack, config, policy_config, "report", stack_outputs=stack_outputs_files(stack_outputs,
-                                                                                                "report"))
+    outcome = _outcome(stack, config, policy_config, "report",
+                       stack_outputs=stack_outputs_files(stack_outputs, Output("report", False, {})))
     _errors(outcome)
     if outcome.run is None:
         raise typer.Exit(outcome.exit_code)

@@ -70,12 +70,71 @@ def replay(
     Durations are Go-style (90s, 5m, 1h30m) or seconds. Exits 0 when done, 1 when a --fail-on-wait gate
     fails, 2 when an input cannot be used.
     """
+    from aks_kueue.replay import ReplayOptions, read_trace
+    from aks_kueue.replay import replay as run_replay
+    from aks_kueue.replay.report import document
+
     as_json = as_json or output == "json"
     try:
         if output not in (None, "json"):
             raise _flag_error(f"-o/--output takes json, not {output!r}")
-        code = _run(traces, stack, config, queues or [], compare_stack, compare_config, compare_queues or [],
-                    node_startup or [], scale_down_delay, until, fail_on_wait, as_json, output_format, out)
+        if output_format not in FORMATS:
+            raise _flag_error(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
+        if out is not None and out.exists() and not out.is_dir():
+            raise _flag_error(f"--out: {out} exists and is not a directory")
+        given = [f for f, v in (("--stack", stack), ("--config", config), ("--queues", queues)) if v]
+        compared = [f for f, v in (("--compare-stack", compare_stack), ("--compare-config", compare_config),
+                                   ("--compare-queues", compare_queues)) if v]
+        if len(given) > 1:
+            raise _flag_error(f"give one configuration: {' or '.join(given)}, not both")
+        if len(compared) > 1:
+            raise _flag_error(f"give one configuration to compare with: {' or '.join(compared)}, not both")
+        delay = _duration(scale_down_delay, "--scale-down-delay")
+        stop = None if until is None else _duration(until, "--until")
+        startups, everywhere = _startups(node_startup or [])
+        gate = _gate(fail_on_wait)
+        trace = read_trace(traces)
+        warn(trace.notes)
+        if trace.generated is not None:
+            if given or compared:
+                raise _flag_error("a generator trace defines its own queues; give it without --stack, --config, "
+                                  "--queues or --compare-*")
+            configurations = [_generated(trace.generated)]
+        else:
+            configurations = [_queues_config(queues) if queues else _stack_config(stack, config)]
+            if compared:
+                configurations.append(_queues_config(compare_queues) if compare_queues
+                                      else _stack_config(compare_stack, compare_config))
+        for configuration in configurations:
+            configuration.scale_down_delay = delay
+            configuration.default_startup = everywhere
+        _apply_startups(configurations, startups)
+        outcomes = []
+        for index, configuration in enumerate(configurations):
+            with _progress(len(trace.workloads), configuration.name, index, len(configurations)) as progress:
+                outcomes.append(run_replay(configuration, trace, ReplayOptions(until=stop, progress=progress)))
+        found = document(outcomes, trace, gate)
+        failed = [g for g in found["summary"]["gates"] if not g["passed"]]
+        found["result"] = "rejected" if failed else "ok"
+        found["errors"] = []
+        from aks_kueue.cli import replay_render as render
+
+        if out is not None:
+            try:
+                written = render.write_out(found, outcomes, trace, out)
+            except OSError as error:
+                raise _flag_error(f"--out: cannot write to {out}: {error.strerror or error}") from None
+            typer.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
+        if as_json:
+            print_document(found)
+        elif output_format == "markdown":
+            sys.stdout.write(render.markdown(found, trace))
+        else:
+            render.print_text(found, trace)
+        for entry in failed:
+            typer.echo(f"replay: gate failed: ClusterQueue {entry['clusterQueue']} waits {entry['value']:g} s to start "
+                       f"at {gate.statistic}, more than {gate.limit:g} s", err=True)
+        code = 1 if failed else 0
     except Unusable as unusable:
         _invalid(unusable.errors, as_json)
     except LoadError as error:
@@ -94,71 +153,6 @@ register_document("replay", _empty)
 
 def _invalid(errors: list[LoadError], as_json: bool) -> NoReturn:
     Output("replay", as_json, _empty()).fail(errors)
-
-
-def _run(traces, stack, config, queues, compare_stack, compare_config, compare_queues, node_startup,
-         scale_down_delay, until, fail_on_wait, as_json, output_format, out) -> int:
-    from aks_kueue.replay import ReplayOptions, read_trace
-    from aks_kueue.replay import replay as run_replay
-    from aks_kueue.replay.report import document
-
-    if output_format not in FORMATS:
-        raise _flag_error(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
-    if out is not None and out.exists() and not out.is_dir():
-        raise _flag_error(f"--out: {out} exists and is not a directory")
-    given = [f for f, v in (("--stack", stack), ("--config", config), ("--queues", queues)) if v]
-    compared = [f for f, v in (("--compare-stack", compare_stack), ("--compare-config", compare_config),
-                               ("--compare-queues", compare_queues)) if v]
-    if len(given) > 1:
-        raise _flag_error(f"give one configuration: {' or '.join(given)}, not both")
-    if len(compared) > 1:
-        raise _flag_error(f"give one configuration to compare with: {' or '.join(compared)}, not both")
-    delay = _duration(scale_down_delay, "--scale-down-delay")
-    stop = None if until is None else _duration(until, "--until")
-    startups, everywhere = _startups(node_startup)
-    gate = _gate(fail_on_wait)
-    trace = read_trace(traces)
-    warn(trace.notes)
-    if trace.generated is not None:
-        if given or compared:
-            raise _flag_error("a generator trace defines its own queues; give it without --stack, --config, --queues "
-                              "or --compare-*")
-        configurations = [_generated(trace.generated)]
-    else:
-        configurations = [_queues_config(queues) if queues else _stack_config(stack, config)]
-        if compared:
-            configurations.append(_queues_config(compare_queues) if compare_queues
-                                  else _stack_config(compare_stack, compare_config))
-    for configuration in configurations:
-        configuration.scale_down_delay = delay
-        configuration.default_startup = everywhere
-    _apply_startups(configurations, startups)
-    outcomes = []
-    for index, configuration in enumerate(configurations):
-        with _progress(len(trace.workloads), configuration.name, index, len(configurations)) as progress:
-            outcomes.append(run_replay(configuration, trace, ReplayOptions(until=stop, progress=progress)))
-    found = document(outcomes, trace, gate)
-    failed = [g for g in found["summary"]["gates"] if not g["passed"]]
-    found["result"] = "rejected" if failed else "ok"
-    found["errors"] = []
-    from aks_kueue.cli import replay_render as render
-
-    if out is not None:
-        try:
-            written = render.write_out(found, outcomes, trace, out)
-        except OSError as error:
-            raise _flag_error(f"--out: cannot write to {out}: {error.strerror or error}") from None
-        typer.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
-    if as_json:
-        print_document(found)
-    elif output_format == "markdown":
-        sys.stdout.write(render.markdown(found, trace))
-    else:
-        render.print_text(found, trace)
-    for entry in failed:
-        typer.echo(f"replay: gate failed: ClusterQueue {entry['clusterQueue']} waits {entry['value']:g} s to start "
-                   f"at {gate.statistic}, more than {gate.limit:g} s", err=True)
-    return 1 if failed else 0
 
 
 # Flags -----------------------------------------------------------------------------------------

@@ -58,7 +58,7 @@ def simulate(
     output = Output("simulate", as_json or output_format == JSON, _empty())
     as_json = output.format(as_json, output_format) == JSON
     inputs = read_command_inputs(paths, namespace, integrations, stack, output)
-    fleet = fleet_objects(stack, stack_outputs_files(stack_outputs, "simulate", output), output) if stack else None
+    fleet = fleet_objects(stack, stack_outputs_files(stack_outputs, output), output) if stack else None
     if stack is None and stack_outputs:
         output.fail([LoadError("", None, "--stack-outputs needs --stack naming a MultiKueue manager")])
     documents, warnings, jobs = inputs.documents, inputs.warnings, inputs.jobs
