@@ -77,7 +77,6 @@ class Sample:
     namespace: str
     queue: str
     cluster_queue: str
-    gpus: int
     pod_sets: list[PodSet]
 
 
@@ -172,7 +171,7 @@ def plan(settings, model, queue: str, gpus: int, kind: str) -> Sample:
     pod_sets = _pod_sets(kind, gpus, chooser)
     _fit(pod_sets, quota, judgement.flavors, cluster_queue.name)
     _fit_charges(pod_sets, quota, model.resource_rules, cluster_queue.name)
-    return Sample(kind, namespace, name, cluster_queue.name, gpus, pod_sets)
+    return Sample(kind, namespace, name, cluster_queue.name, pod_sets)
 
 
 def _kind(kind: str, settings, stack: str) -> str:
@@ -297,8 +296,8 @@ def _pod_sets(kind: str, gpus: int, chooser: Chooser) -> list[PodSet]:
 
     def placed(name: str, count: int, requests: dict[str, int], flavor: str = cpu_flavor, pool=cpu_pool,
                gpu_resource: Optional[str] = None) -> PodSet:
-        return PodSet(name, count, _covered(requests, chooser.quota, chooser.rules), flavor, _pool_name(pool),
-                      chooser.tolerations(flavor), gpu_resource)
+        return PodSet(name, count, _covered(requests, chooser.quota, chooser.rules), flavor,
+                      f"pool {pool.name}, {pool.spec.vm_size}", chooser.tolerations(flavor), gpu_resource)
 
     def small(name: str, cpu: int, memory: int, count: int = 1) -> PodSet:
         node = cpu_pool.node.amounts
@@ -386,10 +385,6 @@ def _over(pod_sets: list[PodSet], quota: Quota, charged, cluster_queue: str, wha
 
 def _floor(value: int, step: int) -> int:
     return value // step * step
-
-
-def _pool_name(pool) -> str:
-    return f"pool {pool.name}, {pool.spec.vm_size}"
 
 
 def _fit(pod_sets: list[PodSet], quota: Quota, placements: dict, cluster_queue: str) -> None:

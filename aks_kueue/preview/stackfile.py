@@ -67,9 +67,9 @@ def load_stack(path: Path, stack: str, root: Path) -> StackConfig:
         # Ciphertext needs the stack's secrets provider; offline, a placeholder stands in. A
         # `secure:` anywhere in a key (`pulumi config set --path --secret`) makes the whole key
         # secret, as Pulumi hands it to the program.
-        opaque, had_secret = _blind(value)
-        flat[full] = _as_config_string(opaque, f"{path}: {full}")
-        if had_secret:
+        opaque = _blind(value)
+        flat[full] = _as_config_string(opaque, f"{path}: {full}")  # NaN, which equals nothing, is refused here
+        if opaque != value:
             secrets.append(full)
         _check_json_text(flat[full], f"{path}: {full}")
     return StackConfig(project=name, stack=stack, config=flat, secret_keys=secrets)
@@ -91,22 +91,16 @@ def _qualify(key: str, project: str) -> str:
     return key if ":" in key else f"{project}:{key}"
 
 
-def _blind(value: Any) -> tuple[Any, bool]:
-    """The value with every `{secure: ...}` replaced by the placeholder, and whether there was one."""
+def _blind(value: Any) -> Any:
+    """The value with every `{secure: ...}` replaced by the placeholder."""
     if isinstance(value, dict):
         # Pulumi's isSecureValue: a map whose only key is `secure`, with text in it.
         if len(value) == 1 and isinstance(value.get("secure"), str):
-            return SECRET_PLACEHOLDER, True
-        found = False
-        out = {}
-        for key, item in value.items():
-            out[key], inner = _blind(item)
-            found = found or inner
-        return out, found
+            return SECRET_PLACEHOLDER
+        return {key: _blind(item) for key, item in value.items()}
     if isinstance(value, list):
-        items = [_blind(item) for item in value]
-        return [v for v, _ in items], any(s for _, s in items)
-    return value, False
+        return [_blind(item) for item in value]
+    return value
 
 
 def _as_config_string(value: Any, where: str) -> str:
