@@ -105,7 +105,7 @@ class _Group:
     grouped: bool = False
 
 
-def _groups(outcome: Outcome) -> list[_Group]:
+def verdict_groups(outcome: Outcome) -> list[_Group]:
     """The verdicts by level (mandatory first), alike findings under one heading, in the judge's order."""
     groups: list[_Group] = []
     by_heading: dict[tuple, _Group] = {}
@@ -143,14 +143,12 @@ def print_verdicts(console, outcome: Outcome) -> None:
                           highlight=False)
             if f.fix:
                 console.print(f"      fix: {escape(f.fix)}", highlight=False)
-    groups = _groups(outcome)
+    groups = verdict_groups(outcome)
     if not groups:
         console.print("[green]Policy verdicts: every policy passed.[/green]")
         console.print()
         return
-    counts = Counter()
-    for group in groups:
-        counts[group.level] += len(group.items)
+    counts = Counter(group.level for group in groups for _ in group.items)
     level = None
     for group in groups:
         colour = "red" if group.level == "mandatory" else "yellow"
