@@ -20,12 +20,9 @@ STACK_OPTION = typer.Option(None, "--stack", "-s", metavar="NAME",
 
 def _empty(argv: Sequence[str] = ()) -> dict[str, Any]:
     """check-plan's document when nothing could be judged."""
-    words, plan = list(argv), None
-    for index, word in enumerate(words):
-        takes_value = index and words[index - 1] in ("-s", "--stack", "--config", "-o", "--output")
-        if not word.startswith("-") and word != "check-plan" and not takes_value:
-            plan = word
-            break
+    words = list(argv)
+    plan = next((word for index, word in enumerate(words) if not word.startswith("-") and word != "check-plan"
+                 and not (index and words[index - 1] in ("-s", "--stack", "--config", "-o", "--output"))), None)
     return {"plan": plan, "allowReplacement": [], "allowReplacementFrom": None, "steps": [], "offending": 0}
 
 

@@ -249,8 +249,7 @@ def _validated(pairs: list[tuple[dict, str]], file_of=None) -> list[dict]:
         problems = validate_object(obj)
         if problems:
             source, document = file_of(where) if file_of else (where, None)
-            errors += [LoadError(source, document, f"{obj.describe()}: {p}")
-                       for p in problems]
+            errors += [LoadError(source, document, f"{obj.describe()}: {p}") for p in problems]
             continue
         objects.append(obj.defaulted)
     if errors:
