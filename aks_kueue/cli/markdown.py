@@ -89,36 +89,30 @@ def capacity_section(outcome: Outcome) -> list[str]:
 def verdicts_section(outcome: Outcome) -> list[str]:
     """Each finding once, by level, mandatory first; alike reminders (the checks only Azure can answer)
     folded under one summary line."""
-    from aks_kueue.cli.render import GROUPED
+    from aks_kueue.cli.render import GROUPED, LEVEL_ORDER, verdict_groups
 
     lines = ["### Policy verdicts", ""]
     if not outcome.verdicts and not outcome.other_violations:
         return lines + ["Every policy of the pack passed."]
     head = ["| policy | object | key to edit | message | fix |", "|---|---|---|---|---|"]
 
-    def row(verdict) -> str:
-        f = verdict.finding
-        return (f"| {cell(code(verdict.policy))} | {cell(f.object)} | {cell(code(f.key))} | {cell(f.message)} | "
+    def row(item) -> str:
+        f = getattr(item, "finding", None)  # None: a violation of the policy runtime's own
+        if f is None:
+            return f"| {cell(code(item.policy))} | | | {cell(item.message)} | |"
+        return (f"| {cell(code(item.policy))} | {cell(f.object)} | {cell(code(f.key))} | {cell(f.message)} | "
                 f"{cell(f.fix)} |")
 
-    for level in ("mandatory", "advisory"):
-        group = [v for v in outcome.verdicts if v.level == level]
-        others = [v for v in outcome.other_violations if v.enforcement_level == level]
-        if not group and not others:
-            continue
-        folded: dict[tuple, list] = {}
-        for verdict in group:
-            if verdict.finding.kind in GROUPED:
-                folded.setdefault((verdict.finding.kind, verdict.finding.object), []).append(verdict)
-        plain = [v for v in group if v.finding.kind not in GROUPED]
-        lines += [f"**{level}** ({len(group) + len(others)})", ""]
-        if plain or others:
-            lines += head + [row(v) for v in plain]
-            lines += [f"| {cell(code(v.policy))} | | | {cell(v.message)} | |" for v in others]
-            lines.append("")
-        for (kind, what), items in folded.items():
-            lines += [f"<details><summary>{cell(what)}: {len(items)} {cell(GROUPED[kind])}</summary>", "", *head,
-                      *(row(v) for v in items), "", "</details>", ""]
+    groups = verdict_groups(outcome)
+    for level in LEVEL_ORDER:
+        ours = [g for g in groups if g.level == level]
+        plain = [g.items[0] for g in ours if not g.grouped]
+        lines += [f"**{level}** ({sum(len(g.items) for g in ours)})", ""] if ours else []
+        lines += [*head, *map(row, plain), ""] if plain else []
+        for items in (g.items for g in ours if g.grouped):
+            f = items[0].finding
+            lines += [f"<details><summary>{cell(f.object)}: {len(items)} {cell(GROUPED[f.kind])}</summary>", "", *head,
+                      *map(row, items), "", "</details>", ""]
     return lines[:-1]
 
 

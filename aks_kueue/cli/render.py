@@ -80,16 +80,12 @@ def verdict_text(outcome: Outcome, refused: str = "REFUSED by the day-2 guard ({
     return text + (f", {advisory} advisory" if advisory else "")
 
 
-def headline(outcome: Outcome) -> str:
-    """The verdict in one sentence: what a reviewer reads first."""
-    return f"aks-kueue preview of stack {outcome.stack}: {verdict_text(outcome)}"
-
-
 def print_headline(console, outcome: Outcome) -> None:
     from rich.markup import escape
 
+    headline = f"aks-kueue preview of stack {outcome.stack}: {verdict_text(outcome)}"  # what a reviewer reads first
     colour = "red" if outcome.exit_code else "green"
-    console.print(f"[bold {colour}]{escape(headline(outcome))}[/bold {colour}]")
+    console.print(f"[bold {colour}]{escape(headline)}[/bold {colour}]")
     run = outcome.run
     registered = "registered had the guard let it through" if outcome.refusals else "registered"
     facts = [f"{len(run.registrations)} resources would be {registered}"]
@@ -109,7 +105,7 @@ class _Group:
     grouped: bool = False
 
 
-def _groups(outcome: Outcome) -> list[_Group]:
+def verdict_groups(outcome: Outcome) -> list[_Group]:
     """The verdicts by level (mandatory first), alike findings under one heading, in the judge's order."""
     groups: list[_Group] = []
     by_heading: dict[tuple, _Group] = {}
@@ -137,24 +133,22 @@ def print_verdicts(console, outcome: Outcome) -> None:
 
     for note in outcome.previous_notes:
         console.print(f"[bold yellow]{escape(str(note))}[/bold yellow]")
-    if outcome.refusals:
-        console.print(f"[bold red]Day-2 guard: refused ({len(outcome.refusals)})[/bold red]")
-        for refusal in outcome.refusals:
-            _item(console, "red", refusal.object, refusal.key, refusal.message, refusal.fix)
     notices = [f for f in (outcome.run.day2_findings if outcome.run else []) if f.kind != UNGUARDED]
-    if notices:
-        plural = "s" if len(notices) != 1 else ""
-        console.print(f"[bold yellow]Day-2 guard: {len(notices)} notice{plural}[/bold yellow]")
-        for notice in notices:
-            _item(console, "yellow", notice.object, notice.key, notice.message, notice.fix)
-    groups = _groups(outcome)
+    for colour, title, items in (("red", f"refused ({len(outcome.refusals)})", outcome.refusals),
+                                 ("yellow", f"{len(notices)} notice{'s' if len(notices) != 1 else ''}", notices)):
+        if items:
+            console.print(f"[bold {colour}]Day-2 guard: {title}[/bold {colour}]")
+        for f in items:
+            console.print(f"  [{colour}]{escape(f.object)}[/{colour}] {escape(f.key)}: {escape(f.message)}",
+                          highlight=False)
+            if f.fix:
+                console.print(f"      fix: {escape(f.fix)}", highlight=False)
+    groups = verdict_groups(outcome)
     if not groups:
         console.print("[green]Policy verdicts: every policy passed.[/green]")
         console.print()
         return
-    counts = Counter()
-    for group in groups:
-        counts[group.level] += len(group.items)
+    counts = Counter(group.level for group in groups for _ in group.items)
     level = None
     for group in groups:
         colour = "red" if group.level == "mandatory" else "yellow"
@@ -180,14 +174,6 @@ def print_verdicts(console, outcome: Outcome) -> None:
         if finding.fix:
             console.print(f"      fix: {escape(finding.fix)}", highlight=False)
     console.print()
-
-
-def _item(console, colour: str, what: str, key: str, message: str, fix: str) -> None:
-    from rich.markup import escape
-
-    console.print(f"  [{colour}]{escape(what)}[/{colour}] {escape(key)}: {escape(message)}", highlight=False)
-    if fix:
-        console.print(f"      fix: {escape(fix)}", highlight=False)
 
 
 def print_capacity(console, outcome: Outcome) -> None:

@@ -22,7 +22,6 @@ and then sizes shrink until the pods fit the flavor's nominal quota and its pool
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -30,7 +29,7 @@ from typing import Any, Optional
 import typer
 
 from aks_kueue.cli.app import app
-from aks_kueue.cli.common import fail
+from aks_kueue.cli.common import fail, unexpected
 
 KINDS: dict[str, str] = {"Job": "batch/job", "JobSet": "jobset.x-k8s.io/jobset", "RayJob": "ray.io/rayjob",
                          "MPIJob": "kubeflow.org/mpijob"}
@@ -78,7 +77,6 @@ class Sample:
     namespace: str
     queue: str
     cluster_queue: str
-    gpus: int
     pod_sets: list[PodSet]
 
 
@@ -97,13 +95,8 @@ def sample_job(
         typer.echo(render(stack, queue, gpus, kind), nl=False)
     except SampleError as error:
         fail(f"sample-job: {error}", error.code)
-    except typer.Exit:
-        raise
     except Exception as error:  # a bug, not bad input: say so briefly
-        if os.environ.get("AKS_KUEUE_DEBUG"):
-            raise
-        fail(f"sample-job: aks-kueue failed unexpectedly ({type(error).__name__}: {error}); this is a bug, please "
-             "report it (AKS_KUEUE_DEBUG=1 shows where)")
+        fail(f"sample-job: {unexpected(error)}")
 
 
 def render(stack: str, queue: str, gpus: int, kind: str) -> str:
@@ -178,7 +171,7 @@ def plan(settings, model, queue: str, gpus: int, kind: str) -> Sample:
     pod_sets = _pod_sets(kind, gpus, chooser)
     _fit(pod_sets, quota, judgement.flavors, cluster_queue.name)
     _fit_charges(pod_sets, quota, model.resource_rules, cluster_queue.name)
-    return Sample(kind, namespace, name, cluster_queue.name, gpus, pod_sets)
+    return Sample(kind, namespace, name, cluster_queue.name, pod_sets)
 
 
 def _kind(kind: str, settings, stack: str) -> str:
@@ -285,9 +278,10 @@ class Chooser:
         from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS
 
         placement = self.placements.get(flavor)
-        taints = list(placement.node_taints) if placement is not None else []
-        taints += [t for pool, nodes in (placement.pools if placement is not None else []) if nodes > 0
-                   for t in pool.spec.taints if t.get("effect") in SCHEDULING_EFFECTS]
+        if placement is None:
+            return []
+        taints = [*placement.node_taints, *(t for pool, nodes in placement.pools if nodes > 0
+                                            for t in pool.spec.taints if t.get("effect") in SCHEDULING_EFFECTS)]
         found: dict[tuple, dict[str, str]] = {}
         for taint in taints:
             value = taint.get("value") or ""
@@ -298,33 +292,30 @@ class Chooser:
 
 
 def _pod_sets(kind: str, gpus: int, chooser: Chooser) -> list[PodSet]:
-    quota = chooser.quota
     cpu_flavor, cpu_pool = chooser.cpu_target()
+
+    def placed(name: str, count: int, requests: dict[str, int], flavor: str = cpu_flavor, pool=cpu_pool,
+               gpu_resource: Optional[str] = None) -> PodSet:
+        return PodSet(name, count, _covered(requests, chooser.quota, chooser.rules), flavor,
+                      f"pool {pool.name}, {pool.spec.vm_size}", chooser.tolerations(flavor), gpu_resource)
 
     def small(name: str, cpu: int, memory: int, count: int = 1) -> PodSet:
         node = cpu_pool.node.amounts
-        requests = {CPU: min(cpu, _floor(node.get(CPU, 0) // 2, 100)),
-                    MEMORY: min(memory, _floor(node.get(MEMORY, 0) // 2, 64 * MIB))}
-        return PodSet(name, count, _covered(requests, quota, chooser.rules), cpu_flavor, _pool_name(cpu_pool),
-                      chooser.tolerations(cpu_flavor))
+        return placed(name, count, {CPU: min(cpu, _floor(node.get(CPU, 0) // 2, 100)),
+                                    MEMORY: min(memory, _floor(node.get(MEMORY, 0) // 2, 64 * MIB))})
 
     workers = {"Job": ("main", 1), "JobSet": ("workers", 2), "RayJob": ("workers", 1), "MPIJob": ("worker", 2)}[kind]
     if gpus:
         flavor, pool, resource = chooser.gpu_target(gpus)
         node = pool.node.amounts
-        share = (gpus, node[resource])
-        requests = {CPU: max(1000, _floor(node.get(CPU, 0) * share[0] // share[1] // 2, 1000)),
-                    MEMORY: max(GIB, _floor(node.get(MEMORY, 0) * share[0] // share[1] // 2, GIB)), resource: gpus}
-        worker = PodSet(workers[0], workers[1], _covered(requests, quota, chooser.rules), flavor, _pool_name(pool),
-                        chooser.tolerations(flavor), resource, resizable=True)
+        requests = {CPU: max(1000, _floor(node.get(CPU, 0) * gpus // node[resource] // 2, 1000)),
+                    MEMORY: max(GIB, _floor(node.get(MEMORY, 0) * gpus // node[resource] // 2, GIB)), resource: gpus}
+        worker = placed(*workers, requests, flavor, pool, resource)
     else:
         worker = small(workers[0], 1000, 2 * GIB, workers[1])
-        worker.resizable = True
+    worker.resizable = True
     if kind == "RayJob":
-        submitter = PodSet("submitter", 1, _covered(dict(SUBMITTER_REQUESTS), quota, chooser.rules), cpu_flavor,
-                           _pool_name(cpu_pool),
-                           chooser.tolerations(cpu_flavor))
-        return [small("head", 1000, 2 * GIB), worker, submitter]
+        return [small("head", 1000, 2 * GIB), worker, placed("submitter", 1, dict(SUBMITTER_REQUESTS))]
     if kind == "MPIJob":
         return [small("launcher", 500, 512 * MIB), worker]
     return [worker]
@@ -365,35 +356,35 @@ def _fit_charges(pod_sets: list[PodSet], quota: Quota, rules: Any, cluster_queue
         return
     worker = next(p for p in pod_sets if p.resizable)
 
-    def over() -> Optional[tuple[str, str, int, int]]:
-        used: dict[tuple[str, str], int] = {}
-        for pod_set in pod_sets:
-            for resource, value in charges(pod_set.requests, rules).items():
-                flavors = quota.flavors_for(resource)
-                flavor = pod_set.flavor if pod_set.flavor in flavors or not flavors else flavors[0]
-                used[(flavor, resource)] = used.get((flavor, resource), 0) + pod_set.count * value
-        for (flavor, resource), total in used.items():
-            have = quota.nominal.get(flavor, {}).get(resource, 0)
-            if total > have and quota.covered(resource):
-                return flavor, resource, total, have
-        return None
+    def charged(pod_set: PodSet):
+        for resource, value in charges(pod_set.requests, rules).items():
+            flavors = quota.flavors_for(resource)
+            yield pod_set.flavor if pod_set.flavor in flavors or not flavors else flavors[0], resource, value
 
-    while worker.count > 1 and over():
+    what = "Kueue's resource transformations charge the sample's pods"
+    while worker.count > 1 and _over(pod_sets, quota, charged, cluster_queue, what):
         worker.count -= 1
-    found = over()
-    if found:
-        flavor, resource, total, have = found
-        raise SampleError(f"Kueue's resource transformations charge the sample's pods {_show({resource: total})} of "
-                          f"flavor {flavor}, but ClusterQueue {cluster_queue} has a nominal quota of "
-                          f"{_show({resource: have})} there; raise it", 1)
+    if error := _over(pod_sets, quota, charged, cluster_queue, what):
+        raise error
+
+
+def _over(pod_sets: list[PodSet], quota: Quota, charged, cluster_queue: str, what: str) -> Optional[SampleError]:
+    """The error for the first flavor and resource whose nominal quota is less than what the pods are
+    `charged` (per pod: flavor, resource, amount) in all, if there is one."""
+    used: dict[tuple[str, str], int] = {}
+    for pod_set in pod_sets:
+        for flavor, resource, value in charged(pod_set):
+            used[(flavor, resource)] = used.get((flavor, resource), 0) + pod_set.count * value
+    for (flavor, resource), total in used.items():
+        have = quota.nominal.get(flavor, {}).get(resource, 0)
+        if total > have and quota.covered(resource):
+            return SampleError(f"{what} {_show({resource: total})} of flavor {flavor}, but ClusterQueue "
+                               f"{cluster_queue} has a nominal quota of {_show({resource: have})} there; raise it", 1)
+    return None
 
 
 def _floor(value: int, step: int) -> int:
     return value // step * step
-
-
-def _pool_name(pool) -> str:
-    return f"pool {pool.name}, {pool.spec.vm_size}"
 
 
 def _fit(pod_sets: list[PodSet], quota: Quota, placements: dict, cluster_queue: str) -> None:
@@ -421,16 +412,9 @@ def _fit(pod_sets: list[PodSet], quota: Quota, placements: dict, cluster_queue: 
                 raise SampleError(f"ClusterQueue {cluster_queue}'s nominal {resource} quota in flavor {worker.flavor} "
                                   f"leaves {_show({resource: max(left(resource), 0)})} for the job's {worker.name} "
                                   "pods, too little for a sample; raise the quota", 1)
-    for pod_set in pod_sets:
-        for resource, value in pod_set.requests.items():
-            if not quota.covered(resource):
-                continue
-            total = sum(p.count * p.requests.get(resource, 0) for p in pod_sets if p.flavor == pod_set.flavor)
-            have = quota.nominal.get(pod_set.flavor, {}).get(resource, 0)
-            if total > have:
-                raise SampleError(f"the sample's pods need {_show({resource: total})} of flavor {pod_set.flavor}, but "
-                                  f"ClusterQueue {cluster_queue} has a nominal quota of {_show({resource: have})} "
-                                  "there; raise it", 1)
+    if error := _over(pod_sets, quota, lambda p: ((p.flavor, r, v) for r, v in p.requests.items()), cluster_queue,
+                      "the sample's pods need"):
+        raise error
 
 
 def _show(requests: dict[str, int]) -> str:

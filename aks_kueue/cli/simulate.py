@@ -9,12 +9,12 @@ from typing import Any, Optional
 import typer
 
 from aks_kueue.cli.app import app
-from aks_kueue.cli.fleet import fleet_objects, print_dispatch, warn_skipped
+from aks_kueue.cli.fleet import fleet_objects, print_dispatch
 from aks_kueue.cli.preview import STACK_OUTPUTS_OPTION, stack_outputs_files
+from aks_kueue.cli.common import warn
 from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
-                                  NOT_MODELLED_EXTERNAL, configuration_errors, context_reason, other_reason,
-                                  read_command_inputs, skipped_entry)
-from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, register_document, wants_json
+                                  configuration_errors, read_command_inputs, skipped_entry, skipped_other)
+from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, print_document, register_document
 
 MODES = ("Fit", "Preempt", "NoFit")
 MODE_STYLES = {"Fit": "green", "Preempt": "yellow", "NoFit": "red"}
@@ -55,10 +55,10 @@ def simulate(
     from aks_kueue.kueue.validate import load_object, validate_object
     from aks_kueue.kueue.workload_webhook import validate_workload_status
 
-    output = Output("simulate", wants_json(output_format, as_json), _empty())
+    output = Output("simulate", as_json or output_format == JSON, _empty())
     as_json = output.format(as_json, output_format) == JSON
     inputs = read_command_inputs(paths, namespace, integrations, stack, output)
-    fleet = fleet_objects(stack, stack_outputs_files(stack_outputs, "simulate", output), output) if stack else None
+    fleet = fleet_objects(stack, stack_outputs_files(stack_outputs, output), output) if stack else None
     if stack is None and stack_outputs:
         output.fail([LoadError("", None, "--stack-outputs needs --stack naming a MultiKueue manager")])
     documents, warnings, jobs = inputs.documents, inputs.warnings, inputs.jobs
@@ -73,8 +73,7 @@ def simulate(
     seen: dict[tuple, str] = {}
 
     def reject(document, what: str, errors: list[FieldError]) -> None:
-        invalid.extend(LoadError(document.file, document.index, f"{what}: {e.field + ': ' if e.field else ''}"
-                                                                f"{e.message}") for e in errors)
+        invalid.extend(LoadError(document.file, document.index, f"{what}: {e}") for e in errors)
 
     def once(key: tuple, document, what: str) -> list[FieldError]:
         """The API server refuses a second object of the same kind, namespace and name. A name made
@@ -125,22 +124,17 @@ def simulate(
                 origin[(metadata["namespace"], metadata["name"])] = {
                     "source": result.source.as_source(), "file": document.file, "document": document.index}
         elif kind is Category.CONFIGURATION:
-            errors, notes = configuration_errors(manifest)
-            warnings += [f"{document.where}: Configuration: {note}" for note in notes]
+            errors = configuration_errors(document, warnings)
             reject(document, "Configuration", errors)
             if not errors:
                 skipped.append(skipped_entry(document, "Kueue's Configuration: not decided; its integrations say "
                                                        "which jobs Kueue manages"))
-        elif kind is Category.CONTEXT:
-            if document.kind == "Namespace":
-                manifests.append(manifest)  # namespaceSelectors match its labels
-            skipped.append(skipped_entry(document, context_reason(document)))
         else:
-            skipped.append(skipped_entry(document, reason := other_reason(document, inputs.options),
-                                         reason == NOT_MODELLED_EXTERNAL))
+            if kind is Category.CONTEXT and document.kind == "Namespace":
+                manifests.append(manifest)  # namespaceSelectors match its labels
+            skipped.append(skipped_other(document, inputs.options))
 
-    for warning in warnings:
-        typer.echo(f"warning: {warning}", err=True)
+    warn(warnings)
     output.document["skipped"] = skipped
     output.document["summary"] = _summary([], skipped)
     if invalid:
@@ -150,7 +144,7 @@ def simulate(
     else:
         from aks_kueue.admission.dispatch import dispatch
 
-        warn_skipped(fleet)
+        warn(f"worker {reason}" for reason in fleet.skipped)
         raw = dispatch([*fleet.manager, *manifests], fleet.workers, inputs.options.resources)
     decisions = [_with_origin(d, origin) for d in raw]
     summary = _summary(decisions, skipped)
@@ -159,7 +153,7 @@ def simulate(
         typer.echo("simulate: no pending Workloads or jobs in the given files; nothing to decide" if anything
                    else "simulate: no Kueue objects or jobs in the given files; nothing to decide", err=True)
     if as_json:
-        output.print({"workloads": decisions, "skipped": skipped, "summary": summary, "result": RESULTS[0]})
+        print_document({"workloads": decisions, "skipped": skipped, "summary": summary, "result": RESULTS[0]})
         return
     # The stack's own namespaces are read for their labels, as any other; they are not listed as skipped.
     shown = [s for s in skipped if inputs.stack_source is None or s["file"] != inputs.stack_source]
