@@ -15,7 +15,7 @@ import pulumi
 from google.protobuf import json_format
 from pulumi.runtime import rpc, settings as runtime_settings
 
-from aks_kueue.compat import sync_await
+from aks_kueue.compat import sync_await, without_source_positions
 from aks_kueue.day2.guard import Refusal
 from aks_kueue.judge.finding import Finding, Severity
 from aks_kueue.preview.mocks import OfflineMocks
@@ -112,7 +112,8 @@ def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_o
 
     sys.path.insert(0, str(root))
     try:
-        pulumi.runtime.test(program)()
+        with without_source_positions():
+            pulumi.runtime.test(program)()
     except Refusal as error:
         raise ProgramRefused(error.findings, list(monitor.registrations)) from None
     except pulumi.RunError as error:
