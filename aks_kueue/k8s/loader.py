@@ -54,6 +54,7 @@ from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
 from aks_kueue.k8s import yaml12
+from aks_kueue.k8s.merge import json_copy
 
 STDIN = "-"
 MIB = 1024 * 1024
@@ -428,7 +429,7 @@ class _Builder:
                 if self.aliased > self.limits.max_alias_nodes:
                     raise self.fail(f"YAML aliases expand to more than {self.limits.max_alias_nodes:,} nodes "
                                     "(an alias bomb?); write the repeated parts out or split the file", event)
-                value = _tree_copy(original)  # no shared objects: each use is its own value
+                value = json_copy(original)  # no shared objects: each use is its own value
             elif cls is DocumentStartEvent:
                 index += 1
                 self.document = index
@@ -485,18 +486,9 @@ class _Builder:
         frame.merges.extend(reversed(sources))
 
 
-def _tree_copy(value: Any) -> Any:
-    if value.__class__ is dict:
-        return {k: _tree_copy(v) for k, v in value.items()}
-    if value.__class__ is list:
-        return [_tree_copy(v) for v in value]
-    return value
-
-
 def _show(key: Any) -> str:
     return repr(key) if not isinstance(key, str) else f"'{key}'"
 
 
 __all__ = ["Limits", "DEFAULT_LIMITS", "STACK_FILE_LIMITS", "Dialect", "LoadError", "STDIN", "display_name",
-           "read_text", "parse_documents",
-           "parse_single", "parse_json", "loads_json", "load_file"]
+           "read_text", "parse_documents", "parse_single", "parse_json", "loads_json", "load_file"]

@@ -443,15 +443,6 @@ def _identity(key: Any) -> Any:
     return json.dumps(key, sort_keys=True)
 
 
-def json_copy(value: Any) -> Any:
-    """A copy of parsed YAML or JSON (maps, lists, scalars), faster than copy.deepcopy."""
-    if isinstance(value, dict):
-        return {k: json_copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [json_copy(v) for v in value]
-    return value
-
-
 def _type_name(schema: dict[str, Any]) -> str:
     return "integer or string" if schema.get("x-kubernetes-int-or-string") else schema.get("type", "object")
 
