@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
 from aks_kueue.k8s import names
 
@@ -123,6 +123,16 @@ def too_few(path: Union[Path, str], actual: int, minimum: int) -> FieldError:
 
 def too_long(path: Union[Path, str], maximum: int) -> FieldError:
     return _error(path, "Too long", detail=f"may not be more than {maximum} bytes")
+
+
+def unique(path: Union[Path, str], name: Any, seen: set, problem: Optional[str] = None) -> list[FieldError]:
+    """One entry's name in a list of named entries: what a name rule found wrong with it (`problem`),
+    then a Duplicate value when an earlier entry had it; `seen` collects the names."""
+    errors = [invalid(path, name, problem)] if problem else []
+    if name in seen:
+        errors.append(duplicate(path, name))
+    seen.add(name)
+    return errors
 
 
 def unknown(path: Union[Path, str], key: Any, detail: str = "") -> FieldError:

@@ -224,49 +224,49 @@ def _managed_jobs_default(namespace: str) -> dict[str, Any]:
                                   "values": ["kube-system", namespace]}]}
 
 
-def _common_defaults(cfg: dict[str, Any], namespace: str) -> str:
-    """The defaults v1beta1 and v1beta2 share (`SetDefaults_Configuration` in both)."""
+# `SetDefaults_Configuration` of both versions, in its order: (section ("" for the top), key, default, whether
+# it also replaces an empty value, where Kueue tests for the zero value); a callable is given the namespace.
+_COMMON_DEFAULTS = (
+    ("webhook", "port", 9443, False),
+    ("metrics", "bindAddress", ":8443", True),
+    ("metrics", "localQueueMetrics", {"enable": True}, False),
+    ("health", "healthProbeBindAddress", ":8081", True),
+    ("leaderElection", "resourceName", "c1f6bfd2.kueue.x-k8s.io", True),
+    ("leaderElection", "resourceLock", "leases", True),
+    ("internalCertManagement", "enable", True, False),
+    ("clientConnection", "qps", 300, False),
+    ("clientConnection", "burst", 500, False),
+    ("integrations", "frameworks", ["batch/job"], True),
+    ("", "managedJobsNamespaceSelector", _managed_jobs_default, False),
+    ("multiKueue", "gcInterval", "1m", False),
+    ("multiKueue", "origin", "multikueue", True),
+    ("multiKueue", "workerLostTimeout", "15m", False),
+    ("multiKueue", "dispatcherName", DISPATCHER_ALL_AT_ONCE, False),
+)
+_REQUEUING_DEFAULTS = (("requeuingStrategy", "timestamp", "Eviction", False),
+                       ("requeuingStrategy", "backoffBaseSeconds", 60, False),
+                       ("requeuingStrategy", "backoffMaxSeconds", 3600, False))
+
+
+def _apply_defaults(cfg: dict[str, Any], defaults: tuple, namespace: str = "") -> None:
+    for section, key, default, when_empty in defaults:
+        target = cfg.setdefault(section, {}) if section else cfg
+        if key not in target or (when_empty and not target[key]):
+            target[key] = default(namespace) if callable(default) else copy.deepcopy(default)
+
+
+def _common_defaults(cfg: dict[str, Any], namespace: str) -> None:
     cfg.setdefault("namespace", namespace)
-    own = cfg["namespace"]
-    cfg.setdefault("webhook", {}).setdefault("port", 9443)
-    metrics = cfg.setdefault("metrics", {})
-    metrics["bindAddress"] = metrics.get("bindAddress") or ":8443"
-    metrics.setdefault("localQueueMetrics", {"enable": True})
-    health = cfg.setdefault("health", {})
-    health["healthProbeBindAddress"] = health.get("healthProbeBindAddress") or ":8081"
-    election = cfg.setdefault("leaderElection", {})
-    election["resourceName"] = election.get("resourceName") or "c1f6bfd2.kueue.x-k8s.io"
-    election["resourceLock"] = election.get("resourceLock") or "leases"
-    certs = cfg.setdefault("internalCertManagement", {})
-    certs.setdefault("enable", True)
+    _apply_defaults(cfg, _COMMON_DEFAULTS, cfg["namespace"])
+    certs = cfg["internalCertManagement"]
     if certs["enable"]:
         certs.setdefault("webhookServiceName", "kueue-webhook-service")
         certs.setdefault("webhookSecretName", "kueue-webhook-server-cert")
-    client = cfg.setdefault("clientConnection", {})
-    client.setdefault("qps", 300)
-    client.setdefault("burst", 500)
-    integrations = cfg.setdefault("integrations", {})
-    if not integrations.get("frameworks"):
-        integrations["frameworks"] = ["batch/job"]
-    cfg.setdefault("managedJobsNamespaceSelector", _managed_jobs_default(own))
-    multikueue = cfg.setdefault("multiKueue", {})
-    multikueue.setdefault("gcInterval", "1m")
-    multikueue["origin"] = multikueue.get("origin") or "multikueue"
-    multikueue.setdefault("workerLostTimeout", "15m")
-    multikueue.setdefault("dispatcherName", DISPATCHER_ALL_AT_ONCE)
     fair = cfg.get("admissionFairSharing")
     if isinstance(fair, dict) and not seconds(fair.get("usageSamplingInterval")):
         fair["usageSamplingInterval"] = "5m"
     for transformation in (cfg.get("resources") or {}).get("transformations") or []:
         transformation["strategy"] = transformation.get("strategy") or "Retain"
-    return own
-
-
-def _requeuing_defaults(wait: dict[str, Any]) -> None:
-    strategy = wait.setdefault("requeuingStrategy", {})
-    strategy.setdefault("timestamp", "Eviction")
-    strategy.setdefault("backoffBaseSeconds", 60)
-    strategy.setdefault("backoffMaxSeconds", 3600)
 
 
 def default_v1beta2(decoded: dict[str, Any], namespace: str = DEFAULT_NAMESPACE) -> dict[str, Any]:
@@ -278,7 +278,7 @@ def default_v1beta2(decoded: dict[str, Any], namespace: str = DEFAULT_NAMESPACE)
         wait["timeout"] = "30m"
     wait.setdefault("blockAdmission", False)
     wait.setdefault("recoveryTimeout", wait["timeout"])
-    _requeuing_defaults(wait)
+    _apply_defaults(wait, _REQUEUING_DEFAULTS)
     multikueue = cfg["multiKueue"]
     if multikueue.get("dispatcherName") == DISPATCHER_INCREMENTAL:
         multikueue.setdefault("incrementalDispatcherConfig", {}).setdefault("stepSize", 3)
@@ -300,7 +300,7 @@ def convert_v1beta1(decoded: dict[str, Any], namespace: str = DEFAULT_NAMESPACE)
         wait.setdefault("timeout", "5m")
         wait.setdefault("recoveryTimeout", wait["timeout"])
         wait.setdefault("blockAdmission", True)
-        _requeuing_defaults(wait)
+        _apply_defaults(wait, _REQUEUING_DEFAULTS)
         del wait["enable"]
     else:
         cfg.pop("waitForPodsReady", None)

@@ -234,10 +234,7 @@ def _transformations(cfg: dict[str, Any]) -> list[FieldError]:
         if transformation.get("strategy") not in ("Retain", "Replace"):
             errors.append(field.not_supported(where.child("strategy"), transformation.get("strategy"),
                                               ("Retain", "Replace")))
-        name = transformation.get("input", "")
-        if name in seen:
-            errors.append(field.duplicate(where.child("input"), name))
-        seen.add(name)
+        errors += field.unique(where.child("input"), transformation.get("input", ""), seen)
     return errors
 
 
@@ -255,11 +252,7 @@ def _device_class_mappings(cfg: dict[str, Any], gates: Mapping[str, bool]) -> li
     for index, mapping in enumerate(mappings):
         where = f"{base}[{index}]"
         name = mapping.get("name", "")
-        if problem := qualified_name_problem(name):
-            errors.append(field.invalid(f"{where}.name", name, problem))
-        if name in names:
-            errors.append(field.duplicate(f"{where}.name", name))
-        names.add(name)
+        errors += field.unique(f"{where}.name", name, names, qualified_name_problem(name))
         classes = mapping.get("deviceClassNames") or []
         if not classes:
             errors.append(field.required(f"{where}.deviceClassNames", "at least one device class name is required"))
@@ -270,11 +263,7 @@ def _device_class_mappings(cfg: dict[str, Any], gates: Mapping[str, bool]) -> li
         seen_classes: set[str] = set()
         for c, device_class in enumerate(classes):
             path = f"{where}.deviceClassNames[{c}]"
-            if problem := qualified_name_problem(device_class):
-                errors.append(field.invalid(path, device_class, problem))
-            if device_class in seen_classes:
-                errors.append(field.duplicate(path, device_class))
-            seen_classes.add(device_class)
+            errors += field.unique(path, device_class, seen_classes, qualified_name_problem(device_class))
             if device_class in owner and owner[device_class] != name:
                 if not counter or not counters[device_class]:
                     errors.append(field.invalid(path, device_class, "device class already mapped to resource "
@@ -421,11 +410,8 @@ def _custom_labels(cfg: dict[str, Any]) -> list[FieldError]:
     for index, entry in enumerate(labels):
         where = f"{base}[{index}]"
         name = entry.get("name", "")
-        if not _CUSTOM_LABEL_NAME.fullmatch(name):
-            errors.append(field.invalid(f"{where}.name", name, "must match ^[a-zA-Z][a-zA-Z0-9_]*$"))
-        if name in names:
-            errors.append(field.duplicate(f"{where}.name", name))
-        names.add(name)
+        errors += field.unique(f"{where}.name", name, names, None if _CUSTOM_LABEL_NAME.fullmatch(name) else
+                               f"must match {_CUSTOM_LABEL_NAME.pattern}")
         label_key, annotation_key = entry.get("sourceLabelKey", ""), entry.get("sourceAnnotationKey", "")
         if label_key and annotation_key:
             errors.append(field.invalid(where, field.OMIT, "sourceLabelKey and sourceAnnotationKey are mutually "

@@ -171,18 +171,6 @@ def _compiled(schema: dict[str, Any], go: bool = False) -> "_Compiled":
     return node
 
 
-def _is_object(v: Any) -> bool:
-    return isinstance(v, dict)
-
-
-def _is_array(v: Any) -> bool:
-    return isinstance(v, list)
-
-
-def _is_string(v: Any) -> bool:
-    return isinstance(v, str)
-
-
 def _is_integer(v: Any) -> bool:
     # JSON has one number type: the server takes 2.0 as an integer.
     return not isinstance(v, bool) and (isinstance(v, int) or (isinstance(v, float) and v.is_integer()))
@@ -192,16 +180,11 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _is_boolean(v: Any) -> bool:
-    return isinstance(v, bool)
-
-
-def _is_int_or_string(v: Any) -> bool:
-    return isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool))
-
-
-_TYPE_CHECKS = {"object": _is_object, "array": _is_array, "string": _is_string, "integer": _is_integer,
-                "number": _is_number, "boolean": _is_boolean}
+_TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str), "integer": _is_integer, "number": _is_number,
+    "boolean": lambda v: isinstance(v, bool),
+    "integer or string": lambda v: isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool))}
 
 
 def _is_float32(v: Any) -> bool:
@@ -234,10 +217,10 @@ def _go_type(schema: dict[str, Any]) -> str:
 
 # Go type -> what a value of another type is told it must be, what it accepts, its zero value.
 _GO_TYPES: dict[str, tuple[str, Callable[[Any], bool], Any]] = {
-    "object": ("a map", _is_object, {}),
-    "array": ("a list", _is_array, []),
-    "bool": ("a boolean (true or false)", _is_boolean, False),
-    "string": ("a string", _is_string, ""),
+    "object": ("a map", _TYPE_CHECKS["object"], {}),
+    "array": ("a list", _TYPE_CHECKS["array"], []),
+    "bool": ("a boolean (true or false)", _TYPE_CHECKS["boolean"], False),
+    "string": ("a string", _TYPE_CHECKS["string"], ""),
     "int64": ("an integer", _is_integer, 0),
     "int32": ("a 32-bit integer", _is_integer, 0),
     "nanos": ("an integer count of nanoseconds: Go reads this time.Duration as a number (120000000000 is 2m)",
@@ -264,13 +247,9 @@ class _Compiled:
         self.schema, self.go = schema, go
         self.nullable = bool(schema.get("nullable"))
         self.null_fails = schema.get("x-go-null") == "fails"
-        if schema.get("x-kubernetes-int-or-string"):
-            self.type_test, self.wanted = _is_int_or_string, "integer or string"
-        else:
-            self.wanted = schema.get("type")
-            self.type_test = _TYPE_CHECKS.get(self.wanted)
-        self.walks_object = ((self.wanted == "object" or (self.wanted is None and "properties" in schema))
-                             and not schema.get("x-kubernetes-int-or-string"))
+        self.wanted = "integer or string" if schema.get("x-kubernetes-int-or-string") else schema.get("type")
+        self.type_test = _TYPE_CHECKS.get(self.wanted)
+        self.walks_object = self.wanted == "object" or (self.wanted is None and "properties" in schema)
         self.props = schema.get("properties") or {}
         self.children: dict[str, _Compiled] = {}
         extra = schema.get("additionalProperties")
@@ -462,15 +441,6 @@ def _identity(key: Any) -> Any:
     elif isinstance(key, (str, int, float, bool)) or key is None:
         return (type(key), key)
     return json.dumps(key, sort_keys=True)
-
-
-def json_copy(value: Any) -> Any:
-    """A copy of parsed YAML or JSON (maps, lists, scalars), faster than copy.deepcopy."""
-    if isinstance(value, dict):
-        return {k: json_copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [json_copy(v) for v in value]
-    return value
 
 
 def _type_name(schema: dict[str, Any]) -> str:

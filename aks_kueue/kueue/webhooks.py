@@ -132,20 +132,14 @@ def _resource_groups(spec: dict[str, Any], path: str, has_parent: bool, parent_w
         group_path = f"{path}.resourceGroups[{g}]"
         covered = group.get("coveredResources") or []
         for r, name in enumerate(covered):
-            where = f"{group_path}.coveredResources[{r}]"
-            if problem := qualified_name_problem(str(name)):
-                errors.append(field.invalid(where, name, problem))
-            if name in seen_resources:
-                errors.append(field.duplicate(where, name))
-            seen_resources.add(name)
+            errors += field.unique(f"{group_path}.coveredResources[{r}]", name, seen_resources,
+                                   qualified_name_problem(str(name)))
         for f, flavor in enumerate(group.get("flavors") or []):
             flavor_path = f"{group_path}.flavors[{f}]"
             for r, resource in enumerate((flavor.get("resources") or [])[:len(covered)]):
                 errors += _resource_quota(resource, f"{flavor_path}.resources[{r}]", covered[r],
                                           has_parent, parent_word, lending_capped)
-            if flavor.get("name") in seen_flavors:
-                errors.append(field.duplicate(f"{flavor_path}.name", flavor.get('name')))
-            seen_flavors.add(flavor.get("name"))
+            errors += field.unique(f"{flavor_path}.name", flavor.get("name"), seen_flavors)
     return errors
 
 

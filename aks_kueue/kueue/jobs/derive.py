@@ -15,6 +15,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
+from aks_kueue.k8s import field as k8s_field
 from aks_kueue.kueue.jobs import appwrapper, kubeflow, spark
 from aks_kueue.kueue.jobs import leaderworkerset as lws
 from aks_kueue.kueue.jobs import podsets as ps
@@ -177,24 +178,20 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
     result = JobResult(ref, integration.framework, Outcome.NOT_MANAGED)
     if integration.versions and version not in integration.versions:
         wanted = " or ".join(f"{group + '/' if group else ''}{v}" for v in integration.versions)
-        result.reason = (f"{NOT_MANAGED}Kueue's {integration.framework} integration manages {kind} {wanted}, "
-                         f"not {ref.api_version}")
-        return result
-    enabled = integration.framework in options.frameworks
-    if not enabled:
-        result.reason = (f"{NOT_MANAGED}the integration {integration.framework} is not enabled in the Kueue "
-                         "configuration in force (integrations.frameworks, or --integrations)")
-        return result
+        return _not_managed(result, f"Kueue's {integration.framework} integration manages {kind} {wanted}, not "
+                                    f"{ref.api_version}")
+    if integration.framework not in options.frameworks:
+        return _not_managed(result, f"the integration {integration.framework} is not enabled in the Kueue "
+                                    "configuration in force (integrations.frameworks, or --integrations)")
     if integration.gate is not None and not options.enabled(integration.gate):
-        result.reason = (f"{NOT_MANAGED}the integration {integration.framework} needs the feature gate "
-                         f"{integration.gate} (alpha, off by default), and Kueue does not set it up without it")
-        return result
+        return _not_managed(result, f"the integration {integration.framework} needs the feature gate "
+                                    f"{integration.gate} (alpha, off by default), and Kueue does not set it up "
+                                    "without it")
     if namespace in options.unmanaged_namespaces:
-        result.reason = (f"{NOT_MANAGED}namespace {namespace} is outside Kueue's managedJobsNamespaceSelector "
-                         f"(it leaves {', '.join(sorted(options.unmanaged_namespaces))} alone)")
-        return result
+        return _not_managed(result, f"namespace {namespace} is outside Kueue's managedJobsNamespaceSelector (it "
+                                    f"leaves {', '.join(sorted(options.unmanaged_namespaces))} alone)")
     if not ref.name:
-        result.errors.append(FieldError("metadata.name", "Required value: name or generateName is required"))
+        result.errors.append(k8s_field.required("metadata.name", "name or generateName is required"))
     if kind == "LeaderWorkerSet":  # leaderworkerset_webhook.go `validateCreate`, not the base webhook's
         result.errors += webhooks.queue_name(obj) + webhooks.elastic_annotation(obj, group, kind, options)
         result.errors += lws.webhook_errors(obj)
@@ -215,12 +212,11 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
     if kind == "Pod" and group == "":
         result.errors += webhooks.pod(obj)
     if owner is not None:
-        result.reason = (f"{NOT_MANAGED}on its own: its owner, {owner}, is a kind Kueue manages, and the "
-                         "owner's Workload accounts for these pods")
-        return result
+        return _not_managed(result, f"on its own: its owner, {owner}, is a kind Kueue manages, and the owner's "
+                                    "Workload accounts for these pods")
     if not managed:
-        result.reason = (f"{NOT_MANAGED}it has no {QUEUE_LABEL} label, and namespace {namespace} has no LocalQueue "
-                         "named 'default' to give it one")
+        _not_managed(result, f"it has no {QUEUE_LABEL} label, and namespace {namespace} has no LocalQueue named "
+                             "'default' to give it one")
         return _with_job_webhooks(result, obj, kind, options)
     if integration.builder is None:
         result.outcome = Outcome.UNSUPPORTED
@@ -230,8 +226,7 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
     if kind == "RayJob":
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
         if spec.get("clusterSelector") and spec.get("rayClusterSpec") is None:
-            result.reason = f"{NOT_MANAGED}it runs on an existing RayCluster (spec.clusterSelector)"
-            return result
+            return _not_managed(result, "it runs on an existing RayCluster (spec.clusterSelector)")
     prebuilt = ps.annotations(obj).get(PREBUILT_WORKLOAD) or ps.labels(obj).get(PREBUILT_WORKLOAD)
     if prebuilt:
         result.outcome = Outcome.MEMBER
@@ -276,6 +271,11 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
             result.workloads.append(workload)
     if result.outcome is Outcome.WORKLOAD and not result.workloads and not result.errors:
         result.reason = result.reason or f"{ref.describe()} asks for no pods, so Kueue creates no Workload"
+    return result
+
+
+def _not_managed(result: JobResult, why: str) -> JobResult:
+    result.reason = NOT_MANAGED + why
     return result
 
 
