@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator, Literal, Optional
 
-from pydantic import ValidationError, field_validator, model_validator
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic import field_validator, model_validator
 
 from aks_kueue.aks.managed_extension import LIST_VERSIONS_COMMAND as _LIST_VERSIONS
 from aks_kueue.k8s.merge import deep_merge
@@ -23,7 +22,8 @@ from aks_kueue.kueue.configuration import (ConfigurationTextError, check_feature
                                            parse_configuration)
 from aks_kueue.kueue.structural import FieldError
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
-from aks_kueue.settings.base import Model, suggest
+from aks_kueue.settings.base import Model, field_errors, suggest
+from aks_kueue.settings.errors import Problem, format_path, split_path
 from aks_kueue.versions import (KUEUE_CHART_SERIES, KUEUE_CHART_VERSION, KUEUE_NAMESPACE,
                                 MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN, MANAGED_KUEUE_EXAMPLE_VERSION)
 
@@ -39,7 +39,6 @@ MAX_VALUES_DEPTH = 100
 # A semantic version, as Microsoft publishes extension versions (0.19.6-aks.0.4.4: Kueue's, then the build).
 _EXTENSION_VERSION = re.compile(r"^(\d+)\.(\d+)\.\d+"
                                 r"(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$")
-_PATH_PART = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
 
 
 class Kueue(Model):
@@ -60,15 +59,15 @@ class Kueue(Model):
     @classmethod
     def _bounded(cls, values: dict[str, Any]) -> dict[str, Any]:
         if (path := too_deep(values, MAX_VALUES_DEPTH)) is not None:
-            _fail([(tuple(path[:4]), f"is nested more than {MAX_VALUES_DEPTH} levels deep (below here); chart "
-                                     "values never need that, so they are refused before anything reads them")])
+            raise field_errors([(tuple(path[:4]), f"is nested more than {MAX_VALUES_DEPTH} levels deep (below here); "
+                                 "chart values never need that, so they are refused before anything reads them")])
         return values
 
     @model_validator(mode="after")
     def _checked(self):
         errors = self._findings()[0]
         if errors:
-            _fail([(_parts(path), message) for path, message in errors])
+            raise field_errors(errors)
         return self
 
     # ------------------------------------------------------------------------------------------
@@ -146,7 +145,8 @@ class Kueue(Model):
     @property
     def warnings(self) -> list[str]:
         """Accepted, but worth a line in every preview."""
-        return [f"aks-kueue:kueue{_shown(path)}: {message}" for path, message in self._findings()[1]]
+        return [str(Problem(format_path(("kueue", *split_path(path))), message))
+                for path, message in self._findings()[1]]
 
     # ------------------------------------------------------------------------------------------
     # The checks
@@ -177,12 +177,10 @@ class Kueue(Model):
 
     def _none(self) -> list[tuple[str, str]]:
         """`install: none` (no Kueue, the middle update of an install-mode switch) configures nothing."""
-        return [(key, f"{key} has nothing to configure with install: none (no Kueue); remove it, and set it again "
-                      "with the next install mode")
-                for key, name in (("version", "version"), ("releaseTrain", "release_train"),
-                                  ("featureGates", "feature_gates"), ("integrations", "integrations"),
-                                  ("values", "values"))
-                if name in self.model_fields_set]
+        return [(field.alias, f"{field.alias} has nothing to configure with install: none (no Kueue); remove it, "
+                              "and set it again with the next install mode")
+                for name, field in type(self).model_fields.items()
+                if name != "install" and name in self.model_fields_set]
 
     def _framework_names(self) -> list[tuple[str, str]]:
         if self.integrations is None:
@@ -350,14 +348,6 @@ def _release_bound(overrides: dict[str, Any], where: str) -> list[tuple[str, str
 # ----------------------------------------------------------------------------------------------
 
 
-def _fail(problems: list[tuple[tuple[Any, ...], str]]) -> None:
-    """Report every problem at once, each at its own key path below the field or model."""
-    raise ValidationError.from_exception_data("Kueue", [
-        InitErrorDetails(type=PydanticCustomError("field", "{message}", {"field": "", "message": message}),
-                         loc=loc, input=None)
-        for loc, message in problems])
-
-
 def too_deep(value: Any, limit: int) -> Optional[list[Any]]:
     """The key path to the first container nested deeper than `limit`, or None. Iterative, so
     that any depth is measured without recursion."""
@@ -379,21 +369,3 @@ def too_deep(value: Any, limit: int) -> Optional[list[Any]]:
 
 def _below(prefix: str, error: FieldError) -> str:
     return f"{prefix}.{error.field}" if error.field and not error.field.startswith("[") else prefix + error.field
-
-
-def _parts(path: str) -> tuple[Any, ...]:
-    """`values.a[0].b[nvidia.com/gpu]` -> ('values', 'a', 0, 'b', 'nvidia.com/gpu')."""
-    parts: list[Any] = []
-    for bracket, name in _PATH_PART.findall(path):
-        if name:
-            parts.append(name)
-        else:
-            parts.append(int(bracket) if bracket.isdigit() else bracket)
-    return tuple(parts)
-
-
-def _shown(path: str) -> str:
-    text = ""
-    for part in _parts(path):
-        text += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return text
