@@ -8,12 +8,14 @@ from typing import Any, Callable, Iterator, Optional, Union
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from aks_kueue.k8s.field import Path
 from aks_kueue.k8s.spelling import suggest  # noqa: F401  (re-exported for the settings modules)
 
 # An Entra object ID (a user's, a group's): a GUID.
 GUID = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
-# A field below a model: its path as written (`nodePools[1].minCount`), or its parts (('values', 'a', 0)).
-FieldPath = Union[str, tuple]
+# A field below a model: its path (`nodePools[1].minCount`, a `k8s.field.Path` or its text), or its parts
+# (('values', 'a', 0)).
+FieldPath = Union[str, Path, tuple]
 
 
 def _to_camel(name: str) -> str:

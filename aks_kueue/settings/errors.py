@@ -46,7 +46,7 @@ def problems_from(error: ValidationError, root: type[Model], secret=None) -> lis
         kind = err["type"]
         if kind == "field":
             field = err["ctx"]["field"]
-            loc += field if isinstance(field, tuple) else split_path(field)
+            loc += field if isinstance(field, tuple) else split_path(str(field))
             message = err["ctx"]["message"]
         elif kind == "missing":
             message = "is required but missing; add it (see the stack-config contract)"

@@ -22,42 +22,30 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
-from pydantic import field_validator, model_validator
+from pydantic import field_validator
 
 from aks_kueue.k8s import names
 from aks_kueue.kueue import multikueue as mk
 from aks_kueue.kueue.multikueue import Role
-from aks_kueue.settings.base import Model, field_error, field_errors
+from aks_kueue.settings.base import Model, check, checked, field_error, matching, snake
 
 # `pulumi stack ls` prints org/project/stack; Pulumi's names are letters, digits, '-', '_' and '.'.
-_STACK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+StackName = Annotated[str, matching(re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"),
+                                    "is not a fully qualified stack name; write org/project/stack as `pulumi stack "
+                                    "ls --all` prints it")]
 
 
-def _stack_name(value: str) -> str:
-    if not _STACK.fullmatch(value):
-        raise ValueError(f"{value!r} is not a fully qualified stack name; write org/project/stack as "
-                         "`pulumi stack ls --all` prints it")
-    return value
+def _cluster_name_problem(value: str) -> Optional[str]:
+    return names.dns1123_label_problem(value) and (
+        f"{value!r} is not a DNS label (lower-case letters, digits and '-', at most 63, starting and ending with a "
+        "letter or digit); it names the MultiKueueCluster")
 
 
 class FleetWorker(Model):
-    name: str
-    stack: str
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if names.dns1123_label_problem(value):
-            raise ValueError(f"{value!r} is not a DNS label (lower-case letters, digits and '-', at most 63, "
-                             "starting and ending with a letter or digit); it names the MultiKueueCluster")
-        return value
-
-    @field_validator("stack")
-    @classmethod
-    def _stack(cls, value: str) -> str:
-        return _stack_name(value)
+    name: Annotated[str, checked(_cluster_name_problem)]
+    stack: StackName
 
 
 class Fleet(Model):
@@ -67,13 +55,8 @@ class Fleet(Model):
     quota_management: Optional[Literal["Manual", "Automated"]] = None
     egress_ip_ranges: Optional[list[str]] = None
     # The worker's keys.
-    manager: Optional[str] = None
+    manager: Optional[StackName] = None
     token_generations: Optional[list[int]] = None
-
-    @field_validator("manager")
-    @classmethod
-    def _manager(cls, value: Optional[str]) -> Optional[str]:
-        return None if value is None else _stack_name(value)
 
     @field_validator("egress_ip_ranges")
     @classmethod
@@ -100,26 +83,21 @@ class Fleet(Model):
                 raise field_error(f"[{i}]", f"generation {value} is listed twice; list each once")
         return values
 
-    @model_validator(mode="after")
+    @check
     def _role_keys(self):
-        problems: list[tuple[str, str]] = []
         other = {Role.MANAGER: ("manager", "tokenGenerations"),
                  Role.WORKER: ("workers", "quotaManagement", "egressIpRanges")}[self.role]
         for key in other:
-            if getattr(self, _snake(key)) is not None:
-                problems.append((key, f"is a key of a fleet {_other(self.role)}, and this stack's role is "
-                                      f"{self.role}; remove it"))
+            if getattr(self, snake(key)) is not None:
+                yield key, f"is a key of a fleet {_other(self.role)}, and this stack's role is {self.role}; remove it"
         if self.role is Role.MANAGER:
             if self.workers is None:
-                problems.append(("workers", "is required for a manager: list the worker stacks, in the order "
-                                            "the MultiKueueConfig gets them (an empty list while none exists yet)"))
-            problems += _unique(self.workers or [])
+                yield "workers", ("is required for a manager: list the worker stacks, in the order the "
+                                  "MultiKueueConfig gets them (an empty list while none exists yet)")
+            yield from _unique(self.workers or [])
         elif self.manager is None:
-            problems.append(("manager", "is required for a worker: the manager's fully qualified stack name, "
-                                        "whose outputs hold the teams this worker mirrors"))
-        if problems:
-            raise field_errors(problems)
-        return self
+            yield "manager", ("is required for a worker: the manager's fully qualified stack name, whose outputs "
+                              "hold the teams this worker mirrors")
 
     @property
     def generations(self) -> list[int]:
@@ -145,10 +123,6 @@ def _unique(workers: list[FleetWorker]) -> list[tuple[str, str]]:
 
 def _other(role: Role) -> Role:
     return Role.WORKER if role is Role.MANAGER else Role.MANAGER
-
-
-def _snake(camel: str) -> str:
-    return re.sub(r"(?<!^)([A-Z])", r"_\1", camel).lower()
 
 
 def cross_key_problems(settings) -> list[tuple[str, str]]:

@@ -14,10 +14,9 @@ from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 from aks_kueue.aks.autoscaler import class_problem
 from aks_kueue.aks.topology import AKS_LEVELS, from_aks_problem
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
-from aks_kueue.k8s.names import qualified_name_problem
-from aks_kueue.settings.base import GUID, Model, field_error, field_errors
+from aks_kueue.k8s.names import dns1123_label_problem, qualified_name_problem
+from aks_kueue.settings.base import GUID, Model, check, checked, field_error, field_errors, matching
 
-_NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _QUEUE_REF = re.compile(r"^(?P<namespace>[^/\s]+)/(?P<name>[^/\s]+)$")
 
 
@@ -33,16 +32,9 @@ class FlavorEntry(NamedSpec):
 class Provisioning(Model):
     """`clusterQueues[].provisioning`: a ProvisioningRequest AdmissionCheck for the ClusterQueue."""
 
-    class_: str = Field(alias="class")
+    class_: Annotated[str, checked(class_problem)] = Field(alias="class")
     on_flavors: Optional[list[str]] = None
     parameters: dict[str, str] = {}
-
-    @field_validator("class_")
-    @classmethod
-    def _class(cls, value: str) -> str:
-        if problem := class_problem(value):
-            raise ValueError(problem)
-        return value
 
     @field_validator("on_flavors")
     @classmethod
@@ -114,21 +106,12 @@ def _flavor_names(spec: Any) -> Optional[list[str]]:
 class TopologyEntry(NamedSpec):
     """`{name, spec}` as in Kueue, or `{name, fromAks: [zone, hostname]}`: levels on AKS's node labels."""
 
-    from_aks: Optional[list[str]] = None
+    from_aks: Optional[Annotated[list[str], checked(from_aks_problem)]] = None
 
-    @field_validator("from_aks")
-    @classmethod
-    def _levels(cls, names: Optional[list[str]]) -> Optional[list[str]]:
-        if names is not None and (problem := from_aks_problem(names)):
-            raise ValueError(problem)
-        return names
-
-    @model_validator(mode="after")
+    @check
     def _one_source(self):
         if self.from_aks is not None and self.spec is not None:
-            raise field_error("fromAks", "give either fromAks or spec.levels, not both; fromAks expands to "
-                              "spec.levels")
-        return self
+            yield "fromAks", "give either fromAks or spec.levels, not both; fromAks expands to spec.levels"
 
 
 class LocalQueueEntry(NamedSpec):
@@ -177,7 +160,7 @@ class Queues(Model):
     @classmethod
     def _namespace_names(cls, names: list[str]) -> list[str]:
         for name in names:
-            if not isinstance(name, str) or not _NAMESPACE.fullmatch(name):
+            if dns1123_label_problem(name):
                 raise ValueError(f"{name!r} is not a namespace name; use a DNS label such as team-a")
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
@@ -253,13 +236,12 @@ class PodSetShape(Model):
     tolerations: list[Toleration] = []
     topology_request: Optional[TopologyRequest] = None
 
-    @model_validator(mode="after")
+    @check
     def _slice_within_count(self):
         size = self.topology_request.pod_set_slice_size if self.topology_request is not None else None
         if size is not None and size > self.count:
-            raise field_error("topologyRequest.podSetSliceSize", f"{size} is above the pod set's count {self.count}; "
-                              "a slice is part of the pod set")
-        return self
+            yield "topologyRequest.podSetSliceSize", (f"{size} is above the pod set's count {self.count}; a slice is "
+                                                      "part of the pod set")
 
     @field_validator("requests")
     @classmethod
@@ -277,17 +259,10 @@ class PodSetShape(Model):
 
 class ExpectedWorkload(Model):
     name: str
-    queue: str
+    queue: Annotated[str, matching(_QUEUE_REF, "is not a queue reference; write <namespace>/<LocalQueue>, for "
+                                               "example team-a/default")]
     priority_class: Optional[str] = None
     pod_sets: list[PodSetShape] = Field(min_length=1)
-
-    @field_validator("queue")
-    @classmethod
-    def _queue(cls, value: str) -> str:
-        if not _QUEUE_REF.fullmatch(value):
-            raise ValueError(f"{value!r} is not a queue reference; write <namespace>/<LocalQueue>, "
-                             "for example team-a/default")
-        return value
 
     @property
     def queue_namespace(self) -> str:
