@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import Any, Callable, Iterator, Optional, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, model_validator
@@ -55,11 +56,15 @@ def field_errors(problems: list[tuple[FieldPath, str]]) -> ValidationError:
         InitErrorDetails(type=field_error(field, message), loc=(), input=None) for field, message in problems])
 
 
-def check(method: Callable[[Any], Iterator[tuple[FieldPath, str]]]) -> Any:
+def check(method: Optional[Callable[[Any], Iterator[tuple[FieldPath, str]]]] = None, *, first: bool = False) -> Any:
     """A model check written as a generator of (field, message) problems, run after the fields are
-    read (`model_validator(mode="after")`); every problem it yields is reported."""
+    read (`model_validator(mode="after")`). `@check` reports every problem it yields; `@check(first=True)`
+    only the first, where a later one would be noise (or assumes the earlier ones do not hold)."""
+    if method is None:
+        return lambda method: check(method, first=first)
+
     def run(self):
-        problems = list(method(self))
+        problems = list(islice(method(self), 1 if first else None))
         if problems:
             raise field_errors(problems)
         return self

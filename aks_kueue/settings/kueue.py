@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator, Literal, Optional
 
-from pydantic import field_validator, model_validator
+from pydantic import field_validator
 
 from aks_kueue.aks.managed_extension import LIST_VERSIONS_COMMAND as _LIST_VERSIONS
 from aks_kueue.k8s.merge import deep_merge
@@ -22,7 +22,7 @@ from aks_kueue.kueue.configuration import (ConfigurationTextError, check_feature
                                            parse_configuration)
 from aks_kueue.kueue.structural import FieldError
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
-from aks_kueue.settings.base import Model, field_errors, suggest
+from aks_kueue.settings.base import Model, check, field_errors, suggest
 from aks_kueue.settings.errors import Problem, format_path, split_path
 from aks_kueue.versions import (KUEUE_CHART_SERIES, KUEUE_CHART_VERSION, KUEUE_NAMESPACE,
                                 MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN, MANAGED_KUEUE_EXAMPLE_VERSION)
@@ -63,12 +63,9 @@ class Kueue(Model):
                                  "chart values never need that, so they are refused before anything reads them")])
         return values
 
-    @model_validator(mode="after")
+    @check
     def _checked(self):
-        errors = self._findings()[0]
-        if errors:
-            raise field_errors(errors)
-        return self
+        yield from self._findings()[0]
 
     # ------------------------------------------------------------------------------------------
     # What the rest of the program reads

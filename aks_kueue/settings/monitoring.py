@@ -30,7 +30,7 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import Field, model_validator
 
-from aks_kueue.settings.base import Model, field_error, matching, snake
+from aks_kueue.settings.base import Model, check, matching, snake
 
 
 def _resource_id(provider: str) -> re.Pattern:
@@ -96,29 +96,26 @@ class Monitoring(Model):
                 filled[key] = prometheus
         return filled
 
-    @model_validator(mode="after")
+    @check(first=True)
     def _consistent(self):
         if not self.managed_prometheus:
             for key, why in _NEEDS_PROMETHEUS.items():
                 if getattr(self, snake(key)):
-                    raise field_error(key, f"{why}; set managedPrometheus: true or {key}: false")
+                    yield key, f"{why}; set managedPrometheus: true or {key}: false"
             if self.azure_monitor_workspace_id is not None:
-                raise field_error("azureMonitorWorkspaceId", "is used only with managedPrometheus: true; "
-                                  "remove it or turn managedPrometheus on")
+                yield "azureMonitorWorkspaceId", ("is used only with managedPrometheus: true; remove it or turn "
+                                                  "managedPrometheus on")
+        only_with_insights = "is used only with containerInsights: true; remove it or turn containerInsights on"
         if not self.container_insights:
             for key in ("logAnalyticsWorkspaceId", "containerInsightsPreset"):
                 if getattr(self, snake(key)) is not None:
-                    raise field_error(key, "is used only with containerInsights: true; remove it or turn "
-                                      "containerInsights on")
+                    yield key, only_with_insights
         if "log_retention_days" in self.model_fields_set:
             if not self.container_insights:
-                raise field_error("logRetentionDays", "is used only with containerInsights: true; remove it "
-                                  "or turn containerInsights on")
+                yield "logRetentionDays", only_with_insights
             if self.log_analytics_workspace_id is not None:
-                raise field_error("logRetentionDays", "applies to the Log Analytics workspace this program "
-                                  "creates; an existing workspace (logAnalyticsWorkspaceId) keeps its own "
-                                  "retention, so remove it")
-        return self
+                yield "logRetentionDays", ("applies to the Log Analytics workspace this program creates; an existing "
+                                           "workspace (logAnalyticsWorkspaceId) keeps its own retention, so remove it")
 
     @property
     def effective_container_insights_preset(self) -> str:

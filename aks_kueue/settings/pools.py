@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal, Optional
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from aks_kueue.k8s import names
 from aks_kueue.aks import limits
 from aks_kueue.day2.upgrades import GPU_UPGRADE_DEFAULTS
-from aks_kueue.settings.base import Model, check, checked, field_error, matching, suggest
+from aks_kueue.settings.base import Model, check, checked, matching, suggest
 from aks_kueue.aks import pools
 from aks_kueue.aks.pools import taint_text
 from aks_kueue.aks.vm_sizes import VmSize, catalog, lookup
@@ -200,32 +200,28 @@ class NodePool(Model):
 
     _os_disk = os_disk_fits
 
-    @model_validator(mode="after")
+    @check(first=True)
     def _gpu_options(self):
         vendor = self.gpu_vendor
         if self.gpu_driver is not None and vendor is None:
-            raise field_error("gpuDriver", f"{self.vm_size} has no GPU; remove gpuDriver")
+            yield "gpuDriver", f"{self.vm_size} has no GPU; remove gpuDriver"
         if vendor == "amd" and self.gpu_driver == "Install":
-            raise field_error("gpuDriver", "AKS installs no AMD driver and requires gpuDriver None for "
-                                           "AMD GPU pools; install the AMD GPU Operator instead")
+            yield "gpuDriver", ("AKS installs no AMD driver and requires gpuDriver None for AMD GPU pools; install "
+                                "the AMD GPU Operator instead")
         if vendor == "amd" and self.os_sku not in (None, "Ubuntu", "Ubuntu2204"):
-            raise field_error("osSku", "AMD GPU pools run on Ubuntu only; set osSku: Ubuntu")
+            yield "osSku", "AMD GPU pools run on Ubuntu only; set osSku: Ubuntu"
         if self.gpu_device_plugin is not None and vendor is None:
-            raise field_error("gpuDevicePlugin", f"{self.vm_size} has no GPU; remove gpuDevicePlugin")
+            yield "gpuDevicePlugin", f"{self.vm_size} has no GPU; remove gpuDevicePlugin"
         if self.gpu_device_plugin == pools.PROGRAM_PLUGIN and vendor == "amd":
-            raise field_error("gpuDevicePlugin", "the program runs NVIDIA's device plugin only; AMD GPU pools need "
-                                                 "the AMD GPU Operator: install it and set gpuDevicePlugin: external")
+            yield "gpuDevicePlugin", ("the program runs NVIDIA's device plugin only; AMD GPU pools need the AMD GPU "
+                                      "Operator: install it and set gpuDevicePlugin: external")
         if self.gpu_device_plugin == pools.PROGRAM_PLUGIN and self.gpu_driver == "None":
-            raise field_error("gpuDevicePlugin", "the program's device plugin needs the NVIDIA driver, which AKS "
-                                                 "does not install with gpuDriver None; set gpuDriver: Install, or "
-                                                 "gpuDevicePlugin: external where the GPU Operator brings the driver "
-                                                 "and its own device plugin")
-        if self.gpu_instance_profile is not None:
-            size = self.size
-            if size is None or not size.mig_capable:
-                raise field_error("gpuInstanceProfile", f"{self.vm_size} does not support MIG; MIG needs "
-                                                        "an NVIDIA A100, H100 or H200 size")
-        return self
+            yield "gpuDevicePlugin", ("the program's device plugin needs the NVIDIA driver, which AKS does not "
+                                      "install with gpuDriver None; set gpuDriver: Install, or gpuDevicePlugin: "
+                                      "external where the GPU Operator brings the driver and its own device plugin")
+        if self.gpu_instance_profile is not None and (self.size is None or not self.size.mig_capable):
+            yield "gpuInstanceProfile", (f"{self.vm_size} does not support MIG; MIG needs an NVIDIA A100, H100 or "
+                                         "H200 size")
 
     @property
     def effective_upgrade_settings(self) -> Optional[dict[str, object]]:

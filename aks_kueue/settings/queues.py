@@ -9,13 +9,14 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Optional, Union
 
-from pydantic import Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import Discriminator, Field, Tag, field_validator
 
 from aks_kueue.aks.autoscaler import class_problem
 from aks_kueue.aks.topology import AKS_LEVELS, from_aks_problem
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
+from aks_kueue.k8s.field import Path
 from aks_kueue.k8s.names import dns1123_label_problem, qualified_name_problem
-from aks_kueue.settings.base import GUID, Model, check, checked, field_error, field_errors, matching
+from aks_kueue.settings.base import GUID, Model, check, checked, field_errors, matching
 
 _QUEUE_REF = re.compile(r"^(?P<namespace>[^/\s]+)/(?P<name>[^/\s]+)$")
 
@@ -71,22 +72,21 @@ class ClusterQueueEntry(NamedSpec):
         """The name of the generated AdmissionCheck and of its ProvisioningRequestConfig."""
         return f"{self.name}{PROVISIONING_SUFFIX}"
 
-    @model_validator(mode="after")
+    @check(first=True)
     def _provisioning_fits(self):
         if self.provisioning is None:
-            return self
+            return
         if len(self.check_name) > _CONFIG_NAME_MAX:
-            raise field_error("provisioning", f"the generated ProvisioningRequestConfig {self.check_name!r} would "
-                              f"be {len(self.check_name)} characters; an AdmissionCheck names it with at most "
-                              f"{_CONFIG_NAME_MAX}, so shorten the ClusterQueue's name to at most "
-                              f"{_CONFIG_NAME_MAX - len(PROVISIONING_SUFFIX)} characters")
+            yield "provisioning", (f"the generated ProvisioningRequestConfig {self.check_name!r} would be "
+                                   f"{len(self.check_name)} characters; an AdmissionCheck names it with at most "
+                                   f"{_CONFIG_NAME_MAX}, so shorten the ClusterQueue's name to at most "
+                                   f"{_CONFIG_NAME_MAX - len(PROVISIONING_SUFFIX)} characters")
         flavors = _flavor_names(self.spec)
         for i, name in enumerate(self.provisioning.on_flavors or []):
             if flavors is not None and name not in flavors:
-                raise field_error(f"provisioning.onFlavors[{i}]", f"flavor {name!r} is not one of this "
-                                  f"ClusterQueue's flavors ({', '.join(flavors) or 'none'}); the check would never "
-                                  "apply")
-        return self
+                yield Path("provisioning", "onFlavors").index(i), (
+                    f"flavor {name!r} is not one of this ClusterQueue's flavors ({', '.join(flavors) or 'none'}); "
+                    "the check would never apply")
 
 
 def _flavor_names(spec: Any) -> Optional[list[str]]:
@@ -201,30 +201,27 @@ class TopologyRequest(Model):
     pod_set_slice_size: Optional[int] = None
     podset_slice_required_topology_constraints: Optional[list[SliceConstraint]] = None
 
-    @model_validator(mode="after")
+    @check(first=True)
     def _levels(self):
         given = [k for k in ("required", "preferred", "unconstrained") if getattr(self, k) is not None]
         if len(given) > 1:
-            raise field_error(given[1], f"give one of required, preferred or unconstrained, not {' and '.join(given)}; "
-                              "a job carries one topology annotation per pod set")
+            yield given[1], (f"give one of required, preferred or unconstrained, not {' and '.join(given)}; a job "
+                             "carries one topology annotation per pod set")
         levels = {"required": self.required, "preferred": self.preferred,
                   "podSetSliceRequiredTopology": self.pod_set_slice_required_topology}
         for i, constraint in enumerate(self.podset_slice_required_topology_constraints or []):
-            levels[f"podsetSliceRequiredTopologyConstraints[{i}].topology"] = constraint.topology
+            levels[Path("podsetSliceRequiredTopologyConstraints").index(i).child("topology")] = constraint.topology
         for key, level in levels.items():
             if level in AKS_LEVELS:
-                raise field_error(key, f"{level!r} is a fromAks name; Kueue's field takes the level's node label: "
-                                  f"{AKS_LEVELS[level]}")
+                yield key, (f"{level!r} is a fromAks name; Kueue's field takes the level's node label: "
+                            f"{AKS_LEVELS[level]}")
         # What Kueue's job webhook refuses in the topology annotations these fields come from
         # (`ValidateTASPodSetRequest`, kueue v0.19.2 pkg/controller/jobframework/tas_validation.go).
         if self.pod_set_group_name is not None:
             if self.required is None and self.preferred is None:
-                raise field_error("podSetGroupName", "needs required or preferred: a group shares one topology "
-                                  "domain at that level")
+                yield "podSetGroupName", "needs required or preferred: a group shares one topology domain at that level"
             if self.pod_set_slice_required_topology is not None or self.pod_set_slice_size is not None:
-                raise field_error("podSetGroupName", "may not be set with slices (podSetSliceRequiredTopology, "
-                                  "podSetSliceSize)")
-        return self
+                yield "podSetGroupName", "may not be set with slices (podSetSliceRequiredTopology, podSetSliceSize)"
 
 
 class PodSetShape(Model):

@@ -140,18 +140,15 @@ class Settings(Model):
                                                         "cluster.security.defender.logAnalyticsWorkspaceId, or remove "
                                                         "enabled: true")
 
-    @model_validator(mode="after")
+    @check(first=True)
     def _without_kueue(self):
         """With `kueue.install: none` nothing may need Kueue's CRDs or webhooks."""
-        if self.kueue.install != "none":
-            return self
         needs = [("queues", self.queues is not None and self.queues.has_objects),
-                 ("queueManifests", bool(self.queue_manifests)), ("expectedWorkloads", bool(self.expected_workloads))]
+                 ("queueManifests", self.queue_manifests), ("expectedWorkloads", self.expected_workloads)]
         for key, present in needs:
-            if present:
-                raise field_error(key, "kueue.install is none, so there is no Kueue to hold it; remove it for the "
-                                       "update that uninstalls Kueue and add it back with the new install mode")
-        return self
+            if present and self.kueue.install == "none":
+                yield key, ("kueue.install is none, so there is no Kueue to hold it; remove it for the update that "
+                            "uninstalls Kueue and add it back with the new install mode")
 
     @check
     def _fits_the_region_and_the_network(self):
@@ -200,18 +197,16 @@ class Settings(Model):
         if self.fleet is not None:
             yield from cross_key_problems(self)
 
-    @model_validator(mode="after")
+    @check(first=True)
     def _provisioning(self):
         if self.cluster.effective_node_provisioning == "Auto":
             if self.node_pools:
-                raise field_error("nodePools", "node auto-provisioning (cluster.nodeProvisioning Auto or "
-                                  "sku Automatic) cannot be combined with autoscaled node pools; set "
-                                  "cluster.nodeProvisioning: Manual or remove nodePools")
+                yield "nodePools", ("node auto-provisioning (cluster.nodeProvisioning Auto or sku Automatic) cannot "
+                                    "be combined with autoscaled node pools; set cluster.nodeProvisioning: Manual or "
+                                    "remove nodePools")
             if self.kueue.install == "managed":
-                raise field_error("kueue", "the managed Kueue extension supports the cluster autoscaler "
-                                  "only, not node auto-provisioning; use nodeProvisioning: Manual or "
-                                  "install: helm")
-        return self
+                yield "kueue", ("the managed Kueue extension supports the cluster autoscaler only, not node "
+                                "auto-provisioning; use nodeProvisioning: Manual or install: helm")
 
     @property
     def warnings(self) -> list[str]:
