@@ -491,19 +491,13 @@ class Cluster(Model):
     def system_pool_max_pods(self) -> int:
         return self.system_pool.max_pods or default_max_pods(self.network.plugin, self.network.plugin_mode)
 
-    @check
-    def _system_pool_pods(self):
+    @check(first=True)
+    def _consistent(self):
         if problem := limits.pod_floor_problem(self.system_pool_max_pods, self.system_pool.count, "count",
                                                "the nodes it is created with"):
             yield "systemPool.maxPods", problem
-
-    @check
-    def _version_channel(self):
         if problem := version_channel_problem(self.kubernetes_version, self.security.upgrade_channel):
             yield "kubernetesVersion", problem
-
-    @check
-    def _automatic_needs_nap(self):
         if self.sku == "Automatic" and self.node_provisioning == "Manual":
             yield "nodeProvisioning", ("AKS Automatic clusters always use node auto-provisioning; remove "
                                        "nodeProvisioning or set sku: Base")

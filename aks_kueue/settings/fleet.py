@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Iterator, Literal, Optional
 
 from pydantic import field_validator
 
 from aks_kueue.k8s import names
+from aks_kueue.k8s.field import Path
 from aks_kueue.kueue import multikueue as mk
 from aks_kueue.kueue.multikueue import Role
 from aks_kueue.settings.base import Model, check, checked, field_error, matching, snake
@@ -65,8 +66,8 @@ class Fleet(Model):
             try:
                 ipaddress.ip_network(value, strict=False)
             except ValueError:
-                raise field_error(f"[{i}]", f"{value!r} is not an IP address or CIDR range; write the manager's "
-                                            "outbound addresses, e.g. 203.0.113.7/32") from None
+                raise field_error(Path().index(i), f"{value!r} is not an IP address or CIDR range; write the "
+                                                   "manager's outbound addresses, e.g. 203.0.113.7/32") from None
         return values
 
     @field_validator("token_generations")
@@ -78,9 +79,9 @@ class Fleet(Model):
             raise ValueError("must list at least one token generation (the first is the one the manager gets)")
         for i, value in enumerate(values):
             if value < 1:
-                raise field_error(f"[{i}]", f"{value} is not a generation; generations count from 1")
+                raise field_error(Path().index(i), f"{value} is not a generation; generations count from 1")
             if value in values[:i]:
-                raise field_error(f"[{i}]", f"generation {value} is listed twice; list each once")
+                raise field_error(Path().index(i), f"generation {value} is listed twice; list each once")
         return values
 
     @check
@@ -105,20 +106,18 @@ class Fleet(Model):
         return list(self.token_generations or [1])
 
 
-def _unique(workers: list[FleetWorker]) -> list[tuple[str, str]]:
-    problems = []
+def _unique(workers: list[FleetWorker]) -> Iterator[tuple[Path, str]]:
     names: dict[str, int] = {}
     stacks: dict[str, int] = {}
     for i, worker in enumerate(workers):
         if worker.name in names:
-            problems.append((f"workers[{i}].name", f"{worker.name!r} is also workers[{names[worker.name]}]'s name; "
-                                                   "each MultiKueueCluster needs its own"))
+            yield Path("workers").index(i).child("name"), (f"{worker.name!r} is also workers[{names[worker.name]}]'s "
+                                                           "name; each MultiKueueCluster needs its own")
         if worker.stack in stacks:
-            problems.append((f"workers[{i}].stack", f"{worker.stack} is also workers[{stacks[worker.stack]}]; list "
-                                                    "each worker stack once"))
+            yield Path("workers").index(i).child("stack"), (f"{worker.stack} is also workers[{stacks[worker.stack]}]; "
+                                                            "list each worker stack once")
         names.setdefault(worker.name, i)
         stacks.setdefault(worker.stack, i)
-    return problems
 
 
 def _other(role: Role) -> Role:

@@ -181,14 +181,11 @@ class NodePool(Model):
     def _taints(cls, taints: list[str]) -> list[str]:
         return [str(Taint.parse(t)) for t in taints]
 
-    @check
-    def _counts(self):
+    @check(first=True)
+    def _counts_and_size(self):
         if self.min_count > self.max_count:
             yield "minCount", (f"minCount {self.min_count} is above maxCount {self.max_count}; the autoscaler needs "
                                "minCount <= maxCount")
-
-    @check
-    def _size(self):
         size = self.size
         if size is None and self.capacity is None:
             yield "vmSize", (f"{self.vm_size!r} is not in the VM size catalog{size_hint(self.vm_size)}; fix the name, "

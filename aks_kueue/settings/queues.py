@@ -122,16 +122,16 @@ class LocalQueueEntry(NamedSpec):
     @field_validator("submitter_groups")
     @classmethod
     def _groups(cls, groups: list[str]) -> list[str]:
-        problems: list[tuple[str, str]] = []
+        problems: list[tuple[Path, str]] = []
         seen: dict[str, int] = {}
         for i, group in enumerate(groups):
             if not GUID.fullmatch(group):
-                problems.append((f"[{i}]", f"{group!r} is not an Entra group object ID; use the group's object ID, "
-                                 "a GUID such as 3f2b8c1e-7d4a-4e9b-a1c2-5d6e7f809a1b (`az ad group show --group "
-                                 "<name> --query id -o tsv` prints it)"))
+                problems.append((Path().index(i), f"{group!r} is not an Entra group object ID; use the group's "
+                                 "object ID, a GUID such as 3f2b8c1e-7d4a-4e9b-a1c2-5d6e7f809a1b (`az ad group show "
+                                 "--group <name> --query id -o tsv` prints it)"))
             elif group.lower() in seen:
-                problems.append((f"[{i}]", f"{group} is already listed as submitterGroups[{seen[group.lower()]}]; "
-                                 "list each group once"))
+                problems.append((Path().index(i), f"{group} is already listed as "
+                                 f"submitterGroups[{seen[group.lower()]}]; list each group once"))
             else:
                 seen[group.lower()] = i
         if problems:

@@ -78,8 +78,8 @@ class Settings(Model):
         seen: dict[str, int] = {}
         for i, pool in enumerate(pools):
             if pool.name == SYSTEM_POOL_NAME:
-                raise field_error(f"[{i}].name", f"{SYSTEM_POOL_NAME!r} is the system pool's name; "
-                                                 "choose another name for this user pool")
+                raise field_error(Path().index(i).child("name"), f"{SYSTEM_POOL_NAME!r} is the system pool's "
+                                                                 "name; choose another name for this user pool")
             if pool.name in seen:
                 raise ValueError(f"pool name {pool.name!r} is used by nodePools[{seen[pool.name]}] and "
                                  f"nodePools[{i}]; pool names must be unique")
@@ -94,9 +94,9 @@ class Settings(Model):
             try:
                 entry = parse_entry(text)
             except ValueError as error:
-                raise field_error(f"[{i}]", str(error)) from None
+                raise field_error(Path().index(i), str(error)) from None
             if str(entry) in seen:
-                raise field_error(f"[{i}]", f"{entry} is listed twice; list each resource once")
+                raise field_error(Path().index(i), f"{entry} is listed twice; list each resource once")
             seen.add(str(entry))
         return list(entries)
 
