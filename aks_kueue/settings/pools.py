@@ -17,7 +17,6 @@ from aks_kueue.aks.vm_sizes import VmSize, catalog, lookup
 
 _POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
 _TAINT = re.compile(r"^(?P<key>[^=:\s]+)=(?P<value>[^=:\s]*):(?P<effect>NoSchedule|PreferNoSchedule|NoExecute)$")
-SPOT_TAINT = taint_text(pools.SPOT_TAINT)
 
 
 def check_label_key(key: str) -> None:
