@@ -12,6 +12,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, fie
 from aks_kueue.day2.upgrades import version_channel_problem
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network
 from aks_kueue.aks.allocatable import default_max_pods
+from aks_kueue.aks.vm_sizes import lookup
 from aks_kueue.settings.base import GUID as _GUID, Model, check, checked, matching
 from aks_kueue.settings.monitoring import LogAnalyticsWorkspaceId
 from aks_kueue.settings.pools import MaxPods, OsDiskSize, OsDiskType, os_disk_fits, size_hint
@@ -71,8 +72,6 @@ class SystemPool(Model):
     @field_validator("vm_size")
     @classmethod
     def _known_size(cls, value: str) -> str:
-        from aks_kueue.aks.vm_sizes import lookup
-
         size = lookup(value)
         if size is None:
             raise ValueError(f"{value!r} is not a VM size this program knows{size_hint(value)}; pick one "
@@ -462,10 +461,8 @@ class Cluster(Model):
     @field_validator("kubernetes_version", mode="before")
     @classmethod
     def _version(cls, value, info: ValidationInfo):
-        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-            raise ValueError(f"{value!r} is not a Kubernetes version; write \"1.34\" or \"1.34.x\", quoted")
-        text = str(value)
-        match = re.fullmatch(r"1\.(\d+)(\.\d+)?", text)
+        text = str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else value
+        match = re.fullmatch(r"1\.(\d+)(\.\d+)?", text) if isinstance(text, str) else None
         if not match:
             raise ValueError(f"{text!r} is not a Kubernetes version; write \"1.34\" or \"1.34.x\", quoted")
         if isinstance(value, float) and int(match.group(1)) < MIN_KUBERNETES_MINOR:

@@ -33,20 +33,17 @@ from pydantic import Field, model_validator
 from aks_kueue.settings.base import Model, check, matching, snake
 
 
-def _resource_id(provider: str) -> re.Pattern:
-    return re.compile(r"/subscriptions/[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}"
-                      rf"/providers/{re.escape(provider)}/[A-Za-z0-9][-A-Za-z0-9]{{2,62}}", re.IGNORECASE)
-
-
-def _resource_id_of(provider: str, kind: str) -> Any:
+def _resource_id(provider: str, kind: str) -> Any:
     """A field holding an ARM resource id, as `az ... show --query id` prints it; ARM compares them
     case-insensitively."""
-    return Annotated[str, matching(_resource_id(provider), f"is not {kind} resource id; write it as /subscriptions/"
-                                                           f"<id>/resourceGroups/<group>/providers/{provider}/<name>")]
+    pattern = re.compile(r"/subscriptions/[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}"
+                         rf"/providers/{re.escape(provider)}/[A-Za-z0-9][-A-Za-z0-9]{{2,62}}", re.IGNORECASE)
+    return Annotated[str, matching(pattern, f"is not {kind} resource id; write it as /subscriptions/<id>/"
+                                            f"resourceGroups/<group>/providers/{provider}/<name>")]
 
 
-AzureMonitorWorkspaceId = _resource_id_of("Microsoft.Monitor/accounts", "an Azure Monitor workspace")
-LogAnalyticsWorkspaceId = _resource_id_of("Microsoft.OperationalInsights/workspaces", "a Log Analytics workspace")
+AzureMonitorWorkspaceId = _resource_id("Microsoft.Monitor/accounts", "an Azure Monitor workspace")
+LogAnalyticsWorkspaceId = _resource_id("Microsoft.OperationalInsights/workspaces", "a Log Analytics workspace")
 # The switches that need managed Prometheus, and what each of them would be missing without it.
 _NEEDS_PROMETHEUS = {
     "kueueMetrics": "the Kueue scrape needs managed Prometheus (its ServiceMonitor CRD and the scraper come "
