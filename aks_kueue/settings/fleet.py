@@ -86,11 +86,11 @@ class Fleet(Model):
 
     @check
     def _role_keys(self):
-        other = {Role.MANAGER: ("manager", "tokenGenerations"),
-                 Role.WORKER: ("workers", "quotaManagement", "egressIpRanges")}[self.role]
-        for key in other:
+        other, keys = {Role.MANAGER: (Role.WORKER, ("manager", "tokenGenerations")),
+                       Role.WORKER: (Role.MANAGER, ("workers", "quotaManagement", "egressIpRanges"))}[self.role]
+        for key in keys:
             if getattr(self, snake(key)) is not None:
-                yield key, f"is a key of a fleet {_other(self.role)}, and this stack's role is {self.role}; remove it"
+                yield key, f"is a key of a fleet {other}, and this stack's role is {self.role}; remove it"
         if self.role is Role.MANAGER:
             if self.workers is None:
                 yield "workers", ("is required for a manager: list the worker stacks, in the order the "
@@ -118,10 +118,6 @@ def _unique(workers: list[FleetWorker]) -> Iterator[tuple[Path, str]]:
                                                             "list each worker stack once")
         names.setdefault(worker.name, i)
         stacks.setdefault(worker.stack, i)
-
-
-def _other(role: Role) -> Role:
-    return Role.WORKER if role is Role.MANAGER else Role.MANAGER
 
 
 def cross_key_problems(settings) -> list[tuple[str, str]]:
