@@ -120,26 +120,24 @@ def _unique(workers: list[FleetWorker]) -> Iterator[tuple[Path, str]]:
         stacks.setdefault(worker.stack, i)
 
 
-def cross_key_problems(settings) -> list[tuple[str, str]]:
+def cross_key_problems(settings) -> Iterator[tuple[str, str]]:
     """What the fleet key needs of the rest of the stack (called by the root settings' validator):
     Kueue installed, a worker's teams left to the manager, the quota automation's gate."""
     fleet: Fleet = settings.fleet
-    problems = []
     if settings.kueue.install == "none":
-        problems.append(("fleet", f"a fleet {fleet.role} runs Kueue (MultiKueue is part of it); set kueue.install "
-                                  "to helm or managed, or remove aks-kueue:fleet"))
+        yield "fleet", (f"a fleet {fleet.role} runs Kueue (MultiKueue is part of it); set kueue.install to helm or "
+                        "managed, or remove aks-kueue:fleet")
     queues = settings.queues
     if fleet.role is Role.WORKER and queues is not None:
         for key, present in (("localQueues", queues.local_queues), ("workloadPriorityClasses",
                                                                    queues.workload_priority_classes)):
             if present:
-                problems.append((f"queues.{key}", f"a fleet worker mirrors its {key} from the manager's stack "
-                                 f"({fleet.manager}), so that every cluster has the same teams; declare them "
-                                 "in the manager's stack and remove them here"))
+                yield f"queues.{key}", (f"a fleet worker mirrors its {key} from the manager's stack ({fleet.manager}), "
+                                        "so that every cluster has the same teams; declare them in the manager's stack "
+                                        "and remove them here")
     if fleet.role is Role.MANAGER and fleet.quota_management == mk.AUTOMATED:
         kueue = settings.kueue
         if kueue.install != "helm" or not kueue.feature_gates_in_force.get(mk.QUOTA_GATE):
-            problems.append(("fleet.quotaManagement", f"Automated needs Kueue's alpha feature gate {mk.QUOTA_GATE} "
-                             "(KEP-9988); set kueue.featureGates." + mk.QUOTA_GATE + ": true with install: helm "
-                             "(the managed extension sets no gates), or use Manual"))
-    return problems
+            yield "fleet.quotaManagement", (f"Automated needs Kueue's alpha feature gate {mk.QUOTA_GATE} (KEP-9988); "
+                                            f"set kueue.featureGates.{mk.QUOTA_GATE}: true with install: helm (the "
+                                            "managed extension sets no gates), or use Manual")
