@@ -11,6 +11,7 @@ from aks_kueue.k8s.field import FieldError
 from aks_kueue.settings.base import Model, suggest
 
 NAMESPACE = "aks-kueue"
+_PATH_PART = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
 _PROVIDER_KEYS = {"location": "azure-native:location", "azure-native:environment": "azure-native:environment"}
 
 
@@ -44,7 +45,8 @@ def problems_from(error: ValidationError, root: type[Model], secret=None) -> lis
         loc = tuple(err["loc"])
         kind = err["type"]
         if kind == "field":
-            loc = loc + _split_field(err["ctx"]["field"])
+            field = err["ctx"]["field"]
+            loc += field if isinstance(field, tuple) else split_path(str(field))
             message = err["ctx"]["message"]
         elif kind == "missing":
             message = "is required but missing; add it (see the stack-config contract)"
@@ -61,10 +63,9 @@ def problems_from(error: ValidationError, root: type[Model], secret=None) -> lis
     return problems
 
 
-def _split_field(field: str) -> tuple:
-    """`integrations[2]` -> ('integrations', 2); `[0].name` -> (0, 'name')."""
-    return tuple(int(index) if index else name
-                 for name, index in re.findall(r"([A-Za-z_][\w-]*)|\[(\d+)\]", field))
+def split_path(path: str) -> tuple:
+    """`values.a[0].b[nvidia.com/gpu]` -> ('values', 'a', 0, 'b', 'nvidia.com/gpu'); `[0].name` -> (0, 'name')."""
+    return tuple(name or (int(key) if key.isdigit() else key) for key, name in _PATH_PART.findall(path))
 
 
 def _short(value) -> str:
