@@ -29,7 +29,7 @@ def snake(camel: str) -> str:
     return re.sub(r"(?<!^)([A-Z])", r"_\1", camel).lower()
 
 
-class Model(BaseModel):
+class ConfigModel(BaseModel):
     """Stack YAML is camelCase and strict: an unknown key is an error, never ignored."""
 
     model_config = ConfigDict(

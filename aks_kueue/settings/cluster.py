@@ -13,7 +13,7 @@ from aks_kueue.day2.upgrades import version_channel_problem
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network
 from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.aks.vm_sizes import lookup
-from aks_kueue.settings.base import GUID as _GUID, Model, check, checked, matching
+from aks_kueue.settings.base import GUID as _GUID, ConfigModel, check, checked, matching
 from aks_kueue.settings.monitoring import LogAnalyticsWorkspaceId
 from aks_kueue.settings.pools import MaxPods, OsDiskSize, OsDiskType, os_disk_fits, size_hint
 from aks_kueue.versions import MIN_KUBERNETES_MINOR
@@ -58,7 +58,7 @@ def judging_day(info: ValidationInfo) -> date:
     return given or kubernetes_versions.today()
 
 
-class SystemPool(Model):
+class SystemPool(ConfigModel):
     vm_size: str
     count: int = Field(3, ge=1, le=limits.MAX_NODES_PER_POOL)
     zones: list[Zone] = []
@@ -100,7 +100,7 @@ class SystemPool(Model):
     _os_disk = os_disk_fits
 
 
-class AutoscalerProfile(Model):
+class AutoscalerProfile(ConfigModel):
     """The AKS cluster-autoscaler profile, with the AKS API's own camelCase names."""
 
     balance_similar_node_groups: Optional[bool] = None
@@ -137,7 +137,7 @@ class AutoscalerProfile(Model):
         return out
 
 
-class Network(Model):
+class Network(ConfigModel):
     plugin: Literal["azure", "kubenet", "none"] = "azure"
     plugin_mode: Optional[Literal["overlay"]] = None
     policy: Optional[Literal["azure", "calico", "cilium", "none"]] = None
@@ -247,7 +247,7 @@ class Network(Model):
         return f" ({' and '.join(defaults)} at the AKS default)" if defaults else ""
 
 
-class ImageCleaner(Model):
+class ImageCleaner(ConfigModel):
     """AKS Image Cleaner (`securityProfile.imageCleaner`): removes unused, vulnerable images from the
     nodes. ARM needs the interval (image-cleaner: "required for ARM template or other clients"); the
     Azure CLI's default is one week, the least 24 hours, the most three months."""
@@ -256,7 +256,7 @@ class ImageCleaner(Model):
     interval_hours: int = Field(168, ge=24, le=2160)
 
 
-class Defender(Model):
+class Defender(ConfigModel):
     """Microsoft Defender for Containers' sensor (`securityProfile.defender`). It sends to a Log
     Analytics workspace, which the AKS API requires once it is on: `logAnalyticsWorkspaceId`, else
     the workspace of `aks-kueue:monitoring` (Container Insights). Unset `enabled` turns it on
@@ -272,7 +272,7 @@ class Defender(Model):
             yield "logAnalyticsWorkspaceId", "is used only while Defender is on; remove it or remove enabled: false"
 
 
-class KeyVaultSecretsProvider(Model):
+class KeyVaultSecretsProvider(ConfigModel):
     """The Azure Key Vault provider for the Secrets Store CSI driver (add-on
     `azureKeyvaultSecretsProvider`). Writing the key turns it on; rotation is on by default, as the
     baseline asks (csi-secrets-store-configuration-options; checkov CKV_AZURE_172)."""
@@ -287,7 +287,7 @@ class KeyVaultSecretsProvider(Model):
             yield "rotationPollInterval", "is used only with secretRotation: true; remove it"
 
 
-class Security(Model):
+class Security(ConfigModel):
     """Defaults follow the AKS production security baseline."""
 
     local_accounts_disabled: bool = True
@@ -365,27 +365,27 @@ Date = Annotated[str, BeforeValidator(_date)]
 
 
 # The AKS API's ranges for a window (`aks/limits.py` keeps them with their citations).
-class DailySchedule(Model):
+class DailySchedule(ConfigModel):
     interval_days: Annotated[int, checked(limits.INTERVAL_DAYS.problem)]
 
 
-class WeeklySchedule(Model):
+class WeeklySchedule(ConfigModel):
     interval_weeks: Annotated[int, checked(limits.INTERVAL_WEEKS.problem)]
     day_of_week: WeekDay
 
 
-class AbsoluteMonthlySchedule(Model):
+class AbsoluteMonthlySchedule(ConfigModel):
     interval_months: Annotated[int, checked(limits.ABSOLUTE_INTERVAL_MONTHS.problem)]
     day_of_month: Annotated[int, checked(limits.DAY_OF_MONTH.problem)]
 
 
-class RelativeMonthlySchedule(Model):
+class RelativeMonthlySchedule(ConfigModel):
     interval_months: Annotated[int, checked(limits.RELATIVE_INTERVAL_MONTHS.problem)]
     week_index: Literal["First", "Second", "Third", "Fourth", "Last"]
     day_of_week: WeekDay
 
 
-class Schedule(Model):
+class Schedule(ConfigModel):
     """Exactly one recurrence, as in the AKS API."""
 
     daily: Optional[DailySchedule] = None
@@ -402,7 +402,7 @@ class Schedule(Model):
         return self
 
 
-class DateSpan(Model):
+class DateSpan(ConfigModel):
     start: Date
     end: Date
 
@@ -412,7 +412,7 @@ class DateSpan(Model):
             yield "end", f"end {self.end} is before start {self.start}"
 
 
-class MaintenanceWindow(Model):
+class MaintenanceWindow(ConfigModel):
     """An AKS `maintenanceWindow`, in the API's own names (2025-09-01)."""
 
     schedule: Schedule
@@ -437,7 +437,7 @@ class MaintenanceWindow(Model):
         return self.model_dump(by_alias=True, exclude_none=True, exclude_defaults=True)
 
 
-class Maintenance(Model):
+class Maintenance(ConfigModel):
     """When AKS may upgrade on its own: `autoUpgrade` (the cluster's channel, registered as
     aksManagedAutoUpgradeSchedule) and `nodeOsUpgrade` (node images, aksManagedNodeOSUpgradeSchedule)."""
 
@@ -445,7 +445,7 @@ class Maintenance(Model):
     node_os_upgrade: Optional[MaintenanceWindow] = None
 
 
-class Cluster(Model):
+class Cluster(ConfigModel):
     name: Annotated[str, matching(_CLUSTER_NAME, "is not a valid AKS cluster name; use 1-63 letters, digits, '-' or "
                                                  "'_', starting and ending with a letter or digit")]
     kubernetes_version: str

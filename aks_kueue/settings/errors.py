@@ -8,7 +8,7 @@ import typing
 from pydantic import BaseModel, ValidationError
 
 from aks_kueue.k8s.field import FieldError
-from aks_kueue.settings.base import Model, suggest
+from aks_kueue.settings.base import ConfigModel, suggest
 
 NAMESPACE = "aks-kueue"
 _PATH_PART = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
@@ -37,7 +37,7 @@ def format_path(loc: tuple) -> str:
     return text
 
 
-def problems_from(error: ValidationError, root: type[Model], secret=None) -> list[Problem]:
+def problems_from(error: ValidationError, root: type[ConfigModel], secret=None) -> list[Problem]:
     """`secret(path)`: whether a config path is inside a secret key; its value is then never shown
     (the caller also takes every secret value out of the messages, `aks_kueue.secrets`)."""
     problems = []
@@ -73,7 +73,7 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _suggestion(root: type[Model], loc: tuple) -> str:
+def _suggestion(root: type[ConfigModel], loc: tuple) -> str:
     model = _model_at(root, loc[:-1])
     if model is None or not isinstance(loc[-1], str):
         return ""

@@ -30,7 +30,7 @@ from aks_kueue.k8s import names
 from aks_kueue.k8s.field import Path
 from aks_kueue.kueue import multikueue as mk
 from aks_kueue.kueue.multikueue import Role
-from aks_kueue.settings.base import Model, check, checked, field_error, matching, snake
+from aks_kueue.settings.base import ConfigModel, check, checked, field_error, matching, snake
 
 # `pulumi stack ls` prints org/project/stack; Pulumi's names are letters, digits, '-', '_' and '.'.
 StackName = Annotated[str, matching(re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"),
@@ -44,12 +44,12 @@ def _cluster_name_problem(value: str) -> Optional[str]:
         "letter or digit); it names the MultiKueueCluster")
 
 
-class FleetWorker(Model):
+class FleetWorker(ConfigModel):
     name: Annotated[str, checked(_cluster_name_problem)]
     stack: StackName
 
 
-class Fleet(Model):
+class Fleet(ConfigModel):
     role: Role
     # The manager's keys.
     workers: Optional[list[FleetWorker]] = None

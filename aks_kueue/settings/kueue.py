@@ -22,7 +22,7 @@ from aks_kueue.kueue.configuration import (ConfigurationTextError, check_feature
                                            parse_configuration)
 from aks_kueue.kueue.structural import FieldError
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
-from aks_kueue.settings.base import Model, check, field_errors, suggest
+from aks_kueue.settings.base import ConfigModel, check, field_errors, suggest
 from aks_kueue.settings.errors import Problem, format_path, split_path
 from aks_kueue.versions import (KUEUE_CHART_SERIES, KUEUE_CHART_VERSION, KUEUE_NAMESPACE,
                                 MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN, MANAGED_KUEUE_EXAMPLE_VERSION)
@@ -52,7 +52,7 @@ class _Warning(NamedTuple):
 Finding = Union[tuple[str, str], _Warning]
 
 
-class Kueue(Model):
+class Kueue(ConfigModel):
     install: Literal["managed", "helm", "none"]
     version: Optional[str] = None
     release_train: Optional[str] = None

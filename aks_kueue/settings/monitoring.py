@@ -30,7 +30,7 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import Field, model_validator
 
-from aks_kueue.settings.base import Model, check, matching, snake
+from aks_kueue.settings.base import ConfigModel, check, matching, snake
 
 
 def _resource_id(provider: str, kind: str) -> Any:
@@ -67,7 +67,7 @@ CONTAINER_INSIGHTS_STREAMS = {
 PRODUCTION_MONITORING = {"dashboards": False}
 
 
-class Monitoring(Model):
+class Monitoring(ConfigModel):
     managed_prometheus: bool = True
     container_insights: bool = True
     kueue_metrics: bool = True

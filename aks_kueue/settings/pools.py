@@ -10,7 +10,7 @@ from pydantic import Field, field_validator
 from aks_kueue.k8s import names
 from aks_kueue.aks import limits
 from aks_kueue.day2.upgrades import GPU_UPGRADE_DEFAULTS
-from aks_kueue.settings.base import Model, check, checked, matching, suggest
+from aks_kueue.settings.base import ConfigModel, check, checked, matching, suggest
 from aks_kueue.aks import pools
 from aks_kueue.aks.pools import taint_text
 from aks_kueue.aks.vm_sizes import VmSize, catalog, lookup
@@ -31,7 +31,7 @@ def check_label_value(value: str) -> None:
                          "'-', '_' or '.', starting and ending with a letter or digit")
 
 
-class Taint(Model):
+class Taint(ConfigModel):
     key: str
     value: str
     effect: str
@@ -51,7 +51,7 @@ class Taint(Model):
         return f"{self.key}={self.value}:{self.effect}"
 
 
-class ExplicitCapacity(Model):
+class ExplicitCapacity(ConfigModel):
     """Per-node capacity for a VM size the catalog does not know."""
 
     cpu: int = Field(ge=1, description="vCPUs per node")
@@ -107,7 +107,7 @@ def size_hint(name: str) -> str:
     return suggest(name, [size.name for size in catalog().values()])
 
 
-class UpgradeSettings(Model):
+class UpgradeSettings(ConfigModel):
     """An AKS pool's `upgradeSettings`, in the API's names. maxSurge and maxUnavailable are a
     node count or a percentage of the pool (AKS defaults: 10% and 0)."""
 
@@ -140,7 +140,7 @@ class UpgradeSettings(Model):
         return self.model_dump(by_alias=True, exclude_none=True)
 
 
-class NodePool(Model):
+class NodePool(ConfigModel):
     name: Annotated[str, matching(_POOL_NAME, "is not a valid AKS pool name; use 1-12 lowercase letters and digits, "
                                               "starting with a letter (^[a-z][a-z0-9]{0,11}$)")]
     vm_size: str

@@ -16,12 +16,12 @@ from aks_kueue.aks.topology import AKS_LEVELS, from_aks_problem
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.field import Path
 from aks_kueue.k8s.names import dns1123_label_problem, qualified_name_problem
-from aks_kueue.settings.base import GUID, Model, check, checked, field_errors, matching
+from aks_kueue.settings.base import GUID, ConfigModel, check, checked, field_errors, matching
 
 _QUEUE_REF = re.compile(r"^(?P<namespace>[^/\s]+)/(?P<name>[^/\s]+)$")
 
 
-class NamedSpec(Model):
+class NamedSpec(ConfigModel):
     name: str
     spec: Any = None
 
@@ -30,7 +30,7 @@ class FlavorEntry(NamedSpec):
     node_pool: Optional[str] = None
 
 
-class Provisioning(Model):
+class Provisioning(ConfigModel):
     """`clusterQueues[].provisioning`: a ProvisioningRequest AdmissionCheck for the ClusterQueue."""
 
     class_: Annotated[str, checked(class_problem)] = Field(alias="class")
@@ -139,13 +139,13 @@ class LocalQueueEntry(NamedSpec):
         return groups
 
 
-class PriorityClassEntry(Model):
+class PriorityClassEntry(ConfigModel):
     name: str
     value: Any
     description: Optional[str] = None
 
 
-class Queues(Model):
+class Queues(ConfigModel):
     resource_flavors: list[FlavorEntry] = []
     cohorts: list[NamedSpec] = []
     cluster_queues: list[ClusterQueueEntry] = []
@@ -173,7 +173,7 @@ class Queues(Model):
                     self.workload_priority_classes, self.topologies))
 
 
-class Toleration(Model):
+class Toleration(ConfigModel):
     key: Optional[str] = None
     operator: str = "Equal"
     value: Optional[str] = None
@@ -181,12 +181,12 @@ class Toleration(Model):
     toleration_seconds: Optional[int] = None
 
 
-class SliceConstraint(Model):
+class SliceConstraint(ConfigModel):
     topology: str
     size: int = Field(ge=1)
 
 
-class TopologyRequest(Model):
+class TopologyRequest(ConfigModel):
     """Kueue's PodSetTopologyRequest (v1beta2 Workload `podSets[].topologyRequest`), as the job's
     topology annotations make it. Levels are node labels, as in Kueue."""
 
@@ -224,7 +224,7 @@ class TopologyRequest(Model):
                 yield "podSetGroupName", "may not be set with slices (podSetSliceRequiredTopology, podSetSliceSize)"
 
 
-class PodSetShape(Model):
+class PodSetShape(ConfigModel):
     name: str
     count: int = Field(ge=1)
     min_count: Optional[int] = Field(None, ge=1)
@@ -254,7 +254,7 @@ class PodSetShape(Model):
         return requests
 
 
-class ExpectedWorkload(Model):
+class ExpectedWorkload(ConfigModel):
     name: str
     queue: Annotated[str, matching(_QUEUE_REF, "is not a queue reference; write <namespace>/<LocalQueue>, for "
                                                "example team-a/default")]
@@ -270,7 +270,7 @@ class ExpectedWorkload(Model):
         return self.queue.split("/", 1)[1]
 
 
-class ManifestWorkload(Model):
+class ManifestWorkload(ConfigModel):
     """An expected workload given as a job file (Job, JobSet, RayJob, MPIJob, ... with the
     `kueue.x-k8s.io/queue-name` label), relative to the project root: the Workload Kueue would
     create for it is what the pack proves."""

@@ -15,7 +15,7 @@ from aks_kueue.k8s.loader import Limits, LoadError, loads_json
 from aks_kueue.secrets import Secrets
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network, regions
 from aks_kueue.aks.allocatable import default_max_pods
-from aks_kueue.settings.base import Model, check, field_error, matching, suggest
+from aks_kueue.settings.base import ConfigModel, check, field_error, matching, suggest
 from aks_kueue.settings.cluster import Cluster
 from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, format_path, problems_from
 from aks_kueue.settings.fleet import Fleet, cross_key_problems
@@ -32,7 +32,7 @@ _CLOUD_NAMES = {regions.Cloud.PUBLIC: "the public Azure cloud", regions.Cloud.US
                 regions.Cloud.CHINA: "Azure operated by 21Vianet"}
 
 
-class Settings(Model):
+class Settings(ConfigModel):
     location: str = Field(min_length=1)
     azure_environment: Optional[Literal["public", "usgovernment", "china"]] = Field(
         None, alias=AZURE_ENVIRONMENT_KEY)
