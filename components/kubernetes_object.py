@@ -12,11 +12,33 @@ rather than in a `spec`, which the Python `apiextensions.CustomResource` cannot 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Optional
 
 import pulumi
 
 from aks_kueue.compat import kubernetes_utilities
+from aks_kueue.model.conventions import MANAGED_BY
+
+RBAC_API = "rbac.authorization.k8s.io/v1"
+RBAC_GROUP = "rbac.authorization.k8s.io"
+
+
+def manifest(api_version: str, kind: str, name: str, namespace: Optional[str] = None, **fields: Any) -> dict[str, Any]:
+    """An object the program manages, labelled so, with its other top-level `fields` (`spec`, `rules`, ...)."""
+    metadata = {"name": name, **({"namespace": namespace} if namespace else {}), "labels": dict(MANAGED_BY)}
+    return {"apiVersion": api_version, "kind": kind, "metadata": metadata, **fields}
+
+
+def role_binding(kind: str, name: str, role_kind: str, role: str, subjects: list[dict[str, str]],
+                 namespace: Optional[str] = None) -> dict[str, Any]:
+    """A (Cluster)RoleBinding of `role` to `subjects`."""
+    return manifest(RBAC_API, kind, name, namespace, roleRef={"apiGroup": RBAC_GROUP, "kind": role_kind, "name": role},
+                    subjects=subjects)
+
+
+def service_account(name: str, namespace: str) -> dict[str, str]:
+    """A ServiceAccount as a binding's subject."""
+    return {"kind": "ServiceAccount", "name": name, "namespace": namespace}
 
 
 def type_token(api_version: str, kind: str) -> str:
