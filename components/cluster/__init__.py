@@ -29,8 +29,8 @@ from aks_kueue.model.conventions import AZURE_POLICY_ADDON, SECRETS_PROVIDER_ADD
 from aks_kueue.model.desired import Cluster
 from aks_kueue.model.record import CLUSTER_ENTRY, RESOURCE_GROUP_ENTRY, SYSTEM_POOL_ENTRY, network_profile
 from aks_kueue.settings.monitoring import Monitoring
-from components import token
-from components.azure_object import AzureObject
+from components import Component
+from components.azure_object import AzureObject, role_definition
 from components.cluster.kubeconfig import decode_first, use_azure_cli_login
 from components.day2_guard import Gated
 from components.secret import secret_inputs
@@ -58,7 +58,7 @@ class AksClusterArgs:
     secret_resource_group: bool = False   # aks-kueue:resourceGroupName is a secret key
 
 
-class AksCluster(pulumi.ComponentResource):
+class AksCluster(Component):
     resource_group_name: pulumi.Output[str]
     cluster_name: pulumi.Output[str]
     cluster_id: pulumi.Output[str]
@@ -66,17 +66,16 @@ class AksCluster(pulumi.ComponentResource):
     provider: k8s.Provider
 
     def __init__(self, name: str, args: AksClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__(token("AksCluster"), name, None, opts)
+        super().__init__(name, opts)
         protection, gate, spec = args.protection, args.guard.gate, args.cluster
         group = resources.ResourceGroup(
             f"{name}-rg", **secret_inputs({"resource_group_name": spec.resource_group}, args.secret_resource_group),
-            location=spec.region, tags=args.tags, opts=pulumi.ResourceOptions(
-                parent=self, protect=protection.protects(RESOURCE_GROUP_ENTRY), depends_on=[gate]))
+            location=spec.region, tags=args.tags,
+            opts=self.child(protect=protection.protects(RESOURCE_GROUP_ENTRY), depends_on=[gate]))
 
         # The cluster's monitoring add-ons (and Defender) name these workspaces, so they come first.
         self.monitoring_workspaces = MonitoringWorkspaces(f"{name}-monitoring", MonitoringWorkspacesArgs(
-            args.monitoring, group.name, spec.region, spec.name, args.tags),
-            opts=pulumi.ResourceOptions(parent=self)) if args.monitoring else None
+            args.monitoring, group.name, spec.region, spec.name, args.tags), self.child()) if args.monitoring else None
         # The update that creates the cluster sends the system pool inline; later ones send none.
         profiles = args.guard.previous.apply(
             lambda previous: [system_pool_profile(args)] if previous.record is None else None)
@@ -85,9 +84,8 @@ class AksCluster(pulumi.ComponentResource):
             self.monitoring_workspaces.cluster_inputs if self.monitoring_workspaces else {}), args.secret)
         ignored = [] if manages_kubernetes_version(spec.security.upgrade_channel or "none") else ["kubernetesVersion"]
         managed = cs.ManagedCluster(
-            f"{name}-aks", resource_group_name=group.name, opts=pulumi.ResourceOptions(
-                parent=self, protect=protection.protects(CLUSTER_ENTRY), depends_on=[gate], ignore_changes=ignored),
-            **inputs)
+            f"{name}-aks", resource_group_name=group.name, **inputs,
+            opts=self.child(protect=protection.protects(CLUSTER_ENTRY), depends_on=[gate], ignore_changes=ignored))
 
         self.resource_group_name = group.name
         self.cluster_name = managed.name
@@ -102,8 +100,7 @@ class AksCluster(pulumi.ComponentResource):
             f"{name}-k8s", kubeconfig=self.kubeconfig, enable_server_side_apply=True,
             # The kubeconfig is already a secret Output; naming it here keeps it encrypted in the
             # state even if a plain value is ever passed, and is what the policy pack can check.
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[managed, *deployer_access],
-                                        additional_secret_outputs=["kubeconfig"]))
+            opts=self.child(depends_on=[managed, *deployer_access], additional_secret_outputs=["kubeconfig"]))
         self.register_outputs({
             "resourceGroupName": self.resource_group_name, "clusterName": self.cluster_name,
             "kubeconfig": self.kubeconfig, "oidcIssuerUrl": self.oidc_issuer_url,
@@ -128,11 +125,10 @@ class AksCluster(pulumi.ComponentResource):
                                 **pool_inputs(pool, args.tags, create_only(pool, args.guard))}, args.secret)
         return cs.AgentPool(
             f"{name}-system", resource_group_name=group.name, resource_name_=managed.name,
-            opts=pulumi.ResourceOptions(
-                parent=self, protect=args.protection.protects(SYSTEM_POOL_ENTRY), depends_on=[args.guard.gate],
+            **inputs, opts=self.child(
+                protect=args.protection.protects(SYSTEM_POOL_ENTRY), depends_on=[args.guard.gate],
                 replace_on_changes=replace_on_changes(AGENT_POOL),
-                import_=f"{record.cluster_id}/agentPools/{pool.name}" if adopt else None),
-            **inputs)
+                import_=f"{record.cluster_id}/agentPools/{pool.name}" if adopt else None))
 
     def _maintenance(self, name: str, args: AksClusterArgs, group, managed) -> list[pulumi.CustomResource]:
         """AKS's own upgrades (the auto-upgrade channel, node images) happen only in these windows."""
@@ -142,8 +138,7 @@ class AksCluster(pulumi.ComponentResource):
                                    args.secret)
             configs.append(AzureObject(
                 MAINTENANCE_CONFIGURATION, f"{name}-{_MAINTENANCE_SUFFIX[window.config_name]}",
-                {"resourceGroupName": group.name, "resourceName": managed.name, **inputs},
-                pulumi.ResourceOptions(parent=self)))
+                {"resourceGroupName": group.name, "resourceName": managed.name, **inputs}, self.child()))
         return configs
 
     def _credentials(self, name, args, group, managed):
@@ -168,17 +163,14 @@ class AksCluster(pulumi.ComponentResource):
         does not move each time a different person or pipeline deploys. Without groups,
         the deploying identity itself gets it on this cluster only."""
         client = authorization.get_client_config_output()
-        role = client.subscription_id.apply(
-            lambda sub: f"/subscriptions/{sub}/providers/Microsoft.Authorization/"
-                        f"roleDefinitions/{AKS_RBAC_CLUSTER_ADMIN_ROLE}")
-        opts = pulumi.ResourceOptions(parent=self)
+        role = role_definition(client.subscription_id, AKS_RBAC_CLUSTER_ADMIN_ROLE)
         if groups:
             return [authorization.RoleAssignment(
                 f"{name}-admins-{index}", scope=managed.id, principal_id=group, principal_type="Group",
-                role_definition_id=role, opts=opts) for index, group in enumerate(groups)]
+                role_definition_id=role, opts=self.child()) for index, group in enumerate(groups)]
         return [authorization.RoleAssignment(
             f"{name}-deployer-admin", scope=managed.id, principal_id=client.object_id,
-            principal_type=deployer_principal_type(), role_definition_id=role, opts=opts)]
+            principal_type=deployer_principal_type(), role_definition_id=role, opts=self.child())]
 
 
 def deployer_principal_type() -> str:
