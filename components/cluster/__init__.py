@@ -22,12 +22,12 @@ from pulumi_azure_native import authorization, containerservice as cs, resources
 
 from aks_kueue.aks.limits import dns_prefix
 from aks_kueue.day2.allow import Protection
-from aks_kueue.day2.replacement import AGENT_POOL, MAINTENANCE_CONFIGURATION, replace_on_changes
+from aks_kueue.day2.replacement import MAINTENANCE_CONFIGURATION
 from aks_kueue.day2.state import Previous, SystemPoolOwner
 from aks_kueue.day2.upgrades import AUTO_UPGRADE_CONFIG, NODE_OS_UPGRADE_CONFIG, manages_kubernetes_version
 from aks_kueue.model.conventions import AZURE_POLICY_ADDON, SECRETS_PROVIDER_ADDON
 from aks_kueue.model.desired import Cluster
-from aks_kueue.model.record import CLUSTER_ENTRY, RESOURCE_GROUP_ENTRY, SYSTEM_POOL_ENTRY, network_profile
+from aks_kueue.model.record import CLUSTER_ENTRY, RESOURCE_GROUP_ENTRY, network_profile
 from aks_kueue.settings.monitoring import Monitoring
 from components import Component
 from components.azure_object import AzureObject, role_definition
@@ -36,7 +36,8 @@ from components.day2_guard import Gated
 from components.secret import secret_inputs
 from components.monitoring.cluster_inputs import merge_cluster_inputs
 from components.monitoring.workspaces import MonitoringWorkspaces, MonitoringWorkspacesArgs
-from components.node_pools.inputs import create_only, created_with, pool_inputs, snake_keys
+from components.node_pools import agent_pool
+from components.node_pools.inputs import created_with, pool_inputs, snake_keys
 
 # "Azure Kubernetes Service RBAC Cluster Admin", a built-in role.
 AKS_RBAC_CLUSTER_ADMIN_ROLE = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
@@ -121,14 +122,9 @@ class AksCluster(Component):
             return None
         adopt = record.system_pool_owner is SystemPoolOwner.CLUSTER and record.cluster_id
         pool = args.cluster.system_pool
-        inputs = secret_inputs({"agent_pool_name": pool.name,
-                                **pool_inputs(pool, args.tags, create_only(pool, args.guard))}, args.secret)
-        return cs.AgentPool(
-            f"{name}-system", resource_group_name=group.name, resource_name_=managed.name,
-            **inputs, opts=self.child(
-                protect=args.protection.protects(SYSTEM_POOL_ENTRY), depends_on=[args.guard.gate],
-                replace_on_changes=replace_on_changes(AGENT_POOL),
-                import_=f"{record.cluster_id}/agentPools/{pool.name}" if adopt else None))
+        return agent_pool(self, f"{name}-system", pool, group.name, managed.name, args.tags, args.guard,
+                          args.protection, args.secret,
+                          import_=f"{record.cluster_id}/agentPools/{pool.name}" if adopt else None)
 
     def _maintenance(self, name: str, args: AksClusterArgs, group, managed) -> list[pulumi.CustomResource]:
         """AKS's own upgrades (the auto-upgrade channel, node images) happen only in these windows."""
