@@ -118,7 +118,7 @@ pulumi.export("kubeconfig", cluster.kubeconfig)
 _export("nodePools", {p.name: {"vmSize": p.vm_size, "minCount": p.min_count, "maxCount": p.max_count}
                       for p in model.pools}, "nodePools")
 _export("kueue", kueue.summary if kueue else {"installMethod": "none"}, "kueue")
-for output, value in (fleet.outputs().items() if fleet else ()):
+for output, value in (fleet.exports.items() if fleet else ()):
     _export(output, pulumi.Output.secret(value) if fleet_secret else value,
             "cluster", "nodePools", "kueue", "queues", "queueManifests", "fleet")
 # What the next update's guard compares against (the install mode, replace-forcing inputs).

@@ -8,9 +8,10 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from aks_kueue.day2.allow import Entry, Protection, Target
+from aks_kueue.day2.allow import Protection
 from aks_kueue.day2.names import DELETE_TIMEOUT, immutable_paths, legacy_aliases, logical_name
 from aks_kueue.model import KueueItem, Namespace
+from aks_kueue.model.record import namespace_entry
 from components import Component, token
 from components.kubernetes_object import KubernetesObject, type_token
 
@@ -29,10 +30,6 @@ class KueueQueuesArgs:
     needs: Mapping[tuple[str, Optional[str], str], Sequence[pulumi.Resource]] = field(default_factory=dict)
     # The secret top-level keys (`nodePools`): an object built from one (`KueueItem.derived_from`) is secret.
     secret_keys: frozenset[str] = frozenset()
-
-
-def namespace_entry(namespace: str) -> Entry:
-    return Entry(Target.NAMESPACE, namespace)
 
 
 class KueueQueues(Component):

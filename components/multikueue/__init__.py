@@ -103,17 +103,11 @@ class MultiKueueWorker(Component):
         newest = self.tokens[args.generations[0]]
         self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(newest.data, args.deployer_kubeconfig).apply(
             lambda both: worker_kubeconfig(both[0], both[1], args.cluster)))
-        self._summary = args.summary
+        self.needs: dict[tuple, list[pulumi.Resource]] = {}   # a worker's queue objects need none of it
+        # The stack outputs its manager reads: the cluster's `fleet` summary and the kubeconfig (secret).
+        self.exports = {FLEET_OUTPUT: dict(args.summary), KUBECONFIG_OUTPUT: self.kubeconfig}
         self.register_outputs({"serviceAccount": f"{KUEUE_NAMESPACE}/{mk.SERVICE_ACCOUNT}",
                                "tokenSecrets": [mk.token_secret_name(g) for g in args.generations]})
-
-    @property
-    def needs(self) -> dict[tuple, list[pulumi.Resource]]:
-        return {}   # a worker's queue objects need nothing of this component
-
-    def outputs(self) -> dict[str, Any]:
-        """The stack outputs its manager reads: the cluster's `fleet` summary and the kubeconfig (secret)."""
-        return {FLEET_OUTPUT: dict(self._summary), KUBECONFIG_OUTPUT: self.kubeconfig}
 
 
 def worker_kubeconfig(data: Any, deployer_kubeconfig: Any, cluster: str) -> Optional[str]:
@@ -161,17 +155,11 @@ class MultiKueueManager(Component):
         self.crds = [ConfigFile(f"{name}-crd-{url.rsplit('/', 1)[-1].removesuffix('.yaml')}", file=url,
                                 opts=self.child(providers=[args.provider]))
                      for url in urls]
-        self._summary = args.summary
+        # Each MultiKueueCluster waits for its kubeconfig Secret (and goes before it).
+        self.needs = {("MultiKueueCluster", None, worker): [secret] for worker, secret in self.secrets.items()}
+        # The stack output every worker reads: the teams, and the token generation held of each worker.
+        self.exports = {FLEET_OUTPUT: dict(args.summary)}
         self.register_outputs({"workers": [w for w, _ in args.workers], "crds": urls})
-
-    @property
-    def needs(self) -> dict[tuple, list[pulumi.Resource]]:
-        """Each MultiKueueCluster waits for its kubeconfig Secret (and goes before it)."""
-        return {("MultiKueueCluster", None, worker): [secret] for worker, secret in self.secrets.items()}
-
-    def outputs(self) -> dict[str, Any]:
-        """The stack output every worker reads: the teams, and the token generation held of each worker."""
-        return {FLEET_OUTPUT: dict(self._summary)}
 
 
 def fleet_member(name: str, model: Model, reading: FleetReading, provider: k8s.Provider, installer: pulumi.Resource,
