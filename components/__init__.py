@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 import pulumi
@@ -11,6 +12,11 @@ COMPONENT_PACKAGE = "aksKueue"
 
 def token(kind: str) -> str:
     return f"{COMPONENT_PACKAGE}:index:{kind}"
+
+
+def snake(camel: str) -> str:
+    """`createNamespace` -> `create_namespace`: a provider input's name in its Python SDK."""
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", camel).lower()
 
 
 class Component(pulumi.ComponentResource):
