@@ -85,25 +85,20 @@ class KueueInstall(Component):
         release = (dict(version=kueue.version, auto_upgrade_minor_version=False) if kueue.version
                    else dict(release_train=kueue.effective_release_train, auto_upgrade_minor_version=True))
         return kc.Extension(
-            f"{name}-extension",
-            resource_group_name=args.resource_group_name,
-            cluster_rp="Microsoft.ContainerService",
-            cluster_resource_name="managedClusters",
-            cluster_name=args.cluster_name,
-            extension_name="kueue",
+            f"{name}-extension", resource_group_name=args.resource_group_name, cluster_rp="Microsoft.ContainerService",
+            cluster_resource_name="managedClusters", cluster_name=args.cluster_name, extension_name="kueue",
             extension_type=MANAGED_KUEUE_EXTENSION_TYPE,
             scope=kc.ScopeArgs(cluster=kc.ScopeClusterArgs(release_namespace=KUEUE_NAMESPACE)),
             **secret_inputs(release, args.secret),
             opts=self.child(protect=args.protect, depends_on=[*args.node_pools, args.gate]))
 
     def _helm_release(self, name: str, args: KueueInstallArgs) -> pulumi.CustomResource:
-        kueue = args.kueue
-        values = helm_values(kueue, cluster_queue_metrics=args.cluster_queue_metrics)
+        values = helm_values(args.kueue, cluster_queue_metrics=args.cluster_queue_metrics)
         # Registered by its type token, as the typed helm.v3.Release would register it (see HelmRelease).
         return HelmRelease(f"{name}-helm", {
             "name": "kueue",
             "chart": KUEUE_CHART_REPOSITORY,
-            "version": kueue.chart_version,
+            "version": args.kueue.chart_version,
             "namespace": KUEUE_NAMESPACE,
             "createNamespace": True,
             # A key set with --secret is secret as a whole, tokens in chart values included.

@@ -79,14 +79,12 @@ class Monitoring(Component):
         self._names = MonitoringNames(args.cluster_name, args.location)
         settings = args.monitoring
         self.summary = {}
-        prometheus_association = None
-        if settings.managed_prometheus:
-            prometheus_association = self._prometheus()
+        # The scrapes go after managed Prometheus's association with the cluster.
+        scrape_after = [self._prometheus()] if settings.managed_prometheus else []
         if settings.container_insights:
             self._container_insights()
         if settings.dashboards:
             self._grafana()
-        scrape_after = [prometheus_association] if prometheus_association is not None else []
         if settings.kueue_metrics and args.kueue_installer is not None:
             self._kueue_scrape(scrape_after)
         if settings.gpu_metrics and args.gpu_pools:
