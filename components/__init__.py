@@ -1,7 +1,30 @@
 """Pulumi components: each registers the resources of one concern from validated settings."""
 
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+import pulumi
+
 COMPONENT_PACKAGE = "aksKueue"
 
 
 def token(kind: str) -> str:
     return f"{COMPONENT_PACKAGE}:index:{kind}"
+
+
+def snake(camel: str) -> str:
+    """`createNamespace` -> `create_namespace`: a provider input's name in its Python SDK."""
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", camel).lower()
+
+
+class Component(pulumi.ComponentResource):
+    """A component of this package: typed `aksKueue:index:<its class name>`, no inputs of its own."""
+
+    def __init__(self, name: str, opts: Optional[pulumi.ResourceOptions] = None):
+        super().__init__(token(type(self).__name__), name, None, opts)
+
+    def child(self, **options) -> pulumi.ResourceOptions:
+        """The options of a resource this component registers: its parent is the component."""
+        return pulumi.ResourceOptions(parent=self, **options)
