@@ -81,16 +81,9 @@ KEY_TYPOS = ["nodePool", "nodepools", "clusterQueue", "queues2", "kueue ", "aks-
 # ---- mutations -------------------------------------------------------------------------------
 
 def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
-    found = []
-    if isinstance(value, dict):
-        for key, child in value.items():
-            found.append(prefix + (key,))
-            found += _paths(child, prefix + (key,))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            found.append(prefix + (index,))
-            found += _paths(child, prefix + (index,))
-    return found
+    """Every key and index path below `value`, each before the paths below it."""
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    return [path for key, child in items for path in (prefix + (key,), *_paths(child, prefix + (key,)))]
 
 
 def _parent(doc: Any, path: tuple) -> Any:
@@ -236,21 +229,17 @@ class Outcome:
 
 
 def check(run: Run, code: Optional[int], stdout: str, stderr: str, raised: str, hung: bool) -> list[str]:
-    problems = []
     if hung:
         return ["hang"]
-    if raised:
-        problems.append("traceback")
-    elif "Traceback" in stdout or "Traceback" in stderr:
-        problems.append("traceback")
+    problems = ["traceback"] if raised or "Traceback" in stdout or "Traceback" in stderr else []
     if code not in EXIT_CODES:
         problems.append(f"exit code {code}")
     if run.json_shape is not None:
         try:
             document = json.loads(stdout)
-            if not isinstance(document, dict) or run.json_shape not in document:
-                problems.append("json error")
         except ValueError:
+            document = None
+        if not isinstance(document, dict) or run.json_shape not in document:
             problems.append("json error")
     return problems
 
@@ -386,14 +375,11 @@ def plan(seed: int, count: int, directory: Path, hostile: bool) -> tuple[list[Ru
     if hostile:
         manifests, stacks = hostile_files(directory)
         files = len(manifests) + len(stacks)
-        for path in manifests:
-            for command in ("validate", "simulate"):
-                runs.append(Run(f"{command} {path.name} --json", [command, str(path), "--json"], "summary"))
-                runs.append(Run(f"{command} {path.name}", [command, str(path)]))
-        for path in stacks:
-            runs.append(Run(f"preview --config {path.name} --json", ["preview", "--config", str(path), "--json"],
-                            "result"))
-            runs.append(Run(f"preview --config {path.name}", ["preview", "--config", str(path)]))
+        commands = [(f"{command} {path.name}", [command, str(path)], "summary")
+                    for path in manifests for command in ("validate", "simulate")]
+        commands += [(f"preview --config {path.name}", ["preview", "--config", str(path)], "result") for path in stacks]
+        for label, args, shape in commands:
+            runs += [Run(f"{label} --json", [*args, "--json"], shape), Run(label, args)]
     return runs, files
 
 

@@ -23,7 +23,7 @@ import itertools
 import json
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import NamedTuple
@@ -68,16 +68,12 @@ class Table:
     rows: list[list[str]]
 
     def column(self, *want: str, avoid: tuple[str, ...] = ()) -> int | None:
-        for i, name in enumerate(self.header):
-            low = name.lower()
-            if all(w in low for w in want) and not any(a in low for a in avoid):
-                return i
-        return None
+        return next((i for i, name in enumerate(self.header)
+                     if all(w in name.lower() for w in want) and not any(a in name.lower() for a in avoid)), None)
 
 
 @dataclass
 class Section:
-    title: str
     lines: list[str]
 
     @property
@@ -104,10 +100,10 @@ class Page:
     commit: str
     read: str
     text: str
-    category: str = ""
-    title: str = ""
-    page_date: str = ""
-    tabs: dict[tuple[str, str], Section] = field(default_factory=dict)
+    category: str
+    title: str
+    page_date: str
+    tabs: dict[tuple[str, str], Section]
 
     @property
     def key(self) -> str:
@@ -129,16 +125,11 @@ def read_page(file: Path) -> Page:
     if not m:
         raise SnapshotError(f"{file}: the first line must be the source comment "
                             "'<!-- source: <path> commit: <sha> read: <YYYY-MM-DD> -->'")
-    page = Page(file, m[1], m[2], m[3], rest)
-    parts = page.source.split("/")
-    page.category = parts[3] if len(parts) > 3 else ""
-    for line in rest.splitlines():
-        if line.startswith("title:"):
-            page.title = line[6:].strip().strip("'\"").strip()
-        elif line.startswith("ms.date:"):
-            page.page_date = line[8:].strip()
-    page.tabs = _tabs(rest)
-    return page
+    parts = m[1].split("/")
+    front = dict(re.findall(r"^(title|ms\.date):(.*)$", rest, re.M))  # the front matter's, the last of each
+    return Page(file, m[1], m[2], m[3], rest, category=parts[3] if len(parts) > 3 else "",
+                title=front.get("title", "").strip().strip("'\"").strip(), page_date=front.get("ms.date", "").strip(),
+                tabs=_tabs(rest))
 
 
 def _tabs(text: str) -> dict[tuple[str, str], Section]:
@@ -147,7 +138,7 @@ def _tabs(text: str) -> dict[tuple[str, str], Section]:
     for line in text.splitlines():
         m = TAB.match(line)
         if m:
-            current = Section(line, [])
+            current = Section([])
             tabs[(m[1], m[2])] = current
         elif line.startswith("## ") or line.startswith("### ") or line.strip() == "---":
             current = None
@@ -304,19 +295,10 @@ def _series_record(page: Page, name: str, features: dict[str, str], text: str) -
     heading = next((line for line in page.text.splitlines() if line.startswith("# ")), "")
     preview = ("sizes-preview-tag" in text or "currently in **Preview**" in text
                or "(Preview)" in page.title or "(Preview)" in heading)
-    return {
-        "name": name,
-        "category": page.category,
-        "page": page.source,
-        "commit": page.commit,
-        "page_date": page.page_date,
-        "features": dict(sorted(features.items())),
-        "preview": preview,
-        "previous_generation": "previous-gen-header" in page.text,
-        "retirement": retirement,
-        "nvme_only_images": bool(NVME_ONLY.search(text)),
-        "notes": [n for n in page_notes if n != retirement],
-    }
+    return {"name": name, "category": page.category, "page": page.source, "commit": page.commit,
+            "page_date": page.page_date, "features": dict(sorted(features.items())), "preview": preview,
+            "previous_generation": "previous-gen-header" in page.text, "retirement": retirement,
+            "nvme_only_images": bool(NVME_ONLY.search(text)), "notes": [n for n in page_notes if n != retirement]}
 
 
 def generations(features: dict[str, str]) -> tuple[bool | None, bool | None]:
@@ -382,7 +364,7 @@ def _legacy(page: Page) -> list[tuple[dict, list[dict]]]:
         own = feature_lines(lines[:first_row])  # feature lines come before a section's table
         if own:
             features = own
-        table = Section(heading, lines).table()
+        table = Section(lines).table()
         if table is None or table.header[0].lower() not in ("size", "size name"):
             continue
         base = re.sub(r"\s*\((NVMe|SCSI)\)\s*$", "", heading, flags=re.I)
