@@ -32,29 +32,26 @@ import json
 import math
 import os
 import random
-import resource
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-# This checkout's package, not whichever one is installed.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout (benchmarks/common.py)
+
+from benchmarks.common import (  # noqa: E402
+    GPU_TAINT, GPU_TOLERATION, flavor, in_child, kueue, peak_mb, queue_spec, quota)
 
 DATA = Path(__file__).resolve().parent / "data"
 TARGETS = {"baseline": 10.0, "large-scale": 120.0, "month": 300.0, "week": None}
 FLOORS = {"baseline": 50.0, "large-scale": 31.6}  # rangespec.yaml clusterQueueClassesMinUsage
 MEMORY_LIMIT_MB = 1024
-V1B2 = "kueue.x-k8s.io/v1beta2"
 DAY = 86400.0
 
 
 # The synthetic organisation -----------------------------------------------------------------------
 
 COHORTS, QUEUES_PER_COHORT = 20, 10
-GPU_TAINT = {"key": "sku", "value": "gpu", "effect": "NoSchedule"}
-GPU_TOLERATION = {"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}
 POOLS = (  # name, VM size, minCount, maxCount, GPU
     ("cpu", "Standard_D16s_v5", 4, 150, False),
     ("a100", "Standard_NC24ads_A100_v4", 0, 100, True),
@@ -68,38 +65,22 @@ def organisation(seed: int) -> list[dict]:
     hold one GPU, the others borrow) and the H100 quota (one team in ten holds a node's 8) add up to
     the pools' GPUs at maxCount; CPU quota is overcommitted about 1.4x, as it often is."""
     rng = random.Random(seed)
-    objects = [{"apiVersion": V1B2, "kind": "WorkloadPriorityClass", "metadata": {"name": n}, "value": v}
-               for n, v in (("batch-low", 100), ("batch-high", 1000))]
-    for name, _, _, _, gpu in POOLS:
-        spec: dict = {"nodeLabels": {"kubernetes.azure.com/agentpool": name}}
-        if gpu:
-            spec["nodeTaints"] = [dict(GPU_TAINT)]
-        objects.append({"apiVersion": V1B2, "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": spec})
+    objects = [kueue("WorkloadPriorityClass", n, value=v) for n, v in (("batch-low", 100), ("batch-high", 1000))]
+    objects += [flavor(name, {"kubernetes.azure.com/agentpool": name}, gpu) for name, _, _, _, gpu in POOLS]
     for c in range(COHORTS):
-        objects.append({"apiVersion": V1B2, "kind": "Cohort", "metadata": {"name": f"org-{c}"}, "spec": {}})
+        objects.append(kueue("Cohort", f"org-{c}", spec={}))
         for q in range(QUEUES_PER_COHORT):
             name = f"team-{c}-{q}"
-            h100 = 8 if q == 0 else 0
-            flavors = [
-                {"name": "cpu", "resources": [{"name": "cpu", "nominalQuota": str(rng.choice((8, 16, 24)))},
-                                              {"name": "memory", "nominalQuota": "96Gi"},
-                                              {"name": "nvidia.com/gpu", "nominalQuota": "0"}]},
-                {"name": "a100", "resources": [{"name": "cpu", "nominalQuota": "24" if q % 2 else "0"},
-                                               {"name": "memory", "nominalQuota": "210Gi" if q % 2 else "0"},
-                                               {"name": "nvidia.com/gpu", "nominalQuota": "1" if q % 2 else "0",
-                                                **({"borrowingLimit": "2"} if q % 3 == 0 else {})}]},
-                {"name": "h100", "resources": [{"name": "cpu", "nominalQuota": "96"},
-                                               {"name": "memory", "nominalQuota": "1800Gi"},
-                                               {"name": "nvidia.com/gpu", "nominalQuota": str(h100)}]},
-            ]
-            spec = {"cohortName": f"org-{c}", "namespaceSelector": {},
-                    "resourceGroups": [{"coveredResources": ["cpu", "memory", "nvidia.com/gpu"], "flavors": flavors}],
-                    "preemption": {"withinClusterQueue": "LowerPriority",
-                                   "reclaimWithinCohort": "Any" if q % 2 == 0 else "Never"}}
-            objects.append({"apiVersion": V1B2, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec})
+            a100 = quota("a100", "24", "210Gi", "1") if q % 2 else quota("a100", "0", "0", "0")
+            if q % 3 == 0:
+                a100["resources"][2]["borrowingLimit"] = "2"
+            quotas = [quota("cpu", str(rng.choice((8, 16, 24))), "96Gi", "0"), a100,
+                      quota("h100", "96", "1800Gi", "8" if q == 0 else "0")]
+            preemption = {"withinClusterQueue": "LowerPriority",
+                          "reclaimWithinCohort": "Any" if q % 2 == 0 else "Never"}
+            objects.append(kueue("ClusterQueue", name, spec=queue_spec(f"org-{c}", quotas, preemption=preemption)))
             objects.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
-            objects.append({"apiVersion": V1B2, "kind": "LocalQueue", "metadata": {"name": "jobs", "namespace": name},
-                            "spec": {"clusterQueue": name}})
+            objects.append(kueue("LocalQueue", "jobs", name, spec={"clusterQueue": name}))
     return objects
 
 
@@ -201,7 +182,7 @@ def run_case(case: str, seed: int, profile: bool) -> dict:
     result = {"case": case, "workloads": len(trace.workloads), "written": written, "wall": wall, "cpu": cpu,
               "read_wall": read_wall, "read_cpu": read_cpu, "events": outcome.events, "cycles": outcome.cycles,
               "decisions": outcome.decisions, "end": outcome.end, "queues": len(outcome.queues),
-              "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+              "peak_mb": peak_mb(),
               "admitted": sum(r.ever_admitted for r in outcome.runs),
               "finished": sum(r.finished is not None for r in outcome.runs),
               "preemptions": sum(r.preemptions for r in outcome.runs),
@@ -259,14 +240,6 @@ def _where_time_goes(profiler) -> list[tuple[str, float]]:
 # The report ----------------------------------------------------------------------------------
 
 
-def in_child(case: str, seed: int, profile: bool) -> dict:
-    command = [sys.executable, __file__, "--case", case, "--seed", str(seed)] + (["--profile"] if profile else [])
-    done = subprocess.run(command, capture_output=True, text=True, cwd=Path(__file__).parents[1])
-    if done.returncode != 0:
-        raise SystemExit(f"{case} failed:\n{done.stderr[-4000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", choices=sorted(TARGETS), help="run one case (in this process) and print its JSON")
@@ -280,7 +253,8 @@ def main() -> None:
         return
     results = {}
     for case in args.cases.split(","):
-        runs = [in_child(case, args.seed, args.profile) for _ in range(max(1, args.runs))]
+        flags = ["--seed", str(args.seed)] + (["--profile"] if args.profile else [])
+        runs = [in_child(__file__, case, *flags) for _ in range(max(1, args.runs))]
         results[case] = min(runs, key=lambda r: r["cpu"])
         r = results[case]
         print(f"{case}: {r['workloads']:,} workloads, {r['queues']} ClusterQueues, replayed to {r['end']:,.0f} s "
