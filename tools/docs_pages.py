@@ -66,8 +66,7 @@ def _command_section(name: str, command: Any) -> list[str]:
         lines += ["| argument | meaning |", "|---|---|"]
         lines += [f"| `{_argument(p)}` | {_cell(p.help)} |" for p in described]
     if options:
-        lines += ["" if lines[-1] else None, "| option | meaning |", "|---|---|", *(_option_row(p) for p in options)]
-        lines = [line for line in lines if line is not None]
+        lines += ([""] if lines[-1] else []) + ["| option | meaning |", "|---|---|", *(_option_row(p) for p in options)]
     return lines + [""]
 
 
@@ -93,24 +92,16 @@ def cli_markdown() -> str:
 
 
 # ----------------------------------------------------------------------------------- the policies
-def _registry_markdown() -> str:
-    from aks_kueue.judge.rules import registry_markdown
-
-    return registry_markdown()
-
-
-# The policy list's source: the rule registry, which the pack is generated from.
-POLICY_LIST: Callable[[], str] = _registry_markdown
-
-
 def policies_markdown() -> str:
+    from aks_kueue.judge.rules import registry_markdown  # the rule registry, which the pack is generated from
+
     return "".join([
         HEADER.format(source="the policy pack"), "# Policy list\n\n",
         "Every policy of the pack, as `pulumi preview --policy-pack policy` and `aks-kueue preview` run it.\n"
         "The level is the default; a policy config (`--policy-pack-config`, `policy/config/*.json`) can set\n"
         "each to `mandatory`, `advisory` or `disabled`, and set the config properties listed\n"
         "([Pre-flight checks and policy verdicts](../policies.md)).\n\n",
-        POLICY_LIST(),
+        registry_markdown(),
     ])
 
 

@@ -212,10 +212,8 @@ def support(value: str | None) -> bool | None:
 
 def _number(cell: str) -> float | None:
     s = cell.replace(",", "").strip()
-    if not s:
-        return None
     try:
-        return float(s)
+        return float(s) if s else None
     except ValueError:
         raise SnapshotError(f"not a number: {cell!r}") from None
 
@@ -264,11 +262,8 @@ def architecture(name: str, spec_text: str | None) -> tuple[str | None, str]:
     ("[x86-64]"); otherwise the size name, by the rule of the sizes overview page
     (snapshot/overview.md): a 'p' feature letter means an Arm CPU, no CPU letter Intel x86-64."""
     if spec_text is not None:
-        if "[x86-64]" in spec_text:
-            return "x64", "specs include"
-        if "[Arm64]" in spec_text:
-            return "Arm64", "specs include"
-        return None, "specs include names no instruction set"
+        arch = "x64" if "[x86-64]" in spec_text else "Arm64" if "[Arm64]" in spec_text else None
+        return arch, "specs include" if arch else "specs include names no instruction set"
     return ("Arm64" if ARM_NAME.match(name) else "x64"), "size name"
 
 
