@@ -1,8 +1,7 @@
-"""What the benchmarks share: timing a piece of work, peak memory, and a case run in a process of its own.
+"""What the benchmarks share: timing, peak memory, a case in a process of its own, Kueue objects.
 
-A benchmark run as a script has benchmarks/ first on its path, not the project root: it puts this
-checkout's root there before importing this module, so that it measures this checkout's package,
-not whichever one is installed.
+A benchmark run as a script puts this checkout's root first on its path before it imports this
+module (Python puts benchmarks/ there), so that it measures this checkout, not an installed package.
 """
 
 from __future__ import annotations
@@ -13,17 +12,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 V1B2 = "kueue.x-k8s.io/v1beta2"
 GPU_TAINT = {"key": "sku", "value": "gpu", "effect": "NoSchedule"}
 GPU_TOLERATION = {"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}
 
-T = TypeVar("T")
-
-
-def timed(runs: int, work: Callable[[], T]) -> tuple[list[float], T | None]:
+def timed(runs: int, work: Callable[[], Any]) -> tuple[list[float], Any]:
     """The wall seconds of each of `runs` calls of `work`, and what the last call returned."""
     times, result = [], None
     for _ in range(runs):

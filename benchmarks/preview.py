@@ -62,14 +62,8 @@ pulumi.runtime.test(program)()
 """
 
 
-def child_environment(pycache: str) -> dict[str, str]:
-    """Bytecode cached under `pycache`, as a program installed by pip has it."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = pycache
-    return env
-
-
-# The children's environment: `child_environment`, set in main.
+# The children's environment; main caches their bytecode in a temporary directory, as a program
+# installed by pip has it.
 ENV: dict[str, str] = dict(os.environ)
 
 
@@ -94,12 +88,6 @@ def run_once(command: list[str], root: Path | None = None) -> tuple[float, float
         where = f" in {root}" if root else ""
         raise SystemExit(f"{' '.join(command)}{where} failed: {child.stderr.read().decode()}")
     return elapsed, usage.ru_maxrss / 1024
-
-
-def measure(command: list[str], runs: int) -> tuple[float, float]:
-    """Median seconds and peak RSS in MB over `runs` fresh processes."""
-    samples = [run_once(command) for _ in range(runs)]
-    return statistics.median(t for t, _ in samples), max(mb for _, mb in samples)
 
 
 def measure_against(floor: list[str], command: list[str], runs: int) -> tuple[float, float, float]:
@@ -266,8 +254,8 @@ def main() -> None:
     args = parser.parse_args()
     preview = [sys.executable, "-m", "aks_kueue.cli", "preview", "--json"]
     with tempfile.TemporaryDirectory() as tmp:
-        ENV.clear()
-        ENV.update(child_environment(str(Path(tmp) / "pycache")))
+        ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+        ENV["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         large = Path(tmp) / "Pulumi.large.yaml"
         large.write_text(yaml.safe_dump(large_stack()))
         half = Path(tmp) / "Pulumi.half.yaml"
@@ -286,7 +274,8 @@ def main() -> None:
         sdk = [sys.executable, "-c", SDK_REGISTRATION, str(resources)]
         for command in (FLOOR, sdk, *cases.values()):
             run_once(command)
-        floor_s, floor_mb = measure(FLOOR, args.runs)
+        samples = [run_once(FLOOR) for _ in range(args.runs)]
+        floor_s, floor_mb = statistics.median(t for t, _ in samples), max(mb for _, mb in samples)
         print(f"import floor                  {floor_s:6.2f} s  {floor_mb:4.0f} MB  (imports pulumi, "
               f"pulumi_azure_native.containerservice, pulumi_kubernetes)")
         seconds = {}

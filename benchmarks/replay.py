@@ -28,6 +28,7 @@ Kueue's harness runs in real time against an API server (about 351 s and 1,179 s
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import math
 import os
@@ -35,6 +36,7 @@ import random
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout (benchmarks/common.py)
@@ -168,11 +170,8 @@ def run_case(case: str, seed: int, profile: bool) -> dict:
         trace = read_trace([str(path)])
         configuration = _configuration(case, trace, seed)
         read_wall, read_cpu = time.perf_counter() - wall, time.process_time() - cpu
-        profiler = None
-        if profile:
-            import cProfile
-
-            profiler = cProfile.Profile()
+        profiler = cProfile.Profile() if profile else None
+        if profiler is not None:
             profiler.enable()
         outcome = replay(configuration, trace)
         found = document([outcome], trace)
@@ -202,14 +201,14 @@ def run_case(case: str, seed: int, profile: bool) -> dict:
 def _class_usage(outcome, classes: dict[str, str]) -> dict[str, float]:
     """Kueue's checker: CPU used (mCPU x ms) x 100 / (nominal quota (mCPU) x (last event - first event)),
     summed over the ClusterQueues of a class; here the replay's start and end are the first and last events."""
-    used: dict[str, float] = {}
-    nominal: dict[str, float] = {}
+    used: Counter[str] = Counter()
+    nominal: Counter[str] = Counter()
     for name, meters in outcome.meters.items():
         cls = classes.get(name, "?")
         for (_, resource_name), meter in meters.items():
             if resource_name == "cpu":
-                used[cls] = used.get(cls, 0.0) + meter.used
-                nominal[cls] = nominal.get(cls, 0.0) + meter.nominal
+                used[cls] += meter.used
+                nominal[cls] += meter.nominal
     return {cls: 100.0 * used[cls] / (nominal[cls] * outcome.end) for cls in used if nominal[cls] and outcome.end}
 
 
@@ -225,16 +224,13 @@ def _class_admission(outcome) -> dict[str, float]:
 def _where_time_goes(profiler) -> list[tuple[str, float]]:
     import pstats
 
-    stats = pstats.Stats(profiler)
-    by_module: dict[str, float] = {}
-    for (file, _, _), (_, _, own, _, _) in stats.stats.items():
-        if "aks_kueue" in file:
-            module = file.split("aks_kueue/")[-1]
-        else:
-            module = "python/" + Path(file).name if file != "~" else "builtins"
-        by_module[module] = by_module.get(module, 0.0) + own
+    by_module: Counter[str] = Counter()
+    for (file, _, _), (_, _, own, _, _) in pstats.Stats(profiler).stats.items():
+        module = (file.split("aks_kueue/")[-1] if "aks_kueue" in file
+                  else "builtins" if file == "~" else "python/" + Path(file).name)
+        by_module[module] += own
     total = sum(by_module.values()) or 1.0
-    return [(m, 100 * s / total) for m, s in sorted(by_module.items(), key=lambda kv: -kv[1])[:12]]
+    return [(m, 100 * s / total) for m, s in by_module.most_common(12)]
 
 
 # The report ----------------------------------------------------------------------------------

@@ -301,15 +301,12 @@ class Workers:
                 ready = wait([w["connection"] for w in busy], timeout=max(0.0, deadline - time.monotonic()))
                 now = time.monotonic()
                 for index, worker in enumerate(workers):
-                    run = worker["run"]
-                    if run is None:
-                        continue
-                    if worker["connection"] in ready:
+                    run, seconds = worker["run"], now - worker["started"]
+                    if run is not None and worker["connection"] in ready:
                         try:
                             code, stdout, stderr, raised = worker["connection"].recv()
                         except (EOFError, OSError):  # the worker died: as a crash
                             code, stdout, stderr, raised = None, "", "", "the worker process died"
-                        seconds = now - worker["started"]
                         report(Outcome(run, code, stdout, stderr, raised, seconds,
                                        check(run, code, stdout, stderr, raised, hung=False)))
                         worker["run"] = None
@@ -317,8 +314,8 @@ class Workers:
                         if worker["done"] >= self.recycle or raised == "the worker process died":
                             self._stop(worker)
                             workers[index] = self._start()
-                    elif now - worker["started"] > self.timeout:
-                        report(Outcome(run, None, seconds=now - worker["started"], problems=["hang"]))
+                    elif run is not None and seconds > self.timeout:
+                        report(Outcome(run, None, seconds=seconds, problems=["hang"]))
                         self._stop(worker, kill=True)
                         workers[index] = self._start()
         finally:

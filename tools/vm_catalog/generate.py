@@ -140,7 +140,7 @@ def _tabs(text: str) -> dict[tuple[str, str], Section]:
         if m:
             current = Section([])
             tabs[(m[1], m[2])] = current
-        elif line.startswith("## ") or line.startswith("### ") or line.strip() == "---":
+        elif line.startswith(("## ", "### ")) or line.strip() == "---":
             current = None
         elif current is not None:
             current.lines.append(line)
@@ -185,15 +185,10 @@ def feature_lines(lines: list[str]) -> dict[str, str]:
             if len(cells) < 2 or cells[0].lower().startswith("feature name") or re.fullmatch(r"-+", cells[0]):
                 continue
             entries = [(cells[0], cells[1])]
-        else:
-            entries = []
-            for chunk in re.split(r"<br\s*/?>", stripped):
-                chunk = re.sub(r"^\s*-\s*", "", chunk).strip()
-                if not chunk:
-                    continue
-                m = re.match(r"^(\[[^\]]+\]\([^)]*\)|[^:\[\]]+?)\s*\d?\s*:\s*(.+)$", chunk)
-                if m:
-                    entries.append((m[1], m[2]))
+        else:  # "Name: value" lines, several to a line with <br>
+            chunks = (re.sub(r"^\s*-\s*", "", chunk).strip() for chunk in re.split(r"<br\s*/?>", stripped))
+            found = (re.match(r"^(\[[^\]]+\]\([^)]*\)|[^:\[\]]+?)\s*\d?\s*:\s*(.+)$", chunk) for chunk in chunks)
+            entries = [(m[1], m[2]) for m in found if m]
         for name, value in entries:
             name = re.sub(r"\d+$", "", _plain(name)).strip()
             name = FEATURE_ALIASES.get(name.lower(), name)
@@ -346,7 +341,7 @@ def _legacy(page: Page) -> list[tuple[dict, list[dict]]]:
     sections: list[tuple[str, list[str]]] = []
     preamble: list[str] = []
     for line in page.text.splitlines():
-        if line.startswith("## ") or line.startswith("### "):
+        if line.startswith(("## ", "### ")):
             sections.append((line.lstrip("#").strip(), []))
         elif sections:
             sections[-1][1].append(line)
@@ -415,8 +410,7 @@ def _tabbed_name(page: Page) -> str:
 
 
 def _tabbed(page: Page, root: Path) -> tuple[dict, list[dict]]:
-    text = page.text
-    features = parse_features(text)
+    features = parse_features(page.text)
     gpu = GPU_SERIES.get(page.key)
     spec_text = spec_include(page, root)
     if gpu is not None:
@@ -424,7 +418,7 @@ def _tabbed(page: Page, root: Path) -> tuple[dict, list[dict]]:
             raise SnapshotError(f"{page.file}: GPU series without its specs include in the snapshot")
         if gpu.evidence not in spec_text:
             raise SnapshotError(f"{page.file}: the specs include no longer says {gpu.evidence!r}")
-    series = _series_record(page, _tabbed_name(page), features, text)
+    series = _series_record(page, _tabbed_name(page), features, page.text)
     if gpu is not None:
         series["gpu"] = {"model": gpu.model or None, "resource": gpu.resource or None,
                          "memory_gib_per_gpu": gpu.memory_gib, "source": f"includes/{page.key}-series-specs.md"}
@@ -617,8 +611,8 @@ def build(root: Path = SNAPSHOT) -> dict:
     if stale:
         raise SnapshotError(f"errata no longer found in the snapshot: {sorted(stale)}; remove them")
     return {
-        "source": {"repository": REPOSITORY, "read": max(page.read for page in pages), "generator": "tools/vm_catalog/generate.py",
-                   "pages": len(pages)},
+        "source": {"repository": REPOSITORY, "read": max(page.read for page in pages),
+                   "generator": "tools/vm_catalog/generate.py", "pages": len(pages)},
         "series": dict(sorted(series_out.items(), key=lambda kv: kv[0].lower())),
         "sizes": sorted(sizes_out.values(), key=lambda s: s["name"].lower()),
     }
