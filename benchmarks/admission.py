@@ -169,11 +169,6 @@ def run_case(case: str, workloads: int, queues: int, cohorts: int, runs: int, se
 # The report ----------------------------------------------------------------------------------
 
 
-def sized_in_child(case: str, workloads: int, queues: int, cohorts: int, runs: int, seed: int) -> dict:
-    return in_child(__file__, case, "--workloads", str(workloads), "--queues", str(queues), "--cohorts", str(cohorts),
-                    "--runs", str(runs), "--seed", str(seed))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workloads", type=int, default=10_000)
@@ -187,10 +182,12 @@ def main() -> None:
         print(json.dumps(run_case(args.case, args.workloads, args.queues, args.cohorts, args.runs, args.seed)))
         return
     rows = []
+    sizes = ((args.workloads // 10, args.queues // 10, max(1, args.cohorts // 10)),
+             (args.workloads, args.queues, args.cohorts))
     for case in ("validate", "simulate"):
-        tenth = sized_in_child(case, args.workloads // 10, args.queues // 10, max(1, args.cohorts // 10), args.runs,
-                               args.seed)
-        full = sized_in_child(case, args.workloads, args.queues, args.cohorts, args.runs, args.seed)
+        tenth, full = (in_child(__file__, case, "--workloads", str(workloads), "--queues", str(queues), "--cohorts",
+                                str(cohorts), "--runs", str(args.runs), "--seed", str(args.seed))
+                       for workloads, queues, cohorts in sizes)
         rate = full["workloads"] / full["seconds"]
         growth = (full["seconds"] / full["workloads"]) / (tenth["seconds"] / tenth["workloads"])
         rows.append((case, full, rate, growth))

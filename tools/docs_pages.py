@@ -30,19 +30,15 @@ def _cell(text: Any) -> str:
 # ----------------------------------------------------------------------------------------- the CLI
 def _option_row(param: Any) -> str:
     names = ", ".join(f"`{name}`" for name in (*param.opts, *param.secondary_opts))
-    if not getattr(param, "is_flag", False) and param.metavar:
+    flag, default = getattr(param, "is_flag", False), param.default
+    if not flag and param.metavar:
         names += f" `{param.metavar}`"
-    notes = []
-    if param.required:
-        notes.append("required")
-    if getattr(param, "multiple", False):
-        notes.append("repeatable")
-    default = param.default
-    if default not in (None, False, (), []) and not callable(default) and not getattr(param, "is_flag", False):
-        notes.append(f"default `{default}`")
+    shows_default = default not in (None, False, (), []) and not callable(default) and not flag
+    notes = [note for note, applies in (("required", param.required), ("repeatable", getattr(param, "multiple", False)),
+                                        (f"default `{default}`", shows_default)) if applies]
     help_text = _cell(getattr(param, "help", None) or "")
     if notes:
-        help_text = f"{help_text} ({', '.join(notes)})" if help_text else f"({', '.join(notes)})"
+        help_text = f"{help_text} ({', '.join(notes)})".lstrip()
     return f"| {names} | {help_text} |"
 
 

@@ -120,8 +120,6 @@ def _tree_mutation(doc: dict, rng: random.Random) -> None:
 
 def _text_mutation(text: str, rng: random.Random) -> str:
     lines = text.split("\n")
-    if not lines:
-        return text
     index = rng.randrange(len(lines))
     line = lines[index]
     operation = rng.randrange(5)

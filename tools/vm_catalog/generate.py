@@ -76,10 +76,6 @@ class Table:
 class Section:
     lines: list[str]
 
-    @property
-    def text(self) -> str:
-        return "\n".join(self.lines)
-
     def tables(self) -> list[Table]:
         """Every table of the section (the Msv3/Mdsv3 High Memory pages give one per disk controller)."""
         out = []
@@ -274,9 +270,7 @@ def spec_include(page: Page, root: Path = SNAPSHOT) -> str | None:
 def page_sizes(page: Page, root: Path = SNAPSHOT) -> list[tuple[dict, list[dict]]]:
     """[(series record, size records)] for one snapshot page: one series, or several on an older
     page that puts each series in its own section with one wide table (no Basics/Local tabs)."""
-    if not any(base == "sizebasic" for (base, _) in page.tabs):
-        return _legacy(page)
-    return [_tabbed(page, root)]
+    return [_tabbed(page, root)] if any(base == "sizebasic" for (base, _) in page.tabs) else _legacy(page)
 
 
 def _series_record(page: Page, name: str, features: dict[str, str], text: str) -> dict:
@@ -364,11 +358,8 @@ def _legacy(page: Page) -> list[tuple[dict, list[dict]]]:
             groups[name] = (_series_record(page, name, features, "\n".join(preamble + lines)), {})
         series, rows = groups[name]
         for row in _legacy_rows(page, heading, table, series, features):
-            known = rows.get(row["name"].lower())
-            if known is None:
-                rows[row["name"].lower()] = row
-            elif (known["vcpus"], known["memory_gib"], known["temp_disk_gib"]) != (
-                    row["vcpus"], row["memory_gib"], row["temp_disk_gib"]):
+            known = rows.setdefault(row["name"].lower(), row)
+            if any(known[key] != row[key] for key in ("vcpus", "memory_gib", "temp_disk_gib")):
                 raise SnapshotError(f"{page.file}: {row['name']} differs between the tables of {name}")
     if not groups:
         raise SnapshotError(f"{page.file}: neither Basics tabs nor a size table")
@@ -476,7 +467,7 @@ def _local(page: Page, suffix: str, rows: dict[str, dict]) -> None:
         return
     table = _agreed(page, section, "local-storage")
     if table is None:
-        if not NO_LOCAL.search(section.text):
+        if not NO_LOCAL.search("\n".join(section.lines)):
             raise SnapshotError(f"{page.file}: local-storage tab has neither a table nor 'No local storage'")
         for row in rows.values():  # the page says there is none; it says nothing of a cache
             row.update(temp_disk_count=0, temp_disk_gib=0.0)
@@ -537,7 +528,10 @@ def _accelerators(page: Page, suffix: str, rows: dict[str, dict], gpu: GpuFacts 
         listed = _number(cells[mem_col])
         text = cells[count_col].strip()
         if not text:
-            count = _count_from_include(page, gpu)
+            m = re.search(r"\|\s*Accelerators\s*\|\s*(\d+)\s*\|", gpu.evidence)
+            if not m:
+                raise SnapshotError(f"{page.file}: blank GPU count and no count in the specs include")
+            count = Fraction(int(m[1]))
             row["notes"].append(f"GPU count {count} from the series specs include; the size table leaves it blank")
         else:
             count = Fraction(text)
@@ -548,13 +542,6 @@ def _accelerators(page: Page, suffix: str, rows: dict[str, dict], gpu: GpuFacts 
             row["missing"] += ["gpu_model", "gpu_resource"]
             row["notes"].append("the page names no GPU model or vendor")
         row["gpu_memory_gib"] = _gpu_memory(page, name, gpu, count, listed)
-
-
-def _count_from_include(page: Page, gpu: GpuFacts) -> Fraction:
-    m = re.search(r"\|\s*Accelerators\s*\|\s*(\d+)\s*\|", gpu.evidence)
-    if not m:
-        raise SnapshotError(f"{page.file}: blank GPU count and no count in the specs include")
-    return Fraction(int(m[1]))
 
 
 def _gpu_memory(page: Page, name: str, gpu: GpuFacts, count: Fraction, listed: float | None) -> float | None:
