@@ -180,13 +180,11 @@ def run_case(case: str, seed: int, profile: bool) -> dict:
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     result = {"case": case, "workloads": len(trace.workloads), "written": written, "wall": wall, "cpu": cpu,
               "read_wall": read_wall, "read_cpu": read_cpu, "events": outcome.events, "cycles": outcome.cycles,
-              "decisions": outcome.decisions, "end": outcome.end, "queues": len(outcome.queues),
-              "peak_mb": peak_mb(),
+              "decisions": outcome.decisions, "end": outcome.end, "queues": len(outcome.queues), "peak_mb": peak_mb(),
               "admitted": sum(r.ever_admitted for r in outcome.runs),
               "finished": sum(r.finished is not None for r in outcome.runs),
               "preemptions": sum(r.preemptions for r in outcome.runs),
-              "evictions": sum(r.evictions for r in outcome.runs),
-              "load": os.getloadavg()[0]}
+              "evictions": sum(r.evictions for r in outcome.runs), "load": os.getloadavg()[0]}
     if trace.generated is not None:
         result["usage"] = _class_usage(outcome, trace.generated.queue_classes)
         result["admission_ms"] = _class_admission(outcome)
