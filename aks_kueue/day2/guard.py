@@ -40,17 +40,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from aks_kueue.aks import kubernetes_versions
 from aks_kueue.day2.allow import ACKNOWLEDGED_ONLY, ALLOW_KEY, MANAGER_ENTRY, Allowances, Entry, Target
 from aks_kueue.day2.names import DELETE_TIMEOUT, FINALIZER_WAITS_FOR, immutable_paths, spec_of
 from aks_kueue.day2.replacement import Change, changes, facts
 from aks_kueue.day2.state import OUTPUT, Previous, Record, Tracked
+from aks_kueue.day2.upgrades import MOVES_MINOR
 from aks_kueue.judge.finding import ERROR, WARNING, Finding
 from aks_kueue.kueue import multikueue as mk
 
-CHANNELS_OWNING_VERSION = ("stable", "rapid")
 _LOST = {
     Target.RESOURCE_GROUP: "the resource group and everything in it: the cluster, its node resource group and "
                            "every disk behind a PersistentVolume",
@@ -478,56 +478,50 @@ def _untracked(report: Report, before: Record, desired: Record) -> None:
 
 def _kubernetes_version(report: Report, before: Record, desired: Record, on: Optional[date]) -> None:
     old, new = before.kubernetes_version, desired.kubernetes_version
+
+    def say(finding: Callable[..., None], kind: str, message: str, fix: str) -> None:
+        """A finding on the cluster's version, its message going on from `OLD -> NEW`."""
+        finding(kind, "ManagedCluster", VERSION_KEY, f"{old} -> {new}{message}", fix, {"old": old, "new": new})
+
     if old == new:
         return
-    numbers = {"old": old, "new": new}
-    if desired.upgrade_channel in CHANNELS_OWNING_VERSION:
-        report.notice("day2-kubernetes-version-ignored", "ManagedCluster", VERSION_KEY,
-                      f"{old} -> {new} changes nothing: with upgradeChannel {desired.upgrade_channel} the program sets "
-                      "kubernetesVersion only when it creates the cluster, and the channel moves it after that",
-                      "use upgradeChannel patch (or none) to choose the minor version yourself", numbers)
+    if desired.upgrade_channel in MOVES_MINOR:
+        say(report.notice, "day2-kubernetes-version-ignored", f" changes nothing: with upgradeChannel "
+            f"{desired.upgrade_channel} the program sets kubernetesVersion only when it creates the cluster, and the "
+            "channel moves it after that", "use upgradeChannel patch (or none) to choose the minor version yourself")
         return
     was, wanted = kubernetes_versions.parse(old.strip()), kubernetes_versions.parse(new.strip())
     if was is None or wanted is None:
         return  # the settings check the version's form; an unreadable old record compares nothing
     if wanted[:2] < was[:2] or (wanted[:2] == was[:2] and None not in (was[2], wanted[2]) and wanted[2] < was[2]):
-        report.refuse("day2-kubernetes-downgrade-refused", "ManagedCluster", VERSION_KEY,
-                      f"{old} -> {new} is a downgrade: {NO_DOWNGRADE}", f"keep {old} or move forward", numbers)
+        say(report.refuse, "day2-kubernetes-downgrade-refused", f" is a downgrade: {NO_DOWNGRADE}",
+            f"keep {old} or move forward")
         return
     if wanted[:2] == was[:2]:
         if wanted[2] is None:
-            report.notice("day2-kubernetes-version-same-minor", "ManagedCluster", VERSION_KEY,
-                          f"{old} -> {new} does not upgrade: AKS keeps the patch the cluster runs (\"Updating the "
-                          "cluster with the same <major.minor> once it has been created (e.g. 1.14.x -> 1.14) will not "
-                          "trigger an upgrade\")",
-                          f"write {new}.<patch> to move to a newer patch", numbers)
+            say(report.notice, "day2-kubernetes-version-same-minor", " does not upgrade: AKS keeps the patch the "
+                "cluster runs (\"Updating the cluster with the same <major.minor> once it has been created (e.g. "
+                "1.14.x -> 1.14) will not trigger an upgrade\")", f"write {new}.<patch> to move to a newer patch")
             return
         if was[2] is None:
-            report.notice("day2-kubernetes-patch-pinned", "ManagedCluster", VERSION_KEY,
-                          f"{old} -> {new} pins a patch: the cluster runs the patch AKS chose for {old} when it was "
-                          f"created or last upgraded; if that is newer than {new}, AKS refuses the change "
-                          f"({NO_DOWNGRADE})",
-                          "`az aks show -g RG -n CLUSTER --query currentKubernetesVersion` shows it; pin that one or a "
-                          "newer one", numbers)
+            say(report.notice, "day2-kubernetes-patch-pinned", f" pins a patch: the cluster runs the patch AKS chose "
+                f"for {old} when it was created or last upgraded; if that is newer than {new}, AKS refuses the change "
+                f"({NO_DOWNGRADE})", "`az aks show -g RG -n CLUSTER --query currentKubernetesVersion` shows it; pin "
+                "that one or a newer one")
             return
     elif wanted[0] != was[0] or wanted[1] > was[1] + 1:
         if not _out_of_support(was[1], on):
-            step = f"{was[0]}.{was[1] + 1}"
-            report.refuse("day2-kubernetes-minor-skip-refused", "ManagedCluster", VERSION_KEY,
-                          f"{old} -> {new} skips a minor version, which AKS refuses: \"{MINOR_RULE}\" "
-                          f"(pulumi-azure-native {facts().azure_native_version}, ManagedCluster kubernetesVersion)",
-                          f"upgrade one minor at a time: set {step} in one update, and move on once it is done",
-                          numbers)
+            say(report.refuse, "day2-kubernetes-minor-skip-refused", f" skips a minor version, which AKS refuses: "
+                f"\"{MINOR_RULE}\" (pulumi-azure-native {facts().azure_native_version}, ManagedCluster "
+                f"kubernetesVersion)", f"upgrade one minor at a time: set {was[0]}.{was[1] + 1} in one update, and "
+                "move on once it is done")
             return
-        report.notice("day2-kubernetes-minor-skip", "ManagedCluster", VERSION_KEY,
-                      f"{old} -> {new} skips minor versions: AKS allows that only from a version out of support back "
-                      f"into a supported one, as 1.{was[1]} is ({kubernetes_versions.DATA_FILE})",
-                      "check `az aks get-upgrades -g RG -n CLUSTER` lists it", numbers)
-    report.notice("day2-kubernetes-upgrade", "ManagedCluster", VERSION_KEY,
-                  f"{old} -> {new}: pulumi up upgrades the control plane at once, outside any maintenance window "
-                  "(those schedule AKS's own upgrades only), and then drains and upgrades every pool under its "
-                  "upgradeSettings",
-                  "run this update when the pools may be drained", numbers)
+        say(report.notice, "day2-kubernetes-minor-skip", " skips minor versions: AKS allows that only from a version "
+            f"out of support back into a supported one, as 1.{was[1]} is ({kubernetes_versions.DATA_FILE})",
+            "check `az aks get-upgrades -g RG -n CLUSTER` lists it")
+    say(report.notice, "day2-kubernetes-upgrade", ": pulumi up upgrades the control plane at once, outside any "
+        "maintenance window (those schedule AKS's own upgrades only), and then drains and upgrades every pool under "
+        "its upgradeSettings", "run this update when the pools may be drained")
 
 
 def _out_of_support(minor: int, on: Optional[date]) -> bool:

@@ -295,19 +295,17 @@ def judge_plan(steps: list[Step], allowances: Allowances, kept_tokens: Optional[
         if known is not None and step.op not in DESTRUCTIVE:
             continue
         kueue = _KUEUE_TYPE.fullmatch(canonical_type(step.type))
-        if kueue and kueue.group(1) == "MultiKueueConfig":
-            judged.append(_judge_config(step, steps, allowances, *known) if known is not None else Judged(
-                step, None, True, f"{step.op!r} is not a step operation this check-plan knows (the "
-                                  f"{len(OPERATIONS)} of Pulumi's step.go), so it cannot tell what it does to the "
-                                  "MultiKueueConfig"))
+        config = kueue is not None and kueue.group(1) == "MultiKueueConfig"
+        entry = None if config else watched(step)
+        if known is None and (config or entry is not None):
+            judged.append(Judged(step, entry, True, f"{step.op!r} is not a step operation this check-plan knows (the "
+                                                    f"{len(OPERATIONS)} of Pulumi's step.go), so it cannot tell what "
+                                                    f"it does to {'the MultiKueueConfig' if config else entry}"))
             continue
-        entry = watched(step)
+        if config:
+            judged.append(_judge_config(step, steps, allowances, *known))
+            continue
         if entry is None:
-            continue
-        if known is None:
-            judged.append(Judged(step, entry, True, f"{step.op!r} is not a step operation this check-plan knows "
-                                                    f"(the {len(OPERATIONS)} of Pulumi's step.go), so it cannot "
-                                                    f"tell what it does to {entry}"))
             continue
         effect, what = known
         generation = token_generation(step) if step.op == "delete" else None
