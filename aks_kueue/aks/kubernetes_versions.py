@@ -129,17 +129,12 @@ class Calendar:
 @lru_cache(maxsize=1)
 def load() -> Calendar:
     doc = json.loads(resources.files("aks_kueue.aks").joinpath(DATA_FILE).read_text())
-    releases = []
-    for row in doc["versions"]:
-        lts = row.get("ltsEndOfLife")
-        releases.append(MinorRelease(
-            minor=int(row["minor"].split(".")[1]),
-            preview=_parse_cell(row["aksPreview"], end_of_month=False),
-            ga=_parse_cell(row["aksGa"], end_of_month=False),
-            end_of_life=_parse_cell(row["endOfLife"], end_of_month=True),
-            lts_end_of_life=_parse_cell(lts, end_of_month=True) if lts else None,
-            platform_support=row.get("platformSupport", ""),
-        ))
+    releases = (MinorRelease(
+        minor=int(row["minor"].split(".")[1]),
+        preview=_parse_cell(row["aksPreview"], end_of_month=False), ga=_parse_cell(row["aksGa"], end_of_month=False),
+        end_of_life=_parse_cell(row["endOfLife"], end_of_month=True),
+        lts_end_of_life=_parse_cell(row["ltsEndOfLife"], end_of_month=True) if row.get("ltsEndOfLife") else None,
+        platform_support=row.get("platformSupport", "")) for row in doc["versions"])
     return Calendar(source=doc["source"], page_date=doc.get("pageDate", ""),
                     as_of=date.fromisoformat(doc["asOf"]), grace_days=int(doc["graceDays"]),
                     releases=tuple(sorted(releases, key=lambda r: r.minor)))

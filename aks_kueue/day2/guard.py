@@ -144,6 +144,14 @@ class Report:
         self.notices.append(Finding(kind, WARNING, *rest))
 
 
+def _change(subject: str, key: str, old: Any, new: Any) -> Callable[..., None]:
+    """`say(report.refuse or report.notice, kind, message, fix)` for findings on one change of a value:
+    the message goes on from `OLD -> NEW`, and the finding's numbers are both."""
+    def say(finding: Callable[..., None], kind: str, message: str, fix: str) -> None:
+        finding(kind, subject, key, f"{old} -> {new}{message}", fix, {"old": old, "new": new})
+    return say
+
+
 def lost(entry: Entry) -> str:
     return _LOST[entry.target]
 
@@ -315,32 +323,23 @@ def _install(report: Report, before: Record, desired: Record, allow: Allowances)
         return False
     entry = Entry(Target.KUEUE)
     installer = before.get(entry)
+    say = _change("Kueue installer", INSTALL_KEY, old, new)
     if "none" not in (old, new):
-        report.refuse("day2-install-switch-refused", "Kueue installer", INSTALL_KEY,
-                      f"{old} -> {new} switches Kueue directly: Pulumi would create the new installer while the old "
-                      "one still owns Kueue's CRDs and webhooks (two controllers at once), then delete the old one, "
-                      f"whose uninstall removes {lost(entry)}",
-                      f"switch in three updates: 1. add `kueue` to {ALLOW_KEY}; 2. set install: none (queue objects, "
-                      "expected workloads and queue manifests removed too) with `kueue` still listed; 3. set install: "
-                      f"{new}", {"old": old, "new": new})
-        return True
-    if new == "none":
-        if installer is not None and installer.protected:
-            report.refuse("day2-install-switch-refused", "Kueue installer", INSTALL_KEY,
-                          f"{old} -> none uninstalls Kueue, which removes {lost(entry)}, but the last deployment left "
-                          f"the installer protected; {ENGINE_DELETE}",
-                          f"first run one update with `kueue` in {ALLOW_KEY} and install: {old}, then set install: "
-                          "none with `kueue` still listed", {"old": old, "new": new})
-        elif entry not in allow:
-            report.refuse("day2-install-switch-refused", "Kueue installer", INSTALL_KEY,
-                          f"{old} -> none uninstalls Kueue, which removes {lost(entry)}; {NOT_ACKNOWLEDGED}",
-                          f"add `kueue` to {ALLOW_KEY} for this update to uninstall it on purpose",
-                          {"old": old, "new": new})
-        else:
-            report.notice("day2-kueue-removed", "Kueue installer", INSTALL_KEY,
-                          f"{old} -> none: pulumi up deletes every queue object first, then uninstalls Kueue, which "
-                          f"removes {lost(entry)}",
-                          "the next update may set the new mode", {"old": old, "new": new})
+        say(report.refuse, "day2-install-switch-refused", " switches Kueue directly: Pulumi would create the new "
+            "installer while the old one still owns Kueue's CRDs and webhooks (two controllers at once), then delete "
+            f"the old one, whose uninstall removes {lost(entry)}", f"switch in three updates: 1. add `kueue` to "
+            f"{ALLOW_KEY}; 2. set install: none (queue objects, expected workloads and queue manifests removed too) "
+            f"with `kueue` still listed; 3. set install: {new}")
+    elif new == "none" and installer is not None and installer.protected:
+        say(report.refuse, "day2-install-switch-refused", f" uninstalls Kueue, which removes {lost(entry)}, but the "
+            f"last deployment left the installer protected; {ENGINE_DELETE}", f"first run one update with `kueue` in "
+            f"{ALLOW_KEY} and install: {old}, then set install: none with `kueue` still listed")
+    elif new == "none" and entry not in allow:
+        say(report.refuse, "day2-install-switch-refused", f" uninstalls Kueue, which removes {lost(entry)}; "
+            f"{NOT_ACKNOWLEDGED}", f"add `kueue` to {ALLOW_KEY} for this update to uninstall it on purpose")
+    elif new == "none":
+        say(report.notice, "day2-kueue-removed", ": pulumi up deletes every queue object first, then uninstalls "
+            f"Kueue, which removes {lost(entry)}", "the next update may set the new mode")
     return True
 
 
@@ -478,13 +477,9 @@ def _untracked(report: Report, before: Record, desired: Record) -> None:
 
 def _kubernetes_version(report: Report, before: Record, desired: Record, on: Optional[date]) -> None:
     old, new = before.kubernetes_version, desired.kubernetes_version
-
-    def say(finding: Callable[..., None], kind: str, message: str, fix: str) -> None:
-        """A finding on the cluster's version, its message going on from `OLD -> NEW`."""
-        finding(kind, "ManagedCluster", VERSION_KEY, f"{old} -> {new}{message}", fix, {"old": old, "new": new})
-
     if old == new:
         return
+    say = _change("ManagedCluster", VERSION_KEY, old, new)
     if desired.upgrade_channel in MOVES_MINOR:
         say(report.notice, "day2-kubernetes-version-ignored", f" changes nothing: with upgradeChannel "
             f"{desired.upgrade_channel} the program sets kubernetesVersion only when it creates the cluster, and the "
