@@ -505,7 +505,9 @@ def _kubernetes_version(report: Report, before: Record, desired: Record, on: Opt
                 "that one or a newer one")
             return
     elif wanted[0] != was[0] or wanted[1] > was[1] + 1:
-        if not _out_of_support(was[1], on):
+        # A minor AKS no longer supports at all is the one case AKS lets an upgrade skip minors.
+        release = kubernetes_versions.load().release(was[1])
+        if release is None or release.stage(on or kubernetes_versions.today()) is not kubernetes_versions.Stage.RETIRED:
             say(report.refuse, "day2-kubernetes-minor-skip-refused", f" skips a minor version, which AKS refuses: "
                 f"\"{MINOR_RULE}\" (pulumi-azure-native {facts().azure_native_version}, ManagedCluster "
                 f"kubernetesVersion)", f"upgrade one minor at a time: set {was[0]}.{was[1] + 1} in one update, and "
@@ -517,13 +519,6 @@ def _kubernetes_version(report: Report, before: Record, desired: Record, on: Opt
     say(report.notice, "day2-kubernetes-upgrade", ": pulumi up upgrades the control plane at once, outside any "
         "maintenance window (those schedule AKS's own upgrades only), and then drains and upgrades every pool under "
         "its upgradeSettings", "run this update when the pools may be drained")
-
-
-def _out_of_support(minor: int, on: Optional[date]) -> bool:
-    """A minor AKS no longer supports at all: the one case AKS lets an upgrade skip minors."""
-    release = kubernetes_versions.load().release(minor)
-    day = on or kubernetes_versions.today()
-    return release is not None and release.stage(day) is kubernetes_versions.Stage.RETIRED
 
 
 def _unused(entry: Entry, desired: Record, before: Optional[Record]) -> Finding:

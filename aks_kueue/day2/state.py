@@ -91,10 +91,6 @@ def tracked_now() -> dict[str, list[str]]:
     return {token: sorted(entry.paths) for token, entry in sorted(forcing().resources.items())}
 
 
-def _before_tracked() -> dict[str, set[str]]:
-    return {token: set(paths) - set(_ADDED_WITH_TRACKED.get(token, ())) for token, paths in tracked_now().items()}
-
-
 def to_output(record: Record) -> dict[str, Any]:
     """The JSON-friendly `day2` stack output (keys and indexes of the stack file are left out).
 
@@ -159,8 +155,8 @@ def from_outputs(outputs: Any) -> Previous:
                                            not prefix and bool(item.get("retainOnDelete")))
         objects, links = doc.get("kueueObjects"), doc.get("fleet")
         tracked = doc.get("tracked")
-        known = ({str(t): set(paths) for t, paths in tracked.items()} if isinstance(tracked, Mapping)
-                 else _before_tracked())
+        known = ({str(t): set(paths) for t, paths in tracked.items()} if isinstance(tracked, Mapping) else
+                 {t: set(paths) - set(_ADDED_WITH_TRACKED.get(t, ())) for t, paths in tracked_now().items()})
         untracked = {token: frozenset(set(paths) - known.get(token, set()))
                      for token, paths in tracked_now().items() if set(paths) - known.get(token, set())}
         cluster_id = outputs.get(CLUSTER_ID_OUTPUT)

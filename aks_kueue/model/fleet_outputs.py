@@ -194,18 +194,15 @@ def mirrored_objects(manager: Mapping[str, Any], manager_stack: str) -> list[Kue
         if manager.get("schema") != OUTPUTS_SCHEMA or manager.get("role") != str(Role.MANAGER):
             raise ValueError(f"it is not a manager's output of schema {OUTPUTS_SCHEMA}")
         teams = manager["teams"]
-        items = []
-        for entry in teams["localQueues"]:
-            items.append(KueueItem({"apiVersion": V1BETA2, "kind": "LocalQueue",
-                                    "metadata": {"name": str(entry["name"]), "namespace": str(entry["namespace"]),
-                                                 "labels": dict(MANAGED_BY)},
-                                    "spec": dict(entry.get("spec") or {})},
-                                   mirrored_key(manager_stack, str(entry["key"]))))
+        items = [_labelled({"apiVersion": V1BETA2, "kind": "LocalQueue",
+                            "metadata": {"name": str(entry["name"]), "namespace": str(entry["namespace"])},
+                            "spec": dict(entry.get("spec") or {})}, mirrored_key(manager_stack, str(entry["key"])))
+                 for entry in teams["localQueues"]]
         for entry in teams["workloadPriorityClasses"]:
             body = {"value": entry["value"], **({"description": entry["description"]} if "description" in entry
                                                 else {})}
-            items.append(KueueItem({"apiVersion": V1BETA2, "kind": "WorkloadPriorityClass",
-                                    "metadata": {"name": str(entry["name"]), "labels": dict(MANAGED_BY)}, **body},
+            items.append(_labelled({"apiVersion": V1BETA2, "kind": "WorkloadPriorityClass",
+                                    "metadata": {"name": str(entry["name"])}, **body},
                                    mirrored_key(manager_stack, str(entry["key"]))))
         return items
     except (KeyError, TypeError, ValueError, AttributeError) as error:
