@@ -484,9 +484,7 @@ def _helm_configuration(props: Any, label: str) -> Optional[Any]:
 
 def _helm_frameworks(configuration: Optional[Any], label: str) -> tuple[str, ...]:
     """integrations.frameworks of the Configuration the chart is given, else the chart's defaults."""
-    if configuration is None:
-        return cat.CHART_DEFAULT_FRAMEWORKS
-    frameworks = get(configuration, "integrations", "frameworks")
+    frameworks = get(configuration, "integrations", "frameworks")  # None without a Configuration
     if frameworks is None:
         return cat.CHART_DEFAULT_FRAMEWORKS
     if not isinstance(frameworks, list) or not all(isinstance(f, str) for f in frameworks):
