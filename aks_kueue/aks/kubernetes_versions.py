@@ -155,11 +155,6 @@ def parse(version: str) -> Optional[tuple[int, int, Optional[int]]]:
     return None if match is None else (int(match[1]), int(match[2]), None if match[3] is None else int(match[3]))
 
 
-def minor_of(version: str) -> Optional[int]:
-    parsed = parse(version)
-    return parsed[1] if parsed is not None and version.startswith("1.") else None
-
-
 def _choices(names: list[str]) -> str:
     if not names:
         return "none"
@@ -175,9 +170,10 @@ def judge(version: str, on: Optional[date] = None, cal: Optional[Calendar] = Non
     """
     on = on or today()
     cal = cal or load()
-    minor = minor_of(version)
-    if minor is None:
+    parsed = parse(version)
+    if parsed is None or not version.startswith("1."):
         raise ValueError(f"{version!r} is not a Kubernetes version")
+    minor = parsed[1]
     supported = [name for name in cal.supported(on) if int(name.split(".")[1]) >= at_least]
     choices = f"one AKS supports on {on.isoformat()}: {_choices(supported)}"
     use = f"use {choices}"
