@@ -138,8 +138,7 @@ def node_resources(pool: Pool, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> N
     if gpu_resource:
         amounts[gpu_resource] = gpus
     for daemonset in pool.daemonsets:
-        taken = dict(daemonset.requests)
-        for resource, value in taken.items():
+        for resource, value in daemonset.requests.items():
             amounts[resource] = amounts.get(resource, 0) - value
         amounts["pods"] -= 1
         lines.append(f"less DaemonSet {daemonset.name} on every node: " + ", ".join(

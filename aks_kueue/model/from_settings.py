@@ -160,11 +160,10 @@ def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects:
         if result.errors:
             problems += [Problem(where, f"{name}: {label}: {e.field + ': ' if e.field else ''}{e.message}")
                          for e in result.errors]
-        elif result.outcome is not Outcome.WORKLOAD:
-            if result.outcome is not Outcome.MEMBER:
-                problems.append(Problem(where, f"{name}: {label}: {result.reason}"))
-        else:
+        elif result.outcome is Outcome.WORKLOAD:
             workloads += [dict(w) for w in result.workloads]
+        elif result.outcome is not Outcome.MEMBER:
+            problems.append(Problem(where, f"{name}: {label}: {result.reason}"))
     return workloads
 
 
