@@ -136,9 +136,7 @@ class Secrets:
     def value(self, value: Any) -> Any:
         """Strings taken out anywhere in a value: dicts, lists, tuples and frozen dataclasses (a
         finding, a table row) come back as copies; enums, numbers and the rest as they are."""
-        if not self.values:
-            return value
-        return _scrub(value, self)
+        return _scrub(value, self) if self.values else value
 
 
 def _scrub(value: Any, secrets: Secrets) -> Any:
@@ -153,14 +151,9 @@ def _scrub(value: Any, secrets: Secrets) -> Any:
     if isinstance(value, tuple):
         return tuple(_scrub(v, secrets) for v in value)
     if is_dataclass(value) and not isinstance(value, type):
-        changes = {}
-        for f in fields(value):
-            if not f.init:
-                continue
-            old = getattr(value, f.name)
-            new = _scrub(old, secrets)
-            if new is not old and new != old:
-                changes[f.name] = new
+        scrubbed = {f.name: (getattr(value, f.name), _scrub(getattr(value, f.name), secrets))
+                    for f in fields(value) if f.init}
+        changes = {name: new for name, (old, new) in scrubbed.items() if new is not old and new != old}
         return replace(value, **changes) if changes else value
     return value
 

@@ -350,15 +350,12 @@ def _feature_problems(settings: Settings, objects: list[KueueItem], workloads: l
                       ) -> list[Problem]:
     """What the queue objects need of the cluster and of Kueue: the cluster autoscaler for
     ProvisioningRequest checks, Topology Aware Scheduling on for topologies."""
-    problems = []
-    if settings.cluster.effective_node_provisioning == "Auto":
-        for item in objects:
-            if item.kind == "AdmissionCheck" and is_provisioning(item.manifest):
-                problems.append(Problem(item.key, "ProvisioningRequests are answered by the cluster autoscaler, and "
-                                        "this cluster uses node auto-provisioning (cluster.nodeProvisioning Auto or "
-                                        "sku Automatic), which does not answer them; the check would never pass. "
-                                        "Remove the ProvisioningRequest check, or use nodeProvisioning: Manual with "
-                                        "autoscaled nodePools"))
+    auto = settings.cluster.effective_node_provisioning == "Auto"
+    problems = [Problem(item.key, "ProvisioningRequests are answered by the cluster autoscaler, and this cluster uses "
+                        "node auto-provisioning (cluster.nodeProvisioning Auto or sku Automatic), which does not answer "
+                        "them; the check would never pass. Remove the ProvisioningRequest check, or use "
+                        "nodeProvisioning: Manual with autoscaled nodePools")
+                for item in objects if auto and item.kind == "AdmissionCheck" and is_provisioning(item.manifest)]
     kueue = settings.kueue
     if kueue.install == "helm" and kueue.feature_gates_in_force.get("TopologyAwareScheduling") is False:
         users = [o for o in objects if o.kind == "Topology" or (
