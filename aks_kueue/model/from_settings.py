@@ -120,11 +120,9 @@ def _workloads(settings: Settings, root: Path, objects: list[KueueItem], problem
     found = []
     for i, entry in enumerate(settings.expected_workloads):
         key = f"aks-kueue:expectedWorkloads[{i}]"
-        if isinstance(entry, ManifestWorkload):
-            found += [ExpectedWorkload(w, key) for w in _from_job_file(entry.manifest, key, settings, root, objects,
-                                                                        problems)]
-        else:
-            found.append(ExpectedWorkload(workload_manifest(entry), key))
+        manifests = (_from_job_file(entry.manifest, key, settings, root, objects, problems)
+                     if isinstance(entry, ManifestWorkload) else [workload_manifest(entry)])
+        found += [ExpectedWorkload(w, key) for w in manifests]
     return found
 
 
