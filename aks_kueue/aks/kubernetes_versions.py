@@ -129,17 +129,12 @@ class Calendar:
 @lru_cache(maxsize=1)
 def load() -> Calendar:
     doc = json.loads(resources.files("aks_kueue.aks").joinpath(DATA_FILE).read_text())
-    releases = []
-    for row in doc["versions"]:
-        lts = row.get("ltsEndOfLife")
-        releases.append(MinorRelease(
-            minor=int(row["minor"].split(".")[1]),
-            preview=_parse_cell(row["aksPreview"], end_of_month=False),
-            ga=_parse_cell(row["aksGa"], end_of_month=False),
-            end_of_life=_parse_cell(row["endOfLife"], end_of_month=True),
-            lts_end_of_life=_parse_cell(lts, end_of_month=True) if lts else None,
-            platform_support=row.get("platformSupport", ""),
-        ))
+    releases = (MinorRelease(
+        minor=int(row["minor"].split(".")[1]),
+        preview=_parse_cell(row["aksPreview"], end_of_month=False), ga=_parse_cell(row["aksGa"], end_of_month=False),
+        end_of_life=_parse_cell(row["endOfLife"], end_of_month=True),
+        lts_end_of_life=_parse_cell(row["ltsEndOfLife"], end_of_month=True) if row.get("ltsEndOfLife") else None,
+        platform_support=row.get("platformSupport", "")) for row in doc["versions"])
     return Calendar(source=doc["source"], page_date=doc.get("pageDate", ""),
                     as_of=date.fromisoformat(doc["asOf"]), grace_days=int(doc["graceDays"]),
                     releases=tuple(sorted(releases, key=lambda r: r.minor)))
@@ -160,11 +155,6 @@ def parse(version: str) -> Optional[tuple[int, int, Optional[int]]]:
     return None if match is None else (int(match[1]), int(match[2]), None if match[3] is None else int(match[3]))
 
 
-def minor_of(version: str) -> Optional[int]:
-    parsed = parse(version)
-    return parsed[1] if parsed is not None and version.startswith("1.") else None
-
-
 def _choices(names: list[str]) -> str:
     if not names:
         return "none"
@@ -180,9 +170,10 @@ def judge(version: str, on: Optional[date] = None, cal: Optional[Calendar] = Non
     """
     on = on or today()
     cal = cal or load()
-    minor = minor_of(version)
-    if minor is None:
+    parsed = parse(version)
+    if parsed is None or not version.startswith("1."):
         raise ValueError(f"{version!r} is not a Kubernetes version")
+    minor = parsed[1]
     supported = [name for name in cal.supported(on) if int(name.split(".")[1]) >= at_least]
     choices = f"one AKS supports on {on.isoformat()}: {_choices(supported)}"
     use = f"use {choices}"

@@ -84,13 +84,8 @@ class VmSize:
     @property
     def gpu_vendor(self) -> str | None:
         """"amd" or "nvidia" from the GPU's resource; None without a GPU or when the page names none."""
-        if not self.has_gpu:
-            return None
-        if self.gpu_resource.startswith("amd.com/"):
-            return "amd"
-        if self.gpu_resource.startswith("nvidia.com/"):
-            return "nvidia"
-        return None
+        vendors = ("amd", "nvidia") if self.has_gpu else ()
+        return next((vendor for vendor in vendors if self.gpu_resource.startswith(f"{vendor}.com/")), None)
 
     @property
     def mig_capable(self) -> bool:

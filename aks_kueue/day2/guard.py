@@ -40,17 +40,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from aks_kueue.aks import kubernetes_versions
 from aks_kueue.day2.allow import ACKNOWLEDGED_ONLY, ALLOW_KEY, MANAGER_ENTRY, Allowances, Entry, Target
 from aks_kueue.day2.names import DELETE_TIMEOUT, FINALIZER_WAITS_FOR, immutable_paths, spec_of
 from aks_kueue.day2.replacement import Change, changes, facts
 from aks_kueue.day2.state import OUTPUT, Previous, Record, Tracked
+from aks_kueue.day2.upgrades import MOVES_MINOR
 from aks_kueue.judge.finding import ERROR, WARNING, Finding
 from aks_kueue.kueue import multikueue as mk
 
-CHANNELS_OWNING_VERSION = ("stable", "rapid")
 _LOST = {
     Target.RESOURCE_GROUP: "the resource group and everything in it: the cluster, its node resource group and "
                            "every disk behind a PersistentVolume",
@@ -142,6 +142,14 @@ class Report:
     def notice(self, kind: str, *rest: Any) -> None:
         """A warning, `Finding(kind, WARNING, object, key, message, fix, numbers)`."""
         self.notices.append(Finding(kind, WARNING, *rest))
+
+
+def _change(subject: str, key: str, old: Any, new: Any) -> Callable[..., None]:
+    """`say(report.refuse or report.notice, kind, message, fix)` for findings on one change of a value:
+    the message goes on from `OLD -> NEW`, and the finding's numbers are both."""
+    def say(finding: Callable[..., None], kind: str, message: str, fix: str) -> None:
+        finding(kind, subject, key, f"{old} -> {new}{message}", fix, {"old": old, "new": new})
+    return say
 
 
 def lost(entry: Entry) -> str:
@@ -315,32 +323,23 @@ def _install(report: Report, before: Record, desired: Record, allow: Allowances)
         return False
     entry = Entry(Target.KUEUE)
     installer = before.get(entry)
+    say = _change("Kueue installer", INSTALL_KEY, old, new)
     if "none" not in (old, new):
-        report.refuse("day2-install-switch-refused", "Kueue installer", INSTALL_KEY,
-                      f"{old} -> {new} switches Kueue directly: Pulumi would create the new installer while the old "
-                      "one still owns Kueue's CRDs and webhooks (two controllers at once), then delete the old one, "
-                      f"whose uninstall removes {lost(entry)}",
-                      f"switch in three updates: 1. add `kueue` to {ALLOW_KEY}; 2. set install: none (queue objects, "
-                      "expected workloads and queue manifests removed too) with `kueue` still listed; 3. set install: "
-                      f"{new}", {"old": old, "new": new})
-        return True
-    if new == "none":
-        if installer is not None and installer.protected:
-            report.refuse("day2-install-switch-refused", "Kueue installer", INSTALL_KEY,
-                          f"{old} -> none uninstalls Kueue, which removes {lost(entry)}, but the last deployment left "
-                          f"the installer protected; {ENGINE_DELETE}",
-                          f"first run one update with `kueue` in {ALLOW_KEY} and install: {old}, then set install: "
-                          "none with `kueue` still listed", {"old": old, "new": new})
-        elif entry not in allow:
-            report.refuse("day2-install-switch-refused", "Kueue installer", INSTALL_KEY,
-                          f"{old} -> none uninstalls Kueue, which removes {lost(entry)}; {NOT_ACKNOWLEDGED}",
-                          f"add `kueue` to {ALLOW_KEY} for this update to uninstall it on purpose",
-                          {"old": old, "new": new})
-        else:
-            report.notice("day2-kueue-removed", "Kueue installer", INSTALL_KEY,
-                          f"{old} -> none: pulumi up deletes every queue object first, then uninstalls Kueue, which "
-                          f"removes {lost(entry)}",
-                          "the next update may set the new mode", {"old": old, "new": new})
+        say(report.refuse, "day2-install-switch-refused", " switches Kueue directly: Pulumi would create the new "
+            "installer while the old one still owns Kueue's CRDs and webhooks (two controllers at once), then delete "
+            f"the old one, whose uninstall removes {lost(entry)}", f"switch in three updates: 1. add `kueue` to "
+            f"{ALLOW_KEY}; 2. set install: none (queue objects, expected workloads and queue manifests removed too) "
+            f"with `kueue` still listed; 3. set install: {new}")
+    elif new == "none" and installer is not None and installer.protected:
+        say(report.refuse, "day2-install-switch-refused", f" uninstalls Kueue, which removes {lost(entry)}, but the "
+            f"last deployment left the installer protected; {ENGINE_DELETE}", f"first run one update with `kueue` in "
+            f"{ALLOW_KEY} and install: {old}, then set install: none with `kueue` still listed")
+    elif new == "none" and entry not in allow:
+        say(report.refuse, "day2-install-switch-refused", f" uninstalls Kueue, which removes {lost(entry)}; "
+            f"{NOT_ACKNOWLEDGED}", f"add `kueue` to {ALLOW_KEY} for this update to uninstall it on purpose")
+    elif new == "none":
+        say(report.notice, "day2-kueue-removed", ": pulumi up deletes every queue object first, then uninstalls "
+            f"Kueue, which removes {lost(entry)}", "the next update may set the new mode")
     return True
 
 
@@ -480,61 +479,46 @@ def _kubernetes_version(report: Report, before: Record, desired: Record, on: Opt
     old, new = before.kubernetes_version, desired.kubernetes_version
     if old == new:
         return
-    numbers = {"old": old, "new": new}
-    if desired.upgrade_channel in CHANNELS_OWNING_VERSION:
-        report.notice("day2-kubernetes-version-ignored", "ManagedCluster", VERSION_KEY,
-                      f"{old} -> {new} changes nothing: with upgradeChannel {desired.upgrade_channel} the program sets "
-                      "kubernetesVersion only when it creates the cluster, and the channel moves it after that",
-                      "use upgradeChannel patch (or none) to choose the minor version yourself", numbers)
+    say = _change("ManagedCluster", VERSION_KEY, old, new)
+    if desired.upgrade_channel in MOVES_MINOR:
+        say(report.notice, "day2-kubernetes-version-ignored", f" changes nothing: with upgradeChannel "
+            f"{desired.upgrade_channel} the program sets kubernetesVersion only when it creates the cluster, and the "
+            "channel moves it after that", "use upgradeChannel patch (or none) to choose the minor version yourself")
         return
     was, wanted = kubernetes_versions.parse(old.strip()), kubernetes_versions.parse(new.strip())
     if was is None or wanted is None:
         return  # the settings check the version's form; an unreadable old record compares nothing
     if wanted[:2] < was[:2] or (wanted[:2] == was[:2] and None not in (was[2], wanted[2]) and wanted[2] < was[2]):
-        report.refuse("day2-kubernetes-downgrade-refused", "ManagedCluster", VERSION_KEY,
-                      f"{old} -> {new} is a downgrade: {NO_DOWNGRADE}", f"keep {old} or move forward", numbers)
+        say(report.refuse, "day2-kubernetes-downgrade-refused", f" is a downgrade: {NO_DOWNGRADE}",
+            f"keep {old} or move forward")
         return
     if wanted[:2] == was[:2]:
         if wanted[2] is None:
-            report.notice("day2-kubernetes-version-same-minor", "ManagedCluster", VERSION_KEY,
-                          f"{old} -> {new} does not upgrade: AKS keeps the patch the cluster runs (\"Updating the "
-                          "cluster with the same <major.minor> once it has been created (e.g. 1.14.x -> 1.14) will not "
-                          "trigger an upgrade\")",
-                          f"write {new}.<patch> to move to a newer patch", numbers)
+            say(report.notice, "day2-kubernetes-version-same-minor", " does not upgrade: AKS keeps the patch the "
+                "cluster runs (\"Updating the cluster with the same <major.minor> once it has been created (e.g. "
+                "1.14.x -> 1.14) will not trigger an upgrade\")", f"write {new}.<patch> to move to a newer patch")
             return
         if was[2] is None:
-            report.notice("day2-kubernetes-patch-pinned", "ManagedCluster", VERSION_KEY,
-                          f"{old} -> {new} pins a patch: the cluster runs the patch AKS chose for {old} when it was "
-                          f"created or last upgraded; if that is newer than {new}, AKS refuses the change "
-                          f"({NO_DOWNGRADE})",
-                          "`az aks show -g RG -n CLUSTER --query currentKubernetesVersion` shows it; pin that one or a "
-                          "newer one", numbers)
+            say(report.notice, "day2-kubernetes-patch-pinned", f" pins a patch: the cluster runs the patch AKS chose "
+                f"for {old} when it was created or last upgraded; if that is newer than {new}, AKS refuses the change "
+                f"({NO_DOWNGRADE})", "`az aks show -g RG -n CLUSTER --query currentKubernetesVersion` shows it; pin "
+                "that one or a newer one")
             return
     elif wanted[0] != was[0] or wanted[1] > was[1] + 1:
-        if not _out_of_support(was[1], on):
-            step = f"{was[0]}.{was[1] + 1}"
-            report.refuse("day2-kubernetes-minor-skip-refused", "ManagedCluster", VERSION_KEY,
-                          f"{old} -> {new} skips a minor version, which AKS refuses: \"{MINOR_RULE}\" "
-                          f"(pulumi-azure-native {facts().azure_native_version}, ManagedCluster kubernetesVersion)",
-                          f"upgrade one minor at a time: set {step} in one update, and move on once it is done",
-                          numbers)
+        # A minor AKS no longer supports at all is the one case AKS lets an upgrade skip minors.
+        release = kubernetes_versions.load().release(was[1])
+        if release is None or release.stage(on or kubernetes_versions.today()) is not kubernetes_versions.Stage.RETIRED:
+            say(report.refuse, "day2-kubernetes-minor-skip-refused", f" skips a minor version, which AKS refuses: "
+                f"\"{MINOR_RULE}\" (pulumi-azure-native {facts().azure_native_version}, ManagedCluster "
+                f"kubernetesVersion)", f"upgrade one minor at a time: set {was[0]}.{was[1] + 1} in one update, and "
+                "move on once it is done")
             return
-        report.notice("day2-kubernetes-minor-skip", "ManagedCluster", VERSION_KEY,
-                      f"{old} -> {new} skips minor versions: AKS allows that only from a version out of support back "
-                      f"into a supported one, as 1.{was[1]} is ({kubernetes_versions.DATA_FILE})",
-                      "check `az aks get-upgrades -g RG -n CLUSTER` lists it", numbers)
-    report.notice("day2-kubernetes-upgrade", "ManagedCluster", VERSION_KEY,
-                  f"{old} -> {new}: pulumi up upgrades the control plane at once, outside any maintenance window "
-                  "(those schedule AKS's own upgrades only), and then drains and upgrades every pool under its "
-                  "upgradeSettings",
-                  "run this update when the pools may be drained", numbers)
-
-
-def _out_of_support(minor: int, on: Optional[date]) -> bool:
-    """A minor AKS no longer supports at all: the one case AKS lets an upgrade skip minors."""
-    release = kubernetes_versions.load().release(minor)
-    day = on or kubernetes_versions.today()
-    return release is not None and release.stage(day) is kubernetes_versions.Stage.RETIRED
+        say(report.notice, "day2-kubernetes-minor-skip", " skips minor versions: AKS allows that only from a version "
+            f"out of support back into a supported one, as 1.{was[1]} is ({kubernetes_versions.DATA_FILE})",
+            "check `az aks get-upgrades -g RG -n CLUSTER` lists it")
+    say(report.notice, "day2-kubernetes-upgrade", ": pulumi up upgrades the control plane at once, outside any "
+        "maintenance window (those schedule AKS's own upgrades only), and then drains and upgrades every pool under "
+        "its upgradeSettings", "run this update when the pools may be drained")
 
 
 def _unused(entry: Entry, desired: Record, before: Optional[Record]) -> Finding:

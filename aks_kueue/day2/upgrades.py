@@ -21,10 +21,6 @@ NODE_OS_UPGRADE_CONFIG = "aksManagedNodeOSUpgradeSchedule"
 GPU_UPGRADE_DEFAULTS = {"maxSurge": "0", "maxUnavailable": "1"}
 
 
-def pins_patch(version: str) -> bool:
-    return (parsed := kubernetes_versions.parse(version)) is not None and parsed[2] is not None
-
-
 def manages_kubernetes_version(channel: str) -> bool:
     """stable and rapid move the minor version themselves: the program then sets
     kubernetesVersion only when it creates the cluster (ignoreChanges after that)."""
@@ -38,7 +34,7 @@ def version_channel_problem(version: str, channel: str) -> Optional[str]:
     "1.34.x" is upgraded by the channel and the next `pulumi up` would try to go back to it, a
     downgrade AKS refuses. (`stable` and `rapid` are handled by not managing the version.)
     """
-    if channel == "patch" and pins_patch(version):
+    if channel == "patch" and (parsed := kubernetes_versions.parse(version)) is not None and parsed[2] is not None:
         minor = ".".join(version.split(".")[:2])
         return (f"{version!r} pins a patch, but upgradeChannel patch moves the patch, so the next pulumi up "
                 f"would try to go back to {version}; write \"{minor}\" (the channel keeps its newest patch), or "

@@ -145,13 +145,6 @@ def read_fleet(text: Any) -> dict[str, Any] | None:
 
 def subject_keys(model) -> dict[str, str]:
     """What a finding can name -> the stack key that defines it, for every part of the model."""
-    keys: dict[str, str] = {}
-    if model.cluster is not None:
-        keys[model.cluster.subject] = model.cluster.key
-        keys.update({p.subject: p.key for p in model.cluster.system_pools})
-    keys.update({p.subject: p.key for p in model.pools})
-    keys.update({i.subject: i.key for i in model.installs})
-    keys.update({o.label: o.key for o in model.objects})
-    keys.update({w.label: w.key for w in model.workloads})
-    keys.update({g.label: g.key for g in model.submitter_groups})
-    return keys
+    cluster = (model.cluster, *model.cluster.system_pools) if model.cluster is not None else ()
+    return {**{part.subject: part.key for part in (*cluster, *model.pools, *model.installs)},
+            **{part.label: part.key for part in (*model.objects, *model.workloads, *model.submitter_groups)}}

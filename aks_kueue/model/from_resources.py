@@ -302,11 +302,8 @@ def _cluster(props: Any, label: str, key) -> Cluster:
         monitoring=Monitoring(_optional_bool(get(props, "azureMonitorProfile", "metrics", "enabled")),
                               _optional_bool(get(addons, CONTAINER_INSIGHTS_ADDON, "enabled"))))
     profiles = sequence(get(props, "agentPoolProfiles", default=[]), f"{label}.agentPoolProfiles")
-    inline = []
-    for index, profile in enumerate(profiles):
-        where = f"{label}.agentPoolProfiles[{index}]"
-        pool = _pool(profile, where, built.default_max_pods, key, name_key="name")
-        inline.append(pool)
+    inline = [_pool(profile, f"{label}.agentPoolProfiles[{index}]", built.default_max_pods, key, name_key="name")
+              for index, profile in enumerate(profiles)]
     return replace(built, system_pools=tuple(p for p in inline if p.mode == SYSTEM))
 
 
@@ -484,9 +481,7 @@ def _helm_configuration(props: Any, label: str) -> Optional[Any]:
 
 def _helm_frameworks(configuration: Optional[Any], label: str) -> tuple[str, ...]:
     """integrations.frameworks of the Configuration the chart is given, else the chart's defaults."""
-    if configuration is None:
-        return cat.CHART_DEFAULT_FRAMEWORKS
-    frameworks = get(configuration, "integrations", "frameworks")
+    frameworks = get(configuration, "integrations", "frameworks")  # None without a Configuration
     if frameworks is None:
         return cat.CHART_DEFAULT_FRAMEWORKS
     if not isinstance(frameworks, list) or not all(isinstance(f, str) for f in frameworks):

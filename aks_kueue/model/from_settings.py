@@ -120,11 +120,9 @@ def _workloads(settings: Settings, root: Path, objects: list[KueueItem], problem
     found = []
     for i, entry in enumerate(settings.expected_workloads):
         key = f"aks-kueue:expectedWorkloads[{i}]"
-        if isinstance(entry, ManifestWorkload):
-            found += [ExpectedWorkload(w, key) for w in _from_job_file(entry.manifest, key, settings, root, objects,
-                                                                        problems)]
-        else:
-            found.append(ExpectedWorkload(workload_manifest(entry), key))
+        manifests = (_from_job_file(entry.manifest, key, settings, root, objects, problems)
+                     if isinstance(entry, ManifestWorkload) else [workload_manifest(entry)])
+        found += [ExpectedWorkload(w, key) for w in manifests]
     return found
 
 
@@ -160,11 +158,10 @@ def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects:
         if result.errors:
             problems += [Problem(where, f"{name}: {label}: {e.field + ': ' if e.field else ''}{e.message}")
                          for e in result.errors]
-        elif result.outcome is not Outcome.WORKLOAD:
-            if result.outcome is not Outcome.MEMBER:
-                problems.append(Problem(where, f"{name}: {label}: {result.reason}"))
-        else:
+        elif result.outcome is Outcome.WORKLOAD:
             workloads += [dict(w) for w in result.workloads]
+        elif result.outcome is not Outcome.MEMBER:
+            problems.append(Problem(where, f"{name}: {label}: {result.reason}"))
     return workloads
 
 
@@ -351,15 +348,12 @@ def _feature_problems(settings: Settings, objects: list[KueueItem], workloads: l
                       ) -> list[Problem]:
     """What the queue objects need of the cluster and of Kueue: the cluster autoscaler for
     ProvisioningRequest checks, Topology Aware Scheduling on for topologies."""
-    problems = []
-    if settings.cluster.effective_node_provisioning == "Auto":
-        for item in objects:
-            if item.kind == "AdmissionCheck" and is_provisioning(item.manifest):
-                problems.append(Problem(item.key, "ProvisioningRequests are answered by the cluster autoscaler, and "
-                                        "this cluster uses node auto-provisioning (cluster.nodeProvisioning Auto or "
-                                        "sku Automatic), which does not answer them; the check would never pass. "
-                                        "Remove the ProvisioningRequest check, or use nodeProvisioning: Manual with "
-                                        "autoscaled nodePools"))
+    auto = settings.cluster.effective_node_provisioning == "Auto"
+    problems = [Problem(item.key, "ProvisioningRequests are answered by the cluster autoscaler, and this cluster uses "
+                        "node auto-provisioning (cluster.nodeProvisioning Auto or sku Automatic), which does not answer "
+                        "them; the check would never pass. Remove the ProvisioningRequest check, or use "
+                        "nodeProvisioning: Manual with autoscaled nodePools")
+                for item in objects if auto and item.kind == "AdmissionCheck" and is_provisioning(item.manifest)]
     kueue = settings.kueue
     if kueue.install == "helm" and kueue.feature_gates_in_force.get("TopologyAwareScheduling") is False:
         users = [o for o in objects if o.kind == "Topology" or (

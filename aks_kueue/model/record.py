@@ -7,6 +7,7 @@ names, exactly as the components send them (`aks_kueue/day2/state.py` says what 
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any, Optional
 
@@ -30,6 +31,7 @@ _POOL_KEYS = {"vmSize": "vmSize", "gpuInstanceProfile": "gpuInstanceProfile", "a
               "maxPods": "maxPods", "scaleSetPriority": "spot", "scaleSetEvictionPolicy": "spot"}
 # What a Spot pool is created with (the AgentPool inputs `components/node_pools/inputs.py` sends).
 SPOT_INPUTS = {"scaleSetPriority": "Spot", "scaleSetEvictionPolicy": "Delete", "spotMaxPrice": -1}
+# The network profile's fields: the provider's name -> the key under aks-kueue:cluster.network.
 _NETWORK_KEYS = {"networkPlugin": "plugin", "networkPluginMode": "pluginMode", "networkPolicy": "policy",
                  "networkDataplane": "dataplane", "podCidr": "podCidr", "serviceCidr": "serviceCidr",
                  "dnsServiceIP": "dnsServiceIp", "outboundType": "outboundType"}
@@ -45,11 +47,9 @@ def namespace_entry(namespace: str) -> Entry:
 
 
 def network_profile(network: Network) -> dict[str, Any]:
-    """The network profile in the provider's names: what is sent and what the guard compares."""
-    return {"networkPlugin": network.plugin, "networkPluginMode": network.plugin_mode,
-            "networkPolicy": network.policy, "networkDataplane": network.dataplane, "podCidr": network.pod_cidr,
-            "serviceCidr": network.service_cidr, "dnsServiceIP": network.dns_service_ip,
-            "outboundType": network.outbound_type}
+    """The network profile in the provider's names: what is sent and what the guard compares. Each
+    field of the model is its stack key in snake case (`dnsServiceIp`: `dns_service_ip`)."""
+    return {path: getattr(network, re.sub("([A-Z])", r"_\1", key).lower()) for path, key in _NETWORK_KEYS.items()}
 
 
 def pool_create_only(pool: Pool) -> dict[str, Any]:
