@@ -67,11 +67,32 @@ def _limit(row: dict[str, Any]) -> Any:
     return Cited(row["value"], citation) if "value" in row else citation
 
 
-# Every entry of the table is a name of this module, spelled as its key there (`limits.MAX_NODE_POOLS`,
-# `limits.INTERVAL_DAYS`): a Cited number, a Range, a bare Citation or a text.
-globals().update({name: _limit(row) for name, row in json.loads(
-    resources.files("aks_kueue.aks").joinpath(DATA_FILE).read_text(encoding="utf-8"))["limits"].items()})
-MIN_PODS_PER_POOL: Cited  # one of them, named here for pod_floor_problem
+_TABLE = {name: _limit(row) for name, row in json.loads(
+    resources.files("aks_kueue.aks").joinpath(DATA_FILE).read_text(encoding="utf-8"))["limits"].items()}
+# The names callers use, one per entry of the table.
+MAX_NODE_POOLS: Cited = _TABLE["MAX_NODE_POOLS"]
+MAX_NODES_PER_CLUSTER: Cited = _TABLE["MAX_NODES_PER_CLUSTER"]
+MAX_NODES_PER_POOL: Cited = _TABLE["MAX_NODES_PER_POOL"]
+SYSTEM_POOL_MIN_VCPUS: Cited = _TABLE["SYSTEM_POOL_MIN_VCPUS"]
+SYSTEM_POOL_MIN_MEMORY_GIB: Cited = _TABLE["SYSTEM_POOL_MIN_MEMORY_GIB"]
+SYSTEM_POOL_OS_TYPE: str = _TABLE["SYSTEM_POOL_OS_TYPE"]
+USER_POOL_MIN_VCPUS: Cited = _TABLE["USER_POOL_MIN_VCPUS"]
+USER_POOL_MIN_MEMORY_GIB: Cited = _TABLE["USER_POOL_MIN_MEMORY_GIB"]
+MIN_MAX_PODS: Cited = _TABLE["MIN_MAX_PODS"]
+MAX_MAX_PODS: Cited = _TABLE["MAX_MAX_PODS"]
+MIN_PODS_PER_POOL: Cited = _TABLE["MIN_PODS_PER_POOL"]
+POD_FLOOR_NODE_COUNT: Citation = _TABLE["POD_FLOOR_NODE_COUNT"]
+MAX_AUTHORIZED_IP_RANGES: Cited = _TABLE["MAX_AUTHORIZED_IP_RANGES"]
+CILIUM_NEEDS_CILIUM_POLICY: Citation = _TABLE["CILIUM_NEEDS_CILIUM_POLICY"]
+CILIUM_REPLACES_ENGINES: Citation = _TABLE["CILIUM_REPLACES_ENGINES"]
+INTERVAL_DAYS: Range = _TABLE["INTERVAL_DAYS"]
+INTERVAL_WEEKS: Range = _TABLE["INTERVAL_WEEKS"]
+ABSOLUTE_INTERVAL_MONTHS: Range = _TABLE["ABSOLUTE_INTERVAL_MONTHS"]
+RELATIVE_INTERVAL_MONTHS: Range = _TABLE["RELATIVE_INTERVAL_MONTHS"]
+DAY_OF_MONTH: Range = _TABLE["DAY_OF_MONTH"]
+DURATION_HOURS: Range = _TABLE["DURATION_HOURS"]
+DRAIN_TIMEOUT_MINUTES: Range = _TABLE["DRAIN_TIMEOUT_MINUTES"]
+NODE_SOAK_MINUTES: Range = _TABLE["NODE_SOAK_MINUTES"]
 
 
 def pod_floor_problem(max_pods: int, nodes: int, count_key: str, created_with: str) -> Optional[str]:
