@@ -141,7 +141,7 @@ def load() -> Calendar:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class VersionVerdict:
     """What AKS would make of a version: an error (it refuses it) and warnings (it takes it, with a catch)."""
 
     stage: Stage
@@ -161,8 +161,8 @@ def _choices(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
-def judge(version: str, on: Optional[date] = None, cal: Optional[Calendar] = None,
-          at_least: int = 0) -> Verdict:
+def judge_version(version: str, on: Optional[date] = None, cal: Optional[Calendar] = None,
+          at_least: int = 0) -> VersionVerdict:
     """Judge `version` ("1.34" or "1.34.7") on day `on` against the calendar.
 
     `at_least` is the caller's own lowest minor: the versions a message proposes instead
@@ -182,22 +182,22 @@ def judge(version: str, on: Optional[date] = None, cal: Optional[Calendar] = Non
     if release is None:
         newest = cal.releases[-1].minor
         if minor > newest and cal.stale(on):
-            return Verdict(Stage.UNKNOWN, warnings=(
+            return VersionVerdict(Stage.UNKNOWN, warnings=(
                 f"Kubernetes {version} is newer than every version in the AKS release calendar, so it was not "
                 "checked; confirm AKS offers it in your region with `az aks get-versions --location REGION -o "
                 "table`", *stale))
         listed = f"1.{cal.releases[0].minor} to 1.{newest}"
-        return Verdict(Stage.UNKNOWN, error=(
+        return VersionVerdict(Stage.UNKNOWN, error=(
             f"Kubernetes {version} is not in the AKS release calendar of {cal.as_of.isoformat()} (it lists "
             f"{listed}), so AKS would refuse it; {use}"), warnings=stale)
     stage = release.stage(on)
     if stage is Stage.PLANNED:
-        return Verdict(stage, error=(
+        return VersionVerdict(stage, error=(
             f"Kubernetes {version} is not offered by AKS yet: its preview is planned for {release.preview.text} "
             f"and GA for {release.ga.text}; {use}"), warnings=stale)
     if stage is Stage.RETIRED:
         ended = release.lts_end_of_life or release.end_of_life
-        return Verdict(stage, error=(
+        return VersionVerdict(stage, error=(
             f"Kubernetes {version} reached the end of AKS support ({ended.text}), so AKS neither creates nor "
             f"keeps clusters on it; {use}"), warnings=stale)
     notes: list[str] = []
@@ -213,4 +213,4 @@ def judge(version: str, on: Optional[date] = None, cal: Optional[Calendar] = Non
             f"creates new clusters on it only with long-term support until {lts_end} ({_LTS_SETTINGS}, which "
             f"this program does not set) and keeps existing clusters on platform support only{platform}; "
             f"upgrade to {choices}")
-    return Verdict(stage, warnings=(*notes, *stale))
+    return VersionVerdict(stage, warnings=(*notes, *stale))

@@ -1,6 +1,6 @@
 """The guard: this update against the last deployment, before anything users depend on changes.
 
-`judge` compares the desired `Record` with the previous one and returns refusals (errors: the
+`judge_update` compares the desired `Record` with the previous one and returns refusals (errors: the
 program stops, `aks-kueue preview` exits 1) and notices (warnings: what this update destroys or
 changes that users should know before it runs). Findings are the project's one `Finding` shape.
 
@@ -177,7 +177,7 @@ def _listed(entries: Iterable[Entry]) -> str:
     return ", ".join(f"`{e}`" for e in entries)
 
 
-def judge(previous: Previous, desired: Record, allow: Allowances, on: Optional[date] = None) -> Report:
+def judge_update(previous: Previous, desired: Record, allow: Allowances, on: Optional[date] = None) -> Report:
     report = Report()
     if previous.record is None:
         report.guarded = False

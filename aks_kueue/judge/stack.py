@@ -111,7 +111,7 @@ def _version(cluster: Cluster, today: Optional[date]) -> list[Finding]:
     if cluster.kubernetes_version == "unset":
         return []
     try:
-        verdict = kubernetes_versions.judge(cluster.kubernetes_version, today or kubernetes_versions.today(),
+        verdict = kubernetes_versions.judge_version(cluster.kubernetes_version, today or kubernetes_versions.today(),
                                             at_least=MIN_KUBERNETES_MINOR)
     except ValueError:
         return []  # not a version at all: the settings refuse it, and AKS would refuse the cluster

@@ -45,7 +45,7 @@ from aks_kueue.model.conventions import AZURE_POLICY_ADDON, CONTAINER_INSIGHTS_A
 from aks_kueue.model.desired import (DEVELOPMENT, PRODUCTION, Cluster, ExpectedWorkload, Install, KueueItem,
                                      MaintenanceWindow, Model, Monitoring, Namespace, Network, SecretsProvider,
                                      Security, SubmitterGroup, Unreadable)
-from aks_kueue.model.props import (Unreadable as UnreadableValue, get, integer, mapping, plain, sequence, stack_of,
+from aks_kueue.model.props import (UnreadableValue, get, integer, mapping, plain, sequence, stack_of,
                                    string_list, string_map, text)
 from aks_kueue.model.record import pool_entry
 from aks_kueue.secrets import WordDigests

@@ -474,7 +474,7 @@ class Cluster(ConfigModel):
         if int(match.group(1)) < MIN_KUBERNETES_MINOR:
             raise ValueError(f"Kubernetes {text} is too old; this program needs 1.{MIN_KUBERNETES_MINOR} "
                              "or newer (the managed Kueue extension does too)")
-        verdict = kubernetes_versions.judge(text, judging_day(info), at_least=MIN_KUBERNETES_MINOR)
+        verdict = kubernetes_versions.judge_version(text, judging_day(info), at_least=MIN_KUBERNETES_MINOR)
         if verdict.error:
             raise ValueError(verdict.error)
         return text

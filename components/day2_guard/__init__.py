@@ -15,7 +15,7 @@ from typing import Any, Optional, Protocol
 import pulumi
 
 from aks_kueue.day2.allow import Allowances, Entry
-from aks_kueue.day2.guard import Refusal, Report, judge
+from aks_kueue.day2.guard import Refusal, Report, judge_update
 from aks_kueue.day2.state import Previous, Record, from_outputs, kept_pools, settle, to_output
 from aks_kueue.model.carrier import existing_pools_text
 from aks_kueue.secrets import Secrets
@@ -110,7 +110,7 @@ def _quiet_refusals() -> None:
 
 
 def _judged(previous: Previous, desired: Record, allowances: Allowances, hidden: Secrets) -> Report:
-    report = judge(previous, desired, allowances)
+    report = judge_update(previous, desired, allowances)
     report = replace(report, refusals=hidden.value(report.refusals), notices=hidden.value(report.notices))
     for finding in report.notices:
         pulumi.log.warn(str(finding))
