@@ -167,12 +167,13 @@ def from_resources(resources: Sequence[Any]) -> Reading:
         pools = [_placed(pool, daemonsets, cluster.region) for pool in pools]
     by_urn = {r.urn: r for r in resources}
     objects = tuple(_after(item, resource, installers, by_urn) for item, resource in items)
+    # Read before `unreadable` is frozen into the model: an unreadable fleet.json is reported with the rest.
+    fleet = _fleet(fleet_json, fleet_resources, unreadable) if fleet_json is not None else None
     model = Model(
         stack=next((stack_of(r.urn) for r in resources), ""), environment=environment, cluster=cluster,
         pools=tuple(pools), installs=tuple(installs), objects=objects, namespaces=tuple(namespaces),
         workloads=tuple(ExpectedWorkload(w, key(ExpectedWorkload(w, "").label)) for w in workloads),
-        submitter_groups=tuple(submitters.values()), unreadable=tuple(unreadable),
-        fleet=_fleet(fleet_json, fleet_resources, unreadable) if fleet_json is not None else None)
+        submitter_groups=tuple(submitters.values()), unreadable=tuple(unreadable), fleet=fleet)
     for workload in model.workloads:
         urns.setdefault(workload.label, urns.get("carrier", ""))
     urns.pop("carrier", None)
