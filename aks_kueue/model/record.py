@@ -124,8 +124,9 @@ def queue_tracked(obj: KueueItem) -> Tracked:
     where = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
     # A stack-file object's key takes the field's path; a queue manifest's ("FILE doc N (Kind name)") does not.
     keys = {path: obj.key if " " in obj.key else f"{obj.key}.{path}" for path in found}
-    return Tracked(queue_entry(obj.kind, obj.namespace, obj.name), f"kubernetes:{obj.manifest.get('apiVersion')}:{obj.kind}",
-                   f"{obj.kind} {where}", found, False, keys=keys, key=obj.key)
+    token = f"kubernetes:{obj.manifest.get('apiVersion')}:{obj.kind}"
+    return Tracked(queue_entry(obj.kind, obj.namespace, obj.name), token, f"{obj.kind} {where}", found, False,
+                   keys=keys, key=obj.key)
 
 
 def fleet_tracked(model: Model) -> list[Tracked]:
