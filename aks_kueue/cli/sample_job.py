@@ -275,6 +275,7 @@ class Chooser:
 
     def tolerations(self, flavor: str) -> list[dict[str, str]]:
         """Tolerations for the flavor's nodeTaints and the NoSchedule/NoExecute taints of its pools."""
+        from aks_kueue.judge.workloads import toleration
         from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS
 
         placement = self.placements.get(flavor)
@@ -282,13 +283,7 @@ class Chooser:
             return []
         taints = [*placement.node_taints, *(t for pool, nodes in placement.pools if nodes > 0
                                             for t in pool.spec.taints if t.get("effect") in SCHEDULING_EFFECTS)]
-        found: dict[tuple, dict[str, str]] = {}
-        for taint in taints:
-            value = taint.get("value") or ""
-            toleration = {"key": taint["key"], "operator": "Equal", "value": value, "effect": taint["effect"]} \
-                if value else {"key": taint["key"], "operator": "Exists", "effect": taint["effect"]}
-            found.setdefault(tuple(toleration.items()), toleration)
-        return list(found.values())
+        return list({tuple(t.items()): t for t in map(toleration, taints)}.values())
 
 
 def _pod_sets(kind: str, gpus: int, chooser: Chooser) -> list[PodSet]:
