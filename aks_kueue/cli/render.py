@@ -185,11 +185,10 @@ def print_capacity(console, outcome: Outcome) -> None:
         table.add_column(column, justify="right" if column in ("quota (sum)", "capacity", "headroom") else "left",
                          no_wrap=True)
     for row in rows:
-        shown = row.shown()
         style = VERDICT_STYLE.get(row.verdict, "")
         verdict = escape(row.verdict) + (" (assumed placement)" if row.assumption else "") \
             + (" (transformed units)" if row.transformation else "")
-        table.add_row(escape(row.flavor), escape(row.resource), shown["quota"], shown["capacity"], shown["headroom"],
+        table.add_row(escape(row.flavor), escape(row.resource), *row.shown().values(),
                       f"[{style}]{verdict}[/{style}]" if style else verdict)
     console.print(table)
     console.print()

@@ -449,18 +449,17 @@ def job_manifest(sample: Sample) -> dict[str, Any]:
     metadata = {"name": f"sample-{sample.kind.lower()}", "namespace": sample.namespace,
                 "labels": {QUEUE_LABEL: sample.queue}}
     head = {"apiVersion": "", "kind": sample.kind, "metadata": metadata}
+    def job_spec(pod_set: PodSet, **more: Any) -> dict[str, Any]:
+        return {"parallelism": pod_set.count, "completions": pod_set.count, "backoffLimit": 0, **more,
+                "template": _pod(pod_set, _hello(pod_set))}
+
     if sample.kind == "Job":
-        main = by_name["main"]
         return {**head, "apiVersion": "batch/v1", "spec": {
-            "suspend": True, "parallelism": main.count, "completions": main.count, "backoffLimit": 0,
-            "ttlSecondsAfterFinished": 3600, "template": _pod(main, _hello(main))}}
+            "suspend": True, **job_spec(by_name["main"], ttlSecondsAfterFinished=3600)}}
     if sample.kind == "JobSet":
-        workers = by_name["workers"]
         return {**head, "apiVersion": "jobset.x-k8s.io/v1alpha2", "spec": {
             "suspend": True, "ttlSecondsAfterFinished": 3600, "replicatedJobs": [{
-                "name": "workers", "replicas": 1, "template": {"spec": {
-                    "parallelism": workers.count, "completions": workers.count, "backoffLimit": 0,
-                    "template": _pod(workers, _hello(workers))}}}]}}
+                "name": "workers", "replicas": 1, "template": {"spec": job_spec(by_name["workers"])}}]}}
     if sample.kind == "RayJob":
         return _ray_job(head, by_name)
     return _mpi_job(head, by_name)
