@@ -131,6 +131,11 @@ def print_verdicts(console, outcome: Outcome) -> None:
     key to edit and the fix."""
     from rich.markup import escape
 
+    def say(head: str, f, fix: str = "      fix: {}") -> None:
+        console.print(f"{head}{escape(f.key)}: {escape(f.message)}", highlight=False)
+        if f.fix:
+            console.print(fix.format(escape(f.fix)), highlight=False)
+
     for note in outcome.previous_notes:
         console.print(f"[bold yellow]{escape(str(note))}[/bold yellow]")
     notices = [f for f in (outcome.run.day2_findings if outcome.run else []) if f.kind != UNGUARDED]
@@ -139,10 +144,7 @@ def print_verdicts(console, outcome: Outcome) -> None:
         if items:
             console.print(f"[bold {colour}]Day-2 guard: {title}[/bold {colour}]")
         for f in items:
-            console.print(f"  [{colour}]{escape(f.object)}[/{colour}] {escape(f.key)}: {escape(f.message)}",
-                          highlight=False)
-            if f.fix:
-                console.print(f"      fix: {escape(f.fix)}", highlight=False)
+            say(f"  [{colour}]{escape(f.object)}[/{colour}] ", f)
     groups = verdict_groups(outcome)
     if not groups:
         console.print("[green]Policy verdicts: every policy passed.[/green]")
@@ -159,20 +161,14 @@ def print_verdicts(console, outcome: Outcome) -> None:
             console.print(f"  [{colour}]{escape(group.policy)}[/{colour}] {escape(group.heading)} "
                           f"({len(group.items)})")
             for verdict in group.items:
-                f = verdict.finding
-                console.print(f"    {escape(f.key)}: {escape(f.message)}", highlight=False)
-                if f.fix:
-                    console.print(f"      [dim]{escape(f.fix)}[/dim]", highlight=False)
+                say("    ", verdict.finding, "      [dim]{}[/dim]")
             continue
         item = group.items[0]
         finding = getattr(item, "finding", None)
         if finding is None:
             console.print(f"  [{colour}]{escape(item.policy)}[/{colour}]: {escape(item.message)}", highlight=False)
             continue
-        console.print(f"  [{colour}]{escape(item.policy)}[/{colour}] ({escape(finding.object)}) "
-                      f"{escape(finding.key)}: {escape(finding.message)}", highlight=False)
-        if finding.fix:
-            console.print(f"      fix: {escape(finding.fix)}", highlight=False)
+        say(f"  [{colour}]{escape(item.policy)}[/{colour}] ({escape(finding.object)}) ", finding)
     console.print()
 
 
@@ -189,11 +185,10 @@ def print_capacity(console, outcome: Outcome) -> None:
         table.add_column(column, justify="right" if column in ("quota (sum)", "capacity", "headroom") else "left",
                          no_wrap=True)
     for row in rows:
-        shown = row.shown()
         style = VERDICT_STYLE.get(row.verdict, "")
         verdict = escape(row.verdict) + (" (assumed placement)" if row.assumption else "") \
             + (" (transformed units)" if row.transformation else "")
-        table.add_row(escape(row.flavor), escape(row.resource), shown["quota"], shown["capacity"], shown["headroom"],
+        table.add_row(escape(row.flavor), escape(row.resource), *row.shown().values(),
                       f"[{style}]{verdict}[/{style}]" if style else verdict)
     console.print(table)
     console.print()

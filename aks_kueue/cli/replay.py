@@ -231,25 +231,26 @@ def _progress(workloads: int, name: str, index: int, total: int) -> Iterator[Opt
 def _generated(generated):
     from aks_kueue.replay import ReplayConfig
 
-    objects = _validated([(o, f"{generated.file} (generated {o['kind']} {o['metadata']['name']})")
+    objects = _validated([(o, f"{generated.file} (generated {o['kind']} {o['metadata']['name']})", None)
                           for o in generated.objects])
     return ReplayConfig(f"generator {generated.file}", objects, notes=list(generated.notes))
 
 
-def _validated(pairs: list[tuple[dict, str]], file_of=None) -> list[dict]:
-    """Kueue objects as Kueue v0.19.2 would store them (converted, validated, defaulted); Namespaces as given."""
+def _validated(given: list[tuple[dict, str, Any]]) -> list[dict]:
+    """Kueue objects as Kueue v0.19.2 would store them (converted, validated, defaulted); Namespaces as given.
+    Each comes with where it is read and its Document (None: it is its own source), which errors name."""
     from aks_kueue.kueue.validate import load_object, validate_object
 
     objects, errors = [], []
-    for manifest, where in pairs:
+    for manifest, where, document in given:
         if manifest.get("kind") == "Namespace" and manifest.get("apiVersion") == "v1":
             objects.append(manifest)
             continue
         obj = load_object(manifest, where)
         problems = validate_object(obj)
         if problems:
-            source, document = file_of(where) if file_of else (where, None)
-            errors += [LoadError(source, document, f"{obj.describe()}: {p}") for p in problems]
+            errors += [LoadError(document.file if document else where, document.index if document else None,
+                                 f"{obj.describe()}: {p}") for p in problems]
             continue
         objects.append(obj.defaulted)
     if errors:
@@ -265,8 +266,7 @@ def _queues_config(paths: list[str]):
     from aks_kueue.replay import ReplayConfig
 
     documents = read_inputs(paths)
-    pairs, notes, kueue = [], [], None
-    places = {}
+    given, notes, kueue = [], [], None
     for document in documents:
         manifest = document.manifest
         kind = category(manifest)
@@ -275,19 +275,18 @@ def _queues_config(paths: list[str]):
                 notes.append(f"{document.where}: a Workload among the queues is left out; workloads come from "
                              "the trace")
                 continue
-            places[document.where] = (document.file, document.index)
-            pairs.append((manifest, document.where))
+            given.append((manifest, document.where, document))
         elif kind is Category.CONFIGURATION:
             report = judge_configuration(manifest)
             if report.errors:
                 raise Unusable([LoadError(document.file, document.index, f"Configuration: {e}") for e in report.errors])
             kueue = {**(report.effective or {}), "featureGates": dict(report.gates)}
         elif manifest.get("apiVersion") == "v1" and manifest.get("kind") == "Namespace":
-            pairs.append((manifest, document.where))
+            given.append((manifest, document.where, document))
         else:
             notes.append(f"{document.where}: {document.kind} {document.name or ''} is not a Kueue object; left out")
     warn(notes)
-    objects = _validated(pairs, lambda where: places.get(where, (where, None)))
+    objects = _validated(given)
     if not any(o.get("kind") == "ClusterQueue" for o in objects):
         raise Unusable([LoadError("", None, f"--queues {' '.join(paths)}: no ClusterQueue in these files")])
     return ReplayConfig("queues " + " ".join(paths), objects, kueue=kueue)

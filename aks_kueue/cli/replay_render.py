@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from aks_kueue.cli.chart import png_figure
-from aks_kueue.cli.markdown import cell
+from aks_kueue.cli.markdown import cell, table
 from aks_kueue.replay.trace import format_duration
 
 # At most this many ClusterQueues get a line of their own in the chart; the rest are summed.
@@ -185,12 +185,6 @@ def print_text(document: dict[str, Any], trace) -> None:
 # Markdown --------------------------------------------------------------------------------------
 
 
-def _markdown_table(columns, rows) -> list[str]:
-    lines = ["| " + " | ".join(cell(c) for c in columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
-    return lines
-
-
 def markdown(document: dict[str, Any], trace) -> str:
     configurations = document["configurations"]
     gates = document["summary"]["gates"]
@@ -201,19 +195,19 @@ def markdown(document: dict[str, Any], trace) -> str:
     lines = [f"## aks-kueue replay: {names}", "", _headline(document, trace) + (f". {verdict}" if verdict else ""), ""]
     if "differences" in document:
         lines += ["**What the change does** (this configuration minus the base; negative waits are shorter):", ""]
-        lines += _markdown_table(DIFF_COLUMNS, _difference_rows(document)) + [""]
+        lines += table(DIFF_COLUMNS, _difference_rows(document)) + [""]
         pools = _pool_differences(configurations)
         if pools:
-            lines += _markdown_table(("pool", "node-hours", "Δ", "peak nodes", "Δ", "hours at maxCount", "Δ"),
+            lines += table(("pool", "node-hours", "Δ", "peak nodes", "Δ", "hours at maxCount", "Δ"),
                                      pools) + [""]
     for index, configuration in enumerate(configurations):
         role = "" if len(configurations) == 1 else (" (this change)" if index == 0 else " (base)")
         opened = len(configurations) == 1
         lines += [f"<details{' open' if opened else ''}><summary><b>{cell(configuration['name'])}{role}</b>: "
                   f"{configuration['events']:,} events</summary>", ""]
-        lines += _markdown_table(QUEUE_COLUMNS, [_queue_row(q) for q in configuration["clusterQueues"]]) + [""]
+        lines += table(QUEUE_COLUMNS, [_queue_row(q) for q in configuration["clusterQueues"]]) + [""]
         if configuration["pools"]:
-            lines += _markdown_table(POOL_COLUMNS, [_pool_row(p) for p in configuration["pools"]]) + [""]
+            lines += table(POOL_COLUMNS, [_pool_row(p) for p in configuration["pools"]]) + [""]
         stuck = _never_started(configuration)
         if stuck:
             lines += ["Admitted but never started, or still waiting with a reason:", ""]

@@ -275,6 +275,7 @@ class Chooser:
 
     def tolerations(self, flavor: str) -> list[dict[str, str]]:
         """Tolerations for the flavor's nodeTaints and the NoSchedule/NoExecute taints of its pools."""
+        from aks_kueue.judge.workloads import toleration
         from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS
 
         placement = self.placements.get(flavor)
@@ -282,13 +283,7 @@ class Chooser:
             return []
         taints = [*placement.node_taints, *(t for pool, nodes in placement.pools if nodes > 0
                                             for t in pool.spec.taints if t.get("effect") in SCHEDULING_EFFECTS)]
-        found: dict[tuple, dict[str, str]] = {}
-        for taint in taints:
-            value = taint.get("value") or ""
-            toleration = {"key": taint["key"], "operator": "Equal", "value": value, "effect": taint["effect"]} \
-                if value else {"key": taint["key"], "operator": "Exists", "effect": taint["effect"]}
-            found.setdefault(tuple(toleration.items()), toleration)
-        return list(found.values())
+        return list({tuple(t.items()): t for t in map(toleration, taints)}.values())
 
 
 def _pod_sets(kind: str, gpus: int, chooser: Chooser) -> list[PodSet]:
@@ -454,18 +449,17 @@ def job_manifest(sample: Sample) -> dict[str, Any]:
     metadata = {"name": f"sample-{sample.kind.lower()}", "namespace": sample.namespace,
                 "labels": {QUEUE_LABEL: sample.queue}}
     head = {"apiVersion": "", "kind": sample.kind, "metadata": metadata}
+    def job_spec(pod_set: PodSet, **more: Any) -> dict[str, Any]:
+        return {"parallelism": pod_set.count, "completions": pod_set.count, "backoffLimit": 0, **more,
+                "template": _pod(pod_set, _hello(pod_set))}
+
     if sample.kind == "Job":
-        main = by_name["main"]
         return {**head, "apiVersion": "batch/v1", "spec": {
-            "suspend": True, "parallelism": main.count, "completions": main.count, "backoffLimit": 0,
-            "ttlSecondsAfterFinished": 3600, "template": _pod(main, _hello(main))}}
+            "suspend": True, **job_spec(by_name["main"], ttlSecondsAfterFinished=3600)}}
     if sample.kind == "JobSet":
-        workers = by_name["workers"]
         return {**head, "apiVersion": "jobset.x-k8s.io/v1alpha2", "spec": {
             "suspend": True, "ttlSecondsAfterFinished": 3600, "replicatedJobs": [{
-                "name": "workers", "replicas": 1, "template": {"spec": {
-                    "parallelism": workers.count, "completions": workers.count, "backoffLimit": 0,
-                    "template": _pod(workers, _hello(workers))}}}]}}
+                "name": "workers", "replicas": 1, "template": {"spec": job_spec(by_name["workers"])}}]}}
     if sample.kind == "RayJob":
         return _ray_job(head, by_name)
     return _mpi_job(head, by_name)

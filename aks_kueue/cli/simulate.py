@@ -218,11 +218,9 @@ def _print_text(decisions: list[dict], skipped: list[dict], summary: dict[str, i
                           "yes" if d["borrowing"] else "no", flavors, message.lstrip("; "))
         console.print(table)
         per_queue = Table("clusterQueue", *MODES, title="per ClusterQueue")
-        counts: dict[str, Counter] = {}
-        for d in decisions:
-            counts.setdefault(d["clusterQueue"] or "-", Counter())[d["mode"]] += 1
-        for queue in sorted(counts):
-            per_queue.add_row(queue, *(str(counts[queue].get(m, 0)) for m in MODES))
+        counts = Counter((d["clusterQueue"] or "-", d["mode"]) for d in decisions)
+        for queue in sorted({queue for queue, _ in counts}):
+            per_queue.add_row(queue, *(str(counts[queue, m]) for m in MODES))
         console.print(per_queue)
     for item in skipped:
         console.print(f"skipped {item['apiVersion']} {item['kind']} {item['name'] or '(no name)'} "

@@ -19,7 +19,6 @@ with quota for a resource no worker holds, it is an error: most of the admitted 
 
 from __future__ import annotations
 
-import ipaddress
 from collections import defaultdict
 from dataclasses import replace
 from fractions import Fraction
@@ -30,6 +29,7 @@ from aks_kueue.judge import capacity, objects
 from aks_kueue.judge.feasibility import WORKLOAD_KINDS, feasibility, is_manager, valid_objects
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
 from aks_kueue.judge.rules import FLEET, VM_OVERHEAD, rule
+from aks_kueue.judge.stack import within
 from aks_kueue.kueue import catalog, multikueue as mk
 from aks_kueue.kueue.admission_checks import is_provisioning
 from aks_kueue.model.desired import Install, Model
@@ -395,28 +395,13 @@ def reachability(model: Model) -> Iterable[Finding]:
                           "whether the manager can reach it was not checked",
                           "declare the manager's outbound addresses in aks-kueue:fleet.egressIpRanges")
             continue
-        outside = [r for r in egress if not _within(r, security.authorized_ip_ranges)]
+        outside = [r for r in egress if not within(r, security.authorized_ip_ranges)]
         if outside:
             yield Finding(WORKER_UNREACHABLE, ERROR, worker.label, worker.key,
                           f"worker {worker.name} accepts API calls only from "
                           f"{', '.join(security.authorized_ip_ranges)}, which leaves out the manager's egress "
                           f"{', '.join(outside)}: the MultiKueueCluster stays inactive", f"add {', '.join(outside)} to cluster.security.apiServerAuthorizedIpRanges of "
                           f"{worker.stack}", {"egress": outside, "authorized": list(security.authorized_ip_ranges)})
-
-
-def _within(network: str, ranges: Iterable[str]) -> bool:
-    try:
-        wanted = ipaddress.ip_network(network, strict=False)
-    except ValueError:
-        return False
-    for text in ranges:
-        try:
-            allowed = ipaddress.ip_network(text, strict=False)
-        except ValueError:
-            continue
-        if wanted.version == allowed.version and wanted.subnet_of(allowed):
-            return True
-    return False
 
 
 @rule(KUEUE_VERSIONS, "The manager and its workers run the same Kueue minor version.",

@@ -24,6 +24,7 @@ from typing import Any, Mapping, Optional
 from aks_kueue.aks.autoscaler import MIN_PROVISIONING_MINOR, SCALE_UP_CLASSES, class_problem
 from aks_kueue.aks.nodes import PoolCapacity
 from aks_kueue.aks.placement import FlavorPlacement
+from aks_kueue.judge.capacity import Valid
 from aks_kueue.judge.finding import ERROR, Finding, amount, field_key, show
 from aks_kueue.judge.workloads import Decided, landing_pools, pod_requests, pods_per_node
 from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provisioning, provisioning_config_name, \
@@ -33,8 +34,6 @@ from aks_kueue.model.desired import KueueItem, Model
 PROVISIONING_UNAVAILABLE = "provisioning-unavailable"
 PODSET_UNPROVISIONABLE = "podset-unprovisionable"
 WORKLOAD_KINDS = (PODSET_UNPROVISIONABLE,)
-
-Valid = tuple[KueueItem, Mapping[str, Any]]
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 from aks_kueue.aks.nodes import PoolCapacity, is_modelled
 from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.aks.topology import HOSTNAME
-from aks_kueue.judge.capacity import quota_entries
+from aks_kueue.judge.capacity import Valid, quota_entries
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
 from aks_kueue.judge.provisioning import floor_nodes, provisioning_checks, scaled_up_flavors
 from aks_kueue.judge.workloads import Decided, landing_pools, pod_requests, pods_per_node
@@ -38,8 +38,6 @@ TOPOLOGY_NEEDS_NODES = "topology-needs-nodes"
 PODSET_EXCEEDS_HOST = "podset-exceeds-host"
 TOPOLOGY_REQUEST_MISMATCH = "topology-request-mismatch"
 WORKLOAD_KINDS = (PODSET_EXCEEDS_HOST, TOPOLOGY_REQUEST_MISMATCH)
-
-Valid = tuple[KueueItem, Mapping[str, Any]]
 
 
 def topology_findings(model: Model, valid: list[Valid], placements: Mapping[str, FlavorPlacement],

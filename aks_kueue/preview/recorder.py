@@ -39,11 +39,6 @@ class Registration:
     options: dict[str, Any] = field(default_factory=dict)
 
 
-_NO_OPTIONS: dict[str, Any] = {"protect": False, "retainOnDelete": False, "ignoreChanges": [], "replaceOnChanges": [],
-                               "deleteBeforeReplace": False, "additionalSecretOutputs": [], "customTimeouts": {},
-                               "aliases": []}
-
-
 def api_version_alias(alias: Any) -> bool:
     """One of the aliases a provider SDK's typed class adds for every API-version type token its
     resource ever had (`pulumi.Alias(type_="azure-native:containerservice/v20190201:AgentPool")`):
@@ -81,6 +76,7 @@ def resource_options(request) -> dict[str, Any]:
     }
 
 
+_NO_OPTIONS = resource_options(resource_pb2.RegisterResourceRequest())  # a read's: every option unset
 # Components whose registered outputs the offline preview reads (the day-2 guard's findings).
 REPORTING_COMPONENTS = ("aksKueue:index:Day2Guard",)
 
