@@ -58,7 +58,7 @@ class SampleError(Exception):
 
 
 @dataclass
-class PodSet:
+class SamplePodSet:
     """One pod set of the sample: its count, its requests in Kueue's units, where it lands."""
 
     name: str
@@ -77,7 +77,7 @@ class Sample:
     namespace: str
     queue: str
     cluster_queue: str
-    pod_sets: list[PodSet]
+    pod_sets: list[SamplePodSet]
 
 
 @app.command("sample-job")
@@ -165,7 +165,7 @@ def plan(settings, model, queue: str, gpus: int, kind: str) -> Sample:
     if cluster_queue is None:
         raise SampleError(f"LocalQueue {namespace}/{name} points at ClusterQueue {target}, which the stack lacks")
     obj, _ = checked_object(cluster_queue)
-    quota = Quota.of(obj.defaulted or obj.manifest)
+    quota = QueueQuota.of(obj.defaulted or obj.manifest)
     judgement = judge(model)
     chooser = Chooser(quota, judgement.flavors, cluster_queue.name, model.resource_rules)
     pod_sets = _pod_sets(kind, gpus, chooser)
@@ -190,14 +190,14 @@ def _kind(kind: str, settings, stack: str) -> str:
 
 
 @dataclass
-class Quota:
+class QueueQuota:
     """A ClusterQueue's resource groups (covered resources, flavors in order) and nominal quotas."""
 
     groups: list[tuple[list[str], list[str]]]
     nominal: dict[str, dict[str, int]]
 
     @classmethod
-    def of(cls, manifest: dict[str, Any]) -> "Quota":
+    def of(cls, manifest: dict[str, Any]) -> "QueueQuota":
         from aks_kueue.kueue.units import amount
 
         groups, nominal = [], {}
@@ -221,7 +221,7 @@ class Quota:
 class Chooser:
     """Picks the flavor and pool a pod set lands on, from the queue's quota and the judge's placements."""
 
-    quota: Quota
+    quota: QueueQuota
     placements: dict
     cluster_queue: str
     rules: Any = None              # the Configuration's resource transformations (ResourceRules)
@@ -286,15 +286,15 @@ class Chooser:
         return list({tuple(t.items()): t for t in map(toleration, taints)}.values())
 
 
-def _pod_sets(kind: str, gpus: int, chooser: Chooser) -> list[PodSet]:
+def _pod_sets(kind: str, gpus: int, chooser: Chooser) -> list[SamplePodSet]:
     cpu_flavor, cpu_pool = chooser.cpu_target()
 
     def placed(name: str, count: int, requests: dict[str, int], flavor: str = cpu_flavor, pool=cpu_pool,
-               gpu_resource: Optional[str] = None) -> PodSet:
-        return PodSet(name, count, _covered(requests, chooser.quota, chooser.rules), flavor,
+               gpu_resource: Optional[str] = None) -> SamplePodSet:
+        return SamplePodSet(name, count, _covered(requests, chooser.quota, chooser.rules), flavor,
                       f"pool {pool.name}, {pool.spec.vm_size}", chooser.tolerations(flavor), gpu_resource)
 
-    def small(name: str, cpu: int, memory: int, count: int = 1) -> PodSet:
+    def small(name: str, cpu: int, memory: int, count: int = 1) -> SamplePodSet:
         node = cpu_pool.node.amounts
         return placed(name, count, {CPU: min(cpu, _floor(node.get(CPU, 0) // 2, 100)),
                                     MEMORY: min(memory, _floor(node.get(MEMORY, 0) // 2, 64 * MIB))})
@@ -316,7 +316,7 @@ def _pod_sets(kind: str, gpus: int, chooser: Chooser) -> list[PodSet]:
     return [worker]
 
 
-def _covered(requests: dict[str, int], quota: Quota, rules: Any = None) -> dict[str, int]:
+def _covered(requests: dict[str, int], quota: QueueQuota, rules: Any = None) -> dict[str, int]:
     """Only what the ClusterQueue covers: Kueue refuses a pod asking for a resource it does not. With
     the Configuration's transformations, a request Kueue replaces by covered outputs is charged as
     those, so it stays (a pod asking for no cpu would not run)."""
@@ -344,14 +344,14 @@ def charges(requests: dict[str, int], rules: Any) -> dict[str, int]:
     return to_units(rules.apply(exact))
 
 
-def _fit_charges(pod_sets: list[PodSet], quota: Quota, rules: Any, cluster_queue: str) -> None:
+def _fit_charges(pod_sets: list[SamplePodSet], quota: QueueQuota, rules: Any, cluster_queue: str) -> None:
     """With transformations, shrink the workers until what Kueue charges (a credit, a total) fits the
     nominal quota of the flavor it is charged to: the pod set's own, else the first flavor covering it."""
     if not rules:
         return
     worker = next(p for p in pod_sets if p.resizable)
 
-    def charged(pod_set: PodSet):
+    def charged(pod_set: SamplePodSet):
         for resource, value in charges(pod_set.requests, rules).items():
             flavors = quota.flavors_for(resource)
             yield pod_set.flavor if pod_set.flavor in flavors or not flavors else flavors[0], resource, value
@@ -363,7 +363,7 @@ def _fit_charges(pod_sets: list[PodSet], quota: Quota, rules: Any, cluster_queue
         raise error
 
 
-def _over(pod_sets: list[PodSet], quota: Quota, charged, cluster_queue: str, what: str) -> Optional[SampleError]:
+def _over(pod_sets: list[SamplePodSet], quota: QueueQuota, charged, cluster_queue: str, what: str) -> Optional[SampleError]:
     """The error for the first flavor and resource whose nominal quota is less than what the pods are
     `charged` (per pod: flavor, resource, amount) in all, if there is one."""
     used: dict[tuple[str, str], int] = {}
@@ -382,7 +382,7 @@ def _floor(value: int, step: int) -> int:
     return value // step * step
 
 
-def _fit(pod_sets: list[PodSet], quota: Quota, placements: dict, cluster_queue: str) -> None:
+def _fit(pod_sets: list[SamplePodSet], quota: QueueQuota, placements: dict, cluster_queue: str) -> None:
     """Shrink the workers until every flavor's nominal quota and pools hold the pods."""
     from aks_kueue.judge.workloads import pods_per_node
 
@@ -420,7 +420,7 @@ def _show(requests: dict[str, int]) -> str:
 
 # --- the manifest -----------------------------------------------------------------------------------
 
-def _resources(pod_set: PodSet) -> dict[str, Any]:
+def _resources(pod_set: SamplePodSet) -> dict[str, Any]:
     from aks_kueue.kueue.units import format_amount
 
     requests = {r: format_amount(r, v) for r, v in pod_set.requests.items()}
@@ -428,7 +428,7 @@ def _resources(pod_set: PodSet) -> dict[str, Any]:
     return {"requests": requests, **({"limits": limits} if limits else {})}
 
 
-def _pod(pod_set: PodSet, container: dict[str, Any], restart: Optional[str] = "Never") -> dict[str, Any]:
+def _pod(pod_set: SamplePodSet, container: dict[str, Any], restart: Optional[str] = "Never") -> dict[str, Any]:
     spec: dict[str, Any] = {}
     if restart:
         spec["restartPolicy"] = restart
@@ -438,7 +438,7 @@ def _pod(pod_set: PodSet, container: dict[str, Any], restart: Optional[str] = "N
     return {"spec": spec}
 
 
-def _hello(pod_set: PodSet) -> dict[str, Any]:
+def _hello(pod_set: SamplePodSet) -> dict[str, Any]:
     if pod_set.gpu_resource:
         return {"name": "main", "image": CUDA, "command": ["nvidia-smi"]}
     return {"name": "main", "image": BUSYBOX, "command": ["sh", "-c", "echo hello from $(hostname); sleep 30"]}
@@ -449,7 +449,7 @@ def job_manifest(sample: Sample) -> dict[str, Any]:
     metadata = {"name": f"sample-{sample.kind.lower()}", "namespace": sample.namespace,
                 "labels": {QUEUE_LABEL: sample.queue}}
     head = {"apiVersion": "", "kind": sample.kind, "metadata": metadata}
-    def job_spec(pod_set: PodSet, **more: Any) -> dict[str, Any]:
+    def job_spec(pod_set: SamplePodSet, **more: Any) -> dict[str, Any]:
         return {"parallelism": pod_set.count, "completions": pod_set.count, "backoffLimit": 0, **more,
                 "template": _pod(pod_set, _hello(pod_set))}
 
@@ -465,7 +465,7 @@ def job_manifest(sample: Sample) -> dict[str, Any]:
     return _mpi_job(head, by_name)
 
 
-def _ray_job(head: dict[str, Any], by_name: dict[str, PodSet]) -> dict[str, Any]:
+def _ray_job(head: dict[str, Any], by_name: dict[str, SamplePodSet]) -> dict[str, Any]:
     ray_head, workers, submitter = by_name["head"], by_name["workers"], by_name["submitter"]
     image = f"rayproject/ray:{RAY_VERSION}"
     worker_image = image + ("-gpu" if workers.gpu_resource else "")
@@ -485,7 +485,7 @@ def _ray_job(head: dict[str, Any], by_name: dict[str, PodSet]) -> dict[str, Any]
                 "template": _pod(workers, {"name": "ray-worker", "image": worker_image}, restart=None)}]}}}
 
 
-def _mpi_job(head: dict[str, Any], by_name: dict[str, PodSet]) -> dict[str, Any]:
+def _mpi_job(head: dict[str, Any], by_name: dict[str, SamplePodSet]) -> dict[str, Any]:
     launcher, worker = by_name["launcher"], by_name["worker"]
     # As mpi-operator's pi example runs it (examples/v2beta1/pi): the launcher runs mpirun, workers sshd.
     user = {"runAsUser": 1000}
