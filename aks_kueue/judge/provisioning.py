@@ -26,9 +26,10 @@ from aks_kueue.aks.nodes import PoolCapacity
 from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.judge.capacity import Valid
 from aks_kueue.judge.finding import ERROR, Finding, amount, field_key, show
-from aks_kueue.judge.workloads import Decided, landing_pools, pod_requests, pods_per_node
+from aks_kueue.judge.workloads import Decided, landing_pools, pods_per_node
 from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provisioning, provisioning_config_name, \
     requested_pod_sets
+from aks_kueue.kueue.units import pod_units
 from aks_kueue.model.desired import KueueItem, Model
 
 PROVISIONING_UNAVAILABLE = "provisioning-unavailable"
@@ -155,7 +156,7 @@ def _unprovisionable(workload, manifest: Mapping[str, Any], cluster_queue: str, 
         landing = landing_pools(pod_set, decision.flavors, placements)
         if not isinstance(landing, list) or not landing:
             continue  # reported by the workload checks
-        requests = pod_requests((pod_set.get("template") or {}).get("spec") or {})
+        requests = pod_units((pod_set.get("template") or {}).get("spec") or {})
         packing = [(pool, nodes, pods_per_node(pool, requests)[0]) for pool, nodes in landing]
         if all(per_node == 0 for _, _, per_node in packing) or \
                 sum(per_node * nodes for _, nodes, per_node in packing) < decision.count:

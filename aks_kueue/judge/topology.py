@@ -29,9 +29,10 @@ from aks_kueue.aks.topology import HOSTNAME
 from aks_kueue.judge.capacity import Valid, quota_entries
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
 from aks_kueue.judge.provisioning import floor_nodes, provisioning_checks, scaled_up_flavors
-from aks_kueue.judge.workloads import Decided, landing_pools, pod_requests, pods_per_node
+from aks_kueue.judge.workloads import Decided, landing_pools, pods_per_node
 from aks_kueue.kueue.tas import (ClusterQueueTopology, explicitly_requests, slice_constraints, topology_levels,
                                  topology_request)
+from aks_kueue.kueue.units import pod_units
 from aks_kueue.model.desired import KueueItem, Model
 
 TOPOLOGY_NEEDS_NODES = "topology-needs-nodes"
@@ -124,7 +125,7 @@ def _workload(workload, manifest: Mapping[str, Any], cluster_queue: str, tas: Cl
             continue
         key = field_key(workload.key, f"podSets[{index}]")
         spec = (pod_set.get("template") or {}).get("spec") or {}
-        requests = pod_requests(spec)
+        requests = pod_units(spec)
         reasons = [r for f in dict.fromkeys(assignment.flavors.values())
                    if (r := tas.mismatch(pod_set, f, levels, requests)) is not None]
         if reasons:
@@ -172,7 +173,7 @@ def _host(workload, key: str, cluster_queue: str, members: list[tuple[Mapping[st
     """Everything `members` (pod sets and their pod counts) asks for must fit one node of a pool they share."""
     total: dict[str, int] = {}
     for pod_set, count in members:
-        for resource, value in pod_requests((pod_set.get("template") or {}).get("spec") or {}).items():
+        for resource, value in pod_units((pod_set.get("template") or {}).get("spec") or {}).items():
             total[resource] = total.get(resource, 0) + value * count
     total["pods"] = total.get("pods", 0) + sum(count for _, count in members)
     modelled = {r: v for r, v in total.items() if is_modelled(r) and v > 0}

@@ -16,20 +16,14 @@ from aks_kueue.aks.nodes import PoolCapacity, is_modelled
 from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.judge.capacity import advertise_first
 from aks_kueue.judge.finding import ERROR, Finding, amount, field_key, show
-from aks_kueue.k8s.pods import pod_requests as effective_requests
 from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS, tolerates, untolerated_taint
-from aks_kueue.kueue.units import to_units
+from aks_kueue.kueue.units import pod_units
 
 WORKLOAD_NOT_ADMITTED = "workload-not-admitted"
 POD_FITS_NO_NODE = "pod-fits-no-node"
 PODSET_EXCEEDS_POOLS = "podset-exceeds-pools"
 PODSET_CONFLICTING_FLAVORS = "podset-conflicting-flavors"
 KINDS = (WORKLOAD_NOT_ADMITTED, POD_FITS_NO_NODE, PODSET_EXCEEDS_POOLS, PODSET_CONFLICTING_FLAVORS)
-
-
-def pod_requests(pod_spec: Mapping[str, Any]) -> dict[str, int]:
-    """A pod's effective requests (`k8s/pods.py`, the rule admission uses) in Kueue's units."""
-    return to_units(effective_requests(pod_spec))
 
 
 def pods_per_node(pool: PoolCapacity, requests: Mapping[str, int]) -> tuple[int, str]:
@@ -121,7 +115,7 @@ def missing_tolerations(workload: Mapping[str, Any], snapshot, cluster_queue: st
     for index, pod_set in enumerate(spec.get("podSets") or []):
         pod_spec = (pod_set.get("template") or {}).get("spec") or {}
         tolerations = pod_spec.get("tolerations") or []
-        groups = {id(queue.group_of[r]): queue.group_of[r] for r in pod_requests(pod_spec) if r in queue.group_of}
+        groups = {id(queue.group_of[r]): queue.group_of[r] for r in pod_units(pod_spec) if r in queue.group_of}
         for group in groups.values():
             for name in group.flavors:
                 flavor = snapshot.flavors.get(name)
@@ -214,7 +208,7 @@ def _schedule(label: str, pod_set: Mapping[str, Any], flavors: Mapping[str, str]
                 "flavors' nodeLabels compatible", {"podSet": name, "flavors": list(landing.flavors)})
     if landing is None:
         return None  # a flavor nothing places: the flavor checks report it
-    requests = pod_requests(pod_spec)
+    requests = pod_units(pod_spec)
     wanted = ", ".join(f"{r} {show(r, v)}" for r, v in requests.items() if is_modelled(r))
     numbers = {"podSet": name, "count": count, "requests": {r: amount(r, v) for r, v in requests.items()}}
     if not landing:

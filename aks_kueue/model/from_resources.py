@@ -31,11 +31,10 @@ from aks_kueue.aks.pools import (EXTERNAL_PLUGIN, SYSTEM, USER, DaemonSetLoad, P
                                  node_taints)
 from aks_kueue.aks.vm_sizes import lookup
 from aks_kueue.k8s.loader import LoadError, parse_single
-from aks_kueue.k8s.pods import pod_requests
 from aks_kueue.kueue import catalog as cat
 from aks_kueue.kueue.convert import to_v1beta2
 from aks_kueue.kueue.transformations import ResourceRules
-from aks_kueue.kueue.units import to_units
+from aks_kueue.kueue.units import pod_units
 from aks_kueue.kueue import multikueue
 from aks_kueue.kueue.multikueue import Role
 from aks_kueue.model import carrier, fleet_outputs
@@ -394,7 +393,7 @@ def _daemonset(props: Any, label: str) -> tuple[str, dict[str, int], dict]:
     name = text(get(props, "metadata", "name"), f"{label}.metadata.name")
     pod = plain(mapping(get(props, "spec", "template", "spec", default={}), f"{label}.spec.template.spec"))
     try:
-        requests = to_units(pod_requests(pod))
+        requests = pod_units(pod)
     except (ValueError, AttributeError, TypeError) as error:  # a QuantityError is a ValueError
         raise UnreadableValue(f"{label}: the pod's resource requests cannot be read ({error})") from None
     for field_name, shape in (("nodeSelector", dict), ("tolerations", list)):
