@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Optional
 
 import pulumi
@@ -12,11 +11,6 @@ COMPONENT_PACKAGE = "aksKueue"
 
 def token(kind: str) -> str:
     return f"{COMPONENT_PACKAGE}:index:{kind}"
-
-
-def snake(camel: str) -> str:
-    """`createNamespace` -> `create_namespace`: a provider input's name in its Python SDK."""
-    return re.sub(r"(?<!^)([A-Z])", r"_\1", camel).lower()
 
 
 class Component(pulumi.ComponentResource):

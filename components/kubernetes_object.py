@@ -17,7 +17,7 @@ import pulumi
 
 from aks_kueue.compat import kubernetes_utilities
 from aks_kueue.model.conventions import MANAGED_BY
-from components import snake
+from aks_kueue.settings.base import snake
 
 RBAC_API = "rbac.authorization.k8s.io/v1"
 RBAC_GROUP = "rbac.authorization.k8s.io"

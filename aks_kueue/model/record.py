@@ -7,7 +7,6 @@ names, exactly as the components send them (`aks_kueue/day2/state.py` says what 
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import Any, Optional
 
@@ -20,6 +19,7 @@ from aks_kueue.day2.replacement import (AGENT_POOL, HELM_RELEASE, KUBERNETES_EXT
                                         MULTIKUEUE_CLUSTER, NAMESPACE, RESOURCE_GROUP, SERVICE_ACCOUNT, extract)
 from aks_kueue.day2.state import Record, SystemPoolOwner, Tracked, kept_pools, settle
 from aks_kueue.model.desired import Cluster, KueueItem, Model, Network
+from aks_kueue.settings.base import snake
 
 RESOURCE_GROUP_ENTRY = Entry(Target.RESOURCE_GROUP)
 CLUSTER_ENTRY = Entry(Target.CLUSTER)
@@ -49,7 +49,7 @@ def namespace_entry(namespace: str) -> Entry:
 def network_profile(network: Network) -> dict[str, Any]:
     """The network profile in the provider's names: what is sent and what the guard compares. Each
     field of the model is its stack key in snake case (`dnsServiceIp`: `dns_service_ip`)."""
-    return {path: getattr(network, re.sub("([A-Z])", r"_\1", key).lower()) for path, key in _NETWORK_KEYS.items()}
+    return {path: getattr(network, snake(key)) for path, key in _NETWORK_KEYS.items()}
 
 
 def pool_create_only(pool: Pool) -> dict[str, Any]:

@@ -25,7 +25,8 @@ def _to_camel(name: str) -> str:
 
 
 def snake(camel: str) -> str:
-    """A key's field name: `logAnalyticsWorkspaceId` -> `log_analytics_workspace_id`."""
+    """A key's field name: `logAnalyticsWorkspaceId` -> `log_analytics_workspace_id`; also a provider
+    input's name in its Python SDK (`createNamespace` -> `create_namespace`)."""
     return re.sub(r"(?<!^)([A-Z])", r"_\1", camel).lower()
 
 

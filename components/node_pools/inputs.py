@@ -11,7 +11,7 @@ from aks_kueue.aks.capacity_tag import GPU_PLUGIN_TAG, capacity_tag
 from aks_kueue.aks.pools import EXTERNAL_PLUGIN, SYSTEM, Pool, taint_text
 from aks_kueue.day2.state import DERIVED_CREATE_ONLY
 from aks_kueue.model.record import SPOT_INPUTS, pool_create_only, pool_entry
-from components import snake
+from aks_kueue.settings.base import snake
 from components.day2_guard import Gated
 
 # The create-only inputs a pool keeps for life, by the SDK's argument names.
