@@ -53,7 +53,8 @@ from aks_kueue.admission.workloads import PodSetInfo, WorkloadInfo
 from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provisioning, provisioning_config_name
 from aks_kueue.aks.autoscaler import SCALE_UP_CLASSES
 from aks_kueue.replay.config import ReplayConfig
-from aks_kueue.replay.nodes import BOOKED_READY, NODE_READY, SCALE_DOWN, NodeModel, PodGroup
+from aks_kueue.replay.nodes import (BACKOFF, BOOKED_READY, FINISH, NODE_READY, REQUEUE, SCALE_DOWN, SUBMIT, TIMEOUT,
+                                   NodeModel, PodGroup)
 from aks_kueue.replay.trace import Trace, TraceWorkload
 
 FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
@@ -61,21 +62,17 @@ FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, F
 REQUEUE_BATCH = 1.0
 STRICT = "StrictFIFO"
 
-# Event kinds, in the order they apply within one instant.
-FINISH, TIMEOUT, READY, DOWN, BOOKED, BACKOFF, REQUEUE, SUBMIT = range(8)
-_NODE_KINDS = {READY: NODE_READY, DOWN: SCALE_DOWN, BOOKED: BOOKED_READY}
 # Events that keep a replay going (a timeout only matters while its workload waits to start, and
 # node events only while pods wait for nodes); those that are progress.
-_COUNTED = frozenset({FINISH, BOOKED, BACKOFF, REQUEUE, SUBMIT})
-_PROGRESS = frozenset({FINISH, BOOKED, SUBMIT})
-_KIND_OF = {NODE_READY: READY, SCALE_DOWN: DOWN, BOOKED_READY: BOOKED}
+_COUNTED = frozenset({FINISH, BOOKED_READY, BACKOFF, REQUEUE, SUBMIT})
+_PROGRESS = frozenset({FINISH, BOOKED_READY, SUBMIT})
 
 # Where a workload is.
 PENDING, PARKED, RESERVED, ADMITTED, RUNNING, FINISHED, DEACTIVATED = range(7)
 # Where a pending workload is held: queued (its class in the heap or inadmissible), backing off, popped.
 NOWHERE, QUEUED, BACKING_OFF, INFLIGHT = range(4)
-# What a cycle did with an entry.
-ADMIT, NOFIT, NO_CANDIDATES, PREEMPTING, SKIPPED = range(5)
+# What a cycle did with an entry it did not admit.
+INADMISSIBLE, PREEMPTING, SKIPPED = range(3)
 
 
 @dataclass
@@ -325,11 +322,9 @@ class _Replay:
             self.meters[name] = {fr: Meter(q.nominal) for fr, q in quotas.items()}
         self.ready_queues: set[str] = set()
         self.checks = _provisioning_checks(config.objects, manifests)
-        self.nodes = None
-        if config.pools is not None:
-            self.nodes = NodeModel(config.pools, lambda p: config.startup(p)[0], config.scale_down_delay,
-                                   self._node_event)
         startups = [config.startup(p)[0] for p in config.pools or []]
+        self.nodes = None if config.pools is None else NodeModel(config.pools, startups, config.scale_down_delay,
+                                                                 self._push)
         ready = self.pods_ready
         # One waitForPodsReady cycle of a workload that never starts, with room to spare.
         self.horizon = (ready.timeout + ready.backoff_max if ready.enabled else 0.0) + max(startups, default=0.0) \
@@ -354,12 +349,7 @@ class _Replay:
                                                            for ps in shape.pod_sets]
                 first = self.snapshot.workload_info({"spec": {"podSets": pod_sets}})
                 known = podsets[id(shape)] = (first.podsets, first.shape)
-            if workload.priority_class is not None and workload.priority_class in priority_classes:
-                priority = priority_classes[workload.priority_class]
-            elif workload.priority is not None:
-                priority = workload.priority
-            else:
-                priority = 0
+            priority = priority_classes.get(workload.priority_class, workload.priority or 0)
             info = WorkloadInfo(namespace=workload.namespace, name=workload.name, queue_name=workload.queue,
                                 priority=priority, podsets=known[0], created=workload.submitted,
                                 uid=f"{workload.order:012d}", _shape=known[1])
@@ -389,9 +379,6 @@ class _Replay:
                 self.nodes is None or not (self.nodes.waiting or self.nodes.booking)):
             return True
         return self.pending_progress == 0 and now > self.last_progress + self.horizon
-
-    def _node_event(self, time: float, kind: str, payload: Any) -> None:
-        self._push(time, _KIND_OF[kind], payload)
 
     def run(self) -> Outcome:
         until = self.options.until
@@ -453,15 +440,17 @@ class _Replay:
                 self._enqueue(run, now)
             elif kind == TIMEOUT and run.state == ADMITTED:
                 self._evict(run, now, preempted=False)
+        elif kind == NODE_READY:
+            self.nodes.node_ready(payload, now)
+        elif kind == SCALE_DOWN:
+            self.nodes.scale_down(*payload, now)
         else:
-            answer = self.nodes.handle(_NODE_KINDS[kind], payload, now)
-            if kind == BOOKED and answer is not None:
-                run, groups = answer
-                if run.state == RESERVED and run.groups is groups:
-                    # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
-                    # admitted and its pods (booked) run at once.
-                    self._mark_admitted(run, now)
-                    self._start(run, now)
+            run, groups = payload
+            if run.state == RESERVED and run.groups is groups:
+                # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
+                # admitted and its pods (booked) run at once.
+                self._mark_admitted(run, now)
+                self._start(run, now)
 
     # Workload life -----------------------------------------------------------------------------
 
@@ -534,24 +523,14 @@ class _Replay:
         for _ in range(self.options.max_cycles_per_instant):
             if not self.ready_queues:
                 return
-            heads = []
-            for name in sorted(self.ready_queues):
-                queue = self.queues[name]
-                run = queue.pop()
-                if run is None:
-                    continue
-                heads.append(run)
+            heads = [run for run in (self.queues[name].pop() for name in sorted(self.ready_queues)) if run is not None]
             self.ready_queues = {name for name in self.ready_queues if self.queues[name].live > 0}
             if not heads:
                 return
             self.cycles += 1
-            entries = []
-            for run in heads:
-                decision = snapshot.assign(run.info, run.cq)
-                self.decisions += 1
-                entries.append((decision.assignment.borrowing if decision.assignment is not None else 0,
-                                run.key, run, decision))
-            entries.sort(key=lambda e: (e[0], e[1]))
+            self.decisions += len(heads)
+            entries = [(run, snapshot.assign(run.info, run.cq)) for run in heads]
+            entries.sort(key=lambda e: (e[1].assignment.borrowing if e[1].assignment is not None else 0, e[0].key))
             if not self._process(entries, now):
                 return
         self.notes.append(f"at {now:g} s scheduling stopped after {self.options.max_cycles_per_instant:,} cycles "
@@ -565,23 +544,18 @@ class _Replay:
         outcomes = []
         changed = False
         block = self.pods_ready.enabled and self.pods_ready.block_admission and self.nodes is not None
-        for _, _, run, decision in entries:
+        for run, decision in entries:
             mode = decision.mode
             cq = run.cq
-            if mode is NO_FIT:
-                outcomes.append((run, NOFIT))
+            if mode is NO_FIT or (mode is PREEMPT and not decision.targets):
+                outcomes.append((run, INADMISSIBLE))
                 run.reason = decision.message  # Kueue's words, in the QuotaReserved condition
-                continue
-            usage = decision.assignment.usage
-            if mode is PREEMPT and not decision.targets:
-                outcomes.append((run, NO_CANDIDATES))
-                run.reason = decision.message
-                info = snapshot.cluster_queues[cq]
-                if info.reclaim_within_cohort != "Any":
+                if mode is PREEMPT and snapshot.cluster_queues[cq].reclaim_within_cohort != "Any":
                     hold = _to_reserve(snapshot, cq, decision)
                     snapshot.reserve(cq, hold)
                     reserved.append((cq, hold))
                 continue
+            usage = decision.assignment.usage
             if mode is PREEMPT:
                 targets = [t.workload for t in decision.targets]
                 overlaps = any(t.uid in preempted for t in targets)
@@ -598,7 +572,6 @@ class _Replay:
                 outcomes.append((run, SKIPPED))
                 continue
             self._admit(run, decision, now)
-            outcomes.append((run, ADMIT))
             changed = True
         for cq, usage in reserved:
             snapshot.unreserve(cq, usage)
@@ -608,8 +581,6 @@ class _Replay:
                 self._evict(victim, now, preempted=True)
         for run, outcome in outcomes:
             queue = run.queue
-            if outcome == ADMIT:
-                continue
             if outcome in (PREEMPTING, SKIPPED) or queue.strict:
                 if outcome == PREEMPTING and not queue.strict:
                     queue.set_sticky(run)
@@ -638,16 +609,15 @@ class _Replay:
             self._start(run, now)
             return
         run.groups = self._groups(run, decision)
-        unplaceable = next((g for g in run.groups if not g.pools), None)
         check = self._check_for(run, decision)
-        if check is not None:
-            run.state = RESERVED
-            if unplaceable is not None:
-                run.reason = "ProvisioningRequest can never be provisioned: " + self._group_reason(run, unplaceable)
-                return
-            self.nodes.provision(run, run.groups, check, now)
-            return
-        self._admitted(run, now)
+        if check is None:
+            return self._admitted(run, now)
+        run.state = RESERVED
+        unplaceable = next((g for g in run.groups if not g.pools), None)
+        if unplaceable is not None:
+            run.reason = "ProvisioningRequest can never be provisioned: " + self._group_reason(run, unplaceable)
+        else:
+            self.nodes.provision(run, run.groups, check)
 
     def _meter(self, run: Run, now: float, sign: int) -> None:
         """The run's usage counted (`sign` 1) or no longer (-1) in its queue's meters."""

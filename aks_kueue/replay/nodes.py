@@ -31,10 +31,9 @@ from aks_kueue.aks.nodes import GPU_PREFIXES, PoolCapacity, is_modelled
 from aks_kueue.aks.placement import pod_lands
 from aks_kueue.kueue.units import format_amount
 
-# Node event kinds the engine routes back here.
-NODE_READY = "node-ready"
-SCALE_DOWN = "scale-down"
-BOOKED_READY = "booked-ready"
+# The replay's event kinds, in the order they apply within one instant (the engine's queue orders
+# by them); the engine hands node events back here.
+FINISH, TIMEOUT, NODE_READY, SCALE_DOWN, BOOKED_READY, BACKOFF, REQUEUE, SUBMIT = range(8)
 
 
 class Node:
@@ -147,11 +146,11 @@ def _count(node: Node, requests: dict[str, int], now: float, sign: int) -> None:
 
 class NodeModel:
     """The pools of one configuration over one replay. `schedule(time, kind, payload)` puts an
-    event on the engine's queue; the engine hands node events back to `handle`."""
+    event on the engine's queue."""
 
-    def __init__(self, pools: list[PoolCapacity], startup: Callable[[PoolCapacity], float], scale_down_delay: float,
-                 schedule: Callable[[float, str, Any], None]):
-        self.pools = [PoolState(p, startup(p), i) for i, p in enumerate(pools)]
+    def __init__(self, pools: list[PoolCapacity], startups: list[float], scale_down_delay: float,
+                 schedule: Callable[[float, int, Any], None]):
+        self.pools = [PoolState(p, startup, i) for i, (p, startup) in enumerate(zip(pools, startups))]
         self.scale_down_delay = scale_down_delay
         self.schedule = schedule
         self.waiting: list[PodGroup] = []      # unplaced pods, in admission order
@@ -243,40 +242,33 @@ class NodeModel:
         self._scale_up(now)
         return list(dict.fromkeys(started))
 
-    def provision(self, run: Any, groups: list[PodGroup], scale_up: bool, now: float) -> None:
+    def provision(self, run: Any, groups: list[PodGroup], scale_up: bool) -> None:
         """A ProvisioningRequest for the workload's pods: booked now if it can be, else when room appears."""
         self.booking.append((run, groups, scale_up))
         self.changed = True
 
     # Events ---------------------------------------------------------------------------------
 
-    def handle(self, kind: str, payload: Any, now: float) -> Optional[Any]:
-        if kind == NODE_READY:
-            node = payload
-            if node.alive and not node.ready:
-                node.pool.advance(now)
-                node.ready = True
-                node.pool.ready += 1
-                node.pool.allocated += node.used  # booked pods count once their node is there
-                if node.pods == 0:
-                    self._empty(node, now)
-                self.changed = True
-            return None
-        if kind == SCALE_DOWN:
-            node, since = payload
-            pool = node.pool
-            if node.alive and node.ready and node.pods == 0 and node.empty_since == since \
-                    and len(pool.nodes) > pool.min_count:
-                pool.advance(now)
-                node.alive = False
-                pool.nodes.remove(node)
-                pool.ready -= 1
-                pool.record(now)
-                self.changed = True
-            return None
-        if kind == BOOKED_READY:
-            return payload
-        return None
+    def node_ready(self, node: Node, now: float) -> None:
+        if node.alive and not node.ready:
+            node.pool.advance(now)
+            node.ready = True
+            node.pool.ready += 1
+            node.pool.allocated += node.used  # booked pods count once their node is there
+            if node.pods == 0:
+                self._empty(node, now)
+            self.changed = True
+
+    def scale_down(self, node: Node, since: float, now: float) -> None:
+        pool = node.pool
+        if node.alive and node.ready and node.pods == 0 and node.empty_since == since \
+                and len(pool.nodes) > pool.min_count:
+            pool.advance(now)
+            node.alive = False
+            pool.nodes.remove(node)
+            pool.ready -= 1
+            pool.record(now)
+            self.changed = True
 
     def finish(self, now: float) -> None:
         for pool in self.pools:
@@ -436,4 +428,4 @@ class NodeModel:
         return None
 
 
-__all__ = ["NodeModel", "PodGroup", "PoolState", "Node", "NODE_READY", "SCALE_DOWN", "BOOKED_READY"]
+__all__ = ["NodeModel", "PodGroup", "PoolState", "Node"]
