@@ -225,35 +225,34 @@ def instant(value: str) -> float:
 
 def submitted_time(value: Any) -> tuple[float, bool]:
     """(seconds, is an instant) of a `submitted` value: an RFC 3339 time or seconds from the start."""
-    if isinstance(value, bool):
-        raise ValueProblem(f"{value!r} is not a time; write an RFC 3339 time or seconds from the start")
-    if isinstance(value, (int, float)):
-        return _non_negative(float(value), "seconds from the start"), False
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            return _non_negative(float(text), "seconds from the start"), False
-        except ValueError:
-            return instant(text), True
-    raise ValueProblem(f"{value!r} is not a time; write an RFC 3339 time or seconds from the start")
+    found = _seconds_or_text(value, "seconds from the start", "a time; write an RFC 3339 time or seconds from the start")
+    return (found, False) if isinstance(found, float) else (instant(found), True)
 
 
 def duration(value: Any, what: str = "a duration") -> float:
     """Seconds of a Go-style duration (`90s`, `5m`, `1h30m`) or a plain number of seconds."""
-    if isinstance(value, bool):
-        raise ValueProblem(f"{value!r} is not {what}; write e.g. 90s, 5m, 1h30m or a number of seconds")
-    if isinstance(value, (int, float)):
-        return _non_negative(float(value), what)
+    wrong = f"{what}; write e.g. 90s, 5m, 1h30m or a number of seconds"
+    found = _seconds_or_text(value, what, wrong)
+    if isinstance(found, float):
+        return found
+    parsed: Optional[Fraction] = parse_duration(found)
+    if parsed is None:
+        raise ValueProblem(f"{value!r} is not {wrong}")
+    return _non_negative(float(parsed), what)
+
+
+def _seconds_or_text(value: Any, what: str, wrong: str) -> float | str:
+    """A number of seconds (at least 0), or the text of a string that is not one, for the caller's
+    other reading; a negative number in a string goes to that reading too. Anything else is `wrong`."""
     if isinstance(value, str):
         text = value.strip()
         try:
             return _non_negative(float(text), what)
         except ValueError:
-            pass
-        parsed: Optional[Fraction] = parse_duration(text) if text else None
-        if parsed is not None:
-            return _non_negative(float(parsed), what)
-    raise ValueProblem(f"{value!r} is not {what}; write e.g. 90s, 5m, 1h30m or a number of seconds")
+            return text
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _non_negative(float(value), what)
+    raise ValueProblem(f"{value!r} is not {wrong}")
 
 
 def _non_negative(value: float, what: str) -> float:
