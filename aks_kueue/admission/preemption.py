@@ -211,7 +211,8 @@ class Preemptor:
         the search reads (the fit, the queues over quota on `frs`) depends on the rest."""
         if cq.within_cluster_queue == "Never" and (cq.node.parent is None or cq.reclaim_within_cohort == "Never"):
             return [], None  # the queue's policies allow no candidate at all
-        same_queue = self._same_queue_candidates(cq, workload, frs)
+        same_queue = (_NONE if cq.within_cluster_queue == "Never"
+                      else self._group([(cq.node, None)], cq, workload, frs, False, False))
         hierarchy, by_priority = self._cohort_candidates(cq, workload, frs, requests)
         if not (same_queue or hierarchy or by_priority):
             return [], None
@@ -284,11 +285,6 @@ class Preemptor:
             for key in merged_ranks(ranks):
                 w = workloads[key[2]]
                 yield w, self._variant(cq, preemptor, w, advantage), lca_of[w.admission.cluster_queue]
-
-    def _same_queue_candidates(self, cq, preemptor, frs) -> CandidateGroup:
-        if cq.within_cluster_queue == "Never":
-            return _NONE
-        return self._group([(cq.node, None)], cq, preemptor, frs, False, False)
 
     def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[CandidateGroup, CandidateGroup]:
         if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
