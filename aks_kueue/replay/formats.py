@@ -292,32 +292,31 @@ def _pod_sets_from_lines(pod_sets: Any, error: Where) -> list[dict[str, Any]]:
     found = []
     names = set()
     for index, pod_set in enumerate(pod_sets):
-        where = f"podSets[{index}]"
         if not isinstance(pod_set, dict):
-            raise error(where, "must be a map ({name, count, requests, ...})")
-        error.under(f"{where}.").known(pod_set, POD_SET_KEYS)
-        name = _text(pod_set.get("name", "main"), f"{where}.name", error)
+            raise error(f"podSets[{index}]", "must be a map ({name, count, requests, ...})")
+        at = error.under(f"podSets[{index}].")
+        at.known(pod_set, POD_SET_KEYS)
+        name = _text(pod_set.get("name", "main"), "name", at)
         if name in names:
-            raise error(f"{where}.name", f"{name!r} names two pod sets; give each its own name")
+            raise at("name", f"{name!r} names two pod sets; give each its own name")
         names.add(name)
-        count = _integer(pod_set.get("count", 1), f"{where}.count", error, minimum=1)
+        count = _integer(pod_set.get("count", 1), "count", at, minimum=1)
         requests = pod_set.get("requests") or {}
         if not isinstance(requests, dict):
-            raise error(f"{where}.requests", "must be a map of resource to quantity")
-        kept = {_text(r, f"{where}.requests", error): _quantity(q, f"{where}.requests.{r}", error)
-                for r, q in requests.items()}
+            raise at("requests", "must be a map of resource to quantity")
+        kept = {_text(r, "requests", at): _quantity(q, f"requests.{r}", at) for r, q in requests.items()}
         spec: dict[str, Any] = {}
         selector = pod_set.get("nodeSelector") or {}
         if not isinstance(selector, dict) or not all(isinstance(v, str) for v in selector.values()):
-            raise error(f"{where}.nodeSelector", "must be a map of label to value (strings)")
+            raise at("nodeSelector", "must be a map of label to value (strings)")
         if selector:
             spec["nodeSelector"] = dict(selector)
         tolerations = pod_set.get("tolerations") or []
         if not isinstance(tolerations, list) or not all(isinstance(t, dict) for t in tolerations):
-            raise error(f"{where}.tolerations", "must be a list of tolerations ({key, operator, value, effect})")
+            raise at("tolerations", "must be a list of tolerations ({key, operator, value, effect})")
         if tolerations:
             spec["tolerations"] = [dict(t) for t in tolerations]
-        found.append(_pod_set(name, count, kept, pod_set.get("minCount"), f"{where}.minCount", error, **spec))
+        found.append(_pod_set(name, count, kept, pod_set.get("minCount"), "minCount", at, **spec))
     return found
 
 

@@ -81,8 +81,10 @@ class Where:
     def under(self, prefix: str) -> "Where":
         return replace(self, prefix=self.prefix + prefix)
 
-    def known(self, value: dict[str, Any], keys: tuple[str, ...]) -> None:
-        """Refuse the first key of `value` that is not one of `keys`, with the likely one."""
+    def known(self, value: Any, keys: tuple[str, ...]) -> None:
+        """Refuse a `value` that is not a map, or its first key that is not one of `keys`, with the likely one."""
+        if not isinstance(value, dict):
+            raise self(None, "must be a map")
         for key in value:
             if key not in keys:
                 raise self(str(key), f"unknown field{suggest(str(key), keys)} (known: {', '.join(keys)})")
@@ -225,7 +227,8 @@ def instant(value: str) -> float:
 
 def submitted_time(value: Any) -> tuple[float, bool]:
     """(seconds, is an instant) of a `submitted` value: an RFC 3339 time or seconds from the start."""
-    found = _seconds_or_text(value, "seconds from the start", "a time; write an RFC 3339 time or seconds from the start")
+    found = _seconds_or_text(value, "seconds from the start",
+                             "a time; write an RFC 3339 time or seconds from the start")
     return (found, False) if isinstance(found, float) else (instant(found), True)
 
 
