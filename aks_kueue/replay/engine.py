@@ -49,7 +49,7 @@ from typing import Any, Callable, Optional
 
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.snapshot import Decision, Snapshot
-from aks_kueue.admission.workloads import PodSetInfo, WorkloadInfo
+from aks_kueue.admission.workloads import WorkloadInfo
 from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provisioning, provisioning_config_name
 from aks_kueue.aks.autoscaler import SCALE_UP_CLASSES
 from aks_kueue.replay.config import ReplayConfig
@@ -613,9 +613,9 @@ class _Replay:
         if check is None:
             return self._admitted(run, now)
         run.state = RESERVED
-        unplaceable = next((g for g in run.groups if not g.pools), None)
+        unplaceable = _unplaceable(run)
         if unplaceable is not None:
-            run.reason = "ProvisioningRequest can never be provisioned: " + self._group_reason(run, unplaceable)
+            run.reason = "ProvisioningRequest can never be provisioned: " + unplaceable
         else:
             self.nodes.provision(run, run.groups, check)
 
@@ -645,9 +645,7 @@ class _Replay:
 
     def _admitted(self, run: Run, now: float) -> None:
         self._mark_admitted(run, now)
-        unplaceable = next((g for g in run.groups if not g.pools), None)
-        if unplaceable is not None:
-            run.reason = self._group_reason(run, unplaceable)
+        run.reason = _unplaceable(run)
         self.nodes.add([g for g in run.groups if g.pools])
         if not run.groups:
             self._start(run, now)
@@ -717,40 +715,27 @@ class _Replay:
     # Pods --------------------------------------------------------------------------------------
 
     def _groups(self, run: Run, decision: Decision) -> list[PodGroup]:
-        groups = []
+        """Per pod set with pods, the pools its pods can land on with the flavors assigned to it."""
+        flavors, groups = self.snapshot.flavors, []
         for index, (podset, assigned) in enumerate(zip(run.info.podsets, decision.pod_sets)):
             if assigned.count <= 0:
                 continue
             requests = {r: v for r, v in podset.per_pod.items() if v > 0}
             requests["pods"] = 1
-            pools, _ = self._eligible(podset, assigned.flavors, requests)
-            groups.append(PodGroup(run, index, assigned.count, requests, pools))
+            used = [flavors[name] for name in dict.fromkeys(assigned.flavors.values()) if name in flavors]
+            pools, why = self.nodes.eligible(podset.spec, podset.placement, used, requests)
+            groups.append(PodGroup(run, index, assigned.count, requests, pools, why))
         return groups
-
-    def _group_reason(self, run: Run, group: PodGroup) -> str:
-        podset = run.info.podsets[group.index]
-        _, reason = self._eligible(podset, run.flavors.get(podset.name, {}), group.requests)
-        return f"pod set {podset.name}: {reason}"
-
-    def _eligible(self, podset: PodSetInfo, assigned: dict[str, str],
-                  requests: dict[str, int]) -> tuple[list, Optional[str]]:
-        """The pools a pod set's pods can land on with the flavors assigned to it, and why none when none."""
-        flavors = self.snapshot.flavors
-        used = [flavors[name] for name in dict.fromkeys(assigned.values()) if name in flavors]
-        return self.nodes.eligible(podset.spec, podset.placement, used, requests)
 
     def _check_for(self, run: Run, decision: Decision) -> Optional[bool]:
         """None without a ProvisioningRequest check; else whether its class scales up."""
         checks = self.checks.get(run.cq)
         if not checks:
             return None
-        assigned = {f for ps in decision.pod_sets for f in ps.flavors.values()}
         spec, classes = checks
-        names = checks_for(spec, assigned)
-        found = [classes[n] for n in names if n in classes]
-        if not found:
-            return None
-        return all(c in SCALE_UP_CLASSES for c in found)
+        assigned = {f for ps in decision.pod_sets for f in ps.flavors.values()}
+        found = [classes[n] for n in checks_for(spec, assigned) if n in classes]
+        return all(c in SCALE_UP_CLASSES for c in found) if found else None
 
     # The end ------------------------------------------------------------------------------------
 
@@ -767,22 +752,23 @@ class _Replay:
                 run.reason = "waiting for its ProvisioningRequest: no pool can take the whole workload yet"
 
 
+def _unplaceable(run: Run) -> Optional[str]:
+    """Why the first of the run's pod sets that no pool can ever hold stays Pending; None when there is none."""
+    return next((f"pod set {run.info.podsets[g.index].name}: {g.why}" for g in run.groups if not g.pools), None)
+
+
 def _to_reserve(snapshot: Snapshot, cq: str, decision: Decision) -> dict:
     """Kueue's quotaResourcesToReserve for a Preempt without candidates."""
     node = snapshot.tree.cluster_queues[cq]
-    assignment = decision.assignment
+    borrowing = decision.assignment.borrowing > 0
     hold = {}
-    for fr, value in assignment.usage.items():
+    for fr, value in decision.assignment.usage.items():
         quota = node.quotas.get(fr)
-        nominal = quota.nominal if quota is not None else 0
-        used = node.usage.get(fr, 0)
-        if assignment.borrowing > 0:
-            if quota is None or quota.borrowing_limit is None:
-                hold[fr] = value
-            else:
-                hold[fr] = min(value, nominal + quota.borrowing_limit - used)
+        if borrowing and (quota is None or quota.borrowing_limit is None):
+            hold[fr] = value
         else:
-            hold[fr] = max(0, min(value, nominal - used))
+            limit = node.nominal(fr) + (quota.borrowing_limit if borrowing else 0)
+            hold[fr] = min(value, limit - node.usage.get(fr, 0))
     return {fr: v for fr, v in hold.items() if v > 0}
 
 

@@ -77,7 +77,6 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
                                       "spec": {}}]
     generated = Generated(file, objects, notes=notes)
     made: list[tuple[float, int, TraceWorkload]] = []
-    sequence = 0
     for ci, cohort_set in enumerate(cohorts):
         at = error.under(f"cohorts[{ci}].")
         at.known(cohort_set, COHORT_KEYS)
@@ -119,8 +118,7 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
                             for ti, (wl_class, runtime, priority, shape) in enumerate(shapes):
                                 k += 1
                                 submitted = k * interval / 1000
-                                sequence += 1
-                                made.append((submitted, sequence, TraceWorkload(
+                                made.append((submitted, len(made), TraceWorkload(
                                     namespace=name, name=f"{wl_class}-{si}-{round_index}-{ti}", queue=name,
                                     submitted=submitted, runtime=runtime, shape=shape, priority=priority,
                                     file=file)))

@@ -114,6 +114,7 @@ class PodGroup:
     remaining: int                  # pods not yet placed (the pod set's count at first)
     requests: dict[str, int]
     pools: list[PoolState]
+    why: Optional[str]              # why no pool can hold its pods, when `pools` is empty
     placed: list[Node] = field(default_factory=list)   # one entry per placed pod
     signature: tuple = field(init=False)   # pods of groups with the same signature fit the same nodes
 
