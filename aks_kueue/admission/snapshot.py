@@ -1,15 +1,10 @@
 """A snapshot of Kueue's state, and the questions the rest of the product asks of it.
 
 Build one from v1beta2 manifests (`Snapshot.from_objects`, with the Kueue Configuration's
-resource exclusions and transformations when it has any), then:
-- `assign(workload)`: what Kueue's scheduler would decide for a pending workload now,
-  including partial admission;
-- `can_ever_admit(cluster_queue, workload)`: the same decision on an empty cluster,
-  with borrowing as the cohort allows, which is what feasibility checks need;
-- `admit(workload, decision)`: count an admitted workload's usage;
-- `workload_info(manifest, order)`: a Workload as this snapshot's Kueue charges it.
-Usage changes only through `admit`, `add_workload` and `remove_workload`: they tell the
-decision memo that the cohort tree changed.
+resource exclusions and transformations when it has any); `assign` is what Kueue's scheduler
+would decide for a pending workload now (partial admission included), `can_ever_admit` the same
+on an empty cluster, which is what feasibility checks need. Usage changes only through `admit`,
+`add_workload` and `remove_workload`: they tell the decision memo that the cohort tree changed.
 """
 
 from __future__ import annotations

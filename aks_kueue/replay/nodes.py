@@ -386,14 +386,9 @@ class NodeModel:
                     continue
                 plan.append((group, node))
                 _take(trial[id(node)], group.requests)
-        new_nodes: list[tuple[PoolState, list[PodGroup]]] = []
-        if rest:
-            if not scale_up:
-                return False
-            choice = self._one_pool(rest)
-            if choice is None:
-                return False
-            new_nodes = choice
+        new_nodes = (self._one_pool(rest) if scale_up else None) if rest else []
+        if new_nodes is None:
+            return False
         for group, node in plan:
             self._place(node, group, now)
         for pool, packing in new_nodes:
