@@ -89,11 +89,10 @@ class Assignment:
     def message(self) -> str:
         parts = []
         for ps in self.podsets:
-            if ps.error is None and not ps.reasons:
-                continue
             if ps.error is not None:
                 return f"failed to assign flavors to pod set {ps.name}: {ps.error}"
-            parts.append(f"couldn't assign flavors to pod set {ps.name}: {ps.message()}")
+            if ps.reasons:
+                parts.append(f"couldn't assign flavors to pod set {ps.name}: {ps.message()}")
         return "; ".join(parts)
 
     def add(self, podset: PodSetAssignment) -> None:

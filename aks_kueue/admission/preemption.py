@@ -173,22 +173,20 @@ class Preemptor:
         known = self._answers.get(key)
         if known is not None and known[0] == generation:
             return known[1]
-        answer, targets = self._simulate(cq, workload, fr, quantity)
+        targets, borrow_after = self._search(cq, workload, {fr}, {fr: quantity},
+                                             lambda: borrowing_height(cq.node, fr, quantity)[0])
+        if not targets:
+            answer = (PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0])
+        elif any(t.cluster_queue == cq.name for t in targets):
+            answer = (PreemptionMode.PREEMPT, borrow_after)
+        else:
+            answer = (PreemptionMode.RECLAIM, borrow_after)
         if len(self._answers) >= MEMO_LIMIT:
             self._answers.clear()
             self._found.clear()
         self._answers[key] = (generation, answer)
         self._found[key] = (generation, targets)
         return answer
-
-    def _simulate(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
-                  quantity: int) -> tuple[tuple[PreemptionMode, int], list[PreemptionTarget]]:
-        targets, borrow_after = self._search(cq, workload, {fr}, {fr: quantity},
-                                             lambda: borrowing_height(cq.node, fr, quantity)[0])
-        if not targets:
-            return (PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0]), targets
-        same_queue = any(t.cluster_queue == cq.name for t in targets)
-        return ((PreemptionMode.PREEMPT if same_queue else PreemptionMode.RECLAIM), borrow_after), targets
 
     def targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
                 requests: dict[FR, int]) -> list[PreemptionTarget]:
@@ -339,9 +337,7 @@ class Preemptor:
     def _fits(cq, requests: dict[FR, int], allow_borrowing: bool) -> bool:
         node = cq.node
         for fr, value in requests.items():
-            if not allow_borrowing and node.borrowing_with(fr, value):
-                return False
-            if value > available(node, fr):
+            if (not allow_borrowing and node.borrowing_with(fr, value)) or value > available(node, fr):
                 return False
         return True
 

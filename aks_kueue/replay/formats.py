@@ -188,12 +188,8 @@ def _detect(first: str, long: bool = False) -> str:
                 return "documents"  # a JSON document over several lines (kubectl -o json)
             kubernetes = not isinstance(value, dict) or any(key in value for key in KUBERNETES_KEYS)
         return "documents" if kubernetes else "jsonl"
-    if long:
-        return "documents"
-    cells = next(csv.reader([first]), [])
-    if cells and cells[0].strip() == "submitted":
-        return "csv"
-    return "documents"
+    cells = [] if long else next(csv.reader([first]), [])
+    return "csv" if cells and cells[0].strip() == "submitted" else "documents"
 
 
 def _is_generator(documents: list[Any]) -> bool:

@@ -181,12 +181,9 @@ class NodeModel:
         landing = [pool for pool in self.pools if pod_lands(spec, pool.capacity)]
         found, too_small = [], []
         for pool in landing:
-            problem = pool.fits_empty(requests)
+            problem = pool.fits_empty(requests) or (None if pool.max_count > 0 else f"pool {pool.name} has maxCount 0")
             if problem is None:
-                if pool.max_count > 0:
-                    found.append(pool)
-                else:
-                    too_small.append(f"pool {pool.name} has maxCount 0")
+                found.append(pool)
             else:
                 too_small.append(problem)
         reason = None
@@ -197,8 +194,7 @@ class NodeModel:
                           f"(flavors {names}); its pods stay Pending")
             else:
                 reason = "its pods fit no node: " + "; ".join(too_small)
-        answer = (found, reason)
-        self._eligible[key] = answer
+        answer = self._eligible[key] = (found, reason)
         return answer
 
     # Admitted workloads --------------------------------------------------------------------
