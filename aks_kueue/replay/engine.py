@@ -144,10 +144,7 @@ class QueueState:
         self.series: list[tuple[float, int]] = [(0.0, 0)]
 
     def _group(self, hash_: tuple, in_heap: bool) -> Group:
-        group = self.groups.get(hash_)
-        if group is None:
-            group = self.groups[hash_] = Group(hash_, in_heap)
-        return group
+        return self.groups.get(hash_) or self.groups.setdefault(hash_, Group(hash_, in_heap))
 
     def _announce(self, group: Group) -> None:
         group.version += 1
@@ -240,10 +237,6 @@ class QueueState:
             self.sticky_waiting = False
             self.live -= 1
             self.push(old)
-
-    def clear_sticky(self, run: Run) -> None:
-        if self.sticky is run:
-            self.sticky = None
 
     def count(self, now: float, delta: int) -> None:
         self.pending += delta
@@ -597,7 +590,8 @@ class _Replay:
         self.last_change = now
         self.snapshot.admit(run.info, decision)
         queue = run.queue
-        queue.clear_sticky(run)
+        if queue.sticky is run:
+            queue.sticky = None
         queue.count(now, -1)
         run.decision = decision
         run.epoch += 1

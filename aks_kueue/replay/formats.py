@@ -68,8 +68,7 @@ def read_trace(paths: list[str], limits: Limits = DEFAULT_LIMITS) -> Trace:
 
     trace = Trace()
     exports = _Exports(trace)
-    files = trace_files(paths)
-    trace.files = files
+    trace.files = files = trace_files(paths)
     for file in files:
         with _open(file) as handle:
             lines = _Lines(handle, file)
@@ -532,14 +531,11 @@ class _Exports:
 
 
 def _conditions(status: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    found = {}
-    for condition in status.get("conditions") or []:
-        if isinstance(condition, dict) and isinstance(condition.get("type"), str):
-            found[condition["type"]] = condition
-    return found
+    return {c["type"]: c for c in status.get("conditions") or [] if isinstance(c, dict) and isinstance(c.get("type"), str)}
 
 
-def _condition_time(condition: Optional[dict[str, Any]], error, key: str) -> Optional[float]:
+def _condition_time(conditions: dict[str, dict[str, Any]], kind: str, error) -> Optional[float]:
+    condition, key = conditions.get(kind), f"status.conditions[{kind}]"
     if not condition or condition.get("status") != "True":
         return None
     when = condition.get("lastTransitionTime")
@@ -552,15 +548,13 @@ def _export_runtime(status: dict[str, Any], error) -> Optional[float]:
     """Finished minus the start: PodsReady=True when present, else Admitted=True. Without Finished
     the workload runs until the end of the replay; finished without ever running, 0."""
     conditions = _conditions(status)
-    finished = _condition_time(conditions.get("Finished"), error, "status.conditions[Finished]")
+    finished = _condition_time(conditions, "Finished", error)
     if finished is None:
         return None
-    started = _condition_time(conditions.get("PodsReady"), error, "status.conditions[PodsReady]")
+    started = _condition_time(conditions, "PodsReady", error)
     if started is None:
-        started = _condition_time(conditions.get("Admitted"), error, "status.conditions[Admitted]")
-    if started is None:
-        return 0.0
-    return max(0.0, finished - started)
+        started = _condition_time(conditions, "Admitted", error)
+    return 0.0 if started is None else max(0.0, finished - started)
 
 
 def _state_rank(status: dict[str, Any], metadata: dict[str, Any]) -> tuple:

@@ -368,9 +368,7 @@ class NodeModel:
         trial = {}
 
         def room(node: Node) -> dict[str, int]:
-            if id(node) not in trial:
-                trial[id(node)] = dict(node.free)
-            return trial[id(node)]
+            return trial.get(id(node)) or trial.setdefault(id(node), dict(node.free))
 
         rest: list[PodGroup] = []
         for group in groups:

@@ -53,15 +53,8 @@ class TraceError(LoadError):
         return f"{where}: {self.key + ': ' if self.key else ''}{self.reason}"
 
     def as_json(self) -> dict[str, Any]:
-        found: dict[str, Any] = {"file": self.source or None}
-        if self.line is not None:
-            found["line"] = self.line
-        if self.document is not None:
-            found["document"] = self.document
-        if self.key:
-            found["key"] = self.key
-        found["message"] = str(self)
-        return found
+        where = {"line": self.line, "document": self.document, "key": self.key or None}
+        return {"file": self.source or None, **{k: v for k, v in where.items() if v is not None}, "message": str(self)}
 
 
 @dataclass(frozen=True)
