@@ -149,9 +149,7 @@ class FlavorAssigner:
             reasons: list[str] = []
             error = None
             for resource, quantity in requests.items():
-                if resource not in cq.group_of and quantity == 0:
-                    continue
-                if resource in flavors:
+                if (resource not in cq.group_of and quantity == 0) or resource in flavors:
                     continue
                 found, found_reasons, error = self._find_flavor(podsets, requests, resource, assignment.usage)
                 if error is not None or not found:

@@ -101,6 +101,4 @@ class ClusterQueueInfo:
 
 
 def _stop_or_try(value: Optional[str], default: str) -> str:
-    if value in ("Borrow", "Preempt"):
-        return "MayStopSearch"
-    return value or default
+    return "MayStopSearch" if value in ("Borrow", "Preempt") else value or default

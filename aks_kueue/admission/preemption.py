@@ -126,12 +126,8 @@ class CandidateGroup:
     def evicted(self) -> list[WorkloadInfo]:
         """The evicted workloads the policy allows, in Kueue's order."""
         if self._evicted is None:
-            found = []
-            for name, _ in self.sources:
-                index = self.snapshot.admitted_index(name)
-                if index.evicted:
-                    found.extend(w for w in index.evicted.values()
-                                 if w.uses(self.frs) and satisfies_policy(self.preemptor, w, self.policy))
+            found = (w for name, _ in self.sources for w in self.snapshot.admitted_index(name).evicted.values()
+                     if w.uses(self.frs) and satisfies_policy(self.preemptor, w, self.policy))
             self._evicted = sorted(found, key=rank)
         return self._evicted
 

@@ -105,8 +105,7 @@ class Run:
     ever_admitted: bool = False
     ever_started: bool = False
     preemptions: int = 0
-    evictions: int = 0
-    requeues: int = 0
+    evictions: int = 0              # by waitForPodsReady, each one a requeue (Kueue's requeueState.count)
     epoch: int = 0
     flavors: dict[str, dict[str, str]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)  # pods per pod set of its last admission (partial)
@@ -691,20 +690,19 @@ class _Replay:
             self._enqueue(run, now)
             return
         run.evictions += 1
-        run.requeues += 1
         ready = self.pods_ready
         if ready.timestamp == "Eviction":
             run.ts = now
             run.info.created = now
             run.key = (run.key[0], now, run.trace.order)
-        if ready.backoff_limit is not None and run.requeues > ready.backoff_limit:
+        if ready.backoff_limit is not None and run.evictions > ready.backoff_limit:
             run.state = DEACTIVATED
-            run.reason = (f"deactivated after {run.requeues - 1} requeues (waitForPodsReady "
+            run.reason = (f"deactivated after {run.evictions - 1} requeues (waitForPodsReady "
                           f"backoffLimitCount {ready.backoff_limit}); " + (run.reason or "its pods were never placed"))
             queue.count(now, -1)
             return
         run.where = BACKING_OFF
-        self._push(now + ready.backoff(run.requeues), BACKOFF, (run, run.epoch))
+        self._push(now + ready.backoff(run.evictions), BACKOFF, (run, run.epoch))
 
     # Pods --------------------------------------------------------------------------------------
 

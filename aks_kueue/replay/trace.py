@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import datetime
 from fractions import Fraction
 from sys import intern
 from typing import Any, Callable, Optional
@@ -210,12 +210,9 @@ def instant(value: str) -> float:
         raise ValueProblem(f"{value!r} is not an RFC 3339 time (e.g. 2026-11-02T08:00:00Z) or a number of seconds")
     text = value.replace("z", "Z").replace("Z", "+00:00").replace("t", "T").replace(" ", "T")
     try:
-        moment = datetime.fromisoformat(text)
+        return datetime.fromisoformat(text).timestamp()  # the pattern makes it carry its offset
     except ValueError:
         raise ValueProblem(f"{value!r} is not a valid time") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.timestamp()
 
 
 def submitted_time(value: Any) -> tuple[float, bool]:
