@@ -373,8 +373,7 @@ class _Replay:
         return self.pending_progress == 0 and now > self.last_progress + self.horizon
 
     def run(self) -> Outcome:
-        until = self.options.until
-        progress = self.options.progress
+        until, progress = self.options.until, self.options.progress
         events = self.events
         report_at = 0
         while events:
@@ -488,17 +487,14 @@ class _Replay:
     def _requeue(self, root: str, now: float) -> None:
         """Move the inadmissible workloads of a cohort tree (or of one ClusterQueue) to their heaps."""
         self.requeue_at.pop(root, None)
-        for name in self._tree_queues(root):
+        names = self._trees.get(root)
+        if names is None:
+            tree = self.snapshot.tree
+            names = self._trees[root] = (sorted(n.name for n in tree.cohorts[root].subtree_cluster_queues())
+                                         if root in tree.cohorts else [root])
+        for name in names:
             if self.queues[name].requeue():
                 self.ready_queues.add(name)
-
-    def _tree_queues(self, root: str) -> list[str]:
-        found = self._trees.get(root)
-        if found is None:
-            tree = self.snapshot.tree
-            found = self._trees[root] = (sorted(n.name for n in tree.cohorts[root].subtree_cluster_queues())
-                                         if root in tree.cohorts else [root])
-        return found
 
     def _freed(self, cq: str, now: float) -> None:
         """Capacity was freed in the ClusterQueue's cohort tree: retry its inadmissible workloads soon."""
@@ -642,8 +638,7 @@ class _Replay:
         self.nodes.add([g for g in run.groups if g.pools])
         if not run.groups:
             self._start(run, now)
-            return
-        if self.pods_ready.enabled:
+        elif self.pods_ready.enabled:
             self._push(now + self.pods_ready.timeout, TIMEOUT, (run, run.epoch))
 
     def _start(self, run: Run, now: float) -> None:

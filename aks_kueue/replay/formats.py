@@ -156,8 +156,7 @@ class _Lines:
 
     def rest(self, max_bytes: int) -> str:
         """The whole file as text, for the YAML and JSON readers (at most `max_bytes`)."""
-        chunks = list(self._held)
-        self._held = []
+        chunks, self._held = self._held, []
         size = sum(len(c) for c in chunks)
         data = self.handle.read(max_bytes + 1 - size) if size <= max_bytes else b""
         size += len(data)
@@ -531,7 +530,8 @@ class _Exports:
 
 
 def _conditions(status: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {c["type"]: c for c in status.get("conditions") or [] if isinstance(c, dict) and isinstance(c.get("type"), str)}
+    return {c["type"]: c for c in status.get("conditions") or []
+            if isinstance(c, dict) and isinstance(c.get("type"), str)}
 
 
 def _condition_time(conditions: dict[str, dict[str, Any]], kind: str, error) -> Optional[float]:
