@@ -89,11 +89,10 @@ class Assignment:
     def message(self) -> str:
         parts = []
         for ps in self.podsets:
-            if ps.error is None and not ps.reasons:
-                continue
             if ps.error is not None:
                 return f"failed to assign flavors to pod set {ps.name}: {ps.error}"
-            parts.append(f"couldn't assign flavors to pod set {ps.name}: {ps.message()}")
+            if ps.reasons:
+                parts.append(f"couldn't assign flavors to pod set {ps.name}: {ps.message()}")
         return "; ".join(parts)
 
     def add(self, podset: PodSetAssignment) -> None:
@@ -150,9 +149,7 @@ class FlavorAssigner:
             reasons: list[str] = []
             error = None
             for resource, quantity in requests.items():
-                if resource not in cq.group_of and quantity == 0:
-                    continue
-                if resource in flavors:
+                if (resource not in cq.group_of and quantity == 0) or resource in flavors:
                     continue
                 found, found_reasons, error = self._find_flavor(podsets, requests, resource, assignment.usage)
                 if error is not None or not found:

@@ -13,14 +13,6 @@ from aks_kueue.admission.quota import Node
 from aks_kueue.kueue.units import PODS
 
 
-def _meta(manifest: dict) -> dict:
-    return manifest.get("metadata") or {}
-
-
-def _spec(manifest: dict) -> dict:
-    return manifest.get("spec") or {}
-
-
 @dataclass(frozen=True)
 class ResourceFlavorInfo:
     name: str
@@ -30,8 +22,8 @@ class ResourceFlavorInfo:
 
     @classmethod
     def from_manifest(cls, manifest: dict) -> "ResourceFlavorInfo":
-        spec = _spec(manifest)
-        return cls(_meta(manifest).get("name", ""), dict(spec.get("nodeLabels") or {}),
+        spec = manifest.get("spec") or {}
+        return cls((manifest.get("metadata") or {}).get("name", ""), dict(spec.get("nodeLabels") or {}),
                    tuple(spec.get("nodeTaints") or ()), tuple(spec.get("tolerations") or ()))
 
 
@@ -44,7 +36,7 @@ class LocalQueueInfo:
 
     @classmethod
     def from_manifest(cls, manifest: dict) -> "LocalQueueInfo":
-        meta, spec = _meta(manifest), _spec(manifest)
+        meta, spec = manifest.get("metadata") or {}, manifest.get("spec") or {}
         return cls(meta.get("namespace", "default"), meta.get("name", ""), spec.get("clusterQueue", ""),
                    spec.get("stopPolicy", "None") not in ("None", None))
 
@@ -109,6 +101,4 @@ class ClusterQueueInfo:
 
 
 def _stop_or_try(value: Optional[str], default: str) -> str:
-    if value in ("Borrow", "Preempt"):
-        return "MayStopSearch"
-    return value or default
+    return "MayStopSearch" if value in ("Borrow", "Preempt") else value or default

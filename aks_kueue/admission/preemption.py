@@ -126,12 +126,8 @@ class CandidateGroup:
     def evicted(self) -> list[WorkloadInfo]:
         """The evicted workloads the policy allows, in Kueue's order."""
         if self._evicted is None:
-            found = []
-            for name, _ in self.sources:
-                index = self.snapshot.admitted_index(name)
-                if index.evicted:
-                    found.extend(w for w in index.evicted.values()
-                                 if w.uses(self.frs) and satisfies_policy(self.preemptor, w, self.policy))
+            found = (w for name, _ in self.sources for w in self.snapshot.admitted_index(name).evicted.values()
+                     if w.uses(self.frs) and satisfies_policy(self.preemptor, w, self.policy))
             self._evicted = sorted(found, key=rank)
         return self._evicted
 
@@ -173,22 +169,20 @@ class Preemptor:
         known = self._answers.get(key)
         if known is not None and known[0] == generation:
             return known[1]
-        answer, targets = self._simulate(cq, workload, fr, quantity)
+        targets, borrow_after = self._search(cq, workload, {fr}, {fr: quantity},
+                                             lambda: borrowing_height(cq.node, fr, quantity)[0])
+        if not targets:
+            answer = (PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0])
+        elif any(t.cluster_queue == cq.name for t in targets):
+            answer = (PreemptionMode.PREEMPT, borrow_after)
+        else:
+            answer = (PreemptionMode.RECLAIM, borrow_after)
         if len(self._answers) >= MEMO_LIMIT:
             self._answers.clear()
             self._found.clear()
         self._answers[key] = (generation, answer)
         self._found[key] = (generation, targets)
         return answer
-
-    def _simulate(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
-                  quantity: int) -> tuple[tuple[PreemptionMode, int], list[PreemptionTarget]]:
-        targets, borrow_after = self._search(cq, workload, {fr}, {fr: quantity},
-                                             lambda: borrowing_height(cq.node, fr, quantity)[0])
-        if not targets:
-            return (PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0]), targets
-        same_queue = any(t.cluster_queue == cq.name for t in targets)
-        return ((PreemptionMode.PREEMPT if same_queue else PreemptionMode.RECLAIM), borrow_after), targets
 
     def targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
                 requests: dict[FR, int]) -> list[PreemptionTarget]:
@@ -211,7 +205,8 @@ class Preemptor:
         the search reads (the fit, the queues over quota on `frs`) depends on the rest."""
         if cq.within_cluster_queue == "Never" and (cq.node.parent is None or cq.reclaim_within_cohort == "Never"):
             return [], None  # the queue's policies allow no candidate at all
-        same_queue = self._same_queue_candidates(cq, workload, frs)
+        same_queue = (_NONE if cq.within_cluster_queue == "Never"
+                      else self._group([(cq.node, None)], cq, workload, frs, False, False))
         hierarchy, by_priority = self._cohort_candidates(cq, workload, frs, requests)
         if not (same_queue or hierarchy or by_priority):
             return [], None
@@ -285,11 +280,6 @@ class Preemptor:
                 w = workloads[key[2]]
                 yield w, self._variant(cq, preemptor, w, advantage), lca_of[w.admission.cluster_queue]
 
-    def _same_queue_candidates(self, cq, preemptor, frs) -> CandidateGroup:
-        if cq.within_cluster_queue == "Never":
-            return _NONE
-        return self._group([(cq.node, None)], cq, preemptor, frs, False, False)
-
     def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[CandidateGroup, CandidateGroup]:
         if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
             return _NONE, _NONE
@@ -343,9 +333,7 @@ class Preemptor:
     def _fits(cq, requests: dict[FR, int], allow_borrowing: bool) -> bool:
         node = cq.node
         for fr, value in requests.items():
-            if not allow_borrowing and node.borrowing_with(fr, value):
-                return False
-            if value > available(node, fr):
+            if (not allow_borrowing and node.borrowing_with(fr, value)) or value > available(node, fr):
                 return False
         return True
 

@@ -1,15 +1,10 @@
 """A snapshot of Kueue's state, and the questions the rest of the product asks of it.
 
 Build one from v1beta2 manifests (`Snapshot.from_objects`, with the Kueue Configuration's
-resource exclusions and transformations when it has any), then:
-- `assign(workload)`: what Kueue's scheduler would decide for a pending workload now,
-  including partial admission;
-- `can_ever_admit(cluster_queue, workload)`: the same decision on an empty cluster,
-  with borrowing as the cohort allows, which is what feasibility checks need;
-- `admit(workload, decision)`: count an admitted workload's usage;
-- `workload_info(manifest, order)`: a Workload as this snapshot's Kueue charges it.
-Usage changes only through `admit`, `add_workload` and `remove_workload`: they tell the
-decision memo that the cohort tree changed.
+resource exclusions and transformations when it has any); `assign` is what Kueue's scheduler
+would decide for a pending workload now (partial admission included), `can_ever_admit` the same
+on an empty cluster, which is what feasibility checks need. Usage changes only through `admit`,
+`add_workload` and `remove_workload`: they tell the decision memo that the cohort tree changed.
 """
 
 from __future__ import annotations
@@ -249,7 +244,14 @@ class Snapshot:
         full = assigner.assign()
         found = self._viable(cq, workload, full)
         if found is None and workload.can_be_partially_admitted():
-            found = self._partial(assigner, cq, workload)
+            # The largest reduced counts that are Fit, or Preempt with something to preempt.
+            def attempt(counts: list[int]) -> tuple[Optional[Decision], bool]:
+                reduced = self._viable(cq, workload, assigner.assign(counts))
+                return reduced, reduced is not None
+
+            reduced, ok = reduce_counts([ps.count for ps in workload.podsets],
+                                        [ps.min_count for ps in workload.podsets], attempt)
+            found = reduced if ok else None
         return _decision(cq, full) if found is None else found
 
     def _viable(self, cq: ClusterQueueInfo, workload: WorkloadInfo, assignment: Assignment) -> Optional[Decision]:
@@ -283,16 +285,6 @@ class Snapshot:
                                 for name, cq in self.cluster_queues.items()}
         return clone
 
-    def _partial(self, assigner: FlavorAssigner, cq, workload: WorkloadInfo) -> Optional[Decision]:
-        """The largest reduced counts that are Fit, or Preempt with something to preempt."""
-        def attempt(counts: list[int]) -> tuple[Optional[Decision], bool]:
-            found = self._viable(cq, workload, assigner.assign(counts))
-            return found, found is not None
-
-        found, ok = reduce_counts([ps.count for ps in workload.podsets],
-                                  [ps.min_count for ps in workload.podsets], attempt)
-        return found if ok else None
-
     def _namespace_matches(self, cq: ClusterQueueInfo, namespace: str) -> bool:
         key = (cq.name, namespace)
         known = self._namespace_answers.get(key)
@@ -324,7 +316,8 @@ def _refused(cluster_queue: Optional[str], message: str) -> Decision:
     return Decision(cluster_queue, NO_FIT, False, [], message)
 
 
-def _decision(cq: ClusterQueueInfo, assignment: Assignment, targets: Optional[list[PreemptionTarget]] = None) -> Decision:
+def _decision(cq: ClusterQueueInfo, assignment: Assignment,
+              targets: Optional[list[PreemptionTarget]] = None) -> Decision:
     mode = assignment.mode
     pod_sets = [] if mode is NO_FIT else [
         PodSetDecision(ps.name, ps.count, {r: f.name for r, f in sorted(ps.flavors.items())})

@@ -89,7 +89,7 @@ class ReplayConfig:
 
     @property
     def partial_admission(self) -> bool:
-        gates = (self.kueue or {}).get("featureGates") if self.kueue is not None else None
+        gates = (self.kueue or {}).get("featureGates")
         return not (isinstance(gates, Mapping) and gates.get("PartialAdmission") is False)
 
     def startup(self, pool: PoolCapacity) -> tuple[float, str]:

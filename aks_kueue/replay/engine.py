@@ -49,11 +49,12 @@ from typing import Any, Callable, Optional
 
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.snapshot import Decision, Snapshot
-from aks_kueue.admission.workloads import PodSetInfo, WorkloadInfo
+from aks_kueue.admission.workloads import WorkloadInfo
 from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provisioning, provisioning_config_name
 from aks_kueue.aks.autoscaler import SCALE_UP_CLASSES
 from aks_kueue.replay.config import ReplayConfig
-from aks_kueue.replay.nodes import BOOKED_READY, NODE_READY, SCALE_DOWN, NodeModel, PodGroup
+from aks_kueue.replay.nodes import (BACKOFF, BOOKED_READY, FINISH, NODE_READY, REQUEUE, SCALE_DOWN, SUBMIT, TIMEOUT,
+                                   NodeModel, PodGroup)
 from aks_kueue.replay.trace import Trace, TraceWorkload
 
 FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
@@ -61,21 +62,17 @@ FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, F
 REQUEUE_BATCH = 1.0
 STRICT = "StrictFIFO"
 
-# Event kinds, in the order they apply within one instant.
-FINISH, TIMEOUT, READY, DOWN, BOOKED, BACKOFF, REQUEUE, SUBMIT = range(8)
-_NODE_KINDS = {READY: NODE_READY, DOWN: SCALE_DOWN, BOOKED: BOOKED_READY}
 # Events that keep a replay going (a timeout only matters while its workload waits to start, and
 # node events only while pods wait for nodes); those that are progress.
-_COUNTED = frozenset({FINISH, BOOKED, BACKOFF, REQUEUE, SUBMIT})
-_PROGRESS = frozenset({FINISH, BOOKED, SUBMIT})
-_KIND_OF = {NODE_READY: READY, SCALE_DOWN: DOWN, BOOKED_READY: BOOKED}
+_COUNTED = frozenset({FINISH, BOOKED_READY, BACKOFF, REQUEUE, SUBMIT})
+_PROGRESS = frozenset({FINISH, BOOKED_READY, SUBMIT})
 
 # Where a workload is.
 PENDING, PARKED, RESERVED, ADMITTED, RUNNING, FINISHED, DEACTIVATED = range(7)
 # Where a pending workload is held: queued (its class in the heap or inadmissible), backing off, popped.
 NOWHERE, QUEUED, BACKING_OFF, INFLIGHT = range(4)
-# What a cycle did with an entry.
-ADMIT, NOFIT, NO_CANDIDATES, PREEMPTING, SKIPPED = range(5)
+# What a cycle did with an entry it did not admit.
+INADMISSIBLE, PREEMPTING, SKIPPED = range(3)
 
 
 @dataclass
@@ -108,8 +105,7 @@ class Run:
     ever_admitted: bool = False
     ever_started: bool = False
     preemptions: int = 0
-    evictions: int = 0
-    requeues: int = 0
+    evictions: int = 0              # by waitForPodsReady, each one a requeue (Kueue's requeueState.count)
     epoch: int = 0
     flavors: dict[str, dict[str, str]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)  # pods per pod set of its last admission (partial)
@@ -147,10 +143,7 @@ class QueueState:
         self.series: list[tuple[float, int]] = [(0.0, 0)]
 
     def _group(self, hash_: tuple, in_heap: bool) -> Group:
-        group = self.groups.get(hash_)
-        if group is None:
-            group = self.groups[hash_] = Group(hash_, in_heap)
-        return group
+        return self.groups.get(hash_) or self.groups.setdefault(hash_, Group(hash_, in_heap))
 
     def _announce(self, group: Group) -> None:
         group.version += 1
@@ -244,10 +237,6 @@ class QueueState:
             self.live -= 1
             self.push(old)
 
-    def clear_sticky(self, run: Run) -> None:
-        if self.sticky is run:
-            self.sticky = None
-
     def count(self, now: float, delta: int) -> None:
         self.pending += delta
         if self.series[-1][0] == now:
@@ -325,11 +314,9 @@ class _Replay:
             self.meters[name] = {fr: Meter(q.nominal) for fr, q in quotas.items()}
         self.ready_queues: set[str] = set()
         self.checks = _provisioning_checks(config.objects, manifests)
-        self.nodes = None
-        if config.pools is not None:
-            self.nodes = NodeModel(config.pools, lambda p: config.startup(p)[0], config.scale_down_delay,
-                                   self._node_event)
         startups = [config.startup(p)[0] for p in config.pools or []]
+        self.nodes = None if config.pools is None else NodeModel(config.pools, startups, config.scale_down_delay,
+                                                                 self._push)
         ready = self.pods_ready
         # One waitForPodsReady cycle of a workload that never starts, with room to spare.
         self.horizon = (ready.timeout + ready.backoff_max if ready.enabled else 0.0) + max(startups, default=0.0) \
@@ -354,12 +341,7 @@ class _Replay:
                                                            for ps in shape.pod_sets]
                 first = self.snapshot.workload_info({"spec": {"podSets": pod_sets}})
                 known = podsets[id(shape)] = (first.podsets, first.shape)
-            if workload.priority_class is not None and workload.priority_class in priority_classes:
-                priority = priority_classes[workload.priority_class]
-            elif workload.priority is not None:
-                priority = workload.priority
-            else:
-                priority = 0
+            priority = priority_classes.get(workload.priority_class, workload.priority or 0)
             info = WorkloadInfo(namespace=workload.namespace, name=workload.name, queue_name=workload.queue,
                                 priority=priority, podsets=known[0], created=workload.submitted,
                                 uid=f"{workload.order:012d}", _shape=known[1])
@@ -390,12 +372,8 @@ class _Replay:
             return True
         return self.pending_progress == 0 and now > self.last_progress + self.horizon
 
-    def _node_event(self, time: float, kind: str, payload: Any) -> None:
-        self._push(time, _KIND_OF[kind], payload)
-
     def run(self) -> Outcome:
-        until = self.options.until
-        progress = self.options.progress
+        until, progress = self.options.until, self.options.progress
         events = self.events
         report_at = 0
         while events:
@@ -453,15 +431,17 @@ class _Replay:
                 self._enqueue(run, now)
             elif kind == TIMEOUT and run.state == ADMITTED:
                 self._evict(run, now, preempted=False)
+        elif kind == NODE_READY:
+            self.nodes.node_ready(payload, now)
+        elif kind == SCALE_DOWN:
+            self.nodes.scale_down(*payload, now)
         else:
-            answer = self.nodes.handle(_NODE_KINDS[kind], payload, now)
-            if kind == BOOKED and answer is not None:
-                run, groups = answer
-                if run.state == RESERVED and run.groups is groups:
-                    # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
-                    # admitted and its pods (booked) run at once.
-                    self._mark_admitted(run, now)
-                    self._start(run, now)
+            run, groups = payload
+            if run.state == RESERVED and run.groups is groups:
+                # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
+                # admitted and its pods (booked) run at once.
+                self._mark_admitted(run, now)
+                self._start(run, now)
 
     # Workload life -----------------------------------------------------------------------------
 
@@ -507,17 +487,14 @@ class _Replay:
     def _requeue(self, root: str, now: float) -> None:
         """Move the inadmissible workloads of a cohort tree (or of one ClusterQueue) to their heaps."""
         self.requeue_at.pop(root, None)
-        for name in self._tree_queues(root):
+        names = self._trees.get(root)
+        if names is None:
+            tree = self.snapshot.tree
+            names = self._trees[root] = (sorted(n.name for n in tree.cohorts[root].subtree_cluster_queues())
+                                         if root in tree.cohorts else [root])
+        for name in names:
             if self.queues[name].requeue():
                 self.ready_queues.add(name)
-
-    def _tree_queues(self, root: str) -> list[str]:
-        found = self._trees.get(root)
-        if found is None:
-            tree = self.snapshot.tree
-            found = self._trees[root] = (sorted(n.name for n in tree.cohorts[root].subtree_cluster_queues())
-                                         if root in tree.cohorts else [root])
-        return found
 
     def _freed(self, cq: str, now: float) -> None:
         """Capacity was freed in the ClusterQueue's cohort tree: retry its inadmissible workloads soon."""
@@ -534,24 +511,14 @@ class _Replay:
         for _ in range(self.options.max_cycles_per_instant):
             if not self.ready_queues:
                 return
-            heads = []
-            for name in sorted(self.ready_queues):
-                queue = self.queues[name]
-                run = queue.pop()
-                if run is None:
-                    continue
-                heads.append(run)
+            heads = [run for run in (self.queues[name].pop() for name in sorted(self.ready_queues)) if run is not None]
             self.ready_queues = {name for name in self.ready_queues if self.queues[name].live > 0}
             if not heads:
                 return
             self.cycles += 1
-            entries = []
-            for run in heads:
-                decision = snapshot.assign(run.info, run.cq)
-                self.decisions += 1
-                entries.append((decision.assignment.borrowing if decision.assignment is not None else 0,
-                                run.key, run, decision))
-            entries.sort(key=lambda e: (e[0], e[1]))
+            self.decisions += len(heads)
+            entries = [(run, snapshot.assign(run.info, run.cq)) for run in heads]
+            entries.sort(key=lambda e: (e[1].assignment.borrowing if e[1].assignment is not None else 0, e[0].key))
             if not self._process(entries, now):
                 return
         self.notes.append(f"at {now:g} s scheduling stopped after {self.options.max_cycles_per_instant:,} cycles "
@@ -565,23 +532,18 @@ class _Replay:
         outcomes = []
         changed = False
         block = self.pods_ready.enabled and self.pods_ready.block_admission and self.nodes is not None
-        for _, _, run, decision in entries:
+        for run, decision in entries:
             mode = decision.mode
             cq = run.cq
-            if mode is NO_FIT:
-                outcomes.append((run, NOFIT))
+            if mode is NO_FIT or (mode is PREEMPT and not decision.targets):
+                outcomes.append((run, INADMISSIBLE))
                 run.reason = decision.message  # Kueue's words, in the QuotaReserved condition
-                continue
-            usage = decision.assignment.usage
-            if mode is PREEMPT and not decision.targets:
-                outcomes.append((run, NO_CANDIDATES))
-                run.reason = decision.message
-                info = snapshot.cluster_queues[cq]
-                if info.reclaim_within_cohort != "Any":
+                if mode is PREEMPT and snapshot.cluster_queues[cq].reclaim_within_cohort != "Any":
                     hold = _to_reserve(snapshot, cq, decision)
                     snapshot.reserve(cq, hold)
                     reserved.append((cq, hold))
                 continue
+            usage = decision.assignment.usage
             if mode is PREEMPT:
                 targets = [t.workload for t in decision.targets]
                 overlaps = any(t.uid in preempted for t in targets)
@@ -598,7 +560,6 @@ class _Replay:
                 outcomes.append((run, SKIPPED))
                 continue
             self._admit(run, decision, now)
-            outcomes.append((run, ADMIT))
             changed = True
         for cq, usage in reserved:
             snapshot.unreserve(cq, usage)
@@ -608,8 +569,6 @@ class _Replay:
                 self._evict(victim, now, preempted=True)
         for run, outcome in outcomes:
             queue = run.queue
-            if outcome == ADMIT:
-                continue
             if outcome in (PREEMPTING, SKIPPED) or queue.strict:
                 if outcome == PREEMPTING and not queue.strict:
                     queue.set_sticky(run)
@@ -626,7 +585,8 @@ class _Replay:
         self.last_change = now
         self.snapshot.admit(run.info, decision)
         queue = run.queue
-        queue.clear_sticky(run)
+        if queue.sticky is run:
+            queue.sticky = None
         queue.count(now, -1)
         run.decision = decision
         run.epoch += 1
@@ -638,16 +598,15 @@ class _Replay:
             self._start(run, now)
             return
         run.groups = self._groups(run, decision)
-        unplaceable = next((g for g in run.groups if not g.pools), None)
         check = self._check_for(run, decision)
-        if check is not None:
-            run.state = RESERVED
-            if unplaceable is not None:
-                run.reason = "ProvisioningRequest can never be provisioned: " + self._group_reason(run, unplaceable)
-                return
-            self.nodes.provision(run, run.groups, check, now)
-            return
-        self._admitted(run, now)
+        if check is None:
+            return self._admitted(run, now)
+        run.state = RESERVED
+        unplaceable = _unplaceable(run)
+        if unplaceable is not None:
+            run.reason = "ProvisioningRequest can never be provisioned: " + unplaceable
+        else:
+            self.nodes.provision(run, run.groups, check)
 
     def _meter(self, run: Run, now: float, sign: int) -> None:
         """The run's usage counted (`sign` 1) or no longer (-1) in its queue's meters."""
@@ -675,14 +634,11 @@ class _Replay:
 
     def _admitted(self, run: Run, now: float) -> None:
         self._mark_admitted(run, now)
-        unplaceable = next((g for g in run.groups if not g.pools), None)
-        if unplaceable is not None:
-            run.reason = self._group_reason(run, unplaceable)
+        run.reason = _unplaceable(run)
         self.nodes.add([g for g in run.groups if g.pools])
         if not run.groups:
             self._start(run, now)
-            return
-        if self.pods_ready.enabled:
+        elif self.pods_ready.enabled:
             self._push(now + self.pods_ready.timeout, TIMEOUT, (run, run.epoch))
 
     def _start(self, run: Run, now: float) -> None:
@@ -729,58 +685,44 @@ class _Replay:
             self._enqueue(run, now)
             return
         run.evictions += 1
-        run.requeues += 1
         ready = self.pods_ready
         if ready.timestamp == "Eviction":
             run.ts = now
             run.info.created = now
             run.key = (run.key[0], now, run.trace.order)
-        if ready.backoff_limit is not None and run.requeues > ready.backoff_limit:
+        if ready.backoff_limit is not None and run.evictions > ready.backoff_limit:
             run.state = DEACTIVATED
-            run.reason = (f"deactivated after {run.requeues - 1} requeues (waitForPodsReady "
+            run.reason = (f"deactivated after {run.evictions - 1} requeues (waitForPodsReady "
                           f"backoffLimitCount {ready.backoff_limit}); " + (run.reason or "its pods were never placed"))
             queue.count(now, -1)
             return
         run.where = BACKING_OFF
-        self._push(now + ready.backoff(run.requeues), BACKOFF, (run, run.epoch))
+        self._push(now + ready.backoff(run.evictions), BACKOFF, (run, run.epoch))
 
     # Pods --------------------------------------------------------------------------------------
 
     def _groups(self, run: Run, decision: Decision) -> list[PodGroup]:
-        groups = []
+        """Per pod set with pods, the pools its pods can land on with the flavors assigned to it."""
+        flavors, groups = self.snapshot.flavors, []
         for index, (podset, assigned) in enumerate(zip(run.info.podsets, decision.pod_sets)):
             if assigned.count <= 0:
                 continue
             requests = {r: v for r, v in podset.per_pod.items() if v > 0}
             requests["pods"] = 1
-            pools, _ = self._eligible(podset, assigned.flavors, requests)
-            groups.append(PodGroup(run, index, assigned.count, requests, pools))
+            used = [flavors[name] for name in dict.fromkeys(assigned.flavors.values()) if name in flavors]
+            pools, why = self.nodes.eligible(podset.spec, podset.placement, used, requests)
+            groups.append(PodGroup(run, index, assigned.count, requests, pools, why))
         return groups
-
-    def _group_reason(self, run: Run, group: PodGroup) -> str:
-        podset = run.info.podsets[group.index]
-        _, reason = self._eligible(podset, run.flavors.get(podset.name, {}), group.requests)
-        return f"pod set {podset.name}: {reason}"
-
-    def _eligible(self, podset: PodSetInfo, assigned: dict[str, str],
-                  requests: dict[str, int]) -> tuple[list, Optional[str]]:
-        """The pools a pod set's pods can land on with the flavors assigned to it, and why none when none."""
-        flavors = self.snapshot.flavors
-        used = [flavors[name] for name in dict.fromkeys(assigned.values()) if name in flavors]
-        return self.nodes.eligible(podset.spec, podset.placement, used, requests)
 
     def _check_for(self, run: Run, decision: Decision) -> Optional[bool]:
         """None without a ProvisioningRequest check; else whether its class scales up."""
         checks = self.checks.get(run.cq)
         if not checks:
             return None
-        assigned = {f for ps in decision.pod_sets for f in ps.flavors.values()}
         spec, classes = checks
-        names = checks_for(spec, assigned)
-        found = [classes[n] for n in names if n in classes]
-        if not found:
-            return None
-        return all(c in SCALE_UP_CLASSES for c in found)
+        assigned = {f for ps in decision.pod_sets for f in ps.flavors.values()}
+        found = [classes[n] for n in checks_for(spec, assigned) if n in classes]
+        return all(c in SCALE_UP_CLASSES for c in found) if found else None
 
     # The end ------------------------------------------------------------------------------------
 
@@ -797,22 +739,23 @@ class _Replay:
                 run.reason = "waiting for its ProvisioningRequest: no pool can take the whole workload yet"
 
 
+def _unplaceable(run: Run) -> Optional[str]:
+    """Why the first of the run's pod sets that no pool can ever hold stays Pending; None when there is none."""
+    return next((f"pod set {run.info.podsets[g.index].name}: {g.why}" for g in run.groups if not g.pools), None)
+
+
 def _to_reserve(snapshot: Snapshot, cq: str, decision: Decision) -> dict:
     """Kueue's quotaResourcesToReserve for a Preempt without candidates."""
     node = snapshot.tree.cluster_queues[cq]
-    assignment = decision.assignment
+    borrowing = decision.assignment.borrowing > 0
     hold = {}
-    for fr, value in assignment.usage.items():
+    for fr, value in decision.assignment.usage.items():
         quota = node.quotas.get(fr)
-        nominal = quota.nominal if quota is not None else 0
-        used = node.usage.get(fr, 0)
-        if assignment.borrowing > 0:
-            if quota is None or quota.borrowing_limit is None:
-                hold[fr] = value
-            else:
-                hold[fr] = min(value, nominal + quota.borrowing_limit - used)
+        if borrowing and (quota is None or quota.borrowing_limit is None):
+            hold[fr] = value
         else:
-            hold[fr] = max(0, min(value, nominal - used))
+            limit = node.nominal(fr) + (quota.borrowing_limit if borrowing else 0)
+            hold[fr] = min(value, limit - node.usage.get(fr, 0))
     return {fr: v for fr, v in hold.items() if v > 0}
 
 

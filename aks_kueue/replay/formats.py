@@ -68,8 +68,7 @@ def read_trace(paths: list[str], limits: Limits = DEFAULT_LIMITS) -> Trace:
 
     trace = Trace()
     exports = _Exports(trace)
-    files = trace_files(paths)
-    trace.files = files
+    trace.files = files = trace_files(paths)
     for file in files:
         with _open(file) as handle:
             lines = _Lines(handle, file)
@@ -157,8 +156,7 @@ class _Lines:
 
     def rest(self, max_bytes: int) -> str:
         """The whole file as text, for the YAML and JSON readers (at most `max_bytes`)."""
-        chunks = list(self._held)
-        self._held = []
+        chunks, self._held = self._held, []
         size = sum(len(c) for c in chunks)
         data = self.handle.read(max_bytes + 1 - size) if size <= max_bytes else b""
         size += len(data)
@@ -188,12 +186,8 @@ def _detect(first: str, long: bool = False) -> str:
                 return "documents"  # a JSON document over several lines (kubectl -o json)
             kubernetes = not isinstance(value, dict) or any(key in value for key in KUBERNETES_KEYS)
         return "documents" if kubernetes else "jsonl"
-    if long:
-        return "documents"
-    cells = next(csv.reader([first]), [])
-    if cells and cells[0].strip() == "submitted":
-        return "csv"
-    return "documents"
+    cells = [] if long else next(csv.reader([first]), [])
+    return "csv" if cells and cells[0].strip() == "submitted" else "documents"
 
 
 def _is_generator(documents: list[Any]) -> bool:
@@ -292,32 +286,31 @@ def _pod_sets_from_lines(pod_sets: Any, error: Where) -> list[dict[str, Any]]:
     found = []
     names = set()
     for index, pod_set in enumerate(pod_sets):
-        where = f"podSets[{index}]"
         if not isinstance(pod_set, dict):
-            raise error(where, "must be a map ({name, count, requests, ...})")
-        error.under(f"{where}.").known(pod_set, POD_SET_KEYS)
-        name = _text(pod_set.get("name", "main"), f"{where}.name", error)
+            raise error(f"podSets[{index}]", "must be a map ({name, count, requests, ...})")
+        at = error.under(f"podSets[{index}].")
+        at.known(pod_set, POD_SET_KEYS)
+        name = _text(pod_set.get("name", "main"), "name", at)
         if name in names:
-            raise error(f"{where}.name", f"{name!r} names two pod sets; give each its own name")
+            raise at("name", f"{name!r} names two pod sets; give each its own name")
         names.add(name)
-        count = _integer(pod_set.get("count", 1), f"{where}.count", error, minimum=1)
+        count = _integer(pod_set.get("count", 1), "count", at, minimum=1)
         requests = pod_set.get("requests") or {}
         if not isinstance(requests, dict):
-            raise error(f"{where}.requests", "must be a map of resource to quantity")
-        kept = {_text(r, f"{where}.requests", error): _quantity(q, f"{where}.requests.{r}", error)
-                for r, q in requests.items()}
+            raise at("requests", "must be a map of resource to quantity")
+        kept = {_text(r, "requests", at): _quantity(q, f"requests.{r}", at) for r, q in requests.items()}
         spec: dict[str, Any] = {}
         selector = pod_set.get("nodeSelector") or {}
         if not isinstance(selector, dict) or not all(isinstance(v, str) for v in selector.values()):
-            raise error(f"{where}.nodeSelector", "must be a map of label to value (strings)")
+            raise at("nodeSelector", "must be a map of label to value (strings)")
         if selector:
             spec["nodeSelector"] = dict(selector)
         tolerations = pod_set.get("tolerations") or []
         if not isinstance(tolerations, list) or not all(isinstance(t, dict) for t in tolerations):
-            raise error(f"{where}.tolerations", "must be a list of tolerations ({key, operator, value, effect})")
+            raise at("tolerations", "must be a list of tolerations ({key, operator, value, effect})")
         if tolerations:
             spec["tolerations"] = [dict(t) for t in tolerations]
-        found.append(_pod_set(name, count, kept, pod_set.get("minCount"), f"{where}.minCount", error, **spec))
+        found.append(_pod_set(name, count, kept, pod_set.get("minCount"), "minCount", at, **spec))
     return found
 
 
@@ -537,14 +530,12 @@ class _Exports:
 
 
 def _conditions(status: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    found = {}
-    for condition in status.get("conditions") or []:
-        if isinstance(condition, dict) and isinstance(condition.get("type"), str):
-            found[condition["type"]] = condition
-    return found
+    return {c["type"]: c for c in status.get("conditions") or []
+            if isinstance(c, dict) and isinstance(c.get("type"), str)}
 
 
-def _condition_time(condition: Optional[dict[str, Any]], error, key: str) -> Optional[float]:
+def _condition_time(conditions: dict[str, dict[str, Any]], kind: str, error) -> Optional[float]:
+    condition, key = conditions.get(kind), f"status.conditions[{kind}]"
     if not condition or condition.get("status") != "True":
         return None
     when = condition.get("lastTransitionTime")
@@ -557,15 +548,13 @@ def _export_runtime(status: dict[str, Any], error) -> Optional[float]:
     """Finished minus the start: PodsReady=True when present, else Admitted=True. Without Finished
     the workload runs until the end of the replay; finished without ever running, 0."""
     conditions = _conditions(status)
-    finished = _condition_time(conditions.get("Finished"), error, "status.conditions[Finished]")
+    finished = _condition_time(conditions, "Finished", error)
     if finished is None:
         return None
-    started = _condition_time(conditions.get("PodsReady"), error, "status.conditions[PodsReady]")
+    started = _condition_time(conditions, "PodsReady", error)
     if started is None:
-        started = _condition_time(conditions.get("Admitted"), error, "status.conditions[Admitted]")
-    if started is None:
-        return 0.0
-    return max(0.0, finished - started)
+        started = _condition_time(conditions, "Admitted", error)
+    return 0.0 if started is None else max(0.0, finished - started)
 
 
 def _state_rank(status: dict[str, Any], metadata: dict[str, Any]) -> tuple:

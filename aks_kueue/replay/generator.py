@@ -59,7 +59,7 @@ class Generated:
 
 def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
     error = Where(file, document=0)
-    _known(document, TOP_KEYS, error)
+    error.known(document, TOP_KEYS)
     flavor = DEFAULT_FLAVOR
     notes = []
     if document.get("resourceFlavor") is not None:
@@ -77,10 +77,9 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
                                       "spec": {}}]
     generated = Generated(file, objects, notes=notes)
     made: list[tuple[float, int, TraceWorkload]] = []
-    sequence = 0
     for ci, cohort_set in enumerate(cohorts):
         at = error.under(f"cohorts[{ci}].")
-        _known(cohort_set, COHORT_KEYS, at)
+        at.known(cohort_set, COHORT_KEYS)
         cohort_class = _name(cohort_set.get("className"), "className", at)
         queue_sets = cohort_set.get("queuesSets")
         if not isinstance(queue_sets, list):
@@ -89,7 +88,7 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
             cohort = f"{cohort_class}-{cohort_index}"
             for qi, queue_set in enumerate(queue_sets):
                 q_at = at.under(f"queuesSets[{qi}].")
-                _known(queue_set, QUEUE_KEYS, q_at)
+                q_at.known(queue_set, QUEUE_KEYS)
                 queue_class = _name(queue_set.get("className"), "className", q_at)
                 resource = {"name": "cpu",
                             "nominalQuota": _quantity(queue_set.get("nominalQuota"), "nominalQuota", q_at)}
@@ -106,7 +105,7 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
                     objects += _queue_objects(name, cohort, flavor, resource, preemption)
                     for si, workload_set in enumerate(sets):
                         s_at = q_at.under(f"workloadsSets[{si}].")
-                        _known(workload_set, SET_KEYS, s_at)
+                        s_at.known(workload_set, SET_KEYS)
                         rounds = _count(workload_set.get("count"), "count", s_at)
                         interval = _count(workload_set.get("creationIntervalMs"), "creationIntervalMs", s_at)
                         templates = workload_set.get("workloads")
@@ -119,8 +118,7 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
                             for ti, (wl_class, runtime, priority, shape) in enumerate(shapes):
                                 k += 1
                                 submitted = k * interval / 1000
-                                sequence += 1
-                                made.append((submitted, sequence, TraceWorkload(
+                                made.append((submitted, len(made), TraceWorkload(
                                     namespace=name, name=f"{wl_class}-{si}-{round_index}-{ti}", queue=name,
                                     submitted=submitted, runtime=runtime, shape=shape, priority=priority,
                                     file=file)))
@@ -146,7 +144,7 @@ def _queue_objects(name: str, cohort: str, flavor: str, resource: dict, preempti
 
 
 def _template(template: Any, trace: Trace, error: Where) -> tuple[str, float, int, Any]:
-    _known(template, WORKLOAD_KEYS, error)
+    error.known(template, WORKLOAD_KEYS)
     wl_class = _name(template.get("className"), "className", error)
     runtime = _count(template.get("runtimeMs"), "runtimeMs", error) / 1000
     priority = template.get("priority", 0)
@@ -157,12 +155,6 @@ def _template(template: Any, trace: Trace, error: Where) -> tuple[str, float, in
     pod_set = {"name": "main", "count": max(1, pods),
                "template": {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": request}}}]}}}
     return wl_class, runtime, priority, trace.shape([pod_set])
-
-
-def _known(value: Any, keys: tuple[str, ...], error: Where) -> None:
-    if not isinstance(value, dict):
-        raise error(None, "must be a map")
-    error.known(value, keys)
 
 
 def _name(value: Any, key: str, error) -> str:

@@ -31,10 +31,9 @@ from aks_kueue.aks.nodes import GPU_PREFIXES, PoolCapacity, is_modelled
 from aks_kueue.aks.placement import pod_lands
 from aks_kueue.kueue.units import format_amount
 
-# Node event kinds the engine routes back here.
-NODE_READY = "node-ready"
-SCALE_DOWN = "scale-down"
-BOOKED_READY = "booked-ready"
+# The replay's event kinds, in the order they apply within one instant (the engine's queue orders
+# by them); the engine hands node events back here.
+FINISH, TIMEOUT, NODE_READY, SCALE_DOWN, BOOKED_READY, BACKOFF, REQUEUE, SUBMIT = range(8)
 
 
 class Node:
@@ -115,6 +114,7 @@ class PodGroup:
     remaining: int                  # pods not yet placed (the pod set's count at first)
     requests: dict[str, int]
     pools: list[PoolState]
+    why: Optional[str]              # why no pool can hold its pods, when `pools` is empty
     placed: list[Node] = field(default_factory=list)   # one entry per placed pod
     signature: tuple = field(init=False)   # pods of groups with the same signature fit the same nodes
 
@@ -147,11 +147,11 @@ def _count(node: Node, requests: dict[str, int], now: float, sign: int) -> None:
 
 class NodeModel:
     """The pools of one configuration over one replay. `schedule(time, kind, payload)` puts an
-    event on the engine's queue; the engine hands node events back to `handle`."""
+    event on the engine's queue."""
 
-    def __init__(self, pools: list[PoolCapacity], startup: Callable[[PoolCapacity], float], scale_down_delay: float,
-                 schedule: Callable[[float, str, Any], None]):
-        self.pools = [PoolState(p, startup(p), i) for i, p in enumerate(pools)]
+    def __init__(self, pools: list[PoolCapacity], startups: list[float], scale_down_delay: float,
+                 schedule: Callable[[float, int, Any], None]):
+        self.pools = [PoolState(p, startup, i) for i, (p, startup) in enumerate(zip(pools, startups))]
         self.scale_down_delay = scale_down_delay
         self.schedule = schedule
         self.waiting: list[PodGroup] = []      # unplaced pods, in admission order
@@ -181,12 +181,9 @@ class NodeModel:
         landing = [pool for pool in self.pools if pod_lands(spec, pool.capacity)]
         found, too_small = [], []
         for pool in landing:
-            problem = pool.fits_empty(requests)
+            problem = pool.fits_empty(requests) or (None if pool.max_count > 0 else f"pool {pool.name} has maxCount 0")
             if problem is None:
-                if pool.max_count > 0:
-                    found.append(pool)
-                else:
-                    too_small.append(f"pool {pool.name} has maxCount 0")
+                found.append(pool)
             else:
                 too_small.append(problem)
         reason = None
@@ -197,8 +194,7 @@ class NodeModel:
                           f"(flavors {names}); its pods stay Pending")
             else:
                 reason = "its pods fit no node: " + "; ".join(too_small)
-        answer = (found, reason)
-        self._eligible[key] = answer
+        answer = self._eligible[key] = (found, reason)
         return answer
 
     # Admitted workloads --------------------------------------------------------------------
@@ -243,40 +239,33 @@ class NodeModel:
         self._scale_up(now)
         return list(dict.fromkeys(started))
 
-    def provision(self, run: Any, groups: list[PodGroup], scale_up: bool, now: float) -> None:
+    def provision(self, run: Any, groups: list[PodGroup], scale_up: bool) -> None:
         """A ProvisioningRequest for the workload's pods: booked now if it can be, else when room appears."""
         self.booking.append((run, groups, scale_up))
         self.changed = True
 
     # Events ---------------------------------------------------------------------------------
 
-    def handle(self, kind: str, payload: Any, now: float) -> Optional[Any]:
-        if kind == NODE_READY:
-            node = payload
-            if node.alive and not node.ready:
-                node.pool.advance(now)
-                node.ready = True
-                node.pool.ready += 1
-                node.pool.allocated += node.used  # booked pods count once their node is there
-                if node.pods == 0:
-                    self._empty(node, now)
-                self.changed = True
-            return None
-        if kind == SCALE_DOWN:
-            node, since = payload
-            pool = node.pool
-            if node.alive and node.ready and node.pods == 0 and node.empty_since == since \
-                    and len(pool.nodes) > pool.min_count:
-                pool.advance(now)
-                node.alive = False
-                pool.nodes.remove(node)
-                pool.ready -= 1
-                pool.record(now)
-                self.changed = True
-            return None
-        if kind == BOOKED_READY:
-            return payload
-        return None
+    def node_ready(self, node: Node, now: float) -> None:
+        if node.alive and not node.ready:
+            node.pool.advance(now)
+            node.ready = True
+            node.pool.ready += 1
+            node.pool.allocated += node.used  # booked pods count once their node is there
+            if node.pods == 0:
+                self._empty(node, now)
+            self.changed = True
+
+    def scale_down(self, node: Node, since: float, now: float) -> None:
+        pool = node.pool
+        if node.alive and node.ready and node.pods == 0 and node.empty_since == since \
+                and len(pool.nodes) > pool.min_count:
+            pool.advance(now)
+            node.alive = False
+            pool.nodes.remove(node)
+            pool.ready -= 1
+            pool.record(now)
+            self.changed = True
 
     def finish(self, now: float) -> None:
         for pool in self.pools:
@@ -379,9 +368,7 @@ class NodeModel:
         trial = {}
 
         def room(node: Node) -> dict[str, int]:
-            if id(node) not in trial:
-                trial[id(node)] = dict(node.free)
-            return trial[id(node)]
+            return trial.get(id(node)) or trial.setdefault(id(node), dict(node.free))
 
         rest: list[PodGroup] = []
         for group in groups:
@@ -393,14 +380,9 @@ class NodeModel:
                     continue
                 plan.append((group, node))
                 _take(trial[id(node)], group.requests)
-        new_nodes: list[tuple[PoolState, list[PodGroup]]] = []
-        if rest:
-            if not scale_up:
-                return False
-            choice = self._one_pool(rest)
-            if choice is None:
-                return False
-            new_nodes = choice
+        new_nodes = (self._one_pool(rest) if scale_up else None) if rest else []
+        if new_nodes is None:
+            return False
         for group, node in plan:
             self._place(node, group, now)
         for pool, packing in new_nodes:
@@ -436,4 +418,4 @@ class NodeModel:
         return None
 
 
-__all__ = ["NodeModel", "PodGroup", "PoolState", "Node", "NODE_READY", "SCALE_DOWN", "BOOKED_READY"]
+__all__ = ["NodeModel", "PodGroup", "PoolState", "Node"]

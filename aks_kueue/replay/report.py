@@ -71,16 +71,13 @@ def configuration(outcome: Outcome) -> dict[str, Any]:
     end = outcome.end
     seen = [r for r in outcome.runs if r.trace.submitted <= end and (r.queue is not None or r.state == PARKED)]
     by_queue: dict[str, list[Run]] = {name: [] for name in outcome.queues}
-    unrouted = []
     for run in seen:
-        if run.cq is None:
-            unrouted.append(run)
-        else:
+        if run.cq is not None:
             by_queue[run.cq].append(run)
     queues = [_queue(name, runs, outcome, end) for name, runs in by_queue.items()]
     return {"name": outcome.config.name, "events": outcome.events, "clusterQueues": queues,
             "pools": _pools(outcome), "assumptions": outcome.config.assumptions() + outcome.notes,
-            "unrouted": len(unrouted), "workloads": [_workload(r) for r in seen]}
+            "unrouted": sum(r.cq is None for r in seen), "workloads": [_workload(r) for r in seen]}
 
 
 def document(outcomes: list[Outcome], trace: Trace, gate: Optional[Gate] = None) -> dict[str, Any]:
