@@ -368,7 +368,9 @@ class NodeModel:
         trial = {}
 
         def room(node: Node) -> dict[str, int]:
-            return trial.get(id(node)) or trial.setdefault(id(node), dict(node.free))
+            if id(node) not in trial:  # a node's room is copied once, when a group first tries it
+                trial[id(node)] = dict(node.free)
+            return trial[id(node)]
 
         rest: list[PodGroup] = []
         for group in groups:
