@@ -508,14 +508,14 @@ def verify(settings, model, manifest: dict[str, Any], sample: Sample) -> None:
     """The Workload Kueue would create for the job, proven like an expected workload: valid, admitted
     alone on an empty cluster, and schedulable on the pools at maxCount."""
     from aks_kueue.judge import judge
-    from aks_kueue.kueue.jobs import JobOptions, Outcome, derive_workloads
+    from aks_kueue.kueue.jobs import JobOptions, JobOutcome, derive_workloads
     from aks_kueue.model.desired import ExpectedWorkload
 
     kueue = settings.kueue
     options = JobOptions.from_config(frameworks=kueue.frameworks_in_force, feature_gates=kueue.feature_gates_in_force)
     results = derive_workloads([dict(o.manifest) for o in model.objects] + [manifest], options)
     result = next(r for r in results if r.source.kind == manifest["kind"])
-    if result.errors or result.outcome is not Outcome.WORKLOAD:
+    if result.errors or result.outcome is not JobOutcome.WORKLOAD:
         reasons = [f"{e.field}: {e.message}" for e in result.errors] or [result.reason]
         raise SampleError("the sample would not be admitted as written (this is a bug, please report it): "
                           + "; ".join(reasons), 1)

@@ -49,7 +49,7 @@ def simulate(
     """
     from aks_kueue.admission.simulate import simulate as run_simulation
     from aks_kueue.k8s.loader import LoadError
-    from aks_kueue.kueue.jobs import Outcome
+    from aks_kueue.kueue.jobs import JobOutcome
     from aks_kueue.kueue.manifests import Category, api_group, category
     from aks_kueue.kueue.structural import FieldError
     from aks_kueue.kueue.validate import load_object, validate_object
@@ -113,8 +113,8 @@ def simulate(
             if errors:
                 reject(document, what, errors)
                 continue
-            if result.outcome is not Outcome.WORKLOAD or not result.workloads:
-                skipped.append(skipped_entry(document, result.reason, result.outcome is Outcome.UNSUPPORTED))
+            if result.outcome is not JobOutcome.WORKLOAD or not result.workloads:
+                skipped.append(skipped_entry(document, result.reason, result.outcome is JobOutcome.UNSUPPORTED))
                 continue
             for workload in result.workloads:
                 metadata = workload["metadata"]

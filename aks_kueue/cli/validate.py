@@ -41,7 +41,7 @@ def validate(
     output_format: Optional[str] = OUTPUT_OPTION,
 ) -> None:
     """Check Kueue objects and jobs as a Kueue v0.19 installation would accept or reject them."""
-    from aks_kueue.kueue.jobs import Outcome
+    from aks_kueue.kueue.jobs import JobOutcome
     from aks_kueue.kueue.manifests import Category, category
     from aks_kueue.kueue.validate import load_object, validate_object
 
@@ -68,10 +68,10 @@ def validate(
             errors = result.errors
             entry["namespace"] = result.source.namespace
             warnings += [f"{document.where}: {note}" for note in result.notes]
-            if not result.errors and result.outcome in (Outcome.NOT_MANAGED, Outcome.UNSUPPORTED):
-                skipped.append(skipped_entry(document, result.reason, result.outcome is Outcome.UNSUPPORTED))
+            if not result.errors and result.outcome in (JobOutcome.NOT_MANAGED, JobOutcome.UNSUPPORTED):
+                skipped.append(skipped_entry(document, result.reason, result.outcome is JobOutcome.UNSUPPORTED))
                 continue
-            if not result.errors and result.outcome is Outcome.BLOCKED:
+            if not result.errors and result.outcome is JobOutcome.BLOCKED:
                 warnings.append(f"{document.where}: {result.reason}")
         else:
             skipped.append(skipped_other(document, inputs.options))

@@ -130,7 +130,7 @@ def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects:
                    problems: list[Problem]) -> list[dict[str, Any]]:
     """The Workloads Kueue would create for the jobs of a file, with the stack's integrations,
     feature gates and queue objects in force (a `default` LocalQueue, priority classes)."""
-    from aks_kueue.kueue.jobs import JobOptions, Outcome, derive_workloads
+    from aks_kueue.kueue.jobs import JobOptions, JobOutcome, derive_workloads
     from aks_kueue.kueue.manifests import Category, category, generate_names, read_inputs
 
     where = f"{key}.manifest"
@@ -158,9 +158,9 @@ def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects:
         if result.errors:
             problems += [Problem(where, f"{name}: {label}: {e.field + ': ' if e.field else ''}{e.message}")
                          for e in result.errors]
-        elif result.outcome is Outcome.WORKLOAD:
+        elif result.outcome is JobOutcome.WORKLOAD:
             workloads += [dict(w) for w in result.workloads]
-        elif result.outcome is not Outcome.MEMBER:
+        elif result.outcome is not JobOutcome.MEMBER:
             problems.append(Problem(where, f"{name}: {label}: {result.reason}"))
     return workloads
 

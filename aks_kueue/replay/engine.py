@@ -265,7 +265,7 @@ class Meter:
 
 
 @dataclass
-class Outcome:
+class ReplayOutcome:
     config: ReplayConfig
     runs: list[Run]
     queues: dict[str, QueueState]
@@ -279,7 +279,7 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
 
 
-def replay(config: ReplayConfig, trace: Trace, options: Optional[ReplayOptions] = None) -> Outcome:
+def replay(config: ReplayConfig, trace: Trace, options: Optional[ReplayOptions] = None) -> ReplayOutcome:
     return _Replay(config, trace, options or ReplayOptions()).run()
 
 
@@ -372,7 +372,7 @@ class _Replay:
             return True
         return self.pending_progress == 0 and now > self.last_progress + self.horizon
 
-    def run(self) -> Outcome:
+    def run(self) -> ReplayOutcome:
         until, progress = self.options.until, self.options.progress
         events = self.events
         report_at = 0
@@ -399,7 +399,7 @@ class _Replay:
         self._close(end)
         if progress is not None:
             progress(end, self.done, 0)
-        return Outcome(self.config, self.runs, self.queues, self.meters, self.nodes, end, self.done, self.cycles,
+        return ReplayOutcome(self.config, self.runs, self.queues, self.meters, self.nodes, end, self.done, self.cycles,
                        self.decisions, self.snapshot, self.notes)
 
     def _settle(self, now: float) -> None:
@@ -778,4 +778,4 @@ def _provisioning_checks(objects: list[dict], queues: dict[str, dict]) -> dict[s
     return found
 
 
-__all__ = ["replay", "ReplayOptions", "Outcome", "Run", "QueueState", "Meter"]
+__all__ = ["replay", "ReplayOptions", "ReplayOutcome", "Run", "QueueState", "Meter"]

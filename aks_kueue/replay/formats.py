@@ -317,7 +317,7 @@ def _pod_sets_from_lines(pod_sets: Any, error: Where) -> list[dict[str, Any]]:
 def _manifest_workloads(manifest: Any, error) -> list[dict[str, Any]]:
     """The Workloads Kueue v0.19.2 would create for a job manifest (every modelled integration on)."""
     from aks_kueue.kueue.catalog import FRAMEWORKS
-    from aks_kueue.kueue.jobs import JobOptions, Outcome, derive_workloads, is_job
+    from aks_kueue.kueue.jobs import JobOptions, JobOutcome, derive_workloads, is_job
 
     if not isinstance(manifest, dict) or not is_job(manifest):
         kind = manifest.get("kind") if isinstance(manifest, dict) else None
@@ -331,7 +331,7 @@ def _manifest_workloads(manifest: Any, error) -> list[dict[str, Any]]:
     if result.errors:
         first = result.errors[0]
         raise error(f"manifest.{first.field}" if first.field else "manifest", first.message)
-    if result.outcome is not Outcome.WORKLOAD or not result.workloads:
+    if result.outcome is not JobOutcome.WORKLOAD or not result.workloads:
         raise error("manifest", result.reason or "Kueue would create no Workload for it")
     return result.workloads
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Optional
 
-from aks_kueue.replay.engine import DEACTIVATED, FINISHED, PARKED, PENDING, RESERVED, Outcome, Run
+from aks_kueue.replay.engine import DEACTIVATED, FINISHED, PARKED, PENDING, RESERVED, ReplayOutcome, Run
 from aks_kueue.replay.trace import Trace
 
 WAIT_KEYS = ("p50", "p95", "max")
@@ -66,7 +66,7 @@ def display(resource: str, value: float) -> tuple[float, str]:
     return float(value), ""
 
 
-def configuration(outcome: Outcome) -> dict[str, Any]:
+def configuration(outcome: ReplayOutcome) -> dict[str, Any]:
     """One configuration's part of the document."""
     end = outcome.end
     seen = [r for r in outcome.runs if r.trace.submitted <= end and (r.queue is not None or r.state == PARKED)]
@@ -80,7 +80,7 @@ def configuration(outcome: Outcome) -> dict[str, Any]:
             "unrouted": sum(r.cq is None for r in seen), "workloads": [_workload(r) for r in seen]}
 
 
-def document(outcomes: list[Outcome], trace: Trace, gate: Optional[Gate] = None) -> dict[str, Any]:
+def document(outcomes: list[ReplayOutcome], trace: Trace, gate: Optional[Gate] = None) -> dict[str, Any]:
     configurations = [configuration(o) for o in outcomes]
     found: dict[str, Any] = {
         "start": _instant(trace.start),
@@ -121,7 +121,7 @@ def _utilisation(queue: dict[str, Any]) -> dict[str, Optional[float]]:
     return {f"{u['flavor']}/{u['resource']}": u["utilisation"] for u in queue["usage"]}
 
 
-def _queue(name: str, runs: list[Run], outcome: Outcome, end: float) -> dict[str, Any]:
+def _queue(name: str, runs: list[Run], outcome: ReplayOutcome, end: float) -> dict[str, Any]:
     def waited(run: Run, until: Optional[float]) -> float:
         """To its last admission or start; to the end while it still waits (a lower bound)."""
         return (until if until is not None and run.state not in WAITING else end) - run.trace.submitted
@@ -147,7 +147,7 @@ def _queue(name: str, runs: list[Run], outcome: Outcome, end: float) -> dict[str
     }
 
 
-def _pools(outcome: Outcome) -> list[dict[str, Any]]:
+def _pools(outcome: ReplayOutcome) -> list[dict[str, Any]]:
     if outcome.nodes is None:
         return []
     found = []

@@ -23,7 +23,7 @@ from aks_kueue.kueue.jobs import webhooks
 from aks_kueue.kueue.jobs.model import (ADMISSION_GATED_BY, DEFAULT_LOCAL_QUEUE, IS_GROUP_WORKLOAD, JOB_UID_LABEL,
                                         MAX_EXEC_TIME_LABEL, POD_GROUP_FAST_ADMISSION, POD_GROUP_NAME,
                                         POD_GROUP_TOTAL_COUNT, PREBUILT_WORKLOAD, PRIORITY_CLASS_LABEL, PROVREQ_PREFIX,
-                                        QUEUE_LABEL, JobOptions, JobRef, JobResult, Outcome)
+                                        QUEUE_LABEL, JobOptions, JobRef, JobResult, JobOutcome)
 from aks_kueue.kueue.jobs.names import workload_name
 from aks_kueue.kueue.structural import FieldError
 
@@ -175,7 +175,7 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
     integration = INTEGRATIONS[(group, kind)]
     namespace = _namespace(obj)
     ref = JobRef(str(obj.get("apiVersion")), kind, _name(obj), namespace)
-    result = JobResult(ref, integration.framework, Outcome.NOT_MANAGED)
+    result = JobResult(ref, integration.framework, JobOutcome.NOT_MANAGED)
     if integration.versions and version not in integration.versions:
         wanted = " or ".join(f"{group + '/' if group else ''}{v}" for v in integration.versions)
         return _not_managed(result, f"Kueue's {integration.framework} integration manages {kind} {wanted}, not "
@@ -219,7 +219,7 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
                              "'default' to give it one")
         return _with_job_webhooks(result, obj, kind, options)
     if integration.builder is None:
-        result.outcome = Outcome.UNSUPPORTED
+        result.outcome = JobOutcome.UNSUPPORTED
         result.reason = (f"Kueue manages {kind} through its {integration.framework} integration, which this tool "
                          "does not model yet; it is not simulated")
         return result
@@ -229,11 +229,11 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
             return _not_managed(result, "it runs on an existing RayCluster (spec.clusterSelector)")
     prebuilt = ps.annotations(obj).get(PREBUILT_WORKLOAD) or ps.labels(obj).get(PREBUILT_WORKLOAD)
     if prebuilt:
-        result.outcome = Outcome.MEMBER
+        result.outcome = JobOutcome.MEMBER
         result.reason = (f"Kueue runs it under the prebuilt Workload {namespace}/{prebuilt} "
                          f"({PREBUILT_WORKLOAD}); that Workload is decided, not one made from this object")
         return _with_job_webhooks(result, obj, kind, options)
-    result.outcome = Outcome.WORKLOAD
+    result.outcome = JobOutcome.WORKLOAD
     read = ps.Reader()
     if kind == "Pod" and group == "" and _group_name(obj):
         made = _pod_group(obj, ctx, options, read, result)
@@ -263,13 +263,13 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
         result.errors += webhooks.batch_job(obj, count, options)
     for _, podsets, _ in made:
         result.errors += webhooks.topology(podsets, options)
-    if result.outcome is not Outcome.WORKLOAD or result.errors:
+    if result.outcome is not JobOutcome.WORKLOAD or result.errors:
         return result
     for name, podsets, extra in made:
         workload = _workload(obj, name, namespace, queue, podsets, extra, ctx, options, result)
         if workload is not None:
             result.workloads.append(workload)
-    if result.outcome is Outcome.WORKLOAD and not result.workloads and not result.errors:
+    if result.outcome is JobOutcome.WORKLOAD and not result.workloads and not result.errors:
         result.reason = result.reason or f"{ref.describe()} asks for no pods, so Kueue creates no Workload"
     return result
 
@@ -318,7 +318,7 @@ def _pod_group(pod: dict[str, Any], ctx: _Context, options: JobOptions, read: ps
     name, namespace = _group_name(pod), _namespace(pod)
     members = ctx.groups.get((namespace, name), [pod])
     if members[0] is not pod:
-        result.outcome = Outcome.MEMBER
+        result.outcome = JobOutcome.MEMBER
         result.reason = f"a pod of group {name}, whose Workload is reported with pod {_name(members[0])}"
         return []
     total_text = str(ps.annotations(pod).get(POD_GROUP_TOTAL_COUNT, ""))
@@ -328,18 +328,18 @@ def _pod_group(pod: dict[str, Any], ctx: _Context, options: JobOptions, read: ps
     queue = ps.labels(pod).get(QUEUE_LABEL)
     for other in members[1:]:
         if ps.labels(other).get(QUEUE_LABEL) != queue:
-            result.outcome = Outcome.BLOCKED
+            result.outcome = JobOutcome.BLOCKED
             result.reason = (f"Kueue cannot build the Workload of pod group {name}: pods {_name(pod)} and "
                              f"{_name(other)} name different queues")
             return []
         if str(ps.annotations(other).get(POD_GROUP_TOTAL_COUNT, "")) != total_text:
-            result.outcome = Outcome.BLOCKED
+            result.outcome = JobOutcome.BLOCKED
             result.reason = (f"Kueue cannot build the Workload of pod group {name}: pods {_name(pod)} and "
                              f"{_name(other)} give different {POD_GROUP_TOTAL_COUNT}")
             return []
     fast = ps.annotations(pod).get(POD_GROUP_FAST_ADMISSION) == "true"
     if not fast and len(members) < total:
-        result.outcome = Outcome.BLOCKED
+        result.outcome = JobOutcome.BLOCKED
         result.reason = (f"pod group {name} has {len(members)} of its {total} pods in the input; Kueue creates its "
                          f"Workload only when all of them exist (or with {POD_GROUP_FAST_ADMISSION}: \"true\")")
         return []
@@ -392,7 +392,7 @@ def _train_job(obj: dict[str, Any], ctx: _Context, options: JobOptions, read: ps
     namespace = _namespace(obj) if kind == "TrainingRuntime" else None
     runtime = ctx.runtimes.get((kind, namespace, name))
     if runtime is None:
-        result.outcome = Outcome.BLOCKED
+        result.outcome = JobOutcome.BLOCKED
         where = f" in namespace {namespace}" if namespace else ""
         result.reason = (f"Kueue builds this TrainJob's Workload from its training runtime, {kind} '{name}'{where}, "
                          "which is not in the input; add it to derive the pod sets")
@@ -453,7 +453,7 @@ def _priority(obj: dict[str, Any], podsets: list[ps.PodSet], ctx: _Context,
     wpc = ps.labels(obj).get(PRIORITY_CLASS_LABEL)
     if isinstance(wpc, str) and wpc:
         if wpc not in ctx.workload_priority:
-            result.outcome = Outcome.BLOCKED
+            result.outcome = JobOutcome.BLOCKED
             result.reason = (f"Kueue could not create its Workload: the WorkloadPriorityClass '{wpc}' named by "
                              f"{PRIORITY_CLASS_LABEL} is not in the input (Kueue fails when it does not exist)")
             return None
