@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from aks_kueue.admission.quota import Node
+from aks_kueue.admission.quota import QuotaNode
 from aks_kueue.kueue.units import PODS
 
 
@@ -50,7 +50,7 @@ class ResourceGroup:
 @dataclass(eq=False)
 class ClusterQueueInfo:
     name: str
-    node: Node
+    node: QuotaNode
     groups: list[ResourceGroup]
     group_of: dict[str, ResourceGroup]
     namespace_selector: Optional[dict]
@@ -75,7 +75,7 @@ class ClusterQueueInfo:
         return "LowerOrNewerEqualPriority" in (self.within_cluster_queue, self.reclaim_within_cohort)
 
     @classmethod
-    def from_spec(cls, name: str, spec: dict, node: Node, known_flavors: set[str]) -> "ClusterQueueInfo":
+    def from_spec(cls, name: str, spec: dict, node: QuotaNode, known_flavors: set[str]) -> "ClusterQueueInfo":
         """`node` is the queue's place in the quota tree, which Cohorts also build."""
         groups = [ResourceGroup(frozenset(g.get("coveredResources") or []),
                                 tuple(f["name"] for f in g.get("flavors") or []))

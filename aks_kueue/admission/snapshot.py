@@ -19,7 +19,7 @@ from aks_kueue.admission.models import ClusterQueueInfo, LocalQueueInfo, Resourc
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.partial import reduce_counts
 from aks_kueue.admission.preemption import PreemptionTarget, Preemptor
-from aks_kueue.admission.quota import Node, QuotaTree, available, cohorts_in_cycles
+from aks_kueue.admission.quota import QuotaNode, QuotaTree, available, cohorts_in_cycles
 from aks_kueue.admission.workloads import Admission, WorkloadInfo, workload_info
 from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
@@ -77,7 +77,7 @@ class Snapshot:
         # Decisions are a pure function of the workload's shape and priority and of the
         # admitted state of its queue's cohort tree, so they are remembered per tree
         # until something is admitted to or removed from that tree.
-        self._generation: dict[Node, int] = {}
+        self._generation: dict[QuotaNode, int] = {}
         self._decisions: dict[tuple, tuple[int, Decision]] = {}
 
     @classmethod
