@@ -97,7 +97,7 @@ def print_headline(console, outcome: Outcome) -> None:
 
 
 @dataclass
-class _Group:
+class _VerdictGroup:
     level: str
     policy: str
     heading: str
@@ -105,23 +105,23 @@ class _Group:
     grouped: bool = False
 
 
-def verdict_groups(outcome: Outcome) -> list[_Group]:
+def verdict_groups(outcome: Outcome) -> list[_VerdictGroup]:
     """The verdicts by level (mandatory first), alike findings under one heading, in the judge's order."""
-    groups: list[_Group] = []
-    by_heading: dict[tuple, _Group] = {}
+    groups: list[_VerdictGroup] = []
+    by_heading: dict[tuple, _VerdictGroup] = {}
     for verdict in outcome.verdicts:
         finding = verdict.finding
         if finding.kind in GROUPED:
             key = (verdict.level, verdict.policy, finding.kind, finding.object)
             if key not in by_heading:
-                by_heading[key] = _Group(verdict.level, verdict.policy, f"{finding.object}: {GROUPED[finding.kind]}",
+                by_heading[key] = _VerdictGroup(verdict.level, verdict.policy, f"{finding.object}: {GROUPED[finding.kind]}",
                                          grouped=True)
                 groups.append(by_heading[key])
             by_heading[key].items.append(verdict)
         else:
-            groups.append(_Group(verdict.level, verdict.policy, "", [verdict]))
+            groups.append(_VerdictGroup(verdict.level, verdict.policy, "", [verdict]))
     for violation in outcome.other_violations:
-        groups.append(_Group(violation.enforcement_level, violation.policy, "", [violation]))
+        groups.append(_VerdictGroup(violation.enforcement_level, violation.policy, "", [violation]))
     rank = {level: i for i, level in enumerate(LEVEL_ORDER)}
     return sorted(groups, key=lambda g: rank.get(g.level, len(LEVEL_ORDER)))
 
