@@ -43,6 +43,8 @@ for warning in settings.warnings:
 if hidden:
     pulumi.runtime.register_stack_transformation(secret_where_it_flows(hidden))
 secret = secret_keys()
+# A worker's mirrored teams come from the manager's outputs: secret there, secret here too.
+fleet_secret = bool(fleet_reading and fleet_reading.secret)
 
 
 def _export(name: str, value, *keys: str) -> None:
@@ -56,10 +58,8 @@ tags = {"managed-by": "aks-kueue", "stack": pulumi.get_stack()}
 # The guard reads this stack's last deployment; everything protected waits for its verdict.
 guard = Day2Guard("day2", Day2GuardArgs(
     desired=desired_record(model, protection), allowances=settings.allowances,
-    stack=qualified,
-    # A worker's mirrored teams come from the manager's outputs: secret there, secret here too.
-    secret=bool(secret & {"cluster", "nodePools", "resourceGroupName", "queues", "queueManifests", "fleet"})
-    or bool(fleet_reading and fleet_reading.secret), hidden=hidden))
+    stack=qualified, hidden=hidden, secret=fleet_secret
+    or bool(secret & {"cluster", "nodePools", "resourceGroupName", "queues", "queueManifests", "fleet"})))
 
 cluster = AksCluster("main", AksClusterArgs(
     cluster=model.cluster, tags=tags, protection=protection, guard=guard, monitoring=settings.monitoring,
@@ -69,10 +69,9 @@ pools = NodePools("pools", NodePoolsArgs(
     resource_group_name=cluster.resource_group_name, cluster_name=cluster.cluster_name,
     pools=model.pools, tags=tags, protection=protection, guard=guard, secret="nodePools" in secret))
 gpu_pools = [p for p in model.pools if p.needs_device_plugin]
+gpu_node_pools = [pools.agent_pools[p.name] for p in gpu_pools]
 if gpu_pools:
-    GpuDevicePlugin("gpu", GpuDevicePluginArgs(
-        pools=gpu_pools, provider=cluster.provider, node_pools=[pools.agent_pools[p.name] for p in gpu_pools],
-        secret="nodePools" in secret))
+    GpuDevicePlugin("gpu", GpuDevicePluginArgs(gpu_pools, cluster.provider, gpu_node_pools, "nodePools" in secret))
 # With `install: none` Kueue is not installed, and nothing that needs it is registered.
 kueue = None
 if settings.kueue.install != "none":
@@ -87,13 +86,12 @@ if settings.monitoring:
         cluster_name=model.cluster.name, cluster_id=cluster.cluster_id, workspaces=cluster.monitoring_workspaces,
         provider=cluster.provider, kueue_installer=kueue.installer if kueue else None,
         kueue_install=settings.kueue.install,
-        gpu_pools=gpu_pools, gpu_node_pools=[pools.agent_pools[p.name] for p in gpu_pools],
+        gpu_pools=gpu_pools, gpu_node_pools=gpu_node_pools,
         grafana_admin_group_ids=model.cluster.security.admin_groups, tags=tags))
     _export("monitoring", monitoring.summary, "monitoring")
 # A fleet's manager connects to its workers; each worker lets its manager in (MultiKueue).
 fleet = fleet_member("fleet", model, fleet_reading, cluster.provider, kueue.installer, cluster.kubeconfig) \
     if model.fleet and kueue else None
-fleet_secret = bool(fleet_reading and fleet_reading.secret)
 if kueue is not None and model.objects:
     queues = KueueQueues("queues", KueueQueuesArgs(
         objects=model.objects, namespaces=model.namespaces, provider=cluster.provider, installer=kueue.installer,
@@ -118,7 +116,7 @@ pulumi.export("kubeconfig", cluster.kubeconfig)
 _export("nodePools", {p.name: {"vmSize": p.vm_size, "minCount": p.min_count, "maxCount": p.max_count}
                       for p in model.pools}, "nodePools")
 _export("kueue", kueue.summary if kueue else {"installMethod": "none"}, "kueue")
-for output, value in (fleet.outputs().items() if fleet else ()):
+for output, value in (fleet.exports.items() if fleet else ()):
     _export(output, pulumi.Output.secret(value) if fleet_secret else value,
             "cluster", "nodePools", "kueue", "queues", "queueManifests", "fleet")
 # What the next update's guard compares against (the install mode, replace-forcing inputs).

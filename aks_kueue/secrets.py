@@ -32,7 +32,7 @@ import json
 import re
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from enum import Enum
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Iterable, Iterator, Mapping, Optional
 
 SECRET_TEXT = "[secret]"
 # A secret value this long is found inside longer words too (`Secrets.holds`).
@@ -76,14 +76,13 @@ class Secrets:
         keys = frozenset(k if ":" in k else f"aks-kueue:{k}" for k in secret_keys)
         if not keys:
             return cls()
-        names: set[str] = set()
-        for value in config.values():
-            _names(_decoded(value), names)
-        texts: set[str] = set()
-        numbers: set[str] = set()
-        for key in keys:
-            if key in config:
-                _leaves(_decoded(config[key]), texts, numbers)
+        names = {leaf.strip() for value in config.values() for at, leaf, own in _leaves(_decoded(value))
+                 if own and at in NAME_KEYS and isinstance(leaf, str)}
+        leaves = [(at, leaf) for key in keys if key in config for at, leaf, _ in _leaves(_decoded(config[key]))]
+        numbers = {str(n) for _, v in leaves if isinstance(v, (int, float)) and not isinstance(v, bool)
+                   for n in ((v, int(v)) if isinstance(v, float) and v.is_integer() else (v,))}
+        texts = {v.strip() for at, v in leaves if isinstance(v, str) and at not in NAME_KEYS}
+        texts |= {taint.group(2) for text in texts if (taint := _TAINT.match(text))}
         known = names | shown
         # A number is a figure of its own, never a name or a choice, even where the same digits are (`zones: ["1"]`).
         hidden = {v for v in texts if v and v != SECRET_TEXT and not _identifier(v, known)} | numbers
@@ -137,9 +136,7 @@ class Secrets:
     def value(self, value: Any) -> Any:
         """Strings taken out anywhere in a value: dicts, lists, tuples and frozen dataclasses (a
         finding, a table row) come back as copies; enums, numbers and the rest as they are."""
-        if not self.values:
-            return value
-        return _scrub(value, self)
+        return _scrub(value, self) if self.values else value
 
 
 def _scrub(value: Any, secrets: Secrets) -> Any:
@@ -154,14 +151,9 @@ def _scrub(value: Any, secrets: Secrets) -> Any:
     if isinstance(value, tuple):
         return tuple(_scrub(v, secrets) for v in value)
     if is_dataclass(value) and not isinstance(value, type):
-        changes = {}
-        for f in fields(value):
-            if not f.init:
-                continue
-            old = getattr(value, f.name)
-            new = _scrub(old, secrets)
-            if new is not old and new != old:
-                changes[f.name] = new
+        scrubbed = {f.name: (getattr(value, f.name), _scrub(getattr(value, f.name), secrets))
+                    for f in fields(value) if f.init}
+        changes = {name: new for name, (old, new) in scrubbed.items() if new is not old and new != old}
         return replace(value, **changes) if changes else value
     return value
 
@@ -185,40 +177,17 @@ def _decoded(value: Any) -> Any:
     return value
 
 
-def _names(value: Any, names: set[str]) -> None:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            for key, child in item.items():
-                if key in NAME_KEYS and isinstance(child, str):
-                    names.add(child.strip())
-                else:
-                    stack.append(child)
-        elif isinstance(item, list):
-            stack.extend(item)
-
-
-def _leaves(value: Any, texts: set[str], numbers: set[str]) -> None:
-    stack: list[tuple[Any, Optional[str]]] = [(value, None)]
-    while stack:
-        item, at = stack.pop()
-        if isinstance(item, dict):
-            stack.extend((child, k) for k, child in item.items())
-        elif isinstance(item, list):
-            stack.extend((child, at) for child in item)
-        elif isinstance(item, bool) or item is None:
-            continue
-        elif isinstance(item, (int, float)):
-            numbers.add(str(item))
-            if isinstance(item, float) and item.is_integer():
-                numbers.add(str(int(item)))
-        elif isinstance(item, str) and at not in NAME_KEYS:
-            text = item.strip()
-            texts.add(text)
-            taint = _TAINT.match(text)
-            if taint:
-                texts.add(taint.group(2))
+def _leaves(value: Any, at: Optional[str] = None, own: bool = False) -> Iterator[tuple[Optional[str], Any, bool]]:
+    """Every leaf of a decoded config value, with the map key it stands under (a list passes its key on)
+    and whether it is that key's own value rather than an item of a list under it."""
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from _leaves(child, key, True)
+    elif isinstance(value, list):
+        for child in value:
+            yield from _leaves(child, at)
+    else:
+        yield at, value, own
 
 
 def _compile(values: tuple[str, ...]) -> Optional[re.Pattern]:

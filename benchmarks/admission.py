@@ -30,24 +30,20 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import yaml
 
-# This checkout's package, not whichever one is installed (run as a script, Python puts
-# benchmarks/ first on the path, not the project root).
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout (benchmarks/common.py)
+
+from benchmarks.common import (  # noqa: E402
+    GPU_TOLERATION, V1B2, flavor, in_child, kueue, peak_mb, queue_spec, quota, timed)
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
-V1B2 = "kueue.x-k8s.io/v1beta2"
 FLAVORS = ("cpu-d", "cpu-e", "gpu-a100", "gpu-h100")
-GPU_TAINT = {"key": "sku", "value": "gpu", "effect": "NoSchedule"}
 TARGETS = {"validate": 5_000, "simulate": 10_000}  # objects or decisions per second
 MEMORY_LIMIT_MB = 1024
 QUEUES_PER_COHORT = 10
@@ -56,35 +52,22 @@ QUEUES_PER_COHORT = 10
 def organisation(queues: int, cohorts: int, seed: int) -> list[dict]:
     """Flavors, cohorts, ClusterQueues and one LocalQueue per ClusterQueue."""
     rng = random.Random(seed)
-    objects = []
-    for flavor in FLAVORS:
-        spec: dict = {"nodeLabels": {"kubernetes.azure.com/agentpool": flavor.replace("-", "")}}
-        if flavor.startswith("gpu"):
-            spec["nodeTaints"] = [dict(GPU_TAINT)]
-        objects.append({"apiVersion": V1B2, "kind": "ResourceFlavor", "metadata": {"name": flavor}, "spec": spec})
+    objects = [flavor(f, {"kubernetes.azure.com/agentpool": f.replace("-", "")}, f.startswith("gpu")) for f in FLAVORS]
+    gpus = {"cpu-d": "0", "cpu-e": "0", "gpu-a100": "8", "gpu-h100": "4"}
     per_cohort = max(1, queues // max(1, cohorts))
     for c in range(cohorts):
-        objects.append({"apiVersion": V1B2, "kind": "Cohort", "metadata": {"name": f"cohort-{c}"}, "spec": {}})
+        objects.append(kueue("Cohort", f"cohort-{c}", spec={}))
         for q in range(per_cohort):
             name = f"cq-{c}-{q}"
-            gpus = {"cpu-d": 0, "cpu-e": 0, "gpu-a100": 8, "gpu-h100": 4}
-            flavors = []
-            for flavor in FLAVORS:
-                cpu = {"name": "cpu", "nominalQuota": str(rng.choice((32, 64, 96)))}
-                if q % 3 == 0:
-                    cpu["borrowingLimit"] = "32"
-                if q % 4 == 1:
-                    cpu["lendingLimit"] = "16"
-                flavors.append({"name": flavor, "resources": [
-                    cpu, {"name": "memory", "nominalQuota": "256Gi"},
-                    {"name": "nvidia.com/gpu", "nominalQuota": str(gpus[flavor])}]})
-            spec = {"cohortName": f"cohort-{c}", "namespaceSelector": {},
-                    "resourceGroups": [{"coveredResources": ["cpu", "memory", "nvidia.com/gpu"], "flavors": flavors}]}
-            if q % 2 == 0:
-                spec["preemption"] = {"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Any"}
-            objects.append({"apiVersion": V1B2, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec})
-            objects.append({"apiVersion": V1B2, "kind": "LocalQueue",
-                            "metadata": {"name": "jobs", "namespace": f"ns-{name}"}, "spec": {"clusterQueue": name}})
+            quotas = [quota(f, str(rng.choice((32, 64, 96))), "256Gi", gpus[f]) for f in FLAVORS]
+            limits = {**({"borrowingLimit": "32"} if q % 3 == 0 else {}),
+                      **({"lendingLimit": "16"} if q % 4 == 1 else {})}
+            for cpu in (each["resources"][0] for each in quotas):
+                cpu.update(limits)
+            preemption = {"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Any"}
+            spec = queue_spec(f"cohort-{c}", quotas, **({"preemption": preemption} if q % 2 == 0 else {}))
+            objects.append(kueue("ClusterQueue", name, spec=spec))
+            objects.append(kueue("LocalQueue", "jobs", f"ns-{name}", spec={"clusterQueue": name}))
     return objects
 
 
@@ -127,7 +110,7 @@ def backlog(queues: list[str], count: int, seed: int) -> list[dict]:
             pod["initContainers"] = [{"name": "fetch", "image": "busybox:1.36", "command": ["sh", "-c", "true"],
                                       "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]
         if gpu:
-            pod["tolerations"] = [{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]
+            pod["tolerations"] = [dict(GPU_TOLERATION)]
             pod["nodeSelector"] = {"kubernetes.azure.com/agentpool": rng.choice(("gpua100", "gpuh100"))}
         uid = f"00000000-0000-4000-8000-{i:012d}"
         workloads.append({
@@ -156,20 +139,11 @@ def sized(workloads: int, queues: int, cohorts: int, seed: int) -> tuple[list[di
 # One case, in its own process ----------------------------------------------------------------
 
 
-def best(runs: int, work) -> tuple[float, object]:
-    seconds, result = float("inf"), None
-    for _ in range(runs):
-        start = time.perf_counter()
-        result = work()
-        seconds = min(seconds, time.perf_counter() - start)
-    return seconds, result
-
-
 def run_case(case: str, workloads: int, queues: int, cohorts: int, runs: int, seed: int) -> dict:
     objects, pending = sized(workloads, queues, cohorts, seed)
     loaded = pending if case == "validate" else objects + pending
     text = yaml.dump_all(loaded, Dumper=DUMPER)
-    floor, _ = best(max(3, runs), lambda: list(yaml.load_all(text, Loader=LOADER)))
+    floor = min(timed(max(3, runs), lambda: list(yaml.load_all(text, Loader=LOADER)))[0])
     manifests = list(yaml.load_all(text, Loader=LOADER))  # neither case changes its input
     if case == "validate":
         from aks_kueue.kueue.validate import load_object, validate_object
@@ -187,19 +161,12 @@ def run_case(case: str, workloads: int, queues: int, cohorts: int, runs: int, se
             for decision in simulate(manifests):
                 modes[decision["mode"]] = modes.get(decision["mode"], 0) + 1
             return modes
-    seconds, outcome = best(runs, work)
-    return {"case": case, "workloads": workloads, "seconds": seconds, "floor": floor, "outcome": outcome,
-            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    times, outcome = timed(runs, work)
+    return {"case": case, "workloads": workloads, "seconds": min(times), "floor": floor, "outcome": outcome,
+            "peak_mb": peak_mb()}
 
 
 # The report ----------------------------------------------------------------------------------
-
-
-def in_child(case: str, workloads: int, queues: int, cohorts: int, runs: int, seed: int) -> dict:
-    command = [sys.executable, __file__, "--case", case, "--workloads", str(workloads), "--queues", str(queues),
-               "--cohorts", str(cohorts), "--runs", str(runs), "--seed", str(seed)]
-    done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=Path(__file__).parents[1])
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -215,9 +182,12 @@ def main() -> None:
         print(json.dumps(run_case(args.case, args.workloads, args.queues, args.cohorts, args.runs, args.seed)))
         return
     rows = []
+    sizes = ((args.workloads // 10, args.queues // 10, max(1, args.cohorts // 10)),
+             (args.workloads, args.queues, args.cohorts))
     for case in ("validate", "simulate"):
-        tenth = in_child(case, args.workloads // 10, args.queues // 10, max(1, args.cohorts // 10), args.runs, args.seed)
-        full = in_child(case, args.workloads, args.queues, args.cohorts, args.runs, args.seed)
+        tenth, full = (in_child(__file__, case, "--workloads", str(workloads), "--queues", str(queues), "--cohorts",
+                                str(cohorts), "--runs", str(args.runs), "--seed", str(args.seed))
+                       for workloads, queues, cohorts in sizes)
         rate = full["workloads"] / full["seconds"]
         growth = (full["seconds"] / full["workloads"]) / (tenth["seconds"] / tenth["workloads"])
         rows.append((case, full, rate, growth))

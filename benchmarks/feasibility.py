@@ -15,25 +15,24 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
+from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout (benchmarks/common.py)
 
 from aks_kueue.aks.nodes import node_resources, pool_capacity  # noqa: E402
 from aks_kueue.aks.placement import place_flavors  # noqa: E402
 from aks_kueue.aks.pools import DaemonSetLoad, Pool  # noqa: E402
 from aks_kueue.judge import judge  # noqa: E402
 from aks_kueue.model import Cluster, ExpectedWorkload, Install, KueueItem, Model, Namespace  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    GPU_TAINT, GPU_TOLERATION, RESOURCES, flavor, kueue, queue_spec, quota, timed)
 
-API = "kueue.x-k8s.io/v1beta2"
-GPU_TAINT = {"key": "sku", "value": "gpu", "effect": "NoSchedule"}
 PLUGIN = (DaemonSetLoad("nvidia-device-plugin", {"cpu": "50m", "memory": "64Mi"}),)
 # (VM size, maxCount, GPU?) cycled over the pools.
 POOL_KINDS = [("Standard_D16s_v5", 40, False), ("Standard_E16s_v5", 30, False),
               ("Standard_ND96amsr_A100_v4", 20, True), ("Standard_ND96isr_H100_v5", 20, True),
               ("Standard_NC64as_T4_v3", 40, True)]
-RESOURCES = ("cpu", "memory", "nvidia.com/gpu")
 
 
 def organisation(scale: int) -> Model:
@@ -44,42 +43,32 @@ def organisation(scale: int) -> Model:
         pools.append(Pool(name=f"p{i}", vm_size=size, max_count=max_count, max_pods=110,
                               labels={"team-tier": f"t{i % 4}"}, taints=(GPU_TAINT,) if gpu else (),
                               gpu_driver="Install" if gpu else None, daemonsets=PLUGIN if gpu else ()))
-    flavors = [_flavor(f"f{i}", {"kubernetes.azure.com/agentpool": pool.name}, pool) for i, pool in enumerate(pools)]
+    flavors = [flavor(f"f{i}", {"kubernetes.azure.com/agentpool": pool.name}, bool(pool.taints))
+               for i, pool in enumerate(pools)]
     # The rest select by VM size, so they land on several pools at once.
     extra = round(6.4 * scale) - len(flavors)
     for i in range(extra):
         pool = pools[i % len(POOL_KINDS)]
-        flavors.append(_flavor(f"f{len(flavors)}", {"node.kubernetes.io/instance-type": pool.vm_size}, pool))
+        labels = {"node.kubernetes.io/instance-type": pool.vm_size}
+        flavors.append(flavor(f"f{len(flavors)}", labels, bool(pool.taints)))
     cpu_flavors = [f for f in flavors if "nodeTaints" not in f["spec"]]
     gpu_flavors = [f for f in flavors if "nodeTaints" in f["spec"]]
     cluster_queues = [_queue_flavors(q, cpu_flavors, gpu_flavors) for q in range(100 * scale)]
-    users: dict[str, int] = {}
-    for chosen in cluster_queues:
-        for flavor in chosen:
-            users[flavor["metadata"]["name"]] = users.get(flavor["metadata"]["name"], 0) + 1
+    users = Counter(f["metadata"]["name"] for chosen in cluster_queues for f in chosen)
     capacity = _flavor_capacity(flavors, pools)
     manifests: list[dict] = [*flavors]
-    manifests += [{"apiVersion": API, "kind": "Cohort", "metadata": {"name": f"c{c}"}, "spec": {}}
-                  for c in range(10 * scale)]
+    manifests += [kueue("Cohort", f"c{c}", spec={}) for c in range(10 * scale)]
     namespaces = []
     for q, chosen in enumerate(cluster_queues):
         manifests.append(_cluster_queue(q, chosen, capacity, users))
         namespaces.append(Namespace(f"ns{q}"))
-        manifests += [{"apiVersion": API, "kind": "LocalQueue", "metadata": {"name": f"lq{n}", "namespace": f"ns{q}"},
-                       "spec": {"clusterQueue": f"cq{q}"}} for n in range(10)]
+        manifests += [kueue("LocalQueue", f"lq{n}", f"ns{q}", spec={"clusterQueue": f"cq{q}"}) for n in range(10)]
     workloads = [_workload(w, cluster_queues) for w in range(50 * scale)]
     return Model(cluster=Cluster(name="aks", region="eastus", kubernetes_version="1.34"), pools=tuple(pools),
                  installs=(Install("helm", version="0.19.2"),),
                  objects=tuple(KueueItem(m, f"{m['kind']} {m['metadata']['name']}") for m in manifests),
                  namespaces=tuple(namespaces),
                  workloads=tuple(ExpectedWorkload(w, f"workload {w['metadata']['name']}") for w in workloads))
-
-
-def _flavor(name: str, labels: dict, pool: Pool) -> dict:
-    spec: dict = {"nodeLabels": labels}
-    if pool.taints:
-        spec["nodeTaints"] = [dict(t) for t in pool.taints]
-    return {"apiVersion": API, "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": spec}
 
 
 def _queue_flavors(q: int, cpu_flavors: list, gpu_flavors: list) -> list:
@@ -94,17 +83,11 @@ def _flavor_capacity(flavors: list, pools: list) -> dict:
 
 def _cluster_queue(q: int, chosen: list, capacity: dict, users: dict) -> dict:
     """90% of each flavor's capacity, shared by the queues using it, in whole units."""
-    flavors = []
-    for flavor in chosen:
-        name = flavor["metadata"]["name"]
-        share = {r: capacity[name][r] * 9 // (10 * users[name]) for r in RESOURCES}
-        flavors.append({"name": name, "resources": [
-            {"name": "cpu", "nominalQuota": f"{share['cpu']}m"},
-            {"name": "memory", "nominalQuota": str(share["memory"])},
-            {"name": "nvidia.com/gpu", "nominalQuota": str(share["nvidia.com/gpu"])}]})
-    return {"apiVersion": API, "kind": "ClusterQueue", "metadata": {"name": f"cq{q}"},
-            "spec": {"cohortName": f"c{q // 10}", "namespaceSelector": {},
-                     "resourceGroups": [{"coveredResources": list(RESOURCES), "flavors": flavors}]}}
+    quotas = []
+    for name in (f["metadata"]["name"] for f in chosen):
+        cpu, memory, gpu = (capacity[name][r] * 9 // (10 * users[name]) for r in RESOURCES)
+        quotas.append(quota(name, f"{cpu}m", str(memory), str(gpu)))
+    return kueue("ClusterQueue", f"cq{q}", spec=queue_spec(f"c{q // 10}", quotas))
 
 
 def _workload(w: int, cluster_queues: list) -> dict:
@@ -113,19 +96,9 @@ def _workload(w: int, cluster_queues: list) -> dict:
     requests = {"cpu": "2", "memory": "8Gi", **({"nvidia.com/gpu": "1"} if gpu else {})}
     spec: dict = {"containers": [{"name": "main", "resources": {"requests": requests}}]}
     if gpu:
-        spec["tolerations"] = [{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]
-    return {"apiVersion": API, "kind": "Workload", "metadata": {"name": f"wl{w}", "namespace": f"ns{q}"},
-            "spec": {"queueName": f"lq{w % 10}", "podSets": [{"name": "main", "count": 1, "template": {"spec": spec}}]}}
-
-
-def timed(model: Model, runs: int) -> tuple[float, float, int]:
-    """(fastest, median, findings): the fastest run is the least disturbed by other load."""
-    times, found = [], 0
-    for _ in range(runs):
-        start = time.perf_counter()
-        found = len(judge(model).errors)
-        times.append(time.perf_counter() - start)
-    return min(times), statistics.median(times), found
+        spec["tolerations"] = [dict(GPU_TOLERATION)]
+    pod_sets = [{"name": "main", "count": 1, "template": {"spec": spec}}]
+    return kueue("Workload", f"wl{w}", f"ns{q}", spec={"queueName": f"lq{w % 10}", "podSets": pod_sets})
 
 
 def function_calls(model: Model) -> int:
@@ -149,7 +122,9 @@ def main() -> None:
         counts = {}
         for item in model.objects:
             counts[item.kind] = counts.get(item.kind, 0) + 1
-        best, median, found = timed(model, args.runs)
+        times, errors = timed(args.runs, lambda: judge(model).errors)
+        # The fastest run is the least disturbed by other load.
+        best, median, found = min(times), statistics.median(times), len(errors)
         fastest[label] = best
         calls[label] = function_calls(model)
         print(f"{label:>4}: {len(model.pools)} pools, {counts['ResourceFlavor']} flavors, "

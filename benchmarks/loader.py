@@ -14,23 +14,23 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 import tracemalloc
 from pathlib import Path
 
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout (benchmarks/common.py)
 
 from aks_kueue.k8s.loader import parse_documents  # noqa: E402
+from benchmarks.common import GPU_TOLERATION, V1B2, timed  # noqa: E402
 
 
 def backlog(n: int) -> str:
     """`n` pending Workloads of 20 namespaces, with tolerations, a node selector and limits."""
-    documents = [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+    documents = [{"apiVersion": V1B2, "kind": "Workload",
                   "metadata": {"name": f"wl-{i}", "namespace": f"team-{i % 20}", "labels": {"app": "train"}},
                   "spec": {"queueName": "q", "podSets": [{"name": "main", "count": 1 + i % 8, "template": {"spec": {
-                      "tolerations": [{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}],
+                      "tolerations": [dict(GPU_TOLERATION)],
                       "nodeSelector": {"agentpool": "gpu"},
                       "containers": [{"name": "c", "image": "busybox", "resources": {
                           "requests": {"cpu": "1", "memory": "2Gi"}, "limits": {"nvidia.com/gpu": "1"}}}]}}}]}}
@@ -39,12 +39,7 @@ def backlog(n: int) -> str:
 
 
 def best(read, text: str, runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        read(text)
-        times.append(time.perf_counter() - start)
-    return min(times)
+    return min(timed(runs, lambda: read(text))[0])
 
 
 READERS = {

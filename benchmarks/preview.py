@@ -28,6 +28,7 @@ nothing is written into the checkouts.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -38,7 +39,10 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout (benchmarks/common.py)
+
+from benchmarks.common import GPU_TOLERATION, ROOT, queue_spec, quota  # noqa: E402
+
 FLOOR = [sys.executable, "-c", "import pulumi, pulumi_azure_native.containerservice, pulumi_kubernetes"]
 # Case -> (the floor it is measured against, the most it may cost as a multiple of it).
 TARGETS = {"dev": ("import", 3.0), "large": ("SDK", 1.5), "fleet": ("single-cluster", 2.0)}
@@ -58,14 +62,8 @@ pulumi.runtime.test(program)()
 """
 
 
-def child_environment(pycache: str) -> dict[str, str]:
-    """Bytecode cached under `pycache`, as a program installed by pip has it."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = pycache
-    return env
-
-
-# The children's environment: `child_environment`, set in main.
+# The children's environment; main caches their bytecode in a temporary directory, as a program
+# installed by pip has it.
 ENV: dict[str, str] = dict(os.environ)
 
 
@@ -73,30 +71,23 @@ def count_resources(command: list[str]) -> int:
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=ENV)
     if done.returncode not in (0, 1):  # 1: a verdict, the document is still complete
         raise SystemExit(f"{' '.join(command)} failed: {done.stderr}")
-    import json
-
     return len(json.loads(done.stdout)["resources"])
 
 
-def run_once(command: list[str]) -> tuple[float, float]:
-    """Seconds and peak RSS in MB of one fresh process.
+def run_once(command: list[str], root: Path | None = None) -> tuple[float, float]:
+    """Seconds and peak RSS in MB of one fresh process, in `root` (another checkout) or this one.
 
     Exit 1 is a verdict (a mandatory policy violation), not a failed run; the generated
     stacks may well draw one.
     """
     start = time.perf_counter()
-    child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+    child = subprocess.Popen(command, cwd=root or ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
     _, status, usage = os.wait4(child.pid, 0)
     elapsed = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) not in (0, 1):
-        raise SystemExit(f"{' '.join(command)} failed: {child.stderr.read().decode()}")
+        where = f" in {root}" if root else ""
+        raise SystemExit(f"{' '.join(command)}{where} failed: {child.stderr.read().decode()}")
     return elapsed, usage.ru_maxrss / 1024
-
-
-def measure(command: list[str], runs: int) -> tuple[float, float]:
-    """Median seconds and peak RSS in MB over `runs` fresh processes."""
-    samples = [run_once(command) for _ in range(runs)]
-    return statistics.median(t for t, _ in samples), max(mb for _, mb in samples)
 
 
 def measure_against(floor: list[str], command: list[str], runs: int) -> tuple[float, float, float]:
@@ -105,14 +96,20 @@ def measure_against(floor: list[str], command: list[str], runs: int) -> tuple[fl
     Alternating keeps both under the same load, so the ratio holds on a shared machine
     whose speed drifts between one case and the next.
     """
-    times, floors, peaks = [], [], []
-    for _ in range(runs):
-        floor_s, _ = run_once(floor)
-        seconds, peak = run_once(command)
-        floors.append(floor_s)
-        times.append(seconds)
-        peaks.append(peak)
-    return statistics.median(times), statistics.median(floors), max(peaks)
+    floors, samples = alternating(runs, lambda: run_once(floor), lambda: run_once(command))
+    seconds = statistics.median(t for t, _ in samples)
+    return seconds, statistics.median(t for t, _ in floors), max(mb for _, mb in samples)
+
+
+def alternating(runs: int, first, second, flip: bool = False) -> tuple[list, list]:
+    """What `first` and `second` return, called in turn `runs` times each (with `flip`, the order
+    swapped every other round)."""
+    firsts, seconds = [], []
+    for round_ in range(runs):
+        pair = [(first, firsts), (second, seconds)]
+        for work, out in (pair[::-1] if flip and round_ % 2 else pair):
+            out.append(work())
+    return firsts, seconds
 
 
 def large_stack(pools: int = 20, cohorts: int = 20, cluster_queues: int = 200, local_queues: int = 1000) -> dict:
@@ -128,16 +125,10 @@ def large_stack(pools: int = 20, cohorts: int = 20, cluster_queues: int = 200, l
     flavors = [{"name": f"flavor{i}", "nodePool": f"pool{i}"} for i in range(pools)]
     cpu_flavors = [f["name"] for i, f in enumerate(flavors) if i % len(sizes) != 3]
     gpu_flavors = [f["name"] for i, f in enumerate(flavors) if i % len(sizes) == 3]
-    queues = []
-    for q in range(cluster_queues):
-        quota = [("cpu", "1"), ("memory", "4Gi"), ("nvidia.com/gpu", "0")]
-        gpu_quota = [("cpu", "1"), ("memory", "4Gi"), ("nvidia.com/gpu", "0")]
-        queues.append({"name": f"cq{q}", "spec": {
-            "cohortName": f"cohort{q % cohorts}", "namespaceSelector": {"matchLabels": {"team": f"cq{q}"}},
-            "resourceGroups": [{"coveredResources": ["cpu", "memory", "nvidia.com/gpu"], "flavors": [
-                {"name": name, "resources": [{"name": r, "nominalQuota": v} for r, v in amounts]}
-                for name, amounts in ((cpu_flavors[q % len(cpu_flavors)], quota),
-                                      (gpu_flavors[q % len(gpu_flavors)], gpu_quota))]}]}})
+    queues = [{"name": f"cq{q}", "spec": queue_spec(
+        f"cohort{q % cohorts}", [quota(name, "1", "4Gi", "0") for name in (cpu_flavors[q % len(cpu_flavors)],
+                                                                           gpu_flavors[q % len(gpu_flavors)])],
+        {"matchLabels": {"team": f"cq{q}"}})} for q in range(cluster_queues)]
     per_queue = max(1, local_queues // cluster_queues)
     config["aks-kueue:queues"] = {
         "resourceFlavors": flavors,
@@ -151,13 +142,8 @@ def large_stack(pools: int = 20, cohorts: int = 20, cluster_queues: int = 200, l
 
 
 def _team_queue(name: str, flavors: list[tuple[str, str, str, str]], cohort: str, team: str) -> dict:
-    return {"name": name, "spec": {
-        "cohortName": cohort, "namespaceSelector": {"matchLabels": {"kueue-team": team}},
-        "resourceGroups": [{"coveredResources": ["cpu", "memory", "nvidia.com/gpu"], "flavors": [
-            {"name": flavor, "resources": [{"name": "cpu", "nominalQuota": cpu},
-                                           {"name": "memory", "nominalQuota": mem},
-                                           {"name": "nvidia.com/gpu", "nominalQuota": gpu}]}
-            for flavor, cpu, mem, gpu in flavors]}]}}
+    return {"name": name, "spec": queue_spec(cohort, [quota(*each) for each in flavors],
+                                             {"matchLabels": {"kueue-team": team}})}
 
 
 def fleet_stacks(workers: int = 10, teams: int = 20) -> tuple[dict, dict[str, dict], dict]:
@@ -178,7 +164,7 @@ def fleet_stacks(workers: int = 10, teams: int = 20) -> tuple[dict, dict[str, di
         "localQueues": [{"name": "default", "namespace": f"team-{t}", "spec": {"clusterQueue": f"team-{t}"}}
                         for t in range(teams)]}
     shape = {"count": 1, "requests": {"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"},
-             "tolerations": [{"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}]}
+             "tolerations": [GPU_TOLERATION]}
     manager["aks-kueue:expectedWorkloads"] = [{"name": f"job-{t}", "queue": f"team-{t}/default",
                                                "podSets": [{"name": "main", **shape}]} for t in range(teams)]
     # Small enough that the single cluster's pools stay within one pod CIDR's nodes (/16: 256).
@@ -216,8 +202,6 @@ def fleet_stacks(workers: int = 10, teams: int = 20) -> tuple[dict, dict[str, di
 def write_fleet(tmp: Path) -> tuple[list[str], list[str]]:
     """The fleet's stack files and each worker's outputs as its stack exports them (computed from its
     model, as its program does): the manager's preview flags, and the single cluster's."""
-    import json
-
     from aks_kueue.model import fleet_outputs
     from aks_kueue.model.fleet_outputs import FleetInputs, StackOutputs
     from aks_kueue.model.from_settings import from_settings
@@ -242,27 +226,15 @@ def write_fleet(tmp: Path) -> tuple[list[str], list[str]]:
             ["--config", str(tmp / "Pulumi.bench-single.yaml")])
 
 
-def run_in(root: Path, command: list[str]) -> float:
-    start = time.perf_counter()
-    child = subprocess.Popen(command, cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
-    _, status, _ = os.wait4(child.pid, 0)
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        raise SystemExit(f"{' '.join(command)} in {root} failed: {child.stderr.read().decode()}")
-    return time.perf_counter() - start
-
-
 def compare(baseline: Path, cases: dict[str, list[str]], runs: int) -> None:
     """Each case here and in another checkout (the code before a change), runs alternating and
     the order flipped every round, so both see the same load; the ratio of medians per case."""
     for name, command in cases.items():
         for root in (ROOT, baseline):  # warm-up: each checkout's bytecode cached
-            run_in(root, command)
-        here, there = [], []
-        for round_ in range(runs):
-            order = [(ROOT, here), (baseline, there)]
-            for root, times in (order if round_ % 2 == 0 else order[::-1]):
-                # The generated stacks sit in the temporary directory; the named ones in each checkout.
-                times.append(run_in(root, command))
+            run_once(command, root)
+        # The generated stacks sit in the temporary directory; the named ones in each checkout.
+        here, there = alternating(runs, lambda: run_once(command, ROOT)[0], lambda: run_once(command, baseline)[0],
+                                  flip=True)
         now, before = statistics.median(here), statistics.median(there)
         print(f"preview {name:<6} before {before:6.2f} s  after {now:6.2f} s  {now / before:5.3f}x "
               f"(median of {runs} each, alternating)")
@@ -282,8 +254,8 @@ def main() -> None:
     args = parser.parse_args()
     preview = [sys.executable, "-m", "aks_kueue.cli", "preview", "--json"]
     with tempfile.TemporaryDirectory() as tmp:
-        ENV.clear()
-        ENV.update(child_environment(str(Path(tmp) / "pycache")))
+        ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+        ENV["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         large = Path(tmp) / "Pulumi.large.yaml"
         large.write_text(yaml.safe_dump(large_stack()))
         half = Path(tmp) / "Pulumi.half.yaml"
@@ -302,7 +274,8 @@ def main() -> None:
         sdk = [sys.executable, "-c", SDK_REGISTRATION, str(resources)]
         for command in (FLOOR, sdk, *cases.values()):
             run_once(command)
-        floor_s, floor_mb = measure(FLOOR, args.runs)
+        samples = [run_once(FLOOR) for _ in range(args.runs)]
+        floor_s, floor_mb = statistics.median(t for t, _ in samples), max(mb for _, mb in samples)
         print(f"import floor                  {floor_s:6.2f} s  {floor_mb:4.0f} MB  (imports pulumi, "
               f"pulumi_azure_native.containerservice, pulumi_kubernetes)")
         seconds = {}

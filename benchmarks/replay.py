@@ -28,33 +28,32 @@ Kueue's harness runs in real time against an API server (about 351 s and 1,179 s
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import math
 import os
 import random
-import resource
-import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
-# This checkout's package, not whichever one is installed.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout (benchmarks/common.py)
+
+from benchmarks.common import (  # noqa: E402
+    GPU_TAINT, GPU_TOLERATION, flavor, in_child, kueue, peak_mb, queue_spec, quota)
 
 DATA = Path(__file__).resolve().parent / "data"
 TARGETS = {"baseline": 10.0, "large-scale": 120.0, "month": 300.0, "week": None}
 FLOORS = {"baseline": 50.0, "large-scale": 31.6}  # rangespec.yaml clusterQueueClassesMinUsage
 MEMORY_LIMIT_MB = 1024
-V1B2 = "kueue.x-k8s.io/v1beta2"
 DAY = 86400.0
 
 
 # The synthetic organisation -----------------------------------------------------------------------
 
 COHORTS, QUEUES_PER_COHORT = 20, 10
-GPU_TAINT = {"key": "sku", "value": "gpu", "effect": "NoSchedule"}
-GPU_TOLERATION = {"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}
 POOLS = (  # name, VM size, minCount, maxCount, GPU
     ("cpu", "Standard_D16s_v5", 4, 150, False),
     ("a100", "Standard_NC24ads_A100_v4", 0, 100, True),
@@ -68,38 +67,22 @@ def organisation(seed: int) -> list[dict]:
     hold one GPU, the others borrow) and the H100 quota (one team in ten holds a node's 8) add up to
     the pools' GPUs at maxCount; CPU quota is overcommitted about 1.4x, as it often is."""
     rng = random.Random(seed)
-    objects = [{"apiVersion": V1B2, "kind": "WorkloadPriorityClass", "metadata": {"name": n}, "value": v}
-               for n, v in (("batch-low", 100), ("batch-high", 1000))]
-    for name, _, _, _, gpu in POOLS:
-        spec: dict = {"nodeLabels": {"kubernetes.azure.com/agentpool": name}}
-        if gpu:
-            spec["nodeTaints"] = [dict(GPU_TAINT)]
-        objects.append({"apiVersion": V1B2, "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": spec})
+    objects = [kueue("WorkloadPriorityClass", n, value=v) for n, v in (("batch-low", 100), ("batch-high", 1000))]
+    objects += [flavor(name, {"kubernetes.azure.com/agentpool": name}, gpu) for name, _, _, _, gpu in POOLS]
     for c in range(COHORTS):
-        objects.append({"apiVersion": V1B2, "kind": "Cohort", "metadata": {"name": f"org-{c}"}, "spec": {}})
+        objects.append(kueue("Cohort", f"org-{c}", spec={}))
         for q in range(QUEUES_PER_COHORT):
             name = f"team-{c}-{q}"
-            h100 = 8 if q == 0 else 0
-            flavors = [
-                {"name": "cpu", "resources": [{"name": "cpu", "nominalQuota": str(rng.choice((8, 16, 24)))},
-                                              {"name": "memory", "nominalQuota": "96Gi"},
-                                              {"name": "nvidia.com/gpu", "nominalQuota": "0"}]},
-                {"name": "a100", "resources": [{"name": "cpu", "nominalQuota": "24" if q % 2 else "0"},
-                                               {"name": "memory", "nominalQuota": "210Gi" if q % 2 else "0"},
-                                               {"name": "nvidia.com/gpu", "nominalQuota": "1" if q % 2 else "0",
-                                                **({"borrowingLimit": "2"} if q % 3 == 0 else {})}]},
-                {"name": "h100", "resources": [{"name": "cpu", "nominalQuota": "96"},
-                                               {"name": "memory", "nominalQuota": "1800Gi"},
-                                               {"name": "nvidia.com/gpu", "nominalQuota": str(h100)}]},
-            ]
-            spec = {"cohortName": f"org-{c}", "namespaceSelector": {},
-                    "resourceGroups": [{"coveredResources": ["cpu", "memory", "nvidia.com/gpu"], "flavors": flavors}],
-                    "preemption": {"withinClusterQueue": "LowerPriority",
-                                   "reclaimWithinCohort": "Any" if q % 2 == 0 else "Never"}}
-            objects.append({"apiVersion": V1B2, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec})
+            a100 = quota("a100", "24", "210Gi", "1") if q % 2 else quota("a100", "0", "0", "0")
+            if q % 3 == 0:
+                a100["resources"][2]["borrowingLimit"] = "2"
+            quotas = [quota("cpu", str(rng.choice((8, 16, 24))), "96Gi", "0"), a100,
+                      quota("h100", "96", "1800Gi", "8" if q == 0 else "0")]
+            preemption = {"withinClusterQueue": "LowerPriority",
+                          "reclaimWithinCohort": "Any" if q % 2 == 0 else "Never"}
+            objects.append(kueue("ClusterQueue", name, spec=queue_spec(f"org-{c}", quotas, preemption=preemption)))
             objects.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
-            objects.append({"apiVersion": V1B2, "kind": "LocalQueue", "metadata": {"name": "jobs", "namespace": name},
-                            "spec": {"clusterQueue": name}})
+            objects.append(kueue("LocalQueue", "jobs", name, spec={"clusterQueue": name}))
     return objects
 
 
@@ -187,11 +170,8 @@ def run_case(case: str, seed: int, profile: bool) -> dict:
         trace = read_trace([str(path)])
         configuration = _configuration(case, trace, seed)
         read_wall, read_cpu = time.perf_counter() - wall, time.process_time() - cpu
-        profiler = None
-        if profile:
-            import cProfile
-
-            profiler = cProfile.Profile()
+        profiler = cProfile.Profile() if profile else None
+        if profiler is not None:
             profiler.enable()
         outcome = replay(configuration, trace)
         found = document([outcome], trace)
@@ -200,13 +180,11 @@ def run_case(case: str, seed: int, profile: bool) -> dict:
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     result = {"case": case, "workloads": len(trace.workloads), "written": written, "wall": wall, "cpu": cpu,
               "read_wall": read_wall, "read_cpu": read_cpu, "events": outcome.events, "cycles": outcome.cycles,
-              "decisions": outcome.decisions, "end": outcome.end, "queues": len(outcome.queues),
-              "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+              "decisions": outcome.decisions, "end": outcome.end, "queues": len(outcome.queues), "peak_mb": peak_mb(),
               "admitted": sum(r.ever_admitted for r in outcome.runs),
               "finished": sum(r.finished is not None for r in outcome.runs),
               "preemptions": sum(r.preemptions for r in outcome.runs),
-              "evictions": sum(r.evictions for r in outcome.runs),
-              "load": os.getloadavg()[0]}
+              "evictions": sum(r.evictions for r in outcome.runs), "load": os.getloadavg()[0]}
     if trace.generated is not None:
         result["usage"] = _class_usage(outcome, trace.generated.queue_classes)
         result["admission_ms"] = _class_admission(outcome)
@@ -221,14 +199,14 @@ def run_case(case: str, seed: int, profile: bool) -> dict:
 def _class_usage(outcome, classes: dict[str, str]) -> dict[str, float]:
     """Kueue's checker: CPU used (mCPU x ms) x 100 / (nominal quota (mCPU) x (last event - first event)),
     summed over the ClusterQueues of a class; here the replay's start and end are the first and last events."""
-    used: dict[str, float] = {}
-    nominal: dict[str, float] = {}
+    used: Counter[str] = Counter()
+    nominal: Counter[str] = Counter()
     for name, meters in outcome.meters.items():
         cls = classes.get(name, "?")
         for (_, resource_name), meter in meters.items():
             if resource_name == "cpu":
-                used[cls] = used.get(cls, 0.0) + meter.used
-                nominal[cls] = nominal.get(cls, 0.0) + meter.nominal
+                used[cls] += meter.used
+                nominal[cls] += meter.nominal
     return {cls: 100.0 * used[cls] / (nominal[cls] * outcome.end) for cls in used if nominal[cls] and outcome.end}
 
 
@@ -244,27 +222,16 @@ def _class_admission(outcome) -> dict[str, float]:
 def _where_time_goes(profiler) -> list[tuple[str, float]]:
     import pstats
 
-    stats = pstats.Stats(profiler)
-    by_module: dict[str, float] = {}
-    for (file, _, _), (_, _, own, _, _) in stats.stats.items():
-        if "aks_kueue" in file:
-            module = file.split("aks_kueue/")[-1]
-        else:
-            module = "python/" + Path(file).name if file != "~" else "builtins"
-        by_module[module] = by_module.get(module, 0.0) + own
+    by_module: Counter[str] = Counter()
+    for (file, _, _), (_, _, own, _, _) in pstats.Stats(profiler).stats.items():
+        module = (file.split("aks_kueue/")[-1] if "aks_kueue" in file
+                  else "builtins" if file == "~" else "python/" + Path(file).name)
+        by_module[module] += own
     total = sum(by_module.values()) or 1.0
-    return [(m, 100 * s / total) for m, s in sorted(by_module.items(), key=lambda kv: -kv[1])[:12]]
+    return [(m, 100 * s / total) for m, s in by_module.most_common(12)]
 
 
 # The report ----------------------------------------------------------------------------------
-
-
-def in_child(case: str, seed: int, profile: bool) -> dict:
-    command = [sys.executable, __file__, "--case", case, "--seed", str(seed)] + (["--profile"] if profile else [])
-    done = subprocess.run(command, capture_output=True, text=True, cwd=Path(__file__).parents[1])
-    if done.returncode != 0:
-        raise SystemExit(f"{case} failed:\n{done.stderr[-4000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -280,7 +247,8 @@ def main() -> None:
         return
     results = {}
     for case in args.cases.split(","):
-        runs = [in_child(case, args.seed, args.profile) for _ in range(max(1, args.runs))]
+        flags = ["--seed", str(args.seed)] + (["--profile"] if args.profile else [])
+        runs = [in_child(__file__, case, *flags) for _ in range(max(1, args.runs))]
         results[case] = min(runs, key=lambda r: r["cpu"])
         r = results[case]
         print(f"{case}: {r['workloads']:,} workloads, {r['queues']} ClusterQueues, replayed to {r['end']:,.0f} s "

@@ -12,6 +12,7 @@ from typing import Any
 
 import pulumi
 
+from aks_kueue.aks.access import role_definition_id
 from aks_kueue.compat import azure_native_utilities
 
 
@@ -20,3 +21,8 @@ class AzureObject(pulumi.CustomResource):
         # As the SDK's classes do: bind the resource to this pulumi-azure-native plugin version.
         opts = pulumi.ResourceOptions.merge(azure_native_utilities.get_resource_opts_defaults(), opts)
         super().__init__(type_token, name, inputs, opts)
+
+
+def role_definition(subscription: pulumi.Output[str], role: str) -> pulumi.Output[str]:
+    """A built-in or custom role's ARM id in `subscription` (the client config's), as assignments name it."""
+    return subscription.apply(lambda sub: role_definition_id(sub, role))

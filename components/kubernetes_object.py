@@ -11,12 +11,34 @@ rather than in a `spec`, which the Python `apiextensions.CustomResource` cannot 
 
 from __future__ import annotations
 
-import re
-from typing import Any
+from typing import Any, Optional
 
 import pulumi
 
 from aks_kueue.compat import kubernetes_utilities
+from aks_kueue.model.conventions import MANAGED_BY
+from aks_kueue.settings.base import snake
+
+RBAC_API = "rbac.authorization.k8s.io/v1"
+RBAC_GROUP = "rbac.authorization.k8s.io"
+
+
+def manifest(api_version: str, kind: str, name: str, namespace: Optional[str] = None, **fields: Any) -> dict[str, Any]:
+    """An object the program manages, labelled so, with its other top-level `fields` (`spec`, `rules`, ...)."""
+    metadata = {"name": name, **({"namespace": namespace} if namespace else {}), "labels": dict(MANAGED_BY)}
+    return {"apiVersion": api_version, "kind": kind, "metadata": metadata, **fields}
+
+
+def role_binding(kind: str, name: str, role_kind: str, role: str, subjects: list[dict[str, str]],
+                 namespace: Optional[str] = None) -> dict[str, Any]:
+    """A (Cluster)RoleBinding of `role` to `subjects`."""
+    return manifest(RBAC_API, kind, name, namespace, roleRef={"apiGroup": RBAC_GROUP, "kind": role_kind, "name": role},
+                    subjects=subjects)
+
+
+def service_account(name: str, namespace: str) -> dict[str, str]:
+    """A ServiceAccount as a binding's subject."""
+    return {"kind": "ServiceAccount", "name": name, "namespace": namespace}
 
 
 def type_token(api_version: str, kind: str) -> str:
@@ -58,13 +80,8 @@ class HelmRelease(pulumi.CustomResource):
         # In the typed class's order (alphabetical by its Python names, then its outputs), which
         # is the order of the wire object, and so of the recorded inputs.
         given = {**inputs, "compat": "true"}
-        props = {key: given[key] for key in sorted(given, key=_python_name)}
+        props = {key: given[key] for key in sorted(given, key=snake)}
         props["status"] = None
         # As the typed class does: its option defaults first, then the caller's.
         opts = pulumi.ResourceOptions.merge(kubernetes_utilities.get_resource_opts_defaults(), opts)
         super().__init__(RELEASE_TYPE, name, props, opts)
-
-
-def _python_name(camel: str) -> str:
-    """`createNamespace` -> `create_namespace`, as pulumi-kubernetes names the input."""
-    return re.sub(r"([A-Z])", r"_\1", camel).lower()

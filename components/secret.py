@@ -31,17 +31,27 @@ def secret_value(value: Any) -> Any:
     policy that reads it could not run. Leaf by leaf, what is known stays known, and secret."""
     if value is None:
         return None
-    if not _holds_output(value):
-        return pulumi.Output.secret(value)
-    if isinstance(value, Mapping):
-        return {k: secret_value(v) for k, v in value.items()}
+    made = _each(value, secret_value) if _holds_output(value) else value
+    return pulumi.Output.secret(value) if made is value else made
+
+
+def _each(value: Any, change: Callable[[Any], Any]) -> Any:
+    """`value` with `change` applied to each part of it (a map's values, a list's items, a typed
+    input's fields); the same object when no part changes, or when it has none."""
+    if isinstance(value, Mapping) and not isinstance(value, pulumi.Resource):
+        items = {k: change(v) for k, v in value.items()}
+        return items if any(items[k] is not value[k] for k in value) else value
     if isinstance(value, (list, tuple)):
-        return [secret_value(v) for v in value]
+        items = [change(v) for v in value]
+        return items if any(a is not b for a, b in zip(items, value)) else value
     if _is_input_type(value):
+        fields = {k: change(v) for k, v in vars(value).items()}
+        if all(fields[k] is v for k, v in vars(value).items()):
+            return value
         made = copy.copy(value)
-        vars(made).update({k: secret_value(v) for k, v in vars(value).items()})
+        vars(made).update(fields)
         return made
-    return pulumi.Output.secret(value)
+    return value
 
 
 def _is_input_type(value: Any) -> bool:
@@ -49,16 +59,22 @@ def _is_input_type(value: Any) -> bool:
 
 
 def _holds_output(value: Any) -> bool:
+    return _any_leaf(value, lambda item: isinstance(item, (pulumi.Output, pulumi.Resource))
+                     or inspect.isawaitable(item), into_input_types=True)
+
+
+def _any_leaf(value: Any, test: Callable[[Any], bool], into_input_types: bool = False) -> bool:
+    """Whether `test` holds for `value` or anything inside its maps, lists (and typed inputs)."""
     stack = [value]
     while stack:
         item = stack.pop()
-        if isinstance(item, (pulumi.Output, pulumi.Resource)) or inspect.isawaitable(item):
+        if test(item):
             return True
         if isinstance(item, Mapping):
             stack.extend(item.values())
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
-        elif _is_input_type(item):
+        elif into_input_types and _is_input_type(item):
             stack.extend(vars(item).values())
     return False
 
@@ -76,10 +92,8 @@ def secret_where_it_flows(secrets: Secrets) -> Callable[[pulumi.ResourceTransfor
         props = args.props
         if not isinstance(props, dict) or not props:
             return None
-        changed = {k: secret_if_shown(v, secrets) for k, v in props.items()}
-        if all(changed[k] is props[k] for k in props):
-            return None
-        return pulumi.ResourceTransformationResult(changed, args.opts)
+        changed = secret_if_shown(props, secrets)
+        return None if changed is props else pulumi.ResourceTransformationResult(changed, args.opts)
 
     return transform
 
@@ -93,31 +107,8 @@ def secret_if_shown(value: Any, secrets: Secrets) -> Any:
         return pulumi.Output.secret(value) if secrets.holds(value) else value
     if isinstance(value, pulumi.Output):
         return value.apply(lambda resolved: pulumi.Output.secret(resolved) if _shows(resolved, secrets) else resolved)
-    if isinstance(value, Mapping) and not isinstance(value, pulumi.Resource):
-        items = {k: secret_if_shown(v, secrets) for k, v in value.items()}
-        return items if any(items[k] is not value[k] for k in value) else value
-    if isinstance(value, (list, tuple)):
-        items = [secret_if_shown(v, secrets) for v in value]
-        return items if any(a is not b for a, b in zip(items, value)) else value
-    if _is_input_type(value):
-        fields = {k: secret_if_shown(v, secrets) for k, v in vars(value).items()}
-        if all(fields[k] is v for k, v in vars(value).items()):
-            return value
-        made = copy.copy(value)
-        vars(made).update(fields)
-        return made
-    return value
+    return _each(value, lambda part: secret_if_shown(part, secrets))
 
 
 def _shows(value: Any, secrets: Secrets) -> bool:
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if secrets.holds(item):
-                return True
-        elif isinstance(item, Mapping):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return False
+    return _any_leaf(value, lambda item: isinstance(item, str) and secrets.holds(item))

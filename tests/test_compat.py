@@ -105,3 +105,13 @@ def test_the_pure_core_takes_the_cel_core_without_loading_pulumi():
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_the_offline_run_registers_without_source_positions_and_puts_the_sdk_back():
+    import pulumi.runtime.resource as sdk
+
+    original = sdk._get_stack_trace
+    with pytest.raises(RuntimeError), compat.without_source_positions():
+        assert sdk._get_stack_trace is not original and list(sdk._get_stack_trace().frames) == []
+        raise RuntimeError("the program failed")
+    assert sdk._get_stack_trace is original

@@ -143,9 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--as-of", required=True, help="the date the page was read, YYYY-MM-DD")
     args = parser.parse_args(argv)
     markdown = args.page.read_text(encoding="utf-8")
-    doc = (write_versions if args.table == "versions" else write_regions)(markdown, args.as_of)
-    rows = doc["versions" if args.table == "versions" else "regions"]
-    print(f"wrote {len(rows)} rows", file=sys.stderr)
+    doc = {"versions": write_versions, "regions": write_regions}[args.table](markdown, args.as_of)
+    print(f"wrote {len(doc[args.table])} rows", file=sys.stderr)
     return 0
 
 

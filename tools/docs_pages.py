@@ -30,19 +30,15 @@ def _cell(text: Any) -> str:
 # ----------------------------------------------------------------------------------------- the CLI
 def _option_row(param: Any) -> str:
     names = ", ".join(f"`{name}`" for name in (*param.opts, *param.secondary_opts))
-    if not getattr(param, "is_flag", False) and param.metavar:
+    flag, default = getattr(param, "is_flag", False), param.default
+    if not flag and param.metavar:
         names += f" `{param.metavar}`"
-    notes = []
-    if param.required:
-        notes.append("required")
-    if getattr(param, "multiple", False):
-        notes.append("repeatable")
-    default = param.default
-    if default not in (None, False, (), []) and not callable(default) and not getattr(param, "is_flag", False):
-        notes.append(f"default `{default}`")
+    shows_default = default not in (None, False, (), []) and not callable(default) and not flag
+    notes = [note for note, applies in (("required", param.required), ("repeatable", getattr(param, "multiple", False)),
+                                        (f"default `{default}`", shows_default)) if applies]
     help_text = _cell(getattr(param, "help", None) or "")
     if notes:
-        help_text = f"{help_text} ({', '.join(notes)})" if help_text else f"({', '.join(notes)})"
+        help_text = f"{help_text} ({', '.join(notes)})".lstrip()
     return f"| {names} | {help_text} |"
 
 
@@ -66,8 +62,7 @@ def _command_section(name: str, command: Any) -> list[str]:
         lines += ["| argument | meaning |", "|---|---|"]
         lines += [f"| `{_argument(p)}` | {_cell(p.help)} |" for p in described]
     if options:
-        lines += ["" if lines[-1] else None, "| option | meaning |", "|---|---|", *(_option_row(p) for p in options)]
-        lines = [line for line in lines if line is not None]
+        lines += ([""] if lines[-1] else []) + ["| option | meaning |", "|---|---|", *(_option_row(p) for p in options)]
     return lines + [""]
 
 
@@ -93,24 +88,16 @@ def cli_markdown() -> str:
 
 
 # ----------------------------------------------------------------------------------- the policies
-def _registry_markdown() -> str:
-    from aks_kueue.judge.rules import registry_markdown
-
-    return registry_markdown()
-
-
-# The policy list's source: the rule registry, which the pack is generated from.
-POLICY_LIST: Callable[[], str] = _registry_markdown
-
-
 def policies_markdown() -> str:
+    from aks_kueue.judge.rules import registry_markdown  # the rule registry, which the pack is generated from
+
     return "".join([
         HEADER.format(source="the policy pack"), "# Policy list\n\n",
         "Every policy of the pack, as `pulumi preview --policy-pack policy` and `aks-kueue preview` run it.\n"
         "The level is the default; a policy config (`--policy-pack-config`, `policy/config/*.json`) can set\n"
         "each to `mandatory`, `advisory` or `disabled`, and set the config properties listed\n"
         "([Pre-flight checks and policy verdicts](../policies.md)).\n\n",
-        POLICY_LIST(),
+        registry_markdown(),
     ])
 
 

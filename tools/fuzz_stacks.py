@@ -81,16 +81,9 @@ KEY_TYPOS = ["nodePool", "nodepools", "clusterQueue", "queues2", "kueue ", "aks-
 # ---- mutations -------------------------------------------------------------------------------
 
 def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
-    found = []
-    if isinstance(value, dict):
-        for key, child in value.items():
-            found.append(prefix + (key,))
-            found += _paths(child, prefix + (key,))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            found.append(prefix + (index,))
-            found += _paths(child, prefix + (index,))
-    return found
+    """Every key and index path below `value`, each before the paths below it."""
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    return [path for key, child in items for path in (prefix + (key,), *_paths(child, prefix + (key,)))]
 
 
 def _parent(doc: Any, path: tuple) -> Any:
@@ -127,8 +120,6 @@ def _tree_mutation(doc: dict, rng: random.Random) -> None:
 
 def _text_mutation(text: str, rng: random.Random) -> str:
     lines = text.split("\n")
-    if not lines:
-        return text
     index = rng.randrange(len(lines))
     line = lines[index]
     operation = rng.randrange(5)
@@ -236,21 +227,17 @@ class Outcome:
 
 
 def check(run: Run, code: Optional[int], stdout: str, stderr: str, raised: str, hung: bool) -> list[str]:
-    problems = []
     if hung:
         return ["hang"]
-    if raised:
-        problems.append("traceback")
-    elif "Traceback" in stdout or "Traceback" in stderr:
-        problems.append("traceback")
+    problems = ["traceback"] if raised or "Traceback" in stdout or "Traceback" in stderr else []
     if code not in EXIT_CODES:
         problems.append(f"exit code {code}")
     if run.json_shape is not None:
         try:
             document = json.loads(stdout)
-            if not isinstance(document, dict) or run.json_shape not in document:
-                problems.append("json error")
         except ValueError:
+            document = None
+        if not isinstance(document, dict) or run.json_shape not in document:
             problems.append("json error")
     return problems
 
@@ -312,15 +299,12 @@ class Workers:
                 ready = wait([w["connection"] for w in busy], timeout=max(0.0, deadline - time.monotonic()))
                 now = time.monotonic()
                 for index, worker in enumerate(workers):
-                    run = worker["run"]
-                    if run is None:
-                        continue
-                    if worker["connection"] in ready:
+                    run, seconds = worker["run"], now - worker["started"]
+                    if run is not None and worker["connection"] in ready:
                         try:
                             code, stdout, stderr, raised = worker["connection"].recv()
                         except (EOFError, OSError):  # the worker died: as a crash
                             code, stdout, stderr, raised = None, "", "", "the worker process died"
-                        seconds = now - worker["started"]
                         report(Outcome(run, code, stdout, stderr, raised, seconds,
                                        check(run, code, stdout, stderr, raised, hung=False)))
                         worker["run"] = None
@@ -328,8 +312,8 @@ class Workers:
                         if worker["done"] >= self.recycle or raised == "the worker process died":
                             self._stop(worker)
                             workers[index] = self._start()
-                    elif now - worker["started"] > self.timeout:
-                        report(Outcome(run, None, seconds=now - worker["started"], problems=["hang"]))
+                    elif run is not None and seconds > self.timeout:
+                        report(Outcome(run, None, seconds=seconds, problems=["hang"]))
                         self._stop(worker, kill=True)
                         workers[index] = self._start()
         finally:
@@ -386,14 +370,11 @@ def plan(seed: int, count: int, directory: Path, hostile: bool) -> tuple[list[Ru
     if hostile:
         manifests, stacks = hostile_files(directory)
         files = len(manifests) + len(stacks)
-        for path in manifests:
-            for command in ("validate", "simulate"):
-                runs.append(Run(f"{command} {path.name} --json", [command, str(path), "--json"], "summary"))
-                runs.append(Run(f"{command} {path.name}", [command, str(path)]))
-        for path in stacks:
-            runs.append(Run(f"preview --config {path.name} --json", ["preview", "--config", str(path), "--json"],
-                            "result"))
-            runs.append(Run(f"preview --config {path.name}", ["preview", "--config", str(path)]))
+        commands = [(f"{command} {path.name}", [command, str(path)], "summary")
+                    for path in manifests for command in ("validate", "simulate")]
+        commands += [(f"preview --config {path.name}", ["preview", "--config", str(path)], "result") for path in stacks]
+        for label, args, shape in commands:
+            runs += [Run(f"{label} --json", [*args, "--json"], shape), Run(label, args)]
     return runs, files
 
 

@@ -89,11 +89,10 @@ class Assignment:
     def message(self) -> str:
         parts = []
         for ps in self.podsets:
-            if ps.error is None and not ps.reasons:
-                continue
             if ps.error is not None:
                 return f"failed to assign flavors to pod set {ps.name}: {ps.error}"
-            parts.append(f"couldn't assign flavors to pod set {ps.name}: {ps.message()}")
+            if ps.reasons:
+                parts.append(f"couldn't assign flavors to pod set {ps.name}: {ps.message()}")
         return "; ".join(parts)
 
     def add(self, podset: PodSetAssignment) -> None:
@@ -150,9 +149,7 @@ class FlavorAssigner:
             reasons: list[str] = []
             error = None
             for resource, quantity in requests.items():
-                if resource not in cq.group_of and quantity == 0:
-                    continue
-                if resource in flavors:
+                if (resource not in cq.group_of and quantity == 0) or resource in flavors:
                     continue
                 found, found_reasons, error = self._find_flavor(podsets, requests, resource, assignment.usage)
                 if error is not None or not found:
@@ -173,16 +170,8 @@ class FlavorAssigner:
 
     def _groups(self, counts: Optional[list[int]]):
         """Podsets sharing a podSetGroupName get one flavor together; others go alone."""
-        podsets = self.workload.podsets
-        if len(podsets) == 1:
-            podset = podsets[0]
-            count = podset.count if counts is None else counts[0]
-            requests = podset.total(count)
-            if self.cq.covers_pods:
-                requests[PODS] = count
-            return ([(podset, count, requests)],)
         groups: dict[str, list] = {}
-        for index, podset in enumerate(podsets):
+        for index, podset in enumerate(self.workload.podsets):
             count = podset.count if counts is None else counts[index]
             requests = podset.total(count)
             if self.cq.covers_pods:

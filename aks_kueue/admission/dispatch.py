@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from aks_kueue.admission.checks import with_admission_checks
-from aks_kueue.admission.simulate import _collector_paused, decision_record
+from aks_kueue.admission.simulate import _collector_paused, decision_record, simulate
 from aks_kueue.admission.snapshot import Snapshot
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 
@@ -32,36 +31,21 @@ def dispatch(manager: Iterable[dict], workers: Sequence[tuple[str, Iterable[dict
     and objects, would decide of its copy, and `dispatchedTo`, the worker taken to win the race.
     `resource_rules`: the manager's Kueue Configuration's exclusions and transformations (a worker's
     own Configuration is not in its outputs, so its copies are charged as the manager charges them)."""
-    manager = list(manager)
     with _collector_paused():
-        return _dispatch(manager, [(name, list(objects)) for name, objects in workers], resource_rules)
+        remotes = [(name, Snapshot.from_objects(objects, resource_rules)) for name, objects in workers]
 
+        def race(record: dict[str, Any], manifest: dict, order: int, reserved: bool) -> None:
+            raced, winner = [], None
+            if reserved:
+                for name, remote in remotes:
+                    copy = remote.workload_info(manifest, order)
+                    verdict = remote.assign(copy)
+                    if verdict.fits and winner is None:
+                        remote.admit(copy, verdict)
+                        winner = name
+                    entry = decision_record(copy, verdict)
+                    raced.append({"name": name, **{k: entry[k] for k in ("clusterQueue", "mode", "borrowing",
+                                                                         "podSets", "message")}})
+            record.update(workers=raced, dispatchedTo=winner, dispatch=ALL_AT_ONCE)
 
-def _dispatch(manager: list[dict], workers: list[tuple[str, list[dict]]],
-              resource_rules: ResourceRules) -> list[dict[str, Any]]:
-    snapshot = Snapshot.from_objects(manager, resource_rules)
-    remotes = [(name, Snapshot.from_objects(objects, resource_rules)) for name, objects in workers]
-    decisions = []
-    for order, manifest in enumerate(m for m in manager if m.get("kind") == "Workload"):
-        if (manifest.get("status") or {}).get("admission"):
-            continue
-        workload = snapshot.workload_info(manifest, order)
-        decision = snapshot.assign(workload)
-        record = decision_record(workload, decision)
-        raced, winner = [], None
-        if decision.fits:
-            snapshot.admit(workload, decision)
-            for name, remote in remotes:
-                copy = remote.workload_info(manifest, order)
-                verdict = remote.assign(copy)
-                if verdict.fits and winner is None:
-                    remote.admit(copy, verdict)
-                    winner = name
-                entry = decision_record(copy, verdict)
-                raced.append({"name": name, **{k: entry[k] for k in ("clusterQueue", "mode", "borrowing", "podSets",
-                                                                     "message")}})
-        record["workers"] = raced
-        record["dispatchedTo"] = winner
-        record["dispatch"] = ALL_AT_ONCE
-        decisions.append(record)
-    return with_admission_checks(manager, decisions)
+        return simulate(manager, resource_rules, race)

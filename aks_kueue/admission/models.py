@@ -9,16 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from aks_kueue.admission.quota import Node
+from aks_kueue.admission.quota import QuotaNode
 from aks_kueue.kueue.units import PODS
-
-
-def _meta(manifest: dict) -> dict:
-    return manifest.get("metadata") or {}
-
-
-def _spec(manifest: dict) -> dict:
-    return manifest.get("spec") or {}
 
 
 @dataclass(frozen=True)
@@ -27,14 +19,12 @@ class ResourceFlavorInfo:
     node_labels: dict[str, str] = field(default_factory=dict)
     node_taints: tuple[dict, ...] = ()
     tolerations: tuple[dict, ...] = ()
-    topology_name: Optional[str] = None
 
     @classmethod
     def from_manifest(cls, manifest: dict) -> "ResourceFlavorInfo":
-        spec = _spec(manifest)
-        return cls(_meta(manifest).get("name", ""), dict(spec.get("nodeLabels") or {}),
-                   tuple(spec.get("nodeTaints") or ()), tuple(spec.get("tolerations") or ()),
-                   spec.get("topologyName"))
+        spec = manifest.get("spec") or {}
+        return cls((manifest.get("metadata") or {}).get("name", ""), dict(spec.get("nodeLabels") or {}),
+                   tuple(spec.get("nodeTaints") or ()), tuple(spec.get("tolerations") or ()))
 
 
 @dataclass(frozen=True)
@@ -46,32 +36,9 @@ class LocalQueueInfo:
 
     @classmethod
     def from_manifest(cls, manifest: dict) -> "LocalQueueInfo":
-        meta, spec = _meta(manifest), _spec(manifest)
+        meta, spec = manifest.get("metadata") or {}, manifest.get("spec") or {}
         return cls(meta.get("namespace", "default"), meta.get("name", ""), spec.get("clusterQueue", ""),
                    spec.get("stopPolicy", "None") not in ("None", None))
-
-
-@dataclass(frozen=True)
-class WorkloadPriorityClassInfo:
-    name: str
-    value: int
-
-    @classmethod
-    def from_manifest(cls, manifest: dict) -> "WorkloadPriorityClassInfo":
-        return cls(_meta(manifest).get("name", ""), int(manifest.get("value", 0)))
-
-
-@dataclass(frozen=True)
-class TopologyInfo:
-    """Kept for completeness: the core does not model Topology Aware Scheduling."""
-
-    name: str
-    levels: tuple[str, ...]
-
-    @classmethod
-    def from_manifest(cls, manifest: dict) -> "TopologyInfo":
-        return cls(_meta(manifest).get("name", ""),
-                   tuple(level.get("nodeLabel", "") for level in _spec(manifest).get("levels") or ()))
 
 
 @dataclass(frozen=True)
@@ -83,7 +50,7 @@ class ResourceGroup:
 @dataclass(eq=False)
 class ClusterQueueInfo:
     name: str
-    node: Node
+    node: QuotaNode
     groups: list[ResourceGroup]
     group_of: dict[str, ResourceGroup]
     namespace_selector: Optional[dict]
@@ -108,7 +75,7 @@ class ClusterQueueInfo:
         return "LowerOrNewerEqualPriority" in (self.within_cluster_queue, self.reclaim_within_cohort)
 
     @classmethod
-    def from_spec(cls, name: str, spec: dict, node: Node, known_flavors: set[str]) -> "ClusterQueueInfo":
+    def from_spec(cls, name: str, spec: dict, node: QuotaNode, known_flavors: set[str]) -> "ClusterQueueInfo":
         """`node` is the queue's place in the quota tree, which Cohorts also build."""
         groups = [ResourceGroup(frozenset(g.get("coveredResources") or []),
                                 tuple(f["name"] for f in g.get("flavors") or []))
@@ -134,6 +101,4 @@ class ClusterQueueInfo:
 
 
 def _stop_or_try(value: Optional[str], default: str) -> str:
-    if value in ("Borrow", "Preempt"):
-        return "MayStopSearch"
-    return value or default
+    return "MayStopSearch" if value in ("Borrow", "Preempt") else value or default

@@ -75,7 +75,6 @@ GranularMode = tuple[PreemptionMode, int]
 WORST: GranularMode = (PreemptionMode.NO_FIT, 1 << 62)
 BEST: GranularMode = (PreemptionMode.FIT, 0)
 
-BORROWING_OVER_PREEMPTION = "BorrowingOverPreemption"
 PREEMPTION_OVER_BORROWING = "PreemptionOverBorrowing"
 TRY_NEXT_FLAVOR = "TryNextFlavor"
 

@@ -22,7 +22,7 @@ from aks_kueue.admission.admitted import AdmittedWorkloads, Ranks, merged_ranks,
 from aks_kueue.admission.models import ClusterQueueInfo
 from aks_kueue.admission.modes import PreemptionMode, PreemptionReason
 from aks_kueue.admission.quota import FlavorResource as FR
-from aks_kueue.admission.quota import Node, available, borrowing_height
+from aks_kueue.admission.quota import QuotaNode, available, borrowing_height
 from aks_kueue.admission.workloads import WorkloadInfo
 
 MEMO_LIMIT = 4096  # preemption answers remembered at most, as for decisions
@@ -87,7 +87,7 @@ class PreemptionTarget:
 
 # A candidate: the workload, how it may be preempted, and the lowest common ancestor of
 # its queue and the preemptor's (None in the preemptor's own queue).
-Candidate = tuple[WorkloadInfo, Variant, Optional[Node]]
+Candidate = tuple[WorkloadInfo, Variant, Optional[QuotaNode]]
 
 
 class CandidateGroup:
@@ -99,7 +99,7 @@ class CandidateGroup:
     __slots__ = ("snapshot", "sources", "policy", "preemptor", "frs", "advantage", "in_cohort", "lca_of",
                  "_ranks", "_looked_at", "_evicted")
 
-    def __init__(self, snapshot: Optional[AdmittedState], sources: list[tuple[str, Optional[Node]]], policy: str,
+    def __init__(self, snapshot: Optional[AdmittedState], sources: list[tuple[str, Optional[QuotaNode]]], policy: str,
                  preemptor: Optional[WorkloadInfo], frs, advantage: bool, in_cohort: bool):
         self.snapshot, self.sources, self.policy, self.preemptor, self.frs = snapshot, sources, policy, preemptor, frs
         self.advantage = advantage
@@ -126,12 +126,8 @@ class CandidateGroup:
     def evicted(self) -> list[WorkloadInfo]:
         """The evicted workloads the policy allows, in Kueue's order."""
         if self._evicted is None:
-            found = []
-            for name, _ in self.sources:
-                index = self.snapshot.admitted_index(name)
-                if index.evicted:
-                    found.extend(w for w in index.evicted.values()
-                                 if w.uses(self.frs) and satisfies_policy(self.preemptor, w, self.policy))
+            found = (w for name, _ in self.sources for w in self.snapshot.admitted_index(name).evicted.values()
+                     if w.uses(self.frs) and satisfies_policy(self.preemptor, w, self.policy))
             self._evicted = sorted(found, key=rank)
         return self._evicted
 
@@ -159,7 +155,7 @@ class Preemptor:
     def __init__(self, snapshot: AdmittedState):
         self.snapshot = snapshot
         self._answers: dict[tuple, tuple[int, tuple[PreemptionMode, int]]] = {}
-        self._over_quota_memo: dict[tuple, tuple[int, list[Node]]] = {}
+        self._over_quota_memo: dict[tuple, tuple[int, list[QuotaNode]]] = {}
         # The targets the oracle found, by its question, for `targets` to reuse: a workload whose
         # only flavor-resource is the one the oracle was asked about asks the same search again.
         self._found: dict[tuple, tuple[int, list[PreemptionTarget]]] = {}
@@ -173,22 +169,20 @@ class Preemptor:
         known = self._answers.get(key)
         if known is not None and known[0] == generation:
             return known[1]
-        answer, targets = self._simulate(cq, workload, fr, quantity)
+        targets, borrow_after = self._search(cq, workload, {fr}, {fr: quantity},
+                                             lambda: borrowing_height(cq.node, fr, quantity)[0])
+        if not targets:
+            answer = (PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0])
+        elif any(t.cluster_queue == cq.name for t in targets):
+            answer = (PreemptionMode.PREEMPT, borrow_after)
+        else:
+            answer = (PreemptionMode.RECLAIM, borrow_after)
         if len(self._answers) >= MEMO_LIMIT:
             self._answers.clear()
             self._found.clear()
         self._answers[key] = (generation, answer)
         self._found[key] = (generation, targets)
         return answer
-
-    def _simulate(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
-                  quantity: int) -> tuple[tuple[PreemptionMode, int], list[PreemptionTarget]]:
-        targets, borrow_after = self._search(cq, workload, {fr}, {fr: quantity},
-                                             lambda: borrowing_height(cq.node, fr, quantity)[0])
-        if not targets:
-            return (PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0]), targets
-        same_queue = any(t.cluster_queue == cq.name for t in targets)
-        return ((PreemptionMode.PREEMPT if same_queue else PreemptionMode.RECLAIM), borrow_after), targets
 
     def targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
                 requests: dict[FR, int]) -> list[PreemptionTarget]:
@@ -211,7 +205,8 @@ class Preemptor:
         the search reads (the fit, the queues over quota on `frs`) depends on the rest."""
         if cq.within_cluster_queue == "Never" and (cq.node.parent is None or cq.reclaim_within_cohort == "Never"):
             return [], None  # the queue's policies allow no candidate at all
-        same_queue = self._same_queue_candidates(cq, workload, frs)
+        same_queue = (_NONE if cq.within_cluster_queue == "Never"
+                      else self._group([(cq.node, None)], cq, workload, frs, False, False))
         hierarchy, by_priority = self._cohort_candidates(cq, workload, frs, requests)
         if not (same_queue or hierarchy or by_priority):
             return [], None
@@ -285,11 +280,6 @@ class Preemptor:
                 w = workloads[key[2]]
                 yield w, self._variant(cq, preemptor, w, advantage), lca_of[w.admission.cluster_queue]
 
-    def _same_queue_candidates(self, cq, preemptor, frs) -> CandidateGroup:
-        if cq.within_cluster_queue == "Never":
-            return _NONE
-        return self._group([(cq.node, None)], cq, preemptor, frs, False, False)
-
     def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[CandidateGroup, CandidateGroup]:
         if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
             return _NONE, _NONE
@@ -308,7 +298,7 @@ class Preemptor:
         return (self._group(hierarchy, cq, preemptor, frs, True, True) if hierarchy else _NONE,
                 self._group(by_priority, cq, preemptor, frs, False, True) if by_priority else _NONE)
 
-    def _over_quota(self, frs: frozenset, subtree: Node, skip: Optional[Node], generation: int) -> list[Node]:
+    def _over_quota(self, frs: frozenset, subtree: QuotaNode, skip: Optional[QuotaNode], generation: int) -> list[QuotaNode]:
         """The ClusterQueues over their quota on `frs` in this subtree, skipping the part
         already searched. Remembered until something is admitted to or removed from the
         tree: every search starts from the same usage until then."""
@@ -316,14 +306,14 @@ class Preemptor:
         known = self._over_quota_memo.get(key)
         if known is not None and known[0] == generation:
             return known[1]
-        found: list[Node] = []
+        found: list[QuotaNode] = []
         _collect(frs, subtree, skip, found)
         if len(self._over_quota_memo) >= MEMO_LIMIT:
             self._over_quota_memo.clear()
         self._over_quota_memo[key] = (generation, found)
         return found
 
-    def _still_valid(self, candidate: WorkloadInfo, variant: Variant, lca: Optional[Node], frs,
+    def _still_valid(self, candidate: WorkloadInfo, variant: Variant, lca: Optional[QuotaNode], frs,
                      allow_borrowing: bool) -> bool:
         """May a candidate from another queue still be preempted (its queue, and every
         cohort up to the common one, still over quota on `frs`)?"""
@@ -343,9 +333,7 @@ class Preemptor:
     def _fits(cq, requests: dict[FR, int], allow_borrowing: bool) -> bool:
         node = cq.node
         for fr, value in requests.items():
-            if not allow_borrowing and node.borrowing_with(fr, value):
-                return False
-            if value > available(node, fr):
+            if (not allow_borrowing and node.borrowing_with(fr, value)) or value > available(node, fr):
                 return False
         return True
 
@@ -367,7 +355,7 @@ class Preemptor:
         return all(cq.node.nominal(fr) > cq.node.usage.get(fr, 0) for fr in frs)
 
 
-def _collect(frs, cohort: Node, skip: Optional[Node], into: list[Node]) -> None:
+def _collect(frs, cohort: QuotaNode, skip: Optional[QuotaNode], into: list[QuotaNode]) -> None:
     """The queues over their quota under `cohort`, sub-cohorts over theirs first."""
     for child in cohort.children:
         if child.is_cohort:
@@ -380,7 +368,7 @@ def _collect(frs, cohort: Node, skip: Optional[Node], into: list[Node]) -> None:
         into.append(child)
 
 
-def _fit_in_quota(node: Node, requests: dict[FR, int]) -> tuple[bool, dict[FR, int]]:
+def _fit_in_quota(node: QuotaNode, requests: dict[FR, int]) -> tuple[bool, dict[FR, int]]:
     fits = True
     remaining = {}
     for fr, value in requests.items():

@@ -34,12 +34,12 @@ class Quota:
 
 
 @dataclass(eq=False)
-class Node:
+class QuotaNode:
     name: str
     is_cohort: bool
     quotas: dict[FlavorResource, Quota] = field(default_factory=dict)
-    parent: Optional["Node"] = None
-    children: list["Node"] = field(default_factory=list)
+    parent: Optional["QuotaNode"] = None
+    children: list["QuotaNode"] = field(default_factory=list)
     subtree_quota: dict[FlavorResource, int] = field(default_factory=dict)
     usage: dict[FlavorResource, int] = field(default_factory=dict)
     # Fixed once the tree is built (quotas never change within a tree), per fr: the local
@@ -84,7 +84,7 @@ class Node:
                                              node.parent is not None) for node in reversed(self.path_from_root()))
         return chain
 
-    def path_from_root(self) -> tuple["Node", ...]:
+    def path_from_root(self) -> tuple["QuotaNode", ...]:
         """This node and its ancestors, root first; the tree's shape never changes."""
         path = self.__dict__.get("_path")
         if path is None:
@@ -97,7 +97,7 @@ class Node:
             yield node
             node = node.parent
 
-    def root(self) -> "Node":
+    def root(self) -> "QuotaNode":
         return self.path_from_root()[0]
 
     def height(self) -> int:
@@ -119,7 +119,7 @@ class Node:
                 yield child
 
 
-def _local_quota(node: Node, fr: FlavorResource) -> int:
+def _local_quota(node: QuotaNode, fr: FlavorResource) -> int:
     quota = node.quotas.get(fr)
     if quota is None or quota.lending_limit is None:
         return 0
@@ -156,8 +156,8 @@ def cohorts_in_cycles(cohorts: Iterable[dict]) -> set[str]:
 
 class QuotaTree:
     def __init__(self):
-        self.cohorts: dict[str, Node] = {}
-        self.cluster_queues: dict[str, Node] = {}
+        self.cohorts: dict[str, QuotaNode] = {}
+        self.cluster_queues: dict[str, QuotaNode] = {}
         self._objects: list[dict] = []
 
     @classmethod
@@ -169,7 +169,7 @@ class QuotaTree:
         """
         tree = cls()
         tree._objects = objects = list(objects)
-        links: list[tuple[Node, str]] = []
+        links: list[tuple[QuotaNode, str]] = []
         for obj in objects:
             spec = obj.get("spec") or {}
             name = obj["metadata"]["name"]
@@ -178,7 +178,7 @@ class QuotaTree:
                 node.quotas = quotas_from_spec(spec)
                 parent = spec.get("parentName")
             elif obj.get("kind") == "ClusterQueue":
-                node = Node(name, is_cohort=False, quotas=quotas_from_spec(spec))
+                node = QuotaNode(name, is_cohort=False, quotas=quotas_from_spec(spec))
                 tree.cluster_queues[name] = node
                 parent = spec.get("cohortName")
             else:
@@ -189,11 +189,10 @@ class QuotaTree:
             node.parent = tree._cohort(parent)
             node.parent.children.append(node)
         tree._check_cycles()
+        for cq in tree.cluster_queues.values():
+            cq.subtree_quota = {fr: q.nominal for fr, q in cq.quotas.items()}
         for root in [c for c in tree.cohorts.values() if c.parent is None]:
             tree._accumulate(root)
-        for cq in tree.cluster_queues.values():
-            if cq.parent is None:
-                cq.subtree_quota = {fr: q.nominal for fr, q in cq.quotas.items()}
         for node in [*tree.cohorts.values(), *tree.cluster_queues.values()]:
             node.freeze()
         return tree
@@ -201,21 +200,19 @@ class QuotaTree:
     def without_usage(self) -> "QuotaTree":
         return QuotaTree.from_objects(self._objects)
 
-    def _cohort(self, name: str) -> Node:
-        return self.cohorts.setdefault(name, Node(name, is_cohort=True))
+    def _cohort(self, name: str) -> QuotaNode:
+        return self.cohorts.setdefault(name, QuotaNode(name, is_cohort=True))
 
     def _check_cycles(self) -> None:
         loops = cohort_cycles({name: node.parent.name for name, node in self.cohorts.items() if node.parent})
         if loops:
             raise CohortCycleError(f"cohorts {' -> '.join([*loops[0], loops[0][0]])} form a cycle")
 
-    def _accumulate(self, node: Node) -> None:
+    def _accumulate(self, node: QuotaNode) -> None:
         node.subtree_quota = {fr: q.nominal for fr, q in node.quotas.items()}
         for child in node.children:
             if child.is_cohort:
                 self._accumulate(child)
-            else:
-                child.subtree_quota = {fr: q.nominal for fr, q in child.quotas.items()}
             for fr, quota in child.subtree_quota.items():
                 node.subtree_quota[fr] = node.subtree_quota.get(fr, 0) + quota - _local_quota(child, fr)
 
@@ -255,12 +252,12 @@ class QuotaTree:
         return potential_available(self.cluster_queues[cluster_queue], fr)
 
 
-def available(node: Node, fr: FlavorResource) -> int:
+def available(node: QuotaNode, fr: FlavorResource) -> int:
     """What a ClusterQueue's node could take for `fr` right now (never below 0)."""
     return max(0, _available(node, fr))
 
 
-def potential_available(node: Node, fr: FlavorResource) -> int:
+def potential_available(node: QuotaNode, fr: FlavorResource) -> int:
     """The most a ClusterQueue's node could ever take for `fr`, with nothing else running."""
     value = node.potential.get(fr)
     if value is None:
@@ -268,7 +265,7 @@ def potential_available(node: Node, fr: FlavorResource) -> int:
     return value
 
 
-def borrowing_height(cq: Node, fr: FlavorResource, value: int) -> tuple[int, bool]:
+def borrowing_height(cq: QuotaNode, fr: FlavorResource, value: int) -> tuple[int, bool]:
     """The height of the lowest subtree that can hold `value` more of `fr`, and whether
     that subtree is smaller than the whole tree (so quota may be reclaimed in it).
 
@@ -290,7 +287,7 @@ def borrowing_height(cq: Node, fr: FlavorResource, value: int) -> tuple[int, boo
     return chain[-1][3], False
 
 
-def _available(node: Node, fr: FlavorResource) -> int:
+def _available(node: QuotaNode, fr: FlavorResource) -> int:
     """Upstream's recursion, walked from the root down (the hot path of every decision):
     the quotas on the way are fixed, so only the usages are read each time."""
     plan = node.plans.get(fr)
@@ -311,7 +308,7 @@ def _available(node: Node, fr: FlavorResource) -> int:
     return value
 
 
-def _plan(node: Node, fr: FlavorResource) -> tuple:
+def _plan(node: QuotaNode, fr: FlavorResource) -> tuple:
     path = node.path_from_root()
     steps = []
     for step in path[1:]:
@@ -323,7 +320,7 @@ def _plan(node: Node, fr: FlavorResource) -> tuple:
     return path[0].usage, path[0].subtree_quota.get(fr, 0), tuple(steps)
 
 
-def _potential(node: Node, fr: FlavorResource) -> int:
+def _potential(node: QuotaNode, fr: FlavorResource) -> int:
     if node.parent is None:
         return node.subtree_quota.get(fr, 0)
     potential = _local_quota(node, fr) + _potential(node.parent, fr)

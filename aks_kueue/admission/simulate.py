@@ -11,19 +11,34 @@ from __future__ import annotations
 
 import gc
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 from aks_kueue.admission.checks import with_admission_checks
 from aks_kueue.admission.snapshot import Snapshot
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 
 
-def simulate(manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES) -> list[dict[str, Any]]:
-    """One decision per pending Workload, shaped as the CLI contract's `workloads` items.
-    `resource_rules`: the Kueue Configuration's resource exclusions and transformations."""
+def simulate(manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES,
+             then: Optional[Callable[[dict[str, Any], dict, int, bool], None]] = None) -> list[dict[str, Any]]:
+    """One decision per pending Workload, in order, shaped as the CLI contract's `workloads` items; a Fit
+    is admitted. `resource_rules`: the Kueue Configuration's resource exclusions and transformations;
+    `then` adds to each record (given it, the manifest, its order and whether it fits)."""
     manifests = list(manifests)
+    decisions = []
     with _collector_paused():
-        return _simulate(manifests, resource_rules)
+        snapshot = Snapshot.from_objects(manifests, resource_rules)
+        for order, manifest in enumerate(m for m in manifests if m.get("kind") == "Workload"):
+            if (manifest.get("status") or {}).get("admission"):
+                continue
+            workload = snapshot.workload_info(manifest, order)
+            decision = snapshot.assign(workload)
+            if decision.fits:
+                snapshot.admit(workload, decision)
+            record = decision_record(workload, decision)
+            if then is not None:
+                then(record, manifest, order, decision.fits)
+            decisions.append(record)
+        return with_admission_checks(manifests, decisions)
 
 
 @contextmanager
@@ -31,8 +46,9 @@ def _collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector rests during a run and is enabled again after it.
 
     Left on, its full collections walk the caller's parsed manifests and every record the
-    run builds, over and over on a large backlog, and find nothing: the loop makes no reference cycles (a test collects in the middle of a run and
-    checks that), so pausing it frees everything just as early. A caller that turned the
+    run builds, over and over on a large backlog, and find nothing: the loop makes no reference
+    cycles (a test collects in the middle of a run and checks that), so pausing it frees everything
+    just as early. A caller that turned the
     collector off keeps it off."""
     if not gc.isenabled():
         yield
@@ -47,21 +63,6 @@ def _collector_paused() -> Iterator[None]:
             gc.freeze()
             gc.unfreeze()
         gc.enable()
-
-
-def _simulate(manifests: list[dict], resource_rules: ResourceRules) -> list[dict[str, Any]]:
-    snapshot = Snapshot.from_objects(manifests, resource_rules)
-    workloads = [m for m in manifests if m.get("kind") == "Workload"]
-    decisions = []
-    for order, manifest in enumerate(workloads):
-        if (manifest.get("status") or {}).get("admission"):
-            continue
-        workload = snapshot.workload_info(manifest, order)
-        decision = snapshot.assign(workload)
-        if decision.fits:
-            snapshot.admit(workload, decision)
-        decisions.append(decision_record(workload, decision))
-    return with_admission_checks(manifests, decisions)
 
 
 def decision_record(workload, decision) -> dict[str, Any]:

@@ -1,15 +1,10 @@
 """A snapshot of Kueue's state, and the questions the rest of the product asks of it.
 
 Build one from v1beta2 manifests (`Snapshot.from_objects`, with the Kueue Configuration's
-resource exclusions and transformations when it has any), then:
-- `assign(workload)`: what Kueue's scheduler would decide for a pending workload now,
-  including partial admission;
-- `can_ever_admit(cluster_queue, workload)`: the same decision on an empty cluster,
-  with borrowing as the cohort allows, which is what feasibility checks need;
-- `admit(workload, decision)`: count an admitted workload's usage;
-- `workload_info(manifest, order)`: a Workload as this snapshot's Kueue charges it.
-Usage changes only through `admit`, `add_workload` and `remove_workload`: they tell the
-decision memo that the cohort tree changed.
+resource exclusions and transformations when it has any); `assign` is what Kueue's scheduler
+would decide for a pending workload now (partial admission included), `can_ever_admit` the same
+on an empty cluster, which is what feasibility checks need. Usage changes only through `admit`,
+`add_workload` and `remove_workload`: they tell the decision memo that the cohort tree changed.
 """
 
 from __future__ import annotations
@@ -20,12 +15,11 @@ from typing import Iterable, Optional
 from aks_kueue.admission.admitted import AdmittedWorkloads
 from aks_kueue.admission.assigner import Assignment, FlavorAssigner
 from aks_kueue.admission.flavors import FlavorMatches
-from aks_kueue.admission.models import (ClusterQueueInfo, LocalQueueInfo, ResourceFlavorInfo, TopologyInfo,
-                                        WorkloadPriorityClassInfo)
+from aks_kueue.admission.models import ClusterQueueInfo, LocalQueueInfo, ResourceFlavorInfo
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.partial import reduce_counts
 from aks_kueue.admission.preemption import PreemptionTarget, Preemptor
-from aks_kueue.admission.quota import Node, QuotaTree, available, cohorts_in_cycles
+from aks_kueue.admission.quota import QuotaNode, QuotaTree, available, cohorts_in_cycles
 from aks_kueue.admission.workloads import Admission, WorkloadInfo, workload_info
 from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
@@ -70,7 +64,6 @@ class Snapshot:
         self.tree = QuotaTree()
         self.local_queues: dict[tuple[str, str], LocalQueueInfo] = {}
         self.priority_classes: dict[str, int] = {}
-        self.topologies: dict[str, TopologyInfo] = {}
         self.namespace_labels: dict[str, dict[str, str]] = {}
         self._admitted: dict[str, AdmittedWorkloads] = {}
         self.workloads_by_uid: dict[str, WorkloadInfo] = {}
@@ -84,7 +77,7 @@ class Snapshot:
         # Decisions are a pure function of the workload's shape and priority and of the
         # admitted state of its queue's cohort tree, so they are remembered per tree
         # until something is admitted to or removed from that tree.
-        self._generation: dict[Node, int] = {}
+        self._generation: dict[QuotaNode, int] = {}
         self._decisions: dict[tuple, tuple[int, Decision]] = {}
 
     @classmethod
@@ -101,9 +94,7 @@ class Snapshot:
         for flavor in by_kind.get("ResourceFlavor", []):
             snapshot.flavors[_name(flavor)] = ResourceFlavorInfo.from_manifest(flavor)
         for wpc in by_kind.get("WorkloadPriorityClass", []):
-            snapshot.priority_classes[_name(wpc)] = WorkloadPriorityClassInfo.from_manifest(wpc).value
-        for topology in by_kind.get("Topology", []):
-            snapshot.topologies[_name(topology)] = TopologyInfo.from_manifest(topology)
+            snapshot.priority_classes[_name(wpc)] = int(wpc.get("value", 0))
         for namespace in by_kind.get("Namespace", []):
             snapshot.namespace_labels[_name(namespace)] = dict((namespace.get("metadata") or {}).get("labels") or {})
         cohorts = by_kind.get("Cohort", [])
@@ -251,17 +242,27 @@ class Snapshot:
     def _decide(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> Decision:
         assigner = FlavorAssigner(cq, workload, self.flavor_matches, self.preemptor, self.fair_sharing)
         full = assigner.assign()
-        if full.mode is FIT:
-            return _decision(cq, full)
-        if full.mode is PREEMPT:
-            targets = self.preemptor.targets(cq, workload, full.frs_needing_preemption(), full.usage)
+        found = self._viable(cq, workload, full)
+        if found is None and workload.can_be_partially_admitted():
+            # The largest reduced counts that are Fit, or Preempt with something to preempt.
+            def attempt(counts: list[int]) -> tuple[Optional[Decision], bool]:
+                reduced = self._viable(cq, workload, assigner.assign(counts))
+                return reduced, reduced is not None
+
+            reduced, ok = reduce_counts([ps.count for ps in workload.podsets],
+                                        [ps.min_count for ps in workload.podsets], attempt)
+            found = reduced if ok else None
+        return _decision(cq, full) if found is None else found
+
+    def _viable(self, cq: ClusterQueueInfo, workload: WorkloadInfo, assignment: Assignment) -> Optional[Decision]:
+        """The decision for an assignment that is Fit, or Preempt with something to preempt; else None."""
+        if assignment.mode is FIT:
+            return _decision(cq, assignment)
+        if assignment.mode is PREEMPT:
+            targets = self.preemptor.targets(cq, workload, assignment.frs_needing_preemption(), assignment.usage)
             if targets:
-                return _decision(cq, full, targets)
-        if workload.can_be_partially_admitted():
-            found = self._partial(assigner, cq, workload)
-            if found is not None:
-                return found
-        return _decision(cq, full)
+                return _decision(cq, assignment, targets)
+        return None
 
     def can_ever_admit(self, cluster_queue: str, workload: WorkloadInfo | dict) -> Decision:
         """The decision for `workload` alone on an empty cluster, borrowing as allowed."""
@@ -277,29 +278,12 @@ class Snapshot:
         clone.flavors, clone.priority_classes = self.flavors, self.priority_classes
         clone.resource_rules = self.resource_rules
         clone.namespace_labels, clone.local_queues = self.namespace_labels, self.local_queues
-        clone.topologies = self.topologies
         clone.flavor_matches = self.flavor_matches
         clone._namespace_answers = self._namespace_answers
         clone.tree = self.tree.without_usage()
-        clone.cluster_queues = {name: _rebind(cq, clone.tree.cluster_queues[name])
+        clone.cluster_queues = {name: replace(cq, node=clone.tree.cluster_queues[name])
                                 for name, cq in self.cluster_queues.items()}
         return clone
-
-    def _partial(self, assigner: FlavorAssigner, cq, workload: WorkloadInfo) -> Optional[Decision]:
-        """The largest reduced counts that are Fit, or Preempt with something to preempt."""
-        def attempt(counts: list[int]) -> tuple[Optional[Decision], bool]:
-            assignment = assigner.assign(counts)
-            if assignment.mode is FIT:
-                return _decision(cq, assignment), True
-            if assignment.mode is PREEMPT:
-                targets = self.preemptor.targets(cq, workload, assignment.frs_needing_preemption(), assignment.usage)
-                if targets:
-                    return _decision(cq, assignment, targets), True
-            return None, False
-
-        found, ok = reduce_counts([ps.count for ps in workload.podsets],
-                                  [ps.min_count for ps in workload.podsets], attempt)
-        return found if ok else None
 
     def _namespace_matches(self, cq: ClusterQueueInfo, namespace: str) -> bool:
         key = (cq.name, namespace)
@@ -313,10 +297,6 @@ class Snapshot:
                 known = label_selector_matches(selector, labels)
             self._namespace_answers[key] = known
         return known
-
-
-def _rebind(cq: ClusterQueueInfo, node: Node) -> ClusterQueueInfo:
-    return replace(cq, node=node)
 
 
 def _without_parent(cohort: dict) -> dict:
@@ -336,7 +316,8 @@ def _refused(cluster_queue: Optional[str], message: str) -> Decision:
     return Decision(cluster_queue, NO_FIT, False, [], message)
 
 
-def _decision(cq: ClusterQueueInfo, assignment: Assignment, targets: Optional[list[PreemptionTarget]] = None) -> Decision:
+def _decision(cq: ClusterQueueInfo, assignment: Assignment,
+              targets: Optional[list[PreemptionTarget]] = None) -> Decision:
     mode = assignment.mode
     pod_sets = [] if mode is NO_FIT else [
         PodSetDecision(ps.name, ps.count, {r: f.name for r, f in sorted(ps.flavors.items())})

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Protocol, Sequence
 
-from aks_kueue.aks.pools import GPU_TOLERATION
-from aks_kueue.k8s.scheduling import tolerating
+from aks_kueue.aks.pools import AGENTPOOL, gpu_daemonset_placement
 
 NAMESPACE = "kube-system"
 RELEASE = "dcgm-exporter"
@@ -24,7 +23,7 @@ METRICS_PORT = "metrics"
 # The chart's defaults, written out so the capacity model subtracts what the pods really request.
 REQUESTS = {"cpu": "100m", "memory": "128Mi"}
 LIMITS = {"cpu": "200m", "memory": "512Mi"}
-AGENTPOOL_LABEL = "kubernetes.azure.com/agentpool"
+AGENTPOOL_LABEL = AGENTPOOL
 
 
 class GpuPool(Protocol):
@@ -43,19 +42,7 @@ def pod_labels(release: str = RELEASE) -> dict[str, str]:
             "app.kubernetes.io/component": "dcgm-exporter"}
 
 
-def tolerations(pools: Iterable[GpuPool]) -> list[dict[str, str]]:
-    """Each pool's own taints, exactly, plus the `nvidia.com/gpu` taint GPU nodes often carry."""
-    return tolerating([t for pool in pools for t in pool.taints], always=[GPU_TOLERATION])
-
-
 def helm_values(pools: Iterable[GpuPool]) -> dict[str, Any]:
     """Chart values that place the exporter on these pools' nodes only."""
-    pools = list(pools)
-    return {
-        "serviceMonitor": {"enabled": False},
-        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-            "nodeSelectorTerms": [{"matchExpressions": [{
-                "key": AGENTPOOL_LABEL, "operator": "In", "values": [p.name for p in pools]}]}]}}},
-        "tolerations": tolerations(pools),
-        "resources": {"requests": dict(REQUESTS), "limits": dict(LIMITS)},
-    }
+    return {"serviceMonitor": {"enabled": False}, **gpu_daemonset_placement(pools),
+            "resources": {"requests": dict(REQUESTS), "limits": dict(LIMITS)}}

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aks_kueue.aks.pools import GPU_TOLERATION, Pool
-from aks_kueue.k8s.scheduling import tolerating
+from aks_kueue.aks.pools import Pool, gpu_daemonset_placement
 from aks_kueue.versions import NVIDIA_DEVICE_PLUGIN_IMAGE
 
 NAMESPACE = "kube-system"
@@ -45,7 +44,6 @@ def daemonset(name: str, strategy: str, pools: list[Pool]) -> dict[str, Any]:
     """MIG strategies need SYS_ADMIN and MIG device monitoring, as NVIDIA's own chart sets them."""
     labels = {"app.kubernetes.io/name": "nvidia-device-plugin", "app.kubernetes.io/instance": name,
               "app.kubernetes.io/managed-by": "aks-kueue"}
-    tolerations = tolerating([t for pool in pools for t in pool.taints], always=[GPU_TOLERATION])
     return {
         "apiVersion": "apps/v1",
         "kind": "DaemonSet",
@@ -57,11 +55,7 @@ def daemonset(name: str, strategy: str, pools: list[Pool]) -> dict[str, Any]:
                 "metadata": {"labels": labels},
                 "spec": {
                     "priorityClassName": "system-node-critical",
-                    "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
-                        "nodeSelectorTerms": [{"matchExpressions": [{
-                            "key": "kubernetes.azure.com/agentpool", "operator": "In",
-                            "values": [p.name for p in pools]}]}]}}},
-                    "tolerations": tolerations,
+                    **gpu_daemonset_placement(pools),
                     "containers": [{
                         "name": "nvidia-device-plugin-ctr",
                         "image": NVIDIA_DEVICE_PLUGIN_IMAGE,

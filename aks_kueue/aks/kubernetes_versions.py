@@ -39,7 +39,7 @@ from importlib import resources
 from typing import Optional
 
 DATA_FILE = "data/aks-kubernetes-versions.json"
-_VERSION = re.compile(r"1\.(\d+)(?:\.(\d+))?")
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 _LTS_SETTINGS = "tier Premium and support plan AKSLongTermSupport"
 
 
@@ -66,19 +66,14 @@ class Day:
 
 
 def _parse_cell(text: str, *, end_of_month: bool) -> Day:
-    for fmt in ("%b %d, %Y", "%B %d, %Y"):
+    for fmt in ("%b %d, %Y", "%B %d, %Y", "%b %Y", "%B %Y"):
         try:
-            return Day(text, datetime.strptime(text, fmt).date())
-        except ValueError:
-            pass
-    for fmt in ("%b %Y", "%B %Y"):
-        try:
-            first = datetime.strptime(text, fmt).date()
+            day = datetime.strptime(text, fmt).date()
         except ValueError:
             continue
-        if not end_of_month:
-            return Day(text, first)
-        return Day(text, first.replace(day=_months.monthrange(first.year, first.month)[1]))
+        if end_of_month and "%d" not in fmt:
+            day = day.replace(day=_months.monthrange(day.year, day.month)[1])
+        return Day(text, day)
     raise ValueError(f"calendar cell {text!r} is not a month or a day")
 
 
@@ -134,24 +129,19 @@ class Calendar:
 @lru_cache(maxsize=1)
 def load() -> Calendar:
     doc = json.loads(resources.files("aks_kueue.aks").joinpath(DATA_FILE).read_text())
-    releases = []
-    for row in doc["versions"]:
-        lts = row.get("ltsEndOfLife")
-        releases.append(MinorRelease(
-            minor=int(row["minor"].split(".")[1]),
-            preview=_parse_cell(row["aksPreview"], end_of_month=False),
-            ga=_parse_cell(row["aksGa"], end_of_month=False),
-            end_of_life=_parse_cell(row["endOfLife"], end_of_month=True),
-            lts_end_of_life=_parse_cell(lts, end_of_month=True) if lts else None,
-            platform_support=row.get("platformSupport", ""),
-        ))
+    releases = (MinorRelease(
+        minor=int(row["minor"].split(".")[1]),
+        preview=_parse_cell(row["aksPreview"], end_of_month=False), ga=_parse_cell(row["aksGa"], end_of_month=False),
+        end_of_life=_parse_cell(row["endOfLife"], end_of_month=True),
+        lts_end_of_life=_parse_cell(row["ltsEndOfLife"], end_of_month=True) if row.get("ltsEndOfLife") else None,
+        platform_support=row.get("platformSupport", "")) for row in doc["versions"])
     return Calendar(source=doc["source"], page_date=doc.get("pageDate", ""),
                     as_of=date.fromisoformat(doc["asOf"]), grace_days=int(doc["graceDays"]),
                     releases=tuple(sorted(releases, key=lambda r: r.minor)))
 
 
 @dataclass(frozen=True)
-class Verdict:
+class VersionVerdict:
     """What AKS would make of a version: an error (it refuses it) and warnings (it takes it, with a catch)."""
 
     stage: Stage
@@ -159,9 +149,10 @@ class Verdict:
     warnings: tuple[str, ...] = ()
 
 
-def minor_of(version: str) -> Optional[int]:
+def parse(version: str) -> Optional[tuple[int, int, Optional[int]]]:
+    """(major, minor, patch) of "1.34.7", the patch None for "1.34"; None for anything else."""
     match = _VERSION.fullmatch(version)
-    return int(match.group(1)) if match else None
+    return None if match is None else (int(match[1]), int(match[2]), None if match[3] is None else int(match[3]))
 
 
 def _choices(names: list[str]) -> str:
@@ -170,8 +161,8 @@ def _choices(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
-def judge(version: str, on: Optional[date] = None, cal: Optional[Calendar] = None,
-          at_least: int = 0) -> Verdict:
+def judge_version(version: str, on: Optional[date] = None, cal: Optional[Calendar] = None,
+          at_least: int = 0) -> VersionVerdict:
     """Judge `version` ("1.34" or "1.34.7") on day `on` against the calendar.
 
     `at_least` is the caller's own lowest minor: the versions a message proposes instead
@@ -179,9 +170,10 @@ def judge(version: str, on: Optional[date] = None, cal: Optional[Calendar] = Non
     """
     on = on or today()
     cal = cal or load()
-    minor = minor_of(version)
-    if minor is None:
+    parsed = parse(version)
+    if parsed is None or not version.startswith("1."):
         raise ValueError(f"{version!r} is not a Kubernetes version")
+    minor = parsed[1]
     supported = [name for name in cal.supported(on) if int(name.split(".")[1]) >= at_least]
     choices = f"one AKS supports on {on.isoformat()}: {_choices(supported)}"
     use = f"use {choices}"
@@ -190,22 +182,22 @@ def judge(version: str, on: Optional[date] = None, cal: Optional[Calendar] = Non
     if release is None:
         newest = cal.releases[-1].minor
         if minor > newest and cal.stale(on):
-            return Verdict(Stage.UNKNOWN, warnings=(
+            return VersionVerdict(Stage.UNKNOWN, warnings=(
                 f"Kubernetes {version} is newer than every version in the AKS release calendar, so it was not "
                 "checked; confirm AKS offers it in your region with `az aks get-versions --location REGION -o "
                 "table`", *stale))
         listed = f"1.{cal.releases[0].minor} to 1.{newest}"
-        return Verdict(Stage.UNKNOWN, error=(
+        return VersionVerdict(Stage.UNKNOWN, error=(
             f"Kubernetes {version} is not in the AKS release calendar of {cal.as_of.isoformat()} (it lists "
             f"{listed}), so AKS would refuse it; {use}"), warnings=stale)
     stage = release.stage(on)
     if stage is Stage.PLANNED:
-        return Verdict(stage, error=(
+        return VersionVerdict(stage, error=(
             f"Kubernetes {version} is not offered by AKS yet: its preview is planned for {release.preview.text} "
             f"and GA for {release.ga.text}; {use}"), warnings=stale)
     if stage is Stage.RETIRED:
         ended = release.lts_end_of_life or release.end_of_life
-        return Verdict(stage, error=(
+        return VersionVerdict(stage, error=(
             f"Kubernetes {version} reached the end of AKS support ({ended.text}), so AKS neither creates nor "
             f"keeps clusters on it; {use}"), warnings=stale)
     notes: list[str] = []
@@ -221,4 +213,4 @@ def judge(version: str, on: Optional[date] = None, cal: Optional[Calendar] = Non
             f"creates new clusters on it only with long-term support until {lts_end} ({_LTS_SETTINGS}, which "
             f"this program does not set) and keeps existing clusters on platform support only{platform}; "
             f"upgrade to {choices}")
-    return Verdict(stage, warnings=(*notes, *stale))
+    return VersionVerdict(stage, warnings=(*notes, *stale))

@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 
 from aks_kueue.aks.pools import Pool
 from aks_kueue.aks.vm_sizes import lookup
-from aks_kueue.kueue.catalog import MANAGED_FRAMEWORKS, MANAGED_REGIONS
+from aks_kueue.kueue.catalog import MANAGED_REGIONS  # noqa: F401 (the install rules read it here)
 from aks_kueue.versions import (MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN, MANAGED_KUEUE_EXAMPLE_VERSION,
                                 MANAGED_KUEUE_EXTENSION_TYPE)
 
@@ -72,6 +72,3 @@ def _gpu_words(pool: Pool) -> set[str]:
     model = size.gpu_model if size is not None else ""
     return {w for w in re.split(r"[\s()/-]+", model.lower()) if w and w not in ("nvidia", "amd", "tesla")}
 
-
-__all__ = ["KNOWN_VERSIONS", "LIST_VERSIONS_COMMAND", "RESERVED_PREFIX", "CPU_FLAVOR", "PRIORITY_CLASSES", "MANAGED_FRAMEWORKS", "MANAGED_REGIONS",
-           "GeneratedFlavor", "generated_flavor"]

@@ -21,11 +21,10 @@ from typing import Mapping, Optional
 
 from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD, MIB, node_allocatable
 from aks_kueue.aks.device_plugin import DEVICE_PLUGIN_NAMES, is_device_plugin
-from aks_kueue.aks.pools import EXTERNAL_PLUGIN, PROGRAM_PLUGIN, Pool, effective_gpu_driver
+from aks_kueue.aks.pools import AGENTPOOL, EXTERNAL_PLUGIN, PROGRAM_PLUGIN, Pool, effective_gpu_driver
 from aks_kueue.aks.vm_sizes import lookup, mig_resource
 from aks_kueue.kueue.units import format_amount
 
-AGENTPOOL = "kubernetes.azure.com/agentpool"
 ZONE = "topology.kubernetes.io/zone"
 # The resources this model knows a node's amount of; any other (ephemeral-storage,
 # hugepages, a custom device) has no modelled capacity and is never judged.
@@ -139,8 +138,7 @@ def node_resources(pool: Pool, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> N
     if gpu_resource:
         amounts[gpu_resource] = gpus
     for daemonset in pool.daemonsets:
-        taken = dict(daemonset.requests)
-        for resource, value in taken.items():
+        for resource, value in daemonset.requests.items():
             amounts[resource] = amounts.get(resource, 0) - value
         amounts["pods"] -= 1
         lines.append(f"less DaemonSet {daemonset.name} on every node: " + ", ".join(

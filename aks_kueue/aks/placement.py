@@ -57,14 +57,12 @@ def place_flavors(manifests: Iterable[Mapping[str, Any]], pools: list[PoolCapaci
             node_taints=list(spec.get("nodeTaints") or []), tolerations=list(spec.get("tolerations") or []))
         for pool in pools:
             nodes = pool.nodes_matching(placement.node_labels)
-            if nodes or (pool.spec.max_count == 0 and _labels_match(pool, placement.node_labels)):
+            # A pool of no nodes still counts where its labels match: the flavor is placed, on nothing.
+            if nodes or (pool.spec.max_count == 0 and all(
+                    value in pool.labels.get(key, ()) for key, value in placement.node_labels.items())):
                 placement.pools.append((pool, nodes))
         placements[placement.name] = placement
     return placements
-
-
-def _labels_match(pool: PoolCapacity, selector: Mapping[str, str]) -> bool:
-    return all(value in pool.labels.get(key, ()) for key, value in selector.items())
 
 
 def node_variants(pool: PoolCapacity) -> list[dict[str, str]]:

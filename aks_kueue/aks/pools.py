@@ -9,11 +9,14 @@ one runs there), and the MIG strategy it uses.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional
 
 from aks_kueue.aks.vm_sizes import VmSize, lookup
+from aks_kueue.k8s.scheduling import tolerating
 from aks_kueue.kueue.units import amount
 
+# The label AKS gives every node with the name of its pool (learn.microsoft.com/azure/aks/use-labels).
+AGENTPOOL = "kubernetes.azure.com/agentpool"
 # The taint AKS puts on every node of a spot pool (learn.microsoft.com/azure/aks/spot-node-pool).
 SPOT_TAINT = {"key": "kubernetes.azure.com/scalesetpriority", "value": "spot", "effect": "NoSchedule"}
 # The taint this program puts on system pools, so that only critical add-ons run there
@@ -133,6 +136,15 @@ class Pool:
             return self.os_disk_type
         fits = self.ephemeral_os_fits
         return None if fits is None else EPHEMERAL if fits else MANAGED
+
+
+def gpu_daemonset_placement(pools: Iterable[Any]) -> dict[str, Any]:
+    """The affinity and tolerations of a GPU DaemonSet's pods (the device plugin, the DCGM exporter): on
+    these pools' nodes only, tolerating each pool's own taints exactly and the `nvidia.com/gpu` taint."""
+    pools = list(pools)
+    return {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": AGENTPOOL, "operator": "In", "values": [p.name for p in pools]}]}]}}},
+            "tolerations": tolerating([t for pool in pools for t in pool.taints], always=[GPU_TOLERATION])}
 
 
 def gpu_vendor(vm_size: str, explicit: Optional[ExplicitNode] = None) -> Optional[str]:

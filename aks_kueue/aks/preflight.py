@@ -93,12 +93,11 @@ def advisories(region: str, pools: Sequence[PoolUse], features: Iterable[Feature
                      "removes patches weekly and rolls them out region by region); it is listed there if "
                      "offered, or pin the minor version alone"),
             command=f"az aks get-versions --location {region} -o table"))
-    seen: set[str] = set()
+    first: dict[str, PoolUse] = {}  # one advisory per size, however many pools use it
     for pool in pools:
+        first.setdefault(pool.vm_size.lower(), pool)
+    for pool in first.values():
         size = pool.vm_size
-        if size.lower() in seen:
-            continue
-        seen.add(size.lower())
         found.append(Advisory(
             key=pool.key,
             message=(f"{size} must be offered to the subscription in {region}: the command prints nothing when "

@@ -63,12 +63,9 @@ def normalise(name: str) -> str:
 @lru_cache(maxsize=1)
 def load() -> RegionList:
     doc = json.loads(resources.files("aks_kueue.aks").joinpath(DATA_FILE).read_text(encoding="utf-8"))
-    regions = {}
-    for row in doc["regions"]:
-        region = Region(name=row["name"], display_name=row["displayName"], cloud=Cloud(row["cloud"]),
-                        access=Access(row["access"]), availability_zones=row["availabilityZones"],
-                        geography=row["geography"])
-        regions[region.name] = region
+    regions = {row["name"]: Region(name=row["name"], display_name=row["displayName"], cloud=Cloud(row["cloud"]),
+                                   access=Access(row["access"]), availability_zones=row["availabilityZones"],
+                                   geography=row["geography"]) for row in doc["regions"]}
     return RegionList(source=doc["source"], as_of=date.fromisoformat(doc["asOf"]), regions=regions)
 
 

@@ -84,13 +84,8 @@ class VmSize:
     @property
     def gpu_vendor(self) -> str | None:
         """"amd" or "nvidia" from the GPU's resource; None without a GPU or when the page names none."""
-        if not self.has_gpu:
-            return None
-        if self.gpu_resource.startswith("amd.com/"):
-            return "amd"
-        if self.gpu_resource.startswith("nvidia.com/"):
-            return "nvidia"
-        return None
+        vendors = ("amd", "nvidia") if self.has_gpu else ()
+        return next((vendor for vendor in vendors if self.gpu_resource.startswith(f"{vendor}.com/")), None)
 
     @property
     def mig_capable(self) -> bool:
@@ -108,28 +103,21 @@ class VmSize:
         return dict(self.features).get(name)
 
 
+# The row's facts VmSize keeps under the same name and as they are.
+_ROW_FIELDS = ("vcpus", "memory_gib", "category", "temp_disk_count", "temp_disk_gib", "cache_disk_gib",
+               "local_ssd_count", "local_ssd_size", "ephemeral_os_disk", "premium_storage", "accelerated_networking",
+               "generation_1", "generation_2", "cpu_architecture")
+
+
 def _size(row: dict[str, Any], series: dict[str, Any]) -> VmSize:
     return VmSize(
         name=row["name"],
         family=row["series"],
-        vcpus=row["vcpus"],
-        memory_gib=row["memory_gib"],
         gpus=Fraction(row["gpus"]),
         gpu_model=row["gpu_model"] or "",
         gpu_resource=row["gpu_resource"] or "",
         gpu_memory_gib=row["gpu_memory_gib"] or 0,
-        category=row["category"],
-        temp_disk_count=row["temp_disk_count"],
-        temp_disk_gib=row["temp_disk_gib"],
-        cache_disk_gib=row["cache_disk_gib"],
-        local_ssd_count=row["local_ssd_count"],
-        local_ssd_size=row["local_ssd_size"],
-        ephemeral_os_disk=row["ephemeral_os_disk"],
-        premium_storage=row["premium_storage"],
-        accelerated_networking=row["accelerated_networking"],
-        generation_1=row["generation_1"],
-        generation_2=row["generation_2"],
-        cpu_architecture=row["cpu_architecture"],
+        **{name: row[name] for name in _ROW_FIELDS},
         preview=series["preview"],
         previous_generation=series["previous_generation"],
         retirement=series["retirement"] if row["retiring"] else None,

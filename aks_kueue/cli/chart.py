@@ -36,9 +36,6 @@ def bars(capacity_rows) -> list[Bar]:
     result = []
     for row in capacity_rows:
         label = f"{row.flavor} · {row.resource}"
-        unit = " cores" if row.resource == "cpu" else ""
-        amounts = (f"{show(row.resource, row.quota)} of "
-                   f"{'-' if row.capacity is None else show(row.resource, row.capacity)}{unit}")
         if row.capacity is None:
             result.append(Bar(label, 0.0, UNJUDGED, f"quota {show(row.resource, row.quota)}; capacity not modelled"))
         elif row.capacity == 0:
@@ -50,6 +47,8 @@ def bars(capacity_rows) -> list[Bar]:
                                   f"OVERCOMMITTED: quota {show(row.resource, row.quota)}, {why}"))
         else:
             percent = 100.0 * row.quota / row.capacity
+            amounts = (f"{show(row.resource, row.quota)} of {show(row.resource, row.capacity)}"
+                       f"{' cores' if row.resource == 'cpu' else ''}")
             if row.verdict in OVER_VERDICTS or percent > 100.0:
                 result.append(Bar(label, percent, OVERCOMMITTED, f"OVERCOMMITTED {percent:.0f}%: {amounts}"))
             else:

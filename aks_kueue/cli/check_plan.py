@@ -10,7 +10,7 @@ import typer
 
 from aks_kueue.cli.app import app
 from aks_kueue.cli.common import CONFIG_OPTION, load_stack_config
-from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, Output, register_document, wants_json
+from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, Output, print_document, register_document
 from aks_kueue.day2.allow import ALLOW_KEY
 
 PLAN_LIMIT = 256 * 2**20
@@ -20,12 +20,9 @@ STACK_OPTION = typer.Option(None, "--stack", "-s", metavar="NAME",
 
 def _empty(argv: Sequence[str] = ()) -> dict[str, Any]:
     """check-plan's document when nothing could be judged."""
-    words, plan = list(argv), None
-    for index, word in enumerate(words):
-        takes_value = index and words[index - 1] in ("-s", "--stack", "--config", "-o", "--output")
-        if not word.startswith("-") and word != "check-plan" and not takes_value:
-            plan = word
-            break
+    words = list(argv)
+    plan = next((word for index, word in enumerate(words) if not word.startswith("-") and word != "check-plan"
+                 and not (index and words[index - 1] in ("-s", "--stack", "--config", "-o", "--output"))), None)
     return {"plan": plan, "allowReplacement": [], "allowReplacementFrom": None, "steps": [], "offending": 0}
 
 
@@ -56,22 +53,18 @@ def check_plan(
     from aks_kueue.preview.errors import InputError
     from aks_kueue.preview.stackfile import StackFileError
 
-    output = Output("check-plan", wants_json(output_format, as_json), {**_empty(), "plan": str(plan)})
+    output = Output("check-plan", as_json or output_format == JSON, {**_empty(), "plan": str(plan)})
     as_json = output.format(as_json, output_format) == JSON
     try:
         steps, plan_config = parse_plan(_read(plan))
     except PlanError as error:
         output.fail([InputError(f"{plan}: {error}", str(plan))])
     try:
+        source = "the plan's config"
         if stack is not None or config is not None:
-            stack_config, _ = load_stack_config(stack, config, "check-plan")
+            plan_config = load_stack_config(stack, config, "check-plan")[0].config
             source = str(config) if config is not None else f"stack {stack}"
-            allowances = allowances_from_config(stack_config.config)
-            kept = kept_generations(stack_config.config)
-        else:
-            source = "the plan's config"
-            allowances = allowances_from_config(plan_config)
-            kept = kept_generations(plan_config)
+        allowances, kept = allowances_from_config(plan_config), kept_generations(plan_config)
     except StackFileError as error:
         output.fail([InputError(str(error), str(config) if config is not None else None)])
     except PlanError as error:
@@ -81,7 +74,7 @@ def check_plan(
     offending = [j for j in judged if j.offending]
     code = 1 if offending else 0
     if as_json:
-        output.print({"plan": str(plan), "allowReplacement": [str(e) for e in allowances],
+        print_document({"plan": str(plan), "allowReplacement": [str(e) for e in allowances],
                       "allowReplacementFrom": source, "steps": [j.to_json() for j in judged],
                       "offending": len(offending), "result": RESULTS[code]})
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,6 +15,19 @@ import typer
 def fail(message: str, code: int = 2) -> None:
     typer.echo(message, err=True)
     raise typer.Exit(code)
+
+
+def warn(warnings) -> None:
+    for warning in warnings:
+        typer.echo(f"warning: {warning}", err=True)
+
+
+def unexpected(error: Exception) -> str:
+    """What is said of an exception that is a bug, not bad input; with AKS_KUEUE_DEBUG it is raised again."""
+    if os.environ.get("AKS_KUEUE_DEBUG"):
+        raise error
+    return (f"aks-kueue failed unexpectedly ({type(error).__name__}: {error}); this is a bug, please report it "
+            "(AKS_KUEUE_DEBUG=1 shows where)")
 
 
 @contextmanager

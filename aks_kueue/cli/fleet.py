@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
-import typer
-
 from aks_kueue.k8s.loader import LoadError
 
 
@@ -94,8 +92,3 @@ def print_dispatch(decisions: list[dict[str, Any]]) -> None:
             table.add_row(workload, worker["name"] + won, worker["mode"], flavors, worker["message"] or "")
             workload = ""
     Console().print(table)
-
-
-def warn_skipped(fleet: FleetObjects) -> None:
-    for reason in fleet.skipped:
-        typer.echo(f"warning: worker {reason}", err=True)

@@ -3,7 +3,7 @@ one JSON document on stdout as well as sentences on stderr."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Optional
 
 import typer
@@ -41,7 +41,6 @@ class Inputs:
     jobs: dict[int, Any]
     # The pseudo-file the stack's own objects are read from (`--stack`), e.g. "stack prod".
     stack_source: Optional[str] = None
-    stack_documents: list[Document] = field(default_factory=list)
     # The Kueue configuration in force (`aks_kueue.kueue.jobs.JobOptions`): its `resources` are
     # what simulate charges workloads with.
     options: Any = None
@@ -82,7 +81,7 @@ def read_command_inputs(paths: list[str], namespace: str, integrations: Optional
     if options.resources:
         warnings.append(f"workloads are charged as the resources section of {config_source} says: "
                         + "; ".join(options.resources.describe()))
-    return Inputs(documents, warnings, job_results(documents, options), source, own, options)
+    return Inputs(documents, warnings, job_results(documents, options), source, options)
 
 
 def stack_documents(settings, stack: str, source: str, output: Output) -> list[Document]:
@@ -187,31 +186,43 @@ def job_results(documents: list[Document], options) -> dict[int, Any]:
     return {id(m): r for m, r in zip(jobs, derive_workloads([d.manifest for d in documents], options), strict=True)}
 
 
-def configuration_errors(manifest: dict[str, Any]) -> tuple[list[FieldError], list[FieldError]]:
+def configuration_errors(document: Document, warnings: list[str]) -> list[FieldError]:
     """Kueue's Configuration as Kueue v0.19.2 reads it at startup (`judge_configuration` of
-    `aks_kueue.kueue.configuration`): what would stop the manager, and what it accepts but
-    probably not as meant (v1beta1 semantics)."""
+    `aks_kueue.kueue.configuration`): what would stop the manager; what it accepts but probably not as
+    meant (v1beta1 semantics) goes to `warnings`."""
     from aks_kueue.kueue.configuration import judge_configuration
 
-    report = judge_configuration(manifest)
-    return report.errors, report.warnings
+    report = judge_configuration(document.manifest)
+    warnings += [f"{document.where}: Configuration: {note}" for note in report.warnings]
+    return report.errors
 
 
 NOT_MODELLED_EXTERNAL = ("Kueue leaves it to an external framework (integrations.externalFrameworks): that "
                          "framework's own controller builds its Workload, which cannot be derived offline; it is not "
                          "simulated")
+# Objects read for what they say of others, by kind.
+CONTEXT_REASONS = {"Namespace": "not a Kueue object; simulate reads its labels for namespaceSelectors",
+                   "PriorityClass": "not a Kueue object; read for the priority of the jobs that name it"}
 
 
-def other_reason(document: Document, options: Any = None) -> str:
-    if document.api_version == "batch/v1" and document.kind == "CronJob":
-        return ("not a Kueue object; Kueue manages the Jobs it creates (give one of them, its jobTemplate as a "
-                "Job, to simulate it)")
-    if options is not None and options.external(document.api_version, document.kind):
-        return NOT_MODELLED_EXTERNAL
-    if _carries_queue_label(document.manifest):
-        return ("not a Kueue object; it asks for a LocalQueue (kueue.x-k8s.io/queue-name), so Kueue manages the "
-                "pods its controller creates, through the pod integration; give those pods to simulate them")
-    return "not a Kueue object"
+def skipped_other(document: Document, options: Any) -> dict[str, Any]:
+    """The `skipped` entry of an object neither Kueue's nor a job: what it is read for, or why it is not
+    judged."""
+    from aks_kueue.kueue.manifests import Category, category
+
+    if category(document.manifest) is Category.CONTEXT:
+        reason = CONTEXT_REASONS.get(document.kind, "not a Kueue object; read for the TrainJobs that use this runtime")
+    elif document.api_version == "batch/v1" and document.kind == "CronJob":
+        reason = ("not a Kueue object; Kueue manages the Jobs it creates (give one of them, its jobTemplate as a "
+                  "Job, to simulate it)")
+    elif options.external(document.api_version, document.kind):
+        return skipped_entry(document, NOT_MODELLED_EXTERNAL, True)
+    elif _carries_queue_label(document.manifest):
+        reason = ("not a Kueue object; it asks for a LocalQueue (kueue.x-k8s.io/queue-name), so Kueue manages the "
+                  "pods its controller creates, through the pod integration; give those pods to simulate them")
+    else:
+        reason = "not a Kueue object"
+    return skipped_entry(document, reason)
 
 
 def _carries_queue_label(value: Any, depth: int = 0) -> bool:
@@ -238,12 +249,3 @@ def skipped_entry(document: Document, reason: str, not_modelled: bool = False) -
     if not_modelled:
         entry["notModelled"] = True
     return entry
-
-
-def context_reason(document: Document) -> str:
-    kind = document.kind
-    if kind == "Namespace":
-        return "not a Kueue object; simulate reads its labels for namespaceSelectors"
-    if kind == "PriorityClass":
-        return "not a Kueue object; read for the priority of the jobs that name it"
-    return "not a Kueue object; read for the TrainJobs that use this runtime"

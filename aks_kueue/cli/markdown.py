@@ -10,7 +10,7 @@ put in later where `REPLAY_SLOT` stands (`.github/scripts/offline-previews.sh` p
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Optional
+from typing import Any, Iterable, Optional, Sequence
 
 from aks_kueue.cli.render import verdict_text
 from aks_kueue.preview.outcome import UNGUARDED, Outcome
@@ -23,6 +23,16 @@ _VERDICT_MARK = {"ok": "ok", "over": "**over**", "missing": "**missing**", "nowh
 def cell(text: Any) -> str:
     """A value that cannot break a Markdown table row."""
     return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\r", "").replace("\n", "<br>")
+
+
+def table(columns: Sequence[str], rows: Iterable[Sequence[Any]], align: str = "") -> list[str]:
+    """A Markdown table, each value written with `cell`; `align` gives each column's alignment ("l" or "r",
+    left where it stops). A None value is an empty cell written `| |`, an empty string one written `|  |`."""
+    def line(values: Sequence[Any]) -> str:
+        return "|" + "|".join(" " if v is None else f" {cell(v)} " for v in values) + "|"
+
+    return [line(columns), "|" + "".join("---:|" if a == "r" else "---|" for a in align.ljust(len(columns), "l")),
+            *map(line, rows)]
 
 
 def code(text: str) -> str:
@@ -43,9 +53,9 @@ def day2_section(outcome: Outcome) -> list[str]:
     items = [("refused", f) for f in outcome.refusals]
     items += [("notice", f) for f in (outcome.run.day2_findings if outcome.run else []) if f.kind != UNGUARDED]
     if items:
-        lines += ["### Day-2 guard", "", "| verdict | object | key to edit | message | fix |", "|---|---|---|---|---|"]
-        lines += [f"| {'**refused**' if what == 'refused' else 'notice'} | {cell(f.object)} | {cell(code(f.key))} | "
-                  f"{cell(f.message)} | {cell(f.fix)} |" for what, f in items]
+        lines += ["### Day-2 guard", "", *table(("verdict", "object", "key to edit", "message", "fix"), [
+            ("**refused**" if what == "refused" else "notice", f.object, code(f.key), f.message, f.fix)
+            for what, f in items])]
     if any(f.kind == UNGUARDED for f in outcome.findings):
         lines.append("_Day-2 guard: unguarded here (no previous outputs), so a replacement, a deletion or an install "
                      "switch is not refused by this preview; `pulumi up` compares with the stack's last deployment._")
@@ -57,10 +67,9 @@ def resources_section(outcome: Outcome) -> list[str]:
     registrations = outcome.run.registrations
     counts = Counter(r.type for r in registrations)
     registered = "registered had the guard let it through" if outcome.refusals else "registered"
-    lines = ["<details><summary>Resources: " f"{len(registrations)} {registered}, {len(counts)} types</summary>", "",
-             "| type | count |", "|---|---:|"]
-    lines += [f"| {cell(code(kind))} | {n} |" for kind, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
-    return lines + ["", "</details>"]
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return ["<details><summary>Resources: " f"{len(registrations)} {registered}, {len(counts)} types</summary>", "",
+            *table(("type", "count"), [(code(kind), n) for kind, n in ranked], "lr"), "", "</details>"]
 
 
 def replay_section(replay: Optional[str]) -> list[str]:
@@ -75,50 +84,37 @@ def capacity_section(outcome: Outcome) -> list[str]:
     rows = outcome.judgement.capacity if outcome.judgement else []
     if not rows:
         return lines + ["No ClusterQueue or Cohort sets a quota."]
-    lines += ["| flavor | resource | quota (sum) | capacity | headroom | verdict |", "|---|---|---:|---:|---:|---|"]
-    for row in rows:
-        shown = row.shown()
-        verdict = (_VERDICT_MARK.get(row.verdict, cell(row.verdict))
-                   + (" (assumed placement)" if row.assumption else "")
-                   + (" (transformed units)" if row.transformation else ""))
-        lines.append(f"| {cell(row.flavor)} | {cell(row.resource)} | {cell(shown['quota'])} | "
-                     f"{cell(shown['capacity'])} | {cell(shown['headroom'])} | {verdict} |")
-    return lines
+    return lines + table(("flavor", "resource", "quota (sum)", "capacity", "headroom", "verdict"), [
+        (row.flavor, row.resource, *row.shown().values(), _VERDICT_MARK.get(row.verdict, row.verdict)
+         + (" (assumed placement)" if row.assumption else "") + (" (transformed units)" if row.transformation else ""))
+        for row in rows], "llrrr")
 
 
 def verdicts_section(outcome: Outcome) -> list[str]:
     """Each finding once, by level, mandatory first; alike reminders (the checks only Azure can answer)
     folded under one summary line."""
-    from aks_kueue.cli.render import GROUPED
+    from aks_kueue.cli.render import GROUPED, LEVEL_ORDER, verdict_groups
 
     lines = ["### Policy verdicts", ""]
     if not outcome.verdicts and not outcome.other_violations:
         return lines + ["Every policy of the pack passed."]
-    head = ["| policy | object | key to edit | message | fix |", "|---|---|---|---|---|"]
 
-    def row(verdict) -> str:
-        f = verdict.finding
-        return (f"| {cell(code(verdict.policy))} | {cell(f.object)} | {cell(code(f.key))} | {cell(f.message)} | "
-                f"{cell(f.fix)} |")
+    def rows(items) -> list[str]:
+        return table(("policy", "object", "key to edit", "message", "fix"), [
+            (code(i.policy), None, None, i.message, None) if getattr(i, "finding", None) is None  # the runtime's own
+            else (code(i.policy), i.finding.object, code(i.finding.key), i.finding.message, i.finding.fix)
+            for i in items])
 
-    for level in ("mandatory", "advisory"):
-        group = [v for v in outcome.verdicts if v.level == level]
-        others = [v for v in outcome.other_violations if v.enforcement_level == level]
-        if not group and not others:
-            continue
-        folded: dict[tuple, list] = {}
-        for verdict in group:
-            if verdict.finding.kind in GROUPED:
-                folded.setdefault((verdict.finding.kind, verdict.finding.object), []).append(verdict)
-        plain = [v for v in group if v.finding.kind not in GROUPED]
-        lines += [f"**{level}** ({len(group) + len(others)})", ""]
-        if plain or others:
-            lines += head + [row(v) for v in plain]
-            lines += [f"| {cell(code(v.policy))} | | | {cell(v.message)} | |" for v in others]
-            lines.append("")
-        for (kind, what), items in folded.items():
-            lines += [f"<details><summary>{cell(what)}: {len(items)} {cell(GROUPED[kind])}</summary>", "", *head,
-                      *(row(v) for v in items), "", "</details>", ""]
+    groups = verdict_groups(outcome)
+    for level in LEVEL_ORDER:
+        ours = [g for g in groups if g.level == level]
+        plain = [g.items[0] for g in ours if not g.grouped]
+        lines += [f"**{level}** ({sum(len(g.items) for g in ours)})", ""] if ours else []
+        lines += [*rows(plain), ""] if plain else []
+        for items in (g.items for g in ours if g.grouped):
+            f = items[0].finding
+            lines += [f"<details><summary>{cell(f.object)}: {len(items)} {cell(GROUPED[f.kind])}</summary>", "",
+                      *rows(items), "", "</details>", ""]
     return lines[:-1]
 
 

@@ -33,11 +33,6 @@ def register_document(command: str, empty: Callable[[Sequence[str]], dict[str, A
     _DOCUMENTS[command] = empty
 
 
-def empty_document(command: Optional[str], argv: Sequence[str]) -> dict[str, Any]:
-    factory = _DOCUMENTS.get(command or "")
-    return factory(argv) if factory else {}
-
-
 def print_document(document: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(document, indent=2) + "\n")
 
@@ -67,9 +62,6 @@ class Output:
             print_document(invalid(self.document, items, code))
         raise typer.Exit(code)
 
-    def print(self, document: Optional[dict[str, Any]] = None) -> None:
-        print_document(self.document if document is None else document)
-
     def format(self, as_json: bool, output: Optional[str], formats: Sequence[str] = (TEXT, JSON),
                flag: str = "-o") -> str:
         """The output format `--json` and `-o FORMAT` choose together (text when neither is given)."""
@@ -81,44 +73,32 @@ class Output:
         return JSON if as_json else output or TEXT
 
 
-def wants_json(output: Optional[str], as_json: bool = False) -> bool:
-    return as_json or output == JSON
-
-
 def asks_for_json(argv: Sequence[str]) -> bool:
     """Whether a command line asks for JSON (`--json`, `-o json`, `-ojson`, `--output=json`, `--format json`),
     read before Click has parsed it: a command line Click refuses still gets its document."""
     words = list(argv)
-    for index, word in enumerate(words):
-        if word == "--":
-            break
-        if word == "--json":
-            return True
-        following = words[index + 1] if index + 1 < len(words) else None
-        if word in ("-o", "--output", "--format") and following == JSON:
-            return True
-        if word in ("-ojson", "-o=json", "--output=json", "--format=json"):
-            return True
-    return False
+    flags = set(words[:words.index("--")] if "--" in words else words)
+    return bool(flags & {"--json", "-ojson", "-o=json"}) or JSON in option_values(words, "-o", "--output", "--format")
 
 
-def option_value(argv: Sequence[str], *names: str) -> Optional[str]:
-    """The value a command line gives an option (`--stack dev`, `-s dev`, `--stack=dev`), read as
-    `asks_for_json` reads it; None when it gives none."""
-    words = list(argv)
+def option_values(argv: Sequence[str], *names: str) -> list[str]:
+    """The values a command line gives an option (`--stack dev`, `-s dev`, `--stack=dev`), in order, read as
+    `asks_for_json` reads them."""
+    words, found = list(argv), []
     for index, word in enumerate(words):
         if word == "--":
             break
         for name in names:
             if word == name and index + 1 < len(words):
-                return words[index + 1]
-            if name.startswith("--") and word.startswith(name + "="):
-                return word[len(name) + 1:]
-    return None
+                found.append(words[index + 1])
+            elif name.startswith("--") and word.startswith(name + "="):
+                found.append(word[len(name) + 1:])
+    return found
 
 
 def usage_error(message: str, command: Optional[str], argv: Sequence[str]) -> None:
     """A command line Click refused (an unknown flag, a missing argument, a bad value): with JSON asked
     for, the command's document with the refusal as its one error. Click then says it on stderr."""
     if asks_for_json(argv):
-        print_document(invalid(empty_document(command, argv), [InputError(message)]))
+        empty = _DOCUMENTS.get(command or "")
+        print_document(invalid(empty(argv) if empty else {}, [InputError(message)]))

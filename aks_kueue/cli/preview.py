@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Optional, Sequence
 
 import typer
 
 from aks_kueue.cli.app import app
-from aks_kueue.cli.common import CONFIG_OPTION, STACK_OPTION, fail, load_stack_config, stack_name
-from aks_kueue.cli.output import (JSON, JSON_OPTION, MARKDOWN, TEXT, Output, option_value, print_document,
+from aks_kueue.cli.common import CONFIG_OPTION, STACK_OPTION, fail, load_stack_config, stack_name, unexpected, warn
+from aks_kueue.cli.output import (JSON, JSON_OPTION, MARKDOWN, TEXT, Output, option_values, print_document,
                                   register_document)
 
 FORMATS = (TEXT, JSON, MARKDOWN)
@@ -27,8 +26,8 @@ def _empty(argv: Sequence[str]) -> dict:
     """The preview's document when its command line cannot be used."""
     from aks_kueue.preview.outcome import Outcome, document
 
-    config = option_value(argv, "--config")
-    stack = stack_name(option_value(argv, "--stack", "-s"), Path(config) if config else None)
+    config = (option_values(argv, "--config") or [None])[0]
+    stack = stack_name((option_values(argv, "--stack", "-s") or [None])[0], Path(config) if config else None)
     return document(Outcome(project="aks-kueue", stack=stack))
 
 
@@ -41,22 +40,18 @@ STACK_OUTPUTS_OPTION = typer.Option(
     "it. Repeatable.")
 
 
-def stack_outputs_files(values: list[str], command: str, output: Optional[Output] = None) -> dict[str, Path]:
-    """--stack-outputs STACK=FILE, each stack once; a malformed flag exits 2 (through `output`, for --json)."""
+def stack_outputs_files(values: list[str], output: Output) -> dict[str, Path]:
+    """--stack-outputs STACK=FILE, each stack once; a malformed flag exits 2 through `output`."""
     from aks_kueue.preview.errors import InputError
-
-    def refuse(message: str) -> None:
-        if output is not None:
-            output.fail([InputError(message)])
-        fail(f"{command}: {message}")
 
     found: dict[str, Path] = {}
     for value in values:
         stack, sep, file = value.partition("=")
         if not sep or not stack or not file:
-            refuse(f"--stack-outputs takes STACK=FILE (org/project/stack=outputs.json), not {value!r}")
+            output.fail([InputError(f"--stack-outputs takes STACK=FILE (org/project/stack=outputs.json), not "
+                                    f"{value!r}")])
         if stack in found:
-            refuse(f"--stack-outputs names {stack} twice; give each stack's outputs once")
+            output.fail([InputError(f"--stack-outputs names {stack} twice; give each stack's outputs once")])
         found[stack] = Path(file)
     return found
 
@@ -77,10 +72,7 @@ def _outcome(stack: Optional[str], config: Optional[Path], policy_config: Option
         return preview(stack_config, root, policy_config, previous_outputs=previous_outputs, source=source,
                        stack_outputs=stack_outputs)
     except Exception as error:  # a bug, not bad input: say so briefly
-        if os.environ.get("AKS_KUEUE_DEBUG"):
-            raise
-        fail(f"{command}: aks-kueue failed unexpectedly ({type(error).__name__}: {error}); this is a bug, please "
-             "report it (AKS_KUEUE_DEBUG=1 shows where)")
+        fail(f"{command}: {unexpected(error)}")
 
 
 @app.command()
@@ -106,7 +98,7 @@ def preview(
     output = Output("preview", as_json or output_format == JSON, _empty(["--stack", stack_name(stack, config)]))
     chosen = output.format(as_json, output_format, FORMATS, flag="--format")
     outcome = _outcome(stack, config, policy_config, "preview", previous_outputs,
-                       stack_outputs_files(stack_outputs, "preview", output))
+                       stack_outputs_files(stack_outputs, output))
     _errors(outcome, shown=chosen == TEXT and outcome.run is not None)
     if chosen == JSON:
         from aks_kueue.preview.outcome import document
@@ -137,16 +129,13 @@ def _errors(outcome, shown: bool = False) -> None:
     if shown and outcome.refusals:
         typer.echo(f"preview: the day-2 guard refused this update ({len(outcome.refusals)} changes, above)", err=True)
     elif not shown:
-        for note in outcome.previous_notes:
-            typer.echo(f"warning: {note}", err=True)
+        warn(outcome.previous_notes)
         if outcome.refusals:
             typer.echo("the day-2 guard refused this update:", err=True)
         for refusal in outcome.refusals:
             typer.echo(str(refusal), err=True)
     said = {str(f) for f in outcome.findings}
-    for warning in outcome.run.warnings if outcome.run else ():
-        if warning not in said:
-            typer.echo(f"warning: {warning}", err=True)
+    warn(w for w in (outcome.run.warnings if outcome.run else ()) if w not in said)
 
 
 @app.command()
@@ -164,8 +153,8 @@ def report(
     """
     if out.exists() and not out.is_dir():
         fail(f"report: {out} exists and is not a directory")
-    outcome = _outcome(stack, config, policy_config, "report", stack_outputs=stack_outputs_files(stack_outputs,
-                                                                                                "report"))
+    outcome = _outcome(stack, config, policy_config, "report",
+                       stack_outputs=stack_outputs_files(stack_outputs, Output("report", False, {})))
     _errors(outcome)
     if outcome.run is None:
         raise typer.Exit(outcome.exit_code)

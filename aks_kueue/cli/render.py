@@ -80,16 +80,12 @@ def verdict_text(outcome: Outcome, refused: str = "REFUSED by the day-2 guard ({
     return text + (f", {advisory} advisory" if advisory else "")
 
 
-def headline(outcome: Outcome) -> str:
-    """The verdict in one sentence: what a reviewer reads first."""
-    return f"aks-kueue preview of stack {outcome.stack}: {verdict_text(outcome)}"
-
-
 def print_headline(console, outcome: Outcome) -> None:
     from rich.markup import escape
 
+    headline = f"aks-kueue preview of stack {outcome.stack}: {verdict_text(outcome)}"  # what a reviewer reads first
     colour = "red" if outcome.exit_code else "green"
-    console.print(f"[bold {colour}]{escape(headline(outcome))}[/bold {colour}]")
+    console.print(f"[bold {colour}]{escape(headline)}[/bold {colour}]")
     run = outcome.run
     registered = "registered had the guard let it through" if outcome.refusals else "registered"
     facts = [f"{len(run.registrations)} resources would be {registered}"]
@@ -101,7 +97,7 @@ def print_headline(console, outcome: Outcome) -> None:
 
 
 @dataclass
-class _Group:
+class _VerdictGroup:
     level: str
     policy: str
     heading: str
@@ -109,23 +105,23 @@ class _Group:
     grouped: bool = False
 
 
-def _groups(outcome: Outcome) -> list[_Group]:
+def verdict_groups(outcome: Outcome) -> list[_VerdictGroup]:
     """The verdicts by level (mandatory first), alike findings under one heading, in the judge's order."""
-    groups: list[_Group] = []
-    by_heading: dict[tuple, _Group] = {}
+    groups: list[_VerdictGroup] = []
+    by_heading: dict[tuple, _VerdictGroup] = {}
     for verdict in outcome.verdicts:
         finding = verdict.finding
         if finding.kind in GROUPED:
             key = (verdict.level, verdict.policy, finding.kind, finding.object)
             if key not in by_heading:
-                by_heading[key] = _Group(verdict.level, verdict.policy, f"{finding.object}: {GROUPED[finding.kind]}",
+                by_heading[key] = _VerdictGroup(verdict.level, verdict.policy, f"{finding.object}: {GROUPED[finding.kind]}",
                                          grouped=True)
                 groups.append(by_heading[key])
             by_heading[key].items.append(verdict)
         else:
-            groups.append(_Group(verdict.level, verdict.policy, "", [verdict]))
+            groups.append(_VerdictGroup(verdict.level, verdict.policy, "", [verdict]))
     for violation in outcome.other_violations:
-        groups.append(_Group(violation.enforcement_level, violation.policy, "", [violation]))
+        groups.append(_VerdictGroup(violation.enforcement_level, violation.policy, "", [violation]))
     rank = {level: i for i, level in enumerate(LEVEL_ORDER)}
     return sorted(groups, key=lambda g: rank.get(g.level, len(LEVEL_ORDER)))
 
@@ -135,26 +131,26 @@ def print_verdicts(console, outcome: Outcome) -> None:
     key to edit and the fix."""
     from rich.markup import escape
 
+    def say(head: str, f, fix: str = "      fix: {}") -> None:
+        console.print(f"{head}{escape(f.key)}: {escape(f.message)}", highlight=False)
+        if f.fix:
+            console.print(fix.format(escape(f.fix)), highlight=False)
+
     for note in outcome.previous_notes:
         console.print(f"[bold yellow]{escape(str(note))}[/bold yellow]")
-    if outcome.refusals:
-        console.print(f"[bold red]Day-2 guard: refused ({len(outcome.refusals)})[/bold red]")
-        for refusal in outcome.refusals:
-            _item(console, "red", refusal.object, refusal.key, refusal.message, refusal.fix)
     notices = [f for f in (outcome.run.day2_findings if outcome.run else []) if f.kind != UNGUARDED]
-    if notices:
-        plural = "s" if len(notices) != 1 else ""
-        console.print(f"[bold yellow]Day-2 guard: {len(notices)} notice{plural}[/bold yellow]")
-        for notice in notices:
-            _item(console, "yellow", notice.object, notice.key, notice.message, notice.fix)
-    groups = _groups(outcome)
+    for colour, title, items in (("red", f"refused ({len(outcome.refusals)})", outcome.refusals),
+                                 ("yellow", f"{len(notices)} notice{'s' if len(notices) != 1 else ''}", notices)):
+        if items:
+            console.print(f"[bold {colour}]Day-2 guard: {title}[/bold {colour}]")
+        for f in items:
+            say(f"  [{colour}]{escape(f.object)}[/{colour}] ", f)
+    groups = verdict_groups(outcome)
     if not groups:
         console.print("[green]Policy verdicts: every policy passed.[/green]")
         console.print()
         return
-    counts = Counter()
-    for group in groups:
-        counts[group.level] += len(group.items)
+    counts = Counter(group.level for group in groups for _ in group.items)
     level = None
     for group in groups:
         colour = "red" if group.level == "mandatory" else "yellow"
@@ -165,29 +161,15 @@ def print_verdicts(console, outcome: Outcome) -> None:
             console.print(f"  [{colour}]{escape(group.policy)}[/{colour}] {escape(group.heading)} "
                           f"({len(group.items)})")
             for verdict in group.items:
-                f = verdict.finding
-                console.print(f"    {escape(f.key)}: {escape(f.message)}", highlight=False)
-                if f.fix:
-                    console.print(f"      [dim]{escape(f.fix)}[/dim]", highlight=False)
+                say("    ", verdict.finding, "      [dim]{}[/dim]")
             continue
         item = group.items[0]
         finding = getattr(item, "finding", None)
         if finding is None:
             console.print(f"  [{colour}]{escape(item.policy)}[/{colour}]: {escape(item.message)}", highlight=False)
             continue
-        console.print(f"  [{colour}]{escape(item.policy)}[/{colour}] ({escape(finding.object)}) "
-                      f"{escape(finding.key)}: {escape(finding.message)}", highlight=False)
-        if finding.fix:
-            console.print(f"      fix: {escape(finding.fix)}", highlight=False)
+        say(f"  [{colour}]{escape(item.policy)}[/{colour}] ({escape(finding.object)}) ", finding)
     console.print()
-
-
-def _item(console, colour: str, what: str, key: str, message: str, fix: str) -> None:
-    from rich.markup import escape
-
-    console.print(f"  [{colour}]{escape(what)}[/{colour}] {escape(key)}: {escape(message)}", highlight=False)
-    if fix:
-        console.print(f"      fix: {escape(fix)}", highlight=False)
 
 
 def print_capacity(console, outcome: Outcome) -> None:
@@ -203,11 +185,10 @@ def print_capacity(console, outcome: Outcome) -> None:
         table.add_column(column, justify="right" if column in ("quota (sum)", "capacity", "headroom") else "left",
                          no_wrap=True)
     for row in rows:
-        shown = row.shown()
         style = VERDICT_STYLE.get(row.verdict, "")
         verdict = escape(row.verdict) + (" (assumed placement)" if row.assumption else "") \
             + (" (transformed units)" if row.transformation else "")
-        table.add_row(escape(row.flavor), escape(row.resource), shown["quota"], shown["capacity"], shown["headroom"],
+        table.add_row(escape(row.flavor), escape(row.resource), *row.shown().values(),
                       f"[{style}]{verdict}[/{style}]" if style else verdict)
     console.print(table)
     console.print()

@@ -9,16 +9,16 @@ tables, the Markdown, the chart and the CSV are `cli.replay_render`.
 
 from __future__ import annotations
 
-import json
-import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NoReturn, Optional
+from typing import Any, Callable, Iterator, NoReturn, Optional
 
 import typer
 
 from aks_kueue.cli.app import app
-from aks_kueue.cli.output import Output, register_document
+from aks_kueue.cli.common import unexpected, warn
+from aks_kueue.cli.output import Output, print_document, register_document
 from aks_kueue.k8s.loader import LoadError
 
 FORMATS = ("text", "markdown")
@@ -70,22 +70,77 @@ def replay(
     Durations are Go-style (90s, 5m, 1h30m) or seconds. Exits 0 when done, 1 when a --fail-on-wait gate
     fails, 2 when an input cannot be used.
     """
+    from aks_kueue.replay import ReplayOptions, read_trace
+    from aks_kueue.replay import replay as run_replay
+    from aks_kueue.replay.report import document
+
     as_json = as_json or output == "json"
     try:
         if output not in (None, "json"):
             raise _flag_error(f"-o/--output takes json, not {output!r}")
-        code = _run(traces, stack, config, queues or [], compare_stack, compare_config, compare_queues or [],
-                    node_startup or [], scale_down_delay, until, fail_on_wait, as_json, output_format, out)
+        if output_format not in FORMATS:
+            raise _flag_error(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
+        if out is not None and out.exists() and not out.is_dir():
+            raise _flag_error(f"--out: {out} exists and is not a directory")
+        given = [f for f, v in (("--stack", stack), ("--config", config), ("--queues", queues)) if v]
+        compared = [f for f, v in (("--compare-stack", compare_stack), ("--compare-config", compare_config),
+                                   ("--compare-queues", compare_queues)) if v]
+        if len(given) > 1:
+            raise _flag_error(f"give one configuration: {' or '.join(given)}, not both")
+        if len(compared) > 1:
+            raise _flag_error(f"give one configuration to compare with: {' or '.join(compared)}, not both")
+        delay = _duration(scale_down_delay, "--scale-down-delay")
+        stop = None if until is None else _duration(until, "--until")
+        startups, everywhere = _startups(node_startup or [])
+        gate = _gate(fail_on_wait)
+        trace = read_trace(traces)
+        warn(trace.notes)
+        if trace.generated is not None:
+            if given or compared:
+                raise _flag_error("a generator trace defines its own queues; give it without --stack, --config, "
+                                  "--queues or --compare-*")
+            configurations = [_generated(trace.generated)]
+        else:
+            configurations = [_queues_config(queues) if queues else _stack_config(stack, config)]
+            if compared:
+                configurations.append(_queues_config(compare_queues) if compare_queues
+                                      else _stack_config(compare_stack, compare_config))
+        for configuration in configurations:
+            configuration.scale_down_delay = delay
+            configuration.default_startup = everywhere
+        _apply_startups(configurations, startups)
+        outcomes = []
+        for index, configuration in enumerate(configurations):
+            with _progress(len(trace.workloads), configuration.name, index, len(configurations)) as progress:
+                outcomes.append(run_replay(configuration, trace, ReplayOptions(until=stop, progress=progress)))
+        found = document(outcomes, trace, gate)
+        failed = [g for g in found["summary"]["gates"] if not g["passed"]]
+        found["result"] = "rejected" if failed else "ok"
+        found["errors"] = []
+        from aks_kueue.cli import replay_render as render
+
+        if out is not None:
+            try:
+                written = render.write_out(found, outcomes, trace, out)
+            except OSError as error:
+                raise _flag_error(f"--out: cannot write to {out}: {error.strerror or error}") from None
+            typer.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
+        if as_json:
+            print_document(found)
+        elif output_format == "markdown":
+            sys.stdout.write(render.markdown(found, trace))
+        else:
+            render.print_text(found, trace)
+        for entry in failed:
+            typer.echo(f"replay: gate failed: ClusterQueue {entry['clusterQueue']} waits {entry['value']:g} s to start "
+                       f"at {gate.statistic}, more than {gate.limit:g} s", err=True)
+        code = 1 if failed else 0
     except Unusable as unusable:
         _invalid(unusable.errors, as_json)
     except LoadError as error:
         _invalid([error], as_json)
     except Exception as error:  # a bug, not bad input: say so briefly
-        if os.environ.get("AKS_KUEUE_DEBUG"):
-            raise
-        message = (f"aks-kueue failed unexpectedly ({type(error).__name__}: {error}); this is a bug, please report "
-                   "it (AKS_KUEUE_DEBUG=1 shows where)")
-        _invalid([LoadError("", None, message)], as_json)
+        _invalid([LoadError("", None, unexpected(error))], as_json)
     raise typer.Exit(code)
 
 
@@ -100,97 +155,29 @@ def _invalid(errors: list[LoadError], as_json: bool) -> NoReturn:
     Output("replay", as_json, _empty()).fail(errors)
 
 
-def _run(traces, stack, config, queues, compare_stack, compare_config, compare_queues, node_startup,
-         scale_down_delay, until, fail_on_wait, as_json, output_format, out) -> int:
-    from aks_kueue.replay import ReplayOptions, read_trace
-    from aks_kueue.replay import replay as run_replay
-    from aks_kueue.replay.report import document
-    from aks_kueue.replay.trace import ValueProblem, duration
-
-    if output_format not in FORMATS:
-        raise _flag_error(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
-    if out is not None and out.exists() and not out.is_dir():
-        raise _flag_error(f"--out: {out} exists and is not a directory")
-    given = [f for f, v in (("--stack", stack), ("--config", config), ("--queues", queues)) if v]
-    compared = [f for f, v in (("--compare-stack", compare_stack), ("--compare-config", compare_config),
-                               ("--compare-queues", compare_queues)) if v]
-    if len(given) > 1:
-        raise _flag_error(f"give one configuration: {' or '.join(given)}, not both")
-    if len(compared) > 1:
-        raise _flag_error(f"give one configuration to compare with: {' or '.join(compared)}, not both")
-    try:
-        delay = duration(scale_down_delay, "a duration")
-    except ValueProblem as problem:
-        raise _flag_error(f"--scale-down-delay: {problem}") from None
-    try:
-        stop = None if until is None else duration(until, "a duration")
-    except ValueProblem as problem:
-        raise _flag_error(f"--until: {problem}") from None
-    startups, everywhere = _startups(node_startup)
-    gate = _gate(fail_on_wait)
-    trace = read_trace(traces)
-    for note in trace.notes:
-        typer.echo(f"warning: {note}", err=True)
-    if trace.generated is not None:
-        if given or compared:
-            raise _flag_error("a generator trace defines its own queues; give it without --stack, --config, --queues "
-                              "or --compare-*")
-        configurations = [_generated(trace.generated)]
-    else:
-        configurations = [_configuration(stack, config, queues, "replay")]
-        if compared:
-            configurations.append(_configuration(compare_stack, compare_config, compare_queues, "replay"))
-    for configuration in configurations:
-        configuration.scale_down_delay = delay
-        configuration.default_startup = everywhere
-    _apply_startups(configurations, startups)
-    outcomes = []
-    for index, configuration in enumerate(configurations):
-        with _progress(len(trace.workloads), configuration.name, index, len(configurations)) as progress:
-            outcomes.append(run_replay(configuration, trace, ReplayOptions(until=stop, progress=progress)))
-    found = document(outcomes, trace, gate)
-    failed = [g for g in found["summary"]["gates"] if not g["passed"]]
-    found["result"] = "rejected" if failed else "ok"
-    found["errors"] = []
-    from aks_kueue.cli import replay_render as render
-
-    if out is not None:
-        try:
-            written = render.write_out(found, outcomes, trace, out)
-        except OSError as error:
-            raise _flag_error(f"--out: cannot write to {out}: {error.strerror or error}") from None
-        typer.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
-    if as_json:
-        sys.stdout.write(json.dumps(found, indent=2) + "\n")
-    elif output_format == "markdown":
-        sys.stdout.write(render.markdown(found, trace))
-    else:
-        render.print_text(found, trace)
-    for entry in failed:
-        typer.echo(f"replay: gate failed: ClusterQueue {entry['clusterQueue']} waits {entry['value']:g} s to start "
-                   f"at {gate.statistic}, more than {gate.limit:g} s", err=True)
-    return 1 if failed else 0
-
-
 # Flags -----------------------------------------------------------------------------------------
 
 
-def _startups(values: list[str]) -> tuple[dict[str, float], Optional[float]]:
+def _duration(text: str, flag: str) -> float:
     from aks_kueue.replay.trace import ValueProblem, duration
 
+    try:
+        return duration(text, "a duration")
+    except ValueProblem as problem:
+        raise _flag_error(f"{flag}: {problem}") from None
+
+
+def _startups(values: list[str]) -> tuple[dict[str, float], Optional[float]]:
     per_pool: dict[str, float] = {}
     everywhere = None
     for value in values:
         pool, sep, text = value.partition("=")
-        try:
-            if sep:
-                if not pool:
-                    raise _flag_error(f"--node-startup {value!r}: name the pool before '='")
-                per_pool[pool] = duration(text, "a duration")
-            else:
-                everywhere = duration(value, "a duration")
-        except ValueProblem as problem:
-            raise _flag_error(f"--node-startup {value!r}: {problem}") from None
+        if sep and not pool:
+            raise _flag_error(f"--node-startup {value!r}: name the pool before '='")
+        if sep:
+            per_pool[pool] = _duration(text, f"--node-startup {value!r}")
+        else:
+            everywhere = _duration(value, f"--node-startup {value!r}")
     return per_pool, everywhere
 
 
@@ -208,51 +195,34 @@ def _apply_startups(configurations: list, startups: dict[str, float]) -> None:
 
 def _gate(value: Optional[str]):
     from aks_kueue.replay.report import Gate
-    from aks_kueue.replay.trace import ValueProblem, duration
 
     if value is None:
         return None
     statistic, sep, limit = value.partition("=")
     if not sep or statistic.upper() not in GATE_STATISTICS:
         raise _flag_error(f"--fail-on-wait {value!r}: write P95=DURATION (or P50=, MAX=), e.g. P95=30m")
-    try:
-        return Gate(GATE_STATISTICS[statistic.upper()], duration(limit, "a duration"))
-    except ValueProblem as problem:
-        raise _flag_error(f"--fail-on-wait {value!r}: {problem}") from None
+    return Gate(GATE_STATISTICS[statistic.upper()], _duration(limit, f"--fail-on-wait {value!r}"))
 
 
-class _progress:
+@contextmanager
+def _progress(workloads: int, name: str, index: int, total: int) -> Iterator[Optional[Callable]]:
     """A progress bar on stderr (virtual time and events done), only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    def __init__(self, workloads: int, name: str, index: int, total: int):
-        self.name, self.workloads = name, workloads
-        self.label = f"replay {index + 1}/{total} ({name})" if total > 1 else f"replay ({name})"
-        self.bar = None
-        self.task = None
+    from aks_kueue.replay.trace import format_duration
 
-    def __enter__(self):
-        if not sys.stderr.isatty():
-            return None
-        from rich.console import Console
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                            TextColumn("{task.fields[virtual]} virtual, {task.completed:,.0f} events"),
-                            TimeElapsedColumn(), console=Console(stderr=True), transient=True)
-        self.bar.start()
+    with Progress(TextColumn("{task.description}"), BarColumn(),
+                  TextColumn("{task.fields[virtual]} virtual, {task.completed:,.0f} events"),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
         # Every workload is at least a submission and an end: the bar's total grows as events are queued.
-        self.task = self.bar.add_task(self.label, total=max(1, 2 * self.workloads), virtual="0s")
-
-        def update(now: float, done: int, queued: int) -> None:
-            from aks_kueue.replay.trace import format_duration
-
-            self.bar.update(self.task, completed=done, total=max(done + queued, 1), virtual=format_duration(now))
-
-        return update
-
-    def __exit__(self, *_: Any) -> None:
-        if self.bar is not None:
-            self.bar.stop()
+        task = bar.add_task(f"replay {index + 1}/{total} ({name})" if total > 1 else f"replay ({name})",
+                            total=max(1, 2 * workloads), virtual="0s")
+        yield lambda now, done, queued: bar.update(task, completed=done, total=max(done + queued, 1),
+                                                   virtual=format_duration(now))
 
 
 # Configurations ----------------------------------------------------------------------------------
@@ -261,32 +231,26 @@ class _progress:
 def _generated(generated):
     from aks_kueue.replay import ReplayConfig
 
-    objects = _validated([(o, f"{generated.file} (generated {o['kind']} {o['metadata']['name']})")
+    objects = _validated([(o, f"{generated.file} (generated {o['kind']} {o['metadata']['name']})", None)
                           for o in generated.objects])
     return ReplayConfig(f"generator {generated.file}", objects, notes=list(generated.notes))
 
 
-def _configuration(stack: Optional[str], config: Optional[Path], queues: list[str], command: str):
-    if queues:
-        return _queues_config(queues)
-    return _stack_config(stack, config, command)
-
-
-def _validated(pairs: list[tuple[dict, str]], file_of=None) -> list[dict]:
-    """Kueue objects as Kueue v0.19.2 would store them (converted, validated, defaulted); Namespaces as given."""
+def _validated(given: list[tuple[dict, str, Any]]) -> list[dict]:
+    """Kueue objects as Kueue v0.19.2 would store them (converted, validated, defaulted); Namespaces as given.
+    Each comes with where it is read and its Document (None: it is its own source), which errors name."""
     from aks_kueue.kueue.validate import load_object, validate_object
 
     objects, errors = [], []
-    for manifest, where in pairs:
+    for manifest, where, document in given:
         if manifest.get("kind") == "Namespace" and manifest.get("apiVersion") == "v1":
             objects.append(manifest)
             continue
         obj = load_object(manifest, where)
         problems = validate_object(obj)
         if problems:
-            source, document = file_of(where) if file_of else (where, None)
-            errors += [LoadError(source, document, f"{obj.describe()}: {p.field + ': ' if p.field else ''}{p.message}")
-                       for p in problems]
+            errors += [LoadError(document.file if document else where, document.index if document else None,
+                                 f"{obj.describe()}: {p}") for p in problems]
             continue
         objects.append(obj.defaulted)
     if errors:
@@ -302,8 +266,7 @@ def _queues_config(paths: list[str]):
     from aks_kueue.replay import ReplayConfig
 
     documents = read_inputs(paths)
-    pairs, notes, kueue = [], [], None
-    places = {}
+    given, notes, kueue = [], [], None
     for document in documents:
         manifest = document.manifest
         kind = category(manifest)
@@ -312,27 +275,24 @@ def _queues_config(paths: list[str]):
                 notes.append(f"{document.where}: a Workload among the queues is left out; workloads come from "
                              "the trace")
                 continue
-            places[document.where] = (document.file, document.index)
-            pairs.append((manifest, document.where))
+            given.append((manifest, document.where, document))
         elif kind is Category.CONFIGURATION:
             report = judge_configuration(manifest)
             if report.errors:
-                raise Unusable([LoadError(document.file, document.index, f"Configuration: "
-                                          f"{e.field + ': ' if e.field else ''}{e.message}") for e in report.errors])
+                raise Unusable([LoadError(document.file, document.index, f"Configuration: {e}") for e in report.errors])
             kueue = {**(report.effective or {}), "featureGates": dict(report.gates)}
         elif manifest.get("apiVersion") == "v1" and manifest.get("kind") == "Namespace":
-            pairs.append((manifest, document.where))
+            given.append((manifest, document.where, document))
         else:
             notes.append(f"{document.where}: {document.kind} {document.name or ''} is not a Kueue object; left out")
-    for note in notes:
-        typer.echo(f"warning: {note}", err=True)
-    objects = _validated(pairs, lambda where: places.get(where, (where, None)))
+    warn(notes)
+    objects = _validated(given)
     if not any(o.get("kind") == "ClusterQueue" for o in objects):
         raise Unusable([LoadError("", None, f"--queues {' '.join(paths)}: no ClusterQueue in these files")])
     return ReplayConfig("queues " + " ".join(paths), objects, kueue=kueue)
 
 
-def _stack_config(stack: Optional[str], config: Optional[Path], command: str):
+def _stack_config(stack: Optional[str], config: Optional[Path]):
     """A stack's queues as the program registers them, its pools through the capacity model, and the Kueue
     Configuration it installs (the Helm chart's with the stack's overrides; Kueue's defaults for the managed
     extension, whose Configuration is not the stack's to set)."""
@@ -352,7 +312,7 @@ def _stack_config(stack: Optional[str], config: Optional[Path], command: str):
     name = stack_name(stack, config)
     label = f"config {config}" if config is not None else f"stack {name}"
     try:
-        stack_config, root = load_stack_config(stack, config, command)
+        stack_config, root = load_stack_config(stack, config, "replay")
         settings = parse_settings(stack_config.config)
         model = from_settings(settings, root, name)
     except StackFileError as error:

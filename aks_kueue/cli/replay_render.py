@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from aks_kueue.cli.chart import png_figure
-from aks_kueue.cli.markdown import cell
+from aks_kueue.cli.markdown import cell, table
 from aks_kueue.replay.trace import format_duration
 
 # At most this many ClusterQueues get a line of their own in the chart; the rest are summed.
@@ -185,12 +185,6 @@ def print_text(document: dict[str, Any], trace) -> None:
 # Markdown --------------------------------------------------------------------------------------
 
 
-def _markdown_table(columns, rows) -> list[str]:
-    lines = ["| " + " | ".join(cell(c) for c in columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
-    return lines
-
-
 def markdown(document: dict[str, Any], trace) -> str:
     configurations = document["configurations"]
     gates = document["summary"]["gates"]
@@ -201,19 +195,19 @@ def markdown(document: dict[str, Any], trace) -> str:
     lines = [f"## aks-kueue replay: {names}", "", _headline(document, trace) + (f". {verdict}" if verdict else ""), ""]
     if "differences" in document:
         lines += ["**What the change does** (this configuration minus the base; negative waits are shorter):", ""]
-        lines += _markdown_table(DIFF_COLUMNS, _difference_rows(document)) + [""]
+        lines += table(DIFF_COLUMNS, _difference_rows(document)) + [""]
         pools = _pool_differences(configurations)
         if pools:
-            lines += _markdown_table(("pool", "node-hours", "Δ", "peak nodes", "Δ", "hours at maxCount", "Δ"),
+            lines += table(("pool", "node-hours", "Δ", "peak nodes", "Δ", "hours at maxCount", "Δ"),
                                      pools) + [""]
     for index, configuration in enumerate(configurations):
         role = "" if len(configurations) == 1 else (" (this change)" if index == 0 else " (base)")
         opened = len(configurations) == 1
         lines += [f"<details{' open' if opened else ''}><summary><b>{cell(configuration['name'])}{role}</b>: "
                   f"{configuration['events']:,} events</summary>", ""]
-        lines += _markdown_table(QUEUE_COLUMNS, [_queue_row(q) for q in configuration["clusterQueues"]]) + [""]
+        lines += table(QUEUE_COLUMNS, [_queue_row(q) for q in configuration["clusterQueues"]]) + [""]
         if configuration["pools"]:
-            lines += _markdown_table(POOL_COLUMNS, [_pool_row(p) for p in configuration["pools"]]) + [""]
+            lines += table(POOL_COLUMNS, [_pool_row(p) for p in configuration["pools"]]) + [""]
         stuck = _never_started(configuration)
         if stuck:
             lines += ["Admitted but never started, or still waiting with a reason:", ""]
@@ -268,7 +262,7 @@ def write_csv(document: dict[str, Any], path: Path) -> None:
         writer.writerow(CSV_COLUMNS)
         for configuration in document["configurations"]:
             for w in configuration["workloads"]:
-                admitted = w["admitted"] if w["admitted"] is not None else None
+                admitted = w["admitted"]
                 writer.writerow([
                     configuration["name"], w["namespace"], w["name"], w["clusterQueue"] or "", w["submitted"],
                     _cell(w["admitted"]), _cell(w["started"]), _cell(w["finished"]),
@@ -310,7 +304,6 @@ def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
     end = max(o.end for o in outcomes) or 1.0
     scale, unit = _time_scale(end)
     with_nodes = any(o.nodes is not None for o in outcomes)
-    styles = ("-", "--")
     with png_figure(path, 2 if with_nodes else 1, 1, figsize=(11, 7.5 if with_nodes else 4.5), sharex=True,
                     squeeze=False) as (figure, axes):
         import matplotlib
@@ -318,51 +311,37 @@ def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
 
         colours = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
         busiest = _busiest_queues(outcomes[0])
-        pending = axes[0][0]
+        pools = list(dict.fromkeys(p.name for o in outcomes if o.nodes is not None for p in o.nodes.pools))
+        pending, nodes = axes[0][0], axes[1][0] if with_nodes else None
         for index, outcome in enumerate(outcomes):
-            style = styles[index % 2]
+            style = ("-", "--")[index % 2]
             suffix = "" if len(outcomes) == 1 else (" (change)" if index == 0 else " (base)")
+
+            def step(chart, xs_ys, colour: str, label: str, width: float = 1.4) -> None:
+                chart.step(*xs_ys, where="post", linestyle=style, color=colour, label=label + suffix, linewidth=width)
+
             for position, name in enumerate(busiest):
-                queue = outcome.queues.get(name)
-                if queue is None:
-                    continue
-                xs, ys = _steps(queue.series, outcome.end, scale)
-                pending.step(xs, ys, where="post", linestyle=style, color=colours[position % len(colours)],
-                             label=f"{name}{suffix}", linewidth=1.4)
+                if name in outcome.queues:
+                    step(pending, _steps(outcome.queues[name].series, outcome.end, scale),
+                         colours[position % len(colours)], name)
             others = [q for n, q in outcome.queues.items() if n not in busiest]
             if others:
-                xs, ys = _summed([q.series for q in others], outcome.end, scale)
-                pending.step(xs, ys, where="post", linestyle=style, color="#777777",
-                             label=f"{len(others)} other queues{suffix}", linewidth=1.2)
-        pending.set_ylabel("pending workloads")
-        pending.yaxis.set_major_locator(MaxNLocator(integer=True))
-        pending.set_title("Pending workloads per ClusterQueue" + ("" if len(outcomes) == 1 else
-                                                                 " (solid: this change, dashed: base)"),
-                          loc="left", fontsize=11)
-        pending.grid(alpha=0.3)
-        if pending.get_legend_handles_labels()[0]:
-            pending.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
-        if with_nodes:
-            nodes = axes[1][0]
-            names = []
-            for outcome in outcomes:
-                for pool in outcome.nodes.pools if outcome.nodes is not None else []:
-                    if pool.name not in names:
-                        names.append(pool.name)
-            for index, outcome in enumerate(outcomes):
-                if outcome.nodes is None:
-                    continue
-                style = styles[index % 2]
-                suffix = "" if len(outcomes) == 1 else (" (change)" if index == 0 else " (base)")
-                for pool in outcome.nodes.pools:
-                    xs, ys = _steps(pool.series, outcome.end, scale)
-                    nodes.step(xs, ys, where="post", linestyle=style, label=f"{pool.name}{suffix}",
-                               color=colours[names.index(pool.name) % len(colours)], linewidth=1.4)
-            nodes.set_ylabel("nodes (incl. starting)")
-            nodes.yaxis.set_major_locator(MaxNLocator(integer=True))
-            nodes.set_title("Nodes per pool", loc="left", fontsize=11)
-            nodes.grid(alpha=0.3)
-            nodes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+                step(pending, _summed([q.series for q in others], outcome.end, scale), "#777777",
+                     f"{len(others)} other queues", 1.2)
+            for pool in outcome.nodes.pools if outcome.nodes is not None else []:
+                step(nodes, _steps(pool.series, outcome.end, scale), colours[pools.index(pool.name) % len(colours)],
+                     pool.name)
+        compared = "" if len(outcomes) == 1 else " (solid: this change, dashed: base)"
+        for chart, label, title in ((pending, "pending workloads", f"Pending workloads per ClusterQueue{compared}"),
+                                    (nodes, "nodes (incl. starting)", "Nodes per pool")):
+            if chart is None:
+                continue
+            chart.set_ylabel(label)
+            chart.yaxis.set_major_locator(MaxNLocator(integer=True))
+            chart.set_title(title, loc="left", fontsize=11)
+            chart.grid(alpha=0.3)
+            if chart is nodes or chart.get_legend_handles_labels()[0]:
+                chart.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
         axes[-1][0].set_xlabel(f"{unit} since the first submission")
         figure.suptitle("aks-kueue replay: " + " vs ".join(c["name"] for c in document["configurations"]),
                         fontsize=12, x=0.01, ha="left")

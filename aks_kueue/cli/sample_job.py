@@ -22,7 +22,6 @@ and then sizes shrink until the pods fit the flavor's nominal quota and its pool
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -30,7 +29,7 @@ from typing import Any, Optional
 import typer
 
 from aks_kueue.cli.app import app
-from aks_kueue.cli.common import fail
+from aks_kueue.cli.common import fail, unexpected
 
 KINDS: dict[str, str] = {"Job": "batch/job", "JobSet": "jobset.x-k8s.io/jobset", "RayJob": "ray.io/rayjob",
                          "MPIJob": "kubeflow.org/mpijob"}
@@ -59,7 +58,7 @@ class SampleError(Exception):
 
 
 @dataclass
-class PodSet:
+class SamplePodSet:
     """One pod set of the sample: its count, its requests in Kueue's units, where it lands."""
 
     name: str
@@ -78,8 +77,7 @@ class Sample:
     namespace: str
     queue: str
     cluster_queue: str
-    gpus: int
-    pod_sets: list[PodSet]
+    pod_sets: list[SamplePodSet]
 
 
 @app.command("sample-job")
@@ -97,13 +95,8 @@ def sample_job(
         typer.echo(render(stack, queue, gpus, kind), nl=False)
     except SampleError as error:
         fail(f"sample-job: {error}", error.code)
-    except typer.Exit:
-        raise
     except Exception as error:  # a bug, not bad input: say so briefly
-        if os.environ.get("AKS_KUEUE_DEBUG"):
-            raise
-        fail(f"sample-job: aks-kueue failed unexpectedly ({type(error).__name__}: {error}); this is a bug, please "
-             "report it (AKS_KUEUE_DEBUG=1 shows where)")
+        fail(f"sample-job: {unexpected(error)}")
 
 
 def render(stack: str, queue: str, gpus: int, kind: str) -> str:
@@ -172,13 +165,13 @@ def plan(settings, model, queue: str, gpus: int, kind: str) -> Sample:
     if cluster_queue is None:
         raise SampleError(f"LocalQueue {namespace}/{name} points at ClusterQueue {target}, which the stack lacks")
     obj, _ = checked_object(cluster_queue)
-    quota = Quota.of(obj.defaulted or obj.manifest)
+    quota = QueueQuota.of(obj.defaulted or obj.manifest)
     judgement = judge(model)
     chooser = Chooser(quota, judgement.flavors, cluster_queue.name, model.resource_rules)
     pod_sets = _pod_sets(kind, gpus, chooser)
     _fit(pod_sets, quota, judgement.flavors, cluster_queue.name)
     _fit_charges(pod_sets, quota, model.resource_rules, cluster_queue.name)
-    return Sample(kind, namespace, name, cluster_queue.name, gpus, pod_sets)
+    return Sample(kind, namespace, name, cluster_queue.name, pod_sets)
 
 
 def _kind(kind: str, settings, stack: str) -> str:
@@ -197,14 +190,14 @@ def _kind(kind: str, settings, stack: str) -> str:
 
 
 @dataclass
-class Quota:
+class QueueQuota:
     """A ClusterQueue's resource groups (covered resources, flavors in order) and nominal quotas."""
 
     groups: list[tuple[list[str], list[str]]]
     nominal: dict[str, dict[str, int]]
 
     @classmethod
-    def of(cls, manifest: dict[str, Any]) -> "Quota":
+    def of(cls, manifest: dict[str, Any]) -> "QueueQuota":
         from aks_kueue.kueue.units import amount
 
         groups, nominal = [], {}
@@ -228,7 +221,7 @@ class Quota:
 class Chooser:
     """Picks the flavor and pool a pod set lands on, from the queue's quota and the judge's placements."""
 
-    quota: Quota
+    quota: QueueQuota
     placements: dict
     cluster_queue: str
     rules: Any = None              # the Configuration's resource transformations (ResourceRules)
@@ -282,55 +275,48 @@ class Chooser:
 
     def tolerations(self, flavor: str) -> list[dict[str, str]]:
         """Tolerations for the flavor's nodeTaints and the NoSchedule/NoExecute taints of its pools."""
+        from aks_kueue.judge.workloads import toleration
         from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS
 
         placement = self.placements.get(flavor)
-        taints = list(placement.node_taints) if placement is not None else []
-        taints += [t for pool, nodes in (placement.pools if placement is not None else []) if nodes > 0
-                   for t in pool.spec.taints if t.get("effect") in SCHEDULING_EFFECTS]
-        found: dict[tuple, dict[str, str]] = {}
-        for taint in taints:
-            value = taint.get("value") or ""
-            toleration = {"key": taint["key"], "operator": "Equal", "value": value, "effect": taint["effect"]} \
-                if value else {"key": taint["key"], "operator": "Exists", "effect": taint["effect"]}
-            found.setdefault(tuple(toleration.items()), toleration)
-        return list(found.values())
+        if placement is None:
+            return []
+        taints = [*placement.node_taints, *(t for pool, nodes in placement.pools if nodes > 0
+                                            for t in pool.spec.taints if t.get("effect") in SCHEDULING_EFFECTS)]
+        return list({tuple(t.items()): t for t in map(toleration, taints)}.values())
 
 
-def _pod_sets(kind: str, gpus: int, chooser: Chooser) -> list[PodSet]:
-    quota = chooser.quota
+def _pod_sets(kind: str, gpus: int, chooser: Chooser) -> list[SamplePodSet]:
     cpu_flavor, cpu_pool = chooser.cpu_target()
 
-    def small(name: str, cpu: int, memory: int, count: int = 1) -> PodSet:
+    def placed(name: str, count: int, requests: dict[str, int], flavor: str = cpu_flavor, pool=cpu_pool,
+               gpu_resource: Optional[str] = None) -> SamplePodSet:
+        return SamplePodSet(name, count, _covered(requests, chooser.quota, chooser.rules), flavor,
+                      f"pool {pool.name}, {pool.spec.vm_size}", chooser.tolerations(flavor), gpu_resource)
+
+    def small(name: str, cpu: int, memory: int, count: int = 1) -> SamplePodSet:
         node = cpu_pool.node.amounts
-        requests = {CPU: min(cpu, _floor(node.get(CPU, 0) // 2, 100)),
-                    MEMORY: min(memory, _floor(node.get(MEMORY, 0) // 2, 64 * MIB))}
-        return PodSet(name, count, _covered(requests, quota, chooser.rules), cpu_flavor, _pool_name(cpu_pool),
-                      chooser.tolerations(cpu_flavor))
+        return placed(name, count, {CPU: min(cpu, _floor(node.get(CPU, 0) // 2, 100)),
+                                    MEMORY: min(memory, _floor(node.get(MEMORY, 0) // 2, 64 * MIB))})
 
     workers = {"Job": ("main", 1), "JobSet": ("workers", 2), "RayJob": ("workers", 1), "MPIJob": ("worker", 2)}[kind]
     if gpus:
         flavor, pool, resource = chooser.gpu_target(gpus)
         node = pool.node.amounts
-        share = (gpus, node[resource])
-        requests = {CPU: max(1000, _floor(node.get(CPU, 0) * share[0] // share[1] // 2, 1000)),
-                    MEMORY: max(GIB, _floor(node.get(MEMORY, 0) * share[0] // share[1] // 2, GIB)), resource: gpus}
-        worker = PodSet(workers[0], workers[1], _covered(requests, quota, chooser.rules), flavor, _pool_name(pool),
-                        chooser.tolerations(flavor), resource, resizable=True)
+        requests = {CPU: max(1000, _floor(node.get(CPU, 0) * gpus // node[resource] // 2, 1000)),
+                    MEMORY: max(GIB, _floor(node.get(MEMORY, 0) * gpus // node[resource] // 2, GIB)), resource: gpus}
+        worker = placed(*workers, requests, flavor, pool, resource)
     else:
         worker = small(workers[0], 1000, 2 * GIB, workers[1])
-        worker.resizable = True
+    worker.resizable = True
     if kind == "RayJob":
-        submitter = PodSet("submitter", 1, _covered(dict(SUBMITTER_REQUESTS), quota, chooser.rules), cpu_flavor,
-                           _pool_name(cpu_pool),
-                           chooser.tolerations(cpu_flavor))
-        return [small("head", 1000, 2 * GIB), worker, submitter]
+        return [small("head", 1000, 2 * GIB), worker, placed("submitter", 1, dict(SUBMITTER_REQUESTS))]
     if kind == "MPIJob":
         return [small("launcher", 500, 512 * MIB), worker]
     return [worker]
 
 
-def _covered(requests: dict[str, int], quota: Quota, rules: Any = None) -> dict[str, int]:
+def _covered(requests: dict[str, int], quota: QueueQuota, rules: Any = None) -> dict[str, int]:
     """Only what the ClusterQueue covers: Kueue refuses a pod asking for a resource it does not. With
     the Configuration's transformations, a request Kueue replaces by covered outputs is charged as
     those, so it stays (a pod asking for no cpu would not run)."""
@@ -358,45 +344,45 @@ def charges(requests: dict[str, int], rules: Any) -> dict[str, int]:
     return to_units(rules.apply(exact))
 
 
-def _fit_charges(pod_sets: list[PodSet], quota: Quota, rules: Any, cluster_queue: str) -> None:
+def _fit_charges(pod_sets: list[SamplePodSet], quota: QueueQuota, rules: Any, cluster_queue: str) -> None:
     """With transformations, shrink the workers until what Kueue charges (a credit, a total) fits the
     nominal quota of the flavor it is charged to: the pod set's own, else the first flavor covering it."""
     if not rules:
         return
     worker = next(p for p in pod_sets if p.resizable)
 
-    def over() -> Optional[tuple[str, str, int, int]]:
-        used: dict[tuple[str, str], int] = {}
-        for pod_set in pod_sets:
-            for resource, value in charges(pod_set.requests, rules).items():
-                flavors = quota.flavors_for(resource)
-                flavor = pod_set.flavor if pod_set.flavor in flavors or not flavors else flavors[0]
-                used[(flavor, resource)] = used.get((flavor, resource), 0) + pod_set.count * value
-        for (flavor, resource), total in used.items():
-            have = quota.nominal.get(flavor, {}).get(resource, 0)
-            if total > have and quota.covered(resource):
-                return flavor, resource, total, have
-        return None
+    def charged(pod_set: SamplePodSet):
+        for resource, value in charges(pod_set.requests, rules).items():
+            flavors = quota.flavors_for(resource)
+            yield pod_set.flavor if pod_set.flavor in flavors or not flavors else flavors[0], resource, value
 
-    while worker.count > 1 and over():
+    what = "Kueue's resource transformations charge the sample's pods"
+    while worker.count > 1 and _over(pod_sets, quota, charged, cluster_queue, what):
         worker.count -= 1
-    found = over()
-    if found:
-        flavor, resource, total, have = found
-        raise SampleError(f"Kueue's resource transformations charge the sample's pods {_show({resource: total})} of "
-                          f"flavor {flavor}, but ClusterQueue {cluster_queue} has a nominal quota of "
-                          f"{_show({resource: have})} there; raise it", 1)
+    if error := _over(pod_sets, quota, charged, cluster_queue, what):
+        raise error
+
+
+def _over(pod_sets: list[SamplePodSet], quota: QueueQuota, charged, cluster_queue: str, what: str) -> Optional[SampleError]:
+    """The error for the first flavor and resource whose nominal quota is less than what the pods are
+    `charged` (per pod: flavor, resource, amount) in all, if there is one."""
+    used: dict[tuple[str, str], int] = {}
+    for pod_set in pod_sets:
+        for flavor, resource, value in charged(pod_set):
+            used[(flavor, resource)] = used.get((flavor, resource), 0) + pod_set.count * value
+    for (flavor, resource), total in used.items():
+        have = quota.nominal.get(flavor, {}).get(resource, 0)
+        if total > have and quota.covered(resource):
+            return SampleError(f"{what} {_show({resource: total})} of flavor {flavor}, but ClusterQueue "
+                               f"{cluster_queue} has a nominal quota of {_show({resource: have})} there; raise it", 1)
+    return None
 
 
 def _floor(value: int, step: int) -> int:
     return value // step * step
 
 
-def _pool_name(pool) -> str:
-    return f"pool {pool.name}, {pool.spec.vm_size}"
-
-
-def _fit(pod_sets: list[PodSet], quota: Quota, placements: dict, cluster_queue: str) -> None:
+def _fit(pod_sets: list[SamplePodSet], quota: QueueQuota, placements: dict, cluster_queue: str) -> None:
     """Shrink the workers until every flavor's nominal quota and pools hold the pods."""
     from aks_kueue.judge.workloads import pods_per_node
 
@@ -421,16 +407,9 @@ def _fit(pod_sets: list[PodSet], quota: Quota, placements: dict, cluster_queue: 
                 raise SampleError(f"ClusterQueue {cluster_queue}'s nominal {resource} quota in flavor {worker.flavor} "
                                   f"leaves {_show({resource: max(left(resource), 0)})} for the job's {worker.name} "
                                   "pods, too little for a sample; raise the quota", 1)
-    for pod_set in pod_sets:
-        for resource, value in pod_set.requests.items():
-            if not quota.covered(resource):
-                continue
-            total = sum(p.count * p.requests.get(resource, 0) for p in pod_sets if p.flavor == pod_set.flavor)
-            have = quota.nominal.get(pod_set.flavor, {}).get(resource, 0)
-            if total > have:
-                raise SampleError(f"the sample's pods need {_show({resource: total})} of flavor {pod_set.flavor}, but "
-                                  f"ClusterQueue {cluster_queue} has a nominal quota of {_show({resource: have})} "
-                                  "there; raise it", 1)
+    if error := _over(pod_sets, quota, lambda p: ((p.flavor, r, v) for r, v in p.requests.items()), cluster_queue,
+                      "the sample's pods need"):
+        raise error
 
 
 def _show(requests: dict[str, int]) -> str:
@@ -441,7 +420,7 @@ def _show(requests: dict[str, int]) -> str:
 
 # --- the manifest -----------------------------------------------------------------------------------
 
-def _resources(pod_set: PodSet) -> dict[str, Any]:
+def _resources(pod_set: SamplePodSet) -> dict[str, Any]:
     from aks_kueue.kueue.units import format_amount
 
     requests = {r: format_amount(r, v) for r, v in pod_set.requests.items()}
@@ -449,7 +428,7 @@ def _resources(pod_set: PodSet) -> dict[str, Any]:
     return {"requests": requests, **({"limits": limits} if limits else {})}
 
 
-def _pod(pod_set: PodSet, container: dict[str, Any], restart: Optional[str] = "Never") -> dict[str, Any]:
+def _pod(pod_set: SamplePodSet, container: dict[str, Any], restart: Optional[str] = "Never") -> dict[str, Any]:
     spec: dict[str, Any] = {}
     if restart:
         spec["restartPolicy"] = restart
@@ -459,7 +438,7 @@ def _pod(pod_set: PodSet, container: dict[str, Any], restart: Optional[str] = "N
     return {"spec": spec}
 
 
-def _hello(pod_set: PodSet) -> dict[str, Any]:
+def _hello(pod_set: SamplePodSet) -> dict[str, Any]:
     if pod_set.gpu_resource:
         return {"name": "main", "image": CUDA, "command": ["nvidia-smi"]}
     return {"name": "main", "image": BUSYBOX, "command": ["sh", "-c", "echo hello from $(hostname); sleep 30"]}
@@ -470,24 +449,23 @@ def job_manifest(sample: Sample) -> dict[str, Any]:
     metadata = {"name": f"sample-{sample.kind.lower()}", "namespace": sample.namespace,
                 "labels": {QUEUE_LABEL: sample.queue}}
     head = {"apiVersion": "", "kind": sample.kind, "metadata": metadata}
+    def job_spec(pod_set: SamplePodSet, **more: Any) -> dict[str, Any]:
+        return {"parallelism": pod_set.count, "completions": pod_set.count, "backoffLimit": 0, **more,
+                "template": _pod(pod_set, _hello(pod_set))}
+
     if sample.kind == "Job":
-        main = by_name["main"]
         return {**head, "apiVersion": "batch/v1", "spec": {
-            "suspend": True, "parallelism": main.count, "completions": main.count, "backoffLimit": 0,
-            "ttlSecondsAfterFinished": 3600, "template": _pod(main, _hello(main))}}
+            "suspend": True, **job_spec(by_name["main"], ttlSecondsAfterFinished=3600)}}
     if sample.kind == "JobSet":
-        workers = by_name["workers"]
         return {**head, "apiVersion": "jobset.x-k8s.io/v1alpha2", "spec": {
             "suspend": True, "ttlSecondsAfterFinished": 3600, "replicatedJobs": [{
-                "name": "workers", "replicas": 1, "template": {"spec": {
-                    "parallelism": workers.count, "completions": workers.count, "backoffLimit": 0,
-                    "template": _pod(workers, _hello(workers))}}}]}}
+                "name": "workers", "replicas": 1, "template": {"spec": job_spec(by_name["workers"])}}]}}
     if sample.kind == "RayJob":
         return _ray_job(head, by_name)
     return _mpi_job(head, by_name)
 
 
-def _ray_job(head: dict[str, Any], by_name: dict[str, PodSet]) -> dict[str, Any]:
+def _ray_job(head: dict[str, Any], by_name: dict[str, SamplePodSet]) -> dict[str, Any]:
     ray_head, workers, submitter = by_name["head"], by_name["workers"], by_name["submitter"]
     image = f"rayproject/ray:{RAY_VERSION}"
     worker_image = image + ("-gpu" if workers.gpu_resource else "")
@@ -507,7 +485,7 @@ def _ray_job(head: dict[str, Any], by_name: dict[str, PodSet]) -> dict[str, Any]
                 "template": _pod(workers, {"name": "ray-worker", "image": worker_image}, restart=None)}]}}}
 
 
-def _mpi_job(head: dict[str, Any], by_name: dict[str, PodSet]) -> dict[str, Any]:
+def _mpi_job(head: dict[str, Any], by_name: dict[str, SamplePodSet]) -> dict[str, Any]:
     launcher, worker = by_name["launcher"], by_name["worker"]
     # As mpi-operator's pi example runs it (examples/v2beta1/pi): the launcher runs mpirun, workers sshd.
     user = {"runAsUser": 1000}
@@ -530,14 +508,14 @@ def verify(settings, model, manifest: dict[str, Any], sample: Sample) -> None:
     """The Workload Kueue would create for the job, proven like an expected workload: valid, admitted
     alone on an empty cluster, and schedulable on the pools at maxCount."""
     from aks_kueue.judge import judge
-    from aks_kueue.kueue.jobs import JobOptions, Outcome, derive_workloads
+    from aks_kueue.kueue.jobs import JobOptions, JobOutcome, derive_workloads
     from aks_kueue.model.desired import ExpectedWorkload
 
     kueue = settings.kueue
     options = JobOptions.from_config(frameworks=kueue.frameworks_in_force, feature_gates=kueue.feature_gates_in_force)
     results = derive_workloads([dict(o.manifest) for o in model.objects] + [manifest], options)
     result = next(r for r in results if r.source.kind == manifest["kind"])
-    if result.errors or result.outcome is not Outcome.WORKLOAD:
+    if result.errors or result.outcome is not JobOutcome.WORKLOAD:
         reasons = [f"{e.field}: {e.message}" for e in result.errors] or [result.reason]
         raise SampleError("the sample would not be admitted as written (this is a bug, please report it): "
                           + "; ".join(reasons), 1)

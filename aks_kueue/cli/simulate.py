@@ -9,12 +9,12 @@ from typing import Any, Optional
 import typer
 
 from aks_kueue.cli.app import app
-from aks_kueue.cli.fleet import fleet_objects, print_dispatch, warn_skipped
+from aks_kueue.cli.fleet import fleet_objects, print_dispatch
 from aks_kueue.cli.preview import STACK_OUTPUTS_OPTION, stack_outputs_files
+from aks_kueue.cli.common import warn
 from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
-                                  NOT_MODELLED_EXTERNAL, configuration_errors, context_reason, other_reason,
-                                  read_command_inputs, skipped_entry)
-from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, register_document, wants_json
+                                  configuration_errors, read_command_inputs, skipped_entry, skipped_other)
+from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, print_document, register_document
 
 MODES = ("Fit", "Preempt", "NoFit")
 MODE_STYLES = {"Fit": "green", "Preempt": "yellow", "NoFit": "red"}
@@ -49,16 +49,16 @@ def simulate(
     """
     from aks_kueue.admission.simulate import simulate as run_simulation
     from aks_kueue.k8s.loader import LoadError
-    from aks_kueue.kueue.jobs import Outcome
+    from aks_kueue.kueue.jobs import JobOutcome
     from aks_kueue.kueue.manifests import Category, api_group, category
     from aks_kueue.kueue.structural import FieldError
     from aks_kueue.kueue.validate import load_object, validate_object
     from aks_kueue.kueue.workload_webhook import validate_workload_status
 
-    output = Output("simulate", wants_json(output_format, as_json), _empty())
+    output = Output("simulate", as_json or output_format == JSON, _empty())
     as_json = output.format(as_json, output_format) == JSON
     inputs = read_command_inputs(paths, namespace, integrations, stack, output)
-    fleet = fleet_objects(stack, stack_outputs_files(stack_outputs, "simulate", output), output) if stack else None
+    fleet = fleet_objects(stack, stack_outputs_files(stack_outputs, output), output) if stack else None
     if stack is None and stack_outputs:
         output.fail([LoadError("", None, "--stack-outputs needs --stack naming a MultiKueue manager")])
     documents, warnings, jobs = inputs.documents, inputs.warnings, inputs.jobs
@@ -73,8 +73,7 @@ def simulate(
     seen: dict[tuple, str] = {}
 
     def reject(document, what: str, errors: list[FieldError]) -> None:
-        invalid.extend(LoadError(document.file, document.index, f"{what}: {e.field + ': ' if e.field else ''}"
-                                                                f"{e.message}") for e in errors)
+        invalid.extend(LoadError(document.file, document.index, f"{what}: {e}") for e in errors)
 
     def once(key: tuple, document, what: str) -> list[FieldError]:
         """The API server refuses a second object of the same kind, namespace and name. A name made
@@ -114,8 +113,8 @@ def simulate(
             if errors:
                 reject(document, what, errors)
                 continue
-            if result.outcome is not Outcome.WORKLOAD or not result.workloads:
-                skipped.append(skipped_entry(document, result.reason, result.outcome is Outcome.UNSUPPORTED))
+            if result.outcome is not JobOutcome.WORKLOAD or not result.workloads:
+                skipped.append(skipped_entry(document, result.reason, result.outcome is JobOutcome.UNSUPPORTED))
                 continue
             for workload in result.workloads:
                 metadata = workload["metadata"]
@@ -125,22 +124,17 @@ def simulate(
                 origin[(metadata["namespace"], metadata["name"])] = {
                     "source": result.source.as_source(), "file": document.file, "document": document.index}
         elif kind is Category.CONFIGURATION:
-            errors, notes = configuration_errors(manifest)
-            warnings += [f"{document.where}: Configuration: {note}" for note in notes]
+            errors = configuration_errors(document, warnings)
             reject(document, "Configuration", errors)
             if not errors:
                 skipped.append(skipped_entry(document, "Kueue's Configuration: not decided; its integrations say "
                                                        "which jobs Kueue manages"))
-        elif kind is Category.CONTEXT:
-            if document.kind == "Namespace":
-                manifests.append(manifest)  # namespaceSelectors match its labels
-            skipped.append(skipped_entry(document, context_reason(document)))
         else:
-            skipped.append(skipped_entry(document, reason := other_reason(document, inputs.options),
-                                         reason == NOT_MODELLED_EXTERNAL))
+            if kind is Category.CONTEXT and document.kind == "Namespace":
+                manifests.append(manifest)  # namespaceSelectors match its labels
+            skipped.append(skipped_other(document, inputs.options))
 
-    for warning in warnings:
-        typer.echo(f"warning: {warning}", err=True)
+    warn(warnings)
     output.document["skipped"] = skipped
     output.document["summary"] = _summary([], skipped)
     if invalid:
@@ -150,7 +144,7 @@ def simulate(
     else:
         from aks_kueue.admission.dispatch import dispatch
 
-        warn_skipped(fleet)
+        warn(f"worker {reason}" for reason in fleet.skipped)
         raw = dispatch([*fleet.manager, *manifests], fleet.workers, inputs.options.resources)
     decisions = [_with_origin(d, origin) for d in raw]
     summary = _summary(decisions, skipped)
@@ -159,7 +153,7 @@ def simulate(
         typer.echo("simulate: no pending Workloads or jobs in the given files; nothing to decide" if anything
                    else "simulate: no Kueue objects or jobs in the given files; nothing to decide", err=True)
     if as_json:
-        output.print({"workloads": decisions, "skipped": skipped, "summary": summary, "result": RESULTS[0]})
+        print_document({"workloads": decisions, "skipped": skipped, "summary": summary, "result": RESULTS[0]})
         return
     # The stack's own namespaces are read for their labels, as any other; they are not listed as skipped.
     shown = [s for s in skipped if inputs.stack_source is None or s["file"] != inputs.stack_source]
@@ -224,11 +218,9 @@ def _print_text(decisions: list[dict], skipped: list[dict], summary: dict[str, i
                           "yes" if d["borrowing"] else "no", flavors, message.lstrip("; "))
         console.print(table)
         per_queue = Table("clusterQueue", *MODES, title="per ClusterQueue")
-        counts: dict[str, Counter] = {}
-        for d in decisions:
-            counts.setdefault(d["clusterQueue"] or "-", Counter())[d["mode"]] += 1
-        for queue in sorted(counts):
-            per_queue.add_row(queue, *(str(counts[queue].get(m, 0)) for m in MODES))
+        counts = Counter((d["clusterQueue"] or "-", d["mode"]) for d in decisions)
+        for queue in sorted({queue for queue, _ in counts}):
+            per_queue.add_row(queue, *(str(counts[queue, m]) for m in MODES))
         console.print(per_queue)
     for item in skipped:
         console.print(f"skipped {item['apiVersion']} {item['kind']} {item['name'] or '(no name)'} "

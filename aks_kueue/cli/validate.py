@@ -13,10 +13,10 @@ from typing import Any, Optional
 import typer
 
 from aks_kueue.cli.app import app
+from aks_kueue.cli.common import warn
 from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
-                                  NOT_MODELLED_EXTERNAL, configuration_errors, context_reason, other_reason,
-                                  read_command_inputs, skipped_entry)
-from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, register_document, wants_json
+                                  configuration_errors, read_command_inputs, skipped_entry, skipped_other)
+from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, print_document, register_document
 
 
 def _summary(objects: list[dict], skipped: list[dict]) -> dict[str, int]:
@@ -41,11 +41,11 @@ def validate(
     output_format: Optional[str] = OUTPUT_OPTION,
 ) -> None:
     """Check Kueue objects and jobs as a Kueue v0.19 installation would accept or reject them."""
-    from aks_kueue.kueue.jobs import Outcome
+    from aks_kueue.kueue.jobs import JobOutcome
     from aks_kueue.kueue.manifests import Category, category
     from aks_kueue.kueue.validate import load_object, validate_object
 
-    output = Output("validate", wants_json(output_format, as_json), _empty())
+    output = Output("validate", as_json or output_format == JSON, _empty())
     as_json = output.format(as_json, output_format) == JSON
     inputs = read_command_inputs(paths, namespace, integrations, stack, output)
     documents, warnings, jobs = inputs.documents, inputs.warnings, inputs.jobs
@@ -60,38 +60,32 @@ def validate(
         if kind is Category.KUEUE:
             obj = load_object(manifest, document.where)
             errors = validate_object(obj)
-            entry.update(kind=obj.kind or document.kind, namespace=obj.namespace,
-                         errors=[{"field": e.field, "message": e.message} for e in errors])
+            entry.update(kind=obj.kind or document.kind, namespace=obj.namespace)
         elif kind is Category.CONFIGURATION:
-            errors, notes = configuration_errors(manifest)
-            entry["errors"] = [{"field": e.field, "message": e.message} for e in errors]
-            warnings += [f"{document.where}: Configuration: {note}" for note in notes]
+            errors = configuration_errors(document, warnings)
         elif kind is Category.JOB:
             result = jobs[id(manifest)]
+            errors = result.errors
             entry["namespace"] = result.source.namespace
-            entry["errors"] = [{"field": e.field, "message": e.message} for e in result.errors]
             warnings += [f"{document.where}: {note}" for note in result.notes]
-            if not result.errors and result.outcome in (Outcome.NOT_MANAGED, Outcome.UNSUPPORTED):
-                skipped.append(skipped_entry(document, result.reason, result.outcome is Outcome.UNSUPPORTED))
+            if not result.errors and result.outcome in (JobOutcome.NOT_MANAGED, JobOutcome.UNSUPPORTED):
+                skipped.append(skipped_entry(document, result.reason, result.outcome is JobOutcome.UNSUPPORTED))
                 continue
-            if not result.errors and result.outcome is Outcome.BLOCKED:
+            if not result.errors and result.outcome is JobOutcome.BLOCKED:
                 warnings.append(f"{document.where}: {result.reason}")
         else:
-            reason = (context_reason(document) if kind is Category.CONTEXT
-                      else other_reason(document, inputs.options))
-            skipped.append(skipped_entry(document, reason, reason == NOT_MODELLED_EXTERNAL))
+            skipped.append(skipped_other(document, inputs.options))
             continue
-        entry["valid"] = not entry["errors"]
+        entry.update(valid=not errors, errors=[{"field": e.field, "message": e.message} for e in errors])
         objects.append(entry)
 
     summary = _summary(objects, skipped)
-    for warning in warnings:
-        typer.echo(f"warning: {warning}", err=True)
+    warn(warnings)
     if not objects:
         typer.echo("validate: no Kueue objects in the given files", err=True)
     code = 1 if summary["invalid"] else 0
     if as_json:
-        output.print({"objects": objects, "skipped": skipped, "summary": summary, "result": RESULTS[code]})
+        print_document({"objects": objects, "skipped": skipped, "summary": summary, "result": RESULTS[code]})
     else:
         _print_text(objects, skipped, summary, inputs.stack_source)
     raise typer.Exit(code)

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Iterable, Optional
 
+from aks_kueue.k8s.names import dns1123_label_problem, dns1123_subdomain_problem
+
 # The stack config key this module reads: every message and lookup names it through this constant.
 ALLOW_KEY = "aks-kueue:allowReplacement"
 
@@ -42,9 +44,6 @@ NAMED = {Target.NODE_POOL, Target.NAMESPACE, Target.QUEUES, Target.FLEET}
 # Entries acknowledge a deletion or replacement; they unprotect nothing (Pulumi's protect is not on these).
 ACKNOWLEDGED_ONLY = {Target.QUEUES, Target.FLEET}
 _POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
-_NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
-# A Kubernetes object name (a DNS subdomain, RFC 1123), as Kueue's objects are named.
-_OBJECT_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 # The Kueue kinds whose removal or replacement the guard refuses unless listed: the queue objects
 # workloads are admitted through and what Kueue's resource-in-use finalizers hold.
 QUEUE_KINDS = ("ClusterQueue", "Cohort", "ResourceFlavor", "AdmissionCheck", "LocalQueue", "Topology")
@@ -88,9 +87,7 @@ def queue_entry(kind: str, namespace: Optional[str], name: str) -> Entry:
 
 def parse_entry(text: object) -> Entry:
     """One entry, or a ValueError that says what the entry may be."""
-    if not isinstance(text, str):
-        raise ValueError(f"{text!r} is not an entry; write one of {FORMS}")
-    head, dot, name = text.partition(".")
+    head, dot, name = text.partition(".") if isinstance(text, str) else (None, "", "")
     try:
         target = Target(head)
     except ValueError:
@@ -106,8 +103,7 @@ def parse_entry(text: object) -> Entry:
     if not name:
         raise ValueError(f"{text!r} names no {'pool' if target is Target.NODE_POOL else 'namespace'}; "
                          f"write {head}.<name>")
-    pattern = _POOL_NAME if target is Target.NODE_POOL else _NAMESPACE
-    if not pattern.fullmatch(name):
+    if (not _POOL_NAME.fullmatch(name)) if target is Target.NODE_POOL else dns1123_label_problem(name):
         kind = ("an AKS pool name (^[a-z][a-z0-9]{0,11}$)" if target is Target.NODE_POOL
                 else "a namespace name (a DNS label)")
         raise ValueError(f"{text!r}: {name!r} is not {kind}")
@@ -127,18 +123,18 @@ def _queue_entry(text: str, rest: str) -> Entry:
         if not namespace or not local:
             raise ValueError(f"{text!r}: a {spelled} is named with its namespace; write "
                              f"queues.{spelled}/<namespace>/<name>")
-        if not _NAMESPACE.fullmatch(namespace):
+        if dns1123_label_problem(namespace):
             raise ValueError(f"{text!r}: {namespace!r} is not a namespace name (a DNS label)")
-        if not _OBJECT_NAME.fullmatch(local) or len(local) > 253:
-            raise ValueError(f"{text!r}: {local!r} is not a Kubernetes object name (a DNS subdomain)")
-        return queue_entry(spelled, namespace, local)
-    if not slash or not name:
-        raise ValueError(f"{text!r} names no {spelled}; write queues.{spelled}/<name>")
-    if "/" in name:
-        raise ValueError(f"{text!r}: a {spelled} has no namespace; write queues.{spelled}/<name>")
-    if not _OBJECT_NAME.fullmatch(name) or len(name) > 253:
-        raise ValueError(f"{text!r}: {name!r} is not a Kubernetes object name (a DNS subdomain)")
-    return queue_entry(spelled, None, name)
+    else:
+        namespace, local = None, name
+        if not slash or not name:
+            raise ValueError(f"{text!r} names no {spelled}; write queues.{spelled}/<name>")
+        if "/" in name:
+            raise ValueError(f"{text!r}: a {spelled} has no namespace; write queues.{spelled}/<name>")
+    # A Kubernetes object name (a DNS subdomain, RFC 1123), as Kueue's objects are named.
+    if dns1123_subdomain_problem(local):
+        raise ValueError(f"{text!r}: {local!r} is not a Kubernetes object name (a DNS subdomain)")
+    return queue_entry(spelled, namespace, local)
 
 
 def _fleet_entry(text: str, rest: str) -> Entry:
@@ -155,7 +151,7 @@ def _fleet_entry(text: str, rest: str) -> Entry:
     if not name:
         raise ValueError(f"{text!r} names no worker; write fleet.{FLEET_WORKERS}/<name> with the name "
                          "aks-kueue:fleet.workers gives it")
-    if not _NAMESPACE.fullmatch(name):
+    if dns1123_label_problem(name):
         raise ValueError(f"{text!r}: {name!r} is not a worker name (a DNS label, as aks-kueue:fleet.workers[].name)")
     return worker_entry(name)
 

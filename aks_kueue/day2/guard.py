@@ -1,6 +1,6 @@
 """The guard: this update against the last deployment, before anything users depend on changes.
 
-`judge` compares the desired `Record` with the previous one and returns refusals (errors: the
+`judge_update` compares the desired `Record` with the previous one and returns refusals (errors: the
 program stops, `aks-kueue preview` exits 1) and notices (warnings: what this update destroys or
 changes that users should know before it runs). Findings are the project's one `Finding` shape.
 
@@ -38,20 +38,19 @@ that name the manager.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from aks_kueue.aks import kubernetes_versions
 from aks_kueue.day2.allow import ACKNOWLEDGED_ONLY, ALLOW_KEY, MANAGER_ENTRY, Allowances, Entry, Target
 from aks_kueue.day2.names import DELETE_TIMEOUT, FINALIZER_WAITS_FOR, immutable_paths, spec_of
 from aks_kueue.day2.replacement import Change, changes, facts
 from aks_kueue.day2.state import OUTPUT, Previous, Record, Tracked
+from aks_kueue.day2.upgrades import MOVES_MINOR
 from aks_kueue.judge.finding import ERROR, WARNING, Finding
 from aks_kueue.kueue import multikueue as mk
 
-CHANNELS_OWNING_VERSION = ("stable", "rapid")
 _LOST = {
     Target.RESOURCE_GROUP: "the resource group and everything in it: the cluster, its node resource group and "
                            "every disk behind a PersistentVolume",
@@ -136,6 +135,22 @@ class Report:
     notices: list[Finding] = field(default_factory=list)
     guarded: bool = True
 
+    def refuse(self, kind: str, *rest: Any) -> None:
+        """An error, `Finding(kind, ERROR, object, key, message, fix, numbers)`."""
+        self.refusals.append(Finding(kind, ERROR, *rest))
+
+    def notice(self, kind: str, *rest: Any) -> None:
+        """A warning, `Finding(kind, WARNING, object, key, message, fix, numbers)`."""
+        self.notices.append(Finding(kind, WARNING, *rest))
+
+
+def _change(subject: str, key: str, old: Any, new: Any) -> Callable[..., None]:
+    """`say(report.refuse or report.notice, kind, message, fix)` for findings on one change of a value:
+    the message goes on from `OLD -> NEW`, and the finding's numbers are both."""
+    def say(finding: Callable[..., None], kind: str, message: str, fix: str) -> None:
+        finding(kind, subject, key, f"{old} -> {new}{message}", fix, {"old": old, "new": new})
+    return say
+
 
 def lost(entry: Entry) -> str:
     return _LOST[entry.target]
@@ -162,16 +177,16 @@ def _listed(entries: Iterable[Entry]) -> str:
     return ", ".join(f"`{e}`" for e in entries)
 
 
-def judge(previous: Previous, desired: Record, allow: Allowances, on: Optional[date] = None) -> Report:
+def judge_update(previous: Previous, desired: Record, allow: Allowances, on: Optional[date] = None) -> Report:
     report = Report()
     if previous.record is None:
         report.guarded = False
-        report.notices.append(Finding(
-            "day2-unguarded", WARNING, "stack", OUTPUT,
-            f"unguarded: {previous.reason}; this update is not compared with the last deployment, so a "
-            "replacement, a deletion or an install switch is not refused here (protect still stops the engine)",
-            "after the next pulumi up the stack exports `day2` and later updates are guarded; offline, give "
-            "--previous-outputs FILE with what `pulumi stack output --json` prints"))
+        report.notice("day2-unguarded", "stack", OUTPUT,
+                      f"unguarded: {previous.reason}; this update is not compared with the last deployment, so a "
+                      "replacement, a deletion or an install switch is not refused here (protect still stops the "
+                      "engine)",
+                      "after the next pulumi up the stack exports `day2` and later updates are guarded; offline, give "
+                      "--previous-outputs FILE with what `pulumi stack output --json` prints")
         for entry in allow:
             report.notices.append(_unused(entry, desired, None))
         return report
@@ -220,45 +235,38 @@ def _replacement(report: Report, entry: Entry, old: Tracked, wanted: Tracked, di
     if old.protected:
         step1 = [entry, *(t.entry for t in chained)]
         for change in diff:
-            report.refusals.append(Finding(
-                "day2-replace-refused", ERROR, wanted.label, wanted.keys.get(change.path, wanted.key or str(entry)),
-                f"{show(change.old)} -> {show(change.new)} replaces {wanted.label} ({_why(wanted, change)}), which "
-                f"the last deployment left protected: it would destroy {lost(entry)}. {ENGINE_REPLACE}",
-                f"keep {show(change.old)}; to replace it on purpose take two updates: 1. list "
-                f"{_listed(step1)} in {ALLOW_KEY} and change nothing else (that update only unprotects); "
-                f"2. make this change with `{entry}` still listed",
-                {"old": change.old, "new": change.new}))
+            report.refuse("day2-replace-refused", wanted.label, wanted.keys.get(change.path, wanted.key or str(entry)),
+                          f"{show(change.old)} -> {show(change.new)} replaces {wanted.label} ({_why(wanted, change)}), "
+                          f"which the last deployment left protected: it would destroy {lost(entry)}. {ENGINE_REPLACE}",
+                          f"keep {show(change.old)}; to replace it on purpose take two updates: 1. list "
+                          f"{_listed(step1)} in {ALLOW_KEY} and change nothing else (that update only unprotects); 2. "
+                          f"make this change with `{entry}` still listed", {"old": change.old, "new": change.new})
         return
     paths = ", ".join(f"{c.path} {show(c.old)} -> {show(c.new)}" for c in diff)
     if parent is not None and entry not in allow:
-        report.notices.append(Finding(
-            "day2-replace", WARNING, wanted.label, key,
-            f"{paths}: pulumi up replaces {wanted.label} with {before.resources[parent].label} (`{parent}` is "
-            f"listed in allowReplacement), destroying {lost(entry)}", f"remove `{parent}` from {ALLOW_KEY} after "
-            "this update", numbers))
+        report.notice("day2-replace", wanted.label, key,
+                      f"{paths}: pulumi up replaces {wanted.label} with {before.resources[parent].label} (`{parent}` "
+                      f"is listed in allowReplacement), destroying {lost(entry)}",
+                      f"remove `{parent}` from {ALLOW_KEY} after this update", numbers)
         return
     if entry not in allow:
-        report.refusals.append(Finding(
-            "day2-replace-unacknowledged", ERROR, wanted.label, key,
-            f"{paths} replaces {wanted.label} ({_why(wanted, diff[0])}), destroying {lost(entry)}; "
-            f"{NOT_ACKNOWLEDGED}",
-            f"keep {show(diff[0].old)}, or to replace it on purpose add `{entry}` to {ALLOW_KEY} for this update",
-            numbers))
+        report.refuse("day2-replace-unacknowledged", wanted.label, key,
+                      f"{paths} replaces {wanted.label} ({_why(wanted, diff[0])}), destroying {lost(entry)}; "
+                      f"{NOT_ACKNOWLEDGED}",
+                      f"keep {show(diff[0].old)}, or to replace it on purpose add `{entry}` to {ALLOW_KEY} for this "
+                      "update", numbers)
         return
     if chained:
         names = ", ".join(t.label for t in chained)
-        report.refusals.append(Finding(
-            "day2-replace-chain-refused", ERROR, wanted.label, key,
-            f"{paths} replaces {wanted.label}, and with it {names}, which the last deployment left protected. "
-            f"{ENGINE_CHAIN}",
-            f"first run one update that lists {_listed([entry, *(t.entry for t in chained)])} in {ALLOW_KEY} "
-            "with the old values (it only unprotects them), then make this change",
-            numbers))
+        report.refuse("day2-replace-chain-refused", wanted.label, key,
+                      f"{paths} replaces {wanted.label}, and with it {names}, which the last deployment left "
+                      f"protected. {ENGINE_CHAIN}",
+                      f"first run one update that lists {_listed([entry, *(t.entry for t in chained)])} in {ALLOW_KEY} "
+                      "with the old values (it only unprotects them), then make this change", numbers)
         return
-    report.notices.append(Finding(
-        "day2-replace", WARNING, wanted.label, key,
-        f"{paths}: pulumi up replaces {wanted.label} (listed in allowReplacement), destroying {lost(entry)}",
-        f"remove `{entry}` from {ALLOW_KEY} after this update", numbers))
+    report.notice("day2-replace", wanted.label, key,
+                  f"{paths}: pulumi up replaces {wanted.label} (listed in allowReplacement), destroying {lost(entry)}",
+                  f"remove `{entry}` from {ALLOW_KEY} after this update", numbers)
 
 
 def _removal(report: Report, entry: Entry, old: Tracked, allow: Allowances, parent: Optional[Entry] = None,
@@ -272,48 +280,41 @@ def _removal(report: Report, entry: Entry, old: Tracked, allow: Allowances, pare
         key = MANAGER_KEY if mirrored else key
         keep = f"keep the team on {mirrored}" if mirrored else "keep a LocalQueue there"
         if old.retained:
-            report.notices.append(Finding(
-                "day2-namespace-released", WARNING, old.label, key,
-                f"{gone}: the stack stops managing it, but it stays in the cluster with everything in it (the state "
-                "marks it retainOnDelete, so Pulumi only forgets it)",
-                f"delete it with `kubectl delete namespace {entry.name}` if that is what you mean"))
+            report.notice("day2-namespace-released", old.label, key,
+                          f"{gone}: the stack stops managing it, but it stays in the cluster with everything in it "
+                          "(the state marks it retainOnDelete, so Pulumi only forgets it)",
+                          f"delete it with `kubectl delete namespace {entry.name}` if that is what you mean")
         elif entry in allow:
-            report.notices.append(Finding(
-                "day2-delete", WARNING, old.label, key,
-                f"{gone}, and the state does not retain it: pulumi up deletes {lost(entry)}",
-                f"remove `{entry}` from {ALLOW_KEY} after this update"))
+            report.notice("day2-delete", old.label, key,
+                          f"{gone}, and the state does not retain it: pulumi up deletes {lost(entry)}",
+                          f"remove `{entry}` from {ALLOW_KEY} after this update")
         else:
-            report.refusals.append(Finding(
-                "day2-delete-unacknowledged", ERROR, old.label, key,
-                f"{gone}, and the state does not retain it (an earlier update listed it): pulumi up would delete "
-                f"{lost(entry)}",
-                f"{keep} to keep it, or add `{entry}` to {ALLOW_KEY} to delete it on purpose"))
+            report.refuse("day2-delete-unacknowledged", old.label, key,
+                          f"{gone}, and the state does not retain it (an earlier update listed it): pulumi up would "
+                          f"delete {lost(entry)}",
+                          f"{keep} to keep it, or add `{entry}` to {ALLOW_KEY} to delete it on purpose")
         return
     if old.protected:
-        report.refusals.append(Finding(
-            "day2-delete-refused", ERROR, old.label, key,
-            f"{old.label} is no longer in the stack, so pulumi up would delete it: {lost(entry)}. The last "
-            f"deployment left it protected; {ENGINE_DELETE}",
-            f"take two updates: 1. keep it with `{entry}` in {ALLOW_KEY} (that update only unprotects it); "
-            f"2. remove it with `{entry}` still listed"
-            + ("" if entry not in allow else "; put it back for this update")))
+        report.refuse("day2-delete-refused", old.label, key,
+                      f"{old.label} is no longer in the stack, so pulumi up would delete it: {lost(entry)}. The last "
+                      f"deployment left it protected; {ENGINE_DELETE}",
+                      f"take two updates: 1. keep it with `{entry}` in {ALLOW_KEY} (that update only unprotects it); "
+                      f"2. remove it with `{entry}` still listed"
+                      + ("" if entry not in allow else "; put it back for this update"))
     elif entry not in allow and parent is not None:
-        report.notices.append(Finding(
-            "day2-delete", WARNING, old.label, key,
-            f"{old.label} is no longer in the stack, and goes with {parent} anyway (`{parent}` is listed in "
-            f"allowReplacement): pulumi up deletes it, destroying {lost(entry)}",
-            f"remove `{parent}` from {ALLOW_KEY} after this update"))
+        report.notice("day2-delete", old.label, key,
+                      f"{old.label} is no longer in the stack, and goes with {parent} anyway (`{parent}` is listed in "
+                      f"allowReplacement): pulumi up deletes it, destroying {lost(entry)}",
+                      f"remove `{parent}` from {ALLOW_KEY} after this update")
     elif entry not in allow:
-        report.refusals.append(Finding(
-            "day2-delete-unacknowledged", ERROR, old.label, key,
-            f"{old.label} is no longer in the stack, so pulumi up would delete it, destroying {lost(entry)}; "
-            f"{NOT_ACKNOWLEDGED}",
-            f"put it back to keep it, or add `{entry}` to {ALLOW_KEY} to delete it on purpose"))
+        report.refuse("day2-delete-unacknowledged", old.label, key,
+                      f"{old.label} is no longer in the stack, so pulumi up would delete it, destroying {lost(entry)}; "
+                      f"{NOT_ACKNOWLEDGED}",
+                      f"put it back to keep it, or add `{entry}` to {ALLOW_KEY} to delete it on purpose")
     else:
-        report.notices.append(Finding(
-            "day2-delete", WARNING, old.label, key,
-            f"{old.label} is no longer in the stack: pulumi up deletes it, destroying {lost(entry)}",
-            f"remove `{entry}` from {ALLOW_KEY} after this update"))
+        report.notice("day2-delete", old.label, key,
+                      f"{old.label} is no longer in the stack: pulumi up deletes it, destroying {lost(entry)}",
+                      f"remove `{entry}` from {ALLOW_KEY} after this update")
 
 
 def _install(report: Report, before: Record, desired: Record, allow: Allowances) -> bool:
@@ -322,35 +323,23 @@ def _install(report: Report, before: Record, desired: Record, allow: Allowances)
         return False
     entry = Entry(Target.KUEUE)
     installer = before.get(entry)
+    say = _change("Kueue installer", INSTALL_KEY, old, new)
     if "none" not in (old, new):
-        report.refusals.append(Finding(
-            "day2-install-switch-refused", ERROR, "Kueue installer", INSTALL_KEY,
-            f"{old} -> {new} switches Kueue directly: Pulumi would create the new installer while the old one "
-            "still owns Kueue's CRDs and webhooks (two controllers at once), then delete the old one, whose "
-            f"uninstall removes {lost(entry)}",
-            f"switch in three updates: 1. add `kueue` to {ALLOW_KEY}; 2. set install: none (queue objects, "
-            f"expected workloads and queue manifests removed too) with `kueue` still listed; 3. set install: {new}",
-            {"old": old, "new": new}))
-        return True
-    if new == "none":
-        if installer is not None and installer.protected:
-            report.refusals.append(Finding(
-                "day2-install-switch-refused", ERROR, "Kueue installer", INSTALL_KEY,
-                f"{old} -> none uninstalls Kueue, which removes {lost(entry)}, but the last deployment left the "
-                f"installer protected; {ENGINE_DELETE}",
-                f"first run one update with `kueue` in {ALLOW_KEY} and install: {old}, then set install: none "
-                "with `kueue` still listed",
-                {"old": old, "new": new}))
-        elif entry not in allow:
-            report.refusals.append(Finding(
-                "day2-install-switch-refused", ERROR, "Kueue installer", INSTALL_KEY,
-                f"{old} -> none uninstalls Kueue, which removes {lost(entry)}; {NOT_ACKNOWLEDGED}",
-                f"add `kueue` to {ALLOW_KEY} for this update to uninstall it on purpose", {"old": old, "new": new}))
-        else:
-            report.notices.append(Finding(
-                "day2-kueue-removed", WARNING, "Kueue installer", INSTALL_KEY,
-                f"{old} -> none: pulumi up deletes every queue object first, then uninstalls Kueue, which removes "
-                f"{lost(entry)}", "the next update may set the new mode", {"old": old, "new": new}))
+        say(report.refuse, "day2-install-switch-refused", " switches Kueue directly: Pulumi would create the new "
+            "installer while the old one still owns Kueue's CRDs and webhooks (two controllers at once), then delete "
+            f"the old one, whose uninstall removes {lost(entry)}", f"switch in three updates: 1. add `kueue` to "
+            f"{ALLOW_KEY}; 2. set install: none (queue objects, expected workloads and queue manifests removed too) "
+            f"with `kueue` still listed; 3. set install: {new}")
+    elif new == "none" and installer is not None and installer.protected:
+        say(report.refuse, "day2-install-switch-refused", f" uninstalls Kueue, which removes {lost(entry)}, but the "
+            f"last deployment left the installer protected; {ENGINE_DELETE}", f"first run one update with `kueue` in "
+            f"{ALLOW_KEY} and install: {old}, then set install: none with `kueue` still listed")
+    elif new == "none" and entry not in allow:
+        say(report.refuse, "day2-install-switch-refused", f" uninstalls Kueue, which removes {lost(entry)}; "
+            f"{NOT_ACKNOWLEDGED}", f"add `kueue` to {ALLOW_KEY} for this update to uninstall it on purpose")
+    elif new == "none":
+        say(report.notice, "day2-kueue-removed", ": pulumi up deletes every queue object first, then uninstalls "
+            f"Kueue, which removes {lost(entry)}", "the next update may set the new mode")
     return True
 
 
@@ -361,12 +350,12 @@ def _queue_objects(report: Report, before: Record, desired: Record, allow: Allow
     olds = {e: t for e, t in before.resources.items() if e.target is Target.QUEUES}
     if not before.queues_tracked:
         if any(e.target is Target.QUEUES for e in desired.resources):
-            report.notices.append(Finding(
-                "day2-kueue-objects-unrecorded", WARNING, "Kueue objects", "aks-kueue:queues",
-                "the last deployment's record names no Kueue objects (an older program wrote it), so this update "
-                "cannot tell which ClusterQueues, LocalQueues, flavors, checks, Cohorts or Topologies it removes or "
-                "replaces; it records them, and later updates refuse such a change unless listed",
-                "compare `pulumi preview --diff` with the cluster before this update"))
+            report.notice("day2-kueue-objects-unrecorded", "Kueue objects", "aks-kueue:queues",
+                          "the last deployment's record names no Kueue objects (an older program wrote it), so this "
+                          "update cannot tell which ClusterQueues, LocalQueues, flavors, checks, Cohorts or Topologies "
+                          "it removes or replaces; it records them, and later updates refuse such a change unless "
+                          "listed",
+                          "compare `pulumi preview --diff` with the cluster before this update")
         return set()
     if covered or before.kueue_install != desired.kueue_install:
         # The cluster's replacement, or the installer's removal, decides (and names) what goes with it.
@@ -388,13 +377,12 @@ def _queue_objects(report: Report, before: Record, desired: Record, allow: Allow
             used.add(entry)
             _queue_change(report, entry, old, new, diff, allow, source)
         elif kind == "ResourceFlavor" and "spec.topologyName" in old.facts and "spec.topologyName" not in new.facts:
-            report.refusals.append(Finding(
-                "day2-kueue-immutable-refused", ERROR, new.label, new.keys.get("spec.topologyName", new.key),
-                f"{new.label} drops spec.topologyName {old.facts['spec.topologyName']}: Kueue refuses it "
-                "(\"topologyName is immutable when topologyName is set\", its ResourceFlavor CRD rule), so the "
-                "update would fail at the API server",
-                f"keep topologyName: {old.facts['spec.topologyName']}, or create a flavor under a new name without "
-                "it, move the ClusterQueues to it, and then remove this one"))
+            report.refuse("day2-kueue-immutable-refused", new.label, new.keys.get("spec.topologyName", new.key),
+                          f"{new.label} drops spec.topologyName {old.facts['spec.topologyName']}: Kueue refuses it "
+                          "(\"topologyName is immutable when topologyName is set\", its ResourceFlavor CRD rule), so "
+                          "the update would fail at the API server",
+                          f"keep topologyName: {old.facts['spec.topologyName']}, or create a flavor under a new name "
+                          "without it, move the ClusterQueues to it, and then remove this one")
     return used
 
 
@@ -413,14 +401,12 @@ def _queue_change(report: Report, entry: Entry, old: Tracked, new: Optional[Trac
     numbers = {"old": diff[0].old, "new": diff[0].new} if diff else {}
     consequence = _queue_consequence(entry, new is None)
     if entry in allow:
-        report.notices.append(Finding(
-            "day2-kueue-delete" if new is None else "day2-kueue-replace", WARNING, label, key,
-            f"{what} (listed in allowReplacement): {consequence}",
-            f"remove `{entry}` from {ALLOW_KEY} after this update", numbers))
+        report.notice("day2-kueue-delete" if new is None else "day2-kueue-replace", label, key,
+                      f"{what} (listed in allowReplacement): {consequence}",
+                      f"remove `{entry}` from {ALLOW_KEY} after this update", numbers)
         return
-    report.refusals.append(Finding(
-        "day2-kueue-delete-refused" if new is None else "day2-kueue-replace-refused", ERROR, label, key,
-        f"{what}: {consequence}", _queue_safe_path(entry, new is None, mirrored), numbers))
+    report.refuse("day2-kueue-delete-refused" if new is None else "day2-kueue-replace-refused", label, key,
+                  f"{what}: {consequence}", _queue_safe_path(entry, new is None, mirrored), numbers)
 
 
 def _queue_consequence(entry: Entry, deleted: bool) -> str:
@@ -480,88 +466,59 @@ def _untracked(report: Report, before: Record, desired: Record) -> None:
     paths = sorted({p for t in desired.resources.values() for p in before.skipped(t.type_token)
                     if before.get(t.entry) is not None})
     if paths:
-        report.notices.append(Finding(
-            "day2-facts-unrecorded", WARNING, "stack", OUTPUT,
-            f"the last deployment's record does not hold {', '.join(paths)} (an older program wrote it), so this "
-            "update cannot tell whether it changes them on the resources it keeps; it records them, and later "
-            "updates refuse a change as a replacement", "change none of them in this update"))
+        report.notice("day2-facts-unrecorded", "stack", OUTPUT,
+                      f"the last deployment's record does not hold {', '.join(paths)} (an older program wrote it), so "
+                      "this update cannot tell whether it changes them on the resources it keeps; it records them, and "
+                      "later updates refuse a change as a replacement",
+                      "change none of them in this update")
 
 
 # ---- the Kubernetes version ----
-
-_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?$")
-
-
-def _parse_version(text: str) -> Optional[tuple[int, int, Optional[int]]]:
-    match = _VERSION.fullmatch(text.strip())
-    if not match:
-        return None
-    return int(match.group(1)), int(match.group(2)), int(match.group(3)) if match.group(3) is not None else None
-
 
 def _kubernetes_version(report: Report, before: Record, desired: Record, on: Optional[date]) -> None:
     old, new = before.kubernetes_version, desired.kubernetes_version
     if old == new:
         return
-    numbers = {"old": old, "new": new}
-    if desired.upgrade_channel in CHANNELS_OWNING_VERSION:
-        report.notices.append(Finding(
-            "day2-kubernetes-version-ignored", WARNING, "ManagedCluster", VERSION_KEY,
-            f"{old} -> {new} changes nothing: with upgradeChannel {desired.upgrade_channel} the program sets "
-            "kubernetesVersion only when it creates the cluster, and the channel moves it after that",
-            "use upgradeChannel patch (or none) to choose the minor version yourself", numbers))
+    say = _change("ManagedCluster", VERSION_KEY, old, new)
+    if desired.upgrade_channel in MOVES_MINOR:
+        say(report.notice, "day2-kubernetes-version-ignored", f" changes nothing: with upgradeChannel "
+            f"{desired.upgrade_channel} the program sets kubernetesVersion only when it creates the cluster, and the "
+            "channel moves it after that", "use upgradeChannel patch (or none) to choose the minor version yourself")
         return
-    was, wanted = _parse_version(old), _parse_version(new)
+    was, wanted = kubernetes_versions.parse(old.strip()), kubernetes_versions.parse(new.strip())
     if was is None or wanted is None:
         return  # the settings check the version's form; an unreadable old record compares nothing
     if wanted[:2] < was[:2] or (wanted[:2] == was[:2] and None not in (was[2], wanted[2]) and wanted[2] < was[2]):
-        report.refusals.append(Finding(
-            "day2-kubernetes-downgrade-refused", ERROR, "ManagedCluster", VERSION_KEY,
-            f"{old} -> {new} is a downgrade: {NO_DOWNGRADE}", f"keep {old} or move forward", numbers))
+        say(report.refuse, "day2-kubernetes-downgrade-refused", f" is a downgrade: {NO_DOWNGRADE}",
+            f"keep {old} or move forward")
         return
     if wanted[:2] == was[:2]:
         if wanted[2] is None:
-            report.notices.append(Finding(
-                "day2-kubernetes-version-same-minor", WARNING, "ManagedCluster", VERSION_KEY,
-                f"{old} -> {new} does not upgrade: AKS keeps the patch the cluster runs (\"Updating the cluster "
-                "with the same <major.minor> once it has been created (e.g. 1.14.x -> 1.14) will not trigger an "
-                "upgrade\")", f"write {new}.<patch> to move to a newer patch", numbers))
+            say(report.notice, "day2-kubernetes-version-same-minor", " does not upgrade: AKS keeps the patch the "
+                "cluster runs (\"Updating the cluster with the same <major.minor> once it has been created (e.g. "
+                "1.14.x -> 1.14) will not trigger an upgrade\")", f"write {new}.<patch> to move to a newer patch")
             return
         if was[2] is None:
-            report.notices.append(Finding(
-                "day2-kubernetes-patch-pinned", WARNING, "ManagedCluster", VERSION_KEY,
-                f"{old} -> {new} pins a patch: the cluster runs the patch AKS chose for {old} when it was created or "
-                f"last upgraded; if that is newer than {new}, AKS refuses the change ({NO_DOWNGRADE})",
-                "`az aks show -g RG -n CLUSTER --query currentKubernetesVersion` shows it; pin that one or a newer "
-                "one",
-                numbers))
+            say(report.notice, "day2-kubernetes-patch-pinned", f" pins a patch: the cluster runs the patch AKS chose "
+                f"for {old} when it was created or last upgraded; if that is newer than {new}, AKS refuses the change "
+                f"({NO_DOWNGRADE})", "`az aks show -g RG -n CLUSTER --query currentKubernetesVersion` shows it; pin "
+                "that one or a newer one")
             return
     elif wanted[0] != was[0] or wanted[1] > was[1] + 1:
-        if not _out_of_support(was[1], on):
-            step = f"{was[0]}.{was[1] + 1}"
-            report.refusals.append(Finding(
-                "day2-kubernetes-minor-skip-refused", ERROR, "ManagedCluster", VERSION_KEY,
-                f"{old} -> {new} skips a minor version, which AKS refuses: \"{MINOR_RULE}\" (pulumi-azure-native "
-                f"{facts().azure_native_version}, ManagedCluster kubernetesVersion)",
-                f"upgrade one minor at a time: set {step} in one update, and move on once it is done", numbers))
+        # A minor AKS no longer supports at all is the one case AKS lets an upgrade skip minors.
+        release = kubernetes_versions.load().release(was[1])
+        if release is None or release.stage(on or kubernetes_versions.today()) is not kubernetes_versions.Stage.RETIRED:
+            say(report.refuse, "day2-kubernetes-minor-skip-refused", f" skips a minor version, which AKS refuses: "
+                f"\"{MINOR_RULE}\" (pulumi-azure-native {facts().azure_native_version}, ManagedCluster "
+                f"kubernetesVersion)", f"upgrade one minor at a time: set {was[0]}.{was[1] + 1} in one update, and "
+                "move on once it is done")
             return
-        report.notices.append(Finding(
-            "day2-kubernetes-minor-skip", WARNING, "ManagedCluster", VERSION_KEY,
-            f"{old} -> {new} skips minor versions: AKS allows that only from a version out of support back into "
-            f"a supported one, as 1.{was[1]} is ({kubernetes_versions.DATA_FILE})",
-            "check `az aks get-upgrades -g RG -n CLUSTER` lists it", numbers))
-    report.notices.append(Finding(
-        "day2-kubernetes-upgrade", WARNING, "ManagedCluster", VERSION_KEY,
-        f"{old} -> {new}: pulumi up upgrades the control plane at once, outside any maintenance window (those "
-        "schedule AKS's own upgrades only), and then drains and upgrades every pool under its upgradeSettings",
-        "run this update when the pools may be drained", numbers))
-
-
-def _out_of_support(minor: int, on: Optional[date]) -> bool:
-    """A minor AKS no longer supports at all: the one case AKS lets an upgrade skip minors."""
-    release = kubernetes_versions.load().release(minor)
-    day = on or kubernetes_versions.today()
-    return release is not None and release.stage(day) is kubernetes_versions.Stage.RETIRED
+        say(report.notice, "day2-kubernetes-minor-skip", " skips minor versions: AKS allows that only from a version "
+            f"out of support back into a supported one, as 1.{was[1]} is ({kubernetes_versions.DATA_FILE})",
+            "check `az aks get-upgrades -g RG -n CLUSTER` lists it")
+    say(report.notice, "day2-kubernetes-upgrade", ": pulumi up upgrades the control plane at once, outside any "
+        "maintenance window (those schedule AKS's own upgrades only), and then drains and upgrades every pool under "
+        "its upgradeSettings", "run this update when the pools may be drained")
 
 
 def _unused(entry: Entry, desired: Record, before: Optional[Record]) -> Finding:
@@ -610,13 +567,13 @@ def _fleet(report: Report, before: Record, desired: Record, allow: Allowances) -
     if not before.fleet_tracked:
         was_manager = any(_is_multikueue_check(e, t) for e, t in before.resources.items() if e.target is Target.QUEUES)
         if news or was_manager:
-            report.notices.append(Finding(
-                "day2-fleet-unrecorded", WARNING, "fleet", FLEET_KEY,
-                "the last deployment's record names no fleet links (an older program wrote it), so this update cannot "
-                "tell whether it disconnects a worker the manager dispatches to, or takes its manager's access from a "
-                "worker; it records them, and later updates refuse such a change unless listed",
-                "check that `pulumi preview --diff` deletes no MultiKueueCluster, kubeconfig Secret or multikueue-sa "
-                "object before this update"))
+            report.notice("day2-fleet-unrecorded", "fleet", FLEET_KEY,
+                          "the last deployment's record names no fleet links (an older program wrote it), so this "
+                          "update cannot tell whether it disconnects a worker the manager dispatches to, or takes its "
+                          "manager's access from a worker; it records them, and later updates refuse such a change "
+                          "unless listed",
+                          "check that `pulumi preview --diff` deletes no MultiKueueCluster, kubeconfig Secret or "
+                          "multikueue-sa object before this update")
         return set()
     used: set[Entry] = set()
     still_connected = any(t.facts.get("connected") for e, t in news.items() if e != MANAGER_ENTRY)
@@ -658,12 +615,11 @@ def _worker(report: Report, entry: Entry, old: Tracked, new: Optional[Tracked], 
                    "manager's ClusterQueues admit nothing until a worker is connected again")
     numbers = {"old": stack, "new": new.facts.get("stack") if new is not None else None}
     if entry in allow:
-        report.notices.append(Finding(
-            "day2-fleet-worker-removed", WARNING, old.label, key,
-            f"{what}, {action} (listed in allowReplacement); if it was not drained, {LOST_TO_MANAGER}",
-            f"remove `{entry}` from {ALLOW_KEY} after this update; then delete what the manager left on "
-            f"{'the old cluster' if moved else name}: `{ORIGIN_CLEANUP}` (the label's default value: the manager's "
-            "Kueue Configuration may set another in multiKueue.origin)", numbers))
+        report.notice("day2-fleet-worker-removed", old.label, key,
+                      f"{what}, {action} (listed in allowReplacement); if it was not drained, {LOST_TO_MANAGER}",
+                      f"remove `{entry}` from {ALLOW_KEY} after this update; then delete what the manager left on "
+                      f"{'the old cluster' if moved else name}: `{ORIGIN_CLEANUP}` (the label's default value: the "
+                      "manager's Kueue Configuration may set another in multiKueue.origin)", numbers)
         return {entry}
     drain = (f"drain it first (docs/fleet.md, \"Removing a worker\"): 1. set spec.stopPolicy: Hold on the ClusterQueues "
              f"of {stack} and pulumi up that stack (what it admitted runs to completion; the other workers take new "
@@ -677,8 +633,7 @@ def _worker(report: Report, entry: Entry, old: Tracked, new: Optional[Tracked], 
         fix = f"keep {stack}; to move {name} to another cluster on purpose, {drain}"
     else:
         fix = f"put it back to keep it; to remove it on purpose, {drain}"
-    report.refusals.append(Finding(
-        "day2-fleet-worker-refused", ERROR, old.label, key, f"{what}, {action}: {LOST_TO_MANAGER}", fix, numbers))
+    report.refuse("day2-fleet-worker-refused", old.label, key, f"{what}, {action}: {LOST_TO_MANAGER}", fix, numbers)
     return set()
 
 
@@ -687,24 +642,22 @@ def _manager_access(report: Report, old: Tracked, new: Optional[Tracked], allow:
     manager = old.facts.get("stack")
     if new is not None:
         if new.facts.get("stack") != manager:
-            report.notices.append(Finding(
-                "day2-fleet-manager-changed", WARNING, new.label, MANAGER_KEY,
-                f"this worker's manager changes from {manager} to {new.facts.get('stack')}: it mirrors the new "
-                f"manager's teams from now on, but {manager} still holds its kubeconfig and dispatches here until "
-                "this worker leaves its aks-kueue:fleet.workers",
-                f"remove this worker from {manager}'s aks-kueue:fleet.workers (drain it first: docs/fleet.md, "
-                "\"Removing a worker\")", {"old": manager, "new": new.facts.get("stack")}))
+            report.notice("day2-fleet-manager-changed", new.label, MANAGER_KEY,
+                          f"this worker's manager changes from {manager} to {new.facts.get('stack')}: it mirrors the "
+                          f"new manager's teams from now on, but {manager} still holds its kubeconfig and dispatches "
+                          "here until this worker leaves its aks-kueue:fleet.workers",
+                          f"remove this worker from {manager}'s aks-kueue:fleet.workers (drain it first: "
+                          "docs/fleet.md, \"Removing a worker\")", {"old": manager, "new": new.facts.get("stack")})
         return set()
     what = (f"this stack is no longer a worker of {manager}, so pulumi up deletes the {mk.SERVICE_ACCOUNT} service "
             f"account, its ClusterRole and binding and its token Secrets: {manager}'s MultiKueueCluster for this worker "
             f"loses its connection, and {LOST_AFTER_TIMEOUT}")
     if MANAGER_ENTRY in allow:
-        report.notices.append(Finding(
-            "day2-fleet-access-removed", WARNING, old.label, FLEET_KEY, f"{what} (listed in allowReplacement)",
-            f"remove `{MANAGER_ENTRY}` from {ALLOW_KEY} after this update"))
+        report.notice("day2-fleet-access-removed", old.label, FLEET_KEY, f"{what} (listed in allowReplacement)",
+                      f"remove `{MANAGER_ENTRY}` from {ALLOW_KEY} after this update")
         return {MANAGER_ENTRY}
-    report.refusals.append(Finding(
-        "day2-fleet-access-refused", ERROR, old.label, FLEET_KEY, what,
-        f"first remove this worker from {manager}'s aks-kueue:fleet.workers (drain it: docs/fleet.md, \"Removing a "
-        f"worker\") and pulumi up {manager}; then make this change with `{MANAGER_ENTRY}` in {ALLOW_KEY}"))
+    report.refuse("day2-fleet-access-refused", old.label, FLEET_KEY, what,
+                  f"first remove this worker from {manager}'s aks-kueue:fleet.workers (drain it: docs/fleet.md, "
+                  f"\"Removing a worker\") and pulumi up {manager}; then make this change with `{MANAGER_ENTRY}` in "
+                  f"{ALLOW_KEY}")
     return set()

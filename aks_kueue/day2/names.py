@@ -62,21 +62,17 @@ def spec_of(facts: Mapping[str, Any]) -> dict[str, Any]:
     return {path.split(".", 1)[1]: value for path, value in facts.items() if path.startswith("spec.")}
 
 
-def logical_name(component: str, kind: str, namespace: Optional[str], name: str) -> str:
-    where = f"{namespace}/{name}" if namespace else name
-    return f"{component}-{kind.lower()}-{where}"
-
-
-def legacy_name(component: str, kind: str, namespace: Optional[str], name: str) -> str:
-    """The name earlier releases gave (ambiguous for namespaced objects), kept as an alias so their URNs carry over."""
-    where = f"{namespace}-{name}" if namespace else name
+def logical_name(component: str, kind: str, namespace: Optional[str], name: str, joiner: str = "/") -> str:
+    """`joiner` "-" gives the name earlier releases gave (ambiguous for namespaced objects), kept as an
+    alias so their URNs carry over."""
+    where = f"{namespace}{joiner}{name}" if namespace else name
     return f"{component}-{kind.lower()}-{where}"
 
 
 def legacy_aliases(component: str, objects: Iterable[tuple[str, Optional[str], str]]) -> dict[tuple, str]:
     """(kind, namespace, name) -> the old logical name to alias, for objects whose name changed."""
     objects = list(objects)
-    olds = {key: legacy_name(component, *key) for key in objects}
+    olds = {key: logical_name(component, *key, joiner="-") for key in objects}
     claims = Counter(olds.values())
     return {key: old for key, old in olds.items()
             if old != logical_name(component, *key) and claims[old] == 1}

@@ -29,10 +29,15 @@ import json
 import re
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import Any, Mapping, Optional
+
+import yaml
 
 from aks_kueue.day2.allow import (ALLOW_KEY, FLEET_WORKERS, MANAGER_ENTRY, QUEUE_KINDS, Allowances, Entry, Target,
                                   queue_entry, worker_entry)
+from aks_kueue.day2.replacement import (AGENT_POOL, HELM_RELEASE, KUBERNETES_EXTENSION, MANAGED_CLUSTER, NAMESPACE,
+                                        RESOURCE_GROUP)
 
 
 class Effect(str, Enum):
@@ -48,32 +53,9 @@ class Effect(str, Enum):
         return self.value
 
 
-# pkg/resource/deploy/step.go StepOps, in its order, with what each does (the functions named are
-# where the engine makes the step).
-OPERATIONS: dict[str, tuple[Effect, str]] = {
-    "same": (Effect.NONE, "unchanged"),
-    "create": (Effect.CREATE, "created"),
-    "update": (Effect.UPDATE, "updated in place"),
-    "delete": (Effect.DELETE, "deleted (DeleteStep)"),
-    "replace": (Effect.REPLACE, "replaced (ReplaceStep, the logical step of a replacement)"),
-    "create-replacement": (Effect.REPLACE, "replaced: its replacement is created (CreateStep of a replacement)"),
-    "delete-replaced": (Effect.DELETE, "the replaced resource is deleted (DeleteStep of a replacement)"),
-    "read": (Effect.NONE, "read, as a data source"),
-    "read-replacement": (Effect.REPLACE, "replaced by a read of another id: the managed resource is marked for "
-                                         "deletion (GenerateReadSteps)"),
-    "refresh": (Effect.NONE, "refreshed in the state"),
-    "discard": (Effect.NONE, "a read resource dropped from the state; nothing is deleted (DeleteStep of an "
-                             "external resource)"),
-    "discard-replaced": (Effect.NONE, "a replaced read resource dropped from the state; nothing is deleted"),
-    "remove-pending-replace": (Effect.DELETE, "deleted: an earlier delete-before-replace deleted it and its "
-                                              "replacement was never created; this step drops it from the state "
-                                              "(RemovePendingReplaceStep)"),
-    "import": (Effect.NONE, "imported as it is"),
-    "import-replacement": (Effect.REPLACE, "replaced by an imported resource: the one in the state is deleted "
-                                           "(ImportStep of a replacement)"),
-    "diff": (Effect.NONE, "compared with an imported resource"),
-    "extend-parameterize": (Effect.NONE, "a provider's parameterization applied"),
-}
+# pkg/resource/deploy/step.go StepOps, in its order, with what each does (`data/step-operations.yaml`).
+OPERATIONS: dict[str, tuple[Effect, str]] = {op: (Effect(effect), what) for op, (effect, what) in yaml.safe_load(
+    (Path(__file__).resolve().parent / "data" / "step-operations.yaml").read_text(encoding="utf-8")).items()}
 DESTRUCTIVE = tuple(op for op, (effect, _) in OPERATIONS.items() if effect in (Effect.REPLACE, Effect.DELETE))
 # retainOnDelete makes the delete a no-op in DeleteStep.Apply (and the earlier delete of a pending
 # replacement was one): nothing is destroyed.
@@ -190,23 +172,19 @@ def watched(step: Step) -> Optional[Entry]:
     """The allowReplacement entry that covers this step's resource, if it is one users depend on."""
     inputs = step.inputs()
     kind = canonical_type(step.type)
-    if kind == "azure-native:resources:ResourceGroup":
-        return Entry(Target.RESOURCE_GROUP)
-    if kind == "azure-native:containerservice:ManagedCluster":
-        return Entry(Target.CLUSTER)
-    if kind == "azure-native:containerservice:AgentPool":
+    if kind in (RESOURCE_GROUP, MANAGED_CLUSTER):
+        return Entry(Target.RESOURCE_GROUP if kind == RESOURCE_GROUP else Target.CLUSTER)
+    if kind == AGENT_POOL:
         pool = inputs.get("agentPoolName") or step.name.split("-", 1)[-1]
         if pool == SYSTEM_POOL_NAME or inputs.get("mode") == "System":
             return Entry(Target.SYSTEM_POOL)
         return Entry(Target.NODE_POOL, str(pool))
-    if kind == "azure-native:kubernetesconfiguration:Extension":
-        if str(inputs.get("extensionType", "microsoft.kueue")).lower() == "microsoft.kueue":
-            return Entry(Target.KUEUE)
-    if kind == "kubernetes:helm.sh/v3:Release":
-        if "kueue" in str(inputs.get("chart", "kueue")):
-            return Entry(Target.KUEUE)
+    extension = str(inputs.get("extensionType", "microsoft.kueue")).lower()
+    if (kind == KUBERNETES_EXTENSION and extension == "microsoft.kueue"
+            or kind == HELM_RELEASE and "kueue" in str(inputs.get("chart", "kueue"))):
+        return Entry(Target.KUEUE)
     metadata = inputs.get("metadata") if isinstance(inputs.get("metadata"), Mapping) else {}
-    if kind == "kubernetes:core/v1:Namespace":
+    if kind == NAMESPACE:
         return Entry(Target.NAMESPACE, str(metadata.get("name") or step.name.rsplit("namespace-", 1)[-1]))
     fleet = _fleet_link(step, kind, metadata)
     if fleet is not None:
@@ -315,19 +293,17 @@ def judge_plan(steps: list[Step], allowances: Allowances, kept_tokens: Optional[
         if known is not None and step.op not in DESTRUCTIVE:
             continue
         kueue = _KUEUE_TYPE.fullmatch(canonical_type(step.type))
-        if kueue and kueue.group(1) == "MultiKueueConfig":
-            judged.append(_judge_config(step, steps, allowances, *known) if known is not None else Judged(
-                step, None, True, f"{step.op!r} is not a step operation this check-plan knows (the "
-                                  f"{len(OPERATIONS)} of Pulumi's step.go), so it cannot tell what it does to the "
-                                  "MultiKueueConfig"))
+        config = kueue is not None and kueue.group(1) == "MultiKueueConfig"
+        entry = None if config else watched(step)
+        if known is None and (config or entry is not None):
+            judged.append(Judged(step, entry, True, f"{step.op!r} is not a step operation this check-plan knows (the "
+                                                    f"{len(OPERATIONS)} of Pulumi's step.go), so it cannot tell what "
+                                                    f"it does to {'the MultiKueueConfig' if config else entry}"))
             continue
-        entry = watched(step)
+        if config:
+            judged.append(_judge_config(step, steps, allowances, *known))
+            continue
         if entry is None:
-            continue
-        if known is None:
-            judged.append(Judged(step, entry, True, f"{step.op!r} is not a step operation this check-plan knows "
-                                                    f"(the {len(OPERATIONS)} of Pulumi's step.go), so it cannot "
-                                                    f"tell what it does to {entry}"))
             continue
         effect, what = known
         generation = token_generation(step) if step.op == "delete" else None

@@ -84,14 +84,8 @@ def lookup(value: Mapping[str, Any], path: str) -> Any:
 def extract(type_token: str, inputs: Mapping[str, Any]) -> dict[str, Any]:
     """The replace-forcing inputs of one resource, flat by path; unset ones are left out."""
     entry = facts().resources.get(type_token)
-    if entry is None:
-        return {}
-    found = {}
-    for path in entry.paths:
-        value = lookup(inputs, path)
-        if value is not None:
-            found[path] = value
-    return found
+    paths = entry.paths if entry is not None else ()
+    return {path: value for path in paths if (value := lookup(inputs, path)) is not None}
 
 
 @dataclass(frozen=True)

@@ -91,10 +91,6 @@ def tracked_now() -> dict[str, list[str]]:
     return {token: sorted(entry.paths) for token, entry in sorted(forcing().resources.items())}
 
 
-def _before_tracked() -> dict[str, set[str]]:
-    return {token: set(paths) - set(_ADDED_WITH_TRACKED.get(token, ())) for token, paths in tracked_now().items()}
-
-
 def to_output(record: Record) -> dict[str, Any]:
     """The JSON-friendly `day2` stack output (keys and indexes of the stack file are left out).
 
@@ -146,25 +142,21 @@ def from_outputs(outputs: Any) -> Previous:
         return Previous(None, f"the previous `{OUTPUT}` output is not schema {SCHEMA}, which this program reads")
     try:
         resources = {}
-        for name, item in (doc.get("resources") or {}).items():
-            entry = parse_entry(name)
-            resources[entry] = Tracked(entry, str(item["type"]), str(item.get("label") or name),
-                                       dict(item.get("facts") or {}), bool(item.get("protected")),
-                                       bool(item.get("retainOnDelete")))
-        objects = doc.get("kueueObjects")
-        for name, item in (objects or {}).items():
-            entry = parse_entry(f"{Target.QUEUES}.{name}")
-            kind = str(entry.kind)
-            label = f"{kind} {str(entry.name).split('/', 1)[1]}"
-            resources[entry] = Tracked(entry, str(item["type"]), label, dict(item.get("facts") or {}), False)
-        links = doc.get("fleet")
-        for name, item in (links or {}).items():
-            entry = parse_entry(f"{Target.FLEET}.{name}")
-            resources[entry] = Tracked(entry, str(item["type"]), str(item.get("label") or entry),
-                                       dict(item.get("facts") or {}), False)
+        for section, prefix in (("resources", ""), ("kueueObjects", f"{Target.QUEUES}."),
+                                ("fleet", f"{Target.FLEET}.")):
+            for name, item in (doc.get(section) or {}).items():
+                entry = parse_entry(prefix + name)
+                type_token = str(item["type"])
+                label = (f"{entry.kind} {str(entry.name).split('/', 1)[1]}" if section == "kueueObjects"
+                         else str(item.get("label") or (entry if prefix else name)))
+                # Only the stack's own resources (no prefix) are protected or retained.
+                resources[entry] = Tracked(entry, type_token, label, dict(item.get("facts") or {}),
+                                           not prefix and bool(item.get("protected")),
+                                           not prefix and bool(item.get("retainOnDelete")))
+        objects, links = doc.get("kueueObjects"), doc.get("fleet")
         tracked = doc.get("tracked")
-        known = ({str(t): set(paths) for t, paths in tracked.items()} if isinstance(tracked, Mapping)
-                 else _before_tracked())
+        known = ({str(t): set(paths) for t, paths in tracked.items()} if isinstance(tracked, Mapping) else
+                 {t: set(paths) - set(_ADDED_WITH_TRACKED.get(t, ())) for t, paths in tracked_now().items()})
         untracked = {token: frozenset(set(paths) - known.get(token, set()))
                      for token, paths in tracked_now().items() if set(paths) - known.get(token, set())}
         cluster_id = outputs.get(CLUSTER_ID_OUTPUT)

@@ -8,8 +8,9 @@ Sources: the AKS API 2025-09-01 as pulumi-azure-native 3.29.0 describes it (Mana
 
 from __future__ import annotations
 
-import re
 from typing import Optional
+
+from aks_kueue.aks import kubernetes_versions
 
 # The cluster auto-upgrade channels and what each one moves (learn.microsoft.com/azure/aks/auto-upgrade-cluster).
 MOVES_MINOR = ("stable", "rapid")
@@ -18,11 +19,6 @@ NODE_OS_UPGRADE_CONFIG = "aksManagedNodeOSUpgradeSchedule"
 # A surge node per GPU node needs GPU quota that batch users rarely have spare; taking one node
 # out at a time needs none.
 GPU_UPGRADE_DEFAULTS = {"maxSurge": "0", "maxUnavailable": "1"}
-_PATCH_VERSION = re.compile(r"^\d+\.\d+\.\d+$")
-
-
-def pins_patch(version: str) -> bool:
-    return bool(_PATCH_VERSION.fullmatch(version))
 
 
 def manages_kubernetes_version(channel: str) -> bool:
@@ -38,7 +34,7 @@ def version_channel_problem(version: str, channel: str) -> Optional[str]:
     "1.34.x" is upgraded by the channel and the next `pulumi up` would try to go back to it, a
     downgrade AKS refuses. (`stable` and `rapid` are handled by not managing the version.)
     """
-    if channel == "patch" and pins_patch(version):
+    if channel == "patch" and (parsed := kubernetes_versions.parse(version)) is not None and parsed[2] is not None:
         minor = ".".join(version.split(".")[:2])
         return (f"{version!r} pins a patch, but upgradeChannel patch moves the patch, so the next pulumi up "
                 f"would try to go back to {version}; write \"{minor}\" (the channel keeps its newest patch), or "

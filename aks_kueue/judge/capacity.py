@@ -38,9 +38,6 @@ FLAVOR_LANDS_NOWHERE = "flavor-lands-nowhere"
 FLAVOR_RESOURCE_MISSING = "flavor-resource-missing"
 TAINT_NOT_TOLERATED = "taint-not-tolerated"
 GPUS_NOT_ADVERTISED = "gpus-not-advertised"
-QUOTA_KINDS = (QUOTA_ABOVE_CAPACITY, BORROWING_ABOVE_CAPACITY)
-FLAVOR_KINDS = (FLAVOR_LANDS_NOWHERE, FLAVOR_RESOURCE_MISSING, TAINT_NOT_TOLERATED)
-POOL_KINDS = (GPUS_NOT_ADVERTISED,)
 
 Valid = tuple[KueueItem, Mapping[str, Any]]  # an object Kueue accepts, and its manifest as stored
 
@@ -142,40 +139,31 @@ def capacity_rows(entries: list[QuotaEntry], flavors: Mapping[str, FlavorPlaceme
         total = sum(e.nominal for e in group)
         placement = flavors.get(flavor)
         assumption = placement.assumption if placement is not None else ""
+        capacity, note = None, ""
         if resource in generated:
             capacity, note = _transformed_capacity(placement, resource, rules)
             verdict = "not modelled" if capacity is None else "over" if total > capacity else "ok"
-            rows.append(CapacityRow(flavor, resource, total, capacity, verdict, assumption, note))
-            if capacity is not None and total > capacity:
-                findings.append(_over_capacity(placement, resource, group, total, capacity, note))
         elif placement is None or not is_modelled(resource):
-            rows.append(CapacityRow(flavor, resource, total, None, "not modelled", assumption))
+            verdict = "not modelled"
         elif not placement.pools:
-            rows.append(CapacityRow(flavor, resource, total, 0, "nowhere", assumption))
+            capacity, verdict = 0, "nowhere"
         elif not placement.has(resource):
-            rows.append(CapacityRow(flavor, resource, total, 0, "missing" if total else "ok", assumption))
-            if total:
-                findings.append(_missing_resource(placement, resource, group))
+            capacity, verdict = 0, "missing" if total else "ok"
         else:
             capacity = placement.total(resource)
-            rows.append(CapacityRow(flavor, resource, total, capacity, "over" if total > capacity else "ok",
-                                    assumption))
-            if total > capacity:
-                findings.append(_over_capacity(placement, resource, group, total, capacity))
+            verdict = "over" if total > capacity else "ok"
+        rows.append(CapacityRow(flavor, resource, total, capacity, verdict, assumption, note))
+        if verdict == "over":
+            findings.append(_over_capacity(placement, resource, group, total, capacity, note))
+        elif verdict == "missing":
+            findings.append(_missing_resource(placement, resource, group))
     return rows, findings
 
 
-def _pools_text(placement: FlavorPlacement, resource: str) -> str:
-    return ", ".join(f"pool {p.name}: {show(resource, p.node.amounts.get(resource, 0))} per node x {n} nodes"
-                     f"{p.not_advertised(resource)}" for p, n in placement.pools)
-
-
-def _advertise_first(placement: FlavorPlacement, resource: str) -> str:
-    """The first fix where some of the flavor's pools have the resource and do not advertise it."""
-    silent = [p.name for p, _ in placement.pools if p.not_advertised(resource)]
-    if not silent:
-        return ""
-    return f"let pool {', '.join(silent)} advertise its GPUs (its gpus-not-advertised warning says how), or "
+def advertise_first(silent: list[str]) -> str:
+    """The first fix where pools have the resource and do not advertise it (`silent`, their names)."""
+    return (f"let pool {', '.join(silent)} advertise its GPUs (its gpus-not-advertised warning says how), or "
+            if silent else "")
 
 
 def _assumed(placement: FlavorPlacement) -> str:
@@ -216,14 +204,16 @@ def _over_capacity(placement: FlavorPlacement, resource: str, group: list[QuotaE
     largest = shares[0]
     listed = ", ".join(f"{e.owner.label} {show(resource, e.nominal)}" for e in shares[:5] if e.nominal)
     more = f" and {len(shares) - 5} more" if len(shares) > 5 else ""
-    pools = (f"({transformation})" if transformation else f"({_pools_text(placement, resource)})")
+    pools = transformation or ", ".join(f"pool {p.name}: {show(resource, p.node.amounts.get(resource, 0))} per node x "
+                                        f"{n} nodes{p.not_advertised(resource)}" for p, n in placement.pools)
     return Finding(
         QUOTA_ABOVE_CAPACITY, ERROR, largest.owner.label, field_key(largest.owner.key, f"{largest.path}.nominalQuota"),
         f"the nominalQuota for {resource} on flavor {placement.name} adds up to {show(resource, total)} "
         f"({listed}{more}), but its pools can allocate only {show(resource, capacity)} at maxCount "
-        f"{pools}{_assumed(placement)}; work Kueue admits beyond that stays Pending",
-        _advertise_first(placement, resource) + f"lower those nominalQuotas by {show(resource, total - capacity)} "
-        "in all (this one is the largest), or raise the pools' maxCount",
+        f"({pools}){_assumed(placement)}; work Kueue admits beyond that stays Pending",
+        advertise_first([p.name for p, _ in placement.pools if p.not_advertised(resource)])
+        + f"lower those nominalQuotas by {show(resource, total - capacity)} in all (this one is the largest), or "
+        "raise the pools' maxCount",
         {"flavor": placement.name, "resource": resource, "quota": amount(resource, total),
          "capacity": amount(resource, capacity), "excess": amount(resource, total - capacity)})
 

@@ -36,15 +36,17 @@ class Feasibility:
     rows: list[capacity.CapacityRow] = field(default_factory=list)
 
 
+def valid_objects(model: Model) -> list[capacity.Valid]:
+    """The Kueue objects Kueue accepts, each with its manifest as stored (defaults filled)."""
+    return [(item, obj.defaulted or obj.manifest)
+            for item, (obj, errors) in zip(model.objects, objects.checked_objects(model)) if not errors]
+
+
 def feasibility(model: Model, vm_overhead: Fraction) -> Feasibility:
-    valid = [(item, obj.defaulted or obj.manifest)
-             for item, (obj, errors) in zip(model.objects, objects.checked_objects(model)) if not errors]
+    valid = valid_objects(model)
     region = model.cluster.region
     pools = [pool_capacity(p, region, vm_overhead) for p in model.pools]
-    named = {flavor.get("name") for _, manifest in valid if manifest.get("kind") in ("ClusterQueue", "Cohort")
-             for group in (manifest.get("spec") or {}).get("resourceGroups") or []
-             for flavor in group.get("flavors") or []}
-    placements = capacity.placements(valid, pools, model.managed, sorted(n for n in named if isinstance(n, str)))
+    placements = capacity.placements(valid, pools, model.managed, _named_flavors(valid))
     entries = capacity.quota_entries(valid)
     rows, found = capacity.capacity_rows(entries, placements, model.resource_rules)
     accepted = objects.valid_workloads(model)
@@ -68,10 +70,10 @@ def feasibility(model: Model, vm_overhead: Fraction) -> Feasibility:
     found += capacity.flavor_findings(valid, placements)
     found += capacity.taint_findings(pools, placements)
     found += capacity.advertising_findings(pools)
-    if snapshot is not None:
-        found += workloads.workload_findings([(w.label, w.key, m) for w, m in accepted], snapshot, placements)
-    found += provisioning.provisioning_findings(model, valid, placements, snapshot, accepted)
-    found += topology.topology_findings(model, valid, placements, snapshot, accepted)
+    decided = [] if snapshot is None else workloads.decide(accepted, snapshot)
+    found += workloads.workload_findings(decided, snapshot, placements)
+    found += provisioning.provisioning_findings(model, valid, placements, decided)
+    found += topology.topology_findings(model, valid, placements, decided)
     return Feasibility(found, pools, placements, rows)
 
 
@@ -149,11 +151,16 @@ def generated_stubs(valid, model: Model) -> list[dict[str, Any]]:
     from aks_kueue.aks.managed_extension import PRIORITY_CLASSES
 
     defined = {(m.get("kind"), (m.get("metadata") or {}).get("name")) for _, m in valid}
-    named = {flavor.get("name") for _, m in valid if m.get("kind") in ("ClusterQueue", "Cohort")
-             for group in (m.get("spec") or {}).get("resourceGroups") or [] for flavor in group.get("flavors") or []}
     stubs = [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": {}}
-             for name in sorted(n for n in named if isinstance(n, str) and n.startswith(RESERVED_PREFIX)
-                                and ("ResourceFlavor", n) not in defined)]
+             for name in _named_flavors(valid)
+             if name.startswith(RESERVED_PREFIX) and ("ResourceFlavor", name) not in defined]
     stubs += [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "WorkloadPriorityClass", "metadata": {"name": name},
                "value": value} for name, value in PRIORITY_CLASSES.items() if ("WorkloadPriorityClass", name) not in defined]
     return stubs
+
+
+def _named_flavors(valid) -> list[str]:
+    """The flavors the ClusterQueues and Cohorts name, sorted."""
+    return sorted({n for _, m in valid if m.get("kind") in ("ClusterQueue", "Cohort")
+                   for group in (m.get("spec") or {}).get("resourceGroups") or []
+                   for flavor in group.get("flavors") or [] if isinstance(n := flavor.get("name"), str)})

@@ -19,7 +19,6 @@ with quota for a resource no worker holds, it is an error: most of the admitted 
 
 from __future__ import annotations
 
-import ipaddress
 from collections import defaultdict
 from dataclasses import replace
 from fractions import Fraction
@@ -27,9 +26,10 @@ from typing import Any, Iterable, Mapping, Optional
 
 from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
 from aks_kueue.judge import capacity, objects
-from aks_kueue.judge.feasibility import WORKLOAD_KINDS, feasibility, is_manager, manager_admission
+from aks_kueue.judge.feasibility import WORKLOAD_KINDS, feasibility, is_manager, valid_objects
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
-from aks_kueue.judge.rules import FLEET, VM_OVERHEAD, Judging, rule, run
+from aks_kueue.judge.rules import FLEET, VM_OVERHEAD, rule
+from aks_kueue.judge.stack import within
 from aks_kueue.kueue import catalog, multikueue as mk
 from aks_kueue.kueue.admission_checks import is_provisioning
 from aks_kueue.model.desired import Install, Model
@@ -185,27 +185,20 @@ def quota_overbooked(model: Model) -> Iterable[Finding]:
     workers = [(w, m) for w, m in _worker_models(model) if w.ready]
     if not workers:
         return
-    held: dict[str, int] = defaultdict(int)
-    per_worker: dict[str, dict[str, int]] = defaultdict(dict)
+    per_worker: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for worker, worker_view in workers:
-        for entry in capacity.quota_entries(_valid(worker_view)):
-            held[entry.resource] += entry.nominal
-            per_worker[entry.resource][worker.name] = per_worker[entry.resource].get(worker.name, 0) + entry.nominal
-    booked: dict[str, int] = defaultdict(int)
-    largest: dict[str, capacity.QuotaEntry] = {}
-    for entry in capacity.quota_entries(_valid(model)):
-        booked[entry.resource] += entry.nominal
-        if entry.nominal > (largest[entry.resource].nominal if entry.resource in largest else -1):
-            largest[entry.resource] = entry
-    for resource, quota in booked.items():
-        if quota <= 0:
-            continue
-        total = held.get(resource, 0)
+        for entry in capacity.quota_entries(valid_objects(worker_view)):
+            per_worker[entry.resource][worker.name] += entry.nominal
+    booked: dict[str, list[capacity.QuotaEntry]] = defaultdict(list)
+    for entry in capacity.quota_entries(valid_objects(model)):
+        booked[entry.resource].append(entry)
+    for resource, entries in booked.items():
+        quota, total = sum(e.nominal for e in entries), sum(per_worker[resource].values())
         ratio = Fraction(quota, total) if total else None
-        if ratio is not None and ratio <= OVERBOOKING_WARNING:
+        if quota <= 0 or ratio is not None and ratio <= OVERBOOKING_WARNING:
             continue
         severity = ERROR if ratio is None or ratio > OVERBOOKING_ERROR else WARNING
-        entry = largest[resource]
+        entry = max(entries, key=lambda e: e.nominal)
         shown = "none" if ratio is None else f"{float(ratio):.2f}x"
         yield Finding(
             QUOTA_OVERBOOKED, severity, entry.owner.label, field_key(entry.owner.key, f"{entry.path}.nominalQuota"),
@@ -217,7 +210,7 @@ def quota_overbooked(model: Model) -> Iterable[Finding]:
             f"{show(resource, int(total * OVERBOOKING_WARNING))}), or add that much to the workers",
             {"resource": resource, "manager": amount(resource, quota), "workers": amount(resource, total),
              "ratio": None if ratio is None else round(float(ratio), 3),
-             "perWorker": {name: amount(resource, value) for name, value in per_worker.get(resource, {}).items()}})
+             "perWorker": {name: amount(resource, value) for name, value in per_worker[resource].items()}})
 
 
 @rule(QUOTA_AUTOMATION, "The manager's quota is not left to automation that does not see the workers.",
@@ -280,8 +273,6 @@ def teams_missing(model: Model) -> Iterable[Finding]:
 def priority_values(model: Model) -> Iterable[Finding]:
     """A worker mirrors the manager's classes at its own pulumi up: until then a class whose value this
     manager changed ranks work there by the old value, and what was queued there keeps it even after."""
-    if not is_manager(model):
-        return
     wanted = {o.name: o.manifest.get("value") for o in model.of_kind("WorkloadPriorityClass")}
     for worker, view in _worker_models(model):
         differ = [(o.name, wanted[o.name], o.manifest.get("value")) for o in view.of_kind("WorkloadPriorityClass")
@@ -404,28 +395,13 @@ def reachability(model: Model) -> Iterable[Finding]:
                           "whether the manager can reach it was not checked",
                           "declare the manager's outbound addresses in aks-kueue:fleet.egressIpRanges")
             continue
-        outside = [r for r in egress if not _within(r, security.authorized_ip_ranges)]
+        outside = [r for r in egress if not within(r, security.authorized_ip_ranges)]
         if outside:
             yield Finding(WORKER_UNREACHABLE, ERROR, worker.label, worker.key,
                           f"worker {worker.name} accepts API calls only from "
                           f"{', '.join(security.authorized_ip_ranges)}, which leaves out the manager's egress "
                           f"{', '.join(outside)}: the MultiKueueCluster stays inactive", f"add {', '.join(outside)} to cluster.security.apiServerAuthorizedIpRanges of "
                           f"{worker.stack}", {"egress": outside, "authorized": list(security.authorized_ip_ranges)})
-
-
-def _within(network: str, ranges: Iterable[str]) -> bool:
-    try:
-        wanted = ipaddress.ip_network(network, strict=False)
-    except ValueError:
-        return False
-    for text in ranges:
-        try:
-            allowed = ipaddress.ip_network(text, strict=False)
-        except ValueError:
-            continue
-        if wanted.version == allowed.version and wanted.subnet_of(allowed):
-            return True
-    return False
 
 
 @rule(KUEUE_VERSIONS, "The manager and its workers run the same Kueue minor version.",
@@ -579,18 +555,3 @@ def same_stack(a: str, b: str) -> bool:
     """Two fully qualified stack names of one stack. The organizations are not compared: an offline
     preview runs without one (`pulumi.get_organization()` is a placeholder there)."""
     return a == b or a.split("/", 1)[-1] == b.split("/", 1)[-1]
-
-
-def _valid(model: Model) -> list[capacity.Valid]:
-    return [(item, obj.defaulted or obj.manifest)
-            for item, (obj, errors) in zip(model.objects, objects.checked_objects(model)) if not errors]
-
-
-def blocking_findings(model: Model) -> list[Finding]:
-    return [f for f in too_many_workers(model)] + [f for f in token_in_use(model)]
-
-
-def fleet_findings(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> list[Finding]:
-    """Every fleet check but the blocking ones (`blocking_findings`), the manager's own admission included."""
-    found = run(Judging(model, vm_overhead), keep=lambda each: each.policy == FLEET and not each.blocking)
-    return found + list(manager_admission(model, vm_overhead))

@@ -24,18 +24,17 @@ from typing import Any, Mapping, Optional
 from aks_kueue.aks.autoscaler import MIN_PROVISIONING_MINOR, SCALE_UP_CLASSES, class_problem
 from aks_kueue.aks.nodes import PoolCapacity
 from aks_kueue.aks.placement import FlavorPlacement
+from aks_kueue.judge.capacity import Valid
 from aks_kueue.judge.finding import ERROR, Finding, amount, field_key, show
-from aks_kueue.judge.workloads import landing_pools, pod_requests, pods_per_node
+from aks_kueue.judge.workloads import Decided, landing_pools, pods_per_node
 from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provisioning, provisioning_config_name, \
     requested_pod_sets
+from aks_kueue.kueue.units import pod_units
 from aks_kueue.model.desired import KueueItem, Model
 
 PROVISIONING_UNAVAILABLE = "provisioning-unavailable"
 PODSET_UNPROVISIONABLE = "podset-unprovisionable"
-AVAILABILITY_KINDS = (PROVISIONING_UNAVAILABLE,)
 WORKLOAD_KINDS = (PODSET_UNPROVISIONABLE,)
-
-Valid = tuple[KueueItem, Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ def scaled_up_flavors(spec: Mapping[str, Any], checks: Mapping[str, Provisioning
 
 
 def provisioning_findings(model: Model, valid: list[Valid], placements: Mapping[str, FlavorPlacement],
-                          snapshot, accepted: list[tuple[Any, Mapping[str, Any]]]) -> list[Finding]:
+                          decided: list[Decided]) -> list[Finding]:
     checks = provisioning_checks(valid)
     if not checks:
         return []
@@ -89,17 +88,10 @@ def provisioning_findings(model: Model, valid: list[Valid], placements: Mapping[
     used = {name for spec in queues.values() for name in checks_of(spec) if name in checks}
     findings = [f for name in sorted(used) for f in _unavailable(model, checks[name])]
     usable = {name for name in used if not any(f.object == checks[name].item.label for f in findings)}
-    if snapshot is None:
-        return findings
-    for workload, manifest in accepted:
-        metadata, spec = manifest.get("metadata") or {}, manifest.get("spec") or {}
-        cluster_queue = snapshot.cluster_queue_for(metadata.get("namespace"), spec.get("queueName"))
+    for workload, manifest, cluster_queue, decision in decided:
         cq_spec = queues.get(cluster_queue)
-        if cq_spec is None or not any(name in usable for name in checks_of(cq_spec)):
-            continue
-        decision = snapshot.can_ever_admit(cluster_queue, manifest)
-        if not decision.fits:
-            continue  # workload-not-admitted reports it
+        if cq_spec is None or not any(name in usable for name in checks_of(cq_spec)) or not decision.fits:
+            continue  # not gated by a usable check, or not admitted (workload-not-admitted reports it)
         assigned = {p.name: p for p in decision.pod_sets}
         flavors = {f for p in decision.pod_sets for f in p.flavors.values()}
         for name in checks_for(cq_spec, flavors):
@@ -164,7 +156,7 @@ def _unprovisionable(workload, manifest: Mapping[str, Any], cluster_queue: str, 
         landing = landing_pools(pod_set, decision.flavors, placements)
         if not isinstance(landing, list) or not landing:
             continue  # reported by the workload checks
-        requests = pod_requests((pod_set.get("template") or {}).get("spec") or {})
+        requests = pod_units((pod_set.get("template") or {}).get("spec") or {})
         packing = [(pool, nodes, pods_per_node(pool, requests)[0]) for pool, nodes in landing]
         if all(per_node == 0 for _, _, per_node in packing) or \
                 sum(per_node * nodes for _, nodes, per_node in packing) < decision.count:

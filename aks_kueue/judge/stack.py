@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 from datetime import date
-from typing import Optional
+from typing import Iterable, Optional
 
 from aks_kueue.aks import kubernetes_versions, preflight, regions
 from aks_kueue.aks.pools import Pool
@@ -23,7 +23,7 @@ REGION_ACCESS = "region-access"
 KUBERNETES_VERSION = "kubernetes-version"
 CHECK_IN_AZURE = "check-in-azure"
 # RFC 5737: addresses for documentation, which no real client is in.
-_DOCUMENTATION_NETWORKS = [ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24")]
+_DOCUMENTATION_NETWORKS = ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24")
 
 
 @rule(PLACEHOLDER, "No placeholder (a documentation IP range, an all-zero object ID) is left in the stack.",
@@ -47,11 +47,7 @@ def stack_findings(model: Model, today: Optional[date] = None) -> list[Finding]:
 def _placeholders(cluster: Cluster) -> list[Finding]:
     findings = []
     for i, cidr in enumerate(cluster.security.authorized_ip_ranges):
-        try:
-            network = ipaddress.ip_network(cidr, strict=False)
-        except ValueError:
-            continue
-        if any(network.version == doc.version and network.subnet_of(doc) for doc in _DOCUMENTATION_NETWORKS):
+        if within(cidr, _DOCUMENTATION_NETWORKS):
             findings.append(Finding(
                 PLACEHOLDER, WARNING, cluster.subject, f"{cluster.key}.security.apiServerAuthorizedIpRanges[{i}]",
                 f"{cidr} is a documentation range (RFC 5737) that no real client is in, so pulumi up could not "
@@ -63,6 +59,22 @@ def _placeholders(cluster: Cluster) -> list[Finding]:
                 "the all-zero ID is a placeholder, so no one would administer the cluster",
                 "put your admin group's object ID here"))
     return findings
+
+
+def within(network: str, ranges: Iterable[str]) -> bool:
+    """Whether `network` lies within one of `ranges` (of its IP version); a malformed one is in none."""
+    try:
+        wanted = ipaddress.ip_network(network, strict=False)
+    except ValueError:
+        return False
+    for text in ranges:
+        try:
+            allowed = ipaddress.ip_network(text, strict=False)
+        except ValueError:
+            continue
+        if wanted.version == allowed.version and wanted.subnet_of(allowed):
+            return True
+    return False
 
 
 def is_placeholder_id(object_id: str) -> bool:
@@ -111,7 +123,7 @@ def _version(cluster: Cluster, today: Optional[date]) -> list[Finding]:
     if cluster.kubernetes_version == "unset":
         return []
     try:
-        verdict = kubernetes_versions.judge(cluster.kubernetes_version, today or kubernetes_versions.today(),
+        verdict = kubernetes_versions.judge_version(cluster.kubernetes_version, today or kubernetes_versions.today(),
                                             at_least=MIN_KUBERNETES_MINOR)
     except ValueError:
         return []  # not a version at all: the settings refuse it, and AKS would refuse the cluster

@@ -26,29 +26,27 @@ from typing import Any, Mapping
 from aks_kueue.aks.nodes import PoolCapacity, is_modelled
 from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.aks.topology import HOSTNAME
+from aks_kueue.judge.capacity import Valid, quota_entries
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
 from aks_kueue.judge.provisioning import floor_nodes, provisioning_checks, scaled_up_flavors
-from aks_kueue.judge.workloads import landing_pools, pod_requests, pods_per_node
+from aks_kueue.judge.workloads import Decided, landing_pools, pods_per_node
 from aks_kueue.kueue.tas import (ClusterQueueTopology, explicitly_requests, slice_constraints, topology_levels,
                                  topology_request)
-from aks_kueue.kueue.units import amount as units
+from aks_kueue.kueue.units import pod_units
 from aks_kueue.model.desired import KueueItem, Model
 
 TOPOLOGY_NEEDS_NODES = "topology-needs-nodes"
 PODSET_EXCEEDS_HOST = "podset-exceeds-host"
 TOPOLOGY_REQUEST_MISMATCH = "topology-request-mismatch"
-FLAVOR_KINDS = (TOPOLOGY_NEEDS_NODES,)
 WORKLOAD_KINDS = (PODSET_EXCEEDS_HOST, TOPOLOGY_REQUEST_MISMATCH)
-
-Valid = tuple[KueueItem, Mapping[str, Any]]
 
 
 def topology_findings(model: Model, valid: list[Valid], placements: Mapping[str, FlavorPlacement],
-                      snapshot, accepted: list[tuple[Any, Mapping[str, Any]]]) -> list[Finding]:
+                      decided: list[Decided]) -> list[Finding]:
     levels = {item.name: topology_levels(m) for item, m in valid if item.kind == "Topology"}
     flavor_topology = {item.name: (m.get("spec") or {}).get("topologyName")
                        for item, m in valid if item.kind == "ResourceFlavor"}
-    explicit = {id(m) for _, m in accepted if any(explicitly_requests(p) for p in (m.get("spec") or {}).get("podSets")
+    explicit = {id(m) for _, m, _, _ in decided if any(explicitly_requests(p) for p in (m.get("spec") or {}).get("podSets")
                                                   or [] if isinstance(p, dict))}
     if not any(flavor_topology.values()) and not explicit:
         return []
@@ -66,18 +64,11 @@ def topology_findings(model: Model, valid: list[Valid], placements: Mapping[str,
             floor = sum(floor_nodes(pool, nodes) for pool, nodes in placement.pools)
             floors[(name, flavor)] = floor
             findings += _floor(item, spec, flavor, placement, floor)
-    if snapshot is None:
-        return findings
-    for workload, manifest in accepted:
-        metadata, spec = manifest.get("metadata") or {}, manifest.get("spec") or {}
-        cluster_queue = snapshot.cluster_queue_for(metadata.get("namespace"), spec.get("queueName"))
-        if cluster_queue not in queues:
+    for workload, manifest, cluster_queue, decision in decided:
+        if cluster_queue not in queues or not decision.fits:
             continue
         tas = ClusterQueueTopology.of(queues[cluster_queue][1], flavor_topology)
-        if not tas.tas_flavors and id(manifest) not in explicit:
-            continue
-        decision = snapshot.can_ever_admit(cluster_queue, manifest)
-        if decision.fits:
+        if tas.tas_flavors or id(manifest) in explicit:
             findings += _workload(workload, manifest, cluster_queue, tas, levels, decision, placements, floors)
     return findings
 
@@ -104,21 +95,13 @@ def _floor(item: KueueItem, spec: Mapping[str, Any], flavor: str, placement: Fla
             "never adds a node: nothing is ever admitted on it",
             f"{fix}, or set a minCount on the pool that holds the work",
             {"clusterQueue": item.name, "flavor": flavor, "minCount": pools, "floorNodes": 0})]
-    capacity = {r: sum(pool.node.amounts.get(r, 0) * floor_nodes(pool, nodes) for pool, nodes in placement.pools)
-                for r in {r for pool, _ in placement.pools for r in pool.node.amounts}}
-    over = []
-    for group in spec.get("resourceGroups") or []:
-        for entry in group.get("flavors") or []:
-            if entry.get("name") != flavor:
-                continue
-            for resource in entry.get("resources") or []:
-                name = resource.get("name")
-                nominal = units(name, resource.get("nominalQuota", 0))
-                if is_modelled(name) and name in capacity and nominal > capacity[name]:
-                    over.append((name, nominal))
+    held = {r: sum(pool.node.amounts.get(r, 0) * floor_nodes(pool, nodes) for pool, nodes in placement.pools)
+            for r in {r for pool, _ in placement.pools for r in pool.node.amounts}}
+    over = [(e.resource, e.nominal) for e in quota_entries([(item, {"spec": spec})]) if e.flavor == flavor
+            and is_modelled(e.resource) and e.resource in held and e.nominal > held[e.resource]]
     if not over:
         return []
-    text = ", ".join(f"{r} {show(r, q)} (the floor holds {show(r, capacity[r])})" for r, q in over)
+    text = ", ".join(f"{r} {show(r, q)} (the floor holds {show(r, held[r])})" for r, q in over)
     return [Finding(
         TOPOLOGY_NEEDS_NODES, WARNING, item.label, _cq_key(item),
         f"{item.label}'s quota on TAS flavor {flavor} is above what the nodes that always exist hold: {text}; "
@@ -126,7 +109,7 @@ def _floor(item: KueueItem, spec: Mapping[str, Any], flavor: str, placement: Fla
         "quota above the floor is usable only while something else keeps more nodes up",
         f"{fix}, or raise the pools' minCount, or lower the quota to the floor",
         {"clusterQueue": item.name, "flavor": flavor, "floorNodes": floor,
-         "quota": {r: amount(r, q) for r, q in over}, "floor": {r: amount(r, capacity[r]) for r, _ in over}})]
+         "quota": {r: amount(r, q) for r, q in over}, "floor": {r: amount(r, held[r]) for r, _ in over}})]
 
 
 def _workload(workload, manifest: Mapping[str, Any], cluster_queue: str, tas: ClusterQueueTopology,
@@ -142,7 +125,7 @@ def _workload(workload, manifest: Mapping[str, Any], cluster_queue: str, tas: Cl
             continue
         key = field_key(workload.key, f"podSets[{index}]")
         spec = (pod_set.get("template") or {}).get("spec") or {}
-        requests = pod_requests(spec)
+        requests = pod_units(spec)
         reasons = [r for f in dict.fromkeys(assignment.flavors.values())
                    if (r := tas.mismatch(pod_set, f, levels, requests)) is not None]
         if reasons:
@@ -190,7 +173,7 @@ def _host(workload, key: str, cluster_queue: str, members: list[tuple[Mapping[st
     """Everything `members` (pod sets and their pod counts) asks for must fit one node of a pool they share."""
     total: dict[str, int] = {}
     for pod_set, count in members:
-        for resource, value in pod_requests((pod_set.get("template") or {}).get("spec") or {}).items():
+        for resource, value in pod_units((pod_set.get("template") or {}).get("spec") or {}).items():
             total[resource] = total.get(resource, 0) + value * count
     total["pods"] = total.get("pods", 0) + sum(count for _, count in members)
     modelled = {r: v for r, v in total.items() if is_modelled(r) and v > 0}

@@ -14,21 +14,16 @@ from typing import Any, Mapping, Optional
 
 from aks_kueue.aks.nodes import PoolCapacity, is_modelled
 from aks_kueue.aks.placement import FlavorPlacement
+from aks_kueue.judge.capacity import advertise_first
 from aks_kueue.judge.finding import ERROR, Finding, amount, field_key, show
-from aks_kueue.k8s.pods import pod_requests as effective_requests
 from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS, tolerates, untolerated_taint
-from aks_kueue.kueue.units import to_units
+from aks_kueue.kueue.units import pod_units
 
 WORKLOAD_NOT_ADMITTED = "workload-not-admitted"
 POD_FITS_NO_NODE = "pod-fits-no-node"
 PODSET_EXCEEDS_POOLS = "podset-exceeds-pools"
 PODSET_CONFLICTING_FLAVORS = "podset-conflicting-flavors"
 KINDS = (WORKLOAD_NOT_ADMITTED, POD_FITS_NO_NODE, PODSET_EXCEEDS_POOLS, PODSET_CONFLICTING_FLAVORS)
-
-
-def pod_requests(pod_spec: Mapping[str, Any]) -> dict[str, int]:
-    """A pod's effective requests (`k8s/pods.py`, the rule admission uses) in Kueue's units."""
-    return to_units(effective_requests(pod_spec))
 
 
 def pods_per_node(pool: PoolCapacity, requests: Mapping[str, int]) -> tuple[int, str]:
@@ -43,25 +38,36 @@ def pods_per_node(pool: PoolCapacity, requests: Mapping[str, int]) -> tuple[int,
     return fits, limit
 
 
-def workload_findings(workloads: list[tuple[str, str, Mapping[str, Any]]], snapshot,
-                      placements: Mapping[str, FlavorPlacement]) -> list[Finding]:
-    """For each (label, key, Workload manifest as Kueue creates it): admitted alone on an empty
-    cluster, and its pods scheduled on the pools its flavors select."""
-    findings = []
-    for label, key, workload in workloads:
-        findings += _check(label, key, workload, snapshot, placements)
-    return findings
+# An expected workload, its Workload manifest as Kueue creates it, the ClusterQueue its LocalQueue reaches
+# (None where none does) and the admission core's decision for it alone on an empty cluster.
+Decided = tuple[Any, Mapping[str, Any], Optional[str], Any]
 
 
-def _check(label: str, key: str, workload: Mapping[str, Any], snapshot, placements) -> list[Finding]:
+def decide(accepted: list[tuple[Any, Mapping[str, Any]]], snapshot) -> list[Decided]:
+    found = []
+    for workload, manifest in accepted:
+        metadata, spec = manifest.get("metadata") or {}, manifest.get("spec") or {}
+        cluster_queue = snapshot.cluster_queue_for(metadata.get("namespace"), spec.get("queueName"))
+        found.append((workload, manifest, cluster_queue,
+                      None if cluster_queue is None else snapshot.can_ever_admit(cluster_queue, manifest)))
+    return found
+
+
+def workload_findings(decided: list[Decided], snapshot, placements: Mapping[str, FlavorPlacement]) -> list[Finding]:
+    """For each workload: admitted alone on an empty cluster, and its pods scheduled on the pools its
+    flavors select."""
+    return [f for each in decided for f in _check(*each, snapshot, placements)]
+
+
+def _check(item, workload: Mapping[str, Any], cluster_queue: Optional[str], decision, snapshot,
+           placements) -> list[Finding]:
+    label, key = item.label, item.key
     metadata, spec = workload.get("metadata") or {}, workload.get("spec") or {}
-    queue = f"{metadata.get('namespace')}/{spec.get('queueName')}"
-    cluster_queue = snapshot.cluster_queue_for(metadata.get("namespace"), spec.get("queueName"))
     if cluster_queue is None:
+        queue = f"{metadata.get('namespace')}/{spec.get('queueName')}"
         return [Finding(WORKLOAD_NOT_ADMITTED, ERROR, label, field_key(key, "queue"),
                         f"{label} names LocalQueue {queue}, which reaches no ClusterQueue",
                         "point it at a LocalQueue whose ClusterQueue exists", {"queue": queue})]
-    decision = snapshot.can_ever_admit(cluster_queue, workload)
     if not decision.fits:
         message = (f"{label} can never be admitted by ClusterQueue {cluster_queue}, even alone on an empty cluster "
                    f"with borrowing: {decision.mode}: {decision.message}")
@@ -87,12 +93,10 @@ def _check(label: str, key: str, workload: Mapping[str, Any], snapshot, placemen
     findings = []
     for index, pod_set in enumerate(spec.get("podSets") or []):
         assignment = assigned.get(pod_set.get("name"))
-        if assignment is not None:
-            problem = _schedule(label, pod_set, assignment.flavors, placements)
-            if problem is not None:
-                kind, message, fix, numbers = problem
-                findings.append(Finding(kind, ERROR, label, field_key(key, f"podSets[{index}]"), message, fix,
-                                        {"clusterQueue": cluster_queue, **numbers}))
+        if assignment is not None and (problem := _schedule(label, pod_set, assignment.flavors, placements)):
+            kind, message, fix, numbers = problem
+            findings.append(Finding(kind, ERROR, label, field_key(key, f"podSets[{index}]"), message, fix,
+                                    {"clusterQueue": cluster_queue, **numbers}))
     return findings
 
 
@@ -111,7 +115,7 @@ def missing_tolerations(workload: Mapping[str, Any], snapshot, cluster_queue: st
     for index, pod_set in enumerate(spec.get("podSets") or []):
         pod_spec = (pod_set.get("template") or {}).get("spec") or {}
         tolerations = pod_spec.get("tolerations") or []
-        groups = {id(queue.group_of[r]): queue.group_of[r] for r in pod_requests(pod_spec) if r in queue.group_of}
+        groups = {id(queue.group_of[r]): queue.group_of[r] for r in pod_units(pod_spec) if r in queue.group_of}
         for group in groups.values():
             for name in group.flavors:
                 flavor = snapshot.flavors.get(name)
@@ -204,28 +208,22 @@ def _schedule(label: str, pod_set: Mapping[str, Any], flavors: Mapping[str, str]
                 "flavors' nodeLabels compatible", {"podSet": name, "flavors": list(landing.flavors)})
     if landing is None:
         return None  # a flavor nothing places: the flavor checks report it
-    used = [placements[f] for f in dict.fromkeys(flavors.values())]
-    candidates = landing
-    requests = pod_requests(pod_spec)
+    requests = pod_units(pod_spec)
     wanted = ", ".join(f"{r} {show(r, v)}" for r, v in requests.items() if is_modelled(r))
     numbers = {"podSet": name, "count": count, "requests": {r: amount(r, v) for r, v in requests.items()}}
-    if not candidates:
+    if not landing:
         return ("pod-fits-no-node",
-                f"{label} podset {name} is admitted to flavors {', '.join(f.name for f in used)}, but no pool "
-                "matches their nodeLabels plus the podset's nodeSelector with every taint tolerated",
+                f"{label} podset {name} is admitted to flavors {', '.join(dict.fromkeys(flavors.values()))}, but no "
+                "pool matches their nodeLabels plus the podset's nodeSelector with every taint tolerated",
                 "add the missing tolerations or nodeSelector, or bind the flavor to a matching pool", numbers)
-    packing = [(pool, nodes, *pods_per_node(pool, requests)) for pool, nodes in candidates]
+    packing = [(pool, nodes, *pods_per_node(pool, requests)) for pool, nodes in landing]
     if all(per_node == 0 for _, _, per_node, _ in packing):
         short = "; ".join(f"a node of pool {p.name} allocates {limit} {show(limit, p.node.amounts.get(limit, 0))}"
                           f"{p.not_advertised(limit)}" for p, _, _, limit in packing)
-        silent = [p.name for p, _, _, limit in packing if p.not_advertised(limit)]
-        fix = "shrink the pod's requests, or use a larger VM size for the pool"
-        if silent:
-            fix = (f"let pool {', '.join(silent)} advertise its GPUs (its gpus-not-advertised warning says how), "
-                   f"or {fix}")
         return ("pod-fits-no-node",
                 f"{label} podset {name}: one pod requests {wanted}, more than any node it can land on ({short})",
-                fix, numbers)
+                advertise_first([p.name for p, _, _, limit in packing if p.not_advertised(limit)])
+                + "shrink the pod's requests, or use a larger VM size for the pool", numbers)
     room = sum(per_node * nodes for _, nodes, per_node, _ in packing)
     if room < count:
         detail = "; ".join(f"pool {p.name}: {per_node} per node x {nodes} nodes (maxCount)"

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Union
+
+from aks_kueue.k8s import names
 
 # `invalid(path, OMIT, detail)`: a value not worth showing (too large, or a secret).
 OMIT = object()
@@ -123,6 +125,27 @@ def too_long(path: Union[Path, str], maximum: int) -> FieldError:
     return _error(path, "Too long", detail=f"may not be more than {maximum} bytes")
 
 
+def unique(path: Union[Path, str], name: Any, seen: set, problem: Optional[str] = None) -> list[FieldError]:
+    """One entry's name in a list of named entries: what a name rule found wrong with it (`problem`),
+    then a Duplicate value when an earlier entry had it; `seen` collects the names."""
+    errors = [invalid(path, name, problem)] if problem else []
+    if name in seen:
+        errors.append(duplicate(path, name))
+    seen.add(name)
+    return errors
+
+
 def unknown(path: Union[Path, str], key: Any, detail: str = "") -> FieldError:
     """A key strict decoding refuses (the decoder's `unknown field "x"`); `detail` says why and what to do."""
     return FieldError(str(path), f"unknown field {show(key)}{detail}")
+
+
+def labels(values: Mapping[Any, Any], path: Union[Path, str], key_text: Callable[[Any], Any] = str) -> list[FieldError]:
+    """`ValidateLabels`: each key a qualified name (as `key_text` spells it), each value a label value."""
+    errors = []
+    for key, value in values.items():
+        if problem := names.qualified_name_problem(key_text(key)):
+            errors.append(invalid(path, key, problem))
+        if problem := names.label_value_problem(value):
+            errors.append(invalid(path, value, problem))
+    return errors

@@ -42,6 +42,7 @@ import stat
 import sys
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, BinaryIO, Optional
 
@@ -53,6 +54,7 @@ from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
 from aks_kueue.k8s import yaml12
+from aks_kueue.k8s.merge import json_copy
 
 STDIN = "-"
 MIB = 1024 * 1024
@@ -289,63 +291,47 @@ _CONSTRUCTOR = SafeConstructor()
 _PARSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-_PLAIN_CACHE: dict[str, Any] = {}
-_PLAIN_CACHE_SIZE = 65536
+@lru_cache(maxsize=65536)
+def _plain(value: str, pulumi: bool) -> Any:
+    """A plain scalar (unquoted, no tag): the same text always means the same value."""
+    if pulumi:
+        return _MergeKey if value == "<<" else _v3(value, "")
+    return _typed(_RESOLVER.resolve(ScalarNode, value, (True, False)), value)
 
 
-def _scalar(event: ScalarEvent) -> Any:
+def _scalar(event: ScalarEvent, pulumi: bool) -> Any:
+    """A scalar's value; with `pulumi`, as yaml.v3 reads it (`yaml12.resolve`)."""
     tag, value = event.tag, event.value
     if tag is None:
         if not event.implicit[0]:
-            return value  # quoted: a string
-        # Keys and small values repeat a lot; a plain scalar always means the same value.
-        cached = _PLAIN_CACHE.get(value, _PLAIN_CACHE)
-        if cached is not _PLAIN_CACHE:
-            return cached
-        result = _typed(_RESOLVER.resolve(ScalarNode, value, event.implicit), value)
-        if len(_PLAIN_CACHE) < _PLAIN_CACHE_SIZE and len(value) < 64:
-            _PLAIN_CACHE[value] = result
-        return result
-    if tag == "!":
-        return value  # the non-specific tag: a string
-    return _typed(tag, value)
+            return value  # quoted or a block scalar: a string
+        # Keys and small values repeat a lot: the short ones are remembered.
+        return _plain(value, pulumi) if len(value) < 64 else _plain.__wrapped__(value, pulumi)
+    if pulumi:
+        return _v3(value, tag)
+    return value if tag == "!" else _typed(tag, value)  # the non-specific tag `!`: a string
 
 
-def _pulumi_scalar(event: ScalarEvent) -> Any:
-    """A scalar as yaml.v3 reads it (`yaml12.resolve`): quoted and block scalars are text."""
-    tag, value = event.tag, event.value
-    if tag is None and not event.implicit[0]:
-        return value
-    if tag is None and value == "<<":
-        return _MergeKey
-    cached = _PLAIN_CACHE_V3.get(value, _PLAIN_CACHE_V3) if tag is None else _PLAIN_CACHE_V3
-    if cached is not _PLAIN_CACHE_V3:
-        return cached
+def _v3(value: str, tag: str) -> Any:
     try:
-        result = yaml12.resolve(value, tag or "")
+        return yaml12.resolve(value, tag)
     except yaml12.TagError as error:
         raise ValueError(f"{error}; the Pulumi CLI fails on it (yaml.v3): fix the value or remove the tag") from None
-    if tag is None and len(_PLAIN_CACHE_V3) < _PLAIN_CACHE_SIZE and len(value) < 64:
-        _PLAIN_CACHE_V3[value] = result
-    return result
 
 
-_PLAIN_CACHE_V3: dict[str, Any] = {}
+# Kubernetes reads timestamps as text; binary stays the base64 text a Secret expects.
+_AS_TEXT = {_STR, "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary", "tag:yaml.org,2002:value"}
+_CONSTRUCT = {"tag:yaml.org,2002:null": _CONSTRUCTOR.construct_yaml_null,
+              "tag:yaml.org,2002:bool": _CONSTRUCTOR.construct_yaml_bool,
+              "tag:yaml.org,2002:int": _CONSTRUCTOR.construct_yaml_int,
+              "tag:yaml.org,2002:float": _CONSTRUCTOR.construct_yaml_float}
 
 
 def _typed(tag: str, value: str) -> Any:
-    if tag == _STR or tag == "tag:yaml.org,2002:timestamp" or tag == "tag:yaml.org,2002:binary" \
-            or tag == "tag:yaml.org,2002:value":
-        # Kubernetes reads timestamps as text; binary stays the base64 text a Secret expects.
+    if tag in _AS_TEXT:
         return value
-    if tag == "tag:yaml.org,2002:null":
-        return None
-    if tag == "tag:yaml.org,2002:bool":
-        return _CONSTRUCTOR.construct_yaml_bool(ScalarNode(tag, value))
-    if tag == "tag:yaml.org,2002:int":
-        return _CONSTRUCTOR.construct_yaml_int(ScalarNode(tag, value))
-    if tag == "tag:yaml.org,2002:float":
-        return _CONSTRUCTOR.construct_yaml_float(ScalarNode(tag, value))
+    if tag in _CONSTRUCT:
+        return _CONSTRUCT[tag](ScalarNode(tag, value))
     if tag == _MERGE:
         return _MergeKey
     raise ValueError(f"the tag {tag!r} has no meaning in a Kubernetes object; remove it")
@@ -409,7 +395,7 @@ class _Builder:
             cls = event.__class__
             if cls is ScalarEvent:
                 try:
-                    value = _pulumi_scalar(event) if self.pulumi else _scalar(event)
+                    value = _scalar(event, self.pulumi)
                 except ValueError as error:
                     raise self.fail(str(error), event) from None
                 if event.anchor is not None:
@@ -419,15 +405,9 @@ class _Builder:
                 if len(stack) >= max_depth:
                     raise self.fail(f"nested deeper than {max_depth} levels", event)
                 tag = None if self.pulumi else event.tag  # yaml.v3 reads a tagged map or list as one
-                if cls is MappingStartEvent:
-                    if tag not in (None, "!", _MAP):
-                        raise self.fail(f"the tag {tag!r} has no meaning in a Kubernetes object; remove it", event)
-                    container: Any = {}
-                else:
-                    if tag not in (None, "!", _SEQ):
-                        raise self.fail(f"the tag {tag!r} has no meaning in a Kubernetes object; remove it", event)
-                    container = []
-                stack.append(_Frame(container, event.anchor))
+                if tag not in (None, "!", _MAP if cls is MappingStartEvent else _SEQ):
+                    raise self.fail(f"the tag {tag!r} has no meaning in a Kubernetes object; remove it", event)
+                stack.append(_Frame({} if cls is MappingStartEvent else [], event.anchor))
                 continue
             elif cls is MappingEndEvent or cls is SequenceEndEvent:
                 frame = stack.pop()
@@ -449,7 +429,7 @@ class _Builder:
                 if self.aliased > self.limits.max_alias_nodes:
                     raise self.fail(f"YAML aliases expand to more than {self.limits.max_alias_nodes:,} nodes "
                                     "(an alias bomb?); write the repeated parts out or split the file", event)
-                value = _tree_copy(original)  # no shared objects: each use is its own value
+                value = json_copy(original)  # no shared objects: each use is its own value
             elif cls is DocumentStartEvent:
                 index += 1
                 self.document = index
@@ -506,18 +486,9 @@ class _Builder:
         frame.merges.extend(reversed(sources))
 
 
-def _tree_copy(value: Any) -> Any:
-    if value.__class__ is dict:
-        return {k: _tree_copy(v) for k, v in value.items()}
-    if value.__class__ is list:
-        return [_tree_copy(v) for v in value]
-    return value
-
-
 def _show(key: Any) -> str:
     return repr(key) if not isinstance(key, str) else f"'{key}'"
 
 
 __all__ = ["Limits", "DEFAULT_LIMITS", "STACK_FILE_LIMITS", "Dialect", "LoadError", "STDIN", "display_name",
-           "read_text", "parse_documents",
-           "parse_single", "parse_json", "loads_json", "load_file"]
+           "read_text", "parse_documents", "parse_single", "parse_json", "loads_json", "load_file"]

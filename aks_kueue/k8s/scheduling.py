@@ -46,6 +46,8 @@ def untolerated_taint(taints: list[dict], tolerations: list[dict]) -> Optional[d
 
 def requirement_matches(requirement: dict, labels: dict[str, str]) -> bool:
     key, operator = requirement.get("key", ""), requirement.get("operator", "")
+    if not isinstance(key, str):
+        raise SelectorError(f"the key {key!r} must be a string, as the API server requires")
     values = requirement.get("values") or []
     if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
         raise SelectorError(f"values of {key!r} must be a list of strings, as the API server requires")

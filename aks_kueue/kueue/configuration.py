@@ -24,14 +24,13 @@ from typing import Any, Mapping, Optional
 
 import yaml
 
-from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue import catalog as cat
 from aks_kueue.k8s import field as fe
 from aks_kueue.k8s.field import show
-from aks_kueue.kueue.config_api import V1BETA1, V1BETA2, key_path, parse_duration, seconds
+from aks_kueue.kueue.config_api import V1BETA1, V1BETA2, key_path, seconds
 from aks_kueue.kueue.configuration_rules import DISPATCHER_ALL_AT_ONCE, DISPATCHER_INCREMENTAL, validate_configuration
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.kueue.structural import FieldError, validate_structural
 
 GROUP = "config.kueue.x-k8s.io"
 V1BETA2_VERSION = f"{GROUP}/v1beta2"
@@ -59,10 +58,6 @@ _NOT_A_CONFIGURATION_KEY = {
     ("data",): "that is the ConfigMap holding the file; put the Configuration's own keys at the top",
     ("spec",): "a Configuration has no spec; its keys are at the top",
 }
-_INT32 = (-2**31, 2**31 - 1)
-_INT64 = (-2**63, 2**63 - 1)
-_FLOAT32_MAX = 3.4028234663852886e38
-_UNSET = object()
 
 
 @dataclass(frozen=True)
@@ -173,7 +168,10 @@ def judge_configuration(document: Any, *, command_line_gates: Optional[Mapping[s
         errors.append(fe.invalid("apiVersion", api_version, f"Kueue 0.19 reads {V1BETA2_VERSION} (and the "
                                                             f"deprecated {V1BETA1_VERSION}){hint}"))
         return ConfigurationReport(None, errors)
-    decoded = _decode(SHAPES[api_version], document, "", errors, api_version)
+    decoded, decode_errors = validate_structural(
+        SHAPES[api_version], document, go=True,
+        unknown=lambda path, key, hint: fe.unknown(path, key, _unknown_field(path, hint, api_version)))
+    errors += decode_errors
     if errors:
         return ConfigurationReport(api_version, errors)
     warnings: list[FieldError] = []
@@ -190,55 +188,10 @@ def judge_configuration(document: Any, *, command_line_gates: Optional[Mapping[s
 
 
 # ----------------------------------------------------------------------------------------------
-# Step 1: strict decoding
+# Step 1: strict decoding (validate_structural with Go's rules)
 
 
-def _decode(shape: dict[str, Any], value: Any, path: str, errors: list[FieldError], version: str) -> Any:
-    """The value as Go would hold it (nulls dropped, whole floats as ints), reporting what fails.
-    `shape` is a node of the version's JSON Schema (see config_api)."""
-    if value is None:
-        if shape.get("x-go-null") == "fails":
-            errors.append(fe.invalid(path, None, "must be a duration such as \"5m\" (Go's duration decoder fails on "
-                                                 "null); remove the key to leave it unset"))
-        return _UNSET
-    kind = shape.get("type")
-    if kind == "object":
-        if not isinstance(value, dict):
-            errors.append(fe.invalid(path, value, "must be a map"))
-            return _UNSET
-        fields, extra = shape.get("properties"), shape.get("additionalProperties")
-        result = {}
-        for key, child in value.items():
-            child_path = key_path(path, key)
-            if extra is not None:
-                decoded = _decode(extra, child, child_path, errors, version)
-                result[str(key)] = _zero(extra) if decoded is _UNSET else decoded
-            elif not isinstance(key, str) or key not in fields:
-                errors.append(fe.unknown(child_path, key, _unknown_field(fields, str(key), child_path, version)))
-            else:
-                decoded = _decode(fields[key], child, child_path, errors, version)
-                if decoded is not _UNSET:
-                    result[key] = decoded
-        return result
-    if kind == "array":
-        if not isinstance(value, list):
-            errors.append(fe.invalid(path, value, "must be a list"))
-            return _UNSET
-        items = []
-        for index, item in enumerate(value):
-            decoded = _decode(shape["items"], item, f"{path}[{index}]", errors, version)
-            items.append(_zero(shape["items"]) if decoded is _UNSET else decoded)
-        return items
-    return _scalar(shape, value, path, errors)
-
-
-def _zero(shape: dict[str, Any]) -> Any:
-    """Go's zero value, which a null list item or map value decodes to."""
-    kind = _leaf(shape)
-    return {"object": {}, "array": [], "bool": False, "string": "", "duration": "0s", "quantity": "0"}.get(kind, 0)
-
-
-def _unknown_field(fields: dict[str, Any], key: str, path: str, version: str) -> str:
+def _unknown_field(path: str, hint: str, version: str) -> str:
     parts = tuple(p for p in re.split(r"\.|\[\d+\]", path) if p)
     if version == V1BETA2_VERSION and parts in REMOVED_IN_V1BETA2:
         return f": it was removed in {V1BETA2_VERSION} ({REMOVED_IN_V1BETA2[parts]}); Kueue would not start"
@@ -249,7 +202,7 @@ def _unknown_field(fields: dict[str, Any], key: str, path: str, version: str) ->
         other_version = V1BETA1_VERSION if version == V1BETA2_VERSION else V1BETA2_VERSION
         return (f" in {version}: it exists only in {other_version}; Kueue reads the file strictly and would not "
                 "start")
-    return f": Kueue reads its Configuration strictly and would not start{suggest(key, fields)}"
+    return f": Kueue reads its Configuration strictly and would not start{hint}"
 
 
 def _known_in(shape: dict[str, Any], parts: tuple[str, ...]) -> bool:
@@ -262,62 +215,6 @@ def _known_in(shape: dict[str, Any], parts: tuple[str, ...]) -> bool:
     return True
 
 
-def _leaf(shape: dict[str, Any]) -> str:
-    """What Go type a schema node stands for: a key of `_WANTED`, or object/array."""
-    if shape.get("x-go-type") == "time.Duration":
-        return "nanos"
-    kind, form = shape.get("type"), shape.get("format")
-    if kind in ("object", "array"):
-        return kind
-    return {"boolean": "bool", "integer": form, "number": form}.get(kind) or form or kind
-
-
-_WANTED = {
-    "bool": "a boolean (true or false)",
-    "string": "a string",
-    "int64": "an integer",
-    "int32": "a 32-bit integer",
-    "nanos": "an integer count of nanoseconds: Go reads this time.Duration as a number (120000000000 is 2m)",
-    "float": "a number",
-    "double": "a number",
-    "duration": "a duration such as \"30s\", \"5m\" or \"1h30m\"",
-    "quantity": "a quantity such as \"5\", \"500m\" or \"5Gi\"",
-}
-
-
-def _scalar(shape: dict[str, Any], value: Any, path: str, errors: list[FieldError]) -> Any:
-    kind = _leaf(shape)
-    if kind == "bool":
-        ok = isinstance(value, bool)
-    elif kind == "string":
-        ok = isinstance(value, str)
-    elif kind in ("int64", "int32", "nanos"):
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)  # YAML's 5.0 reaches Go's decoder as the JSON number 5
-        ok = isinstance(value, int) and not isinstance(value, bool)
-        low, high = _INT32 if kind == "int32" else _INT64
-        if ok and not low <= value <= high:
-            errors.append(fe.invalid(path, value, f"must be {_WANTED[kind]} (from {low} to {high})"))
-            return _UNSET
-    elif kind in ("float", "double"):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if ok and kind == "float" and abs(value) > _FLOAT32_MAX:
-            ok = False
-    elif kind == "duration":
-        ok = isinstance(value, str) and parse_duration(value) is not None
-    else:  # quantity
-        ok = not isinstance(value, bool) and isinstance(value, (str, int, float))
-        if ok:
-            try:
-                parse_quantity(value if isinstance(value, (str, int)) else repr(value))
-            except QuantityError:
-                ok = False
-    if not ok:
-        errors.append(fe.invalid(path, value, f"must be {_WANTED[kind]}"))
-        return _UNSET
-    return value
-
-
 # ----------------------------------------------------------------------------------------------
 # Defaults and conversion
 
@@ -327,49 +224,49 @@ def _managed_jobs_default(namespace: str) -> dict[str, Any]:
                                   "values": ["kube-system", namespace]}]}
 
 
-def _common_defaults(cfg: dict[str, Any], namespace: str) -> str:
-    """The defaults v1beta1 and v1beta2 share (`SetDefaults_Configuration` in both)."""
+# `SetDefaults_Configuration` of both versions, in its order: (section ("" for the top), key, default, whether
+# it also replaces an empty value, where Kueue tests for the zero value); a callable is given the namespace.
+_COMMON_DEFAULTS = (
+    ("webhook", "port", 9443, False),
+    ("metrics", "bindAddress", ":8443", True),
+    ("metrics", "localQueueMetrics", {"enable": True}, False),
+    ("health", "healthProbeBindAddress", ":8081", True),
+    ("leaderElection", "resourceName", "c1f6bfd2.kueue.x-k8s.io", True),
+    ("leaderElection", "resourceLock", "leases", True),
+    ("internalCertManagement", "enable", True, False),
+    ("clientConnection", "qps", 300, False),
+    ("clientConnection", "burst", 500, False),
+    ("integrations", "frameworks", ["batch/job"], True),
+    ("", "managedJobsNamespaceSelector", _managed_jobs_default, False),
+    ("multiKueue", "gcInterval", "1m", False),
+    ("multiKueue", "origin", "multikueue", True),
+    ("multiKueue", "workerLostTimeout", "15m", False),
+    ("multiKueue", "dispatcherName", DISPATCHER_ALL_AT_ONCE, False),
+)
+_REQUEUING_DEFAULTS = (("requeuingStrategy", "timestamp", "Eviction", False),
+                       ("requeuingStrategy", "backoffBaseSeconds", 60, False),
+                       ("requeuingStrategy", "backoffMaxSeconds", 3600, False))
+
+
+def _apply_defaults(cfg: dict[str, Any], defaults: tuple, namespace: str = "") -> None:
+    for section, key, default, when_empty in defaults:
+        target = cfg.setdefault(section, {}) if section else cfg
+        if key not in target or (when_empty and not target[key]):
+            target[key] = default(namespace) if callable(default) else copy.deepcopy(default)
+
+
+def _common_defaults(cfg: dict[str, Any], namespace: str) -> None:
     cfg.setdefault("namespace", namespace)
-    own = cfg["namespace"]
-    cfg.setdefault("webhook", {}).setdefault("port", 9443)
-    metrics = cfg.setdefault("metrics", {})
-    metrics["bindAddress"] = metrics.get("bindAddress") or ":8443"
-    metrics.setdefault("localQueueMetrics", {"enable": True})
-    health = cfg.setdefault("health", {})
-    health["healthProbeBindAddress"] = health.get("healthProbeBindAddress") or ":8081"
-    election = cfg.setdefault("leaderElection", {})
-    election["resourceName"] = election.get("resourceName") or "c1f6bfd2.kueue.x-k8s.io"
-    election["resourceLock"] = election.get("resourceLock") or "leases"
-    certs = cfg.setdefault("internalCertManagement", {})
-    certs.setdefault("enable", True)
+    _apply_defaults(cfg, _COMMON_DEFAULTS, cfg["namespace"])
+    certs = cfg["internalCertManagement"]
     if certs["enable"]:
         certs.setdefault("webhookServiceName", "kueue-webhook-service")
         certs.setdefault("webhookSecretName", "kueue-webhook-server-cert")
-    client = cfg.setdefault("clientConnection", {})
-    client.setdefault("qps", 300)
-    client.setdefault("burst", 500)
-    integrations = cfg.setdefault("integrations", {})
-    if not integrations.get("frameworks"):
-        integrations["frameworks"] = ["batch/job"]
-    cfg.setdefault("managedJobsNamespaceSelector", _managed_jobs_default(own))
-    multikueue = cfg.setdefault("multiKueue", {})
-    multikueue.setdefault("gcInterval", "1m")
-    multikueue["origin"] = multikueue.get("origin") or "multikueue"
-    multikueue.setdefault("workerLostTimeout", "15m")
-    multikueue.setdefault("dispatcherName", DISPATCHER_ALL_AT_ONCE)
     fair = cfg.get("admissionFairSharing")
     if isinstance(fair, dict) and not seconds(fair.get("usageSamplingInterval")):
         fair["usageSamplingInterval"] = "5m"
     for transformation in (cfg.get("resources") or {}).get("transformations") or []:
         transformation["strategy"] = transformation.get("strategy") or "Retain"
-    return own
-
-
-def _requeuing_defaults(wait: dict[str, Any]) -> None:
-    strategy = wait.setdefault("requeuingStrategy", {})
-    strategy.setdefault("timestamp", "Eviction")
-    strategy.setdefault("backoffBaseSeconds", 60)
-    strategy.setdefault("backoffMaxSeconds", 3600)
 
 
 def default_v1beta2(decoded: dict[str, Any], namespace: str = DEFAULT_NAMESPACE) -> dict[str, Any]:
@@ -381,7 +278,7 @@ def default_v1beta2(decoded: dict[str, Any], namespace: str = DEFAULT_NAMESPACE)
         wait["timeout"] = "30m"
     wait.setdefault("blockAdmission", False)
     wait.setdefault("recoveryTimeout", wait["timeout"])
-    _requeuing_defaults(wait)
+    _apply_defaults(wait, _REQUEUING_DEFAULTS)
     multikueue = cfg["multiKueue"]
     if multikueue.get("dispatcherName") == DISPATCHER_INCREMENTAL:
         multikueue.setdefault("incrementalDispatcherConfig", {}).setdefault("stepSize", 3)
@@ -403,7 +300,7 @@ def convert_v1beta1(decoded: dict[str, Any], namespace: str = DEFAULT_NAMESPACE)
         wait.setdefault("timeout", "5m")
         wait.setdefault("recoveryTimeout", wait["timeout"])
         wait.setdefault("blockAdmission", True)
-        _requeuing_defaults(wait)
+        _apply_defaults(wait, _REQUEUING_DEFAULTS)
         del wait["enable"]
     else:
         cfg.pop("waitForPodsReady", None)

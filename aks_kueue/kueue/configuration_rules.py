@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Union
 
 from aks_kueue.k8s import names
 from aks_kueue.k8s import field
 from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue import catalog as cat
-from aks_kueue.k8s.field import show
+from aks_kueue.k8s.field import Path, show
 from aks_kueue.kueue.config_api import key_path, seconds
 from aks_kueue.kueue.structural import FieldError
 # Kubernetes' own name and selector rules, as the admission webhooks apply them.
@@ -52,31 +52,29 @@ def validate_configuration(cfg: dict[str, Any], gates: Mapping[str, bool]) -> li
     return list(dict.fromkeys(errors))  # pod integration and the selector check report the same thing
 
 
-def _negative(path: str, value: Any) -> FieldError:
+def _negative(path: Union[Path, str], value: Any) -> FieldError:
     return field.invalid(path, value, "must be greater than or equal to 0")
+
+
+def _negative_durations(section: dict[str, Any], base: Path, *keys: str) -> list[FieldError]:
+    return [_negative(base.child(key), section[key]) for key in keys if seconds(section.get(key)) < 0]
 
 
 def _wait_for_pods_ready(cfg: dict[str, Any], gates: Mapping[str, bool]) -> list[FieldError]:
     wait = cfg.get("waitForPodsReady")
     if wait is None or gates.get("DisableWaitForPodsReady"):
         return []
+    base = Path("waitForPodsReady")
     errors = []
-    timeout = seconds(wait.get("timeout"))
-    if timeout == 0:
-        errors.append(field.required("waitForPodsReady.timeout", "must be specified (a duration greater than 0)"))
-    elif timeout < 0:
-        errors.append(_negative("waitForPodsReady.timeout", wait.get("timeout")))
-    if seconds(wait.get("recoveryTimeout")) < 0:
-        errors.append(_negative("waitForPodsReady.recoveryTimeout", wait["recoveryTimeout"]))
-    strategy = wait.get("requeuingStrategy") or {}
+    if seconds(wait.get("timeout")) == 0:
+        errors.append(field.required(base.child("timeout"), "must be specified (a duration greater than 0)"))
+    errors += _negative_durations(wait, base, "timeout", "recoveryTimeout")
+    strategy, base = wait.get("requeuingStrategy") or {}, base.child("requeuingStrategy")
     if strategy.get("timestamp", "Eviction") not in ("Creation", "Eviction"):
-        errors.append(FieldError("waitForPodsReady.requeuingStrategy.timestamp",
-                                 f"Unsupported value: {show(strategy['timestamp'])}: supported values: "
-                                 "\"Creation\", \"Eviction\""))
-    for key in ("backoffLimitCount", "backoffBaseSeconds", "backoffMaxSeconds"):
-        if (strategy.get(key) or 0) < 0:
-            errors.append(_negative(f"waitForPodsReady.requeuingStrategy.{key}", strategy[key]))
-    return errors
+        errors.append(field.not_supported(base.child("timestamp"), strategy["timestamp"], ("Creation", "Eviction")))
+    return errors + [_negative(base.child(key), strategy[key])
+                     for key in ("backoffLimitCount", "backoffBaseSeconds", "backoffMaxSeconds")
+                     if (strategy.get(key) or 0) < 0]
 
 
 def _integrations(cfg: dict[str, Any]) -> list[FieldError]:
@@ -133,18 +131,16 @@ def _namespace_selector(cfg: dict[str, Any], selector: Any, path: str) -> list[F
 
 def _multikueue(cfg: dict[str, Any]) -> list[FieldError]:
     multikueue = cfg.get("multiKueue") or {}
-    errors = []
-    for key in ("gcInterval", "workerLostTimeout"):
-        if seconds(multikueue.get(key)) < 0:
-            errors.append(_negative(f"multiKueue.{key}", multikueue[key]))
+    base = Path("multiKueue")
+    errors = _negative_durations(multikueue, base, "gcInterval", "workerLostTimeout")
     if "origin" in multikueue and (problem := label_value_problem(multikueue["origin"])):
-        errors.append(field.invalid("multiKueue.origin", multikueue['origin'], problem))
+        errors.append(field.invalid(base.child("origin"), multikueue["origin"], problem))
     seen: set[str] = set()
     for index, framework in enumerate(multikueue.get("externalFrameworks") or []):
-        where = f"multiKueue.externalFrameworks[{index}].name"
+        where = base.child("externalFrameworks").index(index).child("name")
         kind = _kind_arg(framework.get("name", ""))
         if kind is None:
-            errors.append(field.invalid(where, framework.get('name', ''), "must be in 'kind.version.group' format"))
+            errors.append(field.invalid(where, framework.get("name", ""), "must be in 'kind.version.group' format"))
         elif kind in seen:
             errors.append(field.duplicate(where, framework['name']))
         else:
@@ -153,42 +149,38 @@ def _multikueue(cfg: dict[str, Any]) -> list[FieldError]:
     if isinstance(profile, dict):
         access, legacy = profile.get("accessProviders") or [], profile.get("credentialsProviders") or []
         if access and legacy:
-            errors.append(field.forbidden("multiKueue.clusterProfile.credentialsProviders",
+            errors.append(field.forbidden(base.child("clusterProfile", "credentialsProviders"),
                                           "must not be specified when accessProviders is specified"))
         providers, where = (access, "accessProviders") if access else (legacy, "credentialsProviders")
-        errors += _access_providers(providers, f"multiKueue.clusterProfile.{where}")
+        errors += _access_providers(providers, base.child("clusterProfile", where))
     incremental = multikueue.get("incrementalDispatcherConfig")
     if incremental is not None:
         if multikueue.get("dispatcherName") != DISPATCHER_INCREMENTAL:
-            errors.append(field.invalid("multiKueue.incrementalDispatcherConfig", field.OMIT,
+            errors.append(field.invalid(base.child("incrementalDispatcherConfig"), field.OMIT,
                                         "incrementalDispatcherConfig is only valid when dispatcherName is set to "
                                         f"the incremental dispatcher ({DISPATCHER_INCREMENTAL})"))
         if incremental.get("stepSize") is not None and incremental["stepSize"] < 1:
-            errors.append(field.invalid("multiKueue.incrementalDispatcherConfig.stepSize", incremental['stepSize'],
-                                                                                                       "must be "
-                                                                                                       "greater "
-                                                                                                       "than or "
-                                                                                                       "equal to 1"))
+            errors.append(field.invalid(base.child("incrementalDispatcherConfig", "stepSize"), incremental["stepSize"],
+                                        "must be greater than or equal to 1"))
     return errors
 
 
-def _access_providers(providers: list[dict[str, Any]], path: str) -> list[FieldError]:
+def _access_providers(providers: list[dict[str, Any]], path: Path) -> list[FieldError]:
     errors = []
+    execution_path = path.child("execConfig")
     for provider in providers:
         execution = provider.get("execConfig") or {}
-        if not provider.get("name"):
-            errors.append(field.required(f"{path}.name", "must be specified"))
-        for key in ("command", "apiVersion"):
-            if not execution.get(key):
-                errors.append(field.required(f"{path}.execConfig.{key}", "must be specified"))
+        missing = ([path.child("name")] if not provider.get("name") else []) + [
+            execution_path.child(key) for key in ("command", "apiVersion") if not execution.get(key)]
         if any(not env.get("name") for env in execution.get("env") or []):
-            errors.append(field.required(f"{path}.execConfig.env.name", "must be specified"))
+            missing.append(execution_path.child("env", "name"))
         mode = execution.get("interactiveMode", "")
         if mode == "":
-            errors.append(field.required(f"{path}.execConfig.interactiveMode", "must be specified"))
-        elif mode not in ("Never", "IfAvailable", "Always"):
-            errors.append(FieldError(f"{path}.execConfig.interactiveMode", f"Unsupported value: {show(mode)}: "
-                                     "supported values: \"Never\", \"IfAvailable\", \"Always\""))
+            missing.append(execution_path.child("interactiveMode"))
+        errors += [field.required(where, "must be specified") for where in missing]
+        if mode != "" and mode not in ("Never", "IfAvailable", "Always"):
+            errors.append(field.not_supported(execution_path.child("interactiveMode"), mode,
+                                              ("Never", "IfAvailable", "Always")))
     return errors
 
 
@@ -212,16 +204,13 @@ def _admission_fair_sharing(cfg: dict[str, Any]) -> list[FieldError]:
     fair = cfg.get("admissionFairSharing")
     if fair is None:
         return []
-    errors = []
-    if seconds(fair.get("usageHalfLifeTime")) < 0:
-        errors.append(_negative("admissionFairSharing.usageHalfLifeTime", fair["usageHalfLifeTime"]))
+    base = Path("admissionFairSharing")
+    errors = _negative_durations(fair, base, "usageHalfLifeTime")
     if seconds(fair.get("usageSamplingInterval")) <= 0:
-        errors.append(field.invalid("admissionFairSharing.usageSamplingInterval", fair.get('usageSamplingInterval'),
-                                                                                           "must be greater than 0"))
-    for resource, weight in (fair.get("resourceWeights") or {}).items():
-        if weight < 0:
-            errors.append(_negative(key_path("admissionFairSharing.resourceWeights", resource), weight))
-    return errors
+        errors.append(field.invalid(base.child("usageSamplingInterval"), fair.get("usageSamplingInterval"),
+                                    "must be greater than 0"))
+    return errors + [_negative(key_path(base.child("resourceWeights"), resource), weight)
+                     for resource, weight in (fair.get("resourceWeights") or {}).items() if weight < 0]
 
 
 def _internal_cert_management(cfg: dict[str, Any]) -> list[FieldError]:
@@ -241,14 +230,11 @@ def _transformations(cfg: dict[str, Any]) -> list[FieldError]:
     errors = []
     seen: set[str] = set()
     for index, transformation in enumerate((cfg.get("resources") or {}).get("transformations") or []):
-        where = f"resources.transformations[{index}]"
+        where = Path("resources", "transformations").index(index)
         if transformation.get("strategy") not in ("Retain", "Replace"):
-            errors.append(FieldError(f"{where}.strategy", f"Unsupported value: {show(transformation.get('strategy'))}: "
-                                                          "supported values: \"Retain\", \"Replace\""))
-        name = transformation.get("input", "")
-        if name in seen:
-            errors.append(field.duplicate(f"{where}.input", name))
-        seen.add(name)
+            errors.append(field.not_supported(where.child("strategy"), transformation.get("strategy"),
+                                              ("Retain", "Replace")))
+        errors += field.unique(where.child("input"), transformation.get("input", ""), seen)
     return errors
 
 
@@ -259,34 +245,25 @@ def _device_class_mappings(cfg: dict[str, Any], gates: Mapping[str, bool]) -> li
     errors = []
     base = "resources.deviceClassMappings"
     if len(mappings) > 16:
-        errors.append(FieldError(base, f"Too many: {len(mappings)}: must have at most 16 items"))
+        errors.append(field.too_many(base, len(mappings), 16))
     names: set[str] = set()
     owner: dict[str, str] = {}
     counters: dict[str, set[str]] = {}
     for index, mapping in enumerate(mappings):
         where = f"{base}[{index}]"
         name = mapping.get("name", "")
-        if problem := qualified_name_problem(name):
-            errors.append(field.invalid(f"{where}.name", name, problem))
-        if name in names:
-            errors.append(field.duplicate(f"{where}.name", name))
-        names.add(name)
+        errors += field.unique(f"{where}.name", name, names, qualified_name_problem(name))
         classes = mapping.get("deviceClassNames") or []
         if not classes:
             errors.append(field.required(f"{where}.deviceClassNames", "at least one device class name is required"))
         if len(classes) > 8:
-            errors.append(FieldError(f"{where}.deviceClassNames", f"Too many: {len(classes)}: must have at most 8 "
-                                                                  "items"))
+            errors.append(field.too_many(f"{where}.deviceClassNames", len(classes), 8))
         sources = mapping.get("sources") or []
         counter = (sources[0].get("counter") or {}).get("name", "") if sources else ""
         seen_classes: set[str] = set()
         for c, device_class in enumerate(classes):
             path = f"{where}.deviceClassNames[{c}]"
-            if problem := qualified_name_problem(device_class):
-                errors.append(field.invalid(path, device_class, problem))
-            if device_class in seen_classes:
-                errors.append(field.duplicate(path, device_class))
-            seen_classes.add(device_class)
+            errors += field.unique(path, device_class, seen_classes, qualified_name_problem(device_class))
             if device_class in owner and owner[device_class] != name:
                 if not counter or not counters[device_class]:
                     errors.append(field.invalid(path, device_class, "device class already mapped to resource "
@@ -381,8 +358,8 @@ def _dra_qualified_name(name: str, where: str) -> list[FieldError]:
 
 def _retention(cfg: dict[str, Any]) -> list[FieldError]:
     workloads = (cfg.get("objectRetentionPolicies") or {}).get("workloads") or {}
-    return [_negative(f"objectRetentionPolicies.workloads.{key}", workloads[key])
-            for key in ("afterFinished", "afterDeactivatedByKueue") if seconds(workloads.get(key)) < 0]
+    return _negative_durations(workloads, Path("objectRetentionPolicies", "workloads"), "afterFinished",
+                               "afterDeactivatedByKueue")
 
 
 def _tls(cfg: dict[str, Any]) -> list[FieldError]:
@@ -427,17 +404,14 @@ def _custom_labels(cfg: dict[str, Any]) -> list[FieldError]:
     base = "metrics.customLabels"
     errors = []
     if len(labels) > 20:
-        errors.append(FieldError(base, f"Too many: {len(labels)}: must have at most 20 items"))
+        errors.append(field.too_many(base, len(labels), 20))
     names: set[str] = set()
     per_kind: dict[str, int] = {}
     for index, entry in enumerate(labels):
         where = f"{base}[{index}]"
         name = entry.get("name", "")
-        if not _CUSTOM_LABEL_NAME.fullmatch(name):
-            errors.append(field.invalid(f"{where}.name", name, "must match ^[a-zA-Z][a-zA-Z0-9_]*$"))
-        if name in names:
-            errors.append(field.duplicate(f"{where}.name", name))
-        names.add(name)
+        errors += field.unique(f"{where}.name", name, names, None if _CUSTOM_LABEL_NAME.fullmatch(name) else
+                               f"must match {_CUSTOM_LABEL_NAME.pattern}")
         label_key, annotation_key = entry.get("sourceLabelKey", ""), entry.get("sourceAnnotationKey", "")
         if label_key and annotation_key:
             errors.append(field.invalid(where, field.OMIT, "sourceLabelKey and sourceAnnotationKey are mutually "
@@ -457,7 +431,7 @@ def _custom_labels(cfg: dict[str, Any]) -> list[FieldError]:
                 errors.append(field.invalid(f"{where}.trackedValues", field.OMIT,
                                             "must not be greater than 12 when sourceKind is 'Workload'"))
         elif len(tracked) > 16:
-            errors.append(FieldError(f"{where}.trackedValues", f"Too many: {len(tracked)}: must have at most 16 items"))
+            errors.append(field.too_many(f"{where}.trackedValues", len(tracked), 16))
         if len(set(tracked)) < len(tracked):
             errors.append(field.invalid(f"{where}.trackedValues", field.OMIT, "must not contain duplicates"))
     for kind in sorted(per_kind):
@@ -478,10 +452,9 @@ def _quota_check_strategy(cfg: dict[str, Any], gates: Mapping[str, bool]) -> lis
         return []
     errors = []
     if resources.get("excludeResourcePrefixes") and strategy == "IgnoreUndeclared":
-        errors.append(field.invalid("resources.quotaCheckStrategy", "IgnoreUndeclared",
-                                                                    "excludeResourcePrefixes is not allowed when "
-                                                                    "quotaCheckStrategy is IgnoreUndeclared"))
+        errors.append(field.invalid("resources.quotaCheckStrategy", "IgnoreUndeclared", "excludeResourcePrefixes is "
+                                    "not allowed when quotaCheckStrategy is IgnoreUndeclared"))
     if strategy not in ("IgnoreUndeclared", "BlockUndeclared"):
-        errors.append(FieldError("resources.quotaCheckStrategy", f"Unsupported value: {show(strategy)}: supported "
-                                 "values: \"IgnoreUndeclared\", \"BlockUndeclared\""))
+        errors.append(field.not_supported("resources.quotaCheckStrategy", strategy,
+                                          ("IgnoreUndeclared", "BlockUndeclared")))
     return errors

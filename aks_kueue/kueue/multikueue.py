@@ -6,9 +6,10 @@ Sources (kubernetes-sigs/kueue at v0.19.2):
   controller name, `MultiKueueConfig.spec.clusters` (1 to 20, unique, in the order the Incremental
   dispatcher nominates them) and `quotaManagement` (Manual, Automated).
 - `site/static/examples/multikueue/create-multikueue-kubeconfig.sh`: the worker's service account
-  `multikueue-sa` in `kueue-system`, its ClusterRole and binding (`WORKER_RULES` below, rule for
-  rule), and a long-lived `kubernetes.io/service-account-token` Secret whose token and `ca.crt` make
-  a static-token kubeconfig.
+  `multikueue-sa` in `kueue-system`, its ClusterRole and binding (`WORKER_RULES`, rule for rule in
+  `data/multikueue.yaml`, with the integrations MultiKueue dispatches and their CRD files), and a
+  long-lived `kubernetes.io/service-account-token` Secret whose token and `ca.crt` make a
+  static-token kubeconfig.
 - `pkg/controller/admissionchecks/multikueue/multikueuecluster.go` `validateKubeconfig` and
   `validateRestConfig`: the refusals of `kubeconfig_problems` (the cluster reports them as
   `InsecureKubeConfig`; the deprecated gate that allowed them is locked off).
@@ -23,8 +24,11 @@ from __future__ import annotations
 import ipaddress
 import re
 from enum import Enum
+from importlib import resources
 from typing import Any, Mapping, Optional
 from urllib.parse import urlsplit
+
+import yaml
 
 from aks_kueue.k8s import names
 from aks_kueue.kueue.convert import GROUP, V1BETA2
@@ -59,66 +63,15 @@ CONFIG_NAME = "multikueue"
 SERVICE_ACCOUNT = "multikueue-sa"
 CLUSTER_ROLE = f"{SERVICE_ACCOUNT}-role"
 CLUSTER_ROLE_BINDING = f"{SERVICE_ACCOUNT}-crb"
-_EDIT = ("create", "delete", "get", "list", "watch")
+_DATA = yaml.safe_load(resources.files("aks_kueue.kueue").joinpath("data/multikueue.yaml").read_text())
 
-
-def _jobs(group: str, resource: str, verbs: tuple[str, ...] = _EDIT) -> list[dict[str, Any]]:
-    return [{"apiGroups": [group], "resources": [resource], "verbs": list(verbs)},
-            {"apiGroups": [group], "resources": [f"{resource}/status"], "verbs": ["get"]}]
-
-
-# The ClusterRole's rules, in the script's order.
-WORKER_RULES: tuple[dict[str, Any], ...] = (
-    *_jobs("batch", "jobs"),
-    {"apiGroups": [""], "resources": ["pods"], "verbs": list(_EDIT)},
-    *_jobs("apps", "statefulsets"),
-    *_jobs("leaderworkerset.x-k8s.io", "leaderworkersets"),
-    *_jobs("jobset.x-k8s.io", "jobsets"),
-    {"apiGroups": [GROUP], "resources": ["workloads"], "verbs": [*_EDIT, "update", "patch"]},
-    {"apiGroups": [GROUP], "resources": ["clusterqueues", "localqueues"], "verbs": ["get", "list", "watch"]},
-    {"apiGroups": [GROUP], "resources": ["workloads/status"], "verbs": ["get", "patch", "update"]},
-    *_jobs("kubeflow.org", "tfjobs"),
-    *_jobs("kubeflow.org", "paddlejobs"),
-    *_jobs("kubeflow.org", "pytorchjobs"),
-    *_jobs("kubeflow.org", "xgboostjobs"),
-    *_jobs("kubeflow.org", "mpijobs"),
-    *_jobs("ray.io", "rayjobs"),
-    {"apiGroups": ["ray.io"], "resources": ["rayclusters"], "verbs": [*_EDIT, "update", "patch"]},
-    {"apiGroups": ["ray.io"], "resources": ["rayclusters/status"], "verbs": ["get"]},
-    *_jobs("ray.io", "rayservices"),
-    *_jobs("workload.codeflare.dev", "appwrappers"),
-)
-
+# The worker ClusterRole's rules, in the script's order.
+WORKER_RULES: tuple[dict[str, Any], ...] = tuple(_DATA["worker_rules"])
 # The integrations MultiKueue can dispatch (each has a MultiKueueAdapter under pkg/controller/jobs).
-# Deployments are dispatched as their pods.
-DISPATCHABLE = frozenset({
-    "batch/job", "jobset.x-k8s.io/jobset", "kubeflow.org/mpijob", "kubeflow.org/paddlejob",
-    "kubeflow.org/pytorchjob", "kubeflow.org/tfjob", "kubeflow.org/xgboostjob", "kubeflow.org/jaxjob",
-    "trainer.kubeflow.org/trainjob", "ray.io/rayjob", "ray.io/raycluster", "ray.io/rayservice",
-    "workload.codeflare.dev/appwrapper", "pod", "deployment", "statefulset",
-    "leaderworkerset.x-k8s.io/leaderworkerset",
-})
-
-
-_KUBEFLOW_V1 = "manifests/base/crds/kubeflow.org_{}.yaml"
-_RAY = "ray-operator/config/crd/bases/ray.io_{}.yaml"
-# The CRD files of each integration whose jobs are not built in, by project (`JOB_CRD_RELEASES`).
+DISPATCHABLE = frozenset(_DATA["dispatchable"])
+# The CRD files of each integration whose jobs are not built in: the project (`JOB_CRD_RELEASES`) and paths.
 JOB_CRDS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "jobset.x-k8s.io/jobset": ("jobset", ("config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml",)),
-    "ray.io/rayjob": ("kuberay", (_RAY.format("rayjobs"),)),
-    "ray.io/raycluster": ("kuberay", (_RAY.format("rayclusters"),)),
-    "ray.io/rayservice": ("kuberay", (_RAY.format("rayservices"),)),
-    "kubeflow.org/mpijob": ("mpi-operator", ("manifests/base/kubeflow.org_mpijobs.yaml",)),
-    **{f"kubeflow.org/{kind}": ("training-operator", (_KUBEFLOW_V1.format(f"{kind}s"),))
-       for kind in ("pytorchjob", "tfjob", "xgboostjob", "paddlejob", "jaxjob")},
-    "trainer.kubeflow.org/trainjob": ("trainer", tuple(
-        f"manifests/base/crds/trainer.kubeflow.org_{name}.yaml"
-        for name in ("trainjobs", "trainingruntimes", "clustertrainingruntimes"))),
-    "workload.codeflare.dev/appwrapper": ("appwrapper",
-                                          ("config/crd/bases/workload.codeflare.dev_appwrappers.yaml",)),
-    "leaderworkerset.x-k8s.io/leaderworkerset": ("lws",
-                                                 ("config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml",)),
-}
+    framework: (project, tuple(paths)) for framework, (project, paths) in _DATA["job_crds"].items()}
 
 
 def crd_urls(framework: str) -> tuple[str, ...]:
@@ -180,8 +133,6 @@ def static_kubeconfig(server: str, ca_data: str, token: str, cluster: str) -> di
             "contexts": [{"name": cluster, "context": {"cluster": cluster, "user": user}}],
             "current-context": cluster,
             "users": [{"name": user, "user": {"token": token}}]}
-
-
 
 
 def kubeconfig_problems(config: Any) -> list[str]:

@@ -12,6 +12,12 @@ a PodSpec) are never looked at. A CEL rule that reads `self` only through fields
 (`self.count`, `has(self.minCount)`, `size(self.spec.podSets)`) is given just what it
 reads (see `_needs`): converting a whole pod template for `self.minCount <= self.count`
 was most of the cost, and what a rule does not read cannot change its result.
+
+Go's decoding (`go=True`): the same walk over a file a Go program decodes strictly with Go's
+JSON rules (Kueue's Configuration, see config_api): `format` names the Go type behind a node,
+which decides what it accepts and how a refusal is worded; a whole float is an integer, a null
+leaves a field unset (or fails, where `x-go-null: fails`), a null list item or map value is
+the zero value, and map keys are strings.
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ from typing import Any, Callable, Optional
 from aks_kueue import compat
 from aks_kueue.k8s import field
 from aks_kueue.k8s.field import FieldError, show  # noqa: F401 - FieldError and show are imported from here too
+from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.spelling import suggest
+from aks_kueue.kueue.config_api import key_path, parse_duration
 
 _ABSENT = object()
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z")
@@ -118,8 +126,8 @@ def join(path: str, key: str | int) -> str:
 
 
 def validate_structural(schema: dict[str, Any], value: Any, path: str = "",
-                        integer_note: str = "", unknown: Optional[Callable[[str, Any, str], FieldError]] = None
-                        ) -> tuple[Any, list[FieldError]]:
+                        integer_note: str = "", unknown: Optional[Callable[[str, Any, str], FieldError]] = None,
+                        go: bool = False) -> tuple[Any, list[FieldError]]:
     """Return the defaulted value and every error found in it.
 
     `integer_note` ends the message of an integer past its `format` (int32, int64): the
@@ -127,11 +135,11 @@ def validate_structural(schema: dict[str, Any], value: Any, path: str = "",
     refuses the value depends on the kind; `{format}` in it names the format. `unknown(path,
     key, hint)` words an unknown key for a document that is not an API object (the chart's
     values); `hint` is the "did you mean" ending. A node with `properties` and no `type` walks
-    a map and lets anything else be."""
+    a map and lets anything else be. `go` decodes with Go's rules (see above)."""
     errors = _Errors()
     errors.integer_note = integer_note
     errors.unknown = unknown
-    result = _compiled(schema).walk(value, path, errors)
+    result = _compiled(schema, go).walk(value, path, errors)
     return (None if result is _ABSENT else result), errors
 
 
@@ -148,31 +156,19 @@ _INTEGER_WORDS = {"int32": "a 32-bit integer", "int64": "a 64-bit integer"}
 
 # Compiled schemas, by the identity of the schema dict (kept alive here, so the id stays
 # its own). The CRD schemas are loaded once; a caller's ad-hoc schemas are few.
-_COMPILED: dict[int, tuple[dict, "_Compiled"]] = {}
+_COMPILED: dict[tuple[int, bool], tuple[dict, "_Compiled"]] = {}
 _COMPILED_LIMIT = 4096
 
 
-def _compiled(schema: dict[str, Any]) -> "_Compiled":
-    entry = _COMPILED.get(id(schema))
+def _compiled(schema: dict[str, Any], go: bool = False) -> "_Compiled":
+    entry = _COMPILED.get((id(schema), go))
     if entry is not None and entry[0] is schema:
         return entry[1]
     if len(_COMPILED) >= _COMPILED_LIMIT:
         _COMPILED.clear()
-    node = _Compiled(schema)
-    _COMPILED[id(schema)] = (schema, node)
+    node = _Compiled(schema, go)
+    _COMPILED[(id(schema), go)] = (schema, node)
     return node
-
-
-def _is_object(v: Any) -> bool:
-    return isinstance(v, dict)
-
-
-def _is_array(v: Any) -> bool:
-    return isinstance(v, list)
-
-
-def _is_string(v: Any) -> bool:
-    return isinstance(v, str)
 
 
 def _is_integer(v: Any) -> bool:
@@ -184,16 +180,58 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def _is_boolean(v: Any) -> bool:
-    return isinstance(v, bool)
+_TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "object": lambda v: isinstance(v, dict), "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str), "integer": _is_integer, "number": _is_number,
+    "boolean": lambda v: isinstance(v, bool),
+    "integer or string": lambda v: isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool))}
 
 
-def _is_int_or_string(v: Any) -> bool:
-    return isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool))
+def _is_float32(v: Any) -> bool:
+    return _is_number(v) and not abs(v) > 3.4028234663852886e38  # NaN passes, as Go reads it
 
 
-_TYPE_CHECKS = {"object": _is_object, "array": _is_array, "string": _is_string, "integer": _is_integer,
-                "number": _is_number, "boolean": _is_boolean}
+def _is_duration(v: Any) -> bool:
+    return isinstance(v, str) and parse_duration(v) is not None
+
+
+def _is_quantity(v: Any) -> bool:
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        return False
+    try:
+        parse_quantity(v if isinstance(v, (str, int)) else repr(v))
+    except QuantityError:
+        return False
+    return True
+
+
+def _go_type(schema: dict[str, Any]) -> str:
+    """The Go type a node stands for (see config_api): a key of `_GO_TYPES`."""
+    if schema.get("x-go-type") == "time.Duration":
+        return "nanos"
+    kind, form = schema.get("type"), schema.get("format")
+    if kind in ("object", "array"):
+        return kind
+    return {"boolean": "bool", "integer": form, "number": form}.get(kind) or form or kind
+
+
+# Go type -> what a value of another type is told it must be, what it accepts, its zero value.
+_GO_TYPES: dict[str, tuple[str, Callable[[Any], bool], Any]] = {
+    "object": ("a map", _TYPE_CHECKS["object"], {}),
+    "array": ("a list", _TYPE_CHECKS["array"], []),
+    "bool": ("a boolean (true or false)", _TYPE_CHECKS["boolean"], False),
+    "string": ("a string", _TYPE_CHECKS["string"], ""),
+    "int64": ("an integer", _is_integer, 0),
+    "int32": ("a 32-bit integer", _is_integer, 0),
+    "nanos": ("an integer count of nanoseconds: Go reads this time.Duration as a number (120000000000 is 2m)",
+              _is_integer, 0),
+    "float": ("a number", _is_float32, 0),
+    "double": ("a number", _is_number, 0),
+    "duration": ("a duration such as \"30s\", \"5m\" or \"1h30m\"", _is_duration, "0s"),
+    "quantity": ("a quantity such as \"5\", \"500m\" or \"5Gi\"", _is_quantity, "0"),
+}
+_GO_NULL = ("must be a duration such as \"5m\" (Go's duration decoder fails on null); remove the key to leave it "
+            "unset")
 
 
 class _Compiled:
@@ -202,18 +240,16 @@ class _Compiled:
     __slots__ = ("schema", "nullable", "type_test", "wanted", "walks_object", "props", "children", "extra",
                  "open_object", "defaults", "required", "max_props", "min_props", "items", "max_items",
                  "min_items", "list_type", "map_keys", "scalar", "enum", "rules", "_items_compiled",
-                 "item_nullable", "item_type_name", "simple", "_extra_compiled")
+                 "item_nullable", "item_type_name", "simple", "_extra_compiled", "go", "null_fails", "mismatch",
+                 "go_range", "zero")
 
-    def __init__(self, schema: dict[str, Any]):
-        self.schema = schema
+    def __init__(self, schema: dict[str, Any], go: bool = False):
+        self.schema, self.go = schema, go
         self.nullable = bool(schema.get("nullable"))
-        if schema.get("x-kubernetes-int-or-string"):
-            self.type_test, self.wanted = _is_int_or_string, "integer or string"
-        else:
-            self.wanted = schema.get("type")
-            self.type_test = _TYPE_CHECKS.get(self.wanted)
-        self.walks_object = ((self.wanted == "object" or (self.wanted is None and "properties" in schema))
-                             and not schema.get("x-kubernetes-int-or-string"))
+        self.null_fails = schema.get("x-go-null") == "fails"
+        self.wanted = "integer or string" if schema.get("x-kubernetes-int-or-string") else schema.get("type")
+        self.type_test = _TYPE_CHECKS.get(self.wanted)
+        self.walks_object = self.wanted == "object" or (self.wanted is None and "properties" in schema)
         self.props = schema.get("properties") or {}
         self.children: dict[str, _Compiled] = {}
         extra = schema.get("additionalProperties")
@@ -243,24 +279,35 @@ class _Compiled:
         # A leaf with nothing to check but its type: its parent checks it inline.
         self.simple = (self.wanted in ("string", "integer", "number", "boolean", "integer or string")
                        and not self.scalar and self.enum is None and not self.rules)
+        self.mismatch = f"must be of type {self.wanted}"
+        self.go_range = self.zero = None
+        if go:
+            kind = _go_type(schema)
+            words, self.type_test, self.zero = _GO_TYPES[kind]
+            self.mismatch = f"must be {words}"
+            if kind in ("int32", "int64", "nanos"):
+                self.go_range = _INTEGER_RANGES["int32" if kind == "int32" else "int64"]
+            self.scalar = self.simple = False
 
     def child(self, key: Any) -> Optional["_Compiled"]:
         """The node for a key of this object: a property, additionalProperties, or None."""
         node = self.children.get(key)
         if node is None:
             if key in self.props:
-                node = self.children[key] = _compiled(self.props[key])
+                node = self.children[key] = _compiled(self.props[key], self.go)
             elif self.extra is not None:
                 node = self._extra_compiled
                 if node is None:
-                    node = self._extra_compiled = _compiled(self.extra)
+                    node = self._extra_compiled = _compiled(self.extra, self.go)
         return node
 
     def walk(self, value: Any, path: str, errors: list[FieldError]) -> Any:
         if value is None:
+            if self.null_fails:
+                errors.append(field.invalid(path, None, _GO_NULL))
             return None if self.nullable else _ABSENT  # the server prunes nulls of non-nullable fields
         if self.type_test is not None and not self.type_test(value):
-            errors.append(field.invalid(path, value, f"must be of type {self.wanted}"))
+            errors.append(field.invalid(path, value, self.mismatch))
             return value
         if self.walks_object and isinstance(value, dict):
             value = self._walk_object(value, path, errors)
@@ -268,6 +315,10 @@ class _Compiled:
             value = self._walk_array(value, path, errors)
         elif self.scalar:
             _check_scalar(self.schema, value, path, errors)
+        elif self.go_range is not None:
+            value, (low, high) = int(value), self.go_range  # a whole float reaches Go as the JSON number
+            if not low <= value <= high:
+                errors.append(field.invalid(path, value, f"{self.mismatch} (from {low} to {high})"))
         if self.enum is not None and value not in self.enum:
             errors.append(field.not_supported(path, value, self.enum))
         if self.rules:
@@ -292,17 +343,22 @@ class _Compiled:
                 if test is None or test(child):
                     result[key] = child
                     continue
-            child_path = prefix + key if isinstance(key, str) else join(path, key)
+            if self.go:
+                child_path = key_path(path, key)
+            else:
+                child_path = prefix + key if isinstance(key, str) else join(path, key)
             if node is not None:
                 walked = node.walk(child, child_path, errors)
             elif self.open_object:
                 walked = child
             else:
-                hint = suggest(key, self.props) if isinstance(key, str) else ""
+                hint = suggest(str(key), self.props) if self.go or isinstance(key, str) else ""
                 words = getattr(errors, "unknown", None)
                 errors.append(words(child_path, key, hint) if words else
                               field.unknown(child_path, key, f"; it is not part of this kind's schema{hint}"))
                 continue
+            if self.go and self.extra is not None:  # a Go map: string keys, a null value is the zero value
+                key, walked = str(key), (_copy(node.zero) if child is None else walked)
             if walked is not _ABSENT:
                 result[key] = walked
         for key, prop in self.defaults:
@@ -322,12 +378,15 @@ class _Compiled:
     def _walk_array(self, value: list[Any], path: str, errors: list[FieldError]) -> list:
         items = self._items_compiled
         if items is None:
-            items = self._items_compiled = _compiled(self.items)
+            items = self._items_compiled = _compiled(self.items, self.go)
         result = []
         simple, test = items.simple, items.type_test
         for index, item in enumerate(value):
             if simple and item is not None and (test is None or test(item)):
                 result.append(item)
+                continue
+            if item is None and self.go:
+                result.append(_copy(items.zero))  # Go's zero value
                 continue
             if item is None and not self.item_nullable:
                 # The server prunes nulls only from object fields, never from lists.
@@ -382,15 +441,6 @@ def _identity(key: Any) -> Any:
     elif isinstance(key, (str, int, float, bool)) or key is None:
         return (type(key), key)
     return json.dumps(key, sort_keys=True)
-
-
-def json_copy(value: Any) -> Any:
-    """A copy of parsed YAML or JSON (maps, lists, scalars), faster than copy.deepcopy."""
-    if isinstance(value, dict):
-        return {k: json_copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [json_copy(v) for v in value]
-    return value
 
 
 def _type_name(schema: dict[str, Any]) -> str:

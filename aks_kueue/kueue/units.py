@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Mapping
+from typing import Any, Mapping
 
+from aks_kueue.k8s.pods import pod_requests
 from aks_kueue.k8s.quantity import parse_quantity
 
 CPU = "cpu"
@@ -36,6 +37,11 @@ def to_units(requests: Mapping[str, Fraction]) -> dict[str, int]:
         numerator = value.numerator * 1000 if resource == CPU else value.numerator
         units[resource] = min(INT64_MAX, max(0, -(-numerator // value.denominator)))
     return units
+
+
+def pod_units(pod_spec: Mapping[str, Any]) -> dict[str, int]:
+    """A pod's effective requests (`k8s/pods.py`, the rule admission uses) in Kueue's units."""
+    return to_units(pod_requests(pod_spec))
 
 
 def format_amount(resource: str, value: int) -> str:

@@ -13,12 +13,13 @@ from typing import Any, Callable, Iterable
 
 from aks_kueue.k8s import field as fe
 from aks_kueue.k8s import names
+from aks_kueue.k8s.merge import json_copy
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue import webhooks
 from aks_kueue.kueue.cohorts import cohort_cycles
 from aks_kueue.kueue.convert import V1BETA1, V1BETA2, to_v1beta2
 from aks_kueue.kueue.schemas import all_kinds, kind_schema
-from aks_kueue.kueue.structural import FieldError, json_copy, show, validate_structural
+from aks_kueue.kueue.structural import FieldError, show, validate_structural
 from aks_kueue.kueue.workload_webhook import validate_workload
 
 SPEC_WEBHOOKS: dict[str, Callable[[dict[str, Any]], list[FieldError]]] = {
@@ -165,12 +166,7 @@ def _metadata(metadata: Any, namespaced: bool) -> list[FieldError]:
     for key in ("labels", "annotations"):
         if key in metadata and not isinstance(metadata[key], dict):
             errors.append(fe.invalid(f"metadata.{key}", fe.OMIT, "must be a map of strings"))
-    labels = metadata.get("labels") if isinstance(metadata.get("labels"), dict) else {}
-    for key, value in labels.items():
-        if problem := names.qualified_name_problem(str(key)):
-            errors.append(fe.invalid("metadata.labels", key, problem))
-        if problem := names.label_value_problem(value):
-            errors.append(fe.invalid("metadata.labels", value, problem))
+    errors += fe.labels(metadata["labels"] if isinstance(metadata.get("labels"), dict) else {}, "metadata.labels")
     annotations = metadata.get("annotations") if isinstance(metadata.get("annotations"), dict) else {}
     for key, value in annotations.items():
         if problem := names.qualified_name_problem(str(key)):

@@ -8,7 +8,7 @@ Kueue's. Rules the CRD's CEL already reports are not repeated here.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 from aks_kueue.k8s import field
 from aks_kueue.k8s.names import label_value_problem, qualified_name_problem
@@ -104,13 +104,7 @@ def validate_cohort(spec: dict[str, Any]) -> list[FieldError]:
 
 
 def validate_resource_flavor(spec: dict[str, Any]) -> list[FieldError]:
-    errors = []
-    for key, value in (spec.get("nodeLabels") or {}).items():
-        path = "spec.nodeLabels"
-        if problem := qualified_name_problem(key):
-            errors.append(field.invalid(path, key, problem))
-        if problem := label_value_problem(value):
-            errors.append(field.invalid(path, value, problem))
+    errors = field.labels(spec.get("nodeLabels") or {}, "spec.nodeLabels", _as_given)
     seen = set()
     for t, taint in enumerate(spec.get("nodeTaints") or []):
         path = f"spec.nodeTaints[{t}]"
@@ -138,20 +132,14 @@ def _resource_groups(spec: dict[str, Any], path: str, has_parent: bool, parent_w
         group_path = f"{path}.resourceGroups[{g}]"
         covered = group.get("coveredResources") or []
         for r, name in enumerate(covered):
-            where = f"{group_path}.coveredResources[{r}]"
-            if problem := qualified_name_problem(str(name)):
-                errors.append(field.invalid(where, name, problem))
-            if name in seen_resources:
-                errors.append(field.duplicate(where, name))
-            seen_resources.add(name)
+            errors += field.unique(f"{group_path}.coveredResources[{r}]", name, seen_resources,
+                                   qualified_name_problem(str(name)))
         for f, flavor in enumerate(group.get("flavors") or []):
             flavor_path = f"{group_path}.flavors[{f}]"
             for r, resource in enumerate((flavor.get("resources") or [])[:len(covered)]):
                 errors += _resource_quota(resource, f"{flavor_path}.resources[{r}]", covered[r],
                                           has_parent, parent_word, lending_capped)
-            if flavor.get("name") in seen_flavors:
-                errors.append(field.duplicate(f"{flavor_path}.name", flavor.get('name')))
-            seen_flavors.add(flavor.get("name"))
+            errors += field.unique(f"{flavor_path}.name", flavor.get("name"), seen_flavors)
     return errors
 
 
@@ -205,30 +193,29 @@ def _fair_sharing(spec: dict[str, Any]) -> list[FieldError]:
     return []
 
 
-_SELECTOR_OPERATORS: dict[str, Callable[[list], bool]] = {
-    "In": bool, "NotIn": bool, "Exists": lambda v: not v, "DoesNotExist": lambda v: not v}
+_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+
+
+def _as_given(key: Any) -> Any:
+    """A map key as decoded: one that YAML reads as a number is not a qualified name."""
+    return key
 
 
 def _label_selector(selector: Any, path: str) -> list[FieldError]:
     if not isinstance(selector, dict):
         return []
-    errors = []
-    for key, value in (selector.get("matchLabels") or {}).items():
-        if problem := qualified_name_problem(key):
-            errors.append(field.invalid(f"{path}.matchLabels", key, problem))
-        if problem := label_value_problem(value):
-            errors.append(field.invalid(f"{path}.matchLabels", value, problem))
+    errors = field.labels(selector.get("matchLabels") or {}, f"{path}.matchLabels", _as_given)
     for e, expression in enumerate(selector.get("matchExpressions") or []):
         where = f"{path}.matchExpressions[{e}]"
         operator = expression.get("operator")
         values = expression.get("values") or []
         if operator not in _SELECTOR_OPERATORS:
             errors.append(field.invalid(f"{where}.operator", operator, "not a valid selector operator"))
-        elif not _SELECTOR_OPERATORS[operator](values):
-            need = "must be specified when `operator` is 'In' or 'NotIn'" if operator in ("In", "NotIn") \
-                else "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"
-            errors.append(FieldError(f"{where}.values", f"Required value: {need}" if operator in ("In", "NotIn")
-                                     else f"Forbidden: {need}"))
+        elif operator in ("In", "NotIn") and not values:
+            errors.append(field.required(f"{where}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
+        elif operator not in ("In", "NotIn") and values:
+            errors.append(field.forbidden(f"{where}.values",
+                                          "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
         if problem := qualified_name_problem(str(expression.get("key", ""))):
             errors.append(field.invalid(f"{where}.key", expression.get('key'), problem))
         for v, value in enumerate(values):

@@ -14,12 +14,12 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from aks_kueue.k8s import names
-from aks_kueue.k8s import field
+from aks_kueue.k8s import field, names
+from aks_kueue.k8s.field import Path
 from aks_kueue.kueue.units import amount
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.structural import FieldError, show
-from aks_kueue.k8s.names import label_value_problem, qualified_name_problem
+from aks_kueue.k8s.names import qualified_name_problem
 
 ELASTIC_JOB = "kueue.x-k8s.io/elastic-job"
 ADMISSION_GATED_BY = "kueue.x-k8s.io/admission-gated-by"
@@ -117,31 +117,28 @@ def _count(value: Any) -> int | None:
 
 
 def _pod_set(pod_set: dict, path: str) -> list[FieldError]:
-    template = pod_set.get("template") or {}
+    template, where = pod_set.get("template") or {}, Path(path, "template")
     metadata = template.get("metadata") or {}
-    errors = _labels(metadata.get("labels") or {}, f"{path}.template.metadata.labels")
-    errors += _annotations(metadata.get("annotations") or {}, f"{path}.template.metadata.annotations")
+    errors = field.labels(metadata.get("labels") or {}, where.child("metadata", "labels"))
+    errors += _annotations(metadata.get("annotations") or {}, where.child("metadata", "annotations"))
     pod = template.get("spec") or {}
-    for group in ("initContainers", "containers"):
-        for c, container in enumerate(pod.get(group) or []):
-            for kind in ("requests", "limits"):
-                amounts = ((container or {}).get("resources") or {}).get(kind) or {}
-                errors += _amounts(amounts, f"{path}.template.spec.{group}[{c}].resources.{kind}")
-    for kind in ("requests", "limits"):
-        errors += _amounts(((pod.get("resources") or {}).get(kind) or {}), f"{path}.template.spec.resources.{kind}")
-    errors += _slice_size(pod_set.get("topologyRequest"), f"{path}.topologyRequest")
-    return errors
+    holders = [(where.child("spec", group).index(c), container or {})
+               for group in ("initContainers", "containers") for c, container in enumerate(pod.get(group) or [])]
+    for holder_path, holder in [*holders, (where.child("spec"), pod)]:
+        for kind in ("requests", "limits"):
+            errors += _amounts((holder.get("resources") or {}).get(kind) or {}, holder_path.child("resources", kind))
+    return errors + _slice_size(pod_set.get("topologyRequest"), f"{path}.topologyRequest")
 
 
-def _amounts(amounts: dict[str, Any], path: str) -> list[FieldError]:
+def _amounts(amounts: dict[str, Any], path: Path) -> list[FieldError]:
     errors = []
     for name, quantity in amounts.items():
         if name == "pods":
-            errors.append(field.invalid(f"{path}[{name}]", "pods", "the key is reserved for internal kueue use"))
+            errors.append(field.invalid(path.key(name), "pods", "the key is reserved for internal kueue use"))
         # The same few values recur in every workload: remember the answer for strings and ints.
         problem = _known_problem(quantity) if type(quantity) in (str, int) else _quantity_problem(quantity)
         if problem:
-            errors.append(field.invalid(f"{path}[{name}]", quantity, problem))
+            errors.append(field.invalid(path.key(name), quantity, problem))
     return errors
 
 
@@ -158,17 +155,7 @@ def _quantity_problem(quantity: Any) -> str | None:
 _known_problem = lru_cache(maxsize=4096)(_quantity_problem)
 
 
-def _labels(labels: dict, path: str) -> list[FieldError]:
-    errors = []
-    for key, value in labels.items():
-        if problem := qualified_name_problem(str(key)):
-            errors.append(field.invalid(path, key, problem))
-        if problem := label_value_problem(value):
-            errors.append(field.invalid(path, value, problem))
-    return errors
-
-
-def _annotations(annotations: dict, path: str) -> list[FieldError]:
+def _annotations(annotations: dict, path: Path) -> list[FieldError]:
     errors = []
     size = 0
     for key, value in annotations.items():
@@ -176,7 +163,7 @@ def _annotations(annotations: dict, path: str) -> list[FieldError]:
             errors.append(field.invalid(path, key, problem))
         size += len(str(key)) + len(str(value))
     if size > TOTAL_ANNOTATION_BYTES:
-        errors.append(FieldError(path, f"Too long: may not be more than {TOTAL_ANNOTATION_BYTES} bytes"))
+        errors.append(field.too_long(path, TOTAL_ANNOTATION_BYTES))
     return errors
 
 
@@ -216,7 +203,7 @@ def _admission_gated_by(value: str) -> list[FieldError]:
         seen.add(gate)
         errors += _domain_prefixed_path(gate, path)
         if len(gate) > MAX_GATE_NAME:
-            errors.append(FieldError(path, f"Too long: may not be more than {MAX_GATE_NAME} bytes"))
+            errors.append(field.too_long(path, MAX_GATE_NAME))
     return errors
 
 

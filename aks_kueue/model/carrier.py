@@ -87,31 +87,31 @@ def read_workloads(text: Any) -> list[dict[str, Any]]:
     return documents
 
 
+def _read_json(text: Any, key: str, valid, shape: str) -> Any:
+    """The JSON of a carrier's `key` (None without one) when `valid` says it has its shape; else ValueError."""
+    if text is None:
+        return None
+    try:
+        found = loads_json(text, f"data.{key}") if isinstance(text, str) else None
+    except LoadError:
+        found = None
+    if not valid(found):
+        raise ValueError(f"data.{key} is not {shape}")
+    return found
+
+
 def read_keys(text: Any) -> dict[str, str]:
     """The subject -> stack key map of a carrier's `keys.json`; ValueError when unreadable."""
-    if text is None:
-        return {}
-    try:
-        keys = loads_json(text, f"data.{KEYS_KEY}") if isinstance(text, str) else None
-    except LoadError:
-        keys = None
-    if not isinstance(keys, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in keys.items()):
-        raise ValueError(f"data.{KEYS_KEY} is not a JSON map of text to text")
-    return keys
+    return _read_json(text, KEYS_KEY, lambda keys: isinstance(keys, dict) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in keys.items()), "a JSON map of text to text") or {}
 
 
 def read_secret_words(text: Any) -> WordDigests:
     """The digests of a carrier's `secretWords.json`; ValueError when unreadable."""
-    if text is None:
-        return WordDigests()
-    try:
-        found = loads_json(text, f"data.{SECRET_WORDS_KEY}") if isinstance(text, str) else None
-    except LoadError:
-        found = None
-    if not isinstance(found, dict) or not isinstance(found.get("salt"), str) or \
-            not isinstance(found.get("sha256"), list) or not all(isinstance(d, str) for d in found["sha256"]):
-        raise ValueError(f"data.{SECRET_WORDS_KEY} is not a JSON map of a salt and a list of digests")
-    return WordDigests(found["salt"], frozenset(found["sha256"]))
+    found = _read_json(text, SECRET_WORDS_KEY, lambda found: isinstance(found, dict) and isinstance(
+        found.get("salt"), str) and isinstance(found.get("sha256"), list) and all(
+        isinstance(d, str) for d in found["sha256"]), "a JSON map of a salt and a list of digests")
+    return WordDigests(found["salt"], frozenset(found["sha256"])) if found is not None else WordDigests()
 
 
 def existing_pools_text(entries: Iterable[str]) -> str:
@@ -120,15 +120,8 @@ def existing_pools_text(entries: Iterable[str]) -> str:
 
 def read_existing_pools(text: Any) -> frozenset[str]:
     """The pool entries of a carrier's `existingPools.json`; ValueError when unreadable."""
-    if text is None:
-        return frozenset()
-    try:
-        entries = loads_json(text, f"data.{EXISTING_POOLS_KEY}") if isinstance(text, str) else None
-    except LoadError:
-        entries = None
-    if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
-        raise ValueError(f"data.{EXISTING_POOLS_KEY} is not a JSON list of pool entries")
-    return frozenset(entries)
+    return frozenset(_read_json(text, EXISTING_POOLS_KEY, lambda entries: isinstance(entries, list) and all(
+        isinstance(e, str) for e in entries), "a JSON list of pool entries") or ())
 
 
 def fleet_text(fleet) -> str:
@@ -146,26 +139,12 @@ def fleet_text(fleet) -> str:
 
 def read_fleet(text: Any) -> dict[str, Any] | None:
     """A carrier's `fleet.json` (None without one); ValueError when unreadable."""
-    if text is None:
-        return None
-    try:
-        fleet = loads_json(text, f"data.{FLEET_KEY}") if isinstance(text, str) else None
-    except LoadError:
-        fleet = None
-    if not isinstance(fleet, dict) or not isinstance(fleet.get("workers"), list):
-        raise ValueError(f"data.{FLEET_KEY} is not the JSON of a fleet")
-    return fleet
+    return _read_json(text, FLEET_KEY, lambda fleet: isinstance(fleet, dict) and isinstance(fleet.get("workers"), list),
+                      "the JSON of a fleet")
 
 
 def subject_keys(model) -> dict[str, str]:
     """What a finding can name -> the stack key that defines it, for every part of the model."""
-    keys: dict[str, str] = {}
-    if model.cluster is not None:
-        keys[model.cluster.subject] = model.cluster.key
-        keys.update({p.subject: p.key for p in model.cluster.system_pools})
-    keys.update({p.subject: p.key for p in model.pools})
-    keys.update({i.subject: i.key for i in model.installs})
-    keys.update({o.label: o.key for o in model.objects})
-    keys.update({w.label: w.key for w in model.workloads})
-    keys.update({g.label: g.key for g in model.submitter_groups})
-    return keys
+    cluster = (model.cluster, *model.cluster.system_pools) if model.cluster is not None else ()
+    return {**{part.subject: part.key for part in (*cluster, *model.pools, *model.installs)},
+            **{part.label: part.key for part in (*model.objects, *model.workloads, *model.submitter_groups)}}

@@ -14,7 +14,7 @@ name the key to edit.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional
 
 from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.aks.pools import Pool
@@ -113,8 +113,7 @@ class Cluster:
     maintenance: tuple[MaintenanceWindow, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "system_pools", tuple(sorted(self.system_pools, key=lambda p: p.name)))
-        object.__setattr__(self, "maintenance", tuple(sorted(self.maintenance, key=lambda w: w.config_name)))
+        _sort(self, system_pools=lambda p: p.name, maintenance=lambda w: w.config_name)
 
     # What a finding about the cluster names it as; also the key of its URN (`from_resources`).
     subject = "AKS cluster"
@@ -163,18 +162,15 @@ class KueueItem:
 
     @property
     def kind(self) -> str:
-        kind = self.manifest.get("kind")
-        return kind if isinstance(kind, str) else ""
+        return _text(self.manifest.get("kind")) or ""
 
     @property
     def name(self) -> str:
-        name = _metadata(self.manifest).get("name")
-        return name if isinstance(name, str) else ""
+        return _text(_metadata(self.manifest).get("name")) or ""
 
     @property
     def namespace(self) -> Optional[str]:
-        namespace = _metadata(self.manifest).get("namespace")
-        return namespace if isinstance(namespace, str) else None
+        return _text(_metadata(self.manifest).get("namespace"))
 
     @property
     def label(self) -> str:
@@ -249,12 +245,8 @@ class Model:
             rank = DEPLOY_ORDER.index(item.kind) if item.kind in DEPLOY_ORDER else len(DEPLOY_ORDER)
             return rank, item.namespace or "", item.name
 
-        object.__setattr__(self, "pools", tuple(sorted(self.pools, key=lambda p: p.name)))
-        object.__setattr__(self, "installs", tuple(sorted(self.installs, key=lambda i: i.mode)))
-        object.__setattr__(self, "objects", tuple(sorted(self.objects, key=kind_rank)))
-        object.__setattr__(self, "namespaces", tuple(sorted(self.namespaces, key=lambda n: n.name)))
-        object.__setattr__(self, "workloads", tuple(sorted(self.workloads, key=lambda w: w.label)))
-        object.__setattr__(self, "submitter_groups", tuple(sorted(self.submitter_groups, key=lambda g: g.object_id)))
+        _sort(self, pools=lambda p: p.name, installs=lambda i: i.mode, objects=kind_rank,
+              namespaces=lambda n: n.name, workloads=lambda w: w.label, submitter_groups=lambda g: g.object_id)
 
     @property
     def managed(self) -> bool:
@@ -274,6 +266,16 @@ class Model:
         return [o for o in self.objects if o.kind == kind]
 
 
+def _text(value: Any) -> Optional[str]:
+    return value if isinstance(value, str) else None
+
+
 def _metadata(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
     metadata = manifest.get("metadata")
     return metadata if isinstance(metadata, Mapping) else {}
+
+
+def _sort(data: Any, **keys: Callable[[Any], Any]) -> None:
+    """Sort each named tuple field of a frozen dataclass by its key."""
+    for name, key in keys.items():
+        object.__setattr__(data, name, tuple(sorted(getattr(data, name), key=key)))

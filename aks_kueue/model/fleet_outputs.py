@@ -66,13 +66,12 @@ def normalise(value: Any) -> Any:
 def worker_outputs(model: Model) -> dict[str, Any]:
     """The worker's `fleet` output: what the manager's judge needs to know of this cluster."""
     fleet, cluster = model.fleet, model.cluster
-    install = model.installs[0] if model.installs else None
     return normalise({
         "schema": OUTPUTS_SCHEMA, "role": str(Role.WORKER), "stack": fleet.stack, "manager": fleet.manager,
         "cluster": {"name": cluster.name, "region": cluster.region, "kubernetesVersion": cluster.kubernetes_version,
                     "privateCluster": cluster.security.private_cluster,
                     "authorizedIpRanges": list(cluster.security.authorized_ip_ranges)},
-        "kueue": _install_json(install),
+        "kueue": _install_json(model.installs),
         "pools": [_pool_json(p) for p in model.pools],
         "objects": [{"key": o.key, "manifest": dict(o.manifest)} for o in model.objects],
         "namespaces": [{"name": n.name, "labels": dict(n.labels), "existing": n.existing} for n in model.namespaces],
@@ -80,9 +79,10 @@ def worker_outputs(model: Model) -> dict[str, Any]:
     })
 
 
-def _install_json(install: Optional[Install]) -> dict[str, Any]:
-    if install is None:
+def _install_json(installs: tuple[Install, ...]) -> dict[str, Any]:
+    if not installs:
         return {"install": "none"}
+    install = installs[0]
     return {"install": install.mode, "version": install.version, "releaseTrain": install.release_train,
             "frameworks": list(install.frameworks) if install.frameworks is not None else None}
 
@@ -156,7 +156,6 @@ def manager_outputs(model: Model) -> dict[str, Any]:
     """The manager's `fleet` output: the teams every worker mirrors, and the token generation of
     each worker's kubeconfig the manager holds (a worker keeps that token until the manager moves on)."""
     fleet = model.fleet
-    install = model.installs[0] if model.installs else None
     teams = {
         "localQueues": [{"namespace": o.namespace, "name": o.name, "spec": dict(o.manifest.get("spec") or {}),
                          "key": o.key} for o in model.of_kind("LocalQueue")],
@@ -169,7 +168,7 @@ def manager_outputs(model: Model) -> dict[str, Any]:
     workers = [{"name": w.name, "stack": w.stack, "tokenGeneration": _held_generation(w.outputs) if w.ready else None}
                for w in fleet.workers]
     return normalise({"schema": OUTPUTS_SCHEMA, "role": str(Role.MANAGER), "stack": fleet.stack,
-                      "kueue": _install_json(install), "teams": teams, "workers": workers})
+                      "kueue": _install_json(model.installs), "teams": teams, "workers": workers})
 
 
 def _held_generation(outputs: Optional[Mapping[str, Any]]) -> Optional[int]:
@@ -194,18 +193,15 @@ def mirrored_objects(manager: Mapping[str, Any], manager_stack: str) -> list[Kue
         if manager.get("schema") != OUTPUTS_SCHEMA or manager.get("role") != str(Role.MANAGER):
             raise ValueError(f"it is not a manager's output of schema {OUTPUTS_SCHEMA}")
         teams = manager["teams"]
-        items = []
-        for entry in teams["localQueues"]:
-            items.append(KueueItem({"apiVersion": V1BETA2, "kind": "LocalQueue",
-                                    "metadata": {"name": str(entry["name"]), "namespace": str(entry["namespace"]),
-                                                 "labels": dict(MANAGED_BY)},
-                                    "spec": dict(entry.get("spec") or {})},
-                                   mirrored_key(manager_stack, str(entry["key"]))))
+        items = [_labelled({"apiVersion": V1BETA2, "kind": "LocalQueue",
+                            "metadata": {"name": str(entry["name"]), "namespace": str(entry["namespace"])},
+                            "spec": dict(entry.get("spec") or {})}, mirrored_key(manager_stack, str(entry["key"])))
+                 for entry in teams["localQueues"]]
         for entry in teams["workloadPriorityClasses"]:
             body = {"value": entry["value"], **({"description": entry["description"]} if "description" in entry
                                                 else {})}
-            items.append(KueueItem({"apiVersion": V1BETA2, "kind": "WorkloadPriorityClass",
-                                    "metadata": {"name": str(entry["name"]), "labels": dict(MANAGED_BY)}, **body},
+            items.append(_labelled({"apiVersion": V1BETA2, "kind": "WorkloadPriorityClass",
+                                    "metadata": {"name": str(entry["name"])}, **body},
                                    mirrored_key(manager_stack, str(entry["key"]))))
         return items
     except (KeyError, TypeError, ValueError, AttributeError) as error:

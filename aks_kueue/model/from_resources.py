@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import base64
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional, Sequence
 
 from aks_kueue.aks import dcgm_exporter
@@ -31,11 +31,10 @@ from aks_kueue.aks.pools import (EXTERNAL_PLUGIN, SYSTEM, USER, DaemonSetLoad, P
                                  node_taints)
 from aks_kueue.aks.vm_sizes import lookup
 from aks_kueue.k8s.loader import LoadError, parse_single
-from aks_kueue.k8s.pods import pod_requests
 from aks_kueue.kueue import catalog as cat
 from aks_kueue.kueue.convert import to_v1beta2
 from aks_kueue.kueue.transformations import ResourceRules
-from aks_kueue.kueue.units import to_units
+from aks_kueue.kueue.units import pod_units
 from aks_kueue.kueue import multikueue
 from aks_kueue.kueue.multikueue import Role
 from aks_kueue.model import carrier, fleet_outputs
@@ -45,7 +44,7 @@ from aks_kueue.model.conventions import AZURE_POLICY_ADDON, CONTAINER_INSIGHTS_A
 from aks_kueue.model.desired import (DEVELOPMENT, PRODUCTION, Cluster, ExpectedWorkload, Install, KueueItem,
                                      MaintenanceWindow, Model, Monitoring, Namespace, Network, SecretsProvider,
                                      Security, SubmitterGroup, Unreadable)
-from aks_kueue.model.props import (Unreadable as UnreadableValue, get, integer, mapping, plain, sequence, stack_of,
+from aks_kueue.model.props import (UnreadableValue, get, integer, mapping, plain, sequence, stack_of,
                                    string_list, string_map, text)
 from aks_kueue.model.record import pool_entry
 from aks_kueue.secrets import WordDigests
@@ -87,7 +86,7 @@ class Reading:
 def from_resources(resources: Sequence[Any]) -> Reading:
     urns: dict[str, str] = {}
     unreadable: list[Unreadable] = []
-    keys, environment, workloads, existing, fleet_json = _carrier(resources, urns, unreadable)
+    keys, environment, workloads, existing, fleet_json, hidden = _carrier(resources, urns, unreadable)
 
     def key(subject: str) -> str:
         return keys.get(subject, subject)
@@ -102,6 +101,7 @@ def from_resources(resources: Sequence[Any]) -> Reading:
     groups: list[str] = []
     windows: list[MaintenanceWindow] = []
     fleet_resources = []
+    installers: set[str] = set()
     for resource in resources:
         kind, props, urn = resource.resource_type, resource.props, resource.urn
         label = f"{kind.rsplit(':', 1)[-1]} {resource.name}"
@@ -112,7 +112,7 @@ def from_resources(resources: Sequence[Any]) -> Reading:
                 cluster = _cluster(props, label, key)
                 urns[CLUSTER_SUBJECT] = urn
                 # A system pool inline in the cluster is the cluster's resource.
-                urns.update({_pool_subject(p): urn for p in cluster.system_pools})
+                urns.update({p.subject: urn for p in cluster.system_pools})
             elif AGENT_POOL.match(kind):
                 pool_resources.append(resource)
             elif RESOURCE_GROUP.match(kind):
@@ -125,6 +125,7 @@ def from_resources(resources: Sequence[Any]) -> Reading:
                 daemonsets.append(_dcgm(props, label))
             elif (install := _install(kind, props, label, key)) is not None:
                 installs.append(install)
+                installers.add(urn)
                 urns.setdefault(INSTALL_SUBJECT, urn)
             elif KUEUE_OBJECT.match(kind):
                 item = _kueue_item(kind, props, label, key)
@@ -156,54 +157,56 @@ def from_resources(resources: Sequence[Any]) -> Reading:
                 urns.setdefault(label, resource.urn)
                 continue
             (system_pools if pool.mode == SYSTEM else pools).append(pool)
-            urns[_pool_subject(pool)] = resource.urn
-        cluster = _with_system_pools(cluster, system_pools, resources, groups[0] if len(groups) == 1 else "",
-                                     windows)
+            urns[pool.subject] = resource.urn
+        # An AgentPool replaces the inline profile of the same name; whether the kubeconfig stays secret
+        # (`_kubeconfig_secret`), the resource group and the maintenance windows are resources of their own.
+        cluster = replace(cluster, system_pools=tuple({p.name: p for p in system_pools}.values()),
+                          security=replace(cluster.security, kubeconfig_secret=_kubeconfig_secret(resources)),
+                          resource_group=groups[0] if len(groups) == 1 else "", maintenance=tuple(windows))
         pools = [_placed(pool, daemonsets, cluster.region) for pool in pools]
-    installers = {urns.get(INSTALL_SUBJECT)} | {r.urn for r in resources if _is_installer(r)}
     by_urn = {r.urn: r for r in resources}
     objects = tuple(_after(item, resource, installers, by_urn) for item, resource in items)
+    # Read before `unreadable` is frozen into the model: an unreadable fleet.json is reported with the rest.
+    fleet = _fleet(fleet_json, fleet_resources, unreadable) if fleet_json is not None else None
     model = Model(
         stack=next((stack_of(r.urn) for r in resources), ""), environment=environment, cluster=cluster,
         pools=tuple(pools), installs=tuple(installs), objects=objects, namespaces=tuple(namespaces),
         workloads=tuple(ExpectedWorkload(w, key(ExpectedWorkload(w, "").label)) for w in workloads),
-        submitter_groups=tuple(submitters.values()), unreadable=tuple(unreadable),
-        fleet=_fleet(fleet_json, fleet_resources, unreadable) if fleet_json is not None else None)
+        submitter_groups=tuple(submitters.values()), unreadable=tuple(unreadable), fleet=fleet)
     for workload in model.workloads:
         urns.setdefault(workload.label, urns.get("carrier", ""))
     urns.pop("carrier", None)
-    return Reading(model, urns, _secret_words(resources))
+    return Reading(model, urns, hidden)
 
 
-def _pool_subject(pool: Pool) -> str:
-    return pool.subject
-
-
-def _carrier(resources, urns, unreadable) -> tuple[dict[str, str], str, list[dict], frozenset[str], Optional[dict]]:
+def _carrier(resources, urns, unreadable
+             ) -> tuple[dict[str, str], str, list[dict], frozenset[str], Optional[dict], WordDigests]:
     for resource in resources:
         if resource.resource_type != CONFIG_MAP or not carrier.is_carrier(plain(get(resource.props, "metadata"))):
             continue
         label = f"ConfigMap {resource.name}"
         urns["carrier"] = resource.urn
+        data = get(resource.props, "data", default={})
         try:
-            data = mapping(get(resource.props, "data", default={}), f"{label}.data")
+            hidden = carrier.read_secret_words(data.get(carrier.SECRET_WORDS_KEY) if hasattr(data, "get") else None)
+        except ValueError:
+            hidden = WordDigests()  # hand-edited: the pack's messages are then as the offline preview leaves them
+        try:
+            data = mapping(data, f"{label}.data")
             keys = carrier.read_keys(data.get(carrier.KEYS_KEY))
             environment = text(data.get(carrier.ENVIRONMENT_KEY) or PRODUCTION,
                                f"{label}.data.{carrier.ENVIRONMENT_KEY}")
             documents = carrier.read_workloads(data.get(carrier.WORKLOADS_KEY))
             existing = carrier.read_existing_pools(data.get(carrier.EXISTING_POOLS_KEY))
             fleet = carrier.read_fleet(data.get(carrier.FLEET_KEY))
-        except UnreadableValue as error:
-            unreadable.append(Unreadable(label, str(error)))
+        except ValueError as error:  # an UnreadableValue says what it is; a carrier reader, where in the data
+            message = str(error) if isinstance(error, UnreadableValue) else f"{label}: {error}"
+            unreadable.append(Unreadable(label, message))
             urns.setdefault(label, resource.urn)
-            return {}, PRODUCTION, [], frozenset(), None
-        except ValueError as error:
-            unreadable.append(Unreadable(label, f"{label}: {error}"))
-            urns.setdefault(label, resource.urn)
-            return {}, PRODUCTION, [], frozenset(), None
+            return {}, PRODUCTION, [], frozenset(), None, hidden
         # Anything but development is judged as production, the contract's default.
-        return keys, DEVELOPMENT if environment == DEVELOPMENT else PRODUCTION, documents, existing, fleet
-    return {}, PRODUCTION, [], frozenset(), None
+        return keys, DEVELOPMENT if environment == DEVELOPMENT else PRODUCTION, documents, existing, fleet, hidden
+    return {}, PRODUCTION, [], frozenset(), None, WordDigests()
 
 
 def _fleet(data: dict, resources, unreadable) -> Optional[Fleet]:
@@ -249,17 +252,6 @@ def _secret_kubeconfig(props: Any, label: str) -> Any:
         return "[not base64]"
 
 
-def _secret_words(resources) -> WordDigests:
-    for resource in resources:
-        if resource.resource_type == CONFIG_MAP and carrier.is_carrier(plain(get(resource.props, "metadata"))):
-            data = get(resource.props, "data", default={})
-            try:
-                return carrier.read_secret_words(data.get(carrier.SECRET_WORDS_KEY) if hasattr(data, "get") else None)
-            except ValueError:
-                return WordDigests()  # hand-edited: the pack's messages are then as the offline preview leaves them
-    return WordDigests()
-
-
 def _cluster(props: Any, label: str, key) -> Cluster:
     network = get(props, "networkProfile", default={})
     plugin = get(network, "networkPlugin", default="kubenet")
@@ -302,20 +294,17 @@ def _cluster(props: Any, label: str, key) -> Cluster:
             azure_policy=get(addons, AZURE_POLICY_ADDON, "enabled") is True,
             defender=_optional_bool(get(security, "defender", "securityMonitoring", "enabled")),
             image_cleaner=get(security, "imageCleaner", "enabled") is True,
-            image_cleaner_interval_hours=_optional_integer(get(security, "imageCleaner", "intervalHours"),
-                                                           f"{label}.securityProfile.imageCleaner.intervalHours"),
+            image_cleaner_interval_hours=_optional(get(security, "imageCleaner", "intervalHours"),
+                                                   f"{label}.securityProfile.imageCleaner.intervalHours", integer),
             key_vault_secrets_provider=_secrets_provider(addons, label)),
         key=key(CLUSTER_SUBJECT) if key(CLUSTER_SUBJECT) != CLUSTER_SUBJECT else "aks-kueue:cluster",
         autoscaler_profile=plain(mapping(get(props, "autoScalerProfile", default={}), f"{label}.autoScalerProfile")),
         monitoring=Monitoring(_optional_bool(get(props, "azureMonitorProfile", "metrics", "enabled")),
                               _optional_bool(get(addons, CONTAINER_INSIGHTS_ADDON, "enabled"))))
     profiles = sequence(get(props, "agentPoolProfiles", default=[]), f"{label}.agentPoolProfiles")
-    inline = []
-    for index, profile in enumerate(profiles):
-        where = f"{label}.agentPoolProfiles[{index}]"
-        pool = _pool(profile, where, built.default_max_pods, key, name_key="name")
-        inline.append(pool)
-    return Cluster(**{**built.__dict__, "system_pools": tuple(p for p in inline if p.mode == SYSTEM)})
+    inline = [_pool(profile, f"{label}.agentPoolProfiles[{index}]", built.default_max_pods, key, name_key="name")
+              for index, profile in enumerate(profiles)]
+    return replace(built, system_pools=tuple(p for p in inline if p.mode == SYSTEM))
 
 
 def _secrets_provider(addons: Any, label: str) -> Optional[SecretsProvider]:
@@ -330,30 +319,12 @@ def _secrets_provider(addons: Any, label: str) -> Optional[SecretsProvider]:
                            if enabled and interval is not None else None)
 
 
-def _optional(value: Any, what: str) -> Optional[str]:
-    return None if value is None else text(value, what)
-
-
-def _optional_integer(value: Any, what: str) -> Optional[int]:
-    return None if value is None else integer(value, what)
+def _optional(value: Any, what: str, read=text) -> Any:
+    return None if value is None else read(value, what)
 
 
 def _optional_bool(value: Any) -> Optional[bool]:
     return value if isinstance(value, bool) else None
-
-
-def _with_system_pools(cluster: Cluster, system_pools: list[Pool], resources, resource_group: str,
-                       windows: list[MaintenanceWindow]) -> Cluster:
-    """The system pools, an AgentPool resource replacing the inline profile of the same name; whether
-    the kubeconfig stays secret (`_kubeconfig_secret`); the resource group and maintenance windows,
-    which are resources of their own."""
-    by_name = {p.name: p for p in system_pools}
-    values = dict(cluster.__dict__)
-    values["system_pools"] = tuple(by_name.values())
-    values["security"] = Security(**{**cluster.security.__dict__, "kubeconfig_secret": _kubeconfig_secret(resources)})
-    values["resource_group"] = resource_group
-    values["maintenance"] = tuple(windows)
-    return Cluster(**values)
 
 
 def _pool(props: Any, label: str, fallback_max_pods: int, key, name_key: str = "agentPoolName",
@@ -402,12 +373,12 @@ def _pool(props: Any, label: str, fallback_max_pods: int, key, name_key: str = "
         gpu_instance_profile=text(profile, f"{label}.gpuInstanceProfile") if profile is not None else None,
         spot=spot, explicit=explicit, os_sku=_optional(get(props, "osSKU"), f"{label}.osSKU"),
         os_disk_type=_optional(get(props, "osDiskType"), f"{label}.osDiskType"),
-        os_disk_size_gb=_optional_integer(get(props, "osDiskSizeGB"), f"{label}.osDiskSizeGB"),
+        os_disk_size_gb=_optional(get(props, "osDiskSizeGB"), f"{label}.osDiskSizeGB", integer),
         encryption_at_host=get(props, "enableEncryptionAtHost") is True,
         upgrade_settings=plain(mapping(get(props, "upgradeSettings", default={}), f"{label}.upgradeSettings")))
-    subject = _pool_subject(pool)
-    return Pool(**{**pool.__dict__, "key": key(subject) if key(subject) != subject else label,
-                   "existing": str(pool_entry(pool)) in existing})
+    subject = pool.subject
+    return replace(pool, key=key(subject) if key(subject) != subject else label,
+                   existing=str(pool_entry(pool)) in existing)
 
 
 def _taint(value: str, what: str) -> dict[str, str]:
@@ -422,7 +393,7 @@ def _daemonset(props: Any, label: str) -> tuple[str, dict[str, int], dict]:
     name = text(get(props, "metadata", "name"), f"{label}.metadata.name")
     pod = plain(mapping(get(props, "spec", "template", "spec", default={}), f"{label}.spec.template.spec"))
     try:
-        requests = to_units(pod_requests(pod))
+        requests = pod_units(pod)
     except (ValueError, AttributeError, TypeError) as error:  # a QuantityError is a ValueError
         raise UnreadableValue(f"{label}: the pod's resource requests cannot be read ({error})") from None
     for field_name, shape in (("nodeSelector", dict), ("tolerations", list)):
@@ -467,7 +438,7 @@ def _placed(pool: Pool, daemonsets: list[tuple[str, dict[str, int], dict]], regi
     """The pool with the DaemonSets whose pods land on its nodes."""
     capacity = pool_capacity(pool, region)
     loads = tuple(DaemonSetLoad(name, requests) for name, requests, pod in daemonsets if pod_lands(pod, capacity))
-    return Pool(**{**pool.__dict__, "daemonsets": loads})
+    return replace(pool, daemonsets=loads)
 
 
 def _install(kind: str, props: Any, label: str, key) -> Optional[Install]:
@@ -483,21 +454,13 @@ def _install(kind: str, props: Any, label: str, key) -> Optional[Install]:
                        release_train=_optional_text(get(props, "releaseTrain")) if auto_upgrade else None,
                        auto_upgrade=auto_upgrade, key=where)
     if HELM.match(kind):
-        chart = get(props, "chart")
-        if not isinstance(chart, str) or chart.rstrip("/").rsplit("/", 1)[-1] != "kueue":
+        if _chart(props) != "kueue":
             return None
         configuration = _helm_configuration(props, label)
         return Install("helm", version=_optional_text(get(props, "version")),
                        frameworks=_helm_frameworks(configuration, label), key=where,
                        resources=ResourceRules.from_configuration(configuration))
     return None
-
-
-def _is_installer(resource: Any) -> bool:
-    try:
-        return _install(resource.resource_type, resource.props, "", lambda s: s) is not None
-    except UnreadableValue:
-        return False
 
 
 def _optional_text(value: Any) -> Optional[str]:
@@ -518,9 +481,7 @@ def _helm_configuration(props: Any, label: str) -> Optional[Any]:
 
 def _helm_frameworks(configuration: Optional[Any], label: str) -> tuple[str, ...]:
     """integrations.frameworks of the Configuration the chart is given, else the chart's defaults."""
-    if configuration is None:
-        return cat.CHART_DEFAULT_FRAMEWORKS
-    frameworks = get(configuration, "integrations", "frameworks")
+    frameworks = get(configuration, "integrations", "frameworks")  # None without a Configuration
     if frameworks is None:
         return cat.CHART_DEFAULT_FRAMEWORKS
     if not isinstance(frameworks, list) or not all(isinstance(f, str) for f in frameworks):
@@ -535,7 +496,7 @@ def _kueue_item(kind: str, props: Any, label: str, key) -> KueueItem:
     manifest.setdefault("kind", KUEUE_OBJECT.match(kind)["kind"])
     converted = to_v1beta2(manifest)
     item = KueueItem(converted, "", original=manifest if converted is not manifest else None)
-    return KueueItem(item.manifest, key(item.label), original=item.original)
+    return replace(item, key=key(item.label))
 
 
 def check_identity(manifest: dict, label: str) -> None:
@@ -563,7 +524,7 @@ def _after(item: KueueItem, resource: Any, installers: set, by_urn: dict) -> Kue
         seen.add(urn)
         found = by_urn.get(urn)
         stack += list(found.dependencies or []) if found is not None else []
-    return KueueItem(item.manifest, item.key, after_installer=bool(seen & installers), original=item.original)
+    return replace(item, after_installer=bool(seen & installers))
 
 
 def _kubeconfig_secret(resources) -> bool:
@@ -571,9 +532,8 @@ def _kubeconfig_secret(resources) -> bool:
     names it in additionalSecretOutputs, and no other resource carries a kubeconfig in its inputs."""
     for resource in resources:
         if resource.resource_type.startswith(PROVIDER_PREFIX):
-            secret_outputs = list(getattr(resource.opts, "additional_secret_outputs", None) or []) \
-                if getattr(resource, "opts", None) is not None else []
-            if "kubeconfig" in list(resource.props) and "kubeconfig" not in secret_outputs:
+            secret_outputs = getattr(getattr(resource, "opts", None), "additional_secret_outputs", None) or []
+            if "kubeconfig" in list(resource.props) and "kubeconfig" not in list(secret_outputs):
                 return False
         elif resource.resource_type != SECRET and _carries_kubeconfig(resource.props):
             return False

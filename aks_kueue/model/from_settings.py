@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
+from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.aks.nodes import AGENTPOOL
 from aks_kueue.aks.pools import (SYSTEM, SYSTEM_POOL_TAINT, DaemonSetLoad, ExplicitNode, Pool, default_os_disk,
                                  effective_gpu_driver, gpu_vendor, host_encryption_default, mig_strategy,
@@ -119,11 +120,9 @@ def _workloads(settings: Settings, root: Path, objects: list[KueueItem], problem
     found = []
     for i, entry in enumerate(settings.expected_workloads):
         key = f"aks-kueue:expectedWorkloads[{i}]"
-        if isinstance(entry, ManifestWorkload):
-            found += [ExpectedWorkload(w, key) for w in _from_job_file(entry.manifest, key, settings, root, objects,
-                                                                        problems)]
-        else:
-            found.append(ExpectedWorkload(workload_manifest(entry), key))
+        manifests = (_from_job_file(entry.manifest, key, settings, root, objects, problems)
+                     if isinstance(entry, ManifestWorkload) else [workload_manifest(entry)])
+        found += [ExpectedWorkload(w, key) for w in manifests]
     return found
 
 
@@ -131,11 +130,11 @@ def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects:
                    problems: list[Problem]) -> list[dict[str, Any]]:
     """The Workloads Kueue would create for the jobs of a file, with the stack's integrations,
     feature gates and queue objects in force (a `default` LocalQueue, priority classes)."""
-    from aks_kueue.kueue.jobs import JobOptions, Outcome, derive_workloads
+    from aks_kueue.kueue.jobs import JobOptions, JobOutcome, derive_workloads
     from aks_kueue.kueue.manifests import Category, category, generate_names, read_inputs
 
     where = f"{key}.manifest"
-    path = Path(name) if Path(name).is_absolute() else root / name
+    path = root / name  # an absolute name stays itself
     try:
         documents = read_inputs([path])
     except LoadError as error:
@@ -159,11 +158,10 @@ def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects:
         if result.errors:
             problems += [Problem(where, f"{name}: {label}: {e.field + ': ' if e.field else ''}{e.message}")
                          for e in result.errors]
-        elif result.outcome is not Outcome.WORKLOAD:
-            if result.outcome is not Outcome.MEMBER:
-                problems.append(Problem(where, f"{name}: {label}: {result.reason}"))
-        else:
+        elif result.outcome is JobOutcome.WORKLOAD:
             workloads += [dict(w) for w in result.workloads]
+        elif result.outcome is not JobOutcome.MEMBER:
+            problems.append(Problem(where, f"{name}: {label}: {result.reason}"))
     return workloads
 
 
@@ -177,13 +175,9 @@ def cluster(settings: Settings) -> Cluster:
                       service_cidr=net.service_cidr or aks_network.DEFAULT_SERVICE_CIDR,
                       dns_service_ip=net.dns_service_ip or aks_network.DEFAULT_DNS_SERVICE_IP,
                       outbound_type=net.outbound_type)
-    os_disk_type, os_disk_size = _os_disk(system)
-    system_pool = Pool(
-        name=SYSTEM_POOL_NAME, mode=SYSTEM, vm_size=system.vm_size, min_count=system.count,
-        max_count=system.count, max_pods=system.max_pods or _max_pods(network),
-        taints=(dict(SYSTEM_POOL_TAINT),), zones=tuple(system.zones), os_disk_type=os_disk_type,
-        os_disk_size_gb=os_disk_size, encryption_at_host=_encryption(system), chosen=_chosen(system),
-        key="aks-kueue:cluster.systemPool")
+    system_pool = Pool(name=SYSTEM_POOL_NAME, mode=SYSTEM, min_count=system.count, max_count=system.count,
+                       taints=(dict(SYSTEM_POOL_TAINT),), key="aks-kueue:cluster.systemPool",
+                       **_create_only(system, network))
     provider = sec.key_vault_secrets_provider
     monitoring = settings.monitoring
     windows = ((AUTO_UPGRADE_CONFIG, spec.maintenance.auto_upgrade), (NODE_OS_UPGRADE_CONFIG,
@@ -216,31 +210,23 @@ def _defender(settings: Settings) -> Optional[bool]:
     return False if settings.cluster.security.defender.enabled is False else None
 
 
-def _max_pods(network: Network) -> int:
-    return Cluster(name="", region="", kubernetes_version="", network=network).default_max_pods
-
-
-def _os_disk(pool: NodePool | SystemPool) -> tuple[Optional[str], Optional[int]]:
-    """The OS disk the pool is created with: as written, else the baseline's default for its size."""
+def _create_only(pool: NodePool | SystemPool, network: Network) -> dict[str, Any]:
+    """The create-only inputs of the system pool and of a user pool alike: as written, else AKS's default
+    pod count and the baseline's OS disk and host encryption for the size (`chosen`: those the program
+    chooses because the stack writes none)."""
     if pool.os_disk_type is not None:
-        return pool.os_disk_type, pool.os_disk_size_gb
-    return default_os_disk(pool.vm_size, pool.os_disk_size_gb)
-
-
-def _encryption(pool: NodePool | SystemPool) -> bool:
-    return pool.encryption_at_host if pool.encryption_at_host is not None else host_encryption_default(pool.vm_size)
-
-
-def _chosen(pool: NodePool | SystemPool) -> frozenset[str]:
-    """The create-only inputs the program chooses because the stack writes none."""
-    chosen = set()
-    if pool.os_disk_type is None:
-        chosen.add("osDiskType")
-        if pool.os_disk_size_gb is None:
-            chosen.add("osDiskSizeGB")
+        os_disk_type, os_disk_size = pool.os_disk_type, pool.os_disk_size_gb
+    else:
+        os_disk_type, os_disk_size = default_os_disk(pool.vm_size, pool.os_disk_size_gb)
+    chosen = {"osDiskType"} if pool.os_disk_type is None else set()
+    if pool.os_disk_type is None and pool.os_disk_size_gb is None:
+        chosen.add("osDiskSizeGB")
     if pool.encryption_at_host is None:
         chosen.add("enableEncryptionAtHost")
-    return frozenset(chosen)
+    return dict(vm_size=pool.vm_size, zones=tuple(pool.zones), os_disk_type=os_disk_type, os_disk_size_gb=os_disk_size,
+                max_pods=pool.max_pods or default_max_pods(network.plugin, network.plugin_mode),
+                encryption_at_host=pool.encryption_at_host if pool.encryption_at_host is not None
+                else host_encryption_default(pool.vm_size), chosen=frozenset(chosen))
 
 
 def user_pool(pool: NodePool, index: int, settings: Settings, network: Optional[Network] = None) -> Pool:
@@ -256,17 +242,13 @@ def user_pool(pool: NodePool, index: int, settings: Settings, network: Optional[
     if daemonsets and settings.monitoring is not None and settings.monitoring.gpu_metrics:
         # The DCGM exporter runs on the same pools (`components/monitoring`).
         daemonsets += (DaemonSetLoad(dcgm_exporter.RELEASE, dict(dcgm_exporter.REQUESTS)),)
-    network = network or cluster(settings).network
-    os_disk_type, os_disk_size = _os_disk(pool)
     return Pool(
-        name=pool.name, vm_size=pool.vm_size, min_count=pool.min_count, max_count=pool.max_count,
-        max_pods=pool.max_pods or _max_pods(network), labels=dict(pool.labels),
-        taints=tuple(_taint(t) for t in pool.node_taints), zones=tuple(pool.zones), gpu_driver=driver,
+        name=pool.name, min_count=pool.min_count, max_count=pool.max_count, labels=dict(pool.labels),
+        taints=tuple(_taint(t) for t in pool.node_taints), gpu_driver=driver,
         gpu_device_plugin=pool.declared_device_plugin, gpu_instance_profile=pool.gpu_instance_profile,
-        spot=pool.spot, explicit=explicit, daemonsets=daemonsets,
-        key=f"aks-kueue:nodePools[{index}]", os_sku=pool.os_sku, os_disk_type=os_disk_type,
-        os_disk_size_gb=os_disk_size, encryption_at_host=_encryption(pool), chosen=_chosen(pool),
-        upgrade_settings=pool.effective_upgrade_settings or {})
+        spot=pool.spot, explicit=explicit, daemonsets=daemonsets, key=f"aks-kueue:nodePools[{index}]",
+        os_sku=pool.os_sku, upgrade_settings=pool.effective_upgrade_settings or {},
+        **_create_only(pool, network or cluster(settings).network))
 
 
 def _taint(text: str) -> dict[str, str]:
@@ -366,15 +348,12 @@ def _feature_problems(settings: Settings, objects: list[KueueItem], workloads: l
                       ) -> list[Problem]:
     """What the queue objects need of the cluster and of Kueue: the cluster autoscaler for
     ProvisioningRequest checks, Topology Aware Scheduling on for topologies."""
-    problems = []
-    if settings.cluster.effective_node_provisioning == "Auto":
-        for item in objects:
-            if item.kind == "AdmissionCheck" and is_provisioning(item.manifest):
-                problems.append(Problem(item.key, "ProvisioningRequests are answered by the cluster autoscaler, and "
-                                        "this cluster uses node auto-provisioning (cluster.nodeProvisioning Auto or "
-                                        "sku Automatic), which does not answer them; the check would never pass. "
-                                        "Remove the ProvisioningRequest check, or use nodeProvisioning: Manual with "
-                                        "autoscaled nodePools"))
+    auto = settings.cluster.effective_node_provisioning == "Auto"
+    problems = [Problem(item.key, "ProvisioningRequests are answered by the cluster autoscaler, and this cluster uses "
+                        "node auto-provisioning (cluster.nodeProvisioning Auto or sku Automatic), which does not answer "
+                        "them; the check would never pass. Remove the ProvisioningRequest check, or use "
+                        "nodeProvisioning: Manual with autoscaled nodePools")
+                for item in objects if auto and item.kind == "AdmissionCheck" and is_provisioning(item.manifest)]
     kueue = settings.kueue
     if kueue.install == "helm" and kueue.feature_gates_in_force.get("TopologyAwareScheduling") is False:
         users = [o for o in objects if o.kind == "Topology" or (
@@ -417,7 +396,7 @@ def _from_manifests(settings: Settings, root: Path, problems: list[Problem]) -> 
     objects = []
     for i, name in enumerate(settings.queue_manifests):
         key = f"aks-kueue:queueManifests[{i}]"
-        path = Path(name) if Path(name).is_absolute() else root / name
+        path = root / name  # an absolute name stays itself
         try:
             for index, document in read_documents(path):
                 objects.append(_manifest_item(document, f"{key}: {name} document {index}", problems))

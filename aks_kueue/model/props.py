@@ -4,7 +4,7 @@ The engine gives a policy `props` wrapped in pulumi_policy's unknown-checking pr
 reading a value that is unknown during preview raises `UnknownValueError`, which the
 policy runtime turns into an advisory "can't run policy ... during preview". These
 helpers read only through the proxy, so that behaviour is kept, and they turn a value
-of the wrong shape into `Unreadable` with a sentence, never into a crash.
+of the wrong shape into `UnreadableValue` with a sentence, never into a crash.
 """
 
 from __future__ import annotations
@@ -13,11 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 
-class Unreadable(ValueError):
+class UnreadableValue(ValueError):
     """A property exists but has a shape the pack cannot use."""
-
-
-_MISSING = object()
 
 
 def get(props: Any, *path: str, default: Any = None) -> Any:
@@ -32,26 +29,26 @@ def get(props: Any, *path: str, default: Any = None) -> Any:
 
 def text(value: Any, what: str) -> str:
     if not isinstance(value, str):
-        raise Unreadable(f"{what} is {_show(value)}, not text")
+        raise UnreadableValue(f"{what} is {_show(value)}, not text")
     return value
 
 
 def integer(value: Any, what: str) -> int:
     """Engine numbers arrive as floats; a whole float is an integer."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
-        raise Unreadable(f"{what} is {_show(value)}, not a whole number")
+        raise UnreadableValue(f"{what} is {_show(value)}, not a whole number")
     return int(value)
 
 
 def mapping(value: Any, what: str) -> Mapping:
     if not isinstance(value, Mapping):
-        raise Unreadable(f"{what} is {_show(value)}, not a map")
+        raise UnreadableValue(f"{what} is {_show(value)}, not a map")
     return value
 
 
 def sequence(value: Any, what: str) -> list:
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise Unreadable(f"{what} is {_show(value)}, not a list")
+        raise UnreadableValue(f"{what} is {_show(value)}, not a list")
     return [value[i] for i in range(len(value))]
 
 

@@ -19,6 +19,7 @@ from aks_kueue.day2.replacement import (AGENT_POOL, HELM_RELEASE, KUBERNETES_EXT
                                         MULTIKUEUE_CLUSTER, NAMESPACE, RESOURCE_GROUP, SERVICE_ACCOUNT, extract)
 from aks_kueue.day2.state import Record, SystemPoolOwner, Tracked, kept_pools, settle
 from aks_kueue.model.desired import Cluster, KueueItem, Model, Network
+from aks_kueue.settings.base import snake
 
 RESOURCE_GROUP_ENTRY = Entry(Target.RESOURCE_GROUP)
 CLUSTER_ENTRY = Entry(Target.CLUSTER)
@@ -30,6 +31,7 @@ _POOL_KEYS = {"vmSize": "vmSize", "gpuInstanceProfile": "gpuInstanceProfile", "a
               "maxPods": "maxPods", "scaleSetPriority": "spot", "scaleSetEvictionPolicy": "spot"}
 # What a Spot pool is created with (the AgentPool inputs `components/node_pools/inputs.py` sends).
 SPOT_INPUTS = {"scaleSetPriority": "Spot", "scaleSetEvictionPolicy": "Delete", "spotMaxPrice": -1}
+# The network profile's fields: the provider's name -> the key under aks-kueue:cluster.network.
 _NETWORK_KEYS = {"networkPlugin": "plugin", "networkPluginMode": "pluginMode", "networkPolicy": "policy",
                  "networkDataplane": "dataplane", "podCidr": "podCidr", "serviceCidr": "serviceCidr",
                  "dnsServiceIP": "dnsServiceIp", "outboundType": "outboundType"}
@@ -45,11 +47,9 @@ def namespace_entry(namespace: str) -> Entry:
 
 
 def network_profile(network: Network) -> dict[str, Any]:
-    """The network profile in the provider's names: what is sent and what the guard compares."""
-    return {"networkPlugin": network.plugin, "networkPluginMode": network.plugin_mode,
-            "networkPolicy": network.policy, "networkDataplane": network.dataplane, "podCidr": network.pod_cidr,
-            "serviceCidr": network.service_cidr, "dnsServiceIP": network.dns_service_ip,
-            "outboundType": network.outbound_type}
+    """The network profile in the provider's names: what is sent and what the guard compares. Each
+    field of the model is its stack key in snake case (`dnsServiceIp`: `dns_service_ip`)."""
+    return {path: getattr(network, snake(key)) for path, key in _NETWORK_KEYS.items()}
 
 
 def pool_create_only(pool: Pool) -> dict[str, Any]:
@@ -116,10 +116,6 @@ def _pool(cluster: Cluster, pool: Pool, protection: Protection) -> Tracked:
                    chosen=pool.chosen)
 
 
-def queue_entry_of(obj: KueueItem) -> Entry:
-    return queue_entry(obj.kind, obj.namespace, obj.name)
-
-
 def queue_tracked(obj: KueueItem) -> Tracked:
     """A Kueue object as the record keeps it: the fields Kueue may refuse to change in place."""
     spec = obj.manifest.get("spec") if isinstance(obj.manifest.get("spec"), dict) else {}
@@ -128,8 +124,9 @@ def queue_tracked(obj: KueueItem) -> Tracked:
     where = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name
     # A stack-file object's key takes the field's path; a queue manifest's ("FILE doc N (Kind name)") does not.
     keys = {path: obj.key if " " in obj.key else f"{obj.key}.{path}" for path in found}
-    return Tracked(queue_entry_of(obj), f"kubernetes:{obj.manifest.get('apiVersion')}:{obj.kind}",
-                   f"{obj.kind} {where}", found, False, keys=keys, key=obj.key)
+    token = f"kubernetes:{obj.manifest.get('apiVersion')}:{obj.kind}"
+    return Tracked(queue_entry(obj.kind, obj.namespace, obj.name), token, f"{obj.kind} {where}", found, False,
+                   keys=keys, key=obj.key)
 
 
 def fleet_tracked(model: Model) -> list[Tracked]:

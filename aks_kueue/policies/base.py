@@ -12,7 +12,9 @@ a pool with its flavors), and CrossGuard hands a resource policy one resource.
 
 The one memo: the servicer hands every stack policy its own copy of the same resources, so the
 reading and the judgement of the last resources are remembered, by identity of what the policy is
-handed (the offline preview decodes each value once, `preview/pack.decoded_once`) or else by content.
+handed (the offline preview decodes each value once, `preview/pack.decoded_once`) or else by content,
+fingerprinted only when other resources come (the Pulumi engine's servicer decodes afresh for each
+policy).
 """
 
 from __future__ import annotations
@@ -79,7 +81,9 @@ def _stack_policy(policy: rules.Policy) -> StackValidationPolicy:
 
 
 _lock = threading.Lock()
-_last: dict[str, Any] = {"handed": None, "key": None, "reading": None, "judgements": {}}
+# `resources`: the last resources read, held so that identity cannot be an address reused and so that
+# their fingerprint can be taken when other resources come (`key`, taken only then).
+_last: dict[str, Any] = {"resources": None, "key": None, "reading": None, "judgements": {}}
 
 
 def read_and_judge(resources: Sequence[Any], vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> tuple[Reading, Judgement]:
@@ -89,20 +93,17 @@ def read_and_judge(resources: Sequence[Any], vm_overhead: Fraction = DEFAULT_VM_
 
 
 def _judged(resources: Sequence[Any], vm_overhead: Fraction) -> tuple[Reading, Judgement, dict[str, list[Finding]]]:
-    handed = [(r.urn, r.props) for r in resources]
     with _lock:
-        last = _last["handed"]
-        same = last is not None and _last["reading"] is not None and len(last) == len(handed) and all(
-            a[0] == b[0] and a[1] is b[1] for a, b in zip(last, handed))
-        if not same:
-            key = fingerprint(resources)
-            if key != _last["key"]:
+        last = _last["resources"] if _last["reading"] is not None else None
+        if last is None or not _same_values(last, resources):
+            key = fingerprint(resources) if last is not None else None
+            if key is None or key != (_last["key"] or fingerprint(last)):
                 try:
                     reading: Any = from_resources(resources)
                 except Exception as error:  # e.g. an unknown value: every policy must see it, not only the first
                     reading = error
-                _last.update(key=key, reading=reading, judgements={})
-            _last["handed"] = handed  # held, so that identity cannot be an address reused
+                _last.update(reading=reading, judgements={})
+            _last.update(resources=list(resources), key=key)
         reading = _last["reading"]
         if isinstance(reading, Exception):
             raise reading
@@ -115,6 +116,12 @@ def _judged(resources: Sequence[Any], vm_overhead: Fraction) -> tuple[Reading, J
             judgements[vm_overhead] = (judgement, by_policy)
         judgement, by_policy = judgements[vm_overhead]
         return reading, judgement, by_policy
+
+
+def _same_values(last: Sequence[Any], resources: Sequence[Any]) -> bool:
+    """The very values handed again (the offline preview hands every policy the same decoded values)."""
+    return len(last) == len(resources) and all(
+        a.urn == b.urn and a.props is b.props for a, b in zip(last, resources))
 
 
 def fingerprint(resources: Sequence[Any]) -> bytes:

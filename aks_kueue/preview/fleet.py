@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
-from aks_kueue.preview.fleet_order import fleet_key as _fleet_key, local_name as _local
+from aks_kueue.preview.fleet_order import fleet_key as _fleet_key, local_name as _local, stack_files
 from aks_kueue.preview.run import ProgramError, run_program
 from aks_kueue.preview.stackfile import StackFileError, load_stack, project_root
 
@@ -37,7 +37,7 @@ def write_fleet_outputs(stacks: Path, out: Path, root: Optional[Path] = None) ->
     """The members given outputs, in the order they were previewed."""
     root = root or project_root()
     out.mkdir(parents=True, exist_ok=True)
-    files = {p.name[len("Pulumi."):-len(".yaml")]: p for p in sorted(stacks.glob("Pulumi.*.yaml"))}
+    files = stack_files(stacks)
     fleets = {stack: key for stack, path in files.items() if (key := _fleet_key(path)) is not None}
     done: list[str] = []
 

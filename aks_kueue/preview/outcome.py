@@ -97,12 +97,8 @@ def _hide(outcome: Outcome, secrets: Secrets) -> None:
     outcome.secrets = secrets
     if not secrets:
         return
-    outcome.errors = secrets.value(outcome.errors)
-    outcome.findings = secrets.value(outcome.findings)
-    outcome.refusals = secrets.value(outcome.refusals)
-    outcome.violations = secrets.value(outcome.violations)
-    outcome.verdicts = secrets.value(outcome.verdicts)
-    outcome.other_violations = secrets.value(outcome.other_violations)
+    for name in ("errors", "findings", "refusals", "violations", "verdicts", "other_violations"):
+        setattr(outcome, name, secrets.value(getattr(outcome, name)))
     if outcome.judgement is not None:  # a copy: the pack remembers the judgement it made
         outcome.judgement = dataclasses.replace(outcome.judgement, findings=secrets.value(outcome.judgement.findings),
                                                 capacity=secrets.value(outcome.judgement.capacity))

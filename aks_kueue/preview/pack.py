@@ -14,7 +14,7 @@ import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Optional, Sequence
 
 from google.protobuf import struct_pb2
 from pulumi.runtime.proto import analyzer_pb2
@@ -85,13 +85,14 @@ def evaluate(run: Any, config: Optional[dict] = None) -> list[Violation]:
     `pulumi preview --policy-pack-config`, mandatory ones first. Disabled policies report nothing; a
     value unknown during preview gives the runtime's advisory "can't run policy ... during preview".
     ValueError on an invalid config."""
-    found, sent = run_pack(PACK_NAME, PACK_VERSION, POLICIES, run, config)
-    _last_sent.update(run=_reference(run), resources=sent)
+    found, sent, decoding = run_pack(PACK_NAME, PACK_VERSION, POLICIES, run, config)
+    _last_sent.update(run=_reference(run), resources=sent, decoding=decoding)
     return sorted(found, key=lambda v: v.enforcement_level != MANDATORY)
 
 
-# The resources of the last AnalyzeStack request `evaluate` made, and the run they were read from.
-_last_sent: dict[str, Any] = {"run": None, "resources": None}
+# The resources of the last AnalyzeStack request `evaluate` made, the run they were read from, and
+# the decoding its stack policies read them through.
+_last_sent: dict[str, Any] = {"run": None, "resources": None, "decoding": None}
 
 
 def _reference(run: Any) -> Callable[[], Any]:
@@ -105,51 +106,80 @@ def policy_view(run: Any) -> list[Any]:
     """The recorded resources exactly as the servicer hands them to a stack policy (decoded from the
     same protobuf, wrapped in the unknown-checking proxy), so that reading them here gives the same
     model as the policies had."""
-    return stack_view(analyzer_resources(run))
+    with decoded_once() as decoding:
+        return stack_view(analyzer_resources(run), decoding.decode)
 
 
 def judged_view(run: Any) -> list[Any]:
-    """`policy_view` of a run `evaluate` has just judged, decoded from the very messages its stack
-    policies read: equal to their view to the order of every mapping, so that
-    `policies/base.read_and_judge` finds the judgement they remembered rather than judging again."""
+    """`policy_view` of a run `evaluate` has just judged, through the very decoding its stack policies
+    read: the same values, so that `policies/base.read_and_judge` finds the judgement they remembered
+    by identity rather than reading or fingerprinting them again."""
     if _last_sent["run"] is not None and _last_sent["run"]() is run:
-        return stack_view(_last_sent["resources"])
+        return stack_view(_last_sent["resources"], _last_sent["decoding"].decode)
     return policy_view(run)
 
 
-def stack_view(resources: Iterable[analyzer_pb2.AnalyzerResource]) -> list[Any]:
-    """These AnalyzerResources as the servicer hands them to a stack policy."""
+def stack_view(resources: Iterable[analyzer_pb2.AnalyzerResource], decode: Callable[[Any], Any]) -> list[Any]:
+    """These AnalyzerResources as the servicer hands them to a stack policy, their properties decoded by
+    `decode` (a `decoded_once` decoding: shared as the servicer's run shares them)."""
     from pulumi_policy import PolicyCustomTimeouts, PolicyResource, PolicyResourceOptions
 
     built, dependencies = {}, {}
-    with decoded_once() as decode:  # shared as the servicer's run shares them: the same fingerprint
-        for r in resources:
-            opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0),
-                                         list(r.options.additionalSecretOutputs), r.options.parent or None)
-            built[r.urn] = PolicyResource(r.type, decode(r.properties), r.urn, r.name, opts, None, None, [], {})
-            dependencies[r.urn] = list(r.dependencies)
+    for r in resources:
+        opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0),
+                                     list(r.options.additionalSecretOutputs), r.options.parent or None)
+        built[r.urn] = PolicyResource(r.type, decode(r.properties), r.urn, r.name, opts, None, None, [], {})
+        dependencies[r.urn] = list(r.dependencies)
     for urn, resource in built.items():
         resource.dependencies.extend(built[d] for d in dependencies[urn] if d in built)
     return list(built.values())
 
 
 def run_pack(name: str, version: str, policies: list, run: Any,
-             config: Optional[dict]) -> tuple[list[Violation], Sequence[Any]]:
-    """The violations, in policy order, and the resources of the AnalyzeStack request."""
+             config: Optional[dict]) -> tuple[list[Violation], Sequence[Any], Decoding]:
+    """The violations, in policy order, the resources of the AnalyzeStack request, and the decoding
+    its stack policies read them through."""
     servicer = _PolicyAnalyzerServicer(name, version, policies, EnforcementLevel.ADVISORY)
     servicer.Configure(configure_request(policies, config), None)
     servicer.ConfigureStack(analyzer_pb2.AnalyzerStackConfigureRequest(
         stack=getattr(run, "stack", ""), project=getattr(run, "project", ""), dry_run=True), None)
     found: list[Violation] = []
     resources = analyzer_resources(run)
-    with decoded_once():
+    with decoded_once() as decoding:
+        # A resource's options and provider are built once, not once per stack policy: the servicer's
+        # own methods, remembered per request, on this servicer alone.
+        servicer._get_resource_options = decoding.remembered("options", servicer._get_resource_options)
+        servicer._get_provider_resource = decoding.remembered("provider", servicer._get_provider_resource)
         found += _analyze_each(servicer, resources)
-        stack_request = analyzer_pb2.AnalyzeStackRequest(resources=resources)
-        response = servicer.AnalyzeStack(stack_request, None)
+        response = servicer.AnalyzeStack(_StackRequest(resources), None)
     found += [violation(d, d.urn or None) for d in response.diagnostics]
     order = {p.name: i for i, p in enumerate(policies)}
-    return sorted(found, key=lambda v: (order.get(v.policy, len(order)), v.urn or "", v.message)), \
-        stack_request.resources
+    return sorted(found, key=lambda v: (order.get(v.policy, len(order)), v.urn or "", v.message)), resources, decoding
+
+
+class _Resource:
+    """An AnalyzerResource as the servicer's AnalyzeStack reads it: the same values, read from the
+    message once rather than once per stack policy (each read of a protobuf field builds a new
+    Python object); any other attribute is the message's own."""
+
+    __slots__ = ("message", "type", "urn", "name", "properties", "parent", "dependencies", "propertyDependencies")
+
+    def __init__(self, message: analyzer_pb2.AnalyzerResource):
+        self.message = message
+        self.type, self.urn, self.name, self.parent = message.type, message.urn, message.name, message.parent
+        self.properties = message.properties
+        self.dependencies = list(message.dependencies)
+        self.propertyDependencies = dict(message.propertyDependencies)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.message, name)
+
+
+class _StackRequest:
+    """An AnalyzeStackRequest of `_Resource`s: its one field the servicer reads."""
+
+    def __init__(self, resources: Sequence[analyzer_pb2.AnalyzerResource]):
+        self.resources = [_Resource(r) for r in resources]
 
 
 def _analyze_each(servicer: _PolicyAnalyzerServicer, resources: list) -> list[Violation]:
@@ -165,20 +195,28 @@ def _analyze_each(servicer: _PolicyAnalyzerServicer, resources: list) -> list[Vi
     return found
 
 
+class Decoding(NamedTuple):
+    """What `decoded_once` yields: `decode(struct)` decodes one Struct as the servicer does, sharing
+    the values it decoded; `remembered(step, function)` is `function` computed once per argument."""
+
+    decode: Callable[[struct_pb2.Struct], Any]
+    remembered: Callable[[str, Callable[..., Any]], Callable[..., Any]]
+
+
 @contextmanager
-def decoded_once() -> Iterator[Callable[[struct_pb2.Struct], Any]]:
+def decoded_once() -> Iterator[Decoding]:
     """While open, pulumi_policy's servicer decodes each distinct property Struct once.
 
     The servicer decodes every resource of an AnalyzeStack request again for each stack policy
     (protobuf to dict, secrets and unknowns, the read-only proxy), and each resource's provider
-    again for each resource: with 28 stack policies that was two fifths of a large organisation's
-    preview. Here the three steps it calls are remembered for the duration of one offline pack
-    run: a Struct by its deterministic bytes (equal bytes, equal content), the later steps by the
-    very object the earlier step returned (kept alive, so an id is never reused). Every policy then
-    reads the same read-only values it would have read decoded afresh; the pack as the Pulumi
-    engine runs it is untouched and decodes as pulumi_policy does. One offline run at a time: the
-    servicer module's names are swapped for the duration and put back. It yields the servicer's
-    decoding of one Struct, for views that must share values as the policies' resources did."""
+    again for each resource: with 29 stack policies that was two fifths of a large organisation's
+    preview. Here the three steps it calls are remembered: a Struct by its deterministic bytes
+    (equal bytes, equal content), the later steps by the very object the earlier step returned
+    (kept alive, so an id is never reused). Every policy then reads the same read-only values it
+    would have read decoded afresh; the pack as the Pulumi engine runs it is untouched and decodes
+    as pulumi_policy does. One offline run at a time: the servicer module's names are swapped for
+    the duration and put back. The decoding it yields stays usable afterwards, for views that must
+    share values with the policies' resources."""
     import pulumi_policy.policy as servicer_module
     from google.protobuf import json_format
 
@@ -215,12 +253,11 @@ def decoded_once() -> Iterator[Callable[[struct_pb2.Struct], Any]]:
 
     saved = (servicer_module.json_format, servicer_module.deserialize_properties,
              servicer_module.unknown_checking_proxy)
-    servicer_module.json_format = _JsonFormat()
-    servicer_module.deserialize_properties = remembered("deserialize", saved[1])
-    servicer_module.unknown_checking_proxy = remembered("proxy", saved[2])
+    steps = (_JsonFormat(), remembered("deserialize", saved[1]), remembered("proxy", saved[2]))
+    (servicer_module.json_format, servicer_module.deserialize_properties,
+     servicer_module.unknown_checking_proxy) = steps
     try:
-        yield lambda struct: servicer_module.unknown_checking_proxy(
-            servicer_module.deserialize_properties(servicer_module.json_format.MessageToDict(struct)))
+        yield Decoding(lambda struct: steps[2](steps[1](steps[0].MessageToDict(struct))), remembered)
     finally:
         (servicer_module.json_format, servicer_module.deserialize_properties,
          servicer_module.unknown_checking_proxy) = saved

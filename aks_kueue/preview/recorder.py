@@ -39,11 +39,6 @@ class Registration:
     options: dict[str, Any] = field(default_factory=dict)
 
 
-_NO_OPTIONS: dict[str, Any] = {"protect": False, "retainOnDelete": False, "ignoreChanges": [], "replaceOnChanges": [],
-                               "deleteBeforeReplace": False, "additionalSecretOutputs": [], "customTimeouts": {},
-                               "aliases": []}
-
-
 def api_version_alias(alias: Any) -> bool:
     """One of the aliases a provider SDK's typed class adds for every API-version type token its
     resource ever had (`pulumi.Alias(type_="azure-native:containerservice/v20190201:AgentPool")`):
@@ -81,6 +76,7 @@ def resource_options(request) -> dict[str, Any]:
     }
 
 
+_NO_OPTIONS = resource_options(resource_pb2.RegisterResourceRequest())  # a read's: every option unset
 # Components whose registered outputs the offline preview reads (the day-2 guard's findings).
 REPORTING_COMPONENTS = ("aksKueue:index:Day2Guard",)
 
@@ -112,14 +108,7 @@ class RecordingMonitor(MockMonitor):
         """A read (the day-2 guard's StackReference) is part of the program too: `pulumi
         preview` shows it as a `read` step, and resources that wait for it name it."""
         response = super().ReadResource(request)
-        raw = json_format.MessageToDict(request.properties, preserving_proto_field_name=True)
-        secret_paths: list[str] = []
-        self.registrations.append(Registration(
-            urn=response.urn, type=request.type, name=request.name, custom=True,
-            parent=request.parent or None, depends_on=sorted(set(request.dependencies)),
-            provider=request.provider.rsplit("::", 1)[0] if request.provider else None,
-            inputs=plain(raw, "", secret_paths), secret_paths=secret_paths, raw_inputs=raw,
-            options={**_NO_OPTIONS, "read": request.id}))
+        self._record(request, response.urn, request.properties, True, options={**_NO_OPTIONS, "read": request.id})
         return response
 
     def RegisterResourceOutputs(self, request):
@@ -131,17 +120,19 @@ class RecordingMonitor(MockMonitor):
     def RegisterResource(self, request):
         response = self._echo(request) or super().RegisterResource(request)
         if request.type != "pulumi:pulumi:Stack":
-            raw = json_format.MessageToDict(request.object, preserving_proto_field_name=True)
-            secret_paths: list[str] = []
-            self.registrations.append(Registration(
-                urn=response.urn, type=request.type, name=request.name, custom=bool(request.custom),
-                parent=request.parent or None,
-                depends_on=sorted(set(request.dependencies)),
-                provider=request.provider.rsplit("::", 1)[0] if request.provider else None,
-                inputs=plain(raw, "", secret_paths), secret_paths=secret_paths, raw_inputs=raw,
-                additional_secret_outputs=list(request.additionalSecretOutputs),
-                options=resource_options(request)))
+            self._record(request, response.urn, request.object, bool(request.custom),
+                         additional_secret_outputs=list(request.additionalSecretOutputs),
+                         options=resource_options(request))
         return response
+
+    def _record(self, request, urn: str, properties, custom: bool, **more: Any) -> None:
+        raw = json_format.MessageToDict(properties, preserving_proto_field_name=True)
+        secret_paths: list[str] = []
+        self.registrations.append(Registration(
+            urn=urn, type=request.type, name=request.name, custom=custom, parent=request.parent or None,
+            depends_on=sorted(set(request.dependencies)),
+            provider=request.provider.rsplit("::", 1)[0] if request.provider else None,
+            inputs=plain(raw, "", secret_paths), secret_paths=secret_paths, raw_inputs=raw, **more))
 
 
 def plain(value: Any, path: str = "", secret_paths: list[str] | None = None) -> Any:

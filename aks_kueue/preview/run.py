@@ -7,6 +7,7 @@ import logging
 import runpy
 import sys
 from dataclasses import dataclass, field
+from logging.handlers import BufferingHandler
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
@@ -14,7 +15,7 @@ import pulumi
 from google.protobuf import json_format
 from pulumi.runtime import rpc, settings as runtime_settings
 
-from aks_kueue.compat import sync_await
+from aks_kueue.compat import sync_await, without_source_positions
 from aks_kueue.day2.guard import Refusal
 from aks_kueue.judge.finding import Finding, Severity
 from aks_kueue.preview.mocks import OfflineMocks
@@ -85,15 +86,6 @@ def read_previous_outputs(path: Path) -> dict[str, Any]:
     return outputs
 
 
-class _Collector(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-
 def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_outputs: bool = False,
                 previous_outputs: Optional[Mapping[str, Any]] = None,
                 stack_outputs: Optional[Mapping[str, Mapping[str, Any]]] = None) -> ProgramRun:
@@ -104,7 +96,8 @@ def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_o
     runtime_settings.ROOT.set(None)
     logger = logging.getLogger(f"aks-kueue.preview.{id(config)}")
     logger.propagate = False
-    collector = _Collector()
+    collector = BufferingHandler(sys.maxsize)  # the program's warnings, all kept
+    collector.setLevel(logging.WARNING)
     logger.addHandler(collector)
     mocks = OfflineMocks(preview=preview, unknown_outputs=unknown_outputs, previous_outputs=previous_outputs,
                          stack_outputs=stack_outputs, own_stack=f"{ORGANIZATION}/{config.project}/{config.stack}")
@@ -119,16 +112,20 @@ def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_o
 
     sys.path.insert(0, str(root))
     try:
-        pulumi.runtime.test(program)()
+        with without_source_positions():
+            pulumi.runtime.test(program)()
     except Refusal as error:
         raise ProgramRefused(error.findings, list(monitor.registrations)) from None
     except pulumi.RunError as error:
         raise ProgramError(str(error), getattr(error, "findings", None)) from None
     finally:
         sys.path.remove(str(root))
-    outputs, secret_outputs = _stack_outputs()
-    return ProgramRun(config.project, config.stack, creation_order(monitor.registrations), outputs,
-                      secret_outputs, collector.messages, mocks.calls, monitor.component_outputs)
+    exported = dict(getattr(runtime_settings.get_root_resource(), "outputs", {}) or {})
+    struct = sync_await(rpc.serialize_properties(exported, {}))
+    secret_outputs: list[str] = []
+    outputs = plain(json_format.MessageToDict(struct, preserving_proto_field_name=True), "", secret_outputs)
+    return ProgramRun(config.project, config.stack, creation_order(monitor.registrations), outputs, secret_outputs,
+                      [r.getMessage() for r in collector.buffer], mocks.calls, monitor.component_outputs)
 
 
 def _without_api_version_aliases(args: pulumi.ResourceTransformationArgs):
@@ -168,12 +165,3 @@ def creation_order(registrations: list[Registration]) -> list[Registration]:
             emitted.add(urn)
             del waiting[urn]
     return done
-
-
-def _stack_outputs() -> tuple[dict[str, Any], list[str]]:
-    root = runtime_settings.get_root_resource()
-    exported = dict(getattr(root, "outputs", {}) or {})
-    struct = sync_await(rpc.serialize_properties(exported, {}))
-    secret_paths: list[str] = []
-    outputs = plain(json_format.MessageToDict(struct, preserving_proto_field_name=True), "", secret_paths)
-    return outputs, secret_paths

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from aks_kueue.k8s.loader import STACK_FILE_LIMITS, Dialect, LoadError, parse_json, parse_single, read_text
 from aks_kueue.k8s.yaml12 import go_json
@@ -67,9 +67,9 @@ def load_stack(path: Path, stack: str, root: Path) -> StackConfig:
         # Ciphertext needs the stack's secrets provider; offline, a placeholder stands in. A
         # `secure:` anywhere in a key (`pulumi config set --path --secret`) makes the whole key
         # secret, as Pulumi hands it to the program.
-        opaque, had_secret = _blind(value)
-        flat[full] = _as_config_string(opaque, f"{path}: {full}")
-        if had_secret:
+        opaque = _blind(value)
+        flat[full] = _as_config_string(opaque, f"{path}: {full}")  # NaN, which equals nothing, is refused here
+        if opaque != value:
             secrets.append(full)
         _check_json_text(flat[full], f"{path}: {full}")
     return StackConfig(project=name, stack=stack, config=flat, secret_keys=secrets)
@@ -91,69 +91,42 @@ def _qualify(key: str, project: str) -> str:
     return key if ":" in key else f"{project}:{key}"
 
 
-def _blind(value: Any) -> tuple[Any, bool]:
-    """The value with every `{secure: ...}` replaced by the placeholder, and whether there was one."""
+def _blind(value: Any) -> Any:
+    """The value with every `{secure: ...}` replaced by the placeholder."""
     if isinstance(value, dict):
         # Pulumi's isSecureValue: a map whose only key is `secure`, with text in it.
         if len(value) == 1 and isinstance(value.get("secure"), str):
-            return SECRET_PLACEHOLDER, True
-        found = False
-        out = {}
-        for key, item in value.items():
-            out[key], inner = _blind(item)
-            found = found or inner
-        return out, found
+            return SECRET_PLACEHOLDER
+        return {key: _blind(item) for key, item in value.items()}
     if isinstance(value, list):
-        items = [_blind(item) for item in value]
-        return [v for v, _ in items], any(s for _, s in items)
-    return value, False
+        return [_blind(item) for item in value]
+    return value
 
 
 def _as_config_string(value: Any, where: str) -> str:
     """The text Pulumi hands the program for one top-level value: a string as it is, anything else as
-    encoding/json writes it. Infinities and NaN (`.inf`, `.nan`) make the CLI fail, so they are refused."""
-    bad = _not_finite(value, "")
-    if bad is not None:
-        spot, number = bad
-        shown = "NaN" if math.isnan(number) else "-Infinity" if number < 0 else "Infinity"
-        raise StackFileError(f"{where}{spot}: is {shown} (YAML 1.2 reads .inf and .nan as numbers), which the "
-                             "Pulumi CLI cannot hand to a program: it encodes config as JSON, which has no such "
-                             "number, and fails (json: unsupported value); write a number, or quote the value "
-                             "if text is meant")
-    if isinstance(value, str):
-        return value
-    if isinstance(value, (dict, list)):
-        # The CLI decodes an object's JSON again before the program gets it, reading a number past
-        # int64 as a float64.
-        value = _past_int64_as_float(value)
-    return go_json(value)
+    encoding/json writes it."""
+    value = _decoded_again(value, where)
+    return value if isinstance(value, str) else go_json(value)
 
 
 _INT64 = (-(2 ** 63), 2 ** 63 - 1)
 
 
-def _not_finite(value: Any, spot: str) -> Optional[tuple[str, float]]:
+def _decoded_again(value: Any, where: str, spot: str = "") -> Any:
+    """`value` as the program gets it: the CLI decodes an object's JSON again, reading a number past
+    int64 inside it as a float64. Infinities and NaN (`.inf`, `.nan`) make the CLI fail, so they are refused."""
     if isinstance(value, float) and not math.isfinite(value):
-        return spot, value
+        shown = "NaN" if math.isnan(value) else "-Infinity" if value < 0 else "Infinity"
+        raise StackFileError(f"{where}{spot}: is {shown} (YAML 1.2 reads .inf and .nan as numbers), which the "
+                             "Pulumi CLI cannot hand to a program: it encodes config as JSON, which has no such "
+                             "number, and fails (json: unsupported value); write a number, or quote the value "
+                             "if text is meant")
     if isinstance(value, dict):
-        for key, item in value.items():
-            found = _not_finite(item, f"{spot}.{key}")
-            if found:
-                return found
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found = _not_finite(item, f"{spot}[{index}]")
-            if found:
-                return found
-    return None
-
-
-def _past_int64_as_float(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _past_int64_as_float(v) for k, v in value.items()}
+        return {k: _decoded_again(v, where, f"{spot}.{k}") for k, v in value.items()}
     if isinstance(value, list):
-        return [_past_int64_as_float(v) for v in value]
-    if isinstance(value, int) and not isinstance(value, bool) and not _INT64[0] <= value <= _INT64[1]:
+        return [_decoded_again(v, where, f"{spot}[{i}]") for i, v in enumerate(value)]
+    if spot and isinstance(value, int) and not isinstance(value, bool) and not _INT64[0] <= value <= _INT64[1]:
         return float(value)
     return value
 

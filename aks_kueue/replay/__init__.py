@@ -2,16 +2,10 @@
 
 Capacity planning from history (`../shared/contract/replay.md`): what teams submitted, when and
 for how long it ran, replayed against one queue configuration or two, and what each team would
-have waited and what the pools would have done.
-
-- `trace`: one trace workload, and the trace (what the readers return);
-- `formats`: the four trace formats (Workload exports, JSON Lines, CSV, Kueue's scheduler
-  performance generator, `generator`), detected from content, read with bounded memory;
-- `config`: one configuration to replay against (queues, the Kueue Configuration, node pools);
-- `engine`: the discrete-event simulation, Kueue v0.19.2's scheduler and queue manager over
-  the admission core (`aks_kueue.admission`), the one judge of "fits";
-- `nodes`: node pools in the loop: placement, the cluster autoscaler, scale-down;
-- `report`: the contract's JSON document and the figures tables and charts are drawn from.
+have waited and what the pools would have done. `formats` reads the four trace formats into a
+`trace.Trace`; `config` is what it is replayed against; `engine` replays it (Kueue v0.19.2's
+scheduler over the admission core, the one judge of "fits", with `nodes` in the loop); `report`
+writes the contract's document.
 
 Pure core side: it reads the admission core, the AKS capacity model, Kueue's API and the
 Kubernetes rules, and nothing of settings, the judge or the CLI.

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
-from aks_kueue.aks.nodes import PoolCapacity
+from aks_kueue.aks.nodes import GPU_PREFIXES, PoolCapacity
 from aks_kueue.kueue.config_api import seconds
 from aks_kueue.kueue.transformations import ResourceRules
 
@@ -31,6 +31,9 @@ DEFAULT_SCALE_DOWN_DELAY = 600.0
 # plugin come up before the GPUs are allocatable). Measure yours: see docs/replay.md.
 DEFAULT_CPU_STARTUP = 240.0
 DEFAULT_GPU_STARTUP = 480.0
+# Parts of the Configuration the replay does not model, and what it does instead when they are on.
+NOT_MODELLED = (("fairSharing", "entries are ordered and preemption targets chosen as without it"),
+                ("admissionFairSharing", "queues are ordered by priority and time only"))
 
 
 @dataclass(frozen=True)
@@ -85,16 +88,8 @@ class ReplayConfig:
         return ResourceRules.from_configuration(self.kueue)
 
     @property
-    def fair_sharing(self) -> bool:
-        return self.kueue is not None and isinstance(self.kueue.get("fairSharing"), Mapping)
-
-    @property
-    def admission_fair_sharing(self) -> bool:
-        return self.kueue is not None and isinstance(self.kueue.get("admissionFairSharing"), Mapping)
-
-    @property
     def partial_admission(self) -> bool:
-        gates = (self.kueue or {}).get("featureGates") if self.kueue is not None else None
+        gates = (self.kueue or {}).get("featureGates")
         return not (isinstance(gates, Mapping) and gates.get("PartialAdmission") is False)
 
     def startup(self, pool: PoolCapacity) -> tuple[float, str]:
@@ -103,7 +98,7 @@ class ReplayConfig:
             return self.node_startup[pool.name], "given"
         if self.default_startup is not None:
             return self.default_startup, "given"
-        if any(r.startswith(("nvidia.com/", "amd.com/")) for r in pool.node.amounts):
+        if any(r.startswith(GPU_PREFIXES) for r in pool.node.amounts):
             return DEFAULT_GPU_STARTUP, "assumed for a GPU pool"
         return DEFAULT_CPU_STARTUP, "assumed for a CPU pool"
 
@@ -124,10 +119,6 @@ class ReplayConfig:
                          f"doubling to {ready.backoff_max:g} s, no jitter"
                          + (f", at most {ready.backoff_limit} requeues" if ready.backoff_limit is not None else "")
                          + (", blockAdmission" if ready.block_admission else ""))
-        if self.fair_sharing:
-            lines.append("fairSharing is on in the Kueue Configuration: not modelled (entries are ordered and "
-                         "preemption targets chosen as without it)")
-        if self.admission_fair_sharing:
-            lines.append("admissionFairSharing is on in the Kueue Configuration: not modelled (queues are ordered "
-                         "by priority and time only)")
+        lines += [f"{key} is on in the Kueue Configuration: not modelled ({what})" for key, what in NOT_MODELLED
+                  if self.kueue is not None and isinstance(self.kueue.get(key), Mapping)]
         return lines + list(self.notes)

@@ -50,10 +50,11 @@ from typing import Any, Callable, Optional
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.snapshot import Decision, Snapshot
 from aks_kueue.admission.workloads import WorkloadInfo
-from aks_kueue.kueue.admission_checks import checks_for, is_provisioning, provisioning_config_name
+from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provisioning, provisioning_config_name
 from aks_kueue.aks.autoscaler import SCALE_UP_CLASSES
 from aks_kueue.replay.config import ReplayConfig
-from aks_kueue.replay.nodes import BOOKED_READY, NODE_READY, SCALE_DOWN, NodeModel, PodGroup
+from aks_kueue.replay.nodes import (BACKOFF, BOOKED_READY, FINISH, NODE_READY, REQUEUE, SCALE_DOWN, SUBMIT, TIMEOUT,
+                                   NodeModel, PodGroup)
 from aks_kueue.replay.trace import Trace, TraceWorkload
 
 FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
@@ -61,21 +62,17 @@ FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, F
 REQUEUE_BATCH = 1.0
 STRICT = "StrictFIFO"
 
-# Event kinds, in the order they apply within one instant.
-FINISH, TIMEOUT, READY, DOWN, BOOKED, BACKOFF, REQUEUE, SUBMIT = range(8)
-_NODE_KINDS = {READY: NODE_READY, DOWN: SCALE_DOWN, BOOKED: BOOKED_READY}
 # Events that keep a replay going (a timeout only matters while its workload waits to start, and
 # node events only while pods wait for nodes); those that are progress.
-_COUNTED = frozenset({FINISH, BOOKED, BACKOFF, REQUEUE, SUBMIT})
-_PROGRESS = frozenset({FINISH, BOOKED, SUBMIT})
-_KIND_OF = {NODE_READY: READY, SCALE_DOWN: DOWN, BOOKED_READY: BOOKED}
+_COUNTED = frozenset({FINISH, BOOKED_READY, BACKOFF, REQUEUE, SUBMIT})
+_PROGRESS = frozenset({FINISH, BOOKED_READY, SUBMIT})
 
 # Where a workload is.
 PENDING, PARKED, RESERVED, ADMITTED, RUNNING, FINISHED, DEACTIVATED = range(7)
 # Where a pending workload is held: queued (its class in the heap or inadmissible), backing off, popped.
 NOWHERE, QUEUED, BACKING_OFF, INFLIGHT = range(4)
-# What a cycle did with an entry.
-ADMIT, NOFIT, NO_CANDIDATES, PREEMPTING, SKIPPED = range(5)
+# What a cycle did with an entry it did not admit.
+INADMISSIBLE, PREEMPTING, SKIPPED = range(3)
 
 
 @dataclass
@@ -89,61 +86,53 @@ class ReplayOptions:
     max_cycles_per_instant: int = 1_000_000
 
 
+@dataclass(eq=False, slots=True)
 class Run:
     """One trace workload in one configuration."""
 
-    __slots__ = ("trace", "info", "cq", "state", "where", "ts", "key", "hash", "admitted", "started",
-                 "finished", "ever_admitted", "ever_started", "preemptions", "evictions", "epoch", "flavors",
-                 "reason", "groups", "requeues", "decision", "queue", "counts")
-
-    def __init__(self, trace: TraceWorkload, info: WorkloadInfo):
-        self.trace = trace
-        self.info = info
-        self.cq: Optional[str] = None
-        self.state = PENDING
-        self.where = NOWHERE
-        self.ts = trace.submitted
-        self.key: tuple = ()
-        self.hash: tuple = ()
-        self.admitted: Optional[float] = None
-        self.started: Optional[float] = None
-        self.finished: Optional[float] = None
-        self.ever_admitted = False
-        self.ever_started = False
-        self.preemptions = 0
-        self.evictions = 0
-        self.epoch = 0
-        self.flavors: dict[str, dict[str, str]] = {}
-        self.reason: Optional[str] = None
-        self.groups: list[PodGroup] = []
-        self.requeues = 0
-        self.decision: Optional[Decision] = None
-        self.counts: dict[str, int] = {}  # pods per pod set of its last admission (partial admission shows)
-        self.queue: Optional["QueueState"] = None
+    trace: TraceWorkload
+    info: WorkloadInfo
+    key: tuple                      # queue order: priority, timestamp, trace order
+    hash: tuple                     # scheduling equivalence: shape and priority
+    ts: float                       # the queue-order timestamp: submission, or the last eviction
+    cq: Optional[str] = None
+    queue: Optional["QueueState"] = None
+    state: int = PENDING
+    where: int = NOWHERE
+    admitted: Optional[float] = None
+    started: Optional[float] = None
+    finished: Optional[float] = None
+    ever_admitted: bool = False
+    ever_started: bool = False
+    preemptions: int = 0
+    evictions: int = 0              # by waitForPodsReady, each one a requeue (Kueue's requeueState.count)
+    epoch: int = 0
+    flavors: dict[str, dict[str, str]] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)  # pods per pod set of its last admission (partial)
+    reason: Optional[str] = None
+    groups: list[PodGroup] = field(default_factory=list)
+    decision: Optional[Decision] = None
 
 
+@dataclass(eq=False, slots=True)
 class Group:
     """The queued workloads of one ClusterQueue that share a scheduling-equivalence hash (shape and
     priority): in the heap, or all of them in the inadmissible list. Kueue moves such workloads
     together (`handleInadmissibleHash`, and `queueInadmissibleWorkloads` moves every one back), so
     here they move as one: a requeue or a bulk move costs one step per class, not per workload."""
 
-    __slots__ = ("hash", "items", "in_heap", "version")
-
-    def __init__(self, hash_: tuple, in_heap: bool):
-        self.hash = hash_
-        self.items: list[tuple[tuple, Run]] = []   # a heap by queue order; keys are unique
-        self.in_heap = in_heap
-        self.version = 0
+    hash: tuple
+    in_heap: bool
+    items: list[tuple[tuple, Run]] = field(default_factory=list)   # a heap by queue order; keys are unique
+    version: int = 0
 
 
 class QueueState:
     """One ClusterQueue's pending workloads: classes in the heap or inadmissible, the sticky preemptor."""
 
-    def __init__(self, name: str, strategy: str, index: int):
+    def __init__(self, name: str, strategy: str):
         self.name = name
         self.strict = strategy == STRICT
-        self.index = index
         self.groups: dict[tuple, Group] = {}
         self.top: list[tuple] = []           # (first key, version, group) of the classes in the heap
         self.live = 0                        # workloads in the heap, sticky included
@@ -154,10 +143,7 @@ class QueueState:
         self.series: list[tuple[float, int]] = [(0.0, 0)]
 
     def _group(self, hash_: tuple, in_heap: bool) -> Group:
-        group = self.groups.get(hash_)
-        if group is None:
-            group = self.groups[hash_] = Group(hash_, in_heap)
-        return group
+        return self.groups.get(hash_) or self.groups.setdefault(hash_, Group(hash_, in_heap))
 
     def _announce(self, group: Group) -> None:
         group.version += 1
@@ -251,10 +237,6 @@ class QueueState:
             self.live -= 1
             self.push(old)
 
-    def clear_sticky(self, run: Run) -> None:
-        if self.sticky is run:
-            self.sticky = None
-
     def count(self, now: float, delta: int) -> None:
         self.pending += delta
         if self.series[-1][0] == now:
@@ -283,7 +265,7 @@ class Meter:
 
 
 @dataclass
-class Outcome:
+class ReplayOutcome:
     config: ReplayConfig
     runs: list[Run]
     queues: dict[str, QueueState]
@@ -297,7 +279,7 @@ class Outcome:
     notes: list[str] = field(default_factory=list)
 
 
-def replay(config: ReplayConfig, trace: Trace, options: Optional[ReplayOptions] = None) -> Outcome:
+def replay(config: ReplayConfig, trace: Trace, options: Optional[ReplayOptions] = None) -> ReplayOutcome:
     return _Replay(config, trace, options or ReplayOptions()).run()
 
 
@@ -310,7 +292,6 @@ class _Replay:
         self.pods_ready = config.pods_ready
         self.events: list[tuple] = []
         self.sequence = 0
-        self.now = 0.0
         self.done = 0
         self.cycles = 0
         self.decisions = 0
@@ -322,22 +303,20 @@ class _Replay:
         self.unready = 0        # admitted, not yet started (blockAdmission waits on them)
         self.notes: list[str] = []
         self._assignments: dict[tuple, tuple[dict, dict]] = {}
+        self._trees: dict[str, list[str]] = {}  # the ClusterQueues of a cohort tree, by its root
         self.queues: dict[str, QueueState] = {}
         self.meters: dict[str, dict[tuple[str, str], Meter]] = {}
-        manifests = {(m.get("metadata") or {}).get("name"): m for m in config.objects
-                     if m.get("kind") == "ClusterQueue"}
-        for index, name in enumerate(sorted(self.snapshot.cluster_queues)):
+        manifests = _named(config.objects, "ClusterQueue")
+        for name in sorted(self.snapshot.cluster_queues):
             spec = manifests.get(name, {}).get("spec") or {}
-            self.queues[name] = QueueState(name, spec.get("queueingStrategy") or "BestEffortFIFO", index)
-            node = self.snapshot.tree.cluster_queues[name]
-            self.meters[name] = {fr: Meter(q.nominal) for fr, q in node.quotas.items()}
+            self.queues[name] = QueueState(name, spec.get("queueingStrategy") or "BestEffortFIFO")
+            quotas = self.snapshot.tree.cluster_queues[name].quotas
+            self.meters[name] = {fr: Meter(q.nominal) for fr, q in quotas.items()}
         self.ready_queues: set[str] = set()
         self.checks = _provisioning_checks(config.objects, manifests)
-        self.nodes = None
-        if config.pools is not None:
-            self.nodes = NodeModel(config.pools, lambda p: config.startup(p)[0], config.scale_down_delay,
-                                   self._node_event)
         startups = [config.startup(p)[0] for p in config.pools or []]
+        self.nodes = None if config.pools is None else NodeModel(config.pools, startups, config.scale_down_delay,
+                                                                 self._push)
         ready = self.pods_ready
         # One waitForPodsReady cycle of a workload that never starts, with room to spare.
         self.horizon = (ready.timeout + ready.backoff_max if ready.enabled else 0.0) + max(startups, default=0.0) \
@@ -362,18 +341,12 @@ class _Replay:
                                                            for ps in shape.pod_sets]
                 first = self.snapshot.workload_info({"spec": {"podSets": pod_sets}})
                 known = podsets[id(shape)] = (first.podsets, first.shape)
-            if workload.priority_class is not None and workload.priority_class in priority_classes:
-                priority = priority_classes[workload.priority_class]
-            elif workload.priority is not None:
-                priority = workload.priority
-            else:
-                priority = 0
+            priority = priority_classes.get(workload.priority_class, workload.priority or 0)
             info = WorkloadInfo(namespace=workload.namespace, name=workload.name, queue_name=workload.queue,
                                 priority=priority, podsets=known[0], created=workload.submitted,
                                 uid=f"{workload.order:012d}", _shape=known[1])
-            run = Run(workload, info)
-            run.hash = (id(shape), priority)
-            run.key = (-priority, workload.submitted, workload.order)
+            run = Run(workload, info, key=(-priority, workload.submitted, workload.order), hash=(id(shape), priority),
+                      ts=workload.submitted)
             runs.append(run)
             self._push(workload.submitted, SUBMIT, run)
         return runs
@@ -399,19 +372,14 @@ class _Replay:
             return True
         return self.pending_progress == 0 and now > self.last_progress + self.horizon
 
-    def _node_event(self, time: float, kind: str, payload: Any) -> None:
-        self._push(time, _KIND_OF[kind], payload)
-
-    def run(self) -> Outcome:
-        until = self.options.until
-        progress = self.options.progress
+    def run(self) -> ReplayOutcome:
+        until, progress = self.options.until, self.options.progress
         events = self.events
         report_at = 0
         while events:
             now = events[0][0]
             if (until is not None and now > until) or self._over(now):
                 break
-            self.now = now
             while events and events[0][0] == now:
                 _, kind, _, payload = heapq.heappop(events)
                 self.done += 1
@@ -431,7 +399,7 @@ class _Replay:
         self._close(end)
         if progress is not None:
             progress(end, self.done, 0)
-        return Outcome(self.config, self.runs, self.queues, self.meters, self.nodes, end, self.done, self.cycles,
+        return ReplayOutcome(self.config, self.runs, self.queues, self.meters, self.nodes, end, self.done, self.cycles,
                        self.decisions, self.snapshot, self.notes)
 
     def _settle(self, now: float) -> None:
@@ -450,27 +418,30 @@ class _Replay:
     def _apply(self, kind: int, payload: Any, now: float) -> None:
         if kind == SUBMIT:
             self._submit(payload, now)
-        elif kind == FINISH:
-            run, epoch = payload
-            if run.epoch == epoch and run.state == RUNNING:
-                self._finish(run, now)
         elif kind == REQUEUE:
             self._requeue(payload, now)
-        elif kind == BACKOFF:
+        elif kind in (FINISH, BACKOFF, TIMEOUT):
             run, epoch = payload
-            if run.epoch == epoch and run.where == BACKING_OFF:
+            if run.epoch != epoch:
+                return  # the run was admitted or released since: the event is stale
+            if kind == FINISH and run.state == RUNNING:
+                self._finish(run, now)
+            elif kind == BACKOFF and run.where == BACKING_OFF:
                 run.where = NOWHERE
                 self._enqueue(run, now)
-        elif kind == TIMEOUT:
-            run, epoch = payload
-            if run.epoch == epoch and run.state == ADMITTED:
+            elif kind == TIMEOUT and run.state == ADMITTED:
                 self._evict(run, now, preempted=False)
+        elif kind == NODE_READY:
+            self.nodes.node_ready(payload, now)
+        elif kind == SCALE_DOWN:
+            self.nodes.scale_down(*payload, now)
         else:
-            answer = self.nodes.handle(_NODE_KINDS[kind], payload, now)
-            if kind == BOOKED and answer is not None:
-                run, groups = answer
-                if run.state == RESERVED and run.groups is groups:
-                    self._checks_ready(run, now)
+            run, groups = payload
+            if run.state == RESERVED and run.groups is groups:
+                # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
+                # admitted and its pods (booked) run at once.
+                self._mark_admitted(run, now)
+                self._start(run, now)
 
     # Workload life -----------------------------------------------------------------------------
 
@@ -488,16 +459,14 @@ class _Replay:
             return self._park(run, f"ClusterQueue {lq.cluster_queue} doesn't exist in this configuration")
         run.cq = cq.name
         run.queue = self.queues[cq.name]
+        run.queue.count(now, 1)
         if cq.stopped or cq.missing_flavors or cq.in_cohort_cycle:
-            run.queue.count(now, 1)
             return self._park(run, f"ClusterQueue {cq.name} is inactive"
                                    + (f" (flavors {', '.join(cq.missing_flavors)} don't exist)"
                                       if cq.missing_flavors else ""))
         if not self.snapshot.namespace_matches(cq.name, info.namespace):
-            run.queue.count(now, 1)
             return self._park(run, f"namespace {info.namespace} doesn't match ClusterQueue {cq.name}'s "
                                    "namespaceSelector")
-        run.queue.count(now, 1)
         self._enqueue(run, now)
 
     def _park(self, run: Run, reason: str) -> None:
@@ -518,29 +487,18 @@ class _Replay:
     def _requeue(self, root: str, now: float) -> None:
         """Move the inadmissible workloads of a cohort tree (or of one ClusterQueue) to their heaps."""
         self.requeue_at.pop(root, None)
-        for name in self._tree_queues(root):
+        names = self._trees.get(root)
+        if names is None:
+            tree = self.snapshot.tree
+            names = self._trees[root] = (sorted(n.name for n in tree.cohorts[root].subtree_cluster_queues())
+                                         if root in tree.cohorts else [root])
+        for name in names:
             if self.queues[name].requeue():
                 self.ready_queues.add(name)
 
-    def _tree_queues(self, root: str) -> list[str]:
-        known = getattr(self, "_trees", None)
-        if known is None:
-            known = self._trees = {}
-        found = known.get(root)
-        if found is None:
-            tree = self.snapshot.tree
-            if root in tree.cohorts:
-                found = sorted(n.name for n in tree.cohorts[root].subtree_cluster_queues())
-            else:
-                found = [root]
-            known[root] = found
-        return found
-
     def _freed(self, cq: str, now: float) -> None:
         """Capacity was freed in the ClusterQueue's cohort tree: retry its inadmissible workloads soon."""
-        node = self.snapshot.tree.cluster_queues[cq]
-        root = node.root()
-        name = root.name
+        name = self.snapshot.tree.cluster_queues[cq].root().name
         at = now + REQUEUE_BATCH
         if self.requeue_at.get(name, float("inf")) > at:
             self.requeue_at[name] = at
@@ -553,24 +511,14 @@ class _Replay:
         for _ in range(self.options.max_cycles_per_instant):
             if not self.ready_queues:
                 return
-            heads = []
-            for name in sorted(self.ready_queues):
-                queue = self.queues[name]
-                run = queue.pop()
-                if run is None:
-                    continue
-                heads.append(run)
+            heads = [run for run in (self.queues[name].pop() for name in sorted(self.ready_queues)) if run is not None]
             self.ready_queues = {name for name in self.ready_queues if self.queues[name].live > 0}
             if not heads:
                 return
             self.cycles += 1
-            entries = []
-            for run in heads:
-                decision = snapshot.assign(run.info, run.cq)
-                self.decisions += 1
-                entries.append((decision.assignment.borrowing if decision.assignment is not None else 0,
-                                run.key, run, decision))
-            entries.sort(key=lambda e: (e[0], e[1]))
+            self.decisions += len(heads)
+            entries = [(run, snapshot.assign(run.info, run.cq)) for run in heads]
+            entries.sort(key=lambda e: (e[1].assignment.borrowing if e[1].assignment is not None else 0, e[0].key))
             if not self._process(entries, now):
                 return
         self.notes.append(f"at {now:g} s scheduling stopped after {self.options.max_cycles_per_instant:,} cycles "
@@ -579,70 +527,51 @@ class _Replay:
     def _process(self, entries: list, now: float) -> bool:
         """One cycle's entries in order; whether anything changed."""
         snapshot = self.snapshot
-        preempted: dict[str, WorkloadInfo] = {}
+        preempted: dict[str, WorkloadInfo] = {}   # this cycle's targets, by uid, in order
         reserved: list[tuple[str, dict]] = []
-        victims: list[tuple[Run, WorkloadInfo]] = []
         outcomes = []
         changed = False
         block = self.pods_ready.enabled and self.pods_ready.block_admission and self.nodes is not None
-        for _, _, run, decision in entries:
+        for run, decision in entries:
             mode = decision.mode
             cq = run.cq
-            if mode is NO_FIT:
-                outcomes.append((run, NOFIT))
+            if mode is NO_FIT or (mode is PREEMPT and not decision.targets):
+                outcomes.append((run, INADMISSIBLE))
                 run.reason = decision.message  # Kueue's words, in the QuotaReserved condition
-                continue
-            usage = decision.assignment.usage
-            if mode is PREEMPT and not decision.targets:
-                outcomes.append((run, NO_CANDIDATES))
-                run.reason = decision.message
-                info = snapshot.cluster_queues[cq]
-                if info.reclaim_within_cohort != "Any":
+                if mode is PREEMPT and snapshot.cluster_queues[cq].reclaim_within_cohort != "Any":
                     hold = _to_reserve(snapshot, cq, decision)
                     snapshot.reserve(cq, hold)
                     reserved.append((cq, hold))
                 continue
+            usage = decision.assignment.usage
             if mode is PREEMPT:
                 targets = [t.workload for t in decision.targets]
-                if any(t.uid in preempted for t in targets):
+                overlaps = any(t.uid in preempted for t in targets)
+                if overlaps or not snapshot.fits(cq, usage, [*preempted.values(), *targets]):
                     outcomes.append((run, SKIPPED))
                     continue
-                if not snapshot.fits(cq, usage, [*preempted.values(), *targets]):
-                    outcomes.append((run, SKIPPED))
-                    continue
-                for target in targets:
-                    preempted[target.uid] = target
-                    victims.append((run, target))
+                preempted.update((target.uid, target) for target in targets)
                 snapshot.reserve(cq, usage)
                 reserved.append((cq, usage))
                 outcomes.append((run, PREEMPTING))
                 changed = True
                 continue
-            if not snapshot.fits(cq, usage, list(preempted.values())):
-                outcomes.append((run, SKIPPED))
-                continue
-            if block and self.unready > 0:
+            if not snapshot.fits(cq, usage, list(preempted.values())) or (block and self.unready > 0):
                 outcomes.append((run, SKIPPED))
                 continue
             self._admit(run, decision, now)
-            outcomes.append((run, ADMIT))
             changed = True
         for cq, usage in reserved:
             snapshot.unreserve(cq, usage)
-        for _, target in victims:
-            victim = self._run_of(target)
+        for target in preempted.values():
+            victim = self.runs[int(target.uid)]
             if victim.state in (RESERVED, ADMITTED, RUNNING):
                 self._evict(victim, now, preempted=True)
         for run, outcome in outcomes:
             queue = run.queue
-            if outcome == ADMIT:
-                continue
-            if outcome == PREEMPTING:
-                if not queue.strict:
+            if outcome in (PREEMPTING, SKIPPED) or queue.strict:
+                if outcome == PREEMPTING and not queue.strict:
                     queue.set_sticky(run)
-                queue.push(run)
-                self.ready_queues.add(queue.name)
-            elif outcome == SKIPPED or queue.strict:
                 queue.push(run)
                 self.ready_queues.add(queue.name)
             else:
@@ -651,42 +580,39 @@ class _Replay:
                 changed = True
         return changed
 
-    def _run_of(self, info: WorkloadInfo) -> Run:
-        return self.runs[int(info.uid)]
-
     def _admit(self, run: Run, decision: Decision, now: float) -> None:
         """Quota reserved: usage counted by the core; admitted at once, or once its checks are Ready."""
         self.last_change = now
         self.snapshot.admit(run.info, decision)
         queue = run.queue
-        queue.clear_sticky(run)
+        if queue.sticky is run:
+            queue.sticky = None
         queue.count(now, -1)
         run.decision = decision
         run.epoch += 1
         run.flavors, run.counts = self._flavors(decision)
         run.reason = None
-        for fr, value in decision.assignment.usage.items():
-            meter = self.meters[run.cq].get(fr)
-            if meter is None:
-                meter = self.meters[run.cq][fr] = Meter(0)
-            meter.change(now, value)
+        self._meter(run, now, 1)
         if self.nodes is None:
-            run.state = ADMITTED
-            run.admitted = now
-            run.ever_admitted = True
+            self._mark_admitted(run, now)
             self._start(run, now)
             return
         run.groups = self._groups(run, decision)
-        unplaceable = next((g for g in run.groups if not g.pools), None)
         check = self._check_for(run, decision)
-        if check is not None:
-            run.state = RESERVED
-            if unplaceable is not None:
-                run.reason = "ProvisioningRequest can never be provisioned: " + self._group_reason(run, unplaceable)
-                return
-            self.nodes.provision(run, run.groups, check, now)
-            return
-        self._admitted(run, now)
+        if check is None:
+            return self._admitted(run, now)
+        run.state = RESERVED
+        unplaceable = _unplaceable(run)
+        if unplaceable is not None:
+            run.reason = "ProvisioningRequest can never be provisioned: " + unplaceable
+        else:
+            self.nodes.provision(run, run.groups, check)
+
+    def _meter(self, run: Run, now: float, sign: int) -> None:
+        """The run's usage counted (`sign` 1) or no longer (-1) in its queue's meters."""
+        meters = self.meters[run.cq]
+        for fr, value in run.decision.assignment.usage.items():
+            (meters.get(fr) or meters.setdefault(fr, Meter(0))).change(now, sign * value)
 
     def _flavors(self, decision: Decision) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
         """The flavors and pod counts a decision assigns, per pod set: one copy per distinct
@@ -698,30 +624,22 @@ class _Replay:
                                               {ps.name: ps.count for ps in decision.pod_sets})
         return found
 
-    def _admitted(self, run: Run, now: float) -> None:
+    def _mark_admitted(self, run: Run, now: float) -> None:
         run.state = ADMITTED
         run.admitted = now
         run.started = None  # the report's times are those of the last admission (replay.md)
         run.ever_admitted = True
-        self.unready += 1
-        unplaceable = next((g for g in run.groups if not g.pools), None)
-        if unplaceable is not None:
-            run.reason = self._group_reason(run, unplaceable)
+        if self.nodes is not None:
+            self.unready += 1  # until its pods start
+
+    def _admitted(self, run: Run, now: float) -> None:
+        self._mark_admitted(run, now)
+        run.reason = _unplaceable(run)
         self.nodes.add([g for g in run.groups if g.pools])
         if not run.groups:
             self._start(run, now)
-            return
-        if self.pods_ready.enabled:
+        elif self.pods_ready.enabled:
             self._push(now + self.pods_ready.timeout, TIMEOUT, (run, run.epoch))
-
-    def _checks_ready(self, run: Run, now: float) -> None:
-        """Every booked node is Ready: the ProvisioningRequest check is Ready, the workload admitted
-        and its pods (booked) run at once."""
-        run.state = ADMITTED
-        run.admitted = now
-        run.ever_admitted = True
-        self.unready += 1
-        self._start(run, now)
 
     def _start(self, run: Run, now: float) -> None:
         self.last_change = self.last_progress = now
@@ -738,8 +656,7 @@ class _Replay:
     def _release(self, run: Run, now: float) -> None:
         self.snapshot.remove_workload(run.info)
         run.info.admission = None
-        for fr, value in run.decision.assignment.usage.items():
-            self.meters[run.cq][fr].change(now, -value)
+        self._meter(run, now, -1)
         if self.nodes is not None and run.groups:
             self.nodes.release(run.groups, now)
         run.groups = []
@@ -768,55 +685,44 @@ class _Replay:
             self._enqueue(run, now)
             return
         run.evictions += 1
-        run.requeues += 1
         ready = self.pods_ready
         if ready.timestamp == "Eviction":
             run.ts = now
             run.info.created = now
             run.key = (run.key[0], now, run.trace.order)
-        if ready.backoff_limit is not None and run.requeues > ready.backoff_limit:
+        if ready.backoff_limit is not None and run.evictions > ready.backoff_limit:
             run.state = DEACTIVATED
-            run.reason = (f"deactivated after {run.requeues - 1} requeues (waitForPodsReady "
+            run.reason = (f"deactivated after {run.evictions - 1} requeues (waitForPodsReady "
                           f"backoffLimitCount {ready.backoff_limit}); " + (run.reason or "its pods were never placed"))
             queue.count(now, -1)
             return
         run.where = BACKING_OFF
-        self._push(now + ready.backoff(run.requeues), BACKOFF, (run, run.epoch))
+        self._push(now + ready.backoff(run.evictions), BACKOFF, (run, run.epoch))
 
     # Pods --------------------------------------------------------------------------------------
 
     def _groups(self, run: Run, decision: Decision) -> list[PodGroup]:
-        groups = []
-        flavors = self.snapshot.flavors
+        """Per pod set with pods, the pools its pods can land on with the flavors assigned to it."""
+        flavors, groups = self.snapshot.flavors, []
         for index, (podset, assigned) in enumerate(zip(run.info.podsets, decision.pod_sets)):
             if assigned.count <= 0:
                 continue
             requests = {r: v for r, v in podset.per_pod.items() if v > 0}
             requests["pods"] = 1
             used = [flavors[name] for name in dict.fromkeys(assigned.flavors.values()) if name in flavors]
-            pools, _ = self.nodes.eligible(podset.spec, podset.placement, used, requests)
-            groups.append(PodGroup(run, index, assigned.count, requests, pools))
+            pools, why = self.nodes.eligible(podset.spec, podset.placement, used, requests)
+            groups.append(PodGroup(run, index, assigned.count, requests, pools, why))
         return groups
-
-    def _group_reason(self, run: Run, group: PodGroup) -> str:
-        podset = run.info.podsets[group.index]
-        flavors = self.snapshot.flavors
-        used = [flavors[n] for n in dict.fromkeys(run.flavors.get(podset.name, {}).values()) if n in flavors]
-        _, reason = self.nodes.eligible(podset.spec, podset.placement, used, group.requests)
-        return f"pod set {podset.name}: {reason}"
 
     def _check_for(self, run: Run, decision: Decision) -> Optional[bool]:
         """None without a ProvisioningRequest check; else whether its class scales up."""
         checks = self.checks.get(run.cq)
         if not checks:
             return None
-        assigned = {f for ps in decision.pod_sets for f in ps.flavors.values()}
         spec, classes = checks
-        names = checks_for(spec, assigned)
-        found = [classes[n] for n in names if n in classes]
-        if not found:
-            return None
-        return all(c in SCALE_UP_CLASSES for c in found)
+        assigned = {f for ps in decision.pod_sets for f in ps.flavors.values()}
+        found = [classes[n] for n in checks_for(spec, assigned) if n in classes]
+        return all(c in SCALE_UP_CLASSES for c in found) if found else None
 
     # The end ------------------------------------------------------------------------------------
 
@@ -833,45 +739,43 @@ class _Replay:
                 run.reason = "waiting for its ProvisioningRequest: no pool can take the whole workload yet"
 
 
+def _unplaceable(run: Run) -> Optional[str]:
+    """Why the first of the run's pod sets that no pool can ever hold stays Pending; None when there is none."""
+    return next((f"pod set {run.info.podsets[g.index].name}: {g.why}" for g in run.groups if not g.pools), None)
+
+
 def _to_reserve(snapshot: Snapshot, cq: str, decision: Decision) -> dict:
     """Kueue's quotaResourcesToReserve for a Preempt without candidates."""
     node = snapshot.tree.cluster_queues[cq]
-    assignment = decision.assignment
+    borrowing = decision.assignment.borrowing > 0
     hold = {}
-    for fr, value in assignment.usage.items():
+    for fr, value in decision.assignment.usage.items():
         quota = node.quotas.get(fr)
-        nominal = quota.nominal if quota is not None else 0
-        used = node.usage.get(fr, 0)
-        if assignment.borrowing > 0:
-            if quota is None or quota.borrowing_limit is None:
-                hold[fr] = value
-            else:
-                hold[fr] = min(value, nominal + quota.borrowing_limit - used)
+        if borrowing and (quota is None or quota.borrowing_limit is None):
+            hold[fr] = value
         else:
-            hold[fr] = max(0, min(value, nominal - used))
+            limit = node.nominal(fr) + (quota.borrowing_limit if borrowing else 0)
+            hold[fr] = min(value, limit - node.usage.get(fr, 0))
     return {fr: v for fr, v in hold.items() if v > 0}
+
+
+def _named(objects: list[dict], kind: str) -> dict[str, dict]:
+    return {(o.get("metadata") or {}).get("name"): o for o in objects if o.get("kind") == kind}
 
 
 def _provisioning_checks(objects: list[dict], queues: dict[str, dict]) -> dict[str, tuple[dict, dict[str, str]]]:
     """Per ClusterQueue with a ProvisioningRequest check: its spec, and each such check's class."""
-    checks = {(o.get("metadata") or {}).get("name"): o for o in objects if o.get("kind") == "AdmissionCheck"}
-    configs = {(o.get("metadata") or {}).get("name"): o for o in objects
-               if o.get("kind") == "ProvisioningRequestConfig"}
+    configs = _named(objects, "ProvisioningRequestConfig")
+    classes = {name: ((configs.get(provisioning_config_name(check)) or {}).get("spec") or {})
+               .get("provisioningClassName", "")
+               for name, check in _named(objects, "AdmissionCheck").items() if is_provisioning(check)}
     found = {}
     for name, manifest in queues.items():
         spec = manifest.get("spec") or {}
-        strategy = spec.get("admissionChecksStrategy") or {}
-        classes = {}
-        for entry in strategy.get("admissionChecks") or []:
-            check = checks.get(entry.get("name"))
-            if check is None or not is_provisioning(check):
-                continue
-            config = configs.get(provisioning_config_name(check))
-            cls = ((config or {}).get("spec") or {}).get("provisioningClassName", "")
-            classes[entry["name"]] = cls
-        if classes:
-            found[name] = (spec, classes)
+        mine = {check: classes[check] for check in checks_of(spec) if check in classes}
+        if mine:
+            found[name] = (spec, mine)
     return found
 
 
-__all__ = ["replay", "ReplayOptions", "Outcome", "Run", "QueueState", "Meter"]
+__all__ = ["replay", "ReplayOptions", "ReplayOutcome", "Run", "QueueState", "Meter"]

@@ -29,16 +29,16 @@ import json
 import os
 import stat
 import sys
-from sys import intern
-from typing import Any, BinaryIO, Iterator, Optional
+from contextlib import nullcontext
+from typing import Any, BinaryIO, ContextManager, Iterator, Optional
 
 from aks_kueue.k8s.loader import DEFAULT_LIMITS, STDIN, Limits, LoadError, parse_documents, parse_json
 from aks_kueue.k8s.pods import pod_requests
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.convert import GROUP, V1BETA1, V1BETA2, to_v1beta2
-from aks_kueue.replay.trace import (Shape, Trace, TraceError, TraceWorkload, ValueProblem, duration, instant,
-                                    submitted_time, trim_pod_sets)
+from aks_kueue.replay.trace import (Shape, Trace, TraceError, TraceWorkload, ValueProblem, Where, duration,
+                                    instant, submitted_time, trim_pod_sets)
 
 TRACE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".ndjson", ".csv")
 MAX_LINE_BYTES = 1024 * 1024
@@ -49,6 +49,7 @@ CSV_FIELDS = ("submitted", "namespace", "queue", "name", "priority", "runtime", 
 CSV_OPTIONAL = ("priorityClass", "minCount")
 WORKLOAD_VERSIONS = (V1BETA1, V1BETA2)
 WPC_KIND = "WorkloadPriorityClass"
+KUBERNETES_KEYS = ("apiVersion", "kind", "items")   # a JSON object with one is a document, not a JSON line
 
 
 def trace_files(paths: list[str]) -> list[str]:
@@ -67,13 +68,11 @@ def read_trace(paths: list[str], limits: Limits = DEFAULT_LIMITS) -> Trace:
 
     trace = Trace()
     exports = _Exports(trace)
-    files = trace_files(paths)
-    trace.files = files
+    trace.files = files = trace_files(paths)
     for file in files:
         with _open(file) as handle:
             lines = _Lines(handle, file)
-            first = lines.peek()
-            kind = _detect(first, lines.long_first)
+            kind = _detect(lines.peek(), lines.long_first)
             if kind == "jsonl":
                 _read_jsonl(lines, file, trace)
             elif kind == "csv":
@@ -98,35 +97,25 @@ def read_trace(paths: list[str], limits: Limits = DEFAULT_LIMITS) -> Trace:
 # Reading files ---------------------------------------------------------------------------------
 
 
-class _open:
-    """A binary handle on a file or standard input; devices are refused."""
+# Why a file cannot be opened, by the error `open` raises.
+_OPEN_ERRORS = {FileNotFoundError: "no such file", IsADirectoryError: "is a directory; give a trace file",
+                PermissionError: "cannot be read (permission denied)"}
 
-    def __init__(self, file: str):
-        self.file = file
-        self.handle: Optional[BinaryIO] = None
 
-    def __enter__(self) -> BinaryIO:
-        if self.file == STDIN:
-            return sys.stdin.buffer
-        try:
-            self.handle = open(self.file, "rb")
-            mode = os.fstat(self.handle.fileno()).st_mode
-        except FileNotFoundError:
-            raise TraceError(self.file, None, "no such file") from None
-        except IsADirectoryError:
-            raise TraceError(self.file, None, "is a directory; give a trace file") from None
-        except PermissionError:
-            raise TraceError(self.file, None, "cannot be read (permission denied)") from None
-        except OSError as error:
-            raise TraceError(self.file, None, f"cannot be read ({error.strerror or error})") from None
-        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-            self.handle.close()
-            raise TraceError(self.file, None, "is a device, not a file; give a trace file")
-        return self.handle
-
-    def __exit__(self, *_: Any) -> None:
-        if self.handle is not None:
-            self.handle.close()
+def _open(file: str) -> ContextManager[BinaryIO]:
+    """A binary handle on a file, or on standard input (left open); devices are refused."""
+    if file == STDIN:
+        return nullcontext(sys.stdin.buffer)
+    try:
+        handle = open(file, "rb")
+        mode = os.fstat(handle.fileno()).st_mode
+    except OSError as error:
+        reason = _OPEN_ERRORS.get(type(error)) or f"cannot be read ({error.strerror or error})"
+        raise TraceError(file, None, reason) from None
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        handle.close()
+        raise TraceError(file, None, "is a device, not a file; give a trace file")
+    return handle
 
 
 class _Lines:
@@ -137,15 +126,6 @@ class _Lines:
         self.number = 0
         self._held: list[bytes] = []   # lines read to detect the format, not yet handed out
         self.long_first = False
-
-    def _raw(self) -> Optional[bytes]:
-        data = self._held.pop(0) if self._held else self.handle.readline(MAX_LINE_BYTES + 1)
-        if not data:
-            return None
-        if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n"):
-            raise TraceError(self.file, None, f"longer than {MAX_LINE_BYTES // 1024 // 1024} MiB, the most this "
-                                              "program reads as one line", line=self.number + 1)
-        return data
 
     def peek(self) -> str:
         """The first line that is not blank or a comment ('' for an empty file); nothing is consumed."""
@@ -165,16 +145,18 @@ class _Lines:
 
     def __iter__(self) -> Iterator[tuple[int, str]]:
         while True:
-            data = self._raw()
-            if data is None:
+            data = self._held.pop(0) if self._held else self.handle.readline(MAX_LINE_BYTES + 1)
+            if not data:
                 return
             self.number += 1
+            if len(data) > MAX_LINE_BYTES and not data.endswith(b"\n"):
+                raise TraceError(self.file, None, f"longer than {MAX_LINE_BYTES // 1024 // 1024} MiB, the most this "
+                                                  "program reads as one line", line=self.number)
             yield self.number, self._decode(data, self.number)
 
     def rest(self, max_bytes: int) -> str:
         """The whole file as text, for the YAML and JSON readers (at most `max_bytes`)."""
-        chunks = list(self._held)
-        self._held = []
+        chunks, self._held = self._held, []
         size = sum(len(c) for c in chunks)
         data = self.handle.read(max_bytes + 1 - size) if size <= max_bytes else b""
         size += len(data)
@@ -194,22 +176,18 @@ class _Lines:
 
 
 def _detect(first: str, long: bool = False) -> str:
-    if long:
-        head = first[:4096]
-        kubernetes = any(f'"{key}"' in head for key in ("apiVersion", "kind", "items"))
-        return "jsonl" if head.startswith("{") and not kubernetes else "documents"
     if first.startswith("{"):
-        try:
-            value = json.loads(first)
-        except ValueError:
-            return "documents"  # a JSON document over several lines (kubectl -o json)
-        if isinstance(value, dict) and not ("apiVersion" in value or "kind" in value or "items" in value):
-            return "jsonl"
-        return "documents"
-    cells = next(csv.reader([first]), [])
-    if cells and cells[0].strip() == "submitted":
-        return "csv"
-    return "documents"
+        if long:  # the start of it (`peek`): a Kubernetes object names one of these keys early
+            kubernetes = any(f'"{key}"' in first[:4096] for key in KUBERNETES_KEYS)
+        else:
+            try:
+                value = json.loads(first)
+            except ValueError:
+                return "documents"  # a JSON document over several lines (kubectl -o json)
+            kubernetes = not isinstance(value, dict) or any(key in value for key in KUBERNETES_KEYS)
+        return "documents" if kubernetes else "jsonl"
+    cells = [] if long else next(csv.reader([first]), [])
+    return "csv" if cells and cells[0].strip() == "submitted" else "documents"
 
 
 def _is_generator(documents: list[Any]) -> bool:
@@ -220,6 +198,14 @@ def _is_generator(documents: list[Any]) -> bool:
 # Common checks ---------------------------------------------------------------------------------
 
 
+def _parsed(parse, value: Any, key: str, error) -> Any:
+    """`parse(value)`; what is wrong with the value is the field's error."""
+    try:
+        return parse(value)
+    except (ValueProblem, QuantityError) as problem:
+        raise error(key, str(problem)) from None
+
+
 def _text(value: Any, key: str, error) -> str:
     if not isinstance(value, str) or not value:
         raise error(key, f"{value!r} is not a name; write a non-empty string")
@@ -227,94 +213,111 @@ def _text(value: Any, key: str, error) -> str:
 
 
 def _integer(value: Any, key: str, error, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise error(key, f"{value!r} is not a whole number")
     try:
-        number = int(value) if not isinstance(value, float) else value
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)) or (
+                isinstance(value, float) and not value.is_integer()):
+            raise ValueError(value)
+        number = int(value)
     except ValueError:
         raise error(key, f"{value!r} is not a whole number") from None
-    if isinstance(number, float):
-        if not number.is_integer():
-            raise error(key, f"{value!r} is not a whole number")
-        number = int(number)
     if number < minimum:
         raise error(key, f"{number} is less than {minimum}")
     return number
 
 
 def _quantity(value: Any, key: str, error) -> str:
-    try:
-        if isinstance(value, float) and not isinstance(value, bool):
-            value = repr(value) if not value.is_integer() else int(value)
-        parse_quantity(value if isinstance(value, (int, str)) else value)
-    except QuantityError as problem:
-        raise error(key, str(problem)) from None
+    if isinstance(value, float) and not isinstance(value, bool):
+        value = repr(value) if not value.is_integer() else int(value)
+    _parsed(parse_quantity, value, key, error)
     return str(value)
 
 
-def _check_shape(shape_pod_sets: list[dict[str, Any]], error, key_of) -> None:
-    """A new shape: every quantity Kubernetes would parse, counts Kueue accepts."""
-    with_min = [i for i, ps in enumerate(shape_pod_sets) if ps.get("minCount") is not None]
-    if len(with_min) > 1:
-        raise error(key_of(with_min[1], "minCount"), "only one pod set may set minCount (Kueue's partial admission "
-                                                     "reduces one pod set)")
-    for index, pod_set in enumerate(shape_pod_sets):
-        try:
-            pod_requests((pod_set.get("template") or {}).get("spec") or {})
-        except QuantityError as problem:
-            raise error(key_of(index, "requests"), str(problem)) from None
+def _shape(trace: Trace, pod_sets: list[dict[str, Any]], error, field: str) -> Shape:
+    """The trace's Shape for these pod sets; a new one is checked once: every quantity Kubernetes
+    would parse, counts Kueue accepts. `field` is where the pod sets were given."""
+    def key(index: int, name: str) -> str:
+        return f"{field}[{index}].{name}" if field == "podSets" else field
+
+    def check(shape_pod_sets: list[dict[str, Any]]) -> None:
+        with_min = [i for i, ps in enumerate(shape_pod_sets) if ps.get("minCount") is not None]
+        if len(with_min) > 1:
+            raise error(key(with_min[1], "minCount"), "only one pod set may set minCount (Kueue's partial "
+                                                      "admission reduces one pod set)")
+        for index, pod_set in enumerate(shape_pod_sets):
+            _parsed(pod_requests, (pod_set.get("template") or {}).get("spec") or {}, key(index, "requests"), error)
+
+    return trace.shape(pod_sets, check)
 
 
-def _pod_sets_from_lines(pod_sets: Any, error) -> list[dict[str, Any]]:
+def _pod_set(name: str, count: int, requests: dict[str, str], min_count: Any, key: str, error,
+             **spec: Any) -> dict[str, Any]:
+    """A Workload pod set of one container asking `requests`; `min_count` (partial admission) is
+    kept when it is below `count`."""
+    pod_set: dict[str, Any] = {"name": name, "count": count, "template": {"spec": {
+        "containers": [{"name": "main", "resources": {"requests": requests}}], **spec}}}
+    if min_count is not None:
+        minimum = _integer(min_count, key, error, minimum=1)
+        if minimum > count:
+            raise error(key, f"{minimum} is more than count {count}")
+        if minimum < count:
+            pod_set["minCount"] = minimum
+    return pod_set
+
+
+def _submission(value: dict[str, Any], error) -> tuple[float, bool, Optional[float], Optional[int], Optional[str]]:
+    """A JSON Lines or CSV workload's submission time (and whether it is an instant), runtime,
+    priority and priority class (CSV gives its non-empty cells)."""
+    submitted, absolute = _parsed(submitted_time, value["submitted"], "submitted", error)
+    runtime = None if value.get("runtime") is None else _parsed(lambda v: duration(v, "a runtime"),
+                                                                value["runtime"], "runtime", error)
+    if "priority" in value and "priorityClass" in value:
+        raise error("priorityClass", "give either priority or priorityClass, not both")
+    priority = None if value.get("priority") is None else _integer(value["priority"], "priority", error,
+                                                                       minimum=-(2**31))
+    priority_class = None if value.get("priorityClass") is None else _text(value["priorityClass"], "priorityClass",
+                                                                           error)
+    return submitted, absolute, runtime, priority, priority_class
+
+
+def _pod_sets_from_lines(pod_sets: Any, error: Where) -> list[dict[str, Any]]:
     """The contract's JSON Lines `podSets` as Workload pod sets."""
     if not isinstance(pod_sets, list) or not pod_sets:
         raise error("podSets", "must be a non-empty list of pod sets ({name, count, requests, ...})")
     found = []
     names = set()
     for index, pod_set in enumerate(pod_sets):
-        where = f"podSets[{index}]"
         if not isinstance(pod_set, dict):
-            raise error(where, "must be a map ({name, count, requests, ...})")
-        for key in pod_set:
-            if key not in POD_SET_KEYS:
-                raise error(f"{where}.{key}", f"unknown field{suggest(str(key), POD_SET_KEYS)} "
-                                              f"(known: {', '.join(POD_SET_KEYS)})")
-        name = _text(pod_set.get("name", "main"), f"{where}.name", error)
+            raise error(f"podSets[{index}]", "must be a map ({name, count, requests, ...})")
+        at = error.under(f"podSets[{index}].")
+        at.known(pod_set, POD_SET_KEYS)
+        name = _text(pod_set.get("name", "main"), "name", at)
         if name in names:
-            raise error(f"{where}.name", f"{name!r} names two pod sets; give each its own name")
+            raise at("name", f"{name!r} names two pod sets; give each its own name")
         names.add(name)
-        count = _integer(pod_set.get("count", 1), f"{where}.count", error, minimum=1)
+        count = _integer(pod_set.get("count", 1), "count", at, minimum=1)
         requests = pod_set.get("requests") or {}
         if not isinstance(requests, dict):
-            raise error(f"{where}.requests", "must be a map of resource to quantity")
-        kept = {_text(r, f"{where}.requests", error): _quantity(q, f"{where}.requests.{r}", error)
-                for r, q in requests.items()}
-        spec: dict[str, Any] = {"containers": [{"name": "main", "resources": {"requests": kept}}]}
+            raise at("requests", "must be a map of resource to quantity")
+        kept = {_text(r, "requests", at): _quantity(q, f"requests.{r}", at) for r, q in requests.items()}
+        spec: dict[str, Any] = {}
         selector = pod_set.get("nodeSelector") or {}
         if not isinstance(selector, dict) or not all(isinstance(v, str) for v in selector.values()):
-            raise error(f"{where}.nodeSelector", "must be a map of label to value (strings)")
+            raise at("nodeSelector", "must be a map of label to value (strings)")
         if selector:
             spec["nodeSelector"] = dict(selector)
         tolerations = pod_set.get("tolerations") or []
         if not isinstance(tolerations, list) or not all(isinstance(t, dict) for t in tolerations):
-            raise error(f"{where}.tolerations", "must be a list of tolerations ({key, operator, value, effect})")
+            raise at("tolerations", "must be a list of tolerations ({key, operator, value, effect})")
         if tolerations:
             spec["tolerations"] = [dict(t) for t in tolerations]
-        entry: dict[str, Any] = {"name": name, "count": count, "template": {"spec": spec}}
-        if pod_set.get("minCount") is not None:
-            minimum = _integer(pod_set["minCount"], f"{where}.minCount", error, minimum=1)
-            if minimum > count:
-                raise error(f"{where}.minCount", f"{minimum} is more than count {count}")
-            if minimum < count:
-                entry["minCount"] = minimum
-        found.append(entry)
+        found.append(_pod_set(name, count, kept, pod_set.get("minCount"), "minCount", at, **spec))
     return found
 
 
 def _manifest_workloads(manifest: Any, error) -> list[dict[str, Any]]:
     """The Workloads Kueue v0.19.2 would create for a job manifest (every modelled integration on)."""
     from aks_kueue.kueue.catalog import FRAMEWORKS
-    from aks_kueue.kueue.jobs import JobOptions, Outcome, derive_workloads, is_job
+    from aks_kueue.kueue.jobs import JobOptions, JobOutcome, derive_workloads, is_job
 
     if not isinstance(manifest, dict) or not is_job(manifest):
         kind = manifest.get("kind") if isinstance(manifest, dict) else None
@@ -328,7 +331,7 @@ def _manifest_workloads(manifest: Any, error) -> list[dict[str, Any]]:
     if result.errors:
         first = result.errors[0]
         raise error(f"manifest.{first.field}" if first.field else "manifest", first.message)
-    if result.outcome is not Outcome.WORKLOAD or not result.workloads:
+    if result.outcome is not JobOutcome.WORKLOAD or not result.workloads:
         raise error("manifest", result.reason or "Kueue would create no Workload for it")
     return result.workloads
 
@@ -341,10 +344,7 @@ def _read_jsonl(lines: _Lines, file: str, trace: Trace) -> None:
         stripped = text.strip()
         if not stripped or stripped.startswith("#"):
             continue
-
-        def error(key: Optional[str], message: str, number: int = number) -> TraceError:
-            return TraceError(file, None, message, line=number, key=key)
-
+        error = Where(file, line=number)
         try:
             value = parse_json(stripped, file)  # the loader's bounds: nesting, keys given twice
         except LoadError as problem:
@@ -356,24 +356,12 @@ def _read_jsonl(lines: _Lines, file: str, trace: Trace) -> None:
         _jsonl_workload(value, file, number, error, trace)
 
 
-def _jsonl_workload(value: dict[str, Any], file: str, number: int, error, trace: Trace) -> None:
-    for key in value:
-        if key not in JSONL_KEYS:
-            raise error(key, f"unknown field{suggest(str(key), JSONL_KEYS)} (known: {', '.join(JSONL_KEYS)})")
+def _jsonl_workload(value: dict[str, Any], file: str, number: int, error: Where, trace: Trace) -> None:
+    error.known(value, JSONL_KEYS)
     if "submitted" not in value:
         raise error("submitted", "Required value: when the workload was submitted (RFC 3339, or seconds from the "
                                  "start)")
-    try:
-        submitted, absolute = submitted_time(value["submitted"])
-    except ValueProblem as problem:
-        raise error("submitted", str(problem)) from None
-    runtime = _runtime(value.get("runtime"), error)
-    if "priority" in value and "priorityClass" in value:
-        raise error("priorityClass", "give either priority or priorityClass, not both")
-    priority = None if value.get("priority") is None else _integer(value["priority"], "priority", error,
-                                                                       minimum=-(2**31))
-    priority_class = None if value.get("priorityClass") is None else _text(value["priorityClass"], "priorityClass",
-                                                                           error)
+    submitted, absolute, runtime, priority, priority_class = _submission(value, error)
     if ("podSets" in value) == ("manifest" in value):
         raise error("podSets", "give either podSets or manifest (a job Kueue turns into its Workload), one of them")
     if "podSets" in value:
@@ -392,8 +380,7 @@ def _jsonl_workload(value: dict[str, Any], file: str, number: int, error, trace:
             name = metadata.get("name") or f"{name}-{index}"
         pod_sets = trim_pod_sets(spec.get("podSets"))
         shape = _shape(trace, pod_sets, error, "podSets" if "podSets" in value else "manifest")
-        own_priority = priority
-        own_class = priority_class
+        own_priority, own_class = priority, priority_class
         if own_priority is None and own_class is None and "manifest" in value:
             ref = spec.get("priorityClassRef") or {}
             if ref.get("kind") == WPC_KIND and ref.get("name"):
@@ -401,54 +388,19 @@ def _jsonl_workload(value: dict[str, Any], file: str, number: int, error, trace:
             elif spec.get("priority") is not None:
                 own_priority = int(spec["priority"])
         trace.add(TraceWorkload(
-            order=len(trace.workloads), namespace=intern(_text(namespace, "namespace", error)),
-            name=_text(name, "name", error), queue=intern(_text(queue, "queue", error)), submitted=submitted,
-            runtime=runtime, shape=shape, priority=own_priority,
-            priority_class=None if own_class is None else intern(own_class), absolute=absolute,
-            uid=str(value.get("uid") or ""), file=file))
-
-
-def _runtime(value: Any, error) -> Optional[float]:
-    if value is None:
-        return None
-    try:
-        return duration(value, "a runtime")
-    except ValueProblem as problem:
-        raise error("runtime", str(problem)) from None
-
-
-def _shape(trace: Trace, pod_sets: list[dict[str, Any]], error, field: str) -> Shape:
-    before = len(trace._shapes)
-    shape = trace.shape(pod_sets)
-    if len(trace._shapes) != before:  # a new shape: check it once
-        try:
-            _check_shape(pod_sets, error, lambda i, k: f"{field}[{i}].{k}" if field == "podSets" else field)
-        except TraceError:
-            del trace._shapes[shape.key]
-            raise
-    return shape
+            namespace=_text(namespace, "namespace", error), name=_text(name, "name", error),
+            queue=_text(queue, "queue", error), submitted=submitted, runtime=runtime, shape=shape,
+            priority=own_priority, priority_class=own_class, absolute=absolute, uid=str(value.get("uid") or ""),
+            file=file))
 
 
 # CSV -------------------------------------------------------------------------------------------
 
 
 def _read_csv(lines: _Lines, file: str, trace: Trace) -> None:
-    numbered = iter(lines)
-    current = [0]
-
-    def texts() -> Iterator[str]:
-        for number, text in numbered:
-            current[0] = number
-            yield text
-
-    reader = csv.reader(texts())
     header: Optional[list[str]] = None
-    for cells in reader:
-        number = current[0]
-
-        def error(key: Optional[str], message: str, number: int = number) -> TraceError:
-            return TraceError(file, None, message, line=number, key=key)
-
+    for cells in csv.reader(text for _, text in lines):
+        error = Where(file, line=lines.number)  # the line the row ends on
         if not cells or all(not c.strip() for c in cells) or (cells[0].lstrip().startswith("#") and header is None):
             continue
         if header is None:
@@ -457,7 +409,7 @@ def _read_csv(lines: _Lines, file: str, trace: Trace) -> None:
         if len(cells) != len(header):
             raise error(None, f"{len(cells)} cells, but the header has {len(header)} columns")
         row = dict(zip(header, (c.strip() for c in cells)))
-        _csv_workload(row, header, file, number, error, trace)
+        _csv_workload(row, header, file, lines.number, error, trace)
 
 
 def _csv_header(cells: list[str], error) -> list[str]:
@@ -483,41 +435,22 @@ def _csv_header(cells: list[str], error) -> list[str]:
     return header
 
 
-def _csv_workload(row: dict[str, str], header: list[str], file: str, number: int, error, trace: Trace) -> None:
-    try:
-        submitted, absolute = submitted_time(row["submitted"])
-    except ValueProblem as problem:
-        raise error("submitted", str(problem)) from None
-    runtime = _runtime(row.get("runtime") or None, error)
-    if row.get("priority") and row.get("priorityClass"):
-        raise error("priorityClass", "give either priority or priorityClass, not both")
-    priority = _integer(row["priority"], "priority", error, minimum=-(2**31)) if row.get("priority") else None
+def _csv_workload(row: dict[str, str], header: list[str], file: str, number: int, error: Where, trace: Trace) -> None:
+    submitted, absolute, runtime, priority, priority_class = _submission(
+        {key: value for key, value in row.items() if value or key == "submitted"}, error)
     count = _integer(row["count"], "count", error, minimum=1)
     count_at = header.index("count")
-    requests = {}
-    for name in header[count_at + 1:]:
-        if name in CSV_OPTIONAL or not row[name]:
-            continue
-        requests[name] = _quantity(row[name], name, error)
-    pod_set: dict[str, Any] = {"name": "main", "count": count,
-                               "template": {"spec": {"containers": [{"name": "main",
-                                                                     "resources": {"requests": requests}}]}}}
-    if row.get("minCount"):
-        minimum = _integer(row["minCount"], "minCount", error, minimum=1)
-        if minimum > count:
-            raise error("minCount", f"{minimum} is more than count {count}")
-        if minimum < count:
-            pod_set["minCount"] = minimum
+    requests = {name: _quantity(row[name], name, error) for name in header[count_at + 1:]
+                if name not in CSV_OPTIONAL and row[name]}
+    pod_set = _pod_set("main", count, requests, row.get("minCount") or None, "minCount", error)
     shape = _shape(trace, [pod_set], error, "count")
     queue = row.get("queue") or ""
     if not queue:
         raise error("queue", "Required value: the LocalQueue the workload was submitted to")
-    priority_class = row.get("priorityClass") or None
     trace.add(TraceWorkload(
-        order=len(trace.workloads), namespace=intern(row.get("namespace") or "default"),
-        name=row.get("name") or f"line-{number}", queue=intern(queue), submitted=submitted,
-        runtime=runtime, shape=shape, priority=priority,
-        priority_class=None if priority_class is None else intern(priority_class), absolute=absolute, file=file))
+        namespace=row.get("namespace") or "default", name=row.get("name") or f"line-{number}", queue=queue,
+        submitted=submitted, runtime=runtime, shape=shape, priority=priority, priority_class=priority_class,
+        absolute=absolute, file=file))
 
 
 # Workload exports --------------------------------------------------------------------------------
@@ -530,27 +463,24 @@ class _Exports:
     def __init__(self, trace: Trace):
         self.trace = trace
         self.seen: dict[tuple, tuple[tuple, int]] = {}  # identity -> (state rank, index in trace.workloads)
-        self.documents = 0
 
     def read(self, documents: list[Any], file: str) -> None:
         for index, value in enumerate(documents):
             if value is None:
                 continue
+            error = Where(file, document=index)
             if not isinstance(value, dict):
-                raise TraceError(file, index, "a document must be a Workload or a List of them (a map)")
+                raise error(None, "a document must be a Workload or a List of them (a map)")
             if value.get("kind") == "List" or (value.get("kind", "").endswith("List") and "items" in value):
                 items = value.get("items")
                 if not isinstance(items, list):
-                    raise TraceError(file, index, "a List must have items (a list of Workloads)", key="items")
+                    raise error("items", "a List must have items (a list of Workloads)")
                 for position, item in enumerate(items):
-                    self._one(item, file, index, f"items[{position}].")
+                    self._one(item, file, error.under(f"items[{position}]."))
             else:
-                self._one(value, file, index, "")
+                self._one(value, file, error)
 
-    def _one(self, manifest: Any, file: str, index: int, prefix: str) -> None:
-        def error(key: Optional[str], message: str) -> TraceError:
-            return TraceError(file, index, message, key=prefix + key if key else (prefix.rstrip(".") or None))
-
+    def _one(self, manifest: Any, file: str, error: Where) -> None:
         if not isinstance(manifest, dict):
             raise error(None, "must be a Workload (a map)")
         api, kind = manifest.get("apiVersion"), manifest.get("kind")
@@ -558,19 +488,15 @@ class _Exports:
             raise error("kind", f"{api}/{kind} is not a Kueue Workload; a trace holds Workloads "
                                 f"(kubectl get workloads -A -o yaml), {GROUP}/v1beta2 or v1beta1")
         workload = to_v1beta2(manifest)
-        metadata = workload.get("metadata") if isinstance(workload.get("metadata"), dict) else {}
-        spec = workload.get("spec") if isinstance(workload.get("spec"), dict) else {}
-        status = workload.get("status") if isinstance(workload.get("status"), dict) else {}
+        metadata, spec, status = (workload.get(k) if isinstance(workload.get(k), dict) else {}
+                                  for k in ("metadata", "spec", "status"))
         name = _text(metadata.get("name"), "metadata.name", error)
         namespace = metadata.get("namespace") or "default"
         created = metadata.get("creationTimestamp")
         if not isinstance(created, str):
             raise error("metadata.creationTimestamp", "Required value: when the Workload was created (kubectl "
                                                       "prints it); the trace needs it as the submission time")
-        try:
-            submitted = instant(created)
-        except ValueProblem as problem:
-            raise error("metadata.creationTimestamp", str(problem)) from None
+        submitted = _parsed(instant, created, "metadata.creationTimestamp", error)
         queue = spec.get("queueName")
         if not isinstance(queue, str) or not queue:
             raise error("spec.queueName", "Required value: a Workload without a queue is not Kueue's to admit")
@@ -581,69 +507,54 @@ class _Exports:
                 raise error(f"spec.podSets[{position}]", "must be a pod set (a map)")
             _integer(pod_set.get("count", 1), f"spec.podSets[{position}].count", error, minimum=0)
         runtime = _export_runtime(status, error)
-        pod_sets = trim_pod_sets(spec["podSets"])
-        shape = _shape_export(self.trace, pod_sets, error)
+        shape = _shape(self.trace, trim_pod_sets(spec["podSets"]), error.under("spec."), "podSets")
         ref = spec.get("priorityClassRef") if isinstance(spec.get("priorityClassRef"), dict) else {}
-        priority_class = ref.get("name") if ref.get("kind") == WPC_KIND else None
         priority = spec.get("priority")
         if priority is not None:
             priority = _integer(priority, "spec.priority", error, minimum=-(2**31))
         uid = metadata.get("uid") if isinstance(metadata.get("uid"), str) else ""
         identity = ("uid", uid) if uid else ("name", namespace, name, created)
         rank = _state_rank(status, metadata)
-        entry = TraceWorkload(order=0, namespace=intern(namespace), name=name, queue=intern(queue),
-                              submitted=submitted, runtime=runtime, shape=shape, priority=priority,
-                              priority_class=None if priority_class is None else intern(priority_class),
+        entry = TraceWorkload(namespace=namespace, name=name, queue=queue, submitted=submitted, runtime=runtime,
+                              shape=shape, priority=priority,
+                              priority_class=ref.get("name") if ref.get("kind") == WPC_KIND else None,
                               absolute=True, uid=uid, file=file)
         known = self.seen.get(identity)
         if known is None:
-            entry.order = len(self.trace.workloads)
             self.seen[identity] = (rank, len(self.trace.workloads))
             self.trace.add(entry)
         elif rank >= known[0]:
-            kept = self.trace.workloads[known[1]]
-            entry.order = kept.order
+            entry.order = self.trace.workloads[known[1]].order
             self.trace.workloads[known[1]] = entry
             self.seen[identity] = (rank, known[1])
 
 
-def _shape_export(trace: Trace, pod_sets: list[dict[str, Any]], error) -> Shape:
-    return _shape(trace, pod_sets, lambda key, message: error("spec." + key if key else None, message), "podSets")
-
-
 def _conditions(status: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    found = {}
-    for condition in status.get("conditions") or []:
-        if isinstance(condition, dict) and isinstance(condition.get("type"), str):
-            found[condition["type"]] = condition
-    return found
+    return {c["type"]: c for c in status.get("conditions") or []
+            if isinstance(c, dict) and isinstance(c.get("type"), str)}
 
 
-def _condition_time(condition: Optional[dict[str, Any]], error, key: str) -> Optional[float]:
+def _condition_time(conditions: dict[str, dict[str, Any]], kind: str, error) -> Optional[float]:
+    condition, key = conditions.get(kind), f"status.conditions[{kind}]"
     if not condition or condition.get("status") != "True":
         return None
     when = condition.get("lastTransitionTime")
     if not isinstance(when, str):
         raise error(key, "Required value: lastTransitionTime of a True condition")
-    try:
-        return instant(when)
-    except ValueProblem as problem:
-        raise error(key, str(problem)) from None
+    return _parsed(instant, when, key, error)
 
 
 def _export_runtime(status: dict[str, Any], error) -> Optional[float]:
     """Finished minus the start: PodsReady=True when present, else Admitted=True. Without Finished
     the workload runs until the end of the replay; finished without ever running, 0."""
     conditions = _conditions(status)
-    finished = _condition_time(conditions.get("Finished"), error, "status.conditions[Finished]")
+    finished = _condition_time(conditions, "Finished", error)
     if finished is None:
         return None
-    started = _condition_time(conditions.get("PodsReady"), error, "status.conditions[PodsReady]")
+    started = _condition_time(conditions, "PodsReady", error)
     if started is None:
-        started = _condition_time(conditions.get("Admitted"), error, "status.conditions[Admitted]")
-    if started is None:
-        return 0.0
-    return max(0.0, finished - started)
+        started = _condition_time(conditions, "Admitted", error)
+    return 0.0 if started is None else max(0.0, finished - started)
 
 
 def _state_rank(status: dict[str, Any], metadata: dict[str, Any]) -> tuple:

@@ -35,7 +35,7 @@ from typing import Any, Optional
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.convert import V1BETA2
-from aks_kueue.replay.trace import Trace, TraceError, TraceWorkload
+from aks_kueue.replay.trace import Trace, TraceWorkload, Where
 
 POLICIES = ("Never", "LowerPriority", "LowerOrNewerEqualPriority", "Any")
 TOP_KEYS = ("cohorts", "resourceFlavor", "topology")
@@ -58,10 +58,8 @@ class Generated:
 
 
 def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
-    def error(key: str, message: str) -> TraceError:
-        return TraceError(file, 0, message, key=key)
-
-    _known(document, TOP_KEYS, "", error)
+    error = Where(file, document=0)
+    error.known(document, TOP_KEYS)
     flavor = DEFAULT_FLAVOR
     notes = []
     if document.get("resourceFlavor") is not None:
@@ -79,58 +77,53 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
                                       "spec": {}}]
     generated = Generated(file, objects, notes=notes)
     made: list[tuple[float, int, TraceWorkload]] = []
-    sequence = 0
     for ci, cohort_set in enumerate(cohorts):
-        where = f"cohorts[{ci}]"
-        _known(cohort_set, COHORT_KEYS, where, error)
-        cohort_class = _name(cohort_set.get("className"), f"{where}.className", error)
+        at = error.under(f"cohorts[{ci}].")
+        at.known(cohort_set, COHORT_KEYS)
+        cohort_class = _name(cohort_set.get("className"), "className", at)
         queue_sets = cohort_set.get("queuesSets")
         if not isinstance(queue_sets, list):
-            raise error(f"{where}.queuesSets", "must be a list of queue sets")
-        for cohort_index in range(_count(cohort_set.get("count"), f"{where}.count", error)):
+            raise at("queuesSets", "must be a list of queue sets")
+        for cohort_index in range(_count(cohort_set.get("count"), "count", at)):
             cohort = f"{cohort_class}-{cohort_index}"
             for qi, queue_set in enumerate(queue_sets):
-                qwhere = f"{where}.queuesSets[{qi}]"
-                _known(queue_set, QUEUE_KEYS, qwhere, error)
-                queue_class = _name(queue_set.get("className"), f"{qwhere}.className", error)
+                q_at = at.under(f"queuesSets[{qi}].")
+                q_at.known(queue_set, QUEUE_KEYS)
+                queue_class = _name(queue_set.get("className"), "className", q_at)
                 resource = {"name": "cpu",
-                            "nominalQuota": _quantity(queue_set.get("nominalQuota"), f"{qwhere}.nominalQuota", error)}
+                            "nominalQuota": _quantity(queue_set.get("nominalQuota"), "nominalQuota", q_at)}
                 if queue_set.get("borrowingLimit") not in (None, ""):
-                    resource["borrowingLimit"] = _quantity(queue_set["borrowingLimit"], f"{qwhere}.borrowingLimit",
-                                                           error)
-                preemption = {key: _policy(queue_set.get(key), f"{qwhere}.{key}", error)
+                    resource["borrowingLimit"] = _quantity(queue_set["borrowingLimit"], "borrowingLimit", q_at)
+                preemption = {key: _policy(queue_set.get(key), key, q_at)
                               for key in ("reclaimWithinCohort", "withinClusterQueue")}
                 sets = queue_set.get("workloadsSets")
                 if not isinstance(sets, list):
-                    raise error(f"{qwhere}.workloadsSets", "must be a list of workload sets")
-                for queue_index in range(_count(queue_set.get("count"), f"{qwhere}.count", error)):
+                    raise q_at("workloadsSets", "must be a list of workload sets")
+                for queue_index in range(_count(queue_set.get("count"), "count", q_at)):
                     name = f"{queue_class}-{qi}-{queue_index}-{cohort}"
                     generated.queue_classes[name] = queue_class
                     objects += _queue_objects(name, cohort, flavor, resource, preemption)
                     for si, workload_set in enumerate(sets):
-                        swhere = f"{qwhere}.workloadsSets[{si}]"
-                        _known(workload_set, SET_KEYS, swhere, error)
-                        rounds = _count(workload_set.get("count"), f"{swhere}.count", error)
-                        interval = _count(workload_set.get("creationIntervalMs"), f"{swhere}.creationIntervalMs",
-                                          error)
+                        s_at = q_at.under(f"workloadsSets[{si}].")
+                        s_at.known(workload_set, SET_KEYS)
+                        rounds = _count(workload_set.get("count"), "count", s_at)
+                        interval = _count(workload_set.get("creationIntervalMs"), "creationIntervalMs", s_at)
                         templates = workload_set.get("workloads")
                         if not isinstance(templates, list) or not templates:
-                            raise error(f"{swhere}.workloads", "must be a non-empty list of workload templates")
-                        shapes = [_template(t, f"{swhere}.workloads[{i}]", trace, error) for i, t in
-                                  enumerate(templates)]
+                            raise s_at("workloads", "must be a non-empty list of workload templates")
+                        shapes = [_template(t, trace, s_at.under(f"workloads[{i}]."))
+                                  for i, t in enumerate(templates)]
                         k = 0
                         for round_index in range(rounds):
                             for ti, (wl_class, runtime, priority, shape) in enumerate(shapes):
                                 k += 1
                                 submitted = k * interval / 1000
-                                sequence += 1
-                                made.append((submitted, sequence, TraceWorkload(
-                                    order=0, namespace=name, name=f"{wl_class}-{si}-{round_index}-{ti}", queue=name,
+                                made.append((submitted, len(made), TraceWorkload(
+                                    namespace=name, name=f"{wl_class}-{si}-{round_index}-{ti}", queue=name,
                                     submitted=submitted, runtime=runtime, shape=shape, priority=priority,
                                     file=file)))
     made.sort(key=lambda m: (m[0], m[1]))
     for _, _, workload in made:
-        workload.order = len(trace.workloads)
         trace.add(workload)
     trace.generated = generated
     trace.notes += notes
@@ -150,27 +143,18 @@ def _queue_objects(name: str, cohort: str, flavor: str, resource: dict, preempti
     ]
 
 
-def _template(template: Any, where: str, trace: Trace, error) -> tuple[str, float, int, Any]:
-    _known(template, WORKLOAD_KEYS, where, error)
-    wl_class = _name(template.get("className"), f"{where}.className", error)
-    runtime = _count(template.get("runtimeMs"), f"{where}.runtimeMs", error) / 1000
+def _template(template: Any, trace: Trace, error: Where) -> tuple[str, float, int, Any]:
+    error.known(template, WORKLOAD_KEYS)
+    wl_class = _name(template.get("className"), "className", error)
+    runtime = _count(template.get("runtimeMs"), "runtimeMs", error) / 1000
     priority = template.get("priority", 0)
     if isinstance(priority, bool) or not isinstance(priority, int):
-        raise error(f"{where}.priority", f"{priority!r} is not a whole number")
-    request = _quantity(template.get("request"), f"{where}.request", error)
-    pods = _count(template.get("podCount", 1) or 1, f"{where}.podCount", error)
+        raise error("priority", f"{priority!r} is not a whole number")
+    request = _quantity(template.get("request"), "request", error)
+    pods = _count(template.get("podCount", 1) or 1, "podCount", error)
     pod_set = {"name": "main", "count": max(1, pods),
                "template": {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": request}}}]}}}
     return wl_class, runtime, priority, trace.shape([pod_set])
-
-
-def _known(value: Any, keys: tuple[str, ...], where: str, error) -> None:
-    if not isinstance(value, dict):
-        raise error(where or "cohorts", "must be a map")
-    for key in value:
-        if key not in keys:
-            raise error(f"{where}.{key}" if where else str(key),
-                        f"unknown field{suggest(str(key), keys)} (known: {', '.join(keys)})")
 
 
 def _name(value: Any, key: str, error) -> str:

@@ -24,16 +24,16 @@ with the reason.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from aks_kueue.aks.nodes import PoolCapacity, is_modelled
+from aks_kueue.aks.nodes import GPU_PREFIXES, PoolCapacity, is_modelled
 from aks_kueue.aks.placement import pod_lands
 from aks_kueue.kueue.units import format_amount
 
-# Node event kinds the engine routes back here.
-NODE_READY = "node-ready"
-SCALE_DOWN = "scale-down"
-BOOKED_READY = "booked-ready"
+# The replay's event kinds, in the order they apply within one instant (the engine's queue orders
+# by them); the engine hands node events back here.
+FINISH, TIMEOUT, NODE_READY, SCALE_DOWN, BOOKED_READY, BACKOFF, REQUEUE, SUBMIT = range(8)
 
 
 class Node:
@@ -61,7 +61,7 @@ class PoolState:
         self.max_count = capacity.spec.max_count
         self.startup = startup
         self.allocatable = {r: v for r, v in capacity.node.amounts.items() if is_modelled(r)}
-        self.primary = next((r for r in sorted(self.allocatable) if r.startswith(("nvidia.com/", "amd.com/"))
+        self.primary = next((r for r in sorted(self.allocatable) if r.startswith(GPU_PREFIXES)
                              and self.allocatable[r] > 0), "cpu")
         self.nodes: list[Node] = []
         self.ready = 0   # how many of `nodes` are Ready
@@ -105,35 +105,53 @@ class PoolState:
         return None
 
 
+@dataclass(eq=False, slots=True)
 class PodGroup:
     """The pods of one pod set of one admitted workload, waiting for nodes or placed."""
 
-    __slots__ = ("run", "index", "remaining", "requests", "pools", "placed", "signature")
+    run: Any
+    index: int
+    remaining: int                  # pods not yet placed (the pod set's count at first)
+    requests: dict[str, int]
+    pools: list[PoolState]
+    why: Optional[str]              # why no pool can hold its pods, when `pools` is empty
+    placed: list[Node] = field(default_factory=list)   # one entry per placed pod
+    signature: tuple = field(init=False)   # pods of groups with the same signature fit the same nodes
 
-    def __init__(self, run: Any, index: int, count: int, requests: dict[str, int], pools: list[PoolState]):
-        self.run = run
-        self.index = index
-        self.remaining = count
-        self.requests = requests
-        self.pools = pools
-        self.placed: list[Node] = []   # one entry per placed pod
-        self.signature = (tuple(sorted(requests.items())), tuple(p.index for p in pools))
+    def __post_init__(self) -> None:
+        self.signature = (tuple(sorted(self.requests.items())), tuple(p.index for p in self.pools))
 
 
 def _fits(free: dict[str, int], requests: dict[str, int]) -> bool:
+    return all(free.get(resource, 0) >= value for resource, value in requests.items())
+
+
+def _take(room: dict[str, int], requests: dict[str, int], sign: int = 1) -> None:
+    """A pod's requests out of a node's room (back into it with `sign` -1), for what the node offers."""
     for resource, value in requests.items():
-        if free.get(resource, 0) < value:
-            return False
-    return True
+        if resource in room:
+            room[resource] -= sign * value
+
+
+def _count(node: Node, requests: dict[str, int], now: float, sign: int) -> None:
+    """A pod on a node (`sign` 1) or off it (-1): the node's room and pods, the pool's allocated main resource."""
+    pool = node.pool
+    pool.advance(now)
+    _take(node.free, requests, sign)
+    node.pods += sign
+    used = sign * requests.get(pool.primary, 0)
+    node.used += used
+    if node.ready:
+        pool.allocated += used
 
 
 class NodeModel:
     """The pools of one configuration over one replay. `schedule(time, kind, payload)` puts an
-    event on the engine's queue; the engine hands node events back to `handle`."""
+    event on the engine's queue."""
 
-    def __init__(self, pools: list[PoolCapacity], startup: Callable[[PoolCapacity], float], scale_down_delay: float,
-                 schedule: Callable[[float, str, Any], None]):
-        self.pools = [PoolState(p, startup(p), i) for i, p in enumerate(pools)]
+    def __init__(self, pools: list[PoolCapacity], startups: list[float], scale_down_delay: float,
+                 schedule: Callable[[float, int, Any], None]):
+        self.pools = [PoolState(p, startup, i) for i, (p, startup) in enumerate(zip(pools, startups))]
         self.scale_down_delay = scale_down_delay
         self.schedule = schedule
         self.waiting: list[PodGroup] = []      # unplaced pods, in admission order
@@ -163,12 +181,9 @@ class NodeModel:
         landing = [pool for pool in self.pools if pod_lands(spec, pool.capacity)]
         found, too_small = [], []
         for pool in landing:
-            problem = pool.fits_empty(requests)
+            problem = pool.fits_empty(requests) or (None if pool.max_count > 0 else f"pool {pool.name} has maxCount 0")
             if problem is None:
-                if pool.max_count > 0:
-                    found.append(pool)
-                else:
-                    too_small.append(f"pool {pool.name} has maxCount 0")
+                found.append(pool)
             else:
                 too_small.append(problem)
         reason = None
@@ -179,8 +194,7 @@ class NodeModel:
                           f"(flavors {names}); its pods stay Pending")
             else:
                 reason = "its pods fit no node: " + "; ".join(too_small)
-        answer = (found, reason)
-        self._eligible[key] = answer
+        answer = self._eligible[key] = (found, reason)
         return answer
 
     # Admitted workloads --------------------------------------------------------------------
@@ -223,47 +237,35 @@ class NodeModel:
         self.waiting = [g for g in self.waiting if g.remaining > 0]
         self._book_waiting(now)
         self._scale_up(now)
-        seen, unique = set(), []
-        for run in started:
-            if id(run) not in seen:
-                seen.add(id(run))
-                unique.append(run)
-        return unique
+        return list(dict.fromkeys(started))
 
-    def provision(self, run: Any, groups: list[PodGroup], scale_up: bool, now: float) -> None:
+    def provision(self, run: Any, groups: list[PodGroup], scale_up: bool) -> None:
         """A ProvisioningRequest for the workload's pods: booked now if it can be, else when room appears."""
         self.booking.append((run, groups, scale_up))
         self.changed = True
 
     # Events ---------------------------------------------------------------------------------
 
-    def handle(self, kind: str, payload: Any, now: float) -> Optional[Any]:
-        if kind == NODE_READY:
-            node = payload
-            if node.alive and not node.ready:
-                node.pool.advance(now)
-                node.ready = True
-                node.pool.ready += 1
-                node.pool.allocated += node.used  # booked pods count once their node is there
-                if node.pods == 0:
-                    self._empty(node, now)
-                self.changed = True
-            return None
-        if kind == SCALE_DOWN:
-            node, since = payload
-            pool = node.pool
-            if node.alive and node.ready and node.pods == 0 and node.empty_since == since \
-                    and len(pool.nodes) > pool.min_count:
-                pool.advance(now)
-                node.alive = False
-                pool.nodes.remove(node)
-                pool.ready -= 1
-                pool.record(now)
-                self.changed = True
-            return None
-        if kind == BOOKED_READY:
-            return payload
-        return None
+    def node_ready(self, node: Node, now: float) -> None:
+        if node.alive and not node.ready:
+            node.pool.advance(now)
+            node.ready = True
+            node.pool.ready += 1
+            node.pool.allocated += node.used  # booked pods count once their node is there
+            if node.pods == 0:
+                self._empty(node, now)
+            self.changed = True
+
+    def scale_down(self, node: Node, since: float, now: float) -> None:
+        pool = node.pool
+        if node.alive and node.ready and node.pods == 0 and node.empty_since == since \
+                and len(pool.nodes) > pool.min_count:
+            pool.advance(now)
+            node.alive = False
+            pool.nodes.remove(node)
+            pool.ready -= 1
+            pool.record(now)
+            self.changed = True
 
     def finish(self, now: float) -> None:
         for pool in self.pools:
@@ -308,31 +310,13 @@ class NodeModel:
         return best
 
     def _place(self, node: Node, group: PodGroup, now: float) -> None:
-        pool = node.pool
-        pool.advance(now)
-        for resource, value in group.requests.items():
-            if resource in node.free:
-                node.free[resource] -= value
-        node.pods += 1
+        _count(node, group.requests, now, 1)
         node.empty_since = None
-        used = group.requests.get(pool.primary, 0)
-        node.used += used
-        if node.ready:
-            pool.allocated += used
         group.placed.append(node)
         group.remaining -= 1
 
     def _unplace(self, node: Node, requests: dict[str, int], now: float) -> None:
-        pool = node.pool
-        pool.advance(now)
-        for resource, value in requests.items():
-            if resource in node.free:
-                node.free[resource] += value
-        node.pods -= 1
-        used = requests.get(pool.primary, 0)
-        node.used -= used
-        if node.ready:
-            pool.allocated -= used
+        _count(node, requests, now, -1)
         if node.pods == 0 and node.alive and node.ready:
             self._empty(node, now)
 
@@ -366,9 +350,7 @@ class NodeModel:
                     node = self._launch(pool, now)
                     node.virtual = dict(node.free)
                     upcoming.setdefault(pool.index, []).append(node)
-                for resource, value in group.requests.items():
-                    if resource in node.virtual:
-                        node.virtual[resource] -= value
+                _take(node.virtual, group.requests)
         for nodes in upcoming.values():
             for node in nodes:
                 node.virtual = None
@@ -386,7 +368,7 @@ class NodeModel:
         trial = {}
 
         def room(node: Node) -> dict[str, int]:
-            if id(node) not in trial:
+            if id(node) not in trial:  # a node's room is copied once, when a group first tries it
                 trial[id(node)] = dict(node.free)
             return trial[id(node)]
 
@@ -399,40 +381,30 @@ class NodeModel:
                     rest.append(group)
                     continue
                 plan.append((group, node))
-                for resource, value in group.requests.items():
-                    if resource in trial[id(node)]:
-                        trial[id(node)][resource] -= value
-        new_nodes: list[tuple[PoolState, list[tuple[PodGroup, int]]]] = []
-        if rest:
-            if not scale_up:
-                return False
-            choice = self._one_pool(rest)
-            if choice is None:
-                return False
-            new_nodes = choice
+                _take(trial[id(node)], group.requests)
+        new_nodes = (self._one_pool(rest) if scale_up else None) if rest else []
+        if new_nodes is None:
+            return False
         for group, node in plan:
             self._place(node, group, now)
         for pool, packing in new_nodes:
             node = self._launch(pool, now)
-            for group, count in packing:
-                for _ in range(count):
-                    self._place(node, group, now)
+            for group in packing:
+                self._place(node, group, now)
         ready_at = max([now] + [n.ready_at for g in groups for n in g.placed])
         self.schedule(ready_at, BOOKED_READY, (run, groups))
         return True
 
     @staticmethod
-    def _one_pool(rest: list[PodGroup]) -> Optional[list[tuple[PoolState, list[tuple[PodGroup, int]]]]]:
-        """The new nodes of ONE pool (the first that can) that hold every pod left: all or nothing."""
-        common = None
-        for group in rest:
-            names = {p.index for p in group.pools}
-            common = names if common is None else common & names
-        for pool in (rest[0].pools if rest else []):
-            if pool.index not in (common or set()):
+    def _one_pool(rest: list[PodGroup]) -> Optional[list[tuple[PoolState, list[PodGroup]]]]:
+        """The new nodes of ONE pool (the first that can) that hold every pod left (`rest`, a group
+        per pod): all or nothing."""
+        common = set.intersection(*({p.index for p in group.pools} for group in rest))
+        for pool in rest[0].pools:
+            if pool.index not in common:
                 continue
             packing: list[dict[str, int]] = []
-            assigned: list[list[tuple[PodGroup, int]]] = []
+            assigned: list[list[PodGroup]] = []
             for group in rest:
                 for bin_index, free in enumerate(packing):
                     if _fits(free, group.requests):
@@ -441,13 +413,11 @@ class NodeModel:
                     packing.append(dict(pool.allocatable))
                     assigned.append([])
                     bin_index = len(packing) - 1
-                for resource, value in group.requests.items():
-                    if resource in packing[bin_index]:
-                        packing[bin_index][resource] -= value
-                assigned[bin_index].append((group, 1))
+                _take(packing[bin_index], group.requests)
+                assigned[bin_index].append(group)
             if len(pool.nodes) + len(packing) <= pool.max_count:
                 return [(pool, a) for a in assigned]
         return None
 
 
-__all__ = ["NodeModel", "PodGroup", "PoolState", "Node", "NODE_READY", "SCALE_DOWN", "BOOKED_READY"]
+__all__ = ["NodeModel", "PodGroup", "PoolState", "Node"]

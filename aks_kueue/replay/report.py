@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Optional
 
-from aks_kueue.replay.engine import DEACTIVATED, FINISHED, PARKED, PENDING, RESERVED, Outcome, Run
+from aks_kueue.replay.engine import DEACTIVATED, FINISHED, PARKED, PENDING, RESERVED, ReplayOutcome, Run
 from aks_kueue.replay.trace import Trace
 
 WAIT_KEYS = ("p50", "p95", "max")
 BYTE_RESOURCES = ("memory", "ephemeral-storage")
+WAITING = (PENDING, RESERVED, PARKED)   # a workload still waiting to be admitted
 
 
 @dataclass(frozen=True)
@@ -65,26 +66,21 @@ def display(resource: str, value: float) -> tuple[float, str]:
     return float(value), ""
 
 
-def configuration(outcome: Outcome) -> dict[str, Any]:
+def configuration(outcome: ReplayOutcome) -> dict[str, Any]:
     """One configuration's part of the document."""
     end = outcome.end
     seen = [r for r in outcome.runs if r.trace.submitted <= end and (r.queue is not None or r.state == PARKED)]
     by_queue: dict[str, list[Run]] = {name: [] for name in outcome.queues}
-    unrouted = []
     for run in seen:
-        if run.cq is None:
-            unrouted.append(run)
-        else:
+        if run.cq is not None:
             by_queue[run.cq].append(run)
     queues = [_queue(name, runs, outcome, end) for name, runs in by_queue.items()]
-    found = {"name": outcome.config.name, "events": outcome.events, "clusterQueues": queues,
-             "pools": _pools(outcome), "assumptions": outcome.config.assumptions() + outcome.notes,
-             "unrouted": len(unrouted),
-             "workloads": [_workload(r) for r in seen]}
-    return found
+    return {"name": outcome.config.name, "events": outcome.events, "clusterQueues": queues,
+            "pools": _pools(outcome), "assumptions": outcome.config.assumptions() + outcome.notes,
+            "unrouted": sum(r.cq is None for r in seen), "workloads": [_workload(r) for r in seen]}
 
 
-def document(outcomes: list[Outcome], trace: Trace, gate: Optional[Gate] = None) -> dict[str, Any]:
+def document(outcomes: list[ReplayOutcome], trace: Trace, gate: Optional[Gate] = None) -> dict[str, Any]:
     configurations = [configuration(o) for o in outcomes]
     found: dict[str, Any] = {
         "start": _instant(trace.start),
@@ -109,25 +105,29 @@ def differences(first: dict[str, Any], second: dict[str, Any]) -> list[dict[str,
             continue
         entry: dict[str, Any] = {"clusterQueue": queue["name"]}
         for part in ("waitToAdmit", "waitToStart"):
-            for key in ("p50", "p95", "max"):
+            for key in WAIT_KEYS:
                 entry[f"{part}.{key}"] = _minus(queue[part][key], other[part][key])
         for key in ("admitted", "started", "finished", "preemptions", "evictions", "pendingAtEnd", "neverStarted"):
             entry[key] = queue[key] - other[key]
-        usage = {f"{u['flavor']}/{u['resource']}": u["utilisation"] for u in other["usage"]}
-        entry["utilisation"] = {f"{u['flavor']}/{u['resource']}": _minus(u["utilisation"],
-                                                                         usage.get(f"{u['flavor']}/{u['resource']}"))
-                                for u in queue["usage"]}
+        usage = _utilisation(other)
+        entry["utilisation"] = {fr: _minus(value, usage.get(fr)) for fr, value in _utilisation(queue).items()}
         found.append(entry)
     mine = {q["name"] for q in first["clusterQueues"]}
     found += [{"clusterQueue": q["name"], "only": "second"} for q in second["clusterQueues"] if q["name"] not in mine]
     return found
 
 
-def _queue(name: str, runs: list[Run], outcome: Outcome, end: float) -> dict[str, Any]:
-    to_admit = [((r.admitted if r.admitted is not None and r.state not in (PENDING, RESERVED, PARKED) else end)
-                 - r.trace.submitted) for r in runs]
-    to_start = [((r.started if r.started is not None and r.state not in (PENDING, RESERVED, PARKED) else end)
-                 - r.trace.submitted) for r in runs]
+def _utilisation(queue: dict[str, Any]) -> dict[str, Optional[float]]:
+    return {f"{u['flavor']}/{u['resource']}": u["utilisation"] for u in queue["usage"]}
+
+
+def _queue(name: str, runs: list[Run], outcome: ReplayOutcome, end: float) -> dict[str, Any]:
+    def waited(run: Run, until: Optional[float]) -> float:
+        """To its last admission or start; to the end while it still waits (a lower bound)."""
+        return (until if until is not None and run.state not in WAITING else end) - run.trace.submitted
+
+    to_admit = [waited(r, r.admitted) for r in runs]
+    to_start = [waited(r, r.started) for r in runs]
     usage = []
     for (flavor, resource), meter in sorted(outcome.meters.get(name, {}).items()):
         nominal, unit = display(resource, meter.nominal)
@@ -141,13 +141,13 @@ def _queue(name: str, runs: list[Run], outcome: Outcome, end: float) -> dict[str
         "admitted": sum(r.ever_admitted for r in runs), "started": sum(r.ever_started for r in runs),
         "finished": sum(r.state == FINISHED for r in runs), "preemptions": sum(r.preemptions for r in runs),
         "evictions": sum(r.evictions for r in runs),
-        "pendingAtEnd": sum(r.state in (PENDING, RESERVED, PARKED) for r in runs),
+        "pendingAtEnd": sum(r.state in WAITING for r in runs),
         "neverStarted": sum(r.ever_admitted and not r.ever_started for r in runs),
         "waitToAdmit": waits(to_admit), "waitToStart": waits(to_start), "usage": usage,
     }
 
 
-def _pools(outcome: Outcome) -> list[dict[str, Any]]:
+def _pools(outcome: ReplayOutcome) -> list[dict[str, Any]]:
     if outcome.nodes is None:
         return []
     found = []

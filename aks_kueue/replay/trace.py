@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from fractions import Fraction
-from typing import Any, Optional
+from sys import intern
+from typing import Any, Callable, Optional
 
 from aks_kueue.k8s.loader import LoadError, display_name
+from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.config_api import parse_duration
 
 # Past this many workloads a trace is refused: a month of a large organisation is a few
@@ -51,15 +53,34 @@ class TraceError(LoadError):
         return f"{where}: {self.key + ': ' if self.key else ''}{self.reason}"
 
     def as_json(self) -> dict[str, Any]:
-        found: dict[str, Any] = {"file": self.source or None}
-        if self.line is not None:
-            found["line"] = self.line
-        if self.document is not None:
-            found["document"] = self.document
-        if self.key:
-            found["key"] = self.key
-        found["message"] = str(self)
-        return found
+        where = {"line": self.line, "document": self.document, "key": self.key or None}
+        return {"file": self.source or None, **{k: v for k, v in where.items() if v is not None}, "message": str(self)}
+
+
+@dataclass(frozen=True)
+class Where:
+    """A place in a trace file (its line, or its document and the path to a value in it): every
+    reader builds its errors with one, `where(field, message)`, so that they all read alike."""
+
+    file: str
+    document: Optional[int] = None
+    line: Optional[int] = None
+    prefix: str = ""   # the path to the value the fields are in (`items[2].`)
+
+    def __call__(self, key: Optional[str], message: str) -> TraceError:
+        key = self.prefix + key if key is not None else (self.prefix.rstrip(".") or None)
+        return TraceError(self.file, self.document, message, line=self.line, key=key)
+
+    def under(self, prefix: str) -> "Where":
+        return replace(self, prefix=self.prefix + prefix)
+
+    def known(self, value: Any, keys: tuple[str, ...]) -> None:
+        """Refuse a `value` that is not a map, or its first key that is not one of `keys`, with the likely one."""
+        if not isinstance(value, dict):
+            raise self(None, "must be a map")
+        for key in value:
+            if key not in keys:
+                raise self(str(key), f"unknown field{suggest(str(key), keys)} (known: {', '.join(keys)})")
 
 
 @dataclass(eq=False)
@@ -73,7 +94,6 @@ class Shape:
 
 @dataclass(eq=False, slots=True)
 class TraceWorkload:
-    order: int                      # position in the trace: files as given, lines/documents in order
     namespace: str
     name: str
     queue: str                      # the LocalQueue (spec.queueName)
@@ -85,6 +105,13 @@ class TraceWorkload:
     absolute: bool = False
     uid: str = ""
     file: str = ""                  # the file it came from (one string per file, shared)
+    order: int = 0                  # position in the trace (`Trace.add`): files as given, lines in order
+
+    def __post_init__(self) -> None:
+        # A month of workloads names a few namespaces, queues and classes: one string each.
+        self.namespace, self.queue = intern(self.namespace), intern(self.queue)
+        if self.priority_class is not None:
+            self.priority_class = intern(self.priority_class)
 
 
 @dataclass
@@ -98,15 +125,19 @@ class Trace:
     generated: Any = None
     _shapes: dict[str, Shape] = field(default_factory=dict, repr=False)
 
-    def shape(self, pod_sets: list[dict[str, Any]]) -> Shape:
-        """The one Shape for these (already trimmed) pod sets."""
+    def shape(self, pod_sets: list[dict[str, Any]], check: Optional[Callable[[list], None]] = None) -> Shape:
+        """The one Shape for these (already trimmed) pod sets; `check` refuses a new one (once)."""
         key = json.dumps(pod_sets, sort_keys=True, separators=(",", ":"))
         found = self._shapes.get(key)
         if found is None:
+            if check is not None:
+                check(pod_sets)
             found = self._shapes[key] = Shape(pod_sets, key)
         return found
 
     def add(self, workload: TraceWorkload) -> None:
+        """The next workload of the trace (its `order`)."""
+        workload.order = len(self.workloads)
         if len(self.workloads) >= MAX_WORKLOADS:
             raise TraceError(workload.file, None,
                              f"the trace holds more than {MAX_WORKLOADS:,} workloads, the most one replay reads; "
@@ -179,45 +210,42 @@ def instant(value: str) -> float:
         raise ValueProblem(f"{value!r} is not an RFC 3339 time (e.g. 2026-11-02T08:00:00Z) or a number of seconds")
     text = value.replace("z", "Z").replace("Z", "+00:00").replace("t", "T").replace(" ", "T")
     try:
-        moment = datetime.fromisoformat(text)
+        return datetime.fromisoformat(text).timestamp()  # the pattern makes it carry its offset
     except ValueError:
         raise ValueProblem(f"{value!r} is not a valid time") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.timestamp()
 
 
 def submitted_time(value: Any) -> tuple[float, bool]:
     """(seconds, is an instant) of a `submitted` value: an RFC 3339 time or seconds from the start."""
-    if isinstance(value, bool):
-        raise ValueProblem(f"{value!r} is not a time; write an RFC 3339 time or seconds from the start")
-    if isinstance(value, (int, float)):
-        return _non_negative(float(value), "seconds from the start"), False
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            return _non_negative(float(text), "seconds from the start"), False
-        except ValueError:
-            return instant(text), True
-    raise ValueProblem(f"{value!r} is not a time; write an RFC 3339 time or seconds from the start")
+    found = _seconds_or_text(value, "seconds from the start",
+                             "a time; write an RFC 3339 time or seconds from the start")
+    return (found, False) if isinstance(found, float) else (instant(found), True)
 
 
 def duration(value: Any, what: str = "a duration") -> float:
     """Seconds of a Go-style duration (`90s`, `5m`, `1h30m`) or a plain number of seconds."""
-    if isinstance(value, bool):
-        raise ValueProblem(f"{value!r} is not {what}; write e.g. 90s, 5m, 1h30m or a number of seconds")
-    if isinstance(value, (int, float)):
-        return _non_negative(float(value), what)
+    wrong = f"{what}; write e.g. 90s, 5m, 1h30m or a number of seconds"
+    found = _seconds_or_text(value, what, wrong)
+    if isinstance(found, float):
+        return found
+    parsed: Optional[Fraction] = parse_duration(found)
+    if parsed is None:
+        raise ValueProblem(f"{value!r} is not {wrong}")
+    return _non_negative(float(parsed), what)
+
+
+def _seconds_or_text(value: Any, what: str, wrong: str) -> float | str:
+    """A number of seconds (at least 0), or the text of a string that is not one, for the caller's
+    other reading; a negative number in a string goes to that reading too. Anything else is `wrong`."""
     if isinstance(value, str):
         text = value.strip()
         try:
             return _non_negative(float(text), what)
         except ValueError:
-            pass
-        parsed: Optional[Fraction] = parse_duration(text) if text else None
-        if parsed is not None:
-            return _non_negative(float(parsed), what)
-    raise ValueProblem(f"{value!r} is not {what}; write e.g. 90s, 5m, 1h30m or a number of seconds")
+            return text
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return _non_negative(float(value), what)
+    raise ValueProblem(f"{value!r} is not {wrong}")
 
 
 def _non_negative(value: float, what: str) -> float:

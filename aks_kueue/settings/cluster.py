@@ -7,14 +7,15 @@ import re
 from datetime import date
 from typing import Annotated, Literal, Optional
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 
 from aks_kueue.day2.upgrades import version_channel_problem
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network
 from aks_kueue.aks.allocatable import default_max_pods
-from aks_kueue.settings.base import GUID as _GUID, Model, field_error, field_errors, within
-from aks_kueue.settings.monitoring import is_log_analytics_workspace_id
-from aks_kueue.settings.pools import MAX_OS_DISK_GIB, MIN_OS_DISK_GIB, OsDiskType, os_disk_problem
+from aks_kueue.aks.vm_sizes import lookup
+from aks_kueue.settings.base import GUID as _GUID, ConfigModel, check, checked, matching
+from aks_kueue.settings.monitoring import LogAnalyticsWorkspaceId
+from aks_kueue.settings.pools import MaxPods, OsDiskSize, OsDiskType, os_disk_fits, size_hint
 from aks_kueue.versions import MIN_KUBERNETES_MINOR
 
 Zone = Literal["1", "2", "3"]
@@ -36,35 +37,44 @@ def parse_cidr(value: str) -> str:
     return value
 
 
+def _ip_address(value: str) -> str:
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not an IP address; write it like 10.0.0.10") from None
+    return value
+
+
+def _duration(example: str) -> AfterValidator:
+    return matching(_DURATION, f"is not a duration; write a number with s, m or h, such as {example}")
+
+
+Duration = Annotated[str, _duration("10m")]
+
+
 def judging_day(info: ValidationInfo) -> date:
     """The day dated facts are judged on: `parse_settings(..., today=)` or the versions module's clock."""
     given = (info.context or {}).get("today") if info is not None else None
     return given or kubernetes_versions.today()
 
 
-class SystemPool(Model):
+class SystemPool(ConfigModel):
     vm_size: str
     count: int = Field(3, ge=1, le=limits.MAX_NODES_PER_POOL)
     zones: list[Zone] = []
-    max_pods: Optional[int] = Field(None, ge=limits.MIN_MAX_PODS, le=limits.MAX_MAX_PODS)
+    max_pods: Optional[MaxPods] = None
     os_type: Optional[str] = None
     # As for nodePools[]: set when the pool is created, defaults from the AKS baseline.
     os_disk_type: Optional[OsDiskType] = None
-    os_disk_size_gb: Optional[int] = Field(None, ge=MIN_OS_DISK_GIB, le=MAX_OS_DISK_GIB)
+    os_disk_size_gb: Optional[OsDiskSize] = None
     encryption_at_host: Optional[bool] = None
 
     @field_validator("vm_size")
     @classmethod
     def _known_size(cls, value: str) -> str:
-        from aks_kueue.aks.vm_sizes import lookup
-
         size = lookup(value)
         if size is None:
-            from aks_kueue.aks.vm_sizes import catalog
-            from aks_kueue.k8s.spelling import suggest
-
-            known = [s.name for s in catalog().values()]
-            raise ValueError(f"{value!r} is not a VM size this program knows{suggest(value, known)}; pick one "
+            raise ValueError(f"{value!r} is not a VM size this program knows{size_hint(value)}; pick one "
                              "from the catalog aks_kueue/aks/data/vm-sizes.json, for example Standard_D4s_v5")
         if size.family.startswith("B"):
             raise ValueError(f"{size.name} is a burstable B-series size, which AKS does not support for system "
@@ -87,15 +97,10 @@ class SystemPool(Model):
                              "(Windows nodes belong in a user pool, which this program does not create)")
         return value
 
-    @model_validator(mode="after")
-    def _os_disk(self):
-        problem = os_disk_problem(self.vm_size, self.os_disk_type, self.os_disk_size_gb)
-        if problem:
-            raise field_error(*problem)
-        return self
+    _os_disk = os_disk_fits
 
 
-class AutoscalerProfile(Model):
+class AutoscalerProfile(ConfigModel):
     """The AKS cluster-autoscaler profile, with the AKS API's own camelCase names."""
 
     balance_similar_node_groups: Optional[bool] = None
@@ -105,28 +110,19 @@ class AutoscalerProfile(Model):
     ignore_daemonsets_utilization: Optional[bool] = None
     max_empty_bulk_delete: Optional[int] = Field(None, ge=1)
     max_graceful_termination_sec: Optional[int] = Field(None, ge=0)
-    max_node_provision_time: Optional[str] = None
+    max_node_provision_time: Optional[Duration] = None
     max_total_unready_percentage: Optional[int] = Field(None, ge=0, le=100)
-    new_pod_scale_up_delay: Optional[str] = None
+    new_pod_scale_up_delay: Optional[Duration] = None
     ok_total_unready_count: Optional[int] = Field(None, ge=0)
-    scale_down_delay_after_add: Optional[str] = None
-    scale_down_delay_after_delete: Optional[str] = None
-    scale_down_delay_after_failure: Optional[str] = None
-    scale_down_unneeded_time: Optional[str] = None
-    scale_down_unready_time: Optional[str] = None
+    scale_down_delay_after_add: Optional[Duration] = None
+    scale_down_delay_after_delete: Optional[Duration] = None
+    scale_down_delay_after_failure: Optional[Duration] = None
+    scale_down_unneeded_time: Optional[Duration] = None
+    scale_down_unready_time: Optional[Duration] = None
     scale_down_utilization_threshold: Optional[float] = Field(None, gt=0, le=1)
     scan_interval: Optional[int] = Field(None, ge=1, description="seconds")
     skip_nodes_with_local_storage: Optional[bool] = None
     skip_nodes_with_system_pods: Optional[bool] = None
-
-    @field_validator("max_node_provision_time", "new_pod_scale_up_delay", "scale_down_delay_after_add",
-                     "scale_down_delay_after_delete", "scale_down_delay_after_failure",
-                     "scale_down_unneeded_time", "scale_down_unready_time")
-    @classmethod
-    def _duration(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None and not _DURATION.fullmatch(value):
-            raise ValueError(f"{value!r} is not a duration; write a number with s, m or h, such as 10m")
-        return value
 
     def to_api(self) -> dict[str, object]:
         """AKS takes every profile value as a string (booleans as "true"/"false")."""
@@ -141,21 +137,16 @@ class AutoscalerProfile(Model):
         return out
 
 
-class Network(Model):
+class Network(ConfigModel):
     plugin: Literal["azure", "kubenet", "none"] = "azure"
     plugin_mode: Optional[Literal["overlay"]] = None
     policy: Optional[Literal["azure", "calico", "cilium", "none"]] = None
     dataplane: Optional[Literal["azure", "cilium"]] = None
-    pod_cidr: Optional[str] = None
-    service_cidr: Optional[str] = None
-    dns_service_ip: Optional[str] = None
+    pod_cidr: Optional[Annotated[str, AfterValidator(parse_cidr)]] = None
+    service_cidr: Optional[Annotated[str, AfterValidator(parse_cidr)]] = None
+    dns_service_ip: Optional[Annotated[str, AfterValidator(_ip_address)]] = None
     outbound_type: Literal["loadBalancer", "managedNATGateway", "userAssignedNATGateway",
                            "userDefinedRouting", "none"] = "loadBalancer"
-
-    @field_validator("pod_cidr", "service_cidr")
-    @classmethod
-    def _cidr(cls, value: Optional[str]) -> Optional[str]:
-        return parse_cidr(value) if value is not None else value
 
     @model_validator(mode="before")
     @classmethod
@@ -174,16 +165,6 @@ class Network(Model):
             data.setdefault("policy", "calico")
         return data
 
-    @field_validator("dns_service_ip")
-    @classmethod
-    def _address(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None:
-            try:
-                ipaddress.ip_address(value)
-            except ValueError:
-                raise ValueError(f"{value!r} is not an IP address; write it like 10.0.0.10") from None
-        return value
-
     @property
     def uses_pod_cidr(self) -> bool:
         """Overlay and kubenet give each node a /24 of podCidr; with no CNI (BYO) AKS still routes it."""
@@ -193,30 +174,24 @@ class Network(Model):
     def effective_pod_cidr(self) -> str:
         return self.pod_cidr or aks_network.DEFAULT_POD_CIDR
 
-    @model_validator(mode="after")
+    @check
     def _consistent(self):
-        problems: list[tuple[str, str]] = []
         if self.plugin != "azure" and self.plugin_mode is not None:
-            problems.append(("pluginMode", f"pluginMode overlay needs plugin azure, not {self.plugin}; "
-                                           "remove pluginMode or set plugin: azure"))
+            yield "pluginMode", (f"pluginMode overlay needs plugin azure, not {self.plugin}; "
+                                 "remove pluginMode or set plugin: azure")
         if self.dataplane == "cilium" and self.plugin != "azure":
-            problems.append(("dataplane", "the Cilium dataplane needs plugin azure; "
-                                          "set plugin: azure or dataplane: azure"))
+            yield "dataplane", "the Cilium dataplane needs plugin azure; set plugin: azure or dataplane: azure"
         if self.policy == "cilium" and self.dataplane != "cilium":
-            problems.append(("policy", "network policy cilium needs dataplane cilium; "
-                                       "set dataplane: cilium or policy: azure"))
+            yield "policy", "network policy cilium needs dataplane cilium; set dataplane: cilium or policy: azure"
         if self.dataplane == "cilium" and self.policy in _NOT_WITH_CILIUM:
-            problems.append(("policy", f"network policy {self.policy} cannot run with the Cilium dataplane, which "
-                                       "enforces network policy itself: AKS refuses the pair "
-                                       f"({limits.CILIUM_NEEDS_CILIUM_POLICY.name}: \"Cilium dataplane requires "
-                                       "network policy cilium\"); set policy: cilium (or remove it), or dataplane: "
-                                       f"azure to keep {self.policy}"))
+            yield "policy", (f"network policy {self.policy} cannot run with the Cilium dataplane, which enforces "
+                             "network policy itself: AKS refuses the pair "
+                             f"({limits.CILIUM_NEEDS_CILIUM_POLICY.name}: \"Cilium dataplane requires network "
+                             "policy cilium\"); set policy: cilium (or remove it), or dataplane: azure to keep "
+                             f"{self.policy}")
         if self.pod_cidr and self.plugin == "azure" and self.plugin_mode != "overlay":
-            problems.append(("podCidr", "podCidr applies only to Azure CNI Overlay or kubenet; remove it"))
-        problems += self._address_problems()
-        if problems:
-            raise field_errors(problems)
-        return self
+            yield "podCidr", "podCidr applies only to Azure CNI Overlay or kubenet; remove it"
+        yield from self._address_problems()
 
     def _address_problems(self) -> list[tuple[str, str]]:
         """The network arithmetic AKS checks at create time (`aks_kueue/aks/network.py` has the sources)."""
@@ -272,7 +247,7 @@ class Network(Model):
         return f" ({' and '.join(defaults)} at the AKS default)" if defaults else ""
 
 
-class ImageCleaner(Model):
+class ImageCleaner(ConfigModel):
     """AKS Image Cleaner (`securityProfile.imageCleaner`): removes unused, vulnerable images from the
     nodes. ARM needs the interval (image-cleaner: "required for ARM template or other clients"); the
     Azure CLI's default is one week, the least 24 hours, the most three months."""
@@ -281,7 +256,7 @@ class ImageCleaner(Model):
     interval_hours: int = Field(168, ge=24, le=2160)
 
 
-class Defender(Model):
+class Defender(ConfigModel):
     """Microsoft Defender for Containers' sensor (`securityProfile.defender`). It sends to a Log
     Analytics workspace, which the AKS API requires once it is on: `logAnalyticsWorkspaceId`, else
     the workspace of `aks-kueue:monitoring` (Container Insights). Unset `enabled` turns it on
@@ -289,48 +264,30 @@ class Defender(Model):
     error, `false` turns it off."""
 
     enabled: Optional[bool] = None
-    log_analytics_workspace_id: Optional[str] = None
+    log_analytics_workspace_id: Optional[LogAnalyticsWorkspaceId] = None
 
-    @field_validator("log_analytics_workspace_id")
-    @classmethod
-    def _workspace(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None and not is_log_analytics_workspace_id(value):
-            raise ValueError(f"{value!r} is not a Log Analytics workspace resource id; write it as /subscriptions/"
-                             "<id>/resourceGroups/<group>/providers/Microsoft.OperationalInsights/workspaces/<name>")
-        return value
-
-    @model_validator(mode="after")
+    @check
     def _consistent(self):
         if self.enabled is False and self.log_analytics_workspace_id is not None:
-            raise field_error("logAnalyticsWorkspaceId", "is used only while Defender is on; remove it or "
-                                                         "remove enabled: false")
-        return self
+            yield "logAnalyticsWorkspaceId", "is used only while Defender is on; remove it or remove enabled: false"
 
 
-class KeyVaultSecretsProvider(Model):
+class KeyVaultSecretsProvider(ConfigModel):
     """The Azure Key Vault provider for the Secrets Store CSI driver (add-on
     `azureKeyvaultSecretsProvider`). Writing the key turns it on; rotation is on by default, as the
     baseline asks (csi-secrets-store-configuration-options; checkov CKV_AZURE_172)."""
 
     enabled: bool = True
     secret_rotation: bool = True
-    rotation_poll_interval: Optional[str] = None
+    rotation_poll_interval: Optional[Annotated[str, _duration("2m (AKS's default)")]] = None
 
-    @field_validator("rotation_poll_interval")
-    @classmethod
-    def _interval(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None and not _DURATION.fullmatch(value):
-            raise ValueError(f"{value!r} is not a duration; write a number with s, m or h, such as 2m (AKS's default)")
-        return value
-
-    @model_validator(mode="after")
+    @check
     def _consistent(self):
         if not self.secret_rotation and self.rotation_poll_interval is not None:
-            raise field_error("rotationPollInterval", "is used only with secretRotation: true; remove it")
-        return self
+            yield "rotationPollInterval", "is used only with secretRotation: true; remove it"
 
 
-class Security(Model):
+class Security(ConfigModel):
     """Defaults follow the AKS production security baseline."""
 
     local_accounts_disabled: bool = True
@@ -363,43 +320,34 @@ class Security(Model):
     def _cidrs(cls, values: list[str]) -> list[str]:
         return [parse_cidr(v if "/" in v else f"{v}/32") for v in values]
 
-    @model_validator(mode="after")
+    @check
     def _consistent(self):
-        problems: list[tuple[str, str]] = []
         ranges = self.api_server_authorized_ip_ranges
         if self.private_cluster and ranges:
-            problems.append(("apiServerAuthorizedIpRanges", "AKS does not support authorized IP ranges on a "
-                             "private cluster (its API server has no public endpoint to restrict); remove them "
-                             "or set privateCluster: false"))
+            yield "apiServerAuthorizedIpRanges", ("AKS does not support authorized IP ranges on a private cluster "
+                                                  "(its API server has no public endpoint to restrict); remove them "
+                                                  "or set privateCluster: false")
         if len(ranges) > limits.MAX_AUTHORIZED_IP_RANGES:
-            problems.append(("apiServerAuthorizedIpRanges", f"{len(ranges)} ranges; AKS accepts at most "
-                             f"{limits.MAX_AUTHORIZED_IP_RANGES} authorized IP ranges, so merge some into "
-                             "wider CIDR blocks"))
+            yield "apiServerAuthorizedIpRanges", (f"{len(ranges)} ranges; AKS accepts at most "
+                                                  f"{limits.MAX_AUTHORIZED_IP_RANGES} authorized IP ranges, so merge "
+                                                  "some into wider CIDR blocks")
         if self.private_cluster and not self.deployer_in_cluster_network:
-            problems.append(("privateCluster", "a private API server answers only inside the cluster's virtual "
-                             "network (or a network peered or connected to it), and pulumi-kubernetes must "
-                             "reach it to install Kueue and the queues; run pulumi from there and say so with "
-                             "deployerInClusterNetwork: true, or set privateCluster: false"))
+            yield "privateCluster", ("a private API server answers only inside the cluster's virtual network (or a "
+                                     "network peered or connected to it), and pulumi-kubernetes must reach it to "
+                                     "install Kueue and the queues; run pulumi from there and say so with "
+                                     "deployerInClusterNetwork: true, or set privateCluster: false")
         if self.deployer_in_cluster_network and not self.private_cluster:
-            problems.append(("deployerInClusterNetwork", "applies only to privateCluster: true (a public API "
-                             "server is reached from anywhere its authorized ranges allow); remove it"))
-        if problems:
-            raise field_errors(problems)
-        return self
+            yield "deployerInClusterNetwork", ("applies only to privateCluster: true (a public API server is reached "
+                                               "from anywhere its authorized ranges allow); remove it")
 
 
-def _text(value):
-    """An unquoted date reaches the offline reader as a date; Pulumi hands it over as text."""
-    import datetime
-
-    return value.isoformat() if isinstance(value, datetime.date) else value
-
-
-def _date(value: str) -> str:
+def _date(value) -> str:
     import datetime
 
     from aks_kueue.k8s.yaml12 import is_go_timestamp_text
 
+    if isinstance(value, datetime.date):
+        value = value.isoformat()  # an unquoted date reaches the offline reader as a date; Pulumi hands over text
     if is_go_timestamp_text(value):
         day = value.split(" ", 1)[0]
         raise ValueError(f"is an unquoted date: the Pulumi CLI reads {day} as a timestamp and hands the program "
@@ -413,28 +361,31 @@ def _date(value: str) -> str:
     return value
 
 
+Date = Annotated[str, BeforeValidator(_date)]
+
+
 # The AKS API's ranges for a window (`aks/limits.py` keeps them with their citations).
-class DailySchedule(Model):
-    interval_days: Annotated[int, within(limits.INTERVAL_DAYS)]
+class DailySchedule(ConfigModel):
+    interval_days: Annotated[int, checked(limits.INTERVAL_DAYS.problem)]
 
 
-class WeeklySchedule(Model):
-    interval_weeks: Annotated[int, within(limits.INTERVAL_WEEKS)]
+class WeeklySchedule(ConfigModel):
+    interval_weeks: Annotated[int, checked(limits.INTERVAL_WEEKS.problem)]
     day_of_week: WeekDay
 
 
-class AbsoluteMonthlySchedule(Model):
-    interval_months: Annotated[int, within(limits.ABSOLUTE_INTERVAL_MONTHS)]
-    day_of_month: Annotated[int, within(limits.DAY_OF_MONTH)]
+class AbsoluteMonthlySchedule(ConfigModel):
+    interval_months: Annotated[int, checked(limits.ABSOLUTE_INTERVAL_MONTHS.problem)]
+    day_of_month: Annotated[int, checked(limits.DAY_OF_MONTH.problem)]
 
 
-class RelativeMonthlySchedule(Model):
-    interval_months: Annotated[int, within(limits.RELATIVE_INTERVAL_MONTHS)]
+class RelativeMonthlySchedule(ConfigModel):
+    interval_months: Annotated[int, checked(limits.RELATIVE_INTERVAL_MONTHS.problem)]
     week_index: Literal["First", "Second", "Third", "Fourth", "Last"]
     day_of_week: WeekDay
 
 
-class Schedule(Model):
+class Schedule(ConfigModel):
     """Exactly one recurrence, as in the AKS API."""
 
     daily: Optional[DailySchedule] = None
@@ -451,30 +402,25 @@ class Schedule(Model):
         return self
 
 
-class DateSpan(Model):
-    start: str
-    end: str
+class DateSpan(ConfigModel):
+    start: Date
+    end: Date
 
-    @field_validator("start", "end", mode="before")
-    @classmethod
-    def _dates(cls, value):
-        return _date(_text(value))
-
-    @model_validator(mode="after")
+    @check
     def _order(self):
         if self.start > self.end:
-            raise field_error("end", f"end {self.end} is before start {self.start}")
-        return self
+            yield "end", f"end {self.end} is before start {self.start}"
 
 
-class MaintenanceWindow(Model):
+class MaintenanceWindow(ConfigModel):
     """An AKS `maintenanceWindow`, in the API's own names (2025-09-01)."""
 
     schedule: Schedule
-    duration_hours: Annotated[int, within(limits.DURATION_HOURS)]
+    duration_hours: Annotated[int, checked(limits.DURATION_HOURS.problem)]
     start_time: str
-    utc_offset: Optional[str] = None
-    start_date: Optional[str] = None
+    utc_offset: Optional[Annotated[str, matching(_UTC_OFFSET, "is not a UTC offset; write it like \"+02:00\" or "
+                                                              "\"-07:00\", quoted")]] = None
+    start_date: Optional[Date] = None
     not_allowed_dates: list[DateSpan] = []
 
     @field_validator("start_time", mode="before")
@@ -487,23 +433,11 @@ class MaintenanceWindow(Model):
             raise ValueError(f"{value!r} is not a time of day; write it like \"00:00\" (quoted, 00:00 to 23:59)")
         return value
 
-    @field_validator("utc_offset")
-    @classmethod
-    def _utc_offset(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None and (not isinstance(value, str) or not _UTC_OFFSET.fullmatch(value)):
-            raise ValueError(f"{value!r} is not a UTC offset; write it like \"+02:00\" or \"-07:00\", quoted")
-        return value
-
-    @field_validator("start_date", mode="before")
-    @classmethod
-    def _start_date(cls, value) -> Optional[str]:
-        return _date(_text(value)) if value is not None else value
-
     def to_api(self) -> dict[str, object]:
         return self.model_dump(by_alias=True, exclude_none=True, exclude_defaults=True)
 
 
-class Maintenance(Model):
+class Maintenance(ConfigModel):
     """When AKS may upgrade on its own: `autoUpgrade` (the cluster's channel, registered as
     aksManagedAutoUpgradeSchedule) and `nodeOsUpgrade` (node images, aksManagedNodeOSUpgradeSchedule)."""
 
@@ -511,8 +445,9 @@ class Maintenance(Model):
     node_os_upgrade: Optional[MaintenanceWindow] = None
 
 
-class Cluster(Model):
-    name: str
+class Cluster(ConfigModel):
+    name: Annotated[str, matching(_CLUSTER_NAME, "is not a valid AKS cluster name; use 1-63 letters, digits, '-' or "
+                                                 "'_', starting and ending with a letter or digit")]
     kubernetes_version: str
     tier: Literal["Free", "Standard", "Premium"] = "Standard"
     system_pool: SystemPool
@@ -523,21 +458,11 @@ class Cluster(Model):
     security: Security = Security()
     maintenance: Maintenance = Maintenance()
 
-    @field_validator("name")
-    @classmethod
-    def _cluster_name(cls, value: str) -> str:
-        if not _CLUSTER_NAME.fullmatch(value):
-            raise ValueError(f"{value!r} is not a valid AKS cluster name; use 1-63 letters, digits, "
-                             "'-' or '_', starting and ending with a letter or digit")
-        return value
-
     @field_validator("kubernetes_version", mode="before")
     @classmethod
     def _version(cls, value, info: ValidationInfo):
-        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-            raise ValueError(f"{value!r} is not a Kubernetes version; write \"1.34\" or \"1.34.x\", quoted")
-        text = str(value)
-        match = re.fullmatch(r"1\.(\d+)(\.\d+)?", text)
+        text = str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else value
+        match = re.fullmatch(r"1\.(\d+)(\.\d+)?", text) if isinstance(text, str) else None
         if not match:
             raise ValueError(f"{text!r} is not a Kubernetes version; write \"1.34\" or \"1.34.x\", quoted")
         if isinstance(value, float) and int(match.group(1)) < MIN_KUBERNETES_MINOR:
@@ -549,7 +474,7 @@ class Cluster(Model):
         if int(match.group(1)) < MIN_KUBERNETES_MINOR:
             raise ValueError(f"Kubernetes {text} is too old; this program needs 1.{MIN_KUBERNETES_MINOR} "
                              "or newer (the managed Kueue extension does too)")
-        verdict = kubernetes_versions.judge(text, judging_day(info), at_least=MIN_KUBERNETES_MINOR)
+        verdict = kubernetes_versions.judge_version(text, judging_day(info), at_least=MIN_KUBERNETES_MINOR)
         if verdict.error:
             raise ValueError(verdict.error)
         return text
@@ -563,24 +488,13 @@ class Cluster(Model):
     def system_pool_max_pods(self) -> int:
         return self.system_pool.max_pods or default_max_pods(self.network.plugin, self.network.plugin_mode)
 
-    @model_validator(mode="after")
-    def _system_pool_pods(self):
-        problem = limits.pod_floor_problem(self.system_pool_max_pods, self.system_pool.count, "count",
-                                           "the nodes it is created with")
-        if problem:
-            raise field_error("systemPool.maxPods", problem)
-        return self
-
-    @model_validator(mode="after")
-    def _version_channel(self):
-        problem = version_channel_problem(self.kubernetes_version, self.security.upgrade_channel)
-        if problem:
-            raise field_error("kubernetesVersion", problem)
-        return self
-
-    @model_validator(mode="after")
-    def _automatic_needs_nap(self):
+    @check(first=True)
+    def _consistent(self):
+        if problem := limits.pod_floor_problem(self.system_pool_max_pods, self.system_pool.count, "count",
+                                               "the nodes it is created with"):
+            yield "systemPool.maxPods", problem
+        if problem := version_channel_problem(self.kubernetes_version, self.security.upgrade_channel):
+            yield "kubernetesVersion", problem
         if self.sku == "Automatic" and self.node_provisioning == "Manual":
-            raise field_error("nodeProvisioning", "AKS Automatic clusters always use node auto-provisioning; "
-                                                  "remove nodeProvisioning or set sku: Base")
-        return self
+            yield "nodeProvisioning", ("AKS Automatic clusters always use node auto-provisioning; remove "
+                                       "nodeProvisioning or set sku: Base")

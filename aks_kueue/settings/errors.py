@@ -8,9 +8,10 @@ import typing
 from pydantic import BaseModel, ValidationError
 
 from aks_kueue.k8s.field import FieldError
-from aks_kueue.settings.base import Model, suggest
+from aks_kueue.settings.base import ConfigModel, suggest
 
 NAMESPACE = "aks-kueue"
+_PATH_PART = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
 _PROVIDER_KEYS = {"location": "azure-native:location", "azure-native:environment": "azure-native:environment"}
 
 
@@ -36,7 +37,7 @@ def format_path(loc: tuple) -> str:
     return text
 
 
-def problems_from(error: ValidationError, root: type[Model], secret=None) -> list[Problem]:
+def problems_from(error: ValidationError, root: type[ConfigModel], secret=None) -> list[Problem]:
     """`secret(path)`: whether a config path is inside a secret key; its value is then never shown
     (the caller also takes every secret value out of the messages, `aks_kueue.secrets`)."""
     problems = []
@@ -44,7 +45,8 @@ def problems_from(error: ValidationError, root: type[Model], secret=None) -> lis
         loc = tuple(err["loc"])
         kind = err["type"]
         if kind == "field":
-            loc = loc + _split_field(err["ctx"]["field"])
+            field = err["ctx"]["field"]
+            loc += field if isinstance(field, tuple) else split_path(str(field))
             message = err["ctx"]["message"]
         elif kind == "missing":
             message = "is required but missing; add it (see the stack-config contract)"
@@ -61,10 +63,9 @@ def problems_from(error: ValidationError, root: type[Model], secret=None) -> lis
     return problems
 
 
-def _split_field(field: str) -> tuple:
-    """`integrations[2]` -> ('integrations', 2); `[0].name` -> (0, 'name')."""
-    return tuple(int(index) if index else name
-                 for name, index in re.findall(r"([A-Za-z_][\w-]*)|\[(\d+)\]", field))
+def split_path(path: str) -> tuple:
+    """`values.a[0].b[nvidia.com/gpu]` -> ('values', 'a', 0, 'b', 'nvidia.com/gpu'); `[0].name` -> (0, 'name')."""
+    return tuple(name or (int(key) if key.isdigit() else key) for key, name in _PATH_PART.findall(path))
 
 
 def _short(value) -> str:
@@ -72,7 +73,7 @@ def _short(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _suggestion(root: type[Model], loc: tuple) -> str:
+def _suggestion(root: type[ConfigModel], loc: tuple) -> str:
     model = _model_at(root, loc[:-1])
     if model is None or not isinstance(loc[-1], str):
         return ""

@@ -22,58 +22,42 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Literal, Optional
+from typing import Annotated, Iterator, Literal, Optional
 
-from pydantic import field_validator, model_validator
+from pydantic import field_validator
 
 from aks_kueue.k8s import names
+from aks_kueue.k8s.field import Path
 from aks_kueue.kueue import multikueue as mk
 from aks_kueue.kueue.multikueue import Role
-from aks_kueue.settings.base import Model, field_error, field_errors
+from aks_kueue.settings.base import ConfigModel, check, checked, field_error, matching, snake
 
 # `pulumi stack ls` prints org/project/stack; Pulumi's names are letters, digits, '-', '_' and '.'.
-_STACK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+StackName = Annotated[str, matching(re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"),
+                                    "is not a fully qualified stack name; write org/project/stack as `pulumi stack "
+                                    "ls --all` prints it")]
 
 
-def _stack_name(value: str) -> str:
-    if not _STACK.fullmatch(value):
-        raise ValueError(f"{value!r} is not a fully qualified stack name; write org/project/stack as "
-                         "`pulumi stack ls --all` prints it")
-    return value
+def _cluster_name_problem(value: str) -> Optional[str]:
+    return names.dns1123_label_problem(value) and (
+        f"{value!r} is not a DNS label (lower-case letters, digits and '-', at most 63, starting and ending with a "
+        "letter or digit); it names the MultiKueueCluster")
 
 
-class FleetWorker(Model):
-    name: str
-    stack: str
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if names.dns1123_label_problem(value):
-            raise ValueError(f"{value!r} is not a DNS label (lower-case letters, digits and '-', at most 63, "
-                             "starting and ending with a letter or digit); it names the MultiKueueCluster")
-        return value
-
-    @field_validator("stack")
-    @classmethod
-    def _stack(cls, value: str) -> str:
-        return _stack_name(value)
+class FleetWorker(ConfigModel):
+    name: Annotated[str, checked(_cluster_name_problem)]
+    stack: StackName
 
 
-class Fleet(Model):
+class Fleet(ConfigModel):
     role: Role
     # The manager's keys.
     workers: Optional[list[FleetWorker]] = None
     quota_management: Optional[Literal["Manual", "Automated"]] = None
     egress_ip_ranges: Optional[list[str]] = None
     # The worker's keys.
-    manager: Optional[str] = None
+    manager: Optional[StackName] = None
     token_generations: Optional[list[int]] = None
-
-    @field_validator("manager")
-    @classmethod
-    def _manager(cls, value: Optional[str]) -> Optional[str]:
-        return None if value is None else _stack_name(value)
 
     @field_validator("egress_ip_ranges")
     @classmethod
@@ -82,8 +66,8 @@ class Fleet(Model):
             try:
                 ipaddress.ip_network(value, strict=False)
             except ValueError:
-                raise field_error(f"[{i}]", f"{value!r} is not an IP address or CIDR range; write the manager's "
-                                            "outbound addresses, e.g. 203.0.113.7/32") from None
+                raise field_error(Path().index(i), f"{value!r} is not an IP address or CIDR range; write the "
+                                                   "manager's outbound addresses, e.g. 203.0.113.7/32") from None
         return values
 
     @field_validator("token_generations")
@@ -95,31 +79,26 @@ class Fleet(Model):
             raise ValueError("must list at least one token generation (the first is the one the manager gets)")
         for i, value in enumerate(values):
             if value < 1:
-                raise field_error(f"[{i}]", f"{value} is not a generation; generations count from 1")
+                raise field_error(Path().index(i), f"{value} is not a generation; generations count from 1")
             if value in values[:i]:
-                raise field_error(f"[{i}]", f"generation {value} is listed twice; list each once")
+                raise field_error(Path().index(i), f"generation {value} is listed twice; list each once")
         return values
 
-    @model_validator(mode="after")
+    @check
     def _role_keys(self):
-        problems: list[tuple[str, str]] = []
-        other = {Role.MANAGER: ("manager", "tokenGenerations"),
-                 Role.WORKER: ("workers", "quotaManagement", "egressIpRanges")}[self.role]
-        for key in other:
-            if getattr(self, _snake(key)) is not None:
-                problems.append((key, f"is a key of a fleet {_other(self.role)}, and this stack's role is "
-                                      f"{self.role}; remove it"))
+        other, keys = {Role.MANAGER: (Role.WORKER, ("manager", "tokenGenerations")),
+                       Role.WORKER: (Role.MANAGER, ("workers", "quotaManagement", "egressIpRanges"))}[self.role]
+        for key in keys:
+            if getattr(self, snake(key)) is not None:
+                yield key, f"is a key of a fleet {other}, and this stack's role is {self.role}; remove it"
         if self.role is Role.MANAGER:
             if self.workers is None:
-                problems.append(("workers", "is required for a manager: list the worker stacks, in the order "
-                                            "the MultiKueueConfig gets them (an empty list while none exists yet)"))
-            problems += _unique(self.workers or [])
+                yield "workers", ("is required for a manager: list the worker stacks, in the order the "
+                                  "MultiKueueConfig gets them (an empty list while none exists yet)")
+            yield from _unique(self.workers or [])
         elif self.manager is None:
-            problems.append(("manager", "is required for a worker: the manager's fully qualified stack name, "
-                                        "whose outputs hold the teams this worker mirrors"))
-        if problems:
-            raise field_errors(problems)
-        return self
+            yield "manager", ("is required for a worker: the manager's fully qualified stack name, whose outputs "
+                              "hold the teams this worker mirrors")
 
     @property
     def generations(self) -> list[int]:
@@ -127,50 +106,38 @@ class Fleet(Model):
         return list(self.token_generations or [1])
 
 
-def _unique(workers: list[FleetWorker]) -> list[tuple[str, str]]:
-    problems = []
+def _unique(workers: list[FleetWorker]) -> Iterator[tuple[Path, str]]:
     names: dict[str, int] = {}
     stacks: dict[str, int] = {}
     for i, worker in enumerate(workers):
         if worker.name in names:
-            problems.append((f"workers[{i}].name", f"{worker.name!r} is also workers[{names[worker.name]}]'s name; "
-                                                   "each MultiKueueCluster needs its own"))
+            yield Path("workers").index(i).child("name"), (f"{worker.name!r} is also workers[{names[worker.name]}]'s "
+                                                           "name; each MultiKueueCluster needs its own")
         if worker.stack in stacks:
-            problems.append((f"workers[{i}].stack", f"{worker.stack} is also workers[{stacks[worker.stack]}]; list "
-                                                    "each worker stack once"))
+            yield Path("workers").index(i).child("stack"), (f"{worker.stack} is also workers[{stacks[worker.stack]}]; "
+                                                            "list each worker stack once")
         names.setdefault(worker.name, i)
         stacks.setdefault(worker.stack, i)
-    return problems
 
 
-def _other(role: Role) -> Role:
-    return Role.WORKER if role is Role.MANAGER else Role.MANAGER
-
-
-def _snake(camel: str) -> str:
-    return re.sub(r"(?<!^)([A-Z])", r"_\1", camel).lower()
-
-
-def cross_key_problems(settings) -> list[tuple[str, str]]:
+def cross_key_problems(settings) -> Iterator[tuple[str, str]]:
     """What the fleet key needs of the rest of the stack (called by the root settings' validator):
     Kueue installed, a worker's teams left to the manager, the quota automation's gate."""
     fleet: Fleet = settings.fleet
-    problems = []
     if settings.kueue.install == "none":
-        problems.append(("fleet", f"a fleet {fleet.role} runs Kueue (MultiKueue is part of it); set kueue.install "
-                                  "to helm or managed, or remove aks-kueue:fleet"))
+        yield "fleet", (f"a fleet {fleet.role} runs Kueue (MultiKueue is part of it); set kueue.install to helm or "
+                        "managed, or remove aks-kueue:fleet")
     queues = settings.queues
     if fleet.role is Role.WORKER and queues is not None:
         for key, present in (("localQueues", queues.local_queues), ("workloadPriorityClasses",
                                                                    queues.workload_priority_classes)):
             if present:
-                problems.append((f"queues.{key}", f"a fleet worker mirrors its {key} from the manager's stack "
-                                 f"({fleet.manager}), so that every cluster has the same teams; declare them "
-                                 "in the manager's stack and remove them here"))
+                yield f"queues.{key}", (f"a fleet worker mirrors its {key} from the manager's stack ({fleet.manager}), "
+                                        "so that every cluster has the same teams; declare them in the manager's stack "
+                                        "and remove them here")
     if fleet.role is Role.MANAGER and fleet.quota_management == mk.AUTOMATED:
         kueue = settings.kueue
         if kueue.install != "helm" or not kueue.feature_gates_in_force.get(mk.QUOTA_GATE):
-            problems.append(("fleet.quotaManagement", f"Automated needs Kueue's alpha feature gate {mk.QUOTA_GATE} "
-                             "(KEP-9988); set kueue.featureGates." + mk.QUOTA_GATE + ": true with install: helm "
-                             "(the managed extension sets no gates), or use Manual"))
-    return problems
+            yield "fleet.quotaManagement", (f"Automated needs Kueue's alpha feature gate {mk.QUOTA_GATE} (KEP-9988); "
+                                            f"set kueue.featureGates.{mk.QUOTA_GATE}: true with install: helm (the "
+                                            "managed extension sets no gates), or use Manual")

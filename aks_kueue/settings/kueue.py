@@ -10,10 +10,9 @@ that flag and the Configuration's map are both set.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator, Literal, Optional
+from typing import Any, Iterator, Literal, NamedTuple, Optional, Union
 
-from pydantic import ValidationError, field_validator, model_validator
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic import field_validator
 
 from aks_kueue.aks.managed_extension import LIST_VERSIONS_COMMAND as _LIST_VERSIONS
 from aks_kueue.k8s.merge import deep_merge
@@ -23,7 +22,8 @@ from aks_kueue.kueue.configuration import (ConfigurationTextError, check_feature
                                            parse_configuration)
 from aks_kueue.kueue.structural import FieldError
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
-from aks_kueue.settings.base import Model, suggest
+from aks_kueue.settings.base import ConfigModel, check, field_errors, suggest
+from aks_kueue.settings.errors import Problem, format_path, split_path
 from aks_kueue.versions import (KUEUE_CHART_SERIES, KUEUE_CHART_VERSION, KUEUE_NAMESPACE,
                                 MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN, MANAGED_KUEUE_EXAMPLE_VERSION)
 
@@ -39,10 +39,20 @@ MAX_VALUES_DEPTH = 100
 # A semantic version, as Microsoft publishes extension versions (0.19.6-aks.0.4.4: Kueue's, then the build).
 _EXTENSION_VERSION = re.compile(r"^(\d+)\.(\d+)\.\d+"
                                 r"(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$")
-_PATH_PART = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
 
 
-class Kueue(Model):
+class _Warning(NamedTuple):
+    """A finding the stack may keep, worth a line in every preview (an error is a plain (path, message))."""
+
+    path: str
+    message: str
+
+
+# What a check finds: (key path below aks-kueue:kueue, message), an error unless it is a `_Warning`.
+Finding = Union[tuple[str, str], _Warning]
+
+
+class Kueue(ConfigModel):
     install: Literal["managed", "helm", "none"]
     version: Optional[str] = None
     release_train: Optional[str] = None
@@ -60,16 +70,13 @@ class Kueue(Model):
     @classmethod
     def _bounded(cls, values: dict[str, Any]) -> dict[str, Any]:
         if (path := too_deep(values, MAX_VALUES_DEPTH)) is not None:
-            _fail([(tuple(path[:4]), f"is nested more than {MAX_VALUES_DEPTH} levels deep (below here); chart "
-                                     "values never need that, so they are refused before anything reads them")])
+            raise field_errors([(tuple(path[:4]), f"is nested more than {MAX_VALUES_DEPTH} levels deep (below here); "
+                                 "chart values never need that, so they are refused before anything reads them")])
         return values
 
-    @model_validator(mode="after")
+    @check
     def _checked(self):
-        errors = self._findings()[0]
-        if errors:
-            _fail([(_parts(path), message) for path, message in errors])
-        return self
+        yield from self._findings()[0]
 
     # ------------------------------------------------------------------------------------------
     # What the rest of the program reads
@@ -146,7 +153,8 @@ class Kueue(Model):
     @property
     def warnings(self) -> list[str]:
         """Accepted, but worth a line in every preview."""
-        return [f"aks-kueue:kueue{_shown(path)}: {message}" for path, message in self._findings()[1]]
+        return [str(Problem(format_path(("kueue", *split_path(path))), message))
+                for path, message in self._findings()[1]]
 
     # ------------------------------------------------------------------------------------------
     # The checks
@@ -164,129 +172,106 @@ class Kueue(Model):
 
     def _findings(self) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
         """(errors, warnings), each as (key path below aks-kueue:kueue, message)."""
-        errors: list[tuple[str, str]] = []
-        warnings: list[tuple[str, str]] = []
-        errors += self._framework_names()
-        if self.install == "none":
-            errors += self._none()
-        elif self.install == "managed":
-            errors += self._managed(warnings)
-        else:
-            errors += self._helm(warnings)
-        return errors, warnings
+        by_install = {"none": self._none, "managed": self._managed, "helm": self._helm}[self.install]
+        findings = [*self._framework_names(), *by_install()]
+        return ([f for f in findings if not isinstance(f, _Warning)],
+                [(f.path, f.message) for f in findings if isinstance(f, _Warning)])
 
     def _none(self) -> list[tuple[str, str]]:
         """`install: none` (no Kueue, the middle update of an install-mode switch) configures nothing."""
-        return [(key, f"{key} has nothing to configure with install: none (no Kueue); remove it, and set it again "
-                      "with the next install mode")
-                for key, name in (("version", "version"), ("releaseTrain", "release_train"),
-                                  ("featureGates", "feature_gates"), ("integrations", "integrations"),
-                                  ("values", "values"))
-                if name in self.model_fields_set]
+        return [(field.alias, f"{field.alias} has nothing to configure with install: none (no Kueue); remove it, "
+                              "and set it again with the next install mode")
+                for name, field in type(self).model_fields.items()
+                if name != "install" and name in self.model_fields_set]
 
-    def _framework_names(self) -> list[tuple[str, str]]:
-        if self.integrations is None:
-            return []
-        errors = []
-        for i, name in enumerate(self.integrations):
+    def _framework_names(self) -> Iterator[Finding]:
+        for i, name in enumerate(self.integrations or []):
             if name not in cat.FRAMEWORKS:
-                errors.append((f"integrations[{i}]", f"{name!r} is not a Kueue integration"
-                                                     f"{suggest(name, cat.FRAMEWORKS)} "
-                                                     f"(known: {', '.join(cat.FRAMEWORKS)})"))
-        dupes = sorted({n for n in self.integrations if self.integrations.count(n) > 1})
+                yield f"integrations[{i}]", (f"{name!r} is not a Kueue integration{suggest(name, cat.FRAMEWORKS)} "
+                                             f"(known: {', '.join(cat.FRAMEWORKS)})")
+        dupes = sorted({n for n in self.integrations or [] if self.integrations.count(n) > 1})
         if dupes:
-            errors.append(("integrations", f"{', '.join(dupes)} listed more than once; list each integration once"))
-        return errors
+            yield "integrations", f"{', '.join(dupes)} listed more than once; list each integration once"
 
-    def _managed(self, warnings: list[tuple[str, str]]) -> list[tuple[str, str]]:
-        errors = []
+    def _managed(self) -> Iterator[Finding]:
         for key, name in HELM_ONLY_KEYS.items():
             if name in self.model_fields_set:
-                errors.append((key, f"{key} applies only to install: helm; the managed extension exposes no such "
-                                    "setting, so remove it or switch to helm"))
+                yield key, (f"{key} applies only to install: helm; the managed extension exposes no such setting, so "
+                            "remove it or switch to helm")
         for i, name in enumerate(self.integrations or []):
             if name in cat.FRAMEWORKS and name not in cat.MANAGED_FRAMEWORKS:
-                errors.append((f"integrations[{i}]", f"{name!r} is not supported by the AKS managed extension (it "
-                                                     f"runs {', '.join(cat.MANAGED_FRAMEWORKS)}); remove it or use "
-                                                     "install: helm"))
+                yield f"integrations[{i}]", (f"{name!r} is not supported by the AKS managed extension (it runs "
+                                             f"{', '.join(cat.MANAGED_FRAMEWORKS)}); remove it or use install: helm")
         if self.version is not None and self.release_train is not None:
-            errors.append(("releaseTrain", "set either version (pinned, auto-upgrade off) or releaseTrain "
-                                           "(auto-upgrade on), not both: Azure applies a release train only with "
-                                           "auto-upgrade"))
+            yield "releaseTrain", ("set either version (pinned, auto-upgrade off) or releaseTrain (auto-upgrade on), "
+                                   "not both: Azure applies a release train only with auto-upgrade")
         if self.version is not None:
             match = _EXTENSION_VERSION.fullmatch(self.version)
             if match is None:
-                errors.append(("version", f"{self.version!r} is not an extension version; write the exact version "
-                                          f"Microsoft publishes, such as {MANAGED_KUEUE_EXAMPLE_VERSION} "
-                                          f"(`{_LIST_VERSIONS}` lists them), or omit version to follow "
-                                          "releaseTrain"))
+                yield "version", (f"{self.version!r} is not an extension version; write the exact version Microsoft "
+                                  f"publishes, such as {MANAGED_KUEUE_EXAMPLE_VERSION} (`{_LIST_VERSIONS}` lists "
+                                  "them), or omit version to follow releaseTrain")
             elif f"{match[1]}.{match[2]}" != KUEUE_CHART_SERIES:
-                warnings.append(("version", f"extension {self.version} runs Kueue {match[1]}.{match[2]}, but this "
-                                            f"program's checks follow Kueue {KUEUE_CHART_SERIES}"))
-        return errors
+                yield _Warning("version", f"extension {self.version} runs Kueue {match[1]}.{match[2]}, but this "
+                                          f"program's checks follow Kueue {KUEUE_CHART_SERIES}")
 
-    def _helm(self, warnings: list[tuple[str, str]]) -> list[tuple[str, str]]:
-        errors: list[tuple[str, str]] = []
+    def _helm(self) -> Iterator[Finding]:
         if self.release_train is not None:
-            errors.append(("releaseTrain", "releaseTrain applies only to install: managed; pin the chart with "
-                                           "version instead"))
+            yield "releaseTrain", "releaseTrain applies only to install: managed; pin the chart with version instead"
         if self.version is not None and not re.fullmatch(r"\d+\.\d+\.\d+", self.version):
-            errors.append(("version", f"{self.version!r} is not a chart version; write it like {KUEUE_CHART_VERSION}, "
-                                      "without a leading v"))
+            yield "version", (f"{self.version!r} is not a chart version; write it like {KUEUE_CHART_VERSION}, "
+                              "without a leading v")
         elif self.version is not None and not self.version.startswith(KUEUE_CHART_SERIES + "."):
-            errors.append(("version", f"chart {self.version} is not supported: this program pins the Kueue "
-                                      f"{KUEUE_CHART_SERIES} API and feature gates; use {KUEUE_CHART_SERIES}.x "
-                                      f"(default {KUEUE_CHART_VERSION})"))
+            yield "version", (f"chart {self.version} is not supported: this program pins the Kueue "
+                              f"{KUEUE_CHART_SERIES} API and feature gates; use {KUEUE_CHART_SERIES}.x (default "
+                              f"{KUEUE_CHART_VERSION})")
         if self.feature_gates:
-            errors += [(e.field, e.message) for e in check_feature_gates(self.feature_gates, "featureGates")]
-        errors += self._values(warnings)
-        return errors
+            yield from ((e.field, e.message) for e in check_feature_gates(self.feature_gates, "featureGates"))
+        yield from self._values()
 
-    def _values(self, warnings: list[tuple[str, str]]) -> list[tuple[str, str]]:
-        errors: list[tuple[str, str]] = []
+    def _values(self) -> Iterator[Finding]:
         values = dict(self.values)
         manager = values.get(GUIDE_CONFIG_VALUE[0])
         if isinstance(manager, dict) and GUIDE_CONFIG_VALUE[1] in manager:
             # Checked below as the Configuration; the chart itself would ignore it here.
             values[GUIDE_CONFIG_VALUE[0]] = {k: v for k, v in manager.items() if k != GUIDE_CONFIG_VALUE[1]}
-            errors += self._guide_form(manager[GUIDE_CONFIG_VALUE[1]], warnings)
+            yield from self._guide_form(manager[GUIDE_CONFIG_VALUE[1]])
         chart = check_chart_values(values)
-        errors += [(f"values.{e.field}", e.message) for e in chart.errors]
-        warnings += [(f"values.{e.field}", e.message) for e in chart.warnings]
+        yield from ((f"values.{e.field}", e.message) for e in chart.errors)
+        yield from (_Warning(f"values.{e.field}", e.message) for e in chart.warnings)
         listed = chart.command_line_gates
         gates_key = "featureGates"
         if listed is not None and self.feature_gates:
-            errors.append(("values." + ".".join(COMMAND_LINE_GATES), "feature gates are also set in "
-                           "aks-kueue:kueue.featureGates; both become the chart's single --feature-gates flag and "
-                           "this list would replace the other, so set them in one place"))
+            yield "values." + ".".join(COMMAND_LINE_GATES), ("feature gates are also set in aks-kueue:kueue."
+                                                             "featureGates; both become the chart's single "
+                                                             "--feature-gates flag and this list would replace the "
+                                                             "other, so set them in one place")
         elif listed:
             gates_key = "values." + ".".join(COMMAND_LINE_GATES)
             items = values[COMMAND_LINE_GATES[0]][COMMAND_LINE_GATES[1]]
             index = {item.get("name"): i for i, item in enumerate(items) if isinstance(item, dict)}
-            errors += [(f"{gates_key}[{index[e.field.split('.', 1)[0]]}]", e.message)
-                       for e in check_feature_gates(listed, "")]
-        command_line = dict(self.feature_gates) or listed or {}
-        errors += self._configuration(command_line, gates_key, warnings)
-        return errors
+            yield from ((f"{gates_key}[{index[e.field.split('.', 1)[0]]}]", e.message)
+                        for e in check_feature_gates(listed, ""))
+        yield from self._configuration(dict(self.feature_gates) or listed or {}, gates_key)
 
-    def _guide_form(self, nested: Any, warnings: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    def _guide_form(self, nested: Any) -> Iterator[Finding]:
         where = "values." + ".".join(GUIDE_CONFIG_VALUE)
         if not isinstance(nested, dict):
-            return [(where, "must be a map holding controllerManagerConfigYaml")]
-        errors = [(f"{where}.{key}", f"is not a key of managerConfig{suggest(str(key), CONFIG_VALUE[1:])}")
-                  for key in nested if key != CONFIG_VALUE[1]]
+            yield where, "must be a map holding controllerManagerConfigYaml"
+            return
+        unknown = [(f"{where}.{key}", f"is not a key of managerConfig{suggest(str(key), CONFIG_VALUE[1:])}")
+                   for key in nested if key != CONFIG_VALUE[1]]
+        yield from unknown
         section = self.values.get(CONFIG_VALUE[0])
         if isinstance(section, dict) and CONFIG_VALUE[1] in section:
-            errors.append((where, "managerConfig is given twice, here and at the top of values (where the chart reads "
-                                  "it); keep the top-level one"))
-        elif not errors:
-            warnings.append((where, "the chart reads managerConfig at the top of its values and would ignore it here "
-                                    "(Microsoft's install guide nests it under controllerManager); the program uses "
-                                    "it as values.managerConfig, so the Configuration below does take effect"))
-        return errors
+            yield where, ("managerConfig is given twice, here and at the top of values (where the chart reads it); "
+                          "keep the top-level one")
+        elif not unknown:
+            yield _Warning(where, "the chart reads managerConfig at the top of its values and would ignore it here "
+                                  "(Microsoft's install guide nests it under controllerManager); the program uses it "
+                                  "as values.managerConfig, so the Configuration below does take effect")
 
-    def _configuration(self, command_line: dict[str, bool], gates_key: str,
-                       warnings: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    def _configuration(self, command_line: dict[str, bool], gates_key: str) -> Iterator[Finding]:
         """Judge the Configuration the program would render, as Kueue reads it."""
         given = self._configuration_value()
         overrides: dict[str, Any] = {}
@@ -296,23 +281,23 @@ class Kueue(Model):
             try:
                 overrides = parse_configuration(value)
             except ConfigurationTextError as error:
-                return [(where, f"{CONFIG_VALUE[1]} {error}")]
-        errors = []
+                yield where, f"{CONFIG_VALUE[1]} {error}"
+                return
         integrations = overrides.get("integrations")
         in_config = integrations.get("frameworks") if isinstance(integrations, dict) else None
         if self.integrations is not None and in_config is not None:
-            errors.append((f"{where}.integrations.frameworks", "integrations are also set in aks-kueue:kueue."
-                                                               "integrations; set them in one place"))
-        errors += _release_bound(overrides, where)
+            yield f"{where}.integrations.frameworks", ("integrations are also set in aks-kueue:kueue.integrations; "
+                                                       "set them in one place")
+        yield from _release_bound(overrides, where)
         # Names aks-kueue:kueue.integrations gets wrong are reported once, against that key.
         base = list(dict.fromkeys(f for f in self.frameworks if f in cat.FRAMEWORKS)) if in_config is None else []
         document = deep_merge(chart_configuration(base), overrides)
         report = judge_configuration(document, command_line_gates=command_line or None,
                                      command_line_key=f"aks-kueue:kueue.{gates_key}")
-        errors += [(_below(where, e), e.message) for e in report.errors]
-        warnings += [(_below(where, w), w.message) for w in report.warnings]
+        yield from ((_below(where, e), e.message) for e in report.errors)
+        yield from (_Warning(_below(where, w), w.message) for w in report.warnings)
         if report.errors:
-            return errors
+            return
         frameworks = (report.effective or {}).get("integrations", {}).get("frameworks", [])
         for framework, gate in cat.FRAMEWORK_GATES.items():
             if framework in frameworks and not report.gates.get(gate):
@@ -323,39 +308,27 @@ class Kueue(Model):
                     fix = f"add {{name: {gate}, enabled: true}} to {gates_key}"
                 else:
                     fix = f"add {gate}: true to the Configuration's featureGates"
-                errors.append((key, f"{framework} needs the feature gate {gate}; {fix}"))
-        return errors
+                yield key, f"{framework} needs the feature gate {gate}; {fix}"
 
 
-def _release_bound(overrides: dict[str, Any], where: str) -> list[tuple[str, str]]:
+def _release_bound(overrides: dict[str, Any], where: str) -> Iterator[Finding]:
     """Configuration keys that must name what the chart creates, or Kueue's webhooks break."""
-    errors = []
     namespace = overrides.get("namespace")
     if namespace is not None and namespace != KUEUE_NAMESPACE:
-        errors.append((f"{where}.namespace", f"Kueue is installed in {KUEUE_NAMESPACE}; namespace {namespace!r} would "
-                                             "give its webhook certificate the wrong DNS name and every webhook call "
-                                             f"would fail. Remove it (or set {KUEUE_NAMESPACE})"))
+        yield f"{where}.namespace", (f"Kueue is installed in {KUEUE_NAMESPACE}; namespace {namespace!r} would give "
+                                     "its webhook certificate the wrong DNS name and every webhook call would fail. "
+                                     f"Remove it (or set {KUEUE_NAMESPACE})")
     certs = overrides.get("internalCertManagement")
     if isinstance(certs, dict) and certs.get("enable", True) is not False:
         for key, name in (("webhookServiceName", f"{RELEASE_NAME}-webhook-service"),
                           ("webhookSecretName", f"{RELEASE_NAME}-webhook-server-cert")):
             if certs.get(key) is not None and certs[key] != name:
-                errors.append((f"{where}.internalCertManagement.{key}", f"the chart creates {name}; Kueue would "
-                                                                         f"manage certificates for {certs[key]!r} "
-                                                                         f"instead and its webhooks would fail. "
-                                                                         f"Remove it (or set {name})"))
-    return errors
+                yield f"{where}.internalCertManagement.{key}", (f"the chart creates {name}; Kueue would manage "
+                                                                f"certificates for {certs[key]!r} instead and its "
+                                                                f"webhooks would fail. Remove it (or set {name})")
 
 
 # ----------------------------------------------------------------------------------------------
-
-
-def _fail(problems: list[tuple[tuple[Any, ...], str]]) -> None:
-    """Report every problem at once, each at its own key path below the field or model."""
-    raise ValidationError.from_exception_data("Kueue", [
-        InitErrorDetails(type=PydanticCustomError("field", "{message}", {"field": "", "message": message}),
-                         loc=loc, input=None)
-        for loc, message in problems])
 
 
 def too_deep(value: Any, limit: int) -> Optional[list[Any]]:
@@ -379,21 +352,3 @@ def too_deep(value: Any, limit: int) -> Optional[list[Any]]:
 
 def _below(prefix: str, error: FieldError) -> str:
     return f"{prefix}.{error.field}" if error.field and not error.field.startswith("[") else prefix + error.field
-
-
-def _parts(path: str) -> tuple[Any, ...]:
-    """`values.a[0].b[nvidia.com/gpu]` -> ('values', 'a', 0, 'b', 'nvidia.com/gpu')."""
-    parts: list[Any] = []
-    for bracket, name in _PATH_PART.findall(path):
-        if name:
-            parts.append(name)
-        else:
-            parts.append(int(bracket) if bracket.isdigit() else bracket)
-    return tuple(parts)
-
-
-def _shown(path: str) -> str:
-    text = ""
-    for part in _parts(path):
-        text += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return text

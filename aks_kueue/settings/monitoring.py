@@ -26,21 +26,24 @@ in the cluster's region (the data collection rules are created there).
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
-from aks_kueue.settings.base import Model, field_error
-
-
-def _resource_id(provider: str) -> re.Pattern:
-    return re.compile(r"/subscriptions/[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}"
-                      rf"/providers/{re.escape(provider)}/[A-Za-z0-9][-A-Za-z0-9]{{2,62}}", re.IGNORECASE)
+from aks_kueue.settings.base import ConfigModel, check, matching, snake
 
 
-# ARM resource ids, as `az ... show --query id` prints them; ARM compares them case-insensitively.
-_AZURE_MONITOR_WORKSPACE_ID = _resource_id("Microsoft.Monitor/accounts")
-_LOG_ANALYTICS_WORKSPACE_ID = _resource_id("Microsoft.OperationalInsights/workspaces")
+def _resource_id(provider: str, kind: str) -> Any:
+    """A field holding an ARM resource id, as `az ... show --query id` prints it; ARM compares them
+    case-insensitively."""
+    pattern = re.compile(r"/subscriptions/[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}"
+                         rf"/providers/{re.escape(provider)}/[A-Za-z0-9][-A-Za-z0-9]{{2,62}}", re.IGNORECASE)
+    return Annotated[str, matching(pattern, f"is not {kind} resource id; write it as /subscriptions/<id>/"
+                                            f"resourceGroups/<group>/providers/{provider}/<name>")]
+
+
+AzureMonitorWorkspaceId = _resource_id("Microsoft.Monitor/accounts", "an Azure Monitor workspace")
+LogAnalyticsWorkspaceId = _resource_id("Microsoft.OperationalInsights/workspaces", "a Log Analytics workspace")
 # The switches that need managed Prometheus, and what each of them would be missing without it.
 _NEEDS_PROMETHEUS = {
     "kueueMetrics": "the Kueue scrape needs managed Prometheus (its ServiceMonitor CRD and the scraper come "
@@ -60,22 +63,18 @@ CONTAINER_INSIGHTS_STREAMS = {
 }
 
 
-def is_log_analytics_workspace_id(value: str) -> bool:
-    return bool(_LOG_ANALYTICS_WORKSPACE_ID.fullmatch(value))
-
-
 # What an absent `aks-kueue:monitoring` means in a production stack.
 PRODUCTION_MONITORING = {"dashboards": False}
 
 
-class Monitoring(Model):
+class Monitoring(ConfigModel):
     managed_prometheus: bool = True
     container_insights: bool = True
     kueue_metrics: bool = True
     gpu_metrics: bool = True
     dashboards: bool = True
-    azure_monitor_workspace_id: Optional[str] = None
-    log_analytics_workspace_id: Optional[str] = None
+    azure_monitor_workspace_id: Optional[AzureMonitorWorkspaceId] = None
+    log_analytics_workspace_id: Optional[LogAnalyticsWorkspaceId] = None
     log_retention_days: int = Field(30, ge=30, le=730)
     container_insights_preset: Optional[Literal["logsAndEvents", "standard"]] = None
 
@@ -90,49 +89,30 @@ class Monitoring(Model):
             return data
         filled = dict(data)
         for key in _NEEDS_PROMETHEUS:
-            if key not in filled and _snake(key) not in filled:
+            if key not in filled and snake(key) not in filled:
                 filled[key] = prometheus
         return filled
 
-    @field_validator("azure_monitor_workspace_id")
-    @classmethod
-    def _azure_monitor_workspace(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None and not _AZURE_MONITOR_WORKSPACE_ID.fullmatch(value):
-            raise ValueError(f"{value!r} is not an Azure Monitor workspace resource id; write it as "
-                             "/subscriptions/<id>/resourceGroups/<group>/providers/Microsoft.Monitor/accounts/<name>")
-        return value
-
-    @field_validator("log_analytics_workspace_id")
-    @classmethod
-    def _log_analytics_workspace(cls, value: Optional[str]) -> Optional[str]:
-        if value is not None and not _LOG_ANALYTICS_WORKSPACE_ID.fullmatch(value):
-            raise ValueError(f"{value!r} is not a Log Analytics workspace resource id; write it as /subscriptions/"
-                             "<id>/resourceGroups/<group>/providers/Microsoft.OperationalInsights/workspaces/<name>")
-        return value
-
-    @model_validator(mode="after")
+    @check(first=True)
     def _consistent(self):
         if not self.managed_prometheus:
             for key, why in _NEEDS_PROMETHEUS.items():
-                if getattr(self, _snake(key)):
-                    raise field_error(key, f"{why}; set managedPrometheus: true or {key}: false")
+                if getattr(self, snake(key)):
+                    yield key, f"{why}; set managedPrometheus: true or {key}: false"
             if self.azure_monitor_workspace_id is not None:
-                raise field_error("azureMonitorWorkspaceId", "is used only with managedPrometheus: true; "
-                                  "remove it or turn managedPrometheus on")
+                yield "azureMonitorWorkspaceId", ("is used only with managedPrometheus: true; remove it or turn "
+                                                  "managedPrometheus on")
+        only_with_insights = "is used only with containerInsights: true; remove it or turn containerInsights on"
         if not self.container_insights:
             for key in ("logAnalyticsWorkspaceId", "containerInsightsPreset"):
-                if getattr(self, _snake(key)) is not None:
-                    raise field_error(key, "is used only with containerInsights: true; remove it or turn "
-                                      "containerInsights on")
+                if getattr(self, snake(key)) is not None:
+                    yield key, only_with_insights
         if "log_retention_days" in self.model_fields_set:
             if not self.container_insights:
-                raise field_error("logRetentionDays", "is used only with containerInsights: true; remove it "
-                                  "or turn containerInsights on")
+                yield "logRetentionDays", only_with_insights
             if self.log_analytics_workspace_id is not None:
-                raise field_error("logRetentionDays", "applies to the Log Analytics workspace this program "
-                                  "creates; an existing workspace (logAnalyticsWorkspaceId) keeps its own "
-                                  "retention, so remove it")
-        return self
+                yield "logRetentionDays", ("applies to the Log Analytics workspace this program creates; an existing "
+                                           "workspace (logAnalyticsWorkspaceId) keeps its own retention, so remove it")
 
     @property
     def effective_container_insights_preset(self) -> str:
@@ -149,7 +129,3 @@ class Monitoring(Model):
         """Kueue's Configuration needs `metrics.enableClusterQueueResources: true` for the quota
         and borrowing metrics the dashboard shows."""
         return self.kueue_metrics
-
-
-def _snake(camel: str) -> str:
-    return re.sub(r"(?<!^)([A-Z])", r"_\1", camel).lower()

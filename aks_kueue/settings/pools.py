@@ -5,20 +5,18 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal, Optional
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
 from aks_kueue.k8s import names
 from aks_kueue.aks import limits
 from aks_kueue.day2.upgrades import GPU_UPGRADE_DEFAULTS
-from aks_kueue.settings.base import Model, field_error, within
+from aks_kueue.settings.base import ConfigModel, check, checked, matching, suggest
 from aks_kueue.aks import pools
 from aks_kueue.aks.pools import taint_text
-from aks_kueue.aks.vm_sizes import VmSize, lookup
+from aks_kueue.aks.vm_sizes import VmSize, catalog, lookup
 
 _POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
 _TAINT = re.compile(r"^(?P<key>[^=:\s]+)=(?P<value>[^=:\s]*):(?P<effect>NoSchedule|PreferNoSchedule|NoExecute)$")
-_RESERVED_LABEL_PREFIXES = ("kubernetes.azure.com/", "kubernetes.io/")
-SPOT_TAINT = taint_text(pools.SPOT_TAINT)
 
 
 def check_label_key(key: str) -> None:
@@ -33,7 +31,7 @@ def check_label_value(value: str) -> None:
                          "'-', '_' or '.', starting and ending with a letter or digit")
 
 
-class Taint(Model):
+class Taint(ConfigModel):
     key: str
     value: str
     effect: str
@@ -53,7 +51,7 @@ class Taint(Model):
         return f"{self.key}={self.value}:{self.effect}"
 
 
-class ExplicitCapacity(Model):
+class ExplicitCapacity(ConfigModel):
     """Per-node capacity for a VM size the catalog does not know."""
 
     cpu: int = Field(ge=1, description="vCPUs per node")
@@ -71,47 +69,53 @@ class ExplicitCapacity(Model):
             raise ValueError(f"{text!r} is not a memory quantity; write it like 64Gi")
         return text
 
-    @model_validator(mode="after")
+    @check
     def _gpu_resource(self):
         if self.gpus and not self.gpu_resource:
-            raise field_error("gpuResource", "gpus is set, so name the resource the device plugin "
-                                             "advertises, for example nvidia.com/gpu")
-        return self
+            yield "gpuResource", ("gpus is set, so name the resource the device plugin advertises, for example "
+                                  "nvidia.com/gpu")
 
 
 _SURGE = re.compile(r"^(\d+)%?$")
 OsDiskType = Literal["Ephemeral", "Managed"]
 # AKS's bounds for osDiskSizeGB (the AgentPool API: minimum 0, maximum 2048; AKS needs at least 30 GiB).
-MIN_OS_DISK_GIB, MAX_OS_DISK_GIB = 30, 2048
+OsDiskSize = Annotated[int, Field(ge=30, le=2048)]
+MaxPods = Annotated[int, Field(ge=limits.MIN_MAX_PODS, le=limits.MAX_MAX_PODS)]
 
 
-def os_disk_problem(vm_size: str, os_disk_type: Optional[str], os_disk_size_gb: Optional[int]
-                    ) -> Optional[tuple[str, str]]:
-    """(field, why) when AKS would refuse the OS disk asked for on this size: an ephemeral disk the
-    size does not support or cannot hold (concepts-storage: "If you do request an ephemeral OS, you
-    receive a validation error"). A size the catalog does not know is not checked."""
-    if os_disk_type != pools.EPHEMERAL or pools.ephemeral_os_fits(vm_size, os_disk_size_gb) is not False:
-        return None
-    size = lookup(vm_size)
+@check
+def os_disk_fits(pool):
+    """The system pool's and each node pool's OS disk: AKS refuses an ephemeral disk the size does not
+    support or cannot hold (concepts-storage: "If you do request an ephemeral OS, you receive a
+    validation error"). A size the catalog does not know is not checked."""
+    if pool.os_disk_type != pools.EPHEMERAL or pools.ephemeral_os_fits(pool.vm_size, pool.os_disk_size_gb) is not False:
+        return
+    size = lookup(pool.vm_size)
     local = pools.local_disk_gib(size) if size is not None else None
     if not size.ephemeral_os_disk or not local:
-        return "osDiskType", (f"{size.name} does not support ephemeral OS disks (its size page: Ephemeral OS "
-                              "Disk not supported, or no local disk); remove osDiskType or set it to Managed")
-    wanted = os_disk_size_gb or pools.DEFAULT_OS_DISK_GIB
-    key = "osDiskSizeGb" if os_disk_size_gb else "osDiskType"
-    return key, (f"an ephemeral OS disk of {wanted} GiB does not fit {size.name}, whose cache or temp disk holds "
-                 f"{local:g} GiB; set osDiskSizeGb to {int(local)} or less, or osDiskType: Managed")
+        yield "osDiskType", (f"{size.name} does not support ephemeral OS disks (its size page: Ephemeral OS "
+                             "Disk not supported, or no local disk); remove osDiskType or set it to Managed")
+        return
+    wanted = pool.os_disk_size_gb or pools.DEFAULT_OS_DISK_GIB
+    key = "osDiskSizeGb" if pool.os_disk_size_gb else "osDiskType"
+    yield key, (f"an ephemeral OS disk of {wanted} GiB does not fit {size.name}, whose cache or temp disk holds "
+                f"{local:g} GiB; set osDiskSizeGb to {int(local)} or less, or osDiskType: Managed")
 
 
-class UpgradeSettings(Model):
+def size_hint(name: str) -> str:
+    """A did-you-mean for a VM size the catalog does not know ("" when none is close)."""
+    return suggest(name, [size.name for size in catalog().values()])
+
+
+class UpgradeSettings(ConfigModel):
     """An AKS pool's `upgradeSettings`, in the API's names. maxSurge and maxUnavailable are a
     node count or a percentage of the pool (AKS defaults: 10% and 0)."""
 
     max_surge: Optional[str] = None
     max_unavailable: Optional[str] = None
     # The AKS API's ranges (`aks/limits.py` keeps them with their citations).
-    drain_timeout_in_minutes: Optional[Annotated[int, within(limits.DRAIN_TIMEOUT_MINUTES)]] = None
-    node_soak_duration_in_minutes: Optional[Annotated[int, within(limits.NODE_SOAK_MINUTES)]] = None
+    drain_timeout_in_minutes: Optional[Annotated[int, checked(limits.DRAIN_TIMEOUT_MINUTES.problem)]] = None
+    node_soak_duration_in_minutes: Optional[Annotated[int, checked(limits.NODE_SOAK_MINUTES.problem)]] = None
     undrainable_node_behavior: Optional[Literal["Cordon", "Schedule"]] = None
 
     @field_validator("max_surge", "max_unavailable", mode="before")
@@ -125,24 +129,24 @@ class UpgradeSettings(Model):
             raise ValueError(f"{value!r} is not a node count or a percentage; write it like 1 or \"33%\"")
         return text
 
-    @model_validator(mode="after")
+    @check
     def _room_to_upgrade(self):
         if self.max_surge is not None and self.max_unavailable is not None and \
                 int(self.max_surge.rstrip("%")) == 0 and int(self.max_unavailable.rstrip("%")) == 0:
-            raise field_error("maxUnavailable", "with maxSurge 0 and maxUnavailable 0 no node can be upgraded; "
-                                                "set maxUnavailable: 1 (no extra quota) or a maxSurge above 0")
-        return self
+            yield "maxUnavailable", ("with maxSurge 0 and maxUnavailable 0 no node can be upgraded; set "
+                                     "maxUnavailable: 1 (no extra quota) or a maxSurge above 0")
 
     def to_api(self) -> dict[str, object]:
         return self.model_dump(by_alias=True, exclude_none=True)
 
 
-class NodePool(Model):
-    name: str
+class NodePool(ConfigModel):
+    name: Annotated[str, matching(_POOL_NAME, "is not a valid AKS pool name; use 1-12 lowercase letters and digits, "
+                                              "starting with a letter (^[a-z][a-z0-9]{0,11}$)")]
     vm_size: str
     min_count: int = Field(ge=0, le=limits.MAX_NODES_PER_POOL)
     max_count: int = Field(ge=0, le=limits.MAX_NODES_PER_POOL)
-    max_pods: Optional[int] = Field(None, ge=limits.MIN_MAX_PODS, le=limits.MAX_MAX_PODS)
+    max_pods: Optional[MaxPods] = None
     labels: dict[str, str] = {}
     taints: list[str] = []
     zones: list[Literal["1", "2", "3"]] = []
@@ -157,22 +161,14 @@ class NodePool(Model):
     upgrade_settings: Optional[UpgradeSettings] = None
     # Set when the pool is created and kept for its life; the defaults follow the AKS baseline.
     os_disk_type: Optional[OsDiskType] = None
-    os_disk_size_gb: Optional[int] = Field(None, ge=MIN_OS_DISK_GIB, le=MAX_OS_DISK_GIB)
+    os_disk_size_gb: Optional[OsDiskSize] = None
     encryption_at_host: Optional[bool] = None
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str) -> str:
-        if not _POOL_NAME.fullmatch(value):
-            raise ValueError(f"{value!r} is not a valid AKS pool name; use 1-12 lowercase letters and "
-                             "digits, starting with a letter (^[a-z][a-z0-9]{0,11}$)")
-        return value
 
     @field_validator("labels")
     @classmethod
     def _labels(cls, labels: dict[str, str]) -> dict[str, str]:
         for key, value in labels.items():
-            if key.startswith(_RESERVED_LABEL_PREFIXES) or "kubernetes.io/" in key:
+            if key.startswith("kubernetes.azure.com/") or "kubernetes.io/" in key:
                 raise ValueError(f"label {key!r} uses a prefix AKS reserves (kubernetes.azure.com/, "
                                  "kubernetes.io/); choose another prefix")
             check_label_key(key)
@@ -184,64 +180,44 @@ class NodePool(Model):
     def _taints(cls, taints: list[str]) -> list[str]:
         return [str(Taint.parse(t)) for t in taints]
 
-    @model_validator(mode="after")
-    def _counts(self):
+    @check(first=True)
+    def _counts_and_size(self):
         if self.min_count > self.max_count:
-            raise field_error("minCount", f"minCount {self.min_count} is above maxCount {self.max_count}; "
-                                          "the autoscaler needs minCount <= maxCount")
-        return self
-
-    @model_validator(mode="after")
-    def _size(self):
-        size = lookup(self.vm_size)
+            yield "minCount", (f"minCount {self.min_count} is above maxCount {self.max_count}; the autoscaler needs "
+                               "minCount <= maxCount")
+        size = self.size
         if size is None and self.capacity is None:
-            from aks_kueue.aks.vm_sizes import catalog
-            from aks_kueue.k8s.spelling import suggest
+            yield "vmSize", (f"{self.vm_size!r} is not in the VM size catalog{size_hint(self.vm_size)}; fix the name, "
+                             "or state the node's capacity: {cpu, memory, gpus, gpuResource}")
+        elif size is not None and (size.vcpus < limits.USER_POOL_MIN_VCPUS
+                                   or size.memory_gib < limits.USER_POOL_MIN_MEMORY_GIB):
+            yield "vmSize", (f"{size.name} is below the AKS user-pool floor of {limits.USER_POOL_MIN_VCPUS} vCPU and "
+                             f"{limits.USER_POOL_MIN_MEMORY_GIB} GiB; pick a larger size")
 
-            known = [s.name for s in catalog().values()]
-            raise field_error("vmSize", f"{self.vm_size!r} is not in the VM size catalog"
-                                        f"{suggest(self.vm_size, known)}; fix the name, or state the node's capacity: "
-                                        "{cpu, memory, gpus, gpuResource}")
-        if size is not None and (size.vcpus < limits.USER_POOL_MIN_VCPUS
-                                 or size.memory_gib < limits.USER_POOL_MIN_MEMORY_GIB):
-            raise field_error("vmSize", f"{size.name} is below the AKS user-pool floor of "
-                                        f"{limits.USER_POOL_MIN_VCPUS} vCPU and {limits.USER_POOL_MIN_MEMORY_GIB} GiB; "
-                                        "pick a larger size")
-        return self
+    _os_disk = os_disk_fits
 
-    @model_validator(mode="after")
-    def _os_disk(self):
-        problem = os_disk_problem(self.vm_size, self.os_disk_type, self.os_disk_size_gb)
-        if problem:
-            raise field_error(*problem)
-        return self
-
-    @model_validator(mode="after")
+    @check(first=True)
     def _gpu_options(self):
         vendor = self.gpu_vendor
         if self.gpu_driver is not None and vendor is None:
-            raise field_error("gpuDriver", f"{self.vm_size} has no GPU; remove gpuDriver")
+            yield "gpuDriver", f"{self.vm_size} has no GPU; remove gpuDriver"
         if vendor == "amd" and self.gpu_driver == "Install":
-            raise field_error("gpuDriver", "AKS installs no AMD driver and requires gpuDriver None for "
-                                           "AMD GPU pools; install the AMD GPU Operator instead")
+            yield "gpuDriver", ("AKS installs no AMD driver and requires gpuDriver None for AMD GPU pools; install "
+                                "the AMD GPU Operator instead")
         if vendor == "amd" and self.os_sku not in (None, "Ubuntu", "Ubuntu2204"):
-            raise field_error("osSku", "AMD GPU pools run on Ubuntu only; set osSku: Ubuntu")
+            yield "osSku", "AMD GPU pools run on Ubuntu only; set osSku: Ubuntu"
         if self.gpu_device_plugin is not None and vendor is None:
-            raise field_error("gpuDevicePlugin", f"{self.vm_size} has no GPU; remove gpuDevicePlugin")
+            yield "gpuDevicePlugin", f"{self.vm_size} has no GPU; remove gpuDevicePlugin"
         if self.gpu_device_plugin == pools.PROGRAM_PLUGIN and vendor == "amd":
-            raise field_error("gpuDevicePlugin", "the program runs NVIDIA's device plugin only; AMD GPU pools need "
-                                                 "the AMD GPU Operator: install it and set gpuDevicePlugin: external")
+            yield "gpuDevicePlugin", ("the program runs NVIDIA's device plugin only; AMD GPU pools need the AMD GPU "
+                                      "Operator: install it and set gpuDevicePlugin: external")
         if self.gpu_device_plugin == pools.PROGRAM_PLUGIN and self.gpu_driver == "None":
-            raise field_error("gpuDevicePlugin", "the program's device plugin needs the NVIDIA driver, which AKS "
-                                                 "does not install with gpuDriver None; set gpuDriver: Install, or "
-                                                 "gpuDevicePlugin: external where the GPU Operator brings the driver "
-                                                 "and its own device plugin")
-        if self.gpu_instance_profile is not None:
-            size = self.size
-            if size is None or not size.mig_capable:
-                raise field_error("gpuInstanceProfile", f"{self.vm_size} does not support MIG; MIG needs "
-                                                        "an NVIDIA A100, H100 or H200 size")
-        return self
+            yield "gpuDevicePlugin", ("the program's device plugin needs the NVIDIA driver, which AKS does not "
+                                      "install with gpuDriver None; set gpuDriver: Install, or gpuDevicePlugin: "
+                                      "external where the GPU Operator brings the driver and its own device plugin")
+        if self.gpu_instance_profile is not None and (self.size is None or not self.size.mig_capable):
+            yield "gpuInstanceProfile", (f"{self.vm_size} does not support MIG; MIG needs an NVIDIA A100, H100 or "
+                                         "H200 size")
 
     @property
     def effective_upgrade_settings(self) -> Optional[dict[str, object]]:

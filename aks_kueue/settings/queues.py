@@ -9,19 +9,19 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Optional, Union
 
-from pydantic import Discriminator, Field, Tag, field_validator, model_validator
+from pydantic import Discriminator, Field, Tag, field_validator
 
 from aks_kueue.aks.autoscaler import class_problem
 from aks_kueue.aks.topology import AKS_LEVELS, from_aks_problem
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
-from aks_kueue.k8s.names import qualified_name_problem
-from aks_kueue.settings.base import GUID, Model, field_error, field_errors
+from aks_kueue.k8s.field import Path
+from aks_kueue.k8s.names import dns1123_label_problem, qualified_name_problem
+from aks_kueue.settings.base import GUID, ConfigModel, check, checked, field_errors, matching
 
-_NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _QUEUE_REF = re.compile(r"^(?P<namespace>[^/\s]+)/(?P<name>[^/\s]+)$")
 
 
-class NamedSpec(Model):
+class NamedSpec(ConfigModel):
     name: str
     spec: Any = None
 
@@ -30,19 +30,12 @@ class FlavorEntry(NamedSpec):
     node_pool: Optional[str] = None
 
 
-class Provisioning(Model):
+class Provisioning(ConfigModel):
     """`clusterQueues[].provisioning`: a ProvisioningRequest AdmissionCheck for the ClusterQueue."""
 
-    class_: str = Field(alias="class")
+    class_: Annotated[str, checked(class_problem)] = Field(alias="class")
     on_flavors: Optional[list[str]] = None
     parameters: dict[str, str] = {}
-
-    @field_validator("class_")
-    @classmethod
-    def _class(cls, value: str) -> str:
-        if problem := class_problem(value):
-            raise ValueError(problem)
-        return value
 
     @field_validator("on_flavors")
     @classmethod
@@ -79,22 +72,21 @@ class ClusterQueueEntry(NamedSpec):
         """The name of the generated AdmissionCheck and of its ProvisioningRequestConfig."""
         return f"{self.name}{PROVISIONING_SUFFIX}"
 
-    @model_validator(mode="after")
+    @check(first=True)
     def _provisioning_fits(self):
         if self.provisioning is None:
-            return self
+            return
         if len(self.check_name) > _CONFIG_NAME_MAX:
-            raise field_error("provisioning", f"the generated ProvisioningRequestConfig {self.check_name!r} would "
-                              f"be {len(self.check_name)} characters; an AdmissionCheck names it with at most "
-                              f"{_CONFIG_NAME_MAX}, so shorten the ClusterQueue's name to at most "
-                              f"{_CONFIG_NAME_MAX - len(PROVISIONING_SUFFIX)} characters")
+            yield "provisioning", (f"the generated ProvisioningRequestConfig {self.check_name!r} would be "
+                                   f"{len(self.check_name)} characters; an AdmissionCheck names it with at most "
+                                   f"{_CONFIG_NAME_MAX}, so shorten the ClusterQueue's name to at most "
+                                   f"{_CONFIG_NAME_MAX - len(PROVISIONING_SUFFIX)} characters")
         flavors = _flavor_names(self.spec)
         for i, name in enumerate(self.provisioning.on_flavors or []):
             if flavors is not None and name not in flavors:
-                raise field_error(f"provisioning.onFlavors[{i}]", f"flavor {name!r} is not one of this "
-                                  f"ClusterQueue's flavors ({', '.join(flavors) or 'none'}); the check would never "
-                                  "apply")
-        return self
+                yield Path("provisioning", "onFlavors").index(i), (
+                    f"flavor {name!r} is not one of this ClusterQueue's flavors ({', '.join(flavors) or 'none'}); "
+                    "the check would never apply")
 
 
 def _flavor_names(spec: Any) -> Optional[list[str]]:
@@ -114,21 +106,12 @@ def _flavor_names(spec: Any) -> Optional[list[str]]:
 class TopologyEntry(NamedSpec):
     """`{name, spec}` as in Kueue, or `{name, fromAks: [zone, hostname]}`: levels on AKS's node labels."""
 
-    from_aks: Optional[list[str]] = None
+    from_aks: Optional[Annotated[list[str], checked(from_aks_problem)]] = None
 
-    @field_validator("from_aks")
-    @classmethod
-    def _levels(cls, names: Optional[list[str]]) -> Optional[list[str]]:
-        if names is not None and (problem := from_aks_problem(names)):
-            raise ValueError(problem)
-        return names
-
-    @model_validator(mode="after")
+    @check
     def _one_source(self):
         if self.from_aks is not None and self.spec is not None:
-            raise field_error("fromAks", "give either fromAks or spec.levels, not both; fromAks expands to "
-                              "spec.levels")
-        return self
+            yield "fromAks", "give either fromAks or spec.levels, not both; fromAks expands to spec.levels"
 
 
 class LocalQueueEntry(NamedSpec):
@@ -139,16 +122,16 @@ class LocalQueueEntry(NamedSpec):
     @field_validator("submitter_groups")
     @classmethod
     def _groups(cls, groups: list[str]) -> list[str]:
-        problems: list[tuple[str, str]] = []
+        problems: list[tuple[Path, str]] = []
         seen: dict[str, int] = {}
         for i, group in enumerate(groups):
             if not GUID.fullmatch(group):
-                problems.append((f"[{i}]", f"{group!r} is not an Entra group object ID; use the group's object ID, "
-                                 "a GUID such as 3f2b8c1e-7d4a-4e9b-a1c2-5d6e7f809a1b (`az ad group show --group "
-                                 "<name> --query id -o tsv` prints it)"))
+                problems.append((Path().index(i), f"{group!r} is not an Entra group object ID; use the group's "
+                                 "object ID, a GUID such as 3f2b8c1e-7d4a-4e9b-a1c2-5d6e7f809a1b (`az ad group show "
+                                 "--group <name> --query id -o tsv` prints it)"))
             elif group.lower() in seen:
-                problems.append((f"[{i}]", f"{group} is already listed as submitterGroups[{seen[group.lower()]}]; "
-                                 "list each group once"))
+                problems.append((Path().index(i), f"{group} is already listed as "
+                                 f"submitterGroups[{seen[group.lower()]}]; list each group once"))
             else:
                 seen[group.lower()] = i
         if problems:
@@ -156,13 +139,13 @@ class LocalQueueEntry(NamedSpec):
         return groups
 
 
-class PriorityClassEntry(Model):
+class PriorityClassEntry(ConfigModel):
     name: str
     value: Any
     description: Optional[str] = None
 
 
-class Queues(Model):
+class Queues(ConfigModel):
     resource_flavors: list[FlavorEntry] = []
     cohorts: list[NamedSpec] = []
     cluster_queues: list[ClusterQueueEntry] = []
@@ -177,7 +160,7 @@ class Queues(Model):
     @classmethod
     def _namespace_names(cls, names: list[str]) -> list[str]:
         for name in names:
-            if not isinstance(name, str) or not _NAMESPACE.fullmatch(name):
+            if dns1123_label_problem(name):
                 raise ValueError(f"{name!r} is not a namespace name; use a DNS label such as team-a")
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
@@ -190,7 +173,7 @@ class Queues(Model):
                     self.workload_priority_classes, self.topologies))
 
 
-class Toleration(Model):
+class Toleration(ConfigModel):
     key: Optional[str] = None
     operator: str = "Equal"
     value: Optional[str] = None
@@ -198,12 +181,12 @@ class Toleration(Model):
     toleration_seconds: Optional[int] = None
 
 
-class SliceConstraint(Model):
+class SliceConstraint(ConfigModel):
     topology: str
     size: int = Field(ge=1)
 
 
-class TopologyRequest(Model):
+class TopologyRequest(ConfigModel):
     """Kueue's PodSetTopologyRequest (v1beta2 Workload `podSets[].topologyRequest`), as the job's
     topology annotations make it. Levels are node labels, as in Kueue."""
 
@@ -218,33 +201,30 @@ class TopologyRequest(Model):
     pod_set_slice_size: Optional[int] = None
     podset_slice_required_topology_constraints: Optional[list[SliceConstraint]] = None
 
-    @model_validator(mode="after")
+    @check(first=True)
     def _levels(self):
         given = [k for k in ("required", "preferred", "unconstrained") if getattr(self, k) is not None]
         if len(given) > 1:
-            raise field_error(given[1], f"give one of required, preferred or unconstrained, not {' and '.join(given)}; "
-                              "a job carries one topology annotation per pod set")
+            yield given[1], (f"give one of required, preferred or unconstrained, not {' and '.join(given)}; a job "
+                             "carries one topology annotation per pod set")
         levels = {"required": self.required, "preferred": self.preferred,
                   "podSetSliceRequiredTopology": self.pod_set_slice_required_topology}
         for i, constraint in enumerate(self.podset_slice_required_topology_constraints or []):
-            levels[f"podsetSliceRequiredTopologyConstraints[{i}].topology"] = constraint.topology
+            levels[Path("podsetSliceRequiredTopologyConstraints").index(i).child("topology")] = constraint.topology
         for key, level in levels.items():
             if level in AKS_LEVELS:
-                raise field_error(key, f"{level!r} is a fromAks name; Kueue's field takes the level's node label: "
-                                  f"{AKS_LEVELS[level]}")
+                yield key, (f"{level!r} is a fromAks name; Kueue's field takes the level's node label: "
+                            f"{AKS_LEVELS[level]}")
         # What Kueue's job webhook refuses in the topology annotations these fields come from
         # (`ValidateTASPodSetRequest`, kueue v0.19.2 pkg/controller/jobframework/tas_validation.go).
         if self.pod_set_group_name is not None:
             if self.required is None and self.preferred is None:
-                raise field_error("podSetGroupName", "needs required or preferred: a group shares one topology "
-                                  "domain at that level")
+                yield "podSetGroupName", "needs required or preferred: a group shares one topology domain at that level"
             if self.pod_set_slice_required_topology is not None or self.pod_set_slice_size is not None:
-                raise field_error("podSetGroupName", "may not be set with slices (podSetSliceRequiredTopology, "
-                                  "podSetSliceSize)")
-        return self
+                yield "podSetGroupName", "may not be set with slices (podSetSliceRequiredTopology, podSetSliceSize)"
 
 
-class PodSetShape(Model):
+class PodSetShape(ConfigModel):
     name: str
     count: int = Field(ge=1)
     min_count: Optional[int] = Field(None, ge=1)
@@ -253,13 +233,12 @@ class PodSetShape(Model):
     tolerations: list[Toleration] = []
     topology_request: Optional[TopologyRequest] = None
 
-    @model_validator(mode="after")
+    @check
     def _slice_within_count(self):
         size = self.topology_request.pod_set_slice_size if self.topology_request is not None else None
         if size is not None and size > self.count:
-            raise field_error("topologyRequest.podSetSliceSize", f"{size} is above the pod set's count {self.count}; "
-                              "a slice is part of the pod set")
-        return self
+            yield "topologyRequest.podSetSliceSize", (f"{size} is above the pod set's count {self.count}; a slice is "
+                                                      "part of the pod set")
 
     @field_validator("requests")
     @classmethod
@@ -275,19 +254,12 @@ class PodSetShape(Model):
         return requests
 
 
-class ExpectedWorkload(Model):
+class ExpectedWorkload(ConfigModel):
     name: str
-    queue: str
+    queue: Annotated[str, matching(_QUEUE_REF, "is not a queue reference; write <namespace>/<LocalQueue>, for "
+                                               "example team-a/default")]
     priority_class: Optional[str] = None
     pod_sets: list[PodSetShape] = Field(min_length=1)
-
-    @field_validator("queue")
-    @classmethod
-    def _queue(cls, value: str) -> str:
-        if not _QUEUE_REF.fullmatch(value):
-            raise ValueError(f"{value!r} is not a queue reference; write <namespace>/<LocalQueue>, "
-                             "for example team-a/default")
-        return value
 
     @property
     def queue_namespace(self) -> str:
@@ -298,7 +270,7 @@ class ExpectedWorkload(Model):
         return self.queue.split("/", 1)[1]
 
 
-class ManifestWorkload(Model):
+class ManifestWorkload(ConfigModel):
     """An expected workload given as a job file (Job, JobSet, RayJob, MPIJob, ... with the
     `kueue.x-k8s.io/queue-name` label), relative to the project root: the Workload Kueue would
     create for it is what the pack proves."""

@@ -5,16 +5,17 @@ from __future__ import annotations
 import ipaddress
 import re
 from datetime import date
-from typing import Any, Literal, Mapping, Optional
+from typing import Annotated, Any, Literal, Mapping, Optional
 
 from pydantic import Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from aks_kueue.day2.allow import Allowances, parse_entry
+from aks_kueue.k8s.field import Path
 from aks_kueue.k8s.loader import Limits, LoadError, loads_json
 from aks_kueue.secrets import Secrets
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network, regions
 from aks_kueue.aks.allocatable import default_max_pods
-from aks_kueue.settings.base import Model, field_error, field_errors, suggest
+from aks_kueue.settings.base import ConfigModel, check, field_error, matching, suggest
 from aks_kueue.settings.cluster import Cluster
 from aks_kueue.settings.errors import NAMESPACE, Problem, SettingsError, format_path, problems_from
 from aks_kueue.settings.fleet import Fleet, cross_key_problems
@@ -31,11 +32,13 @@ _CLOUD_NAMES = {regions.Cloud.PUBLIC: "the public Azure cloud", regions.Cloud.US
                 regions.Cloud.CHINA: "Azure operated by 21Vianet"}
 
 
-class Settings(Model):
+class Settings(ConfigModel):
     location: str = Field(min_length=1)
     azure_environment: Optional[Literal["public", "usgovernment", "china"]] = Field(
         None, alias=AZURE_ENVIRONMENT_KEY)
-    resource_group_name: str
+    resource_group_name: Annotated[str, matching(re.compile(r"[-\w._()]{0,89}[-\w_()]"), "is not a valid resource "
+                                                 "group name; use 1-90 letters, digits, '-', '_', '.', '(' or ')', not "
+                                                 "ending in '.'")]
     environment: Literal["production", "development"] = "production"
     cluster: Cluster
     node_pools: list[NodePool]
@@ -65,14 +68,6 @@ class Settings(Model):
                              "there)")
         return name
 
-    @field_validator("resource_group_name")
-    @classmethod
-    def _group_name(cls, value: str) -> str:
-        if not re.fullmatch(r"[-\w._()]{0,89}[-\w_()]", value):
-            raise ValueError(f"{value!r} is not a valid resource group name; use 1-90 letters, digits, "
-                             "'-', '_', '.', '(' or ')', not ending in '.'")
-        return value
-
     @field_validator("node_pools")
     @classmethod
     def _pool_count_and_names(cls, pools: list[NodePool]) -> list[NodePool]:
@@ -83,8 +78,8 @@ class Settings(Model):
         seen: dict[str, int] = {}
         for i, pool in enumerate(pools):
             if pool.name == SYSTEM_POOL_NAME:
-                raise field_error(f"[{i}].name", f"{SYSTEM_POOL_NAME!r} is the system pool's name; "
-                                                 "choose another name for this user pool")
+                raise field_error(Path().index(i).child("name"), f"{SYSTEM_POOL_NAME!r} is the system pool's "
+                                                                 "name; choose another name for this user pool")
             if pool.name in seen:
                 raise ValueError(f"pool name {pool.name!r} is used by nodePools[{seen[pool.name]}] and "
                                  f"nodePools[{i}]; pool names must be unique")
@@ -99,9 +94,9 @@ class Settings(Model):
             try:
                 entry = parse_entry(text)
             except ValueError as error:
-                raise field_error(f"[{i}]", str(error)) from None
+                raise field_error(Path().index(i), str(error)) from None
             if str(entry) in seen:
-                raise field_error(f"[{i}]", f"{entry} is listed twice; list each resource once")
+                raise field_error(Path().index(i), f"{entry} is listed twice; list each resource once")
             seen.add(str(entry))
         return list(entries)
 
@@ -136,97 +131,82 @@ class Settings(Model):
             return {**data, "monitoring": dict(PRODUCTION_MONITORING)}
         return data
 
-    @model_validator(mode="after")
+    @check
     def _defender_workspace(self):
         if self.cluster.security.defender.enabled and self.defender_workspace is None:
-            raise field_error("cluster.security.defender.enabled", "Defender for Containers needs a Log Analytics "
-                              "workspace and this stack has none: turn on aks-kueue:monitoring with containerInsights "
-                              "(Defender then uses its workspace), give cluster.security.defender."
-                              "logAnalyticsWorkspaceId, or remove enabled: true")
-        return self
+            yield "cluster.security.defender.enabled", ("Defender for Containers needs a Log Analytics workspace and "
+                                                        "this stack has none: turn on aks-kueue:monitoring with "
+                                                        "containerInsights (Defender then uses its workspace), give "
+                                                        "cluster.security.defender.logAnalyticsWorkspaceId, or remove "
+                                                        "enabled: true")
 
-    @model_validator(mode="after")
+    @check(first=True)
     def _without_kueue(self):
         """With `kueue.install: none` nothing may need Kueue's CRDs or webhooks."""
-        if self.kueue.install != "none":
-            return self
         needs = [("queues", self.queues is not None and self.queues.has_objects),
-                 ("queueManifests", bool(self.queue_manifests)), ("expectedWorkloads", bool(self.expected_workloads))]
+                 ("queueManifests", self.queue_manifests), ("expectedWorkloads", self.expected_workloads)]
         for key, present in needs:
-            if present:
-                raise field_error(key, "kueue.install is none, so there is no Kueue to hold it; remove it for the "
-                                       "update that uninstalls Kueue and add it back with the new install mode")
-        return self
+            if present and self.kueue.install == "none":
+                yield key, ("kueue.install is none, so there is no Kueue to hold it; remove it for the update that "
+                            "uninstalls Kueue and add it back with the new install mode")
 
-    @model_validator(mode="after")
+    @check
     def _fits_the_region_and_the_network(self):
         """What AKS checks against the region and the cluster's size at create time."""
-        problems: list[tuple[str, str]] = []
         region = regions.lookup(self.location)
         if region is not None and self.azure_environment and self.azure_environment != region.cloud.value:
-            problems.append(("location", f"{self.location} is a region of {_CLOUD_NAMES[region.cloud]}, but "
-                             f"{AZURE_ENVIRONMENT_KEY} is {self.azure_environment}; set {AZURE_ENVIRONMENT_KEY}: "
-                             f"{region.cloud.value} or choose a region of that cloud"))
+            yield "location", (f"{self.location} is a region of {_CLOUD_NAMES[region.cloud]}, but "
+                               f"{AZURE_ENVIRONMENT_KEY} is {self.azure_environment}; set {AZURE_ENVIRONMENT_KEY}: "
+                               f"{region.cloud.value} or choose a region of that cloud")
         if region is not None and region.availability_zones is False:
             no_zones = (f"{self.location} has no availability zones (Azure regions list of "
                         f"{regions.load().as_of.isoformat()}), so AKS refuses zonal pools there; remove zones or "
                         "choose a region with zones")
             if self.cluster.system_pool.zones:
-                problems.append(("cluster.systemPool.zones", no_zones))
-            problems += [(f"nodePools[{i}].zones", no_zones) for i, p in enumerate(self.node_pools) if p.zones]
+                yield "cluster.systemPool.zones", no_zones
+            yield from ((Path("nodePools").index(i).child("zones"), no_zones)
+                        for i, p in enumerate(self.node_pools) if p.zones)
         nodes = self.cluster.system_pool.count + sum(p.max_count for p in self.node_pools)
         if nodes > limits.MAX_NODES_PER_CLUSTER:
-            problems.append(("nodePools", f"the system pool and the pools' maxCount add up to {nodes} nodes; AKS "
-                             f"allows at most {limits.MAX_NODES_PER_CLUSTER} per cluster, so lower maxCount"))
+            yield "nodePools", (f"the system pool and the pools' maxCount add up to {nodes} nodes; AKS allows at most "
+                                f"{limits.MAX_NODES_PER_CLUSTER} per cluster, so lower maxCount")
         network = self.cluster.network
         if network.uses_pod_cidr:
             pods = ipaddress.ip_network(network.effective_pod_cidr)
             room = aks_network.nodes_for_pod_cidr(pods)
             if pods.version == 4 and room < nodes:
                 given = "" if network.pod_cidr else f"is not set, so AKS uses {pods}: "
-                prefix = aks_network.pod_prefix_for(nodes)
-                problems.append(("cluster.network.podCidr", f"{given}{pods} gives each node a "
-                                 f"/{aks_network.NODE_POD_PREFIX}, room for {room} node{'s' * (room != 1)}, but "
-                                 "the system pool and "
-                                 f"the pools' maxCount add up to {nodes}; use a /{prefix} or larger (and leave room "
-                                 "for upgrade surge nodes)"))
-        if problems:
-            raise field_errors(problems)
-        return self
+                yield "cluster.network.podCidr", (f"{given}{pods} gives each node a /{aks_network.NODE_POD_PREFIX}, "
+                                                  f"room for {room} node{'s' * (room != 1)}, but the system pool and "
+                                                  f"the pools' maxCount add up to {nodes}; use a "
+                                                  f"/{aks_network.pod_prefix_for(nodes)} or larger (and leave room "
+                                                  "for upgrade surge nodes)")
 
-    @model_validator(mode="after")
+    @check
     def _pods_per_pool(self):
         """AKS's pod floor holds for every pool, user pools as the system pool (`aks/limits.py`)."""
         network = self.cluster.network
-        problems = []
         for i, pool in enumerate(self.node_pools):
             max_pods = pool.max_pods or default_max_pods(network.plugin, network.plugin_mode)
-            problem = limits.pod_floor_problem(max_pods, pool.min_count, "minCount", "the nodes it is created with "
-                                               "(this program creates an autoscaled pool with minCount nodes)")
-            if problem:
-                problems.append((f"nodePools[{i}].maxPods", problem))
-        if problems:
-            raise field_errors(problems)
-        return self
+            if problem := limits.pod_floor_problem(max_pods, pool.min_count, "minCount", "the nodes it is created with "
+                                                   "(this program creates an autoscaled pool with minCount nodes)"):
+                yield Path("nodePools").index(i).child("maxPods"), problem
 
-    @model_validator(mode="after")
+    @check
     def _fleet(self):
-        if self.fleet is not None and (problems := cross_key_problems(self)):
-            raise field_errors(problems)
-        return self
+        if self.fleet is not None:
+            yield from cross_key_problems(self)
 
-    @model_validator(mode="after")
+    @check(first=True)
     def _provisioning(self):
         if self.cluster.effective_node_provisioning == "Auto":
             if self.node_pools:
-                raise field_error("nodePools", "node auto-provisioning (cluster.nodeProvisioning Auto or "
-                                  "sku Automatic) cannot be combined with autoscaled node pools; set "
-                                  "cluster.nodeProvisioning: Manual or remove nodePools")
+                yield "nodePools", ("node auto-provisioning (cluster.nodeProvisioning Auto or sku Automatic) cannot "
+                                    "be combined with autoscaled node pools; set cluster.nodeProvisioning: Manual or "
+                                    "remove nodePools")
             if self.kueue.install == "managed":
-                raise field_error("kueue", "the managed Kueue extension supports the cluster autoscaler "
-                                  "only, not node auto-provisioning; use nodeProvisioning: Manual or "
-                                  "install: helm")
-        return self
+                yield "kueue", ("the managed Kueue extension supports the cluster autoscaler only, not node "
+                                "auto-provisioning; use nodeProvisioning: Manual or install: helm")
 
     @property
     def warnings(self) -> list[str]:

@@ -22,21 +22,22 @@ from pulumi_azure_native import authorization, containerservice as cs, resources
 
 from aks_kueue.aks.limits import dns_prefix
 from aks_kueue.day2.allow import Protection
-from aks_kueue.day2.replacement import AGENT_POOL, MAINTENANCE_CONFIGURATION, replace_on_changes
+from aks_kueue.day2.replacement import MAINTENANCE_CONFIGURATION
 from aks_kueue.day2.state import Previous, SystemPoolOwner
 from aks_kueue.day2.upgrades import AUTO_UPGRADE_CONFIG, NODE_OS_UPGRADE_CONFIG, manages_kubernetes_version
 from aks_kueue.model.conventions import AZURE_POLICY_ADDON, SECRETS_PROVIDER_ADDON
 from aks_kueue.model.desired import Cluster
-from aks_kueue.model.record import CLUSTER_ENTRY, RESOURCE_GROUP_ENTRY, SYSTEM_POOL_ENTRY, network_profile
+from aks_kueue.model.record import CLUSTER_ENTRY, RESOURCE_GROUP_ENTRY, network_profile
 from aks_kueue.settings.monitoring import Monitoring
-from components import token
-from components.azure_object import AzureObject
+from components import Component
+from components.azure_object import AzureObject, role_definition
 from components.cluster.kubeconfig import decode_first, use_azure_cli_login
 from components.day2_guard import Gated
 from components.secret import secret_inputs
 from components.monitoring.cluster_inputs import merge_cluster_inputs
 from components.monitoring.workspaces import MonitoringWorkspaces, MonitoringWorkspacesArgs
-from components.node_pools.inputs import create_only, created_with, pool_inputs, snake_keys
+from components.node_pools import agent_pool
+from components.node_pools.inputs import created_with, pool_inputs, snake_keys
 
 # "Azure Kubernetes Service RBAC Cluster Admin", a built-in role.
 AKS_RBAC_CLUSTER_ADMIN_ROLE = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
@@ -58,7 +59,7 @@ class AksClusterArgs:
     secret_resource_group: bool = False   # aks-kueue:resourceGroupName is a secret key
 
 
-class AksCluster(pulumi.ComponentResource):
+class AksCluster(Component):
     resource_group_name: pulumi.Output[str]
     cluster_name: pulumi.Output[str]
     cluster_id: pulumi.Output[str]
@@ -66,17 +67,16 @@ class AksCluster(pulumi.ComponentResource):
     provider: k8s.Provider
 
     def __init__(self, name: str, args: AksClusterArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__(token("AksCluster"), name, None, opts)
+        super().__init__(name, opts)
         protection, gate, spec = args.protection, args.guard.gate, args.cluster
         group = resources.ResourceGroup(
             f"{name}-rg", **secret_inputs({"resource_group_name": spec.resource_group}, args.secret_resource_group),
-            location=spec.region, tags=args.tags, opts=pulumi.ResourceOptions(
-                parent=self, protect=protection.protects(RESOURCE_GROUP_ENTRY), depends_on=[gate]))
+            location=spec.region, tags=args.tags,
+            opts=self.child(protect=protection.protects(RESOURCE_GROUP_ENTRY), depends_on=[gate]))
 
         # The cluster's monitoring add-ons (and Defender) name these workspaces, so they come first.
         self.monitoring_workspaces = MonitoringWorkspaces(f"{name}-monitoring", MonitoringWorkspacesArgs(
-            args.monitoring, group.name, spec.region, spec.name, args.tags),
-            opts=pulumi.ResourceOptions(parent=self)) if args.monitoring else None
+            args.monitoring, group.name, spec.region, spec.name, args.tags), self.child()) if args.monitoring else None
         # The update that creates the cluster sends the system pool inline; later ones send none.
         profiles = args.guard.previous.apply(
             lambda previous: [system_pool_profile(args)] if previous.record is None else None)
@@ -85,9 +85,8 @@ class AksCluster(pulumi.ComponentResource):
             self.monitoring_workspaces.cluster_inputs if self.monitoring_workspaces else {}), args.secret)
         ignored = [] if manages_kubernetes_version(spec.security.upgrade_channel or "none") else ["kubernetesVersion"]
         managed = cs.ManagedCluster(
-            f"{name}-aks", resource_group_name=group.name, opts=pulumi.ResourceOptions(
-                parent=self, protect=protection.protects(CLUSTER_ENTRY), depends_on=[gate], ignore_changes=ignored),
-            **inputs)
+            f"{name}-aks", resource_group_name=group.name, **inputs,
+            opts=self.child(protect=protection.protects(CLUSTER_ENTRY), depends_on=[gate], ignore_changes=ignored))
 
         self.resource_group_name = group.name
         self.cluster_name = managed.name
@@ -102,8 +101,7 @@ class AksCluster(pulumi.ComponentResource):
             f"{name}-k8s", kubeconfig=self.kubeconfig, enable_server_side_apply=True,
             # The kubeconfig is already a secret Output; naming it here keeps it encrypted in the
             # state even if a plain value is ever passed, and is what the policy pack can check.
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[managed, *deployer_access],
-                                        additional_secret_outputs=["kubeconfig"]))
+            opts=self.child(depends_on=[managed, *deployer_access], additional_secret_outputs=["kubeconfig"]))
         self.register_outputs({
             "resourceGroupName": self.resource_group_name, "clusterName": self.cluster_name,
             "kubeconfig": self.kubeconfig, "oidcIssuerUrl": self.oidc_issuer_url,
@@ -124,15 +122,9 @@ class AksCluster(pulumi.ComponentResource):
             return None
         adopt = record.system_pool_owner is SystemPoolOwner.CLUSTER and record.cluster_id
         pool = args.cluster.system_pool
-        inputs = secret_inputs({"agent_pool_name": pool.name,
-                                **pool_inputs(pool, args.tags, create_only(pool, args.guard))}, args.secret)
-        return cs.AgentPool(
-            f"{name}-system", resource_group_name=group.name, resource_name_=managed.name,
-            opts=pulumi.ResourceOptions(
-                parent=self, protect=args.protection.protects(SYSTEM_POOL_ENTRY), depends_on=[args.guard.gate],
-                replace_on_changes=replace_on_changes(AGENT_POOL),
-                import_=f"{record.cluster_id}/agentPools/{pool.name}" if adopt else None),
-            **inputs)
+        return agent_pool(self, f"{name}-system", pool, group.name, managed.name, args.tags, args.guard,
+                          args.protection, args.secret,
+                          import_=f"{record.cluster_id}/agentPools/{pool.name}" if adopt else None)
 
     def _maintenance(self, name: str, args: AksClusterArgs, group, managed) -> list[pulumi.CustomResource]:
         """AKS's own upgrades (the auto-upgrade channel, node images) happen only in these windows."""
@@ -142,8 +134,7 @@ class AksCluster(pulumi.ComponentResource):
                                    args.secret)
             configs.append(AzureObject(
                 MAINTENANCE_CONFIGURATION, f"{name}-{_MAINTENANCE_SUFFIX[window.config_name]}",
-                {"resourceGroupName": group.name, "resourceName": managed.name, **inputs},
-                pulumi.ResourceOptions(parent=self)))
+                {"resourceGroupName": group.name, "resourceName": managed.name, **inputs}, self.child()))
         return configs
 
     def _credentials(self, name, args, group, managed):
@@ -168,17 +159,14 @@ class AksCluster(pulumi.ComponentResource):
         does not move each time a different person or pipeline deploys. Without groups,
         the deploying identity itself gets it on this cluster only."""
         client = authorization.get_client_config_output()
-        role = client.subscription_id.apply(
-            lambda sub: f"/subscriptions/{sub}/providers/Microsoft.Authorization/"
-                        f"roleDefinitions/{AKS_RBAC_CLUSTER_ADMIN_ROLE}")
-        opts = pulumi.ResourceOptions(parent=self)
+        role = role_definition(client.subscription_id, AKS_RBAC_CLUSTER_ADMIN_ROLE)
         if groups:
             return [authorization.RoleAssignment(
                 f"{name}-admins-{index}", scope=managed.id, principal_id=group, principal_type="Group",
-                role_definition_id=role, opts=opts) for index, group in enumerate(groups)]
+                role_definition_id=role, opts=self.child()) for index, group in enumerate(groups)]
         return [authorization.RoleAssignment(
             f"{name}-deployer-admin", scope=managed.id, principal_id=client.object_id,
-            principal_type=deployer_principal_type(), role_definition_id=role, opts=opts)]
+            principal_type=deployer_principal_type(), role_definition_id=role, opts=self.child())]
 
 
 def deployer_principal_type() -> str:

@@ -15,11 +15,11 @@ from typing import Any, Optional, Protocol
 import pulumi
 
 from aks_kueue.day2.allow import Allowances, Entry
-from aks_kueue.day2.guard import Refusal, Report, judge
+from aks_kueue.day2.guard import Refusal, Report, judge_update
 from aks_kueue.day2.state import Previous, Record, from_outputs, kept_pools, settle, to_output
 from aks_kueue.model.carrier import existing_pools_text
 from aks_kueue.secrets import Secrets
-from components import token
+from components import Component
 
 
 class Gated(Protocol):
@@ -45,17 +45,16 @@ class Day2GuardArgs:
     hidden: Secrets = field(default_factory=Secrets)
 
 
-class Day2Guard(pulumi.ComponentResource):
+class Day2Guard(Component):
     previous: pulumi.Output[Previous]
     desired: pulumi.Output[Record]
     report: pulumi.Output[Report]
     gate: pulumi.Output[pulumi.Resource]
 
     def __init__(self, name: str, args: Day2GuardArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__(token("Day2Guard"), name, None, opts)
+        super().__init__(name, opts)
         self._args = args
-        reference = pulumi.StackReference(f"{name}-previous", stack_name=args.stack,
-                                          opts=pulumi.ResourceOptions(parent=self))
+        reference = pulumi.StackReference(f"{name}-previous", stack_name=args.stack, opts=self.child())
         self.previous = reference.outputs.apply(from_outputs)
         self.desired = self.previous.apply(lambda previous: settle(args.desired, previous.record))
         self.report = pulumi.Output.all(self.previous, self.desired).apply(
@@ -111,7 +110,7 @@ def _quiet_refusals() -> None:
 
 
 def _judged(previous: Previous, desired: Record, allowances: Allowances, hidden: Secrets) -> Report:
-    report = judge(previous, desired, allowances)
+    report = judge_update(previous, desired, allowances)
     report = replace(report, refusals=hidden.value(report.refusals), notices=hidden.value(report.notices))
     for finding in report.notices:
         pulumi.log.warn(str(finding))

@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 
 from aks_kueue.aks.device_plugin import daemonset, daemonset_name, device_plugin_groups
 from aks_kueue.aks.pools import Pool
-from components import token
+from components import Component
 from components.kubernetes_object import KubernetesObject
 from components.secret import secret_value
 
@@ -23,17 +23,15 @@ class GpuDevicePluginArgs:
     secret: bool = False              # aks-kueue:nodePools is a secret key: the pods' placement comes from it
 
 
-class GpuDevicePlugin(pulumi.ComponentResource):
+class GpuDevicePlugin(Component):
     def __init__(self, name: str, args: GpuDevicePluginArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__(token("GpuDevicePlugin"), name, None, opts)
-        child = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=list(args.node_pools))
-        self.daemonsets: list[KubernetesObject] = []
-        self.names: list[str] = []
+        super().__init__(name, opts)
+        child = self.child(provider=args.provider, depends_on=list(args.node_pools))
+        self.daemonsets: dict[str, KubernetesObject] = {}
         for strategy, pools in device_plugin_groups(args.pools).items():
             ds_name = daemonset_name(strategy)
             manifest = daemonset(ds_name, strategy, pools)
             if args.secret:
                 manifest = {**manifest, "spec": secret_value(manifest["spec"])}
-            self.daemonsets.append(KubernetesObject(f"{name}-{ds_name}", manifest, child))
-            self.names.append(ds_name)
-        self.register_outputs({"daemonsets": self.names})
+            self.daemonsets[ds_name] = KubernetesObject(f"{name}-{ds_name}", manifest, child)
+        self.register_outputs({"daemonsets": list(self.daemonsets)})

@@ -15,7 +15,7 @@ from components.kubernetes_object import HelmRelease
 from components.kueue_install.values import helm_values
 from aks_kueue.versions import (KUEUE_API_VERSION, KUEUE_CHART_REPOSITORY, KUEUE_NAMESPACE,
                                 MANAGED_KUEUE_EXTENSION_TYPE)
-from components import token
+from components import Component
 
 CONTROLLER_DEPLOYMENT = "kueue-controller-manager"
 KUEUE_ENTRY = Entry(Target.KUEUE)
@@ -28,15 +28,15 @@ class KueueInstallArgs:
     cluster_name: pulumi.Input[str]
     provider: k8s.Provider
     node_pools: Sequence[pulumi.Resource]
+    gate: pulumi.Input[pulumi.Resource]           # the day-2 guard's verdict
     # Kueue's quota and borrowing metrics (`metrics.enableClusterQueueResources`), which the monitoring
     # dashboard shows; the Helm path only, the managed extension exposes no setting for it.
     cluster_queue_metrics: bool = False
     protect: bool = False                         # Pulumi `protect` on the installer
-    gate: Optional[pulumi.Input[pulumi.Resource]] = None   # the day-2 guard's verdict
     secret: bool = False                          # aks-kueue:kueue is a secret key
 
 
-class KueueInstall(pulumi.ComponentResource):
+class KueueInstall(Component):
     """Everything that needs Kueue's CRDs or webhooks must depend on `installer`.
 
     Not registered at all with `install: none`. The installer is protected (unless
@@ -48,7 +48,7 @@ class KueueInstall(pulumi.ComponentResource):
     summary: dict
 
     def __init__(self, name: str, args: KueueInstallArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__(token("KueueInstall"), name, None, opts)
+        super().__init__(name, opts)
         kueue = args.kueue
         if kueue.install == "managed":
             self.installer = self._extension(name, args)
@@ -85,39 +85,25 @@ class KueueInstall(pulumi.ComponentResource):
         release = (dict(version=kueue.version, auto_upgrade_minor_version=False) if kueue.version
                    else dict(release_train=kueue.effective_release_train, auto_upgrade_minor_version=True))
         return kc.Extension(
-            f"{name}-extension",
-            resource_group_name=args.resource_group_name,
-            cluster_rp="Microsoft.ContainerService",
-            cluster_resource_name="managedClusters",
-            cluster_name=args.cluster_name,
-            extension_name="kueue",
+            f"{name}-extension", resource_group_name=args.resource_group_name, cluster_rp="Microsoft.ContainerService",
+            cluster_resource_name="managedClusters", cluster_name=args.cluster_name, extension_name="kueue",
             extension_type=MANAGED_KUEUE_EXTENSION_TYPE,
             scope=kc.ScopeArgs(cluster=kc.ScopeClusterArgs(release_namespace=KUEUE_NAMESPACE)),
             **secret_inputs(release, args.secret),
-            opts=pulumi.ResourceOptions(parent=self, protect=args.protect,
-                                        depends_on=[*args.node_pools, *_gate(args)]))
+            opts=self.child(protect=args.protect, depends_on=[*args.node_pools, args.gate]))
 
     def _helm_release(self, name: str, args: KueueInstallArgs) -> pulumi.CustomResource:
-        kueue = args.kueue
+        values = helm_values(args.kueue, cluster_queue_metrics=args.cluster_queue_metrics)
         # Registered by its type token, as the typed helm.v3.Release would register it (see HelmRelease).
         return HelmRelease(f"{name}-helm", {
             "name": "kueue",
             "chart": KUEUE_CHART_REPOSITORY,
-            "version": kueue.chart_version,
+            "version": args.kueue.chart_version,
             "namespace": KUEUE_NAMESPACE,
             "createNamespace": True,
             # A key set with --secret is secret as a whole, tokens in chart values included.
-            "values": _secret(helm_values(kueue, cluster_queue_metrics=args.cluster_queue_metrics), args.secret),
+            "values": pulumi.Output.secret(values) if args.secret else values,
             # Helm waits for the controller and its webhook Deployment before the
             # release counts as created, so queue objects are not sent too early.
             "timeout": 600,
-        }, opts=pulumi.ResourceOptions(parent=self, provider=args.provider, protect=args.protect,
-                                       depends_on=_gate(args)))
-
-
-def _secret(values: dict, secret: bool):
-    return pulumi.Output.secret(values) if secret else values
-
-
-def _gate(args: KueueInstallArgs) -> list:
-    return [args.gate] if args.gate is not None else []
+        }, opts=self.child(provider=args.provider, protect=args.protect, depends_on=[args.gate]))

@@ -8,10 +8,11 @@ from typing import Mapping, Optional, Sequence
 import pulumi
 import pulumi_kubernetes as k8s
 
-from aks_kueue.day2.allow import Entry, Protection, Target
+from aks_kueue.day2.allow import Protection
 from aks_kueue.day2.names import DELETE_TIMEOUT, immutable_paths, legacy_aliases, logical_name
 from aks_kueue.model import KueueItem, Namespace
-from components import token
+from aks_kueue.model.record import namespace_entry
+from components import Component, token
 from components.kubernetes_object import KubernetesObject, type_token
 
 
@@ -31,11 +32,7 @@ class KueueQueuesArgs:
     secret_keys: frozenset[str] = frozenset()
 
 
-def namespace_entry(namespace: str) -> Entry:
-    return Entry(Target.NAMESPACE, namespace)
-
-
-class KueueQueues(pulumi.ComponentResource):
+class KueueQueues(Component):
     """Every object depends on the installer: it is created after Kueue's CRDs and
     webhooks exist, and deleted while Kueue's controller still runs its finalizers.
 
@@ -52,7 +49,7 @@ class KueueQueues(pulumi.ComponentResource):
     only get their labels patched (server-side apply), never created, owned or deleted."""
 
     def __init__(self, name: str, args: KueueQueuesArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__(token("KueueQueues"), name, None, opts)
+        super().__init__(name, opts)
         self._name = name
         self._args = args
         self.namespaces = {}
@@ -60,9 +57,8 @@ class KueueQueues(pulumi.ComponentResource):
             manifest = {"apiVersion": "v1", "kind": "Namespace",
                         "metadata": {"name": namespace.name, "labels": self._secret(dict(namespace.labels))}}
             self.namespaces[namespace.name] = KubernetesObject(
-                f"{name}-namespace-{namespace.name}", manifest, patch=namespace.existing, opts=pulumi.ResourceOptions(
-                    parent=self, provider=args.provider,
-                    retain_on_delete=None if namespace.existing else args.protection.retains(
+                f"{name}-namespace-{namespace.name}", manifest, patch=namespace.existing, opts=self.child(
+                    provider=args.provider, retain_on_delete=None if namespace.existing else args.protection.retains(
                         namespace_entry(namespace.name))))
         self._aliases = legacy_aliases(name, [(o.kind, o.namespace, o.name) for o in args.objects])
         self.objects: dict[tuple[str, Optional[str], str], pulumi.Resource] = {}
@@ -85,8 +81,8 @@ class KueueQueues(pulumi.ComponentResource):
         spec = manifest.get("spec")
         immutable = immutable_paths(obj.kind, spec if isinstance(spec, dict) else None)
         old = self._aliases.get(key)
-        opts = pulumi.ResourceOptions(
-            parent=self, provider=self._args.provider, depends_on=[self._args.installer, *self._references(obj)],
+        opts = self.child(
+            provider=self._args.provider, depends_on=[self._args.installer, *self._references(obj)],
             # A field Kueue declares immutable replaces the object instead of failing the update;
             # the same name cannot exist twice, so the old one goes first.
             replace_on_changes=immutable or None, delete_before_replace=True if immutable else None,

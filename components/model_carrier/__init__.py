@@ -11,7 +11,7 @@ import pulumi_kubernetes as k8s
 from aks_kueue.model import Model
 from aks_kueue.model.carrier import CARRIER_NAME, FLEET_KEY, carrier_manifest, subject_keys
 from aks_kueue.secrets import Secrets, WordDigests
-from components import token
+from components import Component, token
 from components.kubernetes_object import KubernetesObject
 from components.secret import secret_value
 
@@ -32,11 +32,11 @@ class ModelCarrierArgs:
     hidden: Secrets = field(default_factory=Secrets)
 
 
-class ModelCarrier(pulumi.ComponentResource):
+class ModelCarrier(Component):
     def __init__(self, name: str, args: ModelCarrierArgs, opts: Optional[pulumi.ResourceOptions] = None):
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(
             aliases=[pulumi.Alias(type_=_OLD_TYPE, name=_OLD_NAME)]))
-        super().__init__(token("ModelCarrier"), name, None, opts)
+        super().__init__(name, opts)
         model = args.model
         salt = f"{pulumi.get_project()}/{pulumi.get_stack()}"
         words = WordDigests(salt, frozenset(args.hidden.digests(salt))) if args.hidden else None
@@ -49,6 +49,5 @@ class ModelCarrier(pulumi.ComponentResource):
         old_parent = pulumi.create_urn(_OLD_NAME, _OLD_TYPE)
         self.config_map = KubernetesObject(
             f"{name}-{CARRIER_NAME}", manifest,
-            pulumi.ResourceOptions(parent=self, provider=args.provider,
-                                   aliases=[pulumi.Alias(name=_OLD_CHILD, parent=old_parent)]))
+            self.child(provider=args.provider, aliases=[pulumi.Alias(name=_OLD_CHILD, parent=old_parent)]))
         self.register_outputs({"workloads": [w.label for w in model.workloads]})

@@ -35,7 +35,8 @@ from aks_kueue.aks import dcgm_exporter
 from aks_kueue.settings.monitoring import Monitoring as MonitoringSettings
 from aks_kueue.versions import (DCGM_EXPORTER_CHART, DCGM_EXPORTER_CHART_REPOSITORY, DCGM_EXPORTER_CHART_VERSION,
                                 KUEUE_NAMESPACE)
-from components import token
+from components import Component
+from components.azure_object import role_definition
 from components.kubernetes_object import KubernetesObject
 from components.monitoring import scrape
 from components.monitoring.names import CONTAINER_INSIGHTS_ASSOCIATION, MonitoringNames
@@ -68,35 +69,30 @@ class MonitoringArgs:
     tags: Mapping[str, str] = field(default_factory=dict)
 
 
-class Monitoring(pulumi.ComponentResource):
+class Monitoring(Component):
     summary: dict[str, Any]
 
     def __init__(self, name: str, args: MonitoringArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__(token("Monitoring"), name, None, opts)
+        super().__init__(name, opts)
         self._name = name
         self._args = args
         self._names = MonitoringNames(args.cluster_name, args.location)
         settings = args.monitoring
         self.summary = {}
-        prometheus_association = None
-        if settings.managed_prometheus:
-            prometheus_association = self._prometheus()
+        # The scrapes go after managed Prometheus's association with the cluster.
+        scrape_after = [self._prometheus()] if settings.managed_prometheus else []
         if settings.container_insights:
             self._container_insights()
         if settings.dashboards:
             self._grafana()
-        scrape_after = [prometheus_association] if prometheus_association is not None else []
         if settings.kueue_metrics and args.kueue_installer is not None:
             self._kueue_scrape(scrape_after)
         if settings.gpu_metrics and args.gpu_pools:
             self._dcgm(scrape_after)
         self.register_outputs({"monitoring": self.summary})
 
-    def _azure(self) -> pulumi.ResourceOptions:
-        return pulumi.ResourceOptions(parent=self)
-
     def _kubernetes(self, depends_on: Sequence[pulumi.Resource]) -> pulumi.ResourceOptions:
-        return pulumi.ResourceOptions(parent=self, provider=self._args.provider, depends_on=list(depends_on))
+        return self.child(provider=self._args.provider, depends_on=list(depends_on))
 
     def _prometheus(self) -> pulumi.Resource:
         from pulumi_azure_native import monitor
@@ -105,28 +101,20 @@ class Monitoring(pulumi.ComponentResource):
         endpoint = monitor.DataCollectionEndpoint(
             f"{self._name}-prometheus-endpoint", resource_group_name=args.resource_group_name,
             data_collection_endpoint_name=names.prometheus_endpoint, location=args.location, kind="Linux",
-            description="Managed Prometheus ingestion for the AKS cluster", tags=dict(args.tags), opts=self._azure())
+            description="Managed Prometheus ingestion for the AKS cluster", tags=dict(args.tags), opts=self.child())
         account = "MonitoringAccount1"
-        rule = monitor.DataCollectionRule(
-            f"{self._name}-prometheus-rule", resource_group_name=args.resource_group_name,
-            data_collection_rule_name=names.prometheus_rule, location=args.location, kind="Linux",
-            description="Managed Prometheus: the cluster's metrics to its Azure Monitor workspace",
+        self.summary["azureMonitorWorkspaceId"] = args.workspaces.azure_monitor_workspace_id
+        return self._collection(
+            "prometheus", names.prometheus_rule, "Managed Prometheus: the cluster's metrics to its Azure Monitor "
+            "workspace", [PROMETHEUS_STREAM], account, names.prometheus_association,
+            "Managed Prometheus for this AKS cluster; deleting it stops metric collection",
             data_collection_endpoint_id=endpoint.id,
             data_sources=monitor.DataCollectionRuleDataSourcesArgs(prometheus_forwarder=[
                 monitor.PrometheusForwarderDataSourceArgs(
                     name="PrometheusDataSource", streams=[PROMETHEUS_STREAM], label_include_filter={})]),
             destinations=monitor.DataCollectionRuleDestinationsArgs(monitoring_accounts=[
                 monitor.MonitoringAccountDestinationArgs(
-                    account_resource_id=args.workspaces.azure_monitor_workspace_id, name=account)]),
-            data_flows=[monitor.DataFlowArgs(streams=[PROMETHEUS_STREAM], destinations=[account])],
-            tags=dict(args.tags), opts=self._azure())
-        association = monitor.DataCollectionRuleAssociation(
-            f"{self._name}-prometheus-association", association_name=names.prometheus_association,
-            resource_uri=args.cluster_id, data_collection_rule_id=rule.id,
-            description="Managed Prometheus for this AKS cluster; deleting it stops metric collection",
-            opts=self._azure())
-        self.summary["azureMonitorWorkspaceId"] = args.workspaces.azure_monitor_workspace_id
-        return association
+                    account_resource_id=args.workspaces.azure_monitor_workspace_id, name=account)]))
 
     def _container_insights(self) -> None:
         from pulumi_azure_native import monitor
@@ -134,24 +122,32 @@ class Monitoring(pulumi.ComponentResource):
         args, settings = self._args, self._args.monitoring
         destination = "ciworkspace"
         streams = list(settings.container_insights_streams)
-        rule = monitor.DataCollectionRule(
-            f"{self._name}-insights-rule", resource_group_name=args.resource_group_name,
-            data_collection_rule_name=self._names.container_insights_rule, location=args.location, kind="Linux",
-            description=f"Container Insights ({settings.effective_container_insights_preset} preset)",
+        self._collection(
+            "insights", self._names.container_insights_rule,
+            f"Container Insights ({settings.effective_container_insights_preset} preset)", streams, destination,
+            CONTAINER_INSIGHTS_ASSOCIATION, "Container Insights for this AKS cluster; deleting it stops log collection",
             data_sources=monitor.DataCollectionRuleDataSourcesArgs(extensions=[monitor.ExtensionDataSourceArgs(
                 name="ContainerInsightsExtension", extension_name="ContainerInsights", streams=streams,
                 extension_settings={"dataCollectionSettings": {
                     "interval": "1m", "namespaceFilteringMode": "Off", "enableContainerLogV2": True}})]),
             destinations=monitor.DataCollectionRuleDestinationsArgs(log_analytics=[monitor.LogAnalyticsDestinationArgs(
-                workspace_resource_id=args.workspaces.log_analytics_workspace_id, name=destination)]),
-            data_flows=[monitor.DataFlowArgs(streams=streams, destinations=[destination])],
-            tags=dict(args.tags), opts=self._azure())
-        monitor.DataCollectionRuleAssociation(
-            f"{self._name}-insights-association", association_name=CONTAINER_INSIGHTS_ASSOCIATION,
-            resource_uri=args.cluster_id, data_collection_rule_id=rule.id,
-            description="Container Insights for this AKS cluster; deleting it stops log collection",
-            opts=self._azure())
+                workspace_resource_id=args.workspaces.log_analytics_workspace_id, name=destination)]))
         self.summary["logAnalyticsWorkspaceId"] = args.workspaces.log_analytics_workspace_id
+
+    def _collection(self, part: str, rule_name: str, description: str, streams: list[str], destination: str,
+                    association: str, association_description: str, **sources) -> pulumi.Resource:
+        """A data collection rule that sends `streams` to `destination`, and its association with the cluster."""
+        from pulumi_azure_native import monitor
+
+        args = self._args
+        rule = monitor.DataCollectionRule(
+            f"{self._name}-{part}-rule", resource_group_name=args.resource_group_name,
+            data_collection_rule_name=rule_name, location=args.location, kind="Linux", description=description,
+            data_flows=[monitor.DataFlowArgs(streams=streams, destinations=[destination])],
+            tags=dict(args.tags), opts=self.child(), **sources)
+        return monitor.DataCollectionRuleAssociation(
+            f"{self._name}-{part}-association", association_name=association, resource_uri=args.cluster_id,
+            data_collection_rule_id=rule.id, description=association_description, opts=self.child())
 
     def _grafana(self) -> None:
         from pulumi_azure_native import authorization, dashboard
@@ -169,22 +165,19 @@ class Monitoring(pulumi.ComponentResource):
                 grafana_integrations=dashboard.GrafanaIntegrationsArgs(azure_monitor_workspace_integrations=[
                     dashboard.AzureMonitorWorkspaceIntegrationArgs(
                         azure_monitor_workspace_resource_id=args.workspaces.azure_monitor_workspace_id)])),
-            tags=dict(args.tags), opts=self._azure())
+            tags=dict(args.tags), opts=self.child())
         subscription = authorization.get_client_config_output().subscription_id
-
-        def role(definition: str) -> pulumi.Output[str]:
-            return subscription.apply(
-                lambda sub: f"/subscriptions/{sub}/providers/Microsoft.Authorization/roleDefinitions/{definition}")
-
         authorization.RoleAssignment(
             f"{self._name}-grafana-reads-prometheus", scope=args.workspaces.azure_monitor_workspace_id,
             principal_id=grafana.identity.apply(lambda identity: identity.principal_id if identity else None),
-            principal_type="ServicePrincipal", role_definition_id=role(MONITORING_DATA_READER_ROLE),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[grafana]))
+            principal_type="ServicePrincipal",
+            role_definition_id=role_definition(subscription, MONITORING_DATA_READER_ROLE),
+            opts=self.child(depends_on=[grafana]))
         for index, group in enumerate(args.grafana_admin_group_ids):
             authorization.RoleAssignment(
                 f"{self._name}-grafana-admins-{index}", scope=grafana.id, principal_id=group,
-                principal_type="Group", role_definition_id=role(GRAFANA_ADMIN_ROLE), opts=self._azure())
+                principal_type="Group", role_definition_id=role_definition(subscription, GRAFANA_ADMIN_ROLE),
+                opts=self.child())
         dashboard_file = DASHBOARD_FILE.relative_to(DASHBOARD_FILE.parents[3]).as_posix()
         self.summary["grafana"] = {
             "name": self._names.grafana,

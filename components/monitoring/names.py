@@ -47,9 +47,7 @@ class MonitoringNames:
     def prometheus_rule(self) -> str:
         return _fit(f"MSProm-{self.region}-{self.cluster}", 64)
 
-    @property
-    def prometheus_association(self) -> str:
-        return _fit(f"MSProm-{self.region}-{self.cluster}", 64)
+    prometheus_association = prometheus_rule  # the rule and its association share the name
 
     @property
     def container_insights_rule(self) -> str:

@@ -29,6 +29,7 @@ from typing import Any
 
 from aks_kueue.aks import dcgm_exporter
 from aks_kueue.versions import KUEUE_NAMESPACE
+from components.kubernetes_object import RBAC_API, manifest, role_binding, service_account
 
 AZMONITORING = "azmonitoring.coreos.com/v1"
 SCRAPER_NAMESPACE = "kube-system"
@@ -40,7 +41,6 @@ SCRAPE_INTERVAL = "30s"
 KUEUE_METRICS_SERVICE_LABELS = {"app.kubernetes.io/name": "kueue", "app.kubernetes.io/component": "metrics-service"}
 KUEUE_METRICS_PORT = "https"
 KUEUE_METRICS_READER = "kueue-metrics-reader-azure-monitor"
-MANAGED_BY = {"app.kubernetes.io/managed-by": "aks-kueue"}
 # AKS names VMSS nodes aks-<pool>-<digits>-vmss<instance>; the node's agentpool label, when the
 # scraper attaches node metadata, wins over this.
 AKS_NODE_NAME_POOL = r"aks-([a-z][a-z0-9]{0,11})-[0-9]+-vmss.*"
@@ -48,61 +48,45 @@ AKS_NODE_NAME_POOL = r"aks-([a-z][a-z0-9]{0,11})-[0-9]+-vmss.*"
 
 def kueue_metrics_reader() -> dict[str, Any]:
     """Read access to `/metrics`, which is all Kueue's authorization filter asks for."""
-    return {
-        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-        "metadata": {"name": KUEUE_METRICS_READER, "labels": dict(MANAGED_BY)},
-        "rules": [{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}],
-    }
+    return manifest(RBAC_API, "ClusterRole", KUEUE_METRICS_READER,
+                    rules=[{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}])
 
 
 def kueue_metrics_reader_binding() -> dict[str, Any]:
     """The add-on's own ClusterRole grants the same today; this binding does not depend on that."""
-    return {
-        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
-        "metadata": {"name": KUEUE_METRICS_READER, "labels": dict(MANAGED_BY)},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": KUEUE_METRICS_READER},
-        "subjects": [{"kind": "ServiceAccount", "name": SCRAPER_SERVICE_ACCOUNT, "namespace": SCRAPER_NAMESPACE}],
-    }
+    return role_binding("ClusterRoleBinding", KUEUE_METRICS_READER, "ClusterRole", KUEUE_METRICS_READER,
+                        [service_account(SCRAPER_SERVICE_ACCOUNT, SCRAPER_NAMESPACE)])
 
 
 def kueue_service_monitor() -> dict[str, Any]:
     """HTTPS with the scraper's own, rotated ServiceAccount token as the bearer."""
-    return {
-        "apiVersion": AZMONITORING, "kind": "ServiceMonitor",
-        "metadata": {"name": "kueue-controller-manager", "namespace": KUEUE_NAMESPACE, "labels": dict(MANAGED_BY)},
-        "spec": {
-            **LABEL_LIMITS,
-            "selector": {"matchLabels": dict(KUEUE_METRICS_SERVICE_LABELS)},
-            "namespaceSelector": {"matchNames": [KUEUE_NAMESPACE]},
-            "endpoints": [{
-                "port": KUEUE_METRICS_PORT, "path": "/metrics", "scheme": "https", "interval": SCRAPE_INTERVAL,
-                "bearerTokenFile": SERVICE_ACCOUNT_TOKEN,
-                "tlsConfig": {"insecureSkipVerify": True},
-            }],
-        },
-    }
+    return manifest(AZMONITORING, "ServiceMonitor", "kueue-controller-manager", KUEUE_NAMESPACE, spec={
+        **LABEL_LIMITS,
+        "selector": {"matchLabels": dict(KUEUE_METRICS_SERVICE_LABELS)},
+        "namespaceSelector": {"matchNames": [KUEUE_NAMESPACE]},
+        "endpoints": [{
+            "port": KUEUE_METRICS_PORT, "path": "/metrics", "scheme": "https", "interval": SCRAPE_INTERVAL,
+            "bearerTokenFile": SERVICE_ACCOUNT_TOKEN, "tlsConfig": {"insecureSkipVerify": True},
+        }],
+    })
 
 
 def dcgm_pod_monitor(release: str = dcgm_exporter.RELEASE) -> dict[str, Any]:
     """Every exporter pod; each series gets the node's name and AKS pool as `node` and `agentpool`."""
     labels = dcgm_exporter.pod_labels(release)
-    return {
-        "apiVersion": AZMONITORING, "kind": "PodMonitor",
-        "metadata": {"name": release, "namespace": dcgm_exporter.NAMESPACE, "labels": dict(MANAGED_BY)},
-        "spec": {
-            **LABEL_LIMITS,
-            "selector": {"matchLabels": {k: labels[k] for k in ("app.kubernetes.io/name", "app.kubernetes.io/instance")}},
-            "namespaceSelector": {"matchNames": [dcgm_exporter.NAMESPACE]},
-            "attachMetadata": {"node": True},
-            "podMetricsEndpoints": [{
-                "port": dcgm_exporter.METRICS_PORT, "path": "/metrics", "interval": SCRAPE_INTERVAL,
-                "relabelings": [
-                    {"action": "replace", "sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node"},
-                    {"action": "replace", "sourceLabels": ["__meta_kubernetes_pod_node_name"],
-                     "regex": AKS_NODE_NAME_POOL, "targetLabel": "agentpool"},
-                    {"action": "replace", "sourceLabels": ["__meta_kubernetes_node_label_kubernetes_azure_com_agentpool"],
-                     "regex": "(.+)", "targetLabel": "agentpool"},
-                ],
-            }],
-        },
-    }
+    return manifest(AZMONITORING, "PodMonitor", release, dcgm_exporter.NAMESPACE, spec={
+        **LABEL_LIMITS,
+        "selector": {"matchLabels": {k: labels[k] for k in ("app.kubernetes.io/name", "app.kubernetes.io/instance")}},
+        "namespaceSelector": {"matchNames": [dcgm_exporter.NAMESPACE]},
+        "attachMetadata": {"node": True},
+        "podMetricsEndpoints": [{
+            "port": dcgm_exporter.METRICS_PORT, "path": "/metrics", "interval": SCRAPE_INTERVAL,
+            "relabelings": [
+                {"action": "replace", "sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node"},
+                {"action": "replace", "sourceLabels": ["__meta_kubernetes_pod_node_name"],
+                 "regex": AKS_NODE_NAME_POOL, "targetLabel": "agentpool"},
+                {"action": "replace", "sourceLabels": ["__meta_kubernetes_node_label_kubernetes_azure_com_agentpool"],
+                 "regex": "(.+)", "targetLabel": "agentpool"},
+            ],
+        }],
+    })

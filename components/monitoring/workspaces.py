@@ -8,13 +8,14 @@ the resource group and merges `cluster_inputs` into the ManagedCluster. Existing
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 import pulumi
 
 from aks_kueue.settings.monitoring import Monitoring
-from components import token
+from components import Component
 from components.monitoring.cluster_inputs import cluster_inputs
 from components.monitoring.names import MonitoringNames
 
@@ -28,40 +29,33 @@ class MonitoringWorkspacesArgs:
     tags: Mapping[str, str] = field(default_factory=dict)
 
 
-class MonitoringWorkspaces(pulumi.ComponentResource):
+class MonitoringWorkspaces(Component):
     azure_monitor_workspace_id: Optional[pulumi.Output[str]]
     log_analytics_workspace_id: Optional[pulumi.Output[str]]
 
     def __init__(self, name: str, args: MonitoringWorkspacesArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__(token("MonitoringWorkspaces"), name, None, opts)
+        super().__init__(name, opts)
         settings = args.monitoring
         names = MonitoringNames(args.cluster_name, args.location)
-        child = pulumi.ResourceOptions(parent=self)
-        self.azure_monitor_workspace_id = None
-        self.log_analytics_workspace_id = None
-        if settings.managed_prometheus:
-            if settings.azure_monitor_workspace_id:
-                self.azure_monitor_workspace_id = pulumi.Output.from_input(settings.azure_monitor_workspace_id)
-            else:
-                from pulumi_azure_native import monitor
 
-                workspace = monitor.AzureMonitorWorkspace(
-                    f"{name}-prometheus", resource_group_name=args.resource_group_name,
-                    azure_monitor_workspace_name=names.azure_monitor_workspace, location=args.location,
-                    tags=dict(args.tags), opts=child)
-                self.azure_monitor_workspace_id = workspace.id
-        if settings.container_insights:
-            if settings.log_analytics_workspace_id:
-                self.log_analytics_workspace_id = pulumi.Output.from_input(settings.log_analytics_workspace_id)
-            else:
-                from pulumi_azure_native import operationalinsights
+        def workspace(wanted: bool, existing: Optional[str], module: str, kind: str, suffix: str, **inputs):
+            """The id of the workspace named in the settings, else of the one created here (`module.kind`)."""
+            if not wanted:
+                return None
+            if existing:
+                return pulumi.Output.from_input(existing)
+            created = getattr(importlib.import_module(f"pulumi_azure_native.{module}"), kind)(
+                f"{name}-{suffix}", resource_group_name=args.resource_group_name, location=args.location,
+                tags=dict(args.tags), opts=self.child(), **inputs)
+            return created.id
 
-                workspace = operationalinsights.Workspace(
-                    f"{name}-logs", resource_group_name=args.resource_group_name,
-                    workspace_name=names.log_analytics_workspace, location=args.location,
-                    sku=operationalinsights.WorkspaceSkuArgs(name="PerGB2018"),
-                    retention_in_days=settings.log_retention_days, tags=dict(args.tags), opts=child)
-                self.log_analytics_workspace_id = workspace.id
+        self.azure_monitor_workspace_id = workspace(
+            settings.managed_prometheus, settings.azure_monitor_workspace_id, "monitor", "AzureMonitorWorkspace",
+            "prometheus", azure_monitor_workspace_name=names.azure_monitor_workspace)
+        self.log_analytics_workspace_id = workspace(
+            settings.container_insights, settings.log_analytics_workspace_id, "operationalinsights", "Workspace",
+            "logs", workspace_name=names.log_analytics_workspace, sku={"name": "PerGB2018"},
+            retention_in_days=settings.log_retention_days)
         self.cluster_inputs: dict[str, Any] = cluster_inputs(settings, self.log_analytics_workspace_id)
         self.register_outputs({
             "azureMonitorWorkspaceId": self.azure_monitor_workspace_id,

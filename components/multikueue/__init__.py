@@ -26,14 +26,13 @@ import yaml
 
 from aks_kueue.kueue import multikueue as mk
 from aks_kueue.kueue.multikueue import Role
-from aks_kueue.model.conventions import MANAGED_BY
 from aks_kueue.model.fleet import FLEET_OUTPUT, KUBECONFIG_OUTPUT
 from aks_kueue.model.desired import Model
 from aks_kueue.model.fleet_outputs import FleetInputs, manager_outputs, worker_outputs
 from aks_kueue.settings.fleet import Fleet as FleetSettings
 from aks_kueue.versions import KUEUE_NAMESPACE
-from components import token
-from components.kubernetes_object import KubernetesObject
+from components import Component
+from components.kubernetes_object import RBAC_API, KubernetesObject, manifest, role_binding, service_account
 from components.multikueue.stack_outputs import read_stacks
 
 SECRET_OUTPUTS = ["data", "stringData"]   # as pulumi-kubernetes' own Secret class marks them
@@ -76,51 +75,39 @@ class MultiKueueWorkerArgs:
     summary: Mapping[str, Any] = field(default_factory=dict)   # the `fleet` output (fleet_outputs.worker_outputs)
 
 
-class MultiKueueWorker(pulumi.ComponentResource):
+class MultiKueueWorker(Component):
     kubeconfig: pulumi.Output[str]
 
     def __init__(self, name: str, args: MultiKueueWorkerArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__(token("MultiKueueWorker"), name, None, opts)
-        base = pulumi.ResourceOptions(parent=self, provider=args.provider)
-        metadata = {"name": mk.SERVICE_ACCOUNT, "namespace": KUEUE_NAMESPACE, "labels": dict(MANAGED_BY)}
-        account = KubernetesObject(f"{name}-sa", {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": metadata},
-                                   pulumi.ResourceOptions.merge(base, pulumi.ResourceOptions(
-                                       depends_on=[args.installer])))
-        role = KubernetesObject(f"{name}-role", {
-            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-            "metadata": {"name": mk.CLUSTER_ROLE, "labels": dict(MANAGED_BY)},
-            "rules": [dict(r) for r in mk.WORKER_RULES]},
-            base)
-        binding = KubernetesObject(f"{name}-binding", {
-            "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
-            "metadata": {"name": mk.CLUSTER_ROLE_BINDING, "labels": dict(MANAGED_BY)},
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": mk.CLUSTER_ROLE},
-            "subjects": [{"kind": "ServiceAccount", "name": mk.SERVICE_ACCOUNT, "namespace": KUEUE_NAMESPACE}]},
-            pulumi.ResourceOptions.merge(base, pulumi.ResourceOptions(depends_on=[account, role])))
+        super().__init__(name, opts)
+
+        def after(*resources: pulumi.Resource, **options) -> pulumi.ResourceOptions:
+            return self.child(provider=args.provider, depends_on=list(resources) or None, **options)
+
+        account = KubernetesObject(f"{name}-sa", manifest("v1", "ServiceAccount", mk.SERVICE_ACCOUNT, KUEUE_NAMESPACE),
+                                   after(args.installer))
+        role = KubernetesObject(f"{name}-role", manifest(RBAC_API, "ClusterRole", mk.CLUSTER_ROLE,
+                                                         rules=[dict(r) for r in mk.WORKER_RULES]), after())
+        binding = KubernetesObject(f"{name}-binding", role_binding(
+            "ClusterRoleBinding", mk.CLUSTER_ROLE_BINDING, "ClusterRole", mk.CLUSTER_ROLE,
+            [service_account(mk.SERVICE_ACCOUNT, KUEUE_NAMESPACE)]), after(account, role))
         # The token controller fills each Secret's token and ca.crt; the provider waits for them
         # (pulumi/pulumi-kubernetes#2048). A token lives as long as its Secret: rotation adds a generation.
-        self.tokens = {generation: KubernetesObject(f"{name}-token-{generation}", {
-            "apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token",
-            "metadata": {"name": mk.token_secret_name(generation), "namespace": KUEUE_NAMESPACE,
-                         "labels": dict(MANAGED_BY),
-                         "annotations": {"kubernetes.io/service-account.name": mk.SERVICE_ACCOUNT}},
-            "data": None}, pulumi.ResourceOptions.merge(base, pulumi.ResourceOptions(
-                depends_on=[account, binding], additional_secret_outputs=SECRET_OUTPUTS)))
-            for generation in args.generations}
+        self.tokens = {}
+        for generation in args.generations:
+            secret = manifest("v1", "Secret", mk.token_secret_name(generation), KUEUE_NAMESPACE,
+                              type="kubernetes.io/service-account-token", data=None)
+            secret["metadata"]["annotations"] = {"kubernetes.io/service-account.name": mk.SERVICE_ACCOUNT}
+            self.tokens[generation] = KubernetesObject(f"{name}-token-{generation}", secret, after(
+                account, binding, additional_secret_outputs=SECRET_OUTPUTS))
         newest = self.tokens[args.generations[0]]
         self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(newest.data, args.deployer_kubeconfig).apply(
             lambda both: worker_kubeconfig(both[0], both[1], args.cluster)))
-        self._summary = args.summary
+        self.needs: dict[tuple, list[pulumi.Resource]] = {}   # a worker's queue objects need none of it
+        # The stack outputs its manager reads: the cluster's `fleet` summary and the kubeconfig (secret).
+        self.exports = {FLEET_OUTPUT: dict(args.summary), KUBECONFIG_OUTPUT: self.kubeconfig}
         self.register_outputs({"serviceAccount": f"{KUEUE_NAMESPACE}/{mk.SERVICE_ACCOUNT}",
                                "tokenSecrets": [mk.token_secret_name(g) for g in args.generations]})
-
-    @property
-    def needs(self) -> dict[tuple, list[pulumi.Resource]]:
-        return {}   # a worker's queue objects need nothing of this component
-
-    def outputs(self) -> dict[str, Any]:
-        """The stack outputs its manager reads: the cluster's `fleet` summary and the kubeconfig (secret)."""
-        return {FLEET_OUTPUT: dict(self._summary), KUBECONFIG_OUTPUT: self.kubeconfig}
 
 
 def worker_kubeconfig(data: Any, deployer_kubeconfig: Any, cluster: str) -> Optional[str]:
@@ -148,39 +135,31 @@ class MultiKueueManagerArgs:
     summary: Mapping[str, Any] = field(default_factory=dict)   # the `fleet` output (fleet_outputs.manager_outputs)
 
 
-class MultiKueueManager(pulumi.ComponentResource):
+class MultiKueueManager(Component):
     def __init__(self, name: str, args: MultiKueueManagerArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__(token("MultiKueueManager"), name, None, opts)
-        after_kueue = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=[args.installer],
-                                             additional_secret_outputs=SECRET_OUTPUTS)
+        super().__init__(name, opts)
+        after_kueue = self.child(provider=args.provider, depends_on=[args.installer],
+                                 additional_secret_outputs=SECRET_OUTPUTS)
         self.secrets: dict[str, pulumi.Resource] = {}
         for worker, stack in args.workers:
             # Not get_output: its Output.all lifts every nested value of the worker's outputs, per call.
             kubeconfig = args.reading.references[stack].outputs.apply(lambda outputs: outputs.get(KUBECONFIG_OUTPUT))
-            self.secrets[worker] = KubernetesObject(f"{name}-kubeconfig-{worker}", {
-                "apiVersion": "v1", "kind": "Secret", "type": "Opaque",
-                "metadata": {"name": mk.kubeconfig_secret_name(worker), "namespace": KUEUE_NAMESPACE,
-                             "labels": dict(MANAGED_BY)},
-                "stringData": {mk.SECRET_KEY: pulumi.Output.secret(kubeconfig)}}, after_kueue)
+            self.secrets[worker] = KubernetesObject(f"{name}-kubeconfig-{worker}", manifest(
+                "v1", "Secret", mk.kubeconfig_secret_name(worker), KUEUE_NAMESPACE, type="Opaque",
+                stringData={mk.SECRET_KEY: pulumi.Output.secret(kubeconfig)}), after_kueue)
         # Kueue waits for a job CRD that appears after it starts (jobframework.WaitForAPI), so these need
         # no order with Kueue; each file is fetched by the provider at apply time.
         from pulumi_kubernetes.yaml.v2 import ConfigFile
 
         urls = list(dict.fromkeys(url for framework in args.crd_frameworks for url in mk.crd_urls(framework)))
         self.crds = [ConfigFile(f"{name}-crd-{url.rsplit('/', 1)[-1].removesuffix('.yaml')}", file=url,
-                                opts=pulumi.ResourceOptions(parent=self, providers=[args.provider]))
+                                opts=self.child(providers=[args.provider]))
                      for url in urls]
-        self._summary = args.summary
+        # Each MultiKueueCluster waits for its kubeconfig Secret (and goes before it).
+        self.needs = {("MultiKueueCluster", None, worker): [secret] for worker, secret in self.secrets.items()}
+        # The stack output every worker reads: the teams, and the token generation held of each worker.
+        self.exports = {FLEET_OUTPUT: dict(args.summary)}
         self.register_outputs({"workers": [w for w, _ in args.workers], "crds": urls})
-
-    @property
-    def needs(self) -> dict[tuple, list[pulumi.Resource]]:
-        """Each MultiKueueCluster waits for its kubeconfig Secret (and goes before it)."""
-        return {("MultiKueueCluster", None, worker): [secret] for worker, secret in self.secrets.items()}
-
-    def outputs(self) -> dict[str, Any]:
-        """The stack output every worker reads: the teams, and the token generation held of each worker."""
-        return {FLEET_OUTPUT: dict(self._summary)}
 
 
 def fleet_member(name: str, model: Model, reading: FleetReading, provider: k8s.Provider, installer: pulumi.Resource,

@@ -12,7 +12,7 @@ from aks_kueue.aks.pools import Pool
 from aks_kueue.day2.allow import Protection
 from aks_kueue.day2.replacement import AGENT_POOL, replace_on_changes
 from aks_kueue.model.record import pool_entry
-from components import token
+from components import Component
 from components.day2_guard import Gated
 from components.secret import secret_inputs
 from components.node_pools.inputs import create_only, pool_inputs
@@ -29,21 +29,24 @@ class NodePoolsArgs:
     secret: bool = False              # aks-kueue:nodePools is a secret key
 
 
-class NodePools(pulumi.ComponentResource):
+class NodePools(Component):
     agent_pools: dict[str, cs.AgentPool]
 
     def __init__(self, name: str, args: NodePoolsArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__(token("NodePools"), name, None, opts)
-        self.agent_pools = {}
-        for pool in args.pools:
-            entry = pool_entry(pool)
-            # The cluster autoscaler owns the node count once the pool exists.
-            pool_opts = pulumi.ResourceOptions(
-                parent=self, ignore_changes=["count"], protect=args.protection.protects(entry),
-                depends_on=[args.guard.gate], replace_on_changes=replace_on_changes(AGENT_POOL))
-            inputs = secret_inputs({"agent_pool_name": pool.name,
-                                    **pool_inputs(pool, args.tags, create_only(pool, args.guard))}, args.secret)
-            self.agent_pools[pool.name] = cs.AgentPool(
-                f"{name}-{pool.name}", resource_group_name=args.resource_group_name,
-                resource_name_=args.cluster_name, opts=pool_opts, **inputs)
+        super().__init__(name, opts)
+        # The cluster autoscaler owns the node count once the pool exists.
+        self.agent_pools = {pool.name: agent_pool(
+            self, f"{name}-{pool.name}", pool, args.resource_group_name, args.cluster_name, args.tags, args.guard,
+            args.protection, args.secret, ignore_changes=["count"]) for pool in args.pools}
         self.register_outputs({"names": list(self.agent_pools)})
+
+
+def agent_pool(parent: Component, name: str, pool: Pool, resource_group_name: pulumi.Input[str],
+               cluster_name: pulumi.Input[str], tags: dict[str, str], guard: Gated, protection: Protection,
+               secret: bool, **options) -> cs.AgentPool:
+    """A pool's AgentPool (a user pool, or the system pool once the cluster has been created): created
+    with what it keeps for life (`create_only`), after the guard's verdict, replaced where that changes."""
+    inputs = secret_inputs({"agent_pool_name": pool.name, **pool_inputs(pool, tags, create_only(pool, guard))}, secret)
+    return cs.AgentPool(name, resource_group_name=resource_group_name, resource_name_=cluster_name, **inputs,
+                        opts=parent.child(protect=protection.protects(pool_entry(pool)), depends_on=[guard.gate],
+                                          replace_on_changes=replace_on_changes(AGENT_POOL), **options))

@@ -3,7 +3,6 @@ AgentPool and its inline profile at cluster creation all send these (the model r
 
 from __future__ import annotations
 
-import re
 from typing import Any, Mapping
 
 import pulumi
@@ -12,6 +11,7 @@ from aks_kueue.aks.capacity_tag import GPU_PLUGIN_TAG, capacity_tag
 from aks_kueue.aks.pools import EXTERNAL_PLUGIN, SYSTEM, Pool, taint_text
 from aks_kueue.day2.state import DERIVED_CREATE_ONLY
 from aks_kueue.model.record import SPOT_INPUTS, pool_create_only, pool_entry
+from aks_kueue.settings.base import snake
 from components.day2_guard import Gated
 
 # The create-only inputs a pool keeps for life, by the SDK's argument names.
@@ -67,14 +67,10 @@ def _memory(memory_bytes: int) -> str:
     return str(memory_bytes)
 
 
-def _snake(camel: str) -> str:
-    return re.sub(r"(?<!^)([A-Z])", r"_\1", camel).lower()
-
-
 def snake_keys(value: Any) -> Any:
     """The SDK takes nested inputs as dicts with its snake_case names."""
     if isinstance(value, dict):
-        return {_snake(k): snake_keys(v) for k, v in value.items()}
+        return {snake(k): snake_keys(v) for k, v in value.items()}
     if isinstance(value, list):
         return [snake_keys(v) for v in value]
     return value

@@ -23,7 +23,8 @@ from pulumi_azure_native import authorization
 
 from aks_kueue.aks import access
 from aks_kueue.settings.root import Settings
-from components import token
+from components import Component
+from components.azure_object import role_definition
 from components.kubernetes_object import KubernetesObject
 from components.team_access import rbac
 
@@ -74,21 +75,21 @@ class TeamAccessArgs:
                    namespaces=namespaces, secret=secret)
 
 
-class TeamAccess(pulumi.ComponentResource):
+class TeamAccess(Component):
     summary: dict[str, Any]
 
     def __init__(self, name: str, args: TeamAccessArgs, opts: Optional[pulumi.ResourceOptions] = None):
-        super().__init__(token("TeamAccess"), name, None, opts)
+        super().__init__(name, opts)
         self._name, self._args = name, args
         self._subscription = authorization.get_client_config_output().subscription_id
         groups = list(dict.fromkeys(g for grant in args.grants for g in grant.groups))
         for group in groups:
             authorization.RoleAssignment(
                 f"{name}-credentials-{self._named(group)}", scope=args.cluster_id, principal_id=group,
-                principal_type="Group",
-                role_definition_id=self._role(access.CLUSTER_USER_ROLE),
+                principal_type="Group", role_definition_id=role_definition(
+                    self._subscription, access.CLUSTER_USER_ROLE),
                 description="aks-kueue: lets this team get the cluster's credentials (az aks get-credentials)",
-                opts=pulumi.ResourceOptions(parent=self))
+                opts=self.child())
         if args.azure_rbac:
             self._azure_grants()
         else:
@@ -113,9 +114,6 @@ class TeamAccess(pulumi.ComponentResource):
 
         return "group-" + hashlib.sha256(group.lower().encode()).hexdigest()[:16]
 
-    def _role(self, guid: str) -> pulumi.Output[str]:
-        return self._subscription.apply(lambda subscription: access.role_definition_id(subscription, guid))
-
     def _role_summary(self) -> str:
         if self._args.azure_rbac:
             return f"Azure custom role {self._role_name}"
@@ -136,24 +134,23 @@ class TeamAccess(pulumi.ComponentResource):
             permissions=[authorization.PermissionArgs(actions=[], not_actions=[],
                                                       data_actions=rbac.azure_data_actions(args.frameworks),
                                                       not_data_actions=[])],
-            opts=pulumi.ResourceOptions(parent=self))
+            opts=self.child())
         for grant in args.grants:
             scope = pulumi.Output.from_input(args.cluster_id).apply(
                 lambda cluster_id, namespace=grant.namespace: access.namespace_scope(cluster_id, namespace))
             for group in grant.groups:
                 authorization.RoleAssignment(
                     f"{self._name}-{grant.namespace}-{self._named(group)}", scope=scope, principal_id=group,
-                    principal_type="Group",
-                    role_definition_id=self._role(guid),
+                    principal_type="Group", role_definition_id=role_definition(self._subscription, guid),
                     description=f"aks-kueue: lets this team submit and watch jobs in namespace {grant.namespace}",
-                    opts=pulumi.ResourceOptions(parent=self, depends_on=[definition]))
+                    opts=self.child(depends_on=[definition]))
 
     def _kubernetes_grants(self) -> None:
         args = self._args
         for grant in args.grants:
             after = [args.installer, *([args.namespaces[grant.namespace]] if grant.namespace in args.namespaces
                                        else [])]
-            opts = pulumi.ResourceOptions(parent=self, provider=args.provider, depends_on=after)
+            opts = self.child(provider=args.provider, depends_on=after)
             role_kind = "ClusterRole"
             if args.install != "helm":
                 role = KubernetesObject(f"{self._name}-{grant.namespace}-role",

@@ -33,14 +33,12 @@ from typing import Any, Iterable, Sequence
 
 from aks_kueue.aks import access
 from aks_kueue.kueue.chart_values import fullname
+from components.kubernetes_object import RBAC_API, RBAC_GROUP, manifest, role_binding
 
-RBAC_API = "rbac.authorization.k8s.io/v1"
-RBAC_GROUP = "rbac.authorization.k8s.io"
 # The program's release renders as `kueue` (it refuses nameOverride and fullnameOverride).
 CHART_BATCH_USER_ROLE = f"{fullname({})}-batch-user-role"
 BATCH_USER_ROLE = "aks-kueue-batch-user"
 BINDING = "aks-kueue-submitters"
-MANAGED_BY = {"app.kubernetes.io/managed-by": "aks-kueue"}
 EDIT_VERBS = ("create", "delete", "get", "list", "patch", "update", "watch")
 VIEW_VERBS = ("get", "list", "watch")
 
@@ -88,19 +86,15 @@ def batch_user_rules(frameworks: Iterable[str]) -> list[dict[str, Any]]:
 
 
 def batch_user_role(namespace: str, frameworks: Iterable[str]) -> dict[str, Any]:
-    return {"apiVersion": RBAC_API, "kind": "Role",
-            "metadata": {"name": BATCH_USER_ROLE, "namespace": namespace, "labels": dict(MANAGED_BY)},
-            "rules": batch_user_rules(frameworks)}
+    return manifest(RBAC_API, "Role", BATCH_USER_ROLE, namespace, rules=batch_user_rules(frameworks))
 
 
 def submitters_binding(namespace: str, groups: Sequence[str], role_kind: str) -> dict[str, Any]:
     """Binds the batch-user role (`ClusterRole` from the chart, or this program's `Role`) to the groups.
     AKS puts the Entra group object IDs of a signed-in user in the `groups` Kubernetes sees."""
     role = CHART_BATCH_USER_ROLE if role_kind == "ClusterRole" else BATCH_USER_ROLE
-    return {"apiVersion": RBAC_API, "kind": "RoleBinding",
-            "metadata": {"name": BINDING, "namespace": namespace, "labels": dict(MANAGED_BY)},
-            "roleRef": {"apiGroup": RBAC_GROUP, "kind": role_kind, "name": role},
-            "subjects": [{"apiGroup": RBAC_GROUP, "kind": "Group", "name": group} for group in groups]}
+    return role_binding("RoleBinding", BINDING, role_kind, role,
+                        [{"apiGroup": RBAC_GROUP, "kind": "Group", "name": group} for group in groups], namespace)
 
 
 def azure_data_actions(frameworks: Iterable[str]) -> list[str]:

@@ -41,7 +41,7 @@ def test_months_end_on_their_last_day_unless_the_page_gives_a_day():
 ])
 def test_the_stages_of_1_37(on, stage):
     assert kv.load().release(37).stage(on) is stage
-    assert kv.judge("1.37", on).stage is stage
+    assert kv.judge_version("1.37", on).stage is stage
 
 
 def test_supported_versions_follow_the_calendar():
@@ -51,38 +51,38 @@ def test_supported_versions_follow_the_calendar():
 
 
 def test_errors_and_warnings_by_stage():
-    assert kv.judge("1.35", date(2026, 9, 1)) == kv.Verdict(Stage.SUPPORTED)
-    planned = kv.judge("1.37", date(2026, 8, 25))
+    assert kv.judge_version("1.35", date(2026, 9, 1)) == kv.VersionVerdict(Stage.SUPPORTED)
+    planned = kv.judge_version("1.37", date(2026, 8, 25))
     assert planned.error.startswith("Kubernetes 1.37 is not offered by AKS yet") and not planned.warnings
-    retired = kv.judge("1.31.2", date(2026, 12, 1))
+    retired = kv.judge_version("1.31.2", date(2026, 12, 1))
     assert retired.error.startswith("Kubernetes 1.31.2 reached the end of AKS support (Nov 2026)")
-    lts = kv.judge("1.33", date(2026, 9, 1))
+    lts = kv.judge_version("1.33", date(2026, 9, 1))
     assert lts.error is None and "(until 1.37 GA)" in lts.warnings[0]
 
 
 def test_the_proposed_versions_respect_the_callers_minimum():
-    message = kv.judge("1.99", date(2026, 1, 15), at_least=34).error
+    message = kv.judge_version("1.99", date(2026, 1, 15), at_least=34).error
     assert message.endswith("use one AKS supports on 2026-01-15: 1.34")
-    assert kv.judge("1.99", date(2026, 1, 15)).error.endswith("1.32, 1.33 or 1.34")
+    assert kv.judge_version("1.99", date(2026, 1, 15)).error.endswith("1.32, 1.33 or 1.34")
 
 
 def test_a_stale_calendar_says_so_once_the_grace_period_is_over():
     cal = kv.load()
     last_fresh = cal.as_of + timedelta(days=cal.grace_days)
     assert not cal.stale(last_fresh) and cal.stale(last_fresh + timedelta(days=1))
-    assert kv.judge("1.36", last_fresh).warnings == ()
-    assert "refresh it" in kv.judge("1.36", last_fresh + timedelta(days=1)).warnings[-1]
+    assert kv.judge_version("1.36", last_fresh).warnings == ()
+    assert "refresh it" in kv.judge_version("1.36", last_fresh + timedelta(days=1)).warnings[-1]
     # Past the grace period a version newer than the calendar is a warning, not an error.
-    newer = kv.judge("1.38", last_fresh + timedelta(days=1))
+    newer = kv.judge_version("1.38", last_fresh + timedelta(days=1))
     assert newer.error is None and newer.stage is Stage.UNKNOWN
-    assert kv.judge("1.38", last_fresh).error is not None
+    assert kv.judge_version("1.38", last_fresh).error is not None
 
 
 def test_the_module_clock_is_used_by_default(monkeypatch):
     monkeypatch.setattr(kv, "today", lambda: date(2026, 8, 25))
-    assert kv.judge("1.37").stage is Stage.PLANNED
+    assert kv.judge_version("1.37").stage is Stage.PLANNED
 
 
 def test_text_that_is_not_a_version_is_a_caller_error():
     with pytest.raises(ValueError):
-        kv.judge("latest", date(2026, 9, 1))
+        kv.judge_version("latest", date(2026, 9, 1))

@@ -20,7 +20,7 @@ def test_refusals_and_notices_leave_secret_values_out(monkeypatch):
     report = Report(refusals=[Finding("day2-replace-refused", ERROR, "AgentPool a100", "aks-kueue:nodePools[0].vmSize",
                                       said[0])],
                     notices=[Finding("day2-replace", WARNING, "AgentPool a100", "aks-kueue:nodePools[0]", said[0])])
-    monkeypatch.setattr(guard_component, "judge", lambda previous, desired, allowances: report)
+    monkeypatch.setattr(guard_component, "judge_update", lambda previous, desired, allowances: report)
     warned: list[str] = []
     monkeypatch.setattr(guard_component.pulumi.log, "warn", lambda message, *args, **kwargs: warned.append(message))
     judged = guard_component._judged(None, None, Allowances(), hidden)

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any, Callable, Mapping, Optional
 
 from aks_kueue.day2.allow import Protection
-from aks_kueue.day2.guard import judge
+from aks_kueue.day2.guard import judge_update
 from aks_kueue.day2.state import from_outputs, settle
 from aks_kueue.model.from_settings import from_settings
 from aks_kueue.model.record import desired_record
@@ -206,7 +206,7 @@ def guard_verdict(config: Config, previous: Mapping[str, Any]) -> Optional[tuple
         return None
     prior = _previous(json.dumps(previous, sort_keys=True))
     desired = settle(desired_record(model, Protection(settings.effective_protect, settings.allowances)), prior.record)
-    report = judge(prior, desired, settings.allowances)
+    report = judge_update(prior, desired, settings.allowances)
     return bool(report.refusals), [f"{f.kind} {f.object}" for f in report.refusals]
 
 

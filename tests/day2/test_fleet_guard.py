@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from aks_kueue.day2.allow import MANAGER_ENTRY, Allowances, Entry, Target, parse_entry, queue_entry, worker_entry
-from aks_kueue.day2.guard import judge
+from aks_kueue.day2.guard import judge_update
 from aks_kueue.day2.replacement import MULTIKUEUE_CLUSTER, NAMESPACE, SERVICE_ACCOUNT
 from aks_kueue.day2.state import Previous, Record, SystemPoolOwner, Tracked, from_outputs, to_output
 from aks_kueue.kueue import multikueue as mk
@@ -54,7 +54,7 @@ def worker_record(*parts, link=True):
 
 
 def run(before, after, allow=()):
-    return judge(Previous(before), after, Allowances.parse(allow))
+    return judge_update(Previous(before), after, Allowances.parse(allow))
 
 
 BOTH = manager_record(worker("westus3-a100", WEST), worker("swedencentral-h100", SWEDEN, index=1))

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from aks_kueue.day2.allow import Allowances, Entry, Target
-from aks_kueue.day2.guard import judge
+from aks_kueue.day2.guard import judge_update
 from aks_kueue.day2.replacement import AGENT_POOL, MANAGED_CLUSTER, RESOURCE_GROUP, facts
 from aks_kueue.day2.state import Previous, Record, SystemPoolOwner, Tracked
 
@@ -42,21 +42,21 @@ def previous(rec):
 
 
 def test_without_previous_outputs_the_update_is_unguarded():
-    report = judge(Previous(None, "no previous outputs (a new stack)"), record(), Allowances())
+    report = judge_update(Previous(None, "no previous outputs (a new stack)"), record(), Allowances())
     assert not report.guarded and not report.refusals
     assert [f.kind for f in report.notices] == ["day2-unguarded"]
     assert report.notices[0].message.startswith("unguarded: no previous outputs")
 
 
 def test_an_unchanged_stack_passes_silently():
-    report = judge(previous(record()), record(), Allowances())
+    report = judge_update(previous(record()), record(), Allowances())
     assert report.guarded and report.refusals == [] and report.notices == []
 
 
 @pytest.mark.parametrize("path,new", [("vmSize", "Standard_NC48ads_A100_v4"), ("gpuInstanceProfile", "MIG1g"),
                                       ("availabilityZones", ["1", "2"]), ("enableEncryptionAtHost", False)])
 def test_a_replace_forcing_change_of_a_protected_pool_is_refused_naming_key_old_new_and_loss(path, new):
-    report = judge(previous(record()), record({**POOL_FACTS, path: new}), Allowances())
+    report = judge_update(previous(record()), record({**POOL_FACTS, path: new}), Allowances())
     (refusal,) = report.refusals
     assert refusal.severity == "error" and refusal.kind == "day2-replace-refused"
     keys = {"vmSize": "aks-kueue:nodePools[1].vmSize", "availabilityZones": "aks-kueue:nodePools[1].zones"}
@@ -71,7 +71,7 @@ def test_every_forcing_path_of_the_data_is_refused():
     """Whatever the data says forces a replacement, the guard refuses on a protected resource."""
     for path in facts().resources[AGENT_POOL].paths:
         changed = {**POOL_FACTS, path: "changed"}
-        assert judge(previous(record()), record(changed), Allowances()).refusals, path
+        assert judge_update(previous(record()), record(changed), Allowances()).refusals, path
 
 
 def unprotected(rec):
@@ -84,7 +84,7 @@ def test_unprotecting_and_replacing_in_one_update_is_refused_from_the_state():
     warnings, and Pulumi's engine lets it through (it checks `new.Protect && old.Protect`)."""
     moved = {**POOL_FACTS, "vmSize": "Standard_NC48ads_A100_v4"}
     for allow in (Allowances(), Allowances([POOL])):
-        (refusal,) = judge(previous(record()), unprotected(record(moved)), allow).refusals
+        (refusal,) = judge_update(previous(record()), unprotected(record(moved)), allow).refusals
         assert refusal.kind == "day2-replace-refused" and "the last deployment left protected" in refusal.message
         assert "new.Protect && old.Protect" in refusal.message and "step_generator.go" in refusal.message
         assert "two updates: 1. list `nodePools.a100`" in refusal.fix and "only unprotects" in refusal.fix
@@ -92,7 +92,7 @@ def test_unprotecting_and_replacing_in_one_update_is_refused_from_the_state():
 
 def test_once_the_state_is_unprotected_a_listed_replacement_is_announced():
     moved = {**POOL_FACTS, "vmSize": "Standard_NC48ads_A100_v4"}
-    report = judge(previous(unprotected(record())), unprotected(record(moved)), Allowances([POOL]))
+    report = judge_update(previous(unprotected(record())), unprotected(record(moved)), Allowances([POOL]))
     assert report.refusals == []
     (notice,) = report.notices
     assert notice.kind == "day2-replace" and "listed in allowReplacement" in notice.message
@@ -101,7 +101,7 @@ def test_once_the_state_is_unprotected_a_listed_replacement_is_announced():
 
 def test_without_protection_a_replacement_still_needs_its_entry():
     """Turning protection off is not an acknowledgement to destroy."""
-    report = judge(previous(record(protected=False)), record({**POOL_FACTS, "vmSize": "x"}, protected=False),
+    report = judge_update(previous(record(protected=False)), record({**POOL_FACTS, "vmSize": "x"}, protected=False),
                    Allowances())
     (refusal,) = report.refusals
     assert refusal.kind == "day2-replace-unacknowledged" and "not an acknowledgement" in refusal.message
@@ -111,19 +111,19 @@ def test_without_protection_a_replacement_still_needs_its_entry():
 def test_removing_a_protected_pool_needs_an_earlier_update_that_unprotects_it():
     before = record()
     after = replace(record(), resources={e: t for e, t in record().resources.items() if e != POOL})
-    (refusal,) = judge(previous(before), after, Allowances()).refusals
+    (refusal,) = judge_update(previous(before), after, Allowances()).refusals
     assert refusal.kind == "day2-delete-refused" and refusal.key == "aks-kueue:nodePools"
     assert "DeleteStep.Apply" in refusal.message and "`nodePools.a100`" in refusal.fix
     # Listing it in the same update cannot help: the program no longer registers it.
-    (again,) = judge(previous(before), after, Allowances([POOL])).refusals
+    (again,) = judge_update(previous(before), after, Allowances([POOL])).refusals
     assert "put it back" in again.fix
     # Once an update has left it unprotected, removing it with its entry deletes it, and the preview says so.
     pool = replace(before.resources[POOL], protected=False)
     unprotected_pool = replace(before, resources={**before.resources, POOL: pool})
-    report = judge(previous(unprotected_pool), after, Allowances([POOL]))
+    report = judge_update(previous(unprotected_pool), after, Allowances([POOL]))
     assert report.refusals == [] and report.notices[0].kind == "day2-delete"
     # Without it, removing an unprotected pool is still refused.
-    (unlisted,) = judge(previous(unprotected_pool), after, Allowances()).refusals
+    (unlisted,) = judge_update(previous(unprotected_pool), after, Allowances()).refusals
     assert unlisted.kind == "day2-delete-unacknowledged"
 
 
@@ -134,37 +134,37 @@ def test_replacing_the_cluster_needs_its_protected_dependents_unprotected_first(
                       protected=False)
     moved = replace(moved, resources={**moved.resources, CLUSTER: cluster})
     # The cluster itself is protected in the state: refused, and step 1 lists what goes with it.
-    (refusal,) = judge(previous(before), moved, Allowances([CLUSTER])).refusals
+    (refusal,) = judge_update(previous(before), moved, Allowances([CLUSTER])).refusals
     assert refusal.kind == "day2-replace-refused" and refusal.key == "azure-native:location"
     assert "`cluster`, `nodePools.a100`, `kueue`" in refusal.fix  # each entry unprotects only itself
     # The cluster unprotected, its pool and installer still protected: the engine's chain check.
     only_cluster = replace(before, resources={**before.resources, CLUSTER: replace(before.resources[CLUSTER],
                                                                                    protected=False)})
-    (chain,) = judge(previous(only_cluster), moved, Allowances([CLUSTER])).refusals
+    (chain,) = judge_update(previous(only_cluster), moved, Allowances([CLUSTER])).refusals
     assert chain.kind == "day2-replace-chain-refused" and "AgentPool a100" in chain.message
     assert "dependentResource.Protect" in chain.message
-    assert judge(previous(unprotected(before)), moved, Allowances([CLUSTER])).refusals == []
-    (unlisted,) = judge(previous(unprotected(before)), moved, Allowances()).refusals
+    assert judge_update(previous(unprotected(before)), moved, Allowances([CLUSTER])).refusals == []
+    (unlisted,) = judge_update(previous(unprotected(before)), moved, Allowances()).refusals
     assert unlisted.kind == "day2-replace-unacknowledged"
 
 
 def test_a_direct_install_switch_is_refused_and_the_three_steps_pass():
     managed = record(install="managed")
-    (refusal,) = judge(previous(managed), record(install="helm"), Allowances()).refusals
+    (refusal,) = judge_update(previous(managed), record(install="helm"), Allowances()).refusals
     assert refusal.kind == "day2-install-switch-refused" and refusal.key == "aks-kueue:kueue.install"
     assert "two controllers" in refusal.message and "three updates" in refusal.fix
     # Still refused with kueue listed: both would run at once.
-    assert judge(previous(managed), record(install="helm"), Allowances([KUEUE])).refusals
+    assert judge_update(previous(managed), record(install="helm"), Allowances([KUEUE])).refusals
     # 1. allowReplacement: [kueue], same mode: only unprotects.
     step1 = record(install="managed", kueue_protected=False)
-    report = judge(previous(managed), step1, Allowances([KUEUE]))
+    report = judge_update(previous(managed), step1, Allowances([KUEUE]))
     assert report.refusals == [] and report.notices[0].kind == "day2-allowance-unused"
     # Going to none before that is refused; after it, it passes and says what is removed.
-    assert judge(previous(managed), record(install="none"), Allowances([KUEUE])).refusals
-    report = judge(previous(step1), record(install="none"), Allowances([KUEUE]))
+    assert judge_update(previous(managed), record(install="none"), Allowances([KUEUE])).refusals
+    report = judge_update(previous(step1), record(install="none"), Allowances([KUEUE]))
     assert report.refusals == [] and report.notices[0].kind == "day2-kueue-removed"
     # 3. The new mode.
-    assert judge(previous(record(install="none")), record(install="helm"), Allowances()).refusals == []
+    assert judge_update(previous(record(install="none")), record(install="helm"), Allowances()).refusals == []
 
 
 @pytest.mark.parametrize("old,new,kind", [
@@ -174,7 +174,7 @@ def test_a_direct_install_switch_is_refused_and_the_three_steps_pass():
     ("1.35", "2.0", "day2-kubernetes-minor-skip-refused"),
 ])
 def test_kubernetes_versions_move_one_minor_at_a_time_and_never_down(old, new, kind):
-    (refusal,) = judge(previous(record(version=old)), record(version=new), Allowances()).refusals
+    (refusal,) = judge_update(previous(record(version=old)), record(version=new), Allowances()).refusals
     assert refusal.kind == kind and f"{old} -> {new}" in refusal.message
     if kind.endswith("skip-refused"):
         assert "minor versions cannot be skipped" in refusal.message and "set 1.36 in one update" in refusal.fix
@@ -186,7 +186,7 @@ def test_kubernetes_versions_move_one_minor_at_a_time_and_never_down(old, new, k
     ("1.35", "1.35.2", "day2-kubernetes-patch-pinned"),
 ])
 def test_kubernetes_version_moves_that_aks_takes_are_reported(old, new, kind):
-    report = judge(previous(record(version=old)), record(version=new), Allowances())
+    report = judge_update(previous(record(version=old)), record(version=new), Allowances())
     assert report.refusals == [] and [f.kind for f in report.notices] == [kind]
 
 
@@ -194,29 +194,29 @@ def test_a_skip_out_of_a_retired_minor_is_what_aks_allows():
     from datetime import date
 
     # 1.29's LTS ends in April 2026 (the calendar in aks/data): by 2030 AKS lets such a cluster skip ahead.
-    report = judge(previous(record(version="1.29")), record(version="1.31"), Allowances(), on=date(2030, 1, 1))
+    report = judge_update(previous(record(version="1.29")), record(version="1.31"), Allowances(), on=date(2030, 1, 1))
     assert report.refusals == [] and [f.kind for f in report.notices] == ["day2-kubernetes-minor-skip",
                                                                          "day2-kubernetes-upgrade"]
     # While it is supported, the same skip is refused.
-    assert judge(previous(record(version="1.29")), record(version="1.31"), Allowances(), on=date(2024, 6, 1)).refusals
+    assert judge_update(previous(record(version="1.29")), record(version="1.31"), Allowances(), on=date(2024, 6, 1)).refusals
 
 
 def test_a_path_the_last_record_did_not_hold_is_unknown_not_a_change():
     """A record written before maxPods was tracked: the pool is kept, and the update says so once."""
     old = record()
     old = replace(old, untracked={AGENT_POOL: frozenset({"maxPods"})})
-    report = judge(previous(old), record({**POOL_FACTS, "maxPods": 110}), Allowances())
+    report = judge_update(previous(old), record({**POOL_FACTS, "maxPods": 110}), Allowances())
     assert report.refusals == [] and [f.kind for f in report.notices] == ["day2-facts-unrecorded"]
     assert "maxPods" in report.notices[0].message
 
 
 def test_kubernetes_version_changes_are_reported_before_they_happen():
-    (notice,) = judge(previous(record()), record(version="1.35"), Allowances()).notices
+    (notice,) = judge_update(previous(record()), record(version="1.35"), Allowances()).notices
     assert notice.kind == "day2-kubernetes-upgrade" and notice.key == "aks-kueue:cluster.kubernetesVersion"
     assert "1.34 -> 1.35" in notice.message and "outside any maintenance window" in notice.message
-    (refusal,) = judge(previous(record(version="1.35")), record(version="1.34"), Allowances()).refusals
+    (refusal,) = judge_update(previous(record(version="1.35")), record(version="1.34"), Allowances()).refusals
     assert "downgrade" in refusal.message
-    (ignored,) = judge(previous(record(channel="stable")), record(version="1.35", channel="stable"),
+    (ignored,) = judge_update(previous(record(channel="stable")), record(version="1.35", channel="stable"),
                        Allowances()).notices
     assert ignored.kind == "day2-kubernetes-version-ignored"
 
@@ -225,23 +225,23 @@ def test_a_released_namespace_stays_and_an_unretained_one_is_deleted():
     ns = Entry(Target.NAMESPACE, "team-a")
     kept = Tracked(ns, "kubernetes:core/v1:Namespace", "Namespace team-a", {}, False, retained=True)
     before = record(extra=[kept])
-    (notice,) = judge(previous(before), record(), Allowances()).notices
+    (notice,) = judge_update(previous(before), record(), Allowances()).notices
     assert notice.kind == "day2-namespace-released" and "stays in the cluster" in notice.message
     gone = record(extra=[replace(kept, retained=False)])
-    (refusal,) = judge(previous(gone), record(), Allowances()).refusals
+    (refusal,) = judge_update(previous(gone), record(), Allowances()).refusals
     assert refusal.kind == "day2-delete-unacknowledged" and "PersistentVolumeClaim" in refusal.message
-    (notice,) = judge(previous(gone), record(), Allowances([ns])).notices
+    (notice,) = judge_update(previous(gone), record(), Allowances([ns])).notices
     assert notice.kind == "day2-delete" and "PersistentVolumeClaim" in notice.message
 
 
 def test_uninstalling_an_unprotected_kueue_still_needs_its_entry():
     step1 = record(install="managed", kueue_protected=False)
-    (refusal,) = judge(previous(step1), record(install="none"), Allowances()).refusals
+    (refusal,) = judge_update(previous(step1), record(install="none"), Allowances()).refusals
     assert refusal.kind == "day2-install-switch-refused" and "not an acknowledgement" in refusal.message
 
 
 def test_an_entry_that_matches_nothing_is_reported():
-    (notice,) = judge(previous(record()), record(), Allowances([Entry(Target.NODE_POOL, "gone")])).notices
+    (notice,) = judge_update(previous(record()), record(), Allowances([Entry(Target.NODE_POOL, "gone")])).notices
     assert notice.kind == "day2-allowance-unmatched"
 
 
@@ -273,7 +273,7 @@ def with_queues(*objects, **kw):
 def test_removing_a_cluster_queue_with_its_local_queues_is_refused_with_the_safe_path():
     """Reported: removing a ClusterQueue and its LocalQueues was accepted with no notice, and Kueue's
     finalizer then held the delete until its timeout."""
-    report = judge(previous(with_queues(TEAM_A, DEFAULT)), with_queues(), Allowances())
+    report = judge_update(previous(with_queues(TEAM_A, DEFAULT)), with_queues(), Allowances())
     by_object = {f.object: f for f in report.refusals}
     assert set(by_object) == {"ClusterQueue team-a", "LocalQueue team-a/default"}
     cq = by_object["ClusterQueue team-a"]
@@ -285,46 +285,46 @@ def test_removing_a_cluster_queue_with_its_local_queues_is_refused_with_the_safe
     assert "kubectl get workloads -n team-a" in lq.fix and "`queues.LocalQueue/team-a/default`" in lq.fix
     # Listed, both go with a notice that still says what Kueue does.
     allow = Allowances.parse(["queues.ClusterQueue/team-a", "queues.LocalQueue/team-a/default"])
-    report = judge(previous(with_queues(TEAM_A, DEFAULT)), with_queues(), allow)
+    report = judge_update(previous(with_queues(TEAM_A, DEFAULT)), with_queues(), allow)
     assert report.refusals == [] and {f.kind for f in report.notices} == {"day2-kueue-delete"}
 
 
 def test_renaming_a_cluster_queue_deletes_the_old_one():
     renamed = queue("ClusterQueue", "team-a2")
-    (refusal,) = judge(previous(with_queues(TEAM_A)), with_queues(renamed), Allowances()).refusals
+    (refusal,) = judge_update(previous(with_queues(TEAM_A)), with_queues(renamed), Allowances()).refusals
     assert refusal.object == "ClusterQueue team-a" and refusal.kind == "day2-kueue-delete-refused"
 
 
 def test_a_local_queue_moved_to_another_cluster_queue_is_a_replacement():
     moved = queue("LocalQueue", "default", "team-a", clusterQueue="training")
     moved = replace(moved, keys={"spec.clusterQueue": "aks-kueue:queues.localQueues[0].spec.clusterQueue"})
-    (refusal,) = judge(previous(with_queues(TEAM_A, DEFAULT)), with_queues(TEAM_A, moved), Allowances()).refusals
+    (refusal,) = judge_update(previous(with_queues(TEAM_A, DEFAULT)), with_queues(TEAM_A, moved), Allowances()).refusals
     assert refusal.kind == "day2-kueue-replace-refused"
     assert refusal.key == "aks-kueue:queues.localQueues[0].spec.clusterQueue"
     assert "spec.clusterQueue team-a -> training" in refusal.message and "deleteBeforeReplace" in refusal.message
     assert refusal.numbers == {"old": "team-a", "new": "training"}
     allow = Allowances.parse(["queues.LocalQueue/team-a/default"])
-    report = judge(previous(with_queues(TEAM_A, DEFAULT)), with_queues(TEAM_A, moved), allow)
+    report = judge_update(previous(with_queues(TEAM_A, DEFAULT)), with_queues(TEAM_A, moved), allow)
     assert report.refusals == [] and report.notices[0].kind == "day2-kueue-replace"
 
 
 def test_a_topology_whose_levels_change_is_a_replacement():
     fewer = queue("Topology", "zone-host", levels=LEVELS[1:])
-    (refusal,) = judge(previous(with_queues(ZONES, H100)), with_queues(fewer, H100), Allowances()).refusals
+    (refusal,) = judge_update(previous(with_queues(ZONES, H100)), with_queues(fewer, H100), Allowances()).refusals
     assert refusal.kind == "day2-kueue-replace-refused" and "spec.levels" in refusal.message
     assert "no ResourceFlavor names it" in refusal.message and "under another name" in refusal.fix
 
 
 def test_a_flavor_is_replaced_only_where_kueue_refuses_the_change():
     relabelled = queue("ResourceFlavor", "h100", nodeLabels={"pool": "h200"}, topologyName="zone-host")
-    (refusal,) = judge(previous(with_queues(ZONES, H100)), with_queues(ZONES, relabelled), Allowances()).refusals
+    (refusal,) = judge_update(previous(with_queues(ZONES, H100)), with_queues(ZONES, relabelled), Allowances()).refusals
     assert refusal.kind == "day2-kueue-replace-refused" and "spec.nodeLabels" in refusal.message
     plain = queue("ResourceFlavor", "cpu", nodeLabels={"pool": "cpu"})
     relabel_plain = queue("ResourceFlavor", "cpu", nodeLabels={"pool": "cpu2"})
-    assert judge(previous(with_queues(plain)), with_queues(relabel_plain), Allowances()).refusals == []
+    assert judge_update(previous(with_queues(plain)), with_queues(relabel_plain), Allowances()).refusals == []
     # Dropping the topologyName is an update Kueue refuses: said before the update.
     dropped = queue("ResourceFlavor", "h100", nodeLabels={"pool": "h100"})
-    (refusal,) = judge(previous(with_queues(ZONES, H100)), with_queues(ZONES, dropped), Allowances()).refusals
+    (refusal,) = judge_update(previous(with_queues(ZONES, H100)), with_queues(ZONES, dropped), Allowances()).refusals
     assert refusal.kind == "day2-kueue-immutable-refused" and "topologyName is immutable" in refusal.message
 
 
@@ -336,7 +336,7 @@ def test_a_flavor_is_replaced_only_where_kueue_refuses_the_change():
     (queue("Cohort", "research"), None),
 ])
 def test_every_guarded_kind_is_refused_when_it_goes(gone, held):
-    (refusal,) = judge(previous(with_queues(gone)), with_queues(), Allowances()).refusals
+    (refusal,) = judge_update(previous(with_queues(gone)), with_queues(), Allowances()).refusals
     assert refusal.kind == "day2-kueue-delete-refused" and f"`{gone.entry}`" in refusal.fix
     assert (held in refusal.message) if held else "finalizer" not in refusal.message
 
@@ -346,22 +346,22 @@ def test_kueue_objects_go_with_the_cluster_or_the_install_without_entries_of_the
     cluster = replace(moved_cluster.resources[CLUSTER], facts={**moved_cluster.resources[CLUSTER].facts,
                                                                "location": "westus"})
     moved_cluster = replace(moved_cluster, resources={**moved_cluster.resources, CLUSTER: cluster})
-    report = judge(previous(unprotected(with_queues(TEAM_A))), unprotected(moved_cluster), Allowances([CLUSTER]))
+    report = judge_update(previous(unprotected(with_queues(TEAM_A))), unprotected(moved_cluster), Allowances([CLUSTER]))
     assert report.refusals == [] and [f.kind for f in report.notices] == ["day2-replace"]
     # Kueue uninstalled on purpose: its entry covers every queue object.
-    report = judge(previous(unprotected(with_queues(TEAM_A))), record(install="none", extra=[]), Allowances([KUEUE]))
+    report = judge_update(previous(unprotected(with_queues(TEAM_A))), record(install="none", extra=[]), Allowances([KUEUE]))
     assert report.refusals == [] and [f.kind for f in report.notices] == ["day2-kueue-removed"]
 
 
 def test_a_record_without_kueue_objects_is_said_to_be_unrecorded():
     old = replace(with_queues(), queues_tracked=False)
-    report = judge(previous(old), with_queues(TEAM_A), Allowances())
+    report = judge_update(previous(old), with_queues(TEAM_A), Allowances())
     assert report.refusals == [] and [f.kind for f in report.notices] == ["day2-kueue-objects-unrecorded"]
 
 
 def test_a_listed_kueue_object_that_stays_is_reported_unused():
     allow = Allowances.parse(["queues.ClusterQueue/team-a"])
-    (notice,) = judge(previous(with_queues(TEAM_A)), with_queues(TEAM_A), allow).notices
+    (notice,) = judge_update(previous(with_queues(TEAM_A)), with_queues(TEAM_A), allow).notices
     assert notice.kind == "day2-allowance-unused" and "unprotects" not in notice.message
 
 
@@ -370,8 +370,8 @@ def test_a_pool_removed_while_its_listed_cluster_is_replaced_goes_with_it():
     moved = unprotected(record())
     cluster = replace(moved.resources[CLUSTER], facts={**moved.resources[CLUSTER].facts, "location": "westus"})
     moved = replace(moved, resources={e: t for e, t in {**moved.resources, CLUSTER: cluster}.items() if e != POOL})
-    report = judge(previous(before), moved, Allowances([CLUSTER]))
+    report = judge_update(previous(before), moved, Allowances([CLUSTER]))
     assert report.refusals == [] and {f.kind for f in report.notices} == {"day2-replace", "day2-delete"}
     # Without the cluster listed, both are refused.
-    assert {f.kind for f in judge(previous(before), moved, Allowances()).refusals} == {
+    assert {f.kind for f in judge_update(previous(before), moved, Allowances()).refusals} == {
         "day2-replace-unacknowledged", "day2-delete-unacknowledged"}

@@ -16,10 +16,12 @@ from aks_kueue.model import Cluster, Install, KueueItem, Model
 from tests.conftest import ROOT, SHARED, edited, model_of, needs_shared, stack_doc
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "feasibility"
-FEASIBILITY = {*capacity.QUOTA_KINDS, *capacity.FLAVOR_KINDS, *capacity.POOL_KINDS, *workloads.KINDS,
-               *install.SINGLE_KINDS,
-               *install.MODE_KINDS, *install.MANAGED_KINDS, install.MANAGED_REGION, *provisioning.AVAILABILITY_KINDS,
-               *provisioning.WORKLOAD_KINDS, *topology.FLAVOR_KINDS, *topology.WORKLOAD_KINDS}
+FEASIBILITY = {capacity.QUOTA_ABOVE_CAPACITY, capacity.BORROWING_ABOVE_CAPACITY, capacity.FLAVOR_LANDS_NOWHERE,
+               capacity.FLAVOR_RESOURCE_MISSING, capacity.TAINT_NOT_TOLERATED, capacity.GPUS_NOT_ADVERTISED,
+               *workloads.KINDS, install.INSTALLERS_CONFLICT, install.INSTALLER_MISSING, install.NOT_AFTER_INSTALLER,
+               install.CHART_SERIES, install.UNKNOWN_INTEGRATION, install.PIN_NOT_HELD, install.MANAGED_VERSION,
+               install.MANAGED_PROVISIONING, install.MANAGED_REGION, provisioning.PROVISIONING_UNAVAILABLE,
+               *provisioning.WORKLOAD_KINDS, topology.TOPOLOGY_NEEDS_NODES, *topology.WORKLOAD_KINDS}
 
 
 class Analysis:

@@ -7,8 +7,10 @@ from dataclasses import replace
 
 import pytest
 
-from aks_kueue.judge import fleet, judge
+from aks_kueue.judge import blocking_findings, fleet, judge
+from aks_kueue.judge.feasibility import manager_admission
 from aks_kueue.judge.finding import ERROR, WARNING
+from aks_kueue.judge.rules import FLEET, Judging, run
 from aks_kueue.model.fleet import FLEET_OUTPUT
 from aks_kueue.model.fleet_outputs import StackOutputs, kubeconfig_check
 from tests.fleet_stacks import (MANAGER, SWEDEN, WEST, WORKERS, config, manager_model, manager_outputs, model,
@@ -29,7 +31,7 @@ def shipped():
 
 
 def test_the_shipped_fleet_has_no_fleet_error(shipped):
-    findings = fleet.fleet_findings(shipped) + fleet.blocking_findings(shipped)
+    findings = run(Judging(shipped), keep=lambda each: each.policy == FLEET) + list(manager_admission(shipped))
     assert [f for f in findings if f.severity == ERROR] == []
     # What an offline preview cannot read is said: the kubeconfigs are secrets.
     assert kinds(findings) == [fleet.KUBECONFIG_NOT_CHECKED, fleet.KUBECONFIG_NOT_CHECKED]
@@ -71,7 +73,7 @@ def test_a_workload_the_manager_quota_never_admits_is_reported():
     def edit(c):
         c["aks-kueue:queues"]["clusterQueues"][0]["spec"]["resourceGroups"][0]["flavors"][0]["resources"][2][
             "nominalQuota"] = "1"
-    [finding] = found(fleet.manager_admission, manager_model(config(MANAGER, edit)))
+    [finding] = found(manager_admission, manager_model(config(MANAGER, edit)))
     assert finding.kind == "workload-not-admitted" and finding.key == "aks-kueue:expectedWorkloads[0]"
 
 
@@ -328,7 +330,7 @@ def test_more_than_twenty_workers_are_refused():
     def edit(c):
         c["aks-kueue:fleet"]["workers"] = [{"name": f"w{i}", "stack": f"acme/aks-kueue/w{i}"} for i in range(21)]
     m = model(MANAGER, config(MANAGER, edit))
-    [finding] = fleet.blocking_findings(m)
+    [finding] = blocking_findings(m)
     assert finding.kind == fleet.TOO_MANY_WORKERS and finding.blocking and finding.key == "aks-kueue:fleet.workers"
     assert finding.numbers == {"workers": 21, "limit": 20}
 
@@ -367,14 +369,14 @@ def test_a_worker_whose_manager_has_no_outputs_yet():
 
 
 def test_rotation_keeps_the_token_the_manager_holds():
-    assert fleet.blocking_findings(_worker()) == [] and found(fleet.token_rotating, _worker()) == []
-    assert fleet.blocking_findings(_worker([2, 1])) == []
+    assert blocking_findings(_worker()) == [] and found(fleet.token_rotating, _worker()) == []
+    assert blocking_findings(_worker([2, 1])) == []
     [rotating] = found(fleet.token_rotating, _worker([2, 1]))
     assert rotating.severity == WARNING and rotating.key == "aks-kueue:fleet.tokenGenerations"
-    [refused] = fleet.blocking_findings(_worker([2]))
+    [refused] = blocking_findings(_worker([2]))
     assert refused.kind == fleet.TOKEN_IN_USE and refused.blocking and refused.key == "aks-kueue:fleet.tokenGenerations"
     assert refused.numbers == {"held": 1, "kept": [2]}
-    assert fleet.blocking_findings(_worker([2], _manager_holding(2))) == []
+    assert blocking_findings(_worker([2], _manager_holding(2))) == []
 
 
 def test_the_judge_runs_the_fleet_checks_and_skips_the_manager_capacity(shipped):

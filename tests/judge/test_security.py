@@ -11,19 +11,20 @@ import pytest
 from aks_kueue.day2.state import from_outputs
 from aks_kueue.judge import judge
 from aks_kueue.judge.finding import ERROR, WARNING
-from aks_kueue.judge.rules import RULES
-from aks_kueue.judge.security import KINDS, public_ranges, security_findings
+from aks_kueue.judge.rules import RULES, Judging, run
+from aks_kueue.judge.security import public_ranges
 from aks_kueue.model.record import settled
 from aks_kueue.settings import parse_settings
 from tests.conftest import edited, flat, model_of, run_config, stack_doc
 
+KINDS = tuple(kind for kind, each in RULES.items() if each.baseline)
 WORKSPACE = ("/subscriptions/11111111-2222-3333-4444-555555555555/resourceGroups/shared/providers/"
              "Microsoft.OperationalInsights/workspaces/central")
 
 
 def baseline(config, stack="prod", model=None):
     model = model or model_of(config, stack)
-    return [f for f in security_findings(model)]
+    return run(Judging(model), keep=lambda each: each.baseline)
 
 
 def kinds(findings, severity=None):

@@ -28,6 +28,7 @@ def test_requirements(requirement, expected):
     {"key": "cores", "operator": "Gt", "values": ["4", "5"]},
     {"key": "cores", "operator": "Gt", "values": ["four"]},
     {"key": "cores", "operator": "Near", "values": ["4"]},
+    {"key": [], "operator": "In", "values": ["t4"]},  # found by tests/policies/test_robustness.py
 ])
 def test_requirements_the_api_server_refuses_raise(requirement):
     with pytest.raises(SelectorError):

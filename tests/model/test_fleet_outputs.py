@@ -7,6 +7,7 @@ import json
 import pytest
 
 from aks_kueue.judge import judge
+from aks_kueue.model import carrier
 from aks_kueue.model.fleet import FLEET_OUTPUT
 from aks_kueue.model.fleet_outputs import (StackOutputs, UnreadableOutputs, mirrored_objects, normalise,
                                            worker_model)
@@ -67,6 +68,19 @@ def test_the_manager_and_the_pack_read_one_model():
 
 def test_a_worker_and_the_pack_read_one_model():
     assert_one_model(WEST, {MANAGER: StackOutputs({FLEET_OUTPUT: manager_outputs()})})
+
+
+def test_an_unreadable_fleet_entry_of_the_model_configmap_is_reported():
+    resources = policy_view(run(MANAGER))
+    (configmap,) = [r for r in resources if r.resource_type == "kubernetes:core/v1:ConfigMap"
+                    and r.props["metadata"]["name"] == carrier.CARRIER_NAME]
+    fleet = json.loads(configmap.props["data"][carrier.FLEET_KEY])
+    del fleet["workers"][0]["name"]
+    configmap.props["data"][carrier.FLEET_KEY] = json.dumps(fleet)
+    model = from_resources(resources).model
+    assert model.fleet is None
+    (unreadable,) = model.unreadable
+    assert unreadable.subject == f"ConfigMap {carrier.CARRIER_NAME}" and "data.fleet.json: " in unreadable.message
 
 
 def test_the_pack_reads_the_kubeconfig_from_the_manager_secret():

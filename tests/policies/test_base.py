@@ -22,7 +22,7 @@ def _counting(monkeypatch, name):
 
 
 def _forget():
-    base._last.update(handed=None, key=None, reading=None, judgements={})
+    base._last.update(resources=None, key=None, reading=None, judgements={})
 
 
 def test_equal_content_is_judged_once_and_other_content_again(monkeypatch):
@@ -37,14 +37,18 @@ def test_equal_content_is_judged_once_and_other_content_again(monkeypatch):
     assert len(read) == 2
 
 
-def test_the_very_values_handed_again_are_not_fingerprinted_again(monkeypatch):
+def test_the_very_values_handed_again_are_not_fingerprinted(monkeypatch):
     _forget()
     fingerprints = _counting(monkeypatch, "fingerprint")
+    read = _counting(monkeypatch, "from_resources")
     resources = policy_resources(run_stack("dev"))
     judged = [base.read_and_judge(resources) for _ in range(3)]
-    assert fingerprints == ["fingerprint"] and judged[0] == judged[1] == judged[2]
-    base.read_and_judge(policy_resources(run_stack("dev")))  # other objects: their content is fingerprinted
-    assert len(fingerprints) == 2
+    assert fingerprints == [] and read == ["from_resources"] and judged[0] == judged[1] == judged[2]
+    # Other objects: their content and the last resources' are fingerprinted, and found equal.
+    base.read_and_judge(policy_resources(run_stack("dev")))
+    assert len(fingerprints) == 2 and len(read) == 1
+    base.read_and_judge(policy_resources(run_stack("dev")))  # the last key is remembered
+    assert len(fingerprints) == 3 and len(read) == 1
 
 
 def test_each_policy_reports_only_its_own_findings_and_each_once():

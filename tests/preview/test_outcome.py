@@ -21,7 +21,7 @@ def _counted(monkeypatch, module, name):
 
 
 def test_the_pack_and_the_preview_share_one_reading_and_one_judgement(monkeypatch):
-    base._last.update(key=None, reading=None, judgements={})  # nothing remembered from another test
+    base._last.update(resources=None, key=None, reading=None, judgements={})  # nothing remembered from another test
     read = _counted(monkeypatch, base, "from_resources")
     judged = _counted(monkeypatch, base, "judge")
     fingerprints = _counted(monkeypatch, base, "fingerprint")
@@ -30,5 +30,6 @@ def test_the_pack_and_the_preview_share_one_reading_and_one_judgement(monkeypatc
     outcome = preview(config, root)
     assert outcome.judgement is not None and outcome.violations
     assert read == ["from_resources"] and judged == ["judge"]
-    assert len(fingerprints) == 2  # the stack policies' resources once, the preview's view once
+    # The stack policies and the preview read the same decoded values: found by identity, never fingerprinted.
+    assert fingerprints == []
     assert len(views) == 1  # the preview's own view; the stack policies' views are the servicer's

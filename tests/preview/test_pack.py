@@ -25,18 +25,22 @@ def _fixture_run(name):
 
 @contextlib.contextmanager
 def _afresh():
-    """What the servicer does without `decoded_once`: every policy decodes its own copy."""
-    yield lambda struct: servicer_module.unknown_checking_proxy(
-        servicer_module.deserialize_properties(json_format.MessageToDict(struct)))
+    """What the servicer does without `decoded_once`: every policy decodes its own copy, and builds
+    each resource's options and provider again."""
+    yield pack.Decoding(lambda struct: servicer_module.unknown_checking_proxy(
+        servicer_module.deserialize_properties(json_format.MessageToDict(struct))), lambda step, function: function)
 
 
 @pytest.mark.parametrize("run", [lambda: run_stack("prod"), *[lambda n=n: _fixture_run(n) for n in ERROR_FIXTURES]])
 def test_decoding_once_changes_no_verdict(monkeypatch, run):
     recorded = run()
-    base._last.update(key=None, reading=None, judgements={})
+    base._last.update(resources=None, key=None, reading=None, judgements={})
     once = pack.evaluate(recorded)
     monkeypatch.setattr(pack, "decoded_once", _afresh)
-    base._last.update(key=None, reading=None, judgements={})
+    # ... and the request is the protobuf message the engine sends, read field by field by each policy.
+    monkeypatch.setattr(pack, "_StackRequest", lambda resources: pack.analyzer_pb2.AnalyzeStackRequest(
+        resources=resources))
+    base._last.update(resources=None, key=None, reading=None, judgements={})
     assert pack.evaluate(recorded) == once
     assert once  # the fixtures are rejected and prod has its advisory warnings: something to compare
 

@@ -13,18 +13,22 @@ specifications" include (`includes/<series>-series-specs.md`) names the GPU mode
 Every figure comes from those pages. Where a page lacks one (no cache column, an empty
 cell, no feature line), the row says so in `missing` and the value is null; where a page
 contradicts itself (`DISPUTED`), likewise, with a note. Misprinted size names are corrected
-through `ERRATA`, each checked against the snapshot. No network.
+through `ERRATA`, each checked against the snapshot; both are kept in facts.yaml. No network.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import NamedTuple
+
+import yaml
 
 HERE = Path(__file__).resolve().parent
 SNAPSHOT = HERE / "snapshot"
@@ -33,48 +37,14 @@ REPOSITORY = "MicrosoftDocs/azure-compute-docs"
 CATEGORIES = ("general-purpose", "compute-optimized", "memory-optimized", "storage-optimized",
               "gpu-accelerated", "high-performance-compute")
 
-# Size names as printed that are not Azure size names: a footnote digit fused to the name, or a
-# name the same page spells differently elsewhere. The printed name must occur in the snapshot
-# (the generator refuses an erratum that no longer applies), and the row notes the correction.
-ERRATA: dict[str, tuple[str, str]] = {
-    "Standard_B1ls2": ("Standard_B1ls", "the page's CPU-burst table and its note 'B1ls is supported "
-                       "only on Linux' name this size Standard_B1ls"),
-    "Standard_D2a_v41": ("Standard_D2a_v4", "footnote marker 1 fused to the name; every other size "
-                         "of the series ends in _v4"),
-    "Standard_E104id_v52": ("Standard_E104id_v5", "footnote marker 2 fused to the name; every other size "
-                            "of the series ends in _v5, and the Edsv5 page lists Standard_E104ids_v5"),
-    "Standard_L80s_v26": ("Standard_L80s_v2", "footnote marker 6 fused to the name in the Basics "
-                          "table; the page's local-storage table names it Standard_L80s_v2"),
-}
+FACTS = yaml.safe_load((HERE / "facts.yaml").read_text(encoding="utf-8"))
+# Printed size name -> [the size's name, why]: see facts.yaml.
+ERRATA: dict[str, list[str]] = FACTS["errata"]
+# Series -> [fields set to null, text that must occur in the series' page or include, reason].
+DISPUTED: dict[str, list] = FACTS["disputed"]
 
-
-# Figures a page contradicts elsewhere (its specs include): the catalog gives neither, and says why.
-# series -> (fields set to null, text that must occur in the series' page or include, reason).
-DISPUTED: dict[str, tuple[tuple[str, ...], str, str]] = {
-    series: (("temp_disk_gib",), "| Local Storage  | 4 Disks           | 16 TiB (NVMe)",
-             "the size table gives 4 temp disks of '16' (TB) each; the series specs include gives "
-             "16 TiB (NVMe) over 4 disks in all")
-    for series in ("ND_GB200_v6", "ND_GB300_v6")
-} | {
-    "Dasv4": (("temp_disk_count",), "| Standard_D2as_v4 | 4 | 16 | 4,000 |",
-              "the column headed 'Max Temp Storage Disks' holds 4, 8, 16 and 32, the data-disk counts of "
-              "these sizes, not temp disks"),
-    "Eav4": (("temp_disk_count", "temp_disk_gib"), "| Standard_E2a_v4 | 4 | 16 | 3000 | 46 | 23 |",
-             "the local-storage table repeats the Dasv4 table's disk counts (data-disk counts) and sizes "
-             "(16, 32, 64 ... GiB) beside read figures of a larger disk (the Dav4 figures for its 50 GiB disk)"),
-}
-
-
-@dataclass(frozen=True)
-class GpuFacts:
-    """What the series' "Host specifications" include says of its GPU, and how to read its table.
-
-    `evidence` must occur verbatim in the include's snapshot. `memory` says whether the size
-    table's Accelerator-Memory column is the total of all GPUs or one GPU's memory (pages differ).
-    The Kubernetes resource follows the vendor: NVIDIA's device plugin advertises nvidia.com/gpu
-    (learn.microsoft.com/azure/aks/use-nvidia-gpu), AMD's advertises amd.com/gpu
-    (learn.microsoft.com/azure/aks/use-amd-gpus).
-    """
+class GpuFacts(NamedTuple):
+    """What the series' "Host specifications" include says of its GPU (facts.yaml says how to read it)."""
 
     model: str
     memory_gib: float | None
@@ -83,41 +53,9 @@ class GpuFacts:
     evidence: str
 
 
-NVIDIA, AMD = "nvidia.com/gpu", "amd.com/gpu"
-GPU_SERIES: dict[str, GpuFacts] = {
-    "ncast4v3": GpuFacts("NVIDIA Tesla T4", 16, NVIDIA, "total", "Nvidia Tesla T4 GPU (16GB)"),
-    "nca100v4": GpuFacts("NVIDIA A100 PCIe 80GB", 80, NVIDIA, "total", "Nvidia PCIe A100 GPU (80GB)"),
-    "ncadsh100v5": GpuFacts("NVIDIA H100 PCIe 94GB", 94, NVIDIA, "total", "Nvidia PCIe H100 GPU (94GB)"),
-    "nccadsh100v5": GpuFacts("NVIDIA H100 94GB", 94, NVIDIA, "total", "Nvidia H100 GPU (94GB)"),
-    "ncv3": GpuFacts("NVIDIA Tesla V100 16GB", 16, NVIDIA, "total", "Nvidia Tesla V100 GPU (16GB)"),
-    "nc-rtxpro6000-bse-v6": GpuFacts("NVIDIA RTX PRO 6000 Blackwell Server Edition", 96, NVIDIA, "total",
-                                     "Nvidia RTX PRO 6000 Blackwell Server Edition GPU (96GB)"),
-    "nd": GpuFacts("NVIDIA Tesla P40", 24, NVIDIA, "total", "Nvidia Tesla P40 GPU (24GB)"),
-    "ndasra100v4": GpuFacts("NVIDIA A100 40GB", 40, NVIDIA, "total", "Nvidia A100 GPU (40GB)"),
-    "ndma100v4": GpuFacts("NVIDIA A100 80GB", 80, NVIDIA, "per_gpu", "Nvidia A100 GPU (80GB)"),
-    "ndh100v5": GpuFacts("NVIDIA H100 80GB", 80, NVIDIA, "total", "Nvidia H100 GPU (80GB)"),
-    "nd-h200-v5": GpuFacts("NVIDIA H200 141GB", 141, NVIDIA, "total", "Nvidia H200 GPU (141GB)"),
-    "nd-gb200-v6": GpuFacts("NVIDIA Blackwell (GB200)", 192, NVIDIA, "per_gpu", "Nvidia Blackwell GPU (192 GiB)"),
-    "nd-gb300-v6": GpuFacts("NVIDIA Blackwell Ultra (GB300)", 288, NVIDIA, "per_gpu",
-                            "Nvidia Blackwell Ultra GPU (288GB)"),
-    "ndmi300xv5": GpuFacts("AMD Instinct MI300X", 192, AMD, "total", "AMD Instinct MI300X GPU (192GB)"),
-    "nvadsa10v5": GpuFacts("NVIDIA A10", 24, NVIDIA, "total", "Nvidia A10 GPU (24GB)"),
-    "nv": GpuFacts("NVIDIA Tesla M60", 16, NVIDIA, "total", "Nvidia Tesla M60 GPU (16GB)"),
-    # The NVv3 include says "M60 GPU (16GB)" (the board); its size table lists 8 GB per GPU, which is used.
-    "nvv3": GpuFacts("NVIDIA Tesla M60", None, NVIDIA, "total", "Nvidia Tesla M60 GPU (16GB)"),
-    "nvv4": GpuFacts("AMD Instinct MI25", 16, AMD, "total", "AMD Instinct MI25 GPU (16GB)"),
-    "ngadsv620": GpuFacts("AMD Radeon PRO V620", 32, AMD, "total", "AMD Radeon PRO V620 GPU (32GB)"),
-    # The V710 include gives no memory; the size table's whole-GPU rows list 24 GB for one GPU.
-    "nvadsv710-v5": GpuFacts("AMD Radeon Pro V710", None, AMD, "total", "AMD Radeon™ Pro V710"),
-    # The NDv2 page and include name no GPU model; the include gives the count (8), the size
-    # table leaves it blank. Model and resource stay unknown rather than guessed.
-    "ndv2": GpuFacts("", None, "", "total", "| Accelerators   | 8            |     |"),
-}
+GPU_SERIES: dict[str, GpuFacts] = {key: GpuFacts(*facts) for key, facts in FACTS["gpu_series"].items()}
 
-FEATURE_ALIASES = {
-    "ephemeral os disks": "Ephemeral OS Disk",
-    "feature support": "",
-}
+FEATURE_ALIASES = {"ephemeral os disks": "Ephemeral OS Disk", "feature support": ""}
 
 
 class SnapshotError(ValueError):
@@ -130,46 +68,25 @@ class Table:
     rows: list[list[str]]
 
     def column(self, *want: str, avoid: tuple[str, ...] = ()) -> int | None:
-        for i, name in enumerate(self.header):
-            low = name.lower()
-            if all(w in low for w in want) and not any(a in low for a in avoid):
-                return i
-        return None
+        return next((i for i, name in enumerate(self.header)
+                     if all(w in name.lower() for w in want) and not any(a in name.lower() for a in avoid)), None)
 
 
 @dataclass
 class Section:
-    title: str
     lines: list[str]
-
-    @property
-    def text(self) -> str:
-        return "\n".join(self.lines)
-
-    def table(self) -> Table | None:
-        rows: list[list[str]] = []
-        for line in self.lines:
-            if line.lstrip().startswith("|"):
-                rows.append(_cells(line))
-            elif rows:
-                break
-        if not rows:
-            return None
-        header, body = rows[0], [r for r in rows[1:] if not all(re.fullmatch(r":?-{3,}:?", c) for c in r if c)]
-        return Table(header, body)
 
     def tables(self) -> list[Table]:
         """Every table of the section (the Msv3/Mdsv3 High Memory pages give one per disk controller)."""
-        out, start = [], 0
-        while True:
-            rest = Section(self.title, self.lines[start:])
-            first = next((i for i, ln in enumerate(rest.lines) if ln.lstrip().startswith("|")), None)
-            if first is None:
-                return out
-            out.append(rest.table())
-            end = next((i for i in range(first, len(rest.lines)) if not rest.lines[i].lstrip().startswith("|")),
-                       len(rest.lines))
-            start += end
+        out = []
+        for is_table, lines in itertools.groupby(self.lines, lambda line: line.lstrip().startswith("|")):
+            if is_table:
+                header, *body = (_cells(line) for line in lines)
+                out.append(Table(header, [r for r in body if not all(re.fullmatch(r":?-{3,}:?", c) for c in r if c)]))
+        return out
+
+    def table(self) -> Table | None:
+        return next(iter(self.tables()), None)
 
 
 @dataclass
@@ -179,10 +96,10 @@ class Page:
     commit: str
     read: str
     text: str
-    category: str = ""
-    title: str = ""
-    page_date: str = ""
-    tabs: dict[tuple[str, str], Section] = field(default_factory=dict)
+    category: str
+    title: str
+    page_date: str
+    tabs: dict[tuple[str, str], Section]
 
     @property
     def key(self) -> str:
@@ -194,10 +111,7 @@ TAB = re.compile(r"^###\s*\[[^\]]*\]\(#tab/(sizebasic|sizestoragelocal|sizeaccel
 
 
 def _cells(line: str) -> list[str]:
-    s = line.strip()
-    s = s[1:] if s.startswith("|") else s
-    s = s[:-1] if s.endswith("|") else s
-    return [c.strip() for c in s.split("|")]
+    return [c.strip() for c in line.strip().removeprefix("|").removesuffix("|").split("|")]
 
 
 def read_page(file: Path) -> Page:
@@ -207,16 +121,11 @@ def read_page(file: Path) -> Page:
     if not m:
         raise SnapshotError(f"{file}: the first line must be the source comment "
                             "'<!-- source: <path> commit: <sha> read: <YYYY-MM-DD> -->'")
-    page = Page(file, m[1], m[2], m[3], rest)
-    parts = page.source.split("/")
-    page.category = parts[3] if len(parts) > 3 else ""
-    for line in rest.splitlines():
-        if line.startswith("title:"):
-            page.title = line[6:].strip().strip("'\"").strip()
-        elif line.startswith("ms.date:"):
-            page.page_date = line[8:].strip()
-    page.tabs = _tabs(rest)
-    return page
+    parts = m[1].split("/")
+    front = dict(re.findall(r"^(title|ms\.date):(.*)$", rest, re.M))  # the front matter's, the last of each
+    return Page(file, m[1], m[2], m[3], rest, category=parts[3] if len(parts) > 3 else "",
+                title=front.get("title", "").strip().strip("'\"").strip(), page_date=front.get("ms.date", "").strip(),
+                tabs=_tabs(rest))
 
 
 def _tabs(text: str) -> dict[tuple[str, str], Section]:
@@ -225,26 +134,13 @@ def _tabs(text: str) -> dict[tuple[str, str], Section]:
     for line in text.splitlines():
         m = TAB.match(line)
         if m:
-            current = Section(line, [])
+            current = Section([])
             tabs[(m[1], m[2])] = current
-        elif line.startswith("## ") or line.startswith("### ") or line.strip() == "---":
+        elif line.startswith(("## ", "### ")) or line.strip() == "---":
             current = None
         elif current is not None:
             current.lines.append(line)
     return tabs
-
-
-def feature_section(text: str) -> list[str]:
-    lines, inside = [], False
-    for line in text.splitlines():
-        if re.match(r"^##\s+Feature [Ss]upport", line):
-            inside = True
-            continue
-        if inside and (line.startswith("## ") or line.startswith("### ")):
-            break
-        if inside:
-            lines.append(line)
-    return lines
 
 
 NO_LOCAL = re.compile(r"no local storage|doesn't (include|have) local storage", re.I)
@@ -257,8 +153,12 @@ def _plain(s: str) -> str:
 
 
 def parse_features(text: str) -> dict[str, str]:
-    """Feature name -> the page's wording ("Supported", "Not Supported", "Generation 1 and 2", ...)."""
-    return feature_lines(feature_section(text))
+    """Feature name -> the page's wording ("Supported", "Not Supported", "Generation 1 and 2", ...),
+    from the "Feature support" section."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if re.match(r"^##\s+Feature [Ss]upport", line)), len(lines))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(("## ", "### "))), len(lines))
+    return feature_lines(lines[start + 1:end])
 
 
 def feature_lines(lines: list[str]) -> dict[str, str]:
@@ -281,15 +181,10 @@ def feature_lines(lines: list[str]) -> dict[str, str]:
             if len(cells) < 2 or cells[0].lower().startswith("feature name") or re.fullmatch(r"-+", cells[0]):
                 continue
             entries = [(cells[0], cells[1])]
-        else:
-            entries = []
-            for chunk in re.split(r"<br\s*/?>", stripped):
-                chunk = re.sub(r"^\s*-\s*", "", chunk).strip()
-                if not chunk:
-                    continue
-                m = re.match(r"^(\[[^\]]+\]\([^)]*\)|[^:\[\]]+?)\s*\d?\s*:\s*(.+)$", chunk)
-                if m:
-                    entries.append((m[1], m[2]))
+        else:  # "Name: value" lines, several to a line with <br>
+            chunks = (re.sub(r"^\s*-\s*", "", chunk).strip() for chunk in re.split(r"<br\s*/?>", stripped))
+            found = (re.match(r"^(\[[^\]]+\]\([^)]*\)|[^:\[\]]+?)\s*\d?\s*:\s*(.+)$", chunk) for chunk in chunks)
+            entries = [(m[1], m[2]) for m in found if m]
         for name, value in entries:
             name = re.sub(r"\d+$", "", _plain(name)).strip()
             name = FEATURE_ALIASES.get(name.lower(), name)
@@ -300,22 +195,16 @@ def feature_lines(lines: list[str]) -> dict[str, str]:
 
 def support(value: str | None) -> bool | None:
     """True for "Supported"/"Required" (with or without a qualifier), False for "Not supported"."""
-    if value is None:
-        return None
-    low = value.lower()
+    low = (value or "").lower()
     if low.startswith("not supported"):
         return False
-    if low.startswith("supported") or low.startswith("required"):
-        return True
-    return None
+    return True if low.startswith(("supported", "required")) else None
 
 
 def _number(cell: str) -> float | None:
     s = cell.replace(",", "").strip()
-    if not s:
-        return None
     try:
-        return float(s)
+        return float(s) if s else None
     except ValueError:
         raise SnapshotError(f"not a number: {cell!r}") from None
 
@@ -324,6 +213,10 @@ def _unit_factor(header: str) -> float:
     """Local-disk sizes in GiB. The pages state sizes in GiB ("Storage capacity is shown in units of
     GiB"); a header in TB/TiB is scaled by 1024, one in GB is taken as the page's GiB."""
     return 1024.0 if re.search(r"\((TB|TiB)\)", header) else 1.0
+
+
+def _either(column: int | None, otherwise: int | None) -> int | None:
+    return otherwise if column is None else column
 
 
 def _name(raw: str) -> str:
@@ -338,16 +231,12 @@ def series_name(title: str) -> str:
 
 def notes(text: str) -> list[str]:
     """The page's notes and warnings, as plain sentences, less the boilerplate ones."""
-    blocks, current = [], []
-    for line in text.splitlines() + [""]:
-        if line.lstrip().startswith(">"):
-            current.append(re.sub(r"^\s*>\s?", "", line))
-        elif current:
-            blocks.append(current)
-            current = []
     out = []
-    for block in blocks:
-        body = _plain(" ".join(re.sub(r"^\[!\w+\]\s*", "", b).lstrip("- ").strip() for b in block)).replace("**", "")
+    for is_note, block in itertools.groupby(text.splitlines(), lambda line: line.lstrip().startswith(">")):
+        if not is_note:
+            continue
+        lines = (re.sub(r"^\[!\w+\]\s*", "", re.sub(r"^\s*>\s?", "", b)).lstrip("- ").strip() for b in block)
+        body = _plain(" ".join(lines)).replace("**", "")
         low = body.lower()
         if (not body or "no accelerators" in low or "include any accelerators" in low or NO_LOCAL.search(body)
                 or NVME_ONLY.search(body) or "currently in **preview**" in low):
@@ -364,20 +253,13 @@ def architecture(name: str, spec_text: str | None) -> tuple[str | None, str]:
     ("[x86-64]"); otherwise the size name, by the rule of the sizes overview page
     (snapshot/overview.md): a 'p' feature letter means an Arm CPU, no CPU letter Intel x86-64."""
     if spec_text is not None:
-        if "[x86-64]" in spec_text:
-            return "x64", "specs include"
-        if "[Arm64]" in spec_text:
-            return "Arm64", "specs include"
-        return None, "specs include names no instruction set"
+        arch = "x64" if "[x86-64]" in spec_text else "Arm64" if "[Arm64]" in spec_text else None
+        return arch, "specs include" if arch else "specs include names no instruction set"
     return ("Arm64" if ARM_NAME.match(name) else "x64"), "size name"
 
 
 def load_pages(root: Path = SNAPSHOT) -> list[Page]:
-    pages = []
-    for category in CATEGORIES:
-        for file in sorted((root / category).glob("*.md")):
-            pages.append(read_page(file))
-    return pages
+    return [read_page(file) for category in CATEGORIES for file in sorted((root / category).glob("*.md"))]
 
 
 def spec_include(page: Page, root: Path = SNAPSHOT) -> str | None:
@@ -388,9 +270,7 @@ def spec_include(page: Page, root: Path = SNAPSHOT) -> str | None:
 def page_sizes(page: Page, root: Path = SNAPSHOT) -> list[tuple[dict, list[dict]]]:
     """[(series record, size records)] for one snapshot page: one series, or several on an older
     page that puts each series in its own section with one wide table (no Basics/Local tabs)."""
-    if not any(base == "sizebasic" for (base, _) in page.tabs):
-        return _legacy(page)
-    return [_tabbed(page, root)]
+    return [_tabbed(page, root)] if any(base == "sizebasic" for (base, _) in page.tabs) else _legacy(page)
 
 
 def _series_record(page: Page, name: str, features: dict[str, str], text: str) -> dict:
@@ -399,19 +279,10 @@ def _series_record(page: Page, name: str, features: dict[str, str], text: str) -
     heading = next((line for line in page.text.splitlines() if line.startswith("# ")), "")
     preview = ("sizes-preview-tag" in text or "currently in **Preview**" in text
                or "(Preview)" in page.title or "(Preview)" in heading)
-    return {
-        "name": name,
-        "category": page.category,
-        "page": page.source,
-        "commit": page.commit,
-        "page_date": page.page_date,
-        "features": dict(sorted(features.items())),
-        "preview": preview,
-        "previous_generation": "previous-gen-header" in page.text,
-        "retirement": retirement,
-        "nvme_only_images": bool(NVME_ONLY.search(text)),
-        "notes": [n for n in page_notes if n != retirement],
-    }
+    return {"name": name, "category": page.category, "page": page.source, "commit": page.commit,
+            "page_date": page.page_date, "features": dict(sorted(features.items())), "preview": preview,
+            "previous_generation": "previous-gen-header" in page.text, "retirement": retirement,
+            "nvme_only_images": bool(NVME_ONLY.search(text)), "notes": [n for n in page_notes if n != retirement]}
 
 
 def generations(features: dict[str, str]) -> tuple[bool | None, bool | None]:
@@ -425,20 +296,36 @@ def generations(features: dict[str, str]) -> tuple[bool | None, bool | None]:
     return None, support(features.get("VM Generation 2"))
 
 
+# A size's field -> the feature line that says it.
+FEATURES = {"ephemeral_os_disk": "Ephemeral OS Disk", "premium_storage": "Premium Storage",
+            "accelerated_networking": "Accelerated Networking"}
+# The fields a row lists in `missing` when its page does not give them.
+STATED = ("temp_disk_gib", "temp_disk_count", "cache_disk_gib", *FEATURES, "generation_1", "generation_2",
+          "cpu_architecture")
+
+
 def _finish(row: dict, features: dict[str, str], spec_text: str | None) -> None:
-    for key, feature in (("ephemeral_os_disk", "Ephemeral OS Disk"), ("premium_storage", "Premium Storage"),
-                         ("accelerated_networking", "Accelerated Networking")):
-        row[key] = support(features.get(feature))
-        if row[key] is None:
-            row["missing"].append(key)
+    row.update({key: support(features.get(feature)) for key, feature in FEATURES.items()})
     row["generation_1"], row["generation_2"] = generations(features)
-    row["missing"] += [key for key in ("generation_1", "generation_2") if row[key] is None]
-    arch, how = architecture(row["name"], spec_text)
-    row["cpu_architecture"] = arch
-    if arch is None:
-        row["missing"].append("cpu_architecture")
+    row["cpu_architecture"], how = architecture(row["name"], spec_text)
+    if row["cpu_architecture"] is None:
         row["notes"].append(f"CPU architecture not stated: {how}")
-    row["missing"] = sorted(set(row["missing"]))
+    row["missing"] = sorted(set(row["missing"]) | {key for key in STATED if row[key] is None})
+
+
+# What a size row says when its page gives no local storage or no accelerators.
+NO_STORAGE = {"temp_disk_count": None, "temp_disk_gib": None, "cache_disk_gib": None,
+              "local_ssd_count": None, "local_ssd_size": None}
+NO_GPU = {"gpus": "0", "gpu_model": None, "gpu_resource": None, "gpu_memory_gib": None}
+
+
+def _size_row(page: Page, series: dict, raw: str, vcpus: str, memory: str) -> dict:
+    name = _name(raw)
+    row = {**NO_STORAGE, **NO_GPU, "name": name, "series": series["name"], "category": page.category,
+           "vcpus": int(_number(vcpus)), "memory_gib": _number(memory), "missing": [], "notes": []}
+    if raw != name:
+        row["notes"].append(f"page prints {raw}: {ERRATA[raw][1]}")
+    return row
 
 
 def _legacy(page: Page) -> list[tuple[dict, list[dict]]]:
@@ -448,7 +335,7 @@ def _legacy(page: Page) -> list[tuple[dict, list[dict]]]:
     sections: list[tuple[str, list[str]]] = []
     preamble: list[str] = []
     for line in page.text.splitlines():
-        if line.startswith("## ") or line.startswith("### "):
+        if line.startswith(("## ", "### ")):
             sections.append((line.lstrip("#").strip(), []))
         elif sections:
             sections[-1][1].append(line)
@@ -461,7 +348,7 @@ def _legacy(page: Page) -> list[tuple[dict, list[dict]]]:
         own = feature_lines(lines[:first_row])  # feature lines come before a section's table
         if own:
             features = own
-        table = Section(heading, lines).table()
+        table = Section(lines).table()
         if table is None or table.header[0].lower() not in ("size", "size name"):
             continue
         base = re.sub(r"\s*\((NVMe|SCSI)\)\s*$", "", heading, flags=re.I)
@@ -471,11 +358,8 @@ def _legacy(page: Page) -> list[tuple[dict, list[dict]]]:
             groups[name] = (_series_record(page, name, features, "\n".join(preamble + lines)), {})
         series, rows = groups[name]
         for row in _legacy_rows(page, heading, table, series, features):
-            known = rows.get(row["name"].lower())
-            if known is None:
-                rows[row["name"].lower()] = row
-            elif (known["vcpus"], known["memory_gib"], known["temp_disk_gib"]) != (
-                    row["vcpus"], row["memory_gib"], row["temp_disk_gib"]):
+            known = rows.setdefault(row["name"].lower(), row)
+            if any(known[key] != row[key] for key in ("vcpus", "memory_gib", "temp_disk_gib")):
                 raise SnapshotError(f"{page.file}: {row['name']} differs between the tables of {name}")
     if not groups:
         raise SnapshotError(f"{page.file}: neither Basics tabs nor a size table")
@@ -489,26 +373,19 @@ def _temp(cell: str) -> float | None:
 
 def _legacy_rows(page: Page, heading: str, table: Table, series: dict, features: dict[str, str]) -> list[dict]:
     vcpu_col = table.column("vcpu")
-    mem_col = table.column("memory") if table.column("memory") is not None else table.column("ram")
+    mem_col = _either(table.column("memory"), table.column("ram"))
     temp_col = table.column("temp storage", "gib", avoid=("throughput",))
     cache_col = table.column("cache size")
     if vcpu_col is None or mem_col is None:
         raise SnapshotError(f"{page.file}: table under {heading!r} lacks a vCPU or memory column")
     out = []
     for cells in table.rows:
-        name = _name(re.sub(r"<sup>.*?</sup>", "", cells[0]).strip())
-        row = {"name": name, "series": series["name"], "category": page.category,
-               "vcpus": int(_number(cells[vcpu_col])), "memory_gib": _number(cells[mem_col]),
-               "temp_disk_count": None, "temp_disk_gib": None if temp_col is None else _temp(cells[temp_col]),
-               "cache_disk_gib": None, "local_ssd_count": None, "local_ssd_size": None,
-               "gpus": "0", "gpu_model": None, "gpu_resource": None, "gpu_memory_gib": None,
-               "missing": ["temp_disk_count"], "notes": []}
+        row = _size_row(page, series, re.sub(r"<sup>.*?</sup>", "", cells[0]).strip(), cells[vcpu_col],
+                        cells[mem_col])
+        row["temp_disk_gib"] = None if temp_col is None else _temp(cells[temp_col])
         if cache_col is not None:
             m = re.search(r"\((\d[\d,]*)\)", cells[cache_col])
             row["cache_disk_gib"] = _number(m[1]) if m else None
-        for key in ("temp_disk_gib", "cache_disk_gib"):
-            if row[key] is None:
-                row["missing"].append(key)
         _finish(row, features, None)
         out.append(row)
     return out
@@ -524,8 +401,7 @@ def _tabbed_name(page: Page) -> str:
 
 
 def _tabbed(page: Page, root: Path) -> tuple[dict, list[dict]]:
-    text = page.text
-    features = parse_features(text)
+    features = parse_features(page.text)
     gpu = GPU_SERIES.get(page.key)
     spec_text = spec_include(page, root)
     if gpu is not None:
@@ -533,7 +409,7 @@ def _tabbed(page: Page, root: Path) -> tuple[dict, list[dict]]:
             raise SnapshotError(f"{page.file}: GPU series without its specs include in the snapshot")
         if gpu.evidence not in spec_text:
             raise SnapshotError(f"{page.file}: the specs include no longer says {gpu.evidence!r}")
-    series = _series_record(page, _tabbed_name(page), features, text)
+    series = _series_record(page, _tabbed_name(page), features, page.text)
     if gpu is not None:
         series["gpu"] = {"model": gpu.model or None, "resource": gpu.resource or None,
                          "memory_gib_per_gpu": gpu.memory_gib, "source": f"includes/{page.key}-series-specs.md"}
@@ -554,38 +430,22 @@ def _disputed(page: Page, series: str, sizes: list[dict], spec_text: str | None)
     if evidence not in page.text + (spec_text or ""):
         raise SnapshotError(f"{page.file}: DISPUTED entry for {series} no longer applies: {evidence!r} not found")
     for size in sizes:
-        for key in fields:
-            size[key] = None
-            size["missing"] = sorted(set(size["missing"]) | {key})
+        size.update(dict.fromkeys(fields))
+        size["missing"] = sorted(set(size["missing"]) | set(fields))
         size["notes"] = [n for n in size["notes"] if not n.startswith("temp disk size printed as")]
         size["notes"].append(f"{', '.join(fields)} not given: {reason}")
 
 
 def _group(page: Page, suffix: str, series: dict, features: dict, gpu: GpuFacts | None,
            spec_text: str | None) -> list[dict]:
-    tables = page.tabs[("sizebasic", suffix)].tables()
-    if not tables:
+    basic = _agreed(page, page.tabs[("sizebasic", suffix)], "Basics")
+    if basic is None:
         raise SnapshotError(f"{page.file}: the Basics tab has no table")
-    basic = tables[0]
-    for other in tables[1:]:  # the same sizes again (NVMe and SCSI variants): they must agree
-        if other.header != basic.header or other.rows != basic.rows:
-            raise SnapshotError(f"{page.file}: the Basics tab's tables differ")
-    vcpu_col = basic.column("vcpu") if basic.column("vcpu") is not None else basic.column("cores")
+    vcpu_col = _either(basic.column("vcpu"), basic.column("cores"))
     mem_col = basic.column("memory", avoid=("epc",))
     if vcpu_col is None or mem_col is None:
         raise SnapshotError(f"{page.file}: Basics header {basic.header} has no vCPU or memory column")
-    rows: dict[str, dict] = {}
-    for cells in basic.rows:
-        raw = cells[0]
-        name = _name(raw)
-        row = {
-            "name": name, "series": series["name"], "category": page.category,
-            "vcpus": int(_number(cells[vcpu_col])), "memory_gib": _number(cells[mem_col]),
-            "missing": [], "notes": [],
-        }
-        if raw != name:
-            row["notes"].append(f"page prints {raw}: {ERRATA[raw][1]}")
-        rows[name] = row
+    rows = {_name(cells[0]): _size_row(page, series, cells[0], cells[vcpu_col], cells[mem_col]) for cells in basic.rows}
     _local(page, suffix, rows)
     _accelerators(page, suffix, rows, gpu)
     for row in rows.values():
@@ -593,38 +453,34 @@ def _group(page: Page, suffix: str, series: dict, features: dict, gpu: GpuFacts 
     return list(rows.values())
 
 
+def _agreed(page: Page, section: Section, tab: str) -> Table | None:
+    """The tab's table; the tables that repeat it (NVMe and SCSI variants) must agree with it."""
+    tables = section.tables()
+    if any(other != tables[0] for other in tables[1:]):
+        raise SnapshotError(f"{page.file}: the {tab} tab's tables differ")
+    return next(iter(tables), None)
+
+
 def _local(page: Page, suffix: str, rows: dict[str, dict]) -> None:
     section = page.tabs.get(("sizestoragelocal", suffix))
-    empty = {"temp_disk_count": None, "temp_disk_gib": None, "cache_disk_gib": None,
-             "local_ssd_count": None, "local_ssd_size": None}
     if section is None:
-        for row in rows.values():
-            row.update(empty)
-            row["missing"] += ["temp_disk_gib", "temp_disk_count", "cache_disk_gib"]
         return
-    tables = section.tables()
-    table = tables[0] if tables else None
-    if any(t.header != table.header or t.rows != table.rows for t in tables[1:]):
-        raise SnapshotError(f"{page.file}: the local-storage tab's tables differ")
+    table = _agreed(page, section, "local-storage")
     if table is None:
-        if not NO_LOCAL.search(section.text):
+        if not NO_LOCAL.search("\n".join(section.lines)):
             raise SnapshotError(f"{page.file}: local-storage tab has neither a table nor 'No local storage'")
         for row in rows.values():  # the page says there is none; it says nothing of a cache
-            row.update(empty, temp_disk_count=0, temp_disk_gib=0.0)
-            row["missing"].append("cache_disk_gib")
+            row.update(temp_disk_count=0, temp_disk_gib=0.0)
         return
-    size_col = table.column("temp", "size")
-    if size_col is None:  # the Mbdsv4 page heads it "Temp Storage (GiB)"
-        size_col = table.column("temp storage", "gib", avoid=("disks",))
+    # The Mbdsv4 page heads the size "Temp Storage (GiB)".
+    size_col = _either(table.column("temp", "size"), table.column("temp storage", "gib", avoid=("disks",)))
     count_col = next((i for i, h in enumerate(table.header) if "temp" in h.lower() and "size" not in h.lower()
                       and ("qty" in h.lower() or "disks" in h.lower())), None)
     cache_col = table.column("cache", "size")
     # Local SSDs besides the temp disk, raw: the L and ND series' "NVMe Disks", the HPC series'
     # "Local Solid State Disks". Their size stays as printed, with its unit (pages mix TB and TiB).
-    nvme_count_col = table.column("nvme disks") if table.column("nvme disks") is not None \
-        else table.column("local solid state disks")
-    nvme_size_col = table.column("nvme disk size") if table.column("nvme disk size") is not None \
-        else table.column("local solid state disk size")
+    nvme_count_col = _either(table.column("nvme disks"), table.column("local solid state disks"))
+    nvme_size_col = _either(table.column("nvme disk size"), table.column("local solid state disk size"))
     if size_col is None:
         raise SnapshotError(f"{page.file}: local-storage header {table.header} has no temp-disk size column")
     listed = [_name(cells[0]) for cells in table.rows]
@@ -632,19 +488,14 @@ def _local(page: Page, suffix: str, rows: dict[str, dict]) -> None:
         # The table is another series' (the Ebdsv6 page repeats Edsv6's rows): its figures are not
         # these sizes', so the page gives none for them.
         for row in rows.values():
-            row.update(empty)
-            row["missing"] += ["temp_disk_gib", "temp_disk_count", "cache_disk_gib"]
             row["notes"].append(f"the page's local-storage table lists other sizes ({listed[0]}, ...), "
                                 "none of this series")
         return
-    seen = set()
     for cells in table.rows:
         name = _name(cells[0])
         if name not in rows:
             raise SnapshotError(f"{page.file}: local-storage row {cells[0]} is not in the Basics table")
-        seen.add(name)
         row = rows[name]
-        row.update(empty)
         size = _number(cells[size_col]) if size_col < len(cells) else None
         row["temp_disk_gib"] = None if size is None else size * _unit_factor(table.header[size_col])
         if size is not None and _unit_factor(table.header[size_col]) != 1:
@@ -658,23 +509,14 @@ def _local(page: Page, suffix: str, rows: dict[str, dict]) -> None:
             unit = re.search(r"\((\w+)\)", table.header[nvme_size_col])
             row["local_ssd_count"] = int(_number(cells[nvme_count_col]))
             row["local_ssd_size"] = f"{cells[nvme_size_col]} {unit[1] if unit else ''}".strip()
-        for key in ("temp_disk_gib", "temp_disk_count", "cache_disk_gib"):
-            if row[key] is None:
-                row["missing"].append(key)
-    for name in rows.keys() - seen:
-        rows[name].update(empty)
-        rows[name]["missing"] += ["temp_disk_gib", "temp_disk_count", "cache_disk_gib"]
 
 
 def _accelerators(page: Page, suffix: str, rows: dict[str, dict], gpu: GpuFacts | None) -> None:
     section = page.tabs.get(("sizeaccelerators", suffix))
-    none = {"gpus": "0", "gpu_model": None, "gpu_resource": None, "gpu_memory_gib": None}
     table = section.table() if section is not None else None
     if table is None:
         if gpu is not None:
             raise SnapshotError(f"{page.file}: GPU series without an accelerators table")
-        for row in rows.values():
-            row.update(none)
         return
     if gpu is None:
         raise SnapshotError(f"{page.file}: accelerators table but no entry in GPU_SERIES")
@@ -686,7 +528,10 @@ def _accelerators(page: Page, suffix: str, rows: dict[str, dict], gpu: GpuFacts 
         listed = _number(cells[mem_col])
         text = cells[count_col].strip()
         if not text:
-            count = _count_from_include(page, gpu)
+            m = re.search(r"\|\s*Accelerators\s*\|\s*(\d+)\s*\|", gpu.evidence)
+            if not m:
+                raise SnapshotError(f"{page.file}: blank GPU count and no count in the specs include")
+            count = Fraction(int(m[1]))
             row["notes"].append(f"GPU count {count} from the series specs include; the size table leaves it blank")
         else:
             count = Fraction(text)
@@ -699,23 +544,15 @@ def _accelerators(page: Page, suffix: str, rows: dict[str, dict], gpu: GpuFacts 
         row["gpu_memory_gib"] = _gpu_memory(page, name, gpu, count, listed)
 
 
-def _count_from_include(page: Page, gpu: GpuFacts) -> Fraction:
-    m = re.search(r"\|\s*Accelerators\s*\|\s*(\d+)\s*\|", gpu.evidence)
-    if not m:
-        raise SnapshotError(f"{page.file}: blank GPU count and no count in the specs include")
-    return Fraction(int(m[1]))
-
-
 def _gpu_memory(page: Page, name: str, gpu: GpuFacts, count: Fraction, listed: float | None) -> float | None:
     """Memory of one GPU, or of the size's share of one GPU when the size has a fraction of one."""
     if listed is None:
         return gpu.memory_gib
     if count < 1:
-        share = listed
-        if gpu.memory_gib is not None and abs(share - float(gpu.memory_gib * count)) > 0.5:
+        if gpu.memory_gib is not None and abs(listed - float(gpu.memory_gib * count)) > 0.5:
             raise SnapshotError(f"{page.file}: {name} lists {listed} GB for {count} of a "
                                 f"{gpu.memory_gib} GB GPU")
-        return share
+        return listed
     per_gpu = listed / float(count) if gpu.memory == "total" else listed
     if gpu.memory_gib is not None:
         # Pages round (the MI300X size lists 1535 GB for 8 x 192 GB): accept 1%, report the include's figure.
@@ -743,12 +580,8 @@ def build(root: Path = SNAPSHOT) -> dict:
     used_errata: set[str] = set()
     series_out: dict[str, dict] = {}
     sizes_out: dict[str, dict] = {}
-    reads = set()
     for page in pages:
-        reads.add(page.read)
-        for raw in ERRATA:
-            if raw in page.text:
-                used_errata.add(raw)
+        used_errata.update(raw for raw in ERRATA if raw in page.text)
         for series, sizes in page_sizes(page, root):
             _retirement(series, sizes)
             if series["name"] in series_out:
@@ -765,8 +598,8 @@ def build(root: Path = SNAPSHOT) -> dict:
     if stale:
         raise SnapshotError(f"errata no longer found in the snapshot: {sorted(stale)}; remove them")
     return {
-        "source": {"repository": REPOSITORY, "read": max(reads), "generator": "tools/vm_catalog/generate.py",
-                   "pages": len(pages)},
+        "source": {"repository": REPOSITORY, "read": max(page.read for page in pages),
+                   "generator": "tools/vm_catalog/generate.py", "pages": len(pages)},
         "series": dict(sorted(series_out.items(), key=lambda kv: kv[0].lower())),
         "sizes": sorted(sizes_out.values(), key=lambda s: s["name"].lower()),
     }
@@ -776,14 +609,9 @@ def render(catalog: dict) -> str:
     """Deterministic JSON: sorted keys, one series and one size per line (small, reviewable diffs)."""
     def line(obj) -> str:
         return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    out = ["{", f'"source":{line(catalog["source"])},', '"series":{']
-    items = list(catalog["series"].items())
-    out += [f"{json.dumps(k)}:{line(v)}{',' if i < len(items) - 1 else ''}" for i, (k, v) in enumerate(items)]
-    out += ["},", '"sizes":[']
-    sizes = catalog["sizes"]
-    out += [f"{line(s)}{',' if i < len(sizes) - 1 else ''}" for i, s in enumerate(sizes)]
-    out += ["]", "}"]
-    return "\n".join(out) + "\n"
+    series = ",\n".join(f"{json.dumps(k)}:{line(v)}" for k, v in catalog["series"].items())
+    sizes = ",\n".join(line(s) for s in catalog["sizes"])
+    return f'{{\n"source":{line(catalog["source"])},\n"series":{{\n{series}\n}},\n"sizes":[\n{sizes}\n]\n}}\n'
 
 
 def main(argv: list[str] | None = None) -> int:

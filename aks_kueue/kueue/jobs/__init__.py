@@ -10,7 +10,7 @@ decide it, and applies the job webhooks Kueue registers.
     options = JobOptions.from_config(frameworks=["batch/job", "pod"], feature_gates={})
     for result in derive_workloads(objects, options):    # objects: the whole input, any kinds
         result.source       # JobRef: apiVersion, kind, name, namespace of the job
-        result.outcome      # Outcome: WORKLOAD, MEMBER, BLOCKED, NOT_MANAGED or UNSUPPORTED
+        result.outcome      # JobOutcome: WORKLOAD, MEMBER, BLOCKED, NOT_MANAGED or UNSUPPORTED
         result.workloads    # the v1beta2 Workloads Kueue would create (defaulted, validated)
         result.errors       # FieldErrors: what Kueue's webhooks refuse, in the job's field paths
         result.reason       # why there is no Workload ("Kueue would not manage this object: ...")
@@ -47,8 +47,8 @@ pkg/controller/jobs/; each module names the files it follows.
 """
 
 from aks_kueue.kueue.jobs.derive import INTEGRATIONS, derive_workloads, integration_of, is_context, is_job
-from aks_kueue.kueue.jobs.model import QUEUE_LABEL, JobOptions, JobRef, JobResult, Outcome
+from aks_kueue.kueue.jobs.model import QUEUE_LABEL, JobOptions, JobRef, JobResult, JobOutcome
 from aks_kueue.kueue.jobs.names import workload_name
 
 __all__ = ["derive_workloads", "is_job", "is_context", "integration_of", "INTEGRATIONS", "JobOptions", "JobRef",
-           "JobResult", "Outcome", "QUEUE_LABEL", "workload_name"]
+           "JobResult", "JobOutcome", "QUEUE_LABEL", "workload_name"]

@@ -27,7 +27,6 @@ from aks_kueue.kueue.jobs.model import JobOptions
 from aks_kueue.kueue.jobs.podsets import (JOB_COMPLETION_INDEX, JOBSET_JOB_INDEX, PodSet, Reader, lower,
                                           topology_request)
 from aks_kueue.kueue.jobs.kubeflow import REPLICA_INDEX as KUBEFLOW_REPLICA_INDEX
-from aks_kueue.kueue.structural import FieldError
 
 TAS_POD_INDEX = "workload.codeflare.dev.appwrapper/tas-pod-index-label"
 TAS_SUB_GROUP_INDEX = "workload.codeflare.dev.appwrapper/tas-sub-group-index-label"
@@ -60,18 +59,26 @@ def value_at(obj: Any, path: str) -> tuple[bool, Any]:
     return True, cursor
 
 
-def _int_at(obj: Any, path: str) -> Optional[int]:
-    """`GetReplicas`: an integer at the path, else None."""
-    found, value = value_at(obj, path)
-    return value if found and isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _replicas_at(obj: Any, path: str) -> int:
     """`inferReplicas`: the integer at the path, 1 when it is unset."""
     parent, _, key = path.rpartition(".")
     found, holder = value_at(obj, parent)
     value = holder.get(key) if found and isinstance(holder, dict) else None
     return value if isinstance(value, int) and not isinstance(value, bool) else 1
+
+
+def _int_at(obj: Any, path: str) -> Optional[int]:
+    """`GetReplicas`: an integer at the path, else None."""
+    found, value = value_at(obj, path)
+    return value if found and isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _job_pods(obj: Any, spec: str) -> int:
+    """The pods of the Job spec at the path: parallelism (1 when unset) capped by completions, as
+    `podsets.job_pod_count` counts them, but with any integer AppWrapper reads (not only int32)."""
+    count, completions = _int_at(obj, f"{spec}.parallelism"), _int_at(obj, f"{spec}.completions")
+    count = 1 if count is None else count
+    return completions if completions is not None and completions < count else count
 
 
 def infer_pod_sets(wrapped: Any) -> list[dict[str, Any]]:
@@ -81,12 +88,7 @@ def infer_pod_sets(wrapped: Any) -> list[dict[str, Any]]:
     gv, kind = wrapped.get("apiVersion"), wrapped.get("kind")
     found: list[dict[str, Any]] = []
     if (gv, kind) == ("batch/v1", "Job"):
-        count = _int_at(wrapped, "template.spec.parallelism")
-        count = 1 if count is None else count
-        completions = _int_at(wrapped, "template.spec.completions")
-        if completions is not None and completions < count:
-            count = completions
-        found.append({"replicas": count, "path": "template.spec.template",
+        found.append({"replicas": _job_pods(wrapped, "template.spec"), "path": "template.spec.template",
                       "annotations": {TAS_POD_INDEX: JOB_COMPLETION_INDEX}})
     elif (gv, kind) == ("jobset.x-k8s.io/v1alpha2", "JobSet"):
         ok, jobs = value_at(wrapped, "template.spec.replicatedJobs")
@@ -94,14 +96,9 @@ def infer_pod_sets(wrapped: Any) -> list[dict[str, Any]]:
             prefix = f"template.spec.replicatedJobs[{i}]."
             if not value_at(wrapped, prefix + "template")[0]:
                 continue
-            pods = _int_at(wrapped, prefix + "template.spec.parallelism")
-            pods = 1 if pods is None else pods
-            completions = _int_at(wrapped, prefix + "template.spec.completions")
-            if completions is not None and completions < pods:
-                pods = completions
-            replicas = _int_at(wrapped, prefix + "replicas")
-            replicas = 1 if replicas is None else replicas
-            found.append({"replicas": replicas * pods, "path": prefix + "template.spec.template",
+            replicas = _replicas_at(wrapped, prefix + "replicas")
+            found.append({"replicas": replicas * _job_pods(wrapped, prefix + "template.spec"),
+                          "path": prefix + "template.spec.template",
                           "annotations": {TAS_POD_INDEX: JOB_COMPLETION_INDEX, TAS_SUB_GROUP_INDEX: JOBSET_JOB_INDEX,
                                           TAS_SUB_GROUP_COUNT: str(replicas)}})
     elif (gv, kind) == ("kubeflow.org/v1", "PyTorchJob"):
@@ -164,11 +161,7 @@ def app_wrapper(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[
     spec = read.map(obj, "spec", "")
     name = str((obj.get("metadata") or {}).get("name") or "")
     podsets: list[PodSet] = []
-    for i, component in enumerate(read.list(spec, "components", "spec")):
-        path = f"spec.components[{i}]"
-        if not isinstance(component, dict):
-            read.errors.append(FieldError(path, "Invalid value: must be of type object"))
-            continue
+    for path, component in read.items(spec, "components", "spec"):
         wrapped = component.get("template")
         declared = read.list(component, "podSets", path)
         for declared_set in declared or infer_pod_sets(wrapped):

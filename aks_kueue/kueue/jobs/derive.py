@@ -15,6 +15,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
+from aks_kueue.k8s import field as k8s_field
 from aks_kueue.kueue.jobs import appwrapper, kubeflow, spark
 from aks_kueue.kueue.jobs import leaderworkerset as lws
 from aks_kueue.kueue.jobs import podsets as ps
@@ -22,7 +23,7 @@ from aks_kueue.kueue.jobs import webhooks
 from aks_kueue.kueue.jobs.model import (ADMISSION_GATED_BY, DEFAULT_LOCAL_QUEUE, IS_GROUP_WORKLOAD, JOB_UID_LABEL,
                                         MAX_EXEC_TIME_LABEL, POD_GROUP_FAST_ADMISSION, POD_GROUP_NAME,
                                         POD_GROUP_TOTAL_COUNT, PREBUILT_WORKLOAD, PRIORITY_CLASS_LABEL, PROVREQ_PREFIX,
-                                        QUEUE_LABEL, JobOptions, JobRef, JobResult, Outcome)
+                                        QUEUE_LABEL, JobOptions, JobRef, JobResult, JobOutcome)
 from aks_kueue.kueue.jobs.names import workload_name
 from aks_kueue.kueue.structural import FieldError
 
@@ -174,27 +175,23 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
     integration = INTEGRATIONS[(group, kind)]
     namespace = _namespace(obj)
     ref = JobRef(str(obj.get("apiVersion")), kind, _name(obj), namespace)
-    result = JobResult(ref, integration.framework, Outcome.NOT_MANAGED)
+    result = JobResult(ref, integration.framework, JobOutcome.NOT_MANAGED)
     if integration.versions and version not in integration.versions:
         wanted = " or ".join(f"{group + '/' if group else ''}{v}" for v in integration.versions)
-        result.reason = (f"{NOT_MANAGED}Kueue's {integration.framework} integration manages {kind} {wanted}, "
-                         f"not {ref.api_version}")
-        return result
-    enabled = integration.framework in options.frameworks
-    if not enabled:
-        result.reason = (f"{NOT_MANAGED}the integration {integration.framework} is not enabled in the Kueue "
-                         "configuration in force (integrations.frameworks, or --integrations)")
-        return result
+        return _not_managed(result, f"Kueue's {integration.framework} integration manages {kind} {wanted}, not "
+                                    f"{ref.api_version}")
+    if integration.framework not in options.frameworks:
+        return _not_managed(result, f"the integration {integration.framework} is not enabled in the Kueue "
+                                    "configuration in force (integrations.frameworks, or --integrations)")
     if integration.gate is not None and not options.enabled(integration.gate):
-        result.reason = (f"{NOT_MANAGED}the integration {integration.framework} needs the feature gate "
-                         f"{integration.gate} (alpha, off by default), and Kueue does not set it up without it")
-        return result
+        return _not_managed(result, f"the integration {integration.framework} needs the feature gate "
+                                    f"{integration.gate} (alpha, off by default), and Kueue does not set it up "
+                                    "without it")
     if namespace in options.unmanaged_namespaces:
-        result.reason = (f"{NOT_MANAGED}namespace {namespace} is outside Kueue's managedJobsNamespaceSelector "
-                         f"(it leaves {', '.join(sorted(options.unmanaged_namespaces))} alone)")
-        return result
+        return _not_managed(result, f"namespace {namespace} is outside Kueue's managedJobsNamespaceSelector (it "
+                                    f"leaves {', '.join(sorted(options.unmanaged_namespaces))} alone)")
     if not ref.name:
-        result.errors.append(FieldError("metadata.name", "Required value: name or generateName is required"))
+        result.errors.append(k8s_field.required("metadata.name", "name or generateName is required"))
     if kind == "LeaderWorkerSet":  # leaderworkerset_webhook.go `validateCreate`, not the base webhook's
         result.errors += webhooks.queue_name(obj) + webhooks.elastic_annotation(obj, group, kind, options)
         result.errors += lws.webhook_errors(obj)
@@ -215,30 +212,28 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
     if kind == "Pod" and group == "":
         result.errors += webhooks.pod(obj)
     if owner is not None:
-        result.reason = (f"{NOT_MANAGED}on its own: its owner, {owner}, is a kind Kueue manages, and the "
-                         "owner's Workload accounts for these pods")
-        return result
+        return _not_managed(result, f"on its own: its owner, {owner}, is a kind Kueue manages, and the owner's "
+                                    "Workload accounts for these pods")
     if not managed:
-        result.reason = (f"{NOT_MANAGED}it has no {QUEUE_LABEL} label, and namespace {namespace} has no LocalQueue "
-                         "named 'default' to give it one")
+        _not_managed(result, f"it has no {QUEUE_LABEL} label, and namespace {namespace} has no LocalQueue named "
+                             "'default' to give it one")
         return _with_job_webhooks(result, obj, kind, options)
     if integration.builder is None:
-        result.outcome = Outcome.UNSUPPORTED
+        result.outcome = JobOutcome.UNSUPPORTED
         result.reason = (f"Kueue manages {kind} through its {integration.framework} integration, which this tool "
                          "does not model yet; it is not simulated")
         return result
     if kind == "RayJob":
         spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
         if spec.get("clusterSelector") and spec.get("rayClusterSpec") is None:
-            result.reason = f"{NOT_MANAGED}it runs on an existing RayCluster (spec.clusterSelector)"
-            return result
+            return _not_managed(result, "it runs on an existing RayCluster (spec.clusterSelector)")
     prebuilt = ps.annotations(obj).get(PREBUILT_WORKLOAD) or ps.labels(obj).get(PREBUILT_WORKLOAD)
     if prebuilt:
-        result.outcome = Outcome.MEMBER
+        result.outcome = JobOutcome.MEMBER
         result.reason = (f"Kueue runs it under the prebuilt Workload {namespace}/{prebuilt} "
                          f"({PREBUILT_WORKLOAD}); that Workload is decided, not one made from this object")
         return _with_job_webhooks(result, obj, kind, options)
-    result.outcome = Outcome.WORKLOAD
+    result.outcome = JobOutcome.WORKLOAD
     read = ps.Reader()
     if kind == "Pod" and group == "" and _group_name(obj):
         made = _pod_group(obj, ctx, options, read, result)
@@ -268,14 +263,19 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
         result.errors += webhooks.batch_job(obj, count, options)
     for _, podsets, _ in made:
         result.errors += webhooks.topology(podsets, options)
-    if result.outcome is not Outcome.WORKLOAD or result.errors:
+    if result.outcome is not JobOutcome.WORKLOAD or result.errors:
         return result
     for name, podsets, extra in made:
         workload = _workload(obj, name, namespace, queue, podsets, extra, ctx, options, result)
         if workload is not None:
             result.workloads.append(workload)
-    if result.outcome is Outcome.WORKLOAD and not result.workloads and not result.errors:
+    if result.outcome is JobOutcome.WORKLOAD and not result.workloads and not result.errors:
         result.reason = result.reason or f"{ref.describe()} asks for no pods, so Kueue creates no Workload"
+    return result
+
+
+def _not_managed(result: JobResult, why: str) -> JobResult:
+    result.reason = NOT_MANAGED + why
     return result
 
 
@@ -318,7 +318,7 @@ def _pod_group(pod: dict[str, Any], ctx: _Context, options: JobOptions, read: ps
     name, namespace = _group_name(pod), _namespace(pod)
     members = ctx.groups.get((namespace, name), [pod])
     if members[0] is not pod:
-        result.outcome = Outcome.MEMBER
+        result.outcome = JobOutcome.MEMBER
         result.reason = f"a pod of group {name}, whose Workload is reported with pod {_name(members[0])}"
         return []
     total_text = str(ps.annotations(pod).get(POD_GROUP_TOTAL_COUNT, ""))
@@ -328,18 +328,18 @@ def _pod_group(pod: dict[str, Any], ctx: _Context, options: JobOptions, read: ps
     queue = ps.labels(pod).get(QUEUE_LABEL)
     for other in members[1:]:
         if ps.labels(other).get(QUEUE_LABEL) != queue:
-            result.outcome = Outcome.BLOCKED
+            result.outcome = JobOutcome.BLOCKED
             result.reason = (f"Kueue cannot build the Workload of pod group {name}: pods {_name(pod)} and "
                              f"{_name(other)} name different queues")
             return []
         if str(ps.annotations(other).get(POD_GROUP_TOTAL_COUNT, "")) != total_text:
-            result.outcome = Outcome.BLOCKED
+            result.outcome = JobOutcome.BLOCKED
             result.reason = (f"Kueue cannot build the Workload of pod group {name}: pods {_name(pod)} and "
                              f"{_name(other)} give different {POD_GROUP_TOTAL_COUNT}")
             return []
     fast = ps.annotations(pod).get(POD_GROUP_FAST_ADMISSION) == "true"
     if not fast and len(members) < total:
-        result.outcome = Outcome.BLOCKED
+        result.outcome = JobOutcome.BLOCKED
         result.reason = (f"pod group {name} has {len(members)} of its {total} pods in the input; Kueue creates its "
                          f"Workload only when all of them exist (or with {POD_GROUP_FAST_ADMISSION}: \"true\")")
         return []
@@ -392,7 +392,7 @@ def _train_job(obj: dict[str, Any], ctx: _Context, options: JobOptions, read: ps
     namespace = _namespace(obj) if kind == "TrainingRuntime" else None
     runtime = ctx.runtimes.get((kind, namespace, name))
     if runtime is None:
-        result.outcome = Outcome.BLOCKED
+        result.outcome = JobOutcome.BLOCKED
         where = f" in namespace {namespace}" if namespace else ""
         result.reason = (f"Kueue builds this TrainJob's Workload from its training runtime, {kind} '{name}'{where}, "
                          "which is not in the input; add it to derive the pod sets")
@@ -453,7 +453,7 @@ def _priority(obj: dict[str, Any], podsets: list[ps.PodSet], ctx: _Context,
     wpc = ps.labels(obj).get(PRIORITY_CLASS_LABEL)
     if isinstance(wpc, str) and wpc:
         if wpc not in ctx.workload_priority:
-            result.outcome = Outcome.BLOCKED
+            result.outcome = JobOutcome.BLOCKED
             result.reason = (f"Kueue could not create its Workload: the WorkloadPriorityClass '{wpc}' named by "
                              f"{PRIORITY_CLASS_LABEL} is not in the input (Kueue fails when it does not exist)")
             return None
@@ -474,15 +474,9 @@ def _priority(obj: dict[str, Any], podsets: list[ps.PodSet], ctx: _Context,
 def _custom_priority_class(obj: dict[str, Any]) -> str:
     """MPIJob's and the Kubeflow v1 jobs' `PriorityClass()`: runPolicy.schedulingPolicy.priorityClass
     first (then the replica templates in order, as for every job)."""
-    if obj.get("kind") in kubeflow.REPLICA_TYPES and group_version(obj)[0] == "kubeflow.org":
+    if obj.get("kind") in (*kubeflow.REPLICA_TYPES, "MPIJob") and group_version(obj)[0] == "kubeflow.org":
         return kubeflow.priority_class(obj)
-    if obj.get("kind") != "MPIJob":
-        return ""
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    policy = ((spec.get("runPolicy") or {}).get("schedulingPolicy") or {}) if isinstance(spec.get("runPolicy"), dict) \
-        else {}
-    value = policy.get("priorityClass") if isinstance(policy, dict) else None
-    return value if isinstance(value, str) else ""
+    return ""
 
 
 def _job_error(error: FieldError, podsets: list[ps.PodSet]) -> FieldError:

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from aks_kueue.k8s import field as k8s_field
 from aks_kueue.kueue.jobs.model import JobOptions
 from aks_kueue.kueue.jobs.podsets import MPI_REPLICA_INDEX, PodSet, Reader, _template, lower, topology_request
-from aks_kueue.kueue.structural import FieldError
 
 # The Training Operator's pod index label, the same for MPIJob and the v1 jobs.
 REPLICA_INDEX = MPI_REPLICA_INDEX
@@ -45,7 +45,7 @@ def kubeflow_job(obj: dict[str, Any], options: JobOptions, read: Reader) -> list
             continue
         path = f"spec.{field}[{replica_type}]"
         if not isinstance(replica, dict):
-            read.errors.append(FieldError(path, "Invalid value: must be of type object"))
+            read.errors.append(k8s_field.invalid(path, k8s_field.OMIT, "must be of type object"))
             continue
         template = _template(read.map(replica, "template", path, required=True))
         count = read.int(replica, "replicas", path, 1)

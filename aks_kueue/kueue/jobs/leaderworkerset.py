@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from aks_kueue.k8s import field
 from aks_kueue.kueue.jobs.model import DEFAULT_POD_SET, PRIORITY_CLASS_LABEL, QUEUE_LABEL, JobOptions
 from aks_kueue.kueue.jobs.podsets import PODSET_GROUP_NAME, PodSet, Reader, annotations, labels, topology_request
 from aks_kueue.kueue.structural import FieldError
@@ -89,5 +90,5 @@ def webhook_errors(obj: dict[str, Any]) -> list[FieldError]:
     value = spec.get("replicas", 1)
     if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_REPLICAS:
         bound = f"must be >= 0, got {value}" if value < 0 else f"must be <= {MAX_REPLICAS}, got {value}"
-        return [FieldError("spec.replicas", f"Invalid value: {value}: invalid LeaderWorkerSet replicas: {bound}")]
+        return [field.invalid("spec.replicas", value, f"invalid LeaderWorkerSet replicas: {bound}")]
     return []

@@ -36,11 +36,11 @@ MAX_POD_SETS = 18
 UNMANAGED_NAMESPACES = frozenset({"kube-system", "kueue-system"})
 
 
-class Outcome(str, Enum):
+class JobOutcome(str, Enum):
+    """What Kueue would do with one job-like object."""
+
     def __str__(self) -> str:  # as enum.StrEnum (Python 3.11) does; this runs on 3.10 too
         return self.value
-
-    """What Kueue would do with one job-like object."""
 
     WORKLOAD = "workload"          # it gets the Workload(s) in `workloads`
     MEMBER = "member"              # another object's Workload covers it (a pod group's other pods)
@@ -117,7 +117,7 @@ class JobResult:
 
     source: JobRef
     framework: Optional[str]
-    outcome: Outcome
+    outcome: JobOutcome
     workloads: list[dict[str, Any]] = field(default_factory=list)
     errors: list[FieldError] = field(default_factory=list)
     reason: str = ""
@@ -125,4 +125,4 @@ class JobResult:
 
     @property
     def managed(self) -> bool:
-        return self.outcome in (Outcome.WORKLOAD, Outcome.MEMBER, Outcome.BLOCKED)
+        return self.outcome in (JobOutcome.WORKLOAD, JobOutcome.MEMBER, JobOutcome.BLOCKED)

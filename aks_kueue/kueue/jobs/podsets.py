@@ -29,10 +29,12 @@ import copy
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
+from aks_kueue.k8s import field as k8s_field
+from aks_kueue.k8s.field import Path
 from aks_kueue.kueue.jobs.model import (DEFAULT_POD_SET, ELASTIC_JOB, MIN_PARALLELISM, ROLE_HASH, JobOptions)
-from aks_kueue.kueue.structural import FieldError, show
+from aks_kueue.kueue.structural import FieldError
 
 JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 JOBSET_JOB_INDEX = "jobset.sigs.k8s.io/job-index"
@@ -89,51 +91,45 @@ class Reader:
 
     errors: list[FieldError] = field(default_factory=list)
 
-    def map(self, parent: Any, key: str, path: str, required: bool = False) -> dict[str, Any]:
+    def _read(self, parent: Any, key: str, path: str, kind: type, type_name: str, required: bool = False) -> Any:
+        """The value at `key`; None when it is unset or (reported) not of type `kind`."""
         value = parent.get(key) if isinstance(parent, dict) else None
+        where = Path(path).child(key)
         if value is None:
             if required:
-                self.errors.append(FieldError(f"{path}.{key}".lstrip("."), "Required value"))
-            return {}
-        if not isinstance(value, dict):
-            self.errors.append(FieldError(f"{path}.{key}".lstrip("."),
-                                          f"Invalid value: {show(value)}: must be of type object"))
-            return {}
+                self.errors.append(k8s_field.required(where))
+        elif isinstance(value, bool) or not isinstance(value, kind):
+            self.errors.append(k8s_field.invalid(where, value, f"must be of type {type_name}"))
+            return None
         return value
+
+    def map(self, parent: Any, key: str, path: str, required: bool = False) -> dict[str, Any]:
+        value = self._read(parent, key, path, dict, "object", required)
+        return {} if value is None else value
 
     def list(self, parent: Any, key: str, path: str) -> list[Any]:
-        value = parent.get(key) if isinstance(parent, dict) else None
-        if value is None:
-            return []
-        if not isinstance(value, list):
-            self.errors.append(FieldError(f"{path}.{key}".lstrip("."),
-                                          f"Invalid value: {show(value)}: must be of type array"))
-            return []
-        return value
+        value = self._read(parent, key, path, list, "array")
+        return [] if value is None else value
 
     def int(self, parent: Any, key: str, path: str, default: Optional[int]) -> Optional[int]:
-        value = parent.get(key) if isinstance(parent, dict) else None
-        if value is None:
-            return default
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.errors.append(FieldError(f"{path}.{key}".lstrip("."),
-                                          f"Invalid value: {show(value)}: must be of type integer"))
-            return default
-        if not -2**31 <= value < 2**31:
-            self.errors.append(FieldError(f"{path}.{key}".lstrip("."),
-                                          f"Invalid value: {value}: must fit in int32"))
-            return default
-        return value
+        value = self._read(parent, key, path, int, "integer")
+        if value is not None and not -2**31 <= value < 2**31:
+            self.errors.append(k8s_field.invalid(Path(path).child(key), value, "must fit in int32"))
+            value = None
+        return default if value is None else value
 
     def str(self, parent: Any, key: str, path: str, default: str = "") -> str:
-        value = parent.get(key) if isinstance(parent, dict) else None
-        if value is None:
-            return default
-        if not isinstance(value, str):
-            self.errors.append(FieldError(f"{path}.{key}".lstrip("."),
-                                          f"Invalid value: {show(value)}: must be of type string"))
-            return default
-        return value
+        value = self._read(parent, key, path, str, "string")
+        return default if value is None else value
+
+    def items(self, parent: Any, key: str, path: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        """The maps of a list with their paths; an item of another type is reported and skipped."""
+        for i, item in enumerate(self.list(parent, key, path)):
+            where = Path(path).child(key).index(i)
+            if isinstance(item, dict):
+                yield str(where), item
+            else:
+                self.errors.append(k8s_field.invalid(where, k8s_field.OMIT, "must be of type object"))
 
 
 def annotations(obj: Any) -> dict[str, Any]:
@@ -198,14 +194,12 @@ def lower(name: str) -> str:
 
 # batch/v1 Job -----------------------------------------------------------------------
 
-def job_pod_count(spec: dict[str, Any], read: Reader) -> int:
+def job_pod_count(spec: dict[str, Any], read: Reader, path: str = "spec") -> int:
     """`podsCount`: parallelism (defaulted to 1 by the API server), capped by completions."""
-    parallelism = read.int(spec, "parallelism", "spec", 1)
-    completions = read.int(spec, "completions", "spec", None)
-    count = parallelism if parallelism is not None else 1
-    if completions is not None and completions < count:
-        count = completions
-    return count
+    parallelism = read.int(spec, "parallelism", path, 1)
+    completions = read.int(spec, "completions", path, None)
+    count = 1 if parallelism is None else parallelism
+    return completions if completions is not None and completions < count else count
 
 
 def batch_job(job: dict[str, Any], options: JobOptions, read: Reader) -> list[PodSet]:
@@ -230,26 +224,15 @@ def batch_job(job: dict[str, Any], options: JobOptions, read: Reader) -> list[Po
 def jobset(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[PodSet]:
     spec = read.map(obj, "spec", "")
     podsets = []
-    for i, replicated in enumerate(read.list(spec, "replicatedJobs", "spec")):
-        path = f"spec.replicatedJobs[{i}]"
-        if not isinstance(replicated, dict):
-            read.errors.append(FieldError(path, "Invalid value: must be of type object"))
-            continue
+    for path, replicated in read.items(spec, "replicatedJobs", "spec"):
         replicas = read.int(replicated, "replicas", path, 1)
         job_spec = read.map(read.map(replicated, "template", path), "spec", f"{path}.template")
-        per_replica = job_pod_count_at(job_spec, read, f"{path}.template.spec")
+        per_replica = job_pod_count(job_spec, read, f"{path}.template.spec")
         template = _template(read.map(job_spec, "template", f"{path}.template.spec", required=True))
         podsets.append(PodSet(lower(read.str(replicated, "name", path)), (replicas or 0) * per_replica, template,
                               f"{path}.template.spec.template", None,
                               topology_request(template, options, JOB_COMPLETION_INDEX, JOBSET_JOB_INDEX, replicas)))
     return podsets
-
-
-def job_pod_count_at(spec: dict[str, Any], read: Reader, path: str) -> int:
-    parallelism = read.int(spec, "parallelism", path, 1)
-    completions = read.int(spec, "completions", path, None)
-    count = 1 if parallelism is None else parallelism
-    return completions if completions is not None and completions < count else count
 
 
 # RayCluster and RayJob ----------------------------------------------------------------
@@ -278,11 +261,7 @@ def ray_cluster_podsets(cluster: dict[str, Any], path: str, owner_annotations: d
         resources = options_.get("resources") if isinstance(options_.get("resources"), dict) else AUTOSCALER_RESOURCES
         head_pod.setdefault("containers", []).append({"name": "autoscaler", "resources": copy.deepcopy(resources)})
     podsets = [PodSet("head", 1, head, f"{path}.headGroupSpec.template", None, topology_request(head, options))]
-    for i, group in enumerate(read.list(cluster, "workerGroupSpecs", path)):
-        group_path = f"{path}.workerGroupSpecs[{i}]"
-        if not isinstance(group, dict):
-            read.errors.append(FieldError(group_path, "Invalid value: must be of type object"))
-            continue
+    for group_path, group in read.items(cluster, "workerGroupSpecs", path):
         replicas = read.int(group, "replicas", group_path, 0)  # the CRD's default is 0
         hosts = read.int(group, "numOfHosts", group_path, 1)
         count = (replicas or 0) * (hosts if hosts and hosts > 1 else 1)

@@ -25,10 +25,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from aks_kueue.k8s import field
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.jobs.model import JobOptions
 from aks_kueue.kueue.jobs.podsets import PodSet, Reader, elastic, topology_request
-from aks_kueue.kueue.structural import FieldError, show
+from aks_kueue.kueue.structural import FieldError
 
 GATE = "SparkApplicationIntegration"
 CLUSTER_MODE = "cluster"
@@ -103,8 +104,8 @@ def _pod(spec: dict[str, Any], role: str, read: Reader) -> dict[str, Any]:
         try:
             parse_quantity(text)
         except QuantityError:
-            read.errors.append(FieldError(f"{path}.{key}", f"Invalid value: {show(value)}: Kueue cannot build the "
-                                                           f"{role} pod set: it is not a quantity"))
+            read.errors.append(field.invalid(f"{path}.{key}", value,
+                                             f"Kueue cannot build the {role} pod set: it is not a quantity"))
             continue
         into[resource] = text
     gpu = part.get("gpu") if isinstance(part.get("gpu"), dict) else {}
@@ -140,11 +141,11 @@ def webhook_errors(obj: dict[str, Any], managed: bool, options: JobOptions) -> l
     spec = defaulted(obj).get("spec") or {}
     errors = []
     if spec.get("mode") != CLUSTER_MODE:
-        errors.append(FieldError("spec.mode", f"Invalid value: {show(spec.get('mode'))}: only Cluster mode is "
-                                              "supported for a kueue managed job"))
+        errors.append(field.invalid("spec.mode", spec.get("mode"), "only Cluster mode is supported for a kueue "
+                                                                   "managed job"))
     allocation = spec.get("dynamicAllocation") if isinstance(spec.get("dynamicAllocation"), dict) else {}
     if allocation.get("enabled") is True and not elastic(obj, options):
-        errors.append(FieldError("spec.dynamicAllocation.enabled", "Invalid value: true: a kueue managed job can use "
-                                 "dynamicAllocation only when the ElasticJobsViaWorkloadSlices feature gate is on "
-                                 "and the job is an elastic job"))
+        errors.append(field.invalid("spec.dynamicAllocation.enabled", True, "a kueue managed job can use "
+                                    "dynamicAllocation only when the ElasticJobsViaWorkloadSlices feature gate is on "
+                                    "and the job is an elastic job"))
     return errors

@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from aks_kueue.k8s import field, names
+from aks_kueue.k8s.field import Path
 from aks_kueue.kueue.jobs.model import (COMPLETIONS_EQUAL_PARALLELISM, ELASTIC_JOB, MANAGED_LABEL, MAX_EXEC_TIME_LABEL,
                                         MAX_POD_SETS, MIN_PARALLELISM, POD_GROUP_NAME, POD_GROUP_TOTAL_COUNT,
                                         PREBUILT_WORKLOAD, QUEUE_LABEL, JobOptions)
@@ -37,7 +38,11 @@ PREBUILT_KINDS = {("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("kubeflow.or
                   ("kubeflow.org", "PaddleJob"), ("kubeflow.org", "PyTorchJob"), ("kubeflow.org", "XGBoostJob"),
                   ("trainer.kubeflow.org", "TrainJob"), ("kubeflow.org", "MPIJob"), ("ray.io", "RayJob"), ("", "Pod"),
                   ("ray.io", "RayCluster"), ("ray.io", "RayService"), ("workload.codeflare.dev", "AppWrapper")}
-def _not_an_int(path: str, text: str) -> FieldError:
+
+_LABELS, _ANNOTATIONS = Path("metadata", "labels"), Path("metadata", "annotations")
+
+
+def _not_an_int(path: Path, text: str) -> FieldError:
     """Go's `strconv.Atoi` error, as the webhooks report a label or annotation that is not an integer."""
     return field.invalid(path, text, f"strconv.Atoi: parsing {show(text)}: invalid syntax")
 
@@ -52,54 +57,46 @@ def gvk_string(obj: dict[str, Any]) -> str:
 def queue_name(obj: dict[str, Any]) -> list[FieldError]:
     """`ValidateQueueName`: the queue-name label is a DNS subdomain."""
     queue = labels(obj).get(QUEUE_LABEL)
-    if queue is not None:
-        problem = names.dns1123_subdomain_problem(str(queue))
-        if problem:
-            return [field.invalid(f"metadata.labels[{QUEUE_LABEL}]", queue, problem)]
+    if queue is not None and (problem := names.dns1123_subdomain_problem(str(queue))):
+        return [field.invalid(_LABELS.key(QUEUE_LABEL), queue, problem)]
     return []
 
 
 def elastic_annotation(obj: dict[str, Any], group: str, kind: str, options: JobOptions) -> list[FieldError]:
     """`ValidateElasticJobAnnotation`: only some kinds may be elastic."""
     if elastic(obj, options) and (group, kind) not in ELASTIC_KINDS:
-        return [field.forbidden(f"metadata.annotations[{ELASTIC_JOB}]",
-                                f'elastic job is not supported for "{gvk_string(obj)}"')]
+        return [field.forbidden(_ANNOTATIONS.key(ELASTIC_JOB), f'elastic job is not supported for "{gvk_string(obj)}"')]
     return []
 
 
 def job_on_create(obj: dict[str, Any], group: str, kind: str, options: JobOptions) -> list[FieldError]:
     """`ValidateJobOnCreate`, shared by every integration's base webhook."""
     errors = queue_name(obj)
-    job_labels, job_annotations = labels(obj), annotations(obj)
-    for where, source in (("annotations", job_annotations), ("labels", job_labels)):
-        name = source.get(PREBUILT_WORKLOAD)
-        if name:
-            problem = names.dns1123_subdomain_problem(str(name))
-            if problem:
-                errors.append(field.invalid(f"metadata.{where}[{PREBUILT_WORKLOAD}]", name, problem))
+    job_labels = labels(obj)
+    for where, source in ((_ANNOTATIONS, annotations(obj)), (_LABELS, job_labels)):
+        if name := source.get(PREBUILT_WORKLOAD):
+            if problem := names.dns1123_subdomain_problem(str(name)):
+                errors.append(field.invalid(where.key(PREBUILT_WORKLOAD), name, problem))
             if (group, kind) not in PREBUILT_KINDS:  # validateCreateForPrebuiltWorkload
-                errors.append(field.forbidden(f"metadata.{where}[{PREBUILT_WORKLOAD}]",
+                errors.append(field.forbidden(where.key(PREBUILT_WORKLOAD),
                                               f'Is not supported for "{gvk_string(obj)}"'))
             break
     if MAX_EXEC_TIME_LABEL in job_labels:
-        value = str(job_labels[MAX_EXEC_TIME_LABEL])
-        path = f"metadata.labels[{MAX_EXEC_TIME_LABEL}]"
+        value, path = str(job_labels[MAX_EXEC_TIME_LABEL]), _LABELS.key(MAX_EXEC_TIME_LABEL)
         if not _INT.fullmatch(value):
             errors.append(_not_an_int(path, value))
         elif int(value) <= 0:
             errors.append(field.invalid(path, int(value), "should be greater than 0"))
-    errors += elastic_annotation(obj, group, kind, options)
-    return errors
+    return errors + elastic_annotation(obj, group, kind, options)
 
 
 def batch_job(job: dict[str, Any], pod_count: int, options: JobOptions) -> list[FieldError]:
     """job_webhook.go: the partial-admission and completions-equal-parallelism annotations."""
     errors = []
     notes = annotations(job)
-    spec = job.get("spec") if isinstance(job.get("spec"), dict) else {}
+    spec = _map(job.get("spec"))
     if MIN_PARALLELISM in notes:
-        value = str(notes[MIN_PARALLELISM])
-        path = f"metadata.annotations[{MIN_PARALLELISM}]"
+        value, path = str(notes[MIN_PARALLELISM]), _ANNOTATIONS.key(MIN_PARALLELISM)
         if not _INT.fullmatch(value):
             errors.append(_not_an_int(path, value))
         elif not 0 < int(value) < pod_count:
@@ -107,20 +104,15 @@ def batch_job(job: dict[str, Any], pod_count: int, options: JobOptions) -> list[
         if elastic(job, options):
             errors.append(field.invalid(path, value, "partial admission and elastic job cannot be used together"))
     if COMPLETIONS_EQUAL_PARALLELISM in notes:
-        value = str(notes[COMPLETIONS_EQUAL_PARALLELISM])
-        path = f"metadata.annotations[{COMPLETIONS_EQUAL_PARALLELISM}]"
+        value, path = str(notes[COMPLETIONS_EQUAL_PARALLELISM]), _ANNOTATIONS.key(COMPLETIONS_EQUAL_PARALLELISM)
         enabled = _parse_bool(value)
         if enabled is None:
-            errors.append(field.invalid(path, value, f'strconv.ParseBool: parsing {show(value)}: '
-                                                     "invalid syntax"))
-        if enabled:
-            if spec.get("completionMode", "NonIndexed") == "NonIndexed":
-                errors.append(field.invalid(path, value, "should not be enabled for NonIndexed jobs"))
-            if spec.get("parallelism", 1) != spec.get("completions", 1):
-                errors.append(field.invalid("spec.completions", spec.get('completions'),
-                                                                         "should be equal to parallelism when "
-                                                                         f"{COMPLETIONS_EQUAL_PARALLELISM} "
-                                                                         "annotation is true"))
+            errors.append(field.invalid(path, value, f"strconv.ParseBool: parsing {show(value)}: invalid syntax"))
+        if enabled and spec.get("completionMode", "NonIndexed") == "NonIndexed":
+            errors.append(field.invalid(path, value, "should not be enabled for NonIndexed jobs"))
+        if enabled and spec.get("parallelism", 1) != spec.get("completions", 1):
+            errors.append(field.invalid("spec.completions", spec.get("completions"), "should be equal to parallelism "
+                                        f"when {COMPLETIONS_EQUAL_PARALLELISM} annotation is true"))
     return errors
 
 
@@ -128,68 +120,59 @@ def ray(obj: dict[str, Any], kind: str, managed: bool, options: JobOptions) -> l
     """rayjob_webhook.go, raycluster_webhook.go and rayservice_webhook.go, for objects Kueue manages."""
     if not managed:
         return []
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    spec = _map(obj.get("spec"))
     errors = []
     if kind == "RayJob":
         selector, cluster = spec.get("clusterSelector"), spec.get("rayClusterSpec")
         if selector and cluster is not None:
-            return [field.invalid("spec.clusterSelector", selector, "a kueue managed job should not use an existing "
-                                                                    "cluster")]
+            return [field.invalid("spec.clusterSelector", selector,
+                                  "a kueue managed job should not use an existing cluster")]
         if selector:
             return []
         if cluster is None:
-            return [field.required("spec.rayClusterSpec", "rayClusterSpec is required for Kueue-managed jobs that "
-                                                          "don't use clusterSelector")]
+            return [field.required("spec.rayClusterSpec",
+                                   "rayClusterSpec is required for Kueue-managed jobs that don't use clusterSelector")]
         if spec.get("shutdownAfterJobFinishes") is not True:
-            errors.append(field.invalid("spec.shutdownAfterJobFinishes", spec.get('shutdownAfterJobFinishes', False),
-                                                                                  "a kueue managed job should "
-                                                                                  "delete the cluster after "
-                                                                                  "finishing"))
-        path, cluster_spec = "spec.rayClusterSpec", cluster if isinstance(cluster, dict) else {}
-        if cluster_spec.get("enableInTreeAutoscaling") is True and not elastic(obj, options):
-            errors.append(field.invalid(f"{path}.enableInTreeAutoscaling", True,
-                                        "a kueue managed job should only use autoscaling when workload slicing is "
-                                        "enabled"))
-    elif kind == "RayService":
+            errors.append(field.invalid("spec.shutdownAfterJobFinishes", spec.get("shutdownAfterJobFinishes", False),
+                                        "a kueue managed job should delete the cluster after finishing"))
+    if kind == "RayCluster":
+        path, cluster_spec = Path("spec"), spec
+        if elastic(obj, options):
+            groups = [(path.child("workerGroupSpecs").index(i), group)
+                      for i, group in enumerate(cluster_spec.get("workerGroupSpecs") or [])]
+            for where, group in [*groups, (path.child("headGroupSpec"), _map(cluster_spec.get("headGroupSpec")))]:
+                if isinstance(group, dict) and not _gated(group.get("template")):
+                    errors.append(field.invalid(where.child("template", "spec", "schedulingGates"), field.OMIT,
+                                                "an elastic job must have the ElasticJobSchedulingGate"))
+        elif cluster_spec.get("enableInTreeAutoscaling") is True:
+            errors.append(field.invalid("spec.enableInTreeAutoscaling", True,
+                                        "a kueue-managed RayCluster can use autoscaling only as an elastic job: enable "
+                                        "the ElasticJobsViaWorkloadSlices feature gate and set the "
+                                        f'"{ELASTIC_JOB}": "true" annotation'))
+    else:
         # rayservice_webhook.go: raycluster.ValidateCreate on the cluster spec (the stored field is
         # spec.rayClusterConfig; Kueue names it spec.rayClusterSpec in its messages).
-        path = "spec.rayClusterSpec"
-        cluster_spec = spec.get("rayClusterConfig") if isinstance(spec.get("rayClusterConfig"), dict) else {}
+        path = Path("spec", "rayClusterSpec")
+        cluster_spec = _map(spec.get("rayClusterSpec" if kind == "RayJob" else "rayClusterConfig"))
         if cluster_spec.get("enableInTreeAutoscaling") is True and not elastic(obj, options):
-            errors.append(field.invalid(f"{path}.enableInTreeAutoscaling", True,
-                                        "a kueue managed job should only use autoscaling when workload slicing is "
-                                        "enabled"))
-    else:
-        path, cluster_spec = "spec", spec
-        if elastic(obj, options):
-            for i, group in enumerate(cluster_spec.get("workerGroupSpecs") or []):
-                if isinstance(group, dict) and not _gated(group.get("template")):
-                    errors.append(field.invalid(f"spec.workerGroupSpecs[{i}].template.spec.schedulingGates", field.OMIT,
-                                                "an elastic job must have the ElasticJobSchedulingGate"))
-            head = cluster_spec.get("headGroupSpec") if isinstance(cluster_spec.get("headGroupSpec"), dict) else {}
-            if not _gated(head.get("template")):
-                errors.append(field.invalid("spec.headGroupSpec.template.spec.schedulingGates", field.OMIT,
-                                            "an elastic job must have the ElasticJobSchedulingGate"))
-        elif cluster_spec.get("enableInTreeAutoscaling") is True:
-            errors.append(field.invalid("spec.enableInTreeAutoscaling", True, "a kueue-managed "
-                                                                              "RayCluster can use autoscaling only as "
-                                                                              "an elastic job: enable the "
-                                                                              "ElasticJobsViaWorkloadSlices feature "
-                                                                              "gate and set the "
-                                     f'"{ELASTIC_JOB}": "true" annotation'))
+            errors.append(field.invalid(path.child("enableInTreeAutoscaling"), True, "a kueue managed job should "
+                                        "only use autoscaling when workload slicing is enabled"))
     groups = cluster_spec.get("workerGroupSpecs") if isinstance(cluster_spec.get("workerGroupSpecs"), list) else []
     if len(groups) + 1 > MAX_POD_SETS:
-        errors.append(FieldError(f"{path}.workerGroupSpecs", f"Too many: {len(groups) + 1}: must have at most "
-                                                             f"{MAX_POD_SETS} items"))
+        errors.append(field.too_many(path.child("workerGroupSpecs"), len(groups) + 1, MAX_POD_SETS))
     for i, group in enumerate(groups):
         if isinstance(group, dict) and group.get("groupName") == "head":
-            errors.append(field.forbidden(f"{path}.workerGroupSpecs[{i}].groupName",
+            errors.append(field.forbidden(path.child("workerGroupSpecs").index(i).child("groupName"),
                                           '"head" is reserved for the head group'))
     return errors
 
 
+def _map(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _gated(template: Any) -> bool:
-    spec = template.get("spec") if isinstance(template, dict) and isinstance(template.get("spec"), dict) else {}
+    spec = _map(template.get("spec")) if isinstance(template, dict) else {}
     return any(isinstance(g, dict) and g.get("name") == "kueue.x-k8s.io/elastic-job"
                for g in spec.get("schedulingGates") or [])
 
@@ -200,28 +183,23 @@ def pod(obj: dict[str, Any]) -> list[FieldError]:
     pod_labels, notes = labels(obj), annotations(obj)
     managed = pod_labels.get(MANAGED_LABEL)
     if managed is not None and managed != "true":
-        errors.append(field.forbidden(f"metadata.labels[{MANAGED_LABEL}]", "managed label value can only be 'true'"))
+        errors.append(field.forbidden(_LABELS.key(MANAGED_LABEL), "managed label value can only be 'true'"))
     group = notes.get(POD_GROUP_NAME) or pod_labels.get(POD_GROUP_NAME)
     detail = f"both the '{POD_GROUP_TOTAL_COUNT}' annotation and the '{POD_GROUP_NAME}' label should be set"
-    where = (f"metadata.annotations[{POD_GROUP_NAME}]" if notes.get(POD_GROUP_NAME)
-             else f"metadata.labels[{POD_GROUP_NAME}]")
+    where = (_ANNOTATIONS if notes.get(POD_GROUP_NAME) else _LABELS).key(POD_GROUP_NAME)
+    total_path = _ANNOTATIONS.key(POD_GROUP_TOTAL_COUNT)
     if not group:
-        if POD_GROUP_TOTAL_COUNT in notes:
-            errors.append(field.required(where, detail))
-        return errors
-    problem = names.dns1123_subdomain_problem(str(group))
-    if problem:
+        return errors + [field.required(where, detail)] if POD_GROUP_TOTAL_COUNT in notes else errors
+    if problem := names.dns1123_subdomain_problem(str(group)):
         errors.append(field.invalid(where, group, problem))
     if POD_GROUP_TOTAL_COUNT not in notes:
-        errors.append(field.required(f"metadata.annotations[{POD_GROUP_TOTAL_COUNT}]", detail))
-        return errors
+        return errors + [field.required(total_path, detail)]
     total = str(notes[POD_GROUP_TOTAL_COUNT])
     if not _INT.fullmatch(total):
-        errors.append(_not_an_int(f"metadata.annotations[{POD_GROUP_TOTAL_COUNT}]", total))
+        errors.append(_not_an_int(total_path, total))
     elif int(total) < 1:
-        errors.append(field.invalid(f"metadata.annotations[{POD_GROUP_TOTAL_COUNT}]", total,
-                                    f"incorrect annotation value '{POD_GROUP_TOTAL_COUNT}={total}': group total "
-                                    "count should be greater than zero"))
+        errors.append(field.invalid(total_path, total, f"incorrect annotation value '{POD_GROUP_TOTAL_COUNT}="
+                                    f"{total}': group total count should be greater than zero"))
     return errors
 
 
@@ -232,44 +210,37 @@ def topology(podsets: list[PodSet], options: JobOptions) -> list[FieldError]:
     errors = []
     for podset in podsets:
         notes = annotations(podset.annotated if podset.annotated is not None else podset.template)
-        path = f"{podset.path}.metadata.annotations" if podset.path else "metadata.annotations"
+        path = Path(podset.path, "metadata", "annotations")
         found = [a for a in (REQUIRED_TOPOLOGY, PREFERRED_TOPOLOGY, UNCONSTRAINED_TOPOLOGY) if a in notes]
         if len(found) > 1:
             errors.append(field.invalid(path, field.OMIT, "must not contain more than one topology annotation: "
-                                           f'["{REQUIRED_TOPOLOGY}", "{PREFERRED_TOPOLOGY}", '
-                                           f'"{UNCONSTRAINED_TOPOLOGY}"]'))
+                                        f'["{REQUIRED_TOPOLOGY}", "{PREFERRED_TOPOLOGY}", "{UNCONSTRAINED_TOPOLOGY}"]'))
         for key in (REQUIRED_TOPOLOGY, PREFERRED_TOPOLOGY, SLICE_REQUIRED_TOPOLOGY):
-            if key in notes:
-                problem = qualified_name_problem(str(notes[key]))
-                if problem:
-                    errors.append(field.invalid(f"{path}[{key}]", notes[key], problem))
+            if key in notes and (problem := qualified_name_problem(str(notes[key]))):
+                errors.append(field.invalid(path.key(key), notes[key], problem))
         if PODSET_GROUP_NAME in notes:
-            key = f"{path}[{PODSET_GROUP_NAME}]"
-            if SLICE_SIZE in notes:
-                errors.append(field.forbidden(key, f"may not be set when '{SLICE_SIZE}' is specified"))
-            if SLICE_REQUIRED_TOPOLOGY in notes:
-                errors.append(field.forbidden(key, f"may not be set when '{SLICE_REQUIRED_TOPOLOGY}' is specified"))
-            if REQUIRED_TOPOLOGY not in notes and PREFERRED_TOPOLOGY not in notes:
-                errors.append(field.forbidden(key, f"may not be set when neither '{PREFERRED_TOPOLOGY}' nor "
-                                                   f"'{REQUIRED_TOPOLOGY}' is specified"))
+            group_rules = ((SLICE_SIZE in notes, f"'{SLICE_SIZE}' is specified"),
+                           (SLICE_REQUIRED_TOPOLOGY in notes, f"'{SLICE_REQUIRED_TOPOLOGY}' is specified"),
+                           (REQUIRED_TOPOLOGY not in notes and PREFERRED_TOPOLOGY not in notes,
+                            f"neither '{PREFERRED_TOPOLOGY}' nor '{REQUIRED_TOPOLOGY}' is specified"))
+            errors += [field.forbidden(path.key(PODSET_GROUP_NAME), f"may not be set when {when}")
+                       for broken, when in group_rules if broken]
         if UNCONSTRAINED_TOPOLOGY in notes and _parse_bool(str(notes[UNCONSTRAINED_TOPOLOGY])) is None:
-            errors.append(field.invalid(f"{path}[{UNCONSTRAINED_TOPOLOGY}]", notes[UNCONSTRAINED_TOPOLOGY],
+            errors.append(field.invalid(path.key(UNCONSTRAINED_TOPOLOGY), notes[UNCONSTRAINED_TOPOLOGY],
                                         "must be a boolean value"))
+        size_path, size = path.key(SLICE_SIZE), str(notes.get(SLICE_SIZE))
         if SLICE_SIZE in notes:
-            size = str(notes[SLICE_SIZE])
-            if not _INT.fullmatch(size):
-                errors.append(field.invalid(f"{path}[{SLICE_SIZE}]", size, "must be a numeric value"))
-            elif int(size) < 1:
-                errors.append(field.invalid(f"{path}[{SLICE_SIZE}]", size, "must be greater than or equal to 1"))
-            elif int(size) > podset.count:
-                errors.append(field.invalid(f"{path}[{SLICE_SIZE}]", size, "must not be greater than pod set count "
-                                                                           f"{podset.count}"))
+            problem = ("must be a numeric value" if not _INT.fullmatch(size)
+                       else "must be greater than or equal to 1" if int(size) < 1
+                       else f"must not be greater than pod set count {podset.count}" if int(size) > podset.count
+                       else None)
+            if problem:
+                errors.append(field.invalid(size_path, size, problem))
         if SLICE_REQUIRED_TOPOLOGY in notes and SLICE_SIZE not in notes:
-            errors.append(field.required(f"{path}[{SLICE_SIZE}]", f"must be set when '{SLICE_REQUIRED_TOPOLOGY}' is "
-                                                                  "specified"))
+            errors.append(field.required(size_path, f"must be set when '{SLICE_REQUIRED_TOPOLOGY}' is specified"))
         if SLICE_SIZE in notes and SLICE_REQUIRED_TOPOLOGY not in notes:
-            errors.append(field.forbidden(f"{path}[{SLICE_SIZE}]", "may not be set when "
-                                                                   f"'{SLICE_REQUIRED_TOPOLOGY}' is not specified"))
+            errors.append(field.forbidden(size_path, f"may not be set when '{SLICE_REQUIRED_TOPOLOGY}' is not "
+                                                     "specified"))
     return errors
 
 

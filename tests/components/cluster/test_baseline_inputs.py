@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from aks_kueue.judge.security import security_findings
+from aks_kueue.judge.rules import Judging, run as run_rules
 from aks_kueue.model.from_resources import from_resources
 from aks_kueue.preview.pack import policy_view
 from aks_kueue.preview.run import ProgramRefused, run_program
@@ -100,7 +100,7 @@ def test_a_kept_pool_created_without_an_os_disk_choice_is_not_replaced(prod_depl
     assert not [f for f in found.day2_findings if f.severity == "error"]
     model = from_resources(policy_view(found)).model
     assert all(p.existing for p in (*model.pools, *model.cluster.system_pools))
-    findings = [f for f in security_findings(model) if f.object == "node pool h100"]
+    findings = [f for f in run_rules(Judging(model), keep=lambda each: each.baseline) if f.object == "node pool h100"]
     assert [(f.kind, f.severity.value) for f in findings] == [("aks-host-encryption", "warning")]
     assert "nodePools.h100 in aks-kueue:allowReplacement" in findings[0].fix
 

@@ -14,7 +14,7 @@ import pytest
 
 from aks_kueue.admission import workload_info
 from aks_kueue.kueue.catalog import FRAMEWORKS
-from aks_kueue.kueue.jobs import JobOptions, Outcome, derive_workloads, workload_name
+from aks_kueue.kueue.jobs import JobOptions, JobOutcome, derive_workloads, workload_name
 from aks_kueue.kueue.jobs.podsets import Reader
 from aks_kueue.kueue.manifests import complete, read_inputs
 
@@ -30,7 +30,7 @@ def example(*parts: str) -> list[dict]:
 
 
 def results(objects: list[dict], options: JobOptions = ALL):
-    return [r for r in derive_workloads(objects, options) if r.outcome is not Outcome.MEMBER]
+    return [r for r in derive_workloads(objects, options) if r.outcome is not JobOutcome.MEMBER]
 
 
 def shapes(workload: dict) -> list[tuple[str, int, dict]]:
@@ -40,7 +40,7 @@ def shapes(workload: dict) -> list[tuple[str, int, dict]]:
 
 def only(objects: list[dict], options: JobOptions = ALL) -> dict:
     [result] = results(objects, options)
-    assert result.errors == [] and result.outcome is Outcome.WORKLOAD, (result.errors, result.reason)
+    assert result.errors == [] and result.outcome is JobOutcome.WORKLOAD, (result.errors, result.reason)
     [workload] = result.workloads
     return workload
 
@@ -118,7 +118,7 @@ def test_kubeflow_v1_jobs(file, kind, expected):
     assert workload["metadata"]["name"] == workload_name(kind, "kubeflow.org", objects[0]["metadata"]["name"])
     # Not enabled (the chart's default list leaves them out): not managed, and says why.
     [off] = results(objects, JobOptions())
-    assert off.outcome is Outcome.NOT_MANAGED and f"kubeflow.org/{kind.lower()}" in off.reason
+    assert off.outcome is JobOutcome.NOT_MANAGED and f"kubeflow.org/{kind.lower()}" in off.reason
 
 
 def test_xgboostjob():
@@ -261,7 +261,7 @@ def test_sparkapplication():
     # The integration is alpha and its gate is off by default: enabled without the gate, not managed.
     without_gate = JobOptions.from_config(frameworks=["sparkoperator.k8s.io/sparkapplication"])
     [off] = results(objects, without_gate)
-    assert off.outcome is Outcome.NOT_MANAGED and "needs the feature gate SparkApplicationIntegration" in off.reason
+    assert off.outcome is JobOutcome.NOT_MANAGED and "needs the feature gate SparkApplicationIntegration" in off.reason
 
 
 def test_sparkapplication_defaults_limits_gpus_and_webhook():

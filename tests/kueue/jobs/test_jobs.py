@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from aks_kueue.kueue.jobs import JobOptions, Outcome, derive_workloads, workload_name
+from aks_kueue.kueue.jobs import JobOptions, JobOutcome, derive_workloads, workload_name
 
 Q = {"kueue.x-k8s.io/queue-name": "team"}
 
@@ -50,7 +50,7 @@ def test_workload_names_follow_kueues_hash():
 def test_a_job_gets_its_workload_name_namespace_and_queue():
     result = one([job(uid_free := "train")])
     [workload] = result.workloads
-    assert result.outcome is Outcome.WORKLOAD and uid_free == "train"
+    assert result.outcome is JobOutcome.WORKLOAD and uid_free == "train"
     assert workload["metadata"]["name"] == workload_name("Job", "batch", "train")
     assert workload["metadata"]["namespace"] == "ml"
     assert workload["spec"]["queueName"] == "team"
@@ -99,7 +99,7 @@ def test_partial_admission_annotation_bounds_are_the_webhooks(value, message):
 
 def test_the_job_webhook_judges_jobs_without_a_queue_too():
     result = one([job(labels={}, annotations={"kueue.x-k8s.io/job-min-parallelism": "9"}, parallelism=2)])
-    assert result.outcome is Outcome.NOT_MANAGED
+    assert result.outcome is JobOutcome.NOT_MANAGED
     assert [e.message for e in result.errors] == ["Invalid value: 9: should be between 0 and 1"]
 
 
@@ -151,7 +151,7 @@ def test_a_job_without_a_queue_gets_the_namespaces_default_local_queue():
 
 def test_no_default_queue_elsewhere_and_no_label_means_not_managed():
     result = one([DEFAULT_QUEUE, job(labels={}, namespace="other")])
-    assert result.outcome is Outcome.NOT_MANAGED and result.workloads == []
+    assert result.outcome is JobOutcome.NOT_MANAGED and result.workloads == []
     assert result.reason.startswith("Kueue would not manage this object: it has no kueue.x-k8s.io/queue-name label")
 
 
@@ -160,24 +160,24 @@ def test_a_job_owned_by_a_managed_jobset_gets_no_default_queue_and_no_workload_o
     child["metadata"]["ownerReferences"] = [{"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
                                              "name": "parent", "uid": "u", "controller": True}]
     result = one([DEFAULT_QUEUE, child])
-    assert result.outcome is Outcome.NOT_MANAGED and "its owner, JobSet parent," in result.reason
+    assert result.outcome is JobOutcome.NOT_MANAGED and "its owner, JobSet parent," in result.reason
 
 
 def test_manage_jobs_without_queue_name_manages_every_job():
     options = JobOptions.from_config(manage_jobs_without_queue_name=True)
     result = one([job(labels={})], options)
-    assert result.outcome is Outcome.WORKLOAD and "queueName" not in result.workloads[0]["spec"]
+    assert result.outcome is JobOutcome.WORKLOAD and "queueName" not in result.workloads[0]["spec"]
 
 
 def test_a_framework_not_enabled_is_not_managed():
     options = JobOptions.from_config(frameworks=["pod"])
     result = one([job()], options)
-    assert result.outcome is Outcome.NOT_MANAGED
+    assert result.outcome is JobOutcome.NOT_MANAGED
     assert result.reason.startswith("Kueue would not manage this object: the integration batch/job is not enabled")
 
 
 def test_kube_system_is_outside_the_managed_namespaces():
-    assert one([job(namespace="kube-system")]).outcome is Outcome.NOT_MANAGED
+    assert one([job(namespace="kube-system")]).outcome is JobOutcome.NOT_MANAGED
 
 
 def test_every_integration_of_kueue_is_modelled():
@@ -207,7 +207,7 @@ def test_priority_class_label_names_a_workload_priority_class():
     assert spec["priorityClassRef"] == {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass", "name": "high"}
     assert spec["priority"] == 1000
     missing = one([labelled])
-    assert missing.outcome is Outcome.BLOCKED and "WorkloadPriorityClass 'high'" in missing.reason
+    assert missing.outcome is JobOutcome.BLOCKED and "WorkloadPriorityClass 'high'" in missing.reason
 
 
 def test_pod_priority_class_and_global_default():
@@ -287,7 +287,7 @@ def test_rayjob_webhook_rules():
         "spec.shutdownAfterJobFinishes"]
     existing = rayjob(clusterSelector={"ray.io/cluster": "shared"})
     del existing["spec"]["rayClusterSpec"]
-    assert one([existing]).outcome is Outcome.NOT_MANAGED
+    assert one([existing]).outcome is JobOutcome.NOT_MANAGED
 
 
 # MPIJob ------------------------------------------------------------------------------------
@@ -320,7 +320,7 @@ def test_a_plain_pod_is_one_pod_set_of_one():
 def test_a_pod_group_is_one_workload_named_after_the_group_with_a_pod_set_per_role():
     pods = [pod("driver", "g", 3, cpu="2"), pod("w0", "g", 3), pod("w1", "g", 3)]
     results = derive_workloads(pods, JobOptions())
-    assert [r.outcome for r in results] == [Outcome.WORKLOAD, Outcome.MEMBER, Outcome.MEMBER]
+    assert [r.outcome for r in results] == [JobOutcome.WORKLOAD, JobOutcome.MEMBER, JobOutcome.MEMBER]
     [workload] = results[0].workloads
     assert workload["metadata"]["name"] == "g"
     assert sorted(p["count"] for p in workload["spec"]["podSets"]) == [1, 2]
@@ -329,7 +329,7 @@ def test_a_pod_group_is_one_workload_named_after_the_group_with_a_pod_set_per_ro
 
 def test_an_incomplete_pod_group_waits_unless_fast_admission():
     results = derive_workloads([pod("a", "g", 3), pod("b", "g", 3)], JobOptions())
-    assert results[0].outcome is Outcome.BLOCKED and "2 of its 3 pods" in results[0].reason
+    assert results[0].outcome is JobOutcome.BLOCKED and "2 of its 3 pods" in results[0].reason
     fast = derive_workloads([pod("a", "g", 3, **{"kueue.x-k8s.io/pod-group-fast-admission": "true"})], JobOptions())
     assert [(p["count"]) for p in fast[0].workloads[0]["spec"]["podSets"]] == [3]
 
@@ -389,7 +389,7 @@ def test_trainjob_is_derived_from_its_runtime():
 
 def test_trainjob_without_its_runtime_says_it_is_needed():
     result = one([trainjob(numNodes=2)])
-    assert result.outcome is Outcome.BLOCKED and result.workloads == []
+    assert result.outcome is JobOutcome.BLOCKED and result.workloads == []
     assert "ClusterTrainingRuntime 'torch-distributed'" in result.reason and "not in the input" in result.reason
 
 
