@@ -32,12 +32,11 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Mapping, Optional
 
-import yaml
-
 from aks_kueue.day2.allow import (ALLOW_KEY, FLEET_WORKERS, MANAGER_ENTRY, QUEUE_KINDS, Allowances, Entry, Target,
                                   queue_entry, worker_entry)
 from aks_kueue.day2.replacement import (AGENT_POOL, HELM_RELEASE, KUBERNETES_EXTENSION, MANAGED_CLUSTER, NAMESPACE,
                                         RESOURCE_GROUP)
+from aks_kueue.k8s.loader import data_file
 
 
 class Effect(str, Enum):
@@ -54,8 +53,8 @@ class Effect(str, Enum):
 
 
 # pkg/resource/deploy/step.go StepOps, in its order, with what each does (`data/step-operations.yaml`).
-OPERATIONS: dict[str, tuple[Effect, str]] = {op: (Effect(effect), what) for op, (effect, what) in yaml.safe_load(
-    (Path(__file__).resolve().parent / "data" / "step-operations.yaml").read_text(encoding="utf-8")).items()}
+OPERATIONS: dict[str, tuple[Effect, str]] = {op: (Effect(effect), what) for op, (effect, what) in data_file(
+    Path(__file__).resolve().parent / "data" / "step-operations.yaml").items()}
 DESTRUCTIVE = tuple(op for op, (effect, _) in OPERATIONS.items() if effect in (Effect.REPLACE, Effect.DELETE))
 # retainOnDelete makes the delete a no-op in DeleteStep.Apply (and the earlier delete of a pending
 # replacement was one): nothing is destroyed.

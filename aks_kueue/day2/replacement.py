@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-import yaml
+from aks_kueue.k8s.loader import data_file
 
 DATA = Path(__file__).resolve().parent / "data" / "replace-forcing.yaml"
 
@@ -54,8 +54,7 @@ class Facts:
 
 @lru_cache(maxsize=1)
 def facts() -> Facts:
-    # libyaml's loader when PyYAML has it: the pure-Python one costs every preview a few ms.
-    doc = yaml.load(DATA.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    doc = data_file(DATA)
     native = doc["azureNative"]
     resources = {
         token: ReplaceForcing(token, tuple(entry.get("azureNative") or ()), dict(entry.get("aksCreateOnly") or {}),

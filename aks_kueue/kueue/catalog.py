@@ -7,10 +7,10 @@ The facts, with their sources, are `data/kueue-catalog.yaml`; this module gives 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 from typing import Literal
 
-import yaml
+from aks_kueue.k8s.loader import data_file
 
 Stage = Literal["Alpha", "Beta", "GA", "Deprecated"]
 
@@ -23,7 +23,7 @@ class FeatureGate:
     locked: bool = False
 
 
-_DATA = yaml.safe_load(resources.files("aks_kueue.kueue").joinpath("data/kueue-catalog.yaml").read_text())
+_DATA = data_file(Path(__file__).resolve().parent / "data" / "kueue-catalog.yaml")
 
 FEATURE_GATES: dict[str, FeatureGate] = {
     name: FeatureGate(name, group["stage"], group["default"], group.get("locked", False))

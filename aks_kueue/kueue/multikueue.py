@@ -24,13 +24,12 @@ from __future__ import annotations
 import ipaddress
 import re
 from enum import Enum
-from importlib import resources
 from typing import Any, Mapping, Optional
+from pathlib import Path
 from urllib.parse import urlsplit
 
-import yaml
-
 from aks_kueue.k8s import names
+from aks_kueue.k8s.loader import data_file
 from aks_kueue.kueue.convert import GROUP, V1BETA2
 from aks_kueue.versions import JOB_CRD_RELEASES
 
@@ -63,7 +62,7 @@ CONFIG_NAME = "multikueue"
 SERVICE_ACCOUNT = "multikueue-sa"
 CLUSTER_ROLE = f"{SERVICE_ACCOUNT}-role"
 CLUSTER_ROLE_BINDING = f"{SERVICE_ACCOUNT}-crb"
-_DATA = yaml.safe_load(resources.files("aks_kueue.kueue").joinpath("data/multikueue.yaml").read_text())
+_DATA = data_file(Path(__file__).resolve().parent / "data" / "multikueue.yaml")
 
 # The worker ClusterRole's rules, in the script's order.
 WORKER_RULES: tuple[dict[str, Any], ...] = tuple(_DATA["worker_rules"])
