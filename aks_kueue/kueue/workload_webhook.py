@@ -126,19 +126,22 @@ def _pod_set(pod_set: dict, path: str) -> list[FieldError]:
                for group in ("initContainers", "containers") for c, container in enumerate(pod.get(group) or [])]
     for holder_path, holder in [*holders, (where.child("spec"), pod)]:
         for kind in ("requests", "limits"):
-            errors += _amounts((holder.get("resources") or {}).get(kind) or {}, holder_path.child("resources", kind))
+            errors += _amounts((holder.get("resources") or {}).get(kind) or {}, holder_path, kind)
     return errors + _slice_size(pod_set.get("topologyRequest"), f"{path}.topologyRequest")
 
 
-def _amounts(amounts: dict[str, Any], path: Path) -> list[FieldError]:
+def _amounts(amounts: dict[str, Any], holder: Path, kind: str) -> list[FieldError]:
+    """The `resources.<kind>` of a container or pod; its path is built only for an error (every workload
+    has several such maps)."""
     errors = []
     for name, quantity in amounts.items():
         if name == "pods":
-            errors.append(field.invalid(path.key(name), "pods", "the key is reserved for internal kueue use"))
+            errors.append(field.invalid(holder.child("resources", kind).key(name), "pods",
+                                        "the key is reserved for internal kueue use"))
         # The same few values recur in every workload: remember the answer for strings and ints.
         problem = _known_problem(quantity) if type(quantity) in (str, int) else _quantity_problem(quantity)
         if problem:
-            errors.append(field.invalid(path.key(name), quantity, problem))
+            errors.append(field.invalid(holder.child("resources", kind).key(name), quantity, problem))
     return errors
 
 
