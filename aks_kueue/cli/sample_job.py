@@ -95,6 +95,8 @@ def sample_job(
         typer.echo(render(stack, queue, gpus, kind), nl=False)
     except SampleError as error:
         fail(f"sample-job: {error}", error.code)
+    except typer.Exit:  # a RuntimeError: the catch-all below would call an exit a bug
+        raise
     except Exception as error:  # a bug, not bad input: say so briefly
         fail(f"sample-job: {unexpected(error)}")
 

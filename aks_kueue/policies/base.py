@@ -94,16 +94,12 @@ def read_and_judge(resources: Sequence[Any], vm_overhead: Fraction = DEFAULT_VM_
 
 def _judged(resources: Sequence[Any], vm_overhead: Fraction) -> tuple[Reading, Judgement, dict[str, list[Finding]]]:
     with _lock:
-        last = _last["resources"] if _last["reading"] is not None else None
-        if last is None or not _same_values(last, resources):
-            key = fingerprint(resources) if last is not None else None
-            if key is None or key != (_last["key"] or fingerprint(last)):
-                try:
-                    reading: Any = from_resources(resources)
-                except Exception as error:  # e.g. an unknown value: every policy must see it, not only the first
-                    reading = error
-                _last.update(reading=reading, judgements={})
-            _last.update(resources=list(resources), key=key)
+        if not _remembered(resources):
+            try:
+                reading: Any = from_resources(resources)
+            except Exception as error:  # e.g. an unknown value: every policy must see it, not only the first
+                reading = error
+            _last.update(reading=reading, judgements={})
         reading = _last["reading"]
         if isinstance(reading, Exception):
             raise reading
@@ -118,10 +114,24 @@ def _judged(resources: Sequence[Any], vm_overhead: Fraction) -> tuple[Reading, J
         return reading, judgement, by_policy
 
 
-def _same_values(last: Sequence[Any], resources: Sequence[Any]) -> bool:
-    """The very values handed again (the offline preview hands every policy the same decoded values)."""
-    return len(last) == len(resources) and all(
-        a.urn == b.urn and a.props is b.props for a, b in zip(last, resources))
+def _remembered(resources: Sequence[Any]) -> bool:
+    """Whether the last reading is of these resources, which become the last ones.
+
+    The very values handed again are found by identity (the offline preview hands every policy the
+    same decoded values); other values by content, the fingerprints taken only then (the Pulumi
+    engine's servicer decodes afresh for each policy), the last resources' once."""
+    last = _last["resources"] if _last["reading"] is not None else None
+    if last is None:
+        same, key = False, None
+    elif len(last) == len(resources) and all(a.urn == b.urn and a.props is b.props for a, b in zip(last, resources)):
+        same, key = True, _last["key"]
+    else:
+        if _last["key"] is None:
+            _last["key"] = fingerprint(last)
+        key = fingerprint(resources)
+        same = key == _last["key"]
+    _last.update(resources=list(resources), key=key)
+    return same
 
 
 def fingerprint(resources: Sequence[Any]) -> bytes:

@@ -67,9 +67,8 @@ def load_stack(path: Path, stack: str, root: Path) -> StackConfig:
         # Ciphertext needs the stack's secrets provider; offline, a placeholder stands in. A
         # `secure:` anywhere in a key (`pulumi config set --path --secret`) makes the whole key
         # secret, as Pulumi hands it to the program.
-        opaque = _blind(value)
-        flat[full] = _as_config_string(opaque, f"{path}: {full}")  # NaN, which equals nothing, is refused here
-        if opaque != value:
+        flat[full] = _as_config_string(_blind(value), f"{path}: {full}")
+        if _has_secure(value):
             secrets.append(full)
         _check_json_text(flat[full], f"{path}: {full}")
     return StackConfig(project=name, stack=stack, config=flat, secret_keys=secrets)
@@ -91,16 +90,28 @@ def _qualify(key: str, project: str) -> str:
     return key if ":" in key else f"{project}:{key}"
 
 
+def _is_secure(value: Any) -> bool:
+    """Pulumi's isSecureValue: a map whose only key is `secure`, with text in it."""
+    return isinstance(value, dict) and len(value) == 1 and isinstance(value.get("secure"), str)
+
+
 def _blind(value: Any) -> Any:
     """The value with every `{secure: ...}` replaced by the placeholder."""
+    if _is_secure(value):
+        return SECRET_PLACEHOLDER
     if isinstance(value, dict):
-        # Pulumi's isSecureValue: a map whose only key is `secure`, with text in it.
-        if len(value) == 1 and isinstance(value.get("secure"), str):
-            return SECRET_PLACEHOLDER
         return {key: _blind(item) for key, item in value.items()}
     if isinstance(value, list):
         return [_blind(item) for item in value]
     return value
+
+
+def _has_secure(value: Any) -> bool:
+    """Whether a `{secure: ...}` is anywhere in the value: then the whole key is secret."""
+    if _is_secure(value):
+        return True
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return any(_has_secure(item) for item in items)
 
 
 def _as_config_string(value: Any, where: str) -> str:

@@ -59,7 +59,7 @@ class AksClusterArgs:
     secret_resource_group: bool = False   # aks-kueue:resourceGroupName is a secret key
 
 
-class AksCluster(Component):
+class AksCluster(Component, kind="AksCluster"):
     resource_group_name: pulumi.Output[str]
     cluster_name: pulumi.Output[str]
     cluster_id: pulumi.Output[str]

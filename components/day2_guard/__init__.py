@@ -45,7 +45,7 @@ class Day2GuardArgs:
     hidden: Secrets = field(default_factory=Secrets)
 
 
-class Day2Guard(Component):
+class Day2Guard(Component, kind="Day2Guard"):
     previous: pulumi.Output[Previous]
     desired: pulumi.Output[Record]
     report: pulumi.Output[Report]

@@ -23,7 +23,7 @@ class GpuDevicePluginArgs:
     secret: bool = False              # aks-kueue:nodePools is a secret key: the pods' placement comes from it
 
 
-class GpuDevicePlugin(Component):
+class GpuDevicePlugin(Component, kind="GpuDevicePlugin"):
     def __init__(self, name: str, args: GpuDevicePluginArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
         child = self.child(provider=args.provider, depends_on=list(args.node_pools))

@@ -36,7 +36,7 @@ class KueueInstallArgs:
     secret: bool = False                          # aks-kueue:kueue is a secret key
 
 
-class KueueInstall(Component):
+class KueueInstall(Component, kind="KueueInstall"):
     """Everything that needs Kueue's CRDs or webhooks must depend on `installer`.
 
     Not registered at all with `install: none`. The installer is protected (unless

@@ -32,7 +32,7 @@ class KueueQueuesArgs:
     secret_keys: frozenset[str] = frozenset()
 
 
-class KueueQueues(Component):
+class KueueQueues(Component, kind="KueueQueues"):
     """Every object depends on the installer: it is created after Kueue's CRDs and
     webhooks exist, and deleted while Kueue's controller still runs its finalizers.
 

@@ -32,7 +32,7 @@ class ModelCarrierArgs:
     hidden: Secrets = field(default_factory=Secrets)
 
 
-class ModelCarrier(Component):
+class ModelCarrier(Component, kind="ModelCarrier"):
     def __init__(self, name: str, args: ModelCarrierArgs, opts: Optional[pulumi.ResourceOptions] = None):
         opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(
             aliases=[pulumi.Alias(type_=_OLD_TYPE, name=_OLD_NAME)]))

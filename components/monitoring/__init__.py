@@ -69,7 +69,7 @@ class MonitoringArgs:
     tags: Mapping[str, str] = field(default_factory=dict)
 
 
-class Monitoring(Component):
+class Monitoring(Component, kind="Monitoring"):
     summary: dict[str, Any]
 
     def __init__(self, name: str, args: MonitoringArgs, opts: Optional[pulumi.ResourceOptions] = None):

@@ -29,7 +29,7 @@ class MonitoringWorkspacesArgs:
     tags: Mapping[str, str] = field(default_factory=dict)
 
 
-class MonitoringWorkspaces(Component):
+class MonitoringWorkspaces(Component, kind="MonitoringWorkspaces"):
     azure_monitor_workspace_id: Optional[pulumi.Output[str]]
     log_analytics_workspace_id: Optional[pulumi.Output[str]]
 

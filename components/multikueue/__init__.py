@@ -75,7 +75,7 @@ class MultiKueueWorkerArgs:
     summary: Mapping[str, Any] = field(default_factory=dict)   # the `fleet` output (fleet_outputs.worker_outputs)
 
 
-class MultiKueueWorker(Component):
+class MultiKueueWorker(Component, kind="MultiKueueWorker"):
     kubeconfig: pulumi.Output[str]
 
     def __init__(self, name: str, args: MultiKueueWorkerArgs, opts: Optional[pulumi.ResourceOptions] = None):
@@ -135,7 +135,7 @@ class MultiKueueManagerArgs:
     summary: Mapping[str, Any] = field(default_factory=dict)   # the `fleet` output (fleet_outputs.manager_outputs)
 
 
-class MultiKueueManager(Component):
+class MultiKueueManager(Component, kind="MultiKueueManager"):
     def __init__(self, name: str, args: MultiKueueManagerArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
         after_kueue = self.child(provider=args.provider, depends_on=[args.installer],

@@ -29,7 +29,7 @@ class NodePoolsArgs:
     secret: bool = False              # aks-kueue:nodePools is a secret key
 
 
-class NodePools(Component):
+class NodePools(Component, kind="NodePools"):
     agent_pools: dict[str, cs.AgentPool]
 
     def __init__(self, name: str, args: NodePoolsArgs, opts: Optional[pulumi.ResourceOptions] = None):

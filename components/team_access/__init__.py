@@ -75,7 +75,7 @@ class TeamAccessArgs:
                    namespaces=namespaces, secret=secret)
 
 
-class TeamAccess(Component):
+class TeamAccess(Component, kind="TeamAccess"):
     summary: dict[str, Any]
 
     def __init__(self, name: str, args: TeamAccessArgs, opts: Optional[pulumi.ResourceOptions] = None):
