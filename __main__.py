@@ -71,7 +71,8 @@ pools = NodePools("pools", NodePoolsArgs(
 gpu_pools = [p for p in model.pools if p.needs_device_plugin]
 gpu_node_pools = [pools.agent_pools[p.name] for p in gpu_pools]
 if gpu_pools:
-    GpuDevicePlugin("gpu", GpuDevicePluginArgs(gpu_pools, cluster.provider, gpu_node_pools, "nodePools" in secret))
+    GpuDevicePlugin("gpu", GpuDevicePluginArgs(pools=gpu_pools, provider=cluster.provider, node_pools=gpu_node_pools,
+                                               secret="nodePools" in secret))
 # With `install: none` Kueue is not installed, and nothing that needs it is registered.
 kueue = None
 if settings.kueue.install != "none":

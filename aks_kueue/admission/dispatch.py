@@ -31,7 +31,10 @@ def dispatch(manager: Iterable[dict], workers: Sequence[tuple[str, Iterable[dict
     and objects, would decide of its copy, and `dispatchedTo`, the worker taken to win the race.
     `resource_rules`: the manager's Kueue Configuration's exclusions and transformations (a worker's
     own Configuration is not in its outputs, so its copies are charged as the manager charges them)."""
+    manager = list(manager)
     with _collector_paused():
+        # The manager's objects are read first, so that its errors come before any worker's.
+        snapshot = Snapshot.from_objects(manager, resource_rules)
         remotes = [(name, Snapshot.from_objects(objects, resource_rules)) for name, objects in workers]
 
         def race(record: dict[str, Any], manifest: dict, order: int, reserved: bool) -> None:
@@ -48,4 +51,4 @@ def dispatch(manager: Iterable[dict], workers: Sequence[tuple[str, Iterable[dict
                                                                          "podSets", "message")}})
             record.update(workers=raced, dispatchedTo=winner, dispatch=ALL_AT_ONCE)
 
-        return simulate(manager, resource_rules, race)
+        return simulate(manager, resource_rules, race, snapshot)

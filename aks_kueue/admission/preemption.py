@@ -298,7 +298,8 @@ class Preemptor:
         return (self._group(hierarchy, cq, preemptor, frs, True, True) if hierarchy else _NONE,
                 self._group(by_priority, cq, preemptor, frs, False, True) if by_priority else _NONE)
 
-    def _over_quota(self, frs: frozenset, subtree: QuotaNode, skip: Optional[QuotaNode], generation: int) -> list[QuotaNode]:
+    def _over_quota(self, frs: frozenset, subtree: QuotaNode, skip: Optional[QuotaNode],
+                    generation: int) -> list[QuotaNode]:
         """The ClusterQueues over their quota on `frs` in this subtree, skipping the part
         already searched. Remembered until something is admitted to or removed from the
         tree: every search starts from the same usage until then."""

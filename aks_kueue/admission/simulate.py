@@ -19,14 +19,16 @@ from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 
 
 def simulate(manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES,
-             then: Optional[Callable[[dict[str, Any], dict, int, bool], None]] = None) -> list[dict[str, Any]]:
+             then: Optional[Callable[[dict[str, Any], dict, int, bool], None]] = None,
+             snapshot: Optional[Snapshot] = None) -> list[dict[str, Any]]:
     """One decision per pending Workload, in order, shaped as the CLI contract's `workloads` items; a Fit
     is admitted. `resource_rules`: the Kueue Configuration's resource exclusions and transformations;
-    `then` adds to each record (given it, the manifest, its order and whether it fits)."""
+    `then` adds to each record (given it, the manifest, its order and whether it fits); `snapshot`: the
+    manifests' own, when the caller has built it already."""
     manifests = list(manifests)
     decisions = []
     with _collector_paused():
-        snapshot = Snapshot.from_objects(manifests, resource_rules)
+        snapshot = snapshot or Snapshot.from_objects(manifests, resource_rules)
         for order, manifest in enumerate(m for m in manifests if m.get("kind") == "Workload"):
             if (manifest.get("status") or {}).get("admission"):
                 continue

@@ -162,7 +162,7 @@ def _choices(names: list[str]) -> str:
 
 
 def judge_version(version: str, on: Optional[date] = None, cal: Optional[Calendar] = None,
-          at_least: int = 0) -> VersionVerdict:
+                  at_least: int = 0) -> VersionVerdict:
     """Judge `version` ("1.34" or "1.34.7") on day `on` against the calendar.
 
     `at_least` is the caller's own lowest minor: the versions a message proposes instead

@@ -75,8 +75,8 @@ def check_plan(
     code = 1 if offending else 0
     if as_json:
         print_document({"plan": str(plan), "allowReplacement": [str(e) for e in allowances],
-                      "allowReplacementFrom": source, "steps": [j.to_json() for j in judged],
-                      "offending": len(offending), "result": RESULTS[code]})
+                        "allowReplacementFrom": source, "steps": [j.to_json() for j in judged],
+                        "offending": len(offending), "result": RESULTS[code]})
     else:
         # The verdict is the command's answer: every line on stdout, the refused steps first.
         for item in offending:

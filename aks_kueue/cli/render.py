@@ -65,7 +65,7 @@ def print_outcome(outcome: Outcome, show_outputs: bool = False, console=None) ->
 
 
 def verdict_text(outcome: Outcome, refused: str = "REFUSED by the day-2 guard ({})", rejected: str = "REJECTED: {}",
-            passes: str = "passes every mandatory policy") -> str:
+                 passes: str = "passes every mandatory policy") -> str:
     """Refused by the guard, else rejected by a mandatory policy, else passing; then the advisory
     count. `refused` and `rejected` take the count in words ("2 changes", "1 mandatory violation")."""
     mandatory = sum(1 for v in outcome.violations if v.enforcement_level == "mandatory")
@@ -114,8 +114,8 @@ def verdict_groups(outcome: Outcome) -> list[_VerdictGroup]:
         if finding.kind in GROUPED:
             key = (verdict.level, verdict.policy, finding.kind, finding.object)
             if key not in by_heading:
-                by_heading[key] = _VerdictGroup(verdict.level, verdict.policy, f"{finding.object}: {GROUPED[finding.kind]}",
-                                         grouped=True)
+                by_heading[key] = _VerdictGroup(verdict.level, verdict.policy,
+                                                f"{finding.object}: {GROUPED[finding.kind]}", grouped=True)
                 groups.append(by_heading[key])
             by_heading[key].items.append(verdict)
         else:

@@ -198,8 +198,7 @@ def markdown(document: dict[str, Any], trace) -> str:
         lines += table(DIFF_COLUMNS, _difference_rows(document)) + [""]
         pools = _pool_differences(configurations)
         if pools:
-            lines += table(("pool", "node-hours", "Δ", "peak nodes", "Δ", "hours at maxCount", "Δ"),
-                                     pools) + [""]
+            lines += table(("pool", "node-hours", "Δ", "peak nodes", "Δ", "hours at maxCount", "Δ"), pools) + [""]
     for index, configuration in enumerate(configurations):
         role = "" if len(configurations) == 1 else (" (this change)" if index == 0 else " (base)")
         opened = len(configurations) == 1

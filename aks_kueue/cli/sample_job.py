@@ -294,7 +294,7 @@ def _pod_sets(kind: str, gpus: int, chooser: Chooser) -> list[SamplePodSet]:
     def placed(name: str, count: int, requests: dict[str, int], flavor: str = cpu_flavor, pool=cpu_pool,
                gpu_resource: Optional[str] = None) -> SamplePodSet:
         return SamplePodSet(name, count, _covered(requests, chooser.quota, chooser.rules), flavor,
-                      f"pool {pool.name}, {pool.spec.vm_size}", chooser.tolerations(flavor), gpu_resource)
+                            f"pool {pool.name}, {pool.spec.vm_size}", chooser.tolerations(flavor), gpu_resource)
 
     def small(name: str, cpu: int, memory: int, count: int = 1) -> SamplePodSet:
         node = cpu_pool.node.amounts
@@ -365,7 +365,8 @@ def _fit_charges(pod_sets: list[SamplePodSet], quota: QueueQuota, rules: Any, cl
         raise error
 
 
-def _over(pod_sets: list[SamplePodSet], quota: QueueQuota, charged, cluster_queue: str, what: str) -> Optional[SampleError]:
+def _over(pod_sets: list[SamplePodSet], quota: QueueQuota, charged, cluster_queue: str,
+          what: str) -> Optional[SampleError]:
     """The error for the first flavor and resource whose nominal quota is less than what the pods are
     `charged` (per pod: flavor, resource, amount) in all, if there is one."""
     used: dict[tuple[str, str], int] = {}

@@ -124,7 +124,7 @@ def _version(cluster: Cluster, today: Optional[date]) -> list[Finding]:
         return []
     try:
         verdict = kubernetes_versions.judge_version(cluster.kubernetes_version, today or kubernetes_versions.today(),
-                                            at_least=MIN_KUBERNETES_MINOR)
+                                                    at_least=MIN_KUBERNETES_MINOR)
     except ValueError:
         return []  # not a version at all: the settings refuse it, and AKS would refuse the cluster
     return [Finding(KUBERNETES_VERSION, WARNING, cluster.subject, cluster_key(cluster, "kubernetesVersion"), warning)

@@ -46,8 +46,11 @@ def topology_findings(model: Model, valid: list[Valid], placements: Mapping[str,
     levels = {item.name: topology_levels(m) for item, m in valid if item.kind == "Topology"}
     flavor_topology = {item.name: (m.get("spec") or {}).get("topologyName")
                        for item, m in valid if item.kind == "ResourceFlavor"}
-    explicit = {id(m) for _, m, _, _ in decided if any(explicitly_requests(p) for p in (m.get("spec") or {}).get("podSets")
-                                                  or [] if isinstance(p, dict))}
+    explicit = set()
+    for _, manifest, _, _ in decided:
+        pod_sets = (manifest.get("spec") or {}).get("podSets") or []
+        if any(explicitly_requests(p) for p in pod_sets if isinstance(p, dict)):
+            explicit.add(id(manifest))
     if not any(flavor_topology.values()) and not explicit:
         return []
     checks = provisioning_checks(valid)

@@ -103,9 +103,12 @@ def _fleet(settings: Settings, inputs: FleetInputs, objects: list[KueueItem], pr
                   exported_teams=fleet_outputs.team_names(exported) if exported is not None else None)
     # A ClusterQueue that already names a MultiKueue check of the stack's own keeps it, alone.
     own = {o.name for o in objects if o.kind == "AdmissionCheck" and multikueue.is_multikueue(o.manifest)}
-    checked = [KueueItem({**o.manifest, "spec": _with_check(o.manifest.get("spec") or {}, multikueue.CHECK_NAME,
-                                                             None)}, o.key)
-               if o.kind == "ClusterQueue" and not own & _check_names(o) else o for o in objects]
+    checked = []
+    for o in objects:
+        if o.kind == "ClusterQueue" and not own & _check_names(o):
+            spec_with_check = _with_check(o.manifest.get("spec") or {}, multikueue.CHECK_NAME, None)
+            o = KueueItem({**o.manifest, "spec": spec_with_check}, o.key)
+        checked.append(o)
     return fleet, checked + fleet_outputs.multikueue_objects(fleet), set()
 
 
@@ -180,8 +183,8 @@ def cluster(settings: Settings) -> Cluster:
                        **_create_only(system, network))
     provider = sec.key_vault_secrets_provider
     monitoring = settings.monitoring
-    windows = ((AUTO_UPGRADE_CONFIG, spec.maintenance.auto_upgrade), (NODE_OS_UPGRADE_CONFIG,
-                                                                     spec.maintenance.node_os_upgrade))
+    windows = ((AUTO_UPGRADE_CONFIG, spec.maintenance.auto_upgrade),
+               (NODE_OS_UPGRADE_CONFIG, spec.maintenance.node_os_upgrade))
     return Cluster(
         name=spec.name, region=settings.location, kubernetes_version=spec.kubernetes_version, sku=spec.sku,
         tier=spec.tier, node_provisioning=spec.effective_node_provisioning, network=network,
@@ -349,9 +352,9 @@ def _feature_problems(settings: Settings, objects: list[KueueItem], workloads: l
     """What the queue objects need of the cluster and of Kueue: the cluster autoscaler for
     ProvisioningRequest checks, Topology Aware Scheduling on for topologies."""
     auto = settings.cluster.effective_node_provisioning == "Auto"
-    problems = [Problem(item.key, "ProvisioningRequests are answered by the cluster autoscaler, and this cluster uses "
-                        "node auto-provisioning (cluster.nodeProvisioning Auto or sku Automatic), which does not answer "
-                        "them; the check would never pass. Remove the ProvisioningRequest check, or use "
+    problems = [Problem(item.key, "ProvisioningRequests are answered by the cluster autoscaler, and this cluster "
+                        "uses node auto-provisioning (cluster.nodeProvisioning Auto or sku Automatic), which does not "
+                        "answer them; the check would never pass. Remove the ProvisioningRequest check, or use "
                         "nodeProvisioning: Manual with autoscaled nodePools")
                 for item in objects if auto and item.kind == "AdmissionCheck" and is_provisioning(item.manifest)]
     kueue = settings.kueue

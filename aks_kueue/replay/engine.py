@@ -54,7 +54,7 @@ from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provision
 from aks_kueue.aks.autoscaler import SCALE_UP_CLASSES
 from aks_kueue.replay.config import ReplayConfig
 from aks_kueue.replay.nodes import (BACKOFF, BOOKED_READY, FINISH, NODE_READY, REQUEUE, SCALE_DOWN, SUBMIT, TIMEOUT,
-                                   NodeModel, PodGroup)
+                                    NodeModel, PodGroup)
 from aks_kueue.replay.trace import Trace, TraceWorkload
 
 FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
@@ -399,8 +399,8 @@ class _Replay:
         self._close(end)
         if progress is not None:
             progress(end, self.done, 0)
-        return ReplayOutcome(self.config, self.runs, self.queues, self.meters, self.nodes, end, self.done, self.cycles,
-                       self.decisions, self.snapshot, self.notes)
+        return ReplayOutcome(self.config, self.runs, self.queues, self.meters, self.nodes, end, self.done,
+                             self.cycles, self.decisions, self.snapshot, self.notes)
 
     def _settle(self, now: float) -> None:
         """After an instant's events: schedule, then place pods, until nothing changes."""

@@ -59,6 +59,8 @@ class Generated:
 
 def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
     error = Where(file, document=0)
+    if not isinstance(document, dict):
+        raise error("cohorts", "must be a map")  # what the generator needs first
     error.known(document, TOP_KEYS)
     flavor = DEFAULT_FLAVOR
     notes = []

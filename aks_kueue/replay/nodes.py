@@ -123,7 +123,11 @@ class PodGroup:
 
 
 def _fits(free: dict[str, int], requests: dict[str, int]) -> bool:
-    return all(free.get(resource, 0) >= value for resource, value in requests.items())
+    # A loop, not all(...): this runs for every node tried in scale-up, booking and packing.
+    for resource, value in requests.items():
+        if free.get(resource, 0) < value:
+            return False
+    return True
 
 
 def _take(room: dict[str, int], requests: dict[str, int], sign: int = 1) -> None:
@@ -382,9 +386,11 @@ class NodeModel:
                     continue
                 plan.append((group, node))
                 _take(trial[id(node)], group.requests)
-        new_nodes = (self._one_pool(rest) if scale_up else None) if rest else []
-        if new_nodes is None:
-            return False
+        new_nodes: list = []
+        if rest:  # pods no ready node holds: new nodes of one pool, or nothing
+            new_nodes = self._one_pool(rest) if scale_up else None
+            if new_nodes is None:
+                return False
         for group, node in plan:
             self._place(node, group, now)
         for pool, packing in new_nodes:
@@ -399,6 +405,8 @@ class NodeModel:
     def _one_pool(rest: list[PodGroup]) -> Optional[list[tuple[PoolState, list[PodGroup]]]]:
         """The new nodes of ONE pool (the first that can) that hold every pod left (`rest`, a group
         per pod): all or nothing."""
+        if not rest:
+            return []
         common = set.intersection(*({p.index for p in group.pools} for group in rest))
         for pool in rest[0].pools:
             if pool.index not in common:

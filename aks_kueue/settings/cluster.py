@@ -15,7 +15,7 @@ from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.aks.vm_sizes import lookup
 from aks_kueue.settings.base import GUID as _GUID, ConfigModel, check, checked, matching
 from aks_kueue.settings.monitoring import LogAnalyticsWorkspaceId
-from aks_kueue.settings.pools import MaxPods, OsDiskSize, OsDiskType, os_disk_fits, size_hint
+from aks_kueue.settings.pools import MaxPods, OsDiskSize, OsDiskType, os_disk_problems, size_hint
 from aks_kueue.versions import MIN_KUBERNETES_MINOR
 
 Zone = Literal["1", "2", "3"]
@@ -97,7 +97,9 @@ class SystemPool(ConfigModel):
                              "(Windows nodes belong in a user pool, which this program does not create)")
         return value
 
-    _os_disk = os_disk_fits
+    @check
+    def _os_disk(self):
+        yield from os_disk_problems(self)
 
 
 class AutoscalerProfile(ConfigModel):

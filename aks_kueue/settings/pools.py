@@ -83,8 +83,7 @@ OsDiskSize = Annotated[int, Field(ge=30, le=2048)]
 MaxPods = Annotated[int, Field(ge=limits.MIN_MAX_PODS, le=limits.MAX_MAX_PODS)]
 
 
-@check
-def os_disk_fits(pool):
+def os_disk_problems(pool):
     """The system pool's and each node pool's OS disk: AKS refuses an ephemeral disk the size does not
     support or cannot hold (concepts-storage: "If you do request an ephemeral OS, you receive a
     validation error"). A size the catalog does not know is not checked."""
@@ -194,7 +193,9 @@ class NodePool(ConfigModel):
             yield "vmSize", (f"{size.name} is below the AKS user-pool floor of {limits.USER_POOL_MIN_VCPUS} vCPU and "
                              f"{limits.USER_POOL_MIN_MEMORY_GIB} GiB; pick a larger size")
 
-    _os_disk = os_disk_fits
+    @check
+    def _os_disk(self):
+        yield from os_disk_problems(self)
 
     @check(first=True)
     def _gpu_options(self):

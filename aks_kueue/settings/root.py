@@ -143,10 +143,12 @@ class Settings(ConfigModel):
     @check(first=True)
     def _without_kueue(self):
         """With `kueue.install: none` nothing may need Kueue's CRDs or webhooks."""
+        if self.kueue.install != "none":
+            return
         needs = [("queues", self.queues is not None and self.queues.has_objects),
                  ("queueManifests", self.queue_manifests), ("expectedWorkloads", self.expected_workloads)]
         for key, present in needs:
-            if present and self.kueue.install == "none":
+            if present:
                 yield key, ("kueue.install is none, so there is no Kueue to hold it; remove it for the update that "
                             "uninstalls Kueue and add it back with the new install mode")
 

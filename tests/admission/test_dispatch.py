@@ -55,3 +55,17 @@ def test_a_workload_no_worker_admits_stays_dispatched_to_none():
     decisions = dispatch(queues("fleet", "8") + [workload("a", 3)], [("west", queues("a100", "2"))])
     assert decisions[0]["mode"] == "Fit" and decisions[0]["dispatchedTo"] is None
     assert decisions[0]["workers"][0]["mode"] == "NoFit"
+
+
+def test_the_managers_objects_are_read_before_the_workers():
+    def bad_priority(value: str) -> dict:
+        return {"apiVersion": V1, "kind": "WorkloadPriorityClass", "metadata": {"name": "p"}, "value": value}
+
+    manager = queues("fleet", "8", check=True) + [bad_priority("manager-high")]
+    workers = [("west", queues("a100", "2") + [bad_priority("worker-high")])]
+    try:
+        dispatch(manager, workers)
+    except ValueError as error:
+        assert "manager-high" in str(error) and "worker-high" not in str(error)
+    else:
+        raise AssertionError("a WorkloadPriorityClass whose value is not a number was read")

@@ -87,3 +87,11 @@ def test_a_generator_file_goes_alone(tmp_path):
     other.write_text('{"submitted": 0, "queue": "q", "podSets": [{}]}\n')
     with pytest.raises(TraceError, match="give it alone"):
         read_trace([str(path), str(other)])
+
+
+def test_an_empty_document_before_the_generator_is_refused_naming_cohorts(tmp_path):
+    path = tmp_path / "generator.yaml"
+    path.write_text("---\n---\n" + yaml.safe_dump(SMALL))
+    with pytest.raises(TraceError) as caught:
+        read_trace([str(path)])
+    assert caught.value.key == "cohorts" and "must be a map" in str(caught.value)

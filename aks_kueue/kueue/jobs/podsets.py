@@ -94,12 +94,12 @@ class Reader:
     def _read(self, parent: Any, key: str, path: str, kind: type, type_name: str, required: bool = False) -> Any:
         """The value at `key`; None when it is unset or (reported) not of type `kind`."""
         value = parent.get(key) if isinstance(parent, dict) else None
-        where = Path(path).child(key)
+        # The path is built only for an error: every job's every field is read here.
         if value is None:
             if required:
-                self.errors.append(k8s_field.required(where))
+                self.errors.append(k8s_field.required(Path(path).child(key)))
         elif isinstance(value, bool) or not isinstance(value, kind):
-            self.errors.append(k8s_field.invalid(where, value, f"must be of type {type_name}"))
+            self.errors.append(k8s_field.invalid(Path(path).child(key), value, f"must be of type {type_name}"))
             return None
         return value
 
