@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional
 
 from aks_kueue.aks import kubernetes_versions
 from aks_kueue.day2.allow import ACKNOWLEDGED_ONLY, ALLOW_KEY, MANAGER_ENTRY, Allowances, Entry, Target
@@ -135,13 +135,15 @@ class Report:
     notices: list[Finding] = field(default_factory=list)
     guarded: bool = True
 
-    def refuse(self, kind: str, *rest: Any) -> None:
-        """An error, `Finding(kind, ERROR, object, key, message, fix, numbers)`."""
-        self.refusals.append(Finding(kind, ERROR, *rest))
+    def refuse(self, kind: str, subject: str, key: str, message: str, fix: str = "",
+               numbers: Optional[Mapping[str, Any]] = None) -> None:
+        """An error: the update must not go through as it is."""
+        self.refusals.append(Finding(kind, ERROR, subject, key, message, fix, dict(numbers or {})))
 
-    def notice(self, kind: str, *rest: Any) -> None:
-        """A warning, `Finding(kind, WARNING, object, key, message, fix, numbers)`."""
-        self.notices.append(Finding(kind, WARNING, *rest))
+    def notice(self, kind: str, subject: str, key: str, message: str, fix: str = "",
+               numbers: Optional[Mapping[str, Any]] = None) -> None:
+        """A warning: what the update does, said before it does it."""
+        self.notices.append(Finding(kind, WARNING, subject, key, message, fix, dict(numbers or {})))
 
 
 def _change(subject: str, key: str, old: Any, new: Any) -> Callable[..., None]:

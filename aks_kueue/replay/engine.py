@@ -143,7 +143,10 @@ class QueueState:
         self.series: list[tuple[float, int]] = [(0.0, 0)]
 
     def _group(self, hash_: tuple, in_heap: bool) -> Group:
-        return self.groups.get(hash_) or self.groups.setdefault(hash_, Group(hash_, in_heap))
+        group = self.groups.get(hash_)
+        if group is None:
+            group = self.groups[hash_] = Group(hash_, in_heap)
+        return group
 
     def _announce(self, group: Group) -> None:
         group.version += 1
@@ -612,7 +615,10 @@ class _Replay:
         """The run's usage counted (`sign` 1) or no longer (-1) in its queue's meters."""
         meters = self.meters[run.cq]
         for fr, value in run.decision.assignment.usage.items():
-            (meters.get(fr) or meters.setdefault(fr, Meter(0))).change(now, sign * value)
+            meter = meters.get(fr)
+            if meter is None:
+                meter = meters[fr] = Meter(0)
+            meter.change(now, sign * value)
 
     def _flavors(self, decision: Decision) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
         """The flavors and pod counts a decision assigns, per pod set: one copy per distinct

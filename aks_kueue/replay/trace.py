@@ -57,7 +57,7 @@ class TraceError(LoadError):
         return {"file": self.source or None, **{k: v for k, v in where.items() if v is not None}, "message": str(self)}
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # one per line read: not frozen, whose __init__ costs twice as much
 class Where:
     """A place in a trace file (its line, or its document and the path to a value in it): every
     reader builds its errors with one, `where(field, message)`, so that they all read alike."""
