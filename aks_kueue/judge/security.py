@@ -92,7 +92,7 @@ def cluster_check(kind: str, title: str, source: str, applies_to: str = "Managed
     return register
 
 
-def cluster_setting(kind: str, title: str, source: str, holds: Callable[[Cluster], bool], field: str,
+def cluster_setting(kind: str, title: str, source: str, *, holds: Callable[[Cluster], bool], field: str,
                     message: str | Callable[[Cluster], str], fix: str, applies_to: str = "ManagedCluster") -> None:
     """A baseline rule of one cluster setting: where `holds` is false, one issue at `field`."""
     cluster_check(kind, title, source, applies_to)(lambda cluster: [] if holds(cluster) else [
@@ -101,11 +101,15 @@ def cluster_setting(kind: str, title: str, source: str, holds: Callable[[Cluster
 
 _AKS = "learn.microsoft.com/azure/aks/"
 
-cluster_setting(LOCAL_ACCOUNTS, "Local accounts are disabled, so every access goes through Entra ID.",
-                f"{_AKS}local-accounts; checkov CKV_AZURE_141", lambda c: c.security.local_accounts_disabled,
-                "security.localAccountsDisabled", "local accounts are enabled: AKS then issues static cluster-admin "
-                "credentials that bypass Entra ID and cannot be revoked per user",
-                "set cluster.security.localAccountsDisabled: true")
+cluster_setting(
+    LOCAL_ACCOUNTS,
+    "Local accounts are disabled, so every access goes through Entra ID.",
+    f"{_AKS}local-accounts; checkov CKV_AZURE_141",
+    holds=lambda c: c.security.local_accounts_disabled,
+    field="security.localAccountsDisabled",
+    message="local accounts are enabled: AKS then issues static cluster-admin credentials that bypass "
+            "Entra ID and cannot be revoked per user",
+    fix="set cluster.security.localAccountsDisabled: true")
 
 
 @cluster_check(AZURE_RBAC, "Kubernetes authorisation uses Entra ID with Azure RBAC.",
@@ -120,11 +124,14 @@ def azure_rbac(cluster: Cluster) -> list[tuple[str, str, str]]:
     return found
 
 
-cluster_setting(NETWORK_POLICY, "A network policy engine (azure, calico or cilium) is enabled.",
-                f"{_AKS}use-network-policies; checkov CKV_AZURE_7", lambda c: c.network.policy in NETWORK_POLICIES,
-                "network.policy",
-                lambda c: f"the network policy engine is {c.network.policy or 'unset'}: pods can reach every other pod",
-                f"set cluster.network.policy to one of {', '.join(NETWORK_POLICIES)}")
+cluster_setting(
+    NETWORK_POLICY,
+    "A network policy engine (azure, calico or cilium) is enabled.",
+    f"{_AKS}use-network-policies; checkov CKV_AZURE_7",
+    holds=lambda c: c.network.policy in NETWORK_POLICIES,
+    field="network.policy",
+    message=lambda c: f"the network policy engine is {c.network.policy or 'unset'}: pods can reach every other pod",
+    fix=f"set cluster.network.policy to one of {', '.join(NETWORK_POLICIES)}")
 
 
 def public_ranges(ranges: tuple[str, ...]) -> Optional[str]:
@@ -186,29 +193,46 @@ def system_pool_isolation(cluster: Cluster) -> list[tuple[str, str, str]]:
             for pool in cluster.system_pools if not any(same_taint(t, SYSTEM_POOL_TAINT) for t in pool.taints)]
 
 
-cluster_setting(KUBECONFIG, "The cluster's kubeconfig stays secret: its provider keeps it in additionalSecretOutputs, "
-                "and no other resource carries one in its inputs.", "Pulumi secrets (pulumi.md); no checkov check",
-                lambda c: c.security.kubeconfig_secret, "", "the kubeconfig is not kept secret: the Kubernetes "
-                "provider does not list it in additionalSecretOutputs, or another resource carries one in its inputs",
-                "keep the kubeconfig in the provider with additionalSecretOutputs: [kubeconfig], or in a Secret",
-                "ManagedCluster and the Kubernetes provider")
-cluster_setting(AZURE_POLICY, "The Azure Policy add-on is on.", f"{_AKS}use-azure-policy; checkov CKV_AZURE_116",
-                lambda c: c.security.azure_policy, "security.azurePolicy", "the Azure Policy add-on is off: no policy "
-                "(the AKS deployment safeguards, Pod Security Standards) is enforced inside the cluster",
-                "set cluster.security.azurePolicy: true")
-cluster_setting(DEFENDER, "Microsoft Defender for Containers' sensor is on.",
-                "learn.microsoft.com/azure/defender-for-cloud/defender-for-containers-enable; the AKS security "
-                "baseline (Azure security benchmark); checkov CKV_AZURE_85 checks only the subscription's plan",
-                lambda c: c.security.defender, "security.defender",
-                lambda c: "Microsoft Defender for Containers' sensor is "
-                f"{'turned off' if c.security.defender is False else 'not turned on by this stack'}: runtime threats "
-                "on the nodes are not detected", "turn on aks-kueue:monitoring with containerInsights (Defender uses "
-                "its Log Analytics workspace) or set cluster.security.defender.logAnalyticsWorkspaceId; remove "
-                "defender.enabled: false")
-cluster_setting(IMAGE_CLEANER, "Image Cleaner removes unused and vulnerable images from the nodes.",
-                f"{_AKS}image-cleaner (preconfigured on AKS Automatic); no checkov check",
-                lambda c: c.security.image_cleaner, "security.imageCleaner", "Image Cleaner is off: unused images, "
-                "vulnerable ones included, stay on the nodes", "set cluster.security.imageCleaner.enabled: true")
+cluster_setting(
+    KUBECONFIG,
+    "The cluster's kubeconfig stays secret: its provider keeps it in additionalSecretOutputs, and no "
+    "other resource carries one in its inputs.",
+    "Pulumi secrets (pulumi.md); no checkov check",
+    holds=lambda c: c.security.kubeconfig_secret,
+    field="",
+    message="the kubeconfig is not kept secret: the Kubernetes provider does not list it in "
+            "additionalSecretOutputs, or another resource carries one in its inputs",
+    fix="keep the kubeconfig in the provider with additionalSecretOutputs: [kubeconfig], or in a Secret",
+    applies_to="ManagedCluster and the Kubernetes provider")
+cluster_setting(
+    AZURE_POLICY,
+    "The Azure Policy add-on is on.",
+    f"{_AKS}use-azure-policy; checkov CKV_AZURE_116",
+    holds=lambda c: c.security.azure_policy,
+    field="security.azurePolicy",
+    message="the Azure Policy add-on is off: no policy (the AKS deployment safeguards, Pod Security "
+            "Standards) is enforced inside the cluster",
+    fix="set cluster.security.azurePolicy: true")
+cluster_setting(
+    DEFENDER,
+    "Microsoft Defender for Containers' sensor is on.",
+    "learn.microsoft.com/azure/defender-for-cloud/defender-for-containers-enable; the AKS security "
+    "baseline (Azure security benchmark); checkov CKV_AZURE_85 checks only the subscription's plan",
+    holds=lambda c: c.security.defender,
+    field="security.defender",
+    message=lambda c: "Microsoft Defender for Containers' sensor is "
+                      f"{'turned off' if c.security.defender is False else 'not turned on by this stack'}: runtime "
+                      "threats on the nodes are not detected",
+    fix="turn on aks-kueue:monitoring with containerInsights (Defender uses its Log Analytics workspace) "
+        "or set cluster.security.defender.logAnalyticsWorkspaceId; remove defender.enabled: false")
+cluster_setting(
+    IMAGE_CLEANER,
+    "Image Cleaner removes unused and vulnerable images from the nodes.",
+    f"{_AKS}image-cleaner (preconfigured on AKS Automatic); no checkov check",
+    holds=lambda c: c.security.image_cleaner,
+    field="security.imageCleaner",
+    message="Image Cleaner is off: unused images, vulnerable ones included, stay on the nodes",
+    fix="set cluster.security.imageCleaner.enabled: true")
 
 
 @baseline(MONITORING, "Managed Prometheus and Container Insights collect the cluster's metrics and logs.",
@@ -236,11 +260,14 @@ def max_pods(model: Model) -> list[Issue]:
             for pool in model.pools if pool.max_pods < MIN_MAX_PODS]
 
 
-cluster_setting(PAID_TIER, "The cluster runs on a paid tier (Standard or Premium), with an uptime SLA.",
-                f"{_AKS}free-standard-pricing-tiers; checkov CKV_AZURE_170 (which accepts Standard only)",
-                lambda c: c.tier in PAID_TIERS, "tier",
-                lambda c: f"the cluster runs on the {c.tier} tier, which has no uptime SLA for its API server",
-                "set cluster.tier: Standard (or Premium)")
+cluster_setting(
+    PAID_TIER,
+    "The cluster runs on a paid tier (Standard or Premium), with an uptime SLA.",
+    f"{_AKS}free-standard-pricing-tiers; checkov CKV_AZURE_170 (which accepts Standard only)",
+    holds=lambda c: c.tier in PAID_TIERS,
+    field="tier",
+    message=lambda c: f"the cluster runs on the {c.tier} tier, which has no uptime SLA for its API server",
+    fix="set cluster.tier: Standard (or Premium)")
 
 
 @baseline(EPHEMERAL_OS,
@@ -298,12 +325,15 @@ def host_encryption(model: Model) -> list[Issue]:
     return found
 
 
-cluster_setting(SECRETS_ROTATION, "Where the Key Vault secrets provider is on, it rotates secrets.",
-                f"{_AKS}csi-secrets-store-configuration-options; checkov CKV_AZURE_172",
-                lambda c: not (p := c.security.key_vault_secrets_provider) or not p.enabled or p.rotation,
-                "security.keyVaultSecretsProvider.secretRotation", "the Key Vault secrets provider is on without "
-                "rotation: pods keep a secret's old value after it changes in Key Vault",
-                "set cluster.security.keyVaultSecretsProvider.secretRotation: true")
+cluster_setting(
+    SECRETS_ROTATION,
+    "Where the Key Vault secrets provider is on, it rotates secrets.",
+    f"{_AKS}csi-secrets-store-configuration-options; checkov CKV_AZURE_172",
+    holds=lambda c: not (p := c.security.key_vault_secrets_provider) or not p.enabled or p.rotation,
+    field="security.keyVaultSecretsProvider.secretRotation",
+    message="the Key Vault secrets provider is on without rotation: pods keep a secret's old value after "
+            "it changes in Key Vault",
+    fix="set cluster.security.keyVaultSecretsProvider.secretRotation: true")
 
 
 def _created_with(pool: Pool, field: str, message: str, setting: str) -> Issue:
