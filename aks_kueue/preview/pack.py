@@ -20,7 +20,7 @@ from google.protobuf import struct_pb2
 from pulumi.runtime.proto import analyzer_pb2
 from pulumi_policy import EnforcementLevel
 
-from aks_kueue.compat import PolicyAnalyzerServicer as _PolicyAnalyzerServicer
+from aks_kueue.compat import SERVICER_READS, PolicyAnalyzerServicer as _PolicyAnalyzerServicer, resolve
 from aks_kueue.policies import PACK_NAME, PACK_VERSION, POLICIES
 from aks_kueue.policies.config import config_error, reconcile
 from aks_kueue.preview.recorder import UNKNOWN, UNKNOWN_TEXT
@@ -148,8 +148,8 @@ def run_pack(name: str, version: str, policies: list, run: Any,
     with decoded_once() as decoding:
         # A resource's options and provider are built once, not once per stack policy: the servicer's
         # own methods, remembered per request, on this servicer alone.
-        servicer._get_resource_options = decoding.remembered("options", servicer._get_resource_options)
-        servicer._get_provider_resource = decoding.remembered("provider", servicer._get_provider_resource)
+        for method in SERVICER_READS:
+            setattr(servicer, method, decoding.remembered(method, resolve(f"servicer.{method}").__get__(servicer)))
         found += _analyze_each(servicer, resources)
         response = servicer.AnalyzeStack(_StackRequest(resources), None)
     found += [violation(d, d.urn or None) for d in response.diagnostics]

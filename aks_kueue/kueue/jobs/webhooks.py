@@ -149,9 +149,9 @@ def ray(obj: dict[str, Any], kind: str, managed: bool, options: JobOptions) -> l
                                         "a kueue-managed RayCluster can use autoscaling only as an elastic job: enable "
                                         "the ElasticJobsViaWorkloadSlices feature gate and set the "
                                         f'"{ELASTIC_JOB}": "true" annotation'))
-    else:
-        # rayservice_webhook.go: raycluster.ValidateCreate on the cluster spec (the stored field is
-        # spec.rayClusterConfig; Kueue names it spec.rayClusterSpec in its messages).
+    else:  # RayJob and RayService: the cluster spec they carry
+        # rayjob_webhook.go checks spec.rayClusterSpec; rayservice_webhook.go runs raycluster.ValidateCreate on
+        # spec.rayClusterConfig, which Kueue's messages also name spec.rayClusterSpec.
         path = Path("spec", "rayClusterSpec")
         cluster_spec = _map(spec.get("rayClusterSpec" if kind == "RayJob" else "rayClusterConfig"))
         if cluster_spec.get("enableInTreeAutoscaling") is True and not elastic(obj, options):
