@@ -147,4 +147,4 @@ def _use(pool: Pool) -> preflight.PoolUse:
     size = lookup(pool.vm_size)
     return preflight.PoolUse(key=pool.key or f"node pool {pool.name}", vm_size=pool.vm_size, nodes=pool.max_count,
                              vcpus=size.vcpus if size else (pool.explicit.cpu if pool.explicit else None),
-                             gpu=pool.gpu_vendor is not None)
+                             gpu=pool.gpu_vendor is not None, spot=pool.spot)
