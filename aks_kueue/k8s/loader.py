@@ -90,20 +90,28 @@ STACK_FILE_LIMITS = Limits(max_bytes=1 * MIB, too_large="from a stack or project
 
 @dataclass(frozen=True)
 class LoadError(Exception):
-    """A file that cannot be used; `str()` is a sentence naming the file (and document)."""
+    """A file that cannot be used; `str()` is a sentence naming the file and the place in it (its
+    line in a line-oriented file, else its document) and the field: `FILE line N: field: reason`."""
 
     source: str
     document: Optional[int]
     reason: str
+    line: Optional[int] = None   # 1-based
+    key: Optional[str] = None    # the field, e.g. `retailPrice` or `podSets[0].count`
 
     def __str__(self) -> str:
         if not self.source:
             return self.reason  # about a flag, not a file
-        where = display_name(self.source) + (f" document {self.document}" if self.document is not None else "")
-        return f"{where}: {self.reason}"
+        where = display_name(self.source)
+        if self.line is not None:
+            where += f" line {self.line}"
+        elif self.document is not None:
+            where += f" document {self.document}"
+        return f"{where}: {self.key + ': ' if self.key else ''}{self.reason}"
 
     def as_json(self) -> dict[str, Any]:
-        return {"file": self.source or None, "document": self.document, "message": str(self)}
+        where = {"line": self.line, "document": self.document, "key": self.key or None}
+        return {"file": self.source or None, **{k: v for k, v in where.items() if v is not None}, "message": str(self)}
 
 
 def read_text(path: str | Path, limits: Limits = DEFAULT_LIMITS, what: str = "a YAML or JSON file",
@@ -216,6 +224,31 @@ def parse_json(text: str, source: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     return value
 
 
+def json_value_at(text: str, index: int, source: str, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, int]:
+    """The JSON value that starts at `index` of `text` (a file that holds several values in a row, or
+    whose parts a reader walks itself to know their lines), and the index just after it; with the
+    bounds of `parse_json`. A syntax error names its line and column in the whole text."""
+    try:
+        value, end = _DECODER.raw_decode(text, index)
+    except _DuplicateKey as duplicate:
+        raise LoadError(source, None, f"the key {duplicate.key!r} appears twice in one object; keep one (JSON "
+                                      "readers disagree on which would win)", line=line_of(text, index)) from None
+    except RecursionError:
+        raise LoadError(source, None, f"nested deeper than {limits.max_depth} levels",
+                        line=line_of(text, index)) from None
+    except json.JSONDecodeError as error:
+        raise LoadError(source, None, f"not valid JSON at column {error.colno}: {error.msg}",
+                        line=error.lineno) from None
+    if _depth_exceeds(value, limits.max_depth):
+        raise LoadError(source, None, f"nested deeper than {limits.max_depth} levels", line=line_of(text, index))
+    return value, end
+
+
+def line_of(text: str, index: int) -> int:
+    """The 1-based line of `text` that holds the character at `index`."""
+    return text.count("\n", 0, index) + 1
+
+
 def loads_json(text: str, source: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     """`parse_json` for files that must be JSON: a syntax error is a LoadError too."""
     try:
@@ -253,6 +286,9 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
                 raise _DuplicateKey(key)
             seen.add(key)
     return result
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_pairs)
 
 
 def _looks_like_json(text: str) -> bool:
