@@ -97,7 +97,8 @@ def test_the_line_of_the_chosen_row_is_where_it_starts(tmp_path):
 
 
 def test_pages_concatenated_several_files_arrays_and_bare_rows_are_all_read(tmp_path):
-    concatenated = write(tmp_path, "pages.json", page([REGULAR], "https://prices.azure.com/...&$skip=1000") + "\n"
+    # `cat page.json >> prices.json` (docs/replay.md's loop): pages with nothing between them.
+    concatenated = write(tmp_path, "pages.json", page([REGULAR], "https://prices.azure.com/...&$skip=1000")
                          + page([DECOYS[0]]))
     array = write(tmp_path, "array.json", json.dumps([DECOYS[4]]))
     bare = write(tmp_path, "rows.jsonl", "\n".join(json.dumps(r) for r in (SPOT, DECOYS[6])) + "\n")
@@ -260,3 +261,18 @@ def test_the_curl_line_is_valid_bash_and_asks_for_the_filter():
     assert done.stdout.splitlines() == [
         "-sfG", "https://prices.azure.com/api/retail/prices", "--data-urlencode", "$filter=" + fetch_filter(
             ["eastus"], [H100, D16]), "--data-urlencode", "currencyCode='USD'", "-o", "prices.json"]
+
+
+def test_the_docs_curl_line_is_the_one_for_prod(tmp_path):
+    """docs/replay.md's line for prod is what `fetch_command` writes for prod's region and user pools,
+    and the NoPrice sentence it quotes is the reader's."""
+    from tests.conftest import stack_doc
+    from tests.docs.pages import examples, DOCS
+
+    prod = stack_doc("prod")
+    line = fetch_command([prod["azure-native:location"]], [p["vmSize"] for p in prod["aks-kueue:nodePools"]])
+    assert any(example.script.strip() == line for example in examples(DOCS / "replay.md"))
+    rows = [row(product="Virtual Machines NCadsH100v5 Series Windows")] * 3 + [
+        row(kind="Reservation", price=36500.0)] * 2 + [REGULAR]
+    told = str(read_prices([write(tmp_path, "p.json", page(rows))]).price(H100, "eastus", Meter.SPOT))
+    assert f"`{told}`" in " ".join((DOCS / "replay.md").read_text().split())
