@@ -45,6 +45,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shlex
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
@@ -68,7 +69,7 @@ _OPTIONAL_TEXT = ("effectiveStartDate", "serviceName", "skuName")
 # What an Azure name may hold in the `$filter` a shell line carries (sizes, regions, currencies).
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 _SPACE = re.compile(r"[ \t\r\n]*")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:\d{2})?)?$")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([Tt]\d{2}:\d{2}:\d{2}(?P<fraction>\.\d+)?([Zz]|[+-]\d{2}:\d{2}))?$")
 
 
 class Meter(str, Enum):
@@ -97,17 +98,13 @@ class PriceRow:
     hourly: float                   # retailPrice
     currency: str
     date: Optional[str]             # effectiveStartDate, as written (the API calls it optional)
+    effective: datetime             # `date` as a UTC instant; the earliest one without a date (it loses)
     meter: Optional[Meter]          # None when the row is no price of any pool
     ignored: str = ""               # why, when `meter` is None
 
     @property
     def where(self) -> str:
         return f"{display_name(self.file)} line {self.line}"
-
-    @property
-    def effective(self) -> datetime:
-        """`date` as an instant, the earliest one when it is missing (rows without one lose ties)."""
-        return _instant(self.date) if self.date else datetime.min
 
 
 @dataclass(frozen=True)
@@ -275,12 +272,13 @@ def price_row(value: Any, file: str, line: int) -> PriceRow:
         raise LoadError(file, None, f"must be true or false, not {_shown(primary)}", line=line,
                         key="isPrimaryMeterRegion")
     date = value.get("effectiveStartDate")
-    if date is not None and not _DATE.match(date):
-        raise LoadError(file, None, f"must be an RFC 3339 time such as 2026-11-01T00:00:00Z, not {date!r}",
+    effective = _instant(date) if date is not None else datetime.min
+    if effective is None:
+        raise LoadError(file, None, f"must be an RFC 3339 time such as 2026-11-01T00:00:00Z, not {_shown(date)}",
                         line=line, key="effectiveStartDate")
     meter, ignored = _meter(value)
     return PriceRow(file, line, value["armSkuName"], value["armRegionName"], float(price), value["currencyCode"],
-                    date, meter, ignored)
+                    date, effective, meter, ignored)
 
 
 def _meter(row: Mapping[str, Any]) -> tuple[Optional[Meter], str]:
@@ -407,9 +405,19 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _instant(text: str) -> datetime:
-    """An effectiveStartDate as a naive UTC instant (Python 3.10's fromisoformat reads no `Z`)."""
-    found = datetime.fromisoformat(re.sub(r"[Zz]$", "+00:00", text.replace(" ", "T")))
+def _instant(text: str) -> Optional[datetime]:
+    """An effectiveStartDate (RFC 3339, or a date alone) as a naive UTC instant; None when it is neither.
+    Written for Python 3.10's fromisoformat, which reads no `Z` and only 3 or 6 digits of a second."""
+    match = _DATE.match(text)
+    if match is None:
+        return None
+    if match.group("fraction"):
+        digits = (match.group("fraction")[1:] + "000000")[:6]
+        text = f"{text[:match.start('fraction')]}.{digits}{text[match.end('fraction'):]}"
+    try:
+        found = datetime.fromisoformat(re.sub(r"[Zz]$", "+00:00", text).replace("t", "T"))
+    except ValueError:  # a month, a day or an hour out of range
+        return None
     return found.astimezone(timezone.utc).replace(tzinfo=None) if found.tzinfo is not None else found
 
 
@@ -438,7 +446,7 @@ def fetch_command(regions: Iterable[str], sizes: Iterable[str], out: str = "pric
     encoded = f"--data-urlencode \"\\$filter={fetch_filter(regions, sizes)}\""
     if currency is not None:
         encoded += f" --data-urlencode \"currencyCode='{_names([currency], 'currency')[0]}'\""
-    return f"curl -sfG '{RETAIL_PRICES_API}' {encoded} -o {out}"
+    return f"curl -sfG '{RETAIL_PRICES_API}' {encoded} -o {shlex.quote(out)}"
 
 
 def _names(values: Iterable[str], what: str) -> list[str]:

@@ -129,6 +129,9 @@ def test_the_latest_price_wins_and_two_prices_of_one_date_are_refused(tmp_path):
     older = write(tmp_path, "june.json", page([REGULAR]))
     newer = write(tmp_path, "july.json", page([row(price=6.5, effectiveStartDate="2025-07-01T00:00:00Z")]))
     assert read_prices([newer, older]).price(H100, "eastus", Meter.REGULAR).hourly == 6.5
+    # Instants, not texts: 02:00 at +03:00 is before 00:00 UTC on the same day.
+    early = write(tmp_path, "early.json", page([row(price=6.1, effectiveStartDate="2025-06-01T02:00:00.5+03:00")]))
+    assert read_prices([early, older]).price(H100, "eastus", Meter.REGULAR).hourly == 6.98
     again = write(tmp_path, "again.json", page([REGULAR]))
     assert read_prices([older, again]).price(H100, "eastus", Meter.REGULAR).hourly == 6.98  # the same row twice
     other = write(tmp_path, "other.json", "\n\n" + page([row(price=7.5)]))
@@ -183,7 +186,9 @@ def read_price_of(value) -> Price:
     (lambda r: r.update(type=None), "type: must be a string, not null"),
     (lambda r: r.update(isPrimaryMeterRegion="yes"), "isPrimaryMeterRegion: must be true or false, not \"yes\""),
     (lambda r: r.update(effectiveStartDate="June 2025"),
-     "effectiveStartDate: must be an RFC 3339 time such as 2026-11-01T00:00:00Z, not 'June 2025'"),
+     "effectiveStartDate: must be an RFC 3339 time such as 2026-11-01T00:00:00Z, not \"June 2025\""),
+    (lambda r: r.update(effectiveStartDate="2025-13-01T00:00:00Z"),
+     "effectiveStartDate: must be an RFC 3339 time such as 2026-11-01T00:00:00Z, not \"2025-13-01T00:00:00Z\""),
 ])
 def test_a_bad_row_is_named_by_file_line_and_field(tmp_path, change, message):
     bad = dict(SPOT)
@@ -254,13 +259,13 @@ def test_the_fetch_filter_names_the_regions_and_sizes():
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_the_curl_line_is_valid_bash_and_asks_for_the_filter():
     """Run it against a stand-in `curl` that prints its arguments, one a line."""
-    line = fetch_command(["eastus"], [H100, D16], out="prices.json", currency="USD")
+    line = fetch_command(["eastus"], [H100, D16], out="my prices.json", currency="USD")
     done = subprocess.run(["bash", "-c", 'curl() { printf "%s\\n" "$@"; }\n' + line], capture_output=True, text=True,
                           timeout=10)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [
         "-sfG", "https://prices.azure.com/api/retail/prices", "--data-urlencode", "$filter=" + fetch_filter(
-            ["eastus"], [H100, D16]), "--data-urlencode", "currencyCode='USD'", "-o", "prices.json"]
+            ["eastus"], [H100, D16]), "--data-urlencode", "currencyCode='USD'", "-o", "my prices.json"]
 
 
 def test_the_docs_curl_line_is_the_one_for_prod(tmp_path):
