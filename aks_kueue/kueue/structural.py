@@ -77,8 +77,8 @@ def _needs(rule: str) -> _Needs | None:
         if not path and use == "all":
             return None
         node = root
-        for field in path:
-            node = node.fields.setdefault(field, _Needs())
+        for name in path:
+            node = node.fields.setdefault(name, _Needs())
         if use == "all":
             node.all = True
         elif use == "size":
