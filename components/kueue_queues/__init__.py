@@ -50,7 +50,7 @@ class KueueQueues(Component, kind="KueueQueues"):
 
     def __init__(self, name: str, args: KueueQueuesArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
-        self._name = name
+        self._prefix = name  # the names of its resources start with its own
         self._args = args
         self.namespaces = {}
         for namespace in args.namespaces:
@@ -60,7 +60,10 @@ class KueueQueues(Component, kind="KueueQueues"):
                 f"{name}-namespace-{namespace.name}", manifest, patch=namespace.existing, opts=self.child(
                     provider=args.provider, retain_on_delete=None if namespace.existing else args.protection.retains(
                         namespace_entry(namespace.name))))
-        self._aliases = legacy_aliases(name, [(o.kind, o.namespace, o.name) for o in args.objects])
+        # The old logical names of objects an earlier release named otherwise; each object hands its
+        # old URN to the `aliases` option. (Not `self._aliases`: that is pulumi.Resource's own, which
+        # the SDK reads to alias this component's children.)
+        self._old_names = legacy_aliases(name, [(o.kind, o.namespace, o.name) for o in args.objects])
         self.objects: dict[tuple[str, Optional[str], str], pulumi.Resource] = {}
         for obj in args.objects:  # referenced kinds come first
             self.objects[(obj.kind, obj.namespace, obj.name)] = self._register(obj)
@@ -77,10 +80,10 @@ class KueueQueues(Component, kind="KueueQueues"):
         metadata = dict(manifest["metadata"])
         fields = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind", "metadata")}
         key = (obj.kind, obj.namespace, obj.name)
-        name = logical_name(self._name, obj.kind, obj.namespace, obj.name)
+        name = logical_name(self._prefix, obj.kind, obj.namespace, obj.name)
         spec = manifest.get("spec")
         immutable = immutable_paths(obj.kind, spec if isinstance(spec, dict) else None)
-        old = self._aliases.get(key)
+        old = self._old_names.get(key)
         opts = self.child(
             provider=self._args.provider, depends_on=[self._args.installer, *self._references(obj)],
             # A field Kueue declares immutable replaces the object instead of failing the update;

@@ -80,7 +80,7 @@ class TeamAccess(Component, kind="TeamAccess"):
 
     def __init__(self, name: str, args: TeamAccessArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
-        self._name, self._args = name, args
+        self._prefix, self._args = name, args
         self._subscription = authorization.get_client_config_output().subscription_id
         groups = list(dict.fromkeys(g for grant in args.grants for g in grant.groups))
         for group in groups:
@@ -127,7 +127,7 @@ class TeamAccess(Component, kind="TeamAccess"):
         self._role_name = f"aks-kueue batch user ({args.cluster_name}, {guid[:8]})"
         group_scope = pulumi.Output.from_input(args.cluster_id).apply(access.resource_group_id)
         definition = authorization.RoleDefinition(
-            f"{self._name}-batch-user-role", role_definition_id=guid, role_name=self._role_name, role_type="CustomRole",
+            f"{self._prefix}-batch-user-role", role_definition_id=guid, role_name=self._role_name, role_type="CustomRole",
             description=f"aks-kueue: submit, watch and delete Kueue jobs and read Workloads and LocalQueues in a "
                         f"namespace of AKS cluster {args.cluster_name}",
             scope=group_scope, assignable_scopes=[group_scope],
@@ -140,7 +140,7 @@ class TeamAccess(Component, kind="TeamAccess"):
                 lambda cluster_id, namespace=grant.namespace: access.namespace_scope(cluster_id, namespace))
             for group in grant.groups:
                 authorization.RoleAssignment(
-                    f"{self._name}-{grant.namespace}-{self._named(group)}", scope=scope, principal_id=group,
+                    f"{self._prefix}-{grant.namespace}-{self._named(group)}", scope=scope, principal_id=group,
                     principal_type="Group", role_definition_id=role_definition(self._subscription, guid),
                     description=f"aks-kueue: lets this team submit and watch jobs in namespace {grant.namespace}",
                     opts=self.child(depends_on=[definition]))
@@ -153,9 +153,9 @@ class TeamAccess(Component, kind="TeamAccess"):
             opts = self.child(provider=args.provider, depends_on=after)
             role_kind = "ClusterRole"
             if args.install != "helm":
-                role = KubernetesObject(f"{self._name}-{grant.namespace}-role",
+                role = KubernetesObject(f"{self._prefix}-{grant.namespace}-role",
                                         rbac.batch_user_role(grant.namespace, args.frameworks), opts)
                 opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[role]))
                 role_kind = "Role"
-            KubernetesObject(f"{self._name}-{grant.namespace}-binding",
+            KubernetesObject(f"{self._prefix}-{grant.namespace}-binding",
                              rbac.submitters_binding(grant.namespace, grant.groups, role_kind), opts)
