@@ -85,8 +85,9 @@ PRIVATE: dict[str, Private] = {
     "sync_await": Private(
         "pulumi.runtime.sync_await:_sync_await", "pulumi", ">=3.200,<4",
         "Waits for a future inside a running program, as the SDK's synchronous `invoke` does. A program's top "
-        "level cannot await: the offline preview serializes stack outputs with it (preview/run.py), and a fleet "
-        "member reads other stacks' outputs before registering anything (components/multikueue/stack_outputs.py)."),
+        "level cannot await: the offline preview serializes stack outputs with it (preview/run.py), and the day-2 "
+        "guard and a fleet member read stacks' outputs with it, once, before what depends on them is registered "
+        "(components/stack_outputs.py; the alternative registers resources inside `Output.apply`)."),
     "get_stack_trace": Private(
         "pulumi.runtime.resource:_get_stack_trace", "pulumi", ">=3.200,<4",
         "Walks the whole Python stack at every registration for the resource's source position, which the "

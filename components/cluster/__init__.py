@@ -78,8 +78,8 @@ class AksCluster(Component, kind="AksCluster"):
         self.monitoring_workspaces = MonitoringWorkspaces(f"{name}-monitoring", MonitoringWorkspacesArgs(
             args.monitoring, group.name, spec.region, spec.name, args.tags), self.child()) if args.monitoring else None
         # The update that creates the cluster sends the system pool inline; later ones send none.
-        profiles = args.guard.previous.apply(
-            lambda previous: [system_pool_profile(args)] if previous.record is None else None)
+        previous = args.guard.previous
+        profiles = [system_pool_profile(args)] if previous.record is None else None
         inputs = secret_inputs(merge_cluster_inputs(
             {**cluster_inputs(args, self._defender_workspace(args)), "agent_pool_profiles": profiles},
             self.monitoring_workspaces.cluster_inputs if self.monitoring_workspaces else {}), args.secret)
@@ -92,8 +92,7 @@ class AksCluster(Component, kind="AksCluster"):
         self.cluster_name = managed.name
         self.cluster_id = managed.id
         self.oidc_issuer_url = managed.oidc_issuer_profile.apply(lambda p: p.issuer_url if p else None)
-        self.system_pool = args.guard.previous.apply(
-            lambda previous: self._system_pool(name, args, group, managed, previous))
+        self.system_pool = self._system_pool(name, args, group, managed, previous)
         self.maintenance = self._maintenance(name, args, group, managed)
         kubeconfig, deployer_access = self._credentials(name, args, group, managed)
         self.kubeconfig = pulumi.Output.secret(kubeconfig)

@@ -1,7 +1,7 @@
 """A stack's part in a MultiKueue fleet (`aks-kueue:fleet`).
 
 - `read_fleet`: the other stacks' outputs, read through StackReferences before the model is built
-  (`stack_outputs.py` says why they are awaited).
+  (`components/stack_outputs.py` says why they are awaited).
 - `MultiKueueWorker`, on a worker: the access its manager gets, exactly as Kueue's
   `create-multikueue-kubeconfig.sh` creates it (the service account `multikueue-sa` in kueue-system,
   its ClusterRole and binding), one long-lived `kubernetes.io/service-account-token` Secret per token
@@ -33,7 +33,7 @@ from aks_kueue.settings.fleet import Fleet as FleetSettings
 from aks_kueue.versions import KUEUE_NAMESPACE
 from components import Component
 from components.kubernetes_object import RBAC_API, KubernetesObject, manifest, role_binding, service_account
-from components.multikueue.stack_outputs import read_stacks
+from components.stack_outputs import read_stacks, stack_references
 
 SECRET_OUTPUTS = ["data", "stringData"]   # as pulumi-kubernetes' own Secret class marks them
 
@@ -60,9 +60,10 @@ def read_fleet(fleet: FleetSettings, stack: str) -> FleetReading:
         stacks, names = [w.stack for w in fleet.workers or []] + [stack], [FLEET_OUTPUT, KUBECONFIG_OUTPUT]
     else:
         stacks, names = [fleet.manager], [FLEET_OUTPUT]
-    read = read_stacks("fleet", stacks, names)
-    return FleetReading(FleetInputs(stack, {s: outputs for s, (_, outputs) in read.items() if outputs.values}),
-                        {s: reference for s, (reference, _) in read.items()})
+    references = stack_references("fleet", stacks)
+    read = read_stacks(references, names)
+    return FleetReading(FleetInputs(stack, {s: outputs for s, outputs in read.items() if outputs and outputs.values}),
+                        references)
 
 
 @dataclass(frozen=True)
