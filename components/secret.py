@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional
 
 import pulumi
@@ -14,6 +15,24 @@ from aks_kueue.secrets import Secrets
 # this attribute (pulumi/_types.py `input_type`, checked in pulumi 3.272); their values live in the
 # instance's `__dict__` under the Python names `pulumi.set` gives them. Read only here.
 _INPUT_TYPE_MARK = "_pulumi_input_type"
+
+
+@dataclass(frozen=True)
+class SecretKeys:
+    """Which of what the program registers derives from a secret: the stack's top-level `aks-kueue:`
+    keys set with `--secret` (`settings.source.secret_keys`, without the namespace), and whether
+    another fleet member's `fleet` output this stack read is secret (`FleetReading.secret`). Every
+    component is handed this one set and asks it about the keys its inputs come from."""
+
+    keys: frozenset[str] = frozenset()
+    fleet_outputs: bool = False
+
+    def any(self, *keys: str) -> bool:
+        """Whether one of these top-level keys (`nodePools`, `queues`) is secret."""
+        return not self.keys.isdisjoint(keys)
+
+
+NO_SECRET_KEYS = SecretKeys()
 
 
 def secret_inputs(inputs: Mapping[str, Any], secret: bool) -> dict[str, Any]:

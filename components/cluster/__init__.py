@@ -33,7 +33,7 @@ from components import Component
 from components.azure_object import AzureObject, role_definition
 from components.cluster.kubeconfig import decode_first, use_azure_cli_login
 from components.day2_guard import Gated
-from components.secret import secret_inputs
+from components.secret import NO_SECRET_KEYS, SecretKeys, secret_inputs
 from components.monitoring.cluster_inputs import merge_cluster_inputs
 from components.monitoring.workspaces import MonitoringWorkspaces, MonitoringWorkspacesArgs
 from components.node_pools import agent_pool
@@ -55,8 +55,8 @@ class AksClusterArgs:
     monitoring: Optional[Monitoring] = None
     # Defender's own Log Analytics workspace; without it Defender sends to monitoring's.
     defender_workspace_id: Optional[str] = None
-    secret: bool = False              # aks-kueue:cluster is a secret key
-    secret_resource_group: bool = False   # aks-kueue:resourceGroupName is a secret key
+    # The secret keys: what comes of aks-kueue:cluster (and of resourceGroupName) is sent as a secret.
+    secret: SecretKeys = NO_SECRET_KEYS
 
 
 class AksCluster(Component, kind="AksCluster"):
@@ -70,7 +70,7 @@ class AksCluster(Component, kind="AksCluster"):
         super().__init__(name, opts)
         protection, gate, spec = args.protection, args.guard.gate, args.cluster
         group = resources.ResourceGroup(
-            f"{name}-rg", **secret_inputs({"resource_group_name": spec.resource_group}, args.secret_resource_group),
+            f"{name}-rg", **secret_inputs({"resource_group_name": spec.resource_group}, args.secret.any("resourceGroupName")),
             location=spec.region, tags=args.tags,
             opts=self.child(protect=protection.protects(RESOURCE_GROUP_ENTRY), depends_on=[gate]))
 
@@ -82,7 +82,7 @@ class AksCluster(Component, kind="AksCluster"):
         profiles = [system_pool_profile(args)] if previous.record is None else None
         inputs = secret_inputs(merge_cluster_inputs(
             {**cluster_inputs(args, self._defender_workspace(args)), "agent_pool_profiles": profiles},
-            self.monitoring_workspaces.cluster_inputs if self.monitoring_workspaces else {}), args.secret)
+            self.monitoring_workspaces.cluster_inputs if self.monitoring_workspaces else {}), args.secret.any("cluster"))
         ignored = [] if manages_kubernetes_version(spec.security.upgrade_channel or "none") else ["kubernetesVersion"]
         managed = cs.ManagedCluster(
             f"{name}-aks", resource_group_name=group.name, **inputs,
@@ -122,7 +122,7 @@ class AksCluster(Component, kind="AksCluster"):
         adopt = record.system_pool_owner is SystemPoolOwner.CLUSTER and record.cluster_id
         pool = args.cluster.system_pool
         return agent_pool(self, f"{name}-system", pool, group.name, managed.name, args.tags, args.guard,
-                          args.protection, args.secret,
+                          args.protection, args.secret.any("cluster"),
                           import_=f"{record.cluster_id}/agentPools/{pool.name}" if adopt else None)
 
     def _maintenance(self, name: str, args: AksClusterArgs, group, managed) -> list[pulumi.CustomResource]:
@@ -130,7 +130,7 @@ class AksCluster(Component, kind="AksCluster"):
         configs = []
         for window in args.cluster.maintenance:
             inputs = secret_inputs({"configName": window.config_name, "maintenanceWindow": dict(window.window)},
-                                   args.secret)
+                                   args.secret.any("cluster"))
             configs.append(AzureObject(
                 MAINTENANCE_CONFIGURATION, f"{name}-{_MAINTENANCE_SUFFIX[window.config_name]}",
                 {"resourceGroupName": group.name, "resourceName": managed.name, **inputs}, self.child()))

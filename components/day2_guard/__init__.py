@@ -22,7 +22,12 @@ from aks_kueue.day2.state import OUTPUT, Previous, Record, from_outputs, kept_po
 from aks_kueue.model.carrier import existing_pools_text
 from aks_kueue.secrets import Secrets
 from components import Component
+from components.secret import NO_SECRET_KEYS, SecretKeys
 from components.stack_outputs import read_stacks
+
+
+# The stack keys the `day2` record derives from (a fleet member's links come from `fleet`).
+RECORDED_KEYS = ("cluster", "nodePools", "resourceGroupName", "queues", "queueManifests", "fleet")
 
 
 class Gated(Protocol):
@@ -47,7 +52,8 @@ class Day2GuardArgs:
     desired: Record                 # what this update would leave, before the last deployment is known
     allowances: Allowances
     stack: str                      # this stack's fully qualified name, org/project/stack
-    secret: bool = False            # the record derives from a secret stack key: export it as a secret
+    # The secret keys: the record is exported as a secret where a key it derives from is one.
+    secret: SecretKeys = NO_SECRET_KEYS
     # The secret config values: no refusal or notice shows one (`aks_kueue.secrets`).
     hidden: Secrets = field(default_factory=Secrets)
 
@@ -96,7 +102,9 @@ class Day2Guard(Component, kind="Day2Guard"):
     def record(self) -> pulumi.Input[dict]:
         """The `day2` stack output the next update's guard reads."""
         exported = to_output(self.desired)
-        return pulumi.Output.secret(exported) if self._args.secret or self._previous_secret else exported
+        keys = self._args.secret
+        secret = keys.fleet_outputs or keys.any(*RECORDED_KEYS) or self._previous_secret
+        return pulumi.Output.secret(exported) if secret else exported
 
 
 def _judged(previous: Previous, desired: Record, allowances: Allowances, hidden: Secrets) -> Report:

@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 
 from aks_kueue.day2.allow import Entry, Target
 from aks_kueue.settings.kueue import Kueue
-from components.secret import secret_inputs
+from components.secret import NO_SECRET_KEYS, SecretKeys, secret_inputs
 from components.kubernetes_object import HelmRelease
 from components.kueue_install.values import helm_values
 from aks_kueue.versions import (KUEUE_API_VERSION, KUEUE_CHART_REPOSITORY, KUEUE_NAMESPACE,
@@ -28,12 +28,12 @@ class KueueInstallArgs:
     cluster_name: pulumi.Input[str]
     provider: k8s.Provider
     node_pools: Sequence[pulumi.Resource]
-    gate: pulumi.Input[pulumi.Resource]           # the day-2 guard's verdict
+    gate: pulumi.Resource                         # the day-2 guard's read of the last deployment
     # Kueue's quota and borrowing metrics (`metrics.enableClusterQueueResources`), which the monitoring
     # dashboard shows; the Helm path only, the managed extension exposes no setting for it.
     cluster_queue_metrics: bool = False
     protect: bool = False                         # Pulumi `protect` on the installer
-    secret: bool = False                          # aks-kueue:kueue is a secret key
+    secret: SecretKeys = NO_SECRET_KEYS           # what comes of aks-kueue:kueue is sent as a secret
 
 
 class KueueInstall(Component, kind="KueueInstall"):
@@ -89,7 +89,7 @@ class KueueInstall(Component, kind="KueueInstall"):
             cluster_resource_name="managedClusters", cluster_name=args.cluster_name, extension_name="kueue",
             extension_type=MANAGED_KUEUE_EXTENSION_TYPE,
             scope=kc.ScopeArgs(cluster=kc.ScopeClusterArgs(release_namespace=KUEUE_NAMESPACE)),
-            **secret_inputs(release, args.secret),
+            **secret_inputs(release, args.secret.any("kueue")),
             opts=self.child(protect=args.protect, depends_on=[*args.node_pools, args.gate]))
 
     def _helm_release(self, name: str, args: KueueInstallArgs) -> pulumi.CustomResource:
@@ -102,7 +102,7 @@ class KueueInstall(Component, kind="KueueInstall"):
             "namespace": KUEUE_NAMESPACE,
             "createNamespace": True,
             # A key set with --secret is secret as a whole, tokens in chart values included.
-            "values": pulumi.Output.secret(values) if args.secret else values,
+            "values": pulumi.Output.secret(values) if args.secret.any("kueue") else values,
             # Helm waits for the controller and its webhook Deployment before the
             # release counts as created, so queue objects are not sent too early.
             "timeout": 600,

@@ -14,6 +14,7 @@ from aks_kueue.model import KueueItem, Namespace
 from aks_kueue.model.record import namespace_entry
 from components import Component, token
 from components.kubernetes_object import KubernetesObject, type_token
+from components.secret import NO_SECRET_KEYS, SecretKeys
 
 
 @dataclass(frozen=True)
@@ -24,12 +25,13 @@ class KueueQueuesArgs:
     provider: k8s.Provider
     installer: pulumi.Resource
     protection: Protection
-    secret: bool = False              # aks-kueue:queues or queueManifests is a secret key
     # What an object needs besides Kueue and the objects it names, by (kind, namespace, name): a
     # MultiKueueCluster its kubeconfig Secret.
     needs: Mapping[tuple[str, Optional[str], str], Sequence[pulumi.Resource]] = field(default_factory=dict)
-    # The secret top-level keys (`nodePools`): an object built from one (`KueueItem.derived_from`) is secret.
-    secret_keys: frozenset[str] = frozenset()
+    # The secret keys: every object is secret where aks-kueue:queues or queueManifests is one (or the
+    # fleet's outputs this stack mirrors are), an object built from another (`KueueItem.derived_from`,
+    # a flavor from `nodePools`) where that one is.
+    secret: SecretKeys = NO_SECRET_KEYS
 
 
 class KueueQueues(Component, kind="KueueQueues"):
@@ -72,7 +74,9 @@ class KueueQueues(Component, kind="KueueQueues"):
         self.register_outputs({"objects": self.summary, "namespaces": list(self.namespaces)})
 
     def _secret(self, value, obj: Optional[KueueItem] = None):
-        secret = self._args.secret or (obj is not None and bool(obj.derived_from & self._args.secret_keys))
+        keys = self._args.secret
+        secret = keys.any("queues", "queueManifests") or keys.fleet_outputs \
+            or (obj is not None and keys.any(*obj.derived_from))
         return pulumi.Output.secret(value) if secret else value
 
     def _register(self, obj: KueueItem) -> pulumi.Resource:

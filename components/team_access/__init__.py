@@ -26,6 +26,7 @@ from aks_kueue.settings.root import Settings
 from components import Component
 from components.azure_object import role_definition
 from components.kubernetes_object import KubernetesObject
+from components.secret import NO_SECRET_KEYS, SecretKeys
 from components.team_access import rbac
 
 AZURE_RBAC = "Azure RBAC"
@@ -61,13 +62,13 @@ class TeamAccessArgs:
     installer: pulumi.Resource
     # The namespaces' own resources, so bindings are created after them.
     namespaces: Mapping[str, pulumi.Resource]
-    # aks-kueue:queues is a secret key: the group IDs are secret, so no resource is named after one.
-    secret: bool = False
+    # Where aks-kueue:queues is a secret key, the group IDs are secret, so no resource is named after one.
+    secret: SecretKeys = NO_SECRET_KEYS
 
     @classmethod
     def of(cls, settings: Settings, cluster_id: pulumi.Input[str], provider: k8s.Provider,
            installer: pulumi.Resource, namespaces: Mapping[str, pulumi.Resource],
-           secret: bool = False) -> "TeamAccessArgs":
+           secret: SecretKeys = NO_SECRET_KEYS) -> "TeamAccessArgs":
         return cls(grants=namespace_grants(settings), cluster_id=cluster_id, cluster_name=settings.cluster.name,
                    resource_group_name=settings.resource_group_name,
                    azure_rbac=settings.cluster.security.azure_rbac, install=settings.kueue.install,
@@ -96,7 +97,7 @@ class TeamAccess(Component, kind="TeamAccess"):
             self._kubernetes_grants()
         self.summary = {
             "authorization": AZURE_RBAC if args.azure_rbac else KUBERNETES_RBAC,
-            "namespaces": {grant.namespace: pulumi.Output.secret(list(grant.groups)) if args.secret
+            "namespaces": {grant.namespace: pulumi.Output.secret(list(grant.groups)) if args.secret.any("queues")
                            else list(grant.groups) for grant in args.grants},
             "role": self._role_summary(),
             "getCredentials": f"az aks get-credentials --resource-group {args.resource_group_name} "
@@ -108,7 +109,7 @@ class TeamAccess(Component, kind="TeamAccess"):
         """How a resource name carries a group: the ID itself, or where the IDs are secret a digest
         of it (URNs are never encrypted). A stack that makes aks-kueue:queues secret later sees
         these role assignments replaced under their new names."""
-        if not self._args.secret:
+        if not self._args.secret.any("queues"):
             return group
         import hashlib
 
