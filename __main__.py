@@ -41,7 +41,7 @@ hidden = program_secrets()  # no message shows a value of a secret key, no input
 for warning in settings.warnings:
     pulumi.log.warn(hidden.text(warning))
 if hidden:
-    pulumi.runtime.register_stack_transformation(secret_where_it_flows(hidden))
+    pulumi.runtime.register_resource_transform(secret_where_it_flows(hidden))
 # The keys set with --secret; a worker's mirrored teams come from the manager's outputs: secret there, secret here.
 secret = SecretKeys(secret_keys(), fleet_outputs=bool(fleet_reading and fleet_reading.secret))
 

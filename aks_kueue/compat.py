@@ -83,13 +83,13 @@ SERVICER_READS = ("_get_resource_options", "_get_provider_resource")
 
 PRIVATE: dict[str, Private] = {
     "sync_await": Private(
-        "pulumi.runtime.sync_await:_sync_await", "pulumi", ">=3.200,<4",
+        "pulumi.runtime.sync_await:_sync_await", "pulumi", ">=3.260,<4",
         "Waits for a future inside a running program, as the SDK's synchronous `invoke` does. A program's top "
         "level cannot await: the offline preview serializes stack outputs with it (preview/run.py), and the day-2 "
         "guard and a fleet member read stacks' outputs with it, once, before what depends on them is registered "
         "(components/stack_outputs.py; the alternative registers resources inside `Output.apply`)."),
     "get_stack_trace": Private(
-        "pulumi.runtime.resource:_get_stack_trace", "pulumi", ">=3.200,<4",
+        "pulumi.runtime.resource:_get_stack_trace", "pulumi", ">=3.260,<4",
         "Walks the whole Python stack at every registration for the resource's source position, which the "
         "offline preview's mocks never read (a sixth of a large organisation's preview): the offline run "
         "swaps in the empty trace the SDK itself sends when it finds no caller (`without_source_positions`)."),
@@ -124,7 +124,7 @@ PRIVATE: dict[str, Private] = {
         "`get_version()` and `get_resource_opts_defaults()` bind an object to this plugin version, as the typed "
         "classes do; components/kubernetes_object.py registers plain manifests without loading the typed SDK."),
     "pulumi_types": Private(
-        "pulumi._types", "pulumi", ">=3.200,<4",
+        "pulumi._types", "pulumi", ">=3.260,<4",
         "`is_input_type` and `input_type_types` list an SDK Args class's properties; a test checks every "
         "property name the program sends Azure against them (tests/components/monitoring/test_azure.py)."),
     "cel_core": Private(

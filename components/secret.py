@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional
 
 import pulumi
+from pulumi.runtime.rpc import is_rpc_secret
 
 from aks_kueue.secrets import Secrets
 
@@ -98,21 +99,25 @@ def _any_leaf(value: Any, test: Callable[[Any], bool], into_input_types: bool = 
     return False
 
 
-def secret_where_it_flows(secrets: Secrets) -> Callable[[pulumi.ResourceTransformationArgs],
-                                                         Optional[pulumi.ResourceTransformationResult]]:
-    """A stack transformation: every input of every resource that holds text of a secret config
-    value is sent as a secret, whichever component built it. Components make what they derive
-    from a secret key secret themselves (`secret_inputs`); this catches what they pass on as it is
-    (the region, a resource group's name, a group id in a role assignment), so a component written
-    later cannot forget it. Text is compared as `Secrets.holds` does, inside longer words too (a number
-    written in text counts; a number input does not)."""
+def secret_where_it_flows(secrets: Secrets) -> Callable[[pulumi.ResourceTransformArgs],
+                                                         Optional[pulumi.ResourceTransformResult]]:
+    """A stack transform (`pulumi.runtime.register_resource_transform`): every input of every resource
+    that holds text of a secret config value is sent as a secret, whichever component built it.
+    Components make what they derive from a secret key secret themselves (`secret_inputs`); this
+    catches what they pass on as it is (the region, a resource group's name, a group id in a role
+    assignment), so a component written later cannot forget it. Text is compared as `Secrets.holds`
+    does, inside longer words too (a number written in text counts; a number input does not).
 
-    def transform(args: pulumi.ResourceTransformationArgs) -> Optional[pulumi.ResourceTransformationResult]:
+    The engine runs it on each resource's inputs as they went over the wire (the provider's names,
+    a secret as the SDK's secret marker, which is left as it is), and sends the resource on with what
+    it returns; the offline preview's monitor plays that part (`preview/recorder.py`)."""
+
+    def transform(args: pulumi.ResourceTransformArgs) -> Optional[pulumi.ResourceTransformResult]:
         props = args.props
         if not isinstance(props, dict) or not props:
             return None
         changed = secret_if_shown(props, secrets)
-        return None if changed is props else pulumi.ResourceTransformationResult(changed, args.opts)
+        return None if changed is props else pulumi.ResourceTransformResult(changed, args.opts)
 
     return transform
 
@@ -120,7 +125,7 @@ def secret_where_it_flows(secrets: Secrets) -> Callable[[pulumi.ResourceTransfor
 def secret_if_shown(value: Any, secrets: Secrets) -> Any:
     """`value` with each part that holds text of a secret value made secret (the same object when
     none does). An output is looked at once it resolves; it stays unknown while it is."""
-    if not secrets:
+    if not secrets or is_rpc_secret(value):
         return value
     if isinstance(value, str):
         return pulumi.Output.secret(value) if secrets.holds(value) else value
