@@ -52,6 +52,8 @@ def _export(name: str, value, *keys: str) -> None:
 
 
 protection = Protection(settings.effective_protect, settings.allowances)
+spec = model.cluster
+assert spec is not None, "from_settings always describes the cluster"
 tags = {"managed-by": "aks-kueue", "stack": pulumi.get_stack()}
 
 # The guard reads this stack's last deployment; everything protected waits for its verdict.
@@ -60,7 +62,7 @@ guard = Day2Guard("day2", Day2GuardArgs(
     stack=qualified, hidden=hidden, secret=secret))
 
 cluster = AksCluster("main", AksClusterArgs(
-    cluster=model.cluster, tags=tags, protection=protection, guard=guard, monitoring=settings.monitoring,
+    cluster=spec, tags=tags, protection=protection, guard=guard, monitoring=settings.monitoring,
     defender_workspace_id=settings.cluster.security.defender.log_analytics_workspace_id,
     secret=secret))
 pools = NodePools("pools", NodePoolsArgs(
@@ -80,24 +82,26 @@ if settings.kueue.install != "none":
         cluster_queue_metrics=bool(settings.monitoring and settings.monitoring.cluster_queue_resource_metrics),
         protect=protection.protects(KUEUE_ENTRY), gate=guard.gate, secret=secret))
 if settings.monitoring:
+    assert cluster.monitoring_workspaces is not None, "the cluster creates them when monitoring is on"
     monitoring = Monitoring("monitoring", MonitoringArgs(
-        monitoring=settings.monitoring, location=model.cluster.region, resource_group_name=cluster.resource_group_name,
-        cluster_name=model.cluster.name, cluster_id=cluster.cluster_id, workspaces=cluster.monitoring_workspaces,
+        monitoring=settings.monitoring, location=spec.region, resource_group_name=cluster.resource_group_name,
+        cluster_name=spec.name, cluster_id=cluster.cluster_id, workspaces=cluster.monitoring_workspaces,
         provider=cluster.provider, kueue_installer=kueue.installer if kueue else None,
         kueue_install=settings.kueue.install,
         gpu_pools=gpu_pools, gpu_node_pools=gpu_node_pools,
-        grafana_admin_group_ids=model.cluster.security.admin_groups, tags=tags))
+        grafana_admin_group_ids=spec.security.admin_groups, tags=tags))
     _export("monitoring", monitoring.summary, "monitoring")
 # A fleet's manager connects to its workers; each worker lets its manager in (MultiKueue).
 fleet = fleet_member("fleet", model, fleet_reading, cluster.provider, kueue.installer, cluster.kubeconfig) \
-    if model.fleet and kueue else None
+    if model.fleet and fleet_reading and kueue else None
+queues = None
 if kueue is not None and model.objects:
     queues = KueueQueues("queues", KueueQueuesArgs(
         objects=model.objects, namespaces=model.namespaces, provider=cluster.provider, installer=kueue.installer,
         protection=protection, secret=secret, needs=fleet.needs if fleet else {}))
     _export("queues", queues.summary)
 # Teams' Entra groups may get credentials and submit jobs in their namespaces (none without Kueue).
-if model.submitter_groups:
+if model.submitter_groups and kueue is not None and queues is not None:
     team_access = TeamAccess("team-access", TeamAccessArgs.of(
         settings, cluster_id=cluster.cluster_id, provider=cluster.provider, installer=kueue.installer,
         namespaces=queues.namespaces, secret=secret))

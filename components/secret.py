@@ -62,8 +62,8 @@ def _each(value: Any, change: Callable[[Any], Any]) -> Any:
         items = {k: change(v) for k, v in value.items()}
         return items if any(items[k] is not value[k] for k in value) else value
     if isinstance(value, (list, tuple)):
-        items = [change(v) for v in value]
-        return items if any(a is not b for a, b in zip(items, value)) else value
+        parts = [change(v) for v in value]
+        return parts if any(a is not b for a, b in zip(parts, value)) else value
     if _is_input_type(value):
         fields = {k: change(v) for k, v in vars(value).items()}
         if all(fields[k] is v for k, v in vars(value).items()):

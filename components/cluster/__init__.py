@@ -127,7 +127,7 @@ class AksCluster(Component, kind="AksCluster"):
 
     def _maintenance(self, name: str, args: AksClusterArgs, group, managed) -> list[pulumi.CustomResource]:
         """AKS's own upgrades (the auto-upgrade channel, node images) happen only in these windows."""
-        configs = []
+        configs: list[pulumi.CustomResource] = []
         for window in args.cluster.maintenance:
             inputs = secret_inputs({"configName": window.config_name, "maintenanceWindow": dict(window.window)},
                                    args.secret.any("cluster"))
@@ -195,7 +195,7 @@ def cluster_inputs(args: AksClusterArgs, defender_workspace: Optional[pulumi.Inp
         dns_prefix=dns_prefix(spec.name),
         kubernetes_version=spec.kubernetes_version,
         sku=cs.ManagedClusterSKUArgs(name=spec.sku, tier=spec.tier),
-        identity=cs.ManagedClusterIdentityArgs(type="SystemAssigned"),
+        identity=cs.ManagedClusterIdentityArgs(type=cs.ResourceIdentityType.SYSTEM_ASSIGNED),
         auto_scaler_profile=cs.ManagedClusterPropertiesAutoScalerProfileArgs(**snake_keys(autoscaler))
         if autoscaler else None,
         node_provisioning_profile=cs.ManagedClusterNodeProvisioningProfileArgs(mode=spec.node_provisioning),

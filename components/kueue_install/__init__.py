@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -16,6 +16,9 @@ from components.kueue_install.values import helm_values
 from aks_kueue.versions import (KUEUE_API_VERSION, KUEUE_CHART_REPOSITORY, KUEUE_NAMESPACE,
                                 MANAGED_KUEUE_EXTENSION_TYPE)
 from components import Component
+
+if TYPE_CHECKING:  # each path imports its own SDK module when it runs (see KueueInstall)
+    from pulumi_azure_native import kubernetesconfiguration as kc
 
 CONTROLLER_DEPLOYMENT = "kueue-controller-manager"
 KUEUE_ENTRY = Entry(Target.KUEUE)
@@ -51,10 +54,11 @@ class KueueInstall(Component, kind="KueueInstall"):
         super().__init__(name, opts)
         kueue = args.kueue
         if kueue.install == "managed":
-            self.installer = self._extension(name, args)
+            extension = self._extension(name, args)
+            self.installer = extension
             self.summary = {
                 "installMethod": "managed", "extensionType": MANAGED_KUEUE_EXTENSION_TYPE,
-                "version": kueue.version or self.installer.current_version,
+                "version": kueue.version or extension.current_version,
                 "autoUpgrade": kueue.version is None,
             }
             if kueue.version is None:
@@ -72,7 +76,7 @@ class KueueInstall(Component, kind="KueueInstall"):
         })
         self.register_outputs({"kueue": self.summary})
 
-    def _extension(self, name: str, args: KueueInstallArgs) -> pulumi.CustomResource:
+    def _extension(self, name: str, args: KueueInstallArgs) -> "kc.Extension":
         from pulumi_azure_native import kubernetesconfiguration as kc
 
         kueue = args.kueue

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -17,6 +17,10 @@ from components.kubernetes_object import KubernetesObject, type_token
 from components.secret import NO_SECRET_KEYS, SecretKeys
 
 
+# An object of the model by (kind, namespace, name).
+ObjectKey = tuple[str, Optional[str], str]
+
+
 @dataclass(frozen=True)
 class KueueQueuesArgs:
     # The model's objects, referenced kinds first, and the namespaces of their LocalQueues.
@@ -27,7 +31,7 @@ class KueueQueuesArgs:
     protection: Protection
     # What an object needs besides Kueue and the objects it names, by (kind, namespace, name): a
     # MultiKueueCluster its kubeconfig Secret.
-    needs: Mapping[tuple[str, Optional[str], str], Sequence[pulumi.Resource]] = field(default_factory=dict)
+    needs: Mapping[ObjectKey, Sequence[pulumi.Resource]] = field(default_factory=dict)
     # The secret keys: every object is secret where aks-kueue:queues or queueManifests is one (or the
     # fleet's outputs this stack mirrors are), an object built from another (`KueueItem.derived_from`,
     # a flavor from `nodePools`) where that one is.
@@ -112,8 +116,10 @@ class KueueQueues(Component, kind="KueueQueues"):
         return f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{token('KueueQueues')}${kind}::{old_name}"
 
     def _references(self, obj: KueueItem) -> list[pulumi.Resource]:
-        spec = obj.manifest.get("spec") if isinstance(obj.manifest.get("spec"), dict) else {}
-        wanted: list[tuple[str, Optional[str], str]] = []
+        spec = obj.manifest.get("spec")
+        if not isinstance(spec, dict):
+            spec = {}
+        wanted: list[tuple[str, Optional[str], Any]] = []   # the name as written; a wrong one matches nothing
         if obj.kind == "ResourceFlavor" and spec.get("topologyName"):
             wanted.append(("Topology", None, spec["topologyName"]))
         if obj.kind == "Cohort" and spec.get("parentName"):
@@ -129,7 +135,7 @@ class KueueQueues(Component, kind="KueueQueues"):
         if obj.kind == "AdmissionCheck":
             parameters = spec.get("parameters") or {}
             if parameters.get("kind") in ("ProvisioningRequestConfig", "MultiKueueConfig"):
-                wanted.append((parameters.get("kind"), None, parameters.get("name")))
+                wanted.append((str(parameters["kind"]), None, parameters.get("name")))
         if obj.kind == "MultiKueueConfig":
             wanted += [("MultiKueueCluster", None, name) for name in spec.get("clusters") or []]
         if obj.kind == "LocalQueue":

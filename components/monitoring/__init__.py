@@ -86,7 +86,7 @@ class Monitoring(Component, kind="Monitoring"):
         if settings.dashboards:
             self._grafana()
         if settings.kueue_metrics and args.kueue_installer is not None:
-            self._kueue_scrape(scrape_after)
+            self._kueue_scrape(args.kueue_installer, scrape_after)
         if settings.gpu_metrics and args.gpu_pools:
             self._dcgm(scrape_after)
         self.register_outputs({"monitoring": self.summary})
@@ -188,8 +188,7 @@ class Monitoring(Component, kind="Monitoring"):
                 f"--definition {dashboard_file} --overwrite true"),
         }
 
-    def _kueue_scrape(self, after: Sequence[pulumi.Resource]) -> None:
-        args = self._args
+    def _kueue_scrape(self, installer: pulumi.Resource, after: Sequence[pulumi.Resource]) -> None:
         reader = KubernetesObject(f"{self._prefix}-kueue-metrics-reader", scrape.kueue_metrics_reader(),
                                   self._kubernetes([]))
         binding = KubernetesObject(f"{self._prefix}-kueue-metrics-reader-binding",
@@ -197,12 +196,12 @@ class Monitoring(Component, kind="Monitoring"):
         # The ServiceMonitor lives in Kueue's namespace, which the installer creates.
         monitor = scrape.kueue_service_monitor()
         KubernetesObject(f"{self._prefix}-kueue-servicemonitor", monitor,
-                         self._kubernetes([args.kueue_installer, binding, *after]))
+                         self._kubernetes([installer, binding, *after]))
         self.summary["kueueScrape"] = {
             "serviceMonitor": f"{KUEUE_NAMESPACE}/{monitor['metadata']['name']}",
             "verify": f"kubectl -n {KUEUE_NAMESPACE} get servicemonitors.azmonitoring.coreos.com",
         }
-        if args.kueue_install == "managed":
+        if self._args.kueue_install == "managed":
             self.summary["kueueScrape"]["note"] = (
                 "the managed extension documents no setting for metrics.enableClusterQueueResources, so the "
                 "quota and borrowing metrics (and the dashboard's quota panels) may stay empty")

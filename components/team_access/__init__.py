@@ -14,6 +14,7 @@ every LocalQueue of that namespace.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
@@ -138,7 +139,7 @@ class TeamAccess(Component, kind="TeamAccess"):
             opts=self.child())
         for grant in args.grants:
             scope = pulumi.Output.from_input(args.cluster_id).apply(
-                lambda cluster_id, namespace=grant.namespace: access.namespace_scope(cluster_id, namespace))
+                functools.partial(access.namespace_scope, namespace=grant.namespace))
             for group in grant.groups:
                 authorization.RoleAssignment(
                     f"{self._prefix}-{grant.namespace}-{self._named(group)}", scope=scope, principal_id=group,
