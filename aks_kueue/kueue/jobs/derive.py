@@ -15,6 +15,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import field as k8s_field
 from aks_kueue.kueue.jobs import appwrapper, kubeflow, spark
 from aks_kueue.kueue.jobs import leaderworkerset as lws
@@ -198,7 +199,7 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
                          "does not model yet; it is not simulated")
         return result
     if kind == "RayJob":
-        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        spec = map_at(obj, "spec")
         if spec.get("clusterSelector") and spec.get("rayClusterSpec") is None:
             return _not_managed(result, "it runs on an existing RayCluster (spec.clusterSelector)")
     prebuilt = ps.annotations(obj).get(PREBUILT_WORKLOAD) or ps.labels(obj).get(PREBUILT_WORKLOAD)
@@ -424,8 +425,8 @@ def _leader_worker_set(obj: dict[str, Any], options: JobOptions, read: ps.Reader
 
 
 def _train_job(obj: dict[str, Any], ctx: _Context, options: JobOptions, read: ps.Reader, result: JobResult) -> Made:
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    ref = spec.get("runtimeRef") if isinstance(spec.get("runtimeRef"), dict) else {}
+    spec = map_at(obj, "spec")
+    ref = map_at(spec, "runtimeRef")
     kind = ref.get("kind") or "ClusterTrainingRuntime"
     name = ref.get("name") or ""
     namespace = _namespace(obj) if kind == "TrainingRuntime" else None

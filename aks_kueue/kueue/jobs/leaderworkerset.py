@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import field
 from aks_kueue.kueue.jobs.model import DEFAULT_POD_SET, PRIORITY_CLASS_LABEL, QUEUE_LABEL, JobOptions
 from aks_kueue.kueue.jobs.podsets import PODSET_GROUP_NAME, PodSet, Reader, annotations, labels, topology_request
@@ -86,7 +87,7 @@ def _shaped(template: dict[str, Any], added: dict[str, Any], offset: bool) -> di
 
 def webhook_errors(obj: dict[str, Any]) -> list[FieldError]:
     """`validateReplicasField`: 0 to 1,000,000 Workloads."""
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    spec = map_at(obj, "spec")
     value = spec.get("replicas", 1)
     if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_REPLICAS:
         bound = f"must be >= 0, got {value}" if value < 0 else f"must be <= {MAX_REPLICAS}, got {value}"

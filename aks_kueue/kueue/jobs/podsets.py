@@ -31,6 +31,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import field as k8s_field
 from aks_kueue.k8s.field import Path
 from aks_kueue.kueue.jobs.model import (DEFAULT_POD_SET, ELASTIC_JOB, MIN_PARALLELISM, ROLE_HASH, JobOptions)
@@ -257,7 +258,7 @@ def ray_cluster_podsets(cluster: dict[str, Any], path: str, owner_annotations: d
                 except (ValueError, TypeError):
                     pass  # an unreadable quantity is the Workload schema's finding
     if cluster.get("enableInTreeAutoscaling") is True:
-        options_ = cluster.get("autoscalerOptions") if isinstance(cluster.get("autoscalerOptions"), dict) else {}
+        options_ = map_at(cluster, "autoscalerOptions")
         resources = options_.get("resources") if isinstance(options_.get("resources"), dict) else AUTOSCALER_RESOURCES
         head_pod.setdefault("containers", []).append({"name": "autoscaler", "resources": copy.deepcopy(resources)})
     podsets = [PodSet("head", 1, head, f"{path}.headGroupSpec.template", None, topology_request(head, options))]
@@ -284,7 +285,7 @@ def ray_service(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[
 
 
 def submission_mode(job: dict[str, Any]) -> str:
-    spec = job.get("spec") if isinstance(job.get("spec"), dict) else {}
+    spec = map_at(job, "spec")
     mode = spec.get("submissionMode")
     return mode if isinstance(mode, str) and mode else "K8sJobMode"  # the CRD's default
 
@@ -351,7 +352,7 @@ def role_hash(pod: dict[str, Any]) -> str:
     given = annotations(pod).get(ROLE_HASH)
     if isinstance(given, str) and given:
         return given
-    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    spec = map_at(pod, "spec")
 
     def containers(key: str) -> list:
         return [{"resources": {"requests": (c.get("resources") or {}).get("requests")}, "ports": c.get("ports")}
@@ -416,19 +417,19 @@ def train_job(obj: dict[str, Any], runtime: dict[str, Any], options: JobOptions,
     """
     spec = read.map(obj, "spec", "")
     trainer = read.map(spec, "trainer", "spec")
-    runtime_spec = runtime.get("spec") if isinstance(runtime.get("spec"), dict) else {}
-    policy = runtime_spec.get("mlPolicy") if isinstance(runtime_spec.get("mlPolicy"), dict) else {}
+    runtime_spec = map_at(runtime, "spec")
+    policy = map_at(runtime_spec, "mlPolicy")
     mpi = policy.get("mpi") if isinstance(policy.get("mpi"), dict) else None
     launcher_as_node = bool(mpi and mpi.get("runLauncherAsNode"))
     nodes = read.int(trainer, "numNodes", "spec.trainer", None)
     runtime_nodes = policy.get("numNodes") if isinstance(policy.get("numNodes"), int) else 1
-    template = runtime_spec.get("template") if isinstance(runtime_spec.get("template"), dict) else {}
+    template = map_at(runtime_spec, "template")
     jobset_spec = copy.deepcopy(template.get("spec")) if isinstance(template.get("spec"), dict) else {}
     resources = trainer.get("resourcesPerNode") if isinstance(trainer.get("resourcesPerNode"), dict) else None
     for replicated in jobset_spec.get("replicatedJobs") or []:
         if not isinstance(replicated, dict):
             continue
-        job_template = replicated.get("template") if isinstance(replicated.get("template"), dict) else {}
+        job_template = map_at(replicated, "template")
         ancestor = labels(job_template).get(TRAINJOB_ANCESTOR)
         job_spec = job_template.setdefault("spec", {}) if isinstance(job_template.get("spec", {}), dict) else {}
         count = job_spec.get("parallelism", 1) if isinstance(job_spec.get("parallelism", 1), int) else 1
