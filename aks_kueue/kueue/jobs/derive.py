@@ -154,7 +154,7 @@ class _Context:
 
 def _group_name(pod: dict[str, Any]) -> str:
     """`GetPodGroupName`: the annotation (WorkloadIdentifierAnnotations, on) or the label."""
-    value = ps.annotations(pod).get(POD_GROUP_NAME) or ps.labels(pod).get(POD_GROUP_NAME)
+    value = ps.annotations_of(pod).get(POD_GROUP_NAME) or ps.labels_of(pod).get(POD_GROUP_NAME)
     return value if isinstance(value, str) else ""
 
 
@@ -202,7 +202,7 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
         spec = map_at(obj, "spec")
         if spec.get("clusterSelector") and spec.get("rayClusterSpec") is None:
             return _not_managed(result, "it runs on an existing RayCluster (spec.clusterSelector)")
-    prebuilt = ps.annotations(obj).get(PREBUILT_WORKLOAD) or ps.labels(obj).get(PREBUILT_WORKLOAD)
+    prebuilt = ps.annotations_of(obj).get(PREBUILT_WORKLOAD) or ps.labels_of(obj).get(PREBUILT_WORKLOAD)
     if prebuilt:
         result.outcome = JobOutcome.MEMBER
         result.reason = (f"Kueue runs it under the prebuilt Workload {namespace}/{prebuilt} "
@@ -253,7 +253,7 @@ def _on_create(obj: dict[str, Any], ref: JobRef, group: str, options: JobOptions
 
 def _queue_name(obj: dict[str, Any], ref: JobRef, owner: Optional[str], ctx: _Context, result: JobResult) -> str:
     """The job's LocalQueue: its label, else the namespace's `default` one (`ApplyDefaultLocalQueue`)."""
-    queue = ps.labels(obj).get(QUEUE_LABEL)
+    queue = ps.labels_of(obj).get(QUEUE_LABEL)
     queue = queue if isinstance(queue, str) and queue else ""
     if not queue and owner is None and ref.namespace in ctx.default_queues:
         result.notes.append(f"{ref.describe()} has no {QUEUE_LABEL} label; Kueue gives it the LocalQueue "
@@ -361,23 +361,23 @@ def _pod_group(pod: dict[str, Any], ctx: _Context, options: JobOptions, read: ps
         result.outcome = JobOutcome.MEMBER
         result.reason = f"a pod of group {name}, whose Workload is reported with pod {_name(members[0])}"
         return []
-    total_text = str(ps.annotations(pod).get(POD_GROUP_TOTAL_COUNT, ""))
+    total_text = str(ps.annotations_of(pod).get(POD_GROUP_TOTAL_COUNT, ""))
     if not total_text.isdigit() or int(total_text) < 1:
         return []  # the pod webhook reports it
     total = int(total_text)
-    queue = ps.labels(pod).get(QUEUE_LABEL)
+    queue = ps.labels_of(pod).get(QUEUE_LABEL)
     for other in members[1:]:
-        if ps.labels(other).get(QUEUE_LABEL) != queue:
+        if ps.labels_of(other).get(QUEUE_LABEL) != queue:
             result.outcome = JobOutcome.BLOCKED
             result.reason = (f"Kueue cannot build the Workload of pod group {name}: pods {_name(pod)} and "
                              f"{_name(other)} name different queues")
             return []
-        if str(ps.annotations(other).get(POD_GROUP_TOTAL_COUNT, "")) != total_text:
+        if str(ps.annotations_of(other).get(POD_GROUP_TOTAL_COUNT, "")) != total_text:
             result.outcome = JobOutcome.BLOCKED
             result.reason = (f"Kueue cannot build the Workload of pod group {name}: pods {_name(pod)} and "
                              f"{_name(other)} give different {POD_GROUP_TOTAL_COUNT}")
             return []
-    fast = ps.annotations(pod).get(POD_GROUP_FAST_ADMISSION) == "true"
+    fast = ps.annotations_of(pod).get(POD_GROUP_FAST_ADMISSION) == "true"
     if not fast and len(members) < total:
         result.outcome = JobOutcome.BLOCKED
         result.reason = (f"pod group {name} has {len(members)} of its {total} pods in the input; Kueue creates its "
@@ -456,9 +456,9 @@ def _workload(obj: dict[str, Any], name: str, namespace: str, queue: str, podset
     uid = _meta(obj).get("uid")
     if isinstance(uid, str) and uid and len(uid) <= 63:
         metadata["labels"] = {JOB_UID_LABEL: uid}
-    annotations = {k: v for k, v in ps.annotations(obj).items() if str(k).startswith(PROVREQ_PREFIX)}
-    if options.enabled("AdmissionGatedBy") and ADMISSION_GATED_BY in ps.annotations(obj):
-        annotations[ADMISSION_GATED_BY] = ps.annotations(obj)[ADMISSION_GATED_BY]
+    annotations = {k: v for k, v in ps.annotations_of(obj).items() if str(k).startswith(PROVREQ_PREFIX)}
+    if options.enabled("AdmissionGatedBy") and ADMISSION_GATED_BY in ps.annotations_of(obj):
+        annotations[ADMISSION_GATED_BY] = ps.annotations_of(obj)[ADMISSION_GATED_BY]
     annotations.update(extra_annotations)
     if annotations:
         metadata["annotations"] = annotations
@@ -473,7 +473,7 @@ def _workload(obj: dict[str, Any], name: str, namespace: str, queue: str, podset
     if ref is not None:
         spec["priorityClassRef"] = ref
     spec["priority"] = value
-    max_exec = str(ps.labels(obj).get(MAX_EXEC_TIME_LABEL, ""))
+    max_exec = str(ps.labels_of(obj).get(MAX_EXEC_TIME_LABEL, ""))
     if max_exec.isdigit() and 0 < int(max_exec) < 2**31:
         spec["maximumExecutionTimeSeconds"] = int(max_exec)
     workload = {"apiVersion": WORKLOAD_API, "kind": "Workload", "metadata": metadata, "spec": spec}
@@ -490,7 +490,7 @@ def _priority(obj: dict[str, Any], podsets: list[ps.PodSet], ctx: _Context,
     """`ExtractPriority`: the WorkloadPriorityClass label, then the job's own priority class
     (MPIJob's run policy), then the first pod template's priorityClassName, then the
     globalDefault PriorityClass, then 0. None when Kueue could not create the Workload."""
-    wpc = ps.labels(obj).get(PRIORITY_CLASS_LABEL)
+    wpc = ps.labels_of(obj).get(PRIORITY_CLASS_LABEL)
     if isinstance(wpc, str) and wpc:
         if wpc not in ctx.workload_priority:
             result.outcome = JobOutcome.BLOCKED

@@ -21,7 +21,7 @@ from typing import Any
 from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import field
 from aks_kueue.kueue.jobs.model import DEFAULT_POD_SET, PRIORITY_CLASS_LABEL, QUEUE_LABEL, JobOptions
-from aks_kueue.kueue.jobs.podsets import PODSET_GROUP_NAME, PodSet, Reader, annotations, labels, topology_request
+from aks_kueue.kueue.jobs.podsets import PODSET_GROUP_NAME, PodSet, Reader, annotations_of, labels_of, topology_request
 from aks_kueue.kueue.structural import FieldError
 
 GROUP = "leaderworkerset.x-k8s.io"
@@ -52,7 +52,7 @@ def pod_sets(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[Pod
     path = "spec.leaderWorkerTemplate"
     size = read.int(template, "size", path, 1)
     count = 1 if size is None else size
-    added = {QUEUE_LABEL: labels(obj).get(QUEUE_LABEL), PRIORITY_CLASS_LABEL: labels(obj).get(PRIORITY_CLASS_LABEL)}
+    added = {QUEUE_LABEL: labels_of(obj).get(QUEUE_LABEL), PRIORITY_CLASS_LABEL: labels_of(obj).get(PRIORITY_CLASS_LABEL)}
     out = []
     name = DEFAULT_POD_SET
     leader = template.get("leaderTemplate")
@@ -63,7 +63,7 @@ def pod_sets(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[Pod
         shaped = _shaped(leader, added, False)
         out.append(PodSet(LEADER, 1, shaped, f"{path}.leaderTemplate", None, topology_request(shaped, options)))
         # The workers' pod indexes follow the leader's, unless both form a pod set group.
-        offset = options.enabled("TopologyAwareScheduling") and PODSET_GROUP_NAME not in annotations(worker)
+        offset = options.enabled("TopologyAwareScheduling") and PODSET_GROUP_NAME not in annotations_of(worker)
     worker = _shaped(worker, added, offset)
     out.append(PodSet(name, max(count, 0), worker, f"{path}.workerTemplate", None,
                       topology_request(worker, options, WORKER_INDEX)))
