@@ -142,7 +142,7 @@ def kubeconfig_problems(config: Any) -> list[str]:
         return ["failed to parse kubeconfig: not a kubeconfig map"]
     problems = []
     for entry in _named(config.get("users")):
-        user = entry.get("user") if isinstance(entry.get("user"), Mapping) else {}
+        user = found if isinstance(found := entry.get("user"), Mapping) else {}
         name = entry.get("name")
         if user.get("tokenFile"):
             problems.append(f"user {name}: tokenFile is not allowed")
@@ -154,7 +154,7 @@ def kubeconfig_problems(config: Any) -> list[str]:
         if user.get("username") or user.get("password"):
             problems.append(f"user {name}: basic auth is not allowed")
     for entry in _named(config.get("clusters")):
-        cluster = entry.get("cluster") if isinstance(entry.get("cluster"), Mapping) else {}
+        cluster = found if isinstance(found := entry.get("cluster"), Mapping) else {}
         name = entry.get("name")
         if cluster.get("insecure-skip-tls-verify") is True:
             problems.append(f"cluster {name}: insecure TLS verification is not allowed")
