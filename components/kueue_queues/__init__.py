@@ -70,7 +70,7 @@ class KueueQueues(Component, kind="KueueQueues"):
         # old URN to the `aliases` option. (Not `self._aliases`: that is pulumi.Resource's own, which
         # the SDK reads to alias this component's children.)
         self._old_names = legacy_aliases(name, [(o.kind, o.namespace, o.name) for o in args.objects])
-        self.objects: dict[tuple[str, Optional[str], str], pulumi.Resource] = {}
+        self.objects: dict[ObjectKey, pulumi.Resource] = {}
         for obj in args.objects:  # referenced kinds come first
             self.objects[(obj.kind, obj.namespace, obj.name)] = self._register(obj)
         self.summary = {kind: [f"{ns}/{n}" if ns else n for (k, ns, n) in self.objects if k == kind]
