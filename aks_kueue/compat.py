@@ -13,6 +13,7 @@ the CEL core from here without loading Pulumi.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
 from contextlib import contextmanager
@@ -56,7 +57,7 @@ def _cel_core() -> Any:
 
         package = find_spec("cel")  # finds the package without running its __init__
         spec = PathFinder.find_spec("cel.cel", package.submodule_search_locations) if package else None
-        if spec is None:
+        if spec is None or spec.loader is None:
             return importlib.import_module("cel.cel")  # an unusual install: let the package load it
         core = module_from_spec(spec)
         sys.modules["cel.cel"] = core
@@ -76,6 +77,10 @@ def _click_exception() -> type:
         return importlib.import_module("typer._click.exceptions").ClickException
     except ImportError:
         return importlib.import_module("click.exceptions").ClickException
+
+
+def _servicer_method(name: str) -> Any:
+    return getattr(importlib.import_module("pulumi_policy.policy")._PolicyAnalyzerServicer, name)
 
 
 # The servicer's methods `preview/pack.run_pack` remembers (their PRIVATE entries: `servicer.<name>`).
@@ -102,7 +107,7 @@ PRIVATE: dict[str, Private] = {
         "What the servicer builds of each resource for every policy it runs. The offline preview builds it once "
         "per resource (preview/pack.py remembers the servicer's own method on its one servicer), with 29 stack "
         "policies a tenth of a large organisation's pack.",
-        lambda name=name: getattr(importlib.import_module("pulumi_policy.policy")._PolicyAnalyzerServicer, name))
+        functools.partial(_servicer_method, name))
        for name in SERVICER_READS},
     "NotApplicableError": Private(
         "pulumi_policy.policy:_NotApplicableError", "pulumi-policy", ">=1.20,<2",
@@ -145,7 +150,7 @@ def without_source_positions() -> Iterator[None]:
     from pulumi.runtime.proto import source_pb2
 
     resolve("get_stack_trace")  # a moved name fails here, with the sentence
-    module = importlib.import_module("pulumi.runtime.resource")
+    module: Any = importlib.import_module("pulumi.runtime.resource")
     saved, module._get_stack_trace = module._get_stack_trace, source_pb2.StackTrace
     try:
         yield
