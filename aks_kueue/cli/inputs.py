@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 import typer
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.cli.output import Output
 from aks_kueue.k8s.loader import LoadError
 from aks_kueue.kueue.manifests import Document
@@ -127,7 +128,7 @@ def job_options(integrations: Optional[str], stack: Optional[str], output: Outpu
     manage_all, external = False, ()
     if overrides is not None:
         manage_all = parse_configuration(overrides).get("manageJobsWithoutQueueName") is True
-        integrations = overrides.get("integrations") if isinstance(overrides.get("integrations"), dict) else {}
+        integrations = map_at(overrides, "integrations")
         external = integrations.get("externalFrameworks") or ()
     return JobOptions.from_config(frameworks=kueue.frameworks, feature_gates=kueue.feature_gates,
                                   manage_jobs_without_queue_name=manage_all, resources=kueue.resource_rules,

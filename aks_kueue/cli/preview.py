@@ -26,8 +26,8 @@ def _empty(argv: Sequence[str]) -> dict:
     """The preview's document when its command line cannot be used."""
     from aks_kueue.preview.outcome import Outcome, document
 
-    config = (option_values(argv, "--config") or [None])[0]
-    stack = stack_name((option_values(argv, "--stack", "-s") or [None])[0], Path(config) if config else None)
+    config = next(iter(option_values(argv, "--config")), None)
+    stack = stack_name(next(iter(option_values(argv, "--stack", "-s")), None), Path(config) if config else None)
     return document(Outcome(project="aks-kueue", stack=stack))
 
 

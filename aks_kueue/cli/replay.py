@@ -38,7 +38,7 @@ def _flag_error(message: str) -> Unusable:
 
 
 @app.command()
-def replay(
+def replay(  # noqa: C901  temporary (issue 29): i27 splits it into steps
     traces: list[str] = typer.Argument(..., help="Trace files or directories (Workload exports, JSON Lines, CSV, "
                                                  "or Kueue's generator YAML), or - for standard input."),
     stack: Optional[str] = typer.Option(None, "--stack", "-s", help="Replay against stack NAME "

@@ -515,7 +515,7 @@ def worker_outputs(model: Model) -> Iterable[Finding]:
             worker_model(worker.outputs, worker.stack)
         except UnreadableOutputs as error:
             yield Finding(WORKER_OUTPUTS, ERROR, worker.label, worker.key, str(error),
-                          f"list only worker stacks of this program in aks-kueue:fleet.workers")
+                          "list only worker stacks of this program in aks-kueue:fleet.workers")
             continue
         theirs = worker.outputs.get("manager")
         if isinstance(theirs, str) and own and not same_stack(theirs, own):

@@ -169,23 +169,8 @@ def _unprovisionable(workload, manifest: Mapping[str, Any], cluster_queue: str, 
         growing[pod_set.get("name")] = {name for name, room in reach.items() if room >= decision.count}
         if growing[pod_set.get("name")]:
             continue
-        best = max(packing, key=lambda p: reach[p[0].name])
-        detail = "; ".join(f"pool {pool.name}: {per_node} per node x maxCount {nodes}, minCount {pool.spec.min_count}"
-                           for pool, nodes, per_node in packing)
-        wanted = ", ".join(f"{r} {show(r, v)}" for r, v in requests.items() if v)
-        findings.append(Finding(
-            PODSET_UNPROVISIONABLE, ERROR, workload.label,
-            field_key(workload.key, f"podSets[{index.get(pod_set.get('name'), 0)}]"),
-            f"{workload.label} podset {pod_set.get('name')} needs {decision.count} pods of {wanted}; ClusterQueue "
-            f"{cluster_queue} asks the cluster autoscaler for them through AdmissionCheck {check.item.name} "
-            f"({check.provisioning_class}), which grows one node pool per request, all or nothing, beyond the nodes "
-            f"that always exist: at best {reach[best[0].name]} such pods (pool {best[0].name} grown to maxCount, the "
-            f"other pools at minCount; {detail}), so the request is never provisioned and the workload never admitted",
-            f"raise pool {best[0].name}'s maxCount so one pool holds {decision.count} such pods, raise the other pools' "
-            "minCount, or lower the podset's count",
-            {"clusterQueue": cluster_queue, "admissionCheck": check.item.name, "podSet": pod_set.get("name"),
-             "count": decision.count, "fit": reach[best[0].name],
-             "requests": {r: amount(r, v) for r, v in requests.items()}}))
+        findings.append(_no_pool_grows_enough(workload, cluster_queue, check, pod_set, index, decision.count,
+                                              requests, packing, reach))
     needing = {name: pools for name, pools in growing.items() if pools}
     if len(needing) > 1 and not set.intersection(*needing.values()):
         listed = "; ".join(f"podset {name}: pool {' or '.join(sorted(pools))}" for name, pools in needing.items())
@@ -199,3 +184,26 @@ def _unprovisionable(workload, manifest: Mapping[str, Any], cluster_queue: str, 
             {"clusterQueue": cluster_queue, "admissionCheck": check.item.name,
              "podSets": {name: sorted(pools) for name, pools in needing.items()}}))
     return findings
+
+
+def _no_pool_grows_enough(workload, cluster_queue: str, check: ProvisioningCheck, pod_set: Mapping[str, Any],
+                          index: Mapping[Any, int], count: int, requests: Mapping[str, Any],
+                          packing: list[tuple[Any, int, int]], reach: Mapping[str, int]) -> Finding:
+    """A pod set that no one pool grown to maxCount holds (with the others at their floors)."""
+    best = max(packing, key=lambda p: reach[p[0].name])
+    detail = "; ".join(f"pool {pool.name}: {per_node} per node x maxCount {nodes}, minCount {pool.spec.min_count}"
+                       for pool, nodes, per_node in packing)
+    wanted = ", ".join(f"{r} {show(r, v)}" for r, v in requests.items() if v)
+    return Finding(
+        PODSET_UNPROVISIONABLE, ERROR, workload.label,
+        field_key(workload.key, f"podSets[{index.get(pod_set.get('name'), 0)}]"),
+        f"{workload.label} podset {pod_set.get('name')} needs {count} pods of {wanted}; ClusterQueue "
+        f"{cluster_queue} asks the cluster autoscaler for them through AdmissionCheck {check.item.name} "
+        f"({check.provisioning_class}), which grows one node pool per request, all or nothing, beyond the nodes "
+        f"that always exist: at best {reach[best[0].name]} such pods (pool {best[0].name} grown to maxCount, the "
+        f"other pools at minCount; {detail}), so the request is never provisioned and the workload never admitted",
+        f"raise pool {best[0].name}'s maxCount so one pool holds {count} such pods, raise the other pools' "
+        "minCount, or lower the podset's count",
+        {"clusterQueue": cluster_queue, "admissionCheck": check.item.name, "podSet": pod_set.get("name"),
+         "count": count, "fit": reach[best[0].name],
+         "requests": {r: amount(r, v) for r, v in requests.items()}})

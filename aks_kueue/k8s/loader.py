@@ -446,10 +446,7 @@ class _Builder:
             elif cls is MappingStartEvent or cls is SequenceStartEvent:
                 if len(stack) >= max_depth:
                     raise self.fail(f"nested deeper than {max_depth} levels", event)
-                tag = None if self.pulumi else event.tag  # yaml.v3 reads a tagged map or list as one
-                if tag not in (None, "!", _MAP if cls is MappingStartEvent else _SEQ):
-                    raise self.fail(f"the tag {tag!r} has no meaning in a Kubernetes object; remove it", event)
-                stack.append(_Frame({} if cls is MappingStartEvent else [], event.anchor))
+                stack.append(self._container(event, cls is MappingStartEvent))
                 continue
             elif cls is MappingEndEvent or cls is SequenceEndEvent:
                 frame = stack.pop()
@@ -464,14 +461,7 @@ class _Builder:
                 if frame.anchor is not None:
                     anchors[frame.anchor] = (value, nodes)
             elif cls is AliasEvent:
-                if event.anchor not in anchors:
-                    raise self.fail(f"the alias *{event.anchor} names no anchor defined before it", event)
-                original, nodes = anchors[event.anchor]
-                self.aliased += nodes
-                if self.aliased > self.limits.max_alias_nodes:
-                    raise self.fail(f"YAML aliases expand to more than {self.limits.max_alias_nodes:,} nodes "
-                                    "(an alias bomb?); write the repeated parts out or split the file", event)
-                value = json_copy(original)  # no shared objects: each use is its own value
+                value, nodes = self._alias(event, anchors)
             elif cls is DocumentStartEvent:
                 index += 1
                 self.document = index
@@ -515,6 +505,25 @@ class _Builder:
                                     f"{(parent.key_line or 0) + 1}); keep one: kubectl and Pulumi refuse this, "
                                     "and otherwise the last value would silently win")
                 container[key] = value
+
+    def _container(self, event: Any, mapping: bool) -> _Frame:
+        """The frame of a map or list that starts here; only the plain tags are taken."""
+        tag = None if self.pulumi else event.tag  # yaml.v3 reads a tagged map or list as one
+        if tag not in (None, "!", _MAP if mapping else _SEQ):
+            raise self.fail(f"the tag {tag!r} has no meaning in a Kubernetes object; remove it", event)
+        return _Frame({} if mapping else [], event.anchor)
+
+    def _alias(self, event: Any, anchors: dict[str, tuple[Any, int]]) -> tuple[Any, int]:
+        """A copy of the anchored value (no shared objects: each use is its own value), and its nodes,
+        counted against the bound on what aliases expand to."""
+        if event.anchor not in anchors:
+            raise self.fail(f"the alias *{event.anchor} names no anchor defined before it", event)
+        original, nodes = anchors[event.anchor]
+        self.aliased += nodes
+        if self.aliased > self.limits.max_alias_nodes:
+            raise self.fail(f"YAML aliases expand to more than {self.limits.max_alias_nodes:,} nodes "
+                            "(an alias bomb?); write the repeated parts out or split the file", event)
+        return json_copy(original), nodes
 
     def _merge(self, frame: _Frame, value: Any, event: Any) -> None:
         if frame.merged:

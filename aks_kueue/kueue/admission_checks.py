@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Optional
 
+from aks_kueue.k8s.objects import map_at
+
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 PENDING = "Pending"
 
@@ -60,10 +62,10 @@ def checks_for(spec: Mapping[str, Any], assigned: Optional[Iterable[str]]) -> li
 
 def provisioning_config_name(check: Mapping[str, Any]) -> Optional[str]:
     """The ProvisioningRequestConfig a ProvisioningRequest AdmissionCheck names, if it names one."""
-    spec = check.get("spec") if isinstance(check.get("spec"), dict) else {}
+    spec = map_at(check, "spec")
     if spec.get("controllerName") != PROVISIONING_CONTROLLER:
         return None
-    parameters = spec.get("parameters") if isinstance(spec.get("parameters"), dict) else {}
+    parameters = map_at(spec, "parameters")
     if parameters.get("kind") != "ProvisioningRequestConfig":
         return None
     name = parameters.get("name")
@@ -71,14 +73,14 @@ def provisioning_config_name(check: Mapping[str, Any]) -> Optional[str]:
 
 
 def is_provisioning(check: Mapping[str, Any]) -> bool:
-    spec = check.get("spec") if isinstance(check.get("spec"), dict) else {}
+    spec = map_at(check, "spec")
     return spec.get("controllerName") == PROVISIONING_CONTROLLER
 
 
 def pod_uses(pod_spec: Mapping[str, Any], resources: set[str]) -> bool:
     """`podUses`: a container or init container requests or limits one of the resources."""
     for container in [*_dicts(pod_spec.get("initContainers")), *_dicts(pod_spec.get("containers"))]:
-        limits = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+        limits = map_at(container, "resources")
         for part in ("requests", "limits"):
             if isinstance(limits.get(part), dict) and resources & set(limits[part]):
                 return True
@@ -91,8 +93,8 @@ def requested_pod_sets(pod_sets: Iterable[Mapping[str, Any]], managed_resources:
     resources = set(managed_resources)
     found = []
     for pod_set in pod_sets:
-        template = pod_set.get("template") if isinstance(pod_set.get("template"), dict) else {}
-        spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
+        template = map_at(pod_set, "template")
+        spec = map_at(template, "spec")
         if int(pod_set.get("count", 1)) > 0 and (not resources or pod_uses(spec, resources)):
             found.append(pod_set)
     return found

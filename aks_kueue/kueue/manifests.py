@@ -20,6 +20,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s.loader import DEFAULT_LIMITS, STDIN, Limits, LoadError, display_name, load_file
 from aks_kueue.kueue.convert import GROUP, V1BETA1, V1BETA2
 from aks_kueue.kueue.schemas import all_kinds, kind_schema
@@ -206,7 +207,7 @@ def generate_names(documents: list[Document]) -> None:
 
 
 def _identity(manifest: dict[str, Any]) -> tuple:
-    metadata = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
+    metadata = map_at(manifest, "metadata")
     return (manifest.get("apiVersion"), manifest.get("kind"), metadata.get("namespace") or "")
 
 

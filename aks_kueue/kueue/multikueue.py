@@ -28,6 +28,7 @@ from typing import Any, Mapping, Optional
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import names
 from aks_kueue.k8s.loader import data_file
 from aks_kueue.kueue.convert import GROUP, V1BETA2
@@ -112,14 +113,14 @@ def check_manifest() -> dict[str, Any]:
 
 
 def is_multikueue(check: Mapping[str, Any]) -> bool:
-    spec = check.get("spec") if isinstance(check.get("spec"), dict) else {}
+    spec = map_at(check, "spec")
     return spec.get("controllerName") == CONTROLLER
 
 
 def config_of(check: Mapping[str, Any]) -> Optional[str]:
     """The MultiKueueConfig a MultiKueue AdmissionCheck names."""
-    spec = check.get("spec") if isinstance(check.get("spec"), dict) else {}
-    parameters = spec.get("parameters") if isinstance(spec.get("parameters"), dict) else {}
+    spec = map_at(check, "spec")
+    parameters = map_at(spec, "parameters")
     name = parameters.get("name")
     return name if parameters.get("kind") == "MultiKueueConfig" and isinstance(name, str) else None
 
@@ -141,7 +142,7 @@ def kubeconfig_problems(config: Any) -> list[str]:
         return ["failed to parse kubeconfig: not a kubeconfig map"]
     problems = []
     for entry in _named(config.get("users")):
-        user = entry.get("user") if isinstance(entry.get("user"), Mapping) else {}
+        user = found if isinstance(found := entry.get("user"), Mapping) else {}
         name = entry.get("name")
         if user.get("tokenFile"):
             problems.append(f"user {name}: tokenFile is not allowed")
@@ -153,7 +154,7 @@ def kubeconfig_problems(config: Any) -> list[str]:
         if user.get("username") or user.get("password"):
             problems.append(f"user {name}: basic auth is not allowed")
     for entry in _named(config.get("clusters")):
-        cluster = entry.get("cluster") if isinstance(entry.get("cluster"), Mapping) else {}
+        cluster = found if isinstance(found := entry.get("cluster"), Mapping) else {}
         name = entry.get("name")
         if cluster.get("insecure-skip-tls-verify") is True:
             problems.append(f"cluster {name}: insecure TLS verification is not allowed")

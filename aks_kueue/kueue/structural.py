@@ -77,8 +77,8 @@ def _needs(rule: str) -> _Needs | None:
         if not path and use == "all":
             return None
         node = root
-        for field in path:
-            node = node.fields.setdefault(field, _Needs())
+        for name in path:
+            node = node.fields.setdefault(name, _Needs())
         if use == "all":
             node.all = True
         elif use == "size":
@@ -254,13 +254,13 @@ class _Compiled:
         self.children: dict[str, _Compiled] = {}
         extra = schema.get("additionalProperties")
         self.extra = extra if isinstance(extra, dict) else None
-        self._extra_compiled = None
+        self._extra_compiled: Optional[_Compiled] = None
         self.open_object = bool(schema.get("x-kubernetes-preserve-unknown-fields") or extra is True)
         self.defaults = [(key, prop) for key, prop in self.props.items() if "default" in prop]
         self.required = schema.get("required") or ()
         self.max_props, self.min_props = schema.get("maxProperties"), schema.get("minProperties")
         self.items = schema.get("items") or {}
-        self._items_compiled = None
+        self._items_compiled: Optional[_Compiled] = None
         self.item_nullable = bool(self.items.get("nullable"))
         self.item_type_name = _type_name(self.items)
         self.max_items, self.min_items = schema.get("maxItems"), schema.get("minItems")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import field as fe
 from aks_kueue.k8s import names
 from aks_kueue.k8s.merge import json_copy
@@ -167,7 +168,7 @@ def _metadata(metadata: Any, namespaced: bool) -> list[FieldError]:
         if key in metadata and not isinstance(metadata[key], dict):
             errors.append(fe.invalid(f"metadata.{key}", fe.OMIT, "must be a map of strings"))
     errors += fe.labels(metadata["labels"] if isinstance(metadata.get("labels"), dict) else {}, "metadata.labels")
-    annotations = metadata.get("annotations") if isinstance(metadata.get("annotations"), dict) else {}
+    annotations = map_at(metadata, "annotations")
     for key, value in annotations.items():
         if problem := names.qualified_name_problem(str(key)):
             errors.append(fe.invalid("metadata.annotations", key, problem))

@@ -66,6 +66,7 @@ def normalise(value: Any) -> Any:
 def worker_outputs(model: Model) -> dict[str, Any]:
     """The worker's `fleet` output: what the manager's judge needs to know of this cluster."""
     fleet, cluster = model.fleet, model.cluster
+    assert fleet is not None and cluster is not None, "a fleet member's model has both"
     return normalise({
         "schema": OUTPUTS_SCHEMA, "role": str(Role.WORKER), "stack": fleet.stack, "manager": fleet.manager,
         "cluster": {"name": cluster.name, "region": cluster.region, "kubernetesVersion": cluster.kubernetes_version,
@@ -156,6 +157,7 @@ def manager_outputs(model: Model) -> dict[str, Any]:
     """The manager's `fleet` output: the teams every worker mirrors, and the token generation of
     each worker's kubeconfig the manager holds (a worker keeps that token until the manager moves on)."""
     fleet = model.fleet
+    assert fleet is not None, "a fleet member's model has its fleet"
     teams = {
         "localQueues": [{"namespace": o.namespace, "name": o.name, "spec": dict(o.manifest.get("spec") or {}),
                          "key": o.key} for o in model.of_kind("LocalQueue")],
@@ -265,7 +267,9 @@ def fleet_outputs_of(outputs: Optional[StackOutputs]) -> Optional[dict[str, Any]
 def team_names(manager: Mapping[str, Any]) -> tuple[str, ...]:
     """What a manager's `fleet` output asks every worker to have, as findings name it: `namespace
     team-a`, `LocalQueue team-a/default`, `WorkloadPriorityClass batch-high`."""
-    teams = manager.get("teams") if isinstance(manager.get("teams"), Mapping) else {}
+    teams = manager.get("teams")
+    if not isinstance(teams, Mapping):
+        teams = {}
     queues = [q for q in teams.get("localQueues") or [] if isinstance(q, Mapping)]
     names = {f"namespace {q.get('namespace')}" for q in queues}
     names |= {f"LocalQueue {q.get('namespace')}/{q.get('name')}" for q in queues}

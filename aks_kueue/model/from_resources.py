@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional, Sequence
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.aks import dcgm_exporter
 from aks_kueue.aks.access import CLUSTER_USER_ROLE, is_role
 from aks_kueue.aks.capacity_tag import CAPACITY_TAG, GPU_PLUGIN_TAG, explicit_node
@@ -428,7 +429,7 @@ def _dcgm(props: Any, label: str) -> tuple[str, dict[str, int], dict]:
     values (placement, tolerations, requests, with the chart's default requests)."""
     values = plain(mapping(get(props, "values", default={}), f"{label}.values"))
     pod = {key: values[key] for key in ("affinity", "nodeSelector", "tolerations") if key in values}
-    resources = values.get("resources") if isinstance(values.get("resources"), dict) else {}
+    resources = map_at(values, "resources")
     requests = resources.get("requests") if isinstance(resources.get("requests"), dict) else dcgm_exporter.REQUESTS
     pod["containers"] = [{"name": "exporter", "resources": {"requests": dict(requests)}}]
     return _daemonset({"metadata": {"name": dcgm_exporter.RELEASE}, "spec": {"template": {"spec": pod}}}, label)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Collection, Optional, Union
 
 from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.aks.nodes import AGENTPOOL
@@ -38,7 +38,8 @@ from aks_kueue.model.conventions import CLUSTER_SCOPED, DEPLOY_ORDER, MANAGED_BY
 from aks_kueue.settings.errors import Problem, SettingsError
 from aks_kueue.settings.cluster import SystemPool
 from aks_kueue.settings.pools import NodePool, Taint
-from aks_kueue.settings.queues import ClusterQueueEntry, ExpectedWorkload as ExpectedWorkloadEntry, ManifestWorkload
+from aks_kueue.settings.queues import (ClusterQueueEntry, ExpectedWorkload as ExpectedWorkloadEntry, ManifestWorkload,
+                                       Provisioning)
 from aks_kueue.settings.root import SYSTEM_POOL_NAME, Settings
 from aks_kueue.day2.upgrades import AUTO_UPGRADE_CONFIG, NODE_OS_UPGRADE_CONFIG
 
@@ -75,7 +76,9 @@ def _fleet(settings: Settings, inputs: FleetInputs, objects: list[KueueItem], pr
     shares with the manager: a worker gets the manager's teams; a manager, its MultiKueue objects and
     the MultiKueue check on every ClusterQueue (its capacity is the workers')."""
     spec = settings.fleet
+    assert spec is not None, "called for a fleet member"
     if spec.role is Role.WORKER:
+        assert spec.manager is not None, "the settings require a worker's manager"
         manager = fleet_outputs.fleet_outputs_of(inputs.others.get(spec.manager))
         for item in objects:
             if item.kind in fleet_outputs.TEAM_KINDS:
@@ -115,7 +118,8 @@ def _fleet(settings: Settings, inputs: FleetInputs, objects: list[KueueItem], pr
 def _check_names(cluster_queue: KueueItem) -> set[str]:
     strategy = _spec(cluster_queue).get("admissionChecksStrategy")
     checks = strategy.get("admissionChecks") if isinstance(strategy, dict) else None
-    return {c.get("name") for c in checks if isinstance(c, dict)} if isinstance(checks, list) else set()
+    return {c["name"] for c in checks if isinstance(c, dict) and isinstance(c.get("name"), str)} \
+        if isinstance(checks, list) else set()
 
 
 def _workloads(settings: Settings, root: Path, objects: list[KueueItem], problems: list[Problem]
@@ -217,6 +221,7 @@ def _create_only(pool: NodePool | SystemPool, network: Network) -> dict[str, Any
     """The create-only inputs of the system pool and of a user pool alike: as written, else AKS's default
     pod count and the baseline's OS disk and host encryption for the size (`chosen`: those the program
     chooses because the stack writes none)."""
+    os_disk_type: Optional[str]
     if pool.os_disk_type is not None:
         os_disk_type, os_disk_size = pool.os_disk_type, pool.os_disk_size_gb
     else:
@@ -241,7 +246,7 @@ def user_pool(pool: NodePool, index: int, settings: Settings, network: Optional[
     driver = effective_gpu_driver(vendor, pool.gpu_driver)
     # The program runs the NVIDIA device plugin on these pools (`components/gpu_device_plugin`).
     plugin = DaemonSetLoad(daemonset_name(mig_strategy(pool.gpu_instance_profile)), dict(REQUESTS))
-    daemonsets = (plugin,) if needs_device_plugin(vendor, driver, pool.declared_device_plugin) else ()
+    daemonsets: tuple[DaemonSetLoad, ...] = (plugin,) if needs_device_plugin(vendor, driver, pool.declared_device_plugin) else ()
     if daemonsets and settings.monitoring is not None and settings.monitoring.gpu_metrics:
         # The DCGM exporter runs on the same pools (`components/monitoring`).
         daemonsets += (DaemonSetLoad(dcgm_exporter.RELEASE, dict(dcgm_exporter.REQUESTS)),)
@@ -293,33 +298,32 @@ def _from_stack(settings: Settings, problems: list[Problem]) -> list[KueueItem]:
                                    derived_from=frozenset({"nodePools"})))
             continue
         objects.append(_item("ResourceFlavor", entry.name, key, spec=spec))
-    for i, entry in enumerate(queues.cohorts):
-        objects.append(_item("Cohort", entry.name, f"aks-kueue:queues.cohorts[{i}]", spec=entry.spec or {}))
-    for i, entry in enumerate(queues.cluster_queues):
+    for i, cohort in enumerate(queues.cohorts):
+        objects.append(_item("Cohort", cohort.name, f"aks-kueue:queues.cohorts[{i}]", spec=cohort.spec or {}))
+    for i, queue in enumerate(queues.cluster_queues):
         key = f"aks-kueue:queues.clusterQueues[{i}]"
-        spec = cluster_queue_spec_to_v1beta2(entry.spec if entry.spec is not None else {})
-        if entry.provisioning is not None:
-            objects += _provisioning(entry, f"{key}.provisioning")
-            spec = _with_check(spec, entry.check_name, entry.provisioning.on_flavors)
-        objects.append(_item("ClusterQueue", entry.name, key, spec=spec))
-    for i, entry in enumerate(queues.local_queues):
-        objects.append(_item("LocalQueue", entry.name, f"aks-kueue:queues.localQueues[{i}]",
-                             namespace=entry.namespace, spec=entry.spec if entry.spec is not None else {}))
-    for i, entry in enumerate(queues.workload_priority_classes):
-        extra = {"value": entry.value}
-        if entry.description is not None:
-            extra["description"] = entry.description
-        objects.append(_item("WorkloadPriorityClass", entry.name,
+        spec = cluster_queue_spec_to_v1beta2(queue.spec if queue.spec is not None else {})
+        if queue.provisioning is not None:
+            objects += _provisioning(queue, queue.provisioning, f"{key}.provisioning")
+            spec = _with_check(spec, queue.check_name, queue.provisioning.on_flavors)
+        objects.append(_item("ClusterQueue", queue.name, key, spec=spec))
+    for i, local in enumerate(queues.local_queues):
+        objects.append(_item("LocalQueue", local.name, f"aks-kueue:queues.localQueues[{i}]",
+                             namespace=local.namespace, spec=local.spec if local.spec is not None else {}))
+    for i, priority in enumerate(queues.workload_priority_classes):
+        extra: dict[str, Any] = {"value": priority.value}
+        if priority.description is not None:
+            extra["description"] = priority.description
+        objects.append(_item("WorkloadPriorityClass", priority.name,
                              f"aks-kueue:queues.workloadPriorityClasses[{i}]", **extra))
-    for i, entry in enumerate(queues.topologies):
-        spec = {"levels": levels_from_aks(entry.from_aks)} if entry.from_aks is not None else entry.spec
-        objects.append(_item("Topology", entry.name, f"aks-kueue:queues.topologies[{i}]", spec=spec))
+    for i, topology in enumerate(queues.topologies):
+        spec = {"levels": levels_from_aks(topology.from_aks)} if topology.from_aks is not None else topology.spec
+        objects.append(_item("Topology", topology.name, f"aks-kueue:queues.topologies[{i}]", spec=spec))
     return objects
 
 
-def _provisioning(entry: ClusterQueueEntry, key: str) -> list[KueueItem]:
+def _provisioning(entry: ClusterQueueEntry, provisioning: Provisioning, key: str) -> list[KueueItem]:
     """The ProvisioningRequestConfig and the AdmissionCheck that uses it, both named after the ClusterQueue."""
-    provisioning = entry.provisioning
     config: dict[str, Any] = {"provisioningClassName": provisioning.class_}
     if provisioning.parameters:
         config["parameters"] = dict(provisioning.parameters)
@@ -359,7 +363,7 @@ def _feature_problems(settings: Settings, objects: list[KueueItem], workloads: l
                 for item in objects if auto and item.kind == "AdmissionCheck" and is_provisioning(item.manifest)]
     kueue = settings.kueue
     if kueue.install == "helm" and kueue.feature_gates_in_force.get("TopologyAwareScheduling") is False:
-        users = [o for o in objects if o.kind == "Topology" or (
+        users: list[Union[KueueItem, ExpectedWorkload]] = [o for o in objects if o.kind == "Topology" or (
             o.kind == "ResourceFlavor" and isinstance(o.manifest.get("spec"), dict)
             and o.manifest["spec"].get("topologyName"))]
         users += [w for w in workloads if any(isinstance(p, dict) and p.get("topologyRequest")
@@ -432,7 +436,7 @@ def _manifest_item(document: Any, where: str, problems: list[Problem]) -> Option
     return KueueItem(manifest, f"{where} ({label})", original=document if converted is not document else None)
 
 
-def _namespaces(objects: list[KueueItem], problems: list[Problem], existing: Sequence[str] = ()) -> list[Namespace]:
+def _namespaces(objects: list[KueueItem], problems: list[Problem], existing: Collection[str] = ()) -> list[Namespace]:
     """Each LocalQueue namespace, with the labels its ClusterQueues' namespaceSelectors need;
     those listed in queues.existingNamespaces are only labelled."""
     queues = {o.name: o for o in objects if o.kind == "ClusterQueue"}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Optional
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.aks.limits import dns_prefix
 from aks_kueue.aks.pools import SYSTEM, Pool
 from aks_kueue.day2.allow import (MANAGER_ENTRY, QUEUE_KINDS, Allowances, Entry, Protection, Target, queue_entry,
@@ -118,7 +119,7 @@ def _pool(cluster: Cluster, pool: Pool, protection: Protection) -> Tracked:
 
 def queue_tracked(obj: KueueItem) -> Tracked:
     """A Kueue object as the record keeps it: the fields Kueue may refuse to change in place."""
-    spec = obj.manifest.get("spec") if isinstance(obj.manifest.get("spec"), dict) else {}
+    spec = map_at(obj.manifest, "spec")
     found = {f"spec.{field}": spec[field] for field in (p.split(".", 1)[1] for p in tracked_paths(obj.kind))
              if spec.get(field) is not None}
     where = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name

@@ -105,6 +105,8 @@ def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_o
     pulumi.runtime.set_mocks(mocks, project=config.project, stack=config.stack, preview=preview,
                              monitor=monitor, logger=logger, organization=ORGANIZATION)
 
+    # The deprecated SDK-side transformation on purpose: it must run before the SDK resolves the aliases,
+    # and a transform (register_resource_transform) runs in the engine, after the SDK serialized them.
     pulumi.runtime.register_stack_transformation(_without_api_version_aliases)
 
     def program():
