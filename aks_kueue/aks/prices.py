@@ -393,7 +393,9 @@ class _Lines:
 
 
 def _skip(text: str, index: int) -> int:
-    return _SPACE.match(text, index).end()
+    # _SPACE matches the empty string too, so a match is always found
+    found = _SPACE.match(text, index)
+    return found.end() if found else index
 
 
 def _words(text: str) -> list[str]:
