@@ -42,7 +42,7 @@ def fleet_objects(stack: str, files: dict[str, Path], output) -> Optional[FleetO
     others = {}
     for name, path in files.items():
         try:
-            values = read_previous_outputs(path)
+            values = read_previous_outputs(path, preview_document=True)
         except ProgramError as error:
             output.fail([LoadError("", None, f"--stack-outputs {name}: {error}")])
         others[name] = StackOutputs(values, frozenset(k for k, v in values.items() if v == "[secret]"))

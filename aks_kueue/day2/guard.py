@@ -79,6 +79,25 @@ _QUEUE_KEYS = {
     "ResourceFlavor": "aks-kueue:queues.resourceFlavors", "LocalQueue": "aks-kueue:queues.localQueues",
     "Topology": "aks-kueue:queues.topologies", "AdmissionCheck": "aks-kueue:queues.clusterQueues",
 }
+PRIORITY_KEY = "aks-kueue:queues.workloadPriorityClasses"
+MAX_INVERSIONS = 20  # priority inversions said one by one; past that, the last says how many more
+# What Kueue v0.19.2 does with a WorkloadPriorityClass's value and with its removal
+# (pkg/controller/core/workloadpriorityclass_controller.go: a value change is set on every Workload that names the
+# class, pending or admitted; a delete is ignored; pkg/util/priority/priority.go: a job naming a missing class gets
+# no Workload, "not found").
+PRIORITY_REMOVED = ("the workloads that name it keep the priority they have, admitted or pending (Kueue ignores "
+                    "the delete), but a job that names it from then on gets no Workload (its class is not found) and "
+                    "stays suspended")
+PRIORITY_VALUE = ("Kueue sets the new value on every Workload that names the class, admitted or pending "
+                  "(workloadpriorityclass_controller.go): pending ones move in their ClusterQueues' order at once, and "
+                  "admitted ones are weighed by it the next time a workload looks for something to preempt")
+# What a changed ProvisioningRequestConfig does (kueue v0.19.2 pkg/controller/admissionchecks/provisioning/
+# controller.go: `activeOrLastPRForChecks` keeps only requests in step with the config,
+# `deleteUnusedProvisioningRequests` deletes the rest, `syncOwnedProvisionRequest` creates new ones for checks that
+# are not Ready yet).
+PROVISIONING_CHANGE = ("Kueue deletes every ProvisioningRequest made with the old settings: workloads still waiting "
+                       "for that check get a new one and wait for capacity again from the start, and admitted "
+                       "workloads keep running, their requests deleted")
 INSTALL_KEY = "aks-kueue:kueue.install"
 FLEET_KEY = "aks-kueue:fleet"
 WORKERS_KEY = f"{FLEET_KEY}.workers"
@@ -219,6 +238,8 @@ def judge_update(previous: Previous, desired: Record, allow: Allowances, on: Opt
     # Replacing the cluster or its resource group takes every Kueue object with it: that entry covers them.
     cluster_goes = any(e.target in _CHAIN for e in replaced)
     used |= _queue_objects(report, before, desired, allow, covered=cluster_goes)
+    _priority_classes(report, before, desired)
+    _provisioning_configs(report, before, desired)
     used |= _fleet(report, before, desired, allow)
     _untracked(report, before, desired)
     _kubernetes_version(report, before, desired, on)
@@ -300,9 +321,9 @@ def _removal(report: Report, entry: Entry, old: Tracked, allow: Allowances, pare
         report.refuse("day2-delete-refused", old.label, key,
                       f"{old.label} is no longer in the stack, so pulumi up would delete it: {lost(entry)}. The last "
                       f"deployment left it protected; {ENGINE_DELETE}",
-                      f"take two updates: 1. keep it with `{entry}` in {ALLOW_KEY} (that update only unprotects it); "
-                      f"2. remove it with `{entry}` still listed"
-                      + ("" if entry not in allow else "; put it back for this update"))
+                      f"take two updates: 1. put it back, with `{entry}` in {ALLOW_KEY}: that update only unprotects "
+                      "it (the rest of this change may go with it, each removal listed as now); 2. remove it with "
+                      f"`{entry}` still listed")
     elif entry not in allow and parent is not None:
         report.notice("day2-delete", old.label, key,
                       f"{old.label} is no longer in the stack, and goes with {parent} anyway (`{parent}` is listed in "
@@ -461,6 +482,61 @@ def _queue_safe_path(entry: Entry, deleted: bool, mirrored: Optional[str] = None
                 f"{acknowledge}")
     return (f"Kueue holds it while {users} name it, so it cannot be replaced in place while in use: create the new "
             f"one under another name, move the {users} to it, then remove this one with {acknowledge}")
+
+
+def _priority_classes(report: Report, before: Record, desired: Record) -> None:
+    """A class removed or given another value, each said with what Kueue does to the workloads of the class; classes
+    that swap order, said once per pair (a priority inversion: what was preempted may now preempt). A class that an
+    expected workload still names cannot be removed: the program refuses that (expected-workload-invalid)."""
+    old, new = before.priority_classes, desired.priority_classes or {}
+    if old is None:
+        return  # a record from before they were recorded
+    for name in sorted(set(old) - set(new)):
+        report.notice("day2-priority-removed", f"WorkloadPriorityClass {name}", PRIORITY_KEY,
+                      f"{name} (value {show(old[name])}) is no longer in the stack, so pulumi up deletes it: "
+                      f"{PRIORITY_REMOVED}",
+                      f"first move the jobs that name it (label kueue.x-k8s.io/priority-class: {name}) to another "
+                      "class; `kubectl get workloads -A -o custom-columns=NAME:.metadata.name,CLASS:"
+                      ".spec.priorityClassRef.name` lists the workloads that name it")
+    kept = sorted(name for name in set(old) & set(new) if _number(old[name]) and _number(new[name]))
+    for name in kept:
+        if old[name] != new[name]:
+            report.notice("day2-priority-changed", f"WorkloadPriorityClass {name}", PRIORITY_KEY,
+                          f"{name}: value {show(old[name])} -> {show(new[name])}: {PRIORITY_VALUE}",
+                          "make the change when the queues may be reordered; to keep what runs safe from it, give the "
+                          "new value to a new class and move the jobs to it", {"old": old[name], "new": new[name]})
+    # Only pairs with a changed class can swap; each is said once, the first MAX_INVERSIONS of them.
+    changed = [name for name in kept if old[name] != new[name]]
+    pairs = sorted({tuple(sorted((a, b))) for a in changed for b in kept if a != b})
+    inversions = [(a, b) for a, b in pairs
+                  if (old[a] > old[b]) != (new[a] > new[b]) and old[a] != old[b] and new[a] != new[b]]
+    for a, b in inversions[:MAX_INVERSIONS]:
+        high, low = (a, b) if old[a] > old[b] else (b, a)
+        report.notice("day2-priority-inversion", f"WorkloadPriorityClass {low}", PRIORITY_KEY,
+                      f"{low} ({show(old[low])} -> {show(new[low])}) now ranks above {high} "
+                      f"({show(old[high])} -> {show(new[high])}): a priority inversion; admitted workloads of "
+                      f"{high} become ones {low}'s may preempt, and pending {low} workloads go ahead of {high}'s",
+                      f"if that is not meant, keep {high} above {low}"
+                      + (f" ({len(inversions) - MAX_INVERSIONS} more pairs swap too)"
+                         if len(inversions) > MAX_INVERSIONS and (a, b) == inversions[MAX_INVERSIONS - 1] else ""),
+                      {"classes": [high, low]})
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _provisioning_configs(report: Report, before: Record, desired: Record) -> None:
+    if before.provisioning_configs is None:
+        return  # a record from before they were recorded
+    for name, spec in sorted((desired.provisioning_configs or {}).items()):
+        was = before.provisioning_configs.get(name)
+        if was is not None and dict(was) != dict(spec):
+            changed = sorted(k for k in set(was) | set(spec) if was.get(k) != spec.get(k))
+            report.notice("day2-provisioning-config-changed", f"ProvisioningRequestConfig {name}",
+                          "aks-kueue:queues.clusterQueues", f"spec {', '.join(changed)} changes: {PROVISIONING_CHANGE}",
+                          "make the change when no workload waits for capacity (`kubectl get provisioningrequests "
+                          "-A` lists what is pending)", {"changed": changed})
 
 
 def _untracked(report: Report, before: Record, desired: Record) -> None:

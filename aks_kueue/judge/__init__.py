@@ -43,6 +43,8 @@ class Judgement:
     pools: list[PoolCapacity] = field(default_factory=list)
     flavors: dict[str, FlavorPlacement] = field(default_factory=dict)
     capacity: list[capacity.CapacityRow] = field(default_factory=list)
+    # A MultiKueue manager runs no jobs: its quota is set against its workers' instead (None: not a manager).
+    fleet_quota: Optional[list[fleet.FleetQuota]] = None
 
     @property
     def errors(self) -> list[Finding]:
@@ -62,6 +64,7 @@ def judge(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD, today: Opti
     found = feasibility.judged(judging)
     if found is not None:
         judgement.pools, judgement.flavors, judgement.capacity = found.pools, found.placements, found.rows
+    judgement.fleet_quota = judging.shared(fleet.FLEET_QUOTA, lambda: fleet.fleet_quota(model))
     return judgement
 
 

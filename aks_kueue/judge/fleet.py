@@ -20,7 +20,7 @@ with quota for a resource no worker holds, it is an error: most of the admitted 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, Optional
 
@@ -28,7 +28,7 @@ from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
 from aks_kueue.judge import capacity, objects
 from aks_kueue.judge.feasibility import WORKLOAD_KINDS, feasibility, is_manager, valid_objects
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
-from aks_kueue.judge.rules import FLEET, VM_OVERHEAD, rule
+from aks_kueue.judge.rules import FLEET, VM_OVERHEAD, Judging, rule
 from aks_kueue.judge.stack import within
 from aks_kueue.kueue import catalog, multikueue as mk
 from aks_kueue.kueue.admission_checks import is_provisioning
@@ -55,6 +55,7 @@ KUEUE_VERSIONS = "fleet-kueue-versions"
 CHECKS_CONFLICT = "fleet-admission-checks-conflict"
 CHECK_CONFIG_MISSING = "fleet-check-config-missing"
 TOO_MANY_WORKERS = "fleet-too-many-workers"
+WORKER_IS_MANAGER = "fleet-worker-is-manager"
 WORKER_NOT_READY = "fleet-worker-not-ready"
 WORKER_OUTPUTS = "fleet-worker-outputs"
 MANAGER_NOT_READY = "fleet-manager-not-ready"
@@ -66,7 +67,14 @@ MK = "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages)"
 
 
 def _workers(model: Model) -> tuple[Worker, ...]:
-    return model.fleet.workers if is_manager(model) else ()
+    """The manager's workers, leaving out an entry that names the manager's own stack (`worker_is_manager`)."""
+    if not is_manager(model):
+        return ()
+    return tuple(w for w in model.fleet.workers if not _is_self(model, w))
+
+
+def _is_self(model: Model, worker: Worker) -> bool:
+    return bool(model.fleet.stack) and same_stack(worker.stack, model.fleet.stack)
 
 
 def _worker_models(model: Model) -> list[tuple[Worker, Model]]:
@@ -100,6 +108,22 @@ def too_many_workers(model: Model) -> Iterable[Finding]:
                       f"{len(workers)} workers are listed; a MultiKueueConfig holds at most {mk.MAX_CLUSTERS} clusters",
                       f"remove {len(workers) - mk.MAX_CLUSTERS}, or split the fleet under a second manager",
                       {"workers": len(workers), "limit": mk.MAX_CLUSTERS}, blocking=True)
+
+
+@rule(WORKER_IS_MANAGER, "A manager does not list its own stack among its workers.", MK, "the fleet's workers",
+      FLEET, blocking=True)
+def worker_is_manager(model: Model) -> Iterable[Finding]:
+    """Before the first deploy the entry has no outputs, after it the manager's own: either way it is no worker, and
+    the other fleet checks leave it out (`_workers`), so this is the one thing said about it."""
+    if not is_manager(model):
+        return
+    for i, worker in enumerate(model.fleet.workers):
+        if _is_self(model, worker):
+            yield Finding(WORKER_IS_MANAGER, ERROR, worker.label, worker.key or f"{model.fleet.key}.workers[{i}]",
+                          f"worker {worker.name} names {worker.stack}, this manager's own stack, and a manager cannot "
+                          "be its own MultiKueue worker",
+                          f"remove it from aks-kueue:fleet.workers; a worker is another stack, with its own cluster, "
+                          f"whose aks-kueue:fleet has role: worker and manager: {model.fleet.stack}", blocking=True)
 
 
 def _held(model: Model) -> Optional[int]:
@@ -177,32 +201,66 @@ def workload_coverage(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD)
                           "waits", "give a second worker the quota and pools it needs", numbers)
 
 
-@rule(QUOTA_OVERBOOKED, "The manager's quota is backed by its workers' (at most 1.5x their sum, per resource).",
-      "Kueue concepts/multikueue; KEP-9988", "the manager's ClusterQueues", FLEET)
-def quota_overbooked(model: Model) -> Iterable[Finding]:
-    """The manager's nominal quota per resource against what the workers' ClusterQueues and Cohorts
-    hold for it, summed over all their flavors (manager and worker flavors are unrelated, KEP-9988)."""
+@dataclass(frozen=True)
+class FleetQuota:
+    """One resource of a manager's quota against its workers': what the manager's ClusterQueues book, and
+    what the ClusterQueues and Cohorts of each worker whose outputs were read hold, summed over every flavor
+    (manager and worker flavors are unrelated, KEP-9988)."""
+
+    resource: str
+    manager: int
+    per_worker: Mapping[str, int] = field(default_factory=dict)
+    workers_read: int = 0   # the ready workers whose quota is summed
+    workers_listed: int = 0
+
+    @property
+    def workers(self) -> int:
+        return sum(self.per_worker.values())
+
+    @property
+    def ratio(self) -> Optional[Fraction]:
+        return Fraction(self.manager, self.workers) if self.workers else None
+
+
+FLEET_QUOTA = "fleet-quota"  # the name the judgement's one computation is shared under
+
+
+def fleet_quota(model: Model) -> Optional[list[FleetQuota]]:
+    """A manager's quota per resource against its workers'; None for a stack that is no manager."""
+    if not is_manager(model):
+        return None
     workers = [(w, m) for w, m in _worker_models(model) if w.ready]
-    if not workers:
-        return
     per_worker: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for worker, worker_view in workers:
         for entry in capacity.quota_entries(valid_objects(worker_view)):
             per_worker[entry.resource][worker.name] += entry.nominal
+    booked: dict[str, int] = defaultdict(int)
+    for entry in capacity.quota_entries(valid_objects(model)):
+        booked[entry.resource] += entry.nominal
+    return [FleetQuota(resource, quota, dict(per_worker[resource]), len(workers), len(_workers(model)))
+            for resource, quota in booked.items()]
+
+
+@rule(QUOTA_OVERBOOKED, "The manager's quota is backed by its workers' (at most 1.5x their sum, per resource).",
+      "Kueue concepts/multikueue; KEP-9988", "the manager's ClusterQueues", FLEET)
+def quota_overbooked(model: Model, judging: Optional[Judging] = None) -> Iterable[Finding]:
+    """The manager's nominal quota per resource against what the workers' ClusterQueues and Cohorts
+    hold for it (`fleet_quota`, computed once per judgement)."""
+    rows = (judging.shared(FLEET_QUOTA, lambda: fleet_quota(model)) if judging else fleet_quota(model)) or []
     booked: dict[str, list[capacity.QuotaEntry]] = defaultdict(list)
     for entry in capacity.quota_entries(valid_objects(model)):
         booked[entry.resource].append(entry)
-    for resource, entries in booked.items():
-        quota, total = sum(e.nominal for e in entries), sum(per_worker[resource].values())
-        ratio = Fraction(quota, total) if total else None
-        if quota <= 0 or ratio is not None and ratio <= OVERBOOKING_WARNING:
+    for row in rows:
+        resource, quota, total, ratio = row.resource, row.manager, row.workers, row.ratio
+        if not row.workers_read or quota <= 0 or ratio is not None and ratio <= OVERBOOKING_WARNING:
             continue
         severity = ERROR if ratio is None or ratio > OVERBOOKING_ERROR else WARNING
-        entry = max(entries, key=lambda e: e.nominal)
+        entry = max(booked[resource], key=lambda e: e.nominal)
         shown = "none" if ratio is None else f"{float(ratio):.2f}x"
         yield Finding(
             QUOTA_OVERBOOKED, severity, entry.owner.label, field_key(entry.owner.key, f"{entry.path}.nominalQuota"),
-            f"the manager's ClusterQueues book {show(resource, quota)} of {resource}, and the {len(workers)} workers' "
+            f"the manager's ClusterQueues book {show(resource, quota)} of {resource}, and the {row.workers_read} "
+            "workers' "
             f"ClusterQueues hold {show(resource, total)} ({shown}; quiet up to {float(OVERBOOKING_WARNING):g}x, an "
             f"error past {float(OVERBOOKING_ERROR):g}x): what the manager admits beyond that can run on no worker and "
             "waits there, copied to every worker",
@@ -210,7 +268,7 @@ def quota_overbooked(model: Model) -> Iterable[Finding]:
             f"{show(resource, int(total * OVERBOOKING_WARNING))}), or add that much to the workers",
             {"resource": resource, "manager": amount(resource, quota), "workers": amount(resource, total),
              "ratio": None if ratio is None else round(float(ratio), 3),
-             "perWorker": {name: amount(resource, value) for name, value in per_worker[resource].items()}})
+             "perWorker": {name: amount(resource, value) for name, value in row.per_worker.items()}})
 
 
 @rule(QUOTA_AUTOMATION, "The manager's quota is not left to automation that does not see the workers.",

@@ -12,7 +12,7 @@ from aks_kueue.judge.rules import (INSTALL_MODE, MANAGED_LIMITS, MANAGED_REGION 
                                    TRAIN_POLICY, SINGLE_INSTALLER, rule)
 from aks_kueue.kueue import catalog as cat
 from aks_kueue.model.desired import Cluster, Install, Model
-from aks_kueue.versions import KUEUE_CHART_SERIES, MIN_KUBERNETES_MINOR
+from aks_kueue.versions import KUEUE_CHART_RELEASES, KUEUE_CHART_SERIES, MIN_KUBERNETES_MINOR
 
 INSTALLERS_CONFLICT = "installers-conflict"
 INSTALLER_MISSING = "installer-missing"
@@ -67,8 +67,9 @@ def single_installer(model: Model) -> list[Finding]:
 
 @rule(NOT_AFTER_INSTALLER, "Every Kueue object depends on the installer.", "Pulumi dependsOn; Kueue's CRDs and "
       "webhooks must exist first", "Kueue objects", INSTALL_MODE)
-@rule(CHART_SERIES, f"A Helm install pins the {KUEUE_CHART_SERIES}.x chart whose API the objects use.",
-      "Kueue Helm chart (registry.k8s.io/kueue/charts/kueue)", "the Helm release", INSTALL_MODE)
+@rule(CHART_SERIES, f"A Helm install pins a published {KUEUE_CHART_SERIES}.x chart, whose API the objects use.",
+      "Kueue Helm chart (registry.k8s.io/kueue/charts/kueue); its releases, kubernetes-sigs/kueue "
+      f"CHANGELOG/CHANGELOG-{KUEUE_CHART_SERIES}.md (aks_kueue/versions.py)", "the Helm release", INSTALL_MODE)
 @rule(UNKNOWN_INTEGRATION, "A Helm install names only integrations Kueue knows.", "Kueue Configuration "
       "integrations.frameworks", "the Helm release", INSTALL_MODE)
 @rule(PIN_NOT_HELD, "A pinned managed extension version has auto-upgrade off.", AKS_MD, "the managed extension",
@@ -95,6 +96,11 @@ def install_mode(model: Model) -> list[Finding]:
                     f"chart version {install.version or 'unpinned'} is not a {KUEUE_CHART_SERIES}.x release; the "
                     f"Kueue objects are written for the {KUEUE_CHART_SERIES} API",
                     f"pin {KUEUE_CHART_SERIES}.x", {"version": install.version}))
+            elif install.version not in KUEUE_CHART_RELEASES:
+                found.append(Finding(
+                    CHART_SERIES, ERROR, install.subject, f"{install.key}.version",
+                    f"chart version {install.version} was never published, so helm cannot pull it",
+                    f"pin one of {', '.join(KUEUE_CHART_RELEASES)}", {"version": install.version}))
             unknown = [f for f in install.frameworks or () if f not in cat.FRAMEWORKS]
             if unknown:
                 found.append(Finding(

@@ -22,7 +22,7 @@ from aks_kueue.judge.finding import ERROR, WARNING, Finding, field_key
 from aks_kueue.judge.rules import OBJECTS_VALID, VM_OVERHEAD, WORKLOADS_FIT, rule
 from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL, label_selector_matches
 from aks_kueue.kueue.structural import FieldError
-from aks_kueue.kueue.validate import KueueObject, ReferenceRules, validate_object, validate_set
+from aks_kueue.kueue.validate import KueueObject, ReferenceRules, stack_key, validate_object, validate_set
 from aks_kueue.model.conventions import PREEXISTING_NAMESPACES
 from aks_kueue.model.desired import ExpectedWorkload, KueueItem, Model
 
@@ -87,8 +87,7 @@ def _finding(item: KueueItem, error: FieldError, kind: str = OBJECT_INVALID) -> 
     """`aks-kueue:queues.clusterQueues[0].spec...: message` for an object of the stack file;
     `aks-kueue:queueManifests[0]: file document 0 (Kind name): field: message` for one of a file."""
     if item.key.startswith("aks-kueue:queues."):
-        field = {"metadata.name": "name", "metadata.namespace": "namespace"}.get(error.field, error.field)
-        key, message = (f"{item.key}.{field}" if field else item.key), error.message
+        key, message = stack_key(item.key, error.field), error.message
     else:
         key, message = item.key, str(error)
     return Finding(kind, ERROR, item.label, key, message, blocking=True)

@@ -221,10 +221,15 @@ MANAGED_REGION = policy(
     "The AKS managed Kueue extension is documented only in some regions. Advisory like every warning: make it "
     "mandatory in the policy config, or list a region in additionalRegions if you know the extension is offered"
     " there.", level=ADVISORY, reports_warnings=True)
+PLACEHOLDERS = policy(
+    "aks-kueue-no-placeholders",
+    "No value a shipped example puts in for you to replace (an all-zero or nearly all-zero Entra object ID, a "
+    "documentation IP range of RFC 5737 or RFC 3849) is left in a production stack: a copied example must not pass "
+    "the gate. In development stacks each is a warning of aks-kueue-warnings.", after_baseline=True)
 WARNINGS = policy(
     "aks-kueue-warnings",
-    "Every warning of the judge that no other policy reports: placeholders left in the stack, single-member "
-    "cohorts, facts nothing offline can verify, and the security baseline in development stacks.",
+    "Every warning of the judge that no other policy reports: placeholders left in a development stack, "
+    "single-member cohorts, facts nothing offline can verify, and the security baseline in development stacks.",
     level=ADVISORY, after_baseline=True)
 FLEET = policy(
     "kueue-multikueue-fleet",

@@ -140,7 +140,7 @@ def kubeconfig_problems(config: Any) -> list[str]:
     when it accepts it. Never quotes a value of the kubeconfig: it holds a credential."""
     if not isinstance(config, Mapping):
         return ["failed to parse kubeconfig: not a kubeconfig map"]
-    problems = []
+    problems = _client_problems(config)
     for entry in _named(config.get("users")):
         user = found if isinstance(found := entry.get("user"), Mapping) else {}
         name = entry.get("name")
@@ -168,6 +168,35 @@ def kubeconfig_problems(config: Any) -> list[str]:
             problems.append(f"cluster {name}: untrusted server endpoint (its host is neither an IP address nor a "
                             "DNS-1123 name)")
     return problems
+
+
+def _client_problems(config: Mapping[str, Any]) -> list[str]:
+    """Whether client-go can build a client from it at all (Kueue loads it with clientcmd.RESTConfigFromKubeConfig):
+    a context to use, naming a cluster and a user the file has; in client-go's words."""
+    clusters = {e.get("name") for e in _named(config.get("clusters"))}
+    users = {e.get("name") for e in _named(config.get("users"))}
+    contexts = {e.get("name"): e.get("context") if isinstance(e.get("context"), Mapping) else {}
+                for e in _named(config.get("contexts"))}
+    if not clusters or not contexts:
+        missing = " and ".join(part for part, empty in (("clusters", not clusters), ("contexts", not contexts))
+                               if empty)
+        return [f"it has no {missing}, so no client can be built from it (client-go: \"invalid configuration: no "
+                "configuration has been provided\")"]
+    current = config.get("current-context")
+    if not current:
+        return ["it names no current-context, so no client can be built from it (client-go: \"invalid configuration: "
+                "no configuration has been provided\")"]
+    if current not in contexts:
+        return [f"current-context {current} names no context of the file (client-go: \"context was not found for "
+                "specified context\")"]
+    context = contexts[current]
+    found = []
+    if context.get("cluster") not in clusters:
+        found.append(f"context {current} names cluster {context.get('cluster')}, which the file does not have "
+                     "(client-go: \"cluster has no server defined\")")
+    if context.get("user") not in users:
+        found.append(f"context {current} names user {context.get('user')}, which the file does not have")
+    return found
 
 
 def _named(value: Any) -> list[Mapping[str, Any]]:

@@ -86,6 +86,17 @@ class ObjectError:
     error: FieldError
 
 
+# How a field of an object written under `aks-kueue:queues.*` is named in that stack key: the entry's own
+# `name` and `namespace` stand for the metadata's.
+_STACK_FIELDS = {"metadata.name": "name", "metadata.namespace": "namespace"}
+
+
+def stack_key(entry_key: str, field: str) -> str:
+    """The stack key of an error's field in an object of the stack file (`aks-kueue:queues.cohorts[0].spec...`)."""
+    field = _STACK_FIELDS.get(field, field)
+    return f"{entry_key}.{field}" if field else entry_key
+
+
 def validate_object(obj: KueueObject) -> list[FieldError]:
     """Validate one object; on success `obj.defaulted` holds it as the server would store it."""
     manifest = obj.manifest
@@ -192,16 +203,10 @@ class ReferenceRules:
 def validate_set(objects: Iterable[KueueObject], rules: ReferenceRules) -> list[ObjectError]:
     """Duplicate names and cross-references; run on objects that passed `validate_object`."""
     objects = list(objects)
-    found: list[ObjectError] = []
+    found: list[ObjectError] = duplicates(objects)
     by_kind: dict[str, dict[tuple, KueueObject]] = {}
     for obj in objects:
-        key = (obj.namespace, obj.name)
-        seen = by_kind.setdefault(obj.kind, {})
-        if key in seen:
-            found.append(ObjectError(obj, FieldError("metadata.name", f"Duplicate value: {show(obj.name)}: "
-                                                     f"{seen[key].source or 'another object'} already defines "
-                                                     f"{obj.describe()}")))
-        seen.setdefault(key, obj)
+        by_kind.setdefault(obj.kind, {}).setdefault((obj.namespace, obj.name), obj)
         if obj.kind == "LocalQueue" and len(obj.name) > LABEL_VALUE_MAX:
             found.append(ObjectError(obj, fe.invalid("metadata.name", obj.name,
                                                      f"a LocalQueue name may be at most {LABEL_VALUE_MAX} "
@@ -249,6 +254,21 @@ def validate_set(objects: Iterable[KueueObject], rules: ReferenceRules) -> list[
                     found.append(_dangling(obj, f"spec.admissionChecksStrategy.admissionChecks[{c}].name",
                                            "AdmissionCheck", check.get("name")))
     found += _cohort_cycles(by_kind.get("Cohort", {}))
+    return found
+
+
+def duplicates(objects: Iterable[KueueObject], consequence: str = "") -> list[ObjectError]:
+    """Each object of a kind, namespace and name an earlier one already has: the API server holds one object
+    per name, so the second replaces the first (kubectl apply) or is refused as AlreadyExists (kubectl create)."""
+    seen: dict[tuple, KueueObject] = {}
+    found = []
+    for obj in objects:
+        key = (obj.kind, obj.namespace, obj.name)
+        if key in seen:
+            found.append(ObjectError(obj, FieldError("metadata.name", f"Duplicate value: {show(obj.name)}: "
+                                                     f"{seen[key].source or 'another object'} already defines "
+                                                     f"{obj.describe()}{consequence}")))
+        seen.setdefault(key, obj)
     return found
 
 

@@ -83,10 +83,15 @@ def desired_record(model: Model, protection: Protection) -> Record:
     if install != "none":
         found += [queue_tracked(obj) for obj in model.objects if obj.kind in QUEUE_KINDS]
         found += fleet_tracked(model)
+    objects = model.objects if install != "none" else ()
     return Record(resources={t.entry: t for t in found}, kueue_install=install,
                   kubernetes_version=cluster.kubernetes_version,
                   upgrade_channel=cluster.security.upgrade_channel or "none",
-                  system_pool_owner=SystemPoolOwner.CLUSTER)
+                  system_pool_owner=SystemPoolOwner.CLUSTER,
+                  priority_classes={o.name: o.manifest.get("value") for o in objects
+                                    if o.kind == "WorkloadPriorityClass"},
+                  provisioning_configs={o.name: dict(o.manifest.get("spec") or {}) for o in objects
+                                        if o.kind == "ProvisioningRequestConfig"})
 
 
 def _cluster(cluster: Cluster, protection: Protection) -> list[Tracked]:

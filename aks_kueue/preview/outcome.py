@@ -19,7 +19,8 @@ from aks_kueue.judge.finding import WARNING, Finding
 from aks_kueue.preview.errors import InputError
 from aks_kueue.preview.pack import (MANDATORY, PolicyConfigError, Violation, evaluate, judged_view, levels,
                                     load_policy_config, properties)
-from aks_kueue.preview.run import ProgramError, ProgramRefused, ProgramRun, read_previous_outputs, run_program
+from aks_kueue.preview.run import (ProgramError, ProgramRefused, ProgramRun, is_guard, read_previous_outputs,
+                                   run_program)
 from aks_kueue.preview.stackfile import StackConfig, StackFileError
 from aks_kueue.secrets import Secrets
 
@@ -132,7 +133,7 @@ def _preview(config: Optional[StackConfig], root: Path, policy_config: Optional[
     others = {}
     for name, path in (stack_outputs or {}).items():
         try:
-            others[name] = read_previous_outputs(path)
+            others[name] = read_previous_outputs(path, preview_document=True)
         except ProgramError as error:
             outcome.errors.append(InputError(f"--stack-outputs {name}: {error}", str(path)))
             return outcome
@@ -188,15 +189,18 @@ def _refused(outcome: Outcome, config: StackConfig, root: Path, pack_config: Opt
              stack_outputs: Optional[dict] = None) -> Outcome:
     """A refused update still shows what it would register and what the pack says of it: the program
     run again without the last deployment, so that the guard lets it through (the refusals stay the
-    verdict: the result is `rejected`). What the guard alone reports (an unguarded stack) is left out."""
+    verdict: the result is `rejected`). What the guard says on that run is left out: it ran without the last
+    deployment, so its notices (the stack unguarded, every allowReplacement entry matching nothing) would
+    contradict the refusals, whose fixes are the one recipe."""
     try:
         run = run_program(config, root, stack_outputs=stack_outputs or {})
     except ProgramError:
         return outcome  # the refusals alone; the stack itself is judged on the next run
+    rerun = {str(f) for f in run.day2_findings}
+    run.component_outputs = {urn: outputs for urn, outputs in run.component_outputs.items()
+                             if not is_guard(urn)}
     _judged(outcome, run, pack_config)
-    unguarded = {str(f) for f in outcome.findings if f.kind == UNGUARDED}
-    outcome.findings = [f for f in outcome.findings if f.kind != UNGUARDED]
-    run.warnings = [w for w in run.warnings if w not in unguarded]
+    run.warnings = [w for w in run.warnings if w not in rerun]
     return outcome
 
 

@@ -49,7 +49,28 @@ def _duration(example: str) -> AfterValidator:
     return matching(_DURATION, f"is not a duration; write a number with s, m or h, such as {example}")
 
 
+_SECONDS = {"s": 1, "m": 60, "h": 3600}
+
+
+def _whole(unit: str) -> AfterValidator:
+    """A profile value the AKS API takes as a whole number of one unit (`limits.AUTOSCALER_PROFILE_UNITS`)."""
+    name = {"m": "minutes", "s": "seconds"}[unit]
+
+    def problem(value: str) -> Optional[str]:
+        if re.fullmatch(rf"\d+{unit}", value):
+            return None
+        given = re.fullmatch(r"(\d+(?:\.\d+)?)([smh])", value)
+        seconds = float(given[1]) * _SECONDS[given[2]] if given else None
+        same = (f": {value} is {seconds / _SECONDS[unit]:g}{unit}" if seconds is not None
+                and (seconds / _SECONDS[unit]).is_integer() else "")
+        return (f"{value!r} is refused by AKS, which takes this value in whole {name} only, written like 15{unit} "
+                f"({limits.AUTOSCALER_PROFILE_UNITS.name}){same}")
+    return checked(problem)
+
+
 Duration = Annotated[str, _duration("10m")]
+Minutes = Annotated[str, _whole("m")]
+Seconds = Annotated[str, _whole("s")]
 
 
 def judging_day(info: ValidationInfo) -> date:
@@ -112,15 +133,15 @@ class AutoscalerProfile(ConfigModel):
     ignore_daemonsets_utilization: Optional[bool] = None
     max_empty_bulk_delete: Optional[int] = Field(None, ge=1)
     max_graceful_termination_sec: Optional[int] = Field(None, ge=0)
-    max_node_provision_time: Optional[Duration] = None
+    max_node_provision_time: Optional[Minutes] = None
     max_total_unready_percentage: Optional[int] = Field(None, ge=0, le=100)
     new_pod_scale_up_delay: Optional[Duration] = None
     ok_total_unready_count: Optional[int] = Field(None, ge=0)
-    scale_down_delay_after_add: Optional[Duration] = None
-    scale_down_delay_after_delete: Optional[Duration] = None
-    scale_down_delay_after_failure: Optional[Duration] = None
-    scale_down_unneeded_time: Optional[Duration] = None
-    scale_down_unready_time: Optional[Duration] = None
+    scale_down_delay_after_add: Optional[Minutes] = None
+    scale_down_delay_after_delete: Optional[Seconds] = None
+    scale_down_delay_after_failure: Optional[Minutes] = None
+    scale_down_unneeded_time: Optional[Minutes] = None
+    scale_down_unready_time: Optional[Minutes] = None
     scale_down_utilization_threshold: Optional[float] = Field(None, gt=0, le=1)
     scan_interval: Optional[int] = Field(None, ge=1, description="seconds")
     skip_nodes_with_local_storage: Optional[bool] = None
@@ -183,6 +204,11 @@ class Network(ConfigModel):
                                  "remove pluginMode or set plugin: azure")
         if self.dataplane == "cilium" and self.plugin != "azure":
             yield "dataplane", "the Cilium dataplane needs plugin azure; set plugin: azure or dataplane: azure"
+        if self.policy == "azure" and self.plugin != "azure":
+            yield "policy", (f"Azure Network Policy Manager runs with the Azure CNI plugin only, and AKS refuses it "
+                             f"with {self.plugin} ({limits.AZURE_NPM_NEEDS_AZURE_CNI.name}: \"To use Azure Network "
+                             "Policy Manager, you must use the Azure CNI plug-in\"); set policy: calico to keep "
+                             f"{self.plugin}, or plugin: azure")
         if self.policy == "cilium" and self.dataplane != "cilium":
             yield "policy", "network policy cilium needs dataplane cilium; set dataplane: cilium or policy: azure"
         if self.dataplane == "cilium" and self.policy in _NOT_WITH_CILIUM:
@@ -329,6 +355,12 @@ class Security(ConfigModel):
             yield "apiServerAuthorizedIpRanges", ("AKS does not support authorized IP ranges on a private cluster "
                                                   "(its API server has no public endpoint to restrict); remove them "
                                                   "or set privateCluster: false")
+        if self.upgrade_channel == "node-image" and self.node_os_upgrade_channel != "NodeImage":
+            channel, source = self.node_os_upgrade_channel, limits.NODE_IMAGE_CHANNEL_SETS_NODE_OS.name
+            yield "nodeOsUpgradeChannel", (f"AKS fixes the node OS channel at NodeImage while upgradeChannel is "
+                                           f"node-image and refuses {channel} beside it ({source}); set "
+                                           "nodeOsUpgradeChannel: NodeImage, or an upgradeChannel such as patch to "
+                                           f"keep {channel}")
         if len(ranges) > limits.MAX_AUTHORIZED_IP_RANGES:
             yield "apiServerAuthorizedIpRanges", (f"{len(ranges)} ranges; AKS accepts at most "
                                                   f"{limits.MAX_AUTHORIZED_IP_RANGES} authorized IP ranges, so merge "

@@ -24,7 +24,7 @@ from aks_kueue.kueue.structural import FieldError
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 from aks_kueue.settings.base import ConfigModel, check, field_errors, suggest
 from aks_kueue.settings.errors import Problem, format_path, split_path
-from aks_kueue.versions import (KUEUE_CHART_SERIES, KUEUE_CHART_VERSION, KUEUE_NAMESPACE,
+from aks_kueue.versions import (KUEUE_CHART_RELEASES, KUEUE_CHART_SERIES, KUEUE_CHART_VERSION, KUEUE_NAMESPACE,
                                 MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN, MANAGED_KUEUE_EXAMPLE_VERSION)
 
 HELM_ONLY_KEYS = {"featureGates": "feature_gates", "values": "values"}
@@ -39,6 +39,12 @@ MAX_VALUES_DEPTH = 100
 # A semantic version, as Microsoft publishes extension versions (0.19.6-aks.0.4.4: Kueue's, then the build).
 _EXTENSION_VERSION = re.compile(r"^(\d+)\.(\d+)\.\d+"
                                 r"(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$")
+# How Microsoft numbers microsoft.kueue: the Kueue release it runs, then the extension's build
+# (0.19.6-aks.0.4.4, kueue-overview's pinned install).
+_AKS_BUILD = re.compile(r"^(?P<kueue>\d+\.\d+\.\d+)-aks\.\d+(\.\d+)*$")
+# The trains Azure's cluster extensions are published on (the Extension API's releaseTrain: "e.g. Stable,
+# Preview"); microsoft.kueue is documented on preview only (kueue-overview's unpinned install).
+EXTENSION_TRAINS = ("preview", "stable")
 
 
 class _Warning(NamedTuple):
@@ -205,15 +211,36 @@ class Kueue(ConfigModel):
         if self.version is not None and self.release_train is not None:
             yield "releaseTrain", ("set either version (pinned, auto-upgrade off) or releaseTrain (auto-upgrade on), "
                                    "not both: Azure applies a release train only with auto-upgrade")
+        if self.release_train is not None and self.release_train.lower() not in EXTENSION_TRAINS:
+            yield "releaseTrain", (f"{self.release_train!r} is not a release train microsoft.kueue is published on, so "
+                                   "Azure has no version to install from it (extension trains are Stable and "
+                                   "Preview, and Microsoft documents microsoft.kueue on preview); set releaseTrain: "
+                                   f"preview, or pin a version such as {MANAGED_KUEUE_EXAMPLE_VERSION}")
+        elif self.release_train is not None and self.release_train.lower() != MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN:
+            yield _Warning("releaseTrain", f"Microsoft documents microsoft.kueue on the preview train only, so whether "
+                                           f"{self.release_train} has versions of it is not documented; if it has "
+                                           "none, Azure refuses the install (`az k8s-extension extension-types "
+                                           "list-versions-by-cluster ... --release-train "
+                                           f"{self.release_train}` lists them)")
         if self.version is not None:
             match = _EXTENSION_VERSION.fullmatch(self.version)
+            build = _AKS_BUILD.fullmatch(self.version)
             if match is None:
                 yield "version", (f"{self.version!r} is not an extension version; write the exact version Microsoft "
                                   f"publishes, such as {MANAGED_KUEUE_EXAMPLE_VERSION} (`{_LIST_VERSIONS}` lists "
                                   "them), or omit version to follow releaseTrain")
-            elif f"{match[1]}.{match[2]}" != KUEUE_CHART_SERIES:
+            elif build is not None and f"{match[1]}.{match[2]}" != KUEUE_CHART_SERIES:
                 yield _Warning("version", f"extension {self.version} runs Kueue {match[1]}.{match[2]}, but this "
                                           f"program's checks follow Kueue {KUEUE_CHART_SERIES}")
+            elif build is None or build["kueue"] not in KUEUE_CHART_RELEASES:
+                runs = ("has no extension build (-aks.<build>)" if build is None else
+                        f"names Kueue {build['kueue']}, which Kueue never released "
+                        f"({KUEUE_CHART_RELEASES[0]} to {KUEUE_CHART_RELEASES[-1]} exist)")
+                yield "version", (f"{self.version} is not a version Microsoft publishes, and Azure refuses the "
+                                  "install: microsoft.kueue versions are a Kueue release and the extension's build, "
+                                  "such as "
+                                  f"{MANAGED_KUEUE_EXAMPLE_VERSION}, and this one {runs}; pin one `{_LIST_VERSIONS}` "
+                                  "lists, or omit version to follow releaseTrain")
 
     def _helm(self) -> Iterator[Finding]:
         if self.release_train is not None:
@@ -225,6 +252,11 @@ class Kueue(ConfigModel):
             yield "version", (f"chart {self.version} is not supported: this program pins the Kueue "
                               f"{KUEUE_CHART_SERIES} API and feature gates; use {KUEUE_CHART_SERIES}.x (default "
                               f"{KUEUE_CHART_VERSION})")
+        elif self.version is not None and self.version not in KUEUE_CHART_RELEASES:
+            yield "version", (f"chart {self.version} was never published, so helm cannot pull it: the Kueue "
+                              f"{KUEUE_CHART_SERIES} chart exists as {', '.join(KUEUE_CHART_RELEASES)} (Kueue's "
+                              f"CHANGELOG-{KUEUE_CHART_SERIES}.md); pin one of them, or omit version for "
+                              f"{KUEUE_CHART_VERSION}")
         if self.feature_gates:
             yield from ((e.field, e.message) for e in check_feature_gates(self.feature_gates, "featureGates"))
         yield from self._values()

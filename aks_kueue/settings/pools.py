@@ -200,6 +200,15 @@ class NodePool(ConfigModel):
     @check(first=True)
     def _gpu_options(self):
         vendor = self.gpu_vendor
+        gpu_keys = [key for key, value in (("gpuDriver", self.gpu_driver), ("gpuDevicePlugin", self.gpu_device_plugin),
+                                           ("gpuInstanceProfile", self.gpu_instance_profile)) if value is not None]
+        if gpu_keys and vendor is None and self.capacity is None:
+            # The size is the likelier mistake: a pool written as a GPU pool with a CPU size.
+            keys = " and ".join(gpu_keys)
+            yield "vmSize", (f"{self.vm_size} has no GPU, but the pool sets {keys} as a GPU pool does; pick a GPU "
+                             f"size (an NC, ND or NV size such as Standard_NC24ads_A100_v4), or remove {keys} for a "
+                             "CPU pool")
+            return
         if self.gpu_driver is not None and vendor is None:
             yield "gpuDriver", f"{self.vm_size} has no GPU; remove gpuDriver"
         if vendor == "amd" and self.gpu_driver == "Install":

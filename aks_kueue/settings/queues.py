@@ -7,13 +7,16 @@ Kueue's and are checked by the Kueue validator, with the same key paths.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Optional, Union
+from typing import Annotated, Any, Iterator, Optional, Union
 
 from pydantic import Discriminator, Field, Tag, field_validator
 
 from aks_kueue.aks.autoscaler import class_problem
+from aks_kueue.aks.pools import AGENTPOOL
 from aks_kueue.aks.topology import AKS_LEVELS, from_aks_problem
+from aks_kueue.k8s.merge import deep_merge
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
+from aks_kueue.kueue.convert import V1BETA2, cluster_queue_spec_to_v1beta2
 from aks_kueue.k8s.field import Path
 from aks_kueue.k8s.names import dns1123_label_problem, qualified_name_problem
 from aks_kueue.settings.base import GUID, ConfigModel, check, checked, field_errors, matching
@@ -171,6 +174,32 @@ class Queues(ConfigModel):
     def has_objects(self) -> bool:
         return any((self.resource_flavors, self.cohorts, self.cluster_queues, self.local_queues,
                     self.workload_priority_classes, self.topologies))
+
+    def manifests(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Each entry as the Kueue object it writes, by its stack key: its own spec, a pool's flavor with the label it
+        selects the pool by (its taints, a ClusterQueue's generated check and a Topology's levels from AKS come with
+        the model)."""
+        groups = (("resourceFlavors", "ResourceFlavor", self.resource_flavors), ("cohorts", "Cohort", self.cohorts),
+                  ("clusterQueues", "ClusterQueue", self.cluster_queues),
+                  ("localQueues", "LocalQueue", self.local_queues), ("topologies", "Topology", self.topologies))
+        for field, kind, entries in groups:
+            for i, entry in enumerate(entries):
+                if kind == "Topology" and entry.from_aks is not None:
+                    continue
+                metadata = {"name": entry.name}
+                if kind == "LocalQueue":
+                    metadata["namespace"] = entry.namespace
+                spec = entry.spec if entry.spec is not None else {}
+                spec = cluster_queue_spec_to_v1beta2(spec) if kind == "ClusterQueue" else spec
+                if kind == "ResourceFlavor" and entry.node_pool is not None and isinstance(spec, dict):
+                    # The label a pool's flavor selects its nodes by (its taints come with the model).
+                    spec = deep_merge({"nodeLabels": {AGENTPOOL: entry.node_pool}}, spec)
+                yield f"aks-kueue:queues.{field}[{i}]", {"apiVersion": V1BETA2, "kind": kind, "metadata": metadata,
+                                                         "spec": spec}
+        for i, entry in enumerate(self.workload_priority_classes):
+            yield f"aks-kueue:queues.workloadPriorityClasses[{i}]", {
+                "apiVersion": V1BETA2, "kind": "WorkloadPriorityClass", "metadata": {"name": entry.name},
+                "value": entry.value, **({"description": entry.description} if entry.description is not None else {})}
 
 
 class Toleration(ConfigModel):

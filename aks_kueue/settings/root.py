@@ -12,6 +12,7 @@ from pydantic import Field, PrivateAttr, ValidationError, field_validator, model
 from aks_kueue.day2.allow import Allowances, parse_entry
 from aks_kueue.k8s.field import Path
 from aks_kueue.k8s.loader import Limits, LoadError, loads_json
+from aks_kueue.kueue.validate import load_object, stack_key, validate_object
 from aks_kueue.secrets import Secrets
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network, regions
 from aks_kueue.aks.allocatable import default_max_pods
@@ -168,6 +169,14 @@ class Settings(ConfigModel):
                 yield "cluster.systemPool.zones", no_zones
             yield from ((Path("nodePools").index(i).child("zones"), no_zones)
                         for i, p in enumerate(self.node_pools) if p.zones)
+        node_group = f"MC_{self.resource_group_name}_{self.cluster.name}_{self.location}"
+        if len(node_group) > limits.NODE_RESOURCE_GROUP_MAX_LENGTH:
+            over = len(node_group) - limits.NODE_RESOURCE_GROUP_MAX_LENGTH
+            yield "resourceGroupName", (f"AKS names the cluster's node resource group {node_group} "
+                                        f"({len(node_group)} characters) and refuses a name over "
+                                        f"{limits.NODE_RESOURCE_GROUP_MAX_LENGTH} "
+                                        f"({limits.NODE_RESOURCE_GROUP_MAX_LENGTH.citation.name}); shorten "
+                                        f"resourceGroupName or cluster.name by {over} characters together")
         nodes = self.cluster.system_pool.count + sum(p.max_count for p in self.node_pools)
         if nodes > limits.MAX_NODES_PER_CLUSTER:
             yield "nodePools", (f"the system pool and the pools' maxCount add up to {nodes} nodes; AKS allows at most "
@@ -262,11 +271,31 @@ def _parse(config: Mapping[str, str], today: Optional[date], secrets: Optional[S
         return settings
     except ValidationError as exc:
         problems = _not_checked(problems_from(exc, Settings, secrets.covers if secrets else None), raw)
+    problems += queue_object_problems(raw.get("queues"), problems)
     if "location" not in raw:
         problems = [p for p in problems if p.path != "azure-native:location"]
         problems.insert(0, Problem("azure-native:location", "the Azure region is required; set it, "
                                    "for example `azure-native:location: eastus`"))
     raise SettingsError(problems)
+
+
+def queue_object_problems(queues: Any, problems: list[Problem]) -> list[Problem]:
+    """Where the rest of the stack fails its settings, the Kueue objects of `aks-kueue:queues` are judged on their
+    own anyway (Kueue's schema, CEL rules and webhooks, as the judge judges them once the settings hold), so that
+    every error is reported in one run: a typo in a nodePool and one in a ClusterQueue spec together. Left out:
+    what needs the rest of the stack (a flavor's taints from its pool, the references between objects). The
+    objects are those of one stack file, which the reader bounds (`preview/stackfile.py`, 1 MiB)."""
+    if queues is None or any(p.path.startswith(f"{NAMESPACE}:queues") for p in problems):
+        return []
+    try:
+        parsed = Queues.model_validate(queues)
+    except ValidationError:
+        return []  # reported by the settings
+    found = []
+    for key, manifest in parsed.manifests():
+        found += [Problem(stack_key(key, error.field), error.message)
+                  for error in validate_object(load_object(manifest, key))]
+    return found
 
 
 SECRET_PLACEHOLDER = "[secret]"   # what the offline reader puts where a `secure:` value was

@@ -223,11 +223,12 @@ def test_the_service_account_kubeconfig_is_accepted():
 
 def test_a_worker_whose_ranges_leave_out_the_manager_egress_is_unreachable():
     def edit(c):
+        # A range outside the manager's egress (the example fleet's is filled in: tests/conftest.py `filled`).
         c["aks-kueue:cluster"]["security"]["apiServerAuthorizedIpRanges"] = ["198.51.100.0/24"]
     workers = {WEST: worker_stack_outputs(WEST, config(WEST, edit)), SWEDEN: worker_stack_outputs(SWEDEN)}
     [finding] = found(fleet.reachability, manager_model(workers=workers))
     assert finding.kind == fleet.WORKER_UNREACHABLE and finding.severity == ERROR
-    assert finding.numbers == {"egress": ["203.0.113.10/32"], "authorized": ["198.51.100.0/24"]}
+    assert finding.numbers == {"egress": ["52.160.10.10/32"], "authorized": ["198.51.100.0/24"]}
 
 
 def test_reach_not_checked_without_the_manager_egress_or_to_a_private_worker():

@@ -32,7 +32,7 @@ def test_a_worker_model_read_back_from_its_output_is_the_worker():
         assert theirs.key == f"{qualified(WEST)}: {ours.key}"
     assert [o.manifest for o in read.objects] == [o.manifest for o in worker.objects]
     assert read.namespaces == worker.namespaces and read.installs[0].frameworks == worker.installs[0].frameworks
-    assert read.cluster.region == "westus3" and read.cluster.security.authorized_ip_ranges == ("203.0.113.0/24",)
+    assert read.cluster.region == "westus3" and read.cluster.security.authorized_ip_ranges == ("52.160.10.0/24",)
 
 
 @pytest.mark.parametrize("broken", [{}, {"schema": 1, "role": "manager"}, {"schema": 1, "role": "worker"},
