@@ -3,7 +3,6 @@ exports, and the offline runs that read them, as a real fleet's stacks read each
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Optional
 
 from aks_kueue.model import fleet_outputs
