@@ -10,9 +10,8 @@ tables, the Markdown, the chart and the CSV are `cli.replay_render`.
 from __future__ import annotations
 
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator, NoReturn, Optional
+from typing import Any, NoReturn, Optional
 
 import typer
 
@@ -70,6 +69,7 @@ def replay(
     Durations are Go-style (90s, 5m, 1h30m) or seconds. Exits 0 when done, 1 when a --fail-on-wait gate
     fails, 2 when an input cannot be used.
     """
+    from aks_kueue.cli.replay_progress import progress
     from aks_kueue.replay import ReplayOptions, read_trace
     from aks_kueue.replay import replay as run_replay
     from aks_kueue.replay.report import document
@@ -111,8 +111,8 @@ def replay(
         _apply_startups(configurations, startups)
         outcomes = []
         for index, configuration in enumerate(configurations):
-            with _progress(len(trace.workloads), configuration.name, index, len(configurations)) as progress:
-                outcomes.append(run_replay(configuration, trace, ReplayOptions(until=stop, progress=progress)))
+            with progress(configuration.name, index, len(configurations)) as progress_update:
+                outcomes.append(run_replay(configuration, trace, ReplayOptions(until=stop, progress=progress_update)))
         found = document(outcomes, trace, gate)
         failed = [g for g in found["summary"]["gates"] if not g["passed"]]
         found["result"] = "rejected" if failed else "ok"
@@ -202,27 +202,6 @@ def _gate(value: Optional[str]):
     if not sep or statistic.upper() not in GATE_STATISTICS:
         raise _flag_error(f"--fail-on-wait {value!r}: write P95=DURATION (or P50=, MAX=), e.g. P95=30m")
     return Gate(GATE_STATISTICS[statistic.upper()], _duration(limit, f"--fail-on-wait {value!r}"))
-
-
-@contextmanager
-def _progress(workloads: int, name: str, index: int, total: int) -> Iterator[Optional[Callable]]:
-    """A progress bar on stderr (virtual time and events done), only when stderr is a terminal."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from aks_kueue.replay.trace import format_duration
-
-    with Progress(TextColumn("{task.description}"), BarColumn(),
-                  TextColumn("{task.fields[virtual]} virtual, {task.completed:,.0f} events"),
-                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-        # Every workload is at least a submission and an end: the bar's total grows as events are queued.
-        task = bar.add_task(f"replay {index + 1}/{total} ({name})" if total > 1 else f"replay ({name})",
-                            total=max(1, 2 * workloads), virtual="0s")
-        yield lambda now, done, queued: bar.update(task, completed=done, total=max(done + queued, 1),
-                                                   virtual=format_duration(now))
 
 
 # Configurations ----------------------------------------------------------------------------------

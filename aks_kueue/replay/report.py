@@ -21,12 +21,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Optional
 
-from aks_kueue.replay.engine import DEACTIVATED, FINISHED, PARKED, PENDING, RESERVED, ReplayOutcome, Run
+from aks_kueue.replay.engine import WAITING, ReplayOutcome, Run, State
 from aks_kueue.replay.trace import Trace
 
 WAIT_KEYS = ("p50", "p95", "max")
 BYTE_RESOURCES = ("memory", "ephemeral-storage")
-WAITING = (PENDING, RESERVED, PARKED)   # a workload still waiting to be admitted
 
 
 @dataclass(frozen=True)
@@ -69,7 +68,7 @@ def display(resource: str, value: float) -> tuple[float, str]:
 def configuration(outcome: ReplayOutcome) -> dict[str, Any]:
     """One configuration's part of the document."""
     end = outcome.end
-    seen = [r for r in outcome.runs if r.trace.submitted <= end and (r.queue is not None or r.state == PARKED)]
+    seen = [r for r in outcome.runs if r.trace.submitted <= end and (r.queue is not None or r.state is State.PARKED)]
     by_queue: dict[str, list[Run]] = {name: [] for name in outcome.queues}
     for run in seen:
         if run.cq is not None:
@@ -139,7 +138,7 @@ def _queue(name: str, runs: list[Run], outcome: ReplayOutcome, end: float) -> di
     return {
         "name": name, "submitted": len(runs),
         "admitted": sum(r.ever_admitted for r in runs), "started": sum(r.ever_started for r in runs),
-        "finished": sum(r.state == FINISHED for r in runs), "preemptions": sum(r.preemptions for r in runs),
+        "finished": sum(r.state is State.FINISHED for r in runs), "preemptions": sum(r.preemptions for r in runs),
         "evictions": sum(r.evictions for r in runs),
         "pendingAtEnd": sum(r.state in WAITING for r in runs),
         "neverStarted": sum(r.ever_admitted and not r.ever_started for r in runs),
@@ -166,9 +165,9 @@ def _workload(run: Run) -> dict[str, Any]:
         "submitted": _round(run.trace.submitted),
         "admitted": _round(run.admitted),
         "started": _round(run.started), "finished": _round(run.finished),
-        "preemptions": run.preemptions, "evictions": run.evictions, "flavors": run.flavors, "counts": run.counts,
+        "preemptions": run.preemptions, "evictions": run.evictions, "flavors": run.flavors or {}, "counts": run.counts or {},
         "neverStarted": run.ever_admitted and not run.ever_started,
-        "deactivated": run.state == DEACTIVATED,
+        "deactivated": run.state is State.DEACTIVATED,
         "reason": run.reason,
     }
 

@@ -186,13 +186,37 @@ def test_a_generator_trace_needs_no_configuration(tmp_path):
     assert code == 2 and "defines its own queues" in json.loads(out)["errors"][0]["message"]
 
 
-def test_progress_only_on_a_terminal(monkeypatch):
-    from aks_kueue.cli import replay as command
+def test_progress_a_bar_on_a_terminal_and_lines_in_a_log():
+    import io
 
-    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
-    with command._progress(10, "x", 0, 1) as update:
-        assert update is None
-    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    with command._progress(10, "x", 0, 1) as update:
-        assert callable(update)
-        update(3600.0, 5, 5)
+    from aks_kueue.cli import replay_progress
+    from aks_kueue.replay.engine import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    state = Progress(now=3600.0, events=5, queued=5, submitted=2, finished=1, workloads=4)
+    with replay_progress.progress("x", 0, 1, stream=Terminal()) as update:
+        assert not isinstance(update, replay_progress.Lines)
+        update(state)
+    # Not a terminal (a CI log): one line every LINE_EVERY seconds of wall time, none before.
+    log, clock = io.StringIO(), [0.0]
+    lines = replay_progress.Lines("replay (stack prod)", log, every=5.0, clock=lambda: clock[0])
+    lines(state)
+    assert log.getvalue() == ""
+    clock[0] = 5.0
+    lines(state)
+    clock[0] = 7.0
+    lines(state)
+    assert log.getvalue() == ("replay (stack prod): 5 events, virtual time 1h, 2 of 4 workloads submitted, "
+                              "1 finished\n")
+
+
+def test_a_long_replay_prints_progress_lines_on_stderr(monkeypatch):
+    from aks_kueue.cli import replay_progress
+
+    monkeypatch.setattr(replay_progress, "LINE_EVERY", 0.0)
+    code, _, err = run(WAITS, "--queues", QUEUES, "--json")
+    assert code == 0
+    assert f"replay (queues {QUEUES}): " in err and "3 of 3 workloads submitted, 3 finished" in err

@@ -7,7 +7,7 @@ Kueue retries inadmissible workloads one second after capacity is freed in their
 from __future__ import annotations
 
 from aks_kueue.replay import ReplayOptions
-from aks_kueue.replay.engine import FINISHED, PENDING, RUNNING
+from aks_kueue.replay.engine import State
 from tests.replay.builders import (cluster_queue, flavor, local_queue, one_queue, priority_class, quota, run,
                                    workload)
 
@@ -36,7 +36,7 @@ def test_priority_class_is_resolved_in_the_configuration(tmp_path):
     rows = [workload("a", 0, cpu=4, runtime=10), workload("plain", 1, cpu=4, runtime=10, priority=500),
             workload("classed", 2, cpu=4, runtime=10, priorityClass="urgent")]
     _, runs = run(tmp_path, objects, rows)
-    assert runs["classed"].info.priority == 1000
+    assert runs["classed"].priority == 1000
     assert runs["classed"].admitted == 11.0 and runs["plain"].admitted == 22.0
 
 
@@ -104,7 +104,7 @@ def test_borrowing_limit_caps_what_a_queue_can_take(tmp_path):
     rows = [workload("six", 0, cpu=6, runtime=10), workload("seven", 20, cpu=7, runtime=10)]
     _, runs = run(tmp_path, _cohort(borrowing_a=2), rows)
     assert runs["six"].admitted == 0.0
-    assert runs["seven"].admitted is None and runs["seven"].state == PENDING
+    assert runs["seven"].admitted is None and runs["seven"].state is State.PENDING
 
 
 def test_lending_limit_caps_what_others_can_borrow(tmp_path):
@@ -167,9 +167,9 @@ def test_a_missing_local_queue_never_admits(tmp_path):
 def test_a_workload_without_runtime_runs_to_the_end(tmp_path):
     rows = [workload("forever", 0, cpu=1, runtime=None), workload("short", 5, cpu=1, runtime=10)]
     outcome, runs = run(tmp_path, one_queue(4), rows)
-    assert runs["forever"].state == RUNNING and runs["forever"].finished is None
+    assert runs["forever"].state is State.RUNNING and runs["forever"].finished is None
     assert outcome.end == 15.0
-    assert runs["short"].state == FINISHED
+    assert runs["short"].state is State.FINISHED
 
 
 def test_until_stops_the_replay(tmp_path):
