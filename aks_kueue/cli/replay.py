@@ -244,7 +244,7 @@ def _queues_config(paths: list[str]):
     from aks_kueue.kueue.manifests import Category, category, read_inputs
     from aks_kueue.replay import ReplayConfig
 
-    documents = read_inputs(paths)
+    documents = read_inputs(paths, regular_only=True)
     given, notes, kueue = [], [], None
     for document in documents:
         manifest = document.manifest
