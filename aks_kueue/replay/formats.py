@@ -463,6 +463,7 @@ def _amounts(spec: dict[str, Any]) -> Iterator[tuple[str, Any, Any]]:
         yield f"overhead.{resource}", resource, quantity
 
 
+_KEYED = re.compile(r"\.(requests|limits)\[([^\]]+)\]")
 _REQUESTS = re.compile(r"\.template\.spec\.containers\[0\]\.resources\.requests(?:\[(.+)\]|\.(.+))$")
 
 
@@ -470,6 +471,7 @@ def _where_in(path: str, field: str) -> str:
     """A Workload field (`spec.podSets[0].template.spec.containers[0].resources.requests[cpu]`) where the
     trace wrote it: JSON Lines `podSets[0].requests.cpu`, the CSV column `cpu` (or `count`, `minCount`),
     an export's own path; a job manifest's Workload by its own path, after `manifest:`."""
+    path = _KEYED.sub(r".\1.\2", path)  # the webhook's requests[cpu] as the schema's requests.cpu
     if field == "spec.podSets":
         return path
     if field == "manifest":
