@@ -17,7 +17,7 @@ import typer
 
 from aks_kueue.cli.app import app
 from aks_kueue.cli.common import unexpected, warn
-from aks_kueue.cli.output import Output, print_document, register_document
+from aks_kueue.cli.output import Output, register_document
 from aks_kueue.k8s.loader import LoadError
 
 FORMATS = ("text", "markdown")
@@ -69,19 +69,11 @@ def replay(
     Durations are Go-style (90s, 5m, 1h30m) or seconds. Exits 0 when done, 1 when a --fail-on-wait gate
     fails, 2 when an input cannot be used.
     """
-    from aks_kueue.cli.replay_progress import progress
-    from aks_kueue.replay import ReplayOptions, read_trace
-    from aks_kueue.replay import replay as run_replay
-    from aks_kueue.replay.report import document
+    from aks_kueue.replay import read_trace
 
     as_json = as_json or output == "json"
     try:
-        if output not in (None, "json"):
-            raise _flag_error(f"-o/--output takes json, not {output!r}")
-        if output_format not in FORMATS:
-            raise _flag_error(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
-        if out is not None and out.exists() and not out.is_dir():
-            raise _flag_error(f"--out: {out} exists and is not a directory")
+        _check_output(output, output_format, out)
         given = [f for f, v in (("--stack", stack), ("--config", config), ("--queues", queues)) if v]
         compared = [f for f, v in (("--compare-stack", compare_stack), ("--compare-config", compare_config),
                                    ("--compare-queues", compare_queues)) if v]
@@ -109,32 +101,7 @@ def replay(
             configuration.scale_down_delay = delay
             configuration.default_startup = everywhere
         _apply_startups(configurations, startups)
-        outcomes = []
-        for index, configuration in enumerate(configurations):
-            with progress(configuration.name, index, len(configurations)) as progress_update:
-                outcomes.append(run_replay(configuration, trace, ReplayOptions(until=stop, progress=progress_update)))
-        found = document(outcomes, trace, gate)
-        failed = [g for g in found["summary"]["gates"] if not g["passed"]]
-        found["result"] = "rejected" if failed else "ok"
-        found["errors"] = []
-        from aks_kueue.cli import replay_render as render
-
-        if out is not None:
-            try:
-                written = render.write_out(found, outcomes, trace, out)
-            except OSError as error:
-                raise _flag_error(f"--out: cannot write to {out}: {error.strerror or error}") from None
-            typer.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
-        if as_json:
-            print_document(found)
-        elif output_format == "markdown":
-            sys.stdout.write(render.markdown(found, trace))
-        else:
-            render.print_text(found, trace)
-        for entry in failed:
-            typer.echo(f"replay: gate failed: ClusterQueue {entry['clusterQueue']} waits {entry['value']:g} s to start "
-                       f"at {gate.statistic}, more than {gate.limit:g} s", err=True)
-        code = 1 if failed else 0
+        code = _replay_and_report(configurations, trace, stop, gate, as_json, output_format, out)
     except Unusable as unusable:
         _invalid(unusable.errors, as_json)
     except LoadError as error:
@@ -142,6 +109,46 @@ def replay(
     except Exception as error:  # a bug, not bad input: say so briefly
         _invalid([LoadError("", None, unexpected(error))], as_json)
     raise typer.Exit(code)
+
+
+def _check_output(output: Optional[str], output_format: str, out: Optional[Path]) -> None:
+    if output not in (None, "json"):
+        raise _flag_error(f"-o/--output takes json, not {output!r}")
+    if output_format not in FORMATS:
+        raise _flag_error(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
+    if out is not None and out.exists() and not out.is_dir():
+        raise _flag_error(f"--out: {out} exists and is not a directory")
+
+
+def _replay_and_report(configurations: list, trace, stop: Optional[float], gate, as_json: bool, output_format: str,
+                       out: Optional[Path]) -> int:
+    """Replay every configuration (side by side when comparing), then say what happened: the exit code."""
+    from aks_kueue.cli import replay_render as render
+    from aks_kueue.cli.replay_run import replayed
+    from aks_kueue.replay.report import document, write
+
+    with replayed(configurations, trace, stop) as results:
+        found = document(results, trace, gate)
+        failed = [g for g in found["summary"]["gates"] if not g["passed"]]
+        found["result"] = "rejected" if failed else "ok"
+        found["errors"] = []
+        if out is not None:
+            try:
+                written = render.write_out(found, results, trace, out)
+            except OSError as error:
+                raise _flag_error(f"--out: cannot write to {out}: {error.strerror or error}") from None
+            typer.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
+        if as_json:
+            write(found, sys.stdout)  # json.dumps(found, indent=2), its workloads streamed
+            sys.stdout.write("\n")
+        elif output_format == "markdown":
+            sys.stdout.write(render.markdown(found, trace))
+        else:
+            render.print_text(found, trace)
+    for entry in failed:
+        typer.echo(f"replay: gate failed: ClusterQueue {entry['clusterQueue']} waits {entry['value']:g} s to start "
+                   f"at {gate.statistic}, more than {gate.limit:g} s", err=True)
+    return 1 if failed else 0
 
 
 def _empty(_argv=()) -> dict[str, Any]:

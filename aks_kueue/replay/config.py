@@ -90,7 +90,8 @@ class ReplayConfig:
         wait = self.kueue.get("waitForPodsReady")
         if not isinstance(wait, Mapping):
             return PodsReady(enabled=False)
-        strategy = wait.get("requeuingStrategy") if isinstance(wait.get("requeuingStrategy"), Mapping) else {}
+        given = wait.get("requeuingStrategy")
+        strategy: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
         limit = strategy.get("backoffLimitCount")
         # Kueue defaults a backoff that is not set (`cmp.Or` on the pointer): one set to 0 stays 0.
         return PodsReady(

@@ -170,7 +170,7 @@ class Run:
         self.priority = priority
         self.cls = cls                  # scheduling equivalence: shape and priority (one tuple per class)
         self.info: Optional[WorkloadInfo] = None
-        self.key: Optional[tuple] = None   # queue order: -priority, timestamp, trace order
+        self.key: tuple = ()            # queue order while queued: -priority, timestamp, trace order
         self.ts = trace.submitted       # the queue-order timestamp: submission, or the last eviction
         self.cq: Optional[str] = None
         self.queue: Optional[QueueState] = None
@@ -255,7 +255,7 @@ class QueueState:
         self.name = name
         self.strict = strategy == STRICT
         self.groups: dict[tuple, Group] = {}
-        self.top: list[tuple] = []           # (first key, version, group) of the classes in the heap
+        self.top: list[tuple[tuple, int, Group]] = []   # (first key, version, group) of the classes in the heap
         self.live = 0                        # workloads in the heap, sticky included
         self.bulk: set[tuple] = set()        # classes found inadmissible since the last requeue
         self.sticky: Optional[Run] = None
@@ -714,8 +714,11 @@ class _Replay:
 
     def nominate(self, heads: list[Run]) -> list[Entry]:
         """Each head's decision, against the state at the start of the cycle."""
-        assign = self.snapshot.assign
-        return [Entry(run, assign(run.info, run.cq)) for run in heads]
+        assign, entries = self.snapshot.assign, []
+        for run in heads:
+            assert run.info is not None and run.cq is not None  # a head is queued: it has both
+            entries.append(Entry(run, assign(run.info, run.cq)))
+        return entries
 
     @staticmethod
     def iterator(entries: list[Entry]) -> list[Entry]:
@@ -735,6 +738,7 @@ class _Replay:
                 snapshot.reserve(cq, hold)
                 cycle.reserved.append((cq, hold))
             return
+        assert decision.assignment is not None  # Fit or Preempt: flavors were assigned
         usage = decision.assignment.usage
         if mode is PREEMPT:
             targets = [t.workload for t in decision.targets]
@@ -885,7 +889,7 @@ class _Replay:
         self._release(run, now)
         run.state = State.FINISHED
         run.finished = now
-        run.info = run.key = None  # no longer queued nor holding quota: the core's view goes
+        run.info, run.key = None, ()  # no longer queued nor holding quota: the core's view goes
         self.finished += 1
 
     def _evict(self, run: Run, now: float, cause: Eviction) -> None:
@@ -1056,13 +1060,14 @@ def _to_reserve(snapshot: Snapshot, cq: str, decision: Decision) -> dict:
 
 
 def _named(objects: list[dict], kind: str) -> dict[str, dict]:
-    return {(o.get("metadata") or {}).get("name"): o for o in objects if o.get("kind") == kind}
+    return {str((o.get("metadata") or {}).get("name")): o for o in objects if o.get("kind") == kind}
+
 
 
 def _provisioning_checks(objects: list[dict], queues: dict[str, dict]) -> dict[str, tuple[dict, dict[str, str]]]:
     """Per ClusterQueue with a ProvisioningRequest check: its spec, and each such check's class."""
     configs = _named(objects, "ProvisioningRequestConfig")
-    classes = {name: ((configs.get(provisioning_config_name(check)) or {}).get("spec") or {})
+    classes = {name: ((configs.get(provisioning_config_name(check) or "") or {}).get("spec") or {})
                .get("provisioningClassName", "")
                for name, check in _named(objects, "AdmissionCheck").items() if is_provisioning(check)}
     found = {}

@@ -430,16 +430,14 @@ def _shape(trace: Trace, pod_sets: list[dict[str, Any]], error: Where, field: st
 
         workload = {"apiVersion": V1BETA2, "kind": "Workload", "metadata": {"name": "trace", "namespace": "default"},
                     "spec": {"queueName": "trace", "podSets": shape_pod_sets}}
-        for problem in validate_object(load_object(workload)):
-            raise error(_where_in(problem.field, field), problem.message)
+        for found in validate_object(load_object(workload)):
+            raise error(_where_in(found.field, field), found.message)
         for index, pod_set in enumerate(shape_pod_sets):
             spec = (pod_set.get("template") or {}).get("spec") or {}
             for path, resource, quantity in _amounts(spec):
                 value = _parsed(parse_quantity, quantity, _where_in(f"spec.podSets[{index}].template.spec.{path}",
                                                                     field), error)
-                problem = request_problem(str(resource), value)
-                if problem is None:
-                    problem = names.qualified_name_problem(str(resource))
+                problem = request_problem(str(resource), value) or names.qualified_name_problem(str(resource))
                 if problem is not None:
                     raise error(_where_in(f"spec.podSets[{index}].template.spec.{path}", field),
                                 f"Invalid value: {show(quantity)}: {problem}")
@@ -618,8 +616,7 @@ class _Exports:
             raise error("kind", f"{show(api)}/{show(kind)} is not a Kueue Workload; a trace holds Workloads "
                                 f"(kubectl get workloads -A -o yaml), {GROUP}/v1beta2 or v1beta1")
         workload = to_v1beta2(manifest)
-        metadata, spec, status = (workload.get(k) if isinstance(workload.get(k), dict) else {}
-                                  for k in ("metadata", "spec", "status"))
+        metadata, spec, status = (_map(workload.get(k)) for k in ("metadata", "spec", "status"))
         name = _name(metadata.get("name"), "metadata.name", error)
         namespace = _name(metadata.get("namespace") or "default", "metadata.namespace", error,
                           names.dns1123_label_problem, self.namespaces)
@@ -640,14 +637,15 @@ class _Exports:
             _integer(pod_set.get("count", 1), f"spec.podSets[{position}].count", error)
         runtime = _export_runtime(status, error)
         shape = _shape(self.trace, trim_pod_sets(spec["podSets"]), error, "spec.podSets")
-        ref = spec.get("priorityClassRef") if isinstance(spec.get("priorityClassRef"), dict) else {}
+        ref = _map(spec.get("priorityClassRef"))
         priority = spec.get("priority")
         if priority is not None:
             priority = _integer(priority, "spec.priority", error, INT32_MIN)
         priority_class = None
         if ref.get("kind") == WPC_KIND and ref.get("name") is not None:
             priority_class = _name(ref.get("name"), "spec.priorityClassRef.name", error, known=self.classes)
-        uid = metadata.get("uid") if isinstance(metadata.get("uid"), str) else ""
+        given = metadata.get("uid")
+        uid = given if isinstance(given, str) else ""
         if len(uid) > MAX_UID:
             raise error("metadata.uid", f"{show(uid)} is not a uid; a uid has at most {MAX_UID} characters")
         identity = ("uid", uid) if uid else ("name", namespace, name, created)
@@ -663,6 +661,11 @@ class _Exports:
             entry.order = self.trace.workloads[known[1]].order
             self.trace.workloads[known[1]] = entry
             self.seen[identity] = (rank, known[1])
+
+
+def _map(value: Any) -> dict[str, Any]:
+    """A part of a manifest that should be a map, as one (anything else reads as empty)."""
+    return value if isinstance(value, dict) else {}
 
 
 def _conditions(status: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -405,17 +405,18 @@ class NodeModel:
             if group.signature in failed:
                 continue
             for _ in range(group.remaining):
-                node = next((n for pool in group.pools for n in upcoming.get(pool.index, ())
-                             if _fits(n.virtual, group.requests)), None)
-                if node is None:
-                    pool = next((p for p in group.pools if len(p.nodes) < p.max_count), None)
-                    if pool is None:
+                found = next((n for pool in group.pools for n in upcoming.get(pool.index, ())
+                              if n.virtual is not None and _fits(n.virtual, group.requests)), None)
+                if found is None:
+                    spare = next((p for p in group.pools if len(p.nodes) < p.max_count), None)
+                    if spare is None:
                         failed.add(group.signature)
                         break
-                    node = self._launch(pool, now)
-                    node.virtual = dict(node.free)
-                    upcoming.setdefault(pool.index, []).append(node)
-                _take(node.virtual, group.requests)
+                    found = self._launch(spare, now)
+                    found.virtual = dict(found.free)
+                    upcoming.setdefault(spare.index, []).append(found)
+                assert found.virtual is not None
+                _take(found.virtual, group.requests)
         for nodes in upcoming.values():
             for node in nodes:
                 node.virtual = None
@@ -437,56 +438,75 @@ class NodeModel:
                 trial[id(node)] = dict(node.free)
             return trial[id(node)]
 
-        rest: list[PodGroup] = []
+        rest: list[tuple[PodGroup, int]] = []   # pods no node holds yet: (their group, how many)
         for group in groups:
-            for _ in range(group.remaining):
+            for booked in range(group.remaining):
                 node = next((n for pool in group.pools for n in pool.nodes
                              if (n.ready or scale_up) and _fits(room(n), group.requests)), None)
                 if node is None:
-                    rest.append(group)
-                    continue
+                    # Its pods are alike and the room only shrinks: none of the others fits either.
+                    rest.append((group, group.remaining - booked))
+                    break
                 plan.append((group, node))
                 _take(trial[id(node)], group.requests)
-        new_nodes: list = []
+        new_nodes: Optional[list[tuple[PoolState, list[tuple[PodGroup, int]]]]] = []
         if rest:  # pods no ready node holds: new nodes of one pool, or nothing
             new_nodes = self._one_pool(rest) if scale_up else None
             if new_nodes is None:
                 return False
         for group, node in plan:
             self._place(node, group, now)
-        for pool, packing in new_nodes:
+        for pool, packing in new_nodes or []:
             node = self._launch(pool, now)
-            for group in packing:
-                self._place(node, group, now)
+            for group, count in packing:
+                for _ in range(count):
+                    self._place(node, group, now)
         ready_at = max([now] + [n.ready_at for g in groups for n in g.placed])
         self.schedule(ready_at, BookedReady(run, groups))
         return True
 
     @staticmethod
-    def _one_pool(rest: list[PodGroup]) -> Optional[list[tuple[PoolState, list[PodGroup]]]]:
-        """The new nodes of ONE pool (the first that can) that hold every pod left (`rest`, a group
-        per pod): all or nothing."""
+    def _one_pool(rest: list[tuple[PodGroup, int]]) -> Optional[list[tuple[PoolState, list[tuple[PodGroup, int]]]]]:
+        """The new nodes of ONE pool (the first that can) that hold every pod left (`rest`: a group and
+        how many of its pods): all or nothing. First fit, pod by pod: the pods of a group are alike, so
+        they fill each node that has room for them in turn, then new ones."""
         if not rest:
             return []
-        common = set.intersection(*({p.index for p in group.pools} for group in rest))
-        for pool in rest[0].pools:
+        common = set.intersection(*({p.index for p in group.pools} for group, _ in rest))
+        for pool in rest[0][0].pools:
             if pool.index not in common:
                 continue
             packing: list[dict[str, int]] = []
-            assigned: list[list[PodGroup]] = []
-            for group in rest:
-                for bin_index, free in enumerate(packing):
-                    if _fits(free, group.requests):
+            assigned: list[list[tuple[PodGroup, int]]] = []
+            room_left = pool.max_count - len(pool.nodes)
+            for group, count in rest:
+                for free, into in zip(packing, assigned):
+                    fit = min(count, _how_many(free, group.requests))
+                    if fit:
+                        _take(free, {r: v * fit for r, v in group.requests.items()})
+                        into.append((group, fit))
+                        count -= fit
+                    if not count:
                         break
-                else:
-                    packing.append(dict(pool.allocatable))
-                    assigned.append([])
-                    bin_index = len(packing) - 1
-                _take(packing[bin_index], group.requests)
-                assigned[bin_index].append(group)
-            if len(pool.nodes) + len(packing) <= pool.max_count:
-                return [(pool, a) for a in assigned]
+                per_node = _how_many(pool.allocatable, group.requests)
+                while count and per_node and len(packing) <= room_left:
+                    fit = min(count, per_node)
+                    free = dict(pool.allocatable)
+                    _take(free, {r: v * fit for r, v in group.requests.items()})
+                    packing.append(free)
+                    assigned.append([(group, fit)])
+                    count -= fit
+                if count:
+                    break  # this pool cannot hold them all
+            else:
+                if len(packing) <= room_left:
+                    return [(pool, a) for a in assigned]
         return None
+
+
+def _how_many(free: dict[str, int], requests: dict[str, int]) -> int:
+    """How many pods asking `requests` fit `free` (`_fits`, counted)."""
+    return min((free.get(resource, 0) // value for resource, value in requests.items() if value > 0), default=0)
 
 
 __all__ = ["NodeModel", "PodGroup", "PoolState", "Node", "NodeReady", "ScaleDown", "BookedReady"]

@@ -233,7 +233,8 @@ def trim_pod_sets(pod_sets: Any) -> list[dict[str, Any]]:
         if not isinstance(pod_set, dict):
             continue
         kept = {k: pod_set[k] for k in ("name", "count", "minCount", "topologyRequest") if k in pod_set}
-        template = pod_set.get("template") if isinstance(pod_set.get("template"), dict) else {}
+        given = pod_set.get("template")
+        template: dict[str, Any] = given if isinstance(given, dict) else {}
         kept["template"] = {"spec": trim_pod_spec(template.get("spec"))}
         found.append(kept)
     return found

@@ -3,14 +3,13 @@ what it can allocate, every workload's times in order, the same output for the s
 
 from __future__ import annotations
 
-import json
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aks_kueue.admission.quota import potential_available
 from aks_kueue.replay import ReplayConfig, ReplayOptions, read_trace, replay
-from aks_kueue.replay.report import document
+from aks_kueue.replay.report import document, dumps
 from tests.replay.builders import cluster_queue, flavor, local_queue, pool, quota, validated, workload, write_trace
 
 POLICIES = ("Never", "LowerPriority", "LowerOrNewerEqualPriority", "Any")
@@ -78,4 +77,4 @@ def test_invariants_hold_on_random_traces(tmp_path, scenario):
         if run.started is not None:
             assert run.admitted is not None
     again = replay(config, read_trace([str(tmp_path / "t.jsonl")]), ReplayOptions())
-    assert json.dumps(document([outcome], trace)) == json.dumps(document([again], trace))
+    assert dumps(document([outcome], trace)) == dumps(document([again], trace))
