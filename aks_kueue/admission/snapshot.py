@@ -19,7 +19,7 @@ from aks_kueue.admission.models import ClusterQueueInfo, LocalQueueInfo, Resourc
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.partial import reduce_counts
 from aks_kueue.admission.preemption import PreemptionTarget, Preemptor
-from aks_kueue.admission.quota import QuotaNode, QuotaTree, available, cohorts_in_cycles
+from aks_kueue.admission.quota import QuotaNode, QuotaTree, available, borrowing_height, cohorts_in_cycles
 from aks_kueue.admission.workloads import Admission, WorkloadInfo, workload_info
 from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
@@ -231,7 +231,8 @@ class Snapshot:
         generation = self.generation(cq)
         key = (name, workload.shape, workload.priority, workload.created if cq.compares_age else None)
         remembered = self._decisions.get(key)
-        if remembered is not None and remembered[0] == generation:
+        if remembered is not None and (remembered[0] == generation or _still_fits(cq, workload, remembered[1])):
+            self._decisions[key] = (generation, remembered[1])
             return remembered[1]
         decision = self._decide(cq, workload)
         if len(self._decisions) >= MEMO_LIMIT:
@@ -297,6 +298,27 @@ class Snapshot:
                 known = label_selector_matches(selector, labels)
             self._namespace_answers[key] = known
         return known
+
+
+def _still_fits(cq: ClusterQueueInfo, workload: WorkloadInfo, decision: Decision) -> bool:
+    """Whether a Fit decision made before the cohort tree changed is still the decision: it fits
+    without borrowing, whole (not reduced by partial admission), and each resource group it took a
+    flavor from has only that flavor, so no earlier flavor could now be chosen instead. Then the
+    flavor assigner would find the same flavors, the same Fit and borrow nothing: checking that
+    every flavor-resource still fits unborrowed is the whole decision (a replay asks it for every
+    workload, each time after the previous one was admitted)."""
+    assignment = decision.assignment
+    if decision.mode is not FIT or assignment is None or assignment.borrowing:
+        return False
+    groups = cq.group_of
+    for podset, assigned in zip(workload.podsets, decision.pod_sets):
+        if assigned.count != podset.count or any(len(groups[r].flavors) != 1 for r in assigned.flavors):
+            return False
+    node = cq.node
+    for fr, value in assignment.usage.items():
+        if value > available(node, fr) or borrowing_height(node, fr, value)[0]:
+            return False
+    return True
 
 
 def _without_parent(cohort: dict) -> dict:

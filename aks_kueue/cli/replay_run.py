@@ -63,13 +63,13 @@ class _Child:
         context = multiprocessing.get_context("fork")
         self.name = configuration.name
         self.receive, send = context.Pipe(duplex=False)
-        # What exists now is never collected again in the child: the cyclic collector would touch (and so
-        # copy) every page of the trace it shares with this process.
+        # What exists now (the trace above all) is left out of cyclic collections from here on, in both
+        # processes: in the child, a collection would touch, and so copy, every page it shares. It lives
+        # until the command ends anyway (`few_collections` puts the collector back then).
         gc.freeze()
         self.process = context.Process(target=_replay_in_child, args=(configuration, trace, until, path, total, send),
                                        daemon=True)
         self.process.start()
-        gc.unfreeze()
         send.close()
 
     def stop(self) -> None:

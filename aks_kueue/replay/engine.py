@@ -467,6 +467,7 @@ class _Replay:
         self.unplaceable: list[Run] = []
         self.abandoned: list[Run] = []
         self._assignments: dict[tuple, tuple[dict, dict]] = {}
+        self._by_decision: dict[int, tuple[Decision, tuple[dict, dict]]] = {}
         self._trees: dict[str, list[str]] = {}  # the ClusterQueues of a cohort tree, by its root
         self._podsets: dict[int, tuple[list[PodSetInfo], tuple]] = {}   # per Shape, what the core reads
         self._never: dict[tuple, Optional[str]] = {}   # per ClusterQueue, shape and pod set: never placeable?
@@ -755,7 +756,7 @@ class _Replay:
             cycle.changed = True
             return
         block = self.pods_ready.enabled and self.pods_ready.block_admission and self.nodes is not None
-        if not snapshot.fits(cq, usage, list(cycle.preempted.values())) or (block and self.unready > 0):
+        if not snapshot.fits(cq, usage, cycle.preempted.values()) or (block and self.unready > 0):
             entry.status = Status.SKIPPED
             return
         self._reserve_quota(run, decision, now)
@@ -849,12 +850,19 @@ class _Replay:
 
     def _flavors(self, decision: Decision) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
         """The flavors and pod counts a decision assigns, per pod set: one copy per distinct
-        assignment (a month of workloads has a few dozen)."""
+        assignment (a month of workloads has a few dozen). The core hands out one Decision for many
+        workloads (it remembers them), so the answer is remembered per decision too."""
+        known = self._by_decision.get(id(decision))
+        if known is not None and known[0] is decision:
+            return known[1]
         key = tuple((ps.name, ps.count, tuple(ps.flavors.items())) for ps in decision.pod_sets)
         found = self._assignments.get(key)
         if found is None:
             found = self._assignments[key] = ({ps.name: dict(ps.flavors) for ps in decision.pod_sets},
                                               {ps.name: ps.count for ps in decision.pod_sets})
+        if len(self._by_decision) > 65536:
+            self._by_decision.clear()
+        self._by_decision[id(decision)] = (decision, found)  # the decision kept: its id stays its own
         return found
 
     def _start(self, run: Run, now: float) -> None:

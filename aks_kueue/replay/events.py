@@ -72,12 +72,11 @@ class EventQueue:
     def push(self, time: float, event: Event) -> None:
         time = round(time, 6)  # instants to the microsecond: 0.1 + 0.2 is the same instant as 0.3
         self.sequence += 1
-        kind = event.kind
-        if kind in KEEPS_GOING:
+        rank, keeps_going, progress = _facts(type(event))
+        if keeps_going:
             self.keeps_going += 1
-            if kind in PROGRESS:
-                self.progress += 1
-        heapq.heappush(self.heap, (time, RANK[kind], self.sequence, event))
+            self.progress += progress
+        heapq.heappush(self.heap, (time, rank, self.sequence, event))
 
     def __len__(self) -> int:
         return len(self.heap) + len(self.times) - self.next_submission
@@ -110,12 +109,24 @@ class EventQueue:
 
     def _pop(self) -> Event:
         event = heapq.heappop(self.heap)[3]
-        kind = event.kind
-        if kind in KEEPS_GOING:
+        _, keeps_going, progress = _facts(type(event))
+        if keeps_going:
             self.keeps_going -= 1
-            if kind in PROGRESS:
-                self.progress -= 1
+            self.progress -= progress
         return event
+
+
+_FACTS: dict[type, tuple[int, bool, bool]] = {}
+
+
+def _facts(kind_of: type[Event]) -> tuple[int, bool, bool]:
+    """An event class's rank, and whether it keeps a replay going and is progress: looked up by class
+    (hashing an Enum member runs Python code; a class hashes in C, and this runs for every event)."""
+    found = _FACTS.get(kind_of)
+    if found is None:
+        kind = kind_of.kind
+        found = _FACTS[kind_of] = (RANK[kind], kind in KEEPS_GOING, kind in PROGRESS)
+    return found
 
 
 __all__ = ["EventKind", "APPLY_ORDER", "RANK", "Event", "EventQueue"]

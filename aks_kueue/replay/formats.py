@@ -62,6 +62,7 @@ CSV_OPTIONAL = ("priorityClass", "minCount")
 WORKLOAD_VERSIONS = (V1BETA1, V1BETA2)
 WPC_KIND = "WorkloadPriorityClass"
 KUBERNETES_KEYS = ("apiVersion", "kind", "items")   # a JSON object with one is a document, not a JSON line
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 # A uid is whatever the API server made (a UUID); this bounds what a trace may claim as one.
 MAX_UID = 128
 
@@ -345,7 +346,7 @@ class _Reader:
     def pod_set_shape(self, pod_sets: Any, error: Where) -> Shape:
         """The contract's JSON Lines `podSets` as Workload pod sets, checked once per way they are written."""
         try:
-            written = json.dumps(pod_sets, sort_keys=True, separators=(",", ":"))
+            written = _CANONICAL.encode(pod_sets)
         except (TypeError, ValueError):
             written = None
         known = self.pod_sets.get(written) if written is not None else None

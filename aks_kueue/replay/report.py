@@ -180,9 +180,9 @@ def write(value: Any, out: TextIO, level: int = 0) -> None:
     one workload at a time (the whole text of a month of workloads would be gigabytes)."""
     pad = "  " * level
     if isinstance(value, Rows):
-        first = True
+        first, row_text = True, _RowText(level + 1)
         for row in value:
-            out.write(("[\n" if first else ",\n") + pad + "  " + _dumps(row, level + 1))
+            out.write(("[\n" if first else ",\n") + pad + "  " + row_text(row))
             first = False
         out.write("[]" if first else "\n" + pad + "]")
     elif isinstance(value, dict) and _streams(value):
@@ -209,6 +209,61 @@ def dumps(value: Any) -> str:
     buffer = io.StringIO()
     write(value, buffer)
     return buffer.getvalue()
+
+
+_string = json.encoder.encode_basestring_ascii
+_INFINITE = (float("inf"), float("-inf"))
+
+
+class _RowText:
+    """`_dumps(row, level)` for a workload's row (a map of scalars and small maps), made faster: its
+    scalars are written directly and each small map (a few dozen distinct ones: the flavors and
+    counts of an assignment) once, so writing a million rows costs seconds, not tens of them."""
+
+    def __init__(self, level: int):
+        self.inner = "\n" + "  " * (level + 1)
+        self.end = "\n" + "  " * level + "}"
+        self.maps: dict[int, tuple[Any, str]] = {}   # id -> (the map, kept so the id stays its own; text)
+        self.keys: dict[str, str] = {}
+        self.level = level
+
+    def __call__(self, row: dict[str, Any]) -> str:
+        if not row:
+            return "{}"
+        parts, keys = [], self.keys
+        for key, value in row.items():
+            kind = type(value)
+            if kind is str:
+                text = _string(value)  # what json.dumps writes for a string (ensure_ascii)
+            elif value is None:
+                text = "null"
+            elif kind is bool:
+                text = "true" if value else "false"
+            elif kind is int:
+                text = int.__repr__(value)
+            elif kind is float and value == value and value not in _INFINITE:
+                text = float.__repr__(value)  # the encoder's float text (it spells NaN and Infinity)
+            elif kind is dict:
+                text = self.map(value)
+            else:
+                return _dumps(row, self.level)
+            shown = keys.get(key)
+            if shown is None:
+                shown = keys[key] = json.dumps(key) + ": "
+            parts.append(shown + text)
+        return "{" + self.inner + ("," + self.inner).join(parts) + self.end
+
+    def map(self, value: dict[str, Any]) -> str:
+        if not value:
+            return "{}"
+        known = self.maps.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
+        if len(self.maps) > 4096:
+            self.maps.clear()
+        text = _dumps(value, self.level + 1)
+        self.maps[id(value)] = (value, text)
+        return text
 
 
 def _dumps(value: Any, level: int) -> str:
