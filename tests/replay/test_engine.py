@@ -188,3 +188,17 @@ def test_ties_are_broken_by_trace_order(tmp_path):
     reordered = [rows[2], rows[0], rows[1]]
     _, runs = run(tmp_path, one_queue(4), reordered)
     assert [runs[n].admitted for n in "zxy"] == [0.0, 11.0, 22.0]
+
+
+def test_an_unknown_priority_class_is_never_admitted_with_kueue_s_reason(tmp_path):
+    # Kueue's job reconciler creates no Workload for a job whose WorkloadPriorityClass does not exist:
+    # never admitted, with that reason, and counted in its ClusterQueue. Never a silent priority 0.
+    objects = one_queue(4) + [priority_class("batch-high", 1000)]
+    rows = [workload("typo", 0, cpu=1, runtime=10, priorityClass="batch-hihg"),
+            workload("known", 0, cpu=1, runtime=10, priorityClass="batch-high")]
+    outcome, runs = run(tmp_path, objects, rows)
+    typo = runs["typo"]
+    assert typo.state is State.PARKED and typo.admitted is None and typo.cq == "team-a"
+    assert "WorkloadPriorityClass batch-hihg doesn't exist in this configuration" in typo.reason
+    assert "batch-high" in typo.reason  # the likely one
+    assert runs["known"].finished == 10.0

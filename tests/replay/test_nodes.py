@@ -190,3 +190,42 @@ def test_a_preempted_workload_reports_the_times_of_its_last_admission(tmp_path):
     low = runs["low"]
     assert low.preemptions == 1 and low.admitted == 501.0
     assert low.started is None
+
+
+def test_a_workload_that_cycles_is_left_out_after_max_admissions_naming_its_queue_and_why(tmp_path, monkeypatch):
+    from aks_kueue.replay import engine
+
+    monkeypatch.setattr(engine, "MAX_ADMISSIONS", 3)
+    # The one node is held by a workload that never ends; `later` fits a node, so Kueue requeues it after each
+    # waitForPodsReady timeout, forever. The replay stops at its third admission and says why.
+    rows = [workload("forever", 0, cpu=4, runtime=None), workload("later", 1, cpu=4, runtime=100)]
+    outcome, runs = _run(tmp_path, rows, pools=[pool("cpu", max_count=1)])
+    later = runs["later"]
+    assert later.state is State.ABANDONED and later.admissions == 3 and later.evictions == 3
+    assert "admitted 3 times without finishing (0 preemptions, 3 waitForPodsReady evictions)" in later.reason
+    assert "last evicted by waitForPodsReady" in later.reason
+    (note,) = [n for n in outcome.notes if "admitted 3 times" in n]
+    assert "team-a/later in ClusterQueue team-a" in note
+    assert configuration(outcome)["clusterQueues"][0]["pendingAtEnd"] == 1  # still waiting, as in Kueue
+
+
+def test_kueue_s_requeue_backoff_saturates():
+    from aks_kueue.replay.config import UNCAPPED_BACKOFF, PodsReady
+
+    ready = PodsReady()
+    assert [ready.backoff(n) for n in range(1, 9)] == [60, 120, 240, 480, 960, 1920, 3600, 3600]
+    assert ready.backoff(10**6) == 3600.0  # base * 2 ** (count - 1) overflowed a float here
+    assert PodsReady(backoff_base=0).backoff(50) == 0
+    assert PodsReady(backoff_max=0).backoff(10**6) == UNCAPPED_BACKOFF  # Kueue's MaxInt64/2 ns
+    # apimachinery's wait.Backoff: the first step is the base even above the cap, then the cap.
+    assert [PodsReady(backoff_base=100, backoff_max=50).backoff(n) for n in (1, 2, 3)] == [100, 50, 50]
+
+
+def test_an_explicit_zero_backoff_is_kueue_s_zero_not_the_default(tmp_path):
+    from aks_kueue.replay import ReplayConfig
+
+    kueue = {"waitForPodsReady": {"timeout": "5m", "requeuingStrategy": {"backoffBaseSeconds": 0,
+                                                                         "backoffMaxSeconds": 0}}}
+    ready = ReplayConfig("x", [], kueue=kueue).pods_ready
+    assert (ready.backoff_base, ready.backoff_max, ready.backoff(3)) == (0.0, 0.0, 0.0)
+    assert ReplayConfig("x", [], kueue={"waitForPodsReady": {"timeout": "5m"}}).pods_ready.backoff(2) == 120

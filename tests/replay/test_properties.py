@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from aks_kueue.admission.quota import potential_available
 from aks_kueue.replay import ReplayConfig, ReplayOptions, read_trace, replay
+from aks_kueue.replay.engine import MAX_ADMISSIONS, State, event_bound
 from aks_kueue.replay.report import document, dumps
 from tests.replay.builders import cluster_queue, flavor, local_queue, pool, quota, validated, workload, write_trace
 
@@ -78,3 +79,69 @@ def test_invariants_hold_on_random_traces(tmp_path, scenario):
             assert run.admitted is not None
     again = replay(config, read_trace([str(tmp_path / "t.jsonl")]), ReplayOptions())
     assert dumps(document([outcome], trace)) == dumps(document([again], trace))
+
+
+@st.composite
+def cycling(draw):
+    """Small configurations where a workload can cycle: pods larger than any node, pools at maxCount 0
+    or held by workloads that never end, short waitForPodsReady timeouts and backoffs (0 too), a
+    backoff limit or none, preemption in the queue and across the cohort."""
+    queues = []
+    for name in ("a", "b"):
+        preemption = {"withinClusterQueue": draw(st.sampled_from(POLICIES[:3])),
+                      "reclaimWithinCohort": draw(st.sampled_from(("Never", "LowerPriority", "Any")))}
+        if preemption["reclaimWithinCohort"] != "Never" and draw(st.booleans()):  # Kueue requires both
+            preemption["borrowWithinCohort"] = {"policy": "LowerPriority"}
+        queues.append(cluster_queue(name, {"default": [quota("cpu", draw(st.integers(0, 8)),
+                                                             borrowing=draw(st.one_of(st.none(), st.integers(0, 4))))]},
+                                    cohort="org", preemption=preemption))
+    objects = [flavor("default")] + queues + [local_queue("team-a", "a"), local_queue("team-b", "b")]
+    strategy = {"timestamp": draw(st.sampled_from(("Eviction", "Creation"))),
+                "backoffBaseSeconds": draw(st.integers(0, 30)), "backoffMaxSeconds": draw(st.integers(0, 120))}
+    if draw(st.booleans()):
+        strategy["backoffLimitCount"] = draw(st.integers(0, 3))
+    kueue = {"waitForPodsReady": {"timeout": f"{draw(st.integers(1, 600))}s", "requeuingStrategy": strategy,
+                                  "blockAdmission": draw(st.booleans())}}
+    rows = [workload(f"w{i}", draw(st.integers(0, 60)), cpu=draw(st.integers(1, 8)), count=draw(st.integers(1, 3)),
+                     runtime=draw(st.one_of(st.none(), st.integers(1, 200))),
+                     namespace=draw(st.sampled_from(["team-a", "team-b"])), priority=draw(st.integers(0, 3)))
+            for i in range(draw(st.integers(1, 10)))]
+    pools = [pool("nodes", cpu=draw(st.integers(2, 6)), max_count=draw(st.integers(0, 2)),
+                  min_count=draw(st.integers(0, 1)))]
+    return objects, rows, pools, kueue
+
+
+@settings(max_examples=int(__import__("os").environ.get("REPLAY_EXAMPLES", 60)), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cycling())
+def test_every_replay_ends_within_a_bounded_number_of_events(tmp_path, scenario):
+    objects, rows, pools, kueue = scenario
+    trace = read_trace([str(write_trace(tmp_path / "t.jsonl", rows))])
+    config = ReplayConfig("random", validated(objects), kueue=kueue, pools=pools, node_startup={"nodes": 30.0},
+                          scale_down_delay=20.0)
+    outcome = replay(config, trace, ReplayOptions(max_cycles_per_instant=10_000))
+    # It ended (this line is reached), by its own rules, not by a safety valve.
+    assert not any("scheduling stopped" in note for note in outcome.notes)
+    assert outcome.events <= event_bound(outcome), (outcome.events, event_bound(outcome))
+    for run in outcome.runs:
+        assert run.admissions <= MAX_ADMISSIONS
+        if run.state is State.UNPLACEABLE:
+            assert run.evictions == 1 and run.reason  # out at its first waitForPodsReady eviction
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(scenarios())
+def test_a_remembered_fit_gives_the_same_replay_as_deciding_again(tmp_path, scenario):
+    import aks_kueue.admission.snapshot as snapshot_module
+
+    objects, rows, pools = scenario
+    trace = read_trace([str(write_trace(tmp_path / "t.jsonl", rows))])
+    config = ReplayConfig("random", validated(objects), pools=pools, node_startup={"nodes": 30.0},
+                          scale_down_delay=20.0)
+    remembered = dumps(document([replay(config, trace)], trace))
+    still_fits = snapshot_module._still_fits
+    snapshot_module._still_fits = lambda *_: False  # every decision made again, by the flavor assigner
+    try:
+        again = dumps(document([replay(config, trace)], trace))
+    finally:
+        snapshot_module._still_fits = still_fits
+    assert remembered == again
