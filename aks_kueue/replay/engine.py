@@ -204,27 +204,28 @@ class Submit:
 
 
 @dataclass(frozen=True, slots=True)
-class Finish:
-    """The run ends, unless it was released since (`epoch` moved on)."""
+class _OfAnAdmission:
+    """An event about one admission (`epoch`) of a run: stale once the run was admitted or released again."""
+    run: Run
+    epoch: int
+
+
+class Finish(_OfAnAdmission):
+    """The run ends."""
+    __slots__ = ()
     kind: ClassVar[EventKind] = EventKind.FINISH
-    run: Run
-    epoch: int
 
 
-@dataclass(frozen=True, slots=True)
-class Timeout:
-    """waitForPodsReady's timeout for the run's admission of this `epoch`."""
+class Timeout(_OfAnAdmission):
+    """waitForPodsReady's timeout."""
+    __slots__ = ()
     kind: ClassVar[EventKind] = EventKind.TIMEOUT
-    run: Run
-    epoch: int
 
 
-@dataclass(frozen=True, slots=True)
-class Backoff:
+class Backoff(_OfAnAdmission):
     """The requeue backoff after a waitForPodsReady eviction ends: back into its queue."""
+    __slots__ = ()
     kind: ClassVar[EventKind] = EventKind.BACKOFF
-    run: Run
-    epoch: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,7 @@ TAS fields (`topology`, `podCount` with topology constraints) are read; topology
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from aks_kueue.k8s import names
 from aks_kueue.k8s.field import show
@@ -85,18 +85,14 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
                                       "spec": {}}]
     generated = Generated(file, objects, notes=notes)
     made: list[tuple[float, int, TraceWorkload]] = []
+    # `_sizes` checked the structure and the counts: this pass reads the values and builds.
     for ci, cohort_set in enumerate(cohorts):
         at = error.under(f"cohorts[{ci}].")
-        at.known(cohort_set, COHORT_KEYS)
         cohort_class = _name(cohort_set.get("className"), "className", at)
-        queue_sets = cohort_set.get("queuesSets")
-        if not isinstance(queue_sets, list):
-            raise at("queuesSets", "must be a list of queue sets")
-        for cohort_index in range(_count(cohort_set.get("count"), "count", at)):
+        for cohort_index in range(cohort_set["count"]):
             cohort = f"{cohort_class}-{cohort_index}"
-            for qi, queue_set in enumerate(queue_sets):
+            for qi, queue_set in enumerate(cohort_set["queuesSets"]):
                 q_at = at.under(f"queuesSets[{qi}].")
-                q_at.known(queue_set, QUEUE_KEYS)
                 queue_class = _name(queue_set.get("className"), "className", q_at)
                 resource = {"name": "cpu",
                             "nominalQuota": _quantity(queue_set.get("nominalQuota"), "nominalQuota", q_at)}
@@ -104,25 +100,17 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
                     resource["borrowingLimit"] = _quantity(queue_set["borrowingLimit"], "borrowingLimit", q_at)
                 preemption = {key: _policy(queue_set.get(key), key, q_at)
                               for key in ("reclaimWithinCohort", "withinClusterQueue")}
-                sets = queue_set.get("workloadsSets")
-                if not isinstance(sets, list):
-                    raise q_at("workloadsSets", "must be a list of workload sets")
-                for queue_index in range(_count(queue_set.get("count"), "count", q_at)):
+                for queue_index in range(queue_set["count"]):
                     name = f"{queue_class}-{qi}-{queue_index}-{cohort}"
                     generated.queue_classes[name] = queue_class
                     objects += _queue_objects(name, cohort, flavor, resource, preemption)
-                    for si, workload_set in enumerate(sets):
+                    for si, workload_set in enumerate(queue_set["workloadsSets"]):
                         s_at = q_at.under(f"workloadsSets[{si}].")
-                        s_at.known(workload_set, SET_KEYS)
-                        rounds = _count(workload_set.get("count"), "count", s_at)
-                        interval = _count(workload_set.get("creationIntervalMs"), "creationIntervalMs", s_at)
-                        templates = workload_set.get("workloads")
-                        if not isinstance(templates, list) or not templates:
-                            raise s_at("workloads", "must be a non-empty list of workload templates")
+                        interval = workload_set["creationIntervalMs"]
                         shapes = [_template(t, trace, s_at.under(f"workloads[{i}]."))
-                                  for i, t in enumerate(templates)]
+                                  for i, t in enumerate(workload_set["workloads"])]
                         k = 0
-                        for round_index in range(rounds):
+                        for round_index in range(workload_set["count"]):
                             for ti, (wl_class, runtime, priority, shape) in enumerate(shapes):
                                 k += 1
                                 submitted = k * interval / 1000
@@ -139,43 +127,42 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
 
 def _sizes(cohorts: list[Any], error: Where) -> None:
     """How many ClusterQueues and workloads the file makes, from its counts alone; refused past
-    MAX_CLUSTER_QUEUES and MAX_WORKLOADS at the count that goes over."""
+    MAX_CLUSTER_QUEUES and MAX_WORKLOADS at the count that goes over. It checks the structure too (each
+    level a list of maps with known keys), so the building pass reads it as it is."""
     queues = workloads = 0
-    for ci, cohort_set in enumerate(cohorts):
-        at = error.under(f"cohorts[{ci}].")
-        at.known(cohort_set, COHORT_KEYS)
+    for at, cohort_set in _entries(cohorts, error, "cohorts", COHORT_KEYS):
         cohort_count = _count(cohort_set.get("count"), "count", at)
-        queue_sets = cohort_set.get("queuesSets")
-        if not isinstance(queue_sets, list):
-            raise at("queuesSets", "must be a list of queue sets")
-        for qi, queue_set in enumerate(queue_sets):
-            q_at = at.under(f"queuesSets[{qi}].")
-            q_at.known(queue_set, QUEUE_KEYS)
+        for q_at, queue_set in _entries(cohort_set.get("queuesSets"), at, "queuesSets", QUEUE_KEYS):
             queue_count = _count(queue_set.get("count"), "count", q_at)
             queues += cohort_count * queue_count
             if queues > MAX_CLUSTER_QUEUES:
                 raise q_at("count", f"{queue_count:,} ClusterQueues in each of {cohort_count:,} cohorts make more "
                                     f"than {MAX_CLUSTER_QUEUES:,}, the most one replay holds")
-            sets = queue_set.get("workloadsSets")
-            if not isinstance(sets, list):
-                raise q_at("workloadsSets", "must be a list of workload sets")
-            for si, workload_set in enumerate(sets):
-                s_at = q_at.under(f"workloadsSets[{si}].")
-                s_at.known(workload_set, SET_KEYS)
+            for s_at, workload_set in _entries(queue_set.get("workloadsSets"), q_at, "workloadsSets", SET_KEYS):
                 rounds = _count(workload_set.get("count"), "count", s_at)
                 templates = workload_set.get("workloads")
                 if not isinstance(templates, list) or not templates:
                     raise s_at("workloads", "must be a non-empty list of workload templates")
                 workloads += cohort_count * queue_count * rounds * len(templates)
                 if workloads > MAX_WORKLOADS:
-                    raise s_at("count", f"{rounds:,} rounds of {len(templates)} workloads in {cohort_count * queue_count:,} "
-                                        f"ClusterQueues make more than {MAX_WORKLOADS:,} workloads, the most one "
-                                        "replay reads")
+                    raise s_at("count", f"{rounds:,} rounds of {len(templates)} workloads in "
+                                        f"{cohort_count * queue_count:,} ClusterQueues make more than "
+                                        f"{MAX_WORKLOADS:,} workloads, the most one replay reads")
                 interval = _count(workload_set.get("creationIntervalMs"), "creationIntervalMs", s_at)
                 if rounds * len(templates) * interval / 1000 > MAX_SPAN:
                     raise s_at("creationIntervalMs", f"{rounds * len(templates):,} workloads {interval:,} ms apart "
                                                      f"span more than {MAX_SPAN_DAYS} days, the longest this "
                                                      "program replays")
+
+
+def _entries(value: Any, error: Where, key: str, keys: tuple[str, ...]) -> Iterator[tuple[Where, dict[str, Any]]]:
+    """The maps of the list at `key` (each with only `keys`), each with where it is."""
+    if not isinstance(value, list):
+        raise error(key, f"must be a list of {key}")
+    for index, entry in enumerate(value):
+        at = error.under(f"{key}[{index}].")
+        at.known(entry, keys)
+        yield at, entry
 
 
 def _queue_objects(name: str, cohort: str, flavor: str, resource: dict, preemption: dict) -> list[dict[str, Any]]:

@@ -48,6 +48,14 @@ def scenarios(draw):
     return objects, rows, pools
 
 
+def _configured(tmp_path, objects, rows, pools, kueue=None):
+    """A scenario's trace, and its configuration (nodes Ready 30 s after they are asked for, empty ones
+    gone 20 s later)."""
+    trace = read_trace([str(write_trace(tmp_path / "t.jsonl", rows))])
+    return trace, ReplayConfig("random", validated(objects), kueue=kueue, pools=pools, node_startup={"nodes": 30.0},
+                               scale_down_delay=20.0)
+
+
 def _check_state(now, snapshot, nodes):
     for name, node in snapshot.tree.cluster_queues.items():
         for fr, used in node.usage.items():
@@ -65,10 +73,7 @@ def _check_state(now, snapshot, nodes):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(scenarios())
 def test_invariants_hold_on_random_traces(tmp_path, scenario):
-    objects, rows, pools = scenario
-    trace = read_trace([str(write_trace(tmp_path / "t.jsonl", rows))])
-    config = ReplayConfig("random", validated(objects), pools=pools, node_startup={"nodes": 30.0},
-                          scale_down_delay=20.0)
+    trace, config = _configured(tmp_path, *scenario)
     outcome = replay(config, trace, ReplayOptions(observe=_check_state))
     for run in outcome.runs:
         times = [t for t in (run.trace.submitted, run.admitted, run.started, run.finished) if t is not None]
@@ -114,10 +119,7 @@ def cycling(draw):
 @settings(max_examples=int(__import__("os").environ.get("REPLAY_EXAMPLES", 60)), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cycling())
 def test_every_replay_ends_within_a_bounded_number_of_events(tmp_path, scenario):
-    objects, rows, pools, kueue = scenario
-    trace = read_trace([str(write_trace(tmp_path / "t.jsonl", rows))])
-    config = ReplayConfig("random", validated(objects), kueue=kueue, pools=pools, node_startup={"nodes": 30.0},
-                          scale_down_delay=20.0)
+    trace, config = _configured(tmp_path, *scenario)
     outcome = replay(config, trace, ReplayOptions(max_cycles_per_instant=10_000))
     # It ended (this line is reached), by its own rules, not by a safety valve.
     assert not any("scheduling stopped" in note for note in outcome.notes)
@@ -133,10 +135,7 @@ def test_every_replay_ends_within_a_bounded_number_of_events(tmp_path, scenario)
 def test_a_remembered_fit_gives_the_same_replay_as_deciding_again(tmp_path, scenario):
     import aks_kueue.admission.snapshot as snapshot_module
 
-    objects, rows, pools = scenario
-    trace = read_trace([str(write_trace(tmp_path / "t.jsonl", rows))])
-    config = ReplayConfig("random", validated(objects), pools=pools, node_startup={"nodes": 30.0},
-                          scale_down_delay=20.0)
+    trace, config = _configured(tmp_path, *scenario)
     remembered = dumps(document([replay(config, trace)], trace))
     still_fits = snapshot_module._still_fits
     snapshot_module._still_fits = lambda *_: False  # every decision made again, by the flavor assigner
