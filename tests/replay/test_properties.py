@@ -7,6 +7,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import aks_kueue.admission.snapshot as snapshot_module
 from aks_kueue.admission.quota import potential_available
 from aks_kueue.replay import ReplayConfig, ReplayOptions, read_trace, replay
 from aks_kueue.replay.engine import MAX_ADMISSIONS, State, event_bound
@@ -130,17 +131,21 @@ def test_every_replay_ends_within_a_bounded_number_of_events(tmp_path, scenario)
             assert run.evictions == 1 and run.reason  # out at its first waitForPodsReady eviction
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(scenarios())
-def test_a_remembered_fit_gives_the_same_replay_as_deciding_again(tmp_path, scenario):
-    import aks_kueue.admission.snapshot as snapshot_module
+@settings(max_examples=int(__import__("os").environ.get("REPLAY_EXAMPLES", 60)), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(scenarios(), cycling()))
+def test_a_remembered_decision_gives_the_same_replay_as_deciding_again(tmp_path, scenario):
+    # The admission core keeps a decision while what it read of the cohort tree is unchanged (`_still_fits`,
+    # `_unchanged`); deciding every head again with the flavor assigner must replay the same, byte for byte.
+    from aks_kueue.admission.snapshot import Snapshot
 
     trace, config = _configured(tmp_path, *scenario)
     remembered = dumps(document([replay(config, trace)], trace))
-    still_fits = snapshot_module._still_fits
-    snapshot_module._still_fits = lambda *_: False  # every decision made again, by the flavor assigner
+    still_fits, unchanged = snapshot_module._still_fits, Snapshot._unchanged
+    snapshot_module._still_fits = lambda *_: False
+    Snapshot._unchanged = lambda *_: False  # type: ignore[method-assign]
     try:
         again = dumps(document([replay(config, trace)], trace))
     finally:
-        snapshot_module._still_fits = still_fits
+        snapshot_module._still_fits, Snapshot._unchanged = still_fits, unchanged
     assert remembered == again
