@@ -361,22 +361,26 @@ class Snapshot:
 
 
 def _still_fits(cq: ClusterQueueInfo, workload: WorkloadInfo, decision: Decision) -> bool:
-    """Whether a Fit decision made before the cohort tree changed is still the decision: it fits
-    without borrowing, whole (not reduced by partial admission), and each resource group it took a
-    flavor from has only that flavor, so no earlier flavor could now be chosen instead. Then the
-    flavor assigner would find the same flavors, the same Fit and borrow nothing: checking that
-    every flavor-resource still fits unborrowed is the whole decision (a replay asks it for every
-    workload, each time after the previous one was admitted)."""
+    """Whether a Fit decision made before the cohort tree changed is still the decision: it is whole
+    (not reduced by partial admission), each resource group it took a flavor from has only that
+    flavor (so no earlier flavor could now be chosen instead), and every flavor-resource still fits,
+    borrowing as far up the tree as before (none, for a workload of several pod sets, whose pod sets
+    were judged on top of each other). Then the flavor assigner would find the same flavors, the same
+    Fit, the same borrowing: a few lookups instead of the flavor assigner (a replay asks for every
+    workload right after the previous one was admitted, so the cohort tree's generation always moved)."""
     assignment = decision.assignment
-    if decision.mode is not FIT or assignment is None or assignment.borrowing:
+    if decision.mode is not FIT or assignment is None or (assignment.borrowing and len(assignment.podsets) != 1):
         return False
     groups = cq.group_of
     for podset, assigned in zip(workload.podsets, decision.pod_sets):
         if assigned.count != podset.count or any(len(groups[r].flavors) != 1 for r in assigned.flavors):
             return False
     node = cq.node
-    for fr, value in assignment.usage.items():
-        if value > available(node, fr) or borrowing_height(node, fr, value)[0]:
+    flavors = assignment.podsets[0].flavors if assignment.borrowing else {}
+    for (flavor, resource), value in assignment.usage.items():
+        fr = (flavor, resource)
+        borrowed = flavors[resource].borrow if assignment.borrowing else 0
+        if value > available(node, fr) or borrowing_height(node, fr, value)[0] != borrowed:
             return False
     return True
 
