@@ -470,6 +470,7 @@ class _Replay:
         self._assignments: dict[tuple, tuple[dict, dict]] = {}
         self._by_decision: dict[int, tuple[Decision, tuple[dict, dict]]] = {}
         self._trees: dict[str, list[str]] = {}  # the ClusterQueues of a cohort tree, by its root
+        self._roots: dict[str, str] = {}         # a ClusterQueue's root cohort (or itself)
         self._podsets: dict[int, tuple[list[PodSetInfo], tuple]] = {}   # per Shape, what the core reads
         self._never: dict[tuple, Optional[str]] = {}   # per ClusterQueue, shape and pod set: never placeable?
         self.queues: dict[str, QueueState] = {}
@@ -676,7 +677,9 @@ class _Replay:
 
     def _freed(self, cq: str, now: float) -> None:
         """Capacity was freed in the ClusterQueue's cohort tree: retry its inadmissible workloads soon."""
-        name = self.snapshot.tree.cluster_queues[cq].root().name
+        name = self._roots.get(cq)
+        if name is None:
+            name = self._roots[cq] = self.snapshot.tree.cluster_queues[cq].root().name
         at = now + REQUEUE_BATCH
         if self.requeue_at.get(name, float("inf")) > at:
             self.requeue_at[name] = at
@@ -725,6 +728,8 @@ class _Replay:
     @staticmethod
     def iterator(entries: list[Entry]) -> list[Entry]:
         """Kueue's classical iterator: entries that need no borrowing first, then queue order."""
+        if len(entries) < 2:
+            return entries
         return sorted(entries, key=lambda e: (e.decision.assignment.borrowing if e.decision.assignment is not None
                                               else 0, e.run.key))
 
