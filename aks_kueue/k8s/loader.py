@@ -91,19 +91,31 @@ STACK_FILE_LIMITS = Limits(max_bytes=1 * MIB, too_large="from a stack or project
 
 @dataclass(frozen=True)
 class LoadError(Exception):
-    """A file that cannot be used; `str()` is a sentence naming the file (and document). `position` is
-    the 1-based line of the problem when the parser knows it (the sentence says it too)."""
+    """A file that cannot be used; `str()` is a sentence naming the file and the place in it (its
+    line in a line-oriented file, else its document) and the field: `FILE line N: field: reason`."""
 
     source: str
     document: Optional[int]
     reason: str
+    line: Optional[int] = None   # 1-based
+    key: Optional[str] = None    # the field, e.g. `retailPrice` or `podSets[0].count`
+    # The 1-based line a document's parser found the problem on, which `reason` already names (so a
+    # command that names documents keeps its sentence); `unplaced()` is the reason without it.
     position: Optional[int] = None
 
     def __str__(self) -> str:
         if not self.source:
             return self.reason  # about a flag, not a file
-        where = display_name(self.source) + (f" document {self.document}" if self.document is not None else "")
-        return f"{where}: {self.reason}"
+        where = display_name(self.source)
+        if self.line is not None:
+            where += f" line {self.line}"
+        elif self.document is not None:
+            where += f" document {self.document}"
+        return f"{where}: {self.key + ': ' if self.key else ''}{self.reason}"
+
+    def as_json(self) -> dict[str, Any]:
+        where = {"line": self.line, "document": self.document, "key": self.key or None}
+        return {"file": self.source or None, **{k: v for k, v in where.items() if v is not None}, "message": str(self)}
 
     def unplaced(self) -> str:
         """The reason without the line it names, for a message that names the line itself."""
@@ -111,9 +123,6 @@ class LoadError(Exception):
             return self.reason
         return self.reason.replace(f" at line {self.position}, column ", " at column ").replace(
             f" (again at line {self.position})", "").removesuffix(f" (line {self.position})")
-
-    def as_json(self) -> dict[str, Any]:
-        return {"file": self.source or None, "document": self.document, "message": str(self)}
 
 
 def read_text(path: str | Path, limits: Limits = DEFAULT_LIMITS, what: str = "a YAML or JSON file",
@@ -287,7 +296,7 @@ def parse_single(text: str, source: str, limits: Limits = DEFAULT_LIMITS,
 def parse_json(text: str, source: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     """A JSON text with the same bounds as YAML: nesting depth and duplicated keys."""
     try:
-        value = _JSON.decode(text)
+        value = _DECODER.decode(text)  # one decoder: JSON Lines parse millions of texts
     except _DuplicateKey as duplicate:
         raise LoadError(source, None, f"the key {duplicate.key!r} appears twice in one object; "
                                       "keep one (JSON readers disagree on which would win)") from None
@@ -343,7 +352,7 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-_JSON = json.JSONDecoder(object_pairs_hook=_unique_pairs)  # one decoder: JSON Lines parse millions of texts
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_pairs)
 
 
 def _looks_like_json(text: str) -> bool:
@@ -467,7 +476,7 @@ class _Builder:
         """`line`: 0-based, when `event` does not give it."""
         line = getattr(getattr(event, "start_mark", None), "line", line)
         where = f" (line {line + 1})" if line is not None else ""
-        return LoadError(self.source, self.document, reason + where, None if line is None else line + 1)
+        return LoadError(self.source, self.document, reason + where, position=None if line is None else line + 1)
 
     def run(self, text: str) -> list[Any]:
         documents: list[Any] = []
@@ -479,7 +488,7 @@ class _Builder:
             mark = error.problem_mark
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
             raise LoadError(self.source, None, f"not valid YAML{where}: {error.problem or error}",
-                            mark.line + 1 if mark else None) from None
+                            position=mark.line + 1 if mark else None) from None
         except yaml.YAMLError as error:
             raise LoadError(self.source, None, f"not valid YAML: {error}") from None
         return documents
@@ -572,7 +581,7 @@ class _Builder:
                                     f"the key {_show(key)} appears twice in one map (again at line "
                                     f"{(parent.key_line or 0) + 1}); keep one: kubectl and Pulumi refuse this, "
                                     "and otherwise the last value would silently win",
-                                    None if parent.key_line is None else parent.key_line + 1)
+                                    position=None if parent.key_line is None else parent.key_line + 1)
                 container[key] = value
 
     def _merge(self, frame: _Frame, value: Any, event: Any) -> None:

@@ -21,7 +21,7 @@ from fractions import Fraction
 from sys import intern
 from typing import Any, Callable, Optional
 
-from aks_kueue.k8s.loader import LoadError, display_name
+from aks_kueue.k8s.loader import LoadError
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.config_api import parse_duration
 
@@ -42,24 +42,7 @@ _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+
 @dataclass(frozen=True)
 class TraceError(LoadError):
     """A trace that cannot be used: the file, the line (JSON Lines, CSV) or document (YAML,
-    JSON), and the field, in one sentence."""
-
-    line: Optional[int] = None
-    key: Optional[str] = None
-
-    def __str__(self) -> str:
-        if not self.source:
-            return self.reason
-        where = display_name(self.source)
-        if self.line is not None:
-            where += f" line {self.line}"
-        elif self.document is not None:
-            where += f" document {self.document}"
-        return f"{where}: {self.key + ': ' if self.key else ''}{self.reason}"
-
-    def as_json(self) -> dict[str, Any]:
-        where = {"line": self.line, "document": self.document, "key": self.key or None}
-        return {"file": self.source or None, **{k: v for k, v in where.items() if v is not None}, "message": str(self)}
+    JSON), and the field, in one sentence (`LoadError`'s)."""
 
 
 @dataclass(slots=True)  # one per line read: not frozen, whose __init__ costs twice as much
