@@ -68,7 +68,8 @@ class Where:
             raise self(None, "must be a map")
         for key in value:
             if key not in keys:
-                raise self(str(key), f"unknown field{suggest(str(key), keys)} (known: {', '.join(keys)})")
+                text = str(key) if len(str(key)) <= 80 else str(key)[:77] + "..."  # a key can be a megabyte
+                raise self(text, f"unknown field{suggest(text, keys)} (known: {', '.join(keys)})")
 
 
 @dataclass(eq=False)
