@@ -197,6 +197,24 @@ class Preemptor:
                     return list(known[1])
         return self._search(cq, workload, frs, requests)[0]
 
+    def no_candidates(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: frozenset) -> bool:
+        """Whether `_search` for `frs` would find no candidate at all (its first step), asked without
+        building its groups. A search for fewer flavor-resources has no candidates either."""
+        within, reclaim = cq.within_cluster_queue, cq.reclaim_within_cohort
+        if within != "Never" and CandidateGroup(self.snapshot, [(cq.name, None)], within, workload, frs, False,
+                                                False):
+            return False
+        if cq.node.parent is None or reclaim == "Never":
+            return True
+        previous, generation = None, self.snapshot.generation(cq)
+        for subtree in cq.node.ancestors():
+            for queue in self._over_quota(frs, subtree, previous, generation):
+                if queue is not cq.node and CandidateGroup(self.snapshot, [(queue.name, subtree)], reclaim, workload,
+                                                           frs, False, True):
+                    return False
+            previous = subtree
+        return True
+
     def _search(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR], requests: dict[FR, int],
                 meanwhile: Optional[Callable[[], Any]] = None) -> tuple[list[PreemptionTarget], Any]:
         """The targets, and what `meanwhile` says while they are out of the tree.

@@ -10,15 +10,14 @@ tables, the Markdown, the chart and the CSV are `cli.replay_render`.
 from __future__ import annotations
 
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator, NoReturn, Optional
+from typing import Any, NoReturn, Optional
 
 import typer
 
 from aks_kueue.cli.app import app
 from aks_kueue.cli.common import unexpected, warn
-from aks_kueue.cli.output import Output, print_document, register_document
+from aks_kueue.cli.output import Output, register_document
 from aks_kueue.k8s.loader import LoadError
 
 FORMATS = ("text", "markdown")
@@ -38,7 +37,7 @@ def _flag_error(message: str) -> Unusable:
 
 
 @app.command()
-def replay(  # noqa: C901  temporary (issue 29): i27 splits it into steps
+def replay(
     traces: list[str] = typer.Argument(..., help="Trace files or directories (Workload exports, JSON Lines, CSV, "
                                                  "or Kueue's generator YAML), or - for standard input."),
     stack: Optional[str] = typer.Option(None, "--stack", "-s", help="Replay against stack NAME "
@@ -70,18 +69,11 @@ def replay(  # noqa: C901  temporary (issue 29): i27 splits it into steps
     Durations are Go-style (90s, 5m, 1h30m) or seconds. Exits 0 when done, 1 when a --fail-on-wait gate
     fails, 2 when an input cannot be used.
     """
-    from aks_kueue.replay import ReplayOptions, read_trace
-    from aks_kueue.replay import replay as run_replay
-    from aks_kueue.replay.report import document
+    from aks_kueue.replay import read_trace
 
     as_json = as_json or output == "json"
     try:
-        if output not in (None, "json"):
-            raise _flag_error(f"-o/--output takes json, not {output!r}")
-        if output_format not in FORMATS:
-            raise _flag_error(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
-        if out is not None and out.exists() and not out.is_dir():
-            raise _flag_error(f"--out: {out} exists and is not a directory")
+        _check_output(output, output_format, out)
         given = [f for f, v in (("--stack", stack), ("--config", config), ("--queues", queues)) if v]
         compared = [f for f, v in (("--compare-stack", compare_stack), ("--compare-config", compare_config),
                                    ("--compare-queues", compare_queues)) if v]
@@ -109,32 +101,7 @@ def replay(  # noqa: C901  temporary (issue 29): i27 splits it into steps
             configuration.scale_down_delay = delay
             configuration.default_startup = everywhere
         _apply_startups(configurations, startups)
-        outcomes = []
-        for index, configuration in enumerate(configurations):
-            with _progress(len(trace.workloads), configuration.name, index, len(configurations)) as progress:
-                outcomes.append(run_replay(configuration, trace, ReplayOptions(until=stop, progress=progress)))
-        found = document(outcomes, trace, gate)
-        failed = [g for g in found["summary"]["gates"] if not g["passed"]]
-        found["result"] = "rejected" if failed else "ok"
-        found["errors"] = []
-        from aks_kueue.cli import replay_render as render
-
-        if out is not None:
-            try:
-                written = render.write_out(found, outcomes, trace, out)
-            except OSError as error:
-                raise _flag_error(f"--out: cannot write to {out}: {error.strerror or error}") from None
-            typer.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
-        if as_json:
-            print_document(found)
-        elif output_format == "markdown":
-            sys.stdout.write(render.markdown(found, trace))
-        else:
-            render.print_text(found, trace)
-        for entry in failed:
-            typer.echo(f"replay: gate failed: ClusterQueue {entry['clusterQueue']} waits {entry['value']:g} s to start "
-                       f"at {gate.statistic}, more than {gate.limit:g} s", err=True)
-        code = 1 if failed else 0
+        code = _replay_and_report(configurations, trace, stop, gate, as_json, output_format, out)
     except Unusable as unusable:
         _invalid(unusable.errors, as_json)
     except LoadError as error:
@@ -142,6 +109,46 @@ def replay(  # noqa: C901  temporary (issue 29): i27 splits it into steps
     except Exception as error:  # a bug, not bad input: say so briefly
         _invalid([LoadError("", None, unexpected(error))], as_json)
     raise typer.Exit(code)
+
+
+def _check_output(output: Optional[str], output_format: str, out: Optional[Path]) -> None:
+    if output not in (None, "json"):
+        raise _flag_error(f"-o/--output takes json, not {output!r}")
+    if output_format not in FORMATS:
+        raise _flag_error(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
+    if out is not None and out.exists() and not out.is_dir():
+        raise _flag_error(f"--out: {out} exists and is not a directory")
+
+
+def _replay_and_report(configurations: list, trace, stop: Optional[float], gate, as_json: bool, output_format: str,
+                       out: Optional[Path]) -> int:
+    """Replay every configuration (side by side when comparing), then say what happened: the exit code."""
+    from aks_kueue.cli import replay_render as render
+    from aks_kueue.cli.replay_run import replayed
+    from aks_kueue.replay.report import document, write
+
+    with replayed(configurations, trace, stop) as results:
+        found = document(results, trace, gate)
+        failed = [g for g in found["summary"]["gates"] if not g["passed"]]
+        found["result"] = "rejected" if failed else "ok"
+        found["errors"] = []
+        if out is not None:
+            try:
+                written = render.write_out(found, results, trace, out)
+            except OSError as error:
+                raise _flag_error(f"--out: cannot write to {out}: {error.strerror or error}") from None
+            typer.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
+        if as_json:
+            write(found, sys.stdout)  # json.dumps(found, indent=2), its workloads streamed
+            sys.stdout.write("\n")
+        elif output_format == "markdown":
+            sys.stdout.write(render.markdown(found, trace))
+        else:
+            render.print_text(found, trace)
+    for entry in failed:
+        typer.echo(f"replay: gate failed: ClusterQueue {entry['clusterQueue']} waits {entry['value']:g} s to start "
+                   f"at {gate.statistic}, more than {gate.limit:g} s", err=True)
+    return 1 if failed else 0
 
 
 def _empty(_argv=()) -> dict[str, Any]:
@@ -204,27 +211,6 @@ def _gate(value: Optional[str]):
     return Gate(GATE_STATISTICS[statistic.upper()], _duration(limit, f"--fail-on-wait {value!r}"))
 
 
-@contextmanager
-def _progress(workloads: int, name: str, index: int, total: int) -> Iterator[Optional[Callable]]:
-    """A progress bar on stderr (virtual time and events done), only when stderr is a terminal."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from aks_kueue.replay.trace import format_duration
-
-    with Progress(TextColumn("{task.description}"), BarColumn(),
-                  TextColumn("{task.fields[virtual]} virtual, {task.completed:,.0f} events"),
-                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-        # Every workload is at least a submission and an end: the bar's total grows as events are queued.
-        task = bar.add_task(f"replay {index + 1}/{total} ({name})" if total > 1 else f"replay ({name})",
-                            total=max(1, 2 * workloads), virtual="0s")
-        yield lambda now, done, queued: bar.update(task, completed=done, total=max(done + queued, 1),
-                                                   virtual=format_duration(now))
-
-
 # Configurations ----------------------------------------------------------------------------------
 
 
@@ -265,7 +251,7 @@ def _queues_config(paths: list[str]):
     from aks_kueue.kueue.manifests import Category, category, read_inputs
     from aks_kueue.replay import ReplayConfig
 
-    documents = read_inputs(paths)
+    documents = read_inputs(paths, regular_only=True)
     given, notes, kueue = [], [], None
     for document in documents:
         manifest = document.manifest

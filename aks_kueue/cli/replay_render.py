@@ -239,9 +239,9 @@ def _pool_differences(configurations: list[dict[str, Any]]) -> list[list[str]]:
 # Files -----------------------------------------------------------------------------------------
 
 
-def write_out(document: dict[str, Any], outcomes: list, trace, out: Path) -> list[Path]:
+def write_out(document: dict[str, Any], results: list, trace, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    chart = draw_chart(document, outcomes, out / "replay.png")
+    chart = draw_chart(document, results, out / "replay.png")
     summary = out / "summary.md"
     summary.write_text(markdown(document, trace), encoding="utf-8")
     rows = out / "workloads.csv"
@@ -286,7 +286,8 @@ def _time_scale(end: float) -> tuple[float, str]:
 
 
 def _steps(series: list[tuple[float, int]], end: float, scale: float) -> tuple[list[float], list[float]]:
-    xs, ys = [], []
+    xs: list[float] = []
+    ys: list[float] = []
     for t, v in series:
         if t > end:
             break
@@ -297,40 +298,40 @@ def _steps(series: list[tuple[float, int]], end: float, scale: float) -> tuple[l
     return xs, ys
 
 
-def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
+def draw_chart(document: dict[str, Any], results: list, path: Path) -> Path:
     """Pending workloads per ClusterQueue over time (the busiest ones, the rest summed) and nodes
-    per pool over time; with two configurations the base is drawn dashed."""
-    end = max(o.end for o in outcomes) or 1.0
+    per pool over time; with two configurations the base is drawn dashed. `results` are the
+    configurations' `report.Result`s."""
+    end = max(r.end for r in results) or 1.0
     scale, unit = _time_scale(end)
-    with_nodes = any(o.nodes is not None for o in outcomes)
+    with_nodes = any(r.pools is not None for r in results)
     with png_figure(path, 2 if with_nodes else 1, 1, figsize=(11, 7.5 if with_nodes else 4.5), sharex=True,
                     squeeze=False) as (figure, axes):
         import matplotlib
         from matplotlib.ticker import MaxNLocator
 
         colours = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
-        busiest = _busiest_queues(outcomes[0])
-        pools = list(dict.fromkeys(p.name for o in outcomes if o.nodes is not None for p in o.nodes.pools))
+        busiest = _busiest_queues(results[0])
+        pools = list(dict.fromkeys(name for r in results if r.pools is not None for name in r.pools))
         pending, nodes = axes[0][0], axes[1][0] if with_nodes else None
-        for index, outcome in enumerate(outcomes):
+        for index, found in enumerate(results):
             style = ("-", "--")[index % 2]
-            suffix = "" if len(outcomes) == 1 else (" (change)" if index == 0 else " (base)")
+            suffix = "" if len(results) == 1 else (" (change)" if index == 0 else " (base)")
 
             def step(chart, xs_ys, colour: str, label: str, width: float = 1.4) -> None:
                 chart.step(*xs_ys, where="post", linestyle=style, color=colour, label=label + suffix, linewidth=width)
 
             for position, name in enumerate(busiest):
-                if name in outcome.queues:
-                    step(pending, _steps(outcome.queues[name].series, outcome.end, scale),
+                if name in found.queues:
+                    step(pending, _steps(found.queues[name].series, found.end, scale),
                          colours[position % len(colours)], name)
-            others = [q for n, q in outcome.queues.items() if n not in busiest]
+            others = [q for n, q in found.queues.items() if n not in busiest]
             if others:
-                step(pending, _summed([q.series for q in others], outcome.end, scale), "#777777",
+                step(pending, _summed([q.series for q in others], found.end, scale), "#777777",
                      f"{len(others)} other queues", 1.2)
-            for pool in outcome.nodes.pools if outcome.nodes is not None else []:
-                step(nodes, _steps(pool.series, outcome.end, scale), colours[pools.index(pool.name) % len(colours)],
-                     pool.name)
-        compared = "" if len(outcomes) == 1 else " (solid: this change, dashed: base)"
+            for name, series in (found.pools or {}).items():
+                step(nodes, _steps(series.series, found.end, scale), colours[pools.index(name) % len(colours)], name)
+        compared = "" if len(results) == 1 else " (solid: this change, dashed: base)"
         for chart, label, title in ((pending, "pending workloads", f"Pending workloads per ClusterQueue{compared}"),
                                     (nodes, "nodes (incl. starting)", "Nodes per pool")):
             if chart is None:
@@ -347,9 +348,8 @@ def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
     return path
 
 
-def _busiest_queues(outcome) -> list[str]:
-    peaks = sorted(((max(v for _, v in q.series), n) for n, q in outcome.queues.items()),
-                   key=lambda p: (-p[0], p[1]))
+def _busiest_queues(found) -> list[str]:
+    peaks = sorted(((max(q.values), n) for n, q in found.queues.items()), key=lambda p: (-p[0], p[1]))
     return [n for peak, n in peaks[:CHART_QUEUES] if peak > 0] or [n for _, n in peaks[:CHART_QUEUES]]
 
 
@@ -361,7 +361,9 @@ def _summed(all_series: list[list[tuple[float, int]]], end: float, scale: float)
         for t, v in series:
             changes[t] = changes.get(t, 0) + v - previous
             previous = v
-    xs, ys, total = [], [], 0
+    xs: list[float] = []
+    ys: list[float] = []
+    total = 0
     for t in sorted(changes):
         if t > end:
             break

@@ -99,11 +99,14 @@ def input_files(paths: Iterable[str | Path], suffixes: tuple[str, ...] = MANIFES
     return files
 
 
-def read_inputs(paths: Iterable[str | Path], limits: Limits = DEFAULT_LIMITS) -> list[Document]:
-    """Every object of every file, in order; a LoadError names the first file that cannot be used."""
+def read_inputs(paths: Iterable[str | Path], limits: Limits = DEFAULT_LIMITS,
+                regular_only: bool = False) -> list[Document]:
+    """Every object of every file, in order; a LoadError names the first file that cannot be used.
+    `regular_only`: a path that is not a regular file (a named pipe, a device) is refused; `-` still
+    reads standard input."""
     documents = []
     for file in input_files(paths):
-        for index, value in enumerate(load_file(file, limits, WHAT)):
+        for index, value in enumerate(load_file(file, limits, WHAT, regular_only and file != STDIN)):
             documents += _objects(value, file, index)
     return documents
 

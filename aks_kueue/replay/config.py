@@ -24,6 +24,8 @@ from aks_kueue.kueue.transformations import ResourceRules
 DEFAULT_TIMEOUT = 1800.0
 DEFAULT_BACKOFF_BASE = 60.0
 DEFAULT_BACKOFF_MAX = 3600.0
+# Kueue's backoff cap when backoffMaxSeconds is 0: time.Duration(math.MaxInt64 / 2), in seconds.
+UNCAPPED_BACKOFF = (2**63 - 1) // 2 / 1e9
 # The cluster autoscaler's scale-down-unneeded-time default.
 DEFAULT_SCALE_DOWN_DELAY = 600.0
 # AKS documents no node provisioning time. These are stated assumptions, printed in every report:
@@ -45,13 +47,29 @@ class PodsReady:
     block_admission: bool = False
     timestamp: str = "Eviction"
     backoff_base: float = DEFAULT_BACKOFF_BASE
-    backoff_max: float = DEFAULT_BACKOFF_MAX
+    backoff_max: float = DEFAULT_BACKOFF_MAX   # 0: no maximum (Kueue's cap is then MaxInt64/2 ns)
     backoff_limit: Optional[int] = None
 
+    @property
+    def backoff_cap(self) -> float:
+        """The longest backoff: `backoffMaxSeconds`, or Kueue's own cap when that is 0
+        (`pkg/util/wait.NewBackoff`: math.MaxInt64 / 2 nanoseconds, about 146 years)."""
+        return self.backoff_max if self.backoff_max > 0 else UNCAPPED_BACKOFF
+
     def backoff(self, count: int) -> float:
-        """The wait before the n-th requeue: base * 2^(n-1), at most the maximum, with no jitter
-        (Kueue adds 0.01%; left out so that the output stays the same run after run)."""
-        return min(self.backoff_base * 2 ** max(0, count - 1), self.backoff_max)
+        """The wait before the n-th requeue, as Kueue's `workload.UpdateRequeueState` computes it
+        (apimachinery's `wait.Backoff` with factor 2): the base for the first, then the base doubled
+        each time, saturating at the cap; no jitter (Kueue adds 0.01%; left out so that the output
+        stays the same run after run). The doubling stops at the cap, so no count overflows."""
+        if count <= 1 or self.backoff_base <= 0:
+            return self.backoff_base
+        cap = self.backoff_cap
+        wait = self.backoff_base
+        for _ in range(count - 1):  # at most 63 doublings reach any cap from a base of 1 s
+            wait *= 2
+            if wait >= cap:
+                return cap
+        return wait
 
 
 @dataclass
@@ -72,14 +90,16 @@ class ReplayConfig:
         wait = self.kueue.get("waitForPodsReady")
         if not isinstance(wait, Mapping):
             return PodsReady(enabled=False)
-        strategy = wait.get("requeuingStrategy") if isinstance(wait.get("requeuingStrategy"), Mapping) else {}
+        given = wait.get("requeuingStrategy")
+        strategy: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
         limit = strategy.get("backoffLimitCount")
+        # Kueue defaults a backoff that is not set (`cmp.Or` on the pointer): one set to 0 stays 0.
         return PodsReady(
             enabled=True, timeout=float(seconds(wait.get("timeout"))) or DEFAULT_TIMEOUT,
             block_admission=wait.get("blockAdmission") is True,
             timestamp=strategy.get("timestamp") or "Eviction",
-            backoff_base=float(strategy.get("backoffBaseSeconds") or DEFAULT_BACKOFF_BASE),
-            backoff_max=float(strategy.get("backoffMaxSeconds") or DEFAULT_BACKOFF_MAX),
+            backoff_base=_whole(strategy.get("backoffBaseSeconds"), DEFAULT_BACKOFF_BASE),
+            backoff_max=_whole(strategy.get("backoffMaxSeconds"), DEFAULT_BACKOFF_MAX),
             backoff_limit=int(limit) if isinstance(limit, int) and not isinstance(limit, bool) else None)
 
     @property
@@ -115,10 +135,16 @@ class ReplayConfig:
             lines.append(f"scale-down: an empty node is removed after {self.scale_down_delay:g} s, down to minCount")
         ready = self.pods_ready
         if ready.enabled and self.pools is not None:
+            cap = f"to {ready.backoff_max:g} s" if ready.backoff_max > 0 else "without a maximum (backoffMaxSeconds 0)"
             lines.append(f"waitForPodsReady: timeout {ready.timeout:g} s, requeue backoff {ready.backoff_base:g} s "
-                         f"doubling to {ready.backoff_max:g} s, no jitter"
+                         f"doubling {cap}, no jitter"
                          + (f", at most {ready.backoff_limit} requeues" if ready.backoff_limit is not None else "")
                          + (", blockAdmission" if ready.block_admission else ""))
         lines += [f"{key} is on in the Kueue Configuration: not modelled ({what})" for key, what in NOT_MODELLED
                   if self.kueue is not None and isinstance(self.kueue.get(key), Mapping)]
         return lines + list(self.notes)
+
+
+def _whole(value: Any, default: float) -> float:
+    """A Configuration's seconds field (int32): its value when set, else the default."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else default

@@ -25,15 +25,17 @@ with the reason.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from itertools import product
+from typing import Any, Callable, ClassVar, Optional
 
 from aks_kueue.aks.nodes import GPU_PREFIXES, PoolCapacity, is_modelled
 from aks_kueue.aks.placement import pod_lands
 from aks_kueue.kueue.units import format_amount
+from aks_kueue.replay.events import Event, EventKind
 
-# The replay's event kinds, in the order they apply within one instant (the engine's queue orders
-# by them); the engine hands node events back here.
-FINISH, TIMEOUT, NODE_READY, SCALE_DOWN, BOOKED_READY, BACKOFF, REQUEUE, SUBMIT = range(8)
+# Flavor combinations `NodeModel.never_placeable` tries one by one (a ClusterQueue's resource groups
+# list a few flavors each); past this, it judges the pods' requests alone.
+MAX_FLAVOR_CHOICES = 64
 
 
 class Node:
@@ -95,6 +97,15 @@ class PoolState:
         elif self.series[-1][1] != count:
             self.series.append((now, count))
 
+    def holds(self, requests: dict[str, int]) -> int:
+        """How many pods asking `requests` (`pods` included) one empty node holds."""
+        most: Optional[int] = None
+        for resource, value in requests.items():
+            if value > 0:
+                fit = self.allocatable.get(resource, 0) // value
+                most = fit if most is None else min(most, fit)
+        return most if most is not None else 0
+
     def fits_empty(self, requests: dict[str, int]) -> Optional[str]:
         """Why an empty node of this pool cannot hold the pod, or None when it can."""
         for resource, value in requests.items():
@@ -149,12 +160,34 @@ def _count(node: Node, requests: dict[str, int], now: float, sign: int) -> None:
         pool.allocated += used
 
 
+@dataclass(frozen=True, slots=True)
+class NodeReady:
+    kind: ClassVar[EventKind] = EventKind.NODE_READY
+    node: Node
+
+
+@dataclass(frozen=True, slots=True)
+class ScaleDown:
+    """The node has been empty since `since` for the scale-down delay (unless it was used since)."""
+    kind: ClassVar[EventKind] = EventKind.SCALE_DOWN
+    node: Node
+    since: float
+
+
+@dataclass(frozen=True, slots=True)
+class BookedReady:
+    """Every node booked for the run's pods (`groups`) is Ready: its ProvisioningRequest check is Ready."""
+    kind: ClassVar[EventKind] = EventKind.BOOKED_READY
+    run: Any
+    groups: list[PodGroup]
+
+
 class NodeModel:
-    """The pools of one configuration over one replay. `schedule(time, kind, payload)` puts an
-    event on the engine's queue."""
+    """The pools of one configuration over one replay. `schedule(time, event)` puts an event on the
+    engine's queue; the engine hands the node events back here."""
 
     def __init__(self, pools: list[PoolCapacity], startups: list[float], scale_down_delay: float,
-                 schedule: Callable[[float, int, Any], None]):
+                 schedule: Callable[[float, Event], None]):
         self.pools = [PoolState(p, startup, i) for i, (p, startup) in enumerate(zip(pools, startups))]
         self.scale_down_delay = scale_down_delay
         self.schedule = schedule
@@ -200,6 +233,34 @@ class NodeModel:
                 reason = "its pods fit no node: " + "; ".join(too_small)
         answer = self._eligible[key] = (found, reason)
         return answer
+
+    def never_placeable(self, pod_spec: dict, placement: str, choices: list[list], requests: dict[str, int],
+                        count: int) -> Optional[str]:
+        """Why `count` pods of this kind can never all be placed, whatever flavors their ClusterQueue
+        gives them (one flavor of each list in `choices`, its resource groups) and however empty the
+        pools are at maxCount; None when they might be. Past `MAX_FLAVOR_CHOICES` combinations only
+        the pods' requests against each pool's empty node are judged (labels and taints aside)."""
+        combinations = 1
+        for flavors in choices:
+            combinations *= max(1, len(flavors))
+        if combinations > MAX_FLAVOR_CHOICES:
+            if any(pool.max_count > 0 and pool.fits_empty(requests) is None for pool in self.pools):
+                return None
+            return "its pods fit no node of any pool: " + "; ".join(
+                pool.fits_empty(requests) or f"pool {pool.name} has maxCount 0" for pool in self.pools)
+        first: Optional[str] = None
+        for combination in product(*choices):
+            pools, why = self.eligible(pod_spec, placement, list(combination), requests)
+            room = sum(pool.max_count * pool.holds(requests) for pool in pools)
+            if pools and room >= count:
+                return None
+            if first is None:
+                first = why if not pools else (
+                    f"its {count} pods need more room than pools {', '.join(p.name for p in pools)} have at "
+                    f"maxCount ({room} such pods)")
+        if first is not None and combinations > 1:
+            first += " (and so with every flavor its ClusterQueue can assign)"
+        return first
 
     # Admitted workloads --------------------------------------------------------------------
 
@@ -285,7 +346,7 @@ class NodeModel:
         pool.ready += ready
         pool.record(now)
         if not ready:
-            self.schedule(node.ready_at, NODE_READY, node)
+            self.schedule(node.ready_at, NodeReady(node))
         return node
 
     def _best_node(self, group: PodGroup) -> Optional[Node]:
@@ -326,7 +387,7 @@ class NodeModel:
 
     def _empty(self, node: Node, now: float) -> None:
         node.empty_since = now
-        self.schedule(now + self.scale_down_delay, SCALE_DOWN, (node, now))
+        self.schedule(now + self.scale_down_delay, ScaleDown(node, now))
 
     def _scale_up(self, now: float) -> None:
         """New nodes for the pods that fit no Ready node: first the room of nodes on their way, then
@@ -344,17 +405,18 @@ class NodeModel:
             if group.signature in failed:
                 continue
             for _ in range(group.remaining):
-                node = next((n for pool in group.pools for n in upcoming.get(pool.index, ())
-                             if _fits(n.virtual, group.requests)), None)
-                if node is None:
-                    pool = next((p for p in group.pools if len(p.nodes) < p.max_count), None)
-                    if pool is None:
+                found = next((n for pool in group.pools for n in upcoming.get(pool.index, ())
+                              if n.virtual is not None and _fits(n.virtual, group.requests)), None)
+                if found is None:
+                    spare = next((p for p in group.pools if len(p.nodes) < p.max_count), None)
+                    if spare is None:
                         failed.add(group.signature)
                         break
-                    node = self._launch(pool, now)
-                    node.virtual = dict(node.free)
-                    upcoming.setdefault(pool.index, []).append(node)
-                _take(node.virtual, group.requests)
+                    found = self._launch(spare, now)
+                    found.virtual = dict(found.free)
+                    upcoming.setdefault(spare.index, []).append(found)
+                assert found.virtual is not None
+                _take(found.virtual, group.requests)
         for nodes in upcoming.values():
             for node in nodes:
                 node.virtual = None
@@ -376,56 +438,75 @@ class NodeModel:
                 trial[id(node)] = dict(node.free)
             return trial[id(node)]
 
-        rest: list[PodGroup] = []
+        rest: list[tuple[PodGroup, int]] = []   # pods no node holds yet: (their group, how many)
         for group in groups:
-            for _ in range(group.remaining):
+            for booked in range(group.remaining):
                 node = next((n for pool in group.pools for n in pool.nodes
                              if (n.ready or scale_up) and _fits(room(n), group.requests)), None)
                 if node is None:
-                    rest.append(group)
-                    continue
+                    # Its pods are alike and the room only shrinks: none of the others fits either.
+                    rest.append((group, group.remaining - booked))
+                    break
                 plan.append((group, node))
                 _take(trial[id(node)], group.requests)
-        new_nodes: list = []
+        new_nodes: Optional[list[tuple[PoolState, list[tuple[PodGroup, int]]]]] = []
         if rest:  # pods no ready node holds: new nodes of one pool, or nothing
             new_nodes = self._one_pool(rest) if scale_up else None
             if new_nodes is None:
                 return False
         for group, node in plan:
             self._place(node, group, now)
-        for pool, packing in new_nodes:
+        for pool, packing in new_nodes or []:
             node = self._launch(pool, now)
-            for group in packing:
-                self._place(node, group, now)
+            for group, count in packing:
+                for _ in range(count):
+                    self._place(node, group, now)
         ready_at = max([now] + [n.ready_at for g in groups for n in g.placed])
-        self.schedule(ready_at, BOOKED_READY, (run, groups))
+        self.schedule(ready_at, BookedReady(run, groups))
         return True
 
     @staticmethod
-    def _one_pool(rest: list[PodGroup]) -> Optional[list[tuple[PoolState, list[PodGroup]]]]:
-        """The new nodes of ONE pool (the first that can) that hold every pod left (`rest`, a group
-        per pod): all or nothing."""
+    def _one_pool(rest: list[tuple[PodGroup, int]]) -> Optional[list[tuple[PoolState, list[tuple[PodGroup, int]]]]]:
+        """The new nodes of ONE pool (the first that can) that hold every pod left (`rest`: a group and
+        how many of its pods): all or nothing. First fit, pod by pod: the pods of a group are alike, so
+        they fill each node that has room for them in turn, then new ones."""
         if not rest:
             return []
-        common = set.intersection(*({p.index for p in group.pools} for group in rest))
-        for pool in rest[0].pools:
+        common = set.intersection(*({p.index for p in group.pools} for group, _ in rest))
+        for pool in rest[0][0].pools:
             if pool.index not in common:
                 continue
             packing: list[dict[str, int]] = []
-            assigned: list[list[PodGroup]] = []
-            for group in rest:
-                for bin_index, free in enumerate(packing):
-                    if _fits(free, group.requests):
+            assigned: list[list[tuple[PodGroup, int]]] = []
+            room_left = pool.max_count - len(pool.nodes)
+            for group, count in rest:
+                for free, into in zip(packing, assigned):
+                    fit = min(count, _how_many(free, group.requests))
+                    if fit:
+                        _take(free, {r: v * fit for r, v in group.requests.items()})
+                        into.append((group, fit))
+                        count -= fit
+                    if not count:
                         break
-                else:
-                    packing.append(dict(pool.allocatable))
-                    assigned.append([])
-                    bin_index = len(packing) - 1
-                _take(packing[bin_index], group.requests)
-                assigned[bin_index].append(group)
-            if len(pool.nodes) + len(packing) <= pool.max_count:
-                return [(pool, a) for a in assigned]
+                per_node = _how_many(pool.allocatable, group.requests)
+                while count and per_node and len(packing) <= room_left:
+                    fit = min(count, per_node)
+                    free = dict(pool.allocatable)
+                    _take(free, {r: v * fit for r, v in group.requests.items()})
+                    packing.append(free)
+                    assigned.append([(group, fit)])
+                    count -= fit
+                if count:
+                    break  # this pool cannot hold them all
+            else:
+                if len(packing) <= room_left:
+                    return [(pool, a) for a in assigned]
         return None
 
 
-__all__ = ["NodeModel", "PodGroup", "PoolState", "Node"]
+def _how_many(free: dict[str, int], requests: dict[str, int]) -> int:
+    """How many pods asking `requests` fit `free` (`_fits`, counted)."""
+    return min((free.get(resource, 0) // value for resource, value in requests.items() if value > 0), default=0)
+
+
+__all__ = ["NodeModel", "PodGroup", "PoolState", "Node", "NodeReady", "ScaleDown", "BookedReady"]

@@ -157,7 +157,7 @@ def test_formats_mix_and_directories_are_read_in_name_order(tmp_path):
     ('{"submitted": 0, "queue": "q", "runtime": "2 hours", "podSets": [{}]}', "runtime", "not a runtime"),
     ('{"submitted": 0, "queue": "q", "podSets": [{"requests": {"cpu": "8x"}}]}', "podSets[0].requests.cpu",
      "not a quantity"),
-    ('{"submitted": 0, "queue": "q", "podSets": [{"count": 0}]}', "podSets[0].count", "less than 1"),
+    ('{"submitted": 0, "queue": "q", "podSets": [{"count": -1}]}', "podSets[0].count", "less than 0"),
     ('{"submitted": 0, "queue": "q", "podSets": [{"count": 2, "minCount": 3}]}', "podSets[0].minCount",
      "more than count"),
     ('{"submitted": 0, "queue": "q", "runtme": "1h", "podSets": [{}]}', "runtme", "did you mean 'runtime'"),
@@ -218,7 +218,7 @@ def test_a_bad_csv_header_is_refused(tmp_path, header, words):
     (lambda w: w["spec"].pop("queueName"), "items[1].spec.queueName", "Required value"),
     (lambda w: w.update(kind="Job"), "items[1].kind", "is not a Kueue Workload"),
     (lambda w: w["spec"]["podSets"][0]["template"]["spec"]["containers"][0]["resources"]["requests"].update(
-        cpu="lots"), "items[1].spec.podSets[0].requests", "not a quantity"),
+        cpu="lots"), "items[1].spec.podSets[0].template.spec.containers[0].resources.requests.cpu", "must be a quantity"),
     (lambda w: w["status"]["conditions"].append({"type": "Finished", "status": "True"}),
      "items[1].status.conditions[Finished]", "lastTransitionTime"),
 ])
