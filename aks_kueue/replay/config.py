@@ -20,6 +20,7 @@ from typing import Any, Mapping, Optional
 from aks_kueue.aks.nodes import GPU_PREFIXES, PoolCapacity
 from aks_kueue.kueue.config_api import seconds
 from aks_kueue.kueue.transformations import ResourceRules
+from aks_kueue.replay.pace import UNPACED, CycleTime
 
 DEFAULT_TIMEOUT = 1800.0
 DEFAULT_BACKOFF_BASE = 60.0
@@ -81,6 +82,7 @@ class ReplayConfig:
     node_startup: dict[str, float] = field(default_factory=dict)   # per pool, given by the user
     default_startup: Optional[float] = None     # --node-startup DURATION, for every pool
     scale_down_delay: float = DEFAULT_SCALE_DOWN_DELAY
+    cycle: CycleTime = UNPACED                  # how long a scheduling cycle takes (`pace`)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -124,7 +126,7 @@ class ReplayConfig:
 
     def assumptions(self) -> list[str]:
         """What the replay assumes of this configuration, in sentences for every report."""
-        lines = []
+        lines = [self.cycle.assumption()]
         if self.pools is None:
             lines.append("no node pools: admission is bounded by quota alone, and a workload starts when admitted")
         else:

@@ -67,9 +67,11 @@ from aks_kueue.admission.snapshot import Decision, Snapshot
 from aks_kueue.admission.workloads import PodSetInfo, WorkloadInfo
 from aks_kueue.aks.autoscaler import SCALE_UP_CLASSES
 from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provisioning, provisioning_config_name
+from aks_kueue.replay.cohorts import CohortUsage
 from aks_kueue.replay.config import ReplayConfig
 from aks_kueue.replay.events import Event, EventKind, EventQueue
 from aks_kueue.replay.nodes import BookedReady, NodeModel, NodeReady, PodGroup, ScaleDown
+from aks_kueue.replay.pace import Pace
 from aks_kueue.replay.trace import Trace, TraceWorkload
 
 FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
@@ -87,6 +89,13 @@ EVENTS_PER_ADMISSION = 4
 EVENTS_PER_POD = 2
 # Workloads a note names one by one before it says how many more.
 NAMED_IN_NOTES = 5
+# Kueue's words for a workload that is not admitted (`pkg/scheduler/scheduler.go` `processEntry`, and the
+# workload controller's QuotaReserved messages), and the replay's where Kueue writes none.
+OVERLAPPING = "Workload has overlapping preemption targets with another workload"
+NO_LONGER_FITS = "Workload no longer fits after processing another workload"
+BYPASSED = "Bypassed scheduling evaluation because an equivalent workload recently failed"
+PENDING_EVALUATION = "Workload is pending evaluation in the scheduling queue"
+BLOCKED_ADMISSION = ("waitForPodsReady blockAdmission: waiting until every admitted workload's pods are ready")
 
 
 class State(Enum):
@@ -148,6 +157,8 @@ class Progress:
 @dataclass
 class ReplayOptions:
     until: Optional[float] = None
+    # The report's window opens here (`--from`): everything before is replayed as warm-up.
+    since: float = 0.0
     # Called every `progress_every` events, and once at the end.
     progress: Optional[Callable[[Progress], None]] = None
     progress_every: int = 1024
@@ -163,7 +174,7 @@ class Run:
 
     __slots__ = ("trace", "priority", "cls", "info", "key", "ts", "cq", "queue", "state", "held", "admitted",
                  "started", "finished", "ever_admitted", "ever_started", "preemptions", "evictions", "admissions",
-                 "epoch", "flavors", "counts", "reason", "groups", "decision", "last_eviction")
+                 "epoch", "flavors", "counts", "reason", "groups", "decision", "last_eviction", "rerun")
 
     def __init__(self, trace: TraceWorkload, priority: int, cls: tuple):
         self.trace = trace
@@ -191,6 +202,7 @@ class Run:
         self.groups: list[PodGroup] = []
         self.decision: Optional[Decision] = None
         self.last_eviction: Optional[str] = None   # why it was last evicted, for a workload taken out
+        self.rerun: Optional[dict[str, float]] = None   # per resource, amount x seconds of runs cut short
 
     @property
     def name(self) -> str:
@@ -235,6 +247,19 @@ class Requeue:
     root: str
 
 
+@dataclass(frozen=True, slots=True)
+class CycleEnd:
+    """A paced scheduling cycle ends: its admissions and preemptions take effect (`pace`)."""
+    kind: ClassVar[EventKind] = EventKind.CYCLE_END
+    cycle: "Cycle"
+
+
+@dataclass(frozen=True, slots=True)
+class CycleStart:
+    """The scheduler, spinning on cycles that changed nothing, starts its next cycle (`pace`)."""
+    kind: ClassVar[EventKind] = EventKind.CYCLE_START
+
+
 @dataclass(eq=False, slots=True)
 class Group:
     """The queued workloads of one ClusterQueue that share a scheduling-equivalence hash (shape and
@@ -246,6 +271,7 @@ class Group:
     in_heap: bool
     items: list[tuple[tuple, Run]] = field(default_factory=list)   # a heap by queue order; keys are unique
     version: int = 0
+    reason: Optional[str] = None    # why its workload found inadmissible was (those moved with it are bypassed)
 
 
 class QueueState:
@@ -334,10 +360,13 @@ class QueueState:
             return run
         return None
 
-    def bulk_move(self, hash_: tuple) -> None:
-        """Every queued workload equivalent to one found inadmissible goes to the inadmissible list."""
+    def bulk_move(self, hash_: tuple, reason: Optional[str] = None) -> None:
+        """Every queued workload equivalent to one found inadmissible (for `reason`) goes to the
+        inadmissible list."""
         self.bulk.add(hash_)
         group = self.groups.get(hash_)
+        if group is not None:
+            group.reason = reason
         if group is not None and group.in_heap:
             group.in_heap = False
             group.version += 1
@@ -378,13 +407,17 @@ class QueueState:
 
 @dataclass
 class Meter:
-    """Usage of one ClusterQueue on one flavor-resource over time (a step function)."""
+    """Usage of one ClusterQueue on one flavor-resource over time (a step function, `times` and
+    `values`, and its integrals)."""
 
     nominal: int
     current: int = 0
     last: float = 0.0
     used: float = 0.0       # integral of usage
     borrowed: float = 0.0   # integral of usage above nominal
+    base: tuple[float, float] = (0.0, 0.0)   # the integrals when the report's window opened
+    times: array = field(default_factory=lambda: array("d", [0.0]))
+    values: array = field(default_factory=lambda: array("q", [0]))
 
     def change(self, now: float, delta: int) -> None:
         span = now - self.last
@@ -393,6 +426,17 @@ class Meter:
             self.borrowed += max(0, self.current - self.nominal) * span
         self.last = now
         self.current += delta
+        if delta:
+            if self.times[-1] == now:
+                self.values[-1] = self.current
+            else:
+                self.times.append(now)
+                self.values.append(self.current)
+
+    def opened(self, now: float) -> None:
+        """The report's window opens: what is used from here on is the window's."""
+        self.change(now, 0)
+        self.base = (self.used, self.borrowed)
 
 
 @dataclass(slots=True)
@@ -413,6 +457,7 @@ class Cycle:
     preemptors: dict[str, str] = field(default_factory=dict)   # per target's uid, who preempts it and why
     reserved: list[tuple[str, dict]] = field(default_factory=list)
     changed: bool = False
+    assumed: list[Run] = field(default_factory=list)   # paced: admitted when the cycle ends, in order
 
 
 @dataclass
@@ -428,6 +473,9 @@ class ReplayOutcome:
     decisions: int
     snapshot: Snapshot
     notes: list[str] = field(default_factory=list)
+    since: float = 0.0      # the report's window: from `since` to `end` (history before it is warm-up)
+    cohorts: Optional[CohortUsage] = None           # Cohorts with quota of their own
+    pools_at_since: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
 
 
 def replay(config: ReplayConfig, trace: Trace, options: Optional[ReplayOptions] = None) -> ReplayOutcome:
@@ -455,6 +503,7 @@ class _Replay:
         self.options = options
         self.snapshot = Snapshot.from_objects(config.objects, config.resource_rules)
         self.pods_ready = config.pods_ready
+        self.pace = Pace(config.cycle.seconds)
         self.done = 0
         self.cycles = 0
         self.decisions = 0
@@ -482,6 +531,10 @@ class _Replay:
             quotas = self.snapshot.tree.cluster_queues[name].quotas
             self.meters[name] = {fr: Meter(q.nominal) for fr, q in quotas.items()}
         self.ready_queues: set[str] = set()
+        self.cohorts = CohortUsage.of(self.snapshot.tree)
+        self.since = options.since
+        self.window_open = False
+        self.pools_at_since: dict[str, tuple[float, float, float, float]] = {}
         self.checks = _provisioning_checks(config.objects, manifests)
         self.runs = self._runs()
         # In time order, and trace order within an instant (the sort is stable).
@@ -549,6 +602,8 @@ class _Replay:
             now = events.next_time()
             if now is None or (until is not None and now > until) or self._over(now):
                 break
+            if not self.window_open and now >= self.since:
+                self._open_window(self.since)
             while (event := events.pop_at(now)) is not None:
                 self.done += 1
                 self._apply(event, now)
@@ -560,11 +615,28 @@ class _Replay:
                 report_at = self.done + options.progress_every
                 options.progress(self._progress(now))
         end = until if until is not None else self.last_change
+        if not self.window_open:
+            self._open_window(min(self.since, end))
         self._close(end)
         if options.progress is not None:
             options.progress(self._progress(end))
         return ReplayOutcome(self.config, self.runs, self.queues, self.meters, self.nodes, end, self.done,
-                             self.cycles, self.decisions, self.snapshot, self.notes)
+                             self.cycles, self.decisions, self.snapshot, self.notes, since=min(self.since, end),
+                             cohorts=self.cohorts, pools_at_since=self.pools_at_since)
+
+    def _open_window(self, at: float) -> None:
+        """The report's window opens (`--from`): the integrals so far are warm-up, kept to be taken off."""
+        self.window_open = True
+        for meters in self.meters.values():
+            for meter in meters.values():
+                meter.opened(at)
+        if self.cohorts is not None:
+            self.cohorts.opened(at)
+        for pool in self.nodes.pools if self.nodes is not None else []:
+            pool.advance(at)
+            self.pools_at_since[pool.name] = (pool.node_seconds, pool.ready_capacity_seconds, pool.allocated_seconds,
+                                              pool.at_max_seconds)
+            pool.peak = len(pool.nodes)  # the window's peak, from the nodes it opens with
 
     def _progress(self, now: float) -> Progress:
         return Progress(now, self.done, len(self.events), self.submitted, self.finished, len(self.runs))
@@ -602,6 +674,10 @@ class _Replay:
                 self._node_model().node_ready(node, now)
             case ScaleDown(node=node, since=since):
                 self._node_model().scale_down(node, since, now)
+            case CycleEnd(cycle=cycle):
+                self._cycle_ends(cycle, now)
+            case CycleStart():
+                self.pace.tick_at = None
             case BookedReady(run=run, groups=groups):
                 if run.state is State.RESERVED and run.groups is groups:
                     # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
@@ -688,17 +764,16 @@ class _Replay:
     # Scheduling (pkg/scheduler/scheduler.go) ------------------------------------------------------
 
     def schedule(self, now: float) -> None:
-        """Cycle after cycle until one changes nothing (or no queue has a head)."""
+        """Cycle after cycle until one changes nothing (or no queue has a head); with a cycle time
+        (`pace`), at most one cycle now, whose decisions take effect when it ends."""
+        if self.pace.seconds:
+            return self._paced_cycle(now)
         for _ in range(self.options.max_cycles_per_instant):
             heads = self.heads()
             if not heads:
                 return
-            self.cycles += 1
-            self.decisions += len(heads)
             cycle = Cycle()
-            entries = self.nominate(heads)
-            for entry in self.iterator(entries):
-                self.process_entry(entry, cycle, now)
+            entries = self._decide(heads, cycle, now)
             self._end_cycle(cycle, now)
             for entry in entries:
                 if entry.status is not Status.ASSUMED:
@@ -707,6 +782,51 @@ class _Replay:
                 return
         self.notes.append(f"at {now:g} s scheduling stopped after {self.options.max_cycles_per_instant:,} cycles "
                           "without settling")
+
+    def _decide(self, heads: list[Run], cycle: Cycle, now: float) -> list[Entry]:
+        """One cycle's decisions: each head nominated, then processed in the iterator's order."""
+        self.cycles += 1
+        self.decisions += len(heads)
+        entries = self.nominate(heads)
+        for entry in self.iterator(entries):
+            self.process_entry(entry, cycle, now)
+        return entries
+
+    def _paced_cycle(self, now: float) -> None:
+        """A cycle that takes `pace.seconds`: its heads are decided now, against the state now, and
+        what it decided takes effect when it ends (`CycleEnd`), where the next one starts. While the
+        scheduler spins on cycles that change nothing, an event is seen at the next cycle boundary."""
+        pace = self.pace
+        if now < pace.busy_until and pace.origin is None:
+            return  # this cycle's end comes, and the next cycle with it
+        start = pace.next_start(now)
+        if start > now:
+            if pace.tick_at != start:
+                pace.tick_at = start
+                self.events.push(start, CycleStart())
+            return
+        heads = self.heads()
+        if not heads:
+            pace.idle()
+            return
+        cycle = Cycle()
+        entries = self._decide(heads, cycle, now)
+        for hold_cq, usage in cycle.reserved:
+            self.snapshot.unreserve(hold_cq, usage)
+        for entry in entries:
+            if entry.status is not Status.ASSUMED:
+                self.requeue_and_update(entry, cycle)
+        end = pace.started(now, cycle.changed)
+        if cycle.changed:
+            self.events.push(end, CycleEnd(cycle))
+
+    def _cycle_ends(self, cycle: Cycle, now: float) -> None:
+        """A paced cycle's admissions, in the order it made them, then its preemptions."""
+        for run in cycle.assumed:
+            if run.state is State.PENDING and run.held is Held.INFLIGHT:
+                self._quota_reserved(run, now)
+        cycle.reserved.clear()  # given back when the cycle was decided
+        self._end_cycle(cycle, now)
 
     def heads(self) -> list[Run]:
         """One head per ClusterQueue with pending work, in the queues' name order."""
@@ -752,6 +872,7 @@ class _Replay:
             overlaps = any(t.uid in cycle.preempted for t in targets)
             if overlaps or not snapshot.fits(cq, usage, [*cycle.preempted.values(), *targets]):
                 entry.status = Status.SKIPPED
+                run.reason = OVERLAPPING if overlaps else NO_LONGER_FITS
                 return
             cycle.preempted.update((target.uid, target) for target in targets)
             cycle.preemptors.update((t.workload.uid, f"preempted for {run.name} of ClusterQueue {cq} ({t.reason})")
@@ -759,15 +880,21 @@ class _Replay:
             snapshot.reserve(cq, usage)
             cycle.reserved.append((cq, usage))
             entry.status = Status.PREEMPTING
+            run.reason = f"{decision.message}. Pending the preemption of {len(targets)} workload(s)"
             cycle.changed = True
             return
         block = self.pods_ready.enabled and self.pods_ready.block_admission and self.nodes is not None
         if not snapshot.fits(cq, usage, cycle.preempted.values()) or (block and self.unready > 0):
             entry.status = Status.SKIPPED
+            run.reason = NO_LONGER_FITS if not block or self.unready == 0 else BLOCKED_ADMISSION
             return
-        self._reserve_quota(run, decision, now)
         entry.status = Status.ASSUMED
         cycle.changed = True
+        self._assume(run, decision)
+        if self.pace.seconds:
+            cycle.assumed.append(run)  # admitted when the cycle ends
+        else:
+            self._quota_reserved(run, now)
 
     def _end_cycle(self, cycle: Cycle, now: float) -> None:
         """The cycle's reservations go; its preemption targets are evicted."""
@@ -789,22 +916,27 @@ class _Replay:
             self.ready_queues.add(queue.name)
         else:
             queue.park(run)
-            queue.bulk_move(run.cls)
+            queue.bulk_move(run.cls, run.reason)
             cycle.changed = True
 
     # Admission -------------------------------------------------------------------------------------
 
-    def _reserve_quota(self, run: Run, decision: Decision, now: float) -> None:
-        """Quota reserved: usage counted by the core; admitted at once, or once its checks are Ready."""
-        self.last_change = now
+    def _assume(self, run: Run, decision: Decision) -> None:
+        """The cycle reserves the run's quota in the core (Kueue's cache assumes the workload), so the
+        entries after it see it; its admission is `_quota_reserved`, now or when a paced cycle ends."""
         info = run.info
         assert info is not None and run.queue is not None
         self.snapshot.admit(info, decision)
-        queue = run.queue
-        if queue.sticky is run:
-            queue.sticky = None
-        queue.count(now, -1)
+        if run.queue.sticky is run:
+            run.queue.sticky = None
         run.decision = decision
+
+    def _quota_reserved(self, run: Run, now: float) -> None:
+        """Quota reserved (QuotaReserved): admitted at once, or once its checks are Ready."""
+        self.last_change = now
+        decision, queue = run.decision, run.queue
+        assert decision is not None and queue is not None
+        queue.count(now, -1)
         run.epoch += 1
         run.admissions += 1
         run.flavors, run.counts = self._flavors(decision)
@@ -848,11 +980,14 @@ class _Replay:
         """The run's usage counted (`sign` 1) or no longer (-1) in its queue's meters."""
         assert run.cq is not None and run.decision is not None and run.decision.assignment is not None
         meters = self.meters[run.cq]
-        for fr, value in run.decision.assignment.usage.items():
+        usage = run.decision.assignment.usage
+        for fr, value in usage.items():
             meter = meters.get(fr)
             if meter is None:
                 meter = meters[fr] = Meter(0)
             meter.change(now, sign * value)
+        if self.cohorts is not None:
+            self.cohorts.change(now, run.cq, usage, sign)
 
     def _flavors(self, decision: Decision) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
         """The flavors and pod counts a decision assigns, per pod set: one copy per distinct
@@ -910,6 +1045,8 @@ class _Replay:
         """Preemption (back to its queue at once, creation time kept) or a waitForPodsReady timeout
         (back after the backoff, timestamp as the requeuing strategy says), unless it is taken out."""
         self.last_change = now
+        if run.state is State.RUNNING:
+            _count_rerun(run, now)
         never = None
         if cause is Eviction.PODS_READY_TIMEOUT:
             run.last_eviction = ("evicted by waitForPodsReady: its pods were not all placed within "
@@ -1006,17 +1143,37 @@ class _Replay:
 
     # The end ------------------------------------------------------------------------------------
 
+    def _explain_waiting(self) -> None:
+        """A reason for every workload still pending at the end that has none (never popped, bypassed
+        with its equivalents, backing off), and the eviction that sent back one that was admitted."""
+        waiting = [r for r in self.runs if r.state is State.PENDING and r.queue is not None
+                   and (r.reason is None or r.last_eviction is not None)]
+        if not waiting:
+            return
+        ahead: dict[int, int] = {}
+        for queue in self.queues.values():
+            queued = sorted((key, run) for group in queue.groups.values() if group.in_heap for key, run in group.items)
+            ahead.update((id(run), position) for position, (_, run) in enumerate(queued))
+        for run in waiting:
+            if run.reason is None:
+                run.reason = _waiting_reason(run, ahead)
+            if run.last_eviction is not None and not run.reason.startswith(run.last_eviction):
+                run.reason = f"{run.last_eviction}; since then: {run.reason}"
+
     def _close(self, end: float) -> None:
         for meters in self.meters.values():
             for meter in meters.values():
                 meter.change(end, 0)
         if self.nodes is not None:
             self.nodes.finish(end)
+        if self.cohorts is not None:
+            self.cohorts.close(end)
         for run in self.runs:
             if run.state is State.ADMITTED and run.reason is None and self.nodes is not None:
                 run.reason = "its pods were not all placed by the end of the replay"
             if run.state is State.RESERVED and run.reason is None:
                 run.reason = "waiting for its ProvisioningRequest: no pool can take the whole workload yet"
+        self._explain_waiting()
         if self.unplaceable:
             self.notes.append(
                 f"{_count(self.unplaceable)} can never be placed on these pools ({_some(self.unplaceable)}; the "
@@ -1026,6 +1183,37 @@ class _Replay:
             self.notes.append(
                 f"{_count(self.abandoned)} were admitted {MAX_ADMISSIONS:,} times without finishing and left out "
                 f"({_some(self.abandoned, with_queue=True)}): this configuration makes them cycle; see their reasons")
+
+
+def _waiting_reason(run: Run, ahead: dict[int, int]) -> str:
+    """Why a workload still waits at the end, when no attempt of its own said why: Kueue's words where it
+    has some (a bypassed equivalent, pending evaluation), else what the replay knows."""
+    queue = run.queue
+    assert queue is not None
+    if run.held is Held.BACKING_OFF:
+        return "waiting for its requeue backoff to end"
+    if run.held is Held.INFLIGHT:
+        return "its quota was reserved in a scheduling cycle that ends after the replay"
+    group = queue.groups.get(run.cls)
+    if group is not None and not group.in_heap and any(r is run for _, r in group.items):
+        return BYPASSED + (f": {group.reason}" if group.reason else "")
+    waiting = ahead.get(id(run))
+    if waiting is None:
+        return PENDING_EVALUATION
+    return (f"{PENDING_EVALUATION}: it never reached the head of ClusterQueue {queue.name} "
+            f"({waiting:,} workloads ahead of it at the end; Kueue takes one head per ClusterQueue per cycle)")
+
+
+def _count_rerun(run: Run, now: float) -> None:
+    """A run cut short: what it used since it started is work done again (per resource, amount-seconds)."""
+    assert run.decision is not None and run.decision.assignment is not None and run.started is not None
+    ran = now - run.started
+    if ran <= 0:
+        return
+    rerun = run.rerun if run.rerun is not None else {}
+    for (_, resource), value in run.decision.assignment.usage.items():
+        rerun[resource] = rerun.get(resource, 0.0) + value * ran
+    run.rerun = rerun
 
 
 def _count(runs: list[Run]) -> str:

@@ -34,17 +34,22 @@ def test_json_follows_the_contract():
     (queue,) = configuration["clusterQueues"]
     assert {"name", "submitted", "admitted", "started", "finished", "preemptions", "evictions", "pendingAtEnd",
             "neverStarted", "waitToAdmit", "waitToStart", "usage"} <= set(queue)
-    # a runs 0-600; b (needs all 4 cores) waits inadmissible; c (2 cores) waits too; at 600 a ends and the
-    # requeue at 601 admits b; c waits for b (ends 1201, c in at 1202).
+    # Each scheduling cycle takes 2.4 s by default (kubernetes-sigs/kueue#14477), and what it decides takes
+    # effect at its end. a is admitted by the cycle 0-2.4 and runs to 602.4; b (needs all 4 cores) and c (2 cores)
+    # wait inadmissible; the requeue a second after a's end (603.4) starts a cycle that admits b at 605.8; c waits
+    # for b (ends 1205.8, requeue 1206.8, admitted 1209.2, ends 1509.2).
     by_name = {w["name"]: w for w in configuration["workloads"]}
-    assert (by_name["b"]["admitted"], by_name["c"]["admitted"]) == (601.0, 1202.0)
-    assert document["end"] == 1502.0 and document["summary"]["workloads"] == 3
+    assert (by_name["a"]["admitted"], by_name["b"]["admitted"], by_name["c"]["admitted"]) == (2.4, 605.8, 1209.2)
+    assert document["end"] == 1509.2 and document["summary"]["workloads"] == 3
+    assert any(a.startswith("scheduling cycle 2.4 s, one head per ClusterQueue per cycle (assumed: ~25 scheduling "
+                            "cycles a minute") and "kubernetes-sigs/kueue#14477" in a for a in configuration["assumptions"])
+    assert [w["state"] for w in configuration["workloads"]] == ["finished"] * 3
 
 
 def test_text_and_markdown():
     code, out, _ = run(WAITS, "--queues", QUEUES)
     assert code == 0
-    assert "per ClusterQueue" in out and "team-a" in out and "waits (p50 / p95 / max)" in out
+    assert "per ClusterQueue" in out and "team-a" in out and "waits (p50 / p95 / max;" in out
     code, out, _ = run(WAITS, "--queues", QUEUES, "--format", "markdown")
     assert code == 0
     assert out.startswith("## aks-kueue replay: `queues ") and "| ClusterQueue | submitted |" in out
@@ -56,10 +61,10 @@ def test_a_comparison_shows_both_and_the_difference():
     document = json.loads(out)
     assert len(document["configurations"]) == 2
     (difference,) = document["differences"]
-    # With 8 cores (the base) b gets in at once and c waits for a's end (admitted 601, wait 481); with 4, c
-    # waits until 1202 (wait 1082): the change makes the worst wait 601 s longer.
+    # With 8 cores (the base) b gets in by the cycle it starts (62.4) and c waits for a's end (admitted 605.8,
+    # wait 485.8); with 4, c waits until 1209.2 (wait 1089.2): the change makes the worst wait 603.4 s longer.
     assert difference["clusterQueue"] == "team-a"
-    assert difference["waitToStart.max"] == 601.0 and difference["waitToStart.p95"] == 601.0
+    assert difference["waitToStart.max"] == 603.4 and difference["waitToStart.p95"] == 603.4
     code, out, _ = run(WAITS, "--queues", QUEUES, "--compare-queues", FIXTURES / "queues-bigger.yaml",
                        "--format", "markdown")
     assert "**What the change does**" in out and "(base " in out
@@ -70,9 +75,9 @@ def test_the_wait_gate_exits_1_with_its_verdict():
     assert code == 1
     document = json.loads(out)
     assert document["result"] == "rejected"
-    assert document["summary"]["gates"] == [{"p95": 300.0, "clusterQueue": "team-a", "value": 1082.0,
-                                             "passed": False}]
-    assert "gate failed: ClusterQueue team-a waits 1082 s to start at p95, more than 300 s" in err
+    assert document["summary"]["gates"] == [{"p95": 300.0, "clusterQueue": "team-a", "value": 1089.2,
+                                             "lowerBound": False, "passed": False}]
+    assert "gate failed: ClusterQueue team-a waits 1089.2 s to start at p95, more than 300 s" in err
     code, _, _ = run(WAITS, "--queues", QUEUES, "--fail-on-wait", "P95=1h")
     assert code == 0
 
@@ -130,7 +135,7 @@ def test_out_writes_the_chart_the_summary_and_the_workloads(tmp_path):
     assert len(rows) == 6 and {r["configuration"] for r in rows} == {f"queues {QUEUES}",
                                                                         f"queues {FIXTURES / 'queues-bigger.yaml'}"}
     c = next(r for r in rows if r["name"] == "c" and r["configuration"] == f"queues {QUEUES}")
-    assert (c["admitted"], c["waitToStart"]) == ("1202.0", "1082.0")
+    assert (c["admitted"], c["waitToStart"], c["state"], c["waitCut"]) == ("1209.2", "1089.2", "finished", "false")
     assert "wrote" in err
 
 
@@ -144,9 +149,10 @@ def test_dev_s_sample_jobs_on_the_dev_stack_with_its_pools():
     assert {p["name"] for p in configuration["pools"]} == {"cpu", "t4"}
     by_name = {w["name"]: w for w in configuration["workloads"]}
     assert all(w["finished"] is not None for w in by_name.values())
-    # The GPU jobs land on t4 and wait for its nodes (scale from zero; 8 minutes assumed for a GPU node).
+    # The GPU jobs land on t4 and wait for its nodes (scale from zero; 8 minutes assumed for a GPU node) after
+    # the 2.4 s scheduling cycle that admits them.
     assert by_name["finetune-1"]["flavors"]["main"]["nvidia.com/gpu"] == "t4"
-    assert by_name["finetune-1"]["started"] == 480.0
+    assert by_name["finetune-1"]["admitted"] == 2.4 and by_name["finetune-1"]["started"] == 482.4
     # The t4 quota holds two GPUs: the third finetune waits for one to end.
     assert by_name["finetune-3"]["admitted"] > by_name["finetune-2"]["finished"]
     assert any("(assumed for a GPU pool)" in a for a in configuration["assumptions"])
@@ -156,7 +162,7 @@ def test_node_startup_is_overridden_per_pool():
     code, out, _ = run(FIXTURES / "dev-sample-jobs.jsonl", "--stack", "dev", "--node-startup", "t4=2m", "--json")
     assert code == 0
     finetune = next(w for w in json.loads(out)["configurations"][0]["workloads"] if w["name"] == "finetune-1")
-    assert finetune["started"] == 120.0
+    assert finetune["started"] == 122.4  # the 2.4 s cycle that admits it, then 2 minutes
 
 
 def test_the_contract_example_on_the_prod_stack():
