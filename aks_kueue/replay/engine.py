@@ -475,6 +475,7 @@ class ReplayOutcome:
     notes: list[str] = field(default_factory=list)
     since: float = 0.0      # the report's window: from `since` to `end` (history before it is warm-up)
     cohorts: Optional[CohortUsage] = None           # Cohorts with quota of their own
+    steps: int = 0          # admissions, preemptions begun and heads parked by the cycles (`event_bound`)
     pools_at_since: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
 
 
@@ -486,13 +487,17 @@ def event_bound(outcome: ReplayOutcome) -> int:
     """The most events a replay can make for what it did: a submission per workload, and per
     admission `EVENTS_PER_ADMISSION` plus `EVENTS_PER_POD` per pod, plus a node Ready and removed
     per node the pools start with. With at most `MAX_ADMISSIONS` admissions a workload, this bounds
-    every replay by its trace."""
+    every replay by its trace. With a cycle time (`pace`), each of those events may start one paced
+    cycle (`CycleStart`), and each cycle that changed something (an admission, a preemption begun, a
+    head moved to the inadmissible list: `steps`) ends with a `CycleEnd`."""
     bound = len(outcome.runs)
     for run in outcome.runs:
         pods = sum(max(0, int(ps.get("count", 1))) for ps in run.trace.shape.pod_sets)
         bound += run.admissions * (EVENTS_PER_ADMISSION + EVENTS_PER_POD * pods)
     if outcome.nodes is not None:
         bound += EVENTS_PER_POD * sum(pool.min_count for pool in outcome.nodes.pools)
+    if outcome.config.cycle.seconds:
+        bound = 2 * bound + outcome.steps
     return bound
 
 
@@ -507,6 +512,7 @@ class _Replay:
         self.done = 0
         self.cycles = 0
         self.decisions = 0
+        self.steps = 0           # cycle steps that change something: admissions, preemptions begun, heads parked
         self.submitted = 0
         self.finished = 0
         self.last_change = 0.0
@@ -622,7 +628,7 @@ class _Replay:
             options.progress(self._progress(end))
         return ReplayOutcome(self.config, self.runs, self.queues, self.meters, self.nodes, end, self.done,
                              self.cycles, self.decisions, self.snapshot, self.notes, since=min(self.since, end),
-                             cohorts=self.cohorts, pools_at_since=self.pools_at_since)
+                             cohorts=self.cohorts, pools_at_since=self.pools_at_since, steps=self.steps)
 
     def _open_window(self, at: float) -> None:
         """The report's window opens (`--from`): the integrals so far are warm-up, kept to be taken off."""
@@ -882,6 +888,7 @@ class _Replay:
             entry.status = Status.PREEMPTING
             run.reason = f"{decision.message}. Pending the preemption of {len(targets)} workload(s)"
             cycle.changed = True
+            self.steps += 1
             return
         block = self.pods_ready.enabled and self.pods_ready.block_admission and self.nodes is not None
         if not snapshot.fits(cq, usage, cycle.preempted.values()) or (block and self.unready > 0):
@@ -890,6 +897,7 @@ class _Replay:
             return
         entry.status = Status.ASSUMED
         cycle.changed = True
+        self.steps += 1
         self._assume(run, decision)
         if self.pace.seconds:
             cycle.assumed.append(run)  # admitted when the cycle ends
@@ -918,6 +926,7 @@ class _Replay:
             queue.park(run)
             queue.bulk_move(run.cls, run.reason)
             cycle.changed = True
+            self.steps += 1
 
     # Admission -------------------------------------------------------------------------------------
 
@@ -1201,7 +1210,8 @@ def _waiting_reason(run: Run, ahead: dict[int, int]) -> str:
     if waiting is None:
         return PENDING_EVALUATION
     return (f"{PENDING_EVALUATION}: it never reached the head of ClusterQueue {queue.name} "
-            f"({waiting:,} workloads ahead of it at the end; Kueue takes one head per ClusterQueue per cycle)")
+            f"({waiting:,} workload{'' if waiting == 1 else 's'} ahead of it at the end; Kueue takes one head per "
+            "ClusterQueue per cycle)")
 
 
 def _count_rerun(run: Run, now: float) -> None:

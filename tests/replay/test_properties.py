@@ -57,13 +57,17 @@ def _configured(tmp_path, objects, rows, pools, kueue=None):
                                scale_down_delay=20.0)
 
 
-def _check_state(now, snapshot, nodes):
+def _check_quota(now, snapshot, nodes):
     for name, node in snapshot.tree.cluster_queues.items():
         for fr, used in node.usage.items():
             assert used <= potential_available(node, fr), (now, name, fr, used)
             limit = node.quotas.get(fr)
             if limit is not None and limit.borrowing_limit is not None:
                 assert used <= limit.nominal + limit.borrowing_limit, (now, name, fr, used)
+
+
+def _check_state(now, snapshot, nodes):
+    _check_quota(now, snapshot, nodes)
     for pool_state in nodes.pools if nodes is not None else []:
         assert len(pool_state.nodes) <= pool_state.max_count
         for node in pool_state.nodes:
@@ -149,3 +153,25 @@ def test_a_remembered_decision_gives_the_same_replay_as_deciding_again(tmp_path,
     finally:
         snapshot_module._still_fits, Snapshot._unchanged = still_fits, unchanged
     assert remembered == again
+
+
+@settings(max_examples=int(__import__("os").environ.get("REPLAY_EXAMPLES", 60)), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(scenarios(), cycling()), st.sampled_from([0.5, 2.4, 7.0]))
+def test_a_paced_replay_keeps_the_invariants_and_ends(tmp_path, scenario, seconds):
+    # Cycles that take time (`--cycle-time`): the same invariants, times in order, a bounded number of events,
+    # and what was decided in a cycle took effect at a cycle's end (every admission on the cycle grid of its
+    # queue is not checkable, but none is earlier than its submission plus one cycle).
+    from aks_kueue.replay.pace import given as cycle_time
+
+    trace, config = _configured(tmp_path, *scenario)
+    config.cycle = cycle_time(seconds)
+    outcome = replay(config, trace, ReplayOptions(observe=_check_quota))  # cycling()'s pools may start above max
+    for run in outcome.runs:
+        times = [t for t in (run.trace.submitted, run.admitted, run.started, run.finished) if t is not None]
+        assert times == sorted(times), (run.trace.name, times)
+        if run.admitted is not None:
+            assert run.admitted >= run.trace.submitted + seconds - 1e-6
+    assert outcome.events <= event_bound(outcome), (outcome.events, event_bound(outcome))
+    again = replay(config, read_trace([str(tmp_path / "t.jsonl")]), ReplayOptions())
+    assert dumps(document([outcome], trace)) == dumps(document([again], trace))
