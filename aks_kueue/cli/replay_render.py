@@ -426,11 +426,12 @@ def _time_scale(span: float) -> tuple[float, str]:
 
 
 # One colour per ClusterQueue (and Cohort, and pool) in every picture: a name's hash picks it from this
-# palette (matplotlib's tab20, darker shades first), so it does not depend on the run, the configuration
-# or the other names. Two names of one picture that land on the same colour are told apart by a marker.
+# palette (matplotlib's tab10 and the dark shades of tab20b and tab20c: no pale ones, which vanish on white),
+# so it does not depend on the run, the configuration or the other names. Two names of one picture that land
+# on the same colour are told apart by a marker.
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
-           "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#c7c7c7",
-           "#dbdb8d", "#9edae5")
+           "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354",
+           "#756bb1", "#636363")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 OTHERS_COLOUR = "#444444"
 

@@ -250,3 +250,126 @@ def test_workloads_no_node_can_hold_end_the_replay_on_the_prod_stack(tmp_path):
     others = [w for w in configuration["workloads"] if w not in big]
     assert all(w["finished"] is not None for w in others)
     assert any("6 workloads can never be placed on these pools" in a for a in configuration["assumptions"])
+
+
+# Issue 30: nothing silent ------------------------------------------------------------------------------
+
+
+def test_a_configuration_is_always_named():
+    # No silent `dev`: without --stack, --config or --queues the command says what to give, and the stacks it found.
+    code, out, err = run(WAITS, "--json")
+    assert code == 2
+    (error,) = json.loads(out)["errors"]
+    assert error["message"].startswith("name the configuration to replay against: --stack NAME, --config PATH")
+    assert "the stacks here: dev, fleet-manager, fleet-swedencentral, fleet-westus3, prod" in error["message"]
+    assert "Traceback" not in err
+
+
+def test_a_trace_that_reaches_no_cluster_queue_exits_2_naming_its_queues(tmp_path):
+    trace = tmp_path / "elsewhere.jsonl"
+    trace.write_text(WAITS.read_text().replace('"queue": "default"', '"queue": "gpu"'))
+    code, out, _ = run(trace, "--queues", QUEUES, "--json")
+    assert code == 2
+    (error,) = json.loads(out)["errors"]
+    assert error["message"] == (f"none of the trace's 3 workloads reaches a ClusterQueue of queues {QUEUES}: they ask "
+                                "for LocalQueues team-a/gpu (3) (namespace/name, workloads); its LocalQueues are "
+                                "team-a/default. Replay the trace against the configuration it came from")
+
+
+def test_the_gate_fails_closed(tmp_path):
+    # One workload of four reaches no ClusterQueue: it fails the gate, however short the waits of the others.
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text(WAITS.read_text() + '{"submitted": 5, "namespace": "team-b", "queue": "default", "name": "lost", '
+                                         '"runtime": 60, "podSets": [{"count": 1, "requests": {"cpu": "1"}}]}\n')
+    code, out, err = run(trace, "--queues", QUEUES, "--fail-on-wait", "P95=2h", "--json")
+    assert code == 1
+    document = json.loads(out)
+    assert document["configurations"][0]["unrouted"] == 1
+    assert document["summary"]["gates"][-1] == {"p95": 7200.0, "clusterQueue": None, "value": None,
+                                                "lowerBound": False, "unrouted": 1, "passed": False}
+    assert "gate failed: 1 workloads reach no ClusterQueue of queues" in err
+    # A wait cut at the end counts with what it had waited: a lower bound, printed so.
+    trace.write_text(WAITS.read_text() + '{"submitted": 5, "namespace": "team-a", "queue": "default", "name": "huge", '
+                                         '"runtime": 60, "podSets": [{"count": 1, "requests": {"cpu": "8"}}]}\n')
+    code, out, err = run(trace, "--queues", QUEUES, "--fail-on-wait", "P95=10m", "--cycle-time", "0")
+    assert code == 1
+    # huge (8 of 4 cores) never fits: its wait to start is cut at the end, 1502 - 5 = 1497 s.
+    assert "gate p95 wait to start <= 10m: team-a ≥ 24m57s FAILED" in out
+    assert "gate failed: ClusterQueue team-a waits at least 1497 s to start at p95" in err
+    assert "pending at the end: team-a/huge (team-a): couldn't assign flavors to pod set main" in out
+
+
+def test_queues_is_repeatable_and_a_trace_of_queue_objects_says_so(tmp_path):
+    documents = QUEUES.read_text().split("---\n")
+    flavors, rest = tmp_path / "flavors.yaml", tmp_path / "queues"
+    flavors.write_text(documents[0])
+    rest.mkdir()
+    (rest / "team-a.yaml").write_text("---\n".join(documents[1:]))
+    code, out, err = run(WAITS, "--queues", flavors, "--queues", rest, "--json", "--cycle-time", "0")
+    assert code == 0, err
+    assert json.loads(out)["configurations"][0]["workloads"][2]["admitted"] == 1202.0
+    # `--queues a b` takes b as a trace: it holds queue objects, and the message says what to do.
+    code, out, _ = run(WAITS, "--queues", flavors, rest / "team-a.yaml", "--json")
+    assert code == 2
+    (error,) = json.loads(out)["errors"]
+    assert error["file"] == str(rest / "team-a.yaml") and error["document"] == 0 and error["key"] == "kind"
+    assert error["message"].endswith('kind: ClusterQueue "team-a" is a queue object, not a Workload: this file belongs to the '
+                                "configuration; to give several queue files, repeat --queues (--queues a.yaml --queues "
+                                "b.yaml), and give traces as the arguments")
+
+
+def test_an_object_defined_twice_exits_2_naming_both_places(tmp_path):
+    copy = tmp_path / "copy.yaml"
+    copy.write_text(QUEUES.read_text().replace('nominalQuota: "4"', 'nominalQuota: "8"'))
+    code, out, _ = run(WAITS, "--queues", QUEUES, "--queues", copy, "--json")
+    assert code == 2
+    errors = json.loads(out)["errors"]
+    assert [(e["file"], e["document"]) for e in errors] == [(str(copy), 0), (str(copy), 1), (str(copy), 2)]
+    assert errors[1]["message"].endswith(f'metadata.name: Duplicate value: "team-a": {QUEUES} document 1 already defines '
+                                    "ClusterQueue team-a; one configuration holds one definition of each object (the "
+                                    "API server keeps one per name): remove one, or replay the files apart")
+
+
+def test_the_window_from_and_until(tmp_path):
+    dev = FIXTURES / "dev-sample-jobs.jsonl"
+    code, out, err = run(dev, "--stack", "dev", "--from", "2026-11-02T08:10:00Z", "--until", "6h", "--json")
+    assert code == 0, err
+    document = json.loads(out)
+    assert (document["from"], document["end"]) == (600.0, 21600.0)
+    submitted = [w["submitted"] for w in document["configurations"][0]["workloads"]]
+    assert submitted == [600.0, 1200.0]  # 08:10 and 08:20; the three before are warm-up
+    for args, words in ((["--from", "2026-11-01T00:00:00Z"], "is before the trace's first submission"),
+                        (["--from", "2h", "--until", "1h"], "--until (3600 s) is before --from (7200 s)"),
+                        (["--from", "720h"], "is after the trace's last submission")):
+        code, out, _ = run(dev, "--stack", "dev", *args, "--json")
+        assert code == 2 and words in json.loads(out)["errors"][0]["message"], (args, out)
+    code, out, _ = run(WAITS, "--queues", QUEUES, "--from", "2026-11-02T09:00:00Z", "--json")
+    assert code == 2 and "this trace has no real times" in json.loads(out)["errors"][0]["message"]
+
+
+def test_the_cycle_time_flag(tmp_path):
+    code, out, _ = run(WAITS, "--queues", QUEUES, "--cycle-time", "0", "--json")
+    (configuration,) = json.loads(out)["configurations"]
+    assert [w["admitted"] for w in configuration["workloads"]] == [0.0, 601.0, 1202.0]
+    assert configuration["assumptions"][0] == ("scheduling cycles take no time (the scheduler's pace is not modelled) "
+                                               "(given)")
+    code, out, _ = run(WAITS, "--queues", QUEUES, "--cycle-time", "1m", "--json")
+    (configuration,) = json.loads(out)["configurations"]
+    # Admitted at the end of the cycle that decides it: a at 60; b by the cycle the requeue at 661 starts.
+    assert [w["admitted"] for w in configuration["workloads"]] == [60.0, 721.0, 1382.0]
+    code, out, _ = run(WAITS, "--queues", QUEUES, "--cycle-time", "2h", "--json")
+    assert code == 2 and "--cycle-time: 7200 s of a duration is more than 0.0416667 days" in \
+        json.loads(out)["errors"][0]["message"]
+
+
+def test_a_generator_trace_is_not_paced_by_default(tmp_path):
+    generator = tmp_path / "generator.yaml"
+    generator.write_text(yaml.safe_dump({"cohorts": [{"className": "c", "count": 1, "queuesSets": [{
+        "className": "cq", "count": 1, "nominalQuota": 2, "borrowingLimit": 0, "reclaimWithinCohort": "Never",
+        "withinClusterQueue": "Never", "workloadsSets": [{"count": 2, "creationIntervalMs": 100, "workloads": [
+            {"className": "s", "runtimeMs": 300, "priority": 1, "request": 1}]}]}]}]}))
+    code, out, _ = run(generator, "--json")
+    (configuration,) = json.loads(out)["configurations"]
+    assert configuration["assumptions"][0].startswith("scheduling cycles take no time (the scheduler's pace is not "
+                                                      "modelled) (assumed for a trace of Kueue's performance harness")
+    assert [w["admitted"] for w in configuration["workloads"]] == [0.0, 0.1]
