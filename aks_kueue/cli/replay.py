@@ -24,6 +24,7 @@ from aks_kueue.replay.pace import given as given_cycle
 
 FORMATS = ("text", "markdown")
 GATE_STATISTICS = {"P50": "p50", "P95": "p95", "MAX": "max"}
+MAX_CYCLE_TIME = 3600.0
 DUPLICATE_CONSEQUENCE = ("; one configuration holds one definition of each object (the API server keeps one per "
                          "name): remove one, or replay the files apart")
 
@@ -93,7 +94,7 @@ def replay(
         if len(compared) > 1:
             raise _flag_error(f"give one configuration to compare with: {' or '.join(compared)}, not both")
         delay = _duration(scale_down_delay, "--scale-down-delay")
-        pace = None if cycle_time is None else given_cycle(_duration(cycle_time, "--cycle-time", most=3600.0))
+        pace = None if cycle_time is None else given_cycle(_cycle_time(cycle_time))
         startups, everywhere = _startups(node_startup or [])
         gate = _gate(fail_on_wait)
         trace = read_trace(traces)
@@ -143,7 +144,7 @@ def _replay_and_report(configurations: list, trace, window: "Window", gate, as_j
     from aks_kueue.cli.replay_run import replayed
     from aks_kueue.replay.report import document, write
 
-    with replayed(configurations, trace, window.until, since=window.since) as results:
+    with replayed(configurations, trace, window.until, since=window.since, series=out is not None) as results:
         found = document(results, trace, gate)
         failed = [g for g in found["summary"]["gates"] if not g["passed"]]
         found["result"] = "rejected" if failed else "ok"
@@ -186,13 +187,22 @@ def _invalid(errors: list[LoadError], as_json: bool) -> NoReturn:
 # Flags -----------------------------------------------------------------------------------------
 
 
-def _duration(text: str, flag: str, most: Optional[float] = None) -> float:
-    from aks_kueue.replay.trace import MAX_SPAN, ValueProblem, duration
+def _duration(text: str, flag: str) -> float:
+    from aks_kueue.replay.trace import ValueProblem, duration
 
     try:
-        return duration(text, "a duration", MAX_SPAN if most is None else most)
+        return duration(text, "a duration")
     except ValueProblem as problem:
         raise _flag_error(f"{flag}: {problem}") from None
+
+
+def _cycle_time(text: str) -> float:
+    """`--cycle-time`: at most an hour (a cycle takes seconds; one of hours is a unit mistake)."""
+    seconds = _duration(text, "--cycle-time")
+    if seconds > MAX_CYCLE_TIME:
+        raise _flag_error(f"--cycle-time {text}: a scheduling cycle of more than an hour is not one Kueue runs (the "
+                          "published figure is 2.4 s); give seconds, e.g. 2.4s")
+    return seconds
 
 
 def _startups(values: list[str]) -> tuple[dict[str, float], Optional[float]]:

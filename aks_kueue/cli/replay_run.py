@@ -32,9 +32,9 @@ def can_fork() -> bool:
 
 @contextmanager
 def replayed(configurations: list[ReplayConfig], trace: Trace, until: Optional[float],
-             concurrent: Optional[bool] = None, since: float = 0.0) -> Iterator[list[Result]]:
-    """Each configuration's `Result`, in order, its report's window from `since` to `until`; the files they
-    stream from go when the block ends."""
+             concurrent: Optional[bool] = None, since: float = 0.0, series: bool = True) -> Iterator[list[Result]]:
+    """Each configuration's `Result`, in order, its report's window from `since` to `until` (`series`: with the
+    usage over time a picture draws); the files they stream from go when the block ends."""
     from aks_kueue.cli.replay_progress import progress
 
     scratch = tempfile.mkdtemp(prefix="aks-kueue-replay-")
@@ -42,7 +42,7 @@ def replayed(configurations: list[ReplayConfig], trace: Trace, until: Optional[f
     try:
         total = len(configurations)
         if total == 2 and (can_fork() if concurrent is None else concurrent):
-            child = _Child(configurations[1], trace, ReplayOptions(until=until, since=since),
+            child = _Child(configurations[1], trace, ReplayOptions(until=until, since=since, series=series),
                            os.path.join(scratch, "workloads-1.jsonl"), total)
         results = []
         for index, configuration in enumerate(configurations):
@@ -50,8 +50,8 @@ def replayed(configurations: list[ReplayConfig], trace: Trace, until: Optional[f
                 results.append(child.result())
                 continue
             with progress(configuration.name, index, total) as update:
-                results.append(result(run_replay(configuration, trace,
-                                                 ReplayOptions(until=until, since=since, progress=update))))
+                options = ReplayOptions(until=until, since=since, progress=update, series=series)
+                results.append(result(run_replay(configuration, trace, options)))
         yield results
     finally:
         if child is not None:

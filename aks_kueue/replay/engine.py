@@ -31,6 +31,16 @@ Inadmissible workloads are retried when capacity is freed in their cohort tree (
 is evicted), one second later, batched per root cohort as Kueue's requeuer does
 (`inadmissible_workloads.go`, `requeueBatchPeriod`); a new submission does not retry them.
 
+With a cycle time (`pace`, `--cycle-time`) a cycle takes time: `_paced_cycle` decides its heads at its
+start, reserving their quota in the core (`_assume`) so the entries after them see it, and what it
+decided takes effect at its end (`CycleEnd`: `_quota_reserved`, then its preemption targets evicted),
+where the next cycle starts; events in between wait for it. Without one, an instant's cycles run at
+that instant until one changes nothing.
+
+Every workload still waiting at the end carries a reason (`_explain_waiting`): its own last attempt's
+(Kueue's words, from the admission core or `processEntry`), or, for one never evaluated, Kueue's
+bypassed-equivalent or pending-evaluation message, after the eviction that sent it back if one did.
+
 Usage changes only through the admission core (`Snapshot.admit`, `remove_workload`, `reserve`),
 the one judge of "fits". A preempted workload goes back to its queue with its creation time and,
 readmitted, runs its whole runtime again. With node pools (`nodes`), a workload starts when all
@@ -95,7 +105,7 @@ OVERLAPPING = "Workload has overlapping preemption targets with another workload
 NO_LONGER_FITS = "Workload no longer fits after processing another workload"
 BYPASSED = "Bypassed scheduling evaluation because an equivalent workload recently failed"
 PENDING_EVALUATION = "Workload is pending evaluation in the scheduling queue"
-BLOCKED_ADMISSION = ("waitForPodsReady blockAdmission: waiting until every admitted workload's pods are ready")
+BLOCKED_ADMISSION = "waiting for all admitted workloads to be in PodsReady condition"   # waitForPodsReadyIfNeeded
 
 
 class State(Enum):
@@ -165,6 +175,8 @@ class ReplayOptions:
     # Called after each instant has settled with (virtual time, the snapshot, the node model), for
     # checks that look at the state between instants (the property tests).
     observe: Optional[Callable[[float, Snapshot, Optional[NodeModel]], None]] = None
+    # Keep each ClusterQueue's usage over time (the picture draws it; a JSON report needs only its integrals).
+    series: bool = True
     max_cycles_per_instant: int = 1_000_000
 
 
@@ -416,8 +428,8 @@ class Meter:
     used: float = 0.0       # integral of usage
     borrowed: float = 0.0   # integral of usage above nominal
     base: tuple[float, float] = (0.0, 0.0)   # the integrals when the report's window opened
-    times: array = field(default_factory=lambda: array("d", [0.0]))
-    values: array = field(default_factory=lambda: array("q", [0]))
+    times: Optional[array] = None            # the steps, when recorded for a picture (`ReplayOptions.series`)
+    values: Optional[array] = None
 
     def change(self, now: float, delta: int) -> None:
         span = now - self.last
@@ -426,12 +438,18 @@ class Meter:
             self.borrowed += max(0, self.current - self.nominal) * span
         self.last = now
         self.current += delta
-        if delta:
-            if self.times[-1] == now:
-                self.values[-1] = self.current
+        times, values = self.times, self.values
+        if delta and times is not None and values is not None:
+            if times[-1] == now:
+                values[-1] = self.current
             else:
-                self.times.append(now)
-                self.values.append(self.current)
+                times.append(now)
+                values.append(self.current)
+
+    def record(self) -> "Meter":
+        """Keep the steps from here on (for the picture)."""
+        self.times, self.values = array("d", [self.last]), array("q", [self.current])
+        return self
 
     def opened(self, now: float) -> None:
         """The report's window opens: what is used from here on is the window's."""
@@ -535,7 +553,7 @@ class _Replay:
             spec = manifests.get(name, {}).get("spec") or {}
             self.queues[name] = QueueState(name, spec.get("queueingStrategy") or "BestEffortFIFO")
             quotas = self.snapshot.tree.cluster_queues[name].quotas
-            self.meters[name] = {fr: Meter(q.nominal) for fr, q in quotas.items()}
+            self.meters[name] = {fr: self._meter_of(q.nominal) for fr, q in quotas.items()}
         self.ready_queues: set[str] = set()
         self.cohorts = CohortUsage.of(self.snapshot.tree)
         self.since = options.since
@@ -993,10 +1011,14 @@ class _Replay:
         for fr, value in usage.items():
             meter = meters.get(fr)
             if meter is None:
-                meter = meters[fr] = Meter(0)
+                meter = meters[fr] = self._meter_of(0)
             meter.change(now, sign * value)
         if self.cohorts is not None:
             self.cohorts.change(now, run.cq, usage, sign)
+
+    def _meter_of(self, nominal: int) -> Meter:
+        meter = Meter(nominal)
+        return meter.record() if self.options.series else meter
 
     def _flavors(self, decision: Decision) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
         """The flavors and pod counts a decision assigns, per pod set: one copy per distinct

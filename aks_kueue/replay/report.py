@@ -190,8 +190,10 @@ def result(outcome: ReplayOutcome) -> Result:
     usage = {}
     for queue in part["clusterQueues"]:
         busiest = _busiest(queue["usage"])
-        if busiest is not None:
-            meter = outcome.meters[queue["name"]][(busiest["flavor"], busiest["resource"])]
+        if busiest is None:
+            continue
+        meter = outcome.meters[queue["name"]][(busiest["flavor"], busiest["resource"])]
+        if meter.times is not None and meter.values is not None:  # recorded for a picture
             usage[queue["name"]] = Usage(f"{busiest['flavor']}/{busiest['resource']}", meter.nominal,
                                          Steps(meter.times, meter.values))
     cohorts = {}

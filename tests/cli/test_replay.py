@@ -358,8 +358,10 @@ def test_the_cycle_time_flag(tmp_path):
     # Admitted at the end of the cycle that decides it: a at 60; b by the cycle the requeue at 661 starts.
     assert [w["admitted"] for w in configuration["workloads"]] == [60.0, 721.0, 1382.0]
     code, out, _ = run(WAITS, "--queues", QUEUES, "--cycle-time", "2h", "--json")
-    assert code == 2 and "--cycle-time: 7200 s of a duration is more than 0.0416667 days" in \
+    assert code == 2 and "--cycle-time 2h: a scheduling cycle of more than an hour" in \
         json.loads(out)["errors"][0]["message"]
+    code, out, _ = run(WAITS, "--queues", QUEUES, "--cycle-time", "-1s", "--json")
+    assert code == 2 and json.loads(out)["errors"][0]["message"].startswith("--cycle-time: ")
 
 
 def test_a_generator_trace_is_not_paced_by_default(tmp_path):
