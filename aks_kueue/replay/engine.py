@@ -904,7 +904,7 @@ class _Replay:
             snapshot.reserve(cq, usage)
             cycle.reserved.append((cq, usage))
             entry.status = Status.PREEMPTING
-            run.reason = f"{decision.message}. Pending the preemption of {len(targets)} workload(s)"
+            run.reason = decision.message  # the core's, with Kueue's ". Pending the preemption of N workload(s)"
             cycle.changed = True
             self.steps += 1
             return

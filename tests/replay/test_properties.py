@@ -89,6 +89,24 @@ def test_invariants_hold_on_random_traces(tmp_path, scenario):
             assert run.admitted is not None
     again = replay(config, read_trace([str(tmp_path / "t.jsonl")]), ReplayOptions())
     assert dumps(document([outcome], trace)) == dumps(document([again], trace))
+    _check_accounted(outcome)
+
+
+def _check_accounted(outcome):
+    """Every workload accounted for: states that add up per ClusterQueue, and a reason on each one never
+    admitted or never started, and on each one not running or finished at the end."""
+    from aks_kueue.replay.report import configuration
+
+    part = configuration(outcome)
+    for queue in part["clusterQueues"]:
+        assert queue["submitted"] == (queue["finished"] + queue["running"] + queue["admittedAtEnd"]
+                                      + queue["pendingAtEnd"]), queue
+        assert queue["neverAdmitted"] + queue["admitted"] == queue["submitted"]
+    for row in part["workloads"]:
+        if row["neverAdmitted"] or row["neverStarted"] or row["state"] in ("pending", "admitted"):
+            assert row["reason"], row
+        if row["state"] == "pending":
+            assert row["admitted"] is None and row["started"] is None
 
 
 @st.composite
@@ -133,6 +151,7 @@ def test_every_replay_ends_within_a_bounded_number_of_events(tmp_path, scenario)
         assert run.admissions <= MAX_ADMISSIONS
         if run.state is State.UNPLACEABLE:
             assert run.evictions == 1 and run.reason  # out at its first waitForPodsReady eviction
+    _check_accounted(outcome)
 
 
 @settings(max_examples=int(__import__("os").environ.get("REPLAY_EXAMPLES", 60)), deadline=None,
@@ -175,3 +194,4 @@ def test_a_paced_replay_keeps_the_invariants_and_ends(tmp_path, scenario, second
     assert outcome.events <= event_bound(outcome), (outcome.events, event_bound(outcome))
     again = replay(config, read_trace([str(tmp_path / "t.jsonl")]), ReplayOptions())
     assert dumps(document([outcome], trace)) == dumps(document([again], trace))
+    _check_accounted(outcome)
