@@ -25,4 +25,5 @@ class InvalidConfig(pulumi.RunError):
 
     @classmethod
     def from_problems(cls, problems: Iterable[Problem]) -> "InvalidConfig":
-        return cls(Finding(INVALID_SETTING, ERROR, p.path, p.path, p.message, blocking=True) for p in problems)
+        return cls(Finding(kind=INVALID_SETTING, severity=ERROR, object=p.path, key=p.path,
+                           message=p.message) for p in problems)

@@ -18,8 +18,9 @@ from aks_kueue.aks.managed_extension import RESERVED_PREFIX
 from aks_kueue.aks.nodes import PoolCapacity, pool_capacity
 from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.judge import capacity, objects, provisioning, topology, workloads
-from aks_kueue.judge.finding import Finding
-from aks_kueue.judge.rules import FLAVORS_MATCH, PROVISIONING, QUOTA_FITS, VM_OVERHEAD, WORKLOADS_FIT, Judging, rule
+from aks_kueue.judge.finding import ERROR, WARNING, Finding
+from aks_kueue.judge.rules import (FLAVORS_MATCH, PROVISIONING, QUOTA_FITS, VM_OVERHEAD, WORKLOADS_FIT, Judging,
+                                   rule)
 from aks_kueue.model.desired import Model
 
 # What the admission core reads; Namespaces carry the labels namespaceSelectors match.
@@ -85,36 +86,39 @@ PROVISIONING_REQUEST = ("Kueue ProvisioningRequest admission checks; the AKS clu
 
 
 @rule(capacity.QUOTA_ABOVE_CAPACITY, "Nominal quota stays within what the pools its flavor selects can allocate.",
-      CAPACITY, "ClusterQueue and Cohort quotas", QUOTA_FITS, config=VM_OVERHEAD)
+      CAPACITY, "ClusterQueue and Cohort quotas", QUOTA_FITS, config=VM_OVERHEAD, severity=ERROR)
 @rule(capacity.BORROWING_ABOVE_CAPACITY,
       "What a ClusterQueue can borrow stays within what its flavor's pools allocate.",
-      CAPACITY, "ClusterQueue borrowing limits", QUOTA_FITS, config=VM_OVERHEAD)
+      CAPACITY, "ClusterQueue borrowing limits", QUOTA_FITS, config=VM_OVERHEAD, severity=ERROR)
 @rule(capacity.FLAVOR_LANDS_NOWHERE, "Every ResourceFlavor selects the nodes of a node pool.", CAPACITY,
-      "ResourceFlavors", FLAVORS_MATCH, config=VM_OVERHEAD)
+      "ResourceFlavors", FLAVORS_MATCH, config=VM_OVERHEAD, severity=ERROR,
+      graded="a flavor the managed extension generates, whose placement is assumed, is a warning")
 @rule(capacity.FLAVOR_RESOURCE_MISSING, "A flavor's quota names only resources its pools' nodes have.", CAPACITY,
-      "ClusterQueue quotas", FLAVORS_MATCH, config=VM_OVERHEAD)
+      "ClusterQueue quotas", FLAVORS_MATCH, config=VM_OVERHEAD, severity=ERROR)
 @rule(capacity.TAINT_NOT_TOLERATED, "Every pool taint is declared or tolerated by the flavors landing there.",
-      CAPACITY, "node pools and ResourceFlavors", FLAVORS_MATCH, config=VM_OVERHEAD)
+      CAPACITY, "node pools and ResourceFlavors", FLAVORS_MATCH, config=VM_OVERHEAD, severity=ERROR)
 @rule(topology.TOPOLOGY_NEEDS_NODES, "A Topology Aware Scheduling flavor has nodes that exist to place on.", TAS,
-      "TAS ResourceFlavors", FLAVORS_MATCH, config=VM_OVERHEAD)
+      "TAS ResourceFlavors", FLAVORS_MATCH, config=VM_OVERHEAD, severity=ERROR,
+      graded="quota above the nodes that always exist is a warning (it is usable while other work keeps nodes up); "
+             "no such node at all, or a workload needing more than they hold, is an error")
 @rule(capacity.GPUS_NOT_ADVERTISED, "A GPU pool's GPUs are advertised to Kubernetes (a device plugin).",
-      "AKS GPU node pools (aks_kueue/aks/device_plugin.py)", "GPU node pools")
+      "AKS GPU node pools (aks_kueue/aks/device_plugin.py)", "GPU node pools", severity=WARNING)
 @rule(workloads.WORKLOAD_NOT_ADMITTED, "Every expected workload is admitted by its ClusterQueue alone on an empty "
-      "cluster.", ADMISSION, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD)
+      "cluster.", ADMISSION, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD, severity=ERROR)
 @rule(workloads.POD_FITS_NO_NODE, "Every pod of an expected workload fits a node of a pool its flavors select.",
-      ADMISSION, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD)
+      ADMISSION, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD, severity=ERROR)
 @rule(workloads.PODSET_EXCEEDS_POOLS, "Every pod set fits the pools its flavors select at their maximum.",
-      ADMISSION, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD)
+      ADMISSION, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD, severity=ERROR)
 @rule(workloads.PODSET_CONFLICTING_FLAVORS, "A pod set's flavors do not ask for nodes no pool has.", ADMISSION,
-      "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD)
+      "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD, severity=ERROR)
 @rule(provisioning.PROVISIONING_UNAVAILABLE, "Every ProvisioningRequest admission check can pass on AKS.",
-      PROVISIONING_REQUEST, "AdmissionChecks and ProvisioningRequestConfigs", PROVISIONING)
+      PROVISIONING_REQUEST, "AdmissionChecks and ProvisioningRequestConfigs", PROVISIONING, severity=ERROR)
 @rule(provisioning.PODSET_UNPROVISIONABLE, "A ProvisioningRequest check can provision every pod set it gates.",
-      PROVISIONING_REQUEST, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD)
+      PROVISIONING_REQUEST, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD, severity=ERROR)
 @rule(topology.PODSET_EXCEEDS_HOST, "A pod set required on one host fits one node.", TAS, "expected workloads",
-      WORKLOADS_FIT, config=VM_OVERHEAD)
+      WORKLOADS_FIT, config=VM_OVERHEAD, severity=ERROR)
 @rule(topology.TOPOLOGY_REQUEST_MISMATCH, "A pod set's topology request can be placed.", TAS, "expected workloads",
-      WORKLOADS_FIT, config=VM_OVERHEAD)
+      WORKLOADS_FIT, config=VM_OVERHEAD, severity=ERROR)
 def feasibility_findings(model: Model, judging: Judging) -> list[Finding]:
     """The pass's findings; a fleet manager's are only those of its own admission (`manager_admission`)."""
     found = judged(judging)

@@ -19,7 +19,7 @@ from typing import Any, Optional
 
 from aks_kueue.aks.managed_extension import RESERVED_PREFIX
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, field_key
-from aks_kueue.judge.rules import OBJECTS_VALID, VM_OVERHEAD, WORKLOADS_FIT, rule
+from aks_kueue.judge.rules import OBJECTS_VALID, VM_OVERHEAD, WORKLOADS_FIT, finding, rule
 from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL, label_selector_matches
 from aks_kueue.kueue.structural import FieldError
 from aks_kueue.kueue.validate import KueueObject, ReferenceRules, stack_key, validate_object, validate_set
@@ -34,7 +34,7 @@ KUEUE_RULES = "Kueue v0.19.2's CRDs, CEL rules and webhooks (aks_kueue/kueue/val
 
 
 @rule(OBJECT_INVALID, "Every Kueue object passes Kueue's schema, CEL rules and webhooks, and its references resolve.",
-      KUEUE_RULES, "Kueue objects", OBJECTS_VALID, blocking=True)
+      KUEUE_RULES, "Kueue objects", OBJECTS_VALID, blocking=True, severity=ERROR)
 def object_findings(model: Model) -> list[Finding]:
     findings = []
     checked = list(zip(model.objects, checked_objects(model)))
@@ -90,12 +90,12 @@ def _finding(item: KueueItem, error: FieldError, kind: str = OBJECT_INVALID) -> 
         key, message = stack_key(item.key, error.field), error.message
     else:
         key, message = item.key, str(error)
-    return Finding(kind, ERROR, item.label, key, message, blocking=True)
+    return finding(kind, object=item.label, key=key, message=message)
 
 
 @rule(NAMESPACE_UNUSABLE, "Every LocalQueue's namespace is created or declared existing, and its ClusterQueue's "
       "namespaceSelector selects it.", "Kueue LocalQueue and ClusterQueue namespaceSelector", "LocalQueues and "
-      "Namespaces", OBJECTS_VALID, blocking=True)
+      "Namespaces", OBJECTS_VALID, blocking=True, severity=ERROR)
 def namespace_findings(model: Model) -> list[Finding]:
     """A LocalQueue needs its namespace, and its ClusterQueue's namespaceSelector must select it."""
     namespaces = {n.name: n for n in model.namespaces}
@@ -106,23 +106,22 @@ def namespace_findings(model: Model) -> list[Finding]:
     for namespace in model.namespaces:
         if namespace.name in PREEXISTING_NAMESPACES and not namespace.existing:
             lq = next((o for o in model.of_kind("LocalQueue") if o.namespace == namespace.name), None)
-            findings.append(Finding(
-                NAMESPACE_UNUSABLE, ERROR, f"Namespace {namespace.name}",
-                field_key(lq.key, "namespace") if lq else f"Namespace {namespace.name}",
-                f"Invalid value: {namespace.name!r}: every cluster already has it, and the program creates the "
+            findings.append(finding(
+                NAMESPACE_UNUSABLE, object=f"Namespace {namespace.name}",
+                key=field_key(lq.key, "namespace") if lq else f"Namespace {namespace.name}",
+                message=f"Invalid value: {namespace.name!r}: every cluster already has it, and the program creates the "
                 "namespaces of its LocalQueues",
-                "use a team namespace, or list it in queues.existingNamespaces so that it is only labelled",
-                blocking=True))
+                fix="use a team namespace, or list it in queues.existingNamespaces so that it is only labelled"))
     for lq in model.of_kind("LocalQueue"):
         if lq.namespace is None or id(lq) not in valid:
             continue  # the schema check reports it
         namespace = namespaces.get(lq.namespace)
         if namespace is None:
-            findings.append(Finding(
-                NAMESPACE_UNUSABLE, ERROR, lq.label, field_key(lq.key, "namespace"),
-                f"namespace {lq.namespace!r} is neither created by this stack nor declared existing; the LocalQueue "
-                "cannot be created", "create the namespace with this stack, or list it in queues.existingNamespaces",
-                blocking=True))
+            findings.append(finding(
+                NAMESPACE_UNUSABLE, object=lq.label, key=field_key(lq.key, "namespace"),
+                message=f"namespace {lq.namespace!r} is neither created by this stack nor declared existing; the "
+                "LocalQueue cannot be created", fix="create the namespace with this stack, or list it in "
+                "queues.existingNamespaces"))
             continue
         spec = lq.manifest.get("spec") if isinstance(lq.manifest.get("spec"), dict) else {}
         target = spec.get("clusterQueue")
@@ -132,30 +131,30 @@ def namespace_findings(model: Model) -> list[Finding]:
         cq_spec = cq.manifest.get("spec") if isinstance(cq.manifest.get("spec"), dict) else {}
         selector = cq_spec.get("namespaceSelector")
         if selector is None:
-            findings.append(Finding(
-                NAMESPACE_UNUSABLE, ERROR, cq.label, field_key(cq.key, "spec.namespaceSelector"),
-                f"Required value: unset means no namespace is eligible, so LocalQueue {lq.namespace}/{lq.name} can "
-                "never submit here", "set {} for every namespace, or a selector", blocking=True))
+            findings.append(finding(
+                NAMESPACE_UNUSABLE, object=cq.label, key=field_key(cq.key, "spec.namespaceSelector"),
+                message=f"Required value: unset means no namespace is eligible, so LocalQueue {lq.namespace}/{lq.name} "
+                "can never submit here", fix="set {} for every namespace, or a selector"))
         elif isinstance(selector, dict) and not label_selector_matches(
                 selector, {**namespace.labels, NAMESPACE_NAME_LABEL: namespace.name}):
-            findings.append(Finding(
-                NAMESPACE_UNUSABLE, ERROR, cq.label, field_key(cq.key, "spec.namespaceSelector"),
-                f"Invalid value: it does not select namespace {namespace.name!r}, so LocalQueue "
-                f"{lq.namespace}/{lq.name} can never submit here", "widen the selector or move the LocalQueue",
-                blocking=True))
+            findings.append(finding(
+                NAMESPACE_UNUSABLE, object=cq.label, key=field_key(cq.key, "spec.namespaceSelector"),
+                message=f"Invalid value: it does not select namespace {namespace.name!r}, so LocalQueue "
+                f"{lq.namespace}/{lq.name} can never submit here", fix="widen the selector or move the LocalQueue"))
     return _once(findings)
 
 
 def _once(findings: list[Finding]) -> list[Finding]:
     """A ClusterQueue several LocalQueues reach is reported once per namespace message."""
     seen: dict[tuple[str, str, str], Finding] = {}
-    for finding in findings:
-        seen.setdefault((finding.kind, finding.key, finding.message), finding)
+    for each in findings:
+        seen.setdefault((each.kind, each.key, each.message), each)
     return list(seen.values())
 
 
 @rule(WORKLOAD_INVALID, "Every expected workload is a Workload Kueue accepts, on a defined queue and priority class.",
-      KUEUE_RULES, "expected workloads (the model ConfigMap)", WORKLOADS_FIT, blocking=True, config=VM_OVERHEAD)
+      KUEUE_RULES, "expected workloads (the model ConfigMap)", WORKLOADS_FIT, blocking=True, config=VM_OVERHEAD,
+      severity=ERROR)
 def workload_findings(model: Model) -> list[Finding]:
     """Expected workloads Kueue would refuse, or whose queue or priority class is missing."""
     local_queues = {(o.namespace, o.name) for o in model.of_kind("LocalQueue")}
@@ -174,8 +173,8 @@ def _workload(workload: ExpectedWorkload, local_queues, classes, managed: bool) 
     found = []
 
     def add(field: str, message: str, fix: str = "") -> None:
-        found.append(Finding(WORKLOAD_INVALID, ERROR, workload.label, field_key(workload.key, field), message, fix,
-                             blocking=True))
+        found.append(finding(WORKLOAD_INVALID, object=workload.label, key=field_key(workload.key, field),
+                             message=message, fix=fix))
 
     if manifest.get("kind") != "Workload":
         add("", "is not a Kueue Workload")
@@ -206,7 +205,7 @@ def _workload(workload: ExpectedWorkload, local_queues, classes, managed: bool) 
                 add(f"podSets[{index}].requests.pods", "the resource name pods is reserved for Kueue", "remove it")
     if not found:
         obj = as_created(manifest, classes, workload.key)
-        found += [Finding(WORKLOAD_INVALID, ERROR, workload.label, workload.key, str(error), blocking=True)
+        found += [finding(WORKLOAD_INVALID, object=workload.label, key=workload.key, message=str(error))
                   for error in validate_object(obj)]
     return found
 
@@ -237,7 +236,7 @@ def valid_workloads(model: Model) -> list[tuple[ExpectedWorkload, dict]]:
 
 
 @rule(COHORT_SINGLE_MEMBER, "A cohort has a Cohort object or more than one member.", "Kueue cohorts (a cohortName "
-      "creates its cohort)", "ClusterQueues")
+      "creates its cohort)", "ClusterQueues", severity=WARNING)
 def cohort_findings(model: Model) -> list[Finding]:
     """Kueue creates a cohort for any cohortName; one that only a single ClusterQueue names, and
     that no Cohort object declares, is most likely a misspelling of another."""
@@ -258,9 +257,10 @@ def cohort_findings(model: Model) -> list[Finding]:
             cq = first[name]
             others = sorted(n for n in members if n != name) + sorted(declared)
             hint = f"; the other cohorts are {', '.join(others)}" if others else ""
-            findings.append(Finding(
-                COHORT_SINGLE_MEMBER, WARNING, cq.label, field_key(cq.key, "spec.cohortName"),
-                f"cohort {name!r} has no Cohort object and no other ClusterQueue names it, so {cq.name} borrows from "
-                f"and lends to nobody{hint}", "fix the name if it is a typo, or declare the Cohort to say it is meant"))
+            findings.append(finding(
+                COHORT_SINGLE_MEMBER, object=cq.label, key=field_key(cq.key, "spec.cohortName"),
+                message=f"cohort {name!r} has no Cohort object and no other ClusterQueue names it, so {cq.name} "
+                f"borrows from and lends to nobody{hint}", fix="fix the name if it is a typo, or declare the Cohort to "
+                "say it is meant"))
     return findings
 

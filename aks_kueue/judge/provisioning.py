@@ -25,7 +25,8 @@ from aks_kueue.aks.autoscaler import MIN_PROVISIONING_MINOR, SCALE_UP_CLASSES, c
 from aks_kueue.aks.nodes import PoolCapacity
 from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.judge.capacity import Valid
-from aks_kueue.judge.finding import ERROR, Finding, amount, field_key, show
+from aks_kueue.judge.finding import Finding, amount, field_key, show
+from aks_kueue.judge.rules import finding
 from aks_kueue.judge.workloads import Decided, landing_pools, pods_per_node
 from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provisioning, provisioning_config_name, \
     requested_pod_sets
@@ -105,14 +106,14 @@ def _unavailable(model: Model, check: ProvisioningCheck) -> list[Finding]:
     found = []
 
     def add(key: str, message: str, fix: str, **numbers: Any) -> None:
-        found.append(Finding(PROVISIONING_UNAVAILABLE, ERROR, item.label, key, message, fix,
-                             {"admissionCheck": item.name, **numbers}))
+        found.append(finding(PROVISIONING_UNAVAILABLE, object=item.label, key=key, message=message, fix=fix,
+                             numbers={"admissionCheck": item.name, **numbers}))
 
     if cluster is not None and (cluster.sku == "Automatic" or cluster.node_provisioning == "Auto"):
         add(item.key, f"AdmissionCheck {item.name} asks the cluster autoscaler for nodes through ProvisioningRequests, "
-            f"and the cluster uses node auto-provisioning (nodeProvisioning {cluster.node_provisioning}, sku {cluster.sku}), "
-            "which does not answer them; the check never passes and "
-            "the ClusterQueues using it admit nothing it applies to",
+            f"and the cluster uses node auto-provisioning (nodeProvisioning {cluster.node_provisioning}, sku "
+            f"{cluster.sku}), which does not answer them; the check never passes and the ClusterQueues using it admit "
+            "nothing it applies to",
             "remove the check, or use nodeProvisioning Manual with autoscaled node pools",
             nodeProvisioning=cluster.node_provisioning)
     minor = re.match(r"1\.(\d+)", cluster.kubernetes_version) if cluster is not None else None
@@ -174,15 +175,16 @@ def _unprovisionable(workload, manifest: Mapping[str, Any], cluster_queue: str, 
     needing = {name: pools for name, pools in growing.items() if pools}
     if len(needing) > 1 and not set.intersection(*needing.values()):
         listed = "; ".join(f"podset {name}: pool {' or '.join(sorted(pools))}" for name, pools in needing.items())
-        findings.append(Finding(
-            PODSET_UNPROVISIONABLE, ERROR, workload.label, workload.key,
-            f"{workload.label}'s ProvisioningRequest (AdmissionCheck {check.item.name} of ClusterQueue "
+        findings.append(finding(
+            PODSET_UNPROVISIONABLE, object=workload.label, key=workload.key,
+            message=f"{workload.label}'s ProvisioningRequest (AdmissionCheck {check.item.name} of ClusterQueue "
             f"{cluster_queue}, {check.provisioning_class}) needs more than one node pool grown ({listed}), and the "
             "cluster autoscaler grows one pool per request, all or nothing; the request is never provisioned",
-            "keep a minCount on one of those pools that holds its pod set, limit the check to the pod sets of one pool "
-            "(a ProvisioningRequestConfig with managedResources, in queueManifests), or run the pod sets on one pool",
-            {"clusterQueue": cluster_queue, "admissionCheck": check.item.name,
-             "podSets": {name: sorted(pools) for name, pools in needing.items()}}))
+            fix="keep a minCount on one of those pools that holds its pod set, limit the check to the pod sets of one "
+            "pool (a ProvisioningRequestConfig with managedResources, in queueManifests), or run the pod sets on one "
+            "pool",
+            numbers={"clusterQueue": cluster_queue, "admissionCheck": check.item.name,
+                     "podSets": {name: sorted(pools) for name, pools in needing.items()}}))
     return findings
 
 
@@ -194,16 +196,16 @@ def _no_pool_grows_enough(workload, cluster_queue: str, check: ProvisioningCheck
     detail = "; ".join(f"pool {pool.name}: {per_node} per node x maxCount {nodes}, minCount {pool.spec.min_count}"
                        for pool, nodes, per_node in packing)
     wanted = ", ".join(f"{r} {show(r, v)}" for r, v in requests.items() if v)
-    return Finding(
-        PODSET_UNPROVISIONABLE, ERROR, workload.label,
-        field_key(workload.key, f"podSets[{index.get(pod_set.get('name'), 0)}]"),
-        f"{workload.label} podset {pod_set.get('name')} needs {count} pods of {wanted}; ClusterQueue "
+    return finding(
+        PODSET_UNPROVISIONABLE, object=workload.label,
+        key=field_key(workload.key, f"podSets[{index.get(pod_set.get('name'), 0)}]"),
+        message=f"{workload.label} podset {pod_set.get('name')} needs {count} pods of {wanted}; ClusterQueue "
         f"{cluster_queue} asks the cluster autoscaler for them through AdmissionCheck {check.item.name} "
         f"({check.provisioning_class}), which grows one node pool per request, all or nothing, beyond the nodes "
         f"that always exist: at best {reach[best[0].name]} such pods (pool {best[0].name} grown to maxCount, the "
         f"other pools at minCount; {detail}), so the request is never provisioned and the workload never admitted",
-        f"raise pool {best[0].name}'s maxCount so one pool holds {count} such pods, raise the other pools' "
+        fix=f"raise pool {best[0].name}'s maxCount so one pool holds {count} such pods, raise the other pools' "
         "minCount, or lower the podset's count",
-        {"clusterQueue": cluster_queue, "admissionCheck": check.item.name, "podSet": pod_set.get("name"),
-         "count": count, "fit": reach[best[0].name],
-         "requests": {r: amount(r, v) for r, v in requests.items()}})
+        numbers={"clusterQueue": cluster_queue, "admissionCheck": check.item.name, "podSet": pod_set.get("name"),
+                 "count": count, "fit": reach[best[0].name],
+                 "requests": {r: amount(r, v) for r, v in requests.items()}})

@@ -28,6 +28,7 @@ from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.aks.topology import HOSTNAME
 from aks_kueue.judge.capacity import Valid, quota_entries
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
+from aks_kueue.judge.rules import finding
 from aks_kueue.judge.provisioning import floor_nodes, provisioning_checks, scaled_up_flavors
 from aks_kueue.judge.workloads import Decided, landing_pools, pods_per_node
 from aks_kueue.kueue.tas import (ClusterQueueTopology, explicitly_requests, slice_constraints, topology_levels,
@@ -90,14 +91,14 @@ def _floor(item: KueueItem, spec: Mapping[str, Any], flavor: str, placement: Fla
            f"best-effort-atomic-scale-up.autoscaling.x-k8s.io, onFlavors: [{flavor}]}}), so the nodes are added before "
            "TAS places the pods")
     if floor == 0:
-        return [Finding(
-            TOPOLOGY_NEEDS_NODES, ERROR, item.label, _cq_key(item),
-            f"{item.label} gives TAS flavor {flavor} quota, and Topology Aware Scheduling places pods only on nodes "
-            f"that exist and are Ready; its pools scale from zero ({listed}) and no ProvisioningRequest check adds "
-            "nodes first, so Kueue never places a pod there and the autoscaler, which reacts only to pending pods, "
-            "never adds a node: nothing is ever admitted on it",
-            f"{fix}, or set a minCount on the pool that holds the work",
-            {"clusterQueue": item.name, "flavor": flavor, "minCount": pools, "floorNodes": 0})]
+        return [finding(
+            TOPOLOGY_NEEDS_NODES, severity=ERROR, object=item.label, key=_cq_key(item),
+            message=f"{item.label} gives TAS flavor {flavor} quota, and Topology Aware Scheduling places pods only on "
+            f"nodes that exist and are Ready; its pools scale from zero ({listed}) and no ProvisioningRequest check "
+            "adds nodes first, so Kueue never places a pod there and the autoscaler, which reacts only to pending "
+            "pods, never adds a node: nothing is ever admitted on it",
+            fix=f"{fix}, or set a minCount on the pool that holds the work",
+            numbers={"clusterQueue": item.name, "flavor": flavor, "minCount": pools, "floorNodes": 0})]
     held = {r: sum(pool.node.amounts.get(r, 0) * floor_nodes(pool, nodes) for pool, nodes in placement.pools)
             for r in {r for pool, _ in placement.pools for r in pool.node.amounts}}
     over = [(e.resource, e.nominal) for e in quota_entries([(item, {"spec": spec})]) if e.flavor == flavor
@@ -105,14 +106,14 @@ def _floor(item: KueueItem, spec: Mapping[str, Any], flavor: str, placement: Fla
     if not over:
         return []
     text = ", ".join(f"{r} {show(r, q)} (the floor holds {show(r, held[r])})" for r, q in over)
-    return [Finding(
-        TOPOLOGY_NEEDS_NODES, WARNING, item.label, _cq_key(item),
-        f"{item.label}'s quota on TAS flavor {flavor} is above what the nodes that always exist hold: {text}; "
+    return [finding(
+        TOPOLOGY_NEEDS_NODES, severity=WARNING, object=item.label, key=_cq_key(item),
+        message=f"{item.label}'s quota on TAS flavor {flavor} is above what the nodes that always exist hold: {text}; "
         f"Topology Aware Scheduling places pods only on existing nodes ({floor} at the floor: {listed}), so "
         "quota above the floor is usable only while something else keeps more nodes up",
-        f"{fix}, or raise the pools' minCount, or lower the quota to the floor",
-        {"clusterQueue": item.name, "flavor": flavor, "floorNodes": floor,
-         "quota": {r: amount(r, q) for r, q in over}, "floor": {r: amount(r, held[r]) for r, _ in over}})]
+        fix=f"{fix}, or raise the pools' minCount, or lower the quota to the floor",
+        numbers={"clusterQueue": item.name, "flavor": flavor, "floorNodes": floor,
+                 "quota": {r: amount(r, q) for r, q in over}, "floor": {r: amount(r, held[r]) for r, _ in over}})]
 
 
 def _workload(workload, manifest: Mapping[str, Any], cluster_queue: str, tas: ClusterQueueTopology,
@@ -132,15 +133,16 @@ def _workload(workload, manifest: Mapping[str, Any], cluster_queue: str, tas: Cl
         reasons = [r for f in dict.fromkeys(assignment.flavors.values())
                    if (r := tas.mismatch(pod_set, f, levels, requests)) is not None]
         if reasons:
-            findings.append(Finding(
-                TOPOLOGY_REQUEST_MISMATCH, ERROR, workload.label, key,
-                f"{workload.label} podset {pod_set.get('name')} is proven admissible by ClusterQueue {cluster_queue} on "
-                f"flavors {', '.join(dict.fromkeys(assignment.flavors.values()))}, but Topology Aware Scheduling "
-                f"refuses that: {'; '.join(reasons)}; Kueue would try other flavors or leave the workload pending",
-                "give the podset a topologyRequest whose levels the flavor's Topology has (e.g. unconstrained: true) "
-                "and make its flavor a TAS flavor, or, for a podset without one, give the ClusterQueue only TAS "
+            findings.append(finding(
+                TOPOLOGY_REQUEST_MISMATCH, object=workload.label, key=key,
+                message=f"{workload.label} podset {pod_set.get('name')} is proven admissible by ClusterQueue "
+                f"{cluster_queue} on flavors {', '.join(dict.fromkeys(assignment.flavors.values()))}, but Topology "
+                f"Aware Scheduling refuses that: {'; '.join(reasons)}; Kueue would try other flavors or leave the "
+                "workload pending",
+                fix="give the podset a topologyRequest whose levels the flavor's Topology has (e.g. unconstrained: "
+                "true) and make its flavor a TAS flavor, or, for a podset without one, give the ClusterQueue only TAS "
                 "flavors (TAS is then implied) or none",
-                {"clusterQueue": cluster_queue, "podSet": pod_set.get("name"), "reasons": reasons}))
+                numbers={"clusterQueue": cluster_queue, "podSet": pod_set.get("name"), "reasons": reasons}))
             continue
         flavor = next((f for f in assignment.flavors.values() if f in tas.tas_flavors), None)
         if flavor is None:
@@ -189,15 +191,16 @@ def _host(workload, key: str, cluster_queue: str, members: list[tuple[Mapping[st
     detail = "; ".join(f"a node of pool {pool.name} allocates " + ", ".join(
         f"{r} {show(r, pool.node.amounts.get(r, 0))}" for r in short(pool)) for pool, _ in landing)
     wanted = ", ".join(f"{r} {show(r, v)}" for r, v in modelled.items())
-    return [Finding(
-        PODSET_EXCEEDS_HOST, ERROR, workload.label, key,
-        f"{workload.label}: {what} must run on one node (topology level {HOSTNAME}), and together asks for {wanted}, "
-        f"more than one node holds ({detail}); Kueue never finds such a node, so ClusterQueue {cluster_queue} never "
-        "admits the workload",
-        f"lower the pod count or the requests so they fit one node, use a larger VM size, or require a broader "
+    return [finding(
+        PODSET_EXCEEDS_HOST, object=workload.label, key=key,
+        message=f"{workload.label}: {what} must run on one node (topology level {HOSTNAME}), and together asks for "
+        f"{wanted}, more than one node holds ({detail}); Kueue never finds such a node, so ClusterQueue "
+        f"{cluster_queue} never admits the workload",
+        fix=f"lower the pod count or the requests so they fit one node, use a larger VM size, or require a broader "
         f"level than {HOSTNAME} (or a slice per node)",
-        {"clusterQueue": cluster_queue, "needs": {r: amount(r, v) for r, v in modelled.items()},
-         "node": {pool.name: {r: amount(r, pool.node.amounts.get(r, 0)) for r in modelled} for pool, _ in landing}})]
+        numbers={"clusterQueue": cluster_queue, "needs": {r: amount(r, v) for r, v in modelled.items()},
+                 "node": {pool.name: {r: amount(r, pool.node.amounts.get(r, 0)) for r in modelled}
+                          for pool, _ in landing}})]
 
 
 def _above_floor(workload, key: str, cluster_queue: str, flavor: str, pod_set: Mapping[str, Any], count: int,
@@ -209,13 +212,13 @@ def _above_floor(workload, key: str, cluster_queue: str, flavor: str, pod_set: M
     pool, nodes, per_node = max(packing, key=lambda p: p[2])
     needed = ceil(count / per_node)
     detail = "; ".join(f"pool {p.name}: {k} per node x minCount {p.spec.min_count}" for p, _, k in packing)
-    return [Finding(
-        TOPOLOGY_NEEDS_NODES, ERROR, workload.label, key,
-        f"{workload.label} podset {pod_set.get('name')} needs {count} pods on TAS flavor {flavor} of ClusterQueue "
-        f"{cluster_queue}, and Topology Aware Scheduling places pods only on nodes that exist; without a "
+    return [finding(
+        TOPOLOGY_NEEDS_NODES, severity=ERROR, object=workload.label, key=key,
+        message=f"{workload.label} podset {pod_set.get('name')} needs {count} pods on TAS flavor {flavor} of "
+        f"ClusterQueue {cluster_queue}, and Topology Aware Scheduling places pods only on nodes that exist; without a "
         f"ProvisioningRequest check the nodes that always exist hold {room} ({detail}), so it waits until something "
         "else keeps more nodes up",
-        f"give ClusterQueue {cluster_queue} a ProvisioningRequest check on {flavor}, or raise pool {pool.name}'s "
+        fix=f"give ClusterQueue {cluster_queue} a ProvisioningRequest check on {flavor}, or raise pool {pool.name}'s "
         f"minCount to {needed}",
-        {"clusterQueue": cluster_queue, "flavor": flavor, "podSet": pod_set.get("name"), "count": count, "fit": room,
-         "minCountNeeded": needed})]
+        numbers={"clusterQueue": cluster_queue, "flavor": flavor, "podSet": pod_set.get("name"), "count": count,
+                 "fit": room, "minCountNeeded": needed})]

@@ -15,7 +15,8 @@ from typing import Any, Mapping, Optional
 from aks_kueue.aks.nodes import PoolCapacity, is_modelled
 from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.judge.capacity import advertise_first
-from aks_kueue.judge.finding import ERROR, Finding, amount, field_key, show
+from aks_kueue.judge.finding import Finding, amount, field_key, show
+from aks_kueue.judge.rules import finding
 from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS, tolerates, untolerated_taint
 from aks_kueue.kueue.units import pod_units
 
@@ -65,9 +66,9 @@ def _check(item, workload: Mapping[str, Any], cluster_queue: Optional[str], deci
     metadata, spec = workload.get("metadata") or {}, workload.get("spec") or {}
     if cluster_queue is None:
         queue = f"{metadata.get('namespace')}/{spec.get('queueName')}"
-        return [Finding(WORKLOAD_NOT_ADMITTED, ERROR, label, field_key(key, "queue"),
-                        f"{label} names LocalQueue {queue}, which reaches no ClusterQueue",
-                        "point it at a LocalQueue whose ClusterQueue exists", {"queue": queue})]
+        return [finding(WORKLOAD_NOT_ADMITTED, object=label, key=field_key(key, "queue"),
+                        message=f"{label} names LocalQueue {queue}, which reaches no ClusterQueue",
+                        fix="point it at a LocalQueue whose ClusterQueue exists", numbers={"queue": queue})]
     if not decision.fits:
         message = (f"{label} can never be admitted by ClusterQueue {cluster_queue}, even alone on an empty cluster "
                    f"with borrowing: {decision.mode}: {decision.message}")
@@ -81,22 +82,24 @@ def _check(item, workload: Mapping[str, Any], cluster_queue: Optional[str], deci
                 f"the toleration of flavor {flavor}'s taint{'s' if len(taints) != 1 else ''} "
                 f"{', '.join(taint_name(t) for t in taints)} to podset {pod_set}: tolerations: "
                 f"[{', '.join(toleration_text(t) for t in taints)}]" for _, pod_set, flavor, taints in missing)
-            return [Finding(WORKLOAD_NOT_ADMITTED, ERROR, label, where, message,
-                            f"add {adds} (or give the flavor that toleration in spec.tolerations, which Kueue adds "
+            return [finding(WORKLOAD_NOT_ADMITTED, object=label, key=where, message=message,
+                            fix=f"add {adds} (or give the flavor that toleration in spec.tolerations, which Kueue adds "
                             "to the pods it admits)",
-                            {**numbers, "tolerations": {p: {"flavor": f, "tolerations": [toleration(t) for t in ts]}
-                                                        for _, p, f, ts in missing}})]
-        return [Finding(WORKLOAD_NOT_ADMITTED, ERROR, label, key, message,
-                        f"raise {cluster_queue}'s quotas (or what its cohort lends) to cover the workload, or "
-                        "shrink the workload", numbers)]
+                            numbers={**numbers, "tolerations": {
+                                p: {"flavor": f, "tolerations": [toleration(t) for t in ts]}
+                                for _, p, f, ts in missing}})]
+        return [finding(WORKLOAD_NOT_ADMITTED, object=label, key=key, message=message,
+                        fix=f"raise {cluster_queue}'s quotas (or what its cohort lends) to cover the workload, or "
+                        "shrink the workload", numbers=numbers)]
     assigned = {p.name: p for p in decision.pod_sets}
     findings = []
     for index, pod_set in enumerate(spec.get("podSets") or []):
         assignment = assigned.get(pod_set.get("name"))
         if assignment is not None and (problem := _schedule(label, pod_set, assignment.flavors, placements)):
             kind, message, fix, numbers = problem
-            findings.append(Finding(kind, ERROR, label, field_key(key, f"podSets[{index}]"), message, fix,
-                                    {"clusterQueue": cluster_queue, **numbers}))
+            findings.append(finding(kind, object=label, key=field_key(key, f"podSets[{index}]"), message=message,
+                                    fix=fix,
+                                    numbers={"clusterQueue": cluster_queue, **numbers}))
     return findings
 
 
