@@ -12,7 +12,7 @@ from aks_kueue.k8s.objects import map_at
 from aks_kueue.cli.output import Output
 from aks_kueue.k8s.loader import LoadError
 from aks_kueue.kueue.manifests import Document
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.k8s.field import FieldError
 
 __all__ = ["Output", "Inputs", "read_command_inputs"]
 

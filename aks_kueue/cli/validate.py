@@ -92,9 +92,9 @@ def validate(
         ours = [entry for entry in objects if entry["file"] == file and "object" in entry]
         before = stack if file != inputs.stack_source else []
         for twice in duplicates([entry["object"] for entry in [*before, *ours]], DUPLICATE_CONSEQUENCE):
-            entry = next(e for e in ours if e["object"] is twice.obj)
+            entry = next(e for e in ours if e["object"] is twice.object)
             entry["valid"] = False
-            entry["errors"].append({"field": twice.error.field, "message": twice.error.message})
+            entry["errors"].append({"field": twice.field, "message": twice.message})
     for entry in objects:
         entry.pop("object", None)
 

@@ -34,7 +34,8 @@ from aks_kueue.kueue import catalog, multikueue as mk
 from aks_kueue.kueue.admission_checks import is_provisioning
 from aks_kueue.model.desired import Install, Model
 from aks_kueue.model.fleet import FLEET_OUTPUT, Worker
-from aks_kueue.model.fleet_outputs import UnreadableOutputs, held_generation, worker_model
+from aks_kueue.model.fleet_outputs import held_generation, worker_model
+from aks_kueue.model.props import UnreadableValue
 
 OVERBOOKING_WARNING = Fraction(3, 2)
 OVERBOOKING_ERROR = Fraction(2)
@@ -85,7 +86,7 @@ def _worker_models(model: Model) -> list[tuple[Worker, Model]]:
             continue
         try:
             found.append((worker, worker_model(worker.outputs, worker.stack)))
-        except UnreadableOutputs:
+        except UnreadableValue:
             continue  # worker_outputs() reports it
     return found
 
@@ -589,7 +590,7 @@ def worker_outputs(model: Model) -> Iterable[Finding]:
             continue
         try:
             worker_model(worker.outputs, worker.stack)
-        except UnreadableOutputs as error:
+        except UnreadableValue as error:
             yield finding(WORKER_OUTPUTS, severity=ERROR, object=worker.label, key=worker.key, message=str(error),
                           fix="list only worker stacks of this program in aks-kueue:fleet.workers")
             continue

@@ -21,7 +21,8 @@ from aks_kueue.aks.managed_extension import RESERVED_PREFIX
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, field_key
 from aks_kueue.judge.rules import OBJECTS_VALID, VM_OVERHEAD, WORKLOADS_FIT, finding, rule
 from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL, label_selector_matches
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.k8s import field
+from aks_kueue.k8s.field import FieldError, Path
 from aks_kueue.kueue.validate import KueueObject, ReferenceRules, stack_key, validate_object, validate_set
 from aks_kueue.model.conventions import PREEXISTING_NAMESPACES
 from aks_kueue.model.desired import ExpectedWorkload, KueueItem, Model
@@ -31,6 +32,7 @@ NAMESPACE_UNUSABLE = "namespace-unusable"
 WORKLOAD_INVALID = "expected-workload-invalid"
 COHORT_SINGLE_MEMBER = "cohort-single-member"
 KUEUE_RULES = "Kueue v0.19.2's CRDs, CEL rules and webhooks (aks_kueue/kueue/validate.py)"
+SELECTOR = Path("spec", "namespaceSelector")
 
 
 @rule(OBJECT_INVALID, "Every Kueue object passes Kueue's schema, CEL rules and webhooks, and its references resolve.",
@@ -44,8 +46,8 @@ def object_findings(model: Model) -> list[Finding]:
     # is reported once rather than again through each of its LocalQueues.
     rules = ReferenceRules(cohorts_must_exist=False, managed=model.managed)
     items = {id(obj): item for item, (obj, _) in checked}
-    findings += [_finding(items[id(found.obj)], found.error)
-                 for found in validate_set([obj for _, (obj, _) in checked], rules)]
+    findings += [_finding(items[id(error.object)], error)
+                 for error in validate_set([obj for _, (obj, _) in checked], rules)]
     return findings
 
 
@@ -106,11 +108,11 @@ def namespace_findings(model: Model) -> list[Finding]:
     for namespace in model.namespaces:
         if namespace.name in PREEXISTING_NAMESPACES and not namespace.existing:
             lq = next((o for o in model.of_kind("LocalQueue") if o.namespace == namespace.name), None)
+            error = field.invalid("namespace", field.OMIT, f"{namespace.name!r}: every cluster already has it, and "
+                                                           "the program creates the namespaces of its LocalQueues")
             findings.append(finding(
                 NAMESPACE_UNUSABLE, object=f"Namespace {namespace.name}",
-                key=field_key(lq.key, "namespace") if lq else f"Namespace {namespace.name}",
-                message=f"Invalid value: {namespace.name!r}: every cluster already has it, and the program creates the "
-                "namespaces of its LocalQueues",
+                key=field_key(lq.key, error.field) if lq else f"Namespace {namespace.name}", message=error.message,
                 fix="use a team namespace, or list it in queues.existingNamespaces so that it is only labelled"))
     for lq in model.of_kind("LocalQueue"):
         if lq.namespace is None or id(lq) not in valid:
@@ -131,16 +133,16 @@ def namespace_findings(model: Model) -> list[Finding]:
         cq_spec = cq.manifest.get("spec") if isinstance(cq.manifest.get("spec"), dict) else {}
         selector = cq_spec.get("namespaceSelector")
         if selector is None:
-            findings.append(finding(
-                NAMESPACE_UNUSABLE, object=cq.label, key=field_key(cq.key, "spec.namespaceSelector"),
-                message=f"Required value: unset means no namespace is eligible, so LocalQueue {lq.namespace}/{lq.name} "
-                "can never submit here", fix="set {} for every namespace, or a selector"))
+            error = field.required(SELECTOR, f"unset means no namespace is eligible, so LocalQueue "
+                                             f"{lq.namespace}/{lq.name} can never submit here")
+            findings.append(finding(NAMESPACE_UNUSABLE, object=cq.label, key=field_key(cq.key, error.field),
+                                    message=error.message, fix="set {} for every namespace, or a selector"))
         elif isinstance(selector, dict) and not label_selector_matches(
                 selector, {**namespace.labels, NAMESPACE_NAME_LABEL: namespace.name}):
-            findings.append(finding(
-                NAMESPACE_UNUSABLE, object=cq.label, key=field_key(cq.key, "spec.namespaceSelector"),
-                message=f"Invalid value: it does not select namespace {namespace.name!r}, so LocalQueue "
-                f"{lq.namespace}/{lq.name} can never submit here", fix="widen the selector or move the LocalQueue"))
+            error = field.invalid(SELECTOR, field.OMIT, f"it does not select namespace {namespace.name!r}, so "
+                                                        f"LocalQueue {lq.namespace}/{lq.name} can never submit here")
+            findings.append(finding(NAMESPACE_UNUSABLE, object=cq.label, key=field_key(cq.key, error.field),
+                                    message=error.message, fix="widen the selector or move the LocalQueue"))
     return _once(findings)
 
 

@@ -54,6 +54,7 @@ from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
 from aks_kueue.k8s import yaml12
+from aks_kueue.k8s.field import FieldError
 from aks_kueue.k8s.merge import json_copy
 
 STDIN = "-"
@@ -108,6 +109,12 @@ class LoadError(Exception):
         elif self.document is not None:
             where += f" document {self.document}"
         return f"{where}: {self.key + ': ' if self.key else ''}{self.reason}"
+
+    @classmethod
+    def at(cls, source: str, error: FieldError, document: Optional[int] = None,
+           line: Optional[int] = None) -> "LoadError":
+        """A field error of a file's document or line: its path is the key."""
+        return cls(source, document, error.message, line=line, key=error.field or None)
 
     def as_json(self) -> dict[str, Any]:
         where = {"line": self.line, "document": self.document, "key": self.key or None}

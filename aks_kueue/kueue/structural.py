@@ -30,7 +30,9 @@ from typing import Any, Callable, Optional
 
 from aks_kueue import compat
 from aks_kueue.k8s import field
-from aks_kueue.k8s.field import FieldError, show  # noqa: F401 - FieldError and show are imported from here too
+# FieldError and show are imported from here by kueue/configuration*.py and cli/simulate.py still (their owners move
+# them to aks_kueue.k8s.field).
+from aks_kueue.k8s.field import FieldError, show  # noqa: F401
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.config_api import key_path, parse_duration

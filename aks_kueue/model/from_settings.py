@@ -20,6 +20,7 @@ from aks_kueue.aks.pools import (SYSTEM, SYSTEM_POOL_TAINT, DaemonSetLoad, Expli
 from aks_kueue.aks import dcgm_exporter, network as aks_network
 from aks_kueue.aks.device_plugin import REQUESTS, daemonset_name
 from aks_kueue.aks.topology import levels_from_aks
+from aks_kueue.k8s import field
 from aks_kueue.k8s.merge import deep_merge
 from aks_kueue.k8s.quantity import parse_quantity
 from aks_kueue.kueue.admission_checks import PROVISIONING_CONTROLLER, is_provisioning
@@ -31,6 +32,7 @@ from aks_kueue.kueue.multikueue import Role
 from aks_kueue.model import fleet_outputs
 from aks_kueue.model.fleet import Fleet, Worker
 from aks_kueue.model.fleet_outputs import FleetInputs
+from aks_kueue.model.props import UnreadableValue
 from aks_kueue.model.desired import (Cluster, ExpectedWorkload, Install, KueueItem, MaintenanceWindow, Model,
                                      Monitoring, Namespace, Network, SecretsProvider, Security, SubmitterGroup)
 from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL
@@ -88,7 +90,7 @@ def _fleet(settings: Settings, inputs: FleetInputs, objects: list[KueueItem], pr
         if manager is not None:
             try:
                 mirrored = fleet_outputs.mirrored_objects(manager, spec.manager)
-            except fleet_outputs.UnreadableOutputs as error:
+            except UnreadableValue as error:
                 problems.append(Problem("aks-kueue:fleet.manager", str(error)))
         fleet = Fleet(Role.WORKER, inputs.stack, manager=spec.manager, manager_outputs=manager,
                       token_generations=tuple(spec.generations))
@@ -453,9 +455,9 @@ def _namespaces(objects: list[KueueItem], problems: list[Problem], existing: Col
             if key == NAMESPACE_NAME_LABEL:
                 continue
             if labels.get(key, value) != value:
-                problems.append(Problem(f"{lq.key}.namespace", f"Invalid value: namespace {namespace!r} would need "
-                                        f"label {key}={labels[key]} and {key}={value} for the ClusterQueues of its "
-                                        "LocalQueues; align their namespaceSelectors"))
+                problems.append(field.invalid(f"{lq.key}.namespace", field.OMIT, f"namespace {namespace!r} would "
+                                              f"need label {key}={labels[key]} and {key}={value} for the "
+                                              "ClusterQueues of its LocalQueues; align their namespaceSelectors"))
             labels.setdefault(key, value)
     return [Namespace(name, labels, existing=name in existing) for name, labels in labels_of.items()]
 

@@ -20,7 +20,7 @@ from aks_kueue.kueue import catalog as cat
 from aks_kueue.kueue.chart_values import RELEASE_NAME, chart_configuration, check_chart_values
 from aks_kueue.kueue.configuration import (ConfigurationTextError, check_feature_gates, judge_configuration,
                                            parse_configuration)
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.k8s.field import FieldError
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 from aks_kueue.settings.base import ConfigModel, check, field_errors, suggest
 from aks_kueue.settings.errors import Problem, format_path, split_path

@@ -26,7 +26,7 @@ from aks_kueue.kueue.jobs.model import (ADMISSION_GATED_BY, DEFAULT_LOCAL_QUEUE,
                                         POD_GROUP_TOTAL_COUNT, PREBUILT_WORKLOAD, PRIORITY_CLASS_LABEL, PROVREQ_PREFIX,
                                         QUEUE_LABEL, JobOptions, JobRef, JobResult, JobOutcome)
 from aks_kueue.kueue.jobs.names import workload_name
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.k8s.field import FieldError
 
 KUEUE_GROUP = "kueue.x-k8s.io"
 WORKLOAD_API = "kueue.x-k8s.io/v1beta2"

@@ -22,7 +22,7 @@ from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import field
 from aks_kueue.kueue.jobs.model import DEFAULT_POD_SET, PRIORITY_CLASS_LABEL, QUEUE_LABEL, JobOptions
 from aks_kueue.kueue.jobs.podsets import PODSET_GROUP_NAME, PodSet, Reader, annotations_of, labels_of, topology_request
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.k8s.field import FieldError
 
 GROUP = "leaderworkerset.x-k8s.io"
 GVK = "leaderworkerset.x-k8s.io/v1, Kind=LeaderWorkerSet"

@@ -35,7 +35,7 @@ from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import field as k8s_field
 from aks_kueue.k8s.field import Path
 from aks_kueue.kueue.jobs.model import (DEFAULT_POD_SET, ELASTIC_JOB, MIN_PARALLELISM, ROLE_HASH, JobOptions)
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.k8s.field import FieldError
 
 JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 JOBSET_JOB_INDEX = "jobset.sigs.k8s.io/job-index"

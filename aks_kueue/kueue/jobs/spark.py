@@ -30,7 +30,7 @@ from aks_kueue.k8s import field
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.jobs.model import JobOptions
 from aks_kueue.kueue.jobs.podsets import PodSet, Reader, elastic, topology_request
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.k8s.field import FieldError
 
 GATE = "SparkApplicationIntegration"
 CLUSTER_MODE = "cluster"

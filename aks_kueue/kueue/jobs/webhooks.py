@@ -27,7 +27,7 @@ from aks_kueue.kueue.jobs.model import (COMPLETIONS_EQUAL_PARALLELISM, ELASTIC_J
 from aks_kueue.kueue.jobs.podsets import (PODSET_GROUP_NAME, PREFERRED_TOPOLOGY, REQUIRED_TOPOLOGY,
                                           SLICE_REQUIRED_TOPOLOGY, SLICE_SIZE, UNCONSTRAINED_TOPOLOGY, PodSet,
                                           annotations_of, elastic, labels_of)
-from aks_kueue.kueue.structural import FieldError, show
+from aks_kueue.k8s.field import FieldError, show
 from aks_kueue.k8s.names import qualified_name_problem
 
 _INT = re.compile(r"^[+-]?\d+$")
