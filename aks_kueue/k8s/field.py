@@ -6,8 +6,8 @@ check builds its errors here: `field.required(path.child("timeout"))`, never a h
 "Required value" or a dotted path put together by hand.
 
 `FieldError` is the one field error type: where (the rendered path, or a stack-config key's
-path in settings) and what (the message); a check across many objects also says which object
-(`kueue.validate.validate_set`).
+path in settings), what is wrong (the message) and, where this program has advice, what to do
+(the fix); a check across many objects also says which object (`kueue.validate.validate_set`).
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ class FieldError:
 
     field: str
     message: str
+    fix: str = ""  # what to do about it, where this program says (the API server's own errors do not)
     # The object whose field it is, where a check of many objects found it; the others know it already.
     object: Any = attribute(default=None, compare=False, repr=False)
 
@@ -80,8 +81,13 @@ class FieldError:
         """The same as `field`: the name settings and the CLI use for a config key's path."""
         return self.field
 
+    @property
+    def text(self) -> str:
+        """The message, and the fix after a semicolon: `is not a CIDR block; write it like 10.244.0.0/16`."""
+        return f"{self.message}; {self.fix}" if self.fix else self.message
+
     def __str__(self) -> str:
-        return f"{self.field}: {self.message}" if self.field else self.message
+        return f"{self.field}: {self.text}" if self.field else self.text
 
 
 def show(value: Any) -> str:
