@@ -18,7 +18,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 import math
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any, Iterable, Mapping, Optional
 
 from aks_kueue.admission.quota import QuotaTree
@@ -29,8 +28,11 @@ from aks_kueue.aks.pools import taint_text
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
 from aks_kueue.judge.rules import finding
 from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS
+from aks_kueue.judge.objects import Valid, of_kind
+from aks_kueue.k8s.field import Path
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
-from aks_kueue.kueue.units import CPU, amount as units
+from aks_kueue.kueue.units import CPU
+from aks_kueue.kueue.views import QuotaHolder, ResourceFlavor
 from aks_kueue.model.desired import KueueItem
 
 QUOTA_ABOVE_CAPACITY = "quota-above-capacity"
@@ -39,8 +41,7 @@ FLAVOR_LANDS_NOWHERE = "flavor-lands-nowhere"
 FLAVOR_RESOURCE_MISSING = "flavor-resource-missing"
 TAINT_NOT_TOLERATED = "taint-not-tolerated"
 GPUS_NOT_ADVERTISED = "gpus-not-advertised"
-
-Valid = tuple[KueueItem, Mapping[str, Any]]  # an object Kueue accepts, and its manifest as stored
+RESOURCE_GROUPS = Path("spec", "resourceGroups")
 
 
 @dataclass(frozen=True)
@@ -87,16 +88,10 @@ class CapacityRow:
                 "headroom": "-" if self.headroom is None else show(self.resource, self.headroom)}
 
 
-@lru_cache(maxsize=4096)
-def _amount(resource: str, quantity: str | int) -> int:
-    """Quotas repeat across queues; parse each spelling once."""
-    return units(resource, quantity)
-
-
-def placements(valid: Iterable[Valid], pools: list[PoolCapacity], managed: bool,
+def placements(valid: Iterable[Valid[Any]], pools: list[PoolCapacity], managed: bool,
                generated: Iterable[str] = ()) -> dict[str, FlavorPlacement]:
     """Where each ResourceFlavor lands; in managed mode also the generated flavors queues name."""
-    found = place_flavors([manifest for _, manifest in valid], pools)
+    found = place_flavors([each.view for each in of_kind(valid, ResourceFlavor)], pools)
     if managed:
         by_name = {p.name: p for p in pools}
         for name in generated:
@@ -112,21 +107,14 @@ def placements(valid: Iterable[Valid], pools: list[PoolCapacity], managed: bool,
     return found
 
 
-def quota_entries(valid: Iterable[Valid]) -> list[QuotaEntry]:
-    entries = []
-    for item, manifest in valid:
-        if item.kind not in ("ClusterQueue", "Cohort"):
-            continue
-        for g, group in enumerate((manifest.get("spec") or {}).get("resourceGroups") or []):
-            for f, flavor in enumerate(group.get("flavors") or []):
-                for r, resource in enumerate(flavor.get("resources") or []):
-                    name = resource["name"]
-                    limit = resource.get("borrowingLimit")
-                    entries.append(QuotaEntry(
-                        item, f"spec.resourceGroups[{g}].flavors[{f}].resources[{r}]", flavor["name"], name,
-                        _amount(name, resource.get("nominalQuota", 0)),
-                        None if limit is None else _amount(name, limit)))
-    return entries
+def quota_entries(valid: Iterable[Valid[Any]]) -> list[QuotaEntry]:
+    """Every resource quota of the ClusterQueues and Cohorts, in order."""
+    return [QuotaEntry(holder.item, str(RESOURCE_GROUPS.index(g).child("flavors").index(f).child("resources").index(r)),
+                       flavor.name, quota.name, quota.nominal_quota, quota.borrowing_limit)
+            for holder in of_kind(valid, QuotaHolder)
+            for g, group in enumerate(holder.view.resource_groups)
+            for f, flavor in enumerate(group.flavors)
+            for r, quota in enumerate(flavor.resources)]
 
 
 def capacity_rows(entries: list[QuotaEntry], flavors: Mapping[str, FlavorPlacement],
@@ -268,8 +256,8 @@ def borrowing_findings(tree: Optional[QuotaTree], entries: list[QuotaEntry],
     return findings
 
 
-def flavor_findings(valid: Iterable[Valid], flavors: Mapping[str, FlavorPlacement]) -> list[Finding]:
-    items = {item.name: item for item, _ in valid if item.kind == "ResourceFlavor"}
+def flavor_findings(valid: Iterable[Valid[Any]], flavors: Mapping[str, FlavorPlacement]) -> list[Finding]:
+    items = {each.view.name: each.item for each in of_kind(valid, ResourceFlavor)}
     findings = []
     for placement in flavors.values():
         if placement.pools:

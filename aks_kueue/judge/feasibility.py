@@ -19,8 +19,10 @@ from aks_kueue.aks.nodes import PoolCapacity, pool_capacity
 from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.judge import capacity, objects, provisioning, topology, workloads
 from aks_kueue.judge.finding import ERROR, WARNING, Finding
+from aks_kueue.judge.objects import Valid, of_kind, valid_objects
 from aks_kueue.judge.rules import (FLAVORS_MATCH, PROVISIONING, QUOTA_FITS, VM_OVERHEAD, WORKLOADS_FIT, Judging,
                                    rule)
+from aks_kueue.kueue.views import QuotaHolder
 from aks_kueue.model.desired import Model
 
 # What the admission core reads; Namespaces carry the labels namespaceSelectors match.
@@ -37,12 +39,6 @@ class Feasibility:
     rows: list[capacity.CapacityRow] = field(default_factory=list)
 
 
-def valid_objects(model: Model) -> list[capacity.Valid]:
-    """The Kueue objects Kueue accepts, each with its manifest as stored (defaults filled)."""
-    return [(item, obj.defaulted or obj.manifest)
-            for item, (obj, errors) in zip(model.objects, objects.checked_objects(model)) if not errors]
-
-
 def feasibility(model: Model, vm_overhead: Fraction) -> Feasibility:
     valid = valid_objects(model)
     region = model.cluster.region
@@ -51,10 +47,10 @@ def feasibility(model: Model, vm_overhead: Fraction) -> Feasibility:
     entries = capacity.quota_entries(valid)
     rows, found = capacity.capacity_rows(entries, placements, model.resource_rules)
     accepted = objects.valid_workloads(model)
-    manifests = [manifest for _, manifest in valid if manifest.get("kind") in QUEUE_KINDS]
+    manifests = [each.manifest for each in valid if each.item.kind in QUEUE_KINDS]
     manifests += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n.name, "labels": dict(n.labels)}}
                   for n in model.namespaces]
-    manifests += generated_stubs(valid, model)
+    manifests += generated_stubs(model)
     snapshot, tree = None, None
     try:
         if accepted:
@@ -147,14 +143,15 @@ def manager_admission(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD)
     yield from (f for f in feasibility(model, vm_overhead).findings if f.kind == workloads.WORKLOAD_NOT_ADMITTED)
 
 
-def generated_stubs(valid, model: Model) -> list[dict[str, Any]]:
+def generated_stubs(model: Model) -> list[dict[str, Any]]:
     """The `aks-*` flavors and priority classes the managed extension creates in the cluster, for
     admission: queues may name them without defining them."""
     if not model.managed:
         return []
     from aks_kueue.aks.managed_extension import PRIORITY_CLASSES
 
-    defined = {(m.get("kind"), (m.get("metadata") or {}).get("name")) for _, m in valid}
+    valid = valid_objects(model)
+    defined = {(each.item.kind, each.view.name) for each in valid}
     stubs = [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": {}}
              for name in _named_flavors(valid)
              if name.startswith(RESERVED_PREFIX) and ("ResourceFlavor", name) not in defined]
@@ -163,8 +160,6 @@ def generated_stubs(valid, model: Model) -> list[dict[str, Any]]:
     return stubs
 
 
-def _named_flavors(valid) -> list[str]:
+def _named_flavors(valid: list[Valid[Any]]) -> list[str]:
     """The flavors the ClusterQueues and Cohorts name, sorted."""
-    return sorted({n for _, m in valid if m.get("kind") in ("ClusterQueue", "Cohort")
-                   for group in (m.get("spec") or {}).get("resourceGroups") or []
-                   for flavor in group.get("flavors") or [] if isinstance(n := flavor.get("name"), str)})
+    return sorted({name for holder in of_kind(valid, QuotaHolder) for name in holder.view.flavor_names})

@@ -26,13 +26,15 @@ from typing import Any, Iterable, Mapping, Optional
 
 from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
 from aks_kueue.judge import capacity, objects
-from aks_kueue.judge.feasibility import WORKLOAD_KINDS, feasibility, is_manager, valid_objects
+from aks_kueue.judge.feasibility import WORKLOAD_KINDS, feasibility, is_manager
+from aks_kueue.judge.objects import of_kind, valid_objects
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
 from aks_kueue.judge.rules import FLEET, VM_OVERHEAD, Judging, finding, rule
 from aks_kueue.judge.stack import within
 from aks_kueue.kueue import catalog, multikueue as mk
-from aks_kueue.kueue.admission_checks import is_provisioning
-from aks_kueue.model.desired import Install, Model
+from aks_kueue.kueue.admission_checks import PROVISIONING_CONTROLLER
+from aks_kueue.kueue.views import AdmissionCheck, ClusterQueue, MultiKueueConfig, WorkloadPriorityClass
+from aks_kueue.model.desired import Install, KueueItem, Model
 from aks_kueue.model.fleet import FLEET_OUTPUT, Worker
 from aks_kueue.model.fleet_outputs import held_generation, worker_model
 from aks_kueue.model.props import UnreadableValue
@@ -280,18 +282,16 @@ def quota_automation(model: Model) -> Iterable[Finding]:
     """`quotaManagement: Automated` sums the workers' quotas into a ClusterQueue of exactly one flavor."""
     if not is_manager(model) or model.fleet.quota_management != mk.AUTOMATED:
         return
-    for cq in model.of_kind("ClusterQueue"):
-        spec = cq.manifest.get("spec") if isinstance(cq.manifest.get("spec"), dict) else {}
-        flavors = {f.get("name") for g in spec.get("resourceGroups") or [] if isinstance(g, dict)
-                   for f in g.get("flavors") or [] if isinstance(f, dict)}
+    for cq in of_kind(valid_objects(model), ClusterQueue):
+        flavors = cq.view.flavor_names
         if len(flavors) != 1:
-            yield finding(QUOTA_AUTOMATION, object=cq.label, key=field_key(cq.key, "spec.resourceGroups"),
+            yield finding(QUOTA_AUTOMATION, object=cq.item.label, key=field_key(cq.item.key, "spec.resourceGroups"),
                           message="quotaManagement Automated needs exactly one ResourceFlavor on a manager "
-                          f"ClusterQueue (KEP-9988), and {cq.name} has {len(flavors)}; Kueue would not manage its "
-                          "quota",
+                          f"ClusterQueue (KEP-9988), and {cq.view.name} has {len(flavors)}; Kueue would not manage "
+                          "its quota",
                           fix="give it one flavor covering every resource, or set "
                           "aks-kueue:fleet.quotaManagement: Manual",
-                          numbers={"flavors": sorted(str(f) for f in flavors)})
+                          numbers={"flavors": sorted(flavors)})
 
 
 # ---- the manager: what its workers hold ---------------------------------------------------------
@@ -338,10 +338,11 @@ def teams_missing(model: Model) -> Iterable[Finding]:
 def priority_values(model: Model) -> Iterable[Finding]:
     """A worker mirrors the manager's classes at its own pulumi up: until then a class whose value this
     manager changed ranks work there by the old value, and what was queued there keeps it even after."""
-    wanted = {o.name: o.manifest.get("value") for o in model.of_kind("WorkloadPriorityClass")}
-    for worker, view in _worker_models(model):
-        differ = [(o.name, wanted[o.name], o.manifest.get("value")) for o in view.of_kind("WorkloadPriorityClass")
-                  if o.name in wanted and o.manifest.get("value") != wanted[o.name]]
+    wanted = {c.view.name: c.view.value for c in of_kind(valid_objects(model), WorkloadPriorityClass)}
+    for worker, worker_view in _worker_models(model):
+        differ = [(c.view.name, wanted[c.view.name], c.view.value)
+                  for c in of_kind(valid_objects(worker_view), WorkloadPriorityClass)
+                  if c.view.name in wanted and c.view.value != wanted[c.view.name]]
         if not differ:
             continue
         yield finding(PRIORITY_VALUES, object=worker.label, key=worker.key,
@@ -503,29 +504,27 @@ def admission_checks(model: Model) -> Iterable[Finding]:
     """Kueue accepts these ClusterQueues and keeps them inactive (`clusterqueue.go` inactiveReason):
     two MultiKueue checks, a MultiKueue check per flavor, or one beside a ProvisioningRequest check
     (that one belongs on the workers' ClusterQueues)."""
-    checks = {o.name: o.manifest for o in model.of_kind("AdmissionCheck")}
-    for cq in model.of_kind("ClusterQueue"):
-        spec = cq.manifest.get("spec") if isinstance(cq.manifest.get("spec"), dict) else {}
-        strategy = spec.get("admissionChecksStrategy") if isinstance(spec.get("admissionChecksStrategy"), dict) else {}
-        entries = [e for e in strategy.get("admissionChecks") or [] if isinstance(e, dict)]
-        multikueue = [e for e in entries if mk.is_multikueue(checks.get(e.get("name"), {}))]
-        provisioning = [e.get("name") for e in entries if is_provisioning(checks.get(e.get("name"), {}))]
-        where = field_key(cq.key, "spec.admissionChecksStrategy.admissionChecks")
+    valid = valid_objects(model)
+    controllers = {c.view.name: c.view.controller_name for c in of_kind(valid, AdmissionCheck)}
+    for cq in of_kind(valid, ClusterQueue):
+        rules = cq.view.admission_checks
+        multikueue = [r for r in rules if controllers.get(r.name) == mk.CONTROLLER]
+        provisioning = [r.name for r in rules if controllers.get(r.name) == PROVISIONING_CONTROLLER]
+        where = field_key(cq.item.key, "spec.admissionChecksStrategy.admissionChecks")
         if len(multikueue) > 1:
-            yield _inactive(cq, where, f"has {len(multikueue)} MultiKueue checks "
-                            f"({', '.join(str(e.get('name')) for e in multikueue)}); a ClusterQueue may have one",
-                            "keep one")
-        per_flavor = [str(e.get("name")) for e in multikueue if e.get("onFlavors")]
+            yield _inactive(cq.item, where, f"has {len(multikueue)} MultiKueue checks "
+                            f"({', '.join(r.name for r in multikueue)}); a ClusterQueue may have one", "keep one")
+        per_flavor = [r.name for r in multikueue if r.on_flavors]
         if per_flavor:
-            yield _inactive(cq, where, f"applies the MultiKueue check {', '.join(per_flavor)} per flavor (onFlavors); "
-                            "Kueue cannot dispatch per flavor", "remove onFlavors from it")
+            yield _inactive(cq.item, where, f"applies the MultiKueue check {', '.join(per_flavor)} per flavor "
+                            "(onFlavors); Kueue cannot dispatch per flavor", "remove onFlavors from it")
         if multikueue and provisioning:
-            yield _inactive(cq, where, f"has the MultiKueue check beside the ProvisioningRequest check "
+            yield _inactive(cq.item, where, f"has the MultiKueue check beside the ProvisioningRequest check "
                             f"{', '.join(map(str, provisioning))}; provisioning belongs on the workers' ClusterQueues",
                             "move clusterQueues[].provisioning to the workers' stacks")
 
 
-def _inactive(cq, key: str, what: str, fix: str) -> Finding:
+def _inactive(cq: KueueItem, key: str, what: str, fix: str) -> Finding:
     return finding(CHECKS_CONFLICT, object=cq.label, key=key,
                    message=f"ClusterQueue {cq.name} {what}: Kueue accepts the objects and keeps the ClusterQueue "
                    "inactive, so it admits nothing", fix=fix)
@@ -537,32 +536,31 @@ def _inactive(cq, key: str, what: str, fix: str) -> Finding:
              "clusters are missing")
 def check_config(model: Model) -> Iterable[Finding]:
     """The MultiKueue AdmissionCheck's MultiKueueConfig, and the MultiKueueClusters it lists, exist."""
-    configs = {o.name: o for o in model.of_kind("MultiKueueConfig")}
+    valid = valid_objects(model)
+    configs = {c.view.name: c for c in of_kind(valid, MultiKueueConfig)}
     clusters = {o.name for o in model.of_kind("MultiKueueCluster")}
     bootstrapping = is_manager(model) and not model.fleet.ready_workers
-    for check in model.of_kind("AdmissionCheck"):
-        if not mk.is_multikueue(check.manifest):
+    for check in of_kind(valid, AdmissionCheck):
+        if check.view.controller_name != mk.CONTROLLER:
             continue
-        name = mk.config_of(check.manifest)
+        name = check.view.names("MultiKueueConfig")
         config = configs.get(name) if name else None
         if config is None:
-            yield finding(CHECK_CONFIG_MISSING, severity=WARNING if bootstrapping else ERROR, object=check.label,
-                          key=check.key,
+            yield finding(CHECK_CONFIG_MISSING, severity=WARNING if bootstrapping else ERROR,
+                          object=check.item.label, key=check.item.key,
                           message=f"the MultiKueue check names MultiKueueConfig {name}, which does not exist, so the "
                           "check is inactive and its ClusterQueues admit nothing"
                           + (" until a worker has exported its kubeconfig" if bootstrapping else ""),
                           fix="run pulumi up on the workers, then on this manager" if bootstrapping else
                           "define the MultiKueueConfig or fix the name")
             continue
-        listed = (config.manifest.get("spec") or {}).get("clusters") or []
+        listed = config.view.clusters
         absent = [c for c in listed if c not in clusters]
         if absent:
             yield finding(CHECK_CONFIG_MISSING, severity=ERROR if len(absent) == len(listed) else WARNING,
-                          object=config.label,
-                          key=config.key, message=f"MultiKueueConfig {config.name} lists "
-                          f"{', '.join(map(str, absent))}, which no MultiKueueCluster defines; Kueue skips them",
-                          fix="define "
-                          "them or remove them")
+                          object=config.item.label, key=config.item.key,
+                          message=f"MultiKueueConfig {config.view.name} lists {', '.join(absent)}, which no "
+                          "MultiKueueCluster defines; Kueue skips them", fix="define them or remove them")
 
 
 @rule(WORKER_NOT_READY, "Every listed worker is ready to receive work.",

@@ -15,7 +15,8 @@ import json
 import weakref
 from collections import Counter
 from functools import lru_cache
-from typing import Any, Optional
+from dataclasses import dataclass
+from typing import Any, Generic, Iterable, Mapping, Optional, TypeVar
 
 from aks_kueue.aks.managed_extension import RESERVED_PREFIX
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, field_key
@@ -24,6 +25,7 @@ from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL, label_selector_matche
 from aks_kueue.k8s import field
 from aks_kueue.k8s.field import FieldError, Path
 from aks_kueue.kueue.validate import KueueObject, ReferenceRules, stack_key, validate_object, validate_set
+from aks_kueue.kueue.views import ClusterQueue, Cohort, KueueView, LocalQueue, view
 from aks_kueue.model.conventions import PREEXISTING_NAMESPACES
 from aks_kueue.model.desired import ExpectedWorkload, KueueItem, Model
 
@@ -51,19 +53,61 @@ def object_findings(model: Model) -> list[Finding]:
     return findings
 
 
-# The last model's checked objects, as one (model reference, list) pair: one judgement asks for
-# them from several rules, and a pair is replaced whole, so a concurrent reader never mixes two.
-_last_checked: dict[str, Any] = {"entry": (None, [])}
+@dataclass
+class _Checked:
+    model: "weakref.ref[Model]"
+    checked: list[tuple[KueueObject, list[FieldError]]]
+    valid: Optional[list["Valid[KueueView]"]] = None
+
+
+# The checked objects of the last models judged (a fleet manager judges its workers' models too), and, once asked
+# for, their valid ones: one judgement asks for them from several rules. An entry is replaced whole, so a
+# concurrent reader never mixes two; at most _MODELS are kept.
+_checked: dict[int, _Checked] = {}
+_MODELS = 8
+
+
+def _entry(model: Model) -> _Checked:
+    entry = _checked.get(id(model))
+    if entry is None or entry.model() is not model:
+        entry = _Checked(weakref.ref(model), [checked_object(item) for item in model.objects])
+        while len(_checked) >= _MODELS:
+            _checked.pop(next(iter(_checked)))
+        _checked[id(model)] = entry
+    return entry
 
 
 def checked_objects(model: Model) -> list[tuple[KueueObject, list[FieldError]]]:
     """`checked_object` of each of the model's objects, in order, computed once per model (the
     objects are the judge's to read, not to change)."""
-    reference, checked = _last_checked["entry"]
-    if reference is None or reference() is not model:
-        checked = [checked_object(item) for item in model.objects]
-        _last_checked["entry"] = (weakref.ref(model), checked)
-    return checked
+    return _entry(model).checked
+
+
+V = TypeVar("V")
+
+
+@dataclass(frozen=True)
+class Valid(Generic[V]):
+    """An object of the model that Kueue accepts: the model's item (its key, its label), its manifest as the API
+    server stores it (defaults filled), and its typed view (`kueue/views.py`), which is what rules read."""
+
+    item: KueueItem
+    manifest: Mapping[str, Any]
+    view: V
+
+
+def valid_objects(model: Model) -> list[Valid[KueueView]]:
+    """The model's objects that Kueue accepts, in order, computed once per model."""
+    entry = _entry(model)
+    if entry.valid is None:
+        entry.valid = [Valid(item, obj.defaulted or obj.manifest, view(obj.defaulted or obj.manifest))
+                       for item, (obj, errors) in zip(model.objects, entry.checked) if not errors]
+    return entry.valid
+
+
+def of_kind(valid: Iterable[Valid[Any]], kind: type[V]) -> list[Valid[V]]:
+    """The valid objects whose view is a `kind` (`views.ClusterQueue`, ...)."""
+    return [each for each in valid if isinstance(each.view, kind)]
 
 
 def checked_object(item: KueueItem) -> tuple[KueueObject, list[FieldError]]:
@@ -102,8 +146,8 @@ def namespace_findings(model: Model) -> list[Finding]:
     """A LocalQueue needs its namespace, and its ClusterQueue's namespaceSelector must select it."""
     namespaces = {n.name: n for n in model.namespaces}
     # Objects Kueue refuses are reported as such; their selectors are not read.
-    valid = {id(item) for item, (_, errors) in zip(model.objects, checked_objects(model)) if not errors}
-    queues = {o.name: o for o in model.of_kind("ClusterQueue") if id(o) in valid}
+    valid = valid_objects(model)
+    queues = {cq.view.name: cq for cq in of_kind(valid, ClusterQueue)}
     findings = []
     for namespace in model.namespaces:
         if namespace.name in PREEXISTING_NAMESPACES and not namespace.existing:
@@ -114,34 +158,29 @@ def namespace_findings(model: Model) -> list[Finding]:
                 NAMESPACE_UNUSABLE, object=f"Namespace {namespace.name}",
                 key=field_key(lq.key, error.field) if lq else f"Namespace {namespace.name}", message=error.message,
                 fix="use a team namespace, or list it in queues.existingNamespaces so that it is only labelled"))
-    for lq in model.of_kind("LocalQueue"):
-        if lq.namespace is None or id(lq) not in valid:
-            continue  # the schema check reports it
+    for valid_lq in of_kind(valid, LocalQueue):
+        lq, item = valid_lq.view, valid_lq.item
         namespace = namespaces.get(lq.namespace)
         if namespace is None:
             findings.append(finding(
-                NAMESPACE_UNUSABLE, object=lq.label, key=field_key(lq.key, "namespace"),
+                NAMESPACE_UNUSABLE, object=item.label, key=field_key(item.key, "namespace"),
                 message=f"namespace {lq.namespace!r} is neither created by this stack nor declared existing; the "
                 "LocalQueue cannot be created", fix="create the namespace with this stack, or list it in "
                 "queues.existingNamespaces"))
             continue
-        spec = lq.manifest.get("spec") if isinstance(lq.manifest.get("spec"), dict) else {}
-        target = spec.get("clusterQueue")
-        cq = queues.get(target) if isinstance(target, str) else None
+        cq = queues.get(lq.cluster_queue)
         if cq is None:
             continue  # a dangling reference, reported by the reference check
-        cq_spec = cq.manifest.get("spec") if isinstance(cq.manifest.get("spec"), dict) else {}
-        selector = cq_spec.get("namespaceSelector")
+        selector = cq.view.namespace_selector
         if selector is None:
             error = field.required(SELECTOR, f"unset means no namespace is eligible, so LocalQueue "
                                              f"{lq.namespace}/{lq.name} can never submit here")
-            findings.append(finding(NAMESPACE_UNUSABLE, object=cq.label, key=field_key(cq.key, error.field),
+            findings.append(finding(NAMESPACE_UNUSABLE, object=cq.item.label, key=field_key(cq.item.key, error.field),
                                     message=error.message, fix="set {} for every namespace, or a selector"))
-        elif isinstance(selector, dict) and not label_selector_matches(
-                selector, {**namespace.labels, NAMESPACE_NAME_LABEL: namespace.name}):
+        elif not label_selector_matches(selector, {**namespace.labels, NAMESPACE_NAME_LABEL: namespace.name}):
             error = field.invalid(SELECTOR, field.OMIT, f"it does not select namespace {namespace.name!r}, so "
                                                         f"LocalQueue {lq.namespace}/{lq.name} can never submit here")
-            findings.append(finding(NAMESPACE_UNUSABLE, object=cq.label, key=field_key(cq.key, error.field),
+            findings.append(finding(NAMESPACE_UNUSABLE, object=cq.item.label, key=field_key(cq.item.key, error.field),
                                     message=error.message, fix="widen the selector or move the LocalQueue"))
     return _once(findings)
 
@@ -242,17 +281,16 @@ def valid_workloads(model: Model) -> list[tuple[ExpectedWorkload, dict]]:
 def cohort_findings(model: Model) -> list[Finding]:
     """Kueue creates a cohort for any cohortName; one that only a single ClusterQueue names, and
     that no Cohort object declares, is most likely a misspelling of another."""
-    declared = {o.name for o in model.of_kind("Cohort")}
-    members = Counter()
+    valid = valid_objects(model)
+    cohorts = [each.view for each in of_kind(valid, Cohort)]
+    declared = {cohort.name for cohort in cohorts}
+    parents = {cohort.parent for cohort in cohorts}
+    members: Counter[str] = Counter()
     first: dict[str, KueueItem] = {}
-    for cq in model.of_kind("ClusterQueue"):
-        spec = cq.manifest.get("spec") if isinstance(cq.manifest.get("spec"), dict) else {}
-        name = spec.get("cohortName")
-        if isinstance(name, str) and name:
-            members[name] += 1
-            first.setdefault(name, cq)
-    parents = {(o.manifest.get("spec") or {}).get("parentName") for o in model.of_kind("Cohort")
-               if isinstance(o.manifest.get("spec"), dict)}
+    for cq in of_kind(valid, ClusterQueue):
+        if cq.view.cohort is not None:
+            members[cq.view.cohort] += 1
+            first.setdefault(cq.view.cohort, cq.item)
     findings = []
     for name, count in members.items():
         if count == 1 and name not in declared and name not in parents:

@@ -280,10 +280,10 @@ def ephemeral_os(model: Model) -> list[Finding]:
                 "does not know it (or its page does not say)",
                 fix="set osDiskType: Ephemeral if the size supports it (its size page, \"Ephemeral OS Disk\")"))
         elif fits:
-            found.append(_created_with(EPHEMERAL_OS, pool, "osDiskType", f"pool {pool.name}'s OS disk is {disk}, although "
-                                       f"{pool.vm_size} can hold it as an ephemeral disk on its local disk "
-                                       f"({local_disk_gib(size):g} GiB): managed OS disks are slower and persist "
-                                       "node data in Azure Storage", "osDiskType: Ephemeral"))
+            found.append(_created_with(EPHEMERAL_OS, pool, "osDiskType", f"pool {pool.name}'s OS disk is {disk}, "
+                                       f"although {pool.vm_size} can hold it as an ephemeral disk on its local disk "
+                                       f"({local_disk_gib(size):g} GiB): managed OS disks are slower and persist node "
+                                       "data in Azure Storage", "osDiskType: Ephemeral"))
         # Advice only where a smaller OS disk (AKS takes 30 GiB and more) would make it fit.
         elif size.ephemeral_os_disk and (local := local_disk_gib(size)) and local >= 30 and not pool.existing:
             found.append(finding(
@@ -311,8 +311,8 @@ def host_encryption(model: Model) -> list[Finding]:
                 fix=f"set encryptionAtHost: true if the size supports it (`az vm list-skus --size {pool.vm_size} "
                 "--query \"[].capabilities[?name=='EncryptionAtHostSupported']\"`)"))
         else:
-            found.append(_created_with(HOST_ENCRYPTION, pool, "encryptionAtHost", f"pool {pool.name} runs without host encryption: "
-                                       "its temp disk and OS disk cache are not encrypted on the VM host",
+            found.append(_created_with(HOST_ENCRYPTION, pool, "encryptionAtHost", f"pool {pool.name} runs without host "
+                                       "encryption: its temp disk and OS disk cache are not encrypted on the VM host",
                                        "encryptionAtHost: true"))
     return found
 
