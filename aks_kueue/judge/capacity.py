@@ -142,9 +142,10 @@ def capacity_rows(entries: list[QuotaEntry], flavors: Mapping[str, FlavorPlaceme
             capacity = placement.total(resource)
             verdict = "over" if total > capacity else "ok"
         rows.append(CapacityRow(flavor, resource, total, capacity, verdict, assumption, note))
-        if verdict == "over":
+        # Over and missing come only of a placed flavor with a capacity.
+        if verdict == "over" and placement is not None and capacity is not None:
             findings.append(_over_capacity(placement, resource, group, total, capacity, note))
-        elif verdict == "missing":
+        elif verdict == "missing" and placement is not None:
             findings.append(_missing_resource(placement, resource, group))
     return rows, findings
 

@@ -22,6 +22,7 @@ from aks_kueue.judge.finding import ERROR, WARNING, Finding
 from aks_kueue.judge.objects import Valid, of_kind, valid_objects
 from aks_kueue.judge.rules import (FLAVORS_MATCH, PROVISIONING, QUOTA_FITS, VM_OVERHEAD, WORKLOADS_FIT, Judging,
                                    rule)
+from aks_kueue.kueue.convert import V1BETA2
 from aks_kueue.kueue.views import QuotaHolder
 from aks_kueue.model.desired import Model
 
@@ -40,6 +41,8 @@ class Feasibility:
 
 
 def feasibility(model: Model, vm_overhead: Fraction) -> Feasibility:
+    if model.cluster is None:
+        return Feasibility()  # no cluster, no pools to place anything on (`judged` does not ask)
     valid = valid_objects(model)
     region = model.cluster.region
     pools = [pool_capacity(p, region, vm_overhead) for p in model.pools]
@@ -47,7 +50,7 @@ def feasibility(model: Model, vm_overhead: Fraction) -> Feasibility:
     entries = capacity.quota_entries(valid)
     rows, found = capacity.capacity_rows(entries, placements, model.resource_rules)
     accepted = objects.valid_workloads(model)
-    manifests = [each.manifest for each in valid if each.item.kind in QUEUE_KINDS]
+    manifests = [dict(each.manifest) for each in valid if each.item.kind in QUEUE_KINDS]
     manifests += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n.name, "labels": dict(n.labels)}}
                   for n in model.namespaces]
     manifests += generated_stubs(model)
@@ -152,11 +155,11 @@ def generated_stubs(model: Model) -> list[dict[str, Any]]:
 
     valid = valid_objects(model)
     defined = {(each.item.kind, each.view.name) for each in valid}
-    stubs = [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": {}}
-             for name in _named_flavors(valid)
-             if name.startswith(RESERVED_PREFIX) and ("ResourceFlavor", name) not in defined]
-    stubs += [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "WorkloadPriorityClass", "metadata": {"name": name},
-               "value": value} for name, value in PRIORITY_CLASSES.items() if ("WorkloadPriorityClass", name) not in defined]
+    stubs: list[dict[str, Any]] = [
+        {"apiVersion": V1BETA2, "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": {}}
+        for name in _named_flavors(valid) if name.startswith(RESERVED_PREFIX) and ("ResourceFlavor", name) not in defined]
+    stubs += [{"apiVersion": V1BETA2, "kind": "WorkloadPriorityClass", "metadata": {"name": name}, "value": value}
+              for name, value in PRIORITY_CLASSES.items() if ("WorkloadPriorityClass", name) not in defined]
     return stubs
 
 

@@ -33,9 +33,9 @@ from aks_kueue.judge.rules import FLEET, VM_OVERHEAD, Judging, finding, rule
 from aks_kueue.judge.stack import within
 from aks_kueue.kueue import catalog, multikueue as mk
 from aks_kueue.kueue.admission_checks import PROVISIONING_CONTROLLER
-from aks_kueue.kueue.views import AdmissionCheck, ClusterQueue, MultiKueueConfig, WorkloadPriorityClass
+from aks_kueue.kueue.views import AdmissionCheck, ClusterQueue, LocalQueue, MultiKueueConfig, WorkloadPriorityClass
 from aks_kueue.model.desired import Install, KueueItem, Model
-from aks_kueue.model.fleet import FLEET_OUTPUT, Worker
+from aks_kueue.model.fleet import FLEET_OUTPUT, Fleet, Worker
 from aks_kueue.model.fleet_outputs import held_generation, worker_model
 from aks_kueue.model.props import UnreadableValue
 
@@ -69,15 +69,24 @@ INSTALL_KEY = "aks-kueue:kueue"
 MK = "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages)"
 
 
+def _managed(model: Model) -> Optional[Fleet]:
+    """The fleet this stack manages; None on a worker or a stack of no fleet."""
+    return model.fleet if model.fleet is not None and model.fleet.manages else None
+
+
+def _mirroring(model: Model) -> Optional[Fleet]:
+    """The fleet this stack is a worker of; None on a manager or a stack of no fleet."""
+    return model.fleet if model.fleet is not None and not model.fleet.manages else None
+
+
 def _workers(model: Model) -> tuple[Worker, ...]:
     """The manager's workers, leaving out an entry that names the manager's own stack (`worker_is_manager`)."""
-    if not is_manager(model):
-        return ()
-    return tuple(w for w in model.fleet.workers if not _is_self(model, w))
+    fleet = _managed(model)
+    return tuple(w for w in fleet.workers if not _is_self(fleet, w)) if fleet is not None else ()
 
 
-def _is_self(model: Model, worker: Worker) -> bool:
-    return bool(model.fleet.stack) and same_stack(worker.stack, model.fleet.stack)
+def _is_self(fleet: Fleet, worker: Worker) -> bool:
+    return bool(fleet.stack) and same_stack(worker.stack, fleet.stack)
 
 
 def _worker_models(model: Model) -> list[tuple[Worker, Model]]:
@@ -93,6 +102,11 @@ def _worker_models(model: Model) -> list[tuple[Worker, Model]]:
     return found
 
 
+def _queues(model: Model) -> set[tuple[str, str]]:
+    """(namespace, name) of each LocalQueue."""
+    return {(q.view.namespace, q.view.name) for q in of_kind(valid_objects(model), LocalQueue)}
+
+
 def _frameworks(install: Optional[Install]) -> tuple[str, ...]:
     """The integrations an install runs: the managed extension runs all it offers."""
     if install is None:
@@ -105,9 +119,9 @@ def _frameworks(install: Optional[Install]) -> tuple[str, ...]:
 @rule(TOO_MANY_WORKERS, "A MultiKueueConfig lists no more clusters than Kueue allows.",
       MK, "the fleet's workers", FLEET, blocking=True, severity=ERROR)
 def too_many_workers(model: Model) -> Iterable[Finding]:
-    workers = _workers(model)
-    if len(workers) > mk.MAX_CLUSTERS:
-        yield finding(TOO_MANY_WORKERS, object="MultiKueueConfig", key=f"{model.fleet.key}.workers",
+    workers, fleet = _workers(model), _managed(model)
+    if fleet is not None and len(workers) > mk.MAX_CLUSTERS:
+        yield finding(TOO_MANY_WORKERS, object="MultiKueueConfig", key=f"{fleet.key}.workers",
                       message=f"{len(workers)} workers are listed; a MultiKueueConfig holds at most {mk.MAX_CLUSTERS} "
                       "clusters",
                       fix=f"remove {len(workers) - mk.MAX_CLUSTERS}, or split the fleet under a second manager",
@@ -119,22 +133,20 @@ def too_many_workers(model: Model) -> Iterable[Finding]:
 def worker_is_manager(model: Model) -> Iterable[Finding]:
     """Before the first deploy the entry has no outputs, after it the manager's own: either way it is no worker, and
     the other fleet checks leave it out (`_workers`), so this is the one thing said about it."""
-    if not is_manager(model):
+    fleet = _managed(model)
+    if fleet is None:
         return
-    for i, worker in enumerate(model.fleet.workers):
-        if _is_self(model, worker):
-            yield finding(WORKER_IS_MANAGER, object=worker.label, key=worker.key or f"{model.fleet.key}.workers[{i}]",
+    for i, worker in enumerate(fleet.workers):
+        if _is_self(fleet, worker):
+            yield finding(WORKER_IS_MANAGER, object=worker.label, key=worker.key or f"{fleet.key}.workers[{i}]",
                           message=f"worker {worker.name} names {worker.stack}, this manager's own stack, and a manager "
                           "cannot be its own MultiKueue worker",
                           fix="remove it from aks-kueue:fleet.workers; a worker is another stack, with its own "
-                          f"cluster, whose aks-kueue:fleet has role: worker and manager: {model.fleet.stack}")
+                          f"cluster, whose aks-kueue:fleet has role: worker and manager: {fleet.stack}")
 
 
-def _held(model: Model) -> Optional[int]:
+def _held(fleet: Fleet) -> Optional[int]:
     """On a worker, the token generation its manager holds (as the manager's output says)."""
-    fleet = model.fleet
-    if fleet is None or fleet.manages:
-        return None
     return held_generation(fleet.manager_outputs, _stack_in(fleet.manager_outputs, fleet.stack))
 
 
@@ -142,8 +154,9 @@ def _held(model: Model) -> Optional[int]:
       "aks-kueue's token rotation (docs/fleet.md)", "a worker's tokenGenerations", FLEET, blocking=True, severity=ERROR)
 def token_in_use(model: Model) -> Iterable[Finding]:
     """A worker's rotation: the token the manager holds stays until the manager has taken the next."""
-    held, fleet = _held(model), model.fleet
-    if held is not None and held not in fleet.token_generations:
+    fleet = _mirroring(model)
+    held = _held(fleet) if fleet is not None else None
+    if fleet is not None and held is not None and held not in fleet.token_generations:
         yield finding(TOKEN_IN_USE, object=f"Secret {mk.token_secret_name(held)}", key=f"{fleet.key}.tokenGenerations",
                       message=f"the manager ({fleet.manager}) still connects with the token of generation {held}, "
                       "which this update would delete; its MultiKueueCluster for this worker would lose its "
@@ -159,8 +172,10 @@ def token_in_use(model: Model) -> Iterable[Finding]:
 @rule(TOKEN_ROTATING, "A worker's manager has taken the token generation it exports.",
       "aks-kueue's token rotation (docs/fleet.md)", "a worker's tokenGenerations", FLEET, severity=WARNING)
 def token_rotating(model: Model) -> Iterable[Finding]:
-    held, fleet = _held(model), model.fleet
-    if held is not None and held in fleet.token_generations and held != fleet.token_generations[0]:
+    fleet = _mirroring(model)
+    held = _held(fleet) if fleet is not None else None
+    if fleet is not None and held is not None and held in fleet.token_generations \
+            and held != fleet.token_generations[0]:
         yield finding(TOKEN_ROTATING, object=f"Secret {mk.token_secret_name(fleet.token_generations[0])}",
                       key=f"{fleet.key}.tokenGenerations",
                       message=f"the manager ({fleet.manager}) holds the token of generation {held}; this worker now "
@@ -280,7 +295,8 @@ def quota_overbooked(model: Model, judging: Optional[Judging] = None) -> Iterabl
       "KEP-9988", "the manager's ClusterQueues", FLEET, severity=ERROR)
 def quota_automation(model: Model) -> Iterable[Finding]:
     """`quotaManagement: Automated` sums the workers' quotas into a ClusterQueue of exactly one flavor."""
-    if not is_manager(model) or model.fleet.quota_management != mk.AUTOMATED:
+    fleet = _managed(model)
+    if fleet is None or fleet.quota_management != mk.AUTOMATED:
         return
     for cq in of_kind(valid_objects(model), ClusterQueue):
         flavors = cq.view.flavor_names
@@ -304,18 +320,18 @@ def teams_missing(model: Model) -> Iterable[Finding]:
     """MultiKueue creates a job in the same namespace and LocalQueue on the worker; each must exist there.
     A team the manager's last deployment already exported is an error (the worker had it to mirror);
     one this update adds is a warning: its jobs wait until the workers' next pulumi up mirrors it."""
-    if not is_manager(model):
+    fleet = _managed(model)
+    if fleet is None:
         return
-    wanted_queues = {(o.namespace, o.name) for o in model.of_kind("LocalQueue")}
-    wanted_classes = {o.name for o in model.of_kind("WorkloadPriorityClass")}
-    exported = set(model.fleet.exported_teams or ())
+    wanted_queues = _queues(model)
+    wanted_classes = {c.view.name for c in of_kind(valid_objects(model), WorkloadPriorityClass)}
+    exported = set(fleet.exported_teams or ())
     for worker, view in _worker_models(model):
         namespaces = {ns for ns, _ in wanted_queues} - {n.name for n in view.namespaces}
         missing = [f"namespace {n}" for n in sorted(namespaces)]
-        missing += [f"LocalQueue {ns}/{name}" for ns, name in sorted(
-            wanted_queues - {(o.namespace, o.name) for o in view.of_kind("LocalQueue")})]
+        missing += [f"LocalQueue {ns}/{name}" for ns, name in sorted(wanted_queues - _queues(view))]
         missing += [f"WorkloadPriorityClass {n}" for n in sorted(
-            wanted_classes - {o.name for o in view.of_kind("WorkloadPriorityClass")})]
+            wanted_classes - {c.view.name for c in of_kind(valid_objects(view), WorkloadPriorityClass)})]
         lost, new = [m for m in missing if m in exported], [m for m in missing if m not in exported]
         numbers = {"worker": worker.name, "missing": missing}
         if lost:
@@ -368,7 +384,8 @@ def priority_values(model: Model) -> Iterable[Finding]:
 def integrations(model: Model) -> Iterable[Finding]:
     """Every integration the manager runs: one MultiKueue dispatches, that each worker runs, and whose
     jobs the documented worker role lets the manager create; its CRDs installed on the manager."""
-    if not is_manager(model):
+    fleet = _managed(model)
+    if fleet is None:
         return
     install = model.installs[0] if model.installs else None
     wanted = _frameworks(install)
@@ -386,7 +403,7 @@ def integrations(model: Model) -> Iterable[Finding]:
                           "them on a worker",
                           fix="run those jobs elsewhere, or remove the integration from the manager")
     for framework in wanted:
-        if mk.crd_urls(framework) and framework not in model.fleet.crds:
+        if mk.crd_urls(framework) and framework not in fleet.crds:
             yield finding(CRDS_MISSING, object=Install.subject, key=key,
                           message=f"the manager runs {framework}, but this stack installs none of its CRDs there; "
                           "MultiKueue creates every job on the manager first, so none can be submitted",
@@ -445,10 +462,13 @@ def kubeconfigs(model: Model) -> Iterable[Finding]:
 def reachability(model: Model) -> Iterable[Finding]:
     """The manager's Kueue connects to each worker's API server: a private one, or authorized IP ranges
     that leave out the manager's egress, keep the MultiKueueCluster inactive."""
-    if not is_manager(model):
+    fleet = _managed(model)
+    if fleet is None:
         return
-    egress = model.fleet.egress_ip_ranges
+    egress = fleet.egress_ip_ranges
     for worker, view in _worker_models(model):
+        if view.cluster is None:
+            continue  # a worker's outputs always carry its cluster (`fleet_outputs.worker_model`)
         security = view.cluster.security
         if security.private_cluster:
             yield finding(REACH_NOT_CHECKED, object=worker.label, key=worker.key,
@@ -459,7 +479,7 @@ def reachability(model: Model) -> Iterable[Finding]:
         if not security.authorized_ip_ranges:
             continue
         if egress is None:
-            yield finding(REACH_NOT_CHECKED, object=worker.label, key=f"{model.fleet.key}.egressIpRanges",
+            yield finding(REACH_NOT_CHECKED, object=worker.label, key=f"{fleet.key}.egressIpRanges",
                           message=f"worker {worker.name} accepts API calls only from "
                           f"{', '.join(security.authorized_ip_ranges)}, and the manager's egress is not declared, so "
                           "whether the manager can reach it was not checked",
@@ -539,7 +559,8 @@ def check_config(model: Model) -> Iterable[Finding]:
     valid = valid_objects(model)
     configs = {c.view.name: c for c in of_kind(valid, MultiKueueConfig)}
     clusters = {o.name for o in model.of_kind("MultiKueueCluster")}
-    bootstrapping = is_manager(model) and not model.fleet.ready_workers
+    fleet = _managed(model)
+    bootstrapping = fleet is not None and not fleet.ready_workers
     for check in of_kind(valid, AdmissionCheck):
         if check.view.controller_name != mk.CONTROLLER:
             continue
@@ -582,7 +603,8 @@ def workers_ready(model: Model) -> Iterable[Finding]:
       graded="outputs that cannot be read are an error; a worker mirroring another manager's teams is a warning")
 def worker_outputs(model: Model) -> Iterable[Finding]:
     """A listed stack's `fleet` output must be a worker's, and of this manager."""
-    own = model.fleet.stack if is_manager(model) else ""
+    fleet = _managed(model)
+    own = fleet.stack if fleet is not None else ""
     for worker in _workers(model):
         if worker.outputs is None:
             continue
@@ -604,8 +626,8 @@ def worker_outputs(model: Model) -> Iterable[Finding]:
       "aks-kueue's fleet (docs/fleet.md)", "a worker's manager", FLEET, severity=WARNING)
 def manager_ready(model: Model) -> Iterable[Finding]:
     """A worker whose manager has no `fleet` output mirrors no team, and is listed nowhere."""
-    fleet = model.fleet
-    if fleet is None or fleet.manages:
+    fleet = _mirroring(model)
+    if fleet is None:
         return
     if fleet.manager_outputs is None:
         yield finding(MANAGER_NOT_READY, object="fleet manager", key=f"{fleet.key}.manager",

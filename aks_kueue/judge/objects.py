@@ -21,6 +21,7 @@ from typing import Any, Generic, Iterable, Mapping, Optional, TypeVar
 from aks_kueue.aks.managed_extension import RESERVED_PREFIX
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, field_key
 from aks_kueue.judge.rules import OBJECTS_VALID, VM_OVERHEAD, WORKLOADS_FIT, finding, rule
+from aks_kueue.k8s.objects import map_at, maps_at
 from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL, label_selector_matches
 from aks_kueue.k8s import field
 from aks_kueue.k8s.field import FieldError, Path
@@ -151,17 +152,17 @@ def namespace_findings(model: Model) -> list[Finding]:
     findings = []
     for namespace in model.namespaces:
         if namespace.name in PREEXISTING_NAMESPACES and not namespace.existing:
-            lq = next((o for o in model.of_kind("LocalQueue") if o.namespace == namespace.name), None)
+            user = next((o for o in model.of_kind("LocalQueue") if o.namespace == namespace.name), None)
             error = field.invalid("namespace", field.OMIT, f"{namespace.name!r}: every cluster already has it, and "
                                                            "the program creates the namespaces of its LocalQueues")
             findings.append(finding(
                 NAMESPACE_UNUSABLE, object=f"Namespace {namespace.name}",
-                key=field_key(lq.key, error.field) if lq else f"Namespace {namespace.name}", message=error.message,
+                key=field_key(user.key, error.field) if user else f"Namespace {namespace.name}", message=error.message,
                 fix="use a team namespace, or list it in queues.existingNamespaces so that it is only labelled"))
     for valid_lq in of_kind(valid, LocalQueue):
         lq, item = valid_lq.view, valid_lq.item
-        namespace = namespaces.get(lq.namespace)
-        if namespace is None:
+        found = namespaces.get(lq.namespace)
+        if found is None:
             findings.append(finding(
                 NAMESPACE_UNUSABLE, object=item.label, key=field_key(item.key, "namespace"),
                 message=f"namespace {lq.namespace!r} is neither created by this stack nor declared existing; the "
@@ -171,7 +172,7 @@ def namespace_findings(model: Model) -> list[Finding]:
         cq = queues.get(lq.cluster_queue)
         if cq is None:
             continue  # a dangling reference, reported by the reference check
-        selector = cq.view.namespace_selector
+        namespace, selector = found, cq.view.namespace_selector
         if selector is None:
             error = field.required(SELECTOR, f"unset means no namespace is eligible, so LocalQueue "
                                              f"{lq.namespace}/{lq.name} can never submit here")
@@ -207,9 +208,9 @@ def workload_findings(model: Model) -> list[Finding]:
 
 
 def _workload(workload: ExpectedWorkload, local_queues, classes, managed: bool) -> list[Finding]:
+    # Not yet validated (this rule is what validates it): every part is read as possibly absent or mistyped.
     manifest = workload.manifest
-    metadata = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
-    spec = manifest.get("spec") if isinstance(manifest.get("spec"), dict) else {}
+    metadata, spec = map_at(manifest, "metadata"), map_at(manifest, "spec")
     namespace = metadata.get("namespace")
     found = []
 
@@ -224,25 +225,23 @@ def _workload(workload: ExpectedWorkload, local_queues, classes, managed: bool) 
     if isinstance(queue, str) and (namespace, queue) not in local_queues:
         add("queue", f"LocalQueue '{namespace}/{queue}' is not defined by this stack (queues.localQueues or "
             "queueManifests)", "point it at one that is")
-    ref = spec.get("priorityClassRef")
-    name = ref.get("name") if isinstance(ref, dict) else None
+    name = map_at(spec, "priorityClassRef").get("name")
     if isinstance(name, str) and name not in classes and not (managed and name.startswith(RESERVED_PREFIX)):
         add("priorityClass", f"WorkloadPriorityClass {name!r} is not defined",
             "Kueue refuses to create workloads that name a missing class; define it or name another")
-    pod_sets = spec.get("podSets") if isinstance(spec.get("podSets"), list) else []
-    names = [p.get("name") for p in pod_sets if isinstance(p, dict)]
+    raw = spec.get("podSets")
+    pod_sets = [(i, p) for i, p in enumerate(raw) if isinstance(p, dict)] if isinstance(raw, list) else []
+    names = [p.get("name") for _, p in pod_sets]
     if len(set(names)) != len(names):
         add("podSets", "podSet names must be unique")
-    if sum(1 for p in pod_sets if isinstance(p, dict) and p.get("minCount") is not None) > 1:
+    if sum(1 for _, p in pod_sets if p.get("minCount") is not None) > 1:
         add("podSets", "at most one podSet may use minCount")
-    for index, pod_set in enumerate(pod_sets):
-        if not isinstance(pod_set, dict):
-            continue
+    for index, pod_set in pod_sets:
         count, minimum = pod_set.get("count", 1), pod_set.get("minCount")
         if isinstance(minimum, int) and isinstance(count, int) and minimum > count:
             add(f"podSets[{index}].minCount", f"minCount {minimum} is above count {count}", "it must be <= count")
-        for container in (((pod_set.get("template") or {}).get("spec") or {}).get("containers") or []):
-            if "pods" in ((container.get("resources") or {}).get("requests") or {}):
+        for container in maps_at(map_at(map_at(pod_set, "template"), "spec"), "containers"):
+            if "pods" in map_at(map_at(container, "resources"), "requests"):
                 add(f"podSets[{index}].requests.pods", "the resource name pods is reserved for Kueue", "remove it")
     if not found:
         obj = as_created(manifest, classes, workload.key)
@@ -294,12 +293,12 @@ def cohort_findings(model: Model) -> list[Finding]:
     findings = []
     for name, count in members.items():
         if count == 1 and name not in declared and name not in parents:
-            cq = first[name]
+            member = first[name]
             others = sorted(n for n in members if n != name) + sorted(declared)
             hint = f"; the other cohorts are {', '.join(others)}" if others else ""
             findings.append(finding(
-                COHORT_SINGLE_MEMBER, object=cq.label, key=field_key(cq.key, "spec.cohortName"),
-                message=f"cohort {name!r} has no Cohort object and no other ClusterQueue names it, so {cq.name} "
+                COHORT_SINGLE_MEMBER, object=member.label, key=field_key(member.key, "spec.cohortName"),
+                message=f"cohort {name!r} has no Cohort object and no other ClusterQueue names it, so {member.name} "
                 f"borrows from and lends to nobody{hint}", fix="fix the name if it is a typo, or declare the Cohort to "
                 "say it is meant"))
     return findings

@@ -93,7 +93,7 @@ def provisioning_findings(model: Model, valid: list[Valid[Any]], placements: Map
         flavors = {f for p in each.decision.pod_sets for f in p.flavors.values()}
         for name in queue.checks_for(flavors):
             if name in usable and checks[name].scales_up:
-                findings += _unprovisionable(each, checks[name], assigned, placements)
+                findings += _unprovisionable(each, queue.name, checks[name], assigned, placements)
     return findings
 
 
@@ -139,11 +139,11 @@ def floor_nodes(pool: PoolCapacity, nodes: int) -> int:
     return pool.spec.min_count * nodes // pool.spec.max_count if pool.spec.max_count else 0
 
 
-def _unprovisionable(decided: Decided, check: ProvisioningCheck, assigned: Mapping[str, Any],
+def _unprovisionable(decided: Decided, cluster_queue: str, check: ProvisioningCheck, assigned: Mapping[str, Any],
                      placements: Mapping[str, FlavorPlacement]) -> list[Finding]:
     """Each pod set of the request: the floors of its pools plus one pool grown to maxCount must hold it;
     and the pod sets that need a pool grown must all need the same one."""
-    workload, cluster_queue = decided.item, decided.cluster_queue
+    workload = decided.item
     pod_sets = [p for p in requested_pod_sets(decided.workload.pod_sets, check.managed_resources) if p.name in assigned]
     index = {p.name: i for i, p in enumerate(decided.workload.pod_sets)}
     findings: list[Finding] = []

@@ -201,12 +201,12 @@ def registry_markdown() -> str:
         lines.append(f"| `{each.name}` | {each.level} | {cell(each.description)} | {cell(config) or '-'} |")
     lines += ["", "| Rule (finding kind) | Policy | Level | Severity | Title | Applies to | Source |",
               "| --- | --- | --- | --- | --- | --- | --- |"]
-    for each in RULES.values():
-        level = _POLICIES[each.policy].level + (" in production, a warning in development" if each.baseline else "")
-        severity = f"{each.severity} or warning: {each.graded}" if each.graded else str(each.severity)
+    for one in RULES.values():
+        level = _POLICIES[one.policy].level + (" in production, a warning in development" if one.baseline else "")
+        severity = f"{one.severity} or warning: {one.graded}" if one.graded else str(one.severity)
         # The anchor `Rule.documentation` points at.
-        lines.append(f"| `{each.id}`<a id=\"{each.id}\"></a> | `{each.policy}` | {level} | {cell(severity)} | "
-                     f"{cell(each.title)} | {cell(each.applies_to)} | {cell(each.source)} |")
+        lines.append(f"| `{one.id}`<a id=\"{one.id}\"></a> | `{one.policy}` | {level} | {cell(severity)} | "
+                     f"{cell(one.title)} | {cell(one.applies_to)} | {cell(one.source)} |")
     return "\n".join(lines) + "\n"
 
 

@@ -73,6 +73,8 @@ def cluster_check(kind: str, title: str, source: str, applies_to: str = "Managed
     def register(check: Callable[[Cluster], list[tuple[str, str, str]]]) -> Callable:
         def findings(model: Model) -> list[Finding]:
             cluster = model.cluster
+            if cluster is None:
+                return []
             return [finding(kind, object=cluster.subject, key=f"{cluster.key}.{field}" if field else cluster.key,
                             message=message, fix=fix) for field, message, fix in check(cluster)]
         baseline(kind, title, source, applies_to)(findings)
@@ -133,9 +135,10 @@ def public_ranges(ranges: tuple[str, ...]) -> Optional[str]:
                                                  strict=False))
         except ValueError:
             continue  # the settings refuse it; a resource's bad range is not proof of openness
-    for version, everything in _EVERYTHING.items():
-        merged = list(ipaddress.collapse_addresses(n for n in networks if n.version == version))
-        if merged == [everything]:
+    v4 = [n for n in networks if isinstance(n, ipaddress.IPv4Network)]
+    v6 = [n for n in networks if isinstance(n, ipaddress.IPv6Network)]
+    for version, merged in ((4, list(ipaddress.collapse_addresses(v4))), (6, list(ipaddress.collapse_addresses(v6)))):
+        if merged == [_EVERYTHING[version]]:
             return f"IPv{version}"
     return None
 
@@ -207,7 +210,7 @@ cluster_setting(
     "Microsoft Defender for Containers' sensor is on.",
     "learn.microsoft.com/azure/defender-for-cloud/defender-for-containers-enable; the AKS security "
     "baseline (Azure security benchmark); checkov CKV_AZURE_85 checks only the subscription's plan",
-    holds=lambda c: c.security.defender,
+    holds=lambda c: bool(c.security.defender),
     field="security.defender",
     message=lambda c: "Microsoft Defender for Containers' sensor is "
                       f"{'turned off' if c.security.defender is False else 'not turned on by this stack'}: runtime "
@@ -227,8 +230,10 @@ cluster_setting(
 @baseline(MONITORING, "Managed Prometheus and Container Insights collect the cluster's metrics and logs.",
           f"{_AKS}monitor-aks; checkov CKV_AZURE_4 (Container Insights)", "the cluster (aks-kueue:monitoring)")
 def monitoring(model: Model) -> list[Finding]:
-    found = []
+    found: list[Finding] = []
     cluster = model.cluster
+    if cluster is None:
+        return found
     for part, state, field in (("managed Prometheus", cluster.monitoring.managed_prometheus, "managedPrometheus"),
                                ("Container Insights", cluster.monitoring.container_insights, "containerInsights")):
         if state:
@@ -273,7 +278,7 @@ def ephemeral_os(model: Model) -> list[Finding]:
         if disk == EPHEMERAL:
             continue
         size = lookup(pool.vm_size)
-        if fits is None:
+        if fits is None or size is None:  # the catalog says whether it fits only of a size it knows
             found.append(finding(
                 EPHEMERAL_OS, severity=WARNING, object=pool.subject, key=f"{pool.key}.vmSize",
                 message=f"whether {pool.vm_size} can hold an ephemeral OS disk was not checked: the VM size catalog "
@@ -342,4 +347,4 @@ def _created_with(kind: str, pool: Pool, field: str, message: str, setting: str)
 
 
 def _all_pools(model: Model) -> tuple[Pool, ...]:
-    return (*model.cluster.system_pools, *model.pools)
+    return (*(model.cluster.system_pools if model.cluster is not None else ()), *model.pools)

@@ -5,8 +5,9 @@ catch, and what no offline check can know (the `az` command that checks it is in
 from __future__ import annotations
 
 import ipaddress
+from ipaddress import IPv4Network, IPv6Network
 from datetime import date
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Union
 
 from aks_kueue.aks import kubernetes_versions, preflight, regions
 from aks_kueue.aks.pools import Pool
@@ -87,6 +88,15 @@ def _egress_placeholders(model: Model, severity: Severity) -> list[Finding]:
             for i, cidr in enumerate(fleet.egress_ip_ranges) if within(cidr, _DOCUMENTATION_NETWORKS)]
 
 
+def _subnet_of(inner: Union[IPv4Network, IPv6Network], outer: Union[IPv4Network, IPv6Network]) -> bool:
+    """Whether `inner` lies in `outer`; never across address families."""
+    if isinstance(inner, IPv4Network) and isinstance(outer, IPv4Network):
+        return inner.subnet_of(outer)
+    if isinstance(inner, IPv6Network) and isinstance(outer, IPv6Network):
+        return inner.subnet_of(outer)
+    return False
+
+
 def within(network: str, ranges: Iterable[str]) -> bool:
     """Whether `network` lies within one of `ranges` (of its IP version); a malformed one is in none."""
     try:
@@ -98,7 +108,7 @@ def within(network: str, ranges: Iterable[str]) -> bool:
             allowed = ipaddress.ip_network(text, strict=False)
         except ValueError:
             continue
-        if wanted.version == allowed.version and wanted.subnet_of(allowed):
+        if _subnet_of(wanted, allowed):
             return True
     return False
 

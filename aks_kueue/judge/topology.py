@@ -66,12 +66,12 @@ def topology_findings(model: Model, valid: list[Valid[Any]], placements: Mapping
             floors[(name, flavor)] = floor
             findings += _floor(queue, flavor, placement, floor)
     for each in decided:
-        queue = queues.get(each.cluster_queue) if each.cluster_queue is not None else None
-        if queue is None or not each.decision.fits:
+        target = queues.get(each.cluster_queue) if each.cluster_queue is not None else None
+        if target is None or not each.decision.fits:
             continue
-        tas = ClusterQueueTopology.of(queue.view, flavor_topology)
+        tas = ClusterQueueTopology.of(target.view, flavor_topology)
         if tas.tas_flavors or id(each) in explicit:
-            findings += _workload(each, tas, levels, placements, floors)
+            findings += _workload(each, target.view.name, tas, levels, placements, floors)
     return findings
 
 
@@ -114,9 +114,9 @@ def _floor(queue: Valid[ClusterQueue], flavor: str, placement: FlavorPlacement, 
                  "quota": {r: amount(r, q) for r, q in over}, "floor": {r: amount(r, held[r]) for r, _ in over}})]
 
 
-def _workload(decided: Decided, tas: ClusterQueueTopology, levels: Mapping[str, Sequence[str]],
+def _workload(decided: Decided, cluster_queue: str, tas: ClusterQueueTopology, levels: Mapping[str, Sequence[str]],
               placements: Mapping[str, FlavorPlacement], floors: Mapping[tuple[str, str], int]) -> list[Finding]:
-    workload, cluster_queue = decided.item, decided.cluster_queue
+    workload = decided.item
     pod_sets = decided.workload.pod_sets
     assigned = {p.name: p for p in decided.decision.pod_sets}
     findings: list[Finding] = []

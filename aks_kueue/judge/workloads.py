@@ -10,7 +10,7 @@ nodes pack exactly floor(node / pod) per node.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 from aks_kueue.aks.nodes import PoolCapacity, is_modelled
 from aks_kueue.aks.placement import FlavorPlacement
@@ -54,7 +54,7 @@ class Decided:
     decision: Any
 
 
-def decide(accepted: list[tuple[ExpectedWorkload, Mapping[str, Any]]], snapshot) -> list[Decided]:
+def decide(accepted: Sequence[tuple[ExpectedWorkload, Mapping[str, Any]]], snapshot) -> list[Decided]:
     found = []
     for item, manifest in accepted:
         workload = Workload.of(manifest)

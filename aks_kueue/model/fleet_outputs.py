@@ -176,7 +176,7 @@ def _held_generation(outputs: Optional[Mapping[str, Any]]) -> Optional[int]:
         else None
 
 
-def held_generation(manager: Optional[Mapping[str, Any]], worker_stack: str) -> Optional[int]:
+def held_generation(manager: Optional[Mapping[str, Any]], worker_stack: Optional[str]) -> Optional[int]:
     """The token generation of this worker's kubeconfig the manager holds, as its output says."""
     for entry in (manager or {}).get("workers") or []:
         if isinstance(entry, Mapping) and entry.get("stack") == worker_stack:
