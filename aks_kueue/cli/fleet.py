@@ -52,7 +52,7 @@ def fleet_objects(stack: str, files: dict[str, Path], output) -> Optional[FleetO
     except SettingsError as error:
         output.fail([LoadError("", None, f"--stack {stack}: {problem}") for problem in error.problems])
     workers, skipped = [], []
-    for worker in model.fleet.workers:
+    for worker in model.fleet.workers if model.fleet is not None else ():
         if not worker.ready or worker.outputs is None:
             skipped.append(f"{worker.name} ({worker.stack}): no outputs given, or no kubeconfig in them; it is in "
                            "no MultiKueueConfig, so nothing is dispatched there")

@@ -575,7 +575,9 @@ def _kubernetes_version(report: Report, before: Record, desired: Record, on: Opt
     was, wanted = kubernetes_versions.parse(old.strip()), kubernetes_versions.parse(new.strip())
     if was is None or wanted is None:
         return  # the settings check the version's form; an unreadable old record compares nothing
-    if wanted[:2] < was[:2] or (wanted[:2] == was[:2] and None not in (was[2], wanted[2]) and wanted[2] < was[2]):
+    patches = (was[2], wanted[2])
+    if wanted[:2] < was[:2] or (wanted[:2] == was[:2] and patches[0] is not None and patches[1] is not None
+                                and patches[1] < patches[0]):
         say(report.refuse, "day2-kubernetes-downgrade-refused", message=f" is a downgrade: {NO_DOWNGRADE}",
             fix=f"keep {old} or move forward")
         return

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, BinaryIO, Optional
+from typing import Any, BinaryIO, Iterable, Optional
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -307,6 +307,7 @@ def _depth_exceeds(value: Any, max_depth: int) -> bool:
     stack = [(value, 1)]
     while stack:
         node, depth = stack.pop()
+        children: Iterable[Any]
         if isinstance(node, dict):
             children = node.values()
         elif isinstance(node, list):
@@ -440,6 +441,7 @@ class _Builder:
         max_depth = self.limits.max_depth
         index = -1
         result: Any = None
+        event: Any  # dispatched on its class below (`cls is ...`, cheaper than isinstance in this loop)
         for event in yaml.parse(text, Loader=_PARSER):
             cls = event.__class__
             if cls is ScalarEvent:

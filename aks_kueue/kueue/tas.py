@@ -38,7 +38,7 @@ def slice_constraints(request: Mapping[str, Any]) -> list[tuple[str, int]]:
     """(level, pods per slice) of each slice constraint, outermost first."""
     many = request.get("podsetSliceRequiredTopologyConstraints")
     if isinstance(many, list) and many:
-        return [(c.get("topology"), int(c.get("size") or 0)) for c in many if isinstance(c, dict)]
+        return [(c.get("topology", ""), int(c.get("size") or 0)) for c in many if isinstance(c, dict)]
     level = request.get("podSetSliceRequiredTopology")
     if not isinstance(level, str):
         return []

@@ -276,8 +276,7 @@ def _dangling(obj: KueueObject, path: Path, kind: str, name: Any) -> FieldError:
 
 
 def _cohort_cycles(cohorts: dict[tuple, KueueObject]) -> list[FieldError]:
-    parent = {name: obj.spec.get("parentName") for (_, name), obj in cohorts.items()
-              if isinstance(obj.spec.get("parentName"), str)}
+    parent = {name: up for (_, name), obj in cohorts.items() if isinstance(up := obj.spec.get("parentName"), str)}
     found = []
     for cycle in cohort_cycles(parent):
         obj = cohorts[(None, cycle[0])]

@@ -8,7 +8,7 @@ Kueue's. Rules the CRD's CEL already reports are not repeated here.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, Union
+from typing import Any, Optional, Union
 
 from aks_kueue.k8s import field
 from aks_kueue.k8s.field import FieldError, Path, show
@@ -92,9 +92,9 @@ def _concurrent_admission(spec: dict[str, Any], groups: list) -> list[FieldError
                                             f"{show(constraints['lastAcceptableFlavorName'])}: must be one of the "
                                             f"flavors defined in the ClusterQueue: [{' '.join(names)}]"))
     if spec.get("queueingStrategy") == "StrictFIFO":
-        errors.append(field.invalid(SPEC.child("queueingStrategy"), "StrictFIFO", "StrictFIFO queueing strategy cannot be "
-                                                                           "used when ConcurrentAdmissionPolicy is "
-                                                                           "defined"))
+        errors.append(field.invalid(SPEC.child("queueingStrategy"), "StrictFIFO",
+                                    "StrictFIFO queueing strategy cannot be used when ConcurrentAdmissionPolicy is "
+                                    "defined"))
     return errors
 
 
@@ -151,7 +151,7 @@ def _resource_quota(resource: dict[str, Any], path: Path, covered: str, has_pare
     if resource.get("name") != covered:
         errors.append(field.invalid(path.child("name"), resource.get('name'),
                                     "must match the name in coveredResources"))
-    amounts: dict[str, Fraction] = {}
+    amounts: dict[str, Optional[Fraction]] = {}
     for limit in ("nominalQuota", "borrowingLimit", "lendingLimit"):
         try:
             amounts[limit] = parse_quantity(resource[limit]) if resource.get(limit) is not None else None
@@ -159,7 +159,7 @@ def _resource_quota(resource: dict[str, Any], path: Path, covered: str, has_pare
             amounts[limit] = None  # the schema's quantity pattern already reported it
 
     def negative(limit: str) -> list[FieldError]:
-        if amounts[limit] is not None and amounts[limit] < 0:
+        if (value := amounts[limit]) is not None and value < 0:
             return [field.invalid(path.child(limit), resource[limit], "must be greater than or equal to 0")]
         return []
 
@@ -171,8 +171,8 @@ def _resource_quota(resource: dict[str, Any], path: Path, covered: str, has_pare
     errors += negative("nominalQuota")
     errors += needs_parent("borrowingLimit") + negative("borrowingLimit")
     errors += negative("lendingLimit") + needs_parent("lendingLimit")
-    if lending_capped and amounts["lendingLimit"] is not None and amounts["nominalQuota"] is not None \
-            and amounts["lendingLimit"] > amounts["nominalQuota"]:
+    lending, nominal = amounts["lendingLimit"], amounts["nominalQuota"]
+    if lending_capped and lending is not None and nominal is not None and lending > nominal:
         errors.append(field.invalid(path.child("lendingLimit"), resource['lendingLimit'],
                                     "must be less than or equal to the nominalQuota"))
     return errors

@@ -100,9 +100,9 @@ def validate_workload_status(manifest: dict[str, Any]) -> list[FieldError]:
             errors.append(field.not_supported(path.child("name"), name, counts))
         elif reclaimed is None:
             errors.append(field.invalid(path.child("count"), reclaimable.get('count'), "must be of type integer"))
-        elif counts[name] is not None and reclaimed > counts[name]:
+        elif (most := counts[name]) is not None and reclaimed > most:
             errors.append(field.invalid(path.child("count"), reclaimable.get("count"),
-                                        f"should be less or equal to {counts[name]}"))
+                                        f"should be less or equal to {most}"))
     return errors
 
 

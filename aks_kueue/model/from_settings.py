@@ -249,11 +249,11 @@ def user_pool(pool: NodePool, index: int, settings: Settings, network: Optional[
     vendor = gpu_vendor(pool.vm_size, explicit)
     driver = effective_gpu_driver(vendor, pool.gpu_driver)
     # The program runs the NVIDIA device plugin on these pools (`components/gpu_device_plugin`).
-    plugin = DaemonSetLoad(daemonset_name(mig_strategy(pool.gpu_instance_profile)), dict(REQUESTS))
+    plugin = DaemonSetLoad.of_quantities(daemonset_name(mig_strategy(pool.gpu_instance_profile)), REQUESTS)
     daemonsets: tuple[DaemonSetLoad, ...] = (plugin,) if needs_device_plugin(vendor, driver, pool.declared_device_plugin) else ()
     if daemonsets and settings.monitoring is not None and settings.monitoring.gpu_metrics:
         # The DCGM exporter runs on the same pools (`components/monitoring`).
-        daemonsets += (DaemonSetLoad(dcgm_exporter.RELEASE, dict(dcgm_exporter.REQUESTS)),)
+        daemonsets += (DaemonSetLoad.of_quantities(dcgm_exporter.RELEASE, dcgm_exporter.REQUESTS),)
     return Pool(
         name=pool.name, min_count=pool.min_count, max_count=pool.max_count, labels=dict(pool.labels),
         taints=tuple(_taint(t) for t in pool.node_taints), gpu_driver=driver,
@@ -442,7 +442,8 @@ def _manifest_item(document: Any, where: str, problems: list[FieldError]) -> Opt
     return KueueItem(manifest, f"{where} ({label})", original=document if converted is not document else None)
 
 
-def _namespaces(objects: list[KueueItem], problems: list[FieldError], existing: Collection[str] = ()) -> list[Namespace]:
+def _namespaces(objects: list[KueueItem], problems: list[FieldError],
+                existing: Collection[str] = ()) -> list[Namespace]:
     """Each LocalQueue namespace, with the labels its ClusterQueues' namespaceSelectors need;
     those listed in queues.existingNamespaces are only labelled."""
     queues = {o.name: o for o in objects if o.kind == "ClusterQueue"}

@@ -112,8 +112,8 @@ def _preview(config: Optional[StackConfig], root: Path, policy_config: Optional[
              stack_outputs: Optional[dict[str, Path]]) -> Outcome:
     outcome = Outcome(project=config.project if config else project, stack=config.stack if config else stack)
     where = str(source) if source is not None else None
-    if load_error is not None:
-        outcome.errors.append(InputError(load_error, where))
+    if load_error is not None or config is None:
+        outcome.errors.append(InputError(load_error or "no stack config to preview", where))
         return outcome
     try:
         # The policy config is checked first: a typo there should not wait for the program.

@@ -49,8 +49,9 @@ PROBLEM, WARNING = "field", "warning"  # the error types of `problem` and `warni
 
 
 def problem(message: str, fix: str = "", at: FieldPath = "") -> PydanticCustomError:
-    """A problem (pydantic's own structured error, so that a validator can raise it): what is wrong with the value being validated or (`at`, its path below the model: `nodePools[1].minCount`,
-    a `k8s.field.Path`, or parts) with one of its fields, and what to do about it."""
+    """A problem (pydantic's own structured error, so that a validator can raise it): what is wrong with the
+    value being validated or (`at`, its path below the model: `nodePools[1].minCount`, a `k8s.field.Path`, or
+    parts) with one of its fields, and what to do about it."""
     return PydanticCustomError(PROBLEM, "{message}", {"field": at, "message": message, "fix": fix})
 
 
@@ -62,6 +63,12 @@ def warning(message: str, fix: str = "", at: FieldPath = "") -> PydanticCustomEr
 
 def is_warning(found: PydanticCustomError) -> bool:
     return found.type == WARNING
+
+
+def as_field_error(found: PydanticCustomError) -> FieldError:
+    """A problem or warning as the field error it stands for, its field the path below the model."""
+    context = found.context or {}
+    return FieldError(str(context["field"]), context["message"], context["fix"])
 
 
 def reported(error: FieldError, at: FieldPath = "") -> PydanticCustomError:

@@ -14,7 +14,8 @@ from aks_kueue.day2.upgrades import version_channel_problem
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network
 from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.aks.vm_sizes import lookup
-from aks_kueue.settings.base import GUID as _GUID, ConfigModel, check, checked, matching, problem, reported
+from aks_kueue.settings.base import (GUID as _GUID, ConfigModel, as_field_error, check, checked, matching, problem,
+                                    reported)
 from aks_kueue.settings.monitoring import LogAnalyticsWorkspaceId
 from aks_kueue.settings.pools import MaxPods, OsDiskSize, OsDiskType, os_disk_problems, size_hint
 from aks_kueue.versions import MIN_KUBERNETES_MINOR
@@ -252,7 +253,8 @@ class Network(ConfigModel):
         if self.dns_service_ip and dns.version == 6:
             problems.append(problem(f"{dns} is an IPv6 address; {single_stack}",
                                     fix="use an IPv4 address inside serviceCidr", at="dnsServiceIp"))
-        if any(found.context["field"] in ("serviceCidr", "dnsServiceIp") for found in problems) or service.version == 6:
+        if any(as_field_error(found).field in ("serviceCidr", "dnsServiceIp") for found in problems) \
+                or service.version == 6:
             return problems
         if service.prefixlen < aks_network.LARGEST_SERVICE_PREFIX:
             problems.append(problem(f"{service} is larger than AKS allows for services (at most a "

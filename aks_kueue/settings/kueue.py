@@ -10,6 +10,7 @@ that flag and the Configuration's map are both set.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any, Iterator, Literal, Optional
 
 from pydantic import field_validator
@@ -23,7 +24,8 @@ from aks_kueue.kueue.configuration import (ConfigurationTextError, check_feature
                                            parse_configuration)
 from aks_kueue.k8s.field import FieldError
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
-from aks_kueue.settings.base import ConfigModel, check, is_warning, problem, reported, suggest, warning
+from aks_kueue.settings.base import (ConfigModel, as_field_error, check, is_warning, problem, reported, suggest,
+                                    warning)
 from aks_kueue.settings.errors import format_path, split_path
 from aks_kueue.versions import (KUEUE_CHART_RELEASES, KUEUE_CHART_SERIES, KUEUE_CHART_VERSION, KUEUE_NAMESPACE,
                                 MANAGED_KUEUE_DEFAULT_RELEASE_TRAIN, MANAGED_KUEUE_EXAMPLE_VERSION)
@@ -153,8 +155,8 @@ class Kueue(ConfigModel):
     @property
     def warnings(self) -> list[str]:
         """Accepted, but worth a line in every preview."""
-        return [str(FieldError(format_path(("kueue", *split_path(str(w.context["field"])))), w.context["message"],
-                               w.context["fix"])) for w in self._findings()[1]]
+        return [str(replace(warned, field=format_path(("kueue", *split_path(warned.field)))))
+                for warned in map(as_field_error, self._findings()[1])]
 
     # ------------------------------------------------------------------------------------------
     # The checks
@@ -179,7 +181,7 @@ class Kueue(ConfigModel):
     def _none(self) -> list[Found]:
         """`install: none` (no Kueue, the middle update of an install-mode switch) configures nothing."""
         return [problem(f"{field.alias} has nothing to configure with install: none (no Kueue)",
-                        fix="remove it, and set it again with the next install mode", at=field.alias)
+                        fix="remove it, and set it again with the next install mode", at=field.alias or name)
                 for name, field in type(self).model_fields.items()
                 if name != "install" and name in self.model_fields_set]
 
@@ -188,7 +190,8 @@ class Kueue(ConfigModel):
             if name not in cat.FRAMEWORKS:
                 yield problem(f"{name!r} is not a Kueue integration{suggest(name, cat.FRAMEWORKS)} (known: "
                               f"{', '.join(cat.FRAMEWORKS)})", at=f"integrations[{i}]")
-        dupes = sorted({n for n in self.integrations or [] if self.integrations.count(n) > 1})
+        listed = self.integrations or []
+        dupes = sorted({n for n in listed if listed.count(n) > 1})
         if dupes:
             yield problem(f"{', '.join(dupes)} listed more than once",
                           fix="list each integration once", at="integrations")

@@ -28,25 +28,26 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from aks_kueue.settings.base import ConfigModel, check, matching, problem, snake
 
 
-def _resource_id(provider: str, kind: str) -> Any:
-    """A field holding an ARM resource id, as `az ... show --query id` prints it; ARM compares them
+def _resource_id(provider: str, kind: str) -> AfterValidator:
+    """The check of a field holding an ARM resource id, as `az ... show --query id` prints it; ARM compares them
     case-insensitively."""
     pattern = re.compile(r"/subscriptions/[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}"
                          rf"/providers/{re.escape(provider)}/[A-Za-z0-9][-A-Za-z0-9]{{2,62}}", re.IGNORECASE)
-    return Annotated[str, matching(pattern, f"is not {kind} resource id",
-                                            f"write it as /subscriptions/<id>/resourceGroups/<group>/providers/"
-                                            f"{provider}/<name>")]
+    return matching(pattern, f"is not {kind} resource id",
+                    f"write it as /subscriptions/<id>/resourceGroups/<group>/providers/{provider}/<name>")
 
 
-AzureMonitorWorkspaceId = _resource_id("Microsoft.Monitor/accounts", "an Azure Monitor workspace")
-LogAnalyticsWorkspaceId = _resource_id("Microsoft.OperationalInsights/workspaces", "a Log Analytics workspace")
+AzureMonitorWorkspaceId = Annotated[str, _resource_id("Microsoft.Monitor/accounts", "an Azure Monitor workspace")]
+LogAnalyticsWorkspaceId = Annotated[str, _resource_id("Microsoft.OperationalInsights/workspaces",
+                                                      "a Log Analytics workspace")]
+_ONLY_WITH_INSIGHTS = "is used only with containerInsights: true"
+_TURN_INSIGHTS_ON = "remove it or turn containerInsights on"
 # The switches that need managed Prometheus, and what each of them would be missing without it.
-_ONLY_WITH_INSIGHTS, _TURN_INSIGHTS_ON = "is used only with containerInsights: true", "remove it or turn containerInsights on"
 _NEEDS_PROMETHEUS = {
     "kueueMetrics": "the Kueue scrape needs managed Prometheus (its ServiceMonitor CRD and the scraper come "
                     "with the add-on)",

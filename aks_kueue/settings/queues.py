@@ -183,23 +183,26 @@ class Queues(ConfigModel):
         """Each entry as the Kueue object it writes, by its stack key: its own spec, a pool's flavor with the label it
         selects the pool by (its taints, a ClusterQueue's generated check and a Topology's levels from AKS come with
         the model)."""
-        groups = (("resourceFlavors", "ResourceFlavor", self.resource_flavors), ("cohorts", "Cohort", self.cohorts),
-                  ("clusterQueues", "ClusterQueue", self.cluster_queues),
-                  ("localQueues", "LocalQueue", self.local_queues), ("topologies", "Topology", self.topologies))
-        for field, kind, entries in groups:
-            for i, entry in enumerate(entries):
-                if kind == "Topology" and entry.from_aks is not None:
-                    continue
-                metadata = {"name": entry.name}
-                if kind == "LocalQueue":
-                    metadata["namespace"] = entry.namespace
-                spec = entry.spec if entry.spec is not None else {}
-                spec = cluster_queue_spec_to_v1beta2(spec) if kind == "ClusterQueue" else spec
-                if kind == "ResourceFlavor" and entry.node_pool is not None and isinstance(spec, dict):
-                    # The label a pool's flavor selects its nodes by (its taints come with the model).
-                    spec = deep_merge({"nodeLabels": {AGENTPOOL: entry.node_pool}}, spec)
-                yield f"aks-kueue:queues.{field}[{i}]", {"apiVersion": V1BETA2, "kind": kind, "metadata": metadata,
-                                                         "spec": spec}
+        def written(field: str, i: int, kind: str, spec: Any, **metadata: str) -> tuple[str, dict[str, Any]]:
+            return f"aks-kueue:queues.{field}[{i}]", {"apiVersion": V1BETA2, "kind": kind, "metadata": metadata,
+                                                      "spec": spec if spec is not None else {}}
+
+        for i, flavor in enumerate(self.resource_flavors):
+            spec = flavor.spec
+            if flavor.node_pool is not None and isinstance(spec if spec is not None else {}, dict):
+                # The label a pool's flavor selects its nodes by (its taints come with the model).
+                spec = deep_merge({"nodeLabels": {AGENTPOOL: flavor.node_pool}}, spec or {})
+            yield written("resourceFlavors", i, "ResourceFlavor", spec, name=flavor.name)
+        for i, cohort in enumerate(self.cohorts):
+            yield written("cohorts", i, "Cohort", cohort.spec, name=cohort.name)
+        for i, queue in enumerate(self.cluster_queues):
+            yield written("clusterQueues", i, "ClusterQueue",
+                          cluster_queue_spec_to_v1beta2(queue.spec if queue.spec is not None else {}), name=queue.name)
+        for i, local in enumerate(self.local_queues):
+            yield written("localQueues", i, "LocalQueue", local.spec, name=local.name, namespace=local.namespace)
+        for i, topology in enumerate(self.topologies):
+            if topology.from_aks is None:
+                yield written("topologies", i, "Topology", topology.spec, name=topology.name)
         for i, entry in enumerate(self.workload_priority_classes):
             yield f"aks-kueue:queues.workloadPriorityClasses[{i}]", {
                 "apiVersion": V1BETA2, "kind": "WorkloadPriorityClass", "metadata": {"name": entry.name},

@@ -75,7 +75,7 @@ def _shaped(template: dict[str, Any], added: dict[str, Any], offset: bool) -> di
     shaped = copy.deepcopy(template)
     metadata = shaped.setdefault("metadata", {}) if isinstance(shaped.get("metadata", {}), dict) else {}
     for key in ("labels", "annotations"):
-        values = metadata.get(key) if isinstance(metadata.get(key), dict) else {}
+        values = map_at(metadata, key)
         metadata[key] = {k: v for k, v in values.items()
                          if not (str(k).startswith(LWS_PREFIX) and k != LWS_NAME_LABEL)}
     metadata["labels"].update({k: v for k, v in added.items() if isinstance(v, str) and v})

@@ -117,9 +117,9 @@ def _pod(spec: dict[str, Any], role: str, read: Reader) -> dict[str, Any]:
     if resources:
         container["resources"] = resources
     template = map_at(part, "template")
-    metadata = copy.deepcopy(template.get("metadata")) if isinstance(template.get("metadata"), dict) else {}
+    metadata = copy.deepcopy(map_at(template, "metadata"))
     for key in ("labels", "annotations"):
-        extra = part.get(key) if isinstance(part.get(key), dict) else {}
+        extra = map_at(part, key)
         if extra or template:
             metadata[key] = {**(metadata.get(key) or {}), **extra}
     return {"metadata": metadata, "spec": pod} if metadata else {"spec": pod}
