@@ -19,6 +19,7 @@ with quota for a resource no worker holds, it is an error: most of the admitted 
 
 from __future__ import annotations
 
+import weakref
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -90,7 +91,11 @@ def _is_self(fleet: Fleet, worker: Worker) -> bool:
 
 
 def _worker_models(model: Model) -> list[tuple[Worker, Model]]:
-    """Each listed worker that has exported its `fleet` output, as a model of its own."""
+    """Each listed worker that has exported its `fleet` output, as a model of its own; read once per manager
+    model, so that the rules that read them judge the same models (their checked objects read once too)."""
+    reference, found = _last_workers.get("entry", (None, []))
+    if reference is not None and reference() is model:
+        return found
     found = []
     for worker in _workers(model):
         if worker.outputs is None:
@@ -99,7 +104,12 @@ def _worker_models(model: Model) -> list[tuple[Worker, Model]]:
             found.append((worker, worker_model(worker.outputs, worker.stack)))
         except UnreadableValue:
             continue  # worker_outputs() reports it
+    _last_workers["entry"] = (weakref.ref(model), found)
     return found
+
+
+# The workers' models of the last manager model, as one (manager reference, list) pair, replaced whole.
+_last_workers: dict[str, Any] = {}
 
 
 def _queues(model: Model) -> set[tuple[str, str]]:

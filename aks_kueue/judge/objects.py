@@ -61,20 +61,26 @@ class _Checked:
     valid: Optional[list["Valid[KueueView]"]] = None
 
 
-# The checked objects of the last models judged (a fleet manager judges its workers' models too), and, once asked
-# for, their valid ones: one judgement asks for them from several rules. An entry is replaced whole, so a
-# concurrent reader never mixes two; at most _MODELS are kept.
+# The checked objects of the models being judged (a fleet manager judges its workers' models too), and, once
+# asked for, their valid ones: one judgement asks for them from several rules. An entry goes with its model (the
+# weak reference's callback), and is replaced whole, so a concurrent reader never mixes two; at most _MODELS are
+# kept, the oldest dropped first.
 _checked: dict[int, _Checked] = {}
-_MODELS = 8
+_MODELS = 64
 
 
 def _entry(model: Model) -> _Checked:
-    entry = _checked.get(id(model))
+    key = id(model)
+    entry = _checked.get(key)
     if entry is None or entry.model() is not model:
-        entry = _Checked(weakref.ref(model), [checked_object(item) for item in model.objects])
+        def forget(_: Any) -> None:
+            if _checked.get(key) is entry:
+                _checked.pop(key, None)
+
+        entry = _Checked(weakref.ref(model, forget), [checked_object(item) for item in model.objects])
         while len(_checked) >= _MODELS:
             _checked.pop(next(iter(_checked)))
-        _checked[id(model)] = entry
+        _checked[key] = entry
     return entry
 
 
