@@ -319,7 +319,7 @@ def _stack_config(stack: Optional[str], config: Optional[Path]):
     objects = [dict(m) for _, m in valid]
     objects += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n.name, "labels": dict(n.labels)}}
                 for n in model.namespaces]
-    objects += generated_stubs(valid, model)
+    objects += generated_stubs(model)
     notes = []
     kueue = None
     if settings.kueue.install == "helm":
