@@ -95,8 +95,8 @@ MAX_ADMISSIONS = 1000
 # removed again (`event_bound`).
 EVENTS_PER_ADMISSION = 4
 EVENTS_PER_POD = 2
-# A spot interruption: the run's new end and its recovery timeout; on a spot pool a node's eviction
-# is one more event per node (`event_bound`).
+# A spot interruption: the run's new end and its recovery timeout. On a spot pool a node's eviction is
+# one more event per node, and a pod an eviction took makes as many events as a pod admitted.
 EVENTS_PER_INTERRUPTION = 2
 # Workloads a note names one by one before it says how many more.
 NAMED_IN_NOTES = 5
@@ -455,19 +455,21 @@ def replay(config: ReplayConfig, trace: Trace, options: Optional[ReplayOptions] 
 
 def event_bound(outcome: ReplayOutcome) -> int:
     """The most events a replay can make for what it did: a submission per workload, and per
-    admission `EVENTS_PER_ADMISSION` plus `EVENTS_PER_POD` per pod, per spot interruption
-    `EVENTS_PER_INTERRUPTION` plus as much per pod, plus a node Ready and removed per node the pools
-    start with (and evicted, with spot pools). With at most `MAX_ADMISSIONS` admissions and
-    interruptions a workload, this bounds every replay by its trace."""
+    admission `EVENTS_PER_ADMISSION` plus `EVENTS_PER_POD` per pod, plus a node Ready and removed
+    per node the pools start with. With spot pools, a node's eviction is one more per pod, each pod
+    an eviction took as many again (its new node), and each interruption `EVENTS_PER_INTERRUPTION`.
+    With at most `MAX_ADMISSIONS` admissions and interruptions a workload, this bounds every replay
+    by its trace and its evictions; a workload whose pods nodes keep being taken from before it
+    starts is bounded in time by its waitForPodsReady timeout, or by the replay's end when nothing
+    progresses (`_Replay._over`)."""
     spot = outcome.nodes is not None and any(pool.spot for pool in outcome.nodes.pools)
     per_pod = EVENTS_PER_POD + spot
     bound = len(outcome.runs)
     for run in outcome.runs:
         pods = sum(max(0, int(ps.get("count", 1))) for ps in run.trace.shape.pod_sets)
-        bound += run.admissions * (EVENTS_PER_ADMISSION + per_pod * pods)
-        bound += run.interruptions * (EVENTS_PER_INTERRUPTION + per_pod * pods)
+        bound += run.admissions * (EVENTS_PER_ADMISSION + per_pod * pods) + run.interruptions * EVENTS_PER_INTERRUPTION
     if outcome.nodes is not None:
-        bound += per_pod * sum(pool.min_count for pool in outcome.nodes.pools)
+        bound += per_pod * sum(pool.min_count + pool.lost for pool in outcome.nodes.pools)
     return bound
 
 

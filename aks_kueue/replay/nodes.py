@@ -70,6 +70,7 @@ class PoolState:
         self.index = index
         self.spot = capacity.spec.spot
         self.evictions = 0   # spot nodes Azure took back
+        self.lost = 0        # pods they took with them
         self.min_count = capacity.spec.min_count
         self.max_count = capacity.spec.max_count
         self.startup = startup
@@ -376,6 +377,7 @@ class NodeModel:
         if not node.alive or node.groups is None:
             return []
         pool = node.pool
+        pool.lost += len(node.groups)
         lost = list(dict.fromkeys(node.groups))
         for group in lost:
             complete = group.remaining == 0
