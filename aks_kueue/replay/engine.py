@@ -1015,8 +1015,9 @@ class _Replay:
 
     def _interrupt(self, run: Run, now: float) -> None:
         """A running workload lost pods: admitted still, its PodsReady False until they are all placed
-        again, when it runs its whole runtime again (no checkpoint)."""
-        self.last_change = now
+        again, when it runs its whole runtime again (no checkpoint). It can start again a node's startup
+        later: the replay is not stuck (`_over`) until then."""
+        self.last_change = self.last_progress = now
         self._cut_short(run, now)
         run.interruptions += 1
         run.last_eviction = f"interrupted: a spot node under it was evicted at {now:g} s"

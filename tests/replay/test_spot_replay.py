@@ -94,6 +94,21 @@ def test_a_recovery_timeout_of_0s_lets_a_workload_wait_for_its_pods(tmp_path):
     assert a.started == pytest.approx(2000 + L1 + 2000, abs=1e-6)
 
 
+def test_a_long_run_interrupted_near_its_end_still_runs_again(tmp_path):
+    # At 0.1 evictions a node-hour the nodes live ten times as long: node 1 from 300 to 300 + 10 L1 =
+    # 11572.8, node 2 10 L2 = 52990.6 s. a (11,400 s, from 300) is interrupted 127.2 s before its end,
+    # and 11272.8 s after it started: longer than the replay waits when nothing that moves a workload
+    # is queued (the timeout, the backoff cap and a startup: 5,884 s). Its new node is Ready at
+    # 11872.8, after its old end; it runs again, and ends 11,400 s later.
+    rates = SpotRates(everywhere=SpotRate(0.1, "given"))
+    _, runs = run(tmp_path, one_queue(4), [workload("a", 0, cpu=2, runtime=11400)], pools=[pool("spot", spot=True)],
+                  node_startup={"spot": 300.0}, scale_down_delay=600.0, spot_rates=rates, seed=0)
+    a = runs["a"]
+    assert 300 + 10 * L1 < 300 + 11400 < 300 + 10 * L1 + 300
+    assert a.interruptions == 1 and a.state is State.FINISHED
+    assert a.finished == pytest.approx(300 + 10 * L1 + 300 + 11400, abs=1e-6)
+
+
 def test_pods_of_a_workload_on_other_nodes_stay_and_only_the_lost_ones_wait(tmp_path):
     # b has two 3-core pods: nodes 1 and 2 (4 cores each) are asked for at 0, Ready at 300, one pod
     # each; b starts at 300. Node 1 goes at 300 + L1; its pod waits, node 3 is asked for, Ready 300
