@@ -8,9 +8,9 @@ plain data: v1beta2 manifests, already validated and defaulted, and the capacity
 What the replay reads of Kueue's Configuration (`apis/config/v1beta2/defaults.go`, v0.19.2):
 `waitForPodsReady` (on by default in v1beta2: timeout 30m, recoveryTimeout the timeout's value,
 blockAdmission false, requeuing timestamp Eviction, backoff 60 s doubling to 3,600 s, no limit on
-retries), `fairSharing` and
-`admissionFairSharing` (not modelled: the report says so when they are on), and the
-`PartialAdmission` feature gate.
+retries), `fairSharing` and `admissionFairSharing` (not modelled: the report says so when they are
+on), and the `PartialAdmission` feature gate. Beside the Configuration: the spot eviction rates and
+seed (`spot`), and the pools' prices (`prices`).
 """
 
 from __future__ import annotations
