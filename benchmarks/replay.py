@@ -289,7 +289,7 @@ def _configuration(case: str, trace, seed: int):
 
     if trace.generated is not None:
         return _generated(trace.generated)
-    objects = _validated([(o, o["metadata"]["name"]) for o in organisation(seed)])
+    objects = _validated([(o, o["metadata"]["name"], None) for o in organisation(seed)])
     return ReplayConfig(f"synthetic {case}", objects, pools=pools())
 
 

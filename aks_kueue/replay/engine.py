@@ -38,13 +38,23 @@ its pods are placed; one admitted but not started within waitForPodsReady's time
 requeued after a backoff (Kueue's: the base doubling up to the maximum, no jitter). A
 ProvisioningRequest check admits once the booked nodes are Ready; quota is reserved meanwhile.
 
+Spot pools (`spot`): Azure takes a node back at the instant the spot model draws for it. Its pods
+are lost; a workload that was running stays admitted, as Kueue keeps it, and waits for its pods to
+be placed again (new nodes through the autoscaler), then runs its whole runtime again (no
+checkpoint), each interruption counted (`Run.interruptions`). Its PodsReady condition is False
+meanwhile, so waitForPodsReady's `recoveryTimeout` (by default the timeout) evicts and requeues it
+if they are not all placed again in time (`pkg/controller/core/workload_controller.go`,
+`admittedNotReadyWorkload`, reason `WaitForRecovery`). The work a preemption or an interruption
+cuts short is counted per ClusterQueue and resource (`rerun`).
+
 Every loop ends by construction:
 - a workload whose pods can never be placed, whatever flavors its ClusterQueue gives them and
   however many nodes the pools add (`NodeModel.never_placeable`), is admitted once, as Kueue
   admits it; at its waitForPodsReady timeout it is taken out and reported (`State.UNPLACEABLE`),
   where Kueue would evict and requeue it forever;
-- a workload admitted `MAX_ADMISSIONS` times without finishing (a configuration that makes it
-  cycle through preemptions or evictions) is taken out and named, with its ClusterQueue and the
+- a workload admitted (or interrupted on spot nodes) `MAX_ADMISSIONS` times without finishing (a
+  configuration that makes it cycle through preemptions or evictions, or a runtime much longer than
+  a spot node lives) is taken out and named, with its ClusterQueue and the
   cause of its last eviction (`State.ABANDONED`);
 - a waitForPodsReady `backoffLimitCount` deactivates a workload as Kueue does (`State.DEACTIVATED`);
 - an instant runs at most `max_cycles_per_instant` scheduling cycles, and the replay ends when
@@ -69,7 +79,7 @@ from aks_kueue.aks.autoscaler import SCALE_UP_CLASSES
 from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provisioning, provisioning_config_name
 from aks_kueue.replay.config import ReplayConfig
 from aks_kueue.replay.events import Event, EventKind, EventQueue
-from aks_kueue.replay.nodes import BookedReady, NodeModel, NodeReady, PodGroup, ScaleDown
+from aks_kueue.replay.nodes import BookedReady, Node, NodeEvicted, NodeModel, NodeReady, PodGroup, ScaleDown
 from aks_kueue.replay.trace import Trace, TraceWorkload
 
 FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
@@ -85,6 +95,9 @@ MAX_ADMISSIONS = 1000
 # removed again (`event_bound`).
 EVENTS_PER_ADMISSION = 4
 EVENTS_PER_POD = 2
+# A spot interruption: the run's new end and its recovery timeout. On a spot pool a node's eviction is
+# one more event per node, and a pod an eviction took makes as many events as a pod admitted.
+EVENTS_PER_INTERRUPTION = 2
 # Workloads a note names one by one before it says how many more.
 NAMED_IN_NOTES = 5
 
@@ -163,7 +176,8 @@ class Run:
 
     __slots__ = ("trace", "priority", "cls", "info", "key", "ts", "cq", "queue", "state", "held", "admitted",
                  "started", "finished", "ever_admitted", "ever_started", "preemptions", "evictions", "admissions",
-                 "epoch", "flavors", "counts", "reason", "groups", "decision", "last_eviction")
+                 "epoch", "flavors", "counts", "reason", "groups", "decision", "last_eviction", "interruptions",
+                 "recovering")
 
     def __init__(self, trace: TraceWorkload, priority: int, cls: tuple):
         self.trace = trace
@@ -191,6 +205,8 @@ class Run:
         self.groups: list[PodGroup] = []
         self.decision: Optional[Decision] = None
         self.last_eviction: Optional[str] = None   # why it was last evicted, for a workload taken out
+        self.interruptions = 0          # runs cut short by a spot node's eviction
+        self.recovering = False         # its pods were lost to a spot eviction and are not all placed again
 
     @property
     def name(self) -> str:
@@ -428,6 +444,9 @@ class ReplayOutcome:
     decisions: int
     snapshot: Snapshot
     notes: list[str] = field(default_factory=list)
+    # Per ClusterQueue and resource, the resource-seconds (Kueue's units) of runs cut short by a
+    # preemption or a spot interruption: work done again.
+    rerun: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def replay(config: ReplayConfig, trace: Trace, options: Optional[ReplayOptions] = None) -> ReplayOutcome:
@@ -437,14 +456,20 @@ def replay(config: ReplayConfig, trace: Trace, options: Optional[ReplayOptions] 
 def event_bound(outcome: ReplayOutcome) -> int:
     """The most events a replay can make for what it did: a submission per workload, and per
     admission `EVENTS_PER_ADMISSION` plus `EVENTS_PER_POD` per pod, plus a node Ready and removed
-    per node the pools start with. With at most `MAX_ADMISSIONS` admissions a workload, this bounds
-    every replay by its trace."""
+    per node the pools start with. With spot pools, a node's eviction is one more per pod, each pod
+    an eviction took as many again (its new node), and each interruption `EVENTS_PER_INTERRUPTION`.
+    With at most `MAX_ADMISSIONS` admissions and interruptions a workload, this bounds every replay
+    by its trace and its evictions; a workload whose pods nodes keep being taken from before it
+    starts is bounded in time by its waitForPodsReady timeout, or by the replay's end when nothing
+    progresses (`_Replay._over`)."""
+    spot = outcome.nodes is not None and any(pool.spot for pool in outcome.nodes.pools)
+    per_pod = EVENTS_PER_POD + spot
     bound = len(outcome.runs)
     for run in outcome.runs:
         pods = sum(max(0, int(ps.get("count", 1))) for ps in run.trace.shape.pod_sets)
-        bound += run.admissions * (EVENTS_PER_ADMISSION + EVENTS_PER_POD * pods)
+        bound += run.admissions * (EVENTS_PER_ADMISSION + per_pod * pods) + run.interruptions * EVENTS_PER_INTERRUPTION
     if outcome.nodes is not None:
-        bound += EVENTS_PER_POD * sum(pool.min_count for pool in outcome.nodes.pools)
+        bound += per_pod * sum(pool.min_count + pool.lost for pool in outcome.nodes.pools)
     return bound
 
 
@@ -467,6 +492,7 @@ class _Replay:
         self.notes: list[str] = []
         self.unplaceable: list[Run] = []
         self.abandoned: list[Run] = []
+        self.rerun: dict[str, dict[str, float]] = {}
         self._assignments: dict[tuple, tuple[dict, dict]] = {}
         self._by_decision: dict[int, tuple[Decision, tuple[dict, dict]]] = {}
         self._trees: dict[str, list[str]] = {}  # the ClusterQueues of a cohort tree, by its root
@@ -488,8 +514,9 @@ class _Replay:
         order = sorted(self.runs, key=lambda r: round(r.trace.submitted, 6))
         self.events = EventQueue(array("d", (round(r.trace.submitted, 6) for r in order)), order, Submit)
         startups = [config.startup(p)[0] for p in config.pools or []]
-        self.nodes = None if config.pools is None else NodeModel(config.pools, startups, config.scale_down_delay,
-                                                                 self.events.push)
+        self.nodes = None if config.pools is None else NodeModel(
+            config.pools, startups, config.scale_down_delay, self.events.push, spot=config.spot,
+            by_queue=config.prices is not None)
         ready = self.pods_ready
         # One waitForPodsReady cycle of a workload that never starts, with room to spare.
         self.horizon = (ready.timeout + ready.backoff_cap if ready.enabled else 0.0) + max(startups, default=0.0) \
@@ -564,7 +591,7 @@ class _Replay:
         if options.progress is not None:
             options.progress(self._progress(end))
         return ReplayOutcome(self.config, self.runs, self.queues, self.meters, self.nodes, end, self.done,
-                             self.cycles, self.decisions, self.snapshot, self.notes)
+                             self.cycles, self.decisions, self.snapshot, self.notes, self.rerun)
 
     def _progress(self, now: float) -> Progress:
         return Progress(now, self.done, len(self.events), self.submitted, self.finished, len(self.runs))
@@ -600,14 +627,19 @@ class _Replay:
                     self._evict(run, now, Eviction.PODS_READY_TIMEOUT)
             case NodeReady(node=node):
                 self._node_model().node_ready(node, now)
+            case NodeEvicted(node=node):
+                self._spot_eviction(node, now)
             case ScaleDown(node=node, since=since):
                 self._node_model().scale_down(node, since, now)
             case BookedReady(run=run, groups=groups):
                 if run.state is State.RESERVED and run.groups is groups:
                     # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
-                    # admitted and its pods (booked) run at once.
+                    # admitted and its pods (booked) run at once, unless a spot eviction took some.
                     self._set_admitted(run, now)
-                    self._start(run, now)
+                    if any(g.remaining for g in groups):
+                        self._wait_for_pods(run, now)
+                    else:
+                        self._start(run, now)
             case _:
                 raise AssertionError(f"an event the replay does not know: {event!r}")
 
@@ -832,7 +864,12 @@ class _Replay:
         self._node_model().add([g for g in run.groups if g.pools])
         if not run.groups:
             self._start(run, now)
-        elif self.pods_ready.enabled:
+        else:
+            self._wait_for_pods(run, now)
+
+    def _wait_for_pods(self, run: Run, now: float) -> None:
+        """Admitted, its pods not all placed: waitForPodsReady's timeout runs from now."""
+        if self.pods_ready.enabled:
             self.events.push(now + self.pods_ready.timeout, Timeout(run, run.epoch))
 
     def _set_admitted(self, run: Run, now: float) -> None:
@@ -878,6 +915,7 @@ class _Replay:
         run.state = State.RUNNING
         run.started = now
         run.ever_started = True
+        run.recovering = False
         run.reason = None
         runtime = run.trace.runtime
         if runtime is not None:
@@ -912,10 +950,16 @@ class _Replay:
         self.last_change = now
         never = None
         if cause is Eviction.PODS_READY_TIMEOUT:
-            run.last_eviction = ("evicted by waitForPodsReady: its pods were not all placed within "
-                                 f"{self.pods_ready.timeout:g} s" + (f" ({run.reason})" if run.reason else ""))
+            run.last_eviction = (
+                f"evicted by waitForPodsReady's recoveryTimeout: its pods lost to a spot eviction were not all "
+                f"placed again within {self.pods_ready.recovery_timeout:g} s" if run.recovering else
+                f"evicted by waitForPodsReady: its pods were not all placed within {self.pods_ready.timeout:g} s"
+            ) + (f" ({run.reason})" if run.reason else "")
             if self.pods_ready.backoff_limit is None:  # with a limit, Kueue itself stops requeueing it
                 never = self._never_placeable(run)
+        elif run.state is State.RUNNING:
+            self._cut_short(run, now)
+        run.recovering = False
         self._release(run, now)
         queue, info = run.queue, run.info
         assert queue is not None and info is not None
@@ -951,10 +995,55 @@ class _Replay:
     def _abandon(self, run: Run) -> None:
         """Admitted MAX_ADMISSIONS times without finishing: taken out, with why (it stays pending)."""
         run.state = State.ABANDONED
+        spot = f", {run.interruptions:,} spot interruptions" if run.interruptions else ""
         run.reason = (f"admitted {run.admissions:,} times without finishing ({run.preemptions:,} preemptions, "
-                      f"{run.evictions:,} waitForPodsReady evictions); the replay stops replaying it there "
-                      f"(at most {MAX_ADMISSIONS:,} admissions a workload); last {run.last_eviction}")
+                      f"{run.evictions:,} waitForPodsReady evictions{spot}); the replay stops replaying it there "
+                      f"(at most {MAX_ADMISSIONS:,} admissions and spot interruptions a workload); last "
+                      f"{run.last_eviction}")
         self.abandoned.append(run)
+
+    # Spot evictions ----------------------------------------------------------------------------
+
+    def _spot_eviction(self, node: Node, now: float) -> None:
+        """Azure took a spot node back: the workloads running there lost pods and wait for them again."""
+        lost = self._node_model().evict(node, now)
+        for run in dict.fromkeys(group.run for group in lost):
+            if run.state is State.RUNNING:
+                self._interrupt(run, now)
+            # An admitted workload not started yet waits for its pods as it did (its timeout runs on);
+            # a reserved one finds them missing when its ProvisioningRequest is Ready.
+
+    def _interrupt(self, run: Run, now: float) -> None:
+        """A running workload lost pods: admitted still, its PodsReady False until they are all placed
+        again, when it runs its whole runtime again (no checkpoint). It can start again a node's startup
+        later: the replay is not stuck (`_over`) until then."""
+        self.last_change = self.last_progress = now
+        self._cut_short(run, now)
+        run.interruptions += 1
+        run.last_eviction = f"interrupted: a spot node under it was evicted at {now:g} s"
+        run.epoch += 1          # its end is stale; it ends a runtime after it starts again
+        run.state = State.ADMITTED
+        run.started = None
+        run.recovering = True
+        self.unready += 1
+        if run.admissions + run.interruptions >= MAX_ADMISSIONS:
+            queue = run.queue
+            assert queue is not None
+            self._release(run, now)
+            queue.count(now, 1)
+            return self._abandon(run)
+        ready = self.pods_ready
+        if ready.enabled and ready.recovery_timeout > 0:
+            self.events.push(now + ready.recovery_timeout, Timeout(run, run.epoch))
+
+    def _cut_short(self, run: Run, now: float) -> None:
+        """A running workload stops before its end: what it held since it started is work done again."""
+        decision, started = run.decision, run.started
+        if started is None or decision is None or decision.assignment is None or now <= started or run.cq is None:
+            return
+        lost = self.rerun.setdefault(run.cq, {})
+        for (_, resource), value in decision.assignment.usage.items():
+            lost[resource] = lost.get(resource, 0.0) + value * (now - started)
 
     # Pods --------------------------------------------------------------------------------------
 

@@ -613,6 +613,9 @@ class _Exports:
         if not isinstance(manifest, dict):
             raise error(None, "must be a Workload (a map)")
         api, kind = manifest.get("apiVersion"), manifest.get("kind")
+        if kind is None and isinstance(manifest.get("Items"), list):
+            raise error(None, "is a page of the Azure Retail Prices API, not a trace: give each price file with "
+                              "its own --prices (--prices a.json --prices b.json)")
         if kind != "Workload" or api not in WORKLOAD_VERSIONS:
             raise error("kind", f"{show(api)}/{show(kind)} is not a Kueue Workload; a trace holds Workloads "
                                 f"(kubectl get workloads -A -o yaml), {GROUP}/v1beta2 or v1beta1")

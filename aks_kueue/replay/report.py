@@ -4,6 +4,11 @@ Per ClusterQueue: submitted, admitted, started, finished, preemptions, other evi
 the end, never started, the waits to admission and to start (p50, p95, max), and per flavor and
 resource the mean usage against nominal quota and the borrowed resource-hours. Per pool: node-hours,
 peak nodes, the mean allocated share of its main resource (its GPUs, else cpu), hours at maxCount.
+Per ClusterQueue, `rerunHours`: per resource, the resource-hours of runs a preemption or a spot
+interruption cut short. With spot pools, `spotEvictions` per pool and `spotInterruptions` per
+ClusterQueue and workload. With `--prices`, `cost` per pool (its node-hours at its hourly price),
+per ClusterQueue (its share of each pool's cost, by what its pods were allocated of the pool's main
+resource there; a pool where nothing was allocated is charged to no one) and for the configuration.
 
 Conventions a reviewer can check by hand:
 - percentiles are nearest-rank (p95 of 20 waits is the 19th smallest);
@@ -24,6 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterator, Optional, Sequence, TextIO
 
+from aks_kueue.aks.prices import shares
 from aks_kueue.replay.engine import WAITING, ReplayOutcome, Run, State
 from aks_kueue.replay.trace import Trace
 
@@ -90,6 +96,8 @@ class RunRows(Rows):
         self.outcome = outcome
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
+        if _has_spot(self.outcome):
+            return ({**_workload(r), "spotInterruptions": r.interruptions} for r in _seen(self.outcome))
         return (_workload(r) for r in _seen(self.outcome))
 
 
@@ -149,9 +157,16 @@ def configuration(outcome: ReplayOutcome) -> dict[str, Any]:
         else:
             unrouted += 1
     queues = [_queue(name, runs, outcome, end) for name, runs in by_queue.items()]
-    return {"name": outcome.config.name, "events": outcome.events, "clusterQueues": queues,
-            "pools": _pools(outcome), "assumptions": outcome.config.assumptions() + outcome.notes,
-            "unrouted": unrouted, "workloads": RunRows(outcome)}
+    _add_reruns(queues, outcome)
+    pools = _pools(outcome)
+    if _has_spot(outcome):
+        _add_spot(queues, pools, by_queue, outcome)
+    found = {"name": outcome.config.name, "events": outcome.events, "clusterQueues": queues,
+             "pools": pools, "assumptions": outcome.config.assumptions() + outcome.notes,
+             "unrouted": unrouted, "workloads": RunRows(outcome)}
+    if outcome.config.prices is not None and outcome.nodes is not None:
+        found["cost"] = _add_costs(queues, pools, outcome)
+    return found
 
 
 def _seen(outcome: ReplayOutcome) -> Iterator[Run]:
@@ -298,9 +313,23 @@ def differences(first: dict[str, Any], second: dict[str, Any]) -> list[dict[str,
             entry[key] = queue[key] - other[key]
         usage = _utilisation(other)
         entry["utilisation"] = {fr: _minus(value, usage.get(fr)) for fr, value in _utilisation(queue).items()}
+        entry.update(_spot_and_cost_differences(queue, other))
         found.append(entry)
     mine = {q["name"] for q in first["clusterQueues"]}
     found += [{"clusterQueue": q["name"], "only": "second"} for q in second["clusterQueues"] if q["name"] not in mine]
+    return found
+
+
+def _spot_and_cost_differences(queue: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """The differences of reruns, spot interruptions and cost, where both configurations report them."""
+    found: dict[str, Any] = {}
+    mine, theirs = queue.get("rerunHours"), other.get("rerunHours")
+    if mine is not None and theirs is not None:
+        found["rerunHours"] = {r: _round(mine.get(r, 0.0) - theirs.get(r, 0.0)) for r in sorted({*mine, *theirs})}
+    if "spotInterruptions" in queue or "spotInterruptions" in other:
+        found["spotInterruptions"] = queue.get("spotInterruptions", 0) - other.get("spotInterruptions", 0)
+    if "cost" in queue and "cost" in other:
+        found["cost"] = _round(queue["cost"]["amount"] - other["cost"]["amount"], 2)
     return found
 
 
@@ -344,6 +373,67 @@ def _pools(outcome: ReplayOutcome) -> list[dict[str, Any]]:
                       "meanAllocated": _round(share, 4), "hoursAtMax": _round(pool.at_max_seconds / 3600),
                       "resource": pool.primary, "minCount": pool.min_count, "maxCount": pool.max_count,
                       "nodeStartup": pool.startup})
+    return found
+
+
+def _add_reruns(queues: list[dict[str, Any]], outcome: ReplayOutcome) -> None:
+    """Per ClusterQueue `rerunHours`: per resource, the resource-hours (cores, GiB, counts) of runs a
+    preemption or a spot interruption cut short."""
+    for queue in queues:
+        lost = outcome.rerun.get(queue["name"], {})
+        queue["rerunHours"] = {resource: _round(display(resource, value / 3600)[0])
+                               for resource, value in sorted(lost.items())}
+
+
+def _has_spot(outcome: ReplayOutcome) -> bool:
+    return outcome.nodes is not None and any(pool.spot for pool in outcome.nodes.pools)
+
+
+def _add_spot(queues: list[dict[str, Any]], pools: list[dict[str, Any]], by_queue: dict[str, list[Run]],
+              outcome: ReplayOutcome) -> None:
+    """`spotEvictions` on every pool, `spotInterruptions` on every ClusterQueue (a configuration with spot pools)."""
+    assert outcome.nodes is not None
+    for row, pool in zip(pools, outcome.nodes.pools):
+        row["spot"] = pool.spot
+        row["spotEvictions"] = pool.evictions
+    for queue in queues:
+        queue["spotInterruptions"] = sum(run.interruptions for run in by_queue[queue["name"]])
+
+
+def _add_costs(queues: list[dict[str, Any]], pools: list[dict[str, Any]], outcome: ReplayOutcome) -> dict[str, Any]:
+    """`cost` per pool (None without a price), per ClusterQueue (its shares; `unpriced` names the pools
+    its pods used that have no price, so that its amount is a lower bound) and the configuration's."""
+    prices, nodes = outcome.config.prices, outcome.nodes
+    assert prices is not None and nodes is not None
+    charged: dict[str, float] = {}
+    unpriced: dict[str, list[str]] = {}
+    total = unallocated = 0.0
+    for row, pool in zip(pools, nodes.pools):
+        price = prices.prices.get(pool.name)
+        held = pool.queue_seconds(outcome.end)
+        if price is None:
+            row["cost"] = None
+            for name in sorted(q for q, seconds in held.items() if seconds > 0):
+                unpriced.setdefault(name, []).append(pool.name)
+            continue
+        cost = price.cost(pool.node_seconds / 3600)
+        row["cost"] = cost.as_json()
+        total += cost.amount
+        split = shares(cost.amount, held)
+        if not split:
+            unallocated += cost.amount
+        for name, amount in split.items():
+            charged[name] = charged.get(name, 0.0) + amount
+    currency = prices.currency
+    for queue in queues:
+        queue["cost"] = {"amount": _round(charged.get(queue["name"], 0.0), 2), "currency": currency}
+        if queue["name"] in unpriced:
+            queue["cost"]["unpriced"] = unpriced[queue["name"]]
+    found: dict[str, Any] = {"amount": _round(total, 2), "currency": currency,
+                             "unallocated": _round(unallocated, 2)}
+    missing = [pool.name for pool in nodes.pools if pool.name in prices.missing]
+    if missing:
+        found["unpriced"] = missing
     return found
 
 
