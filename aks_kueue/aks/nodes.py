@@ -155,7 +155,7 @@ def _gpus(pool: Pool) -> tuple[str | None, int, list[str], bool, Optional[Unadve
     accelerators: what its nodes advertise, which is nothing without a driver and a device plugin."""
     size = lookup(pool.vm_size)
     if pool.explicit is not None:
-        if not pool.explicit.gpus:
+        if not pool.explicit.gpus or pool.explicit.gpu_resource is None:  # GPUs are stated with their resource
             return None, 0, [], False, None
         resource, count = pool.explicit.gpu_resource, pool.explicit.gpus
         line = f"{resource}: {count} per node, as stated"

@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any, Generator, Iterable, Iterator, Mapping, Optional, Sequence, Union
 from urllib.parse import quote
 
+from aks_kueue.k8s import field as fe
 from aks_kueue.k8s.loader import Limits, LoadError, display_name, json_value_at, line_of, read_text
 
 RETAIL_PRICES_API = "https://prices.azure.com/api/retail/prices"
@@ -255,8 +256,7 @@ def price_row(value: Any, file: str, line: int) -> PriceRow:
                                     "retailPrice, ...)", line=line)
     for key in _TEXT_FIELDS:
         if key not in value:
-            raise LoadError(file, None, "Required value: every row of the Retail Prices API has it", line=line,
-                            key=key)
+            raise LoadError.at(file, fe.required(key, "every row of the Retail Prices API has it"), line=line)
         if not isinstance(value[key], str):
             raise LoadError(file, None, f"must be a string, not {_shown(value[key])}", line=line, key=key)
     for key in _OPTIONAL_TEXT:
@@ -264,8 +264,9 @@ def price_row(value: Any, file: str, line: int) -> PriceRow:
             raise LoadError(file, None, f"must be a string, not {_shown(value[key])}", line=line, key=key)
     price = value.get("retailPrice")
     if isinstance(price, bool) or not isinstance(price, (int, float)) or not math.isfinite(price) or price < 0:
-        raise LoadError(file, None, "Required value: a price of 0 or more (a JSON number)" if price is None
-                        else f"must be a price of 0 or more (a JSON number), not {_shown(price)}", line=line,
+        if price is None:
+            raise LoadError.at(file, fe.required("retailPrice", "a price of 0 or more (a JSON number)"), line=line)
+        raise LoadError(file, None, f"must be a price of 0 or more (a JSON number), not {_shown(price)}", line=line,
                         key="retailPrice")
     primary = value.get("isPrimaryMeterRegion")
     if primary is not None and not isinstance(primary, bool):

@@ -64,7 +64,7 @@ def day2_section(outcome: Outcome) -> list[str]:
 
 def resources_section(outcome: Outcome) -> list[str]:
     """The resources by type, folded: a reviewer opens them when the verdicts call for it."""
-    registrations = outcome.run.registrations
+    registrations = outcome.run.registrations if outcome.run is not None else []
     counts = Counter(r.type for r in registrations)
     registered = "registered had the guard let it through" if outcome.refusals else "registered"
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -89,9 +89,8 @@ def print_headline(console, outcome: Outcome) -> None:
     headline = f"aks-kueue preview of stack {outcome.stack}: {verdict_text(outcome)}"  # what a reviewer reads first
     colour = "red" if outcome.exit_code else "green"
     console.print(f"[bold {colour}]{escape(headline)}[/bold {colour}]")
-    run = outcome.run
     registered = "registered had the guard let it through" if outcome.refusals else "registered"
-    facts = [f"{len(run.registrations)} resources would be {registered}"]
+    facts = [f"{len(outcome.run.registrations) if outcome.run else 0} resources would be {registered}"]
     if any(f.kind == UNGUARDED for f in outcome.findings):
         facts.append("unguarded: no --previous-outputs, so a replacement, a deletion or an install switch is not "
                      "refused here")
@@ -267,6 +266,8 @@ def print_resources(console, outcome: Outcome) -> None:
     from rich.tree import Tree
 
     run = outcome.run
+    if run is None:
+        return  # the program did not run: nothing was registered
     counts = Counter(short_type(r.type) for r in run.registrations)
     tree = Tree(f"[bold]Resources[/bold] ({len(run.registrations)}, {len(counts)} types)")
     by_urn = {r.urn: r for r in run.registrations}
@@ -320,6 +321,8 @@ def print_outputs(console, outcome: Outcome, show_outputs: bool = False) -> None
     from rich.markup import escape
     from rich.table import Table
 
+    if outcome.run is None:
+        return  # the program did not run: it has no outputs
     outputs = outcome.run.outputs
     if show_outputs:
         table = Table(title="Stack outputs", show_header=True, title_justify="left")

@@ -75,6 +75,15 @@ def replay(
     output: Optional[str] = typer.Option(None, "-o", "--output", help="json: the same as --json."),
     output_format: str = typer.Option("text", "--format", help="text (tables) or markdown (a PR comment)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write replay.png, summary.md and workloads.csv here."),
+    spot_eviction: Optional[list[str]] = typer.Option(
+        None, "--spot-eviction", help="Evictions per node-hour on spot pools: RATE for every spot pool, or "
+                                      "POOL=RATE (repeatable); RATE as 0.05, or as Azure's hourly band, 5%. Default: "
+                                      "assumed, printed in the report."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the spot eviction draws (the same seed, the same "
+                                                      "evictions)."),
+    prices: Optional[list[str]] = typer.Option(
+        None, "--prices", help="Price files from the Azure Retail Prices API (repeatable): each pool's cost. "
+                               "Without them, no cost is shown."),
 ) -> None:
     """Replay a trace of workloads against a queue configuration (or two): waits, preemptions, nodes.
 
@@ -118,6 +127,9 @@ def replay(
             configuration.cycle = pace or (HARNESS if trace.generated is not None else KUEUE_14477)
             _routed(configuration, trace, window)
         _apply_startups(configurations, startups)
+        _apply_spot(configurations, spot_eviction or [], seed)
+        if prices:
+            _apply_prices(configurations, prices)
         code = _replay_and_report(configurations, trace, window, gate, as_json, output_format, out)
     except Unusable as unusable:
         _invalid(unusable.errors, as_json)
@@ -229,6 +241,47 @@ def _apply_startups(configurations: list, startups: dict[str, float]) -> None:
     for configuration in configurations:
         configuration.node_startup = {p: s for p, s in startups.items()
                                       if any(pool.name == p for pool in configuration.pools or [])}
+
+
+def _apply_spot(configurations: list, values: list[str], seed: int) -> None:
+    """`--spot-eviction` and `--seed`, the same for every configuration (so that `--compare` draws the
+    same lives for the same nodes)."""
+    from aks_kueue.replay.spot import parse_spot_eviction
+
+    rates = parse_spot_eviction(values)
+    rates.check([p.spec for c in configurations for p in c.pools or []])
+    for configuration in configurations:
+        configuration.spot_rates = rates
+        configuration.seed = seed
+
+
+def _apply_prices(configurations: list, paths: list[str]) -> None:
+    """`--prices`: each pool's hourly price in its stack's region. A pool without one is named, with the
+    `curl` line that fetches it; prices in two currencies are refused (costs would not add up)."""
+    from aks_kueue.aks.prices import fetch_command, read_prices
+
+    priced = [c for c in configurations if c.pools]
+    if not priced:
+        raise _flag_error(f"--prices: {' and '.join(c.name for c in configurations)} "
+                          f"{'has' if len(configurations) == 1 else 'have'} no node pools (Kueue YAML alone, or a "
+                          "generator trace): there is nothing to price; give a stack (--stack or --config)")
+    book = read_prices(paths)
+    for configuration in priced:
+        region = configuration.region
+        if not region:
+            raise _flag_error(f"--prices: {configuration.name} names no region (azure-native:location), so its "
+                              "pools cannot be priced")
+        found = book.for_pools(region, [p.spec for p in configuration.pools])
+        configuration.prices = found
+        if found.missing:
+            sizes = sorted({m.vm_size for m in found.missing.values()})
+            fetch = f"fetch the missing prices with: {fetch_command([region], sizes)}"
+            warn([f"{configuration.name}: {missing}" for missing in found.missing.values()] + [fetch])
+            configuration.notes.append(fetch)
+    currencies = {c.prices.currency for c in priced if c.prices is not None and c.prices.currency is not None}
+    if len(currencies) > 1:
+        raise _flag_error(f"--prices: the configurations are priced in {' and '.join(sorted(currencies))}; fetch "
+                          "every price in one currency (the API's currencyCode parameter) so that costs compare")
 
 
 def _gate(value: Optional[str]):
@@ -365,10 +418,9 @@ def _validated(given: list[tuple[dict, str, Any]], unique: bool = False) -> list
     if unique:
         placed = {id(obj): document for obj, document in loaded}
         for twice in duplicates([obj for obj, _ in loaded], DUPLICATE_CONSEQUENCE):
-            document = placed[id(twice.obj)]
-            errors.append(LoadError(document.file if document else twice.obj.source,
-                                    document.index if document else None,
-                                    f"{twice.error.field}: {twice.error.message}"))
+            document = placed[id(twice.object)]
+            errors.append(LoadError(document.file if document else twice.object.source,
+                                    document.index if document else None, str(twice)))
     if errors:
         raise Unusable(errors)
     return objects
@@ -454,7 +506,7 @@ def _stack_config(stack: Optional[str], config: Optional[Path]):
     objects = [dict(m) for _, m in valid]
     objects += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n.name, "labels": dict(n.labels)}}
                 for n in model.namespaces]
-    objects += generated_stubs(valid, model)
+    objects += generated_stubs(model)
     notes = []
     kueue = None
     if settings.kueue.install == "helm":
@@ -471,4 +523,4 @@ def _stack_config(stack: Optional[str], config: Optional[Path]):
         pools = [pool_capacity(p, region) for p in model.pools]
     except CatalogError as error:
         raise Unusable([LoadError("", None, f"{label}: {error}")]) from None
-    return ReplayConfig(label, objects, kueue=kueue, pools=pools, notes=notes)
+    return ReplayConfig(label, objects, kueue=kueue, pools=pools, notes=notes, region=region or None)

@@ -4,6 +4,11 @@ document (`aks_kueue.replay.report`), and the chart from the replay's time serie
 
 With two configurations the first is the change under review, the second the base; differences are
 the first minus the second, so a negative wait is the change making teams wait less.
+
+Every table of ClusterQueues shows the work done again (rerun resource-hours of its main resource);
+with spot pools the interruptions per ClusterQueue and the evictions per pool, and with `--prices`
+the cost per ClusterQueue and per pool (its hourly price and the price's date) and each
+configuration's total (`_spot_and_cost`, below).
 """
 
 from __future__ import annotations
@@ -60,11 +65,6 @@ def _main_usage(queue: dict[str, Any]) -> str:
     return f"{top['flavor']}/{top['resource']} {_share(top['utilisation'])}"
 
 
-def _rerun(queue: dict[str, Any]) -> str:
-    """Resource-hours of runs cut short, as `nvidia.com/gpu 12.5, cpu 100`."""
-    return ", ".join(f"{resource} {_number(hours)}" for resource, hours in queue["rerunHours"].items() if hours) or "-"
-
-
 def _headline(document: dict[str, Any], trace) -> str:
     start = document["start"]
     files = ", ".join(trace.files) if len(trace.files) <= 3 else f"{len(trace.files)} files"
@@ -76,9 +76,9 @@ def _headline(document: dict[str, Any], trace) -> str:
 
 
 QUEUE_COLUMNS = ("ClusterQueue", "submitted", "finished", "running", "admitted at end", "pending at end",
-                 "never admitted", "never started", "preemptions", "preempted workloads", "evicted", "rerun hours",
+                 "never admitted", "never started", "preemptions", "preempted workloads", "evicted",
                  "wait to admit p50/p95/max", "wait to start p50/p95/max", "busiest usage")
-COUNTS = 12   # the columns of QUEUE_COLUMNS that are counts (the text's first table)
+COUNTS = 11   # the columns of QUEUE_COLUMNS that are counts (the text's first table)
 
 
 def _queue_row(queue: dict[str, Any]) -> list[str]:
@@ -86,7 +86,7 @@ def _queue_row(queue: dict[str, Any]) -> list[str]:
     counts = [str(queue[k]) for k in ("submitted", "finished", "running", "admittedAtEnd", "pendingAtEnd",
                                       "neverAdmitted", "neverStarted", "preemptions", "preemptedWorkloads",
                                       "evictions")]
-    return [queue["name"], *counts, _rerun(queue), " / ".join(_stat(admit, k) for k in ("p50", "p95", "max")),
+    return [queue["name"], *counts, " / ".join(_stat(admit, k) for k in ("p50", "p95", "max")),
             " / ".join(_stat(start, k) for k in ("p50", "p95", "max")), _main_usage(queue)]
 
 
@@ -257,6 +257,7 @@ def print_text(document: dict[str, Any], trace) -> None:
         queues = configuration["clusterQueues"]
         table("per ClusterQueue (state at the end: finished + running + admitted + pending = submitted)",
               QUEUE_COLUMNS[:COUNTS], [_queue_row(q)[:COUNTS] for q in queues])
+        table("work done again, spot and cost", *_queue_extras(configuration))
         table("waits (p50 / p95 / max; ≥: a lower bound, waits cut at the end of the replay; cut: how many)",
               WAIT_COLUMNS, [_wait_row(q) for q in queues])
         table("usage of nominal quota", USAGE_COLUMNS, _usage_rows(configuration))
@@ -264,7 +265,10 @@ def print_text(document: dict[str, Any], trace) -> None:
             table("usage of the Cohorts' own quota (what their ClusterQueues borrow beyond their own and lent quota)",
                   COHORT_COLUMNS, _cohort_rows(configuration))
         if configuration["pools"]:
-            table("per pool", POOL_COLUMNS, [_pool_row(p) for p in configuration["pools"]])
+            extra, pool_cells = _pool_extras(configuration)
+            table("per pool", POOL_COLUMNS + extra, [_pool_row(p) + pool_cells(p) for p in configuration["pools"]])
+        if "cost" in configuration:
+            say(_total_cost(configuration))
         if configuration.get("backtest"):
             table("backtest: predicted against what the exports observed (absolute errors)", BACKTEST_COLUMNS,
                   _backtest_rows(configuration))
@@ -278,6 +282,9 @@ def print_text(document: dict[str, Any], trace) -> None:
             say(f"  ... and {count - len(shown):,} more waiting at the end (workloads.csv with --out)")
     if "differences" in document:
         table("\nthe change minus the base", DIFF_COLUMNS, _difference_rows(document))
+        table("work done again, spot and cost: the change minus the base", *_difference_extras(document))
+        if all("cost" in c for c in configurations):
+            say(_total_cost_difference(configurations))
     _print_gates(document, say)
 
 
@@ -311,9 +318,13 @@ def markdown(document: dict[str, Any], trace) -> str:
     if "differences" in document:
         lines += ["**What the change does** (this configuration minus the base; negative waits are shorter):", ""]
         lines += table(DIFF_COLUMNS, _difference_rows(document)) + [""]
+        lines += table(*_difference_extras(document)) + [""]
         pools = _pool_differences(configurations)
         if pools:
-            lines += table(("pool", "node-hours", "Δ", "peak nodes", "Δ", "hours at maxCount", "Δ"), pools) + [""]
+            lines += table(("pool", "node-hours", "Δ", "peak nodes", "Δ", "hours at maxCount", "Δ")
+                           + _pool_difference_extras(configurations)[0], pools) + [""]
+        if all("cost" in c for c in configurations):
+            lines += [f"**{_total_cost_difference(configurations)}**", ""]
     for index, configuration in enumerate(configurations):
         role = "" if len(configurations) == 1 else (" (this change)" if index == 0 else " (base)")
         opened = len(configurations) == 1
@@ -331,13 +342,17 @@ def _markdown_configuration(configuration: dict[str, Any]) -> list[str]:
     if unrouted:
         lines += [f"**{cell(unrouted)}**", ""]
     lines += table(QUEUE_COLUMNS, [_queue_row(q) for q in configuration["clusterQueues"]]) + [""]
+    lines += table(*_queue_extras(configuration)) + [""]
     if any(q["waitToStart"]["lowerBounds"] or q["waitToAdmit"]["lowerBounds"] for q in configuration["clusterQueues"]):
         lines += ["≥: a lower bound (waits cut at the end of the replay count with what they had waited by then).", ""]
     if configuration.get("cohorts"):
         lines += ["Cohorts' own quota (what their ClusterQueues borrow beyond their own and lent quota):", ""]
         lines += table(COHORT_COLUMNS, _cohort_rows(configuration)) + [""]
     if configuration["pools"]:
-        lines += table(POOL_COLUMNS, [_pool_row(p) for p in configuration["pools"]]) + [""]
+        extra, pool_cells = _pool_extras(configuration)
+        lines += table(POOL_COLUMNS + extra, [_pool_row(p) + pool_cells(p) for p in configuration["pools"]]) + [""]
+    if "cost" in configuration:
+        lines += [_total_cost(configuration), ""]
     if configuration.get("backtest"):
         lines += ["Backtest: predicted against what the exports observed (absolute errors):", ""]
         lines += table(BACKTEST_COLUMNS, _backtest_rows(configuration)) + [""]
@@ -357,18 +372,140 @@ def _markdown_configuration(configuration: dict[str, Any]) -> list[str]:
 def _pool_differences(configurations: list[dict[str, Any]]) -> list[list[str]]:
     first, second = configurations
     theirs = {p["name"]: p for p in second["pools"]}
+    columns, extra = _pool_difference_extras(configurations)
     rows = []
     for pool in first["pools"]:
         other = theirs.get(pool["name"])
         if other is None:
-            rows.append([pool["name"], _number(pool["nodeHours"]), "new", str(pool["peakNodes"]), "", "", ""])
+            rows.append([pool["name"], _number(pool["nodeHours"]), "new", str(pool["peakNodes"]), "", "", ""]
+                        + extra(pool, None))
             continue
         rows.append([pool["name"], f"{_number(pool['nodeHours'])} (base {_number(other['nodeHours'])})",
                      f"{pool['nodeHours'] - other['nodeHours']:+,.1f}",
                      f"{pool['peakNodes']} (base {other['peakNodes']})", f"{pool['peakNodes'] - other['peakNodes']:+d}",
                      f"{_number(pool['hoursAtMax'])} (base {_number(other['hoursAtMax'])})",
-                     f"{pool['hoursAtMax'] - other['hoursAtMax']:+,.1f}"])
+                     f"{pool['hoursAtMax'] - other['hoursAtMax']:+,.1f}"] + extra(pool, other))
+    mine = {p["name"] for p in first["pools"]}
+    rows += [[name, "removed", "", "", "", "", ""] + [""] * len(columns) for name in theirs if name not in mine]
     return rows
+
+
+# Spot and cost ------------------------------------------------------------------------------------
+
+
+def _rerun(queue: dict[str, Any]) -> str:
+    """The rerun resource-hours of a queue's main resource (its GPUs, else cpu), as `138.03 nvidia.com/gpu`."""
+    hours = queue.get("rerunHours") or {}
+    main = next((r for r in hours if "gpu" in r), "cpu" if "cpu" in hours else next(iter(hours), None))
+    return "0" if main is None else f"{_number(hours[main])} {main}"
+
+
+def _money(cost: Optional[dict[str, Any]]) -> str:
+    """`1,234.56 USD`; a lower bound (`≥`) when pools it used have no price."""
+    if cost is None:
+        return "no price"
+    return f"{'≥ ' if cost.get('unpriced') else ''}{cost['amount']:,.2f} {cost['currency'] or ''}".rstrip()
+
+
+def _pool_cost(pool: dict[str, Any]) -> str:
+    cost = pool.get("cost")
+    if cost is None:
+        return "no price (see assumed)"
+    return f"{_money(cost)} ({cost['hourly']:g} a node-hour, price of {cost['priceDate'] or 'no stated date'})"
+
+
+def _queue_extras(configuration: dict[str, Any]) -> tuple[tuple[str, ...], list[list[str]]]:
+    """The table of work done again (per ClusterQueue, the rerun hours of its main resource), spot
+    interruptions (with spot pools) and cost (with prices)."""
+    queues = configuration["clusterQueues"]
+    spot = any("spotInterruptions" in q for q in queues)
+    priced = "cost" in configuration
+    columns = ("ClusterQueue", "rerun resource-hours") + (("spot interrupted",) if spot else ()) \
+        + (("cost",) if priced else ())
+    rows = [[queue["name"], _rerun(queue)] + ([str(queue.get("spotInterruptions", 0))] if spot else [])
+            + ([_money(queue.get("cost"))] if priced else []) for queue in queues]
+    return columns, rows
+
+
+def _pool_extras(configuration: dict[str, Any]):
+    pools = configuration["pools"]
+    spot = any("spotEvictions" in p for p in pools)
+    priced = "cost" in configuration
+    columns = (("spot evictions",) if spot else ()) + (("cost",) if priced else ())
+
+    def cells(pool: dict[str, Any]) -> list[str]:
+        return ([str(pool["spotEvictions"]) if pool.get("spot") else "-"] if spot else []) \
+            + ([_pool_cost(pool)] if priced else [])
+    return columns, cells
+
+
+def _total_cost(configuration: dict[str, Any]) -> str:
+    cost = configuration["cost"]
+    dates = sorted({p["cost"]["priceDate"] or "no stated date" for p in configuration["pools"] if p.get("cost")})
+    text = (f"cost of the pools: {_money(cost)}, at list prices of {', '.join(dates) or 'no date'} "
+            f"(the Azure Retail Prices files given)")
+    if cost.get("unallocated"):
+        text += f"; {cost['unallocated']:,.2f} of it on pools where no ClusterQueue was allocated anything"
+    if cost.get("unpriced"):
+        text += f"; pools without a price: {', '.join(cost['unpriced'])}"
+    return text
+
+
+def _total_cost_difference(configurations: list[dict[str, Any]]) -> str:
+    mine, base = configurations[0]["cost"], configurations[1]["cost"]
+    return (f"cost of the pools: {_money(mine)} (base {_money(base)}), "
+            f"{mine['amount'] - base['amount']:+,.2f} {mine['currency'] or ''}".rstrip())
+
+
+def _difference_extras(document: dict[str, Any]) -> tuple[tuple[str, ...], list[list[str]]]:
+    """The difference table of work done again, spot interruptions and cost, per ClusterQueue in both."""
+    first, second = document["configurations"]
+    theirs = {q["name"]: q for q in second["clusterQueues"]}
+    spot = any("spotInterruptions" in q for q in first["clusterQueues"] + second["clusterQueues"])
+    priced = "cost" in first and "cost" in second
+    columns = ("ClusterQueue", "rerun resource-hours", "Δ") + (("spot interrupted", "Δ") if spot else ()) \
+        + (("cost", "Δ") if priced else ())
+    rows = []
+    for queue in first["clusterQueues"]:
+        other = theirs.get(queue["name"])
+        if other is None:
+            continue
+        row = [queue["name"], f"{_rerun(queue)} (base {_rerun(other)})", _rerun_delta(queue, other)]
+        if spot:
+            mine, base = queue.get("spotInterruptions", 0), other.get("spotInterruptions", 0)
+            row += [f"{mine} (base {base})", f"{mine - base:+d}"]
+        if priced:
+            row += [f"{_money(queue['cost'])} (base {_money(other['cost'])})",
+                    f"{queue['cost']['amount'] - other['cost']['amount']:+,.2f}"]
+        rows.append(row)
+    return columns, rows
+
+
+def _rerun_delta(queue: dict[str, Any], other: dict[str, Any]) -> str:
+    mine, base = queue.get("rerunHours") or {}, other.get("rerunHours") or {}
+    both = {**base, **mine}
+    main = next((r for r in both if "gpu" in r), "cpu" if "cpu" in both else next(iter(both), None))
+    return "0" if main is None else f"{mine.get(main, 0.0) - base.get(main, 0.0):+,.2f}"
+
+
+def _pool_difference_extras(configurations: list[dict[str, Any]]):
+    spot = any("spotEvictions" in p for c in configurations for p in c["pools"])
+    priced = all("cost" in c for c in configurations)
+    columns = (("spot evictions", "Δ") if spot else ()) + (("cost", "Δ") if priced else ())
+
+    def cells(pool: dict[str, Any], other: Optional[dict[str, Any]]) -> list[str]:
+        found = []
+        if spot:
+            mine, base = pool.get("spotEvictions", 0), (other or {}).get("spotEvictions", 0)
+            found += [f"{mine} (base {base})" if other is not None else str(mine), f"{mine - base:+d}"]
+        if priced:
+            mine_cost, base_cost = pool.get("cost"), (other or {}).get("cost")
+            known = mine_cost is not None and (other is None or base_cost is not None)
+            found += [f"{_money(mine_cost)} (base {_money(base_cost)})" if other is not None else _money(mine_cost),
+                      f"{mine_cost['amount'] - (base_cost['amount'] if base_cost else 0.0):+,.2f}"
+                      if mine_cost is not None and known else "-"]
+        return found
+    return columns, cells
 
 
 # Files -----------------------------------------------------------------------------------------
@@ -391,11 +528,13 @@ CSV_COLUMNS = ("configuration", "namespace", "name", "clusterQueue", "submitted"
 
 
 def write_csv(document: dict[str, Any], path: Path) -> None:
-    """One row a workload and configuration; a wait still running at the end counts to the end (`waitCut`)."""
+    """One row a workload and configuration; a wait still running at the end counts to the end (`waitCut`);
+    with spot pools, its spot interruptions last."""
     end = document["end"] or 0.0
+    spot = any("spotEvictions" in p for c in document["configurations"] for p in c["pools"])
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(CSV_COLUMNS)
+        writer.writerow(CSV_COLUMNS + (("spotInterruptions",) if spot else ()))
         for configuration in document["configurations"]:
             for w in configuration["workloads"]:
                 admitted, started = w["admitted"], w["started"]
@@ -408,7 +547,8 @@ def write_csv(document: dict[str, Any], path: Path) -> None:
                     str(started is None).lower(), w["preemptions"], w["evictions"],
                     str(w["neverAdmitted"]).lower(), str(w["neverStarted"]).lower(), str(w["deactivated"]).lower(),
                     json.dumps(w["flavors"], sort_keys=True, separators=(",", ":")), w["reason"] or "",
-                    _cell(observed.get("admitted")), _cell(observed.get("started"))])
+                    _cell(observed.get("admitted")), _cell(observed.get("started"))]
+                    + ([w.get("spotInterruptions", "")] if spot else []))
 
 
 def _cell(value: Optional[float]) -> str:

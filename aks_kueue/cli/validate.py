@@ -87,14 +87,14 @@ def validate(
             entry["object"] = loaded[id(manifest)]
     # Within one file (it is applied as one, kubectl apply -f), and against the stack's own objects (--stack: the
     # program creates them); the files of a folder are often examples apart, so not against each other.
-    stack = [entry for entry in objects if entry["file"] == inputs.stack_source and "object" in entry]
+    own = [entry for entry in objects if entry["file"] == inputs.stack_source and "object" in entry]
     for file in dict.fromkeys(entry["file"] for entry in objects):
         ours = [entry for entry in objects if entry["file"] == file and "object" in entry]
-        before = stack if file != inputs.stack_source else []
+        before = own if file != inputs.stack_source else []
         for twice in duplicates([entry["object"] for entry in [*before, *ours]], DUPLICATE_CONSEQUENCE):
-            entry = next(e for e in ours if e["object"] is twice.obj)
+            entry = next(e for e in ours if e["object"] is twice.object)
             entry["valid"] = False
-            entry["errors"].append({"field": twice.error.field, "message": twice.error.message})
+            entry["errors"].append({"field": twice.field, "message": twice.message})
     for entry in objects:
         entry.pop("object", None)
 

@@ -164,6 +164,12 @@ def allowances_from_config(config: Mapping[str, Any]) -> Allowances:
         raise PlanError(f"{ALLOW_KEY}: {error}") from None
 
 
+def _metadata(inputs: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A step's `metadata` input, or none where it has none (a plan is what `pulumi preview --json` printed)."""
+    found = inputs.get("metadata")
+    return found if isinstance(found, Mapping) else {}
+
+
 def canonical_type(token: str) -> str:
     """The type token without an azure-native API version: `azure-native:m/v20250901:T` -> `azure-native:m:T`."""
     match = _AZURE_VERSIONED.fullmatch(token)
@@ -185,7 +191,7 @@ def watched(step: Step) -> Optional[Entry]:
     if (kind == KUBERNETES_EXTENSION and extension == "microsoft.kueue"
             or kind == HELM_RELEASE and "kueue" in str(inputs.get("chart", "kueue"))):
         return Entry(Target.KUEUE)
-    metadata = inputs.get("metadata") if isinstance(inputs.get("metadata"), Mapping) else {}
+    metadata = _metadata(inputs)
     if kind == NAMESPACE:
         return Entry(Target.NAMESPACE, str(metadata.get("name") or step.name.rsplit("namespace-", 1)[-1]))
     fleet = _fleet_link(step, kind, metadata)
@@ -221,7 +227,7 @@ def token_generation(step: Step) -> Optional[int]:
     """The generation of a worker's token Secret (multikueue-sa-token-<n>), else None."""
     if canonical_type(step.type) != "kubernetes:core/v1:Secret" or watched(step) != MANAGER_ENTRY:
         return None
-    metadata = step.inputs().get("metadata") if isinstance(step.inputs().get("metadata"), Mapping) else {}
+    metadata = _metadata(step.inputs())
     match = _TOKEN_SECRET.search(str(metadata.get("name") or step.name))
     return int(match.group(1)) if match else None
 
@@ -300,10 +306,12 @@ def judge_plan(steps: list[Step], allowances: Allowances, kept_tokens: Optional[
             judged.append(_judge_crd(step, known))
             continue
         entry = None if config else watched(step)
-        if known is None and (config or entry is not None):
-            judged.append(Judged(step, entry, True, f"{step.op!r} is not a step operation this check-plan knows (the "
-                                                    f"{len(OPERATIONS)} of Pulumi's step.go), so it cannot tell what "
-                                                    f"it does to {'the MultiKueueConfig' if config else entry}"))
+        if known is None:
+            if config or entry is not None:
+                judged.append(Judged(step, entry, True,
+                                     f"{step.op!r} is not a step operation this check-plan knows (the "
+                                     f"{len(OPERATIONS)} of Pulumi's step.go), so it cannot tell what it does to "
+                                     f"{'the MultiKueueConfig' if config else entry}"))
             continue
         if config:
             judged.append(_judge_config(step, steps, allowances, *known))
@@ -345,7 +353,7 @@ def _not_retained(step: Step) -> str:
 def _judge_crd(step: Step, known: Optional[tuple[Effect, str]]) -> Judged:
     """A destructive step (or one of an operation this gate does not know) on a CustomResourceDefinition: it
     deletes every object of its kind; no allowReplacement entry covers that, so only a retained one passes."""
-    metadata = step.inputs().get("metadata") if isinstance(step.inputs().get("metadata"), Mapping) else {}
+    metadata = _metadata(step.inputs())
     name = metadata.get("name") or step.name
     if step.op in RETAINABLE and retained(step):
         return Judged(step, None, False, f"CustomResourceDefinition {name} is retained (retainOnDelete): nothing is "

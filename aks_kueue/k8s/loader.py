@@ -45,7 +45,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, BinaryIO, Optional
+from typing import Any, BinaryIO, Iterable, Optional
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -55,6 +55,7 @@ from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
 from aks_kueue.k8s import yaml12
+from aks_kueue.k8s.field import FieldError
 from aks_kueue.k8s.merge import json_copy
 
 STDIN = "-"
@@ -112,6 +113,12 @@ class LoadError(Exception):
         elif self.document is not None:
             where += f" document {self.document}"
         return f"{where}: {self.key + ': ' if self.key else ''}{self.reason}"
+
+    @classmethod
+    def at(cls, source: str, error: FieldError, document: Optional[int] = None,
+           line: Optional[int] = None) -> "LoadError":
+        """A field error of a file's document or line: its path is the key."""
+        return cls(source, document, error.message, line=line, key=error.field or None)
 
     def as_json(self) -> dict[str, Any]:
         where = {"line": self.line, "document": self.document, "key": self.key or None}
@@ -389,6 +396,7 @@ def _depth_exceeds(value: Any, max_depth: int) -> bool:
     stack = [(value, 1)]
     while stack:
         node, depth = stack.pop()
+        children: Iterable[Any]
         if isinstance(node, dict):
             children = node.values()
         elif isinstance(node, list):
@@ -524,6 +532,7 @@ class _Builder:
         max_depth = self.limits.max_depth
         index = -1
         result: Any = None
+        event: Any  # dispatched on its class below (`cls is ...`, cheaper than isinstance in this loop)
         for event in yaml.parse(text, Loader=_PARSER):
             cls = event.__class__
             if cls is ScalarEvent:

@@ -14,3 +14,9 @@ def map_at(value: Mapping[str, Any], key: str) -> dict[str, Any]:
     """The map under `key`, or an empty one where there is none or something else."""
     found = value.get(key)
     return found if isinstance(found, dict) else {}
+
+
+def maps_at(value: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
+    """The maps of the list under `key`: none where there is no list, and no item that is not a map."""
+    found = value.get(key)
+    return [item for item in found if isinstance(item, dict)] if isinstance(found, list) else []

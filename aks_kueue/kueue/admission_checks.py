@@ -16,9 +16,22 @@ Sources (kubernetes-sigs/kueue at v0.19.2):
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional, Protocol, TypeVar
 
 from aks_kueue.k8s.objects import map_at
+
+
+class PodSetLike(Protocol):
+    """What `requested_pod_sets` reads of a pod set (`kueue.views.PodSet`)."""
+
+    @property
+    def count(self) -> int: ...
+
+    @property
+    def pod_spec(self) -> Mapping[str, Any]: ...
+
+
+P = TypeVar("P", bound=PodSetLike)
 
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 PENDING = "Pending"
@@ -52,9 +65,13 @@ def checks_of(spec: Mapping[str, Any]) -> dict[str, frozenset[str]]:
 def checks_for(spec: Mapping[str, Any], assigned: Optional[Iterable[str]]) -> list[str]:
     """The checks a Workload of this ClusterQueue gets: with quota reserved on `assigned` flavors,
     those whose flavors meet them; with no reservation (`assigned` None), those applying to all."""
-    checks = checks_of(spec)
+    return applying(checks_of(spec), frozenset(cluster_queue_flavors(spec)), assigned)
+
+
+def applying(checks: Mapping[str, frozenset[str]], every: frozenset[str],
+             assigned: Optional[Iterable[str]]) -> list[str]:
+    """`checks_for` of a ClusterQueue's checks (each with its flavors) and its flavors (`every`)."""
     if assigned is None:
-        every = frozenset(cluster_queue_flavors(spec))
         return [name for name, flavors in checks.items() if flavors >= every]
     used = set(assigned)
     return [name for name, flavors in checks.items() if flavors & used]
@@ -87,14 +104,8 @@ def pod_uses(pod_spec: Mapping[str, Any], resources: set[str]) -> bool:
     return False
 
 
-def requested_pod_sets(pod_sets: Iterable[Mapping[str, Any]], managed_resources: Iterable[str]) -> list[Mapping[str, Any]]:
-    """The pod sets a ProvisioningRequest holds (`requiredPodSets`): count above 0 and, when the
+def requested_pod_sets(pod_sets: Iterable[P], managed_resources: Iterable[str]) -> list[P]:
+    """The pod sets of a Workload a ProvisioningRequest holds (`requiredPodSets`): count above 0 and, when the
     config lists managedResources, using one of them."""
     resources = set(managed_resources)
-    found = []
-    for pod_set in pod_sets:
-        template = map_at(pod_set, "template")
-        spec = map_at(template, "spec")
-        if int(pod_set.get("count", 1)) > 0 and (not resources or pod_uses(spec, resources)):
-            found.append(pod_set)
-    return found
+    return [p for p in pod_sets if p.count > 0 and (not resources or pod_uses(p.pod_spec, resources))]

@@ -175,8 +175,8 @@ def _client_problems(config: Mapping[str, Any]) -> list[str]:
     a context to use, naming a cluster and a user the file has; in client-go's words."""
     clusters = {e.get("name") for e in _named(config.get("clusters"))}
     users = {e.get("name") for e in _named(config.get("users"))}
-    contexts = {e.get("name"): e.get("context") if isinstance(e.get("context"), Mapping) else {}
-                for e in _named(config.get("contexts"))}
+    contexts: dict[Any, Mapping[str, Any]] = {e.get("name"): context if isinstance(context := e.get("context"), Mapping)
+                                              else {} for e in _named(config.get("contexts"))}
     if not clusters or not contexts:
         missing = " and ".join(part for part, empty in (("clusters", not clusters), ("contexts", not contexts))
                                if empty)

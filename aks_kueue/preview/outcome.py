@@ -112,8 +112,8 @@ def _preview(config: Optional[StackConfig], root: Path, policy_config: Optional[
              stack_outputs: Optional[dict[str, Path]]) -> Outcome:
     outcome = Outcome(project=config.project if config else project, stack=config.stack if config else stack)
     where = str(source) if source is not None else None
-    if load_error is not None:
-        outcome.errors.append(InputError(load_error, where))
+    if load_error is not None or config is None:
+        outcome.errors.append(InputError(load_error or "no stack config to preview", where))
         return outcome
     try:
         # The policy config is checked first: a typo there should not wait for the program.
@@ -241,12 +241,13 @@ def other_cluster(outputs: dict[str, Any], config: Optional[StackConfig]) -> lis
     ours = (settings.cluster.name, settings.resource_group_name)
     if not all(isinstance(v, str) and v != "[secret]" for v in theirs) or theirs == ours:
         return []
-    return [Finding(OTHER_CLUSTER, WARNING, "stack", UNGUARDED_KEY,
-                    f"the previous outputs are of another cluster: {theirs[0]} in resource group {theirs[1]}, while "
-                    f"stack {config.stack} deploys {ours[0]} in {ours[1]}, so the guard compares two different "
+    return [Finding(kind=OTHER_CLUSTER, severity=WARNING, object="stack", key=UNGUARDED_KEY,
+                    message=f"the previous outputs are of another cluster: {theirs[0]} in resource group {theirs[1]}, "
+                    f"while stack {config.stack} deploys {ours[0]} in {ours[1]}, so the guard compares two different "
                     "clusters",
-                    "if this is not a rename, give this stack's own outputs (`pulumi stack output --json "
-                    f"--show-secrets --stack {config.stack}`)", {"previous": list(theirs), "stack": list(ours)})]
+                    fix="if this is not a rename, give this stack's own outputs (`pulumi stack output --json "
+                    f"--show-secrets --stack {config.stack}`)",
+                    numbers={"previous": list(theirs), "stack": list(ours)})]
 
 
 def document(outcome: Outcome) -> dict[str, Any]:

@@ -70,8 +70,9 @@ class ProgramRun:
         found: list[Finding] = []
         for urn, outputs in self.component_outputs.items():
             if is_guard(urn) and isinstance(outputs, dict):
-                found += [Finding(f["kind"], Severity(f["severity"]), f["object"], f["key"], f["message"],
-                                  f.get("fix", ""), f.get("numbers") or {})
+                found += [Finding(kind=f["kind"], severity=Severity(f["severity"]), object=f["object"], key=f["key"],
+                                  message=f["message"],
+                                  fix=f.get("fix", ""), numbers=f.get("numbers") or {})
                           for f in outputs.get("findings") or [] if isinstance(f, dict)]
         return found
 

@@ -6,10 +6,11 @@ YAML (`--queues`: no nodes, admission bounded by quota alone) or from a generato
 plain data: v1beta2 manifests, already validated and defaulted, and the capacity model's pools.
 
 What the replay reads of Kueue's Configuration (`apis/config/v1beta2/defaults.go`, v0.19.2):
-`waitForPodsReady` (on by default in v1beta2: timeout 30m, blockAdmission false, requeuing
-timestamp Eviction, backoff 60 s doubling to 3,600 s, no limit on retries), `fairSharing` and
-`admissionFairSharing` (not modelled: the report says so when they are on), and the
-`PartialAdmission` feature gate.
+`waitForPodsReady` (on by default in v1beta2: timeout 30m, recoveryTimeout the timeout's value,
+blockAdmission false, requeuing timestamp Eviction, backoff 60 s doubling to 3,600 s, no limit on
+retries), `fairSharing` and `admissionFairSharing` (not modelled: the report says so when they are
+on), and the `PartialAdmission` feature gate. Beside the Configuration: the spot eviction rates and
+seed (`spot`), and the pools' prices (`prices`).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 from aks_kueue.aks.nodes import GPU_PREFIXES, PoolCapacity
+from aks_kueue.aks.prices import PoolPrices
 from aks_kueue.kueue.config_api import seconds
 from aks_kueue.kueue.transformations import ResourceRules
 from aks_kueue.replay.pace import UNPACED, CycleTime
+from aks_kueue.replay.spot import SpotModel, SpotRates
 
 DEFAULT_TIMEOUT = 1800.0
 DEFAULT_BACKOFF_BASE = 60.0
@@ -45,6 +48,11 @@ class PodsReady:
 
     enabled: bool = True
     timeout: float = DEFAULT_TIMEOUT
+    # How long a workload that was running may wait for lost pods to be Ready again (a spot node
+    # evicted under it) before it is evicted and requeued as at the timeout; 0: never.
+    # Kueue: "measured since the last transition to the PodsReady=false condition after a Workload
+    # is Admitted and running ... Defaults to the value of timeout. Setting to "0s" disables".
+    recovery_timeout: float = DEFAULT_TIMEOUT
     block_admission: bool = False
     timestamp: str = "Eviction"
     backoff_base: float = DEFAULT_BACKOFF_BASE
@@ -84,6 +92,16 @@ class ReplayConfig:
     scale_down_delay: float = DEFAULT_SCALE_DOWN_DELAY
     cycle: CycleTime = UNPACED                  # how long a scheduling cycle takes (`pace`)
     notes: list[str] = field(default_factory=list)
+    spot_rates: SpotRates = field(default_factory=SpotRates)   # --spot-eviction (default: the stated rate)
+    seed: int = 0                               # --seed: the spot eviction draws
+    region: Optional[str] = None                # the stack's azure-native:location, for prices
+    prices: Optional[PoolPrices] = None         # --prices: each pool's hourly price; None: no cost anywhere
+
+    @property
+    def spot(self) -> Optional[SpotModel]:
+        """When the spot pools' nodes are evicted; None without spot pools."""
+        pools = [p.spec for p in self.pools or [] if p.spec.spot]
+        return self.spot_rates.model(pools, self.seed) if pools else None
 
     @property
     def pods_ready(self) -> PodsReady:
@@ -95,9 +113,12 @@ class ReplayConfig:
         given = wait.get("requeuingStrategy")
         strategy: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
         limit = strategy.get("backoffLimitCount")
+        timeout = float(seconds(wait.get("timeout"))) or DEFAULT_TIMEOUT
+        recovery = wait.get("recoveryTimeout")
         # Kueue defaults a backoff that is not set (`cmp.Or` on the pointer): one set to 0 stays 0.
         return PodsReady(
-            enabled=True, timeout=float(seconds(wait.get("timeout"))) or DEFAULT_TIMEOUT,
+            enabled=True, timeout=timeout,
+            recovery_timeout=timeout if recovery is None else float(seconds(recovery)),
             block_admission=wait.get("blockAdmission") is True,
             timestamp=strategy.get("timestamp") or "Eviction",
             backoff_base=_whole(strategy.get("backoffBaseSeconds"), DEFAULT_BACKOFF_BASE),
@@ -144,7 +165,19 @@ class ReplayConfig:
                          + (", blockAdmission" if ready.block_admission else ""))
         lines += [f"{key} is on in the Kueue Configuration: not modelled ({what})" for key, what in NOT_MODELLED
                   if self.kueue is not None and isinstance(self.kueue.get(key), Mapping)]
-        return lines + list(self.notes)
+        return lines + self._spot_assumptions() + (self.prices.describe() if self.prices is not None else []) \
+            + list(self.notes)
+
+    def _spot_assumptions(self) -> list[str]:
+        spot = self.spot
+        if spot is None:
+            return []
+        ready = self.pods_ready
+        recovery = (f"waitForPodsReady's recoveryTimeout ({ready.recovery_timeout:g} s) evicts and requeues a "
+                    "workload whose lost pods are not all placed again in time" if ready.enabled
+                    and ready.recovery_timeout > 0 else "no recoveryTimeout: a workload waits for its lost pods "
+                    "as long as it takes")
+        return spot.assumptions() + [recovery]
 
 
 def _whole(value: Any, default: float) -> float:

@@ -48,13 +48,23 @@ its pods are placed; one admitted but not started within waitForPodsReady's time
 requeued after a backoff (Kueue's: the base doubling up to the maximum, no jitter). A
 ProvisioningRequest check admits once the booked nodes are Ready; quota is reserved meanwhile.
 
+Spot pools (`spot`): Azure takes a node back at the instant the spot model draws for it. Its pods
+are lost; a workload that was running stays admitted, as Kueue keeps it, and waits for its pods to
+be placed again (new nodes through the autoscaler), then runs its whole runtime again (no
+checkpoint), each interruption counted (`Run.interruptions`). Its PodsReady condition is False
+meanwhile, so waitForPodsReady's `recoveryTimeout` (by default the timeout) evicts and requeues it
+if they are not all placed again in time (`pkg/controller/core/workload_controller.go`,
+`admittedNotReadyWorkload`, reason `WaitForRecovery`). The work a preemption or an interruption
+cuts short is counted per workload and resource (`Run.rerun`; the report sums it per ClusterQueue).
+
 Every loop ends by construction:
 - a workload whose pods can never be placed, whatever flavors its ClusterQueue gives them and
   however many nodes the pools add (`NodeModel.never_placeable`), is admitted once, as Kueue
   admits it; at its waitForPodsReady timeout it is taken out and reported (`State.UNPLACEABLE`),
   where Kueue would evict and requeue it forever;
-- a workload admitted `MAX_ADMISSIONS` times without finishing (a configuration that makes it
-  cycle through preemptions or evictions) is taken out and named, with its ClusterQueue and the
+- a workload admitted (or interrupted on spot nodes) `MAX_ADMISSIONS` times without finishing (a
+  configuration that makes it cycle through preemptions or evictions, or a runtime much longer than
+  a spot node lives) is taken out and named, with its ClusterQueue and the
   cause of its last eviction (`State.ABANDONED`);
 - a waitForPodsReady `backoffLimitCount` deactivates a workload as Kueue does (`State.DEACTIVATED`);
 - an instant runs at most `max_cycles_per_instant` scheduling cycles, and the replay ends when
@@ -70,7 +80,7 @@ import heapq
 from array import array
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, ClassVar, Optional
+from typing import Callable, ClassVar, NamedTuple, Optional
 
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.snapshot import Decision, Snapshot
@@ -80,7 +90,7 @@ from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provision
 from aks_kueue.replay.cohorts import CohortUsage
 from aks_kueue.replay.config import ReplayConfig
 from aks_kueue.replay.events import Event, EventKind, EventQueue
-from aks_kueue.replay.nodes import BookedReady, NodeModel, NodeReady, PodGroup, ScaleDown
+from aks_kueue.replay.nodes import BookedReady, Node, NodeEvicted, NodeModel, NodeReady, PodGroup, ScaleDown
 from aks_kueue.replay.pace import Pace
 from aks_kueue.replay.trace import Trace, TraceWorkload
 
@@ -97,6 +107,9 @@ MAX_ADMISSIONS = 1000
 # removed again (`event_bound`).
 EVENTS_PER_ADMISSION = 4
 EVENTS_PER_POD = 2
+# A spot interruption: the run's new end and its recovery timeout. On a spot pool a node's eviction is
+# one more event per node, and a pod an eviction took makes as many events as a pod admitted.
+EVENTS_PER_INTERRUPTION = 2
 # Workloads a note names one by one before it says how many more.
 NAMED_IN_NOTES = 5
 # Kueue's words for a workload that is not admitted (`pkg/scheduler/scheduler.go` `processEntry`, and the
@@ -186,7 +199,8 @@ class Run:
 
     __slots__ = ("trace", "priority", "cls", "info", "key", "ts", "cq", "queue", "state", "held", "admitted",
                  "started", "finished", "ever_admitted", "ever_started", "preemptions", "evictions", "admissions",
-                 "epoch", "flavors", "counts", "reason", "groups", "decision", "last_eviction", "rerun")
+                 "epoch", "flavors", "counts", "reason", "groups", "decision", "last_eviction", "rerun",
+                 "interruptions", "recovering")
 
     def __init__(self, trace: TraceWorkload, priority: int, cls: tuple):
         self.trace = trace
@@ -215,6 +229,8 @@ class Run:
         self.decision: Optional[Decision] = None
         self.last_eviction: Optional[str] = None   # why it was last evicted, for a workload taken out
         self.rerun: Optional[dict[str, float]] = None   # per resource, amount x seconds of runs cut short
+        self.interruptions = 0          # runs cut short by a spot node's eviction
+        self.recovering = False         # its pods were lost to a spot eviction and are not all placed again
 
     @property
     def name(self) -> str:
@@ -478,6 +494,17 @@ class Cycle:
     assumed: list[Run] = field(default_factory=list)   # paced: admitted when the cycle ends, in order
 
 
+class PoolAtSince(NamedTuple):
+    """A pool's integrals when the report's window opens (`--from`): warm-up, taken off its figures."""
+
+    node_seconds: float
+    capacity_seconds: float
+    allocated_seconds: float
+    at_max_seconds: float
+    spot_evictions: int
+    held: dict[str, float]      # per ClusterQueue, the main resource its pods held (`NodePool.queue_seconds`)
+
+
 @dataclass
 class ReplayOutcome:
     config: ReplayConfig
@@ -494,7 +521,7 @@ class ReplayOutcome:
     since: float = 0.0      # the report's window: from `since` to `end` (history before it is warm-up)
     cohorts: Optional[CohortUsage] = None           # Cohorts with quota of their own
     steps: int = 0          # admissions, preemptions begun and heads parked by the cycles (`event_bound`)
-    pools_at_since: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
+    pools_at_since: dict[str, "PoolAtSince"] = field(default_factory=dict)   # per pool, its warm-up
 
 
 def replay(config: ReplayConfig, trace: Trace, options: Optional[ReplayOptions] = None) -> ReplayOutcome:
@@ -504,16 +531,22 @@ def replay(config: ReplayConfig, trace: Trace, options: Optional[ReplayOptions] 
 def event_bound(outcome: ReplayOutcome) -> int:
     """The most events a replay can make for what it did: a submission per workload, and per
     admission `EVENTS_PER_ADMISSION` plus `EVENTS_PER_POD` per pod, plus a node Ready and removed
-    per node the pools start with. With at most `MAX_ADMISSIONS` admissions a workload, this bounds
-    every replay by its trace. With a cycle time (`pace`), each of those events may start one paced
-    cycle (`CycleStart`), and each cycle that changed something (an admission, a preemption begun, a
-    head moved to the inadmissible list: `steps`) ends with a `CycleEnd`."""
+    per node the pools start with. With spot pools, a node's eviction is one more per pod, each pod
+    an eviction took as many again (its new node), and each interruption `EVENTS_PER_INTERRUPTION`.
+    With at most `MAX_ADMISSIONS` admissions and interruptions a workload, this bounds every replay
+    by its trace and its evictions; a workload whose pods nodes keep being taken from before it
+    starts is bounded in time by its waitForPodsReady timeout, or by the replay's end when nothing
+    progresses (`_Replay._over`). With a cycle time (`pace`), each of those events may start one
+    paced cycle (`CycleStart`), and each cycle that changed something (an admission, a preemption
+    begun, a head moved to the inadmissible list: `steps`) ends with a `CycleEnd`."""
+    spot = outcome.nodes is not None and any(pool.spot for pool in outcome.nodes.pools)
+    per_pod = EVENTS_PER_POD + spot
     bound = len(outcome.runs)
     for run in outcome.runs:
         pods = sum(max(0, int(ps.get("count", 1))) for ps in run.trace.shape.pod_sets)
-        bound += run.admissions * (EVENTS_PER_ADMISSION + EVENTS_PER_POD * pods)
+        bound += run.admissions * (EVENTS_PER_ADMISSION + per_pod * pods) + run.interruptions * EVENTS_PER_INTERRUPTION
     if outcome.nodes is not None:
-        bound += EVENTS_PER_POD * sum(pool.min_count for pool in outcome.nodes.pools)
+        bound += per_pod * sum(pool.min_count + pool.lost for pool in outcome.nodes.pools)
     if outcome.config.cycle.seconds:
         bound = 2 * bound + outcome.steps
     return bound
@@ -558,15 +591,16 @@ class _Replay:
         self.cohorts = CohortUsage.of(self.snapshot.tree)
         self.since = options.since
         self.window_open = False
-        self.pools_at_since: dict[str, tuple[float, float, float, float]] = {}
+        self.pools_at_since: dict[str, PoolAtSince] = {}
         self.checks = _provisioning_checks(config.objects, manifests)
         self.runs = self._runs()
         # In time order, and trace order within an instant (the sort is stable).
         order = sorted(self.runs, key=lambda r: round(r.trace.submitted, 6))
         self.events = EventQueue(array("d", (round(r.trace.submitted, 6) for r in order)), order, Submit)
         startups = [config.startup(p)[0] for p in config.pools or []]
-        self.nodes = None if config.pools is None else NodeModel(config.pools, startups, config.scale_down_delay,
-                                                                 self.events.push)
+        self.nodes = None if config.pools is None else NodeModel(
+            config.pools, startups, config.scale_down_delay, self.events.push, spot=config.spot,
+            by_queue=config.prices is not None)
         ready = self.pods_ready
         # One waitForPodsReady cycle of a workload that never starts, with room to spare.
         self.horizon = (ready.timeout + ready.backoff_cap if ready.enabled else 0.0) + max(startups, default=0.0) \
@@ -658,8 +692,9 @@ class _Replay:
             self.cohorts.opened(at)
         for pool in self.nodes.pools if self.nodes is not None else []:
             pool.advance(at)
-            self.pools_at_since[pool.name] = (pool.node_seconds, pool.ready_capacity_seconds, pool.allocated_seconds,
-                                              pool.at_max_seconds)
+            self.pools_at_since[pool.name] = PoolAtSince(pool.node_seconds, pool.ready_capacity_seconds,
+                                                         pool.allocated_seconds, pool.at_max_seconds, pool.evictions,
+                                                         pool.queue_seconds(at))
             pool.peak = len(pool.nodes)  # the window's peak, from the nodes it opens with
 
     def _progress(self, now: float) -> Progress:
@@ -696,6 +731,8 @@ class _Replay:
                     self._evict(run, now, Eviction.PODS_READY_TIMEOUT)
             case NodeReady(node=node):
                 self._node_model().node_ready(node, now)
+            case NodeEvicted(node=node):
+                self._spot_eviction(node, now)
             case ScaleDown(node=node, since=since):
                 self._node_model().scale_down(node, since, now)
             case CycleEnd(cycle=cycle):
@@ -705,9 +742,12 @@ class _Replay:
             case BookedReady(run=run, groups=groups):
                 if run.state is State.RESERVED and run.groups is groups:
                     # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
-                    # admitted and its pods (booked) run at once.
+                    # admitted and its pods (booked) run at once, unless a spot eviction took some.
                     self._set_admitted(run, now)
-                    self._start(run, now)
+                    if any(g.remaining for g in groups):
+                        self._wait_for_pods(run, now)
+                    else:
+                        self._start(run, now)
             case _:
                 raise AssertionError(f"an event the replay does not know: {event!r}")
 
@@ -991,7 +1031,12 @@ class _Replay:
         self._node_model().add([g for g in run.groups if g.pools])
         if not run.groups:
             self._start(run, now)
-        elif self.pods_ready.enabled:
+        else:
+            self._wait_for_pods(run, now)
+
+    def _wait_for_pods(self, run: Run, now: float) -> None:
+        """Admitted, its pods not all placed: waitForPodsReady's timeout runs from now."""
+        if self.pods_ready.enabled:
             self.events.push(now + self.pods_ready.timeout, Timeout(run, run.epoch))
 
     def _set_admitted(self, run: Run, now: float) -> None:
@@ -1044,6 +1089,7 @@ class _Replay:
         run.state = State.RUNNING
         run.started = now
         run.ever_started = True
+        run.recovering = False
         run.reason = None
         runtime = run.trace.runtime
         if runtime is not None:
@@ -1076,14 +1122,18 @@ class _Replay:
         """Preemption (back to its queue at once, creation time kept) or a waitForPodsReady timeout
         (back after the backoff, timestamp as the requeuing strategy says), unless it is taken out."""
         self.last_change = now
-        if run.state is State.RUNNING:
-            _count_rerun(run, now)
         never = None
         if cause is Eviction.PODS_READY_TIMEOUT:
-            run.last_eviction = ("evicted by waitForPodsReady: its pods were not all placed within "
-                                 f"{self.pods_ready.timeout:g} s" + (f" ({run.reason})" if run.reason else ""))
+            run.last_eviction = (
+                f"evicted by waitForPodsReady's recoveryTimeout: its pods lost to a spot eviction were not all "
+                f"placed again within {self.pods_ready.recovery_timeout:g} s" if run.recovering else
+                f"evicted by waitForPodsReady: its pods were not all placed within {self.pods_ready.timeout:g} s"
+            ) + (f" ({run.reason})" if run.reason else "")
             if self.pods_ready.backoff_limit is None:  # with a limit, Kueue itself stops requeueing it
                 never = self._never_placeable(run)
+        elif run.state is State.RUNNING:
+            self._cut_short(run, now)
+        run.recovering = False
         self._release(run, now)
         queue, info = run.queue, run.info
         assert queue is not None and info is not None
@@ -1119,10 +1169,58 @@ class _Replay:
     def _abandon(self, run: Run) -> None:
         """Admitted MAX_ADMISSIONS times without finishing: taken out, with why (it stays pending)."""
         run.state = State.ABANDONED
+        spot = f", {run.interruptions:,} spot interruptions" if run.interruptions else ""
         run.reason = (f"admitted {run.admissions:,} times without finishing ({run.preemptions:,} preemptions, "
-                      f"{run.evictions:,} waitForPodsReady evictions); the replay stops replaying it there "
-                      f"(at most {MAX_ADMISSIONS:,} admissions a workload); last {run.last_eviction}")
+                      f"{run.evictions:,} waitForPodsReady evictions{spot}); the replay stops replaying it there "
+                      f"(at most {MAX_ADMISSIONS:,} admissions and spot interruptions a workload); last "
+                      f"{run.last_eviction}")
         self.abandoned.append(run)
+
+    # Spot evictions ----------------------------------------------------------------------------
+
+    def _spot_eviction(self, node: Node, now: float) -> None:
+        """Azure took a spot node back: the workloads running there lost pods and wait for them again."""
+        lost = self._node_model().evict(node, now)
+        for run in dict.fromkeys(group.run for group in lost):
+            if run.state is State.RUNNING:
+                self._interrupt(run, now)
+            # An admitted workload not started yet waits for its pods as it did (its timeout runs on);
+            # a reserved one finds them missing when its ProvisioningRequest is Ready.
+
+    def _interrupt(self, run: Run, now: float) -> None:
+        """A running workload lost pods: admitted still, its PodsReady False until they are all placed
+        again, when it runs its whole runtime again (no checkpoint). It can start again a node's startup
+        later: the replay is not stuck (`_over`) until then."""
+        self.last_change = self.last_progress = now
+        self._cut_short(run, now)
+        run.interruptions += 1
+        run.last_eviction = f"interrupted: a spot node under it was evicted at {now:g} s"
+        run.epoch += 1          # its end is stale; it ends a runtime after it starts again
+        run.state = State.ADMITTED
+        run.started = None
+        run.recovering = True
+        self.unready += 1
+        if run.admissions + run.interruptions >= MAX_ADMISSIONS:
+            queue = run.queue
+            assert queue is not None
+            self._release(run, now)
+            queue.count(now, 1)
+            return self._abandon(run)
+        ready = self.pods_ready
+        if ready.enabled and ready.recovery_timeout > 0:
+            self.events.push(now + ready.recovery_timeout, Timeout(run, run.epoch))
+
+    def _cut_short(self, run: Run, now: float) -> None:
+        """A running workload stops before its end (a preemption, a spot interruption): what it held
+        since it started is work done again (per resource, amount x seconds, on the run: the report
+        sums the runs of its window)."""
+        decision, started = run.decision, run.started
+        if started is None or decision is None or decision.assignment is None or now <= started:
+            return
+        rerun = run.rerun if run.rerun is not None else {}
+        for (_, resource), value in decision.assignment.usage.items():
+            rerun[resource] = rerun.get(resource, 0.0) + value * (now - started)
+        run.rerun = rerun
 
     # Pods --------------------------------------------------------------------------------------
 
@@ -1234,18 +1332,6 @@ def _waiting_reason(run: Run, ahead: dict[int, int]) -> str:
     return (f"{PENDING_EVALUATION}: it never reached the head of ClusterQueue {queue.name} "
             f"({waiting:,} workload{'' if waiting == 1 else 's'} ahead of it at the end; Kueue takes one head per "
             "ClusterQueue per cycle)")
-
-
-def _count_rerun(run: Run, now: float) -> None:
-    """A run cut short: what it used since it started is work done again (per resource, amount-seconds)."""
-    assert run.decision is not None and run.decision.assignment is not None and run.started is not None
-    ran = now - run.started
-    if ran <= 0:
-        return
-    rerun = run.rerun if run.rerun is not None else {}
-    for (_, resource), value in run.decision.assignment.usage.items():
-        rerun[resource] = rerun.get(resource, 0.0) + value * ran
-    run.rerun = rerun
 
 
 def _count(runs: list[Run]) -> str:

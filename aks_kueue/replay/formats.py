@@ -616,6 +616,9 @@ class _Exports:
         if not isinstance(manifest, dict):
             raise error(None, "must be a Workload (a map)")
         api, kind = manifest.get("apiVersion"), manifest.get("kind")
+        if kind is None and isinstance(manifest.get("Items"), list):
+            raise error(None, "is a page of the Azure Retail Prices API, not a trace: give each price file with "
+                              "its own --prices (--prices a.json --prices b.json)")
         if kind in QUEUE_KINDS or (kind == "Configuration" and str(api).startswith("config.kueue.x-k8s.io/")):
             name = _map(manifest.get("metadata")).get("name")
             raise error("kind", f"{kind}{' ' + show(name) if name else ''} is a queue object, not a Workload: this "

@@ -15,6 +15,11 @@ assigned flavors' `nodeLabels` into the pods' node selector and their `toleratio
   `maxCount` and whose empty node holds them; a new node is Ready after its pool's startup time.
 - Scale-down: a node empty for the scale-down delay is removed, down to `minCount`. Only empty
   nodes go (pods are never moved).
+- Spot pools (`replay.spot`): a node is evicted at the instant the spot model draws for it when it
+  becomes Ready, unless scale-down removed it first. Its pods are lost and wait for room again, at
+  the end of the line (they are new pods); the node is gone, and the autoscaler adds nodes for the
+  pods as for any others. A pool evicted below `minCount` is not topped up on its own (the cluster
+  autoscaler's `--enforce-node-group-min-size` is off by default).
 - ProvisioningRequest checks (`aks.autoscaler`): the pods are booked at once, on room that exists
   and, for the atomic scale-up class, on new nodes of one pool; the check is Ready when every
   booked node is. The check-capacity class books only room that exists.
@@ -32,6 +37,7 @@ from aks_kueue.aks.nodes import GPU_PREFIXES, PoolCapacity, is_modelled
 from aks_kueue.aks.placement import pod_lands
 from aks_kueue.kueue.units import format_amount
 from aks_kueue.replay.events import Event, EventKind
+from aks_kueue.replay.spot import SpotModel
 
 # Flavor combinations `NodeModel.never_placeable` tries one by one (a ClusterQueue's resource groups
 # list a few flavors each); past this, it judges the pods' requests alone.
@@ -39,7 +45,8 @@ MAX_FLAVOR_CHOICES = 64
 
 
 class Node:
-    __slots__ = ("pool", "number", "free", "ready", "ready_at", "pods", "empty_since", "alive", "virtual", "used")
+    __slots__ = ("pool", "number", "free", "ready", "ready_at", "pods", "empty_since", "alive", "virtual", "used",
+                 "groups")
 
     def __init__(self, pool: "PoolState", number: int, ready_at: float, ready: bool):
         self.pool = pool
@@ -52,13 +59,18 @@ class Node:
         self.alive = True
         self.virtual: Optional[dict[str, int]] = None  # room the autoscaler's pass has promised away
         self.used = 0  # requests of its pods, the pool's main resource
+        # On a spot pool, the pod groups of its pods (one entry a pod): what an eviction takes.
+        self.groups: Optional[list[PodGroup]] = [] if pool.spot else None
 
 
 class PoolState:
-    def __init__(self, capacity: PoolCapacity, startup: float, index: int):
+    def __init__(self, capacity: PoolCapacity, startup: float, index: int, by_queue: bool = False):
         self.capacity = capacity
         self.name = capacity.name
         self.index = index
+        self.spot = capacity.spec.spot
+        self.evictions = 0   # spot nodes Azure took back
+        self.lost = 0        # pods they took with them
         self.min_count = capacity.spec.min_count
         self.max_count = capacity.spec.max_count
         self.startup = startup
@@ -77,6 +89,9 @@ class PoolState:
         self.allocated = 0
         self.peak = 0
         self.series: list[tuple[float, int]] = [(0.0, 0)]
+        # Per ClusterQueue, its pods' requests of the main resource over time (booked pods too), for
+        # its share of the pool's cost: [requests now, since, integral]; None unless asked for.
+        self.by_queue: Optional[dict[str, list[float]]] = {} if by_queue else None
 
     def advance(self, now: float) -> None:
         span = now - self.last
@@ -88,6 +103,20 @@ class PoolState:
             if alive >= self.max_count and self.max_count > 0:
                 self.at_max_seconds += span
         self.last = now
+
+    def charge(self, queue: str, used: int, now: float) -> None:
+        """`used` more (or less) of the main resource held by `queue`'s pods from `now`."""
+        assert self.by_queue is not None
+        held = self.by_queue.get(queue)
+        if held is None:
+            held = self.by_queue[queue] = [0.0, now, 0.0]
+        held[2] += held[0] * (now - held[1])
+        held[0] += used
+        held[1] = now
+
+    def queue_seconds(self, now: float) -> dict[str, float]:
+        """Per ClusterQueue, the main resource its pods held on the pool, integrated to `now`."""
+        return {queue: held[2] + held[0] * max(0.0, now - held[1]) for queue, held in (self.by_queue or {}).items()}
 
     def record(self, now: float) -> None:
         count = len(self.nodes)
@@ -148,21 +177,37 @@ def _take(room: dict[str, int], requests: dict[str, int], sign: int = 1) -> None
             room[resource] -= sign * value
 
 
-def _count(node: Node, requests: dict[str, int], now: float, sign: int) -> None:
-    """A pod on a node (`sign` 1) or off it (-1): the node's room and pods, the pool's allocated main resource."""
+def _count(node: Node, group: PodGroup, now: float, sign: int) -> None:
+    """A pod of `group` on a node (`sign` 1) or off it (-1): the node's room and pods, the pool's allocated
+    main resource, and what the group's ClusterQueue holds there (when the pool counts it)."""
     pool = node.pool
     pool.advance(now)
+    requests = group.requests
     _take(node.free, requests, sign)
     node.pods += sign
     used = sign * requests.get(pool.primary, 0)
     node.used += used
     if node.ready:
         pool.allocated += used
+    if pool.by_queue is not None:
+        pool.charge(group.run.cq, used, now)
+    if node.groups is not None:
+        if sign > 0:
+            node.groups.append(group)
+        else:
+            node.groups.remove(group)
 
 
 @dataclass(frozen=True, slots=True)
 class NodeReady:
     kind: ClassVar[EventKind] = EventKind.NODE_READY
+    node: Node
+
+
+@dataclass(frozen=True, slots=True)
+class NodeEvicted:
+    """Azure takes the spot node back (unless it is gone already)."""
+    kind: ClassVar[EventKind] = EventKind.NODE_EVICTED
     node: Node
 
 
@@ -187,10 +232,13 @@ class NodeModel:
     engine's queue; the engine hands the node events back here."""
 
     def __init__(self, pools: list[PoolCapacity], startups: list[float], scale_down_delay: float,
-                 schedule: Callable[[float, Event], None]):
-        self.pools = [PoolState(p, startup, i) for i, (p, startup) in enumerate(zip(pools, startups))]
+                 schedule: Callable[[float, Event], None], spot: Optional[SpotModel] = None, by_queue: bool = False):
+        """`spot`: when spot nodes are evicted (None: never); `by_queue`: count what each ClusterQueue's
+        pods hold on each pool (`PoolState.queue_seconds`, for cost shares)."""
+        self.pools = [PoolState(p, startup, i, by_queue) for i, (p, startup) in enumerate(zip(pools, startups))]
         self.scale_down_delay = scale_down_delay
         self.schedule = schedule
+        self.spot = spot
         self.waiting: list[PodGroup] = []      # unplaced pods, in admission order
         self.booking: list[tuple[Any, list[PodGroup], bool]] = []   # ProvisioningRequests not yet booked
         self._eligible: dict[tuple, tuple[list[PoolState], Optional[str]]] = {}
@@ -273,7 +321,7 @@ class NodeModel:
         """A workload's pods are gone (it finished or was evicted): their room is free again."""
         for group in groups:
             for node in group.placed:
-                self._unplace(node, group.requests, now)
+                self._unplace(node, group, now)
             group.placed = []
             group.remaining = 0
         self.waiting = [g for g in self.waiting if g.remaining > 0]
@@ -319,7 +367,38 @@ class NodeModel:
             node.pool.allocated += node.used  # booked pods count once their node is there
             if node.pods == 0:
                 self._empty(node, now)
+            self._doom(node, now)
             self.changed = True
+
+    def evict(self, node: Node, now: float) -> list[PodGroup]:
+        """Azure takes a spot node back: it is gone, and its pods with it. The groups that lost pods
+        (each once, in the order their pods were placed), whose lost pods wait again; none when the
+        node was gone already (scale-down removed it first)."""
+        if not node.alive or node.groups is None:
+            return []
+        pool = node.pool
+        pool.lost += len(node.groups)
+        lost = list(dict.fromkeys(node.groups))
+        for group in lost:
+            complete = group.remaining == 0
+            kept = []
+            for placed in group.placed:
+                if placed is node:
+                    _count(node, group, now, -1)
+                    group.remaining += 1
+                else:
+                    kept.append(placed)
+            group.placed = kept
+            if complete:
+                self.waiting.append(group)  # new pods, created now: behind the pods already waiting
+        pool.advance(now)
+        node.alive = False
+        pool.nodes.remove(node)
+        pool.ready -= 1
+        pool.evictions += 1
+        pool.record(now)
+        self.changed = True
+        return lost
 
     def scale_down(self, node: Node, since: float, now: float) -> None:
         pool = node.pool
@@ -347,7 +426,16 @@ class NodeModel:
         pool.record(now)
         if not ready:
             self.schedule(node.ready_at, NodeReady(node))
+        else:
+            self._doom(node, now)
         return node
+
+    def _doom(self, node: Node, now: float) -> None:
+        """A spot node just Ready: its eviction, when the spot model draws one."""
+        if self.spot is not None and node.groups is not None:
+            at = self.spot.eviction_at(node.pool.name, node.number, now)
+            if at is not None:
+                self.schedule(at, NodeEvicted(node))
 
     def _best_node(self, group: PodGroup) -> Optional[Node]:
         """kube-scheduler's LeastAllocated choice among Ready nodes with room: the most free cpu
@@ -375,13 +463,13 @@ class NodeModel:
         return best
 
     def _place(self, node: Node, group: PodGroup, now: float) -> None:
-        _count(node, group.requests, now, 1)
+        _count(node, group, now, 1)
         node.empty_since = None
         group.placed.append(node)
         group.remaining -= 1
 
-    def _unplace(self, node: Node, requests: dict[str, int], now: float) -> None:
-        _count(node, requests, now, -1)
+    def _unplace(self, node: Node, group: PodGroup, now: float) -> None:
+        _count(node, group, now, -1)
         if node.pods == 0 and node.alive and node.ready:
             self._empty(node, now)
 
@@ -509,4 +597,4 @@ def _how_many(free: dict[str, int], requests: dict[str, int]) -> int:
     return min((free.get(resource, 0) // value for resource, value in requests.items() if value > 0), default=0)
 
 
-__all__ = ["NodeModel", "PodGroup", "PoolState", "Node", "NodeReady", "ScaleDown", "BookedReady"]
+__all__ = ["NodeModel", "PodGroup", "PoolState", "Node", "NodeReady", "NodeEvicted", "ScaleDown", "BookedReady"]

@@ -4,12 +4,16 @@ The report covers a window (`--from`, `--until`): the workloads submitted in it,
 over it; what came before is warm-up. Per ClusterQueue: submitted, admitted, started, finished, each
 workload's state at the end (`finished + running + admittedAtEnd + pendingAtEnd = submitted`), never
 admitted and never started, preemptions (events) and the workloads preempted, other evictions, the
-resource-hours of runs cut short (`rerunHours`), the waits to admission and to start (p50, p95, max,
-and how many were cut at the end), and per flavor and resource the mean usage against nominal quota
-and the borrowed resource-hours. Per Cohort that holds quota: the same usage rows (`cohorts`). Per
-pool: node-hours, peak nodes, the mean allocated share of its main resource (its GPUs, else cpu),
-hours at maxCount. With an export that records what happened: `observed` per workload and the
-`backtest` (`backtest`).
+resource-hours of runs a preemption or a spot interruption cut short (`rerunHours`, per resource),
+the waits to admission and to start (p50, p95, max, and how many were cut at the end), and per flavor
+and resource the mean usage against nominal quota and the borrowed resource-hours. Per Cohort that
+holds quota: the same usage rows (`cohorts`). Per pool: node-hours, peak nodes, the mean allocated
+share of its main resource (its GPUs, else cpu), hours at maxCount. With an export that records what
+happened: `observed` per workload and the `backtest`. With spot pools, `spotEvictions` per pool and
+`spotInterruptions` per ClusterQueue and workload. With `--prices`, `cost` per pool (its node-hours
+at its hourly price), per ClusterQueue (its share of each pool's cost, by what its pods were
+allocated of the pool's main resource there; a pool where nothing was allocated is charged to no
+one) and for the configuration.
 
 Conventions a reviewer can check by hand:
 - percentiles are nearest-rank (p95 of 20 waits is the 19th smallest);
@@ -30,8 +34,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterator, Optional, Sequence, TextIO
 
+from aks_kueue.aks.prices import shares
 from aks_kueue.replay.backtest import backtest, node_startup_suggestions, observed_row
-from aks_kueue.replay.engine import ReplayOutcome, Run, State
+from aks_kueue.replay.engine import PoolAtSince, ReplayOutcome, Run, State
 from aks_kueue.replay.stats import percentile
 from aks_kueue.replay.stats import rounded as _round
 from aks_kueue.replay.trace import Trace
@@ -40,6 +45,7 @@ WAIT_KEYS = ("p50", "p95", "max")
 BYTE_RESOURCES = ("memory", "ephemeral-storage")
 # A workload's state at the end of the window (the contract's `state`).
 FINISHED, RUNNING, ADMITTED, PENDING = "finished", "running", "admitted", "pending"
+WARMED_UP_NOTHING = PoolAtSince(0.0, 0.0, 0.0, 0.0, 0, {})   # a pool without a window's warm-up
 END_STATES = {State.FINISHED: FINISHED, State.RUNNING: RUNNING, State.ADMITTED: ADMITTED, State.RESERVED: ADMITTED}
 
 
@@ -118,6 +124,8 @@ class RunRows(Rows):
         self.outcome = outcome
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
+        if _has_spot(self.outcome):
+            return ({**_workload(r), "spotInterruptions": r.interruptions} for r in _seen(self.outcome))
         return (_workload(r) for r in _seen(self.outcome))
 
 
@@ -222,10 +230,15 @@ def configuration(outcome: ReplayOutcome) -> dict[str, Any]:
         else:
             unrouted += 1
     queues = [_queue(name, runs, outcome) for name, runs in by_queue.items()]
+    pools = _pools(outcome)
+    if _has_spot(outcome):
+        _add_spot(queues, pools, by_queue, outcome)
     found = {"name": outcome.config.name, "events": outcome.events, "clusterQueues": queues,
-             "cohorts": _cohorts(outcome), "pools": _pools(outcome),
+             "cohorts": _cohorts(outcome), "pools": pools,
              "assumptions": outcome.config.assumptions() + outcome.notes, "unrouted": unrouted,
              "workloads": RunRows(outcome)}
+    if outcome.config.prices is not None and outcome.nodes is not None:
+        found["cost"] = _add_costs(queues, pools, outcome)
     observed = [(r, r.trace.observed) for r in _seen(outcome) if r.trace.observed is not None]
     if any(o.admitted is not None for _, o in observed):
         found["backtest"] = backtest(observed, outcome.end)
@@ -381,9 +394,23 @@ def differences(first: dict[str, Any], second: dict[str, Any]) -> list[dict[str,
             entry[key] = queue[key] - other[key]
         usage = _utilisation(other)
         entry["utilisation"] = {fr: _minus(value, usage.get(fr)) for fr, value in _utilisation(queue).items()}
+        entry.update(_spot_and_cost_differences(queue, other))
         found.append(entry)
     mine = {q["name"] for q in first["clusterQueues"]}
     found += [{"clusterQueue": q["name"], "only": "second"} for q in second["clusterQueues"] if q["name"] not in mine]
+    return found
+
+
+def _spot_and_cost_differences(queue: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """The differences of reruns, spot interruptions and cost, where both configurations report them."""
+    found: dict[str, Any] = {}
+    mine, theirs = queue.get("rerunHours"), other.get("rerunHours")
+    if mine is not None and theirs is not None:
+        found["rerunHours"] = {r: _round(mine.get(r, 0.0) - theirs.get(r, 0.0)) for r in sorted({*mine, *theirs})}
+    if "spotInterruptions" in queue or "spotInterruptions" in other:
+        found["spotInterruptions"] = queue.get("spotInterruptions", 0) - other.get("spotInterruptions", 0)
+    if "cost" in queue and "cost" in other:
+        found["cost"] = _round(queue["cost"]["amount"] - other["cost"]["amount"], 2)
     return found
 
 
@@ -469,13 +496,68 @@ def _pools(outcome: ReplayOutcome) -> list[dict[str, Any]]:
         return []
     found = []
     for pool in outcome.nodes.pools:
-        before = outcome.pools_at_since.get(pool.name, (0.0, 0.0, 0.0, 0.0))
-        node_seconds, capacity, allocated, at_max = (now - then for now, then in zip(
-            (pool.node_seconds, pool.ready_capacity_seconds, pool.allocated_seconds, pool.at_max_seconds), before))
+        before = outcome.pools_at_since.get(pool.name, WARMED_UP_NOTHING)
+        node_seconds = pool.node_seconds - before.node_seconds
+        capacity = pool.ready_capacity_seconds - before.capacity_seconds
+        allocated = pool.allocated_seconds - before.allocated_seconds
+        at_max = pool.at_max_seconds - before.at_max_seconds
         found.append({"name": pool.name, "nodeHours": _round(node_seconds / 3600), "peakNodes": pool.peak,
                       "meanAllocated": _round(allocated / capacity, 4) if capacity > 0 else None,
                       "hoursAtMax": _round(at_max / 3600), "resource": pool.primary, "minCount": pool.min_count,
                       "maxCount": pool.max_count, "nodeStartup": pool.startup})
+    return found
+
+
+def _has_spot(outcome: ReplayOutcome) -> bool:
+    return outcome.nodes is not None and any(pool.spot for pool in outcome.nodes.pools)
+
+
+def _add_spot(queues: list[dict[str, Any]], pools: list[dict[str, Any]], by_queue: dict[str, list[Run]],
+              outcome: ReplayOutcome) -> None:
+    """`spotEvictions` on every pool, `spotInterruptions` on every ClusterQueue (a configuration with spot pools)."""
+    assert outcome.nodes is not None
+    for row, pool in zip(pools, outcome.nodes.pools):
+        row["spot"] = pool.spot
+        row["spotEvictions"] = pool.evictions - outcome.pools_at_since.get(pool.name, WARMED_UP_NOTHING).spot_evictions
+    for queue in queues:
+        queue["spotInterruptions"] = sum(run.interruptions for run in by_queue[queue["name"]])
+
+
+def _add_costs(queues: list[dict[str, Any]], pools: list[dict[str, Any]], outcome: ReplayOutcome) -> dict[str, Any]:
+    """`cost` per pool (None without a price), per ClusterQueue (its shares; `unpriced` names the pools
+    its pods used that have no price, so that its amount is a lower bound) and the configuration's."""
+    prices, nodes = outcome.config.prices, outcome.nodes
+    assert prices is not None and nodes is not None
+    charged: dict[str, float] = {}
+    unpriced: dict[str, list[str]] = {}
+    total = unallocated = 0.0
+    for row, pool in zip(pools, nodes.pools):
+        price = prices.prices.get(pool.name)
+        before = outcome.pools_at_since.get(pool.name, WARMED_UP_NOTHING)   # the window's share only
+        held = {queue: seconds - before.held.get(queue, 0.0) for queue, seconds in pool.queue_seconds(outcome.end).items()}
+        if price is None:
+            row["cost"] = None
+            for name in sorted(q for q, seconds in held.items() if seconds > 0):
+                unpriced.setdefault(name, []).append(pool.name)
+            continue
+        cost = price.cost((pool.node_seconds - before.node_seconds) / 3600)
+        row["cost"] = cost.as_json()
+        total += cost.amount
+        split = shares(cost.amount, held)
+        if not split:
+            unallocated += cost.amount
+        for name, amount in split.items():
+            charged[name] = charged.get(name, 0.0) + amount
+    currency = prices.currency
+    for queue in queues:
+        queue["cost"] = {"amount": _round(charged.get(queue["name"], 0.0), 2), "currency": currency}
+        if queue["name"] in unpriced:
+            queue["cost"]["unpriced"] = unpriced[queue["name"]]
+    found: dict[str, Any] = {"amount": _round(total, 2), "currency": currency,
+                             "unallocated": _round(unallocated, 2)}
+    missing = [pool.name for pool in nodes.pools if pool.name in prices.missing]
+    if missing:
+        found["unpriced"] = missing
     return found
 
 

@@ -26,7 +26,7 @@ from aks_kueue.kueue.jobs.model import (ADMISSION_GATED_BY, DEFAULT_LOCAL_QUEUE,
                                         POD_GROUP_TOTAL_COUNT, PREBUILT_WORKLOAD, PRIORITY_CLASS_LABEL, PROVREQ_PREFIX,
                                         QUEUE_LABEL, JobOptions, JobRef, JobResult, JobOutcome)
 from aks_kueue.kueue.jobs.names import workload_name
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.k8s.field import FieldError
 
 KUEUE_GROUP = "kueue.x-k8s.io"
 WORKLOAD_API = "kueue.x-k8s.io/v1beta2"
@@ -87,7 +87,8 @@ def integration_of(manifest: Any) -> Optional[Integration]:
     """The integration that manages this kind of object, or None when it is not a job."""
     if not isinstance(manifest, dict):
         return None
-    return INTEGRATIONS.get((group_version(manifest)[0], manifest.get("kind")))
+    kind = manifest.get("kind")
+    return INTEGRATIONS.get((group_version(manifest)[0], kind)) if isinstance(kind, str) else None
 
 
 def is_job(manifest: Any) -> bool:
@@ -400,7 +401,7 @@ def _deployment(obj: dict[str, Any], options: JobOptions, read: ps.Reader, resul
         stand_ins = f"{name}-0" if replicas == 1 else f"{name}-0 .. {name}-{replicas - 1}"
         result.notes.append(f"Kueue names each pod's Workload after the pod, whose name the ReplicaSet makes up; "
                             f"{stand_ins} stand in for them")
-    made = []
+    made: Made = []
     for i in range(replicas):
         pod = {"metadata": template.get("metadata") or {}, "spec": template.get("spec") or {}}
         podsets = ps.single_pod(pod, options, read)

@@ -60,7 +60,7 @@ def ignored_replica_types(obj: dict[str, Any]) -> list[str]:
     kind = str(obj.get("kind"))
     field, ordered = REPLICA_TYPES[kind]
     spec = map_at(obj, "spec")
-    replicas = spec.get(field) if isinstance(spec.get(field), dict) else {}
+    replicas = map_at(spec, field)
     return [str(k) for k in replicas if k not in ordered]
 
 

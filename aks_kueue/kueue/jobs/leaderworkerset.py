@@ -22,7 +22,7 @@ from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import field
 from aks_kueue.kueue.jobs.model import DEFAULT_POD_SET, PRIORITY_CLASS_LABEL, QUEUE_LABEL, JobOptions
 from aks_kueue.kueue.jobs.podsets import PODSET_GROUP_NAME, PodSet, Reader, annotations_of, labels_of, topology_request
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.k8s.field import FieldError
 
 GROUP = "leaderworkerset.x-k8s.io"
 GVK = "leaderworkerset.x-k8s.io/v1, Kind=LeaderWorkerSet"
@@ -75,7 +75,7 @@ def _shaped(template: dict[str, Any], added: dict[str, Any], offset: bool) -> di
     shaped = copy.deepcopy(template)
     metadata = shaped.setdefault("metadata", {}) if isinstance(shaped.get("metadata", {}), dict) else {}
     for key in ("labels", "annotations"):
-        values = metadata.get(key) if isinstance(metadata.get(key), dict) else {}
+        values = map_at(metadata, key)
         metadata[key] = {k: v for k, v in values.items()
                          if not (str(k).startswith(LWS_PREFIX) and k != LWS_NAME_LABEL)}
     metadata["labels"].update({k: v for k, v in added.items() if isinstance(v, str) and v})

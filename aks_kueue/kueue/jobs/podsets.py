@@ -25,6 +25,7 @@ a RayJob's `submissionMode` (K8sJobMode).
 
 from __future__ import annotations
 
+import builtins
 import copy
 import hashlib
 import json
@@ -35,7 +36,7 @@ from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import field as k8s_field
 from aks_kueue.k8s.field import Path
 from aks_kueue.kueue.jobs.model import (DEFAULT_POD_SET, ELASTIC_JOB, MIN_PARALLELISM, ROLE_HASH, JobOptions)
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.k8s.field import FieldError
 
 JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 JOBSET_JOB_INDEX = "jobset.sigs.k8s.io/job-index"
@@ -123,7 +124,9 @@ class Reader:
         value = self._read(parent, key, path, str, "string")
         return default if value is None else value
 
-    def items(self, parent: Any, key: str, path: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    # `builtins.str`: in this class `str` is the method above.
+    def items(self, parent: Any, key: builtins.str,
+              path: builtins.str) -> Iterator[tuple[builtins.str, dict[builtins.str, Any]]]:
         """The maps of a list with their paths; an item of another type is reported and skipped."""
         for i, item in enumerate(self.list(parent, key, path)):
             where = Path(path).child(key).index(i)
@@ -424,7 +427,7 @@ def train_job(obj: dict[str, Any], runtime: dict[str, Any], options: JobOptions,
     nodes = read.int(trainer, "numNodes", "spec.trainer", None)
     runtime_nodes = policy.get("numNodes") if isinstance(policy.get("numNodes"), int) else 1
     template = map_at(runtime_spec, "template")
-    jobset_spec = copy.deepcopy(template.get("spec")) if isinstance(template.get("spec"), dict) else {}
+    jobset_spec = copy.deepcopy(map_at(template, "spec"))
     resources = trainer.get("resourcesPerNode") if isinstance(trainer.get("resourcesPerNode"), dict) else None
     for replicated in jobset_spec.get("replicatedJobs") or []:
         if not isinstance(replicated, dict):

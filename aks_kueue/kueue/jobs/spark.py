@@ -30,7 +30,7 @@ from aks_kueue.k8s import field
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.jobs.model import JobOptions
 from aks_kueue.kueue.jobs.podsets import PodSet, Reader, elastic, topology_request
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.k8s.field import FieldError
 
 GATE = "SparkApplicationIntegration"
 CLUSTER_MODE = "cluster"
@@ -117,9 +117,9 @@ def _pod(spec: dict[str, Any], role: str, read: Reader) -> dict[str, Any]:
     if resources:
         container["resources"] = resources
     template = map_at(part, "template")
-    metadata = copy.deepcopy(template.get("metadata")) if isinstance(template.get("metadata"), dict) else {}
+    metadata = copy.deepcopy(map_at(template, "metadata"))
     for key in ("labels", "annotations"):
-        extra = part.get(key) if isinstance(part.get(key), dict) else {}
+        extra = map_at(part, key)
         if extra or template:
             metadata[key] = {**(metadata.get(key) or {}), **extra}
     return {"metadata": metadata, "spec": pod} if metadata else {"spec": pod}

@@ -27,7 +27,7 @@ from aks_kueue.kueue.jobs.model import (COMPLETIONS_EQUAL_PARALLELISM, ELASTIC_J
 from aks_kueue.kueue.jobs.podsets import (PODSET_GROUP_NAME, PREFERRED_TOPOLOGY, REQUIRED_TOPOLOGY,
                                           SLICE_REQUIRED_TOPOLOGY, SLICE_SIZE, UNCONSTRAINED_TOPOLOGY, PodSet,
                                           annotations_of, elastic, labels_of)
-from aks_kueue.kueue.structural import FieldError, show
+from aks_kueue.k8s.field import FieldError, show
 from aks_kueue.k8s.names import qualified_name_problem
 
 _INT = re.compile(r"^[+-]?\d+$")
@@ -157,10 +157,11 @@ def ray(obj: dict[str, Any], kind: str, managed: bool, options: JobOptions) -> l
         if cluster_spec.get("enableInTreeAutoscaling") is True and not elastic(obj, options):
             errors.append(field.invalid(path.child("enableInTreeAutoscaling"), True, "a kueue managed job should "
                                         "only use autoscaling when workload slicing is enabled"))
-    groups = cluster_spec.get("workerGroupSpecs") if isinstance(cluster_spec.get("workerGroupSpecs"), list) else []
-    if len(groups) + 1 > MAX_POD_SETS:
-        errors.append(field.too_many(path.child("workerGroupSpecs"), len(groups) + 1, MAX_POD_SETS))
-    for i, group in enumerate(groups):
+    listed = cluster_spec.get("workerGroupSpecs")
+    workers = listed if isinstance(listed, list) else []
+    if len(workers) + 1 > MAX_POD_SETS:
+        errors.append(field.too_many(path.child("workerGroupSpecs"), len(workers) + 1, MAX_POD_SETS))
+    for i, group in enumerate(workers):
         if isinstance(group, dict) and group.get("groupName") == "head":
             errors.append(field.forbidden(path.child("workerGroupSpecs").index(i).child("groupName"),
                                           '"head" is reserved for the head group'))
