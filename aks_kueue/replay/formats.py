@@ -45,7 +45,7 @@ from aks_kueue.k8s.pods import pod_requests
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity, request_problem
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.convert import GROUP, V1BETA1, V1BETA2, to_v1beta2
-from aks_kueue.replay.trace import (Shape, Trace, TraceError, TraceWorkload, ValueProblem, Where, duration,
+from aks_kueue.replay.trace import (Observed, Shape, Trace, TraceError, TraceWorkload, ValueProblem, Where, duration,
                                     instant, submitted_time, trim_pod_sets)
 
 TRACE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".ndjson", ".csv")
@@ -61,6 +61,9 @@ CSV_FIELDS = ("submitted", "namespace", "queue", "name", "priority", "runtime", 
 CSV_OPTIONAL = ("priorityClass", "minCount")
 WORKLOAD_VERSIONS = (V1BETA1, V1BETA2)
 WPC_KIND = "WorkloadPriorityClass"
+# Objects of a configuration (`--queues`), not of a trace: a trace argument holding them is a flag mistake.
+QUEUE_KINDS = ("ResourceFlavor", "ClusterQueue", "LocalQueue", "Cohort", WPC_KIND, "AdmissionCheck",
+               "ProvisioningRequestConfig", "Topology", "MultiKueueConfig", "MultiKueueCluster")
 KUBERNETES_KEYS = ("apiVersion", "kind", "items")   # a JSON object with one is a document, not a JSON line
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 # A uid is whatever the API server made (a UUID); this bounds what a trace may claim as one.
@@ -616,6 +619,11 @@ class _Exports:
         if kind is None and isinstance(manifest.get("Items"), list):
             raise error(None, "is a page of the Azure Retail Prices API, not a trace: give each price file with "
                               "its own --prices (--prices a.json --prices b.json)")
+        if kind in QUEUE_KINDS or (kind == "Configuration" and str(api).startswith("config.kueue.x-k8s.io/")):
+            name = _map(manifest.get("metadata")).get("name")
+            raise error("kind", f"{kind}{' ' + show(name) if name else ''} is a queue object, not a Workload: this "
+                                "file belongs to the configuration; to give several queue files, repeat --queues "
+                                "(--queues a.yaml --queues b.yaml), and give traces as the arguments")
         if kind != "Workload" or api not in WORKLOAD_VERSIONS:
             raise error("kind", f"{show(api)}/{show(kind)} is not a Kueue Workload; a trace holds Workloads "
                                 f"(kubectl get workloads -A -o yaml), {GROUP}/v1beta2 or v1beta1")
@@ -656,7 +664,7 @@ class _Exports:
         rank = _state_rank(status, metadata)
         entry = TraceWorkload(namespace=namespace, name=name, queue=queue, submitted=submitted, runtime=runtime,
                               shape=shape, priority=priority, priority_class=priority_class, absolute=True, uid=uid,
-                              file=file, document=document, item=item)
+                              file=file, document=document, item=item, observed=_observed(status, error))
         known = self.seen.get(identity)
         if known is None:
             self.seen[identity] = (rank, len(self.trace.workloads))
@@ -687,6 +695,27 @@ def _condition_time(conditions: dict[str, dict[str, Any]], kind: str, error: Whe
     if not isinstance(when, str):
         raise error(key, "Required value: lastTransitionTime of a True condition")
     return _parsed(instant, when, key, error), when
+
+
+def _observed(status: dict[str, Any], error: Where) -> Optional[Observed]:
+    """What the export records of what happened, for the backtest; None for a Workload without conditions.
+    Admitted: the `Admitted=True` condition's time, which is the last admission (a condition keeps only
+    its last transition). Started: `PodsReady=True` after it, unless its reason is `Recovered` (pods
+    that failed and recovered: the start itself is lost). Flavors: those of `status.admission`."""
+    conditions = _conditions(status)
+    if not conditions:
+        return None
+    admitted = _condition_time(conditions, "Admitted", error)
+    started = _condition_time(conditions, "PodsReady", error) if admitted is not None else None
+    if admitted is None or (started is not None and (conditions["PodsReady"].get("reason") == "Recovered"
+                                                     or started[0] < admitted[0])):
+        started = None  # a recovery's time, or a stale one from before the last admission
+    flavors: set[str] = set()
+    assignments = _map(status.get("admission")).get("podSetAssignments")
+    for assignment in assignments if isinstance(assignments, list) and admitted is not None else []:
+        flavors.update(str(f) for f in _map(_map(assignment).get("flavors")).values())
+    return Observed(None if admitted is None else admitted[0], None if started is None else started[0],
+                    tuple(sorted(flavors)))
 
 
 def _export_runtime(status: dict[str, Any], error: Where) -> Optional[float]:

@@ -81,6 +81,22 @@ class Shape:
     key: str
 
 
+@dataclass(frozen=True, slots=True)
+class Observed:
+    """What a Workload export records of what happened (the backtest's side, `backtest`): the last
+    `Admitted=True` time, the `PodsReady=True` (reason Started) time after it, and the flavors of its
+    admission. Times are instants (epoch seconds) as read, seconds from the start after `Trace.finish`;
+    None when it had not happened by the export."""
+
+    admitted: Optional[float]
+    started: Optional[float]
+    flavors: tuple[str, ...] = ()
+
+    def shifted(self, by: float) -> "Observed":
+        return Observed(None if self.admitted is None else round(self.admitted - by, 6),
+                        None if self.started is None else round(self.started - by, 6), self.flavors)
+
+
 @dataclass(eq=False, slots=True)
 class TraceWorkload:
     namespace: str
@@ -98,6 +114,7 @@ class TraceWorkload:
     line: int = 0                   # its line (JSON Lines, CSV), or 0
     document: int = -1              # its document (YAML, JSON), or -1
     item: int = -1                  # its place in a List document's items, or -1
+    observed: Optional[Observed] = None   # an export's record of what happened (the backtest), or None
 
     def __post_init__(self) -> None:
         # A month of workloads names a few namespaces, queues and classes: one string each.
@@ -152,6 +169,8 @@ class Trace:
         for workload in self.workloads:
             # To the microsecond, so that 0.3 - 0.1 is 0.2 and the same trace gives the same times.
             workload.submitted = round(workload.submitted - earliest, 6)
+            if workload.observed is not None:  # only exports observe, and their times are instants
+                workload.observed = workload.observed.shifted(anchor + earliest)
         self.start = anchor + earliest if absolute else None
         self._shapes.clear()
         return self
