@@ -56,6 +56,7 @@ def simulate(  # noqa: C901  temporary (issue 29): i31 splits it into steps
     from aks_kueue.k8s.loader import LoadError
     from aks_kueue.kueue.jobs import JobOutcome
     from aks_kueue.kueue.manifests import Category, api_group, category
+    from aks_kueue.k8s import field
     from aks_kueue.kueue.structural import FieldError
     from aks_kueue.kueue.validate import load_object, validate_object
     from aks_kueue.kueue.workload_webhook import validate_workload_status
@@ -86,7 +87,7 @@ def simulate(  # noqa: C901  temporary (issue 29): i31 splits it into steps
         if document.generated_name and key[-1] == document.name:
             return []
         if key in seen:
-            return [FieldError("metadata.name", f"Duplicate value: {seen[key]} already defines {what}")]
+            return [field.duplicate("metadata.name", document.name, f"{seen[key]} already defines {what}")]
         seen[key] = document.where
         return []
 

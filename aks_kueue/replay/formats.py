@@ -38,6 +38,7 @@ import re
 from typing import Any, Callable, Iterator, Optional
 
 from aks_kueue.k8s import names
+from aks_kueue.k8s import field as fe
 from aks_kueue.k8s.field import show
 from aks_kueue.k8s.loader import DEFAULT_LIMITS, MIB, STDIN, Bounded, Limits, LoadError, open_binary, parse_documents, \
     parse_json
@@ -46,7 +47,7 @@ from aks_kueue.k8s.quantity import QuantityError, parse_quantity, request_proble
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.convert import GROUP, V1BETA1, V1BETA2, to_v1beta2
 from aks_kueue.replay.trace import (Observed, Shape, Trace, TraceError, TraceWorkload, ValueProblem, Where, duration,
-                                    instant, submitted_time, trim_pod_sets)
+                                    instant, refused, submitted_time, trim_pod_sets)
 
 TRACE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".ndjson", ".csv")
 MAX_LINE_BYTES = 1024 * 1024
@@ -235,7 +236,7 @@ def _name(value: Any, key: str, error: Where, rule: Callable[[Any], Optional[str
     text = _text(value, key, error)
     problem = rule(text)
     if problem:
-        raise error(key, f"Invalid value: {show(text)}: {problem}")
+        raise refused(error, fe.invalid(key, text, problem))
     if known is not None:
         known.add(text)
     return text
@@ -255,8 +256,8 @@ def _integer(value: Any, key: str, error: Where, minimum: int = 0, maximum: int 
     if number < minimum:
         raise error(key, f"{number} is less than {minimum}")
     if number > maximum:
-        raise error(key, f"Invalid value: {number}: must be at most {maximum:,} (Kueue's API holds it as a 32-bit "
-                         "integer)")
+        raise refused(error, fe.invalid(key, number, f"must be at most {maximum:,} (Kueue's API holds it as a "
+                                                        "32-bit integer)"))
     return number
 
 
@@ -300,8 +301,8 @@ class _Reader:
     def jsonl_workload(self, value: dict[str, Any], file: str, number: int, error: Where) -> None:
         error.known(value, JSONL_KEYS)
         if "submitted" not in value:
-            raise error("submitted", "Required value: when the workload was submitted (RFC 3339, or seconds from the "
-                                     "start)")
+            raise refused(error, fe.required("submitted", "when the workload was submitted (RFC 3339, or seconds "
+                                                                "from the start)"))
         submitted, absolute, runtime, priority, priority_class = self.submission(value, error)
         if ("podSets" in value) == ("manifest" in value):
             raise error("podSets", "give either podSets or manifest (a job Kueue turns into its Workload), one of "
@@ -342,8 +343,8 @@ class _Reader:
 
     def queue(self, value: Any, error: Where) -> str:
         if value is None or value == "":
-            raise error("queue", "Required value: the LocalQueue the workload was submitted to (or the job's "
-                                 "kueue.x-k8s.io/queue-name label)")
+            raise refused(error, fe.required("queue", "the LocalQueue the workload was submitted to (or the "
+                                                            "job's kueue.x-k8s.io/queue-name label)"))
         return _name(value, "queue", error, known=self.queues)
 
     def pod_set_shape(self, pod_sets: Any, error: Where) -> Shape:
@@ -443,8 +444,8 @@ def _shape(trace: Trace, pod_sets: list[dict[str, Any]], error: Where, field: st
                                                                     field), error)
                 problem = request_problem(str(resource), value) or names.qualified_name_problem(str(resource))
                 if problem is not None:
-                    raise error(_where_in(f"spec.podSets[{index}].template.spec.{path}", field),
-                                f"Invalid value: {show(quantity)}: {problem}")
+                    raise refused(error, fe.invalid(_where_in(f"spec.podSets[{index}].template.spec.{path}", field),
+                                                    quantity, problem))
             _parsed(pod_requests, spec, _where_in(f"spec.podSets[{index}].template.spec", field), error)
 
     return trace.shape(pod_sets, check)
@@ -576,7 +577,7 @@ def _csv_header(cells: list[str], error: Where) -> list[str]:
         if not name:
             raise error(None, f"column {index + 1} of the header has no name")
         if index > count_at and name not in CSV_OPTIONAL and (problem := names.qualified_name_problem(name)):
-            raise error(name, f"Invalid value: {show(name)}: a resource name: {problem}")
+            raise refused(error, fe.invalid(name, name, f"a resource name: {problem}"))
     if not any(i > count_at and h not in CSV_OPTIONAL for i, h in enumerate(header)):
         raise error(None, "no resource columns after count (e.g. cpu,memory,nvidia.com/gpu)")
     return header
@@ -634,15 +635,15 @@ class _Exports:
                           names.dns1123_label_problem, self.namespaces)
         created = metadata.get("creationTimestamp")
         if not isinstance(created, str):
-            raise error("metadata.creationTimestamp", "Required value: when the Workload was created (kubectl "
-                                                      "prints it); the trace needs it as the submission time")
+            raise refused(error, fe.required("metadata.creationTimestamp", "when the Workload was created "
+                                                 "(kubectl prints it); the trace needs it as the submission time"))
         submitted = _parsed(instant, created, "metadata.creationTimestamp", error)
         queue = spec.get("queueName")
         if not isinstance(queue, str) or not queue:
-            raise error("spec.queueName", "Required value: a Workload without a queue is not Kueue's to admit")
+            raise refused(error, fe.required("spec.queueName", "a Workload without a queue is not Kueue's to admit"))
         queue = _name(queue, "spec.queueName", error, known=self.queues)
         if not isinstance(spec.get("podSets"), list) or not spec["podSets"]:
-            raise error("spec.podSets", "Required value: a Workload has at least one pod set")
+            raise refused(error, fe.required("spec.podSets", "a Workload has at least one pod set"))
         for position, pod_set in enumerate(spec["podSets"]):
             if not isinstance(pod_set, dict):
                 raise error(f"spec.podSets[{position}]", "must be a pod set (a map)")
@@ -693,7 +694,7 @@ def _condition_time(conditions: dict[str, dict[str, Any]], kind: str, error: Whe
         return None
     when = condition.get("lastTransitionTime")
     if not isinstance(when, str):
-        raise error(key, "Required value: lastTransitionTime of a True condition")
+        raise refused(error, fe.required(key, "lastTransitionTime of a True condition"))
     return _parsed(instant, when, key, error), when
 
 

@@ -21,6 +21,7 @@ from fractions import Fraction
 from sys import intern
 from typing import Any, Callable, Optional
 
+from aks_kueue.k8s.field import FieldError
 from aks_kueue.k8s.loader import LoadError
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.config_api import parse_duration
@@ -70,6 +71,11 @@ class Where:
             if key not in keys:
                 text = str(key) if len(str(key)) <= 80 else str(key)[:77] + "..."  # a key can be a megabyte
                 raise self(text, f"unknown field{suggest(text, keys)} (known: {', '.join(keys)})")
+
+
+def refused(where: Callable[[Optional[str], str], TraceError], problem: FieldError) -> TraceError:
+    """A field error built by `k8s.field` (Kubernetes' wording lives there alone), at a place in a trace."""
+    return where(problem.field or None, problem.text)
 
 
 @dataclass(eq=False)
