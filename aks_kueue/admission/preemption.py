@@ -5,7 +5,8 @@ use a flavor-resource needing preemption and that the ClusterQueue's policies al
 (`withinClusterQueue`, `reclaimWithinCohort`, `borrowWithinCohort`); in a cohort,
 only queues above their quota are reclaimed from. Candidates are removed in Kueue's
 order until the preemptor fits, then put back while it still fits. Nothing is
-evicted: every removal is undone before returning. Fair sharing is not modelled.
+evicted: every removal is undone before returning. With fair sharing on, the targets are
+chosen by `fair_preemption` instead, as Kueue's preemptor does.
 
 It reads and briefly changes the admitted state through `AdmittedState`, a narrow view
 the snapshot provides, and is the flavor assigner's preemption oracle
@@ -19,10 +20,12 @@ from enum import IntEnum
 from typing import Any, Callable, Mapping, Optional, Protocol
 
 from aks_kueue.admission.admitted import AdmittedWorkloads, Ranks, merged_ranks, rank
+from aks_kueue.admission.fair_preemption import fair_preemptions
+from aks_kueue.admission.fair_sharing import FairSharing
 from aks_kueue.admission.models import ClusterQueueInfo
 from aks_kueue.admission.modes import PreemptionMode, PreemptionReason
 from aks_kueue.admission.quota import FlavorResource as FR
-from aks_kueue.admission.quota import QuotaNode, available, borrowing_height
+from aks_kueue.admission.quota import QuotaNode, QuotaTree, available, borrowing_height
 from aks_kueue.admission.workloads import WorkloadInfo
 
 MEMO_LIMIT = 4096  # preemption answers remembered at most, as for decisions
@@ -35,7 +38,12 @@ class AdmittedState(Protocol):
     cluster_queues: Mapping[str, ClusterQueueInfo]
     workloads_by_uid: Mapping[str, WorkloadInfo]
 
+    tree: QuotaTree
+    fair_sharing: Optional[FairSharing]
+
     def admitted_index(self, cluster_queue: str) -> AdmittedWorkloads: ...
+
+    def local_queue_usage(self, workload: WorkloadInfo) -> Optional[float]: ...
 
     def generation(self, cq: ClusterQueueInfo) -> int: ...
 
@@ -205,6 +213,10 @@ class Preemptor:
         the search reads (the fit, the queues over quota on `frs`) depends on the rest."""
         if cq.within_cluster_queue == "Never" and (cq.node.parent is None or cq.reclaim_within_cohort == "Never"):
             return [], None  # the queue's policies allow no candidate at all
+        fair_sharing = self.snapshot.fair_sharing
+        if fair_sharing is not None:
+            found, seen = fair_preemptions(self.snapshot, fair_sharing, cq, workload, frs, requests, meanwhile)
+            return [PreemptionTarget(target, reason) for target, reason in found], seen
         same_queue = (_NONE if cq.within_cluster_queue == "Never"
                       else self._group([(cq.node, None)], cq, workload, frs, False, False))
         hierarchy, by_priority = self._cohort_candidates(cq, workload, frs, requests)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
+from aks_kueue.k8s.quantity import parse_quantity
 from aks_kueue.kueue.cohorts import cohort_cycles
 from aks_kueue.kueue.units import amount
 
@@ -42,6 +43,8 @@ class QuotaNode:
     children: list["QuotaNode"] = field(default_factory=list)
     subtree_quota: dict[FlavorResource, int] = field(default_factory=dict)
     usage: dict[FlavorResource, int] = field(default_factory=dict)
+    # `spec.fairSharing.weight` (1 when unset; 0 makes any borrowing an infinite share).
+    fair_weight: float = 1.0
     # Fixed once the tree is built (quotas never change within a tree), per fr: the local
     # quota (what is never lent), the quota `borrowing_with` compares with, PotentialAvailable,
     # and the steps `_available` walks.
@@ -143,6 +146,12 @@ def _limit(resource: dict, key: str) -> Optional[int]:
     return None if resource.get(key) is None else amount(resource["name"], resource[key])
 
 
+def fair_weight(fair_sharing: Optional[dict]) -> float:
+    """Kueue's parseFairWeight: `fairSharing.weight` as a float, 1 when it is not set."""
+    weight = (fair_sharing or {}).get("weight") if isinstance(fair_sharing, dict) else None
+    return 1.0 if weight is None else float(parse_quantity(weight))
+
+
 def cohorts_in_cycles(cohorts: Iterable[dict]) -> set[str]:
     """The Cohorts whose parentName chain loops (Kueue makes their queues inactive)."""
     parent = {}
@@ -183,6 +192,7 @@ class QuotaTree:
                 parent = spec.get("cohortName")
             else:
                 continue
+            node.fair_weight = fair_weight(spec.get("fairSharing"))
             if parent:
                 links.append((node, parent))
         for node, parent in links:

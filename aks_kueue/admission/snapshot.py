@@ -12,8 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional
 
+from aks_kueue.admission.admission_fair_sharing import USAGE_BASED, AfsUsageLedger
 from aks_kueue.admission.admitted import AdmittedWorkloads
 from aks_kueue.admission.assigner import Assignment, FlavorAssigner
+from aks_kueue.admission.configuration import CLASSICAL, SchedulerConfig
+from aks_kueue.admission.fair_sharing import DRS, FairSharing, dominant_resource_share
 from aks_kueue.admission.flavors import FlavorMatches
 from aks_kueue.admission.models import ClusterQueueInfo, LocalQueueInfo, ResourceFlavorInfo
 from aks_kueue.admission.modes import FlavorAssignmentMode
@@ -71,7 +74,11 @@ class Snapshot:
         self.flavor_matches = FlavorMatches(self.flavors)
         self._namespace_answers: dict[tuple[str, str], bool] = {}  # selectors and labels never change
         self.preemptor = Preemptor(self)
-        self.fair_sharing = False
+        # The Configuration's fairSharing and admissionFairSharing (`configuration`).
+        self.scheduler: SchedulerConfig = CLASSICAL
+        self.fair_sharing: Optional[FairSharing] = None
+        # Per LocalQueue usage for admission fair sharing, when it is on.
+        self.afs: Optional[AfsUsageLedger] = None
         # The Configuration's resources.excludeResourcePrefixes and transformations.
         self.resource_rules: ResourceRules = NO_RULES
         # Decisions are a pure function of the workload's shape and priority and of the
@@ -81,13 +88,16 @@ class Snapshot:
         self._decisions: dict[tuple, tuple[int, Decision]] = {}
 
     @classmethod
-    def from_objects(cls, manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES) -> "Snapshot":
+    def from_objects(cls, manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES,
+                     scheduler: SchedulerConfig = CLASSICAL) -> "Snapshot":
         """Kueue v1beta2 manifests: flavors, cohorts, queues, priority classes, Namespaces
         (for their labels) and Workloads; an admitted Workload's usage is counted.
-        `resource_rules`: what the Kueue Configuration in force excludes and transforms."""
+        `resource_rules`: what the Kueue Configuration in force excludes and transforms;
+        `scheduler`: whether it turns fair sharing and admission fair sharing on."""
         manifests = [m for m in manifests if isinstance(m, dict)]
         snapshot = cls()
         snapshot.resource_rules = resource_rules
+        snapshot.scheduler, snapshot.fair_sharing = scheduler, scheduler.fair_sharing
         by_kind: dict[str, list[dict]] = {}
         for manifest in manifests:
             by_kind.setdefault(manifest.get("kind", ""), []).append(manifest)
@@ -111,6 +121,9 @@ class Snapshot:
         for manifest in by_kind.get("LocalQueue", []):
             lq = LocalQueueInfo.from_manifest(manifest)
             snapshot.local_queues[(lq.namespace, lq.name)] = lq
+        if scheduler.admission_fair_sharing is not None:
+            snapshot.afs = AfsUsageLedger(scheduler.admission_fair_sharing,
+                                          {key: lq.fair_weight for key, lq in snapshot.local_queues.items()})
         for order, manifest in enumerate(by_kind.get("Workload", [])):
             if not _admission(manifest):
                 continue  # pending: the caller decides it
@@ -153,9 +166,29 @@ class Snapshot:
         self.lift_usage(workload)
         self._changed(workload.admission.cluster_queue)
 
-    def generation(self, cq: ClusterQueueInfo) -> int:
-        """How many times admitted work in the queue's cohort tree has changed."""
-        return self._generation.get(cq.node.root(), 0)
+    def generation(self, cq: ClusterQueueInfo):
+        """How many times admitted work in the queue's cohort tree has changed (with admission
+        fair sharing, and LocalQueue usages: they order preemption candidates)."""
+        generation = self._generation.get(cq.node.root(), 0)
+        return generation if self.afs is None else (generation, self.afs.version)
+
+    def uses_admission_fair_sharing(self, cluster_queue: str) -> bool:
+        """Does admission fair sharing order this ClusterQueue's LocalQueues?"""
+        cq = self.cluster_queues.get(cluster_queue)
+        return self.afs is not None and cq is not None and cq.admission_mode == USAGE_BASED
+
+    def local_queue_usage(self, workload: WorkloadInfo) -> Optional[float]:
+        """The usage of the workload's LocalQueue, as admission fair sharing weighs it; None when
+        its ClusterQueue does not use admission fair sharing."""
+        cluster_queue = workload.admission.cluster_queue if workload.admission is not None else None
+        if self.afs is None or cluster_queue is None or not self.uses_admission_fair_sharing(cluster_queue):
+            return None
+        return self.afs.usage((workload.namespace, workload.queue_name))
+
+    def dominant_resource_share(self, name: str) -> DRS:
+        """The share of a ClusterQueue, or of a Cohort when no ClusterQueue has the name."""
+        node = self.tree.cluster_queues.get(name) or self.tree.cohorts[name]
+        return dominant_resource_share(node)
 
     def _changed(self, cluster_queue: str) -> None:
         root = self.tree.cluster_queues[cluster_queue].root()
@@ -240,7 +273,7 @@ class Snapshot:
         return decision
 
     def _decide(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> Decision:
-        assigner = FlavorAssigner(cq, workload, self.flavor_matches, self.preemptor, self.fair_sharing)
+        assigner = FlavorAssigner(cq, workload, self.flavor_matches, self.preemptor, self.fair_sharing is not None)
         full = assigner.assign()
         found = self._viable(cq, workload, full)
         if found is None and workload.can_be_partially_admitted():
@@ -277,6 +310,7 @@ class Snapshot:
         clone = Snapshot()
         clone.flavors, clone.priority_classes = self.flavors, self.priority_classes
         clone.resource_rules = self.resource_rules
+        clone.scheduler, clone.fair_sharing = self.scheduler, self.fair_sharing
         clone.namespace_labels, clone.local_queues = self.namespace_labels, self.local_queues
         clone.flavor_matches = self.flavor_matches
         clone._namespace_answers = self._namespace_answers
