@@ -89,7 +89,8 @@ class ClusterQueueInfo:
         fungibility = spec.get("flavorFungibility") or {}
         return cls(
             name=name, node=node, groups=groups,
-            group_of={resource: group for group in groups for resource in group.covered},
+            # A resource in two groups (which the webhook refuses) goes to the first, as RGByResource finds it.
+            group_of={resource: group for group in reversed(groups) for resource in group.covered},
             namespace_selector=spec.get("namespaceSelector"),
             within_cluster_queue=preemption.get("withinClusterQueue") or "Never",
             reclaim_within_cohort=preemption.get("reclaimWithinCohort") or "Never",
