@@ -68,6 +68,13 @@ class AdmissionFairSharing:
         return {r: v * alpha for r, v in requests.items()}
 
 
+def should_apply_entry_penalty(config: Optional[AdmissionFairSharing], admission_mode: Optional[str],
+                               holds_reservation: bool) -> bool:
+    """shouldApplyEntryPenalty: AFS on, the ClusterQueue usage-based, and the workload reserving quota
+    for the first time (a second pass books nothing new)."""
+    return config is not None and admission_mode == USAGE_BASED and not holds_reservation
+
+
 def calculate_alpha_rate(sampling: float, half_life: float) -> float:
     return 0.0 if half_life == 0 else 1.0 - 0.5 ** (sampling / half_life)
 
