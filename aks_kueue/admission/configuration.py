@@ -30,6 +30,9 @@ class SchedulerConfig:
     fair_sharing: Optional[FairSharing] = None
     admission_fair_sharing: Optional[AdmissionFairSharing] = None
     source: str = KUEUE_DEFAULTS
+    # PrioritizePreemptorWorkloads (alpha, off by default): a head waiting for its preemptions to
+    # complete is taken before every other entry, and always holds capacity when it cannot preempt.
+    prioritize_preemptor_workloads: bool = False
 
     @classmethod
     def from_configuration(cls, configuration: Optional[Mapping[str, Any]], source: str) -> "SchedulerConfig":
@@ -37,8 +40,10 @@ class SchedulerConfig:
         gate's value; `source` says where it came from, for reports."""
         if configuration is None:
             return cls(source=source)
+        gates = configuration.get("featureGates") if isinstance(configuration.get("featureGates"), Mapping) else {}
         return cls(FairSharing.from_configuration(configuration),
-                   AdmissionFairSharing.from_configuration(configuration), source)
+                   AdmissionFairSharing.from_configuration(configuration), source,
+                   gates.get("PrioritizePreemptorWorkloads") is True)
 
     @property
     def mode(self) -> AdmissionMode:

@@ -155,3 +155,45 @@ def calculate_lendable(node: QuotaNode) -> dict[str, int]:
             lendable[fr[1]] = lendable.get(fr[1], 0) + potential_available(node, fr)
         node.__dict__["_lendable"] = lendable
     return lendable
+
+
+class ShareSeries:
+    """Each ClusterQueue's weighted share over time, for reports. A ClusterQueue's share moves only
+    with its own usage (what its parent could lend is fixed by quotas), so it is recorded where
+    that usage changes."""
+
+    def __init__(self, cluster_queues: Mapping[str, QuotaNode]):
+        self.nodes = dict(cluster_queues)
+        self.series: dict[str, list[tuple[float, DRS]]] = {name: [(0.0, DRS(node.fair_weight))]
+                                                            for name, node in self.nodes.items()}
+
+    def record(self, now: float, cluster_queue: str) -> None:
+        series = self.series[cluster_queue]
+        drs = dominant_resource_share(self.nodes[cluster_queue])
+        if series[-1][0] == now:
+            series[-1] = (now, drs)
+        elif compare_drs(series[-1][1], drs) != 0 or series[-1][1].dominant_resource != drs.dominant_resource:
+            series.append((now, drs))
+
+    def summary(self, cluster_queue: str, end: float) -> dict[str, Any]:
+        """Kueue's weightedShare (`status.fairSharing.weightedShare`: the share in thousandths of
+        what the cohort could lend, over the weight, rounded up; int64's maximum when a weight-0
+        queue borrows) at the end and at its highest, its time-weighted mean (null when infinite
+        for a while), and how long the queue borrowed."""
+        points = [(t, d) for t, d in self.series[cluster_queue] if t <= end] or [(0.0, self.series[cluster_queue][0][1])]
+        weighted, borrowed, infinite = 0.0, 0.0, False
+        for (t, d), (t_next, _) in zip(points, [*points[1:], (end, points[-1][1])]):
+            span = max(0.0, t_next - t)
+            share = d.precise_weighted_share()
+            if span > 0 and math.isinf(share):
+                infinite = True
+            elif span > 0:
+                weighted += share * span
+            if d.borrowing:
+                borrowed += span
+        highest = max((d for _, d in points), key=lambda d: (d.zero_weight_borrows, d.precise_weighted_share()))
+        return {"weight": self.nodes[cluster_queue].fair_weight,
+                "weightedShare": {"atEnd": points[-1][1].weighted_share(), "max": highest.weighted_share(),
+                                  "mean": None if infinite or end <= 0 else round(weighted / end, 3)},
+                "dominantResourceAtMax": highest.dominant_resource or None,
+                "borrowingHours": round(borrowed / 3600, 3)}

@@ -2,7 +2,8 @@
 `makeIterator`, `fair_sharing_iterator.go`).
 
 Classical (`makeClassicalIterator`): entries that need no borrowing first, then higher priority,
-then the earlier queue-order timestamp.
+then the earlier queue-order timestamp. With PrioritizePreemptorWorkloads (alpha, off by default),
+in both orders a head waiting for its preemptions to complete comes before all others.
 
 Fair sharing (`fairSharingIterator`): an entry of a ClusterQueue without a cohort comes as it is;
 otherwise a tournament runs through its cohort tree each time an entry is taken, so that it sees
@@ -19,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional
 
+from aks_kueue.admission.configuration import SchedulerConfig
 from aks_kueue.admission.fair_sharing import DRS, FairSharing, compare_drs, dominant_resource_share
 from aks_kueue.admission.quota import FlavorResource, QuotaNode, QuotaTree
 from aks_kueue.admission.snapshot import Decision
@@ -34,6 +36,8 @@ class Entry:
     decision: Decision
     key: tuple
     payload: Any = None
+    # The head is its queue's preemptor waiting for its targets to go (upstream's IsPreemptor).
+    preemptor: bool = False
 
     @property
     def usage(self) -> dict[FlavorResource, int]:
@@ -46,18 +50,23 @@ class Entry:
         return assignment.borrowing if assignment is not None else 0
 
 
-def make_iterator(tree: QuotaTree, entries: list[Entry], fair_sharing: Optional[FairSharing]) -> Iterator[Entry]:
+def make_iterator(tree: QuotaTree, entries: list[Entry], scheduler: SchedulerConfig) -> Iterator[Entry]:
     """The entries in the order the cycle takes them. With fair sharing the order depends on the
     usage the caller adds while it processes each entry, so take them one at a time."""
-    if fair_sharing is None:
+    preemptors_first = scheduler.prioritize_preemptor_workloads
+    if scheduler.fair_sharing is None:
+        if preemptors_first:
+            return iter(sorted(entries, key=lambda e: (not e.preemptor, e.borrowing, e.key)))
         return iter(sorted(entries, key=lambda e: (e.borrowing, e.key)))
-    return FairSharingIterator(tree, entries, fair_sharing.prioritize_non_borrowing)
+    return FairSharingIterator(tree, entries, scheduler.fair_sharing, preemptors_first)
 
 
 class FairSharingIterator:
-    def __init__(self, tree: QuotaTree, entries: list[Entry], prioritize_non_borrowing: bool = True):
+    def __init__(self, tree: QuotaTree, entries: list[Entry], fair_sharing: FairSharing,
+                 preemptors_first: bool = False):
         self.tree = tree
-        self.prioritize_non_borrowing = prioritize_non_borrowing
+        self.prioritize_non_borrowing = fair_sharing.prioritize_non_borrowing
+        self.preemptors_first = preemptors_first
         # One head per ClusterQueue, kept in the order given (the caller's queue order).
         self.cq_to_entry: dict[str, Entry] = {e.cluster_queue: e for e in entries}
         self.drs_values: dict[tuple[str, int], DRS] = {}
@@ -124,6 +133,8 @@ class FairSharingIterator:
         return best
 
     def less(self, a: Entry, b: Entry, parent: str) -> bool:
+        if self.preemptors_first and a.preemptor != b.preemptor:
+            return a.preemptor
         a_drs, b_drs = self.drs_values[(parent, id(a))], self.drs_values[(parent, id(b))]
         if self.prioritize_non_borrowing:
             a_borrows, b_borrows = a_drs.is_borrowing_on(a.usage), b_drs.is_borrowing_on(b.usage)

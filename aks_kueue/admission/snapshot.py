@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Optional
 
-from aks_kueue.admission.admission_fair_sharing import USAGE_BASED, AfsUsageLedger
+from aks_kueue.admission.admission_fair_sharing import (USAGE_BASED, AfsUsageLedger, as_quantities,
+                                                        should_apply_entry_penalty)
 from aks_kueue.admission.admitted import AdmittedWorkloads
 from aks_kueue.admission.assigner import Assignment, FlavorAssigner
 from aks_kueue.admission.configuration import CLASSICAL, SchedulerConfig
@@ -184,6 +185,30 @@ class Snapshot:
         if self.afs is None or cluster_queue is None or not self.uses_admission_fair_sharing(cluster_queue):
             return None
         return self.afs.usage((workload.namespace, workload.queue_name))
+
+    # Admission fair sharing's workload events, in the caller's (virtual) time ----------------
+
+    def reserved_by(self, workload: WorkloadInfo, now: float) -> None:
+        """The workload reserved quota: its LocalQueue's entry penalty (shouldApplyEntryPenalty)."""
+        cq = self.cluster_queues.get(workload.admission.cluster_queue) if workload.admission else None
+        if self.afs is not None and cq is not None and should_apply_entry_penalty(
+                self.afs.config, cq.admission_mode, holds_reservation=False):
+            self.afs.reserved((workload.namespace, workload.queue_name), workload.uid,
+                              as_quantities(workload.admission.usage), now)
+
+    def admitted_at(self, workload: WorkloadInfo, now: float) -> None:
+        """The workload is admitted (its checks Ready): its usage counts and its penalty settles."""
+        if self.afs is not None and workload.admission is not None \
+                and self.uses_admission_fair_sharing(workload.admission.cluster_queue):
+            self.afs.admitted((workload.namespace, workload.queue_name), workload.uid,
+                              as_quantities(workload.admission.usage), now)
+
+    def released_at(self, workload: WorkloadInfo, now: float, was_admitted: bool, finished: bool) -> None:
+        """The workload gives its quota back (call before `remove_workload`)."""
+        if self.afs is not None and workload.admission is not None \
+                and self.uses_admission_fair_sharing(workload.admission.cluster_queue):
+            self.afs.released((workload.namespace, workload.queue_name), workload.uid,
+                              as_quantities(workload.admission.usage) if was_admitted else None, now, finished)
 
     def dominant_resource_share(self, name: str) -> DRS:
         """The share of a ClusterQueue, or of a Cohort when no ClusterQueue has the name."""

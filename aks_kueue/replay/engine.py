@@ -47,6 +47,8 @@ import heapq
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from aks_kueue.admission.fair_sharing import ShareSeries
+from aks_kueue.admission.fair_sharing_iterator import Entry, make_iterator
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.snapshot import Decision, Snapshot
 from aks_kueue.admission.workloads import WorkloadInfo
@@ -139,6 +141,8 @@ class QueueState:
         self.bulk: set[tuple] = set()        # classes found inadmissible since the last requeue
         self.sticky: Optional[Run] = None
         self.sticky_waiting = False          # the sticky preemptor is queued at the head
+        # Admission fair sharing: a head's LocalQueue usage, which orders the queue before its key.
+        self.usage: Optional[Callable[[Run], float]] = None
         self.pending = 0
         self.series: list[tuple[float, int]] = [(0.0, 0)]
 
@@ -150,6 +154,8 @@ class QueueState:
 
     def _announce(self, group: Group) -> None:
         group.version += 1
+        if self.usage is not None:
+            return  # heads are found by a scan (`_pop_by_usage`)
         heapq.heappush(self.top, (group.items[0][0], group.version, group))
         if len(self.top) > 2 * len(self.groups) + 64:
             self.top = [(g.items[0][0], g.version, g) for g in self.groups.values() if g.in_heap and g.items]
@@ -185,6 +191,8 @@ class QueueState:
                 self._announce(group)
 
     def pop(self) -> Optional[Run]:
+        if self.usage is not None:
+            return self._pop_by_usage()
         if self.sticky_waiting and self.sticky is not None and self.sticky.where == QUEUED:
             self.sticky_waiting = False
             run = self.sticky
@@ -206,6 +214,30 @@ class QueueState:
                 del self.groups[group.hash]
             return run
         return None
+
+    def _pop_by_usage(self) -> Optional[Run]:
+        """With admission fair sharing usages move with time, so the head is found by a scan: the
+        least used LocalQueue's first workload (Kueue's queueOrderingFunc; the sticky preemptor
+        wins only among equal usages). Classes hold one LocalQueue each here (see `_runs`)."""
+        usage = self.usage
+        candidates = [(usage(g.items[0][1]), 1, g.items[0][0], g) for g in self.groups.values() if g.in_heap and g.items]
+        sticky = self.sticky
+        if self.sticky_waiting and sticky is not None and sticky.where == QUEUED:
+            candidates.append((usage(sticky), 0, sticky.key, None))
+        if not candidates:
+            self.sticky_waiting = False
+            return None
+        _, _, _, group = min(candidates, key=lambda c: c[:3])
+        if group is None:
+            self.sticky_waiting = False
+            run = sticky
+        else:
+            _, run = heapq.heappop(group.items)
+            if not group.items and self.groups.get(group.hash) is group:
+                del self.groups[group.hash]
+        self.live -= 1
+        run.where = INFLIGHT
+        return run
 
     def bulk_move(self, hash_: tuple) -> None:
         """Every queued workload equivalent to one found inadmissible goes to the inadmissible list."""
@@ -280,6 +312,7 @@ class ReplayOutcome:
     decisions: int
     snapshot: Snapshot
     notes: list[str] = field(default_factory=list)
+    shares: Optional[ShareSeries] = None    # each ClusterQueue's share over time, with fair sharing on
 
 
 def replay(config: ReplayConfig, trace: Trace, options: Optional[ReplayOptions] = None) -> ReplayOutcome:
@@ -291,7 +324,8 @@ class _Replay:
         self.config = config
         self.trace = trace
         self.options = options
-        self.snapshot = Snapshot.from_objects(config.objects, config.resource_rules)
+        self.snapshot = Snapshot.from_objects(config.objects, config.resource_rules, config.scheduler)
+        self.shares = ShareSeries(self.snapshot.tree.cluster_queues) if self.snapshot.fair_sharing else None
         self.pods_ready = config.pods_ready
         self.events: list[tuple] = []
         self.sequence = 0
@@ -313,6 +347,8 @@ class _Replay:
         for name in sorted(self.snapshot.cluster_queues):
             spec = manifests.get(name, {}).get("spec") or {}
             self.queues[name] = QueueState(name, spec.get("queueingStrategy") or "BestEffortFIFO")
+            if self.snapshot.uses_admission_fair_sharing(name):
+                self.queues[name].usage = self._local_queue_usage
             quotas = self.snapshot.tree.cluster_queues[name].quotas
             self.meters[name] = {fr: Meter(q.nominal) for fr, q in quotas.items()}
         self.ready_queues: set[str] = set()
@@ -348,7 +384,9 @@ class _Replay:
             info = WorkloadInfo(namespace=workload.namespace, name=workload.name, queue_name=workload.queue,
                                 priority=priority, podsets=known[0], created=workload.submitted,
                                 uid=f"{workload.order:012d}", _shape=known[1])
-            run = Run(workload, info, key=(-priority, workload.submitted, workload.order), hash=(id(shape), priority),
+            # With admission fair sharing a class is also one LocalQueue's: usages order them.
+            hash_ = (id(shape), priority) if self.snapshot.afs is None else (id(shape), priority, workload.queue)
+            run = Run(workload, info, key=(-priority, workload.submitted, workload.order), hash=hash_,
                       ts=workload.submitted)
             runs.append(run)
             self._push(workload.submitted, SUBMIT, run)
@@ -403,7 +441,7 @@ class _Replay:
         if progress is not None:
             progress(end, self.done, 0)
         return ReplayOutcome(self.config, self.runs, self.queues, self.meters, self.nodes, end, self.done,
-                             self.cycles, self.decisions, self.snapshot, self.notes)
+                             self.cycles, self.decisions, self.snapshot, self.notes, self.shares)
 
     def _settle(self, now: float) -> None:
         """After an instant's events: schedule, then place pods, until nothing changes."""
@@ -511,6 +549,8 @@ class _Replay:
 
     def _schedule(self, now: float) -> None:
         snapshot = self.snapshot
+        if snapshot.afs is not None:
+            snapshot.afs.advance(now)
         for _ in range(self.options.max_cycles_per_instant):
             if not self.ready_queues:
                 return
@@ -520,28 +560,33 @@ class _Replay:
                 return
             self.cycles += 1
             self.decisions += len(heads)
-            entries = [(run, snapshot.assign(run.info, run.cq)) for run in heads]
-            entries.sort(key=lambda e: (e[1].assignment.borrowing if e[1].assignment is not None else 0, e[0].key))
+            # Entry order and (with fair sharing) each pop's tournament come from the core.
+            entries = make_iterator(snapshot.tree, [Entry(run.cq, snapshot.assign(run.info, run.cq), run.key, run,
+                                                          run.queue.sticky is run) for run in heads],
+                                    snapshot.scheduler)
             if not self._process(entries, now):
                 return
         self.notes.append(f"at {now:g} s scheduling stopped after {self.options.max_cycles_per_instant:,} cycles "
                           "without settling")
 
-    def _process(self, entries: list, now: float) -> bool:
-        """One cycle's entries in order; whether anything changed."""
+    def _process(self, entries, now: float) -> bool:
+        """One cycle's entries in order (taken one at a time: a fair-sharing order depends on what
+        the ones before did); whether anything changed."""
         snapshot = self.snapshot
         preempted: dict[str, WorkloadInfo] = {}   # this cycle's targets, by uid, in order
         reserved: list[tuple[str, dict]] = []
         outcomes = []
         changed = False
         block = self.pods_ready.enabled and self.pods_ready.block_admission and self.nodes is not None
-        for run, decision in entries:
+        for entry in entries:
+            run, decision = entry.payload, entry.decision
             mode = decision.mode
             cq = run.cq
             if mode is NO_FIT or (mode is PREEMPT and not decision.targets):
                 outcomes.append((run, INADMISSIBLE))
                 run.reason = decision.message  # Kueue's words, in the QuotaReserved condition
-                if mode is PREEMPT and snapshot.cluster_queues[cq].reclaim_within_cohort != "Any":
+                if mode is PREEMPT and (snapshot.cluster_queues[cq].reclaim_within_cohort != "Any"
+                                        or (entry.preemptor and snapshot.scheduler.prioritize_preemptor_workloads)):
                     hold = _to_reserve(snapshot, cq, decision)
                     snapshot.reserve(cq, hold)
                     reserved.append((cq, hold))
@@ -587,6 +632,7 @@ class _Replay:
         """Quota reserved: usage counted by the core; admitted at once, or once its checks are Ready."""
         self.last_change = now
         self.snapshot.admit(run.info, decision)
+        self.snapshot.reserved_by(run.info, now)
         queue = run.queue
         if queue.sticky is run:
             queue.sticky = None
@@ -619,6 +665,11 @@ class _Replay:
             if meter is None:
                 meter = meters[fr] = Meter(0)
             meter.change(now, sign * value)
+        if self.shares is not None:
+            self.shares.record(now, run.cq)
+
+    def _local_queue_usage(self, run: Run) -> float:
+        return self.snapshot.afs.usage((run.info.namespace, run.info.queue_name))
 
     def _flavors(self, decision: Decision) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
         """The flavors and pod counts a decision assigns, per pod set: one copy per distinct
@@ -631,6 +682,7 @@ class _Replay:
         return found
 
     def _mark_admitted(self, run: Run, now: float) -> None:
+        self.snapshot.admitted_at(run.info, now)
         run.state = ADMITTED
         run.admitted = now
         run.started = None  # the report's times are those of the last admission (replay.md)
@@ -659,7 +711,8 @@ class _Replay:
         if runtime is not None:
             self._push(now + runtime, FINISH, (run, run.epoch))
 
-    def _release(self, run: Run, now: float) -> None:
+    def _release(self, run: Run, now: float, finished: bool = False) -> None:
+        self.snapshot.released_at(run.info, now, run.state in (ADMITTED, RUNNING), finished)
         self.snapshot.remove_workload(run.info)
         run.info.admission = None
         self._meter(run, now, -1)
@@ -674,7 +727,7 @@ class _Replay:
 
     def _finish(self, run: Run, now: float) -> None:
         self.last_change = self.last_progress = now
-        self._release(run, now)
+        self._release(run, now, finished=True)
         run.state = FINISHED
         run.finished = now
 

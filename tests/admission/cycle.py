@@ -59,7 +59,7 @@ def one_cycle(snapshot: Snapshot, pending: list[WorkloadInfo], strategies: Optio
         entries.append(Entry(cq, decision, queue_key(snapshot, workload)[1:], workload))
     preempted: dict[str, WorkloadInfo] = {}
     reserved = []
-    for entry in make_iterator(snapshot.tree, entries, snapshot.fair_sharing):
+    for entry in make_iterator(snapshot.tree, entries, snapshot.scheduler):
         workload, decision, cq = entry.payload, entry.decision, entry.cluster_queue
         result.order.append(workload.key)
         usage = entry.usage
