@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from aks_kueue.cli.chart import png_figure
+from aks_kueue.admission.fair_sharing import INT64_MAX
 from aks_kueue.cli.markdown import cell, table
 from aks_kueue.replay.trace import format_duration
 
@@ -130,6 +131,27 @@ def _never_started(configuration: dict[str, Any]) -> list[dict[str, Any]]:
             or (w["reason"] and w["admitted"] is None and w["clusterQueue"] is not None)]
 
 
+SHARE_COLUMNS = ("ClusterQueue", "weight", "at end", "highest", "mean", "borrowing hours")
+
+
+def _weighted(value: Optional[int]) -> str:
+    """Kueue's weightedShare; int64's maximum is a weight-0 queue that borrows: an infinite share."""
+    return "-" if value is None else "∞" if value >= INT64_MAX else f"{value:,}"
+
+
+def _share_rows(configuration: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for queue in configuration["clusterQueues"]:
+        fair = queue.get("fairSharing")
+        if fair is None:
+            continue
+        share = fair["weightedShare"]
+        rows.append([queue["name"], f"{fair['weight']:g}", _weighted(share["atEnd"]), _weighted(share["max"]),
+                     "∞ at times" if share["mean"] is None else _number(share["mean"], 1),
+                     _number(fair["borrowingHours"])])
+    return rows
+
+
 # Text ------------------------------------------------------------------------------------------
 
 
@@ -164,6 +186,9 @@ def print_text(document: dict[str, Any], trace) -> None:
               [[q["name"], *(_wait(q[part][k]) for part in ("waitToAdmit", "waitToStart")
                              for k in ("p50", "p95", "max"))] for q in queues])
         table("usage of nominal quota", USAGE_COLUMNS, _usage_rows(configuration))
+        if any("fairSharing" in q for q in queues):
+            table("fair sharing: weightedShare (per mille of the cohort's lendable, over the weight)", SHARE_COLUMNS,
+                  _share_rows(configuration))
         if configuration["pools"]:
             table("per pool", POOL_COLUMNS, [_pool_row(p) for p in configuration["pools"]])
         stuck = _never_started(configuration)
@@ -205,6 +230,9 @@ def markdown(document: dict[str, Any], trace) -> str:
         lines += [f"<details{' open' if opened else ''}><summary><b>{cell(configuration['name'])}{role}</b>: "
                   f"{configuration['events']:,} events</summary>", ""]
         lines += table(QUEUE_COLUMNS, [_queue_row(q) for q in configuration["clusterQueues"]]) + [""]
+        if any("fairSharing" in q for q in configuration["clusterQueues"]):
+            lines += ["Fair sharing, weightedShare per ClusterQueue:", ""]
+            lines += table(SHARE_COLUMNS, _share_rows(configuration)) + [""]
         if configuration["pools"]:
             lines += table(POOL_COLUMNS, [_pool_row(p) for p in configuration["pools"]]) + [""]
         stuck = _never_started(configuration)
@@ -303,7 +331,9 @@ def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
     end = max(o.end for o in outcomes) or 1.0
     scale, unit = _time_scale(end)
     with_nodes = any(o.nodes is not None for o in outcomes)
-    with png_figure(path, 2 if with_nodes else 1, 1, figsize=(11, 7.5 if with_nodes else 4.5), sharex=True,
+    with_shares = any(o.shares is not None for o in outcomes)
+    panels = 1 + with_nodes + with_shares
+    with png_figure(path, panels, 1, figsize=(11, 1.5 + 3 * panels), sharex=True,
                     squeeze=False) as (figure, axes):
         import matplotlib
         from matplotlib.ticker import MaxNLocator
@@ -312,6 +342,7 @@ def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
         busiest = _busiest_queues(outcomes[0])
         pools = list(dict.fromkeys(p.name for o in outcomes if o.nodes is not None for p in o.nodes.pools))
         pending, nodes = axes[0][0], axes[1][0] if with_nodes else None
+        shares = axes[-1][0] if with_shares else None
         for index, outcome in enumerate(outcomes):
             style = ("-", "--")[index % 2]
             suffix = "" if len(outcomes) == 1 else (" (change)" if index == 0 else " (base)")
@@ -330,13 +361,23 @@ def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
             for pool in outcome.nodes.pools if outcome.nodes is not None else []:
                 step(nodes, _steps(pool.series, outcome.end, scale), colours[pools.index(pool.name) % len(colours)],
                      pool.name)
+            if shares is not None and outcome.shares is not None:
+                # The queues with the highest shares, each in the colour it has above.
+                ranked = busiest + sorted(n for n in outcome.queues if n not in busiest)
+                for name in _highest_shares(outcome):
+                    step(shares, _share_steps(outcome.shares.series[name], outcome.end, scale),
+                         colours[ranked.index(name) % len(colours)], name)
         compared = "" if len(outcomes) == 1 else " (solid: this change, dashed: base)"
         for chart, label, title in ((pending, "pending workloads", f"Pending workloads per ClusterQueue{compared}"),
-                                    (nodes, "nodes (incl. starting)", "Nodes per pool")):
+                                    (nodes, "nodes (incl. starting)", "Nodes per pool"),
+                                    (shares, "weighted share (per mille)",
+                                     "Fair sharing: weighted share per ClusterQueue (a weight-0 queue that borrows: "
+                                     "drawn at the top)")):
             if chart is None:
                 continue
             chart.set_ylabel(label)
-            chart.yaxis.set_major_locator(MaxNLocator(integer=True))
+            if chart is not shares:
+                chart.yaxis.set_major_locator(MaxNLocator(integer=True))
             chart.set_title(title, loc="left", fontsize=11)
             chart.grid(alpha=0.3)
             if chart is nodes or chart.get_legend_handles_labels()[0]:
@@ -345,6 +386,24 @@ def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
         figure.suptitle("aks-kueue replay: " + " vs ".join(c["name"] for c in document["configurations"]),
                         fontsize=12, x=0.01, ha="left")
     return path
+
+
+def _share_steps(series: list, end: float, scale: float) -> tuple[list[float], list[float]]:
+    """A ClusterQueue's precise weighted share over time; an infinite share is drawn at the highest
+    finite one (or 1000) so that the rest stays readable."""
+    values = [d.precise_weighted_share() for _, d in series]
+    ceiling = max([v for v in values if v != float("inf")] + [1000.0])
+    return _steps([(t, ceiling if v == float("inf") else v) for (t, _), v in zip(series, values)], end, scale)
+
+
+def _highest_shares(outcome) -> list[str]:
+    """The ClusterQueues whose share rose highest (up to CHART_QUEUES), those that never borrowed left out."""
+    peaks = []
+    for name, series in outcome.shares.series.items():
+        peak = max((d.precise_weighted_share() for _, d in series), default=0.0)
+        if peak > 0:
+            peaks.append((-peak, name))
+    return [name for _, name in sorted(peaks)[:CHART_QUEUES]]
 
 
 def _busiest_queues(outcome) -> list[str]:

@@ -11,7 +11,10 @@ Conventions a reviewer can check by hand:
   that a queue where nothing starts cannot look good;
 - for a workload admitted more than once, `admitted` and `started` are those of its last admission,
   and its waits run from its submission to them;
-- amounts are shown in cores (cpu), GiB (memory and other byte resources) or counts (`unit` "").
+- amounts are shown in cores (cpu), GiB (memory and other byte resources) or counts (`unit` "");
+- with fair sharing on, each ClusterQueue's `fairSharing` gives its weightedShare as Kueue's status
+  does (per mille of what its cohort could lend, over its weight, rounded up) at the end and at its
+  highest, its time-weighted mean, and the hours it borrowed; `admission` says which algorithm decided.
 """
 
 from __future__ import annotations
@@ -75,7 +78,11 @@ def configuration(outcome: ReplayOutcome) -> dict[str, Any]:
         if run.cq is not None:
             by_queue[run.cq].append(run)
     queues = [_queue(name, runs, outcome, end) for name, runs in by_queue.items()]
-    return {"name": outcome.config.name, "events": outcome.events, "clusterQueues": queues,
+    if outcome.shares is not None:
+        for queue in queues:
+            queue["fairSharing"] = outcome.shares.summary(queue["name"], end)
+    return {"name": outcome.config.name, "events": outcome.events, "admission": outcome.config.scheduler.as_json(),
+            "clusterQueues": queues,
             "pools": _pools(outcome), "assumptions": outcome.config.assumptions() + outcome.notes,
             "unrouted": sum(r.cq is None for r in seen), "workloads": [_workload(r) for r in seen]}
 
