@@ -25,6 +25,7 @@ from aks_kueue.admission.partial import reduce_counts
 from aks_kueue.admission.preemption import PreemptionTarget, Preemptor
 from aks_kueue.admission.quota import QuotaNode, QuotaTree, available, cohorts_in_cycles
 from aks_kueue.admission.workloads import Admission, WorkloadInfo, workload_info
+from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 
@@ -125,6 +126,11 @@ class Snapshot:
         if scheduler.admission_fair_sharing is not None:
             snapshot.afs = AfsUsageLedger(scheduler.admission_fair_sharing,
                                           {key: lq.fair_weight for key, lq in snapshot.local_queues.items()})
+            for manifest in by_kind.get("LocalQueue", []):
+                consumed = _consumed_resources(manifest)
+                if consumed:  # the usage Kueue persisted in the LocalQueue's status seeds its ledger
+                    meta = manifest.get("metadata") or {}
+                    snapshot.afs.seed((meta.get("namespace", "default"), meta.get("name", "")), consumed, 0.0)
         for order, manifest in enumerate(by_kind.get("Workload", [])):
             if not _admission(manifest):
                 continue  # pending: the caller decides it
@@ -356,6 +362,21 @@ class Snapshot:
                 known = label_selector_matches(selector, labels)
             self._namespace_answers[key] = known
         return known
+
+
+def _consumed_resources(local_queue: dict) -> dict[str, float]:
+    """`status.fairSharing.admissionFairSharingStatus.consumedResources`, as the ledger keeps them."""
+    status = local_queue.get("status") if isinstance(local_queue.get("status"), dict) else {}
+    fair = status.get("fairSharing") if isinstance(status.get("fairSharing"), dict) else {}
+    afs = fair.get("admissionFairSharingStatus") if isinstance(fair.get("admissionFairSharingStatus"), dict) else {}
+    consumed = afs.get("consumedResources") if isinstance(afs.get("consumedResources"), dict) else {}
+    found = {}
+    for resource, quantity in consumed.items():
+        try:
+            found[str(resource)] = float(parse_quantity(quantity))
+        except QuantityError:
+            continue  # the API server would not have stored it; nothing to seed from
+    return found
 
 
 def _without_parent(cohort: dict) -> dict:
