@@ -294,7 +294,7 @@ def _pod_sets_from_lines(pod_sets: Any, error: Where) -> list[dict[str, Any]]:
         if name in names:
             raise at("name", f"{name!r} names two pod sets; give each its own name")
         names.add(name)
-        count = _integer(pod_set.get("count", 1), "count", at, minimum=1)
+        count = _integer(pod_set.get("count", 1), "count", at)  # 0 is allowed: Kueue's CRD minimum
         requests = pod_set.get("requests") or {}
         if not isinstance(requests, dict):
             raise at("requests", "must be a map of resource to quantity")
@@ -438,7 +438,7 @@ def _csv_header(cells: list[str], error) -> list[str]:
 def _csv_workload(row: dict[str, str], header: list[str], file: str, number: int, error: Where, trace: Trace) -> None:
     submitted, absolute, runtime, priority, priority_class = _submission(
         {key: value for key, value in row.items() if value or key == "submitted"}, error)
-    count = _integer(row["count"], "count", error, minimum=1)
+    count = _integer(row["count"], "count", error)  # 0 is allowed: Kueue's CRD minimum
     count_at = header.index("count")
     requests = {name: _quantity(row[name], name, error) for name in header[count_at + 1:]
                 if name not in CSV_OPTIONAL and row[name]}

@@ -50,3 +50,31 @@ def test_the_text_says_which_mode_decided():
     text = " ".join(result.stdout.split())
     assert "decided with entries ordered and preemption targets chosen by the fair sharing algorithm" in text
     assert "weightedShare" in text
+
+
+def test_a_helm_stack_brings_its_configuration(tmp_path, monkeypatch):
+    """--stack: the Configuration the Helm chart renders with the stack's managerConfig decides."""
+    import shutil
+
+    from aks_kueue.preview import stackfile
+    from tests.conftest import ROOT, edited
+
+    (tmp_path / "stacks").mkdir()
+    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
+    monkeypatch.setattr(stackfile, "project_root", lambda: tmp_path)
+    configuration = ("apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nfairSharing:\n"
+                     "  preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]\n")
+    stack = edited("dev", lambda c: c["aks-kueue:kueue"]["values"].update(
+        managerConfig={"controllerManagerConfigYaml": configuration}))
+    (tmp_path / "stacks" / "Pulumi.fair.yaml").write_text(yaml.safe_dump({"config": stack}))
+    shutil.copy(ROOT / "stacks" / "Pulumi.dev.yaml", tmp_path / "stacks" / "Pulumi.dev.yaml")
+    empty = tmp_path / "nothing.yaml"
+    empty.write_text("---\n")
+    result = CliRunner().invoke(app, ["simulate", str(empty), "--stack", "fair", "--json"])
+    assert result.exit_code == 0, result.stderr
+    admission = json.loads(result.stdout)["admission"]
+    assert admission == {"mode": "FairSharing", "configuration": "the Kueue Configuration --stack fair installs",
+                         "preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"],
+                         "admissionFairSharing": None}
+    result = CliRunner().invoke(app, ["simulate", str(empty), "--stack", "dev", "--json"])
+    assert json.loads(result.stdout)["admission"]["mode"] == "Classical"
