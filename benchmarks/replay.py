@@ -12,6 +12,9 @@ Cases, each in a process of its own (so that its peak memory is its own):
   pools under the autoscaler, a month of submissions with a daily rhythm (about 200,000 workloads), and
   the same organisation over its first week (about 50,000). Target: the month <= 5 minutes; growth
   (seconds per workload, month over week) near 1.0 says the cost is linear in workloads.
+- baseline-fair, week-fair: the same with a Kueue Configuration that turns fair sharing on (Kueue's
+  default strategies): entry order and preemption by dominant resource share. Target: within 1.5x the
+  CPU time of the classical case on the same trace (the ratio is printed).
 Every case reads its trace through the trace readers (the generator file; the month as JSON Lines
 written to a temporary file), builds the configuration as `aks-kueue replay` does, replays it and
 builds the contract's JSON document. Peak memory target: <= 1 GiB per case.
@@ -45,7 +48,10 @@ from benchmarks.common import (  # noqa: E402
     GPU_TAINT, GPU_TOLERATION, flavor, in_child, kueue, peak_mb, queue_spec, quota)
 
 DATA = Path(__file__).resolve().parent / "data"
-TARGETS = {"baseline": 10.0, "large-scale": 120.0, "month": 300.0, "week": None}
+TARGETS = {"baseline": 10.0, "large-scale": 120.0, "month": 300.0, "week": None, "baseline-fair": None,
+           "week-fair": None}
+FAIR_SHARING = {"fairSharing": {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}}
+FAIR_RATIO_LIMIT = 1.5  # fair-sharing CPU time over the classical case's, on the same trace
 FLOORS = {"baseline": 50.0, "large-scale": 31.6}  # rangespec.yaml clusterQueueClassesMinUsage
 MEMORY_LIMIT_MB = 1024
 DAY = 86400.0
@@ -146,13 +152,17 @@ def month_trace(path: Path, days: float, per_team_per_day: float, seed: int) -> 
 
 
 def _configuration(case: str, trace, seed: int):
+    from dataclasses import replace
+
     from aks_kueue.cli.replay import _generated, _validated
     from aks_kueue.replay import ReplayConfig
 
     if trace.generated is not None:
-        return _generated(trace.generated)
-    objects = _validated([(o, o["metadata"]["name"]) for o in organisation(seed)])
-    return ReplayConfig(f"synthetic {case}", objects, pools=pools())
+        found = _generated(trace.generated)
+    else:
+        objects = _validated([(o, o["metadata"]["name"], None) for o in organisation(seed)])
+        found = ReplayConfig(f"synthetic {case}", objects, pools=pools())
+    return replace(found, kueue=FAIR_SHARING) if case.endswith("-fair") else found
 
 
 def run_case(case: str, seed: int, profile: bool) -> dict:
@@ -160,12 +170,13 @@ def run_case(case: str, seed: int, profile: bool) -> dict:
     from aks_kueue.replay.report import document
 
     with tempfile.TemporaryDirectory() as scratch:
-        if case in ("baseline", "large-scale"):
-            path = DATA / f"kueue-{case}.generator.yaml"
+        base = case.removesuffix("-fair")
+        if base in ("baseline", "large-scale"):
+            path = DATA / f"kueue-{base}.generator.yaml"
             written = None
         else:
-            path = Path(scratch) / f"{case}.jsonl"
-            written = month_trace(path, 30.0 if case == "month" else 7.0, 33.0, seed)
+            path = Path(scratch) / f"{base}.jsonl"
+            written = month_trace(path, 30.0 if base == "month" else 7.0, 33.0, seed)
         wall, cpu = time.perf_counter(), time.process_time()
         trace = read_trace([str(path)])
         configuration = _configuration(case, trace, seed)
@@ -278,6 +289,13 @@ def main() -> None:
         growth = (month["cpu"] / month["workloads"]) / (week["cpu"] / week["workloads"])
         print(f"\ngrowth, week ({week['workloads']:,}) to month ({month['workloads']:,}): {growth:.2f} "
               "(CPU seconds per workload, month over week; 1.0 is linear)")
+    for case, r in results.items():
+        classical = results.get(case.removesuffix("-fair"))
+        if case.endswith("-fair") and classical is not None:
+            ratio = r["cpu"] / classical["cpu"]
+            print(f"{case}: fair sharing over classical on the same trace: {ratio:.2f}x CPU time "
+                  f"(target ≤ {FAIR_RATIO_LIMIT}x: {'met' if ratio <= FAIR_RATIO_LIMIT else 'MISSED'}); "
+                  f"{r['preemptions']:,} preemptions against {classical['preemptions']:,}")
     for case, r in results.items():
         if r.get("admission_ms"):
             classes = ", ".join(f"{c} {ms:,.0f} ms" for c, ms in sorted(r["admission_ms"].items()))

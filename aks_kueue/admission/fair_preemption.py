@@ -4,9 +4,10 @@ the target ClusterQueue ordering, the almost-lowest-common-ancestors and the str
 
 1. Candidates (`findCandidates`): admitted workloads that use a flavor-resource needing preemption,
    from the preemptor's queue under `withinClusterQueue`, and from every other queue of the cohort
-   tree that borrows on one of those flavor-resources under `reclaimWithinCohort`; sorted as
-   `CandidatesOrdering` sorts them (evicted first, other queues before the preemptor's, with AFS the
-   LocalQueue that used more first, lower priority, most recently reserved, UID).
+   tree that borrows on one of those flavor-resources under `reclaimWithinCohort`; per queue in the
+   order `CandidatesOrdering` gives them (evicted first, with AFS the LocalQueue that used more first,
+   lower priority, most recently reserved, UID). Kueue sorts them all at once and then groups them per
+   queue, which gives each queue the same order; they are read per queue as the search needs them.
 2. The preemptor's usage is added to its queue, so every share is its share once admitted.
 3. First strategy: the target queues come from `TargetClusterQueueOrdering`: from the root down,
    the child with the highest share among those that borrow and still hold candidates (the
@@ -31,7 +32,6 @@ usage (shares read every flavor-resource), and all of it is put back before retu
 
 from __future__ import annotations
 
-from functools import cmp_to_key
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from aks_kueue.admission.fair_sharing import (DRS, NEGATIVE_DRS, FairSharing, PreemptionStrategy, compare_drs,
@@ -113,8 +113,6 @@ def fair_preemptions(snapshot: "AdmittedState", fair_sharing: FairSharing, cq: C
     candidates = find_candidates(snapshot, cq, preemptor, frs)
     if not candidates:
         return [], None
-    afs_usage = snapshot.local_queue_usage
-    candidates.sort(key=cmp_to_key(lambda a, b: candidates_ordering(a, b, cq.name, afs_usage)))
     ctx = FairPreemptionCtx(snapshot, cq, preemptor, frs, requests)
     strategies = [STRATEGIES[s] for s in fair_sharing.strategies]
     ctx.simulate_addition()
@@ -135,21 +133,75 @@ def fair_preemptions(snapshot: "AdmittedState", fair_sharing: FairSharing, cq: C
     return targets, seen
 
 
-def find_candidates(snapshot: "AdmittedState", cq: ClusterQueueInfo, preemptor: WorkloadInfo,
-                    frs: set[FlavorResource]) -> list[WorkloadInfo]:
-    from aks_kueue.admission.preemption import satisfies_policy
+class Candidates:
+    """One ClusterQueue's candidates in Kueue's order, read as the search takes them (it usually
+    stops after a few): the evicted ones first, then the rest from the queue's sorted index."""
 
-    candidates: list[WorkloadInfo] = []
+    __slots__ = ("_taken", "_rest")
+
+    def __init__(self, first: list[WorkloadInfo], rest: Iterator[WorkloadInfo]):
+        self._taken = first
+        self._rest = rest
+
+    def _fill(self) -> bool:
+        if not self._taken:
+            found = next(self._rest, None)
+            if found is None:
+                return False
+            self._taken.append(found)
+        return True
+
+    def __bool__(self) -> bool:
+        return self._fill()
+
+    def first(self) -> WorkloadInfo:
+        self._fill()
+        return self._taken[0]
+
+    def pop(self) -> WorkloadInfo:
+        self._fill()
+        return self._taken.pop(0)
+
+
+def find_candidates(snapshot: "AdmittedState", cq: ClusterQueueInfo, preemptor: WorkloadInfo,
+                    frs: set[FlavorResource]) -> dict[str, Candidates]:
+    """Per ClusterQueue, the admitted workloads the preemptor's policies allow it to preempt that use a
+    flavor-resource needing preemption (findCandidates): its own under `withinClusterQueue`, those of
+    every other queue of the cohort tree that borrows on one of them under `reclaimWithinCohort`."""
+    found: dict[str, Candidates] = {}
     if cq.within_cluster_queue != "Never":
-        candidates += [w for w in snapshot.admitted_index(cq.name)
-                       if w.uses(frs) and satisfies_policy(preemptor, w, cq.within_cluster_queue)]
+        _add(found, snapshot, cq.name, frs, preemptor, cq.within_cluster_queue)
     if cq.node.parent is not None and cq.reclaim_within_cohort != "Never":
         for other in cq.node.root().subtree_cluster_queues():
             if other is cq.node or not any(other.usage.get(fr, 0) > other.nominal(fr) for fr in frs):
                 continue  # no reclaiming from itself, nor from a queue that does not borrow
-            candidates += [w for w in snapshot.admitted_index(other.name)
-                           if w.uses(frs) and satisfies_policy(preemptor, w, cq.reclaim_within_cohort)]
-    return candidates
+            _add(found, snapshot, other.name, frs, preemptor, cq.reclaim_within_cohort)
+    return found
+
+
+def _add(found: dict[str, Candidates], snapshot: "AdmittedState", name: str, frs: set[FlavorResource],
+         preemptor: WorkloadInfo, policy: str) -> None:
+    """A queue's candidates, in CandidatesOrdering's order within one queue: evicted first, then (with
+    admission fair sharing) the LocalQueue that used more, lower priority, most recent reservation, UID."""
+    from aks_kueue.admission.admitted import rank
+    from aks_kueue.admission.preemption import satisfies_policy
+
+    index = snapshot.admitted_index(name)
+    evicted = sorted((w for w in index.evicted.values() if w.uses(frs) and satisfies_policy(preemptor, w, policy)),
+                     key=rank)
+    ranks = index.candidates(frs, preemptor, policy)
+    if not evicted and not ranks:
+        return
+    workloads = snapshot.workloads_by_uid
+    rest: Iterator[WorkloadInfo] = (workloads[key[2]] for key in ranks)
+    usage = snapshot.local_queue_usage
+    if index.by_uid and usage(next(iter(index.by_uid.values()))) is not None:
+        # Admission fair sharing orders a queue's candidates by their LocalQueue's usage first.
+        def key(w: WorkloadInfo) -> tuple:
+            return (-(usage(w) or 0.0), *rank(w))
+        evicted.sort(key=key)
+        rest = iter(sorted(rest, key=key))
+    found[name] = Candidates(evicted, rest)
 
 
 def candidates_ordering(a: WorkloadInfo, b: WorkloadInfo, cq: str,
@@ -172,7 +224,7 @@ def candidates_ordering(a: WorkloadInfo, b: WorkloadInfo, cq: str,
     return (a.uid > b.uid) - (a.uid < b.uid)
 
 
-def run_first_fs_strategy(ctx: FairPreemptionCtx, candidates: list[WorkloadInfo], strategy: Strategy,
+def run_first_fs_strategy(ctx: FairPreemptionCtx, candidates: dict[str, Candidates], strategy: Strategy,
                           preempt_within_nominal: bool):
     ordering = TargetClusterQueueOrdering(ctx, candidates)
     targets: list[tuple[WorkloadInfo, PreemptionReason]] = []
@@ -219,8 +271,13 @@ def fs_strategy_unsatisfiable(preemptor_new: DRS, target_old: DRS) -> bool:
 
 def run_second_fs_strategy(retry: list[WorkloadInfo], ctx: FairPreemptionCtx,
                            targets: list[tuple[WorkloadInfo, PreemptionReason]]):
-    """Rule S2-b over the candidates the first strategy kept: at most one per queue."""
-    ordering = TargetClusterQueueOrdering(ctx, retry)
+    """Rule S2-b over the candidates the first strategy kept (in the order it kept them): at most
+    one per queue."""
+    per_queue: dict[str, Candidates] = {}
+    for workload in retry:
+        per_queue.setdefault(workload.admission.cluster_queue, Candidates([], iter(()))).\
+            _taken.append(workload)
+    ordering = TargetClusterQueueOrdering(ctx, per_queue)
     for target in ordering:
         preemptor_new, target_old = target.compute_shares()
         passed = less_than_initial_share(preemptor_new, target_old, target_old)
@@ -261,7 +318,7 @@ class TargetClusterQueue:
         return self.node is self.ordering.preemptor_cq
 
     def pop_workload(self) -> WorkloadInfo:
-        return self.ordering.cluster_queue_to_target[self.node.name].pop(0)
+        return self.ordering.cluster_queue_to_target[self.node.name].pop()
 
     def has_workload(self) -> bool:
         return self.ordering.has_workload(self.node)
@@ -300,13 +357,11 @@ class TargetClusterQueueOrdering:
     The same queue may come several times in a row while it stays the most unfair; the caller pops
     a workload or drops the queue between two."""
 
-    def __init__(self, ctx: FairPreemptionCtx, candidates: list[WorkloadInfo]):
+    def __init__(self, ctx: FairPreemptionCtx, candidates: dict[str, Candidates]):
         self.ctx = ctx
         self.preemptor_cq = ctx.cq.node
         self.preemptor_ancestors = set(self.preemptor_cq.ancestors())
-        self.cluster_queue_to_target: dict[str, list[WorkloadInfo]] = {}
-        for candidate in candidates:
-            self.cluster_queue_to_target.setdefault(candidate.admission.cluster_queue, []).append(candidate)
+        self.cluster_queue_to_target = candidates
         self.pruned_cluster_queues: set[QuotaNode] = set()
         self.pruned_cohorts: set[QuotaNode] = set()
 
@@ -326,7 +381,8 @@ class TargetClusterQueueOrdering:
         self.pruned_cluster_queues.add(target.node)
 
     def has_workload(self, node: QuotaNode) -> bool:
-        return bool(self.cluster_queue_to_target.get(node.name))
+        found = self.cluster_queue_to_target.get(node.name)
+        return found is not None and bool(found)
 
     def next_target(self, cohort: QuotaNode) -> Optional[TargetClusterQueue]:
         """The child of `cohort` with the highest share among those that may still yield candidates,
@@ -342,8 +398,8 @@ class TargetClusterQueueOrdering:
                 continue
             order = compare_drs(drs, highest_cq_drs)
             if order == 0 and highest_cq is not None:
-                new = self.cluster_queue_to_target[cq.name][0]
-                current = self.cluster_queue_to_target[highest_cq.name][0]
+                new = self.cluster_queue_to_target[cq.name].first()
+                current = self.cluster_queue_to_target[highest_cq.name].first()
                 if candidates_ordering(new, current, self.preemptor_cq.name) < 0:
                     highest_cq = cq
             elif order == 1:

@@ -118,7 +118,19 @@ def _cmp(a: float, b: float) -> int:
 
 
 def dominant_resource_share(node: QuotaNode, request: Optional[Mapping[FlavorResource, int]] = None) -> DRS:
-    """The node's share with its current usage (plus `request`, when given)."""
+    """The node's share with its current usage (plus `request`, when given). Without a request
+    the answer is kept until the node's usage changes."""
+    if request is None:
+        kept = node.__dict__.get("_drs")
+        if kept is not None and kept[0] == node.usage.version:
+            return kept[1]
+        drs = _dominant_resource_share(node, None)
+        node.__dict__["_drs"] = (node.usage.version, drs)
+        return drs
+    return _dominant_resource_share(node, request)
+
+
+def _dominant_resource_share(node: QuotaNode, request: Optional[Mapping[FlavorResource, int]]) -> DRS:
     if node.parent is None:
         return DRS(node.fair_weight)
     usage = node.usage
@@ -168,11 +180,14 @@ class ShareSeries:
                                                             for name, node in self.nodes.items()}
 
     def record(self, now: float, cluster_queue: str) -> None:
+        node = self.nodes[cluster_queue]
+        if node.parent is None:
+            return  # a ClusterQueue without a cohort never has a share
         series = self.series[cluster_queue]
-        drs = dominant_resource_share(self.nodes[cluster_queue])
+        drs = dominant_resource_share(node)
         if series[-1][0] == now:
             series[-1] = (now, drs)
-        elif compare_drs(series[-1][1], drs) != 0 or series[-1][1].dominant_resource != drs.dominant_resource:
+        elif series[-1][1] != drs:
             series.append((now, drs))
 
     def summary(self, cluster_queue: str, end: float) -> dict[str, Any]:

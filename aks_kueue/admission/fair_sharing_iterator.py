@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Optional
 
 from aks_kueue.admission.configuration import SchedulerConfig
-from aks_kueue.admission.fair_sharing import DRS, FairSharing, compare_drs, dominant_resource_share
+from aks_kueue.admission.fair_sharing import DRS, FairSharing, dominant_resource_share
 from aks_kueue.admission.quota import FlavorResource, QuotaNode, QuotaTree
 from aks_kueue.admission.snapshot import Decision
 
@@ -69,7 +69,11 @@ class FairSharingIterator:
         self.preemptors_first = preemptors_first
         # One head per ClusterQueue, kept in the order given (the caller's queue order).
         self.cq_to_entry: dict[str, Entry] = {e.cluster_queue: e for e in entries}
-        self.drs_values: dict[tuple[str, int], DRS] = {}
+        # Per entry: the versions of the usages on its path below the root, and its rank among the
+        # children of each cohort on the path (upstream's drsValues, as `less` orders them).
+        self._kept: dict[int, tuple[Any, dict[str, tuple]]] = {}
+        # Per root, its ClusterQueues that have an entry, with their nodes below the root.
+        self._trees: dict[str, list[tuple[QuotaNode, tuple[QuotaNode, ...]]]] = {}
 
     def __iter__(self) -> "FairSharingIterator":
         return self
@@ -93,26 +97,66 @@ class FairSharingIterator:
 
     def compute_drs(self, root: QuotaNode) -> None:
         """Per entry of the tree and per cohort on its path, the share of the cohort's child on that
-        path with the entry's usage added (upstream's drsValues)."""
-        tree = self.tree
-        values: dict[tuple[str, int], DRS] = {}
-        for cq in root.subtree_cluster_queues():
-            entry = self.cq_to_entry.get(cq.name)
+        path with the entry's usage added (upstream's drsValues), as the rank `less` compares.
+        Kueue adds the usage to the snapshot and takes it back; here each node's share is computed
+        with the part of the usage that would reach it (what lending limits below do not hold),
+        which is the same. A child's share depends on its own usage and that of the nodes below it,
+        never on its parent's, so the ranks are kept while no node on the path below the root moved
+        (the root moves with every admission in the tree)."""
+        queues = self._trees.get(root.name)
+        if queues is None:
+            queues = self._trees[root.name] = [(q, q.path_from_root()[1:]) for q in root.subtree_cluster_queues()
+                                               if q.name in self.cq_to_entry]
+        entries, kept_all = self.cq_to_entry, self._kept
+        for cq, below_root in queues:
+            entry = entries.get(cq.name)
             if entry is None:
                 continue
-            usage = entry.usage
-            tree.add_usage(cq.name, usage)
-            try:
-                share = dominant_resource_share(cq)
-                for ancestor in cq.ancestors():
-                    values[(ancestor.name, id(entry))] = share
-                    if ancestor.parent is not None:
-                        share = dominant_resource_share(ancestor)
-            finally:
-                tree.remove_usage(cq.name, usage)
-        self.drs_values = values
+            # (The usual flat cohort has just the ClusterQueue below its root.)
+            versions = below_root[0].usage.version if len(below_root) == 1 else \
+                tuple(node.usage.version for node in below_root)
+            kept = kept_all.get(id(entry))
+            if kept is None or kept[0] != versions:
+                kept_all[id(entry)] = (versions, dict(self._ranks(cq, entry)))
+
+    def _ranks(self, cq: QuotaNode, entry: Entry) -> list[tuple[str, tuple]]:
+        """(parent, rank of the entry among that parent's children) from the ClusterQueue up."""
+        usage = entry.usage
+        parent = cq.parent
+        if parent is not None and parent.parent is None:
+            # A flat cohort: the ClusterQueue takes the whole usage, and only its share is compared.
+            return [(parent.name, self.rank(entry, dominant_resource_share(cq, usage)))]
+        height = len(cq.path_from_root())
+        reaching: list[dict[FlavorResource, int]] = [{} for _ in range(height)]
+        for fr, value in usage.items():
+            # As QuotaTree.add_usage moves it up: a node keeps what fits its local quota.
+            for level, (node_usage, local, _, _, _) in enumerate(cq.chain(fr)):
+                if value <= 0:
+                    break
+                reaching[level][fr] = value
+                used = node_usage.get(fr, 0)
+                if local > used:
+                    value -= local - used
+        found = []
+        node, level = cq, 0
+        for ancestor in cq.ancestors():
+            found.append((ancestor.name, self.rank(entry, dominant_resource_share(node, reaching[level]))))
+            node, level = ancestor, level + 1
+        return found
+
+    def rank(self, entry: Entry, drs: DRS) -> tuple:
+        """The entryComparer's order as a sort key (smaller first): a waiting preemptor first (with
+        PrioritizePreemptorWorkloads), a child not borrowing on what the entry asks for (with
+        FairSharingPrioritizeNonBorrowing), the lower share as CompareDRS ranks it (a borrowing
+        weight-0 child above every other, among them by unweighted ratio), then the entry's queue
+        order (priority, timestamp, and for a full tie the caller's order)."""
+        borrows = self.prioritize_non_borrowing and drs.is_borrowing_on(entry.usage)
+        share = (True, drs.unweighted_ratio) if drs.zero_weight_borrows else (False, drs.precise_weighted_share())
+        return (self.preemptors_first and not entry.preemptor, borrows, share, entry.key)
 
     def run_tournament(self, cohort: QuotaNode) -> Optional[Entry]:
+        """The entry each cohort nominates: the best of its child cohorts' winners and its child
+        ClusterQueues' entries (upstream's runTournament)."""
         candidates = []
         for child in cohort.children:
             if child.is_cohort:
@@ -124,23 +168,11 @@ class FairSharingIterator:
                 entry = self.cq_to_entry.get(child.name)
                 if entry is not None:
                     candidates.append(entry)
-        if not candidates:
-            return None
-        best = candidates[0]
-        for current in candidates[1:]:
-            if self.less(current, best, cohort.name):
-                best = current
-        return best
+        if len(candidates) <= 1:
+            return candidates[0] if candidates else None
+        kept, name = self._kept, cohort.name
+        return min(candidates, key=lambda e: kept[id(e)][1][name])
 
     def less(self, a: Entry, b: Entry, parent: str) -> bool:
-        if self.preemptors_first and a.preemptor != b.preemptor:
-            return a.preemptor
-        a_drs, b_drs = self.drs_values[(parent, id(a))], self.drs_values[(parent, id(b))]
-        if self.prioritize_non_borrowing:
-            a_borrows, b_borrows = a_drs.is_borrowing_on(a.usage), b_drs.is_borrowing_on(b.usage)
-            if a_borrows != b_borrows:
-                return not a_borrows
-        order = compare_drs(a_drs, b_drs)
-        if order:
-            return order < 0
-        return a.key < b.key
+        """Upstream's entryComparer.less, for the last tournament's values."""
+        return self._kept[id(a)][1][parent] < self._kept[id(b)][1][parent]

@@ -23,6 +23,17 @@ from aks_kueue.kueue.units import amount
 FlavorResource = tuple[str, str]
 
 
+class Usage(dict):
+    """A node's usage per flavor-resource, with a counter of its changes (shares are kept per
+    version: most nodes' usage does not move while a search looks at their shares)."""
+
+    __slots__ = ("version",)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.version = 0
+
+
 class CohortCycleError(ValueError):
     """Kueue disables every member of a cohort cycle; no quota can be computed for it."""
 
@@ -42,7 +53,7 @@ class QuotaNode:
     parent: Optional["QuotaNode"] = None
     children: list["QuotaNode"] = field(default_factory=list)
     subtree_quota: dict[FlavorResource, int] = field(default_factory=dict)
-    usage: dict[FlavorResource, int] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
     # `spec.fairSharing.weight` (1 when unset; 0 makes any borrowing an infinite share).
     fair_weight: float = 1.0
     # Fixed once the tree is built (quotas never change within a tree), per fr: the local
@@ -236,6 +247,7 @@ class QuotaTree:
                     break
                 used = node_usage.get(fr, 0)
                 node_usage[fr] = used + value
+                node_usage.version += 1
                 if local > used:
                     value -= local - used
 
@@ -245,6 +257,7 @@ class QuotaTree:
             for node_usage, local, _, _, _ in start.chain(fr):
                 used = node_usage.get(fr, 0)
                 node_usage[fr] = used - value
+                node_usage.version += 1
                 stored_in_parent = used - local
                 if stored_in_parent <= 0:
                     break
