@@ -51,8 +51,9 @@ class AdmissionFairSharing:
         """From the effective Configuration and its `featureGates`; None when AFS is off."""
         if configuration is None or not isinstance(configuration.get("admissionFairSharing"), Mapping):
             return None
-        gates = configuration.get("featureGates") if isinstance(configuration.get("featureGates"), Mapping) else {}
-        if gates.get("AdmissionFairSharing", True) is False:
+        from aks_kueue.admission.fair_sharing import feature_gates
+
+        if feature_gates(configuration).get("AdmissionFairSharing", True) is False:
             return None
         section = configuration["admissionFairSharing"]
         return cls(float(seconds(section.get("usageHalfLifeTime"))),

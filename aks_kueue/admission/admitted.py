@@ -36,14 +36,14 @@ class AdmittedWorkloads:
         self.by_uid[workload.uid] = workload
         if workload.evicted:
             self.evicted[workload.uid] = workload
-        for fr in workload.admission.usage:
+        for fr in workload.held.usage:
             insort(self._by_fr.setdefault(fr, []), rank(workload))
 
     def remove(self, workload: WorkloadInfo) -> None:
         del self.by_uid[workload.uid]
         self.evicted.pop(workload.uid, None)
         key = rank(workload)
-        for fr in workload.admission.usage:
+        for fr in workload.held.usage:
             entries = self._by_fr[fr]
             del entries[bisect_left(entries, key)]
 
@@ -96,6 +96,7 @@ class Ranks:
 
     def __iter__(self) -> Iterator[tuple]:
         runs, keep = self.runs, self.keep
+        merged: Iterator[tuple]
         if len(runs) == 1:
             entries, stop = runs[0]
             merged = islice(entries, stop)

@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Any, Mapping, Optional
 
 from aks_kueue.admission.admission_fair_sharing import AdmissionFairSharing
-from aks_kueue.admission.fair_sharing import FairSharing
+from aks_kueue.admission.fair_sharing import FairSharing, feature_gates
 
 KUEUE_DEFAULTS = "Kueue v0.19.2's defaults (no Configuration given)"
 
@@ -40,7 +40,7 @@ class SchedulerConfig:
         gate's value; `source` says where it came from, for reports."""
         if configuration is None:
             return cls(source=source)
-        gates = configuration.get("featureGates") if isinstance(configuration.get("featureGates"), Mapping) else {}
+        gates = feature_gates(configuration)
         return cls(FairSharing.from_configuration(configuration),
                    AdmissionFairSharing.from_configuration(configuration), source,
                    gates.get("PrioritizePreemptorWorkloads") is True)

@@ -158,6 +158,10 @@ class Candidates:
         self._fill()
         return self._taken[0]
 
+    def keep(self, workload: WorkloadInfo) -> None:
+        """Add a candidate at the end (the second strategy's lists, built from the first's refusals)."""
+        self._taken.append(workload)
+
     def pop(self) -> WorkloadInfo:
         self._fill()
         return self._taken.pop(0)
@@ -209,11 +213,10 @@ def candidates_ordering(a: WorkloadInfo, b: WorkloadInfo, cq: str,
     """Kueue's CandidatesOrdering, as a comparison (negative: `a` is preempted first)."""
     if a.evicted != b.evicted:
         return -1 if a.evicted else 1
-    a_own, b_own = a.admission.cluster_queue == cq, b.admission.cluster_queue == cq
-    if a_own != b_own:
-        return 1 if a_own else -1
-    if (afs_usage is not None and a.admission.cluster_queue == b.admission.cluster_queue
-            and a.queue_name != b.queue_name):
+    a_queue, b_queue = a.held.cluster_queue, b.held.cluster_queue
+    if (a_queue == cq) != (b_queue == cq):
+        return 1 if a_queue == cq else -1
+    if afs_usage is not None and a_queue == b_queue and a.queue_name != b.queue_name:
         a_usage, b_usage = afs_usage(a), afs_usage(b)
         if a_usage is not None and b_usage is not None and a_usage != b_usage:
             return -1 if a_usage > b_usage else 1
@@ -275,8 +278,7 @@ def run_second_fs_strategy(retry: list[WorkloadInfo], ctx: FairPreemptionCtx,
     one per queue."""
     per_queue: dict[str, Candidates] = {}
     for workload in retry:
-        per_queue.setdefault(workload.admission.cluster_queue, Candidates([], iter(()))).\
-            _taken.append(workload)
+        per_queue.setdefault(workload.held.cluster_queue, Candidates([], iter(()))).keep(workload)
     ordering = TargetClusterQueueOrdering(ctx, per_queue)
     for target in ordering:
         preemptor_new, target_old = target.compute_shares()
@@ -373,9 +375,9 @@ class TargetClusterQueueOrdering:
             return
         root = self.preemptor_cq.root()
         while root not in self.pruned_cohorts:
-            target = self.next_target(root)
-            if target is not None:
-                yield target
+            found = self.next_target(root)
+            if found is not None:
+                yield found
 
     def drop_queue(self, target: TargetClusterQueue) -> None:
         self.pruned_cluster_queues.add(target.node)

@@ -34,6 +34,12 @@ class PreemptionStrategy(StrEnum):
     LESS_THAN_INITIAL_SHARE = "LessThanInitialShare"
 
 
+def feature_gates(configuration: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The Configuration's `featureGates` (every gate's value, as the CLI builds it), or none."""
+    gates = configuration.get("featureGates")
+    return gates if isinstance(gates, Mapping) else {}
+
+
 DEFAULT_STRATEGIES = (PreemptionStrategy.LESS_THAN_OR_EQUAL_TO_FINAL_SHARE, PreemptionStrategy.LESS_THAN_INITIAL_SHARE)
 
 
@@ -57,7 +63,7 @@ class FairSharing:
         if configuration is None or not isinstance(configuration.get("fairSharing"), Mapping):
             return None
         strategies = configuration["fairSharing"].get("preemptionStrategies") or DEFAULT_STRATEGIES
-        gates = configuration.get("featureGates") if isinstance(configuration.get("featureGates"), Mapping) else {}
+        gates = feature_gates(configuration)
         return cls(tuple(PreemptionStrategy(s) for s in strategies),
                    gates.get("FairSharingPrioritizeNonBorrowing", True) is not False,
                    gates.get("FairSharingPreemptWithinNominal", True) is not False)

@@ -90,7 +90,7 @@ class PreemptionTarget:
 
     @property
     def cluster_queue(self) -> str:
-        return self.workload.admission.cluster_queue
+        return self.workload.held.cluster_queue
 
 
 # A candidate: the workload, how it may be preempted, and the lowest common ancestor of
@@ -118,6 +118,7 @@ class CandidateGroup:
         self._evicted: Optional[list[WorkloadInfo]] = None
 
     def _look_at_next(self) -> None:
+        assert self.snapshot is not None and self.preemptor is not None  # a group with sources has both
         name = self.sources[self._looked_at][0]
         self._looked_at += 1
         index = self.snapshot.admitted_index(name)
@@ -134,8 +135,10 @@ class CandidateGroup:
     def evicted(self) -> list[WorkloadInfo]:
         """The evicted workloads the policy allows, in Kueue's order."""
         if self._evicted is None:
-            found = (w for name, _ in self.sources for w in self.snapshot.admitted_index(name).evicted.values()
-                     if w.uses(self.frs) and satisfies_policy(self.preemptor, w, self.policy))
+            snapshot, preemptor = self.snapshot, self.preemptor
+            assert snapshot is not None and preemptor is not None  # a group with sources has both
+            found = (w for name, _ in self.sources for w in snapshot.admitted_index(name).evicted.values()
+                     if w.uses(self.frs) and satisfies_policy(preemptor, w, self.policy))
             self._evicted = sorted(found, key=rank)
         return self._evicted
 
@@ -177,7 +180,7 @@ class Preemptor:
         known = self._answers.get(key)
         if known is not None and known[0] == generation:
             return known[1]
-        targets, borrow_after = self._search(cq, workload, {fr}, {fr: quantity},
+        targets, borrow_after = self._get_targets(cq, workload, {fr}, {fr: quantity},
                                              lambda: borrowing_height(cq.node, fr, quantity)[0])
         if not targets:
             answer = (PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0])
@@ -192,7 +195,7 @@ class Preemptor:
         self._found[key] = (generation, targets)
         return answer
 
-    def targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
+    def get_targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
                 requests: dict[FR, int]) -> list[PreemptionTarget]:
         """The minimal set of admitted workloads whose eviction would let `workload` fit."""
         if len(requests) == 1:
@@ -203,20 +206,26 @@ class Preemptor:
                                          workload.created if cq.compares_age else None))
                 if known is not None and known[0] == self.snapshot.generation(cq):
                     return list(known[1])
-        return self._search(cq, workload, frs, requests)[0]
+        return self._get_targets(cq, workload, frs, requests)[0]
 
-    def _search(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR], requests: dict[FR, int],
-                meanwhile: Optional[Callable[[], Any]] = None) -> tuple[list[PreemptionTarget], Any]:
-        """The targets, and what `meanwhile` says while they are out of the tree.
-
-        Only the candidates' usage of the requested flavor-resources is lifted: nothing
-        the search reads (the fit, the queues over quota on `frs`) depends on the rest."""
+    def _get_targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR], requests: dict[FR, int],
+                     meanwhile: Optional[Callable[[], Any]] = None) -> tuple[list[PreemptionTarget], Any]:
+        """Upstream's getTargets: fair sharing's preemptions when the Configuration turns it on,
+        the classical ones otherwise; and what `meanwhile` says while the targets are out of the tree."""
         if cq.within_cluster_queue == "Never" and (cq.node.parent is None or cq.reclaim_within_cohort == "Never"):
             return [], None  # the queue's policies allow no candidate at all
         fair_sharing = self.snapshot.fair_sharing
         if fair_sharing is not None:
             found, seen = fair_preemptions(self.snapshot, fair_sharing, cq, workload, frs, requests, meanwhile)
             return [PreemptionTarget(target, reason) for target, reason in found], seen
+        return self.classical_preemptions(cq, workload, frs, requests, meanwhile)
+
+    def classical_preemptions(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
+                              requests: dict[FR, int], meanwhile: Optional[Callable[[], Any]] = None
+                              ) -> tuple[list[PreemptionTarget], Any]:
+        """Upstream's classicalPreemptions. Only the candidates' usage of the requested
+        flavor-resources is lifted: nothing the search reads (the fit, the queues over quota on
+        `frs`) depends on the rest."""
         same_queue = (_NONE if cq.within_cluster_queue == "Never"
                       else self._group([(cq.node, None)], cq, workload, frs, False, False))
         hierarchy, by_priority = self._cohort_candidates(cq, workload, frs, requests)
@@ -224,7 +233,8 @@ class Preemptor:
             return [], None
         groups = (hierarchy, by_priority, same_queue)
         forbidden = cq.borrow_within_cohort in (None, "Never")
-        if not (hierarchy or by_priority) or (forbidden and not self._under_nominal(cq, frs)):
+        attempts: tuple[bool, ...]
+        if not (hierarchy or by_priority) or (forbidden and not self._queue_under_nominal_in_resources_needing_preemption(cq, frs)):
             attempts = (True,)
         elif forbidden and not hierarchy:
             attempts = (False, True)
@@ -239,8 +249,8 @@ class Preemptor:
                 usage = {fr: v for fr, v in candidate.admission.usage.items() if fr in requests}
                 lift(candidate, usage)
                 removed.append((candidate, variant, usage))
-                if self._fits(cq, requests, allow_borrowing):
-                    kept = self._fill_back(cq, requests, removed, allow_borrowing)
+                if self._workload_fits(cq, requests, allow_borrowing):
+                    kept = self._fill_back_workloads(cq, requests, removed, allow_borrowing)
                     seen = meanwhile() if meanwhile is not None else None
                     for target, _, usage in kept:
                         restore(target, usage)
@@ -252,7 +262,7 @@ class Preemptor:
     def _variant(self, cq: ClusterQueueInfo, preemptor: WorkloadInfo, candidate: WorkloadInfo,
                  advantage: bool) -> Variant:
         """How a candidate the policy allows may be preempted (Kueue's classifyPreemptionVariant)."""
-        if candidate.admission.cluster_queue == cq.name:
+        if candidate.held.cluster_queue == cq.name:
             return WITHIN_CQ
         if advantage:
             return HIERARCHICAL
@@ -290,7 +300,7 @@ class Preemptor:
             lca_of, advantage = group.lca_of, group.advantage
             for key in merged_ranks(ranks):
                 w = workloads[key[2]]
-                yield w, self._variant(cq, preemptor, w, advantage), lca_of[w.admission.cluster_queue]
+                yield w, self._variant(cq, preemptor, w, advantage), lca_of[w.held.cluster_queue]
 
     def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[CandidateGroup, CandidateGroup]:
         if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
@@ -332,7 +342,7 @@ class Preemptor:
         cohort up to the common one, still over quota on `frs`)?"""
         if allow_borrowing and variant is RECLAIM_WITHOUT_BORROWING:
             return False
-        node = self.snapshot.cluster_queues[candidate.admission.cluster_queue].node
+        node = self.snapshot.cluster_queues[candidate.held.cluster_queue].node
         if node.within_subtree_quota(frs):
             return False
         for ancestor in node.ancestors():
@@ -343,20 +353,20 @@ class Preemptor:
         return True
 
     @staticmethod
-    def _fits(cq, requests: dict[FR, int], allow_borrowing: bool) -> bool:
+    def _workload_fits(cq, requests: dict[FR, int], allow_borrowing: bool) -> bool:
         node = cq.node
         for fr, value in requests.items():
             if (not allow_borrowing and node.borrowing_with(fr, value)) or value > available(node, fr):
                 return False
         return True
 
-    def _fill_back(self, cq, requests, removed: list[tuple], allow_borrowing: bool) -> list[tuple]:
+    def _fill_back_workloads(self, cq, requests, removed: list[tuple], allow_borrowing: bool) -> list[tuple]:
         """Put candidates back, the last removed first, while the preemptor still fits."""
         targets = list(removed)
         for index in range(len(targets) - 2, -1, -1):
             candidate, _, usage = targets[index]
             self.snapshot.restore_usage(candidate, usage)
-            if self._fits(cq, requests, allow_borrowing):
+            if self._workload_fits(cq, requests, allow_borrowing):
                 targets[index] = targets[-1]
                 targets.pop()
             else:
@@ -364,7 +374,7 @@ class Preemptor:
         return targets
 
     @staticmethod
-    def _under_nominal(cq, frs) -> bool:
+    def _queue_under_nominal_in_resources_needing_preemption(cq, frs) -> bool:
         return all(cq.node.nominal(fr) > cq.node.usage.get(fr, 0) for fr in frs)
 
 

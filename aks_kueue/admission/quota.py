@@ -333,7 +333,7 @@ def _available(node: QuotaNode, fr: FlavorResource) -> int:
 
 def _plan(node: QuotaNode, fr: FlavorResource) -> tuple:
     path = node.path_from_root()
-    steps = []
+    steps: list[tuple[Usage, bool, int, int, Optional[int]]] = []
     for step in path[1:]:
         quota = step.quotas.get(fr)
         if quota is None:

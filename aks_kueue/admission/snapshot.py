@@ -10,7 +10,7 @@ on an empty cluster, which is what feasibility checks need. Usage changes only t
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from aks_kueue.admission.admission_fair_sharing import (USAGE_BASED, AfsUsageLedger, as_quantities,
                                                         should_apply_entry_penalty)
@@ -114,12 +114,12 @@ class Snapshot:
         # Kueue disables every queue under a cohort cycle; the tree is built with the loop cut.
         cohorts = [_without_parent(c) if _name(c) in looping else c for c in cohorts]
         snapshot.tree = QuotaTree.from_objects(cohorts + by_kind.get("ClusterQueue", []))
-        for cq in by_kind.get("ClusterQueue", []):
-            name = _name(cq)
-            info = ClusterQueueInfo.from_spec(name, cq.get("spec") or {}, snapshot.tree.cluster_queues[name],
-                                              set(snapshot.flavors))
-            info.in_cohort_cycle = any(node.name in looping for node in info.node.ancestors())
-            snapshot.cluster_queues[name] = info
+        for manifest in by_kind.get("ClusterQueue", []):
+            name = _name(manifest)
+            cq = ClusterQueueInfo.from_spec(name, manifest.get("spec") or {}, snapshot.tree.cluster_queues[name],
+                                            set(snapshot.flavors))
+            cq.in_cohort_cycle = any(node.name in looping for node in cq.node.ancestors())
+            snapshot.cluster_queues[name] = cq
         for manifest in by_kind.get("LocalQueue", []):
             lq = LocalQueueInfo.from_manifest(manifest)
             snapshot.local_queues[(lq.namespace, lq.name)] = lq
@@ -161,17 +161,19 @@ class Snapshot:
     # Usage ---------------------------------------------------------------------------------
 
     def add_workload(self, workload: WorkloadInfo) -> None:
-        self.admitted_index(workload.admission.cluster_queue).add(workload)
+        cluster_queue = workload.held.cluster_queue
+        self.admitted_index(cluster_queue).add(workload)
         self.workloads_by_uid[workload.uid] = workload
         self._latest_reservation = max(self._latest_reservation, workload.reserved)
         self.restore_usage(workload)
-        self._changed(workload.admission.cluster_queue)
+        self._changed(cluster_queue)
 
     def remove_workload(self, workload: WorkloadInfo) -> None:
-        self._admitted[workload.admission.cluster_queue].remove(workload)
+        cluster_queue = workload.held.cluster_queue
+        self._admitted[cluster_queue].remove(workload)
         del self.workloads_by_uid[workload.uid]
         self.lift_usage(workload)
-        self._changed(workload.admission.cluster_queue)
+        self._changed(cluster_queue)
 
     def generation(self, cq: ClusterQueueInfo):
         """How many times admitted work in the queue's cohort tree has changed (with admission
@@ -196,25 +198,26 @@ class Snapshot:
 
     def reserved_by(self, workload: WorkloadInfo, now: float) -> None:
         """The workload reserved quota: its LocalQueue's entry penalty (shouldApplyEntryPenalty)."""
-        cq = self.cluster_queues.get(workload.admission.cluster_queue) if workload.admission else None
-        if self.afs is not None and cq is not None and should_apply_entry_penalty(
+        admission = workload.admission
+        cq = self.cluster_queues.get(admission.cluster_queue) if admission is not None else None
+        if self.afs is not None and admission is not None and cq is not None and should_apply_entry_penalty(
                 self.afs.config, cq.admission_mode, holds_reservation=False):
             self.afs.reserved((workload.namespace, workload.queue_name), workload.uid,
-                              as_quantities(workload.admission.usage), now)
+                              as_quantities(admission.usage), now)
 
     def admitted_at(self, workload: WorkloadInfo, now: float) -> None:
         """The workload is admitted (its checks Ready): its usage counts and its penalty settles."""
-        if self.afs is not None and workload.admission is not None \
-                and self.uses_admission_fair_sharing(workload.admission.cluster_queue):
+        admission = workload.admission
+        if self.afs is not None and admission is not None and self.uses_admission_fair_sharing(admission.cluster_queue):
             self.afs.admitted((workload.namespace, workload.queue_name), workload.uid,
-                              as_quantities(workload.admission.usage), now)
+                              as_quantities(admission.usage), now)
 
     def released_at(self, workload: WorkloadInfo, now: float, was_admitted: bool, finished: bool) -> None:
         """The workload gives its quota back (call before `remove_workload`)."""
-        if self.afs is not None and workload.admission is not None \
-                and self.uses_admission_fair_sharing(workload.admission.cluster_queue):
+        admission = workload.admission
+        if self.afs is not None and admission is not None and self.uses_admission_fair_sharing(admission.cluster_queue):
             self.afs.released((workload.namespace, workload.queue_name), workload.uid,
-                              as_quantities(workload.admission.usage) if was_admitted else None, now, finished)
+                              as_quantities(admission.usage) if was_admitted else None, now, finished)
 
     def dominant_resource_share(self, name: str) -> DRS:
         """The share of a ClusterQueue, or of a Cohort when no ClusterQueue has the name."""
@@ -230,15 +233,20 @@ class Snapshot:
         moment, as the preemption search does. Remembered decisions stay, so it must be
         undone by `restore_usage` before the next decision; to really remove a workload,
         use `remove_workload`."""
-        self.tree.remove_usage(workload.admission.cluster_queue, workload.admission.usage if usage is None else usage)
+        admission = workload.admission
+        assert admission is not None  # an admitted workload's
+        self.tree.remove_usage(admission.cluster_queue, admission.usage if usage is None else usage)
 
     def restore_usage(self, workload: WorkloadInfo, usage: Optional[dict] = None) -> None:
         """Put back what `lift_usage` took (also how `add_workload` counts a workload)."""
-        self.tree.add_usage(workload.admission.cluster_queue, workload.admission.usage if usage is None else usage)
+        admission = workload.admission
+        assert admission is not None  # an admitted workload's
+        self.tree.add_usage(admission.cluster_queue, admission.usage if usage is None else usage)
 
     def admit(self, workload: WorkloadInfo, decision: Decision) -> None:
         """Count a Fit decision's usage, as Kueue does when it reserves quota."""
         assignment = decision.assignment
+        assert assignment is not None and decision.cluster_queue is not None  # a Fit has both
         workload.admission = Admission(decision.cluster_queue, dict(assignment.usage),
                                        [{r: f.name for r, f in ps.flavors.items()} for ps in assignment.podsets])
         workload.reserved = self._latest_reservation + 1  # the most recent reservation so far
@@ -323,7 +331,7 @@ class Snapshot:
         if assignment.mode is FIT:
             return _decision(cq, assignment)
         if assignment.mode is PREEMPT:
-            targets = self.preemptor.targets(cq, workload, assignment.frs_needing_preemption(), assignment.usage)
+            targets = self.preemptor.get_targets(cq, workload, assignment.frs_needing_preemption(), assignment.usage)
             if targets:
                 return _decision(cq, assignment, targets)
         return None
@@ -366,17 +374,17 @@ class Snapshot:
 
 def _consumed_resources(local_queue: dict) -> dict[str, float]:
     """`status.fairSharing.admissionFairSharingStatus.consumedResources`, as the ledger keeps them."""
-    status = local_queue.get("status") if isinstance(local_queue.get("status"), dict) else {}
-    fair = status.get("fairSharing") if isinstance(status.get("fairSharing"), dict) else {}
-    afs = fair.get("admissionFairSharingStatus") if isinstance(fair.get("admissionFairSharingStatus"), dict) else {}
-    consumed = afs.get("consumedResources") if isinstance(afs.get("consumedResources"), dict) else {}
-    found = {}
+    found: Any = local_queue
+    for key in ("status", "fairSharing", "admissionFairSharingStatus", "consumedResources"):
+        found = found.get(key) if isinstance(found, dict) else None
+    consumed: dict = found if isinstance(found, dict) else {}
+    resources: dict[str, float] = {}
     for resource, quantity in consumed.items():
         try:
-            found[str(resource)] = float(parse_quantity(quantity))
+            resources[str(resource)] = float(parse_quantity(quantity))
         except QuantityError:
             continue  # the API server would not have stored it; nothing to seed from
-    return found
+    return resources
 
 
 def _without_parent(cohort: dict) -> dict:

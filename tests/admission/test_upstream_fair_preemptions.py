@@ -41,7 +41,7 @@ def run_case(case: dict):
                                       requests={"cpu": case["incoming"]["cpu"]}))
     fr = (flavor, "cpu")
     cq = snapshot.cluster_queues[case["targetCQ"]]
-    targets = snapshot.preemptor.targets(cq, incoming, {fr}, {fr: amount("cpu", case["incoming"]["cpu"])})
+    targets = snapshot.preemptor.get_targets(cq, incoming, {fr}, {fr: amount("cpu", case["incoming"]["cpu"])})
     after = {name: dict(node.usage) for name, node in {**snapshot.tree.cohorts, **snapshot.tree.cluster_queues}.items()}
     return targets, before, after
 
