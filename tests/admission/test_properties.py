@@ -190,8 +190,8 @@ def _by_simplicity(quotas) -> tuple:
 
 
 _NO_LIMITS = tuple(Limits(n) for n in range(7))
-_CQ_LIMITS = _by_simplicity(Limits(n, b, l) for n in range(7) for b in (None, *range(5)) for l in (None, *range(n + 1)))
-_COHORT_LIMITS = _by_simplicity(Limits(n, b, l) for n in range(7) for b in (None, *range(5)) for l in (None, *range(7)))
+_CQ_LIMITS = _by_simplicity(Limits(n, b, lend) for n in range(7) for b in (None, *range(5)) for lend in (None, *range(n + 1)))
+_COHORT_LIMITS = _by_simplicity(Limits(n, b, lend) for n in range(7) for b in (None, *range(5)) for lend in (None, *range(7)))
 _LENDER_LIMITS = tuple(q for q in _CQ_LIMITS if q.lending is not None)
 _PREEMPTION = tuple({"withinClusterQueue": within, "reclaimWithinCohort": reclaim,
                      **({"borrowWithinCohort": {"policy": "LowerPriority"}} if borrow else {})}
@@ -736,6 +736,50 @@ def test_partial_admission_and_preemption_targets(scenario):
             again = snapshot.assign(workload_info(smaller.manifest(workload.name, cq), snapshot.priority_classes, order))
             if org.default_fungibility(cq):
                 assert again.fits, (decision, again)
+            for target in decision.targets:
+                snapshot.add_workload(target.workload)
+        if decision.fits:
+            snapshot.admit(workload, decision)
+
+
+@FEWER
+@given(scenarios(preempting=True) | scenarios(shape="flat", preempting=True))
+def test_fair_sharing_targets_are_allowed_and_make_room(scenario):
+    """With fair sharing on, along simulate's loop: deciding changes no usage; a Preempt's targets
+    are admitted workloads of the preemptor's queue (withinClusterQueue) or of a queue of its tree that
+    borrows on a contested flavor-resource (reclaimWithinCohort), each with the reason fair sharing
+    gives; without them the workload's usage fits the flavors it was given."""
+    from aks_kueue.admission.configuration import SchedulerConfig
+    from aks_kueue.admission.fair_sharing import FairSharing
+    from aks_kueue.admission.modes import PreemptionReason
+
+    org, jobs = scenario
+    snapshot = Snapshot.from_objects(org.manifests(), scheduler=SchedulerConfig(fair_sharing=FairSharing()))
+    roots = {name: snapshot.tree.cluster_queues[name].root().name for name in org.queues}
+    for order, ((cq, _), manifest) in enumerate(zip(jobs, workload_manifests(jobs))):
+        workload = workload_info(manifest, snapshot.priority_classes, order)
+        before = usage_state(snapshot)
+        decision = snapshot.assign(workload)
+        assert usage_state(snapshot) == before, decision
+        if decision.mode is PREEMPT and decision.targets:
+            policies = org.queues[cq].extra.get("preemption") or {}
+            frs = decision.assignment.frs_needing_preemption()
+            for target in decision.targets:
+                owner = target.cluster_queue
+                if owner == cq:
+                    assert target.reason is PreemptionReason.IN_CLUSTER_QUEUE
+                    assert _policy_allows(policies.get("withinClusterQueue", "Never"), workload, target.workload)
+                else:
+                    assert target.reason in (PreemptionReason.IN_COHORT_RECLAMATION,
+                                             PreemptionReason.IN_COHORT_FAIR_SHARING), target.reason
+                    assert roots[owner] == roots[cq]
+                    assert _policy_allows(policies.get("reclaimWithinCohort", "Never"), workload, target.workload)
+                    usage = snapshot.tree.cluster_queues[owner].usage
+                    assert any(usage.get(fr, 0) > org.queues[owner].nominal(fr) for fr in frs), (owner, frs)
+            for target in decision.targets:
+                snapshot.remove_workload(target.workload)
+            for fr, value in decision.assignment.usage.items():
+                assert value <= snapshot.tree.available(cq, fr), (fr, decision)
             for target in decision.targets:
                 snapshot.add_workload(target.workload)
         if decision.fits:
