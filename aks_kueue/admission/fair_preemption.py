@@ -234,17 +234,14 @@ def run_first_fs_strategy(ctx: FairPreemptionCtx, candidates: dict[str, Candidat
     retry: list[WorkloadInfo] = []
     preemptor_within_nominal = preempt_within_nominal and ctx.within_nominal()
     for target in ordering:
-        if target.in_cluster_queue_preemption():
+        # Taken outright: the preemptor's own queue's candidates, and with the preemptor within its
+        # nominal quota every other queue's.
+        outright = (PreemptionReason.IN_CLUSTER_QUEUE if target.in_cluster_queue_preemption()
+                    else PreemptionReason.IN_COHORT_RECLAMATION if preemptor_within_nominal else None)
+        if outright is not None:
             workload = target.pop_workload()
             ctx.remove(workload)
-            targets.append((workload, PreemptionReason.IN_CLUSTER_QUEUE))
-            if ctx.workload_fits_for_fair_sharing():
-                return True, targets, []
-            continue
-        if preemptor_within_nominal:
-            workload = target.pop_workload()
-            ctx.remove(workload)
-            targets.append((workload, PreemptionReason.IN_COHORT_RECLAMATION))
+            targets.append((workload, outright))
             if ctx.workload_fits_for_fair_sharing():
                 return True, targets, []
             continue

@@ -659,6 +659,25 @@ def _policy_allows(policy: str, preemptor, target) -> bool:
     return policy == "LowerPriority" and lower
 
 
+def _assert_reclaimable(org: Org, snapshot: Snapshot, roots: dict, cq: str, preemptor, target, frs) -> None:
+    """A target in another queue: of the same cohort tree, allowed by reclaimWithinCohort, and its
+    queue above nominal on a contested flavor-resource."""
+    owner = target.admission.cluster_queue
+    assert roots[owner] == roots[cq]
+    policies = org.queues[cq].extra.get("preemption") or {}
+    assert _policy_allows(policies.get("reclaimWithinCohort", "Never"), preemptor, target)
+    usage = snapshot.tree.cluster_queues[owner].usage
+    assert any(usage.get(fr, 0) > org.queues[owner].nominal(fr) for fr in frs), (owner, frs)
+
+
+def _remove_targets_and_check_room(snapshot: Snapshot, cq: str, decision) -> None:
+    """Without its targets, the workload's usage fits the flavors it was given (they stay removed)."""
+    for target in decision.targets:
+        snapshot.remove_workload(target.workload)
+    for fr, value in decision.assignment.usage.items():
+        assert value <= snapshot.tree.available(cq, fr), (fr, decision)
+
+
 def _moves_to_another_flavor() -> tuple[Org, list]:
     """Found by this property (and kept as an explicit example): cq2 borrows cpu on f0 and
     preempts its own w8 for f0's memory; once w8 is gone, f0 fits only by borrowing, so
@@ -724,14 +743,9 @@ def test_partial_admission_and_preemption_targets(scenario):
                 if owner == cq:
                     assert _policy_allows(policies.get("withinClusterQueue", "Never"), workload, target)
                 else:
-                    assert roots[owner] == roots[cq] and owner != roots[owner]
-                    assert _policy_allows(policies.get("reclaimWithinCohort", "Never"), workload, target)
-                    usage = snapshot.tree.cluster_queues[owner].usage
-                    assert any(usage.get(fr, 0) > org.queues[owner].nominal(fr) for fr in frs), (owner, frs)
-            for target in decision.targets:
-                snapshot.remove_workload(target.workload)
-            for fr, value in decision.assignment.usage.items():
-                assert value <= snapshot.tree.available(cq, fr), (fr, decision)
+                    assert owner != roots[owner]
+                    _assert_reclaimable(org, snapshot, roots, cq, workload, target, frs)
+            _remove_targets_and_check_room(snapshot, cq, decision)
             smaller = Shape(counts[0], shape.cpu, shape.memory, shape.pool, None, shape.priority)
             again = snapshot.assign(workload_info(smaller.manifest(workload.name, cq), snapshot.priority_classes, order))
             if org.default_fungibility(cq):
@@ -772,14 +786,8 @@ def test_fair_sharing_targets_are_allowed_and_make_room(scenario):
                 else:
                     assert target.reason in (PreemptionReason.IN_COHORT_RECLAMATION,
                                              PreemptionReason.IN_COHORT_FAIR_SHARING), target.reason
-                    assert roots[owner] == roots[cq]
-                    assert _policy_allows(policies.get("reclaimWithinCohort", "Never"), workload, target.workload)
-                    usage = snapshot.tree.cluster_queues[owner].usage
-                    assert any(usage.get(fr, 0) > org.queues[owner].nominal(fr) for fr in frs), (owner, frs)
-            for target in decision.targets:
-                snapshot.remove_workload(target.workload)
-            for fr, value in decision.assignment.usage.items():
-                assert value <= snapshot.tree.available(cq, fr), (fr, decision)
+                    _assert_reclaimable(org, snapshot, roots, cq, workload, target.workload, frs)
+            _remove_targets_and_check_room(snapshot, cq, decision)
             for target in decision.targets:
                 snapshot.add_workload(target.workload)
         if decision.fits:
