@@ -42,7 +42,7 @@ from aks_kueue.admission.quota import FlavorResource, QuotaNode, available
 from aks_kueue.admission.workloads import WorkloadInfo
 
 if TYPE_CHECKING:
-    from aks_kueue.admission.preemption import AdmittedState
+    from aks_kueue.admission.admitted import AdmittedState
 
 Strategy = Callable[[DRS, DRS, DRS], bool]
 
@@ -187,8 +187,7 @@ def _add(found: dict[str, Candidates], snapshot: "AdmittedState", name: str, frs
          preemptor: WorkloadInfo, policy: str) -> None:
     """A queue's candidates, in CandidatesOrdering's order within one queue: evicted first, then (with
     admission fair sharing) the LocalQueue that used more, lower priority, most recent reservation, UID."""
-    from aks_kueue.admission.admitted import rank
-    from aks_kueue.admission.preemption import satisfies_policy
+    from aks_kueue.admission.admitted import rank, satisfies_policy
 
     index = snapshot.admitted_index(name)
     evicted = sorted((w for w in index.evicted.values() if w.uses(frs) and satisfies_policy(preemptor, w, policy)),

@@ -17,39 +17,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Callable, Mapping, Optional, Protocol
+from typing import Any, Callable, Optional
 
-from aks_kueue.admission.admitted import AdmittedWorkloads, Ranks, merged_ranks, rank
+from aks_kueue.admission.admitted import AdmittedState, Ranks, merged_ranks, rank, satisfies_policy
 from aks_kueue.admission.fair_preemption import fair_preemptions
-from aks_kueue.admission.fair_sharing import FairSharing
 from aks_kueue.admission.models import ClusterQueueInfo
 from aks_kueue.admission.modes import PreemptionMode, PreemptionReason
 from aks_kueue.admission.quota import FlavorResource as FR
-from aks_kueue.admission.quota import QuotaNode, QuotaTree, available, borrowing_height
+from aks_kueue.admission.quota import QuotaNode, available, borrowing_height
 from aks_kueue.admission.workloads import WorkloadInfo
 
 MEMO_LIMIT = 4096  # preemption answers remembered at most, as for decisions
-
-
-class AdmittedState(Protocol):
-    """What the preemption search reads of the snapshot, and the one change it makes
-    (for a moment: every `lift_usage` is undone by `restore_usage` before it returns)."""
-
-    cluster_queues: Mapping[str, ClusterQueueInfo]
-    workloads_by_uid: Mapping[str, WorkloadInfo]
-
-    tree: QuotaTree
-    fair_sharing: Optional[FairSharing]
-
-    def admitted_index(self, cluster_queue: str) -> AdmittedWorkloads: ...
-
-    def local_queue_usage(self, workload: WorkloadInfo) -> Optional[float]: ...
-
-    def generation(self, cq: ClusterQueueInfo) -> int: ...
-
-    def lift_usage(self, workload: WorkloadInfo, usage: Optional[dict] = None) -> None: ...
-
-    def restore_usage(self, workload: WorkloadInfo, usage: Optional[dict] = None) -> None: ...
 
 
 class Variant(IntEnum):
@@ -151,15 +129,6 @@ class CandidateGroup:
 
 
 _NONE = CandidateGroup(None, [], "Never", None, frozenset(), False, False)  # a group without candidates
-
-
-def satisfies_policy(preemptor: WorkloadInfo, candidate: WorkloadInfo, policy: str) -> bool:
-    if policy == "LowerPriority":
-        return preemptor.priority > candidate.priority
-    if policy == "LowerOrNewerEqualPriority":
-        return (preemptor.priority > candidate.priority
-                or (preemptor.priority == candidate.priority and preemptor.created < candidate.created))
-    return policy == "Any"
 
 
 class Preemptor:

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from aks_kueue.cli import app
 
-FAIR = Path(__file__).parents[1] / "fixtures" / "simulate" / "fair-sharing.yaml"
+FAIR = Path(__file__).parents[1] / "fixtures" / "fair-sharing" / "simulate.yaml"
 
 
 def decide(path: Path) -> dict:
