@@ -41,14 +41,18 @@ class AdmittedWorkloads:
         self.by_uid[workload.uid] = workload
         if workload.evicted:
             self.evicted[workload.uid] = workload
-        for fr in workload.held.usage:
+        admission = workload.admission
+        assert admission is not None  # (asserts narrow for the type checker at no call's cost)
+        for fr in admission.usage:
             insort(self._by_fr.setdefault(fr, []), rank(workload))
 
     def remove(self, workload: WorkloadInfo) -> None:
         del self.by_uid[workload.uid]
         self.evicted.pop(workload.uid, None)
         key = rank(workload)
-        for fr in workload.held.usage:
+        admission = workload.admission
+        assert admission is not None
+        for fr in admission.usage:
             entries = self._by_fr[fr]
             del entries[bisect_left(entries, key)]
 

@@ -98,9 +98,10 @@ class PodSetAssignment:
     def mode(self) -> FlavorAssignmentMode:
         """The podset's representative mode: Fit without reasons, NoFit on an error or without
         flavors, else the worst of its flavors'."""
-        if self.status.is_fit():
+        status = self.status  # (read once: this runs for every podset of every decision)
+        if status.err is None and not status.reasons:
             return FIT
-        if self.status.is_error() or not self.flavors:
+        if status.err is not None or not self.flavors:
             return NO_FIT
         return min(f.mode for f in self.flavors.values())
 
@@ -187,7 +188,7 @@ class FlavorAssigner:
                 if (resource not in cq.group_of and quantity == 0) or resource in flavors:
                     continue
                 found = self.find_flavor_for_podsets(podsets, requests, resource, assignment.usage)
-                if found.status.is_error() or not found.assignment:
+                if found.status.err is not None or not found.assignment:
                     flavors, status = {}, found.status
                     break
                 flavors.update(found.assignment)
@@ -199,7 +200,7 @@ class FlavorAssigner:
                 if member_requests:
                     psa.flavors = {r: f for r, f in flavors.items() if r in member_requests}
                 assignment.add(psa)
-                failed = failed or status.is_error() or (bool(member_requests) and not psa.flavors)
+                failed = failed or status.err is not None or (bool(member_requests) and not psa.flavors)
             if failed:
                 return assignment
         return assignment
@@ -254,7 +255,8 @@ class FlavorAssigner:
                     flavor.pending.append((name, fr, assumed.get(fr, 0) + value))
                     flavor.assigned[name] = FlavorAssignment(flavor_name, PREEMPT, 0)
                     continue
-                flavor.combine(GranularMode(p_mode, borrow), cq.preference)
+                # tuple.__new__ builds the named tuple without its Python-level __new__ (the hot path).
+                flavor.combine(tuple.__new__(GranularMode, (p_mode, borrow)), cq.preference)
                 if not flavor.no_fit:
                     flavor.assigned[name] = FlavorAssignment(flavor_name, p_mode.assignment_mode, borrow)
             if flavor.no_fit:

@@ -231,7 +231,9 @@ class Preemptor:
     def _variant(self, cq: ClusterQueueInfo, preemptor: WorkloadInfo, candidate: WorkloadInfo,
                  advantage: bool) -> Variant:
         """How a candidate the policy allows may be preempted (Kueue's classifyPreemptionVariant)."""
-        if candidate.held.cluster_queue == cq.name:
+        admission = candidate.admission
+        assert admission is not None  # a candidate is admitted (asserts cost no call, unlike `held`)
+        if admission.cluster_queue == cq.name:
             return WITHIN_CQ
         if advantage:
             return HIERARCHICAL
@@ -269,7 +271,9 @@ class Preemptor:
             lca_of, advantage = group.lca_of, group.advantage
             for key in merged_ranks(ranks):
                 w = workloads[key[2]]
-                yield w, self._variant(cq, preemptor, w, advantage), lca_of[w.held.cluster_queue]
+                admission = w.admission
+                assert admission is not None
+                yield w, self._variant(cq, preemptor, w, advantage), lca_of[admission.cluster_queue]
 
     def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[CandidateGroup, CandidateGroup]:
         if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
@@ -311,7 +315,9 @@ class Preemptor:
         cohort up to the common one, still over quota on `frs`)?"""
         if allow_borrowing and variant is RECLAIM_WITHOUT_BORROWING:
             return False
-        node = self.snapshot.cluster_queues[candidate.held.cluster_queue].node
+        admission = candidate.admission
+        assert admission is not None
+        node = self.snapshot.cluster_queues[admission.cluster_queue].node
         if node.within_subtree_quota(frs):
             return False
         for ancestor in node.ancestors():

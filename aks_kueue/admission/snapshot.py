@@ -161,7 +161,9 @@ class Snapshot:
     # Usage ---------------------------------------------------------------------------------
 
     def add_workload(self, workload: WorkloadInfo) -> None:
-        cluster_queue = workload.held.cluster_queue
+        admission = workload.admission
+        assert admission is not None  # an admitted workload's
+        cluster_queue = admission.cluster_queue
         self.admitted_index(cluster_queue).add(workload)
         self.workloads_by_uid[workload.uid] = workload
         self._latest_reservation = max(self._latest_reservation, workload.reserved)
@@ -169,7 +171,9 @@ class Snapshot:
         self._changed(cluster_queue)
 
     def remove_workload(self, workload: WorkloadInfo) -> None:
-        cluster_queue = workload.held.cluster_queue
+        admission = workload.admission
+        assert admission is not None  # an admitted workload's
+        cluster_queue = admission.cluster_queue
         self._admitted[cluster_queue].remove(workload)
         del self.workloads_by_uid[workload.uid]
         self.lift_usage(workload)
