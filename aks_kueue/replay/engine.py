@@ -11,11 +11,13 @@ nothing, as `pkg/scheduler/scheduler.go` `schedule` does:
    queue ordered by priority, then queue-order timestamp (creation; eviction time after a
    waitForPodsReady eviction, as `requeuingStrategy.timestamp: Eviction` says), then trace order
    standing for the UID (`cluster_queue.go` `baseCompareFunc`); a BestEffortFIFO preemptor waiting
-   for its targets stays first ("sticky");
+   for its targets stays first ("sticky"); with admission fair sharing the least used LocalQueue's
+   workloads come first (`queueOrderingFunc`), its usage advanced in virtual time by the core;
 2. nominate: each head's decision from the admission core (`Snapshot.assign`: flavors, borrowing,
    preemption targets, partial admission), all against the state at the start of the cycle;
 3. entry order (`makeClassicalIterator`): no borrowing before borrowing, then higher priority, then
-   the earlier timestamp;
+   the earlier timestamp; with fair sharing, the core's `FairSharingIterator` (Kueue's tournament by
+   dominant resource share, recomputed as each entry is taken);
 4. each entry (`processEntry`): NoFit is requeued; Preempt without candidates reserves quota for the
    rest of the cycle unless the queue can always reclaim (`reserveCapacityForUnreclaimablePreempt`,
    `quotaResourcesToReserve`); Preempt with targets is skipped when its targets overlap an earlier
