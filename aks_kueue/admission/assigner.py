@@ -51,12 +51,13 @@ class FlavorAssignment:
     borrow: int = 0
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Status:
     """Why a podset is not simply Fit (upstream's flavorassigner Status): the reasons each flavor
-    fell short, or an error that stops the assignment (a selector Kubernetes would refuse)."""
+    fell short, or an error that stops the assignment (a selector Kubernetes would refuse).
+    A value: the Fit one (`FIT_STATUS`) is shared, as the assigner builds one per podset."""
 
-    reasons: list[str] = field(default_factory=list)
+    reasons: tuple[str, ...] = ()
     err: Optional[str] = None
 
     def is_fit(self) -> bool:
@@ -67,6 +68,9 @@ class Status:
 
     def message(self) -> str:
         return self.err if self.err is not None else ", ".join(sorted(self.reasons))
+
+
+FIT_STATUS = Status()
 
 
 @dataclass(slots=True)
@@ -84,10 +88,10 @@ class PodSetAssignment:
     count: int
     requests: dict[str, int]
     flavors: dict[str, FlavorAssignment] = field(default_factory=dict)
-    status: Status = field(default_factory=Status)
+    status: Status = FIT_STATUS
 
     @property
-    def reasons(self) -> list[str]:
+    def reasons(self) -> tuple[str, ...]:
         return self.status.reasons
 
     @property
@@ -126,10 +130,11 @@ class Assignment:
     def message(self) -> str:
         parts = []
         for ps in self.podsets:
-            if ps.error is not None:
-                return f"failed to assign flavors to pod set {ps.name}: {ps.error}"
-            if ps.reasons:
-                parts.append(f"couldn't assign flavors to pod set {ps.name}: {ps.message()}")
+            status = ps.status
+            if status.err is not None:
+                return f"failed to assign flavors to pod set {ps.name}: {status.err}"
+            if status.reasons:
+                parts.append(f"couldn't assign flavors to pod set {ps.name}: {status.message()}")
         return "; ".join(parts)
 
     def add(self, podset: PodSetAssignment) -> None:
@@ -159,10 +164,16 @@ class _Tried:
         self.pending: list[tuple[str, FlavorResource, int]] = []
         self.no_fit = False
 
-    def combine(self, mode: GranularMode, preference: Optional[str]) -> None:
+    def combine(self, preemption_mode: PreemptionMode, borrowing_level: int, preference: Optional[str]) -> None:
+        """Take one more resource's mode in: the flavor's is the worst. A fit without borrowing
+        (BEST) is never worse, so it changes nothing (the usual case, built into no mode)."""
+        if borrowing_level == 0 and preemption_mode == P_FIT:
+            return
+        # tuple.__new__ builds the named tuple without its Python-level __new__ (the hot path).
+        mode = tuple.__new__(GranularMode, (preemption_mode, borrowing_level))
         if is_preferred(self.mode, mode, preference):
             self.mode = mode
-        self.no_fit = self.mode.preemption_mode == P_NO_FIT
+            self.no_fit = preemption_mode == P_NO_FIT
 
 
 class FlavorAssigner:
@@ -183,7 +194,7 @@ class FlavorAssigner:
                     requests[resource] = requests.get(resource, 0) + value
             podsets = [podset for podset, _, _ in members]
             flavors: dict[str, FlavorAssignment] = {}
-            status = Status()
+            status = FIT_STATUS
             for resource, quantity in requests.items():
                 if (resource not in cq.group_of and quantity == 0) or resource in flavors:
                     continue
@@ -192,11 +203,11 @@ class FlavorAssigner:
                     flavors, status = {}, found.status
                     break
                 flavors.update(found.assignment)
-                status.reasons.extend(found.status.reasons)
+                if found.status.reasons:
+                    status = found.status if status is FIT_STATUS else Status(status.reasons + found.status.reasons)
             failed = False
             for podset, count, member_requests in members:
-                psa = PodSetAssignment(podset.name, count, member_requests,
-                                       status=Status(list(status.reasons), status.err))
+                psa = PodSetAssignment(podset.name, count, member_requests, status=status)
                 if member_requests:
                     psa.flavors = {r: f for r, f in flavors.items() if r in member_requests}
                 assignment.add(psa)
@@ -224,7 +235,7 @@ class FlavorAssigner:
         cq = self.cq
         group = cq.group_of.get(resource)
         if group is None:
-            return FlavorSearch(None, Status([f"resource {resource} unavailable in ClusterQueue"]))
+            return FlavorSearch(None, Status((f"resource {resource} unavailable in ClusterQueue",)))
         wanted = [(r, v) for r, v in requests.items() if r in group.covered]
         reasons: list[str] = []
         # Whether preemption could help decides nothing while the search looks on past
@@ -239,7 +250,7 @@ class FlavorAssigner:
             try:
                 mismatch = self.flavors.mismatch(flavor_name, podsets)
             except SelectorError as error:
-                return FlavorSearch(None, Status(reasons, str(error)))
+                return FlavorSearch(None, Status(tuple(reasons), str(error)))
             if mismatch is not None:
                 reasons.append(mismatch)
                 continue
@@ -255,8 +266,7 @@ class FlavorAssigner:
                     flavor.pending.append((name, fr, assumed.get(fr, 0) + value))
                     flavor.assigned[name] = FlavorAssignment(flavor_name, PREEMPT, 0)
                     continue
-                # tuple.__new__ builds the named tuple without its Python-level __new__ (the hot path).
-                flavor.combine(tuple.__new__(GranularMode, (p_mode, borrow)), cq.preference)
+                flavor.combine(p_mode, borrow, cq.preference)
                 if not flavor.no_fit:
                     flavor.assigned[name] = FlavorAssignment(flavor_name, p_mode.assignment_mode, borrow)
             if flavor.no_fit:
@@ -273,11 +283,11 @@ class FlavorAssigner:
         if chosen is None:
             chosen = self._preferred(tried)
         if chosen is None:
-            return FlavorSearch(None, Status(reasons))
+            return FlavorSearch(None, Status(tuple(reasons)))
         self._resolve(chosen)
         if chosen.mode.preemption_mode == P_FIT:
-            return FlavorSearch(chosen.assigned, Status())
-        return FlavorSearch(chosen.assigned, Status(reasons))
+            return FlavorSearch(chosen.assigned, FIT_STATUS)
+        return FlavorSearch(chosen.assigned, Status(tuple(reasons)))
 
     def _preferred(self, tried: list["_Tried"]) -> Optional["_Tried"]:
         """The first of the best flavors, as upstream's running `isPreferred` finds it."""
@@ -297,7 +307,7 @@ class FlavorAssigner:
         """Ask the oracle what was left pending, in the order upstream would have asked."""
         for name, fr, value in flavor.pending:
             possibility, borrow_after = self.oracle.simulate_preemption(self.cq, self.workload, fr, value)
-            flavor.combine(GranularMode(possibility, borrow_after), self.cq.preference)
+            flavor.combine(possibility, borrow_after, self.cq.preference)
             flavor.assigned[name].borrow = borrow_after
         flavor.pending = []
 

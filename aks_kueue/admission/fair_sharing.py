@@ -125,13 +125,14 @@ def _cmp(a: float, b: float) -> int:
 
 def dominant_resource_share(node: QuotaNode, request: Optional[Mapping[FlavorResource, int]] = None) -> DRS:
     """The node's share with its current usage (plus `request`, when given). Without a request
-    the answer is kept until the node's usage changes."""
-    if request is None:
+    the answer is kept until the node's usage changes (when its tree counts changes)."""
+    version = node.usage_version
+    if request is None and version >= 0:  # (-1: its tree does not count usage changes)
         kept = node.__dict__.get("_drs")
-        if kept is not None and kept[0] == node.usage.version:
+        if kept is not None and kept[0] == version:
             return kept[1]
         drs = _dominant_resource_share(node, None)
-        node.__dict__["_drs"] = (node.usage.version, drs)
+        node.__dict__["_drs"] = (version, drs)
         return drs
     return _dominant_resource_share(node, request)
 

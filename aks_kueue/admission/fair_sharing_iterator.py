@@ -65,6 +65,7 @@ class FairSharingIterator:
     def __init__(self, tree: QuotaTree, entries: list[Entry], fair_sharing: FairSharing,
                  preemptors_first: bool = False):
         self.tree = tree
+        tree.count_usage_changes()  # the ranks are kept per usage version
         self.prioritize_non_borrowing = fair_sharing.prioritize_non_borrowing
         self.preemptors_first = preemptors_first
         # One head per ClusterQueue, kept in the order given (the caller's queue order).
@@ -113,8 +114,8 @@ class FairSharingIterator:
             if entry is None:
                 continue
             # (The usual flat cohort has just the ClusterQueue below its root.)
-            versions = below_root[0].usage.version if len(below_root) == 1 else \
-                tuple(node.usage.version for node in below_root)
+            versions = below_root[0].usage_version if len(below_root) == 1 else \
+                tuple(node.usage_version for node in below_root)
             kept = kept_all.get(id(entry))
             if kept is None or kept[0] != versions:
                 kept_all[id(entry)] = (versions, dict(self._ranks(cq, entry)))

@@ -84,32 +84,40 @@ PREEMPTION_OVER_BORROWING = "PreemptionOverBorrowing"
 TRY_NEXT_FLAVOR = "TryNextFlavor"
 
 
+# The modes the rules below compare with, read once (an enum member read through its class costs
+# a lookup on every call, and the flavor assigner calls these for every flavor-resource it judges).
+_NO_FIT, _NO_CANDIDATES = PreemptionMode.NO_FIT, PreemptionMode.NO_CANDIDATES
+_PREEMPT, _RECLAIM = PreemptionMode.PREEMPT, PreemptionMode.RECLAIM
+
+
 def is_preferred(a: GranularMode, b: GranularMode, preference: Optional[str]) -> bool:
     """Is `a` better than `b`? NoFit never is; a mode without candidates ranks below any
     viable one; then the `preference` (BorrowingOverPreemption by default)."""
-    a_mode, b_mode = a.preemption_mode, b.preemption_mode
-    if a_mode == PreemptionMode.NO_FIT:
+    a_mode, a_level = a
+    b_mode, b_level = b
+    if a_mode == _NO_FIT:
         return False
-    if b_mode == PreemptionMode.NO_FIT:
+    if b_mode == _NO_FIT:
         return True
-    a_none, b_none = a_mode == PreemptionMode.NO_CANDIDATES, b_mode == PreemptionMode.NO_CANDIDATES
+    a_none, b_none = a_mode == _NO_CANDIDATES, b_mode == _NO_CANDIDATES
     if a_none != b_none:
         return not a_none
     if preference == PREEMPTION_OVER_BORROWING:
-        if a.borrowing_level != b.borrowing_level:
-            return a.borrowing_level < b.borrowing_level
+        if a_level != b_level:
+            return a_level < b_level
         return a_mode > b_mode
     if a_mode != b_mode:
         return a_mode > b_mode
-    return a.borrowing_level < b.borrowing_level
+    return a_level < b_level
 
 
 def should_try_next_flavor(mode: GranularMode, when_can_preempt: str, when_can_borrow: str) -> bool:
-    if mode.preemption_mode <= PreemptionMode.NO_CANDIDATES:
+    preemption_mode, borrowing_level = mode
+    if preemption_mode <= _NO_CANDIDATES:
         return True
-    if mode.preemption_mode in (PreemptionMode.PREEMPT, PreemptionMode.RECLAIM) and when_can_preempt == TRY_NEXT_FLAVOR:
+    if (preemption_mode == _PREEMPT or preemption_mode == _RECLAIM) and when_can_preempt == TRY_NEXT_FLAVOR:
         return True
-    return mode.borrowing_level != 0 and when_can_borrow == TRY_NEXT_FLAVOR
+    return borrowing_level != 0 and when_can_borrow == TRY_NEXT_FLAVOR
 
 
 class PreemptionReason(StrEnum):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, cast
 
 from aks_kueue.admission.admitted import AdmittedState, Ranks, merged_ranks, rank, satisfies_policy
 from aks_kueue.admission.fair_preemption import fair_preemptions
@@ -68,7 +68,9 @@ class PreemptionTarget:
 
     @property
     def cluster_queue(self) -> str:
-        return self.workload.held.cluster_queue
+        admission = self.workload.admission
+        assert admission is not None  # a target is admitted
+        return admission.cluster_queue
 
 
 # A candidate: the workload, how it may be preempted, and the lowest common ancestor of
@@ -85,8 +87,8 @@ class CandidateGroup:
     __slots__ = ("snapshot", "sources", "policy", "preemptor", "frs", "advantage", "in_cohort", "lca_of",
                  "_ranks", "_looked_at", "_evicted")
 
-    def __init__(self, snapshot: Optional[AdmittedState], sources: list[tuple[str, Optional[QuotaNode]]], policy: str,
-                 preemptor: Optional[WorkloadInfo], frs, advantage: bool, in_cohort: bool):
+    def __init__(self, snapshot: AdmittedState, sources: list[tuple[str, Optional[QuotaNode]]], policy: str,
+                 preemptor: WorkloadInfo, frs, advantage: bool, in_cohort: bool):
         self.snapshot, self.sources, self.policy, self.preemptor, self.frs = snapshot, sources, policy, preemptor, frs
         self.advantage = advantage
         self.in_cohort = in_cohort  # candidates of other queues of the cohort tree, not of the queue itself
@@ -96,7 +98,6 @@ class CandidateGroup:
         self._evicted: Optional[list[WorkloadInfo]] = None
 
     def _look_at_next(self) -> None:
-        assert self.snapshot is not None and self.preemptor is not None  # a group with sources has both
         name = self.sources[self._looked_at][0]
         self._looked_at += 1
         index = self.snapshot.admitted_index(name)
@@ -113,10 +114,8 @@ class CandidateGroup:
     def evicted(self) -> list[WorkloadInfo]:
         """The evicted workloads the policy allows, in Kueue's order."""
         if self._evicted is None:
-            snapshot, preemptor = self.snapshot, self.preemptor
-            assert snapshot is not None and preemptor is not None  # a group with sources has both
-            found = (w for name, _ in self.sources for w in snapshot.admitted_index(name).evicted.values()
-                     if w.uses(self.frs) and satisfies_policy(preemptor, w, self.policy))
+            found = (w for name, _ in self.sources for w in self.snapshot.admitted_index(name).evicted.values()
+                     if w.uses(self.frs) and satisfies_policy(self.preemptor, w, self.policy))
             self._evicted = sorted(found, key=rank)
         return self._evicted
 
@@ -128,7 +127,8 @@ class CandidateGroup:
         return bool(self._ranks) or bool(self.evicted())
 
 
-_NONE = CandidateGroup(None, [], "Never", None, frozenset(), False, False)  # a group without candidates
+# A group without candidates (and without sources, so it never reads its snapshot or preemptor).
+_NONE = CandidateGroup(cast(AdmittedState, None), [], "Never", cast(WorkloadInfo, None), frozenset(), False, False)
 
 
 class Preemptor:
@@ -228,12 +228,12 @@ class Preemptor:
                 restore(target, usage)
         return [], None
 
-    def _variant(self, cq: ClusterQueueInfo, preemptor: WorkloadInfo, candidate: WorkloadInfo,
+    @staticmethod
+    def _variant(cq: ClusterQueueInfo, preemptor: WorkloadInfo, candidate: WorkloadInfo, candidate_queue: str,
                  advantage: bool) -> Variant:
-        """How a candidate the policy allows may be preempted (Kueue's classifyPreemptionVariant)."""
-        admission = candidate.admission
-        assert admission is not None  # a candidate is admitted (asserts cost no call, unlike `held`)
-        if admission.cluster_queue == cq.name:
+        """How a candidate the policy allows may be preempted (Kueue's classifyPreemptionVariant);
+        `candidate_queue`: the ClusterQueue it is admitted to."""
+        if candidate_queue == cq.name:
             return WITHIN_CQ
         if advantage:
             return HIERARCHICAL
@@ -258,7 +258,8 @@ class Preemptor:
         groups = [g for g in groups if g.sources and not (without_reclaim and g.in_cohort and not g.advantage)]
         for group in groups:
             for w in group.evicted():
-                yield w, self._variant(cq, preemptor, w, group.advantage), group.lca_of[w.admission.cluster_queue]
+                name = w.admission.cluster_queue
+                yield w, self._variant(cq, preemptor, w, name, group.advantage), group.lca_of[name]
         workloads = self.snapshot.workloads_by_uid
         for group in groups:
             ranks = group.ranks()
@@ -272,8 +273,9 @@ class Preemptor:
             for key in merged_ranks(ranks):
                 w = workloads[key[2]]
                 admission = w.admission
-                assert admission is not None
-                yield w, self._variant(cq, preemptor, w, advantage), lca_of[admission.cluster_queue]
+                assert admission is not None  # a candidate is admitted
+                name = admission.cluster_queue
+                yield w, self._variant(cq, preemptor, w, name, advantage), lca_of[name]
 
     def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[CandidateGroup, CandidateGroup]:
         if cq.node.parent is None or cq.reclaim_within_cohort == "Never":

@@ -23,17 +23,6 @@ from aks_kueue.kueue.units import amount
 FlavorResource = tuple[str, str]
 
 
-class Usage(dict):
-    """A node's usage per flavor-resource, with a counter of its changes (shares are kept per
-    version: most nodes' usage does not move while a search looks at their shares)."""
-
-    __slots__ = ("version",)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.version = 0
-
-
 class CohortCycleError(ValueError):
     """Kueue disables every member of a cohort cycle; no quota can be computed for it."""
 
@@ -53,7 +42,11 @@ class QuotaNode:
     parent: Optional["QuotaNode"] = None
     children: list["QuotaNode"] = field(default_factory=list)
     subtree_quota: dict[FlavorResource, int] = field(default_factory=dict)
-    usage: Usage = field(default_factory=Usage)
+    usage: dict[FlavorResource, int] = field(default_factory=dict)
+    # How many times `usage` may have changed, once its tree counts changes (`count_usage_changes`;
+    # -1 until then): shares are kept per version, as most nodes' usage does not move while a search
+    # looks at their shares. Usage stays a plain dict, the fastest to read.
+    usage_version: int = -1
     # `spec.fairSharing.weight` (1 when unset; 0 makes any borrowing an infinite share).
     fair_weight: float = 1.0
     # Fixed once the tree is built (quotas never change within a tree), per fr: the local
@@ -179,6 +172,7 @@ class QuotaTree:
         self.cohorts: dict[str, QuotaNode] = {}
         self.cluster_queues: dict[str, QuotaNode] = {}
         self._objects: list[dict] = []
+        self.counts_usage_changes = False
 
     @classmethod
     def from_objects(cls, objects: Iterable[dict]) -> "QuotaTree":
@@ -221,6 +215,14 @@ class QuotaTree:
     def without_usage(self) -> "QuotaTree":
         return QuotaTree.from_objects(self._objects)
 
+    def count_usage_changes(self) -> None:
+        """From now on, count each node's usage changes (`QuotaNode.usage_version`), for fair
+        sharing's kept shares; the classical algorithm reads none and pays nothing for them."""
+        if not self.counts_usage_changes:
+            self.counts_usage_changes = True
+            for node in [*self.cohorts.values(), *self.cluster_queues.values()]:
+                node.usage_version = 0
+
     def _cohort(self, name: str) -> QuotaNode:
         return self.cohorts.setdefault(name, QuotaNode(name, is_cohort=True))
 
@@ -247,9 +249,10 @@ class QuotaTree:
                     break
                 used = node_usage.get(fr, 0)
                 node_usage[fr] = used + value
-                node_usage.version += 1
                 if local > used:
                     value -= local - used
+        if self.counts_usage_changes:
+            _changed(start)
 
     def remove_usage(self, cluster_queue: str, usage: dict[FlavorResource, int]) -> None:
         start = self.cluster_queues[cluster_queue]
@@ -257,12 +260,13 @@ class QuotaTree:
             for node_usage, local, _, _, _ in start.chain(fr):
                 used = node_usage.get(fr, 0)
                 node_usage[fr] = used - value
-                node_usage.version += 1
                 stored_in_parent = used - local
                 if stored_in_parent <= 0:
                     break
                 if stored_in_parent < value:
                     value = stored_in_parent
+        if self.counts_usage_changes:
+            _changed(start)
 
     # Capacity --------------------------------------------------------------------------
 
@@ -273,6 +277,13 @@ class QuotaTree:
     def potential_available(self, cluster_queue: str, fr: FlavorResource) -> int:
         """The most the ClusterQueue could ever take for `fr`, with nothing else running."""
         return potential_available(self.cluster_queues[cluster_queue], fr)
+
+
+def _changed(start: QuotaNode) -> None:
+    """Usage moved from `start` up (as far as lending limits let it: a node above may be counted
+    as changed when its usage did not move, which only costs a share computed again)."""
+    for node in start.path_from_root():
+        node.usage_version += 1
 
 
 def available(node: QuotaNode, fr: FlavorResource) -> int:
@@ -333,7 +344,7 @@ def _available(node: QuotaNode, fr: FlavorResource) -> int:
 
 def _plan(node: QuotaNode, fr: FlavorResource) -> tuple:
     path = node.path_from_root()
-    steps: list[tuple[Usage, bool, int, int, Optional[int]]] = []
+    steps: list[tuple[dict[FlavorResource, int], bool, int, int, Optional[int]]] = []
     for step in path[1:]:
         quota = step.quotas.get(fr)
         if quota is None:

@@ -38,7 +38,8 @@ def simulate(manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES
             decision = snapshot.assign(workload)
             if decision.fits:
                 snapshot.admit(workload, decision)
-                snapshot.reserved_by(workload, 0.0)  # admission fair sharing's entry penalty
+                if snapshot.afs is not None:
+                    snapshot.reserved_by(workload, 0.0)  # admission fair sharing's entry penalty
             record = decision_record(workload, decision)
             if then is not None:
                 then(record, manifest, order, decision.fits)

@@ -114,6 +114,8 @@ class Snapshot:
         # Kueue disables every queue under a cohort cycle; the tree is built with the loop cut.
         cohorts = [_without_parent(c) if _name(c) in looping else c for c in cohorts]
         snapshot.tree = QuotaTree.from_objects(cohorts + by_kind.get("ClusterQueue", []))
+        if scheduler.fair_sharing is not None:
+            snapshot.tree.count_usage_changes()  # shares are kept while usage stays
         for manifest in by_kind.get("ClusterQueue", []):
             name = _name(manifest)
             cq = ClusterQueueInfo.from_spec(name, manifest.get("spec") or {}, snapshot.tree.cluster_queues[name],
@@ -358,6 +360,8 @@ class Snapshot:
         clone.flavor_matches = self.flavor_matches
         clone._namespace_answers = self._namespace_answers
         clone.tree = self.tree.without_usage()
+        if self.tree.counts_usage_changes:
+            clone.tree.count_usage_changes()
         clone.cluster_queues = {name: replace(cq, node=clone.tree.cluster_queues[name])
                                 for name, cq in self.cluster_queues.items()}
         return clone
