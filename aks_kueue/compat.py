@@ -13,6 +13,7 @@ the CEL core from here without loading Pulumi.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
 from contextlib import contextmanager
@@ -56,7 +57,7 @@ def _cel_core() -> Any:
 
         package = find_spec("cel")  # finds the package without running its __init__
         spec = PathFinder.find_spec("cel.cel", package.submodule_search_locations) if package else None
-        if spec is None:
+        if spec is None or spec.loader is None:
             return importlib.import_module("cel.cel")  # an unusual install: let the package load it
         core = module_from_spec(spec)
         sys.modules["cel.cel"] = core
@@ -78,17 +79,22 @@ def _click_exception() -> type:
         return importlib.import_module("click.exceptions").ClickException
 
 
+def _servicer_method(name: str) -> Any:
+    return getattr(importlib.import_module("pulumi_policy.policy")._PolicyAnalyzerServicer, name)
+
+
 # The servicer's methods `preview/pack.run_pack` remembers (their PRIVATE entries: `servicer.<name>`).
 SERVICER_READS = ("_get_resource_options", "_get_provider_resource")
 
 PRIVATE: dict[str, Private] = {
     "sync_await": Private(
-        "pulumi.runtime.sync_await:_sync_await", "pulumi", ">=3.200,<4",
+        "pulumi.runtime.sync_await:_sync_await", "pulumi", ">=3.260,<4",
         "Waits for a future inside a running program, as the SDK's synchronous `invoke` does. A program's top "
-        "level cannot await: the offline preview serializes stack outputs with it (preview/run.py), and a fleet "
-        "member reads other stacks' outputs before registering anything (components/multikueue/stack_outputs.py)."),
+        "level cannot await: the offline preview serializes stack outputs with it (preview/run.py), and the day-2 "
+        "guard and a fleet member read stacks' outputs with it, once, before what depends on them is registered "
+        "(components/stack_outputs.py; the alternative registers resources inside `Output.apply`)."),
     "get_stack_trace": Private(
-        "pulumi.runtime.resource:_get_stack_trace", "pulumi", ">=3.200,<4",
+        "pulumi.runtime.resource:_get_stack_trace", "pulumi", ">=3.260,<4",
         "Walks the whole Python stack at every registration for the resource's source position, which the "
         "offline preview's mocks never read (a sixth of a large organisation's preview): the offline run "
         "swaps in the empty trace the SDK itself sends when it finds no caller (`without_source_positions`)."),
@@ -101,7 +107,7 @@ PRIVATE: dict[str, Private] = {
         "What the servicer builds of each resource for every policy it runs. The offline preview builds it once "
         "per resource (preview/pack.py remembers the servicer's own method on its one servicer), with 29 stack "
         "policies a tenth of a large organisation's pack.",
-        lambda name=name: getattr(importlib.import_module("pulumi_policy.policy")._PolicyAnalyzerServicer, name))
+        functools.partial(_servicer_method, name))
        for name in SERVICER_READS},
     "NotApplicableError": Private(
         "pulumi_policy.policy:_NotApplicableError", "pulumi-policy", ">=1.20,<2",
@@ -123,7 +129,7 @@ PRIVATE: dict[str, Private] = {
         "`get_version()` and `get_resource_opts_defaults()` bind an object to this plugin version, as the typed "
         "classes do; components/kubernetes_object.py registers plain manifests without loading the typed SDK."),
     "pulumi_types": Private(
-        "pulumi._types", "pulumi", ">=3.200,<4",
+        "pulumi._types", "pulumi", ">=3.260,<4",
         "`is_input_type` and `input_type_types` list an SDK Args class's properties; a test checks every "
         "property name the program sends Azure against them (tests/components/monitoring/test_azure.py)."),
     "cel_core": Private(
@@ -144,7 +150,7 @@ def without_source_positions() -> Iterator[None]:
     from pulumi.runtime.proto import source_pb2
 
     resolve("get_stack_trace")  # a moved name fails here, with the sentence
-    module = importlib.import_module("pulumi.runtime.resource")
+    module: Any = importlib.import_module("pulumi.runtime.resource")
     saved, module._get_stack_trace = module._get_stack_trace, source_pb2.StackTrace
     try:
         yield

@@ -2,14 +2,22 @@
 
 The Kueue chart version and the Kueue API version move together: the 0.19 chart
 serves `kueue.x-k8s.io/v1beta2` as its storage version, and the feature-gate and
-framework lists in `kueue_catalog` are those of 0.19.2. The latest 0.19 patch is 0.19.6 (the
-managed extension ships 0.19.6-aks.*), but the Kueue sources stored here end at v0.19.2, so the
-chart default stays there; any 0.19 patch a stack pins is accepted.
+framework lists in `kueue_catalog` are those of 0.19.2, the newest Kueue source stored here.
+The chart default is the latest 0.19 patch, 0.19.7: 0.19.6 and 0.19.7 fix ways a workload could
+run beyond its ClusterQueue's quota (kubernetes-sigs/kueue CHANGELOG/CHANGELOG-0.19.md: v0.19.7
+#16401, LeaderWorkerSet and StatefulSet pods ungated before admission "could run without quota";
+v0.19.6 #16132, a Job with parallelism above completions "allowing the ClusterQueue to admit
+Workloads beyond its quota", #16053, a resource transformation letting "a Workload bypass
+ClusterQueue quota accounting", #16047, pod-level requests that "could reserve too little quota").
+A stack may pin any published 0.19 release (`KUEUE_CHART_RELEASES`) and nothing else.
 """
 
 KUEUE_CHART_REPOSITORY = "oci://registry.k8s.io/kueue/charts/kueue"
-KUEUE_CHART_VERSION = "0.19.2"
+KUEUE_CHART_VERSION = "0.19.7"
 KUEUE_CHART_SERIES = "0.19"
+# Every release of the 0.19 chart, each a tag of kubernetes-sigs/kueue with its section in
+# CHANGELOG/CHANGELOG-0.19.md (v0.19.0 to v0.19.7); a version not listed is not published.
+KUEUE_CHART_RELEASES = ("0.19.0", "0.19.1", "0.19.2", "0.19.3", "0.19.4", "0.19.5", "0.19.6", "0.19.7")
 KUEUE_API_VERSION = "kueue.x-k8s.io/v1beta2"
 KUEUE_CONFIG_API_VERSION = "config.kueue.x-k8s.io/v1beta2"
 KUEUE_NAMESPACE = "kueue-system"

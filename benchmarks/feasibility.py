@@ -24,6 +24,7 @@ from aks_kueue.aks.nodes import node_resources, pool_capacity  # noqa: E402
 from aks_kueue.aks.placement import place_flavors  # noqa: E402
 from aks_kueue.aks.pools import DaemonSetLoad, Pool  # noqa: E402
 from aks_kueue.judge import judge  # noqa: E402
+from aks_kueue.kueue.views import ResourceFlavor  # noqa: E402
 from aks_kueue.model import Cluster, ExpectedWorkload, Install, KueueItem, Model, Namespace  # noqa: E402
 from benchmarks.common import (  # noqa: E402
     GPU_TAINT, GPU_TOLERATION, RESOURCES, flavor, kueue, queue_spec, quota, timed)
@@ -77,7 +78,7 @@ def _queue_flavors(q: int, cpu_flavors: list, gpu_flavors: list) -> list:
 
 
 def _flavor_capacity(flavors: list, pools: list) -> dict:
-    placed = place_flavors(flavors, [pool_capacity(p, "eastus") for p in pools])
+    placed = place_flavors([ResourceFlavor.of(f) for f in flavors], [pool_capacity(p, "eastus") for p in pools])
     return {name: {r: p.total(r) for r in RESOURCES} for name, p in placed.items()}
 
 

@@ -1,6 +1,20 @@
 """`aks-kueue replay` at scale: Kueue's own scheduler-performance scenarios and a month of an organisation.
 
     python benchmarks/replay.py [--case NAME] [--runs N] [--profile]
+    python benchmarks/replay.py --cases simple,preemption,compare --base ../main   # before and after, one run
+
+The command-line cases (issue 27), each the whole `aks-kueue replay ... --json` command run in a process of
+its own (reading, the configuration, the replay, the JSON written), and with `--base CHECKOUT` the same case
+on another checkout (the base branch) right after it, so that both are measured under the same load:
+- simple: 200,000 workloads of one shape over 20 ClusterQueues that never fill (`--queues`, no nodes).
+  Targets: >= 20,000 workloads/s, and a peak of <= 2 KiB a workload (the peak RSS less the process before
+  it read anything, over the workloads).
+- preemption: a congested cohort of 4 ClusterQueues with four priorities (LowerPriority in the queue, Any
+  across the cohort), 8,000 workloads, most of them preempting or waiting. Target: >= 1,500 workloads/s.
+- compare: the preemption trace against its queues and, with --compare-queues, the same with one team's
+  quota raised from 64 to 80 cores (a change under review; about the same work). Target: at most 1.3x the
+  wall time of preemption alone on two cores (the two configurations side by side). A machine busy with
+  other work shows it in the load average printed with each case: wall time is then not the measure.
 
 Cases, each in a process of its own (so that its peak memory is its own):
 - baseline: Kueue's baseline generator scenario (`benchmarks/data/kueue-baseline.generator.yaml`, from
@@ -36,6 +50,7 @@ import json
 import math
 import os
 import random
+import resource
 import sys
 import tempfile
 import time
@@ -43,6 +58,8 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout (benchmarks/common.py)
+if "--checkout" in sys.argv:  # a case measured on another checkout (--base): its aks_kueue, this script's cases
+    sys.path.insert(0, sys.argv[sys.argv.index("--checkout") + 1])
 
 from benchmarks.common import (  # noqa: E402
     GPU_TAINT, GPU_TOLERATION, flavor, in_child, kueue, peak_mb, queue_spec, quota)
@@ -52,6 +69,10 @@ TARGETS = {"baseline": 10.0, "large-scale": 120.0, "month": 300.0, "week": None,
            "week-fair": None}
 FAIR_SHARING = {"fairSharing": {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}}
 FAIR_RATIO_LIMIT = 1.5  # fair-sharing CPU time over the classical case's, on the same trace
+COMMAND_CASES = ("simple", "preemption", "compare")
+RATE_TARGETS = {"simple": 20_000.0, "preemption": 1_500.0}   # workloads per second (CPU)
+COMPARE_TARGET = 1.3
+MEMORY_TARGET_KIB = 2.0
 FLOORS = {"baseline": 50.0, "large-scale": 31.6}  # rangespec.yaml clusterQueueClassesMinUsage
 MEMORY_LIMIT_MB = 1024
 DAY = 86400.0
@@ -146,6 +167,123 @@ def month_trace(path: Path, days: float, per_team_per_day: float, seed: int) -> 
         for _, row in rows:
             handle.write(json.dumps(row) + "\n")
     return len(rows)
+
+
+# The command-line cases (issue 27) ---------------------------------------------------------------
+
+
+def _queue_file(path: Path, teams: int, nominal: int, cohort: bool, priorities: bool, first: int = 0) -> Path:
+    """Kueue YAML for `--queues`: one flavor, `teams` ClusterQueues (in one cohort, preempting by
+    priority in the queue and reclaiming anything across it), a LocalQueue each, four priority classes.
+    `first`: the first team's nominal cores, when not `nominal` (a quota change under review)."""
+    docs = [kueue("ResourceFlavor", "default", spec={})]
+    if priorities:
+        docs += [kueue("WorkloadPriorityClass", f"p{i}", value=100 * i) for i in range(4)]
+    for t in range(teams):
+        cores = first if t == 0 and first else nominal
+        spec: dict = {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["cpu", "memory"], "flavors": [
+            {"name": "default", "resources": [{"name": "cpu", "nominalQuota": str(cores)},
+                                              {"name": "memory", "nominalQuota": f"{cores * 4}Gi"}]}]}]}
+        if cohort:
+            spec.update(cohortName="org", preemption={"withinClusterQueue": "LowerPriority",
+                                                      "reclaimWithinCohort": "Any"})
+        docs += [kueue("ClusterQueue", f"team-{t}", spec=spec),
+                 kueue("LocalQueue", "default", f"team-{t}", spec={"clusterQueue": f"team-{t}"})]
+    path.write_text("---\n".join(json.dumps(d) + "\n" for d in docs))
+    return path
+
+
+def simple_trace(path: Path, count: int, seed: int) -> int:
+    """One workload a second on average, one shape, ten minutes each, 20 teams: quota never runs out."""
+    rng = random.Random(seed)
+    with open(path, "w") as handle:
+        t = 0.0
+        for i in range(count):
+            t += rng.expovariate(1.0)
+            handle.write(json.dumps({"submitted": round(t, 3), "namespace": f"team-{rng.randrange(20)}",
+                                     "queue": "default", "name": f"job-{i}", "runtime": 600,
+                                     "podSets": [{"name": "main", "count": 1,
+                                                  "requests": {"cpu": "1", "memory": "4Gi"}}]}) + "\n")
+    return count
+
+
+def preemption_trace(path: Path, count: int, seed: int) -> int:
+    """A congested cohort: a workload every 4 s on average into 4 teams of 64 cores, one in ten a
+    16-pod job, priorities p0 to p3 at random, 10 to 30 minutes each."""
+    rng = random.Random(seed)
+    with open(path, "w") as handle:
+        t = 0.0
+        for i in range(count):
+            t += rng.expovariate(0.25)
+            pods = 16 if rng.random() < 0.1 else 1
+            handle.write(json.dumps({"submitted": round(t, 3), "namespace": f"team-{rng.randrange(4)}",
+                                     "queue": "default", "name": f"job-{i}", "priorityClass": f"p{rng.randrange(4)}",
+                                     "runtime": rng.choice([600, 1200, 1800]),
+                                     "podSets": [{"name": "main", "count": pods,
+                                                  "requests": {"cpu": "1", "memory": "4Gi"}}]}) + "\n")
+    return count
+
+
+def run_command_case(case: str, seed: int, scratch: Path) -> dict:
+    """The whole command, in this process: `aks-kueue replay TRACE --queues Q [--compare-queues Q2] --json`."""
+    import contextlib
+    import io
+
+    from aks_kueue.cli import app
+
+    if case == "simple":
+        trace, workloads = scratch / "simple.jsonl", simple_trace(scratch / "simple.jsonl", 200_000, seed)
+        flags = ["--queues", str(_queue_file(scratch / "simple.yaml", 20, 1000, cohort=False, priorities=False))]
+    else:
+        trace, workloads = scratch / "preemption.jsonl", preemption_trace(scratch / "preemption.jsonl", 8_000, seed)
+        flags = ["--queues", str(_queue_file(scratch / "heavy.yaml", 4, 64, cohort=True, priorities=True))]
+        if case == "compare":
+            flags += ["--compare-queues", str(_queue_file(scratch / "bigger.yaml", 4, 64, cohort=True,
+                                                          priorities=True, first=80))]
+    baseline = _rss_mb()
+    wall, cpu = time.perf_counter(), time.process_time()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with open(os.devnull, "w") as sink, contextlib.redirect_stdout(sink), contextlib.redirect_stderr(io.StringIO()):
+        # Not standalone: the command returns its exit code instead of ending the process.
+        code = app(["replay", str(trace), *flags, "--json"], standalone_mode=False)
+    if code not in (0, None):
+        raise RuntimeError(f"{case}: the command exited {code}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    cpu += (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)  # a compared child's
+    peak = peak_mb()
+    return {"case": case, "workloads": workloads, "wall": wall, "cpu": cpu, "peak_mb": peak,
+            "baseline_mb": baseline, "kib_per_workload": (peak - baseline) * 1e6 / 1024 / workloads,
+            "load": os.getloadavg()[0]}
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize() / 1e6
+
+
+def report_command_cases(results: dict[str, dict], base: dict[str, dict]) -> None:
+    print("\n| case | checkout | workloads | wall | CPU | workloads/s (CPU) | target | peak memory | KiB a workload |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for case, r in results.items():
+        for label, found in (("this", r), ("base", base.get(case))):
+            if found is None:
+                continue
+            rate = found["workloads"] / found["cpu"]
+            target = RATE_TARGETS.get(case)
+            met = "" if target is None else f"≥ {target:,.0f} ({'met' if rate >= target else 'MISSED'})"
+            print(f"| {case} | {label} | {found['workloads']:,} | {found['wall']:.1f} s | {found['cpu']:.1f} s | "
+                  f"{rate:,.0f} | {met} | {found['peak_mb']:.0f} MB | {found['kib_per_workload']:.2f} |")
+    for label, found in (("this", results), ("base", base)):
+        if "compare" in found and "preemption" in found:
+            ratio = found["compare"]["wall"] / found["preemption"]["wall"]
+            print(f"compare / one configuration ({label}): {ratio:.2f}x wall "
+                  f"({'met' if ratio <= COMPARE_TARGET else 'MISSED'} ≤ {COMPARE_TARGET}x; "
+                  f"CPU {found['compare']['cpu'] / found['preemption']['cpu']:.2f}x)")
+    if "simple" in results:
+        kib = results["simple"]["kib_per_workload"]
+        print(f"simple: {kib:.2f} KiB a workload at peak ({'met' if kib <= MEMORY_TARGET_KIB else 'MISSED'} ≤ "
+              f"{MEMORY_TARGET_KIB} KiB)")
 
 
 # One case, in its own process ------------------------------------------------------------------
@@ -247,17 +385,36 @@ def _where_time_goes(profiler) -> list[tuple[str, float]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--case", choices=sorted(TARGETS), help="run one case (in this process) and print its JSON")
+    parser.add_argument("--case", choices=sorted(TARGETS) + list(COMMAND_CASES),
+                        help="run one case (in this process) and print its JSON")
     parser.add_argument("--cases", default="baseline,large-scale,week,month")
     parser.add_argument("--runs", type=int, default=1, help="best of this many runs per case")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--profile", action="store_true", help="also say where the time goes (slower)")
+    parser.add_argument("--base", help="a checkout of the base branch: each command case runs there too, right "
+                                       "after this one")
+    parser.add_argument("--checkout", help=argparse.SUPPRESS)  # the checkout a child imports aks_kueue from
     args = parser.parse_args()
     if args.case:
+        if args.case in COMMAND_CASES:
+            with tempfile.TemporaryDirectory() as scratch:
+                print(json.dumps(run_command_case(args.case, args.seed, Path(scratch))))
+            return
         print(json.dumps(run_case(args.case, args.seed, args.profile)))
         return
+    wanted = args.cases.split(",")
+    commands = {c: in_child(__file__, c, "--seed", str(args.seed)) for c in wanted if c in COMMAND_CASES}
+    base = {}
+    if args.base:
+        base = {c: in_child(__file__, c, "--seed", str(args.seed), "--checkout", str(Path(args.base).resolve()))
+                for c in commands}
+    for case, r in commands.items():
+        print(f"{case}: {r['workloads']:,} workloads in {r['wall']:.1f} s wall / {r['cpu']:.1f} s CPU, peak "
+              f"{r['peak_mb']:.0f} MB, load {r['load']:.1f}", flush=True)
+    if commands:
+        report_command_cases(commands, base)
     results = {}
-    for case in args.cases.split(","):
+    for case in [c for c in wanted if c not in COMMAND_CASES]:
         flags = ["--seed", str(args.seed)] + (["--profile"] if args.profile else [])
         runs = [in_child(__file__, case, *flags) for _ in range(max(1, args.runs))]
         results[case] = min(runs, key=lambda r: r["cpu"])

@@ -7,7 +7,7 @@ from typing import Iterable
 import pulumi
 
 from aks_kueue.judge.finding import ERROR, Finding
-from aks_kueue.settings.errors import Problem
+from aks_kueue.k8s.field import FieldError
 
 INVALID_SETTING = "invalid-setting"
 
@@ -24,5 +24,6 @@ class InvalidConfig(pulumi.RunError):
         super().__init__("invalid stack config:\n" + "\n".join(str(f) for f in self.findings))
 
     @classmethod
-    def from_problems(cls, problems: Iterable[Problem]) -> "InvalidConfig":
-        return cls(Finding(INVALID_SETTING, ERROR, p.path, p.path, p.message, blocking=True) for p in problems)
+    def from_problems(cls, problems: Iterable[FieldError]) -> "InvalidConfig":
+        return cls(Finding(kind=INVALID_SETTING, severity=ERROR, object=p.path, key=p.path, message=p.message,
+                           fix=p.fix) for p in problems)

@@ -48,7 +48,9 @@ def type_token(api_version: str, kind: str) -> str:
 
 
 class KubernetesObject(pulumi.CustomResource):
+    # Outputs the SDK sets from the object's fields (`data` only on objects that have it: a Secret's).
     metadata: pulumi.Output[Any]
+    data: pulumi.Output[Any]
 
     def __init__(self, name: str, manifest: dict[str, Any], opts: pulumi.ResourceOptions, patch: bool = False):
         """`patch=True` registers the `<Kind>Patch` resource: a server-side apply patch of the

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import copy
 import inspect
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Optional
 
 import pulumi
+from pulumi.runtime.rpc import is_rpc_secret
 
 from aks_kueue.secrets import Secrets
 
@@ -14,6 +16,24 @@ from aks_kueue.secrets import Secrets
 # this attribute (pulumi/_types.py `input_type`, checked in pulumi 3.272); their values live in the
 # instance's `__dict__` under the Python names `pulumi.set` gives them. Read only here.
 _INPUT_TYPE_MARK = "_pulumi_input_type"
+
+
+@dataclass(frozen=True)
+class SecretKeys:
+    """Which of what the program registers derives from a secret: the stack's top-level `aks-kueue:`
+    keys set with `--secret` (`settings.source.secret_keys`, without the namespace), and whether
+    another fleet member's `fleet` output this stack read is secret (`FleetReading.secret`). Every
+    component is handed this one set and asks it about the keys its inputs come from."""
+
+    keys: frozenset[str] = frozenset()
+    fleet_outputs: bool = False
+
+    def any(self, *keys: str) -> bool:
+        """Whether one of these top-level keys (`nodePools`, `queues`) is secret."""
+        return not self.keys.isdisjoint(keys)
+
+
+NO_SECRET_KEYS = SecretKeys()
 
 
 def secret_inputs(inputs: Mapping[str, Any], secret: bool) -> dict[str, Any]:
@@ -42,8 +62,8 @@ def _each(value: Any, change: Callable[[Any], Any]) -> Any:
         items = {k: change(v) for k, v in value.items()}
         return items if any(items[k] is not value[k] for k in value) else value
     if isinstance(value, (list, tuple)):
-        items = [change(v) for v in value]
-        return items if any(a is not b for a, b in zip(items, value)) else value
+        parts = [change(v) for v in value]
+        return parts if any(a is not b for a, b in zip(parts, value)) else value
     if _is_input_type(value):
         fields = {k: change(v) for k, v in vars(value).items()}
         if all(fields[k] is v for k, v in vars(value).items()):
@@ -79,21 +99,25 @@ def _any_leaf(value: Any, test: Callable[[Any], bool], into_input_types: bool = 
     return False
 
 
-def secret_where_it_flows(secrets: Secrets) -> Callable[[pulumi.ResourceTransformationArgs],
-                                                         Optional[pulumi.ResourceTransformationResult]]:
-    """A stack transformation: every input of every resource that holds text of a secret config
-    value is sent as a secret, whichever component built it. Components make what they derive
-    from a secret key secret themselves (`secret_inputs`); this catches what they pass on as it is
-    (the region, a resource group's name, a group id in a role assignment), so a component written
-    later cannot forget it. Text is compared as `Secrets.holds` does, inside longer words too (a number
-    written in text counts; a number input does not)."""
+def secret_where_it_flows(secrets: Secrets) -> Callable[[pulumi.ResourceTransformArgs],
+                                                         Optional[pulumi.ResourceTransformResult]]:
+    """A stack transform (`pulumi.runtime.register_resource_transform`): every input of every resource
+    that holds text of a secret config value is sent as a secret, whichever component built it.
+    Components make what they derive from a secret key secret themselves (`secret_inputs`); this
+    catches what they pass on as it is (the region, a resource group's name, a group id in a role
+    assignment), so a component written later cannot forget it. Text is compared as `Secrets.holds`
+    does, inside longer words too (a number written in text counts; a number input does not).
 
-    def transform(args: pulumi.ResourceTransformationArgs) -> Optional[pulumi.ResourceTransformationResult]:
+    The engine runs it on each resource's inputs as they went over the wire (the provider's names,
+    a secret as the SDK's secret marker, which is left as it is), and sends the resource on with what
+    it returns; the offline preview's monitor plays that part (`preview/recorder.py`)."""
+
+    def transform(args: pulumi.ResourceTransformArgs) -> Optional[pulumi.ResourceTransformResult]:
         props = args.props
         if not isinstance(props, dict) or not props:
             return None
         changed = secret_if_shown(props, secrets)
-        return None if changed is props else pulumi.ResourceTransformationResult(changed, args.opts)
+        return None if changed is props else pulumi.ResourceTransformResult(changed, args.opts)
 
     return transform
 
@@ -101,7 +125,7 @@ def secret_where_it_flows(secrets: Secrets) -> Callable[[pulumi.ResourceTransfor
 def secret_if_shown(value: Any, secrets: Secrets) -> Any:
     """`value` with each part that holds text of a secret value made secret (the same object when
     none does). An output is looked at once it resolves; it stays unknown while it is."""
-    if not secrets:
+    if not secrets or is_rpc_secret(value):
         return value
     if isinstance(value, str):
         return pulumi.Output.secret(value) if secrets.holds(value) else value

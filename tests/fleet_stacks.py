@@ -3,7 +3,6 @@ exports, and the offline runs that read them, as a real fleet's stacks read each
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Optional
 
 from aks_kueue.model import fleet_outputs
@@ -12,7 +11,7 @@ from aks_kueue.model.fleet_outputs import FleetInputs, StackOutputs
 from aks_kueue.preview.mocks import fake_kubeconfig
 from aks_kueue.preview.run import run_program
 from aks_kueue.preview.stackfile import StackConfig
-from tests.conftest import ROOT, flat, stack_doc
+from tests.conftest import ROOT, filled_doc, flat
 
 ORG = "acme/aks-kueue"
 MANAGER, WEST, SWEDEN = "fleet-manager", "fleet-westus3", "fleet-swedencentral"
@@ -25,7 +24,7 @@ def qualified(stack: str) -> str:
 
 
 def config(stack: str, edit=None) -> dict:
-    found = copy.deepcopy(stack_doc(stack))
+    found = filled_doc(stack)
     if edit is not None:
         edit(found)
     return found
@@ -39,7 +38,7 @@ def model(stack: str, cfg: Optional[dict] = None, others: Optional[dict[str, Sta
     from aks_kueue.settings import parse_settings
 
     inputs = FleetInputs(own or qualified(stack), {qualified(s): o for s, o in (others or {}).items()})
-    return from_settings(parse_settings(flat(cfg if cfg is not None else stack_doc(stack))), ROOT, stack, inputs)
+    return from_settings(parse_settings(flat(cfg if cfg is not None else filled_doc(stack))), ROOT, stack, inputs)
 
 
 def service_account_kubeconfig(cluster: str = "aks") -> str:
@@ -81,5 +80,5 @@ def run(stack: str, cfg: Optional[dict] = None, others: Optional[dict[str, Stack
     """The member's program under the mocks, the other stacks' outputs as `pulumi stack output --json` has them."""
     outputs = {qualified(s): dict(o.values) for s, o in (others or {}).items()}
     stack_config = StackConfig(project="aks-kueue", stack=stack, config=flat(cfg if cfg is not None else
-                                                                              stack_doc(stack)))
+                                                                              filled_doc(stack)))
     return run_program(stack_config, ROOT, preview, stack_outputs=outputs)

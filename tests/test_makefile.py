@@ -45,3 +45,46 @@ def test_the_first_install_shows_pips_output_and_a_line_while_it_works(tmp_path,
     # pip's exit status is the recipe's: a failed install is not marked done.
     assert (done.returncode == 0) is (status == 0)
     assert (venv / "bin" / ".installed").exists() is (status == 0)
+
+
+FAKE_PULUMI = """#!/usr/bin/env bash
+echo "$@" >> "$PULUMI_CALLS"
+"""
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_up_prepares_the_pack_virtualenv_once_then_runs_pulumi_up_with_the_pack(tmp_path):
+    """Issue 28: `pulumi up --policy-pack policy` does not install a local pack's requirements (docs/deploy.md cites
+    the Pulumi source), so the documented deploy is one command that does: `make up STACK=...`."""
+    python, pulumi, calls = tmp_path / "python3", tmp_path / "pulumi", tmp_path / "calls"
+    python.write_text(FAKE_PYTHON)
+    pulumi.write_text(FAKE_PULUMI)
+    for tool in (python, pulumi):
+        tool.chmod(0o755)
+    venv = tmp_path / "policy-venv"
+
+    def up(stack: str, path: str):
+        return subprocess.run(["make", "-s", "up", f"STACK={stack}", f"PYTHON={python}", f"POLICY_VENV={venv}",
+                               f"PULUMI={pulumi}"], cwd=ROOT, capture_output=True, text=True, timeout=60,
+                              env={"PATH": path, "PULUMI_CALLS": str(calls), "FAKE_PIP_STATUS": "0"})
+
+    first = up("prod", f"{tmp_path}:/usr/bin:/bin")
+    assert first.returncode == 0, first.stderr
+    assert "Successfully installed" in first.stdout and (venv / ".installed").exists()
+    # prod has a policy config of its own (policy/config/prod.json); dev has none.
+    second = up("dev", f"{tmp_path}:/usr/bin:/bin")
+    assert second.returncode == 0 and "Successfully installed" not in second.stdout  # the virtualenv is kept
+    assert calls.read_text().splitlines() == [
+        "up --stack prod --policy-pack policy --policy-pack-config policy/config/prod.json",
+        "up --stack dev --policy-pack policy"]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_up_without_the_pulumi_cli_says_so(tmp_path):
+    venv = tmp_path / "policy-venv"
+    venv.mkdir()
+    (venv / ".installed").touch()
+    done = subprocess.run(["make", "-s", "up", "STACK=dev", f"POLICY_VENV={venv}", f"PULUMI={tmp_path / 'none'}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+    assert done.returncode != 0
+    assert "make up runs the Pulumi CLI, which is not on PATH: install it" in done.stderr

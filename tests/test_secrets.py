@@ -54,8 +54,11 @@ def test_names_vocabulary_and_booleans_are_not_secret(secrets):
 
 
 def test_values_inside_dataclasses_lists_and_maps_are_taken_out(secrets):
-    finding = Finding("k", ERROR, "node pool gpu", "aks-kueue:nodePools[0]", "Standard_NC8as_T4_v3 is small",
-                      "use a larger size than Standard_NC8as_T4_v3", {"vmSize": "Standard_NC8as_T4_v3", "count": 3})
+    finding = Finding(kind="k", severity=ERROR, object="node pool gpu", key="aks-kueue:nodePools[0]",
+                      message="Standard_NC8as_T4_v3 "
+                      "is small",
+                      fix="use a larger size than Standard_NC8as_T4_v3",
+                      numbers={"vmSize": "Standard_NC8as_T4_v3", "count": 3})
     [hidden] = secrets.value([finding])
     assert hidden.severity is ERROR and hidden.object == "node pool gpu"
     assert SECRET_TEXT in hidden.message and SECRET_TEXT in hidden.fix and hidden.numbers["vmSize"] == SECRET_TEXT

@@ -1,7 +1,8 @@
 """Fuzz the commands with mutated stack files and hostile YAML: no traceback, no hang, one JSON document.
 
-Each mutation starts from a stack of the repository (`stacks/Pulumi.dev.yaml`, `Pulumi.prod.yaml`)
-or the contract's example, and changes it a few times, either in its values (a key removed,
+Each mutation starts from a stack of the repository (`stacks/Pulumi.dev.yaml`, `Pulumi.prod.yaml`, and
+prod with its placeholders filled in, `tests/fixtures/stacks/prod-filled.yaml`, which passes the gate where the
+shipped one is rejected) or the contract's example, and changes it a few times, either in its values (a key removed,
 renamed or added, a value replaced by an odd one, a list item doubled, a value wrapped in
 `secure:`) or in its text (an unquoted YAML 1.2 oddity such as `1:50`, `0777`, `yes`, `.inf` or a
 date, a tag, an anchor or alias, a tab, a second document, a cut). Every mutated file is
@@ -53,6 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 BASES = [ROOT / "stacks" / "Pulumi.dev.yaml", ROOT / "stacks" / "Pulumi.prod.yaml",
+         ROOT / "tests" / "fixtures" / "stacks" / "prod-filled.yaml",
          ROOT.parent / "shared" / "contract" / "Pulumi.example.yaml"]
 FORMATS = (["--json"], ["--format", "markdown"], [])
 EXIT_CODES = {0, 1, 2}

@@ -20,7 +20,7 @@ from enum import IntEnum
 from typing import Any, Callable, Optional, cast
 
 from aks_kueue.admission.admitted import AdmittedState, Ranks, merged_ranks, rank, satisfies_policy
-from aks_kueue.admission.fair_preemption import fair_preemptions
+from aks_kueue.admission.fair_preemption import fair_preemptions, find_candidates
 from aks_kueue.admission.models import ClusterQueueInfo
 from aks_kueue.admission.modes import PreemptionMode, PreemptionReason
 from aks_kueue.admission.quota import FlavorResource as FR
@@ -176,6 +176,28 @@ class Preemptor:
                 if known is not None and known[0] == self.snapshot.generation(cq):
                     return list(known[1])
         return self._get_targets(cq, workload, frs, requests)[0]
+
+    def no_candidates(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: frozenset) -> bool:
+        """Whether `_get_targets` for `frs` would find no candidate at all (its first step), asked
+        without building its groups. A search for fewer flavor-resources has no candidates either.
+        Fair sharing looks wider than the classical search (every queue of the cohort tree that
+        borrows, even inside a cohort within its own quota), so it is asked its own question."""
+        within, reclaim = cq.within_cluster_queue, cq.reclaim_within_cohort
+        if self.snapshot.fair_sharing is not None:
+            return not find_candidates(self.snapshot, cq, workload, set(frs))
+        if within != "Never" and CandidateGroup(self.snapshot, [(cq.name, None)], within, workload, frs, False,
+                                                False):
+            return False
+        if cq.node.parent is None or reclaim == "Never":
+            return True
+        previous, generation = None, self.snapshot.generation(cq)
+        for subtree in cq.node.ancestors():
+            for queue in self._over_quota(frs, subtree, previous, generation):
+                if queue is not cq.node and CandidateGroup(self.snapshot, [(queue.name, subtree)], reclaim, workload,
+                                                           frs, False, True):
+                    return False
+            previous = subtree
+        return True
 
     def _get_targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR], requests: dict[FR, int],
                      meanwhile: Optional[Callable[[], Any]] = None) -> tuple[list[PreemptionTarget], Any]:

@@ -23,11 +23,12 @@ from aks_kueue.admission.models import ClusterQueueInfo, LocalQueueInfo, Resourc
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.partial import reduce_counts
 from aks_kueue.admission.preemption import PreemptionTarget, Preemptor
-from aks_kueue.admission.quota import QuotaNode, QuotaTree, available, cohorts_in_cycles
+from aks_kueue.admission.quota import QuotaNode, QuotaTree, available, borrowing_height, cohorts_in_cycles
 from aks_kueue.admission.workloads import Admission, WorkloadInfo, workload_info
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
+from aks_kueue.kueue.units import PODS
 
 FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
 
@@ -87,7 +88,8 @@ class Snapshot:
         # admitted state of its queue's cohort tree, so they are remembered per tree
         # until something is admitted to or removed from that tree.
         self._generation: dict[QuotaNode, int] = {}
-        self._decisions: dict[tuple, tuple[int, Decision]] = {}
+        self._decisions: dict[tuple, tuple[int, Decision, Optional[tuple]]] = {}
+        self._single_flavor: dict[tuple, Optional[frozenset]] = {}
 
     @classmethod
     def from_objects(cls, manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES,
@@ -309,13 +311,72 @@ class Snapshot:
         generation = self.generation(cq)
         key = (name, workload.shape, workload.priority, workload.created if cq.compares_age else None)
         remembered = self._decisions.get(key)
-        if remembered is not None and remembered[0] == generation:
-            return remembered[1]
+        if remembered is not None:
+            known_generation, decision, state = remembered
+            if known_generation == generation or _still_fits(cq, workload, decision) or (
+                    state is not None and self._unchanged(cq, workload, decision, state)):
+                self._decisions[key] = (generation, decision, state)
+                return decision
         decision = self._decide(cq, workload)
         if len(self._decisions) >= MEMO_LIMIT:
             self._decisions.clear()  # bounded memory; the next decisions fill it again
-        self._decisions[key] = (generation, decision)
+        self._decisions[key] = (generation, decision, self._state(cq, workload, decision))
         return decision
+
+    # A decision the cohort tree's changes since cannot have changed -----------------------------
+    #
+    # With one flavor in each resource group a workload needs, the flavor assigner's answer is a pure
+    # function of the usage on its flavor-resources along the ClusterQueue's path up the cohort tree
+    # (what `available` and `borrowing_height` read; quotas are fixed) and of the preemption oracle's.
+    # When no admitted workload at all is a preemption candidate for those flavor-resources, every
+    # preemption search stops at its first step with nothing, so the oracle's answer is "no candidates"
+    # whatever else changed. So a decision made in that state is the decision again while that usage
+    # is the same and there are still no candidates: a replay re-decides its waiting heads after every
+    # change in their cohort tree, and most of those changes leave them exactly where they were.
+
+    def _state(self, cq: ClusterQueueInfo, workload: WorkloadInfo, decision: Decision) -> Optional[tuple]:
+        """What `decision` read of the tree (None when it may have read more, so it is not kept)."""
+        frs = self._flavor_resources(cq, workload)
+        if frs is None or (self._asks_oracle(workload, decision) and not self.preemptor.no_candidates(
+                cq, workload, frs)):
+            return None
+        return self._usage_along(cq, frs)
+
+    def _unchanged(self, cq: ClusterQueueInfo, workload: WorkloadInfo, decision: Decision, state: tuple) -> bool:
+        frs = self._flavor_resources(cq, workload)
+        return frs is not None and self._usage_along(cq, frs) == state and (
+            not self._asks_oracle(workload, decision) or self.preemptor.no_candidates(cq, workload, frs))
+
+    @staticmethod
+    def _asks_oracle(workload: WorkloadInfo, decision: Decision) -> bool:
+        """A NoFit of a workload that cannot be partially admitted asked the preemption oracle nothing (with
+        one flavor, a flavor-resource past what can ever be had, or short with nothing to preempt in
+        principle, ends the search before the oracle is asked)."""
+        return decision.mode is not NO_FIT or workload.can_be_partially_admitted()
+
+    def _flavor_resources(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> Optional[frozenset]:
+        """The flavor-resources the workload can use in the ClusterQueue, when each resource group it needs
+        has one flavor; else None."""
+        key = (cq.name, workload.shape)
+        if key not in self._single_flavor:
+            frs: Optional[set] = set()
+            requested = {r for ps in workload.podsets for r in ps.per_pod} | ({PODS} if cq.covers_pods else set())
+            for resource in requested:
+                group = cq.group_of.get(resource)
+                if group is None:
+                    continue  # unavailable in the ClusterQueue: a reason that never changes
+                if len(group.flavors) != 1:
+                    frs = None
+                    break
+                frs.add((group.flavors[0], resource))
+            if len(self._single_flavor) >= MEMO_LIMIT:
+                self._single_flavor.clear()
+            self._single_flavor[key] = None if frs is None else frozenset(frs)
+        return self._single_flavor[key]
+
+    @staticmethod
+    def _usage_along(cq: ClusterQueueInfo, frs: frozenset) -> tuple:
+        return tuple(usage.get(fr, 0) for fr in sorted(frs) for usage, *_ in cq.node.chain(fr))
 
     def _decide(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> Decision:
         assigner = FlavorAssigner(cq, workload, self.flavor_matches, self.preemptor, self.fair_sharing is not None)
@@ -393,6 +454,31 @@ def _consumed_resources(local_queue: dict) -> dict[str, float]:
         except QuantityError:
             continue  # the API server would not have stored it; nothing to seed from
     return resources
+
+
+def _still_fits(cq: ClusterQueueInfo, workload: WorkloadInfo, decision: Decision) -> bool:
+    """Whether a Fit decision made before the cohort tree changed is still the decision: it is whole
+    (not reduced by partial admission), each resource group it took a flavor from has only that
+    flavor (so no earlier flavor could now be chosen instead), and every flavor-resource still fits,
+    borrowing as far up the tree as before (none, for a workload of several pod sets, whose pod sets
+    were judged on top of each other). Then the flavor assigner would find the same flavors, the same
+    Fit, the same borrowing: a few lookups instead of the flavor assigner (a replay asks for every
+    workload right after the previous one was admitted, so the cohort tree's generation always moved)."""
+    assignment = decision.assignment
+    if decision.mode is not FIT or assignment is None or (assignment.borrowing and len(assignment.podsets) != 1):
+        return False
+    groups = cq.group_of
+    for podset, assigned in zip(workload.podsets, decision.pod_sets):
+        if assigned.count != podset.count or any(len(groups[r].flavors) != 1 for r in assigned.flavors):
+            return False
+    node = cq.node
+    flavors = assignment.podsets[0].flavors if assignment.borrowing else {}
+    for (flavor, resource), value in assignment.usage.items():
+        fr = (flavor, resource)
+        borrowed = flavors[resource].borrow if assignment.borrowing else 0
+        if value > available(node, fr) or borrowing_height(node, fr, value)[0] != borrowed:
+            return False
+    return True
 
 
 def _without_parent(cohort: dict) -> dict:

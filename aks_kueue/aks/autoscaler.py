@@ -29,6 +29,8 @@ Sources (`../shared/reference/aks.md` section a.5, and the pages named there):
 
 from __future__ import annotations
 
+from aks_kueue.k8s.field import FieldError
+
 ATOMIC_SCALE_UP = "best-effort-atomic-scale-up.autoscaling.x-k8s.io"
 CHECK_CAPACITY = "check-capacity.autoscaling.x-k8s.io"
 # The classes AKS's cluster autoscaler answers, the one Microsoft documents first.
@@ -39,10 +41,11 @@ SCALE_UP_CLASSES = frozenset({ATOMIC_SCALE_UP})
 MIN_PROVISIONING_MINOR = 33
 
 
-def class_problem(name: object) -> str | None:
+def class_problem(name: object) -> FieldError | None:
     """Why AKS's cluster autoscaler would never answer a ProvisioningRequest of this class, or None."""
     if name in PROVISIONING_CLASSES:
         return None
-    return (f"{name!r} is not a class AKS's cluster autoscaler provides, so no ProvisioningRequest of it is ever "
-            f"provisioned; use {ATOMIC_SCALE_UP} (scales a pool up for the whole workload, all or nothing) or "
-            f"{CHECK_CAPACITY} (admits only when existing nodes have room)")
+    return FieldError("", f"{name!r} is not a class AKS's cluster autoscaler provides, so no ProvisioningRequest of "
+                          "it is ever provisioned",
+                      f"use {ATOMIC_SCALE_UP} (scales a pool up for the whole workload, all or nothing) or "
+                      f"{CHECK_CAPACITY} (admits only when existing nodes have room)")

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Optional
 
+from aks_kueue.k8s.field import FieldError
+
 DATA_FILE = "data/aks-limits.json"
 
 
@@ -48,13 +50,13 @@ class Range:
     unit: str
     citation: Citation
 
-    def problem(self, value: int) -> Optional[str]:
-        """What is wrong with `value`, in the settings-error style; None when it is inside."""
+    def problem(self, value: int) -> Optional[FieldError]:
+        """What is wrong with `value`; None when it is inside."""
         if self.minimum <= value <= self.maximum:
             return None
         unit = f" {self.unit}" if self.unit else ""
-        return (f"{value} is not valid: the AKS API takes {self.field} from {self.minimum} to {self.maximum}{unit} "
-                f"({self.citation.name}); write a value in that range")
+        return FieldError("", f"{value} is not valid: the AKS API takes {self.field} from {self.minimum} to "
+                              f"{self.maximum}{unit} ({self.citation.name})", "write a value in that range")
 
 
 def _limit(row: dict[str, Any]) -> Any:
@@ -93,9 +95,13 @@ DAY_OF_MONTH: Range = _TABLE["DAY_OF_MONTH"]
 DURATION_HOURS: Range = _TABLE["DURATION_HOURS"]
 DRAIN_TIMEOUT_MINUTES: Range = _TABLE["DRAIN_TIMEOUT_MINUTES"]
 NODE_SOAK_MINUTES: Range = _TABLE["NODE_SOAK_MINUTES"]
+NODE_RESOURCE_GROUP_MAX_LENGTH: Cited = _TABLE["NODE_RESOURCE_GROUP_MAX_LENGTH"]
+AZURE_NPM_NEEDS_AZURE_CNI: Citation = _TABLE["AZURE_NPM_NEEDS_AZURE_CNI"]
+NODE_IMAGE_CHANNEL_SETS_NODE_OS: Citation = _TABLE["NODE_IMAGE_CHANNEL_SETS_NODE_OS"]
+AUTOSCALER_PROFILE_UNITS: Citation = _TABLE["AUTOSCALER_PROFILE_UNITS"]
 
 
-def pod_floor_problem(max_pods: int, nodes: int, count_key: str, created_with: str) -> Optional[str]:
+def pod_floor_problem(max_pods: int, nodes: int, count_key: str, created_with: str) -> Optional[FieldError]:
     """What is wrong with a pool of `nodes` nodes of `max_pods` pods against AKS's pod floor;
     None when the pool has space for MIN_PODS_PER_POOL pods. `count_key` names the node count
     the user writes (count, minCount) and `created_with` says why that count is the one judged."""
@@ -103,9 +109,10 @@ def pod_floor_problem(max_pods: int, nodes: int, count_key: str, created_with: s
         return None
     need_nodes = -(-MIN_PODS_PER_POOL // max_pods)
     need_pods = MIN_PODS_PER_POOL if nodes == 0 else -(-MIN_PODS_PER_POOL // nodes)
-    return (f"maxPods {max_pods} x {count_key} {nodes} = {max_pods * nodes} pods; AKS refuses a node pool without "
-            f"space for at least {MIN_PODS_PER_POOL} pods ({MIN_PODS_PER_POOL.citation.name}), judged on "
-            f"{created_with}; set maxPods to {need_pods} or more, or {count_key} to {need_nodes} or more")
+    return FieldError("", f"maxPods {max_pods} x {count_key} {nodes} = {max_pods * nodes} pods; AKS refuses a node "
+                          f"pool without space for at least {MIN_PODS_PER_POOL} pods "
+                          f"({MIN_PODS_PER_POOL.citation.name}), judged on {created_with}",
+                      f"set maxPods to {need_pods} or more, or {count_key} to {need_nodes} or more")
 
 
 def dns_prefix(cluster_name: str) -> str:

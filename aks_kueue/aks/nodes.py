@@ -128,7 +128,8 @@ def node_resources(pool: Pool, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> N
         vcpus, memory_gib = pool.explicit.cpu, Fraction(pool.explicit.memory_bytes, 2**30)
         stated = f"{pool.vm_size} is not in the catalog; capacity as stated in the pool"
     else:
-        vcpus, memory_gib = size.vcpus, size.memory_gib
+        assert size is not None  # refused above when neither the catalog nor the pool states it
+        vcpus, memory_gib = size.vcpus, Fraction(size.memory_gib)
         stated = f"{size.name}: {size.vcpus} vCPU, {size.memory_gib:g} GiB (catalog)"
     base = node_allocatable(vcpus, memory_gib, pool.max_pods, vm_overhead)
     amounts = {"cpu": base.cpu_millicores, "memory": base.memory_bytes, "pods": base.pods}
@@ -154,7 +155,7 @@ def _gpus(pool: Pool) -> tuple[str | None, int, list[str], bool, Optional[Unadve
     accelerators: what its nodes advertise, which is nothing without a driver and a device plugin."""
     size = lookup(pool.vm_size)
     if pool.explicit is not None:
-        if not pool.explicit.gpus:
+        if not pool.explicit.gpus or pool.explicit.gpu_resource is None:  # GPUs are stated with their resource
             return None, 0, [], False, None
         resource, count = pool.explicit.gpu_resource, pool.explicit.gpus
         line = f"{resource}: {count} per node, as stated"

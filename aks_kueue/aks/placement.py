@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping
 from aks_kueue.aks.nodes import ZONE, PoolCapacity
 from aks_kueue.aks.pools import same_taint
 from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS, SelectorError, requirement_matches, tolerates
+from aks_kueue.kueue.views import ResourceFlavor
 
 
 @dataclass
@@ -46,15 +47,12 @@ class FlavorPlacement:
         return any(same_taint(t, taint) for t in self.node_taints) or any(tolerates(t, taint) for t in self.tolerations)
 
 
-def place_flavors(manifests: Iterable[Mapping[str, Any]], pools: list[PoolCapacity]) -> dict[str, FlavorPlacement]:
+def place_flavors(flavors: Iterable[ResourceFlavor], pools: list[PoolCapacity]) -> dict[str, FlavorPlacement]:
     placements = {}
-    for manifest in manifests:
-        if manifest.get("kind") != "ResourceFlavor":
-            continue
-        spec = manifest.get("spec") or {}
-        placement = FlavorPlacement(
-            name=manifest["metadata"]["name"], node_labels=dict(spec.get("nodeLabels") or {}),
-            node_taints=list(spec.get("nodeTaints") or []), tolerations=list(spec.get("tolerations") or []))
+    for flavor in flavors:
+        placement = FlavorPlacement(name=flavor.name, node_labels=dict(flavor.node_labels),
+                                    node_taints=[dict(t) for t in flavor.node_taints],
+                                    tolerations=[dict(t) for t in flavor.tolerations])
         for pool in pools:
             nodes = pool.nodes_matching(placement.node_labels)
             # A pool of no nodes still counts where its labels match: the flavor is placed, on nothing.

@@ -65,6 +65,11 @@ class DaemonSetLoad:
         object.__setattr__(self, "requests", {r: q if isinstance(q, int) and not isinstance(q, bool) else amount(r, q)
                                               for r, q in self.requests.items()})
 
+    @classmethod
+    def of_quantities(cls, name: str, requests: Mapping[str, str]) -> "DaemonSetLoad":
+        """A load whose requests are written as Kubernetes quantities (`50m`, `64Mi`)."""
+        return cls(name, {r: amount(r, q) for r, q in requests.items()})
+
 
 @dataclass(frozen=True)
 class Pool:

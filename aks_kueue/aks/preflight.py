@@ -17,8 +17,19 @@ Sources:
   (learn.microsoft.com/azure/aks/enable-host-encryption).
 - The managed Kueue extension documents no feature flag to register (`aks.md` d); its
   prerequisites are the providers above, AKS 1.34 or later and the k8s-extension CLI.
-- Quota: Azure counts vCPUs per VM family and region; a size's family is what
-  `az vm list-skus` reports for it, and `az vm list-usage` gives that family's use and limit.
+- Quota: Azure counts a regular VM's vCPUs against its VM family's quota in the region (and the
+  region's total); a size's family is what `az vm list-skus` reports for it, and
+  `az vm list-usage` gives that family's use and limit (learn.microsoft.com/azure/virtual-machines/quotas).
+  A Spot VM's vCPUs count against one separate quota instead, the region's Spot vCPUs "across all
+  VM families" (learn.microsoft.com/azure/quotas/spot-quota; the Spot FAQ of
+  learn.microsoft.com/azure/virtual-machines/spot-vms: "a separate quota pool"). It is one number
+  for every spot pool of the region, so the advisory adds them up. Its names: "Total Regional
+  Spot vCPUs" in the portal's Usage + quotas and Quotas pages (Azure/az-hop,
+  docs/tutorials/Implementing_Azure_HPC_OnDemand_Platform.md, "Validate a sufficient number of
+  vCPU cores"); `lowPriorityCores`, shown as "Total Regional Low-priority vCPUs", in
+  `az vm list-usage` and the usages API (the localizedValue the Azure Resource Graph queries of
+  learn.microsoft.com/azure/quotas/how-to-guide-monitoring-alerting filter on; a deployment past
+  it fails with "exceeding approved LowPriorityCores quota").
 - Kubernetes patches: AKS rolls versions out region by region ("up to 10 business days",
   learn.microsoft.com/azure/aks/supported-kubernetes-versions), so a pinned patch may not be in
   the region yet; `az aks get-versions` lists what the region offers.
@@ -29,6 +40,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 from typing import Iterable, Optional, Sequence
+
+# The region's Spot vCPU quota as `az vm list-usage` names it (name.value) and shows it (localName),
+# and as the portal's Usage + quotas and Quotas pages show it (see the module's sources).
+SPOT_QUOTA = "lowPriorityCores"
+SPOT_QUOTA_CLI_NAME = "Total Regional Low-priority vCPUs"
+SPOT_QUOTA_PORTAL_NAME = "Total Regional Spot vCPUs"
+_QUOTA_PAGE = "https://portal.azure.com/#view/Microsoft_Azure_Capacity/QuotaMenuBlade"
 
 
 class Feature(str, Enum):
@@ -47,6 +65,7 @@ class PoolUse:
     nodes: int               # the most nodes it can have (maxCount, or count for the system pool)
     vcpus: Optional[int]     # vCPUs per node, None when the catalog does not know the size
     gpu: bool
+    spot: bool = False       # Spot priority: its vCPUs count against the region's Spot quota
 
 
 @dataclass(frozen=True)
@@ -104,17 +123,48 @@ def advisories(region: str, pools: Sequence[PoolUse], features: Iterable[Feature
                      "it is, and the restriction (NotAvailableForSubscription, or the zones it is not in) "
                      "when it is not"),
             command=_size_query(region, size, f"[?name=='{size}'].restrictions[].reasonCode")))
+    spot = [pool for pool in pools if pool.spot]
     for pool in pools:
-        if not pool.gpu:
-            continue
-        needed = f"{pool.vcpus * pool.nodes} vCPUs" if pool.vcpus else f"{pool.nodes} nodes' vCPUs"
-        family_query = f"[?name=='{pool.vm_size}'].family | [0]"
-        family = "$(" + _size_query(region, pool.vm_size, family_query) + ")"
-        found.append(Advisory(
-            key=pool.key,
-            message=(f"{pool.vm_size} at {pool.nodes} nodes needs {needed} of its VM family's quota in "
-                     f"{region}, and new subscriptions often have no GPU quota; limit minus used must cover it "
-                     "(request more at https://portal.azure.com/#view/Microsoft_Azure_Capacity/QuotaMenuBlade)"),
-            command=(f"az vm list-usage --location {region} --query \"[?name.value=='{family}']."
-                     "{family:name.value, used:currentValue, limit:limit}\" -o table")))
+        if pool.spot:
+            found.append(_spot_quota(region, pool, spot))
+        elif pool.gpu:
+            found.append(_family_quota(region, pool))
     return found
+
+
+def _needed(pool: PoolUse) -> str:
+    return f"{pool.vcpus * pool.nodes} vCPUs" if pool.vcpus else f"{pool.nodes} nodes' vCPUs"
+
+
+def _family_quota(region: str, pool: PoolUse) -> Advisory:
+    """A regular GPU pool: its VM family's quota, which new subscriptions often have at 0."""
+    family_query = f"[?name=='{pool.vm_size}'].family | [0]"
+    family = "$(" + _size_query(region, pool.vm_size, family_query) + ")"
+    return Advisory(
+        key=pool.key,
+        message=(f"{pool.vm_size} at {pool.nodes} nodes needs {_needed(pool)} of its VM family's quota in "
+                 f"{region}, and new subscriptions often have no GPU quota; limit minus used must cover it, "
+                 f"else raise that family's quota (the row the command prints, at {_QUOTA_PAGE})"),
+        command=(f"az vm list-usage --location {region} --query \"[?name.value=='{family}']."
+                 "{family:name.value, used:currentValue, limit:limit}\" -o table"))
+
+
+def _spot_quota(region: str, pool: PoolUse, spot: Sequence[PoolUse]) -> Advisory:
+    """A spot pool: the region's one Spot vCPU quota, shared by every spot pool (whatever their
+    families), so the advice gives this pool's share and the total."""
+    together = ""
+    if len(spot) > 1:
+        known = sum(p.vcpus * p.nodes for p in spot if p.vcpus)
+        unknown = [p.vm_size for p in spot if not p.vcpus]
+        together = (f" (the stack's {len(spot)} spot pools together: "
+                    + (f"at least {known} vCPUs, plus those of the {', '.join(unknown)} nodes"
+                       if unknown else f"{known} vCPUs") + ")")
+    return Advisory(
+        key=pool.key,
+        message=(f"{pool.vm_size} at {pool.nodes} nodes is a spot pool: it needs {_needed(pool)} of the region's "
+                 f"Spot vCPU quota in {region}{together}, not of its VM family's quota (Azure counts every Spot "
+                 f"VM there, whatever its family); limit minus used must cover it, else raise "
+                 f"\"{SPOT_QUOTA_PORTAL_NAME}\" (the portal's name; `az vm list-usage` shows "
+                 f"\"{SPOT_QUOTA_CLI_NAME}\", {SPOT_QUOTA}) at {_QUOTA_PAGE}"),
+        command=(f"az vm list-usage --location {region} --query \"[?name.value=='{SPOT_QUOTA}']."
+                 "{quota:name.value, used:currentValue, limit:limit}\" -o table"))

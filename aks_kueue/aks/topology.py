@@ -11,6 +11,7 @@ node itself (hostname), in that order, as Kueue requires hostname to be the last
 from __future__ import annotations
 
 from aks_kueue.aks.nodes import ZONE
+from aks_kueue.k8s.field import FieldError
 
 HOSTNAME = "kubernetes.io/hostname"
 # `queues.topologies[].fromAks` names, broadest first, and the node label each stands for.
@@ -23,18 +24,19 @@ def levels_from_aks(names: list[str]) -> list[dict[str, str]]:
     return [{"nodeLabel": AKS_LEVELS[name]} for name in names]
 
 
-def from_aks_problem(names: list[str]) -> str | None:
+def from_aks_problem(names: list[str]) -> FieldError | None:
     """What is wrong with a `fromAks` list, or None."""
     if not names:
-        return f"give at least one level: {', '.join(AKS_LEVELS)}"
+        return FieldError("", f"give at least one level: {', '.join(AKS_LEVELS)}")
     unknown = [n for n in names if n not in AKS_LEVELS]
     if unknown:
-        return (f"{', '.join(repr(n) for n in unknown)} {'is not a level' if len(unknown) == 1 else 'are not levels'} "
-                f"AKS labels nodes with; use {' and '.join(AKS_LEVELS)} ({', '.join(f'{k}: {v}' for k, v in AKS_LEVELS.items())})"
-                ", or give spec.levels with your own node labels")
+        levels = ", ".join(f"{k}: {v}" for k, v in AKS_LEVELS.items())
+        return FieldError("", f"{', '.join(repr(n) for n in unknown)} "
+                              f"{'is not a level' if len(unknown) == 1 else 'are not levels'} AKS labels nodes with",
+                          f"use {' and '.join(AKS_LEVELS)} ({levels}), or give spec.levels with your own node labels")
     if len(set(names)) != len(names):
-        return "each level may appear once"
+        return FieldError("", "each level may appear once")
     order = list(AKS_LEVELS)
     if [order.index(n) for n in names] != sorted(order.index(n) for n in names):
-        return f"levels go from the broadest to the node: write {[n for n in order if n in names]}"
+        return FieldError("", f"levels go from the broadest to the node: write {[n for n in order if n in names]}")
     return None

@@ -63,8 +63,10 @@ def _plain_help(command: Any) -> None:
     for param in command.params:
         if isinstance(param, TyperArgument):
             shown = param.metavar or param.name.upper() + ("..." if param.nargs != 1 else "")
-            param.display_type_rich = lambda ctx: None
-            param.get_usage_pieces = (lambda text: lambda ctx: [text])(shown if param.required else f"[{shown}]")
+            # Typer's own methods replaced on this one parameter: what the help shows of it.
+            param.display_type_rich = lambda ctx: None  # type: ignore[method-assign]
+            param.get_usage_pieces = (  # type: ignore[method-assign]
+                lambda text: lambda ctx: [text])(shown if param.required else f"[{shown}]")
         elif getattr(param, "is_flag", False) and param.metavar is None:
             param.metavar = ""
     original = command.get_help_option

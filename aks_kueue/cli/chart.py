@@ -75,15 +75,20 @@ def png_figure(path: Path, *rows_columns: int, **subplots: Any) -> Iterator[tupl
         plt.close(figure)
 
 
-def draw_capacity_chart(stack: str, capacity_rows, path: Path) -> Path:
-    """Write the chart as a PNG at `path` and return it."""
+NO_QUOTA = "No ClusterQueue or Cohort sets a quota"
+MANAGER_NOTE = ("A MultiKueue manager runs no jobs: its quota is set against its workers'\n"
+                "(summary.md, \"Quota against the workers'\")")
+
+
+def draw_capacity_chart(stack: str, capacity_rows, path: Path, empty: str = NO_QUOTA) -> Path:
+    """Write the chart as a PNG at `path` and return it; `empty` is what it says when it has no bar."""
     shown = bars(capacity_rows)
     height = max(3.0, 1.4 + 0.42 * max(len(shown), 1))
     with png_figure(path, figsize=(11, height)) as (figure, axes):
         from matplotlib.patches import Patch
 
         if not shown:
-            axes.text(0.5, 0.5, "No ClusterQueue or Cohort sets a quota", ha="center", va="center", fontsize=12)
+            axes.text(0.5, 0.5, empty, ha="center", va="center", fontsize=12)
             axes.set_axis_off()
         else:
             _draw_bars(axes, shown)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -14,6 +13,8 @@ from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, Outp
 from aks_kueue.day2.allow import ALLOW_KEY
 
 PLAN_LIMIT = 256 * 2**20
+# A plan nests each resource's inputs; Kubernetes objects are a few dozen levels deep at most.
+PLAN_DEPTH = 500
 STACK_OPTION = typer.Option(None, "--stack", "-s", metavar="NAME",
                             help="Read allowReplacement from stacks/Pulumi.NAME.yaml (default: the plan's own config).")
 
@@ -98,14 +99,15 @@ def _read(path: Path):
     """The plan's JSON, read within the loader's bounds (a regular file at most PLAN_LIMIT bytes: a
     named pipe or a device is refused at once, never waited on)."""
     from aks_kueue.day2.plan import PlanError
-    from aks_kueue.k8s.loader import Limits, LoadError, read_text
+    from aks_kueue.k8s.loader import Limits, LoadError, loads_json, read_text
 
+    limits = Limits(max_bytes=PLAN_LIMIT, max_depth=PLAN_DEPTH)
     try:
-        text = read_text(path, Limits(max_bytes=PLAN_LIMIT), what="what `pulumi preview --json` printed",
-                         regular_only=True)
+        text = read_text(path, limits, what="what `pulumi preview --json` printed", regular_only=True)
     except LoadError as error:
         raise PlanError(error.reason) from None
     try:
-        return json.loads(text)
-    except (ValueError, RecursionError) as error:
-        raise PlanError(f"not JSON ({str(error)[:80]}); give what `pulumi preview --json` prints") from None
+        # A key written twice is refused, not read as its last value: the gate would judge a step Pulumi may not run.
+        return loads_json(text, str(path), limits)
+    except LoadError as error:
+        raise PlanError(f"{error.reason}; give what `pulumi preview --json` prints") from None

@@ -28,7 +28,8 @@ def fleet_objects(stack: str, files: dict[str, Path], output) -> Optional[FleetO
     is refused); exit 2 through `output` when a stack or a file cannot be used."""
     from aks_kueue.cli.inputs import stack_settings
     from aks_kueue.kueue.multikueue import Role
-    from aks_kueue.model.fleet_outputs import FleetInputs, StackOutputs, UnreadableOutputs, worker_model
+    from aks_kueue.model.fleet_outputs import FleetInputs, StackOutputs, worker_model
+    from aks_kueue.model.props import UnreadableValue
     from aks_kueue.model.from_settings import from_settings
     from aks_kueue.preview.run import ProgramError, read_previous_outputs
     from aks_kueue.settings.errors import SettingsError
@@ -42,7 +43,7 @@ def fleet_objects(stack: str, files: dict[str, Path], output) -> Optional[FleetO
     others = {}
     for name, path in files.items():
         try:
-            values = read_previous_outputs(path)
+            values = read_previous_outputs(path, preview_document=True)
         except ProgramError as error:
             output.fail([LoadError("", None, f"--stack-outputs {name}: {error}")])
         others[name] = StackOutputs(values, frozenset(k for k, v in values.items() if v == "[secret]"))
@@ -51,14 +52,14 @@ def fleet_objects(stack: str, files: dict[str, Path], output) -> Optional[FleetO
     except SettingsError as error:
         output.fail([LoadError("", None, f"--stack {stack}: {problem}") for problem in error.problems])
     workers, skipped = [], []
-    for worker in model.fleet.workers:
+    for worker in model.fleet.workers if model.fleet is not None else ():
         if not worker.ready or worker.outputs is None:
             skipped.append(f"{worker.name} ({worker.stack}): no outputs given, or no kubeconfig in them; it is in "
                            "no MultiKueueConfig, so nothing is dispatched there")
             continue
         try:
             view = worker_model(worker.outputs, worker.stack)
-        except UnreadableOutputs as error:
+        except UnreadableValue as error:
             skipped.append(f"{worker.name}: {error}")
             continue
         workers.append((worker.name, _objects(view)))

@@ -8,10 +8,11 @@ from typing import Any, Optional
 
 import typer
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.cli.output import Output
 from aks_kueue.k8s.loader import LoadError
 from aks_kueue.kueue.manifests import Document
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.k8s.field import FieldError
 
 __all__ = ["Output", "Inputs", "read_command_inputs"]
 
@@ -64,7 +65,8 @@ def read_command_inputs(paths: list[str], namespace: str, integrations: Optional
     except LoadError as error:
         output.fail([error])
     source = f"stack {stack}" if settings is not None else None
-    own = stack_documents(settings, stack, source, output) if settings is not None else []
+    own = stack_documents(settings, stack, f"stack {stack}", output) if settings is not None and stack is not None \
+        else []
     documents = own + documents
     warnings = complete(documents, namespace)
     found, where = options_from_configuration(documents)
@@ -154,8 +156,7 @@ def job_options(integrations: Optional[str], stack: Optional[str], output: Outpu
     manage_all, external = False, ()
     if overrides is not None:
         manage_all = parse_configuration(overrides).get("manageJobsWithoutQueueName") is True
-        integrations = overrides.get("integrations") if isinstance(overrides.get("integrations"), dict) else {}
-        external = integrations.get("externalFrameworks") or ()
+        external = map_at(overrides, "integrations").get("externalFrameworks") or ()
     return JobOptions.from_config(frameworks=kueue.frameworks, feature_gates=kueue.feature_gates,
                                   manage_jobs_without_queue_name=manage_all, resources=kueue.resource_rules,
                                   external_frameworks=external), settings

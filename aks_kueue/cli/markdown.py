@@ -64,7 +64,7 @@ def day2_section(outcome: Outcome) -> list[str]:
 
 def resources_section(outcome: Outcome) -> list[str]:
     """The resources by type, folded: a reviewer opens them when the verdicts call for it."""
-    registrations = outcome.run.registrations
+    registrations = outcome.run.registrations if outcome.run is not None else []
     counts = Counter(r.type for r in registrations)
     registered = "registered had the guard let it through" if outcome.refusals else "registered"
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -80,6 +80,14 @@ def replay_section(replay: Optional[str]) -> list[str]:
 
 
 def capacity_section(outcome: Outcome) -> list[str]:
+    fleet = outcome.judgement.fleet_quota if outcome.judgement else None
+    if fleet is not None:
+        from aks_kueue.cli.render import fleet_quota_lines
+
+        title, rows_of = fleet_quota_lines(fleet)
+        return ["### Quota against the workers' (MultiKueue manager)", "", title, *(
+            ["", *table(("resource", "manager (sum)", "workers (sum)", "manager / workers"), rows_of, "lrrr")]
+            if rows_of else [])]
     lines = ["### Quota against capacity at the pools' maxCount", ""]
     rows = outcome.judgement.capacity if outcome.judgement else []
     if not rows:

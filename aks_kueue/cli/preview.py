@@ -26,8 +26,8 @@ def _empty(argv: Sequence[str]) -> dict:
     """The preview's document when its command line cannot be used."""
     from aks_kueue.preview.outcome import Outcome, document
 
-    config = (option_values(argv, "--config") or [None])[0]
-    stack = stack_name((option_values(argv, "--stack", "-s") or [None])[0], Path(config) if config else None)
+    config = next(iter(option_values(argv, "--config")), None)
+    stack = stack_name(next(iter(option_values(argv, "--stack", "-s")), None), Path(config) if config else None)
     return document(Outcome(project="aks-kueue", stack=stack))
 
 
@@ -89,6 +89,10 @@ def preview(
              "--json) or markdown (a PR comment)."),
     show_outputs: bool = typer.Option(
         False, "--show-outputs", help="Print every stack output in full, the day-2 guard's `day2` record included."),
+    show_azure_checks: bool = typer.Option(
+        False, "--show-azure-checks", help="List each check only Azure can answer (resource providers, VM sizes "
+                                           "offered, vCPU quota) with the az command that answers it; the text "
+                                           "preview folds them into one line otherwise (--json always has them)."),
 ) -> None:
     """Show what `pulumi up` would create for a stack, with no cloud and no credentials.
 
@@ -113,7 +117,7 @@ def preview(
     else:
         from aks_kueue.cli.render import print_outcome
 
-        print_outcome(outcome, show_outputs=show_outputs)
+        print_outcome(outcome, show_outputs=show_outputs, unfold=show_azure_checks)
     raise typer.Exit(outcome.exit_code)
 
 
@@ -158,12 +162,13 @@ def report(
     _errors(outcome)
     if outcome.run is None:
         raise typer.Exit(outcome.exit_code)
-    from aks_kueue.cli.chart import draw_capacity_chart
+    from aks_kueue.cli.chart import MANAGER_NOTE, NO_QUOTA, draw_capacity_chart
     from aks_kueue.cli.markdown import markdown_summary
 
     try:
         out.mkdir(parents=True, exist_ok=True)
-        chart = draw_capacity_chart(outcome.stack, outcome.judgement.capacity, out / "capacity.png")
+        empty = MANAGER_NOTE if outcome.judgement.fleet_quota is not None else NO_QUOTA
+        chart = draw_capacity_chart(outcome.stack, outcome.judgement.capacity, out / "capacity.png", empty)
         summary = out / "summary.md"
         summary.write_text(markdown_summary(outcome), encoding="utf-8")
     except OSError as error:

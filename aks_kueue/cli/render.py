@@ -20,6 +20,9 @@ LEVEL_ORDER = ("mandatory", "advisory")
 # Findings of these kinds share one heading; each item keeps its key, message and fix.
 GROUPED = {"check-in-azure": "checks only Azure can answer: run each command against the subscription before the "
                              "first pulumi up"}
+# Grouped kinds the text preview folds into one line ({n}: how many), and the flag of `preview` that unfolds them.
+FOLDED = {"check-in-azure": "{n} checks only Azure can answer, to run against the subscription before the first "
+                            "pulumi up; --show-azure-checks lists each with its az command"}
 # Component resources: the tree's inner nodes. Everything else is grouped under its component by type.
 COMPONENT_PREFIX = "aksKueue:"
 # The record the day-2 guard reads back on the next update: for machines, shown with --show-outputs.
@@ -51,14 +54,14 @@ def _summary(resource) -> str:
     return ""
 
 
-def print_outcome(outcome: Outcome, show_outputs: bool = False, console=None) -> None:
-    """Headline, verdicts, capacity, resources, outputs."""
+def print_outcome(outcome: Outcome, show_outputs: bool = False, console=None, unfold: bool = False) -> None:
+    """Headline, verdicts, capacity, resources, outputs; `unfold` lists the folded groups item by item."""
     # rich is imported only for people: a --json preview never loads it.
     from rich.console import Console
 
     console = console or Console()
     print_headline(console, outcome)
-    print_verdicts(console, outcome)
+    print_verdicts(console, outcome, unfold)
     print_capacity(console, outcome)
     print_resources(console, outcome)
     print_outputs(console, outcome, show_outputs)
@@ -86,9 +89,8 @@ def print_headline(console, outcome: Outcome) -> None:
     headline = f"aks-kueue preview of stack {outcome.stack}: {verdict_text(outcome)}"  # what a reviewer reads first
     colour = "red" if outcome.exit_code else "green"
     console.print(f"[bold {colour}]{escape(headline)}[/bold {colour}]")
-    run = outcome.run
     registered = "registered had the guard let it through" if outcome.refusals else "registered"
-    facts = [f"{len(run.registrations)} resources would be {registered}"]
+    facts = [f"{len(outcome.run.registrations) if outcome.run else 0} resources would be {registered}"]
     if any(f.kind == UNGUARDED for f in outcome.findings):
         facts.append("unguarded: no --previous-outputs, so a replacement, a deletion or an install switch is not "
                      "refused here")
@@ -126,9 +128,9 @@ def verdict_groups(outcome: Outcome) -> list[_VerdictGroup]:
     return sorted(groups, key=lambda g: rank.get(g.level, len(LEVEL_ORDER)))
 
 
-def print_verdicts(console, outcome: Outcome) -> None:
+def print_verdicts(console, outcome: Outcome, unfold: bool = False) -> None:
     """The day-2 guard's refusals and notices, then each finding once, under its policy's level, with the
-    key to edit and the fix."""
+    key to edit and the fix; a group of FOLDED kinds is one line naming its flag unless `unfold`."""
     from rich.markup import escape
 
     def say(head: str, f, fix: str = "      fix: {}") -> None:
@@ -158,6 +160,12 @@ def print_verdicts(console, outcome: Outcome) -> None:
             level = group.level
             console.print(f"[bold {colour}]Policy verdicts, {escape(level)} ({counts[level]})[/bold {colour}]")
         if group.grouped:
+            finding = group.items[0].finding
+            if finding.kind in FOLDED and not unfold:
+                folded = FOLDED[finding.kind].format(n=len(group.items))
+                console.print(f"  [{colour}]{escape(group.policy)}[/{colour}] {escape(finding.object)}: "
+                              f"{escape(folded)}", highlight=False)
+                continue
             console.print(f"  [{colour}]{escape(group.policy)}[/{colour}] {escape(group.heading)} "
                           f"({len(group.items)})")
             for verdict in group.items:
@@ -177,6 +185,10 @@ def print_capacity(console, outcome: Outcome) -> None:
     from rich.table import Table
 
     rows = outcome.judgement.capacity if outcome.judgement else []
+    fleet = outcome.judgement.fleet_quota if outcome.judgement else None
+    if fleet is not None:
+        print_fleet_quota(console, fleet)
+        return
     if not rows:
         console.print("Quota against capacity: no ClusterQueue or Cohort sets a quota.")
         return
@@ -190,6 +202,42 @@ def print_capacity(console, outcome: Outcome) -> None:
             + (" (transformed units)" if row.transformation else "")
         table.add_row(escape(row.flavor), escape(row.resource), *row.shown().values(),
                       f"[{style}]{verdict}[/{style}]" if style else verdict)
+    console.print(table)
+    console.print()
+
+
+def fleet_quota_lines(rows) -> tuple[str, list[tuple[str, str, str, str]]]:
+    """A MultiKueue manager's quota against its workers': the title and (resource, manager, workers, ratio)
+    rows, in the words the text and the Markdown previews share."""
+    from aks_kueue.judge.finding import show
+
+    if not rows:
+        return "MultiKueue manager: its ClusterQueues set no quota.", []
+    read, listed = rows[0].workers_read, rows[0].workers_listed
+    title = (f"Manager quota against its {read} of {listed} workers' (a MultiKueue manager runs no jobs: its quota is "
+             "backed by the workers', kueue-multikueue-fleet)" if read else
+             f"Manager quota (a MultiKueue manager runs no jobs; none of its {listed} workers' outputs were read, so "
+             "nothing backs it here: give them with --stack-outputs)")
+    return title, [(row.resource, show(row.resource, row.manager),
+                     show(row.resource, row.workers) if read else "not read",
+                     f"{float(row.ratio):.2f}x" if row.ratio is not None else ("none" if read else "-"))
+                    for row in rows]
+
+
+def print_fleet_quota(console, rows) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    title, lines = fleet_quota_lines(rows)
+    if not lines:
+        console.print(escape(title))
+        console.print()
+        return
+    table = Table(title=escape(title), show_header=True, title_justify="left")
+    for column in ("resource", "manager (sum)", "workers (sum)", "manager / workers"):
+        table.add_column(column, justify="left" if column == "resource" else "right", no_wrap=True)
+    for line in lines:
+        table.add_row(*map(escape, line))
     console.print(table)
     console.print()
 
@@ -218,6 +266,8 @@ def print_resources(console, outcome: Outcome) -> None:
     from rich.tree import Tree
 
     run = outcome.run
+    if run is None:
+        return  # the program did not run: nothing was registered
     counts = Counter(short_type(r.type) for r in run.registrations)
     tree = Tree(f"[bold]Resources[/bold] ({len(run.registrations)}, {len(counts)} types)")
     by_urn = {r.urn: r for r in run.registrations}
@@ -271,6 +321,8 @@ def print_outputs(console, outcome: Outcome, show_outputs: bool = False) -> None
     from rich.markup import escape
     from rich.table import Table
 
+    if outcome.run is None:
+        return  # the program did not run: it has no outputs
     outputs = outcome.run.outputs
     if show_outputs:
         table = Table(title="Stack outputs", show_header=True, title_justify="left")
@@ -289,12 +341,13 @@ def print_outputs(console, outcome: Outcome, show_outputs: bool = False) -> None
     console.print(table)
 
 
-def lines(outcome: Outcome, width: int = 100, show_outputs: bool = False) -> list[str]:
+def lines(outcome: Outcome, width: int = 100, show_outputs: bool = False, unfold: bool = False) -> list[str]:
     """The text preview as plain lines at `width` columns (for tests and the README's figures)."""
     from io import StringIO
 
     from rich.console import Console
 
     buffer = StringIO()
-    print_outcome(outcome, show_outputs, Console(file=buffer, width=width, color_system=None, legacy_windows=False))
+    print_outcome(outcome, show_outputs, Console(file=buffer, width=width, color_system=None, legacy_windows=False),
+                  unfold)
     return buffer.getvalue().splitlines()

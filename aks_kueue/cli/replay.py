@@ -10,15 +10,14 @@ tables, the Markdown, the chart and the CSV are `cli.replay_render`.
 from __future__ import annotations
 
 import sys
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator, NoReturn, Optional
+from typing import Any, NoReturn, Optional
 
 import typer
 
 from aks_kueue.cli.app import app
 from aks_kueue.cli.common import unexpected, warn
-from aks_kueue.cli.output import Output, print_document, register_document
+from aks_kueue.cli.output import Output, register_document
 from aks_kueue.k8s.loader import LoadError
 
 FORMATS = ("text", "markdown")
@@ -64,24 +63,26 @@ def replay(
     output: Optional[str] = typer.Option(None, "-o", "--output", help="json: the same as --json."),
     output_format: str = typer.Option("text", "--format", help="text (tables) or markdown (a PR comment)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write replay.png, summary.md and workloads.csv here."),
+    spot_eviction: Optional[list[str]] = typer.Option(
+        None, "--spot-eviction", help="Evictions per node-hour on spot pools: RATE for every spot pool, or "
+                                      "POOL=RATE (repeatable); RATE as 0.05, or as Azure's hourly band, 5%. Default: "
+                                      "assumed, printed in the report."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the spot eviction draws (the same seed, the same "
+                                                      "evictions)."),
+    prices: Optional[list[str]] = typer.Option(
+        None, "--prices", help="Price files from the Azure Retail Prices API (repeatable): each pool's cost. "
+                               "Without them, no cost is shown."),
 ) -> None:
     """Replay a trace of workloads against a queue configuration (or two): waits, preemptions, nodes.
 
     Durations are Go-style (90s, 5m, 1h30m) or seconds. Exits 0 when done, 1 when a --fail-on-wait gate
     fails, 2 when an input cannot be used.
     """
-    from aks_kueue.replay import ReplayOptions, read_trace
-    from aks_kueue.replay import replay as run_replay
-    from aks_kueue.replay.report import document
+    from aks_kueue.replay import read_trace
 
     as_json = as_json or output == "json"
     try:
-        if output not in (None, "json"):
-            raise _flag_error(f"-o/--output takes json, not {output!r}")
-        if output_format not in FORMATS:
-            raise _flag_error(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
-        if out is not None and out.exists() and not out.is_dir():
-            raise _flag_error(f"--out: {out} exists and is not a directory")
+        _check_output(output, output_format, out)
         given = [f for f, v in (("--stack", stack), ("--config", config), ("--queues", queues)) if v]
         compared = [f for f, v in (("--compare-stack", compare_stack), ("--compare-config", compare_config),
                                    ("--compare-queues", compare_queues)) if v]
@@ -109,32 +110,10 @@ def replay(
             configuration.scale_down_delay = delay
             configuration.default_startup = everywhere
         _apply_startups(configurations, startups)
-        outcomes = []
-        for index, configuration in enumerate(configurations):
-            with _progress(len(trace.workloads), configuration.name, index, len(configurations)) as progress:
-                outcomes.append(run_replay(configuration, trace, ReplayOptions(until=stop, progress=progress)))
-        found = document(outcomes, trace, gate)
-        failed = [g for g in found["summary"]["gates"] if not g["passed"]]
-        found["result"] = "rejected" if failed else "ok"
-        found["errors"] = []
-        from aks_kueue.cli import replay_render as render
-
-        if out is not None:
-            try:
-                written = render.write_out(found, outcomes, trace, out)
-            except OSError as error:
-                raise _flag_error(f"--out: cannot write to {out}: {error.strerror or error}") from None
-            typer.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
-        if as_json:
-            print_document(found)
-        elif output_format == "markdown":
-            sys.stdout.write(render.markdown(found, trace))
-        else:
-            render.print_text(found, trace)
-        for entry in failed:
-            typer.echo(f"replay: gate failed: ClusterQueue {entry['clusterQueue']} waits {entry['value']:g} s to start "
-                       f"at {gate.statistic}, more than {gate.limit:g} s", err=True)
-        code = 1 if failed else 0
+        _apply_spot(configurations, spot_eviction or [], seed)
+        if prices:
+            _apply_prices(configurations, prices)
+        code = _replay_and_report(configurations, trace, stop, gate, as_json, output_format, out)
     except Unusable as unusable:
         _invalid(unusable.errors, as_json)
     except LoadError as error:
@@ -142,6 +121,46 @@ def replay(
     except Exception as error:  # a bug, not bad input: say so briefly
         _invalid([LoadError("", None, unexpected(error))], as_json)
     raise typer.Exit(code)
+
+
+def _check_output(output: Optional[str], output_format: str, out: Optional[Path]) -> None:
+    if output not in (None, "json"):
+        raise _flag_error(f"-o/--output takes json, not {output!r}")
+    if output_format not in FORMATS:
+        raise _flag_error(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
+    if out is not None and out.exists() and not out.is_dir():
+        raise _flag_error(f"--out: {out} exists and is not a directory")
+
+
+def _replay_and_report(configurations: list, trace, stop: Optional[float], gate, as_json: bool, output_format: str,
+                       out: Optional[Path]) -> int:
+    """Replay every configuration (side by side when comparing), then say what happened: the exit code."""
+    from aks_kueue.cli import replay_render as render
+    from aks_kueue.cli.replay_run import replayed
+    from aks_kueue.replay.report import document, write
+
+    with replayed(configurations, trace, stop) as results:
+        found = document(results, trace, gate)
+        failed = [g for g in found["summary"]["gates"] if not g["passed"]]
+        found["result"] = "rejected" if failed else "ok"
+        found["errors"] = []
+        if out is not None:
+            try:
+                written = render.write_out(found, results, trace, out)
+            except OSError as error:
+                raise _flag_error(f"--out: cannot write to {out}: {error.strerror or error}") from None
+            typer.echo(f"wrote {', '.join(str(p) for p in written)}", err=True)
+        if as_json:
+            write(found, sys.stdout)  # json.dumps(found, indent=2), its workloads streamed
+            sys.stdout.write("\n")
+        elif output_format == "markdown":
+            sys.stdout.write(render.markdown(found, trace))
+        else:
+            render.print_text(found, trace)
+    for entry in failed:
+        typer.echo(f"replay: gate failed: ClusterQueue {entry['clusterQueue']} waits {entry['value']:g} s to start "
+                   f"at {gate.statistic}, more than {gate.limit:g} s", err=True)
+    return 1 if failed else 0
 
 
 def _empty(_argv=()) -> dict[str, Any]:
@@ -193,6 +212,47 @@ def _apply_startups(configurations: list, startups: dict[str, float]) -> None:
                                       if any(pool.name == p for pool in configuration.pools or [])}
 
 
+def _apply_spot(configurations: list, values: list[str], seed: int) -> None:
+    """`--spot-eviction` and `--seed`, the same for every configuration (so that `--compare` draws the
+    same lives for the same nodes)."""
+    from aks_kueue.replay.spot import parse_spot_eviction
+
+    rates = parse_spot_eviction(values)
+    rates.check([p.spec for c in configurations for p in c.pools or []])
+    for configuration in configurations:
+        configuration.spot_rates = rates
+        configuration.seed = seed
+
+
+def _apply_prices(configurations: list, paths: list[str]) -> None:
+    """`--prices`: each pool's hourly price in its stack's region. A pool without one is named, with the
+    `curl` line that fetches it; prices in two currencies are refused (costs would not add up)."""
+    from aks_kueue.aks.prices import fetch_command, read_prices
+
+    priced = [c for c in configurations if c.pools]
+    if not priced:
+        raise _flag_error(f"--prices: {' and '.join(c.name for c in configurations)} "
+                          f"{'has' if len(configurations) == 1 else 'have'} no node pools (Kueue YAML alone, or a "
+                          "generator trace): there is nothing to price; give a stack (--stack or --config)")
+    book = read_prices(paths)
+    for configuration in priced:
+        region = configuration.region
+        if not region:
+            raise _flag_error(f"--prices: {configuration.name} names no region (azure-native:location), so its "
+                              "pools cannot be priced")
+        found = book.for_pools(region, [p.spec for p in configuration.pools])
+        configuration.prices = found
+        if found.missing:
+            sizes = sorted({m.vm_size for m in found.missing.values()})
+            fetch = f"fetch the missing prices with: {fetch_command([region], sizes)}"
+            warn([f"{configuration.name}: {missing}" for missing in found.missing.values()] + [fetch])
+            configuration.notes.append(fetch)
+    currencies = {c.prices.currency for c in priced if c.prices is not None and c.prices.currency is not None}
+    if len(currencies) > 1:
+        raise _flag_error(f"--prices: the configurations are priced in {' and '.join(sorted(currencies))}; fetch "
+                          "every price in one currency (the API's currencyCode parameter) so that costs compare")
+
+
 def _gate(value: Optional[str]):
     from aks_kueue.replay.report import Gate
 
@@ -202,27 +262,6 @@ def _gate(value: Optional[str]):
     if not sep or statistic.upper() not in GATE_STATISTICS:
         raise _flag_error(f"--fail-on-wait {value!r}: write P95=DURATION (or P50=, MAX=), e.g. P95=30m")
     return Gate(GATE_STATISTICS[statistic.upper()], _duration(limit, f"--fail-on-wait {value!r}"))
-
-
-@contextmanager
-def _progress(workloads: int, name: str, index: int, total: int) -> Iterator[Optional[Callable]]:
-    """A progress bar on stderr (virtual time and events done), only when stderr is a terminal."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from aks_kueue.replay.trace import format_duration
-
-    with Progress(TextColumn("{task.description}"), BarColumn(),
-                  TextColumn("{task.fields[virtual]} virtual, {task.completed:,.0f} events"),
-                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
-        # Every workload is at least a submission and an end: the bar's total grows as events are queued.
-        task = bar.add_task(f"replay {index + 1}/{total} ({name})" if total > 1 else f"replay ({name})",
-                            total=max(1, 2 * workloads), virtual="0s")
-        yield lambda now, done, queued: bar.update(task, completed=done, total=max(done + queued, 1),
-                                                   virtual=format_duration(now))
 
 
 # Configurations ----------------------------------------------------------------------------------
@@ -265,7 +304,7 @@ def _queues_config(paths: list[str]):
     from aks_kueue.kueue.manifests import Category, category, read_inputs
     from aks_kueue.replay import ReplayConfig
 
-    documents = read_inputs(paths)
+    documents = read_inputs(paths, regular_only=True)
     given, notes, kueue = [], [], None
     for document in documents:
         manifest = document.manifest
@@ -331,7 +370,7 @@ def _stack_config(stack: Optional[str], config: Optional[Path]):
     objects = [dict(m) for _, m in valid]
     objects += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n.name, "labels": dict(n.labels)}}
                 for n in model.namespaces]
-    objects += generated_stubs(valid, model)
+    objects += generated_stubs(model)
     notes = []
     kueue = None
     if settings.kueue.install == "helm":
@@ -345,4 +384,4 @@ def _stack_config(stack: Optional[str], config: Optional[Path]):
         pools = [pool_capacity(p, region) for p in model.pools]
     except CatalogError as error:
         raise Unusable([LoadError("", None, f"{label}: {error}")]) from None
-    return ReplayConfig(label, objects, kueue=kueue, pools=pools, notes=notes)
+    return ReplayConfig(label, objects, kueue=kueue, pools=pools, notes=notes, region=region or None)

@@ -4,6 +4,11 @@ document (`aks_kueue.replay.report`), and the chart from the replay's time serie
 
 With two configurations the first is the change under review, the second the base; differences are
 the first minus the second, so a negative wait is the change making teams wait less.
+
+Every table of ClusterQueues shows the work done again (rerun resource-hours of its main resource);
+with spot pools the interruptions per ClusterQueue and the evictions per pool, and with `--prices`
+the cost per ClusterQueue and per pool (its hourly price and the price's date) and each
+configuration's total (`_spot_and_cost`, below).
 """
 
 from __future__ import annotations
@@ -182,6 +187,7 @@ def print_text(document: dict[str, Any], trace) -> None:
                           highlight=False)
         queues = configuration["clusterQueues"]
         table("per ClusterQueue", COUNT_COLUMNS, [_queue_row(q)[:9] for q in queues])
+        table("work done again, spot and cost", *_queue_extras(configuration))
         table("waits (p50 / p95 / max)", WAIT_COLUMNS,
               [[q["name"], *(_wait(q[part][k]) for part in ("waitToAdmit", "waitToStart")
                              for k in ("p50", "p95", "max"))] for q in queues])
@@ -190,7 +196,10 @@ def print_text(document: dict[str, Any], trace) -> None:
             table("fair sharing: weightedShare (per mille of the cohort's lendable, over the weight)", SHARE_COLUMNS,
                   _share_rows(configuration))
         if configuration["pools"]:
-            table("per pool", POOL_COLUMNS, [_pool_row(p) for p in configuration["pools"]])
+            extra, pool_cells = _pool_extras(configuration)
+            table("per pool", POOL_COLUMNS + extra, [_pool_row(p) + pool_cells(p) for p in configuration["pools"]])
+        if "cost" in configuration:
+            console.print(_total_cost(configuration), highlight=False, markup=False)
         stuck = _never_started(configuration)
         for workload in stuck[:NEVER_STARTED_SHOWN]:
             console.print(f"  not started: {workload['namespace']}/{workload['name']} ({workload['clusterQueue']}): "
@@ -200,6 +209,9 @@ def print_text(document: dict[str, Any], trace) -> None:
                           highlight=False)
     if "differences" in document:
         table("\nthe change minus the base", DIFF_COLUMNS, _difference_rows(document))
+        table("work done again, spot and cost: the change minus the base", *_difference_extras(document))
+        if all("cost" in c for c in configurations):
+            console.print(_total_cost_difference(configurations), highlight=False, markup=False)
     for gate in document["summary"]["gates"]:
         mark = "passed" if gate["passed"] else "FAILED"
         statistic = next(k for k in gate if k in ("p50", "p95", "max"))
@@ -221,20 +233,28 @@ def markdown(document: dict[str, Any], trace) -> str:
     if "differences" in document:
         lines += ["**What the change does** (this configuration minus the base; negative waits are shorter):", ""]
         lines += table(DIFF_COLUMNS, _difference_rows(document)) + [""]
+        lines += table(*_difference_extras(document)) + [""]
         pools = _pool_differences(configurations)
         if pools:
-            lines += table(("pool", "node-hours", "Δ", "peak nodes", "Δ", "hours at maxCount", "Δ"), pools) + [""]
+            lines += table(("pool", "node-hours", "Δ", "peak nodes", "Δ", "hours at maxCount", "Δ")
+                           + _pool_difference_extras(configurations)[0], pools) + [""]
+        if all("cost" in c for c in configurations):
+            lines += [f"**{_total_cost_difference(configurations)}**", ""]
     for index, configuration in enumerate(configurations):
         role = "" if len(configurations) == 1 else (" (this change)" if index == 0 else " (base)")
         opened = len(configurations) == 1
         lines += [f"<details{' open' if opened else ''}><summary><b>{cell(configuration['name'])}{role}</b>: "
                   f"{configuration['events']:,} events</summary>", ""]
         lines += table(QUEUE_COLUMNS, [_queue_row(q) for q in configuration["clusterQueues"]]) + [""]
+        lines += table(*_queue_extras(configuration)) + [""]
         if any("fairSharing" in q for q in configuration["clusterQueues"]):
             lines += ["Fair sharing, weightedShare per ClusterQueue:", ""]
             lines += table(SHARE_COLUMNS, _share_rows(configuration)) + [""]
         if configuration["pools"]:
-            lines += table(POOL_COLUMNS, [_pool_row(p) for p in configuration["pools"]]) + [""]
+            extra, pool_cells = _pool_extras(configuration)
+            lines += table(POOL_COLUMNS + extra, [_pool_row(p) + pool_cells(p) for p in configuration["pools"]]) + [""]
+        if "cost" in configuration:
+            lines += [_total_cost(configuration), ""]
         stuck = _never_started(configuration)
         if stuck:
             lines += ["Admitted but never started, or still waiting with a reason:", ""]
@@ -250,26 +270,148 @@ def markdown(document: dict[str, Any], trace) -> str:
 def _pool_differences(configurations: list[dict[str, Any]]) -> list[list[str]]:
     first, second = configurations
     theirs = {p["name"]: p for p in second["pools"]}
+    columns, extra = _pool_difference_extras(configurations)
     rows = []
     for pool in first["pools"]:
         other = theirs.get(pool["name"])
         if other is None:
-            rows.append([pool["name"], _number(pool["nodeHours"]), "new", str(pool["peakNodes"]), "", "", ""])
+            rows.append([pool["name"], _number(pool["nodeHours"]), "new", str(pool["peakNodes"]), "", "", ""]
+                        + extra(pool, None))
             continue
         rows.append([pool["name"], f"{_number(pool['nodeHours'])} (base {_number(other['nodeHours'])})",
                      f"{pool['nodeHours'] - other['nodeHours']:+,.1f}",
                      f"{pool['peakNodes']} (base {other['peakNodes']})", f"{pool['peakNodes'] - other['peakNodes']:+d}",
                      f"{_number(pool['hoursAtMax'])} (base {_number(other['hoursAtMax'])})",
-                     f"{pool['hoursAtMax'] - other['hoursAtMax']:+,.1f}"])
+                     f"{pool['hoursAtMax'] - other['hoursAtMax']:+,.1f}"] + extra(pool, other))
+    mine = {p["name"] for p in first["pools"]}
+    rows += [[name, "removed", "", "", "", "", ""] + [""] * len(columns) for name in theirs if name not in mine]
     return rows
+
+
+# Spot and cost ------------------------------------------------------------------------------------
+
+
+def _rerun(queue: dict[str, Any]) -> str:
+    """The rerun resource-hours of a queue's main resource (its GPUs, else cpu), as `138.03 nvidia.com/gpu`."""
+    hours = queue.get("rerunHours") or {}
+    main = next((r for r in hours if "gpu" in r), "cpu" if "cpu" in hours else next(iter(hours), None))
+    return "0" if main is None else f"{_number(hours[main])} {main}"
+
+
+def _money(cost: Optional[dict[str, Any]]) -> str:
+    """`1,234.56 USD`; a lower bound (`≥`) when pools it used have no price."""
+    if cost is None:
+        return "no price"
+    return f"{'≥ ' if cost.get('unpriced') else ''}{cost['amount']:,.2f} {cost['currency'] or ''}".rstrip()
+
+
+def _pool_cost(pool: dict[str, Any]) -> str:
+    cost = pool.get("cost")
+    if cost is None:
+        return "no price (see assumed)"
+    return f"{_money(cost)} ({cost['hourly']:g} a node-hour, price of {cost['priceDate'] or 'no stated date'})"
+
+
+def _queue_extras(configuration: dict[str, Any]) -> tuple[tuple[str, ...], list[list[str]]]:
+    """The table of work done again (per ClusterQueue, the rerun hours of its main resource), spot
+    interruptions (with spot pools) and cost (with prices)."""
+    queues = configuration["clusterQueues"]
+    spot = any("spotInterruptions" in q for q in queues)
+    priced = "cost" in configuration
+    columns = ("ClusterQueue", "rerun resource-hours") + (("spot interrupted",) if spot else ()) \
+        + (("cost",) if priced else ())
+    rows = [[queue["name"], _rerun(queue)] + ([str(queue.get("spotInterruptions", 0))] if spot else [])
+            + ([_money(queue.get("cost"))] if priced else []) for queue in queues]
+    return columns, rows
+
+
+def _pool_extras(configuration: dict[str, Any]):
+    pools = configuration["pools"]
+    spot = any("spotEvictions" in p for p in pools)
+    priced = "cost" in configuration
+    columns = (("spot evictions",) if spot else ()) + (("cost",) if priced else ())
+
+    def cells(pool: dict[str, Any]) -> list[str]:
+        return ([str(pool["spotEvictions"]) if pool.get("spot") else "-"] if spot else []) \
+            + ([_pool_cost(pool)] if priced else [])
+    return columns, cells
+
+
+def _total_cost(configuration: dict[str, Any]) -> str:
+    cost = configuration["cost"]
+    dates = sorted({p["cost"]["priceDate"] or "no stated date" for p in configuration["pools"] if p.get("cost")})
+    text = (f"cost of the pools: {_money(cost)}, at list prices of {', '.join(dates) or 'no date'} "
+            f"(the Azure Retail Prices files given)")
+    if cost.get("unallocated"):
+        text += f"; {cost['unallocated']:,.2f} of it on pools where no ClusterQueue was allocated anything"
+    if cost.get("unpriced"):
+        text += f"; pools without a price: {', '.join(cost['unpriced'])}"
+    return text
+
+
+def _total_cost_difference(configurations: list[dict[str, Any]]) -> str:
+    mine, base = configurations[0]["cost"], configurations[1]["cost"]
+    return (f"cost of the pools: {_money(mine)} (base {_money(base)}), "
+            f"{mine['amount'] - base['amount']:+,.2f} {mine['currency'] or ''}".rstrip())
+
+
+def _difference_extras(document: dict[str, Any]) -> tuple[tuple[str, ...], list[list[str]]]:
+    """The difference table of work done again, spot interruptions and cost, per ClusterQueue in both."""
+    first, second = document["configurations"]
+    theirs = {q["name"]: q for q in second["clusterQueues"]}
+    spot = any("spotInterruptions" in q for q in first["clusterQueues"] + second["clusterQueues"])
+    priced = "cost" in first and "cost" in second
+    columns = ("ClusterQueue", "rerun resource-hours", "Δ") + (("spot interrupted", "Δ") if spot else ()) \
+        + (("cost", "Δ") if priced else ())
+    rows = []
+    for queue in first["clusterQueues"]:
+        other = theirs.get(queue["name"])
+        if other is None:
+            continue
+        row = [queue["name"], f"{_rerun(queue)} (base {_rerun(other)})", _rerun_delta(queue, other)]
+        if spot:
+            mine, base = queue.get("spotInterruptions", 0), other.get("spotInterruptions", 0)
+            row += [f"{mine} (base {base})", f"{mine - base:+d}"]
+        if priced:
+            row += [f"{_money(queue['cost'])} (base {_money(other['cost'])})",
+                    f"{queue['cost']['amount'] - other['cost']['amount']:+,.2f}"]
+        rows.append(row)
+    return columns, rows
+
+
+def _rerun_delta(queue: dict[str, Any], other: dict[str, Any]) -> str:
+    mine, base = queue.get("rerunHours") or {}, other.get("rerunHours") or {}
+    both = {**base, **mine}
+    main = next((r for r in both if "gpu" in r), "cpu" if "cpu" in both else next(iter(both), None))
+    return "0" if main is None else f"{mine.get(main, 0.0) - base.get(main, 0.0):+,.2f}"
+
+
+def _pool_difference_extras(configurations: list[dict[str, Any]]):
+    spot = any("spotEvictions" in p for c in configurations for p in c["pools"])
+    priced = all("cost" in c for c in configurations)
+    columns = (("spot evictions", "Δ") if spot else ()) + (("cost", "Δ") if priced else ())
+
+    def cells(pool: dict[str, Any], other: Optional[dict[str, Any]]) -> list[str]:
+        found = []
+        if spot:
+            mine, base = pool.get("spotEvictions", 0), (other or {}).get("spotEvictions", 0)
+            found += [f"{mine} (base {base})" if other is not None else str(mine), f"{mine - base:+d}"]
+        if priced:
+            mine_cost, base_cost = pool.get("cost"), (other or {}).get("cost")
+            known = mine_cost is not None and (other is None or base_cost is not None)
+            found += [f"{_money(mine_cost)} (base {_money(base_cost)})" if other is not None else _money(mine_cost),
+                      f"{mine_cost['amount'] - (base_cost['amount'] if base_cost else 0.0):+,.2f}"
+                      if mine_cost is not None and known else "-"]
+        return found
+    return columns, cells
 
 
 # Files -----------------------------------------------------------------------------------------
 
 
-def write_out(document: dict[str, Any], outcomes: list, trace, out: Path) -> list[Path]:
+def write_out(document: dict[str, Any], results: list, trace, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    chart = draw_chart(document, outcomes, out / "replay.png")
+    chart = draw_chart(document, results, out / "replay.png")
     summary = out / "summary.md"
     summary.write_text(markdown(document, trace), encoding="utf-8")
     rows = out / "workloads.csv"
@@ -283,10 +425,12 @@ CSV_COLUMNS = ("configuration", "namespace", "name", "clusterQueue", "submitted"
 
 
 def write_csv(document: dict[str, Any], path: Path) -> None:
+    """One row a workload and configuration; with spot pools, its spot interruptions last."""
     end = document["end"] or 0.0
+    spot = any("spotEvictions" in p for c in document["configurations"] for p in c["pools"])
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(CSV_COLUMNS)
+        writer.writerow(CSV_COLUMNS + (("spotInterruptions",) if spot else ()))
         for configuration in document["configurations"]:
             for w in configuration["workloads"]:
                 admitted = w["admitted"]
@@ -296,7 +440,8 @@ def write_csv(document: dict[str, Any], path: Path) -> None:
                     _cell(None if admitted is None else round(admitted - w["submitted"], 3)),
                     _cell(round((w["started"] if w["started"] is not None else end) - w["submitted"], 3)),
                     w["preemptions"], w["evictions"], str(w["neverStarted"]).lower(), str(w["deactivated"]).lower(),
-                    json.dumps(w["flavors"], sort_keys=True, separators=(",", ":")), w["reason"] or ""])
+                    json.dumps(w["flavors"], sort_keys=True, separators=(",", ":")), w["reason"] or ""]
+                    + ([w.get("spotInterruptions", "")] if spot else []))
 
 
 def _cell(value: Optional[float]) -> str:
@@ -314,7 +459,8 @@ def _time_scale(end: float) -> tuple[float, str]:
 
 
 def _steps(series: list[tuple[float, int]], end: float, scale: float) -> tuple[list[float], list[float]]:
-    xs, ys = [], []
+    xs: list[float] = []
+    ys: list[float] = []
     for t, v in series:
         if t > end:
             break
@@ -325,13 +471,14 @@ def _steps(series: list[tuple[float, int]], end: float, scale: float) -> tuple[l
     return xs, ys
 
 
-def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
+def draw_chart(document: dict[str, Any], results: list, path: Path) -> Path:
     """Pending workloads per ClusterQueue over time (the busiest ones, the rest summed) and nodes
-    per pool over time; with two configurations the base is drawn dashed."""
-    end = max(o.end for o in outcomes) or 1.0
+    per pool over time; with two configurations the base is drawn dashed. `results` are the
+    configurations' `report.Result`s."""
+    end = max(r.end for r in results) or 1.0
     scale, unit = _time_scale(end)
-    with_nodes = any(o.nodes is not None for o in outcomes)
-    with_shares = any(o.shares is not None for o in outcomes)
+    with_nodes = any(r.pools is not None for r in results)
+    with_shares = any(r.fair_shares is not None for r in results)
     panels = 1 + with_nodes + with_shares
     with png_figure(path, panels, 1, figsize=(11, 1.5 + 3 * panels), sharex=True,
                     squeeze=False) as (figure, axes):
@@ -339,35 +486,34 @@ def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
         from matplotlib.ticker import MaxNLocator
 
         colours = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
-        busiest = _busiest_queues(outcomes[0])
-        pools = list(dict.fromkeys(p.name for o in outcomes if o.nodes is not None for p in o.nodes.pools))
+        busiest = _busiest_queues(results[0])
+        pools = list(dict.fromkeys(name for r in results if r.pools is not None for name in r.pools))
         pending, nodes = axes[0][0], axes[1][0] if with_nodes else None
         shares = axes[-1][0] if with_shares else None
-        for index, outcome in enumerate(outcomes):
+        for index, found in enumerate(results):
             style = ("-", "--")[index % 2]
-            suffix = "" if len(outcomes) == 1 else (" (change)" if index == 0 else " (base)")
+            suffix = "" if len(results) == 1 else (" (change)" if index == 0 else " (base)")
 
             def step(chart, xs_ys, colour: str, label: str, width: float = 1.4) -> None:
                 chart.step(*xs_ys, where="post", linestyle=style, color=colour, label=label + suffix, linewidth=width)
 
             for position, name in enumerate(busiest):
-                if name in outcome.queues:
-                    step(pending, _steps(outcome.queues[name].series, outcome.end, scale),
+                if name in found.queues:
+                    step(pending, _steps(found.queues[name].series, found.end, scale),
                          colours[position % len(colours)], name)
-            others = [q for n, q in outcome.queues.items() if n not in busiest]
+            others = [q for n, q in found.queues.items() if n not in busiest]
             if others:
-                step(pending, _summed([q.series for q in others], outcome.end, scale), "#777777",
+                step(pending, _summed([q.series for q in others], found.end, scale), "#777777",
                      f"{len(others)} other queues", 1.2)
-            for pool in outcome.nodes.pools if outcome.nodes is not None else []:
-                step(nodes, _steps(pool.series, outcome.end, scale), colours[pools.index(pool.name) % len(colours)],
-                     pool.name)
-            if shares is not None and outcome.shares is not None:
+            for name, series in (found.pools or {}).items():
+                step(nodes, _steps(series.series, found.end, scale), colours[pools.index(name) % len(colours)], name)
+            if shares is not None and found.fair_shares is not None:
                 # The queues with the highest shares, each in the colour it has above.
-                ranked = busiest + sorted(n for n in outcome.queues if n not in busiest)
-                for name in _highest_shares(outcome):
-                    step(shares, _share_steps(outcome.shares.series[name], outcome.end, scale),
+                ranked = busiest + sorted(n for n in found.queues if n not in busiest)
+                for name in _highest_shares(found.fair_shares):
+                    step(shares, _share_steps(found.fair_shares[name], found.end, scale),
                          colours[ranked.index(name) % len(colours)], name)
-        compared = "" if len(outcomes) == 1 else " (solid: this change, dashed: base)"
+        compared = "" if len(results) == 1 else " (solid: this change, dashed: base)"
         for chart, label, title in ((pending, "pending workloads", f"Pending workloads per ClusterQueue{compared}"),
                                     (nodes, "nodes (incl. starting)", "Nodes per pool"),
                                     (shares, "weighted share (per mille)",
@@ -388,27 +534,26 @@ def draw_chart(document: dict[str, Any], outcomes: list, path: Path) -> Path:
     return path
 
 
-def _share_steps(series: list, end: float, scale: float) -> tuple[list[float], list[float]]:
-    """A ClusterQueue's precise weighted share over time; an infinite share is drawn at the highest
-    finite one (or 1000) so that the rest stays readable."""
-    values = [d.precise_weighted_share() for _, d in series]
+def _share_steps(series, end: float, scale: float) -> tuple[list[float], list[float]]:
+    """A ClusterQueue's precise weighted share over time (`report.Steps`); an infinite share is drawn
+    at the highest finite one (or 1000) so that the rest stays readable."""
+    values = list(series.values)
     ceiling = max([v for v in values if v != float("inf")] + [1000.0])
-    return _steps([(t, ceiling if v == float("inf") else v) for (t, _), v in zip(series, values)], end, scale)
+    return _steps([(t, ceiling if v == float("inf") else v) for t, v in zip(series.times, values)], end, scale)
 
 
-def _highest_shares(outcome) -> list[str]:
+def _highest_shares(fair_shares: dict) -> list[str]:
     """The ClusterQueues whose share rose highest (up to CHART_QUEUES), those that never borrowed left out."""
     peaks = []
-    for name, series in outcome.shares.series.items():
-        peak = max((d.precise_weighted_share() for _, d in series), default=0.0)
+    for name, series in fair_shares.items():
+        peak = max(series.values, default=0.0)
         if peak > 0:
             peaks.append((-peak, name))
     return [name for _, name in sorted(peaks)[:CHART_QUEUES]]
 
 
-def _busiest_queues(outcome) -> list[str]:
-    peaks = sorted(((max(v for _, v in q.series), n) for n, q in outcome.queues.items()),
-                   key=lambda p: (-p[0], p[1]))
+def _busiest_queues(found) -> list[str]:
+    peaks = sorted(((max(q.values), n) for n, q in found.queues.items()), key=lambda p: (-p[0], p[1]))
     return [n for peak, n in peaks[:CHART_QUEUES] if peak > 0] or [n for _, n in peaks[:CHART_QUEUES]]
 
 
@@ -420,7 +565,9 @@ def _summed(all_series: list[list[tuple[float, int]]], end: float, scale: float)
         for t, v in series:
             changes[t] = changes.get(t, 0) + v - previous
             previous = v
-    xs, ys, total = [], [], 0
+    xs: list[float] = []
+    ys: list[float] = []
+    total = 0
     for t in sorted(changes):
         if t > end:
             break

@@ -24,12 +24,15 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
 from aks_kueue.cli.app import app
 from aks_kueue.cli.common import fail, unexpected
+
+if TYPE_CHECKING:
+    from aks_kueue.kueue.views import ClusterQueue
 
 KINDS: dict[str, str] = {"Job": "batch/job", "JobSet": "jobset.x-k8s.io/jobset", "RayJob": "ray.io/rayjob",
                          "MPIJob": "kubeflow.org/mpijob"}
@@ -147,13 +150,15 @@ def load(stack: str):
 def plan(settings, model, queue: str, gpus: int, kind: str) -> Sample:
     """Which pods the sample has, their requests, flavors and tolerations."""
     from aks_kueue.judge import judge
-    from aks_kueue.judge.objects import checked_object
+    from aks_kueue.judge.objects import of_kind, valid_objects
+    from aks_kueue.kueue.views import ClusterQueue, LocalQueue
 
     match = _QUEUE.fullmatch(queue)
     if not match:
         raise SampleError(f"--queue {queue!r} is not NAMESPACE/LOCALQUEUE, for example team-a/default")
     namespace, name = match["namespace"], match["name"]
-    local_queues = model.of_kind("LocalQueue")
+    valid = valid_objects(model)  # every object, as the stack's blocking findings are none (`load`)
+    local_queues = [q.view for q in of_kind(valid, LocalQueue)]
     local_queue = next((q for q in local_queues if q.namespace == namespace and q.name == name), None)
     if local_queue is None:
         from aks_kueue.k8s.spelling import suggest
@@ -162,12 +167,11 @@ def plan(settings, model, queue: str, gpus: int, kind: str) -> Sample:
         raise SampleError(f"stack {model.stack} has no LocalQueue {namespace}/{name}; its LocalQueues: "
                           f"{', '.join(names) or 'none'}{suggest(f'{namespace}/{name}', names)}")
     kind = _kind(kind, settings, model.stack)
-    target = (local_queue.manifest.get("spec") or {}).get("clusterQueue")
-    cluster_queue = next((q for q in model.of_kind("ClusterQueue") if q.name == target), None)
+    target = local_queue.cluster_queue
+    cluster_queue = next((q.view for q in of_kind(valid, ClusterQueue) if q.view.name == target), None)
     if cluster_queue is None:
         raise SampleError(f"LocalQueue {namespace}/{name} points at ClusterQueue {target}, which the stack lacks")
-    obj, _ = checked_object(cluster_queue)
-    quota = QueueQuota.of(obj.defaulted or obj.manifest)
+    quota = QueueQuota.of(cluster_queue)
     judgement = judge(model)
     chooser = Chooser(quota, judgement.flavors, cluster_queue.name, model.resource_rules)
     pod_sets = _pod_sets(kind, gpus, chooser)
@@ -199,18 +203,10 @@ class QueueQuota:
     nominal: dict[str, dict[str, int]]
 
     @classmethod
-    def of(cls, manifest: dict[str, Any]) -> "QueueQuota":
-        from aks_kueue.kueue.units import amount
-
-        groups, nominal = [], {}
-        for group in (manifest.get("spec") or {}).get("resourceGroups") or []:
-            flavors = []
-            for flavor in group.get("flavors") or []:
-                flavors.append(flavor["name"])
-                nominal[flavor["name"]] = {r["name"]: amount(r["name"], r.get("nominalQuota", 0))
-                                           for r in flavor.get("resources") or []}
-            groups.append((list(group.get("coveredResources") or []), flavors))
-        return cls(groups, nominal)
+    def of(cls, queue: "ClusterQueue") -> "QueueQuota":
+        return cls([(list(group.covered_resources), list(group.flavor_names)) for group in queue.resource_groups],
+                   {flavor.name: {r.name: r.nominal_quota for r in flavor.resources}
+                    for group in queue.resource_groups for flavor in group.flavors})
 
     def covered(self, resource: str) -> bool:
         return any(resource in covered for covered, _ in self.groups)

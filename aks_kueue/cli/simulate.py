@@ -19,7 +19,12 @@ from aks_kueue.admission.fair_sharing import INT64_MAX
 from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, print_document, register_document
 
 MODES = ("Fit", "Preempt", "NoFit")
-MODE_STYLES = {"Fit": "green", "Preempt": "yellow", "NoFit": "red"}
+# A Preempt with nothing to preempt, in Kueue's words: it requeues it (PreemptionNoCandidates) with QuotaReserved
+# False, reason Pending, the flavor assigner's message (v0.19.2 scheduler.go `processEntry`; with the
+# UnadmittedWorkloadsObservability gate, off by default, the reason is WaitingForQuota, "waiting for sufficient
+# unused quota", apis/kueue/v1beta2/workload_types.go).
+WAITING = "Pending"
+MODE_STYLES = {"Fit": "green", "Preempt": "yellow", "NoFit": "red", WAITING: "yellow"}
 
 
 def _summary(decisions: list[dict], skipped: list[dict]) -> dict[str, int]:
@@ -131,7 +136,7 @@ def _read(documents, inputs, warnings: list[str]) -> _Read:
 
 
 @app.command()
-def simulate(
+def simulate(  # noqa: C901  temporary (issue 29): i31 splits it into steps
     paths: list[str] = PATHS_ARGUMENT,
     namespace: str = NAMESPACE_OPTION,
     integrations: Optional[str] = INTEGRATIONS_OPTION,
@@ -225,6 +230,10 @@ def _print_text(decisions: list[dict], skipped: list[dict], summary: dict[str, i
         queue_width = max(len("clusterQueue"), *(len(d["clusterQueue"] or "-") for d in decisions))
         name_width = max(len("workload"), *(len(f"{d['namespace']}/{d['name']}") for d in decisions))
         names, queues = min(name_width, max(12, width // 4)), min(queue_width, max(12, width // 8))
+
+        def label(d: dict) -> str:
+            return WAITING if d["mode"] == "Preempt" and targets_known and not d["preemptionTargets"] else d["mode"]
+
         fixed = names + queues + len("Preempt") + len("borrows")
         rest = max(2 * len("message"), width - fixed - 19)  # 19: the borders and padding of six columns
         flavors = max(len("flavors"), rest // 3)
@@ -240,10 +249,9 @@ def _print_text(decisions: list[dict], skipped: list[dict], summary: dict[str, i
                                                                             for r, f in ps["flavors"].items())
                                 for ps in d["podSets"])
             message = d["message"] or ""
-            if d["mode"] == "Preempt" and targets_known:
-                targets = d["preemptionTargets"]
-                message += ("; preempts " + ", ".join(f"{t['namespace']}/{t['name']}" for t in targets) if targets
-                            else "; no admitted workload can be preempted for it")
+            if d["mode"] == "Preempt" and targets_known and d["preemptionTargets"]:
+                # Without targets the core's message says already that nothing can be preempted.
+                message += "; preempts " + ", ".join(f"{t['namespace']}/{t['name']}" for t in d["preemptionTargets"])
             checks = [c["name"] for c in d.get("admissionChecks") or []]
             if checks:
                 message += (f"; quota reserved, admitted once {', '.join(checks)} "
@@ -253,7 +261,7 @@ def _print_text(decisions: list[dict], skipped: list[dict], summary: dict[str, i
             workload = f"{d['namespace']}/{d['name']}"
             if source.get("kind") not in (None, "Workload"):
                 workload += f"\n(from {source['kind']} {source.get('name')})"
-            table.add_row(workload, d["clusterQueue"] or "-", Text(d["mode"], style=MODE_STYLES.get(d["mode"], "")),
+            table.add_row(workload, d["clusterQueue"] or "-", Text(label(d), style=MODE_STYLES.get(label(d), "")),
                           "yes" if d["borrowing"] else "no", flavors, message.lstrip("; "))
         console.print(table)
         per_queue = Table("clusterQueue", *MODES, title="per ClusterQueue")

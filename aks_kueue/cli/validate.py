@@ -19,6 +19,10 @@ from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_A
 from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, print_document, register_document
 
 
+DUPLICATE_CONSEQUENCE = ("; the API server keeps one object per name, so applied together the second replaces the "
+                         "first (kubectl apply) or is refused as AlreadyExists (kubectl create)")
+
+
 def _summary(objects: list[dict], skipped: list[dict]) -> dict[str, int]:
     valid = sum(1 for o in objects if o["valid"])
     return {"objects": len(objects), "valid": valid, "invalid": len(objects) - valid, "skipped": len(skipped)}
@@ -43,7 +47,7 @@ def validate(
     """Check Kueue objects and jobs as a Kueue v0.19 installation would accept or reject them."""
     from aks_kueue.kueue.jobs import JobOutcome
     from aks_kueue.kueue.manifests import Category, category
-    from aks_kueue.kueue.validate import load_object, validate_object
+    from aks_kueue.kueue.validate import duplicates, load_object, validate_object
 
     output = Output("validate", as_json or output_format == JSON, _empty())
     as_json = output.format(as_json, output_format) == JSON
@@ -52,13 +56,14 @@ def validate(
 
     objects: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
+    loaded = {}  # each Kueue object, for the duplicates check across every file read
     for document in documents:
         manifest = document.manifest
         kind = category(manifest)
         entry = {"apiVersion": document.api_version, "kind": document.kind, "name": document.name,
                  "namespace": None, "valid": True, "file": document.file, "document": document.index, "errors": []}
         if kind is Category.KUEUE:
-            obj = load_object(manifest, document.where)
+            obj = loaded[id(manifest)] = load_object(manifest, document.where)
             errors = validate_object(obj)
             entry.update(kind=obj.kind or document.kind, namespace=obj.namespace)
         elif kind is Category.CONFIGURATION:
@@ -78,6 +83,20 @@ def validate(
             continue
         entry.update(valid=not errors, errors=[{"field": e.field, "message": e.message} for e in errors])
         objects.append(entry)
+        if id(manifest) in loaded:
+            entry["object"] = loaded[id(manifest)]
+    # Within one file (it is applied as one, kubectl apply -f), and against the stack's own objects (--stack: the
+    # program creates them); the files of a folder are often examples apart, so not against each other.
+    own = [entry for entry in objects if entry["file"] == inputs.stack_source and "object" in entry]
+    for file in dict.fromkeys(entry["file"] for entry in objects):
+        ours = [entry for entry in objects if entry["file"] == file and "object" in entry]
+        before = own if file != inputs.stack_source else []
+        for twice in duplicates([entry["object"] for entry in [*before, *ours]], DUPLICATE_CONSEQUENCE):
+            entry = next(e for e in ours if e["object"] is twice.object)
+            entry["valid"] = False
+            entry["errors"].append({"field": twice.field, "message": twice.message})
+    for entry in objects:
+        entry.pop("object", None)
 
     summary = _summary(objects, skipped)
     warn(warnings)

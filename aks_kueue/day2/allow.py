@@ -87,7 +87,9 @@ def queue_entry(kind: str, namespace: Optional[str], name: str) -> Entry:
 
 def parse_entry(text: object) -> Entry:
     """One entry, or a ValueError that says what the entry may be."""
-    head, dot, name = text.partition(".") if isinstance(text, str) else (None, "", "")
+    if not isinstance(text, str):
+        raise ValueError(f"{text!r} is not an entry; write one of {FORMS}")
+    head, dot, name = text.partition(".")
     try:
         target = Target(head)
     except ValueError:

@@ -79,6 +79,25 @@ _QUEUE_KEYS = {
     "ResourceFlavor": "aks-kueue:queues.resourceFlavors", "LocalQueue": "aks-kueue:queues.localQueues",
     "Topology": "aks-kueue:queues.topologies", "AdmissionCheck": "aks-kueue:queues.clusterQueues",
 }
+PRIORITY_KEY = "aks-kueue:queues.workloadPriorityClasses"
+MAX_INVERSIONS = 20  # priority inversions said one by one; past that, the last says how many more
+# What Kueue v0.19.2 does with a WorkloadPriorityClass's value and with its removal
+# (pkg/controller/core/workloadpriorityclass_controller.go: a value change is set on every Workload that names the
+# class, pending or admitted; a delete is ignored; pkg/util/priority/priority.go: a job naming a missing class gets
+# no Workload, "not found").
+PRIORITY_REMOVED = ("the workloads that name it keep the priority they have, admitted or pending (Kueue ignores "
+                    "the delete), but a job that names it from then on gets no Workload (its class is not found) and "
+                    "stays suspended")
+PRIORITY_VALUE = ("Kueue sets the new value on every Workload that names the class, admitted or pending "
+                  "(workloadpriorityclass_controller.go): pending ones move in their ClusterQueues' order at once, and "
+                  "admitted ones are weighed by it the next time a workload looks for something to preempt")
+# What a changed ProvisioningRequestConfig does (kueue v0.19.2 pkg/controller/admissionchecks/provisioning/
+# controller.go: `activeOrLastPRForChecks` keeps only requests in step with the config,
+# `deleteUnusedProvisioningRequests` deletes the rest, `syncOwnedProvisionRequest` creates new ones for checks that
+# are not Ready yet).
+PROVISIONING_CHANGE = ("Kueue deletes every ProvisioningRequest made with the old settings: workloads still waiting "
+                       "for that check get a new one and wait for capacity again from the start, and admitted "
+                       "workloads keep running, their requests deleted")
 INSTALL_KEY = "aks-kueue:kueue.install"
 FLEET_KEY = "aks-kueue:fleet"
 WORKERS_KEY = f"{FLEET_KEY}.workers"
@@ -135,22 +154,24 @@ class Report:
     notices: list[Finding] = field(default_factory=list)
     guarded: bool = True
 
-    def refuse(self, kind: str, subject: str, key: str, message: str, fix: str = "",
+    def refuse(self, kind: str, subject: str, key: str, *, message: str, fix: str = "",
                numbers: Optional[Mapping[str, Any]] = None) -> None:
         """An error: the update must not go through as it is."""
-        self.refusals.append(Finding(kind, ERROR, subject, key, message, fix, dict(numbers or {})))
+        self.refusals.append(Finding(kind=kind, severity=ERROR, object=subject, key=key, message=message, fix=fix,
+                                     numbers=dict(numbers or {})))
 
-    def notice(self, kind: str, subject: str, key: str, message: str, fix: str = "",
+    def notice(self, kind: str, subject: str, key: str, *, message: str, fix: str = "",
                numbers: Optional[Mapping[str, Any]] = None) -> None:
         """A warning: what the update does, said before it does it."""
-        self.notices.append(Finding(kind, WARNING, subject, key, message, fix, dict(numbers or {})))
+        self.notices.append(Finding(kind=kind, severity=WARNING, object=subject, key=key, message=message, fix=fix,
+                                    numbers=dict(numbers or {})))
 
 
 def _change(subject: str, key: str, old: Any, new: Any) -> Callable[..., None]:
-    """`say(report.refuse or report.notice, kind, message, fix)` for findings on one change of a value:
+    """`say(report.refuse or report.notice, kind, message=..., fix=...)` for findings on one change of a value:
     the message goes on from `OLD -> NEW`, and the finding's numbers are both."""
-    def say(finding: Callable[..., None], kind: str, message: str, fix: str) -> None:
-        finding(kind, subject, key, f"{old} -> {new}{message}", fix, {"old": old, "new": new})
+    def say(finding: Callable[..., None], kind: str, *, message: str, fix: str) -> None:
+        finding(kind, subject, key, message=f"{old} -> {new}{message}", fix=fix, numbers={"old": old, "new": new})
     return say
 
 
@@ -184,11 +205,11 @@ def judge_update(previous: Previous, desired: Record, allow: Allowances, on: Opt
     if previous.record is None:
         report.guarded = False
         report.notice("day2-unguarded", "stack", OUTPUT,
-                      f"unguarded: {previous.reason}; this update is not compared with the last deployment, so a "
-                      "replacement, a deletion or an install switch is not refused here (protect still stops the "
+                      message=f"unguarded: {previous.reason}; this update is not compared with the last deployment, so "
+                      "a replacement, a deletion or an install switch is not refused here (protect still stops the "
                       "engine)",
-                      "after the next pulumi up the stack exports `day2` and later updates are guarded; offline, give "
-                      "--previous-outputs FILE with what `pulumi stack output --json` prints")
+                      fix="after the next pulumi up the stack exports `day2` and later updates are guarded; offline, "
+                      "give --previous-outputs FILE with what `pulumi stack output --json` prints")
         for entry in allow:
             report.notices.append(_unused(entry, desired, None))
         return report
@@ -219,6 +240,8 @@ def judge_update(previous: Previous, desired: Record, allow: Allowances, on: Opt
     # Replacing the cluster or its resource group takes every Kueue object with it: that entry covers them.
     cluster_goes = any(e.target in _CHAIN for e in replaced)
     used |= _queue_objects(report, before, desired, allow, covered=cluster_goes)
+    _priority_classes(report, before, desired)
+    _provisioning_configs(report, before, desired)
     used |= _fleet(report, before, desired, allow)
     _untracked(report, before, desired)
     _kubernetes_version(report, before, desired, on)
@@ -238,37 +261,41 @@ def _replacement(report: Report, entry: Entry, old: Tracked, wanted: Tracked, di
         step1 = [entry, *(t.entry for t in chained)]
         for change in diff:
             report.refuse("day2-replace-refused", wanted.label, wanted.keys.get(change.path, wanted.key or str(entry)),
-                          f"{show(change.old)} -> {show(change.new)} replaces {wanted.label} ({_why(wanted, change)}), "
-                          f"which the last deployment left protected: it would destroy {lost(entry)}. {ENGINE_REPLACE}",
-                          f"keep {show(change.old)}; to replace it on purpose take two updates: 1. list "
+                          message=f"{show(change.old)} -> {show(change.new)} replaces {wanted.label} "
+                          f"({_why(wanted, change)}), which the last deployment left protected: it would destroy "
+                          f"{lost(entry)}. {ENGINE_REPLACE}",
+                          fix=f"keep {show(change.old)}; to replace it on purpose take two updates: 1. list "
                           f"{_listed(step1)} in {ALLOW_KEY} and change nothing else (that update only unprotects); 2. "
-                          f"make this change with `{entry}` still listed", {"old": change.old, "new": change.new})
+                          f"make this change with `{entry}` still listed",
+                          numbers={"old": change.old, "new": change.new})
         return
     paths = ", ".join(f"{c.path} {show(c.old)} -> {show(c.new)}" for c in diff)
     if parent is not None and entry not in allow:
         report.notice("day2-replace", wanted.label, key,
-                      f"{paths}: pulumi up replaces {wanted.label} with {before.resources[parent].label} (`{parent}` "
-                      f"is listed in allowReplacement), destroying {lost(entry)}",
-                      f"remove `{parent}` from {ALLOW_KEY} after this update", numbers)
+                      message=f"{paths}: pulumi up replaces {wanted.label} with {before.resources[parent].label} "
+                      f"(`{parent}` is listed in allowReplacement), destroying {lost(entry)}",
+                      fix=f"remove `{parent}` from {ALLOW_KEY} after this update", numbers=numbers)
         return
     if entry not in allow:
         report.refuse("day2-replace-unacknowledged", wanted.label, key,
-                      f"{paths} replaces {wanted.label} ({_why(wanted, diff[0])}), destroying {lost(entry)}; "
+                      message=f"{paths} replaces {wanted.label} ({_why(wanted, diff[0])}), destroying {lost(entry)}; "
                       f"{NOT_ACKNOWLEDGED}",
-                      f"keep {show(diff[0].old)}, or to replace it on purpose add `{entry}` to {ALLOW_KEY} for this "
-                      "update", numbers)
+                      fix=f"keep {show(diff[0].old)}, or to replace it on purpose add `{entry}` to {ALLOW_KEY} for "
+                      "this update", numbers=numbers)
         return
     if chained:
         names = ", ".join(t.label for t in chained)
         report.refuse("day2-replace-chain-refused", wanted.label, key,
-                      f"{paths} replaces {wanted.label}, and with it {names}, which the last deployment left "
+                      message=f"{paths} replaces {wanted.label}, and with it {names}, which the last deployment left "
                       f"protected. {ENGINE_CHAIN}",
-                      f"first run one update that lists {_listed([entry, *(t.entry for t in chained)])} in {ALLOW_KEY} "
-                      "with the old values (it only unprotects them), then make this change", numbers)
+                      fix=f"first run one update that lists {_listed([entry, *(t.entry for t in chained)])} in "
+                      f"{ALLOW_KEY} with the old values (it only unprotects them), then make this change",
+                      numbers=numbers)
         return
     report.notice("day2-replace", wanted.label, key,
-                  f"{paths}: pulumi up replaces {wanted.label} (listed in allowReplacement), destroying {lost(entry)}",
-                  f"remove `{entry}` from {ALLOW_KEY} after this update", numbers)
+                  message=f"{paths}: pulumi up replaces {wanted.label} (listed in allowReplacement), destroying "
+                  f"{lost(entry)}",
+                  fix=f"remove `{entry}` from {ALLOW_KEY} after this update", numbers=numbers)
 
 
 def _removal(report: Report, entry: Entry, old: Tracked, allow: Allowances, parent: Optional[Entry] = None,
@@ -283,40 +310,40 @@ def _removal(report: Report, entry: Entry, old: Tracked, allow: Allowances, pare
         keep = f"keep the team on {mirrored}" if mirrored else "keep a LocalQueue there"
         if old.retained:
             report.notice("day2-namespace-released", old.label, key,
-                          f"{gone}: the stack stops managing it, but it stays in the cluster with everything in it "
-                          "(the state marks it retainOnDelete, so Pulumi only forgets it)",
-                          f"delete it with `kubectl delete namespace {entry.name}` if that is what you mean")
+                          message=f"{gone}: the stack stops managing it, but it stays in the cluster with everything "
+                          "in it (the state marks it retainOnDelete, so Pulumi only forgets it)",
+                          fix=f"delete it with `kubectl delete namespace {entry.name}` if that is what you mean")
         elif entry in allow:
             report.notice("day2-delete", old.label, key,
-                          f"{gone}, and the state does not retain it: pulumi up deletes {lost(entry)}",
-                          f"remove `{entry}` from {ALLOW_KEY} after this update")
+                          message=f"{gone}, and the state does not retain it: pulumi up deletes {lost(entry)}",
+                          fix=f"remove `{entry}` from {ALLOW_KEY} after this update")
         else:
             report.refuse("day2-delete-unacknowledged", old.label, key,
-                          f"{gone}, and the state does not retain it (an earlier update listed it): pulumi up would "
-                          f"delete {lost(entry)}",
-                          f"{keep} to keep it, or add `{entry}` to {ALLOW_KEY} to delete it on purpose")
+                          message=f"{gone}, and the state does not retain it (an earlier update listed it): pulumi up "
+                          f"would delete {lost(entry)}",
+                          fix=f"{keep} to keep it, or add `{entry}` to {ALLOW_KEY} to delete it on purpose")
         return
     if old.protected:
         report.refuse("day2-delete-refused", old.label, key,
-                      f"{old.label} is no longer in the stack, so pulumi up would delete it: {lost(entry)}. The last "
-                      f"deployment left it protected; {ENGINE_DELETE}",
-                      f"take two updates: 1. keep it with `{entry}` in {ALLOW_KEY} (that update only unprotects it); "
-                      f"2. remove it with `{entry}` still listed"
-                      + ("" if entry not in allow else "; put it back for this update"))
+                      message=f"{old.label} is no longer in the stack, so pulumi up would delete it: {lost(entry)}. "
+                      f"The last deployment left it protected; {ENGINE_DELETE}",
+                      fix=f"take two updates: 1. put it back, with `{entry}` in {ALLOW_KEY}: that update only "
+                      "unprotects it (the rest of this change may go with it, each removal listed as now); 2. remove "
+                      f"it with `{entry}` still listed")
     elif entry not in allow and parent is not None:
         report.notice("day2-delete", old.label, key,
-                      f"{old.label} is no longer in the stack, and goes with {parent} anyway (`{parent}` is listed in "
-                      f"allowReplacement): pulumi up deletes it, destroying {lost(entry)}",
-                      f"remove `{parent}` from {ALLOW_KEY} after this update")
+                      message=f"{old.label} is no longer in the stack, and goes with {parent} anyway (`{parent}` is "
+                      f"listed in allowReplacement): pulumi up deletes it, destroying {lost(entry)}",
+                      fix=f"remove `{parent}` from {ALLOW_KEY} after this update")
     elif entry not in allow:
         report.refuse("day2-delete-unacknowledged", old.label, key,
-                      f"{old.label} is no longer in the stack, so pulumi up would delete it, destroying {lost(entry)}; "
-                      f"{NOT_ACKNOWLEDGED}",
-                      f"put it back to keep it, or add `{entry}` to {ALLOW_KEY} to delete it on purpose")
+                      message=f"{old.label} is no longer in the stack, so pulumi up would delete it, destroying "
+                      f"{lost(entry)}; {NOT_ACKNOWLEDGED}",
+                      fix=f"put it back to keep it, or add `{entry}` to {ALLOW_KEY} to delete it on purpose")
     else:
         report.notice("day2-delete", old.label, key,
-                      f"{old.label} is no longer in the stack: pulumi up deletes it, destroying {lost(entry)}",
-                      f"remove `{entry}` from {ALLOW_KEY} after this update")
+                      message=f"{old.label} is no longer in the stack: pulumi up deletes it, destroying {lost(entry)}",
+                      fix=f"remove `{entry}` from {ALLOW_KEY} after this update")
 
 
 def _install(report: Report, before: Record, desired: Record, allow: Allowances) -> bool:
@@ -327,21 +354,21 @@ def _install(report: Report, before: Record, desired: Record, allow: Allowances)
     installer = before.get(entry)
     say = _change("Kueue installer", INSTALL_KEY, old, new)
     if "none" not in (old, new):
-        say(report.refuse, "day2-install-switch-refused", " switches Kueue directly: Pulumi would create the new "
-            "installer while the old one still owns Kueue's CRDs and webhooks (two controllers at once), then delete "
-            f"the old one, whose uninstall removes {lost(entry)}", f"switch in three updates: 1. add `kueue` to "
-            f"{ALLOW_KEY}; 2. set install: none (queue objects, expected workloads and queue manifests removed too) "
+        say(report.refuse, "day2-install-switch-refused", message=" switches Kueue directly: Pulumi would create the "
+            "new installer while the old one still owns Kueue's CRDs and webhooks (two controllers at once), then "
+            f"delete the old one, whose uninstall removes {lost(entry)}", fix="switch in three updates: 1. add `kueue` "
+            f"to {ALLOW_KEY}; 2. set install: none (queue objects, expected workloads and queue manifests removed too) "
             f"with `kueue` still listed; 3. set install: {new}")
     elif new == "none" and installer is not None and installer.protected:
-        say(report.refuse, "day2-install-switch-refused", f" uninstalls Kueue, which removes {lost(entry)}, but the "
-            f"last deployment left the installer protected; {ENGINE_DELETE}", f"first run one update with `kueue` in "
-            f"{ALLOW_KEY} and install: {old}, then set install: none with `kueue` still listed")
+        say(report.refuse, "day2-install-switch-refused", message=f" uninstalls Kueue, which removes {lost(entry)}, "
+            f"but the last deployment left the installer protected; {ENGINE_DELETE}", fix="first run one update with "
+            f"`kueue` in {ALLOW_KEY} and install: {old}, then set install: none with `kueue` still listed")
     elif new == "none" and entry not in allow:
-        say(report.refuse, "day2-install-switch-refused", f" uninstalls Kueue, which removes {lost(entry)}; "
-            f"{NOT_ACKNOWLEDGED}", f"add `kueue` to {ALLOW_KEY} for this update to uninstall it on purpose")
+        say(report.refuse, "day2-install-switch-refused", message=f" uninstalls Kueue, which removes {lost(entry)}; "
+            f"{NOT_ACKNOWLEDGED}", fix=f"add `kueue` to {ALLOW_KEY} for this update to uninstall it on purpose")
     elif new == "none":
-        say(report.notice, "day2-kueue-removed", ": pulumi up deletes every queue object first, then uninstalls "
-            f"Kueue, which removes {lost(entry)}", "the next update may set the new mode")
+        say(report.notice, "day2-kueue-removed", message=": pulumi up deletes every queue object first, then "
+            f"uninstalls Kueue, which removes {lost(entry)}", fix="the next update may set the new mode")
     return True
 
 
@@ -353,11 +380,11 @@ def _queue_objects(report: Report, before: Record, desired: Record, allow: Allow
     if not before.queues_tracked:
         if any(e.target is Target.QUEUES for e in desired.resources):
             report.notice("day2-kueue-objects-unrecorded", "Kueue objects", "aks-kueue:queues",
-                          "the last deployment's record names no Kueue objects (an older program wrote it), so this "
-                          "update cannot tell which ClusterQueues, LocalQueues, flavors, checks, Cohorts or Topologies "
-                          "it removes or replaces; it records them, and later updates refuse such a change unless "
-                          "listed",
-                          "compare `pulumi preview --diff` with the cluster before this update")
+                          message="the last deployment's record names no Kueue objects (an older program wrote it), so "
+                          "this update cannot tell which ClusterQueues, LocalQueues, flavors, checks, Cohorts or "
+                          "Topologies it removes or replaces; it records them, and later updates refuse such a change "
+                          "unless listed",
+                          fix="compare `pulumi preview --diff` with the cluster before this update")
         return set()
     if covered or before.kueue_install != desired.kueue_install:
         # The cluster's replacement, or the installer's removal, decides (and names) what goes with it.
@@ -380,11 +407,11 @@ def _queue_objects(report: Report, before: Record, desired: Record, allow: Allow
             _queue_change(report, entry, old, new, diff, allow, source)
         elif kind == "ResourceFlavor" and "spec.topologyName" in old.facts and "spec.topologyName" not in new.facts:
             report.refuse("day2-kueue-immutable-refused", new.label, new.keys.get("spec.topologyName", new.key),
-                          f"{new.label} drops spec.topologyName {old.facts['spec.topologyName']}: Kueue refuses it "
-                          "(\"topologyName is immutable when topologyName is set\", its ResourceFlavor CRD rule), so "
-                          "the update would fail at the API server",
-                          f"keep topologyName: {old.facts['spec.topologyName']}, or create a flavor under a new name "
-                          "without it, move the ClusterQueues to it, and then remove this one")
+                          message=f"{new.label} drops spec.topologyName {old.facts['spec.topologyName']}: Kueue "
+                          "refuses it (\"topologyName is immutable when topologyName is set\", its ResourceFlavor CRD "
+                          "rule), so the update would fail at the API server",
+                          fix=f"keep topologyName: {old.facts['spec.topologyName']}, or create a flavor under a new "
+                          "name without it, move the ClusterQueues to it, and then remove this one")
     return used
 
 
@@ -404,11 +431,11 @@ def _queue_change(report: Report, entry: Entry, old: Tracked, new: Optional[Trac
     consequence = _queue_consequence(entry, new is None)
     if entry in allow:
         report.notice("day2-kueue-delete" if new is None else "day2-kueue-replace", label, key,
-                      f"{what} (listed in allowReplacement): {consequence}",
-                      f"remove `{entry}` from {ALLOW_KEY} after this update", numbers)
+                      message=f"{what} (listed in allowReplacement): {consequence}",
+                      fix=f"remove `{entry}` from {ALLOW_KEY} after this update", numbers=numbers)
         return
     report.refuse("day2-kueue-delete-refused" if new is None else "day2-kueue-replace-refused", label, key,
-                  f"{what}: {consequence}", _queue_safe_path(entry, new is None, mirrored), numbers)
+                  message=f"{what}: {consequence}", fix=_queue_safe_path(entry, new is None, mirrored), numbers=numbers)
 
 
 def _queue_consequence(entry: Entry, deleted: bool) -> str:
@@ -463,16 +490,73 @@ def _queue_safe_path(entry: Entry, deleted: bool, mirrored: Optional[str] = None
             f"one under another name, move the {users} to it, then remove this one with {acknowledge}")
 
 
+def _priority_classes(report: Report, before: Record, desired: Record) -> None:
+    """A class removed or given another value, each said with what Kueue does to the workloads of the class; classes
+    that swap order, said once per pair (a priority inversion: what was preempted may now preempt). A class that an
+    expected workload still names cannot be removed: the program refuses that (expected-workload-invalid)."""
+    old, new = before.priority_classes, desired.priority_classes or {}
+    if old is None:
+        return  # a record from before they were recorded
+    for name in sorted(set(old) - set(new)):
+        report.notice("day2-priority-removed", f"WorkloadPriorityClass {name}", PRIORITY_KEY,
+                      message=f"{name} (value {show(old[name])}) is no longer in the stack, so pulumi up deletes it: "
+                      f"{PRIORITY_REMOVED}",
+                      fix=f"first move the jobs that name it (label kueue.x-k8s.io/priority-class: {name}) to another "
+                      "class; `kubectl get workloads -A -o custom-columns=NAME:.metadata.name,CLASS:"
+                      ".spec.priorityClassRef.name` lists the workloads that name it")
+    kept = sorted(name for name in set(old) & set(new) if _number(old[name]) and _number(new[name]))
+    for name in kept:
+        if old[name] != new[name]:
+            report.notice("day2-priority-changed", f"WorkloadPriorityClass {name}", PRIORITY_KEY,
+                          message=f"{name}: value {show(old[name])} -> {show(new[name])}: {PRIORITY_VALUE}",
+                          fix="make the change when the queues may be reordered; to keep what runs safe from it, give "
+                          "the new value to a new class and move the jobs to it",
+                          numbers={"old": old[name], "new": new[name]})
+    # Only pairs with a changed class can swap; each is said once, the first MAX_INVERSIONS of them.
+    changed = [name for name in kept if old[name] != new[name]]
+    pairs = sorted({tuple(sorted((a, b))) for a in changed for b in kept if a != b})
+    inversions = [(a, b) for a, b in pairs
+                  if (old[a] > old[b]) != (new[a] > new[b]) and old[a] != old[b] and new[a] != new[b]]
+    for a, b in inversions[:MAX_INVERSIONS]:
+        high, low = (a, b) if old[a] > old[b] else (b, a)
+        report.notice("day2-priority-inversion", f"WorkloadPriorityClass {low}", PRIORITY_KEY,
+                      message=f"{low} ({show(old[low])} -> {show(new[low])}) now ranks above {high} "
+                      f"({show(old[high])} -> {show(new[high])}): a priority inversion; admitted workloads of "
+                      f"{high} become ones {low}'s may preempt, and pending {low} workloads go ahead of {high}'s",
+                      fix=f"if that is not meant, keep {high} above {low}"
+                      + (f" ({len(inversions) - MAX_INVERSIONS} more pairs swap too)"
+                         if len(inversions) > MAX_INVERSIONS and (a, b) == inversions[MAX_INVERSIONS - 1] else ""),
+                      numbers={"classes": [high, low]})
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _provisioning_configs(report: Report, before: Record, desired: Record) -> None:
+    if before.provisioning_configs is None:
+        return  # a record from before they were recorded
+    for name, spec in sorted((desired.provisioning_configs or {}).items()):
+        was = before.provisioning_configs.get(name)
+        if was is not None and dict(was) != dict(spec):
+            changed = sorted(k for k in set(was) | set(spec) if was.get(k) != spec.get(k))
+            report.notice("day2-provisioning-config-changed", f"ProvisioningRequestConfig {name}",
+                          "aks-kueue:queues.clusterQueues", message=f"spec {', '.join(changed)} changes: "
+                          f"{PROVISIONING_CHANGE}",
+                          fix="make the change when no workload waits for capacity (`kubectl get provisioningrequests "
+                          "-A` lists what is pending)", numbers={"changed": changed})
+
+
 def _untracked(report: Report, before: Record, desired: Record) -> None:
     """Paths the last deployment did not record: say once that this update cannot compare them."""
     paths = sorted({p for t in desired.resources.values() for p in before.skipped(t.type_token)
                     if before.get(t.entry) is not None})
     if paths:
         report.notice("day2-facts-unrecorded", "stack", OUTPUT,
-                      f"the last deployment's record does not hold {', '.join(paths)} (an older program wrote it), so "
-                      "this update cannot tell whether it changes them on the resources it keeps; it records them, and "
-                      "later updates refuse a change as a replacement",
-                      "change none of them in this update")
+                      message=f"the last deployment's record does not hold {', '.join(paths)} (an older program wrote "
+                      "it), so this update cannot tell whether it changes them on the resources it keeps; it records "
+                      "them, and later updates refuse a change as a replacement",
+                      fix="change none of them in this update")
 
 
 # ---- the Kubernetes version ----
@@ -483,44 +567,47 @@ def _kubernetes_version(report: Report, before: Record, desired: Record, on: Opt
         return
     say = _change("ManagedCluster", VERSION_KEY, old, new)
     if desired.upgrade_channel in MOVES_MINOR:
-        say(report.notice, "day2-kubernetes-version-ignored", f" changes nothing: with upgradeChannel "
+        say(report.notice, "day2-kubernetes-version-ignored", message=" changes nothing: with upgradeChannel "
             f"{desired.upgrade_channel} the program sets kubernetesVersion only when it creates the cluster, and the "
-            "channel moves it after that", "use upgradeChannel patch (or none) to choose the minor version yourself")
+            "channel moves it after that",
+            fix="use upgradeChannel patch (or none) to choose the minor version yourself")
         return
     was, wanted = kubernetes_versions.parse(old.strip()), kubernetes_versions.parse(new.strip())
     if was is None or wanted is None:
         return  # the settings check the version's form; an unreadable old record compares nothing
-    if wanted[:2] < was[:2] or (wanted[:2] == was[:2] and None not in (was[2], wanted[2]) and wanted[2] < was[2]):
-        say(report.refuse, "day2-kubernetes-downgrade-refused", f" is a downgrade: {NO_DOWNGRADE}",
-            f"keep {old} or move forward")
+    patches = (was[2], wanted[2])
+    if wanted[:2] < was[:2] or (wanted[:2] == was[:2] and patches[0] is not None and patches[1] is not None
+                                and patches[1] < patches[0]):
+        say(report.refuse, "day2-kubernetes-downgrade-refused", message=f" is a downgrade: {NO_DOWNGRADE}",
+            fix=f"keep {old} or move forward")
         return
     if wanted[:2] == was[:2]:
         if wanted[2] is None:
-            say(report.notice, "day2-kubernetes-version-same-minor", " does not upgrade: AKS keeps the patch the "
-                "cluster runs (\"Updating the cluster with the same <major.minor> once it has been created (e.g. "
-                "1.14.x -> 1.14) will not trigger an upgrade\")", f"write {new}.<patch> to move to a newer patch")
+            say(report.notice, "day2-kubernetes-version-same-minor", message=" does not upgrade: AKS keeps the patch "
+                "the cluster runs (\"Updating the cluster with the same <major.minor> once it has been created (e.g. "
+                "1.14.x -> 1.14) will not trigger an upgrade\")", fix=f"write {new}.<patch> to move to a newer patch")
             return
         if was[2] is None:
-            say(report.notice, "day2-kubernetes-patch-pinned", f" pins a patch: the cluster runs the patch AKS chose "
-                f"for {old} when it was created or last upgraded; if that is newer than {new}, AKS refuses the change "
-                f"({NO_DOWNGRADE})", "`az aks show -g RG -n CLUSTER --query currentKubernetesVersion` shows it; pin "
-                "that one or a newer one")
+            say(report.notice, "day2-kubernetes-patch-pinned", message=" pins a patch: the cluster runs the patch AKS "
+                f"chose for {old} when it was created or last upgraded; if that is newer than {new}, AKS refuses the "
+                f"change ({NO_DOWNGRADE})", fix="`az aks show -g RG -n CLUSTER --query currentKubernetesVersion` shows "
+                "it; pin that one or a newer one")
             return
     elif wanted[0] != was[0] or wanted[1] > was[1] + 1:
         # A minor AKS no longer supports at all is the one case AKS lets an upgrade skip minors.
         release = kubernetes_versions.load().release(was[1])
         if release is None or release.stage(on or kubernetes_versions.today()) is not kubernetes_versions.Stage.RETIRED:
-            say(report.refuse, "day2-kubernetes-minor-skip-refused", f" skips a minor version, which AKS refuses: "
-                f"\"{MINOR_RULE}\" (pulumi-azure-native {facts().azure_native_version}, ManagedCluster "
-                f"kubernetesVersion)", f"upgrade one minor at a time: set {was[0]}.{was[1] + 1} in one update, and "
+            say(report.refuse, "day2-kubernetes-minor-skip-refused", message=" skips a minor version, which AKS "
+                f"refuses: \"{MINOR_RULE}\" (pulumi-azure-native {facts().azure_native_version}, ManagedCluster "
+                "kubernetesVersion)", fix=f"upgrade one minor at a time: set {was[0]}.{was[1] + 1} in one update, and "
                 "move on once it is done")
             return
-        say(report.notice, "day2-kubernetes-minor-skip", " skips minor versions: AKS allows that only from a version "
-            f"out of support back into a supported one, as 1.{was[1]} is ({kubernetes_versions.DATA_FILE})",
-            "check `az aks get-upgrades -g RG -n CLUSTER` lists it")
-    say(report.notice, "day2-kubernetes-upgrade", ": pulumi up upgrades the control plane at once, outside any "
+        say(report.notice, "day2-kubernetes-minor-skip", message=" skips minor versions: AKS allows that only from a "
+            f"version out of support back into a supported one, as 1.{was[1]} is ({kubernetes_versions.DATA_FILE})",
+            fix="check `az aks get-upgrades -g RG -n CLUSTER` lists it")
+    say(report.notice, "day2-kubernetes-upgrade", message=": pulumi up upgrades the control plane at once, outside any "
         "maintenance window (those schedule AKS's own upgrades only), and then drains and upgrades every pool under "
-        "its upgradeSettings", "run this update when the pools may be drained")
+        "its upgradeSettings", fix="run this update when the pools may be drained")
 
 
 def _unused(entry: Entry, desired: Record, before: Optional[Record]) -> Finding:
@@ -528,22 +615,22 @@ def _unused(entry: Entry, desired: Record, before: Optional[Record]) -> Finding:
     if entry.target is Target.KUEUE and before is None:
         exists = desired.kueue_install != "none"
     if not exists:
-        return Finding("day2-allowance-unmatched", WARNING, str(entry), ALLOW_KEY,
-                       f"`{entry}` matches no resource of this stack", "remove it")
+        return Finding(kind="day2-allowance-unmatched", severity=WARNING, object=str(entry), key=ALLOW_KEY,
+                       message=f"`{entry}` matches no resource of this stack", fix="remove it")
     what = desired.resources.get(entry) or (before.resources.get(entry) if before else None)
     label = what.label if what else str(entry)
     if entry.target is Target.FLEET:
-        return Finding("day2-allowance-unused", WARNING, label, ALLOW_KEY,
-                       f"`{entry}` is listed, but this update neither removes nor disconnects {label}",
-                       f"remove `{entry}`, so a later removal of {label} is refused again")
+        return Finding(kind="day2-allowance-unused", severity=WARNING, object=label, key=ALLOW_KEY,
+                       message=f"`{entry}` is listed, but this update neither removes nor disconnects {label}",
+                       fix=f"remove `{entry}`, so a later removal of {label} is refused again")
     if entry.target in ACKNOWLEDGED_ONLY:
-        return Finding("day2-allowance-unused", WARNING, label, ALLOW_KEY,
-                       f"`{entry}` is listed, but this update neither replaces nor deletes {label}",
-                       f"remove `{entry}`, so a later removal or replacement of {label} is refused again")
-    return Finding("day2-allowance-unused", WARNING, label, ALLOW_KEY,
-                   f"`{entry}` is listed, but this update neither replaces nor deletes {label}: it only unprotects "
-                   "it, which is the first of two updates when you mean to replace or remove it",
-                   f"remove `{entry}` once the change it prepares is done, so {label} is protected again")
+        return Finding(kind="day2-allowance-unused", severity=WARNING, object=label, key=ALLOW_KEY,
+                       message=f"`{entry}` is listed, but this update neither replaces nor deletes {label}",
+                       fix=f"remove `{entry}`, so a later removal or replacement of {label} is refused again")
+    return Finding(kind="day2-allowance-unused", severity=WARNING, object=label, key=ALLOW_KEY,
+                   message=f"`{entry}` is listed, but this update neither replaces nor deletes {label}: it only "
+                   "unprotects it, which is the first of two updates when you mean to replace or remove it",
+                   fix=f"remove `{entry}` once the change it prepares is done, so {label} is protected again")
 
 
 
@@ -570,11 +657,11 @@ def _fleet(report: Report, before: Record, desired: Record, allow: Allowances) -
         was_manager = any(_is_multikueue_check(e, t) for e, t in before.resources.items() if e.target is Target.QUEUES)
         if news or was_manager:
             report.notice("day2-fleet-unrecorded", "fleet", FLEET_KEY,
-                          "the last deployment's record names no fleet links (an older program wrote it), so this "
-                          "update cannot tell whether it disconnects a worker the manager dispatches to, or takes its "
-                          "manager's access from a worker; it records them, and later updates refuse such a change "
+                          message="the last deployment's record names no fleet links (an older program wrote it), so "
+                          "this update cannot tell whether it disconnects a worker the manager dispatches to, or takes "
+                          "its manager's access from a worker; it records them, and later updates refuse such a change "
                           "unless listed",
-                          "check that `pulumi preview --diff` deletes no MultiKueueCluster, kubeconfig Secret or "
+                          fix="check that `pulumi preview --diff` deletes no MultiKueueCluster, kubeconfig Secret or "
                           "multikueue-sa object before this update")
         return set()
     used: set[Entry] = set()
@@ -618,12 +705,13 @@ def _worker(report: Report, entry: Entry, old: Tracked, new: Optional[Tracked], 
     numbers = {"old": stack, "new": new.facts.get("stack") if new is not None else None}
     if entry in allow:
         report.notice("day2-fleet-worker-removed", old.label, key,
-                      f"{what}, {action} (listed in allowReplacement); if it was not drained, {LOST_TO_MANAGER}",
-                      f"remove `{entry}` from {ALLOW_KEY} after this update; then delete what the manager left on "
+                      message=f"{what}, {action} (listed in allowReplacement); if it was not drained, "
+                      f"{LOST_TO_MANAGER}",
+                      fix=f"remove `{entry}` from {ALLOW_KEY} after this update; then delete what the manager left on "
                       f"{'the old cluster' if moved else name}: `{ORIGIN_CLEANUP}` (the label's default value: the "
-                      "manager's Kueue Configuration may set another in multiKueue.origin)", numbers)
+                      "manager's Kueue Configuration may set another in multiKueue.origin)", numbers=numbers)
         return {entry}
-    drain = (f"drain it first (docs/fleet.md, \"Removing a worker\"): 1. set spec.stopPolicy: Hold on the ClusterQueues "
+    drain = ("drain it first (docs/fleet.md, \"Removing a worker\"): 1. set spec.stopPolicy: Hold on the ClusterQueues "
              f"of {stack} and pulumi up that stack (what it admitted runs to completion; the other workers take new "
              f"work); 2. wait until `kubectl get workloads -A -l {mk.ORIGIN_LABEL}` on {name} shows none admitted, "
              f"while `kubectl get multikueuecluster {name}` on the manager stays Active; 3. make this change with "
@@ -635,7 +723,8 @@ def _worker(report: Report, entry: Entry, old: Tracked, new: Optional[Tracked], 
         fix = f"keep {stack}; to move {name} to another cluster on purpose, {drain}"
     else:
         fix = f"put it back to keep it; to remove it on purpose, {drain}"
-    report.refuse("day2-fleet-worker-refused", old.label, key, f"{what}, {action}: {LOST_TO_MANAGER}", fix, numbers)
+    report.refuse("day2-fleet-worker-refused", old.label, key, message=f"{what}, {action}: {LOST_TO_MANAGER}", fix=fix,
+                  numbers=numbers)
     return set()
 
 
@@ -645,21 +734,22 @@ def _manager_access(report: Report, old: Tracked, new: Optional[Tracked], allow:
     if new is not None:
         if new.facts.get("stack") != manager:
             report.notice("day2-fleet-manager-changed", new.label, MANAGER_KEY,
-                          f"this worker's manager changes from {manager} to {new.facts.get('stack')}: it mirrors the "
-                          f"new manager's teams from now on, but {manager} still holds its kubeconfig and dispatches "
-                          "here until this worker leaves its aks-kueue:fleet.workers",
-                          f"remove this worker from {manager}'s aks-kueue:fleet.workers (drain it first: "
-                          "docs/fleet.md, \"Removing a worker\")", {"old": manager, "new": new.facts.get("stack")})
+                          message=f"this worker's manager changes from {manager} to {new.facts.get('stack')}: it "
+                          f"mirrors the new manager's teams from now on, but {manager} still holds its kubeconfig and "
+                          "dispatches here until this worker leaves its aks-kueue:fleet.workers",
+                          fix=f"remove this worker from {manager}'s aks-kueue:fleet.workers (drain it first: "
+                          "docs/fleet.md, \"Removing a worker\")",
+                          numbers={"old": manager, "new": new.facts.get("stack")})
         return set()
     what = (f"this stack is no longer a worker of {manager}, so pulumi up deletes the {mk.SERVICE_ACCOUNT} service "
-            f"account, its ClusterRole and binding and its token Secrets: {manager}'s MultiKueueCluster for this worker "
-            f"loses its connection, and {LOST_AFTER_TIMEOUT}")
+            f"account, its ClusterRole and binding and its token Secrets: {manager}'s MultiKueueCluster for this "
+            f"worker loses its connection, and {LOST_AFTER_TIMEOUT}")
     if MANAGER_ENTRY in allow:
-        report.notice("day2-fleet-access-removed", old.label, FLEET_KEY, f"{what} (listed in allowReplacement)",
-                      f"remove `{MANAGER_ENTRY}` from {ALLOW_KEY} after this update")
+        report.notice("day2-fleet-access-removed", old.label, FLEET_KEY, message=f"{what} (listed in allowReplacement)",
+                      fix=f"remove `{MANAGER_ENTRY}` from {ALLOW_KEY} after this update")
         return {MANAGER_ENTRY}
-    report.refuse("day2-fleet-access-refused", old.label, FLEET_KEY, what,
-                  f"first remove this worker from {manager}'s aks-kueue:fleet.workers (drain it: docs/fleet.md, "
+    report.refuse("day2-fleet-access-refused", old.label, FLEET_KEY, message=what,
+                  fix=f"first remove this worker from {manager}'s aks-kueue:fleet.workers (drain it: docs/fleet.md, "
                   f"\"Removing a worker\") and pulumi up {manager}; then make this change with `{MANAGER_ENTRY}` in "
                   f"{ALLOW_KEY}")
     return set()

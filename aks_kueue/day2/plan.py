@@ -66,6 +66,9 @@ WORKER_ACCESS_TYPES = ("kubernetes:core/v1:ServiceAccount", "kubernetes:core/v1:
                        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole",
                        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding")
 _TOKEN_SECRET = re.compile(r"-token-(\d+)$")
+# Deleting a CRD deletes every object of its kind with it (the API server garbage-collects the custom resources of a
+# removed CustomResourceDefinition): on a cluster with Kueue, every ClusterQueue, LocalQueue or Workload of the kind.
+CRD_TYPE = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
 SYSTEM_POOL_NAME = "system"
 _AZURE_VERSIONED = re.compile(r"^(azure-native:[^:/]+)/v\d{8}[a-z]*(:[^:]+)$")
 _KUEUE_TYPE = re.compile(r"^kubernetes:kueue\.x-k8s\.io/[^:]+:(\w+)$")
@@ -161,6 +164,12 @@ def allowances_from_config(config: Mapping[str, Any]) -> Allowances:
         raise PlanError(f"{ALLOW_KEY}: {error}") from None
 
 
+def _metadata(inputs: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A step's `metadata` input, or none where it has none (a plan is what `pulumi preview --json` printed)."""
+    found = inputs.get("metadata")
+    return found if isinstance(found, Mapping) else {}
+
+
 def canonical_type(token: str) -> str:
     """The type token without an azure-native API version: `azure-native:m/v20250901:T` -> `azure-native:m:T`."""
     match = _AZURE_VERSIONED.fullmatch(token)
@@ -182,7 +191,7 @@ def watched(step: Step) -> Optional[Entry]:
     if (kind == KUBERNETES_EXTENSION and extension == "microsoft.kueue"
             or kind == HELM_RELEASE and "kueue" in str(inputs.get("chart", "kueue"))):
         return Entry(Target.KUEUE)
-    metadata = inputs.get("metadata") if isinstance(inputs.get("metadata"), Mapping) else {}
+    metadata = _metadata(inputs)
     if kind == NAMESPACE:
         return Entry(Target.NAMESPACE, str(metadata.get("name") or step.name.rsplit("namespace-", 1)[-1]))
     fleet = _fleet_link(step, kind, metadata)
@@ -218,7 +227,7 @@ def token_generation(step: Step) -> Optional[int]:
     """The generation of a worker's token Secret (multikueue-sa-token-<n>), else None."""
     if canonical_type(step.type) != "kubernetes:core/v1:Secret" or watched(step) != MANAGER_ENTRY:
         return None
-    metadata = step.inputs().get("metadata") if isinstance(step.inputs().get("metadata"), Mapping) else {}
+    metadata = _metadata(step.inputs())
     match = _TOKEN_SECRET.search(str(metadata.get("name") or step.name))
     return int(match.group(1)) if match else None
 
@@ -293,11 +302,16 @@ def judge_plan(steps: list[Step], allowances: Allowances, kept_tokens: Optional[
             continue
         kueue = _KUEUE_TYPE.fullmatch(canonical_type(step.type))
         config = kueue is not None and kueue.group(1) == "MultiKueueConfig"
+        if canonical_type(step.type) == CRD_TYPE:
+            judged.append(_judge_crd(step, known))
+            continue
         entry = None if config else watched(step)
-        if known is None and (config or entry is not None):
-            judged.append(Judged(step, entry, True, f"{step.op!r} is not a step operation this check-plan knows (the "
-                                                    f"{len(OPERATIONS)} of Pulumi's step.go), so it cannot tell what "
-                                                    f"it does to {'the MultiKueueConfig' if config else entry}"))
+        if known is None:
+            if config or entry is not None:
+                judged.append(Judged(step, entry, True,
+                                     f"{step.op!r} is not a step operation this check-plan knows (the "
+                                     f"{len(OPERATIONS)} of Pulumi's step.go), so it cannot tell what it does to "
+                                     f"{'the MultiKueueConfig' if config else entry}"))
             continue
         if config:
             judged.append(_judge_config(step, steps, allowances, *known))
@@ -306,7 +320,7 @@ def judge_plan(steps: list[Step], allowances: Allowances, kept_tokens: Optional[
             continue
         effect, what = known
         generation = token_generation(step) if step.op == "delete" else None
-        if step.op in RETAINABLE and step.old.get("retainOnDelete"):
+        if step.op in RETAINABLE and retained(step):
             judged.append(Judged(step, entry, False, f"{entry} is retained (retainOnDelete): nothing is deleted"))
         elif generation is not None and kept_tokens is not None and generation not in kept_tokens:
             judged.append(Judged(step, entry, False, f"token generation {generation} is no longer in "
@@ -318,5 +332,35 @@ def judge_plan(steps: list[Step], allowances: Allowances, kept_tokens: Optional[
         else:
             verb = "deletes" if effect is Effect.DELETE else "replaces"
             judged.append(Judged(step, entry, True, f"{verb} {entry} ({what}), which {ALLOW_KEY} does "
-                                                    "not list"))
+                                                    f"not list{_not_retained(step)}"))
     return judged
+
+
+def retained(step: Step) -> bool:
+    """The old state marks the resource retainOnDelete: Pulumi's state holds a JSON boolean there, and only `true`
+    is read as one (a text such as "false" is not: it would make a delete pass unjudged)."""
+    return step.old.get("retainOnDelete") is True
+
+
+def _not_retained(step: Step) -> str:
+    value = step.old.get("retainOnDelete")
+    if step.op not in RETAINABLE or value is None or isinstance(value, bool):
+        return ""
+    return (f" (its old state's retainOnDelete is {json.dumps(value)}, not the boolean true Pulumi writes, so it is "
+            "not read as retained)")
+
+
+def _judge_crd(step: Step, known: Optional[tuple[Effect, str]]) -> Judged:
+    """A destructive step (or one of an operation this gate does not know) on a CustomResourceDefinition: it
+    deletes every object of its kind; no allowReplacement entry covers that, so only a retained one passes."""
+    metadata = _metadata(step.inputs())
+    name = metadata.get("name") or step.name
+    if step.op in RETAINABLE and retained(step):
+        return Judged(step, None, False, f"CustomResourceDefinition {name} is retained (retainOnDelete): nothing is "
+                                         "deleted")
+    verb = ("replaces" if known[0] is Effect.REPLACE else "deletes") if known is not None else f"{step.op!r} on"
+    return Judged(step, None, True,
+                  f"{verb} CustomResourceDefinition {name}, and with it every object of that kind in the cluster "
+                  f"(for a Kueue CRD, every ClusterQueue, LocalQueue or Workload of the kind){_not_retained(step)}; "
+                  f"no {ALLOW_KEY} entry covers a CRD: keep it in the program, or set retainOnDelete on it and "
+                  "remove it in a later update")

@@ -13,7 +13,9 @@ program compares that the last one did not record is unknown for one update (not
 recorded from then on. A record without `tracked` was written before it existed, and compared
 every path but those of `_ADDED_WITH_TRACKED`. A record without `kueueObjects` was written before
 Kueue objects were guarded: for one update the guard then says it cannot compare them; one without
-`fleet` the same for a fleet's links.
+`fleet` the same for a fleet's links. `priorityClasses` holds each WorkloadPriorityClass's value and
+`provisioningConfigs` each ProvisioningRequestConfig's spec, so that the guard can say what a change of one does to
+the workloads that use it (a record without them compares none).
 """
 
 from __future__ import annotations
@@ -78,6 +80,10 @@ class Record:
     fleet_tracked: bool = True
     # Read side: per type, the replace-forcing paths this program compares that the record lacks.
     untracked: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # Each WorkloadPriorityClass's value and each ProvisioningRequestConfig's spec, by name; None on the read side
+    # when the record predates them.
+    priority_classes: Optional[Mapping[str, Any]] = field(default_factory=dict)
+    provisioning_configs: Optional[Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
 
     def get(self, entry: Entry) -> Optional[Tracked]:
         return self.resources.get(entry)
@@ -116,6 +122,8 @@ def to_output(record: Record) -> dict[str, Any]:
             entry.name: {"type": t.type_token, "label": t.label, "facts": dict(t.facts)}
             for entry, t in items if entry.target is Target.FLEET
         },
+        "priorityClasses": dict(sorted((record.priority_classes or {}).items())),
+        "provisioningConfigs": {name: dict(spec) for name, spec in sorted((record.provisioning_configs or {}).items())},
     }
 
 
@@ -160,11 +168,15 @@ def from_outputs(outputs: Any) -> Previous:
         untracked = {token: frozenset(set(paths) - known.get(token, set()))
                      for token, paths in tracked_now().items() if set(paths) - known.get(token, set())}
         cluster_id = outputs.get(CLUSTER_ID_OUTPUT)
+        configs, classes = doc.get("provisioningConfigs"), doc.get("priorityClasses")
         record = Record(resources, str(doc["kueueInstall"]), str(doc["kubernetesVersion"]),
                         str(doc["upgradeChannel"]), SystemPoolOwner(doc["systemPool"]),
                         cluster_id if isinstance(cluster_id, str) and cluster_id.startswith("/") else None,
                         queues_tracked=isinstance(objects, Mapping), fleet_tracked=isinstance(links, Mapping),
-                        untracked=untracked)
+                        untracked=untracked,
+                        priority_classes=dict(classes) if isinstance(classes, Mapping) else None,
+                        provisioning_configs={str(k): dict(v) for k, v in configs.items() if isinstance(v, Mapping)}
+                        if isinstance(configs, Mapping) else None)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         return Previous(None, f"the previous `{OUTPUT}` output cannot be read ({error})")
     return Previous(record)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from aks_kueue.aks import kubernetes_versions
+from aks_kueue.k8s.field import FieldError
 
 # The cluster auto-upgrade channels and what each one moves (learn.microsoft.com/azure/aks/auto-upgrade-cluster).
 MOVES_MINOR = ("stable", "rapid")
@@ -27,7 +28,7 @@ def manages_kubernetes_version(channel: str) -> bool:
     return channel not in MOVES_MINOR
 
 
-def version_channel_problem(version: str, channel: str) -> Optional[str]:
+def version_channel_problem(version: str, channel: str) -> Optional[FieldError]:
     """Why this pair would drift, or None.
 
     `patch` keeps the newest patch of the minor written, so "1.34" is stable, but a pinned
@@ -36,7 +37,8 @@ def version_channel_problem(version: str, channel: str) -> Optional[str]:
     """
     if channel == "patch" and (parsed := kubernetes_versions.parse(version)) is not None and parsed[2] is not None:
         minor = ".".join(version.split(".")[:2])
-        return (f"{version!r} pins a patch, but upgradeChannel patch moves the patch, so the next pulumi up "
-                f"would try to go back to {version}; write \"{minor}\" (the channel keeps its newest patch), or "
-                "set upgradeChannel: node-image or none to keep the exact patch")
+        return FieldError("", f"{version!r} pins a patch, but upgradeChannel patch moves the patch, so the next "
+                              f"pulumi up would try to go back to {version}",
+                          f"write \"{minor}\" (the channel keeps its newest patch), or set upgradeChannel: node-image "
+                          "or none to keep the exact patch")
     return None

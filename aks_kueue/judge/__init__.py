@@ -19,17 +19,17 @@ from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
 from aks_kueue.aks.nodes import PoolCapacity
 from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.judge.finding import ERROR, WARNING, Amount, Finding, Severity
-from aks_kueue.judge.rules import READABLE, Judging, rule, run
+from aks_kueue.judge.rules import READABLE, Judging, finding, rule, run
 from aks_kueue.model.desired import Model
 
 RESOURCE_UNREADABLE = "resource-unreadable"
 
 
 @rule(RESOURCE_UNREADABLE, "Every resource the pack reads has the shape it reads.", "aks-kueue's model of the "
-      "resources (aks_kueue/model/from_resources.py)", "every resource the pack reads", READABLE)
+      "resources (aks_kueue/model/from_resources.py)", "every resource the pack reads", READABLE, severity=ERROR)
 def unreadable(model: Model) -> list[Finding]:
-    return [Finding(RESOURCE_UNREADABLE, ERROR, u.subject, u.subject, u.message,
-                    "give the resource the shape the pack reads, or remove it") for u in model.unreadable]
+    return [finding(RESOURCE_UNREADABLE, object=u.subject, key=u.subject, message=u.message,
+                    fix="give the resource the shape the pack reads, or remove it") for u in model.unreadable]
 
 
 # Imported after the first rule: the registry's order, which is the judge's, is the order of import.
@@ -43,6 +43,8 @@ class Judgement:
     pools: list[PoolCapacity] = field(default_factory=list)
     flavors: dict[str, FlavorPlacement] = field(default_factory=dict)
     capacity: list[capacity.CapacityRow] = field(default_factory=list)
+    # A MultiKueue manager runs no jobs: its quota is set against its workers' instead (None: not a manager).
+    fleet_quota: Optional[list[fleet.FleetQuota]] = None
 
     @property
     def errors(self) -> list[Finding]:
@@ -62,6 +64,7 @@ def judge(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD, today: Opti
     found = feasibility.judged(judging)
     if found is not None:
         judgement.pools, judgement.flavors, judgement.capacity = found.pools, found.placements, found.rows
+    judgement.fleet_quota = judging.shared(fleet.FLEET_QUOTA, lambda: fleet.fleet_quota(model))
     return judgement
 
 

@@ -18,7 +18,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 import math
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any, Iterable, Mapping, Optional
 
 from aks_kueue.admission.quota import QuotaTree
@@ -27,9 +26,13 @@ from aks_kueue.aks.nodes import PoolCapacity, is_modelled
 from aks_kueue.aks.placement import FlavorPlacement, place_flavors
 from aks_kueue.aks.pools import taint_text
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
+from aks_kueue.judge.rules import finding
 from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS
+from aks_kueue.judge.objects import Valid, of_kind
+from aks_kueue.k8s.field import Path
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
-from aks_kueue.kueue.units import CPU, amount as units
+from aks_kueue.kueue.units import CPU
+from aks_kueue.kueue.views import QuotaHolder, ResourceFlavor
 from aks_kueue.model.desired import KueueItem
 
 QUOTA_ABOVE_CAPACITY = "quota-above-capacity"
@@ -38,8 +41,7 @@ FLAVOR_LANDS_NOWHERE = "flavor-lands-nowhere"
 FLAVOR_RESOURCE_MISSING = "flavor-resource-missing"
 TAINT_NOT_TOLERATED = "taint-not-tolerated"
 GPUS_NOT_ADVERTISED = "gpus-not-advertised"
-
-Valid = tuple[KueueItem, Mapping[str, Any]]  # an object Kueue accepts, and its manifest as stored
+RESOURCE_GROUPS = Path("spec", "resourceGroups")
 
 
 @dataclass(frozen=True)
@@ -86,16 +88,10 @@ class CapacityRow:
                 "headroom": "-" if self.headroom is None else show(self.resource, self.headroom)}
 
 
-@lru_cache(maxsize=4096)
-def _amount(resource: str, quantity: str | int) -> int:
-    """Quotas repeat across queues; parse each spelling once."""
-    return units(resource, quantity)
-
-
-def placements(valid: Iterable[Valid], pools: list[PoolCapacity], managed: bool,
+def placements(valid: Iterable[Valid[Any]], pools: list[PoolCapacity], managed: bool,
                generated: Iterable[str] = ()) -> dict[str, FlavorPlacement]:
     """Where each ResourceFlavor lands; in managed mode also the generated flavors queues name."""
-    found = place_flavors([manifest for _, manifest in valid], pools)
+    found = place_flavors([each.view for each in of_kind(valid, ResourceFlavor)], pools)
     if managed:
         by_name = {p.name: p for p in pools}
         for name in generated:
@@ -111,21 +107,14 @@ def placements(valid: Iterable[Valid], pools: list[PoolCapacity], managed: bool,
     return found
 
 
-def quota_entries(valid: Iterable[Valid]) -> list[QuotaEntry]:
-    entries = []
-    for item, manifest in valid:
-        if item.kind not in ("ClusterQueue", "Cohort"):
-            continue
-        for g, group in enumerate((manifest.get("spec") or {}).get("resourceGroups") or []):
-            for f, flavor in enumerate(group.get("flavors") or []):
-                for r, resource in enumerate(flavor.get("resources") or []):
-                    name = resource["name"]
-                    limit = resource.get("borrowingLimit")
-                    entries.append(QuotaEntry(
-                        item, f"spec.resourceGroups[{g}].flavors[{f}].resources[{r}]", flavor["name"], name,
-                        _amount(name, resource.get("nominalQuota", 0)),
-                        None if limit is None else _amount(name, limit)))
-    return entries
+def quota_entries(valid: Iterable[Valid[Any]]) -> list[QuotaEntry]:
+    """Every resource quota of the ClusterQueues and Cohorts, in order."""
+    return [QuotaEntry(holder.item, str(RESOURCE_GROUPS.index(g).child("flavors").index(f).child("resources").index(r)),
+                       flavor.name, quota.name, quota.nominal_quota, quota.borrowing_limit)
+            for holder in of_kind(valid, QuotaHolder)
+            for g, group in enumerate(holder.view.resource_groups)
+            for f, flavor in enumerate(group.flavors)
+            for r, quota in enumerate(flavor.resources)]
 
 
 def capacity_rows(entries: list[QuotaEntry], flavors: Mapping[str, FlavorPlacement],
@@ -153,9 +142,10 @@ def capacity_rows(entries: list[QuotaEntry], flavors: Mapping[str, FlavorPlaceme
             capacity = placement.total(resource)
             verdict = "over" if total > capacity else "ok"
         rows.append(CapacityRow(flavor, resource, total, capacity, verdict, assumption, note))
-        if verdict == "over":
+        # Over and missing come only of a placed flavor with a capacity.
+        if verdict == "over" and placement is not None and capacity is not None:
             findings.append(_over_capacity(placement, resource, group, total, capacity, note))
-        elif verdict == "missing":
+        elif verdict == "missing" and placement is not None:
             findings.append(_missing_resource(placement, resource, group))
     return rows, findings
 
@@ -206,29 +196,30 @@ def _over_capacity(placement: FlavorPlacement, resource: str, group: list[QuotaE
     more = f" and {len(shares) - 5} more" if len(shares) > 5 else ""
     pools = transformation or ", ".join(f"pool {p.name}: {show(resource, p.node.amounts.get(resource, 0))} per node x "
                                         f"{n} nodes{p.not_advertised(resource)}" for p, n in placement.pools)
-    return Finding(
-        QUOTA_ABOVE_CAPACITY, ERROR, largest.owner.label, field_key(largest.owner.key, f"{largest.path}.nominalQuota"),
-        f"the nominalQuota for {resource} on flavor {placement.name} adds up to {show(resource, total)} "
+    return finding(
+        QUOTA_ABOVE_CAPACITY, object=largest.owner.label,
+        key=field_key(largest.owner.key, f"{largest.path}.nominalQuota"),
+        message=f"the nominalQuota for {resource} on flavor {placement.name} adds up to {show(resource, total)} "
         f"({listed}{more}), but its pools can allocate only {show(resource, capacity)} at maxCount "
         f"({pools}){_assumed(placement)}; work Kueue admits beyond that stays Pending",
-        advertise_first([p.name for p, _ in placement.pools if p.not_advertised(resource)])
+        fix=advertise_first([p.name for p, _ in placement.pools if p.not_advertised(resource)])
         + f"lower those nominalQuotas by {show(resource, total - capacity)} in all (this one is the largest), or "
         "raise the pools' maxCount",
-        {"flavor": placement.name, "resource": resource, "quota": amount(resource, total),
-         "capacity": amount(resource, capacity), "excess": amount(resource, total - capacity)})
+        numbers={"flavor": placement.name, "resource": resource, "quota": amount(resource, total),
+                 "capacity": amount(resource, capacity), "excess": amount(resource, total - capacity)})
 
 
 def _missing_resource(placement: FlavorPlacement, resource: str, group: list[QuotaEntry]) -> Finding:
     entry = next(e for e in group if e.nominal)
     pools = ", ".join(p.name for p, _ in placement.pools)
-    return Finding(
-        FLAVOR_RESOURCE_MISSING, ERROR, entry.owner.label, field_key(entry.owner.key, f"{entry.path}.nominalQuota"),
-        f"{entry.owner.label} gives flavor {placement.name} {show(resource, entry.nominal)} {resource}, but "
+    return finding(
+        FLAVOR_RESOURCE_MISSING, object=entry.owner.label, key=field_key(entry.owner.key, f"{entry.path}.nominalQuota"),
+        message=f"{entry.owner.label} gives flavor {placement.name} {show(resource, entry.nominal)} {resource}, but "
         f"the nodes of its pools ({pools}) have no {resource}{_assumed(placement)}; pods admitted with it can never "
         "be scheduled",
-        f"set that nominalQuota to 0, or bind flavor {placement.name} to a pool whose nodes have {resource}",
-        {"flavor": placement.name, "resource": resource, "quota": amount(resource, entry.nominal),
-         "capacity": amount(resource, 0)})
+        fix=f"set that nominalQuota to 0, or bind flavor {placement.name} to a pool whose nodes have {resource}",
+        numbers={"flavor": placement.name, "resource": resource, "quota": amount(resource, entry.nominal),
+                 "capacity": amount(resource, 0)})
 
 
 def borrowing_findings(tree: Optional[QuotaTree], entries: list[QuotaEntry],
@@ -252,41 +243,44 @@ def borrowing_findings(tree: Optional[QuotaTree], entries: list[QuotaEntry],
             path = f"{entry.path}.borrowingLimit" if entry.borrowing_limit is not None else "spec.cohortName"
             limit = ("no borrowingLimit" if entry.borrowing_limit is None
                      else f"borrowingLimit {show(entry.resource, entry.borrowing_limit)}")
-            findings.append(Finding(
-                BORROWING_ABOVE_CAPACITY, ERROR, entry.owner.label, field_key(entry.owner.key, path),
-                f"{entry.owner.label} has nominalQuota {show(entry.resource, entry.nominal)} {entry.resource} "
+            findings.append(finding(
+                BORROWING_ABOVE_CAPACITY, object=entry.owner.label, key=field_key(entry.owner.key, path),
+                message=f"{entry.owner.label} has nominalQuota {show(entry.resource, entry.nominal)} {entry.resource} "
                 f"on flavor {entry.flavor} and {limit}, so with what its cohort lends it can be admitted up to "
                 f"{show(entry.resource, reach)}, above the {show(entry.resource, capacity)} its pools can allocate"
                 f"{_assumed(placement)}",
-                f"set borrowingLimit to at most {show(entry.resource, capacity - entry.nominal)}, or lower the "
+                fix=f"set borrowingLimit to at most {show(entry.resource, capacity - entry.nominal)}, or lower the "
                 "cohort's quotas for this flavor",
-                {"flavor": entry.flavor, "resource": entry.resource, "nominal": amount(entry.resource, entry.nominal),
-                 "reach": amount(entry.resource, reach), "capacity": amount(entry.resource, capacity)}))
+                numbers={"flavor": entry.flavor, "resource": entry.resource,
+                         "nominal": amount(entry.resource, entry.nominal), "reach": amount(entry.resource, reach),
+                         "capacity": amount(entry.resource, capacity)}))
     return findings
 
 
-def flavor_findings(valid: Iterable[Valid], flavors: Mapping[str, FlavorPlacement]) -> list[Finding]:
-    items = {item.name: item for item, _ in valid if item.kind == "ResourceFlavor"}
+def flavor_findings(valid: Iterable[Valid[Any]], flavors: Mapping[str, FlavorPlacement]) -> list[Finding]:
+    items = {each.view.name: each.item for each in of_kind(valid, ResourceFlavor)}
     findings = []
     for placement in flavors.values():
         if placement.pools:
             continue
         item = items.get(placement.name)
         if item is None:  # a flavor the managed extension generates, with no pool it could land on
-            findings.append(Finding(
-                FLAVOR_LANDS_NOWHERE, WARNING, f"ResourceFlavor {placement.name}", "aks-kueue:nodePools",
-                f"the managed extension generates flavor {placement.name} for matching user pools, and no pool of "
-                f"this stack could match it ({placement.assumption}); ClusterQueues naming it stay inactive",
-                "add a user pool it covers, or name another flavor", {"flavor": placement.name, "pools": 0}))
+            findings.append(finding(
+                FLAVOR_LANDS_NOWHERE, severity=WARNING, object=f"ResourceFlavor {placement.name}",
+                key="aks-kueue:nodePools",
+                message=f"the managed extension generates flavor {placement.name} for matching user pools, and no pool "
+                f"of this stack could match it ({placement.assumption}); ClusterQueues naming it stay inactive",
+                fix="add a user pool it covers, or name another flavor",
+                numbers={"flavor": placement.name, "pools": 0}))
             continue
         labels = ", ".join(f"{k}={v}" for k, v in placement.node_labels.items())
-        findings.append(Finding(
-            FLAVOR_LANDS_NOWHERE, ERROR, item.label, field_key(item.key, "spec.nodeLabels"),
-            f"flavor {placement.name} selects nodes labelled {labels}, and no pool's nodes carry those labels; "
+        findings.append(finding(
+            FLAVOR_LANDS_NOWHERE, severity=ERROR, object=item.label, key=field_key(item.key, "spec.nodeLabels"),
+            message=f"flavor {placement.name} selects nodes labelled {labels}, and no pool's nodes carry those labels; "
             "Kueue copies them into the pods it admits, which then stay Pending",
-            "bind the flavor to a pool with nodePool: <pool>, or use labels a pool's nodes have "
+            fix="bind the flavor to a pool with nodePool: <pool>, or use labels a pool's nodes have "
             "(kubernetes.azure.com/agentpool, node.kubernetes.io/instance-type, the pool's labels)",
-            {"flavor": placement.name, "nodeLabels": dict(placement.node_labels), "pools": 0}))
+            numbers={"flavor": placement.name, "nodeLabels": dict(placement.node_labels), "pools": 0}))
     return findings
 
 
@@ -301,14 +295,14 @@ def taint_findings(pools: list[PoolCapacity], flavors: Mapping[str, FlavorPlacem
                 continue
             text = taint_text(taint)
             names = ", ".join(f.name for f in bound)
-            findings.append(Finding(
-                TAINT_NOT_TOLERATED, ERROR, f"node pool {pool.name}", field_key(pool.spec.key, "taints"),
-                f"pool {pool.name}'s nodes are tainted {text}, and no flavor that lands there ({names}) declares "
-                "it in nodeTaints or tolerates it, so pods Kueue admits to them are not scheduled there",
-                f"bind the flavor with nodePool: {pool.name} (it copies the taints into nodeTaints), or add "
+            findings.append(finding(
+                TAINT_NOT_TOLERATED, object=f"node pool {pool.name}", key=field_key(pool.spec.key, "taints"),
+                message=f"pool {pool.name}'s nodes are tainted {text}, and no flavor that lands there ({names}) "
+                "declares it in nodeTaints or tolerates it, so pods Kueue admits to them are not scheduled there",
+                fix=f"bind the flavor with nodePool: {pool.name} (it copies the taints into nodeTaints), or add "
                 f"{{key: {taint['key']}, operator: Equal, value: {taint.get('value') or ''}, effect: "
                 f"{taint['effect']}}} to its spec.tolerations",
-                {"pool": pool.name, "taint": text, "flavors": [f.name for f in bound]}))
+                numbers={"pool": pool.name, "taint": text, "flavors": [f.name for f in bound]}))
     return findings
 
 
@@ -320,13 +314,13 @@ def advertising_findings(pools: list[PoolCapacity]) -> list[Finding]:
         missing = pool.node.unadvertised
         if missing is None:
             continue
-        findings.append(Finding(
-            GPUS_NOT_ADVERTISED, WARNING, f"node pool {pool.name}", field_key(pool.spec.key, "gpuDevicePlugin"),
-            f"pool {pool.name}'s nodes have {missing.gpus} {missing.resource} each, but nothing advertises them: "
-            f"{missing.why}; Kubernetes never schedules a pod asking for {missing.resource} there, so the capacity "
-            f"model counts 0", missing.fix,
-            {"pool": pool.name, "resource": missing.resource, "perNode": amount(missing.resource, missing.gpus),
-             "counted": amount(missing.resource, 0)}))
+        findings.append(finding(
+            GPUS_NOT_ADVERTISED, object=f"node pool {pool.name}", key=field_key(pool.spec.key, "gpuDevicePlugin"),
+            message=f"pool {pool.name}'s nodes have {missing.gpus} {missing.resource} each, but nothing advertises "
+            f"them: {missing.why}; Kubernetes never schedules a pod asking for {missing.resource} there, so the "
+            "capacity model counts 0", fix=missing.fix,
+            numbers={"pool": pool.name, "resource": missing.resource, "perNode": amount(missing.resource, missing.gpus),
+                     "counted": amount(missing.resource, 0)}))
     return findings
 
 

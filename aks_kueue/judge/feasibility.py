@@ -18,8 +18,12 @@ from aks_kueue.aks.managed_extension import RESERVED_PREFIX
 from aks_kueue.aks.nodes import PoolCapacity, pool_capacity
 from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.judge import capacity, objects, provisioning, topology, workloads
-from aks_kueue.judge.finding import Finding
-from aks_kueue.judge.rules import FLAVORS_MATCH, PROVISIONING, QUOTA_FITS, VM_OVERHEAD, WORKLOADS_FIT, Judging, rule
+from aks_kueue.judge.finding import ERROR, WARNING, Finding
+from aks_kueue.judge.objects import Valid, of_kind, valid_objects
+from aks_kueue.judge.rules import (FLAVORS_MATCH, PROVISIONING, QUOTA_FITS, VM_OVERHEAD, WORKLOADS_FIT, Judging,
+                                   rule)
+from aks_kueue.kueue.convert import V1BETA2
+from aks_kueue.kueue.views import QuotaHolder
 from aks_kueue.model.desired import Model
 
 # What the admission core reads; Namespaces carry the labels namespaceSelectors match.
@@ -36,13 +40,9 @@ class Feasibility:
     rows: list[capacity.CapacityRow] = field(default_factory=list)
 
 
-def valid_objects(model: Model) -> list[capacity.Valid]:
-    """The Kueue objects Kueue accepts, each with its manifest as stored (defaults filled)."""
-    return [(item, obj.defaulted or obj.manifest)
-            for item, (obj, errors) in zip(model.objects, objects.checked_objects(model)) if not errors]
-
-
 def feasibility(model: Model, vm_overhead: Fraction) -> Feasibility:
+    if model.cluster is None:
+        return Feasibility()  # no cluster, no pools to place anything on (`judged` does not ask)
     valid = valid_objects(model)
     region = model.cluster.region
     pools = [pool_capacity(p, region, vm_overhead) for p in model.pools]
@@ -50,10 +50,10 @@ def feasibility(model: Model, vm_overhead: Fraction) -> Feasibility:
     entries = capacity.quota_entries(valid)
     rows, found = capacity.capacity_rows(entries, placements, model.resource_rules)
     accepted = objects.valid_workloads(model)
-    manifests = [manifest for _, manifest in valid if manifest.get("kind") in QUEUE_KINDS]
+    manifests = [dict(each.manifest) for each in valid if each.item.kind in QUEUE_KINDS]
     manifests += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n.name, "labels": dict(n.labels)}}
                   for n in model.namespaces]
-    manifests += generated_stubs(valid, model)
+    manifests += generated_stubs(model)
     snapshot, tree = None, None
     try:
         if accepted:
@@ -85,36 +85,39 @@ PROVISIONING_REQUEST = ("Kueue ProvisioningRequest admission checks; the AKS clu
 
 
 @rule(capacity.QUOTA_ABOVE_CAPACITY, "Nominal quota stays within what the pools its flavor selects can allocate.",
-      CAPACITY, "ClusterQueue and Cohort quotas", QUOTA_FITS, config=VM_OVERHEAD)
+      CAPACITY, "ClusterQueue and Cohort quotas", QUOTA_FITS, config=VM_OVERHEAD, severity=ERROR)
 @rule(capacity.BORROWING_ABOVE_CAPACITY,
       "What a ClusterQueue can borrow stays within what its flavor's pools allocate.",
-      CAPACITY, "ClusterQueue borrowing limits", QUOTA_FITS, config=VM_OVERHEAD)
+      CAPACITY, "ClusterQueue borrowing limits", QUOTA_FITS, config=VM_OVERHEAD, severity=ERROR)
 @rule(capacity.FLAVOR_LANDS_NOWHERE, "Every ResourceFlavor selects the nodes of a node pool.", CAPACITY,
-      "ResourceFlavors", FLAVORS_MATCH, config=VM_OVERHEAD)
+      "ResourceFlavors", FLAVORS_MATCH, config=VM_OVERHEAD, severity=ERROR,
+      graded="a flavor the managed extension generates, whose placement is assumed, is a warning")
 @rule(capacity.FLAVOR_RESOURCE_MISSING, "A flavor's quota names only resources its pools' nodes have.", CAPACITY,
-      "ClusterQueue quotas", FLAVORS_MATCH, config=VM_OVERHEAD)
+      "ClusterQueue quotas", FLAVORS_MATCH, config=VM_OVERHEAD, severity=ERROR)
 @rule(capacity.TAINT_NOT_TOLERATED, "Every pool taint is declared or tolerated by the flavors landing there.",
-      CAPACITY, "node pools and ResourceFlavors", FLAVORS_MATCH, config=VM_OVERHEAD)
+      CAPACITY, "node pools and ResourceFlavors", FLAVORS_MATCH, config=VM_OVERHEAD, severity=ERROR)
 @rule(topology.TOPOLOGY_NEEDS_NODES, "A Topology Aware Scheduling flavor has nodes that exist to place on.", TAS,
-      "TAS ResourceFlavors", FLAVORS_MATCH, config=VM_OVERHEAD)
+      "TAS ResourceFlavors", FLAVORS_MATCH, config=VM_OVERHEAD, severity=ERROR,
+      graded="quota above the nodes that always exist is a warning (it is usable while other work keeps nodes up); "
+             "no such node at all, or a workload needing more than they hold, is an error")
 @rule(capacity.GPUS_NOT_ADVERTISED, "A GPU pool's GPUs are advertised to Kubernetes (a device plugin).",
-      "AKS GPU node pools (aks_kueue/aks/device_plugin.py)", "GPU node pools")
+      "AKS GPU node pools (aks_kueue/aks/device_plugin.py)", "GPU node pools", severity=WARNING)
 @rule(workloads.WORKLOAD_NOT_ADMITTED, "Every expected workload is admitted by its ClusterQueue alone on an empty "
-      "cluster.", ADMISSION, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD)
+      "cluster.", ADMISSION, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD, severity=ERROR)
 @rule(workloads.POD_FITS_NO_NODE, "Every pod of an expected workload fits a node of a pool its flavors select.",
-      ADMISSION, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD)
+      ADMISSION, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD, severity=ERROR)
 @rule(workloads.PODSET_EXCEEDS_POOLS, "Every pod set fits the pools its flavors select at their maximum.",
-      ADMISSION, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD)
+      ADMISSION, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD, severity=ERROR)
 @rule(workloads.PODSET_CONFLICTING_FLAVORS, "A pod set's flavors do not ask for nodes no pool has.", ADMISSION,
-      "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD)
+      "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD, severity=ERROR)
 @rule(provisioning.PROVISIONING_UNAVAILABLE, "Every ProvisioningRequest admission check can pass on AKS.",
-      PROVISIONING_REQUEST, "AdmissionChecks and ProvisioningRequestConfigs", PROVISIONING)
+      PROVISIONING_REQUEST, "AdmissionChecks and ProvisioningRequestConfigs", PROVISIONING, severity=ERROR)
 @rule(provisioning.PODSET_UNPROVISIONABLE, "A ProvisioningRequest check can provision every pod set it gates.",
-      PROVISIONING_REQUEST, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD)
+      PROVISIONING_REQUEST, "expected workloads", WORKLOADS_FIT, config=VM_OVERHEAD, severity=ERROR)
 @rule(topology.PODSET_EXCEEDS_HOST, "A pod set required on one host fits one node.", TAS, "expected workloads",
-      WORKLOADS_FIT, config=VM_OVERHEAD)
+      WORKLOADS_FIT, config=VM_OVERHEAD, severity=ERROR)
 @rule(topology.TOPOLOGY_REQUEST_MISMATCH, "A pod set's topology request can be placed.", TAS, "expected workloads",
-      WORKLOADS_FIT, config=VM_OVERHEAD)
+      WORKLOADS_FIT, config=VM_OVERHEAD, severity=ERROR)
 def feasibility_findings(model: Model, judging: Judging) -> list[Finding]:
     """The pass's findings; a fleet manager's are only those of its own admission (`manager_admission`)."""
     found = judged(judging)
@@ -143,24 +146,23 @@ def manager_admission(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD)
     yield from (f for f in feasibility(model, vm_overhead).findings if f.kind == workloads.WORKLOAD_NOT_ADMITTED)
 
 
-def generated_stubs(valid, model: Model) -> list[dict[str, Any]]:
+def generated_stubs(model: Model) -> list[dict[str, Any]]:
     """The `aks-*` flavors and priority classes the managed extension creates in the cluster, for
     admission: queues may name them without defining them."""
     if not model.managed:
         return []
     from aks_kueue.aks.managed_extension import PRIORITY_CLASSES
 
-    defined = {(m.get("kind"), (m.get("metadata") or {}).get("name")) for _, m in valid}
-    stubs = [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": {}}
-             for name in _named_flavors(valid)
-             if name.startswith(RESERVED_PREFIX) and ("ResourceFlavor", name) not in defined]
-    stubs += [{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "WorkloadPriorityClass", "metadata": {"name": name},
-               "value": value} for name, value in PRIORITY_CLASSES.items() if ("WorkloadPriorityClass", name) not in defined]
+    valid = valid_objects(model)
+    defined = {(each.item.kind, each.view.name) for each in valid}
+    stubs: list[dict[str, Any]] = [
+        {"apiVersion": V1BETA2, "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": {}}
+        for name in _named_flavors(valid) if name.startswith(RESERVED_PREFIX) and ("ResourceFlavor", name) not in defined]
+    stubs += [{"apiVersion": V1BETA2, "kind": "WorkloadPriorityClass", "metadata": {"name": name}, "value": value}
+              for name, value in PRIORITY_CLASSES.items() if ("WorkloadPriorityClass", name) not in defined]
     return stubs
 
 
-def _named_flavors(valid) -> list[str]:
+def _named_flavors(valid: list[Valid[Any]]) -> list[str]:
     """The flavors the ClusterQueues and Cohorts name, sorted."""
-    return sorted({n for _, m in valid if m.get("kind") in ("ClusterQueue", "Cohort")
-                   for group in (m.get("spec") or {}).get("resourceGroups") or []
-                   for flavor in group.get("flavors") or [] if isinstance(n := flavor.get("name"), str)})
+    return sorted({name for holder in of_kind(valid, QuotaHolder) for name in holder.view.flavor_names})

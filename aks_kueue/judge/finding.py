@@ -1,7 +1,10 @@
 """A finding: what is wrong, where it is written, the numbers, and how to fix it.
 
 One dataclass everywhere: the judge returns findings, the program refuses a config with
-them, the policy pack reports them as violations and the CLI renders them.
+them, the policy pack reports them as violations and the CLI renders them. It is built by
+keyword only; a rule of the judge builds its findings through its registered rule
+(`judge.rules.finding`), which gives them the severity it declares, and which also says whether
+they block the program and where they are documented.
 """
 
 from __future__ import annotations
@@ -36,17 +39,15 @@ class Amount:
         return {"value": self.value, "unit": self.unit}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Finding:
-    kind: str
+    kind: str             # the id of its rule (the day-2 guard's and the program's own kinds are not rules)
     severity: Severity
     object: str           # what it is about, e.g. "ClusterQueue team-a", "node pool t4"
     key: str              # the key to edit, e.g. aks-kueue:queues.clusterQueues[0].spec....nominalQuota
-    message: str
-    fix: str = ""
+    message: str          # what is wrong
+    fix: str = ""         # what to do about it
     numbers: Mapping[str, Any] = field(default_factory=dict)
-    # The config cannot be used as written: the program stops before registering anything.
-    blocking: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "severity": self.severity.value, "object": self.object, "key": self.key,

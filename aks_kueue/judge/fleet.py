@@ -19,22 +19,26 @@ with quota for a resource no worker holds, it is an error: most of the admitted 
 
 from __future__ import annotations
 
+import weakref
 from collections import defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Iterable, Mapping, Optional
 
 from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
 from aks_kueue.judge import capacity, objects
-from aks_kueue.judge.feasibility import WORKLOAD_KINDS, feasibility, is_manager, valid_objects
+from aks_kueue.judge.feasibility import WORKLOAD_KINDS, feasibility, is_manager
+from aks_kueue.judge.objects import of_kind, valid_objects
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
-from aks_kueue.judge.rules import FLEET, VM_OVERHEAD, rule
+from aks_kueue.judge.rules import FLEET, VM_OVERHEAD, Judging, finding, rule
 from aks_kueue.judge.stack import within
 from aks_kueue.kueue import catalog, multikueue as mk
-from aks_kueue.kueue.admission_checks import is_provisioning
-from aks_kueue.model.desired import Install, Model
-from aks_kueue.model.fleet import FLEET_OUTPUT, Worker
-from aks_kueue.model.fleet_outputs import UnreadableOutputs, held_generation, worker_model
+from aks_kueue.kueue.admission_checks import PROVISIONING_CONTROLLER
+from aks_kueue.kueue.views import AdmissionCheck, ClusterQueue, LocalQueue, MultiKueueConfig, WorkloadPriorityClass
+from aks_kueue.model.desired import Install, KueueItem, Model
+from aks_kueue.model.fleet import FLEET_OUTPUT, Fleet, Worker
+from aks_kueue.model.fleet_outputs import held_generation, worker_model
+from aks_kueue.model.props import UnreadableValue
 
 OVERBOOKING_WARNING = Fraction(3, 2)
 OVERBOOKING_ERROR = Fraction(2)
@@ -55,6 +59,7 @@ KUEUE_VERSIONS = "fleet-kueue-versions"
 CHECKS_CONFLICT = "fleet-admission-checks-conflict"
 CHECK_CONFIG_MISSING = "fleet-check-config-missing"
 TOO_MANY_WORKERS = "fleet-too-many-workers"
+WORKER_IS_MANAGER = "fleet-worker-is-manager"
 WORKER_NOT_READY = "fleet-worker-not-ready"
 WORKER_OUTPUTS = "fleet-worker-outputs"
 MANAGER_NOT_READY = "fleet-manager-not-ready"
@@ -65,21 +70,51 @@ INSTALL_KEY = "aks-kueue:kueue"
 MK = "Kueue v0.19.2 MultiKueue (aks_kueue/kueue/multikueue.py cites the pages)"
 
 
+def _managed(model: Model) -> Optional[Fleet]:
+    """The fleet this stack manages; None on a worker or a stack of no fleet."""
+    return model.fleet if model.fleet is not None and model.fleet.manages else None
+
+
+def _mirroring(model: Model) -> Optional[Fleet]:
+    """The fleet this stack is a worker of; None on a manager or a stack of no fleet."""
+    return model.fleet if model.fleet is not None and not model.fleet.manages else None
+
+
 def _workers(model: Model) -> tuple[Worker, ...]:
-    return model.fleet.workers if is_manager(model) else ()
+    """The manager's workers, leaving out an entry that names the manager's own stack (`worker_is_manager`)."""
+    fleet = _managed(model)
+    return tuple(w for w in fleet.workers if not _is_self(fleet, w)) if fleet is not None else ()
+
+
+def _is_self(fleet: Fleet, worker: Worker) -> bool:
+    return bool(fleet.stack) and same_stack(worker.stack, fleet.stack)
 
 
 def _worker_models(model: Model) -> list[tuple[Worker, Model]]:
-    """Each listed worker that has exported its `fleet` output, as a model of its own."""
+    """Each listed worker that has exported its `fleet` output, as a model of its own; read once per manager
+    model, so that the rules that read them judge the same models (their checked objects read once too)."""
+    reference, found = _last_workers.get("entry", (None, []))
+    if reference is not None and reference() is model:
+        return found
     found = []
     for worker in _workers(model):
         if worker.outputs is None:
             continue
         try:
             found.append((worker, worker_model(worker.outputs, worker.stack)))
-        except UnreadableOutputs:
+        except UnreadableValue:
             continue  # worker_outputs() reports it
+    _last_workers["entry"] = (weakref.ref(model), found)
     return found
+
+
+# The workers' models of the last manager model, as one (manager reference, list) pair, replaced whole.
+_last_workers: dict[str, Any] = {}
+
+
+def _queues(model: Model) -> set[tuple[str, str]]:
+    """(namespace, name) of each LocalQueue."""
+    return {(q.view.namespace, q.view.name) for q in of_kind(valid_objects(model), LocalQueue)}
 
 
 def _frameworks(install: Optional[Install]) -> tuple[str, ...]:
@@ -92,61 +127,79 @@ def _frameworks(install: Optional[Install]) -> tuple[str, ...]:
 # ---- checks that stop the program (blocking) ---------------------------------------------------
 
 @rule(TOO_MANY_WORKERS, "A MultiKueueConfig lists no more clusters than Kueue allows.",
-      MK, "the fleet's workers", FLEET, blocking=True)
+      MK, "the fleet's workers", FLEET, blocking=True, severity=ERROR)
 def too_many_workers(model: Model) -> Iterable[Finding]:
-    workers = _workers(model)
-    if len(workers) > mk.MAX_CLUSTERS:
-        yield Finding(TOO_MANY_WORKERS, ERROR, "MultiKueueConfig", f"{model.fleet.key}.workers",
-                      f"{len(workers)} workers are listed; a MultiKueueConfig holds at most {mk.MAX_CLUSTERS} clusters",
-                      f"remove {len(workers) - mk.MAX_CLUSTERS}, or split the fleet under a second manager",
-                      {"workers": len(workers), "limit": mk.MAX_CLUSTERS}, blocking=True)
+    workers, fleet = _workers(model), _managed(model)
+    if fleet is not None and len(workers) > mk.MAX_CLUSTERS:
+        yield finding(TOO_MANY_WORKERS, object="MultiKueueConfig", key=f"{fleet.key}.workers",
+                      message=f"{len(workers)} workers are listed; a MultiKueueConfig holds at most {mk.MAX_CLUSTERS} "
+                      "clusters",
+                      fix=f"remove {len(workers) - mk.MAX_CLUSTERS}, or split the fleet under a second manager",
+                      numbers={"workers": len(workers), "limit": mk.MAX_CLUSTERS})
 
 
-def _held(model: Model) -> Optional[int]:
+@rule(WORKER_IS_MANAGER, "A manager does not list its own stack among its workers.", MK, "the fleet's workers",
+      FLEET, blocking=True, severity=ERROR)
+def worker_is_manager(model: Model) -> Iterable[Finding]:
+    """Before the first deploy the entry has no outputs, after it the manager's own: either way it is no worker, and
+    the other fleet checks leave it out (`_workers`), so this is the one thing said about it."""
+    fleet = _managed(model)
+    if fleet is None:
+        return
+    for i, worker in enumerate(fleet.workers):
+        if _is_self(fleet, worker):
+            yield finding(WORKER_IS_MANAGER, object=worker.label, key=worker.key or f"{fleet.key}.workers[{i}]",
+                          message=f"worker {worker.name} names {worker.stack}, this manager's own stack, and a manager "
+                          "cannot be its own MultiKueue worker",
+                          fix="remove it from aks-kueue:fleet.workers; a worker is another stack, with its own "
+                          f"cluster, whose aks-kueue:fleet has role: worker and manager: {fleet.stack}")
+
+
+def _held(fleet: Fleet) -> Optional[int]:
     """On a worker, the token generation its manager holds (as the manager's output says)."""
-    fleet = model.fleet
-    if fleet is None or fleet.manages:
-        return None
     return held_generation(fleet.manager_outputs, _stack_in(fleet.manager_outputs, fleet.stack))
 
 
 @rule(TOKEN_IN_USE, "A worker keeps the token generation its manager still connects with.",
-      "aks-kueue's token rotation (docs/fleet.md)", "a worker's tokenGenerations", FLEET, blocking=True)
+      "aks-kueue's token rotation (docs/fleet.md)", "a worker's tokenGenerations", FLEET, blocking=True, severity=ERROR)
 def token_in_use(model: Model) -> Iterable[Finding]:
     """A worker's rotation: the token the manager holds stays until the manager has taken the next."""
-    held, fleet = _held(model), model.fleet
-    if held is not None and held not in fleet.token_generations:
-        yield Finding(TOKEN_IN_USE, ERROR, f"Secret {mk.token_secret_name(held)}", f"{fleet.key}.tokenGenerations",
-                      f"the manager ({fleet.manager}) still connects with the token of generation {held}, which this "
-                      "update would delete; its MultiKueueCluster for this worker would lose its connection, nothing "
-                      "new would be dispatched here, and what runs here would be dispatched again elsewhere once "
-                      "Kueue's workerLostTimeout (15 minutes by default) has passed, while it runs on here",
-                      f"keep {held} listed until the manager's pulumi up has taken generation "
+    fleet = _mirroring(model)
+    held = _held(fleet) if fleet is not None else None
+    if fleet is not None and held is not None and held not in fleet.token_generations:
+        yield finding(TOKEN_IN_USE, object=f"Secret {mk.token_secret_name(held)}", key=f"{fleet.key}.tokenGenerations",
+                      message=f"the manager ({fleet.manager}) still connects with the token of generation {held}, "
+                      "which this update would delete; its MultiKueueCluster for this worker would lose its "
+                      "connection, nothing new would be dispatched here, and what runs here would be dispatched again "
+                      "elsewhere once Kueue's workerLostTimeout (15 minutes by default) has passed, while it runs on "
+                      "here",
+                      fix=f"keep {held} listed until the manager's pulumi up has taken generation "
                       f"{fleet.token_generations[0]}, then remove it (no allowReplacement entry lifts this: the "
-                      "manager's outputs say which token it holds)", {"held": held,
-                                                                          "kept": list(fleet.token_generations)},
-                      blocking=True)
+                      "manager's outputs say which token it holds)",
+                      numbers={"held": held, "kept": list(fleet.token_generations)})
 
 
 @rule(TOKEN_ROTATING, "A worker's manager has taken the token generation it exports.",
-      "aks-kueue's token rotation (docs/fleet.md)", "a worker's tokenGenerations", FLEET)
+      "aks-kueue's token rotation (docs/fleet.md)", "a worker's tokenGenerations", FLEET, severity=WARNING)
 def token_rotating(model: Model) -> Iterable[Finding]:
-    held, fleet = _held(model), model.fleet
-    if held is not None and held in fleet.token_generations and held != fleet.token_generations[0]:
-        yield Finding(TOKEN_ROTATING, WARNING, f"Secret {mk.token_secret_name(fleet.token_generations[0])}",
-                      f"{fleet.key}.tokenGenerations",
-                      f"the manager ({fleet.manager}) holds the token of generation {held}; this worker now exports "
-                      f"generation {fleet.token_generations[0]}",
-                      f"run pulumi up on the manager, then remove {held} here",
-                      {"held": held, "exported": fleet.token_generations[0]})
+    fleet = _mirroring(model)
+    held = _held(fleet) if fleet is not None else None
+    if fleet is not None and held is not None and held in fleet.token_generations \
+            and held != fleet.token_generations[0]:
+        yield finding(TOKEN_ROTATING, object=f"Secret {mk.token_secret_name(fleet.token_generations[0])}",
+                      key=f"{fleet.key}.tokenGenerations",
+                      message=f"the manager ({fleet.manager}) holds the token of generation {held}; this worker now "
+                      f"exports generation {fleet.token_generations[0]}",
+                      fix=f"run pulumi up on the manager, then remove {held} here",
+                      numbers={"held": held, "exported": fleet.token_generations[0]})
 
 
 # ---- the manager: what its workers can run ------------------------------------------------------
 
 @rule(WORKLOAD_UNRUNNABLE, "Every expected workload can run on at least one worker.",
-      MK, "expected workloads on a manager", FLEET, config=VM_OVERHEAD)
+      MK, "expected workloads on a manager", FLEET, config=VM_OVERHEAD, severity=ERROR)
 @rule(WORKLOAD_ONE_WORKER, "Every expected workload can run on more than one worker.",
-      MK, "expected workloads on a manager", FLEET, config=VM_OVERHEAD)
+      MK, "expected workloads on a manager", FLEET, config=VM_OVERHEAD, severity=WARNING)
 def workload_coverage(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> Iterable[Finding]:
     """Each expected workload on each worker, as that worker's own stack would judge it (its LocalQueue,
     ClusterQueue, quota and pools): none that can run it is an error, only one a warning."""
@@ -158,179 +211,223 @@ def workload_coverage(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD)
         with_work = replace(worker_view, workloads=model.workloads)
         found = objects.workload_findings(with_work)
         found += [f for f in feasibility(with_work, vm_overhead).findings if f.kind in WORKLOAD_KINDS]
-        for finding in found:
-            reasons[finding.object].setdefault(worker.name, finding.message)
+        for each in found:
+            reasons[each.object].setdefault(worker.name, each.message)
     for workload in model.workloads:
         refused = reasons.get(workload.label, {})
         able = [w.name for w, _ in workers if w.name not in refused]
         numbers = {"workers": [w.name for w, _ in workers], "canRun": able}
         if not able:
             why = "; ".join(f"{name}: {message}" for name, message in refused.items())
-            yield Finding(WORKLOAD_UNRUNNABLE, ERROR, workload.label, workload.key,
-                          f"{workload.label} can run on none of the fleet's {len(workers)} workers, so it would "
-                          f"wait on the manager forever ({why})",
-                          "give a worker the quota and pools it needs (its ClusterQueue for this LocalQueue, a flavor "
-                          "over a pool that fits its pods), or shrink the workload", numbers)
+            yield finding(WORKLOAD_UNRUNNABLE, object=workload.label, key=workload.key,
+                          message=f"{workload.label} can run on none of the fleet's {len(workers)} workers, so it "
+                          f"would wait on the manager forever ({why})",
+                          fix="give a worker the quota and pools it needs (its ClusterQueue for this LocalQueue, a "
+                          "flavor over a pool that fits its pods), or shrink the workload", numbers=numbers)
         elif len(able) == 1 and len(workers) > 1:
-            yield Finding(WORKLOAD_ONE_WORKER, WARNING, workload.label, workload.key,
-                          f"{workload.label} can run only on worker {able[0]}: while it is down or full, the workload "
-                          "waits", "give a second worker the quota and pools it needs", numbers)
+            yield finding(WORKLOAD_ONE_WORKER, object=workload.label, key=workload.key,
+                          message=f"{workload.label} can run only on worker {able[0]}: while it is down or full, the "
+                          "workload waits", fix="give a second worker the quota and pools it needs", numbers=numbers)
 
 
-@rule(QUOTA_OVERBOOKED, "The manager's quota is backed by its workers' (at most 1.5x their sum, per resource).",
-      "Kueue concepts/multikueue; KEP-9988", "the manager's ClusterQueues", FLEET)
-def quota_overbooked(model: Model) -> Iterable[Finding]:
-    """The manager's nominal quota per resource against what the workers' ClusterQueues and Cohorts
-    hold for it, summed over all their flavors (manager and worker flavors are unrelated, KEP-9988)."""
+@dataclass(frozen=True)
+class FleetQuota:
+    """One resource of a manager's quota against its workers': what the manager's ClusterQueues book, and
+    what the ClusterQueues and Cohorts of each worker whose outputs were read hold, summed over every flavor
+    (manager and worker flavors are unrelated, KEP-9988)."""
+
+    resource: str
+    manager: int
+    per_worker: Mapping[str, int] = field(default_factory=dict)
+    workers_read: int = 0   # the ready workers whose quota is summed
+    workers_listed: int = 0
+
+    @property
+    def workers(self) -> int:
+        return sum(self.per_worker.values())
+
+    @property
+    def ratio(self) -> Optional[Fraction]:
+        return Fraction(self.manager, self.workers) if self.workers else None
+
+
+FLEET_QUOTA = "fleet-quota"  # the name the judgement's one computation is shared under
+
+
+def fleet_quota(model: Model) -> Optional[list[FleetQuota]]:
+    """A manager's quota per resource against its workers'; None for a stack that is no manager."""
+    if not is_manager(model):
+        return None
     workers = [(w, m) for w, m in _worker_models(model) if w.ready]
-    if not workers:
-        return
     per_worker: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for worker, worker_view in workers:
         for entry in capacity.quota_entries(valid_objects(worker_view)):
             per_worker[entry.resource][worker.name] += entry.nominal
+    booked: dict[str, int] = defaultdict(int)
+    for entry in capacity.quota_entries(valid_objects(model)):
+        booked[entry.resource] += entry.nominal
+    return [FleetQuota(resource, quota, dict(per_worker[resource]), len(workers), len(_workers(model)))
+            for resource, quota in booked.items()]
+
+
+@rule(QUOTA_OVERBOOKED, "The manager's quota is backed by its workers' (at most 1.5x their sum, per resource).",
+      "Kueue concepts/multikueue; KEP-9988", "the manager's ClusterQueues", FLEET, severity=ERROR,
+      graded="a warning from 1.5x to 2x the workers' sum, an error past 2x or for a resource no worker holds")
+def quota_overbooked(model: Model, judging: Optional[Judging] = None) -> Iterable[Finding]:
+    """The manager's nominal quota per resource against what the workers' ClusterQueues and Cohorts
+    hold for it (`fleet_quota`, computed once per judgement)."""
+    rows = (judging.shared(FLEET_QUOTA, lambda: fleet_quota(model)) if judging else fleet_quota(model)) or []
     booked: dict[str, list[capacity.QuotaEntry]] = defaultdict(list)
     for entry in capacity.quota_entries(valid_objects(model)):
         booked[entry.resource].append(entry)
-    for resource, entries in booked.items():
-        quota, total = sum(e.nominal for e in entries), sum(per_worker[resource].values())
-        ratio = Fraction(quota, total) if total else None
-        if quota <= 0 or ratio is not None and ratio <= OVERBOOKING_WARNING:
+    for row in rows:
+        resource, quota, total, ratio = row.resource, row.manager, row.workers, row.ratio
+        if not row.workers_read or quota <= 0 or ratio is not None and ratio <= OVERBOOKING_WARNING:
             continue
         severity = ERROR if ratio is None or ratio > OVERBOOKING_ERROR else WARNING
-        entry = max(entries, key=lambda e: e.nominal)
+        entry = max(booked[resource], key=lambda e: e.nominal)
         shown = "none" if ratio is None else f"{float(ratio):.2f}x"
-        yield Finding(
-            QUOTA_OVERBOOKED, severity, entry.owner.label, field_key(entry.owner.key, f"{entry.path}.nominalQuota"),
-            f"the manager's ClusterQueues book {show(resource, quota)} of {resource}, and the {len(workers)} workers' "
-            f"ClusterQueues hold {show(resource, total)} ({shown}; quiet up to {float(OVERBOOKING_WARNING):g}x, an "
-            f"error past {float(OVERBOOKING_ERROR):g}x): what the manager admits beyond that can run on no worker and "
-            "waits there, copied to every worker",
-            f"lower the manager's quota for {resource} toward {show(resource, total)} (up to "
+        yield finding(
+            QUOTA_OVERBOOKED, severity=severity, object=entry.owner.label,
+            key=field_key(entry.owner.key, f"{entry.path}.nominalQuota"),
+            message=f"the manager's ClusterQueues book {show(resource, quota)} of {resource}, and the "
+            f"{row.workers_read} workers' ClusterQueues hold {show(resource, total)} ({shown}; quiet up to "
+            f"{float(OVERBOOKING_WARNING):g}x, an error past {float(OVERBOOKING_ERROR):g}x): what the manager admits "
+            "beyond that can run on no worker and waits there, copied to every worker",
+            fix=f"lower the manager's quota for {resource} toward {show(resource, total)} (up to "
             f"{show(resource, int(total * OVERBOOKING_WARNING))}), or add that much to the workers",
-            {"resource": resource, "manager": amount(resource, quota), "workers": amount(resource, total),
-             "ratio": None if ratio is None else round(float(ratio), 3),
-             "perWorker": {name: amount(resource, value) for name, value in per_worker[resource].items()}})
+            numbers={"resource": resource, "manager": amount(resource, quota), "workers": amount(resource, total),
+                     "ratio": None if ratio is None else round(float(ratio), 3),
+                     "perWorker": {name: amount(resource, value) for name, value in row.per_worker.items()}})
 
 
 @rule(QUOTA_AUTOMATION, "The manager's quota is not left to automation that does not see the workers.",
-      "KEP-9988", "the manager's ClusterQueues", FLEET)
+      "KEP-9988", "the manager's ClusterQueues", FLEET, severity=ERROR)
 def quota_automation(model: Model) -> Iterable[Finding]:
     """`quotaManagement: Automated` sums the workers' quotas into a ClusterQueue of exactly one flavor."""
-    if not is_manager(model) or model.fleet.quota_management != mk.AUTOMATED:
+    fleet = _managed(model)
+    if fleet is None or fleet.quota_management != mk.AUTOMATED:
         return
-    for cq in model.of_kind("ClusterQueue"):
-        spec = cq.manifest.get("spec") if isinstance(cq.manifest.get("spec"), dict) else {}
-        flavors = {f.get("name") for g in spec.get("resourceGroups") or [] if isinstance(g, dict)
-                   for f in g.get("flavors") or [] if isinstance(f, dict)}
+    for cq in of_kind(valid_objects(model), ClusterQueue):
+        flavors = cq.view.flavor_names
         if len(flavors) != 1:
-            yield Finding(QUOTA_AUTOMATION, ERROR, cq.label, field_key(cq.key, "spec.resourceGroups"),
-                          f"quotaManagement Automated needs exactly one ResourceFlavor on a manager ClusterQueue "
-                          f"(KEP-9988), and {cq.name} has {len(flavors)}; Kueue would not manage its quota",
-                          "give it one flavor covering every resource, or set aks-kueue:fleet.quotaManagement: Manual",
-                          {"flavors": sorted(str(f) for f in flavors)})
+            yield finding(QUOTA_AUTOMATION, object=cq.item.label, key=field_key(cq.item.key, "spec.resourceGroups"),
+                          message="quotaManagement Automated needs exactly one ResourceFlavor on a manager "
+                          f"ClusterQueue (KEP-9988), and {cq.view.name} has {len(flavors)}; Kueue would not manage "
+                          "its quota",
+                          fix="give it one flavor covering every resource, or set "
+                          "aks-kueue:fleet.quotaManagement: Manual",
+                          numbers={"flavors": sorted(flavors)})
 
 
 # ---- the manager: what its workers hold ---------------------------------------------------------
 
 @rule(TEAM_MISSING, "Each worker has the manager's teams (namespaces and LocalQueues).",
-      MK, "the fleet's workers", FLEET)
+      MK, "the fleet's workers", FLEET, severity=ERROR,
+      graded="a team this update adds is a warning (the workers mirror it at their next pulumi up); one the manager "
+             "exported before is an error")
 def teams_missing(model: Model) -> Iterable[Finding]:
     """MultiKueue creates a job in the same namespace and LocalQueue on the worker; each must exist there.
     A team the manager's last deployment already exported is an error (the worker had it to mirror);
     one this update adds is a warning: its jobs wait until the workers' next pulumi up mirrors it."""
-    if not is_manager(model):
+    fleet = _managed(model)
+    if fleet is None:
         return
-    wanted_queues = {(o.namespace, o.name) for o in model.of_kind("LocalQueue")}
-    wanted_classes = {o.name for o in model.of_kind("WorkloadPriorityClass")}
-    exported = set(model.fleet.exported_teams or ())
+    wanted_queues = _queues(model)
+    wanted_classes = {c.view.name for c in of_kind(valid_objects(model), WorkloadPriorityClass)}
+    exported = set(fleet.exported_teams or ())
     for worker, view in _worker_models(model):
         namespaces = {ns for ns, _ in wanted_queues} - {n.name for n in view.namespaces}
         missing = [f"namespace {n}" for n in sorted(namespaces)]
-        missing += [f"LocalQueue {ns}/{name}" for ns, name in sorted(
-            wanted_queues - {(o.namespace, o.name) for o in view.of_kind("LocalQueue")})]
+        missing += [f"LocalQueue {ns}/{name}" for ns, name in sorted(wanted_queues - _queues(view))]
         missing += [f"WorkloadPriorityClass {n}" for n in sorted(
-            wanted_classes - {o.name for o in view.of_kind("WorkloadPriorityClass")})]
+            wanted_classes - {c.view.name for c in of_kind(valid_objects(view), WorkloadPriorityClass)})]
         lost, new = [m for m in missing if m in exported], [m for m in missing if m not in exported]
         numbers = {"worker": worker.name, "missing": missing}
         if lost:
-            yield Finding(TEAM_MISSING, ERROR, worker.label, worker.key,
-                          f"worker {worker.name} ({worker.stack}) lacks {', '.join(lost)}, which this manager exported "
-                          "at its last update; a job dispatched there fails to be created, so it never runs on that "
-                          "worker", f"run pulumi up on {worker.stack} (it mirrors this manager's teams), then preview "
-                          "this stack with its new outputs", numbers)
+            yield finding(TEAM_MISSING, severity=ERROR, object=worker.label, key=worker.key,
+                          message=f"worker {worker.name} ({worker.stack}) lacks {', '.join(lost)}, which this manager "
+                          "exported at its last update; a job dispatched there fails to be created, so it never runs "
+                          "on that worker", fix=f"run pulumi up on {worker.stack} (it mirrors this manager's teams), "
+                          "then preview this stack with its new outputs", numbers=numbers)
         elif new:
-            yield Finding(TEAM_MISSING, WARNING, worker.label, worker.key,
-                          f"worker {worker.name} ({worker.stack}) does not have {', '.join(new)} yet, which this "
-                          "update adds; until it mirrors them, their jobs are not created there",
-                          f"after this pulumi up, run pulumi up on {worker.stack} (with a ClusterQueue of each name "
-                          "their LocalQueues point to)", numbers)
+            yield finding(TEAM_MISSING, severity=WARNING, object=worker.label, key=worker.key,
+                          message=f"worker {worker.name} ({worker.stack}) does not have {', '.join(new)} yet, which "
+                          "this update adds; until it mirrors them, their jobs are not created there",
+                          fix=f"after this pulumi up, run pulumi up on {worker.stack} (with a ClusterQueue of each "
+                          "name their LocalQueues point to)", numbers=numbers)
 
 
 @rule(PRIORITY_VALUES, "Each worker's WorkloadPriorityClasses have the manager's values.",
       "Kueue v0.19.2 WorkloadPriorityClass: value is mutable, and a change leaves existing Workloads' priority as "
-      "it was (apis/kueue/v1beta2/workloadpriorityclass_types.go)", "the fleet's workers", FLEET)
+      "it was (apis/kueue/v1beta2/workloadpriorityclass_types.go)", "the fleet's workers", FLEET, severity=WARNING)
 def priority_values(model: Model) -> Iterable[Finding]:
     """A worker mirrors the manager's classes at its own pulumi up: until then a class whose value this
     manager changed ranks work there by the old value, and what was queued there keeps it even after."""
-    wanted = {o.name: o.manifest.get("value") for o in model.of_kind("WorkloadPriorityClass")}
-    for worker, view in _worker_models(model):
-        differ = [(o.name, wanted[o.name], o.manifest.get("value")) for o in view.of_kind("WorkloadPriorityClass")
-                  if o.name in wanted and o.manifest.get("value") != wanted[o.name]]
+    wanted = {c.view.name: c.view.value for c in of_kind(valid_objects(model), WorkloadPriorityClass)}
+    for worker, worker_view in _worker_models(model):
+        differ = [(c.view.name, wanted[c.view.name], c.view.value)
+                  for c in of_kind(valid_objects(worker_view), WorkloadPriorityClass)
+                  if c.view.name in wanted and c.view.value != wanted[c.view.name]]
         if not differ:
             continue
-        yield Finding(PRIORITY_VALUES, WARNING, worker.label, worker.key,
-                      f"worker {worker.name} ({worker.stack}) ranks work by other priorities than this manager: "
+        yield finding(PRIORITY_VALUES, object=worker.label, key=worker.key,
+                      message=f"worker {worker.name} ({worker.stack}) ranks work by other priorities than this "
+                      "manager: "
                       + ", ".join(f"WorkloadPriorityClass {name} is {mine} here and {theirs} there"
                                   for name, mine, theirs in differ)
                       + "; Kueue does not change the priority of Workloads that exist when a value changes, so "
                       "what is queued there keeps the old value even after the worker mirrors the new one",
-                      f"run pulumi up on {worker.stack} (it mirrors this manager's classes), then resubmit what "
+                      fix=f"run pulumi up on {worker.stack} (it mirrors this manager's classes), then resubmit what "
                       "waits there under the class if its rank matters",
-                      {"worker": worker.name, "classes": {name: {"manager": mine, "worker": theirs}
+                      numbers={"worker": worker.name, "classes": {name: {"manager": mine, "worker": theirs}
                                                           for name, mine, theirs in differ}})
 
 
 @rule(INTEGRATION_NOT_DISPATCHED,
       "Every integration the manager runs is one MultiKueue dispatches and the worker role covers.",
-      MK, "the manager's Kueue install", FLEET)
+      MK, "the manager's Kueue install", FLEET, severity=WARNING)
 @rule(CRDS_MISSING, "The CRDs of every integration the manager dispatches are installed on the manager.",
-      MK, "the manager's Kueue install", FLEET)
+      MK, "the manager's Kueue install", FLEET, severity=ERROR)
 @rule(INTEGRATION_MISSING, "Each worker runs every integration the manager dispatches.",
-      MK, "the fleet's workers", FLEET)
+      MK, "the fleet's workers", FLEET, severity=ERROR)
 def integrations(model: Model) -> Iterable[Finding]:
     """Every integration the manager runs: one MultiKueue dispatches, that each worker runs, and whose
     jobs the documented worker role lets the manager create; its CRDs installed on the manager."""
-    if not is_manager(model):
+    fleet = _managed(model)
+    if fleet is None:
         return
     install = model.installs[0] if model.installs else None
     wanted = _frameworks(install)
     key = install.key if install else INSTALL_KEY
     for framework in wanted:
         if framework not in mk.DISPATCHABLE:
-            yield Finding(INTEGRATION_NOT_DISPATCHED, WARNING, Install.subject, key,
-                          f"MultiKueue has no adapter for {framework}: its jobs submitted to the manager would wait "
-                          "there", "submit them to a worker directly, or remove the integration from the manager")
+            yield finding(INTEGRATION_NOT_DISPATCHED, object=Install.subject, key=key,
+                          message=f"MultiKueue has no adapter for {framework}: its jobs submitted to the manager would "
+                          "wait there", fix="submit them to a worker directly, or remove the integration from the "
+                          "manager")
         elif not _role_covers(framework):
-            yield Finding(INTEGRATION_NOT_DISPATCHED, WARNING, Install.subject, key,
-                          f"Kueue's documented worker role (create-multikueue-kubeconfig.sh, which the workers create "
-                          f"as written) grants no access to {framework}'s jobs, so MultiKueue cannot create them on a "
-                          "worker", "run those jobs elsewhere, or remove the integration from the manager")
+            yield finding(INTEGRATION_NOT_DISPATCHED, object=Install.subject, key=key,
+                          message="Kueue's documented worker role (create-multikueue-kubeconfig.sh, which the workers "
+                          f"create as written) grants no access to {framework}'s jobs, so MultiKueue cannot create "
+                          "them on a worker",
+                          fix="run those jobs elsewhere, or remove the integration from the manager")
     for framework in wanted:
-        if mk.crd_urls(framework) and framework not in model.fleet.crds:
-            yield Finding(CRDS_MISSING, ERROR, Install.subject, key,
-                          f"the manager runs {framework}, but this stack installs none of its CRDs there; MultiKueue "
-                          "creates every job on the manager first, so none can be submitted",
-                          "install them with this program (it does, unless the resources were changed by hand)",
-                          {"framework": framework, "crds": list(mk.crd_urls(framework))})
+        if mk.crd_urls(framework) and framework not in fleet.crds:
+            yield finding(CRDS_MISSING, object=Install.subject, key=key,
+                          message=f"the manager runs {framework}, but this stack installs none of its CRDs there; "
+                          "MultiKueue creates every job on the manager first, so none can be submitted",
+                          fix="install them with this program (it does, unless the resources were changed by hand)",
+                          numbers={"framework": framework, "crds": list(mk.crd_urls(framework))})
     for worker, view in _worker_models(model):
         theirs = set(_frameworks(view.installs[0] if view.installs else None))
         lacking = [f for f in wanted if f in mk.DISPATCHABLE and f not in theirs]
         if lacking:
-            yield Finding(INTEGRATION_MISSING, ERROR, worker.label, worker.key,
-                          f"worker {worker.name} does not run {', '.join(lacking)}, which the manager runs; their jobs "
-                          "dispatched there would not be managed by its Kueue",
-                          f"add them to aks-kueue:kueue.integrations of {worker.stack}", {"missing": lacking})
+            yield finding(INTEGRATION_MISSING, object=worker.label, key=worker.key,
+                          message=f"worker {worker.name} does not run {', '.join(lacking)}, which the manager runs; "
+                          "their jobs dispatched there would not be managed by its Kueue",
+                          fix=f"add them to aks-kueue:kueue.integrations of {worker.stack}",
+                          numbers={"missing": lacking})
 
 
 def _role_covers(framework: str) -> bool:
@@ -344,9 +441,9 @@ def _role_covers(framework: str) -> bool:
 
 
 @rule(KUBECONFIG_NOT_CHECKED, "The manager's kubeconfig for each worker could be checked.",
-      MK, "the fleet's workers", FLEET)
+      MK, "the fleet's workers", FLEET, severity=WARNING)
 @rule(KUBECONFIG_REFUSED, "The manager's kubeconfig for each worker is one Kueue accepts.",
-      MK, "the fleet's workers", FLEET)
+      MK, "the fleet's workers", FLEET, severity=ERROR)
 def kubeconfigs(model: Model) -> Iterable[Finding]:
     """What Kueue's MultiKueue controller refuses in a kubeconfig (exec, tokenFile, insecure TLS, a CA
     file), where its content is known; a secret this run could not read is said to be not checked."""
@@ -355,57 +452,61 @@ def kubeconfigs(model: Model) -> Iterable[Finding]:
         if check is None:
             continue
         if not check.known:
-            yield Finding(KUBECONFIG_NOT_CHECKED, WARNING, worker.label, worker.key,
-                          f"the kubeconfig of worker {worker.name} is a secret this preview cannot read, so Kueue's "
-                          "rules for it (no exec plugin, no tokenFile, no insecure TLS, no CA file) were not checked "
-                          "here", "pulumi preview checks it; offline, give the file `pulumi stack output --json "
-                          "--show-secrets` prints for the worker")
+            yield finding(KUBECONFIG_NOT_CHECKED, object=worker.label, key=worker.key,
+                          message=f"the kubeconfig of worker {worker.name} is a secret this preview cannot read, so "
+                          "Kueue's rules for it (no exec plugin, no tokenFile, no insecure TLS, no CA file) were not "
+                          "checked here", fix="pulumi preview checks it; offline, give the file `pulumi stack output "
+                          "--json --show-secrets` prints for the worker")
         elif check.problems:
-            yield Finding(KUBECONFIG_REFUSED, ERROR, worker.label, worker.key,
-                          f"Kueue would refuse the kubeconfig of worker {worker.name} (InsecureKubeConfig): "
+            yield finding(KUBECONFIG_REFUSED, object=worker.label, key=worker.key,
+                          message=f"Kueue would refuse the kubeconfig of worker {worker.name} (InsecureKubeConfig): "
                           f"{'; '.join(check.problems)}; the MultiKueueCluster stays inactive",
-                          f"let {worker.stack} export its service-account kubeconfig (this program's workers do)",
-                          {"problems": list(check.problems)})
+                          fix=f"let {worker.stack} export its service-account kubeconfig (this program's workers do)",
+                          numbers={"problems": list(check.problems)})
 
 
 @rule(REACH_NOT_CHECKED, "Whether the manager reaches each worker's API server could be checked.",
-      "AKS api-server-authorized-ip-ranges", "the fleet's workers", FLEET)
+      "AKS api-server-authorized-ip-ranges", "the fleet's workers", FLEET, severity=WARNING)
 @rule(WORKER_UNREACHABLE, "The manager's egress is within each worker's authorized IP ranges.",
-      "AKS api-server-authorized-ip-ranges", "the fleet's workers", FLEET)
+      "AKS api-server-authorized-ip-ranges", "the fleet's workers", FLEET, severity=ERROR)
 def reachability(model: Model) -> Iterable[Finding]:
     """The manager's Kueue connects to each worker's API server: a private one, or authorized IP ranges
     that leave out the manager's egress, keep the MultiKueueCluster inactive."""
-    if not is_manager(model):
+    fleet = _managed(model)
+    if fleet is None:
         return
-    egress = model.fleet.egress_ip_ranges
+    egress = fleet.egress_ip_ranges
     for worker, view in _worker_models(model):
+        if view.cluster is None:
+            continue  # a worker's outputs always carry its cluster (`fleet_outputs.worker_model`)
         security = view.cluster.security
         if security.private_cluster:
-            yield Finding(REACH_NOT_CHECKED, WARNING, worker.label, worker.key,
-                          f"worker {worker.name}'s API server is private: the manager reaches it only over a network "
-                          "peered or linked with the worker's, which nothing here can see (not checked)",
-                          "peer the manager's network with the worker's and link its private DNS zone")
+            yield finding(REACH_NOT_CHECKED, object=worker.label, key=worker.key,
+                          message=f"worker {worker.name}'s API server is private: the manager reaches it only over a "
+                          "network peered or linked with the worker's, which nothing here can see (not checked)",
+                          fix="peer the manager's network with the worker's and link its private DNS zone")
             continue
         if not security.authorized_ip_ranges:
             continue
         if egress is None:
-            yield Finding(REACH_NOT_CHECKED, WARNING, worker.label, f"{model.fleet.key}.egressIpRanges",
-                          f"worker {worker.name} accepts API calls only from "
+            yield finding(REACH_NOT_CHECKED, object=worker.label, key=f"{fleet.key}.egressIpRanges",
+                          message=f"worker {worker.name} accepts API calls only from "
                           f"{', '.join(security.authorized_ip_ranges)}, and the manager's egress is not declared, so "
                           "whether the manager can reach it was not checked",
-                          "declare the manager's outbound addresses in aks-kueue:fleet.egressIpRanges")
+                          fix="declare the manager's outbound addresses in aks-kueue:fleet.egressIpRanges")
             continue
         outside = [r for r in egress if not within(r, security.authorized_ip_ranges)]
         if outside:
-            yield Finding(WORKER_UNREACHABLE, ERROR, worker.label, worker.key,
-                          f"worker {worker.name} accepts API calls only from "
+            yield finding(WORKER_UNREACHABLE, object=worker.label, key=worker.key,
+                          message=f"worker {worker.name} accepts API calls only from "
                           f"{', '.join(security.authorized_ip_ranges)}, which leaves out the manager's egress "
-                          f"{', '.join(outside)}: the MultiKueueCluster stays inactive", f"add {', '.join(outside)} to cluster.security.apiServerAuthorizedIpRanges of "
-                          f"{worker.stack}", {"egress": outside, "authorized": list(security.authorized_ip_ranges)})
+                          f"{', '.join(outside)}: the MultiKueueCluster stays inactive", fix="add "
+                          f"{', '.join(outside)} to cluster.security.apiServerAuthorizedIpRanges of {worker.stack}",
+                          numbers={"egress": outside, "authorized": list(security.authorized_ip_ranges)})
 
 
 @rule(KUEUE_VERSIONS, "The manager and its workers run the same Kueue minor version.",
-      MK, "the fleet's Kueue installs", FLEET)
+      MK, "the fleet's Kueue installs", FLEET, severity=WARNING)
 def kueue_versions(model: Model) -> Iterable[Finding]:
     """One Kueue minor release across the fleet: the manager and its workers exchange Workloads and jobs."""
     if not is_manager(model) or not model.installs:
@@ -416,131 +517,137 @@ def kueue_versions(model: Model) -> Iterable[Finding]:
         install = view.installs[0] if view.installs else None
         theirs = mk.kueue_minor(install.mode, install.version) if install else None
         if mine and theirs and mine != theirs:
-            yield Finding(KUEUE_VERSIONS, WARNING, worker.label, worker.key,
-                          f"worker {worker.name} runs Kueue {theirs} and the manager {mine}; MultiKueue is tested with "
-                          "one release across the fleet (the Workload API and the job adapters change between them)",
-                          "upgrade them to one minor release, one cluster at a time",
-                          {"manager": mine, "worker": theirs})
+            yield finding(KUEUE_VERSIONS, object=worker.label, key=worker.key,
+                          message=f"worker {worker.name} runs Kueue {theirs} and the manager {mine}; MultiKueue is "
+                          "tested with one release across the fleet (the Workload API and the job adapters change "
+                          "between them)",
+                          fix="upgrade them to one minor release, one cluster at a time",
+                          numbers={"manager": mine, "worker": theirs})
 
 
 # ---- the manager's MultiKueue objects, and its workers' state ---------------------------------
 
 @rule(CHECKS_CONFLICT,
       "A manager's ClusterQueue has one MultiKueue admission check and no other that would keep it inactive.",
-      MK, "the manager's ClusterQueues", FLEET)
+      MK, "the manager's ClusterQueues", FLEET, severity=ERROR)
 def admission_checks(model: Model) -> Iterable[Finding]:
     """Kueue accepts these ClusterQueues and keeps them inactive (`clusterqueue.go` inactiveReason):
     two MultiKueue checks, a MultiKueue check per flavor, or one beside a ProvisioningRequest check
     (that one belongs on the workers' ClusterQueues)."""
-    checks = {o.name: o.manifest for o in model.of_kind("AdmissionCheck")}
-    for cq in model.of_kind("ClusterQueue"):
-        spec = cq.manifest.get("spec") if isinstance(cq.manifest.get("spec"), dict) else {}
-        strategy = spec.get("admissionChecksStrategy") if isinstance(spec.get("admissionChecksStrategy"), dict) else {}
-        entries = [e for e in strategy.get("admissionChecks") or [] if isinstance(e, dict)]
-        multikueue = [e for e in entries if mk.is_multikueue(checks.get(e.get("name"), {}))]
-        provisioning = [e.get("name") for e in entries if is_provisioning(checks.get(e.get("name"), {}))]
-        where = field_key(cq.key, "spec.admissionChecksStrategy.admissionChecks")
+    valid = valid_objects(model)
+    controllers = {c.view.name: c.view.controller_name for c in of_kind(valid, AdmissionCheck)}
+    for cq in of_kind(valid, ClusterQueue):
+        rules = cq.view.admission_checks
+        multikueue = [r for r in rules if controllers.get(r.name) == mk.CONTROLLER]
+        provisioning = [r.name for r in rules if controllers.get(r.name) == PROVISIONING_CONTROLLER]
+        where = field_key(cq.item.key, "spec.admissionChecksStrategy.admissionChecks")
         if len(multikueue) > 1:
-            yield _inactive(cq, where, f"has {len(multikueue)} MultiKueue checks "
-                            f"({', '.join(str(e.get('name')) for e in multikueue)}); a ClusterQueue may have one",
-                            "keep one")
-        per_flavor = [str(e.get("name")) for e in multikueue if e.get("onFlavors")]
+            yield _inactive(cq.item, where, f"has {len(multikueue)} MultiKueue checks "
+                            f"({', '.join(r.name for r in multikueue)}); a ClusterQueue may have one", "keep one")
+        per_flavor = [r.name for r in multikueue if r.on_flavors]
         if per_flavor:
-            yield _inactive(cq, where, f"applies the MultiKueue check {', '.join(per_flavor)} per flavor (onFlavors); "
-                            "Kueue cannot dispatch per flavor", "remove onFlavors from it")
+            yield _inactive(cq.item, where, f"applies the MultiKueue check {', '.join(per_flavor)} per flavor "
+                            "(onFlavors); Kueue cannot dispatch per flavor", "remove onFlavors from it")
         if multikueue and provisioning:
-            yield _inactive(cq, where, f"has the MultiKueue check beside the ProvisioningRequest check "
+            yield _inactive(cq.item, where, f"has the MultiKueue check beside the ProvisioningRequest check "
                             f"{', '.join(map(str, provisioning))}; provisioning belongs on the workers' ClusterQueues",
                             "move clusterQueues[].provisioning to the workers' stacks")
 
 
-def _inactive(cq, key: str, what: str, fix: str) -> Finding:
-    return Finding(CHECKS_CONFLICT, ERROR, cq.label, key,
-                   f"ClusterQueue {cq.name} {what}: Kueue accepts the objects and keeps the ClusterQueue inactive, so "
-                   "it admits nothing", fix)
+def _inactive(cq: KueueItem, key: str, what: str, fix: str) -> Finding:
+    return finding(CHECKS_CONFLICT, object=cq.label, key=key,
+                   message=f"ClusterQueue {cq.name} {what}: Kueue accepts the objects and keeps the ClusterQueue "
+                   "inactive, so it admits nothing", fix=fix)
 
 
 @rule(CHECK_CONFIG_MISSING, "Every MultiKueue admission check has its MultiKueueConfig and its clusters.",
-      MK, "the manager's admission checks", FLEET)
+      MK, "the manager's admission checks", FLEET, severity=ERROR,
+      graded="a warning while no worker is ready yet (a fleet's first deployment), or while only some of a config's "
+             "clusters are missing")
 def check_config(model: Model) -> Iterable[Finding]:
     """The MultiKueue AdmissionCheck's MultiKueueConfig, and the MultiKueueClusters it lists, exist."""
-    configs = {o.name: o for o in model.of_kind("MultiKueueConfig")}
+    valid = valid_objects(model)
+    configs = {c.view.name: c for c in of_kind(valid, MultiKueueConfig)}
     clusters = {o.name for o in model.of_kind("MultiKueueCluster")}
-    bootstrapping = is_manager(model) and not model.fleet.ready_workers
-    for check in model.of_kind("AdmissionCheck"):
-        if not mk.is_multikueue(check.manifest):
+    fleet = _managed(model)
+    bootstrapping = fleet is not None and not fleet.ready_workers
+    for check in of_kind(valid, AdmissionCheck):
+        if check.view.controller_name != mk.CONTROLLER:
             continue
-        name = mk.config_of(check.manifest)
+        name = check.view.names("MultiKueueConfig")
         config = configs.get(name) if name else None
         if config is None:
-            yield Finding(CHECK_CONFIG_MISSING, WARNING if bootstrapping else ERROR, check.label,
-                          check.key,
-                          f"the MultiKueue check names MultiKueueConfig {name}, which does not exist, so the check is "
-                          "inactive and its ClusterQueues admit nothing"
+            yield finding(CHECK_CONFIG_MISSING, severity=WARNING if bootstrapping else ERROR,
+                          object=check.item.label, key=check.item.key,
+                          message=f"the MultiKueue check names MultiKueueConfig {name}, which does not exist, so the "
+                          "check is inactive and its ClusterQueues admit nothing"
                           + (" until a worker has exported its kubeconfig" if bootstrapping else ""),
-                          "run pulumi up on the workers, then on this manager" if bootstrapping else
+                          fix="run pulumi up on the workers, then on this manager" if bootstrapping else
                           "define the MultiKueueConfig or fix the name")
             continue
-        listed = (config.manifest.get("spec") or {}).get("clusters") or []
+        listed = config.view.clusters
         absent = [c for c in listed if c not in clusters]
         if absent:
-            yield Finding(CHECK_CONFIG_MISSING, ERROR if len(absent) == len(listed) else WARNING, config.label,
-                          config.key, f"MultiKueueConfig {config.name} lists {', '.join(map(str, absent))}, which no "
-                          "MultiKueueCluster defines; Kueue skips them", "define them or remove them")
+            yield finding(CHECK_CONFIG_MISSING, severity=ERROR if len(absent) == len(listed) else WARNING,
+                          object=config.item.label, key=config.item.key,
+                          message=f"MultiKueueConfig {config.view.name} lists {', '.join(absent)}, which no "
+                          "MultiKueueCluster defines; Kueue skips them", fix="define them or remove them")
 
 
 @rule(WORKER_NOT_READY, "Every listed worker is ready to receive work.",
-      "aks-kueue's fleet (docs/fleet.md)", "the fleet's workers", FLEET)
+      "aks-kueue's fleet (docs/fleet.md)", "the fleet's workers", FLEET, severity=WARNING)
 def workers_ready(model: Model) -> Iterable[Finding]:
     """A worker that has not exported its outputs yet gets nothing dispatched, and is not judged."""
     for worker in _workers(model):
         if worker.outputs is None or not worker.ready:
             missing = "outputs" if worker.outputs is None else "kubeconfig"
-            yield Finding(WORKER_NOT_READY, WARNING, worker.label, worker.key,
-                          f"worker {worker.name} ({worker.stack}) has no {missing} yet, so this manager creates no "
-                          "MultiKueueCluster for it and nothing is dispatched there; its queues and pools were not "
-                          "checked", f"run pulumi up on {worker.stack}, then on this manager (offline: --stack-outputs "
-                          f"{worker.stack}=FILE)")
+            yield finding(WORKER_NOT_READY, object=worker.label, key=worker.key,
+                          message=f"worker {worker.name} ({worker.stack}) has no {missing} yet, so this manager "
+                          "creates no MultiKueueCluster for it and nothing is dispatched there; its queues and pools "
+                          "were not checked", fix=f"run pulumi up on {worker.stack}, then on this manager (offline: "
+                          f"--stack-outputs {worker.stack}=FILE)")
 
 
 @rule(WORKER_OUTPUTS, "Every worker's fleet output can be read.",
-      "aks-kueue's fleet (docs/fleet.md)", "the fleet's workers", FLEET)
+      "aks-kueue's fleet (docs/fleet.md)", "the fleet's workers", FLEET, severity=ERROR,
+      graded="outputs that cannot be read are an error; a worker mirroring another manager's teams is a warning")
 def worker_outputs(model: Model) -> Iterable[Finding]:
     """A listed stack's `fleet` output must be a worker's, and of this manager."""
-    own = model.fleet.stack if is_manager(model) else ""
+    fleet = _managed(model)
+    own = fleet.stack if fleet is not None else ""
     for worker in _workers(model):
         if worker.outputs is None:
             continue
         try:
             worker_model(worker.outputs, worker.stack)
-        except UnreadableOutputs as error:
-            yield Finding(WORKER_OUTPUTS, ERROR, worker.label, worker.key, str(error),
-                          f"list only worker stacks of this program in aks-kueue:fleet.workers")
+        except UnreadableValue as error:
+            yield finding(WORKER_OUTPUTS, severity=ERROR, object=worker.label, key=worker.key, message=str(error),
+                          fix="list only worker stacks of this program in aks-kueue:fleet.workers")
             continue
         theirs = worker.outputs.get("manager")
         if isinstance(theirs, str) and own and not same_stack(theirs, own):
-            yield Finding(WORKER_OUTPUTS, WARNING, worker.label, worker.key,
-                          f"worker {worker.name} mirrors the teams of {theirs}, not of this manager: the namespaces "
-                          "and LocalQueues it has are that manager's", f"set aks-kueue:fleet.manager of {worker.stack} "
-                          "to this stack")
+            yield finding(WORKER_OUTPUTS, severity=WARNING, object=worker.label, key=worker.key,
+                          message=f"worker {worker.name} mirrors the teams of {theirs}, not of this manager: the "
+                          "namespaces and LocalQueues it has are that manager's", fix="set aks-kueue:fleet.manager of "
+                          f"{worker.stack} to this stack")
 
 
 @rule(MANAGER_NOT_READY, "A worker's manager has deployed and lists it.",
-      "aks-kueue's fleet (docs/fleet.md)", "a worker's manager", FLEET)
+      "aks-kueue's fleet (docs/fleet.md)", "a worker's manager", FLEET, severity=WARNING)
 def manager_ready(model: Model) -> Iterable[Finding]:
     """A worker whose manager has no `fleet` output mirrors no team, and is listed nowhere."""
-    fleet = model.fleet
-    if fleet is None or fleet.manages:
+    fleet = _mirroring(model)
+    if fleet is None:
         return
     if fleet.manager_outputs is None:
-        yield Finding(MANAGER_NOT_READY, WARNING, "fleet manager", f"{fleet.key}.manager",
-                      f"the manager {fleet.manager} has no `{FLEET_OUTPUT}` output yet, so this worker mirrors no team "
-                      "(no namespace, LocalQueue or priority class)",
-                      f"run pulumi up on {fleet.manager} first (offline: --stack-outputs {fleet.manager}=FILE)")
+        yield finding(MANAGER_NOT_READY, object="fleet manager", key=f"{fleet.key}.manager",
+                      message=f"the manager {fleet.manager} has no `{FLEET_OUTPUT}` output yet, so this worker mirrors "
+                      "no team (no namespace, LocalQueue or priority class)",
+                      fix=f"run pulumi up on {fleet.manager} first (offline: --stack-outputs {fleet.manager}=FILE)")
     elif _stack_in(fleet.manager_outputs, fleet.stack) is None:
-        yield Finding(MANAGER_NOT_READY, WARNING, "fleet manager", f"{fleet.key}.manager",
-                      f"the manager {fleet.manager} does not list this stack among its workers, so nothing is "
-                      "dispatched here", f"add this stack to aks-kueue:fleet.workers of {fleet.manager}")
+        yield finding(MANAGER_NOT_READY, object="fleet manager", key=f"{fleet.key}.manager",
+                      message=f"the manager {fleet.manager} does not list this stack among its workers, so nothing is "
+                      "dispatched here", fix=f"add this stack to aks-kueue:fleet.workers of {fleet.manager}")
 
 
 def _stack_in(manager: Optional[Mapping[str, Any]], stack: str) -> Optional[str]:

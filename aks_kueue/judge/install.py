@@ -9,10 +9,10 @@ import re
 from aks_kueue.aks.managed_extension import KNOWN_VERSIONS, LIST_VERSIONS_COMMAND, MANAGED_REGIONS
 from aks_kueue.judge.finding import ERROR, WARNING, Finding
 from aks_kueue.judge.rules import (INSTALL_MODE, MANAGED_LIMITS, MANAGED_REGION as REGION_POLICY, PREVIEW_TRAIN as
-                                   TRAIN_POLICY, SINGLE_INSTALLER, rule)
+                                   TRAIN_POLICY, SINGLE_INSTALLER, finding, rule)
 from aks_kueue.kueue import catalog as cat
 from aks_kueue.model.desired import Cluster, Install, Model
-from aks_kueue.versions import KUEUE_CHART_SERIES, MIN_KUBERNETES_MINOR
+from aks_kueue.versions import KUEUE_CHART_RELEASES, KUEUE_CHART_SERIES, MIN_KUBERNETES_MINOR
 
 INSTALLERS_CONFLICT = "installers-conflict"
 INSTALLER_MISSING = "installer-missing"
@@ -38,95 +38,108 @@ AKS_MD = "../shared/reference/aks.md section d (the managed extension)"
 
 
 @rule(INSTALLERS_CONFLICT, "Kueue is installed once: the managed extension or the Helm chart, never both.",
-      "Kueue installation docs (one install owns the CRDs and webhooks)", "Kueue installers", SINGLE_INSTALLER)
+      "Kueue installation docs (one install owns the CRDs and webhooks)", "Kueue installers", SINGLE_INSTALLER,
+      severity=ERROR)
 @rule(INSTALLER_MISSING, "Kueue is installed where the stack creates Kueue objects.",
-      "Kueue installation docs", "Kueue installers and objects", SINGLE_INSTALLER)
+      "Kueue installation docs", "Kueue installers and objects", SINGLE_INSTALLER, severity=ERROR)
 def single_installer(model: Model) -> list[Finding]:
     found = []
     modes = [i.mode for i in model.installs]
     if "managed" in modes and "helm" in modes:
-        found.append(Finding(
-            INSTALLERS_CONFLICT, ERROR, model.installs[0].subject, model.installs[0].key + ".install",
-            "Kueue is installed both as the AKS managed extension and from the Helm chart; both own Kueue's CRDs "
-            "and webhooks, so the second install fails or fights the first",
-            "keep one installer: remove the Helm release or the microsoft.kueue extension", {"installers": modes}))
+        found.append(finding(
+            INSTALLERS_CONFLICT, object=model.installs[0].subject, key=model.installs[0].key + ".install",
+            message="Kueue is installed both as the AKS managed extension and from the Helm chart; both own Kueue's "
+            "CRDs and webhooks, so the second install fails or fights the first",
+            fix="keep one installer: remove the Helm release or the microsoft.kueue extension",
+            numbers={"installers": modes}))
     for mode in ("managed", "helm"):
         if modes.count(mode) > 1:
-            found.append(Finding(
-                INSTALLERS_CONFLICT, ERROR, model.installs[0].subject, model.installs[0].key + ".install",
-                f"Kueue is installed {modes.count(mode)} times ({mode}); each would own Kueue's CRDs and webhooks",
-                "keep one installer", {"installers": modes}))
+            found.append(finding(
+                INSTALLERS_CONFLICT, object=model.installs[0].subject, key=model.installs[0].key + ".install",
+                message=f"Kueue is installed {modes.count(mode)} times ({mode}); each would own Kueue's CRDs and "
+                "webhooks",
+                fix="keep one installer", numbers={"installers": modes}))
     if not model.installs and (model.objects or model.workloads):
-        found.append(Finding(
-            INSTALLER_MISSING, ERROR, Install.subject, "aks-kueue:kueue.install",
-            "the stack creates Kueue objects but installs Kueue neither as the AKS extension microsoft.kueue nor "
-            "from the Helm chart; without Kueue's CRDs they cannot be created",
-            "install Kueue (kueue.install: managed or helm), or remove the queue objects and expected workloads"))
+        found.append(finding(
+            INSTALLER_MISSING, object=Install.subject, key="aks-kueue:kueue.install",
+            message="the stack creates Kueue objects but installs Kueue neither as the AKS extension microsoft.kueue "
+            "nor from the Helm chart; without Kueue's CRDs they cannot be created",
+            fix="install Kueue (kueue.install: managed or helm), or remove the queue objects and expected workloads"))
     return found
 
 
 @rule(NOT_AFTER_INSTALLER, "Every Kueue object depends on the installer.", "Pulumi dependsOn; Kueue's CRDs and "
-      "webhooks must exist first", "Kueue objects", INSTALL_MODE)
-@rule(CHART_SERIES, f"A Helm install pins the {KUEUE_CHART_SERIES}.x chart whose API the objects use.",
-      "Kueue Helm chart (registry.k8s.io/kueue/charts/kueue)", "the Helm release", INSTALL_MODE)
+      "webhooks must exist first", "Kueue objects", INSTALL_MODE, severity=ERROR)
+@rule(CHART_SERIES, f"A Helm install pins a published {KUEUE_CHART_SERIES}.x chart, whose API the objects use.",
+      "Kueue Helm chart (registry.k8s.io/kueue/charts/kueue); its releases, kubernetes-sigs/kueue "
+      f"CHANGELOG/CHANGELOG-{KUEUE_CHART_SERIES}.md (aks_kueue/versions.py)", "the Helm release", INSTALL_MODE,
+      severity=ERROR)
 @rule(UNKNOWN_INTEGRATION, "A Helm install names only integrations Kueue knows.", "Kueue Configuration "
-      "integrations.frameworks", "the Helm release", INSTALL_MODE)
+      "integrations.frameworks", "the Helm release", INSTALL_MODE, severity=ERROR)
 @rule(PIN_NOT_HELD, "A pinned managed extension version has auto-upgrade off.", AKS_MD, "the managed extension",
-      INSTALL_MODE)
+      INSTALL_MODE, severity=ERROR)
 @rule(PREVIEW_TRAIN, "A production stack's managed extension does not auto-upgrade on the preview release train.",
       AKS_MD, "the managed extension", TRAIN_POLICY,
       config={"allowPreviewReleaseTrain": {"type": "boolean", "default": False,
                                            "description": "accept the preview train in production stacks"}},
-      waived=lambda finding, config: bool(config.get("allowPreviewReleaseTrain")))
+      severity=ERROR, waived=lambda found, config: bool(config.get("allowPreviewReleaseTrain")))
 def install_mode(model: Model) -> list[Finding]:
     found = []
     if len(model.installs) == 1:
         for item in model.objects:
             if not item.after_installer:
-                found.append(Finding(
-                    NOT_AFTER_INSTALLER, ERROR, item.label, item.key,
-                    "it does not depend on the Kueue installer, so it may be sent before Kueue's CRDs and webhooks "
-                    "exist, and deleted after Kueue", "add dependsOn on the installer"))
+                found.append(finding(
+                    NOT_AFTER_INSTALLER, object=item.label, key=item.key,
+                    message="it does not depend on the Kueue installer, so it may be sent before Kueue's CRDs and "
+                    "webhooks exist, and deleted after Kueue", fix="add dependsOn on the installer"))
     for install in model.installs:
         if install.mode == "helm":
             if install.version is None or not install.version.startswith(KUEUE_CHART_SERIES + "."):
-                found.append(Finding(
-                    CHART_SERIES, ERROR, install.subject, f"{install.key}.version",
-                    f"chart version {install.version or 'unpinned'} is not a {KUEUE_CHART_SERIES}.x release; the "
-                    f"Kueue objects are written for the {KUEUE_CHART_SERIES} API",
-                    f"pin {KUEUE_CHART_SERIES}.x", {"version": install.version}))
+                found.append(finding(
+                    CHART_SERIES, object=install.subject, key=f"{install.key}.version",
+                    message=f"chart version {install.version or 'unpinned'} is not a {KUEUE_CHART_SERIES}.x release; "
+                    f"the Kueue objects are written for the {KUEUE_CHART_SERIES} API",
+                    fix=f"pin {KUEUE_CHART_SERIES}.x", numbers={"version": install.version}))
+            elif install.version not in KUEUE_CHART_RELEASES:
+                found.append(finding(
+                    CHART_SERIES, object=install.subject, key=f"{install.key}.version",
+                    message=f"chart version {install.version} was never published, so helm cannot pull it",
+                    fix=f"pin one of {', '.join(KUEUE_CHART_RELEASES)}", numbers={"version": install.version}))
             unknown = [f for f in install.frameworks or () if f not in cat.FRAMEWORKS]
             if unknown:
-                found.append(Finding(
-                    UNKNOWN_INTEGRATION, ERROR, install.subject, f"{install.key}.integrations",
-                    f"integrations.frameworks {', '.join(unknown)} are not Kueue {KUEUE_CHART_SERIES} integrations; "
-                    "Kueue would refuse to start", "remove them, or fix their names", {"unknown": unknown}))
+                found.append(finding(
+                    UNKNOWN_INTEGRATION, object=install.subject, key=f"{install.key}.integrations",
+                    message=f"integrations.frameworks {', '.join(unknown)} are not Kueue {KUEUE_CHART_SERIES} "
+                    "integrations; Kueue would refuse to start", fix="remove them, or fix their names",
+                    numbers={"unknown": unknown}))
         elif install.version is not None and install.auto_upgrade:
-            found.append(Finding(
-                PIN_NOT_HELD, ERROR, install.subject, f"{install.key}.version",
-                f"version {install.version} is pinned while autoUpgradeMinorVersion is on, so the pin does not hold",
-                "set autoUpgradeMinorVersion false, or drop the version and follow a release train"))
+            found.append(finding(
+                PIN_NOT_HELD, object=install.subject, key=f"{install.key}.version",
+                message=f"version {install.version} is pinned while autoUpgradeMinorVersion is on, so the pin does not "
+                "hold",
+                fix="set autoUpgradeMinorVersion false, or drop the version and follow a release train"))
         elif model.production and install.auto_upgrade and (install.release_train or "").lower() == PREVIEW_TRAIN_NAME:
-            found.append(Finding(
-                PREVIEW_TRAIN, ERROR, install.subject, f"{install.key}.releaseTrain",
-                f"the managed Kueue extension follows the {install.release_train} release train with auto-upgrade in "
-                f"a production stack, so a preview build can replace Kueue under running work",
-                "pin a version (auto-upgrade off), or opt in with the policy's allowPreviewReleaseTrain"))
+            found.append(finding(
+                PREVIEW_TRAIN, object=install.subject, key=f"{install.key}.releaseTrain",
+                message=f"the managed Kueue extension follows the {install.release_train} release train with "
+                "auto-upgrade in a production stack, so a preview build can replace Kueue under running work",
+                fix="pin a version (auto-upgrade off), or opt in with the policy's allowPreviewReleaseTrain"))
     return found
 
 
 @rule(MANAGED_VERSION, f"The managed extension runs on AKS 1.{MIN_KUBERNETES_MINOR} or later.", AKS_MD,
-      "ManagedCluster with the managed extension", MANAGED_LIMITS)
+      "ManagedCluster with the managed extension", MANAGED_LIMITS, severity=ERROR)
 @rule(MANAGED_PROVISIONING, "The managed extension runs with the cluster autoscaler, not node auto-provisioning.",
-      AKS_MD, "ManagedCluster with the managed extension", MANAGED_LIMITS)
+      AKS_MD, "ManagedCluster with the managed extension", MANAGED_LIMITS, severity=ERROR)
 @rule(MANAGED_VERSION_UNKNOWN, "A pinned managed extension version is one Microsoft publishes.", AKS_MD,
-      "the managed extension")
+      "the managed extension", severity=WARNING)
 @rule(MANAGED_REGION, "The managed extension is deployed in a region where it is documented.", AKS_MD,
       "ManagedCluster with the managed extension", REGION_POLICY,
       config={"additionalRegions": {
           "type": "array", "items": {"type": "string"}, "default": [],
           "description": "regions where you know the extension is offered beyond the documented ones"}},
-      waived=lambda finding, config: finding.numbers.get("region") in set(config.get("additionalRegions") or []))
+      severity=WARNING,
+      waived=lambda found, config: found.numbers.get("region") in set(config.get("additionalRegions") or []))
 def managed_extension(model: Model) -> list[Finding]:
     if not model.managed or model.cluster is None:
         return []
@@ -137,32 +150,32 @@ def _managed(cluster: Cluster, install: Install) -> list[Finding]:
     findings = []
     minor = re.match(r"1\.(\d+)", cluster.kubernetes_version)
     if minor is None or int(minor.group(1)) < MIN_KUBERNETES_MINOR:
-        findings.append(Finding(
-            MANAGED_VERSION, ERROR, cluster.subject, cluster_key(cluster, "kubernetesVersion"),
-            f"the managed Kueue extension needs AKS 1.{MIN_KUBERNETES_MINOR} or later, and the cluster runs "
-            f"{cluster.kubernetes_version}", f"set kubernetesVersion to 1.{MIN_KUBERNETES_MINOR} or newer",
-            {"kubernetesVersion": cluster.kubernetes_version}))
+        findings.append(finding(
+            MANAGED_VERSION, object=cluster.subject, key=cluster_key(cluster, "kubernetesVersion"),
+            message=f"the managed Kueue extension needs AKS 1.{MIN_KUBERNETES_MINOR} or later, and the cluster runs "
+            f"{cluster.kubernetes_version}", fix=f"set kubernetesVersion to 1.{MIN_KUBERNETES_MINOR} or newer",
+            numbers={"kubernetesVersion": cluster.kubernetes_version}))
     if cluster.sku == "Automatic" or cluster.node_provisioning == "Auto":
         setting = "sku Automatic" if cluster.sku == "Automatic" else "nodeProvisioning Auto"
-        findings.append(Finding(
-            MANAGED_PROVISIONING, ERROR, cluster.subject,
-            cluster_key(cluster, "sku" if cluster.sku == "Automatic" else "nodeProvisioning"),
-            f"the managed Kueue extension supports the cluster autoscaler only, and the cluster has {setting} "
-            "(node auto-provisioning)", "use sku Base with nodeProvisioning Manual, or install Kueue with Helm",
-            {"sku": cluster.sku, "nodeProvisioning": cluster.node_provisioning}))
+        findings.append(finding(
+            MANAGED_PROVISIONING, object=cluster.subject,
+            key=cluster_key(cluster, "sku" if cluster.sku == "Automatic" else "nodeProvisioning"),
+            message=f"the managed Kueue extension supports the cluster autoscaler only, and the cluster has {setting} "
+            "(node auto-provisioning)", fix="use sku Base with nodeProvisioning Manual, or install Kueue with Helm",
+            numbers={"sku": cluster.sku, "nodeProvisioning": cluster.node_provisioning}))
     if install.version is not None and install.version not in KNOWN_VERSIONS:
         known = ", ".join(KNOWN_VERSIONS)
-        findings.append(Finding(
-            MANAGED_VERSION_UNKNOWN, WARNING, install.subject, f"{install.key}.version",
-            f"microsoft.kueue version {install.version} is not one this program knows Microsoft publishes (it knows "
-            f"{known}); Azure refuses a version it does not publish, and pulumi up then fails installing Kueue",
-            f"check that {install.version} is published for the cluster with `{LIST_VERSIONS_COMMAND}`, or pin a "
+        findings.append(finding(
+            MANAGED_VERSION_UNKNOWN, object=install.subject, key=f"{install.key}.version",
+            message=f"microsoft.kueue version {install.version} is not one this program knows Microsoft publishes (it "
+            f"knows {known}); Azure refuses a version it does not publish, and pulumi up then fails installing Kueue",
+            fix=f"check that {install.version} is published for the cluster with `{LIST_VERSIONS_COMMAND}`, or pin a "
             f"version the program knows ({known})",
-            {"version": install.version, "known": list(KNOWN_VERSIONS)}))
+            numbers={"version": install.version, "known": list(KNOWN_VERSIONS)}))
     if cluster.region not in MANAGED_REGIONS:
-        findings.append(Finding(
-            MANAGED_REGION, WARNING, cluster.subject, cluster_key(cluster, "location"),
-            f"the managed Kueue extension is documented only in {', '.join(MANAGED_REGIONS)}, not "
-            f"{cluster.region}; the install may fail", "deploy to one of those regions, or install Kueue with Helm",
-            {"region": cluster.region}))
+        findings.append(finding(
+            MANAGED_REGION, object=cluster.subject, key=cluster_key(cluster, "location"),
+            message=f"the managed Kueue extension is documented only in {', '.join(MANAGED_REGIONS)}, not "
+            f"{cluster.region}; the install may fail", fix="deploy to one of those regions, or install Kueue with Helm",
+            numbers={"region": cluster.region}))
     return findings

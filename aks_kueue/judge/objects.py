@@ -15,14 +15,18 @@ import json
 import weakref
 from collections import Counter
 from functools import lru_cache
-from typing import Any, Optional
+from dataclasses import dataclass
+from typing import Any, Generic, Iterable, Mapping, Optional, TypeVar
 
 from aks_kueue.aks.managed_extension import RESERVED_PREFIX
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, field_key
-from aks_kueue.judge.rules import OBJECTS_VALID, VM_OVERHEAD, WORKLOADS_FIT, rule
+from aks_kueue.judge.rules import OBJECTS_VALID, VM_OVERHEAD, WORKLOADS_FIT, finding, rule
+from aks_kueue.k8s.objects import map_at, maps_at
 from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL, label_selector_matches
-from aks_kueue.kueue.structural import FieldError
-from aks_kueue.kueue.validate import KueueObject, ReferenceRules, validate_object, validate_set
+from aks_kueue.k8s import field
+from aks_kueue.k8s.field import FieldError, Path
+from aks_kueue.kueue.validate import KueueObject, ReferenceRules, stack_key, validate_object, validate_set
+from aks_kueue.kueue.views import ClusterQueue, Cohort, KueueView, LocalQueue, view
 from aks_kueue.model.conventions import PREEXISTING_NAMESPACES
 from aks_kueue.model.desired import ExpectedWorkload, KueueItem, Model
 
@@ -31,10 +35,11 @@ NAMESPACE_UNUSABLE = "namespace-unusable"
 WORKLOAD_INVALID = "expected-workload-invalid"
 COHORT_SINGLE_MEMBER = "cohort-single-member"
 KUEUE_RULES = "Kueue v0.19.2's CRDs, CEL rules and webhooks (aks_kueue/kueue/validate.py)"
+SELECTOR = Path("spec", "namespaceSelector")
 
 
 @rule(OBJECT_INVALID, "Every Kueue object passes Kueue's schema, CEL rules and webhooks, and its references resolve.",
-      KUEUE_RULES, "Kueue objects", OBJECTS_VALID, blocking=True)
+      KUEUE_RULES, "Kueue objects", OBJECTS_VALID, blocking=True, severity=ERROR)
 def object_findings(model: Model) -> list[Finding]:
     findings = []
     checked = list(zip(model.objects, checked_objects(model)))
@@ -44,24 +49,72 @@ def object_findings(model: Model) -> list[Finding]:
     # is reported once rather than again through each of its LocalQueues.
     rules = ReferenceRules(cohorts_must_exist=False, managed=model.managed)
     items = {id(obj): item for item, (obj, _) in checked}
-    findings += [_finding(items[id(found.obj)], found.error)
-                 for found in validate_set([obj for _, (obj, _) in checked], rules)]
+    findings += [_finding(items[id(error.object)], error)
+                 for error in validate_set([obj for _, (obj, _) in checked], rules)]
     return findings
 
 
-# The last model's checked objects, as one (model reference, list) pair: one judgement asks for
-# them from several rules, and a pair is replaced whole, so a concurrent reader never mixes two.
-_last_checked: dict[str, Any] = {"entry": (None, [])}
+@dataclass
+class _Checked:
+    model: "weakref.ref[Model]"
+    checked: list[tuple[KueueObject, list[FieldError]]]
+    valid: Optional[list["Valid[KueueView]"]] = None
+
+
+# The checked objects of the models being judged (a fleet manager judges its workers' models too), and, once
+# asked for, their valid ones: one judgement asks for them from several rules. An entry goes with its model (the
+# weak reference's callback), and is replaced whole, so a concurrent reader never mixes two; at most _MODELS are
+# kept, the oldest dropped first.
+_checked: dict[int, _Checked] = {}
+_MODELS = 64
+
+
+def _entry(model: Model) -> _Checked:
+    key = id(model)
+    entry = _checked.get(key)
+    if entry is None or entry.model() is not model:
+        def forget(_: Any) -> None:
+            if _checked.get(key) is entry:
+                _checked.pop(key, None)
+
+        entry = _Checked(weakref.ref(model, forget), [checked_object(item) for item in model.objects])
+        while len(_checked) >= _MODELS:
+            _checked.pop(next(iter(_checked)))
+        _checked[key] = entry
+    return entry
 
 
 def checked_objects(model: Model) -> list[tuple[KueueObject, list[FieldError]]]:
     """`checked_object` of each of the model's objects, in order, computed once per model (the
     objects are the judge's to read, not to change)."""
-    reference, checked = _last_checked["entry"]
-    if reference is None or reference() is not model:
-        checked = [checked_object(item) for item in model.objects]
-        _last_checked["entry"] = (weakref.ref(model), checked)
-    return checked
+    return _entry(model).checked
+
+
+V = TypeVar("V")
+
+
+@dataclass(frozen=True)
+class Valid(Generic[V]):
+    """An object of the model that Kueue accepts: the model's item (its key, its label), its manifest as the API
+    server stores it (defaults filled), and its typed view (`kueue/views.py`), which is what rules read."""
+
+    item: KueueItem
+    manifest: Mapping[str, Any]
+    view: V
+
+
+def valid_objects(model: Model) -> list[Valid[KueueView]]:
+    """The model's objects that Kueue accepts, in order, computed once per model."""
+    entry = _entry(model)
+    if entry.valid is None:
+        entry.valid = [Valid(item, obj.defaulted or obj.manifest, view(obj.defaulted or obj.manifest))
+                       for item, (obj, errors) in zip(model.objects, entry.checked) if not errors]
+    return entry.valid
+
+
+def of_kind(valid: Iterable[Valid[Any]], kind: type[V]) -> list[Valid[V]]:
+    """The valid objects whose view is a `kind` (`views.ClusterQueue`, ...)."""
+    return [each for each in valid if isinstance(each.view, kind)]
 
 
 def checked_object(item: KueueItem) -> tuple[KueueObject, list[FieldError]]:
@@ -87,76 +140,69 @@ def _finding(item: KueueItem, error: FieldError, kind: str = OBJECT_INVALID) -> 
     """`aks-kueue:queues.clusterQueues[0].spec...: message` for an object of the stack file;
     `aks-kueue:queueManifests[0]: file document 0 (Kind name): field: message` for one of a file."""
     if item.key.startswith("aks-kueue:queues."):
-        field = {"metadata.name": "name", "metadata.namespace": "namespace"}.get(error.field, error.field)
-        key, message = (f"{item.key}.{field}" if field else item.key), error.message
+        key, message = stack_key(item.key, error.field), error.message
     else:
         key, message = item.key, str(error)
-    return Finding(kind, ERROR, item.label, key, message, blocking=True)
+    return finding(kind, object=item.label, key=key, message=message)
 
 
 @rule(NAMESPACE_UNUSABLE, "Every LocalQueue's namespace is created or declared existing, and its ClusterQueue's "
       "namespaceSelector selects it.", "Kueue LocalQueue and ClusterQueue namespaceSelector", "LocalQueues and "
-      "Namespaces", OBJECTS_VALID, blocking=True)
+      "Namespaces", OBJECTS_VALID, blocking=True, severity=ERROR)
 def namespace_findings(model: Model) -> list[Finding]:
     """A LocalQueue needs its namespace, and its ClusterQueue's namespaceSelector must select it."""
     namespaces = {n.name: n for n in model.namespaces}
     # Objects Kueue refuses are reported as such; their selectors are not read.
-    valid = {id(item) for item, (_, errors) in zip(model.objects, checked_objects(model)) if not errors}
-    queues = {o.name: o for o in model.of_kind("ClusterQueue") if id(o) in valid}
+    valid = valid_objects(model)
+    queues = {cq.view.name: cq for cq in of_kind(valid, ClusterQueue)}
     findings = []
     for namespace in model.namespaces:
         if namespace.name in PREEXISTING_NAMESPACES and not namespace.existing:
-            lq = next((o for o in model.of_kind("LocalQueue") if o.namespace == namespace.name), None)
-            findings.append(Finding(
-                NAMESPACE_UNUSABLE, ERROR, f"Namespace {namespace.name}",
-                field_key(lq.key, "namespace") if lq else f"Namespace {namespace.name}",
-                f"Invalid value: {namespace.name!r}: every cluster already has it, and the program creates the "
-                "namespaces of its LocalQueues",
-                "use a team namespace, or list it in queues.existingNamespaces so that it is only labelled",
-                blocking=True))
-    for lq in model.of_kind("LocalQueue"):
-        if lq.namespace is None or id(lq) not in valid:
-            continue  # the schema check reports it
-        namespace = namespaces.get(lq.namespace)
-        if namespace is None:
-            findings.append(Finding(
-                NAMESPACE_UNUSABLE, ERROR, lq.label, field_key(lq.key, "namespace"),
-                f"namespace {lq.namespace!r} is neither created by this stack nor declared existing; the LocalQueue "
-                "cannot be created", "create the namespace with this stack, or list it in queues.existingNamespaces",
-                blocking=True))
+            user = next((o for o in model.of_kind("LocalQueue") if o.namespace == namespace.name), None)
+            error = field.invalid("namespace", field.OMIT, f"{namespace.name!r}: every cluster already has it, and "
+                                                           "the program creates the namespaces of its LocalQueues")
+            findings.append(finding(
+                NAMESPACE_UNUSABLE, object=f"Namespace {namespace.name}",
+                key=field_key(user.key, error.field) if user else f"Namespace {namespace.name}", message=error.message,
+                fix="use a team namespace, or list it in queues.existingNamespaces so that it is only labelled"))
+    for valid_lq in of_kind(valid, LocalQueue):
+        lq, item = valid_lq.view, valid_lq.item
+        found = namespaces.get(lq.namespace)
+        if found is None:
+            findings.append(finding(
+                NAMESPACE_UNUSABLE, object=item.label, key=field_key(item.key, "namespace"),
+                message=f"namespace {lq.namespace!r} is neither created by this stack nor declared existing; the "
+                "LocalQueue cannot be created", fix="create the namespace with this stack, or list it in "
+                "queues.existingNamespaces"))
             continue
-        spec = lq.manifest.get("spec") if isinstance(lq.manifest.get("spec"), dict) else {}
-        target = spec.get("clusterQueue")
-        cq = queues.get(target) if isinstance(target, str) else None
+        cq = queues.get(lq.cluster_queue)
         if cq is None:
             continue  # a dangling reference, reported by the reference check
-        cq_spec = cq.manifest.get("spec") if isinstance(cq.manifest.get("spec"), dict) else {}
-        selector = cq_spec.get("namespaceSelector")
+        namespace, selector = found, cq.view.namespace_selector
         if selector is None:
-            findings.append(Finding(
-                NAMESPACE_UNUSABLE, ERROR, cq.label, field_key(cq.key, "spec.namespaceSelector"),
-                f"Required value: unset means no namespace is eligible, so LocalQueue {lq.namespace}/{lq.name} can "
-                "never submit here", "set {} for every namespace, or a selector", blocking=True))
-        elif isinstance(selector, dict) and not label_selector_matches(
-                selector, {**namespace.labels, NAMESPACE_NAME_LABEL: namespace.name}):
-            findings.append(Finding(
-                NAMESPACE_UNUSABLE, ERROR, cq.label, field_key(cq.key, "spec.namespaceSelector"),
-                f"Invalid value: it does not select namespace {namespace.name!r}, so LocalQueue "
-                f"{lq.namespace}/{lq.name} can never submit here", "widen the selector or move the LocalQueue",
-                blocking=True))
+            error = field.required(SELECTOR, f"unset means no namespace is eligible, so LocalQueue "
+                                             f"{lq.namespace}/{lq.name} can never submit here")
+            findings.append(finding(NAMESPACE_UNUSABLE, object=cq.item.label, key=field_key(cq.item.key, error.field),
+                                    message=error.message, fix="set {} for every namespace, or a selector"))
+        elif not label_selector_matches(selector, {**namespace.labels, NAMESPACE_NAME_LABEL: namespace.name}):
+            error = field.invalid(SELECTOR, field.OMIT, f"it does not select namespace {namespace.name!r}, so "
+                                                        f"LocalQueue {lq.namespace}/{lq.name} can never submit here")
+            findings.append(finding(NAMESPACE_UNUSABLE, object=cq.item.label, key=field_key(cq.item.key, error.field),
+                                    message=error.message, fix="widen the selector or move the LocalQueue"))
     return _once(findings)
 
 
 def _once(findings: list[Finding]) -> list[Finding]:
     """A ClusterQueue several LocalQueues reach is reported once per namespace message."""
     seen: dict[tuple[str, str, str], Finding] = {}
-    for finding in findings:
-        seen.setdefault((finding.kind, finding.key, finding.message), finding)
+    for each in findings:
+        seen.setdefault((each.kind, each.key, each.message), each)
     return list(seen.values())
 
 
 @rule(WORKLOAD_INVALID, "Every expected workload is a Workload Kueue accepts, on a defined queue and priority class.",
-      KUEUE_RULES, "expected workloads (the model ConfigMap)", WORKLOADS_FIT, blocking=True, config=VM_OVERHEAD)
+      KUEUE_RULES, "expected workloads (the model ConfigMap)", WORKLOADS_FIT, blocking=True, config=VM_OVERHEAD,
+      severity=ERROR)
 def workload_findings(model: Model) -> list[Finding]:
     """Expected workloads Kueue would refuse, or whose queue or priority class is missing."""
     local_queues = {(o.namespace, o.name) for o in model.of_kind("LocalQueue")}
@@ -168,15 +214,15 @@ def workload_findings(model: Model) -> list[Finding]:
 
 
 def _workload(workload: ExpectedWorkload, local_queues, classes, managed: bool) -> list[Finding]:
+    # Not yet validated (this rule is what validates it): every part is read as possibly absent or mistyped.
     manifest = workload.manifest
-    metadata = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
-    spec = manifest.get("spec") if isinstance(manifest.get("spec"), dict) else {}
+    metadata, spec = map_at(manifest, "metadata"), map_at(manifest, "spec")
     namespace = metadata.get("namespace")
     found = []
 
     def add(field: str, message: str, fix: str = "") -> None:
-        found.append(Finding(WORKLOAD_INVALID, ERROR, workload.label, field_key(workload.key, field), message, fix,
-                             blocking=True))
+        found.append(finding(WORKLOAD_INVALID, object=workload.label, key=field_key(workload.key, field),
+                             message=message, fix=fix))
 
     if manifest.get("kind") != "Workload":
         add("", "is not a Kueue Workload")
@@ -185,29 +231,27 @@ def _workload(workload: ExpectedWorkload, local_queues, classes, managed: bool) 
     if isinstance(queue, str) and (namespace, queue) not in local_queues:
         add("queue", f"LocalQueue '{namespace}/{queue}' is not defined by this stack (queues.localQueues or "
             "queueManifests)", "point it at one that is")
-    ref = spec.get("priorityClassRef")
-    name = ref.get("name") if isinstance(ref, dict) else None
+    name = map_at(spec, "priorityClassRef").get("name")
     if isinstance(name, str) and name not in classes and not (managed and name.startswith(RESERVED_PREFIX)):
         add("priorityClass", f"WorkloadPriorityClass {name!r} is not defined",
             "Kueue refuses to create workloads that name a missing class; define it or name another")
-    pod_sets = spec.get("podSets") if isinstance(spec.get("podSets"), list) else []
-    names = [p.get("name") for p in pod_sets if isinstance(p, dict)]
+    raw = spec.get("podSets")
+    pod_sets = [(i, p) for i, p in enumerate(raw) if isinstance(p, dict)] if isinstance(raw, list) else []
+    names = [p.get("name") for _, p in pod_sets]
     if len(set(names)) != len(names):
         add("podSets", "podSet names must be unique")
-    if sum(1 for p in pod_sets if isinstance(p, dict) and p.get("minCount") is not None) > 1:
+    if sum(1 for _, p in pod_sets if p.get("minCount") is not None) > 1:
         add("podSets", "at most one podSet may use minCount")
-    for index, pod_set in enumerate(pod_sets):
-        if not isinstance(pod_set, dict):
-            continue
+    for index, pod_set in pod_sets:
         count, minimum = pod_set.get("count", 1), pod_set.get("minCount")
         if isinstance(minimum, int) and isinstance(count, int) and minimum > count:
             add(f"podSets[{index}].minCount", f"minCount {minimum} is above count {count}", "it must be <= count")
-        for container in (((pod_set.get("template") or {}).get("spec") or {}).get("containers") or []):
-            if "pods" in ((container.get("resources") or {}).get("requests") or {}):
+        for container in maps_at(map_at(map_at(pod_set, "template"), "spec"), "containers"):
+            if "pods" in map_at(map_at(container, "resources"), "requests"):
                 add(f"podSets[{index}].requests.pods", "the resource name pods is reserved for Kueue", "remove it")
     if not found:
         obj = as_created(manifest, classes, workload.key)
-        found += [Finding(WORKLOAD_INVALID, ERROR, workload.label, workload.key, str(error), blocking=True)
+        found += [finding(WORKLOAD_INVALID, object=workload.label, key=workload.key, message=str(error))
                   for error in validate_object(obj)]
     return found
 
@@ -238,30 +282,30 @@ def valid_workloads(model: Model) -> list[tuple[ExpectedWorkload, dict]]:
 
 
 @rule(COHORT_SINGLE_MEMBER, "A cohort has a Cohort object or more than one member.", "Kueue cohorts (a cohortName "
-      "creates its cohort)", "ClusterQueues")
+      "creates its cohort)", "ClusterQueues", severity=WARNING)
 def cohort_findings(model: Model) -> list[Finding]:
     """Kueue creates a cohort for any cohortName; one that only a single ClusterQueue names, and
     that no Cohort object declares, is most likely a misspelling of another."""
-    declared = {o.name for o in model.of_kind("Cohort")}
-    members = Counter()
+    valid = valid_objects(model)
+    cohorts = [each.view for each in of_kind(valid, Cohort)]
+    declared = {cohort.name for cohort in cohorts}
+    parents = {cohort.parent for cohort in cohorts}
+    members: Counter[str] = Counter()
     first: dict[str, KueueItem] = {}
-    for cq in model.of_kind("ClusterQueue"):
-        spec = cq.manifest.get("spec") if isinstance(cq.manifest.get("spec"), dict) else {}
-        name = spec.get("cohortName")
-        if isinstance(name, str) and name:
-            members[name] += 1
-            first.setdefault(name, cq)
-    parents = {(o.manifest.get("spec") or {}).get("parentName") for o in model.of_kind("Cohort")
-               if isinstance(o.manifest.get("spec"), dict)}
+    for cq in of_kind(valid, ClusterQueue):
+        if cq.view.cohort is not None:
+            members[cq.view.cohort] += 1
+            first.setdefault(cq.view.cohort, cq.item)
     findings = []
     for name, count in members.items():
         if count == 1 and name not in declared and name not in parents:
-            cq = first[name]
+            member = first[name]
             others = sorted(n for n in members if n != name) + sorted(declared)
             hint = f"; the other cohorts are {', '.join(others)}" if others else ""
-            findings.append(Finding(
-                COHORT_SINGLE_MEMBER, WARNING, cq.label, field_key(cq.key, "spec.cohortName"),
-                f"cohort {name!r} has no Cohort object and no other ClusterQueue names it, so {cq.name} borrows from "
-                f"and lends to nobody{hint}", "fix the name if it is a typo, or declare the Cohort to say it is meant"))
+            findings.append(finding(
+                COHORT_SINGLE_MEMBER, object=member.label, key=field_key(member.key, "spec.cohortName"),
+                message=f"cohort {name!r} has no Cohort object and no other ClusterQueue names it, so {member.name} "
+                f"borrows from and lends to nobody{hint}", fix="fix the name if it is a typo, or declare the Cohort to "
+                "say it is meant"))
     return findings
 

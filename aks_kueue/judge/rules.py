@@ -2,9 +2,14 @@
 
 A rule is one function decorated with `@rule`: its id (the kind of the findings it yields), a title
 (what holds when it passes), its source, what it applies to, the policy of the pack that reports it,
-and where they apply whether it belongs to the AKS security baseline, which config properties its
-policy takes and which of its findings that config waives. A function that finds several kinds in one
-pass (the feasibility pass, a fleet check) carries one `@rule` per kind.
+the severity of its findings, whether they block the program, and where they apply whether it belongs
+to the AKS security baseline, which config properties its policy takes and which of its findings that
+config waives. A function that finds several kinds in one pass (the feasibility pass, a fleet check)
+carries one `@rule` per kind.
+
+A check builds its findings with `finding(KIND, object=..., key=..., message=..., fix=...)`: the severity
+comes from the rule. A rule whose findings are of two severities says why in `graded` (a baseline rule is
+graded by the stack's environment), and a finding of it that is not of the rule's severity names its own.
 
 The check reads the model: `check(model)`, with `vm_overhead`, `today` or `judging` (the
 `Judging` of this run, for passes several rules share) as keyword arguments when it names them.
@@ -24,10 +29,14 @@ from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping, Optional
 
 from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
-from aks_kueue.judge.finding import WARNING, Finding
+from aks_kueue.judge.finding import ERROR, WARNING, Finding, Severity
 
 MANDATORY, ADVISORY = "mandatory", "advisory"
 BASELINE_NOTE = " Mandatory in production stacks; in development stacks it is a warning of aks-kueue-warnings."
+BASELINE_GRADED = ("an error in production stacks and a warning in development ones; what was not checked, or a "
+                   "pool the last deployment has and this update keeps, is a warning everywhere")
+# Where the rules are documented: the policy list generated from this registry, one anchor per rule.
+DOCUMENTATION = "docs/reference/policies.md"
 
 
 @dataclass(frozen=True)
@@ -41,7 +50,7 @@ class Policy:
     after_baseline: bool = False    # listed after the baseline's policies
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Rule:
     id: str
     title: str
@@ -49,12 +58,28 @@ class Rule:
     applies_to: str
     policy: str
     check: Callable[..., Iterable[Finding]] = field(repr=False)
+    severity: Severity  # of every finding; for a graded rule, of the worst
+    # Why its findings are of two severities (each then names its own); empty: all are `severity`.
+    graded: str = ""
     arguments: tuple[str, ...] = ()  # what the check takes beside the model (`vm_overhead`, `today`, `judging`)
     baseline: bool = False
     blocking: bool = False  # the program stops on its findings (`judge.blocking_findings`)
     config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     # Whether its policy's config (defaults filled) waives a finding.
     waived: Optional[Callable[[Finding, Mapping[str, Any]], bool]] = field(default=None, repr=False)
+
+    @property
+    def documentation(self) -> str:
+        """Where the rule is documented: its row of the generated policy list."""
+        return f"{DOCUMENTATION}#{self.id}"
+
+    def finding(self, *, object: str, key: str, message: str, fix: str = "",
+                numbers: Optional[Mapping[str, Any]] = None, severity: Optional[Severity] = None) -> Finding:
+        """A finding of this rule, with the rule's severity; only a graded rule's may name a lesser one."""
+        if severity is not None and severity != self.severity and not self.graded:
+            raise ValueError(f"rule {self.id}: its findings are all {self.severity}s (it declares no `graded`)")
+        return Finding(kind=self.id, severity=severity or self.severity, object=object, key=key, message=message,
+                       fix=fix, numbers=dict(numbers or {}))
 
 
 RULES: dict[str, Rule] = {}
@@ -68,24 +93,36 @@ def policy(name: str, description: str, level: str = MANDATORY, reports_warnings
     return name
 
 
-def rule(id: str, title: str, source: str, applies_to: str, policy: Optional[str] = None, *, baseline: bool = False,
-         blocking: bool = False, config: Optional[Mapping[str, Mapping[str, Any]]] = None,
+def rule(id: str, title: str, source: str, applies_to: str, policy: Optional[str] = None, *,
+         severity: Optional[Severity] = None, graded: str = "", baseline: bool = False, blocking: bool = False,
+         config: Optional[Mapping[str, Mapping[str, Any]]] = None,
          waived: Optional[Callable[[Finding, Mapping[str, Any]], bool]] = None) -> Callable:
     """Register the decorated check as the rule `id`; the function itself is returned unchanged.
 
-    A baseline rule is its own policy (named `id`, its title the description); any other names the
-    policy its errors go to (`aks-kueue-warnings` when it only warns)."""
+    `severity` is that of its findings (`graded`: why they have two, the worst being `severity`). A
+    baseline rule is its own policy (named `id`, its title the description), graded by the environment;
+    any other names the policy its errors go to (`aks-kueue-warnings` when it only warns)."""
     if id in RULES:
         raise ValueError(f"rule {id!r} is registered twice")
     if baseline:
-        policy = id
+        policy, severity, graded = id, ERROR, BASELINE_GRADED
         _POLICIES[id] = Policy(id, title + BASELINE_NOTE)
+    if severity is None:
+        raise TypeError(f"rule {id!r} declares no severity")
 
     def register(check: Callable[..., Iterable[Finding]]) -> Callable[..., Iterable[Finding]]:
-        RULES[id] = Rule(id, title, source, applies_to, policy or WARNINGS, check, _arguments(check), baseline,
-                         blocking, dict(config or {}), waived)
+        RULES[id] = Rule(id=id, title=title, source=source, applies_to=applies_to, policy=policy or WARNINGS,
+                         check=check, severity=severity, graded=graded, arguments=_arguments(check),
+                         baseline=baseline, blocking=blocking, config=dict(config or {}), waived=waived)
         return check
     return register
+
+
+def finding(kind: str, *, object: str, key: str, message: str, fix: str = "",
+            numbers: Optional[Mapping[str, Any]] = None, severity: Optional[Severity] = None) -> Finding:
+    """A finding of the registered rule `kind` (`Rule.finding`): what it is about, the key to edit, what is
+    wrong and what to do; its severity is the rule's."""
+    return RULES[kind].finding(object=object, key=key, message=message, fix=fix, numbers=numbers, severity=severity)
 
 
 class Judging:
@@ -162,12 +199,14 @@ def registry_markdown() -> str:
         config = "; ".join(f"`{key}` ({schema.get('type', 'any')}, default `{schema.get('default')}`): "
                            f"{schema.get('description', '')}" for key, schema in policy_config(each.name).items())
         lines.append(f"| `{each.name}` | {each.level} | {cell(each.description)} | {cell(config) or '-'} |")
-    lines += ["", "| Rule (finding kind) | Policy | Level | Title | Applies to | Source |",
-              "| --- | --- | --- | --- | --- | --- |"]
-    for each in RULES.values():
-        level = _POLICIES[each.policy].level + (" in production, a warning in development" if each.baseline else "")
-        lines.append(f"| `{each.id}` | `{each.policy}` | {level} | {cell(each.title)} | {cell(each.applies_to)} | "
-                     f"{cell(each.source)} |")
+    lines += ["", "| Rule (finding kind) | Policy | Level | Severity | Title | Applies to | Source |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    for one in RULES.values():
+        level = _POLICIES[one.policy].level + (" in production, a warning in development" if one.baseline else "")
+        severity = f"{one.severity} or warning: {one.graded}" if one.graded else str(one.severity)
+        # The anchor `Rule.documentation` points at.
+        lines.append(f"| `{one.id}`<a id=\"{one.id}\"></a> | `{one.policy}` | {level} | {cell(severity)} | "
+                     f"{cell(one.title)} | {cell(one.applies_to)} | {cell(one.source)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -221,10 +260,15 @@ MANAGED_REGION = policy(
     "The AKS managed Kueue extension is documented only in some regions. Advisory like every warning: make it "
     "mandatory in the policy config, or list a region in additionalRegions if you know the extension is offered"
     " there.", level=ADVISORY, reports_warnings=True)
+PLACEHOLDERS = policy(
+    "aks-kueue-no-placeholders",
+    "No value a shipped example puts in for you to replace (an all-zero or nearly all-zero Entra object ID, a "
+    "documentation IP range of RFC 5737 or RFC 3849) is left in a production stack: a copied example must not pass "
+    "the gate. In development stacks each is a warning of aks-kueue-warnings.", after_baseline=True)
 WARNINGS = policy(
     "aks-kueue-warnings",
-    "Every warning of the judge that no other policy reports: placeholders left in the stack, single-member "
-    "cohorts, facts nothing offline can verify, and the security baseline in development stacks.",
+    "Every warning of the judge that no other policy reports: placeholders left in a development stack, "
+    "single-member cohorts, facts nothing offline can verify, and the security baseline in development stacks.",
     level=ADVISORY, after_baseline=True)
 FLEET = policy(
     "kueue-multikueue-fleet",

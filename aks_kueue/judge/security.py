@@ -18,13 +18,13 @@ property for `azurerm_kubernetes_cluster` (bridgecrewio/checkov, checkov/terrafo
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Callable, Optional
 
 from aks_kueue.aks.pools import EPHEMERAL, SYSTEM, SYSTEM_POOL_TAINT, Pool, local_disk_gib, same_taint, taint_text
 from aks_kueue.aks.vm_sizes import lookup
-from aks_kueue.judge.finding import ERROR, WARNING, Finding
-from aks_kueue.judge.rules import rule
+from aks_kueue.judge.finding import WARNING, Finding
+from aks_kueue.judge.rules import finding, rule
 from aks_kueue.model.desired import Cluster, Model
 
 LOCAL_ACCOUNTS = "aks-local-accounts-disabled"
@@ -53,41 +53,31 @@ MONITORING_KEY = "aks-kueue:monitoring"
 _EVERYTHING = {4: ipaddress.ip_network("0.0.0.0/0"), 6: ipaddress.ip_network("::/0")}
 
 
-@dataclass(frozen=True)
-class Issue:
-    """One thing a check found: what it is about, the key to edit, what is wrong and the fix."""
-
-    subject: str
-    key: str
-    message: str
-    fix: str
-    # A warning in every environment: a pool the update keeps, or something that was not checked.
-    advisory: bool = False
-
-
 def baseline(kind: str, title: str, source: str, applies_to: str) -> Callable:
-    """Register a check of the model's issues as the baseline rule `kind`: an error in production
-    stacks, a warning in development ones and wherever the issue is advisory."""
-    def register(check: Callable[[Model], list[Issue]]) -> Callable[[Model], list[Issue]]:
+    """Register a check of the model as the baseline rule `kind`. The check gives what a production stack gets
+    (`finding(kind, ...)`: errors, and warnings for what is advisory everywhere: a pool the update keeps,
+    something not checked); in a development stack each of its findings is a warning."""
+    def register(check: Callable[[Model], list[Finding]]) -> Callable[[Model], list[Finding]]:
         def findings(model: Model) -> list[Finding]:
             if model.cluster is None:
                 return []
-            severity = ERROR if model.production else WARNING
-            return [Finding(kind, WARNING if issue.advisory else severity, issue.subject, issue.key, issue.message,
-                            issue.fix) for issue in check(model)]
+            found = check(model)
+            return found if model.production else [replace(f, severity=WARNING) for f in found]
         rule(kind, title, source, applies_to, baseline=True)(findings)
         return check
     return register
 
 
 def cluster_check(kind: str, title: str, source: str, applies_to: str = "ManagedCluster") -> Callable:
-    """A baseline rule of the cluster alone: each (field under the cluster's key, message, fix) an issue."""
+    """A baseline rule of the cluster alone: each (field under the cluster's key, message, fix) a finding."""
     def register(check: Callable[[Cluster], list[tuple[str, str, str]]]) -> Callable:
-        def issues(model: Model) -> list[Issue]:
+        def findings(model: Model) -> list[Finding]:
             cluster = model.cluster
-            return [Issue(cluster.subject, f"{cluster.key}.{field}" if field else cluster.key, message, fix)
-                    for field, message, fix in check(cluster)]
-        baseline(kind, title, source, applies_to)(issues)
+            if cluster is None:
+                return []
+            return [finding(kind, object=cluster.subject, key=f"{cluster.key}.{field}" if field else cluster.key,
+                            message=message, fix=fix) for field, message, fix in check(cluster)]
+        baseline(kind, title, source, applies_to)(findings)
         return check
     return register
 
@@ -120,7 +110,8 @@ def azure_rbac(cluster: Cluster) -> list[tuple[str, str, str]]:
         found.append(("security.azureRbac", "Kubernetes RBAC is off", "turn enableRBAC on"))
     if not (cluster.security.entra_managed and cluster.security.azure_rbac):
         found.append(("security.azureRbac", "cluster access is not authorised by Entra ID with Azure RBAC "
-                      "(aadProfile.managed and enableAzureRBAC are not both true)", "set cluster.security.azureRbac: true"))
+                      "(aadProfile.managed and enableAzureRBAC are not both true)", "set cluster.security.azureRbac: "
+                      "true"))
     return found
 
 
@@ -144,9 +135,10 @@ def public_ranges(ranges: tuple[str, ...]) -> Optional[str]:
                                                  strict=False))
         except ValueError:
             continue  # the settings refuse it; a resource's bad range is not proof of openness
-    for version, everything in _EVERYTHING.items():
-        merged = list(ipaddress.collapse_addresses(n for n in networks if n.version == version))
-        if merged == [everything]:
+    v4 = [n for n in networks if isinstance(n, ipaddress.IPv4Network)]
+    v6 = [n for n in networks if isinstance(n, ipaddress.IPv6Network)]
+    for version, merged in ((4, list(ipaddress.collapse_addresses(v4))), (6, list(ipaddress.collapse_addresses(v6)))):
+        if merged == [_EVERYTHING[version]]:
             return f"IPv{version}"
     return None
 
@@ -218,7 +210,7 @@ cluster_setting(
     "Microsoft Defender for Containers' sensor is on.",
     "learn.microsoft.com/azure/defender-for-cloud/defender-for-containers-enable; the AKS security "
     "baseline (Azure security benchmark); checkov CKV_AZURE_85 checks only the subscription's plan",
-    holds=lambda c: c.security.defender,
+    holds=lambda c: bool(c.security.defender),
     field="security.defender",
     message=lambda c: "Microsoft Defender for Containers' sensor is "
                       f"{'turned off' if c.security.defender is False else 'not turned on by this stack'}: runtime "
@@ -237,26 +229,30 @@ cluster_setting(
 
 @baseline(MONITORING, "Managed Prometheus and Container Insights collect the cluster's metrics and logs.",
           f"{_AKS}monitor-aks; checkov CKV_AZURE_4 (Container Insights)", "the cluster (aks-kueue:monitoring)")
-def monitoring(model: Model) -> list[Issue]:
-    found = []
+def monitoring(model: Model) -> list[Finding]:
+    found: list[Finding] = []
     cluster = model.cluster
+    if cluster is None:
+        return found
     for part, state, field in (("managed Prometheus", cluster.monitoring.managed_prometheus, "managedPrometheus"),
                                ("Container Insights", cluster.monitoring.container_insights, "containerInsights")):
         if state:
             continue
         how = "is off" if state is False else "is not turned on (aks-kueue:monitoring is not set)"
-        found.append(Issue(cluster.subject, f"{MONITORING_KEY}.{field}", f"{part} {how}: the cluster's "
-                           f"{'metrics are' if field == 'managedPrometheus' else 'container logs are'} not collected",
-                           f"set aks-kueue:monitoring.{field}: true (aks-kueue:monitoring: {{}} turns on both)"))
+        found.append(finding(
+            MONITORING, object=cluster.subject, key=f"{MONITORING_KEY}.{field}",
+            message=f"{part} {how}: the cluster's "
+            f"{'metrics are' if field == 'managedPrometheus' else 'container logs are'} not collected",
+            fix=f"set aks-kueue:monitoring.{field}: true (aks-kueue:monitoring: {{}} turns on both)"))
     return found
 
 
 @baseline(MAX_PODS, "User pools allow at least 50 pods per node.",
           f"{_AKS}concepts-network-ip-address-planning; checkov CKV_AZURE_168", "AgentPool (user pools)")
-def max_pods(model: Model) -> list[Issue]:
-    return [Issue(pool.subject, f"{pool.key}.maxPods", f"pool {pool.name} allows {pool.max_pods} pods per node, "
-                  f"fewer than {MIN_MAX_PODS}", f"set maxPods to {MIN_MAX_PODS} or more (the default with Azure CNI "
-                  "Overlay is 250)")
+def max_pods(model: Model) -> list[Finding]:
+    return [finding(MAX_PODS, object=pool.subject, key=f"{pool.key}.maxPods",
+                    message=f"pool {pool.name} allows {pool.max_pods} pods per node, fewer than {MIN_MAX_PODS}",
+                    fix=f"set maxPods to {MIN_MAX_PODS} or more (the default with Azure CNI Overlay is 250)")
             for pool in model.pools if pool.max_pods < MIN_MAX_PODS]
 
 
@@ -275,30 +271,31 @@ cluster_setting(
           "the last deployment has).",
           f"{_AKS}concepts-storage#ephemeral-os-disk; checkov CKV_AZURE_226",
           "ManagedCluster system pools and AgentPools")
-def ephemeral_os(model: Model) -> list[Issue]:
+def ephemeral_os(model: Model) -> list[Finding]:
     found = []
     for pool in _all_pools(model):
         fits, disk = pool.ephemeral_os_fits, pool.effective_os_disk_type
         if disk == EPHEMERAL:
             continue
         size = lookup(pool.vm_size)
-        if fits is None:
-            found.append(Issue(pool.subject, f"{pool.key}.vmSize", f"whether {pool.vm_size} can hold an ephemeral "
-                               "OS disk was not checked: the VM size catalog does not know it (or its page does not "
-                               "say)", "set osDiskType: Ephemeral if the size supports it (its size page, "
-                               "\"Ephemeral OS Disk\")", advisory=True))
+        if fits is None or size is None:  # the catalog says whether it fits only of a size it knows
+            found.append(finding(
+                EPHEMERAL_OS, severity=WARNING, object=pool.subject, key=f"{pool.key}.vmSize",
+                message=f"whether {pool.vm_size} can hold an ephemeral OS disk was not checked: the VM size catalog "
+                "does not know it (or its page does not say)",
+                fix="set osDiskType: Ephemeral if the size supports it (its size page, \"Ephemeral OS Disk\")"))
         elif fits:
-            found.append(_created_with(pool, "osDiskType", f"pool {pool.name}'s OS disk is {disk}, although "
-                                       f"{pool.vm_size} can hold it as an ephemeral disk on its local disk "
-                                       f"({local_disk_gib(size):g} GiB): managed OS disks are slower and persist "
-                                       "node data in Azure Storage", "osDiskType: Ephemeral"))
+            found.append(_created_with(EPHEMERAL_OS, pool, "osDiskType", f"pool {pool.name}'s OS disk is {disk}, "
+                                       f"although {pool.vm_size} can hold it as an ephemeral disk on its local disk "
+                                       f"({local_disk_gib(size):g} GiB): managed OS disks are slower and persist node "
+                                       "data in Azure Storage", "osDiskType: Ephemeral"))
         # Advice only where a smaller OS disk (AKS takes 30 GiB and more) would make it fit.
         elif size.ephemeral_os_disk and (local := local_disk_gib(size)) and local >= 30 and not pool.existing:
-            found.append(Issue(pool.subject, f"{pool.key}.osDiskSizeGb", f"{pool.vm_size} supports ephemeral OS "
-                               f"disks, but its local disk ({local:g} GiB) is smaller than the OS disk asked for "
-                               f"({pool.os_disk_size_gb or 'the default 128'} GiB), so the pool gets a managed OS "
-                               "disk", f"set osDiskSizeGb to {int(local)} or less to use an ephemeral OS disk",
-                               advisory=True))
+            found.append(finding(
+                EPHEMERAL_OS, severity=WARNING, object=pool.subject, key=f"{pool.key}.osDiskSizeGb",
+                message=f"{pool.vm_size} supports ephemeral OS disks, but its local disk ({local:g} GiB) is smaller "
+                f"than the OS disk asked for ({pool.os_disk_size_gb or 'the default 128'} GiB), so the pool gets a "
+                "managed OS disk", fix=f"set osDiskSizeGb to {int(local)} or less to use an ephemeral OS disk"))
     return found
 
 
@@ -306,21 +303,21 @@ def ephemeral_os(model: Model) -> list[Issue]:
           "Pools encrypt their temp disks and OS disk caches on the VM host (required of new pools, advised for "
           "pools the last deployment has).",
           f"{_AKS}enable-host-encryption; checkov CKV_AZURE_227", "ManagedCluster system pools and AgentPools")
-def host_encryption(model: Model) -> list[Issue]:
+def host_encryption(model: Model) -> list[Finding]:
     found = []
     for pool in _all_pools(model):
         if pool.encryption_at_host:
             continue
         if lookup(pool.vm_size) is None:
-            found.append(Issue(pool.subject, f"{pool.key}.encryptionAtHost", f"host encryption of pool {pool.name} "
-                               f"was not checked: the VM size catalog does not know {pool.vm_size}, so the program "
-                               "leaves it off", "set encryptionAtHost: true if the size supports it (`az vm list-skus "
-                               f"--size {pool.vm_size} --query "
-                               "\"[].capabilities[?name=='EncryptionAtHostSupported']\"`)",
-                               advisory=True))
+            found.append(finding(
+                HOST_ENCRYPTION, severity=WARNING, object=pool.subject, key=f"{pool.key}.encryptionAtHost",
+                message=f"host encryption of pool {pool.name} was not checked: the VM size catalog does not know "
+                f"{pool.vm_size}, so the program leaves it off",
+                fix=f"set encryptionAtHost: true if the size supports it (`az vm list-skus --size {pool.vm_size} "
+                "--query \"[].capabilities[?name=='EncryptionAtHostSupported']\"`)"))
         else:
-            found.append(_created_with(pool, "encryptionAtHost", f"pool {pool.name} runs without host encryption: "
-                                       "its temp disk and OS disk cache are not encrypted on the VM host",
+            found.append(_created_with(HOST_ENCRYPTION, pool, "encryptionAtHost", f"pool {pool.name} runs without host "
+                                       "encryption: its temp disk and OS disk cache are not encrypted on the VM host",
                                        "encryptionAtHost: true"))
     return found
 
@@ -336,17 +333,18 @@ cluster_setting(
     fix="set cluster.security.keyVaultSecretsProvider.secretRotation: true")
 
 
-def _created_with(pool: Pool, field: str, message: str, setting: str) -> Issue:
+def _created_with(kind: str, pool: Pool, field: str, message: str, setting: str) -> Finding:
     """A create-only setting: required of a new pool, advised for one the last deployment has."""
     if pool.existing:
         entry = "systemPool" if pool.mode == SYSTEM else f"nodePools.{pool.name}"
-        return Issue(pool.subject, f"{pool.key}.{field}", f"{message}; AKS sets this only when a pool is created, "
-                     "and this pool exists already", f"to change it, replace the pool on purpose: write {setting} "
-                     f"with {entry} in aks-kueue:allowReplacement (where the last deployment protects the pool, "
-                     "after one update that only lists it)", advisory=True)
-    return Issue(pool.subject, f"{pool.key}.{field}", message, f"write {setting}, or leave it unset for the "
-                 "baseline's default")
+        return finding(kind, severity=WARNING, object=pool.subject, key=f"{pool.key}.{field}",
+                       message=f"{message}; AKS sets this only when a pool is created, and this pool exists already",
+                       fix=f"to change it, replace the pool on purpose: write {setting} with {entry} in "
+                       "aks-kueue:allowReplacement (where the last deployment protects the pool, after one update "
+                       "that only lists it)")
+    return finding(kind, object=pool.subject, key=f"{pool.key}.{field}", message=message,
+                   fix=f"write {setting}, or leave it unset for the baseline's default")
 
 
 def _all_pools(model: Model) -> tuple[Pool, ...]:
-    return (*model.cluster.system_pools, *model.pools)
+    return (*(model.cluster.system_pools if model.cluster is not None else ()), *model.pools)

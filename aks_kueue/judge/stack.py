@@ -5,15 +5,17 @@ catch, and what no offline check can know (the `az` command that checks it is in
 from __future__ import annotations
 
 import ipaddress
+from ipaddress import IPv4Network, IPv6Network
 from datetime import date
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Union
 
 from aks_kueue.aks import kubernetes_versions, preflight, regions
 from aks_kueue.aks.pools import Pool
 from aks_kueue.aks.vm_sizes import lookup
-from aks_kueue.judge.finding import WARNING, Finding
+from aks_kueue.day2.upgrades import AUTO_UPGRADE_CONFIG, NODE_OS_UPGRADE_CONFIG
+from aks_kueue.judge.finding import ERROR, WARNING, Finding, Severity
 from aks_kueue.judge.install import cluster_key
-from aks_kueue.judge.rules import rule
+from aks_kueue.judge.rules import PLACEHOLDERS, finding, rule
 from aks_kueue.model.desired import Cluster, Model
 from aks_kueue.versions import MIN_KUBERNETES_MINOR
 
@@ -22,43 +24,77 @@ PRIVATE_FIRST_RUN = "private-cluster-first-run"
 REGION_ACCESS = "region-access"
 KUBERNETES_VERSION = "kubernetes-version"
 CHECK_IN_AZURE = "check-in-azure"
-# RFC 5737: addresses for documentation, which no real client is in.
-_DOCUMENTATION_NETWORKS = ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24")
+# Addresses for documentation, which no real client is in: RFC 5737 (IPv4) and RFC 3849 (IPv6).
+_DOCUMENTATION_NETWORKS = ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32")
 
 
-@rule(PLACEHOLDER, "No placeholder (a documentation IP range, an all-zero object ID) is left in the stack.",
-      "RFC 5737; Entra object IDs", "the cluster and the submitter groups")
+@rule(PLACEHOLDER, "No placeholder (a documentation IP range, an all-zero object ID) is left in the stack: an error "
+      "in production stacks, a warning in development ones.", "RFC 5737, RFC 3849; Entra object IDs; "
+      "../shared/contract/stack-config.md (aks-kueue:environment)",
+      "the cluster, the submitter groups and a fleet manager's egress ranges", PLACEHOLDERS, severity=ERROR,
+      graded="an error in production stacks, a warning in development ones")
 @rule(PRIVATE_FIRST_RUN, "A private cluster's first pulumi up can reach its API server.", "AKS private clusters",
-      "ManagedCluster")
+      "ManagedCluster", severity=WARNING)
 @rule(REGION_ACCESS, "The cluster's region is open to every subscription.", "Azure regions list "
-      "(aks_kueue/aks/regions.py)", "ManagedCluster")
+      "(aks_kueue/aks/regions.py)", "ManagedCluster", severity=WARNING)
 @rule(KUBERNETES_VERSION, "The cluster's Kubernetes version is supported on the day it is judged.", "the AKS "
-      "release calendar (aks_kueue/aks/kubernetes_versions.py)", "ManagedCluster")
+      "release calendar (aks_kueue/aks/kubernetes_versions.py)", "ManagedCluster", severity=WARNING)
 @rule(CHECK_IN_AZURE, "What only Azure can answer is named with the az command that answers it.", "AKS quotas, "
-      "VM size and feature availability (aks_kueue/aks/preflight.py)", "the subscription")
+      "VM size and feature availability (aks_kueue/aks/preflight.py)", "the subscription", severity=WARNING)
 def stack_findings(model: Model, today: Optional[date] = None) -> list[Finding]:
     cluster = model.cluster
     if cluster is None:
         return []
-    return (_placeholders(cluster) + _submitter_placeholders(model) + _private(cluster) + _region(cluster)
-            + _version(cluster, today) + _azure_checks(model, cluster))
+    severity = ERROR if model.production else WARNING
+    return (_placeholders(cluster, severity) + _submitter_placeholders(model, severity)
+            + _egress_placeholders(model, severity) + _private(cluster) + _region(cluster) + _version(cluster, today)
+            + _azure_checks(model, cluster))
 
 
-def _placeholders(cluster: Cluster) -> list[Finding]:
+def _placeholders(cluster: Cluster, severity: Severity) -> list[Finding]:
     findings = []
     for i, cidr in enumerate(cluster.security.authorized_ip_ranges):
         if within(cidr, _DOCUMENTATION_NETWORKS):
-            findings.append(Finding(
-                PLACEHOLDER, WARNING, cluster.subject, f"{cluster.key}.security.apiServerAuthorizedIpRanges[{i}]",
-                f"{cidr} is a documentation range (RFC 5737) that no real client is in, so pulumi up could not "
-                "reach the API server", "put your own egress ranges here"))
+            findings.append(finding(
+                PLACEHOLDER, severity=severity, object=cluster.subject,
+                key=f"{cluster.key}.security.apiServerAuthorizedIpRanges[{i}]",
+                message=f"{cidr} is a documentation range ({_rfc(cidr)}) that no real client is in, so pulumi up could "
+                "not reach the API server", fix="put your own egress ranges here: where pulumi up runs and whoever "
+                "uses kubectl (`curl -s https://ifconfig.me` prints this machine's)"))
     for i, group in enumerate(cluster.security.admin_groups):
-        if set(group.replace("-", "")) == {"0"}:
-            findings.append(Finding(
-                PLACEHOLDER, WARNING, cluster.subject, f"{cluster.key}.security.entraAdminGroupObjectIds[{i}]",
-                "the all-zero ID is a placeholder, so no one would administer the cluster",
-                "put your admin group's object ID here"))
+        if is_placeholder_id(group):
+            findings.append(finding(
+                PLACEHOLDER, severity=severity, object=cluster.subject,
+                key=f"{cluster.key}.security.entraAdminGroupObjectIds[{i}]",
+                message=f"{group} is a placeholder, not a real Entra group, so no one would administer the cluster",
+                fix="put your admin group's object ID here (`az ad group show --group <name> --query id -o tsv`)"))
     return findings
+
+
+def _rfc(cidr: str) -> str:
+    return "RFC 3849" if ":" in cidr else "RFC 5737"
+
+
+def _egress_placeholders(model: Model, severity: Severity) -> list[Finding]:
+    """A fleet manager's declared egress: its workers' authorized ranges are judged against it."""
+    fleet = model.fleet
+    if fleet is None or not fleet.egress_ip_ranges:
+        return []
+    return [finding(PLACEHOLDER, severity=severity, object="MultiKueue manager", key=f"{fleet.key}.egressIpRanges[{i}]",
+                    message=f"{cidr} is a documentation range ({_rfc(cidr)}), not the manager's real egress, so the "
+                    "check that every worker lets the manager in proves nothing",
+                    fix="put the manager cluster's outbound IP ranges here (its load balancer's or NAT gateway's "
+                    "public IPs)")
+            for i, cidr in enumerate(fleet.egress_ip_ranges) if within(cidr, _DOCUMENTATION_NETWORKS)]
+
+
+def _subnet_of(inner: Union[IPv4Network, IPv6Network], outer: Union[IPv4Network, IPv6Network]) -> bool:
+    """Whether `inner` lies in `outer`; never across address families."""
+    if isinstance(inner, IPv4Network) and isinstance(outer, IPv4Network):
+        return inner.subnet_of(outer)
+    if isinstance(inner, IPv6Network) and isinstance(outer, IPv6Network):
+        return inner.subnet_of(outer)
+    return False
 
 
 def within(network: str, ranges: Iterable[str]) -> bool:
@@ -72,7 +108,7 @@ def within(network: str, ranges: Iterable[str]) -> bool:
             allowed = ipaddress.ip_network(text, strict=False)
         except ValueError:
             continue
-        if wanted.version == allowed.version and wanted.subnet_of(allowed):
+        if _subnet_of(wanted, allowed):
             return True
     return False
 
@@ -84,22 +120,23 @@ def is_placeholder_id(object_id: str) -> bool:
     return len(digits) == 32 and set(digits[:28]) == {"0"}
 
 
-def _submitter_placeholders(model: Model) -> list[Finding]:
-    return [Finding(PLACEHOLDER, WARNING, group.label, group.key,
-                    f"{group.object_id} is a placeholder, not a real Entra group, so its role assignments would "
-                    "let no one in (Azure may refuse them outright: the principal does not exist)",
-                    "put the team's Entra group object ID here (`az ad group show --group <name> --query id -o tsv`)")
+def _submitter_placeholders(model: Model, severity: Severity) -> list[Finding]:
+    return [finding(PLACEHOLDER, severity=severity, object=group.label, key=group.key,
+                    message=f"{group.object_id} is a placeholder, not a real Entra group, so its role assignments "
+                    "would let no one in (Azure may refuse them outright: the principal does not exist)",
+                    fix="put the team's Entra group object ID here (`az ad group show --group <name> --query id -o "
+                    "tsv`)")
             for group in model.submitter_groups if is_placeholder_id(group.object_id)]
 
 
 def _private(cluster: Cluster) -> list[Finding]:
     if not cluster.security.private_cluster:
         return []
-    return [Finding(
-        PRIVATE_FIRST_RUN, WARNING, cluster.subject, f"{cluster.key}.security.privateCluster",
-        "AKS creates the cluster's virtual network itself (this program brings none), so a network can be peered "
-        "with it only once it exists: a first pulumi up creates the cluster and then cannot reach its API server "
-        "to install Kueue", "peer or link your network to the cluster's, then run pulumi up again")]
+    return [finding(
+        PRIVATE_FIRST_RUN, object=cluster.subject, key=f"{cluster.key}.security.privateCluster",
+        message="AKS creates the cluster's virtual network itself (this program brings none), so a network can be "
+        "peered with it only once it exists: a first pulumi up creates the cluster and then cannot reach its API "
+        "server to install Kueue", fix="peer or link your network to the cluster's, then run pulumi up again")]
 
 
 def _region(cluster: Cluster) -> list[Finding]:
@@ -108,14 +145,14 @@ def _region(cluster: Cluster) -> list[Finding]:
         return []
     key = cluster_key(cluster, "location")
     if region.access is regions.Access.RESTRICTED:
-        return [Finding(REGION_ACCESS, WARNING, cluster.subject, key,
-                        f"access to {region.name} is restricted to approved subscriptions (Azure regions list)",
-                        "request it before deploying (https://learn.microsoft.com/troubleshoot/azure/general/"
+        return [finding(REGION_ACCESS, object=cluster.subject, key=key,
+                        message=f"access to {region.name} is restricted to approved subscriptions (Azure regions list)",
+                        fix="request it before deploying (https://learn.microsoft.com/troubleshoot/azure/general/"
                         "region-access-request-process)")]
     if region.access is regions.Access.COMING_SOON:
-        return [Finding(REGION_ACCESS, WARNING, cluster.subject, key,
-                        f"{region.name} was listed as coming soon on {regions.load().as_of.isoformat()}",
-                        "check it is open with `az account list-locations -o table`")]
+        return [finding(REGION_ACCESS, object=cluster.subject, key=key,
+                        message=f"{region.name} was listed as coming soon on {regions.load().as_of.isoformat()}",
+                        fix="check it is open with `az account list-locations -o table`")]
     return []
 
 
@@ -127,7 +164,8 @@ def _version(cluster: Cluster, today: Optional[date]) -> list[Finding]:
                                                     at_least=MIN_KUBERNETES_MINOR)
     except ValueError:
         return []  # not a version at all: the settings refuse it, and AKS would refuse the cluster
-    return [Finding(KUBERNETES_VERSION, WARNING, cluster.subject, cluster_key(cluster, "kubernetesVersion"), warning)
+    return [finding(KUBERNETES_VERSION, object=cluster.subject, key=cluster_key(cluster, "kubernetesVersion"),
+                    message=warning)
             for warning in verdict.warnings]
 
 
@@ -138,8 +176,8 @@ def _azure_checks(model: Model, cluster: Cluster) -> list[Finding]:
     if any(p.encryption_at_host for p in (*cluster.system_pools, *model.pools)):
         features.add(preflight.Feature.HOST_ENCRYPTION)
     version = cluster.kubernetes_version if cluster.kubernetes_version != "unset" else None
-    return [Finding(CHECK_IN_AZURE, WARNING, "Azure subscription", advisory.key, advisory.message,
-                    f"check with: {advisory.command}")
+    return [finding(CHECK_IN_AZURE, object="Azure subscription", key=advisory.key, message=advisory.message,
+                    fix=f"check with: {advisory.command}")
             for advisory in preflight.advisories(cluster.region, pools, features, version)]
 
 
@@ -147,4 +185,120 @@ def _use(pool: Pool) -> preflight.PoolUse:
     size = lookup(pool.vm_size)
     return preflight.PoolUse(key=pool.key or f"node pool {pool.name}", vm_size=pool.vm_size, nodes=pool.max_count,
                              vcpus=size.vcpus if size else (pool.explicit.cpu if pool.explicit else None),
-                             gpu=pool.gpu_vendor is not None)
+                             gpu=pool.gpu_vendor is not None, spot=pool.spot)
+
+
+GPU_UNTAINTED = "gpu-pool-untainted"
+RANGE_NOT_PUBLIC = "authorized-range-not-public"
+NETWORK_RANGE_PUBLIC = "network-range-public"
+MAINTENANCE_DATE_PAST = "maintenance-date-past"
+# The taint AKS's GPU guide puts on GPU pools (use-nvidia-gpu: `--node-taints sku=gpu:NoSchedule`).
+GPU_TAINT = "sku=gpu:NoSchedule"
+_KEEPS_PODS_OFF = ("NoSchedule", "NoExecute")
+
+
+@rule(GPU_UNTAINTED, "A GPU pool carries a NoSchedule or NoExecute taint, so only pods that tolerate it land there.",
+      f"learn.microsoft.com/azure/aks/use-nvidia-gpu (`--node-taints {GPU_TAINT}`)", "GPU node pools", severity=WARNING)
+def gpu_pools_untainted(model: Model) -> list[Finding]:
+    return [finding(GPU_UNTAINTED, object=pool.subject, key=f"{pool.key}.taints" if pool.key else pool.subject,
+                    message=f"{pool.vm_size} has GPUs but the pool has no NoSchedule or NoExecute taint, so any pod "
+                    "the scheduler places, CPU-only ones included, can take its nodes",
+                    fix=f"add taints: [\"{GPU_TAINT}\"] (a flavor with nodePool: {pool.name} then carries it, and GPU "
+                    "jobs need the matching toleration)")
+            for pool in model.pools if pool.gpu_vendor is not None
+            and not any(t.get("effect") in _KEEPS_PODS_OFF for t in pool.taints)]
+
+
+@rule(RANGE_NOT_PUBLIC, "Every authorized IP range is a public IPv4 range, from which clients reach the API server.",
+      "learn.microsoft.com/azure/aks/api-server-authorized-ip-ranges; MicrosoftDocs/azure-docs#113991; "
+      "Azure/azure-cli-extensions#675 and #1764; Azure/AKS#5526", "ManagedCluster", severity=WARNING)
+def authorized_ranges(model: Model) -> list[Finding]:
+    """Azure's pages do not say whether the API refuses these, so they are warnings that say so: its page calls the
+    ranges public, the Azure CLI refused private (#1764) and IPv6 ranges (#675), and the API server has an IPv4
+    address only (Azure/AKS#5526)."""
+    cluster = model.cluster
+    if cluster is None:
+        return []
+    found = []
+    for i, cidr in enumerate(cluster.security.authorized_ip_ranges):
+        try:
+            network = ipaddress.ip_network(cidr, strict=False)
+        except ValueError:
+            continue
+        key = f"{cluster.key}.security.apiServerAuthorizedIpRanges[{i}]"
+        if within(cidr, _DOCUMENTATION_NETWORKS):
+            continue  # a placeholder, reported as one
+        if network.version == 6:
+            found.append(finding(
+                RANGE_NOT_PUBLIC, object=cluster.subject, key=key,
+                message=f"{cidr} is an IPv6 range, which lets no client in: the API server has an IPv4 address only; "
+                "the Azure CLI refuses IPv6 here, and Azure's documentation does not say whether the API does",
+                fix="list the public IPv4 ranges your clients connect from"))
+        elif not network.is_global:
+            found.append(finding(
+                RANGE_NOT_PUBLIC, object=cluster.subject, key=key,
+                message=f"{cidr} is not a public range, and clients reach the public API server from public addresses, "
+                "so it lets no one in; Azure's documentation asks for public ranges without saying whether it refuses "
+                "others",
+                fix="list the public ranges (your NAT or VPN egress) your clients connect from, or use a private "
+                "cluster"))
+    return found
+
+
+@rule(NETWORK_RANGE_PUBLIC, "The pod and service ranges are private address space.",
+      "learn.microsoft.com/azure/aks/azure-cni-overlay (\"While we don't block the use of public IP ranges, they are "
+      "considered out of Microsoft's support scope\"); MicrosoftDocs/azure-aks-docs#263", "ManagedCluster",
+      severity=WARNING)
+def public_network_ranges(model: Model) -> list[Finding]:
+    cluster = model.cluster
+    if cluster is None:
+        return []
+    found = []
+    for field, cidr in (("podCidr", cluster.network.pod_cidr), ("serviceCidr", cluster.network.service_cidr)):
+        try:
+            public = cidr is not None and ipaddress.ip_network(cidr, strict=False).is_global
+        except ValueError:
+            continue
+        if public:
+            found.append(finding(
+                NETWORK_RANGE_PUBLIC, object=cluster.subject, key=f"{cluster.key}.network.{field}",
+                message=f"{cidr} is public address space: AKS accepts it but leaves it outside Microsoft's support, "
+                "and from inside the cluster the internet hosts at those addresses cannot be reached",
+                fix="use a private range (RFC 1918) that no network the cluster talks to uses, such as 10.0.0.0/16 for "
+                "services"))
+    return found
+
+
+@rule(MAINTENANCE_DATE_PAST, "No notAllowedDates span of a maintenance window has already ended.",
+      "learn.microsoft.com/azure/aks/planned-maintenance (notAllowedDates); the AKS API's maintenanceWindow",
+      "the maintenance configurations", severity=WARNING)
+def maintenance_dates(model: Model, today: Optional[date] = None) -> list[Finding]:
+    """A past span blocks nothing; Azure's documentation does not say whether it refuses one, so it is a
+    warning. A startDate in the past is not: the API documents it ("If not specified, the maintenance window
+    will be active right away"; a past one likewise is active)."""
+    cluster = model.cluster
+    if cluster is None:
+        return []
+    day = today or kubernetes_versions.today()
+    keys = {AUTO_UPGRADE_CONFIG: "autoUpgrade", NODE_OS_UPGRADE_CONFIG: "nodeOsUpgrade"}
+    prefix = f"{cluster.key}.maintenance"
+    found = []
+    for window in cluster.maintenance:
+        spans = window.window.get("notAllowedDates")
+        for i, span in enumerate(spans if isinstance(spans, list) else []):
+            end = _day(span.get("end")) if isinstance(span, dict) else None
+            if end is not None and end < day:
+                found.append(finding(
+                    MAINTENANCE_DATE_PAST, object=cluster.subject,
+                    key=f"{prefix}.{keys.get(window.config_name, window.config_name)}.notAllowedDates[{i}]",
+                    message=f"the span {span.get('start')} to {span.get('end')} ended before {day.isoformat()}, so it "
+                    "blocks no upgrade (Azure's documentation does not say whether it refuses a past span)",
+                    fix="remove it, or give the dates of the freeze to come"))
+    return found
+
+
+def _day(text: object) -> Optional[date]:
+    try:
+        return date.fromisoformat(text) if isinstance(text, str) else None
+    except ValueError:
+        return None

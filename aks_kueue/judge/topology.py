@@ -21,18 +21,20 @@ The zone level is not judged: how Azure spreads a zonal pool's nodes over zones 
 from __future__ import annotations
 
 from math import ceil
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from aks_kueue.aks.nodes import PoolCapacity, is_modelled
 from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.aks.topology import HOSTNAME
-from aks_kueue.judge.capacity import Valid, quota_entries
+from aks_kueue.judge.capacity import quota_entries
 from aks_kueue.judge.finding import ERROR, WARNING, Finding, amount, field_key, show
+from aks_kueue.judge.objects import Valid, of_kind
+from aks_kueue.judge.rules import finding
 from aks_kueue.judge.provisioning import floor_nodes, provisioning_checks, scaled_up_flavors
 from aks_kueue.judge.workloads import Decided, landing_pools, pods_per_node
-from aks_kueue.kueue.tas import (ClusterQueueTopology, explicitly_requests, slice_constraints, topology_levels,
-                                 topology_request)
+from aks_kueue.kueue.tas import ClusterQueueTopology, explicitly_requests, slice_constraints
 from aks_kueue.kueue.units import pod_units
+from aks_kueue.kueue.views import ClusterQueue, PodSet, ResourceFlavor, Topology
 from aks_kueue.model.desired import KueueItem, Model
 
 TOPOLOGY_NEEDS_NODES = "topology-needs-nodes"
@@ -41,38 +43,35 @@ TOPOLOGY_REQUEST_MISMATCH = "topology-request-mismatch"
 WORKLOAD_KINDS = (PODSET_EXCEEDS_HOST, TOPOLOGY_REQUEST_MISMATCH)
 
 
-def topology_findings(model: Model, valid: list[Valid], placements: Mapping[str, FlavorPlacement],
+def topology_findings(model: Model, valid: list[Valid[Any]], placements: Mapping[str, FlavorPlacement],
                       decided: list[Decided]) -> list[Finding]:
-    levels = {item.name: topology_levels(m) for item, m in valid if item.kind == "Topology"}
-    flavor_topology = {item.name: (m.get("spec") or {}).get("topologyName")
-                       for item, m in valid if item.kind == "ResourceFlavor"}
-    explicit = set()
-    for _, manifest, _, _ in decided:
-        pod_sets = (manifest.get("spec") or {}).get("podSets") or []
-        if any(explicitly_requests(p) for p in pod_sets if isinstance(p, dict)):
-            explicit.add(id(manifest))
+    levels = {t.view.name: t.view.levels for t in of_kind(valid, Topology)}
+    flavor_topology = {f.view.name: f.view.topology_name for f in of_kind(valid, ResourceFlavor)}
+    explicit = {id(each) for each in decided
+                if any(explicitly_requests(p.topology_request) for p in each.workload.pod_sets)}
     if not any(flavor_topology.values()) and not explicit:
         return []
     checks = provisioning_checks(valid)
-    queues = {item.name: (item, m.get("spec") or {}) for item, m in valid if item.kind == "ClusterQueue"}
+    queues = {cq.view.name: cq for cq in of_kind(valid, ClusterQueue)}
     findings: list[Finding] = []
     floors: dict[tuple[str, str], int] = {}  # (ClusterQueue, TAS flavor) without a check that adds nodes -> floor
-    for name, (item, spec) in queues.items():
-        tas = ClusterQueueTopology.of(spec, flavor_topology)
-        grown = scaled_up_flavors(spec, checks)
+    for name, queue in queues.items():
+        tas = ClusterQueueTopology.of(queue.view, flavor_topology)
+        grown = scaled_up_flavors(queue.view, checks)
         for flavor in tas.tas_flavors:
             placement = placements.get(flavor)
             if flavor in grown or placement is None or not placement.pools:
                 continue  # provisioned, or placed nowhere (flavor-lands-nowhere reports it)
             floor = sum(floor_nodes(pool, nodes) for pool, nodes in placement.pools)
             floors[(name, flavor)] = floor
-            findings += _floor(item, spec, flavor, placement, floor)
-    for workload, manifest, cluster_queue, decision in decided:
-        if cluster_queue not in queues or not decision.fits:
+            findings += _floor(queue, flavor, placement, floor)
+    for each in decided:
+        target = queues.get(each.cluster_queue) if each.cluster_queue is not None else None
+        if target is None or not each.decision.fits:
             continue
-        tas = ClusterQueueTopology.of(queues[cluster_queue][1], flavor_topology)
-        if tas.tas_flavors or id(manifest) in explicit:
-            findings += _workload(workload, manifest, cluster_queue, tas, levels, decision, placements, floors)
+        tas = ClusterQueueTopology.of(target.view, flavor_topology)
+        if tas.tas_flavors or id(each) in explicit:
+            findings += _workload(each, target.view.name, tas, levels, placements, floors)
     return findings
 
 
@@ -82,65 +81,66 @@ def _cq_key(item: KueueItem) -> str:
     return field_key(item.key, "provisioning" if stack else "spec.admissionChecksStrategy")
 
 
-def _floor(item: KueueItem, spec: Mapping[str, Any], flavor: str, placement: FlavorPlacement,
-           floor: int) -> list[Finding]:
+def _floor(queue: Valid[ClusterQueue], flavor: str, placement: FlavorPlacement, floor: int) -> list[Finding]:
+    item = queue.item
     pools = {pool.name: pool.spec.min_count for pool, _ in placement.pools}
     listed = ", ".join(f"{name} minCount {count}" for name, count in pools.items())
     fix = (f"give ClusterQueue {item.name} a ProvisioningRequest check on {flavor} (provisioning: {{class: "
            f"best-effort-atomic-scale-up.autoscaling.x-k8s.io, onFlavors: [{flavor}]}}), so the nodes are added before "
            "TAS places the pods")
     if floor == 0:
-        return [Finding(
-            TOPOLOGY_NEEDS_NODES, ERROR, item.label, _cq_key(item),
-            f"{item.label} gives TAS flavor {flavor} quota, and Topology Aware Scheduling places pods only on nodes "
-            f"that exist and are Ready; its pools scale from zero ({listed}) and no ProvisioningRequest check adds "
-            "nodes first, so Kueue never places a pod there and the autoscaler, which reacts only to pending pods, "
-            "never adds a node: nothing is ever admitted on it",
-            f"{fix}, or set a minCount on the pool that holds the work",
-            {"clusterQueue": item.name, "flavor": flavor, "minCount": pools, "floorNodes": 0})]
+        return [finding(
+            TOPOLOGY_NEEDS_NODES, severity=ERROR, object=item.label, key=_cq_key(item),
+            message=f"{item.label} gives TAS flavor {flavor} quota, and Topology Aware Scheduling places pods only on "
+            f"nodes that exist and are Ready; its pools scale from zero ({listed}) and no ProvisioningRequest check "
+            "adds nodes first, so Kueue never places a pod there and the autoscaler, which reacts only to pending "
+            "pods, never adds a node: nothing is ever admitted on it",
+            fix=f"{fix}, or set a minCount on the pool that holds the work",
+            numbers={"clusterQueue": item.name, "flavor": flavor, "minCount": pools, "floorNodes": 0})]
     held = {r: sum(pool.node.amounts.get(r, 0) * floor_nodes(pool, nodes) for pool, nodes in placement.pools)
             for r in {r for pool, _ in placement.pools for r in pool.node.amounts}}
-    over = [(e.resource, e.nominal) for e in quota_entries([(item, {"spec": spec})]) if e.flavor == flavor
+    over = [(e.resource, e.nominal) for e in quota_entries([queue]) if e.flavor == flavor
             and is_modelled(e.resource) and e.resource in held and e.nominal > held[e.resource]]
     if not over:
         return []
     text = ", ".join(f"{r} {show(r, q)} (the floor holds {show(r, held[r])})" for r, q in over)
-    return [Finding(
-        TOPOLOGY_NEEDS_NODES, WARNING, item.label, _cq_key(item),
-        f"{item.label}'s quota on TAS flavor {flavor} is above what the nodes that always exist hold: {text}; "
+    return [finding(
+        TOPOLOGY_NEEDS_NODES, severity=WARNING, object=item.label, key=_cq_key(item),
+        message=f"{item.label}'s quota on TAS flavor {flavor} is above what the nodes that always exist hold: {text}; "
         f"Topology Aware Scheduling places pods only on existing nodes ({floor} at the floor: {listed}), so "
         "quota above the floor is usable only while something else keeps more nodes up",
-        f"{fix}, or raise the pools' minCount, or lower the quota to the floor",
-        {"clusterQueue": item.name, "flavor": flavor, "floorNodes": floor,
-         "quota": {r: amount(r, q) for r, q in over}, "floor": {r: amount(r, held[r]) for r, _ in over}})]
+        fix=f"{fix}, or raise the pools' minCount, or lower the quota to the floor",
+        numbers={"clusterQueue": item.name, "flavor": flavor, "floorNodes": floor,
+                 "quota": {r: amount(r, q) for r, q in over}, "floor": {r: amount(r, held[r]) for r, _ in over}})]
 
 
-def _workload(workload, manifest: Mapping[str, Any], cluster_queue: str, tas: ClusterQueueTopology,
-              levels: Mapping[str, list[str]], decision, placements: Mapping[str, FlavorPlacement],
-              floors: Mapping[tuple[str, str], int]) -> list[Finding]:
-    pod_sets = [p for p in (manifest.get("spec") or {}).get("podSets") or [] if isinstance(p, dict)]
-    assigned = {p.name: p for p in decision.pod_sets}
+def _workload(decided: Decided, cluster_queue: str, tas: ClusterQueueTopology, levels: Mapping[str, Sequence[str]],
+              placements: Mapping[str, FlavorPlacement], floors: Mapping[tuple[str, str], int]) -> list[Finding]:
+    workload = decided.item
+    pod_sets = decided.workload.pod_sets
+    assigned = {p.name: p for p in decided.decision.pod_sets}
     findings: list[Finding] = []
     reported_groups: set[str] = set()
     for index, pod_set in enumerate(pod_sets):
-        assignment = assigned.get(pod_set.get("name"))
+        assignment = assigned.get(pod_set.name)
         if assignment is None or assignment.count == 0:
             continue
         key = field_key(workload.key, f"podSets[{index}]")
-        spec = (pod_set.get("template") or {}).get("spec") or {}
-        requests = pod_units(spec)
+        requests = pod_units(pod_set.pod_spec)
+        request = pod_set.topology_request
         reasons = [r for f in dict.fromkeys(assignment.flavors.values())
-                   if (r := tas.mismatch(pod_set, f, levels, requests)) is not None]
+                   if (r := tas.mismatch(request, f, levels, requests)) is not None]
         if reasons:
-            findings.append(Finding(
-                TOPOLOGY_REQUEST_MISMATCH, ERROR, workload.label, key,
-                f"{workload.label} podset {pod_set.get('name')} is proven admissible by ClusterQueue {cluster_queue} on "
-                f"flavors {', '.join(dict.fromkeys(assignment.flavors.values()))}, but Topology Aware Scheduling "
-                f"refuses that: {'; '.join(reasons)}; Kueue would try other flavors or leave the workload pending",
-                "give the podset a topologyRequest whose levels the flavor's Topology has (e.g. unconstrained: true) "
-                "and make its flavor a TAS flavor, or, for a podset without one, give the ClusterQueue only TAS "
+            findings.append(finding(
+                TOPOLOGY_REQUEST_MISMATCH, object=workload.label, key=key,
+                message=f"{workload.label} podset {pod_set.name} is proven admissible by ClusterQueue "
+                f"{cluster_queue} on flavors {', '.join(dict.fromkeys(assignment.flavors.values()))}, but Topology "
+                f"Aware Scheduling refuses that: {'; '.join(reasons)}; Kueue would try other flavors or leave the "
+                "workload pending",
+                fix="give the podset a topologyRequest whose levels the flavor's Topology has (e.g. unconstrained: "
+                "true) and make its flavor a TAS flavor, or, for a podset without one, give the ClusterQueue only TAS "
                 "flavors (TAS is then implied) or none",
-                {"clusterQueue": cluster_queue, "podSet": pod_set.get("name"), "reasons": reasons}))
+                numbers={"clusterQueue": cluster_queue, "podSet": pod_set.name, "reasons": reasons}))
             continue
         flavor = next((f for f in assignment.flavors.values() if f in tas.tas_flavors), None)
         if flavor is None:
@@ -148,22 +148,21 @@ def _workload(workload, manifest: Mapping[str, Any], cluster_queue: str, tas: Cl
         landing = landing_pools(pod_set, assignment.flavors, placements)
         if not isinstance(landing, list) or not landing:
             continue  # the workload checks report it
-        request = topology_request(pod_set)
         group = request.get("podSetGroupName")
-        if request.get("required") == HOSTNAME and isinstance(group, str) and group:
+        if request.get("required") == HOSTNAME and group:
             if group not in reported_groups:
                 reported_groups.add(group)
-                members = [(p, assigned[p.get("name")].count) for p in pod_sets
-                           if topology_request(p).get("podSetGroupName") == group
-                           and topology_request(p).get("required") == HOSTNAME and p.get("name") in assigned]
+                members = [(p, assigned[p.name].count) for p in pod_sets
+                           if p.topology_request.get("podSetGroupName") == group
+                           and p.topology_request.get("required") == HOSTNAME and p.name in assigned]
                 findings += _host(workload, key, cluster_queue, members, landing, f"pod set group {group}")
         elif request.get("required") == HOSTNAME:
             findings += _host(workload, key, cluster_queue, [(pod_set, assignment.count)], landing,
-                              f"podset {pod_set.get('name')}")
+                              f"podset {pod_set.name}")
         for level, size in slice_constraints(request):
             if level == HOSTNAME and size > 0:
                 findings += _host(workload, key, cluster_queue, [(pod_set, size)], landing,
-                                  f"each slice of {size} pods of podset {pod_set.get('name')}")
+                                  f"each slice of {size} pods of podset {pod_set.name}")
         floor = floors.get((cluster_queue, flavor))
         if floor:
             findings += _above_floor(workload, key, cluster_queue, flavor, pod_set, assignment.count, requests,
@@ -171,12 +170,12 @@ def _workload(workload, manifest: Mapping[str, Any], cluster_queue: str, tas: Cl
     return findings
 
 
-def _host(workload, key: str, cluster_queue: str, members: list[tuple[Mapping[str, Any], int]],
+def _host(workload, key: str, cluster_queue: str, members: list[tuple[PodSet, int]],
           landing: list[tuple[PoolCapacity, int]], what: str) -> list[Finding]:
     """Everything `members` (pod sets and their pod counts) asks for must fit one node of a pool they share."""
     total: dict[str, int] = {}
     for pod_set, count in members:
-        for resource, value in pod_units((pod_set.get("template") or {}).get("spec") or {}).items():
+        for resource, value in pod_units(pod_set.pod_spec).items():
             total[resource] = total.get(resource, 0) + value * count
     total["pods"] = total.get("pods", 0) + sum(count for _, count in members)
     modelled = {r: v for r, v in total.items() if is_modelled(r) and v > 0}
@@ -189,18 +188,19 @@ def _host(workload, key: str, cluster_queue: str, members: list[tuple[Mapping[st
     detail = "; ".join(f"a node of pool {pool.name} allocates " + ", ".join(
         f"{r} {show(r, pool.node.amounts.get(r, 0))}" for r in short(pool)) for pool, _ in landing)
     wanted = ", ".join(f"{r} {show(r, v)}" for r, v in modelled.items())
-    return [Finding(
-        PODSET_EXCEEDS_HOST, ERROR, workload.label, key,
-        f"{workload.label}: {what} must run on one node (topology level {HOSTNAME}), and together asks for {wanted}, "
-        f"more than one node holds ({detail}); Kueue never finds such a node, so ClusterQueue {cluster_queue} never "
-        "admits the workload",
-        f"lower the pod count or the requests so they fit one node, use a larger VM size, or require a broader "
+    return [finding(
+        PODSET_EXCEEDS_HOST, object=workload.label, key=key,
+        message=f"{workload.label}: {what} must run on one node (topology level {HOSTNAME}), and together asks for "
+        f"{wanted}, more than one node holds ({detail}); Kueue never finds such a node, so ClusterQueue "
+        f"{cluster_queue} never admits the workload",
+        fix=f"lower the pod count or the requests so they fit one node, use a larger VM size, or require a broader "
         f"level than {HOSTNAME} (or a slice per node)",
-        {"clusterQueue": cluster_queue, "needs": {r: amount(r, v) for r, v in modelled.items()},
-         "node": {pool.name: {r: amount(r, pool.node.amounts.get(r, 0)) for r in modelled} for pool, _ in landing}})]
+        numbers={"clusterQueue": cluster_queue, "needs": {r: amount(r, v) for r, v in modelled.items()},
+                 "node": {pool.name: {r: amount(r, pool.node.amounts.get(r, 0)) for r in modelled}
+                          for pool, _ in landing}})]
 
 
-def _above_floor(workload, key: str, cluster_queue: str, flavor: str, pod_set: Mapping[str, Any], count: int,
+def _above_floor(workload, key: str, cluster_queue: str, flavor: str, pod_set: PodSet, count: int,
                  requests: Mapping[str, int], landing: list[tuple[PoolCapacity, int]]) -> list[Finding]:
     packing = [(pool, nodes, pods_per_node(pool, requests)[0]) for pool, nodes in landing]
     room = sum(per_node * floor_nodes(pool, nodes) for pool, nodes, per_node in packing)
@@ -209,13 +209,13 @@ def _above_floor(workload, key: str, cluster_queue: str, flavor: str, pod_set: M
     pool, nodes, per_node = max(packing, key=lambda p: p[2])
     needed = ceil(count / per_node)
     detail = "; ".join(f"pool {p.name}: {k} per node x minCount {p.spec.min_count}" for p, _, k in packing)
-    return [Finding(
-        TOPOLOGY_NEEDS_NODES, ERROR, workload.label, key,
-        f"{workload.label} podset {pod_set.get('name')} needs {count} pods on TAS flavor {flavor} of ClusterQueue "
-        f"{cluster_queue}, and Topology Aware Scheduling places pods only on nodes that exist; without a "
+    return [finding(
+        TOPOLOGY_NEEDS_NODES, severity=ERROR, object=workload.label, key=key,
+        message=f"{workload.label} podset {pod_set.name} needs {count} pods on TAS flavor {flavor} of "
+        f"ClusterQueue {cluster_queue}, and Topology Aware Scheduling places pods only on nodes that exist; without a "
         f"ProvisioningRequest check the nodes that always exist hold {room} ({detail}), so it waits until something "
         "else keeps more nodes up",
-        f"give ClusterQueue {cluster_queue} a ProvisioningRequest check on {flavor}, or raise pool {pool.name}'s "
+        fix=f"give ClusterQueue {cluster_queue} a ProvisioningRequest check on {flavor}, or raise pool {pool.name}'s "
         f"minCount to {needed}",
-        {"clusterQueue": cluster_queue, "flavor": flavor, "podSet": pod_set.get("name"), "count": count, "fit": room,
-         "minCountNeeded": needed})]
+        numbers={"clusterQueue": cluster_queue, "flavor": flavor, "podSet": pod_set.name, "count": count,
+                 "fit": room, "minCountNeeded": needed})]

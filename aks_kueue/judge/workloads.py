@@ -10,14 +10,17 @@ nodes pack exactly floor(node / pod) per node.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 from aks_kueue.aks.nodes import PoolCapacity, is_modelled
 from aks_kueue.aks.placement import FlavorPlacement
 from aks_kueue.judge.capacity import advertise_first
-from aks_kueue.judge.finding import ERROR, Finding, amount, field_key, show
+from aks_kueue.judge.finding import Finding, amount, field_key, show
+from aks_kueue.judge.rules import finding
 from aks_kueue.k8s.scheduling import SCHEDULING_EFFECTS, tolerates, untolerated_taint
 from aks_kueue.kueue.units import pod_units
+from aks_kueue.kueue.views import PodSet, Workload
+from aks_kueue.model.desired import ExpectedWorkload
 
 WORKLOAD_NOT_ADMITTED = "workload-not-admitted"
 POD_FITS_NO_NODE = "pod-fits-no-node"
@@ -38,41 +41,48 @@ def pods_per_node(pool: PoolCapacity, requests: Mapping[str, int]) -> tuple[int,
     return fits, limit
 
 
-# An expected workload, its Workload manifest as Kueue creates it, the ClusterQueue its LocalQueue reaches
-# (None where none does) and the admission core's decision for it alone on an empty cluster.
-Decided = tuple[Any, Mapping[str, Any], Optional[str], Any]
+@dataclass(frozen=True)
+class Decided:
+    """An expected workload, its Workload as Kueue creates it (the manifest the admission core reads, and its
+    view), the ClusterQueue its LocalQueue reaches (None where none does) and the admission core's decision for it
+    alone on an empty cluster (None without a ClusterQueue)."""
+
+    item: ExpectedWorkload
+    manifest: Mapping[str, Any]
+    workload: Workload
+    cluster_queue: Optional[str]
+    decision: Any
 
 
-def decide(accepted: list[tuple[Any, Mapping[str, Any]]], snapshot) -> list[Decided]:
+def decide(accepted: Sequence[tuple[ExpectedWorkload, Mapping[str, Any]]], snapshot) -> list[Decided]:
     found = []
-    for workload, manifest in accepted:
-        metadata, spec = manifest.get("metadata") or {}, manifest.get("spec") or {}
-        cluster_queue = snapshot.cluster_queue_for(metadata.get("namespace"), spec.get("queueName"))
-        found.append((workload, manifest, cluster_queue,
-                      None if cluster_queue is None else snapshot.can_ever_admit(cluster_queue, manifest)))
+    for item, manifest in accepted:
+        workload = Workload.of(manifest)
+        cluster_queue = snapshot.cluster_queue_for(workload.namespace, workload.queue_name)
+        found.append(Decided(item, manifest, workload, cluster_queue,
+                             None if cluster_queue is None else snapshot.can_ever_admit(cluster_queue, manifest)))
     return found
 
 
 def workload_findings(decided: list[Decided], snapshot, placements: Mapping[str, FlavorPlacement]) -> list[Finding]:
     """For each workload: admitted alone on an empty cluster, and its pods scheduled on the pools its
     flavors select."""
-    return [f for each in decided for f in _check(*each, snapshot, placements)]
+    return [f for each in decided for f in _check(each, snapshot, placements)]
 
 
-def _check(item, workload: Mapping[str, Any], cluster_queue: Optional[str], decision, snapshot,
-           placements) -> list[Finding]:
-    label, key = item.label, item.key
-    metadata, spec = workload.get("metadata") or {}, workload.get("spec") or {}
+def _check(decided: Decided, snapshot, placements) -> list[Finding]:
+    label, key, workload = decided.item.label, decided.item.key, decided.workload
+    cluster_queue, decision = decided.cluster_queue, decided.decision
     if cluster_queue is None:
-        queue = f"{metadata.get('namespace')}/{spec.get('queueName')}"
-        return [Finding(WORKLOAD_NOT_ADMITTED, ERROR, label, field_key(key, "queue"),
-                        f"{label} names LocalQueue {queue}, which reaches no ClusterQueue",
-                        "point it at a LocalQueue whose ClusterQueue exists", {"queue": queue})]
+        queue = f"{workload.namespace}/{workload.queue_name}"
+        return [finding(WORKLOAD_NOT_ADMITTED, object=label, key=field_key(key, "queue"),
+                        message=f"{label} names LocalQueue {queue}, which reaches no ClusterQueue",
+                        fix="point it at a LocalQueue whose ClusterQueue exists", numbers={"queue": queue})]
     if not decision.fits:
         message = (f"{label} can never be admitted by ClusterQueue {cluster_queue}, even alone on an empty cluster "
                    f"with borrowing: {decision.mode}: {decision.message}")
         numbers = {"clusterQueue": cluster_queue, "mode": str(decision.mode)}
-        missing = missing_tolerations(workload, snapshot, cluster_queue)
+        missing = missing_tolerations(decided.manifest, workload, snapshot, cluster_queue)
         if missing:
             index = missing[0][0]
             where = field_key(key, f"podSets[{index}].tolerations") if key.startswith("aks-kueue:expectedWorkloads") \
@@ -81,40 +91,43 @@ def _check(item, workload: Mapping[str, Any], cluster_queue: Optional[str], deci
                 f"the toleration of flavor {flavor}'s taint{'s' if len(taints) != 1 else ''} "
                 f"{', '.join(taint_name(t) for t in taints)} to podset {pod_set}: tolerations: "
                 f"[{', '.join(toleration_text(t) for t in taints)}]" for _, pod_set, flavor, taints in missing)
-            return [Finding(WORKLOAD_NOT_ADMITTED, ERROR, label, where, message,
-                            f"add {adds} (or give the flavor that toleration in spec.tolerations, which Kueue adds "
+            return [finding(WORKLOAD_NOT_ADMITTED, object=label, key=where, message=message,
+                            fix=f"add {adds} (or give the flavor that toleration in spec.tolerations, which Kueue adds "
                             "to the pods it admits)",
-                            {**numbers, "tolerations": {p: {"flavor": f, "tolerations": [toleration(t) for t in ts]}
-                                                        for _, p, f, ts in missing}})]
-        return [Finding(WORKLOAD_NOT_ADMITTED, ERROR, label, key, message,
-                        f"raise {cluster_queue}'s quotas (or what its cohort lends) to cover the workload, or "
-                        "shrink the workload", numbers)]
+                            numbers={**numbers, "tolerations": {
+                                p: {"flavor": f, "tolerations": [toleration(t) for t in ts]}
+                                for _, p, f, ts in missing}})]
+        return [finding(WORKLOAD_NOT_ADMITTED, object=label, key=key, message=message,
+                        fix=f"raise {cluster_queue}'s quotas (or what its cohort lends) to cover the workload, or "
+                        "shrink the workload", numbers=numbers)]
     assigned = {p.name: p for p in decision.pod_sets}
     findings = []
-    for index, pod_set in enumerate(spec.get("podSets") or []):
-        assignment = assigned.get(pod_set.get("name"))
+    for index, pod_set in enumerate(workload.pod_sets):
+        assignment = assigned.get(pod_set.name)
         if assignment is not None and (problem := _schedule(label, pod_set, assignment.flavors, placements)):
             kind, message, fix, numbers = problem
-            findings.append(Finding(kind, ERROR, label, field_key(key, f"podSets[{index}]"), message, fix,
-                                    {"clusterQueue": cluster_queue, **numbers}))
+            findings.append(finding(kind, object=label, key=field_key(key, f"podSets[{index}]"), message=message,
+                                    fix=fix,
+                                    numbers={"clusterQueue": cluster_queue, **numbers}))
     return findings
 
 
-def missing_tolerations(workload: Mapping[str, Any], snapshot, cluster_queue: str) -> list[tuple[int, str, str, list]]:
-    """The tolerations that get a refused workload admitted, when its pods tolerate the taints of none of the
-    flavors that could hold them: (pod set index, pod set name, flavor, the taints to tolerate) for each pod set
-    that needs them; empty when tolerating taints does not help. Each pod set takes, in its resource groups'
-    order, the next flavor whose taints it does not tolerate, until the admission core admits the workload."""
+def missing_tolerations(manifest: Mapping[str, Any], workload: Workload, snapshot,
+                        cluster_queue: str) -> list[tuple[int, str, str, list]]:
+    """The tolerations that get a refused workload (its manifest and view) admitted, when its pods tolerate the
+    taints of none of the flavors that could hold them: (pod set index, pod set name, flavor, the taints to
+    tolerate) for each pod set that needs them; empty when tolerating taints does not help. Each pod set takes, in
+    its resource groups' order, the next flavor whose taints it does not tolerate, until the admission core admits
+    the workload."""
     import copy
 
     queue = snapshot.cluster_queues.get(cluster_queue)
     if queue is None:
         return []
-    spec = workload.get("spec") or {}
     candidates: dict[int, list[tuple[str, list]]] = {}
-    for index, pod_set in enumerate(spec.get("podSets") or []):
-        pod_spec = (pod_set.get("template") or {}).get("spec") or {}
-        tolerations = pod_spec.get("tolerations") or []
+    for index, pod_set in enumerate(workload.pod_sets):
+        pod_spec = pod_set.pod_spec
+        tolerations = pod_spec.get("tolerations", [])
         groups = {id(queue.group_of[r]): queue.group_of[r] for r in pod_units(pod_spec) if r in queue.group_of}
         for group in groups.values():
             for name in group.flavors:
@@ -125,7 +138,7 @@ def missing_tolerations(workload: Mapping[str, Any], snapshot, cluster_queue: st
                           and not any(tolerates(tol, t) for tol in [*tolerations, *flavor.tolerations])]
                 candidates.setdefault(index, []).append((name, taints))
     for attempt in range(max((len(c) for c in candidates.values()), default=0)):
-        tried = copy.deepcopy(dict(workload))
+        tried = copy.deepcopy(dict(manifest))
         chosen = []
         for index, options in candidates.items():
             name, taints = options[min(attempt, len(options) - 1)]
@@ -164,7 +177,7 @@ class Conflict:
     values: tuple[str, str]
 
 
-def landing_pools(pod_set: Mapping[str, Any], flavors: Mapping[str, str], placements: Mapping[str, FlavorPlacement]
+def landing_pools(pod_set: PodSet, flavors: Mapping[str, str], placements: Mapping[str, FlavorPlacement]
                   ) -> "Optional[list[tuple[PoolCapacity, int]]] | Conflict":
     """The pools the pod set's pods can run on with the flavors assigned to it (Kueue adds every
     flavor's nodeLabels to the pods, then the pod's own nodeSelector and tolerations apply), each
@@ -172,13 +185,13 @@ def landing_pools(pod_set: Mapping[str, Any], flavors: Mapping[str, str], placem
     if any(f not in placements for f in flavors.values()):
         return None
     used = [placements[f] for f in dict.fromkeys(flavors.values())]
-    pod_spec = (pod_set.get("template") or {}).get("spec") or {}
+    pod_spec = pod_set.pod_spec
     selector: dict[str, str] = {}
     for flavor in used:
         for key, value in flavor.node_labels.items():
             if selector.setdefault(key, value) != value:
                 return Conflict(tuple(f.name for f in used), key, (selector[key], value))
-    for key, value in (pod_spec.get("nodeSelector") or {}).items():
+    for key, value in pod_spec.get("nodeSelector", {}).items():
         selector.setdefault(key, value)
     tolerations = [*pod_spec.get("tolerations", []), *(t for f in used for t in f.tolerations)]
     # A generated flavor's tolerations are not documented: its pools' taints are not held against it.
@@ -194,10 +207,9 @@ def landing_pools(pod_set: Mapping[str, Any], flavors: Mapping[str, str], placem
     return candidates
 
 
-def _schedule(label: str, pod_set: Mapping[str, Any], flavors: Mapping[str, str],
+def _schedule(label: str, pod_set: PodSet, flavors: Mapping[str, str],
               placements: Mapping[str, FlavorPlacement]) -> Optional[tuple[str, str, str, dict]]:
-    name, count = pod_set.get("name"), int(pod_set.get("count", 1))
-    pod_spec = (pod_set.get("template") or {}).get("spec") or {}
+    name, count = pod_set.name, pod_set.count
     landing = landing_pools(pod_set, flavors, placements)
     if isinstance(landing, Conflict):
         return ("podset-conflicting-flavors",
@@ -208,7 +220,7 @@ def _schedule(label: str, pod_set: Mapping[str, Any], flavors: Mapping[str, str]
                 "flavors' nodeLabels compatible", {"podSet": name, "flavors": list(landing.flavors)})
     if landing is None:
         return None  # a flavor nothing places: the flavor checks report it
-    requests = pod_units(pod_spec)
+    requests = pod_units(pod_set.pod_spec)
     wanted = ", ".join(f"{r} {show(r, v)}" for r, v in requests.items() if is_modelled(r))
     numbers = {"podSet": name, "count": count, "requests": {r: amount(r, v) for r, v in requests.items()}}
     if not landing:

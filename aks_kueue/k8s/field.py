@@ -6,13 +6,14 @@ check builds its errors here: `field.required(path.child("timeout"))`, never a h
 "Required value" or a dotted path put together by hand.
 
 `FieldError` is the one field error type: where (the rendered path, or a stack-config key's
-path in settings, which call it `Problem`) and what (the message).
+path in settings), what is wrong (the message) and, where this program has advice, what to do
+(the fix); a check across many objects also says which object (`kueue.validate.validate_set`).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field as attribute, replace
 from typing import Any, Callable, Iterable, Mapping, Optional, Union
 
 from aks_kueue.k8s import names
@@ -67,14 +68,26 @@ class FieldError:
 
     field: str
     message: str
+    fix: str = ""  # what to do about it, where this program says (the API server's own errors do not)
+    # The object whose field it is, where a check of many objects found it; the others know it already.
+    object: Any = attribute(default=None, compare=False, repr=False)
+
+    def of(self, obj: Any) -> "FieldError":
+        """The same error, about `obj`."""
+        return replace(self, object=obj)
 
     @property
     def path(self) -> str:
         """The same as `field`: the name settings and the CLI use for a config key's path."""
         return self.field
 
+    @property
+    def text(self) -> str:
+        """The message, and the fix after a semicolon: `is not a CIDR block; write it like 10.244.0.0/16`."""
+        return f"{self.message}; {self.fix}" if self.fix else self.message
+
     def __str__(self) -> str:
-        return f"{self.field}: {self.message}" if self.field else self.message
+        return f"{self.field}: {self.text}" if self.field else self.text
 
 
 def show(value: Any) -> str:
@@ -100,20 +113,28 @@ def invalid(path: Union[Path, str], value: Any, detail: str = "") -> FieldError:
     return _error(path, "Invalid value", value, detail)
 
 
-def not_supported(path: Union[Path, str], value: Any, supported: Iterable[Any]) -> FieldError:
-    return _error(path, "Unsupported value", value, "supported values: " + ", ".join(show(v) for v in supported))
+def not_supported(path: Union[Path, str], value: Any, supported: Iterable[Any] = (), detail: str = "") -> FieldError:
+    """`NotSupported`: the supported values listed, or (`detail`) what is supported said in words."""
+    return _error(path, "Unsupported value", value,
+                  detail or "supported values: " + ", ".join(show(v) for v in supported))
 
 
 def forbidden(path: Union[Path, str], detail: str) -> FieldError:
     return _error(path, "Forbidden", detail=detail)
 
 
-def duplicate(path: Union[Path, str], value: Any) -> FieldError:
-    return _error(path, "Duplicate value", value)
+def duplicate(path: Union[Path, str], value: Any, detail: str = "") -> FieldError:
+    return _error(path, "Duplicate value", value, detail)
 
 
-def too_many(path: Union[Path, str], actual: int, maximum: int) -> FieldError:
-    return FieldError(str(path), f"Too many: {actual}: must have at most {maximum} items")
+def not_found(path: Union[Path, str], value: Any = OMIT, detail: str = "") -> FieldError:
+    """`NotFound`: a reference to something that does not exist."""
+    return _error(path, "Not found", value, detail)
+
+
+def too_many(path: Union[Path, str], actual: int, maximum: int, items: str = "items") -> FieldError:
+    """`TooMany`; Kueue's webhooks name what is counted (`items`) where apimachinery says items."""
+    return FieldError(str(path), f"Too many: {actual}: must have at most {maximum} {items}")
 
 
 def too_few(path: Union[Path, str], actual: int, minimum: int) -> FieldError:

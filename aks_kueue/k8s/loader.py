@@ -8,7 +8,8 @@ never take unbounded time or memory, and never end in a traceback. The bounds:
   standard input cannot exhaust memory; character and block devices are refused before
   reading, and a named pipe is opened without waiting for a writer (with none, it reads as
   empty). Files that must be regular files (`regular_only`: stack and project files) are
-  refused at once when they are anything else.
+  refused at once when they are anything else. `open_binary` applies the same bounds to a
+  file read in parts (replay reads a trace of millions of lines a line at a time).
 - `max_depth` (100): maps and lists nested deeper are refused. Kubernetes objects nest
   about 20 deep (a JobSet's node affinity expressions); PyYAML's recursive composer
   overflows Python's stack a little past 300, so the bound is checked while parsing.
@@ -40,11 +41,11 @@ import json
 import os
 import stat
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, BinaryIO, Optional
+from typing import Any, BinaryIO, Iterable, Optional
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -54,6 +55,7 @@ from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
 from aks_kueue.k8s import yaml12
+from aks_kueue.k8s.field import FieldError
 from aks_kueue.k8s.merge import json_copy
 
 STDIN = "-"
@@ -90,20 +92,44 @@ STACK_FILE_LIMITS = Limits(max_bytes=1 * MIB, too_large="from a stack or project
 
 @dataclass(frozen=True)
 class LoadError(Exception):
-    """A file that cannot be used; `str()` is a sentence naming the file (and document)."""
+    """A file that cannot be used; `str()` is a sentence naming the file and the place in it (its
+    line in a line-oriented file, else its document) and the field: `FILE line N: field: reason`."""
 
     source: str
     document: Optional[int]
     reason: str
+    line: Optional[int] = None   # 1-based
+    key: Optional[str] = None    # the field, e.g. `retailPrice` or `podSets[0].count`
+    # The 1-based line a document's parser found the problem on, which `reason` already names (so a
+    # command that names documents keeps its sentence); `unplaced()` is the reason without it.
+    position: Optional[int] = None
 
     def __str__(self) -> str:
         if not self.source:
             return self.reason  # about a flag, not a file
-        where = display_name(self.source) + (f" document {self.document}" if self.document is not None else "")
-        return f"{where}: {self.reason}"
+        where = display_name(self.source)
+        if self.line is not None:
+            where += f" line {self.line}"
+        elif self.document is not None:
+            where += f" document {self.document}"
+        return f"{where}: {self.key + ': ' if self.key else ''}{self.reason}"
+
+    @classmethod
+    def at(cls, source: str, error: FieldError, document: Optional[int] = None,
+           line: Optional[int] = None) -> "LoadError":
+        """A field error of a file's document or line: its path is the key."""
+        return cls(source, document, error.message, line=line, key=error.field or None)
 
     def as_json(self) -> dict[str, Any]:
-        return {"file": self.source or None, "document": self.document, "message": str(self)}
+        where = {"line": self.line, "document": self.document, "key": self.key or None}
+        return {"file": self.source or None, **{k: v for k, v in where.items() if v is not None}, "message": str(self)}
+
+    def unplaced(self) -> str:
+        """The reason without the line it names, for a message that names the line itself."""
+        if self.position is None:
+            return self.reason
+        return self.reason.replace(f" at line {self.position}, column ", " at column ").replace(
+            f" (again at line {self.position})", "").removesuffix(f" (line {self.position})")
 
 
 def read_text(path: str | Path, limits: Limits = DEFAULT_LIMITS, what: str = "a YAML or JSON file",
@@ -111,41 +137,103 @@ def read_text(path: str | Path, limits: Limits = DEFAULT_LIMITS, what: str = "a 
     """The text of a file, or of standard input for `-`, reading at most `max_bytes + 1` bytes.
     `regular_only`: anything but a regular file (a named pipe, a device, a socket) is refused
     before it is opened for reading."""
-    source = str(path)
-    if source == STDIN:
-        if regular_only:
-            raise LoadError(source, None, f"standard input cannot be used here; give {what} as a path")
-        return _decode(_read_bounded(sys.stdin.buffer, STDIN, limits), STDIN, what)
-    try:
-        if regular_only:
-            _refuse_special(os.stat(path).st_mode, source, what)
-        # Without O_NONBLOCK, opening a named pipe waits for a writer, forever if none comes.
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    with open_binary(path, limits, what, regular_only) as handle:
+        data = handle.read()
+    return _decode(data, str(path), what)
+
+
+class open_binary:  # noqa: N801 - used as a function: `with open_binary(path) as handle:`
+    """A file (or standard input for `-`) to read in parts (`Bounded`: lines or blocks), with the
+    bounds and refusals of `read_text`: past `max_bytes` a read raises a LoadError. (A class, not a
+    generator: contextlib would set `__traceback__` on the frozen LoadError on its way out.)"""
+
+    def __init__(self, path: str | Path, limits: Limits = DEFAULT_LIMITS, what: str = "a YAML or JSON file",
+                 regular_only: bool = False):
+        self.path, self.limits, self.what, self.regular_only = path, limits, what, regular_only
+        self.descriptor: Optional[int] = None
+        self.handle: Optional[BinaryIO] = None
+
+    def __enter__(self) -> "Bounded":
+        path, source, what, limits = self.path, str(self.path), self.what, self.limits
+        if source == STDIN:
+            if self.regular_only:
+                raise LoadError(source, None, f"standard input cannot be used here; give {what} as a path")
+            return Bounded(sys.stdin.buffer, STDIN, limits)
         try:
-            mode = os.fstat(descriptor).st_mode
+            if self.regular_only:
+                _refuse_special(os.stat(path).st_mode, source, what)
+            # Without O_NONBLOCK, opening a named pipe waits for a writer, forever if none comes.
+            self.descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+            mode = os.fstat(self.descriptor).st_mode
             if stat.S_ISDIR(mode):
                 raise IsADirectoryError(path)
             if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
                 raise LoadError(source, None, f"is a device, not a file; give {what}")
-            if regular_only:
+            if self.regular_only:
                 _refuse_special(mode, source, what)  # replaced since it was looked at
             if stat.S_ISFIFO(mode) and hasattr(os, "set_blocking"):
-                os.set_blocking(descriptor, True)  # a pipe with no writer now reads as empty
-            if stat.S_ISREG(mode) and os.fstat(descriptor).st_size > limits.max_bytes:
+                os.set_blocking(self.descriptor, True)  # a pipe with no writer now reads as empty
+            if stat.S_ISREG(mode) and os.fstat(self.descriptor).st_size > limits.max_bytes:
                 raise LoadError(source, None, _too_large(limits))
-            with open(descriptor, "rb", closefd=False) as handle:
-                data = _read_bounded(handle, source, limits)
-        finally:
-            os.close(descriptor)
-    except FileNotFoundError:
-        raise LoadError(source, None, "no such file") from None
-    except IsADirectoryError:
-        raise LoadError(source, None, f"is a directory; give {what}") from None
-    except PermissionError:
-        raise LoadError(source, None, "cannot be read (permission denied)") from None
-    except OSError as error:
-        raise LoadError(source, None, f"cannot be read ({error.strerror or error})") from None
-    return _decode(data, source, what)
+            self.handle = open(self.descriptor, "rb", closefd=False)
+        except OSError as error:
+            self._close()
+            raise _open_error(error, source, what) from None
+        except LoadError:
+            self._close()
+            raise
+        return Bounded(self.handle, source, limits)
+
+    def __exit__(self, *exc: Any) -> None:
+        self._close()
+
+    def _close(self) -> None:
+        if self.handle is not None:
+            self.handle.close()
+            self.handle = None
+        if self.descriptor is not None:
+            os.close(self.descriptor)
+            self.descriptor = None
+
+
+class Bounded:
+    """A binary handle that refuses to read past `limits.max_bytes` in all (a LoadError), whatever
+    the file claims its size is (a pipe, standard input, a file that grows)."""
+
+    def __init__(self, handle: BinaryIO, source: str, limits: Limits):
+        self.handle, self.source, self.limits = handle, source, limits
+        self.left = limits.max_bytes + 1   # one byte more than allowed: reading it means too large
+
+    def _count(self, data: bytes) -> bytes:
+        self.left -= len(data)
+        if self.left <= 0:
+            raise LoadError(self.source, None, _too_large(self.limits))
+        return data
+
+    def read(self, size: int = -1) -> bytes:
+        """At most `size` bytes (-1: the rest)."""
+        wanted = self.left if size < 0 else min(size, self.left)
+        try:
+            return self._count(self.handle.read(wanted))
+        except OSError as error:
+            raise _open_error(error, self.source, "a file") from None
+
+    def readline(self, size: int) -> bytes:
+        """The next line, cut at `size` bytes (a line that long has no newline at its end)."""
+        try:
+            return self._count(self.handle.readline(min(size, self.left)))
+        except OSError as error:
+            raise _open_error(error, self.source, "a file") from None
+
+
+def _open_error(error: OSError, source: str, what: str) -> LoadError:
+    if isinstance(error, FileNotFoundError):
+        return LoadError(source, None, "no such file")
+    if isinstance(error, IsADirectoryError):
+        return LoadError(source, None, f"is a directory; give {what}")
+    if isinstance(error, PermissionError):
+        return LoadError(source, None, "cannot be read (permission denied)")
+    return LoadError(source, None, f"cannot be read ({error.strerror or error})")
 
 
 def _refuse_special(mode: int, source: str, what: str) -> None:
@@ -156,13 +244,6 @@ def _refuse_special(mode: int, source: str, what: str) -> None:
     kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
             else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
     raise LoadError(source, None, f"is {kind}, not a regular file; give {what} (a regular file)")
-
-
-def _read_bounded(handle: BinaryIO, source: str, limits: Limits) -> bytes:
-    data = handle.read(limits.max_bytes + 1)
-    if len(data) > limits.max_bytes:
-        raise LoadError(source, None, _too_large(limits))
-    return data
 
 
 def _too_large(limits: Limits) -> str:
@@ -185,7 +266,26 @@ def parse_documents(text: str, source: str, limits: Limits = DEFAULT_LIMITS,
             return [parse_json(text, source, limits)]
         except _NotJson:
             pass  # flow-style YAML such as `{a: 1}`, or several JSON objects in a row
+        except LoadError as error:
+            raise _placed(error, text, limits, dialect) from None
     return _Builder(source, limits, dialect).run(text)
+
+
+def _placed(error: LoadError, text: str, limits: Limits, dialect: Dialect) -> LoadError:
+    """The JSON reader's error with the line it is on: the YAML reader (whose events carry lines) reads
+    the text again to find it. Only on the way to an error, so its cost does not matter."""
+    try:
+        _Builder(error.source, limits, dialect).run(text)
+    except LoadError as found:
+        if found.position is not None:
+            return replace(error, position=found.position)
+    return error
+
+
+def _long_number(error: ValueError) -> str:
+    """Python refuses to read an integer of more than `sys.get_int_max_str_digits()` digits: say so plainly."""
+    return (f"a number with more than {sys.get_int_max_str_digits():,} digits; no Kubernetes or Kueue field "
+            "holds one" if "digits" in str(error) else str(error))
 
 
 def parse_single(text: str, source: str, limits: Limits = DEFAULT_LIMITS,
@@ -203,7 +303,7 @@ def parse_single(text: str, source: str, limits: Limits = DEFAULT_LIMITS,
 def parse_json(text: str, source: str, limits: Limits = DEFAULT_LIMITS) -> Any:
     """A JSON text with the same bounds as YAML: nesting depth and duplicated keys."""
     try:
-        value = json.loads(text, object_pairs_hook=_unique_pairs)
+        value = _DECODER.decode(text)  # one decoder: JSON Lines parse millions of texts
     except _DuplicateKey as duplicate:
         raise LoadError(source, None, f"the key {duplicate.key!r} appears twice in one object; "
                                       "keep one (JSON readers disagree on which would win)") from None
@@ -211,9 +311,37 @@ def parse_json(text: str, source: str, limits: Limits = DEFAULT_LIMITS) -> Any:
         raise LoadError(source, None, f"nested deeper than {limits.max_depth} levels") from None
     except json.JSONDecodeError as error:
         raise _NotJson(f"not valid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
-    if _depth_exceeds(value, limits.max_depth):
+    except ValueError as error:  # an integer too long for Python to read (`sys.set_int_max_str_digits`)
+        raise LoadError(source, None, _long_number(error)) from None
+    # A value is at most as deep as its text has opening brackets: most texts need no walk at all.
+    if text.count("{") + text.count("[") > limits.max_depth and _depth_exceeds(value, limits.max_depth):
         raise LoadError(source, None, f"nested deeper than {limits.max_depth} levels")
     return value
+
+
+def json_value_at(text: str, index: int, source: str, limits: Limits = DEFAULT_LIMITS) -> tuple[Any, int]:
+    """The JSON value that starts at `index` of `text` (a file that holds several values in a row, or
+    whose parts a reader walks itself to know their lines), and the index just after it; with the
+    bounds of `parse_json`. A syntax error names its line and column in the whole text."""
+    try:
+        value, end = _DECODER.raw_decode(text, index)
+    except _DuplicateKey as duplicate:
+        raise LoadError(source, None, f"the key {duplicate.key!r} appears twice in one object; keep one (JSON "
+                                      "readers disagree on which would win)", line=line_of(text, index)) from None
+    except RecursionError:
+        raise LoadError(source, None, f"nested deeper than {limits.max_depth} levels",
+                        line=line_of(text, index)) from None
+    except json.JSONDecodeError as error:
+        raise LoadError(source, None, f"not valid JSON at column {error.colno}: {error.msg}",
+                        line=error.lineno) from None
+    if _depth_exceeds(value, limits.max_depth):
+        raise LoadError(source, None, f"nested deeper than {limits.max_depth} levels", line=line_of(text, index))
+    return value, end
+
+
+def line_of(text: str, index: int) -> int:
+    """The 1-based line of `text` that holds the character at `index`."""
+    return text.count("\n", 0, index) + 1
 
 
 def loads_json(text: str, source: str, limits: Limits = DEFAULT_LIMITS) -> Any:
@@ -224,9 +352,10 @@ def loads_json(text: str, source: str, limits: Limits = DEFAULT_LIMITS) -> Any:
         raise LoadError(source, None, str(error)) from None
 
 
-def load_file(path: str | Path, limits: Limits = DEFAULT_LIMITS, what: str = "a YAML or JSON file") -> list[Any]:
+def load_file(path: str | Path, limits: Limits = DEFAULT_LIMITS, what: str = "a YAML or JSON file",
+              regular_only: bool = False) -> list[Any]:
     """`read_text` then `parse_documents`."""
-    return parse_documents(read_text(path, limits, what), str(path), limits)
+    return parse_documents(read_text(path, limits, what, regular_only), str(path), limits)
 
 
 def display_name(path: str | Path) -> str:
@@ -255,6 +384,9 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_pairs)
+
+
 def _looks_like_json(text: str) -> bool:
     stripped = text.lstrip()
     return stripped[:1] in ("{", "[")
@@ -264,6 +396,7 @@ def _depth_exceeds(value: Any, max_depth: int) -> bool:
     stack = [(value, 1)]
     while stack:
         node, depth = stack.pop()
+        children: Iterable[Any]
         if isinstance(node, dict):
             children = node.values()
         elif isinstance(node, list):
@@ -372,10 +505,11 @@ class _Builder:
         self.document: Optional[int] = None
         self.aliased = 0
 
-    def fail(self, reason: str, event: Any = None) -> LoadError:
-        line = getattr(getattr(event, "start_mark", None), "line", None)
+    def fail(self, reason: str, event: Any = None, line: Optional[int] = None) -> LoadError:
+        """`line`: 0-based, when `event` does not give it."""
+        line = getattr(getattr(event, "start_mark", None), "line", line)
         where = f" (line {line + 1})" if line is not None else ""
-        return LoadError(self.source, self.document, reason + where)
+        return LoadError(self.source, self.document, reason + where, position=None if line is None else line + 1)
 
     def run(self, text: str) -> list[Any]:
         documents: list[Any] = []
@@ -386,7 +520,8 @@ class _Builder:
         except yaml.MarkedYAMLError as error:
             mark = error.problem_mark
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-            raise LoadError(self.source, None, f"not valid YAML{where}: {error.problem or error}") from None
+            raise LoadError(self.source, None, f"not valid YAML{where}: {error.problem or error}",
+                            position=mark.line + 1 if mark else None) from None
         except yaml.YAMLError as error:
             raise LoadError(self.source, None, f"not valid YAML: {error}") from None
         return documents
@@ -397,23 +532,21 @@ class _Builder:
         max_depth = self.limits.max_depth
         index = -1
         result: Any = None
+        event: Any  # dispatched on its class below (`cls is ...`, cheaper than isinstance in this loop)
         for event in yaml.parse(text, Loader=_PARSER):
             cls = event.__class__
             if cls is ScalarEvent:
                 try:
                     value = _scalar(event, self.pulumi)
                 except ValueError as error:
-                    raise self.fail(str(error), event) from None
+                    raise self.fail(_long_number(error), event) from None
                 if event.anchor is not None:
                     anchors[event.anchor] = (value, 1)
                 nodes = 1
             elif cls is MappingStartEvent or cls is SequenceStartEvent:
                 if len(stack) >= max_depth:
                     raise self.fail(f"nested deeper than {max_depth} levels", event)
-                tag = None if self.pulumi else event.tag  # yaml.v3 reads a tagged map or list as one
-                if tag not in (None, "!", _MAP if cls is MappingStartEvent else _SEQ):
-                    raise self.fail(f"the tag {tag!r} has no meaning in a Kubernetes object; remove it", event)
-                stack.append(_Frame({} if cls is MappingStartEvent else [], event.anchor))
+                stack.append(self._container(event, cls is MappingStartEvent))
                 continue
             elif cls is MappingEndEvent or cls is SequenceEndEvent:
                 frame = stack.pop()
@@ -428,14 +561,7 @@ class _Builder:
                 if frame.anchor is not None:
                     anchors[frame.anchor] = (value, nodes)
             elif cls is AliasEvent:
-                if event.anchor not in anchors:
-                    raise self.fail(f"the alias *{event.anchor} names no anchor defined before it", event)
-                original, nodes = anchors[event.anchor]
-                self.aliased += nodes
-                if self.aliased > self.limits.max_alias_nodes:
-                    raise self.fail(f"YAML aliases expand to more than {self.limits.max_alias_nodes:,} nodes "
-                                    "(an alias bomb?); write the repeated parts out or split the file", event)
-                value = json_copy(original)  # no shared objects: each use is its own value
+                value, nodes = self._alias(event, anchors)
             elif cls is DocumentStartEvent:
                 index += 1
                 self.document = index
@@ -475,10 +601,31 @@ class _Builder:
                 if value is _MergeKey:
                     value = "<<"
                 if key in container:
-                    raise self.fail(f"the key {_show(key)} appears twice in one map (again at line "
+                    raise LoadError(self.source, self.document,
+                                    f"the key {_show(key)} appears twice in one map (again at line "
                                     f"{(parent.key_line or 0) + 1}); keep one: kubectl and Pulumi refuse this, "
-                                    "and otherwise the last value would silently win")
+                                    "and otherwise the last value would silently win",
+                                    position=None if parent.key_line is None else parent.key_line + 1)
                 container[key] = value
+
+    def _container(self, event: Any, mapping: bool) -> _Frame:
+        """The frame of a map or list that starts here; only the plain tags are taken."""
+        tag = None if self.pulumi else event.tag  # yaml.v3 reads a tagged map or list as one
+        if tag not in (None, "!", _MAP if mapping else _SEQ):
+            raise self.fail(f"the tag {tag!r} has no meaning in a Kubernetes object; remove it", event)
+        return _Frame({} if mapping else [], event.anchor)
+
+    def _alias(self, event: Any, anchors: dict[str, tuple[Any, int]]) -> tuple[Any, int]:
+        """A copy of the anchored value (no shared objects: each use is its own value), and its nodes,
+        counted against the bound on what aliases expand to."""
+        if event.anchor not in anchors:
+            raise self.fail(f"the alias *{event.anchor} names no anchor defined before it", event)
+        original, nodes = anchors[event.anchor]
+        self.aliased += nodes
+        if self.aliased > self.limits.max_alias_nodes:
+            raise self.fail(f"YAML aliases expand to more than {self.limits.max_alias_nodes:,} nodes "
+                            "(an alias bomb?); write the repeated parts out or split the file", event)
+        return json_copy(original), nodes
 
     def _merge(self, frame: _Frame, value: Any, event: Any) -> None:
         if frame.merged:
@@ -497,4 +644,5 @@ def _show(key: Any) -> str:
 
 
 __all__ = ["Limits", "DEFAULT_LIMITS", "STACK_FILE_LIMITS", "Dialect", "LoadError", "STDIN", "display_name",
-           "read_text", "parse_documents", "parse_single", "parse_json", "loads_json", "load_file"]
+           "read_text", "open_binary", "Bounded", "parse_documents", "parse_single", "parse_json", "loads_json",
+           "load_file"]

@@ -12,6 +12,7 @@ capacity model compares them with what a node can allocate. One rule for both.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any, Mapping
 
 from aks_kueue.k8s.quantity import parse_quantity
 
@@ -19,7 +20,7 @@ POD_LEVEL_RESOURCES = ("cpu", "memory")
 _ZERO = Fraction(0)
 
 
-def pod_requests(pod_spec: dict) -> dict[str, Fraction]:
+def pod_requests(pod_spec: Mapping[str, Any]) -> dict[str, Fraction]:
     """Kubernetes' effective requests of one pod, as exact quantities."""
     requests: dict[str, Fraction] = {}
     for container in pod_spec.get("containers") or []:

@@ -56,3 +56,32 @@ def _parse_text(value: str) -> Fraction:
     # past int64 are Kueue's "unlimited" anyway, so a 10^±1000 bound loses nothing.
     exponent = max(-1000, min(1000, int(Fraction(suffix[1:]))))
     return number * Fraction(10) ** exponent
+
+
+INT64_MAX = 2**63 - 1
+
+
+def request_problem(resource: str, quantity: Fraction) -> str | None:
+    """What Kubernetes finds wrong with a container's request or limit of `resource`, or None: a
+    negative amount (`ValidateNonnegativeQuantity`), a fraction of an extended resource such as
+    `nvidia.com/gpu` (`ValidateResourceQuantityValue`: "must be an integer"), or an amount past the
+    64-bit integers every reader of a quantity turns it into (milli-units for cpu, `MilliValue`;
+    units for the rest, `Value`), where it would silently saturate."""
+    if quantity < 0:
+        return "must be greater than or equal to 0"
+    if is_integer_resource(resource) and quantity.denominator != 1:
+        return "must be an integer"
+    scaled = quantity * 1000 if resource == "cpu" else quantity
+    if scaled > INT64_MAX:
+        return (f"must be at most {INT64_MAX}{'m' if resource == 'cpu' else ''}: Kubernetes and Kueue read a "
+                "quantity as a 64-bit integer")
+    return None
+
+
+def is_integer_resource(resource: str) -> bool:
+    """Kubernetes' `IsIntegerResourceName`: pods, and extended resources (a domain-prefixed name that is
+    not `kubernetes.io/` native, such as `nvidia.com/gpu`)."""
+    if resource == "pods":
+        return True
+    # `IsNativeResource`: no prefix, or one holding kubernetes.io/; quota names start with requests.
+    return "/" in resource and "kubernetes.io/" not in resource and not resource.startswith("requests.")

@@ -7,7 +7,7 @@ capacity model (which pools does a flavor or a DaemonSet land on?) and the queue
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 SCHEDULING_EFFECTS = ("NoSchedule", "NoExecute")
 # The label Kubernetes puts on every namespace, with the namespace's name.
@@ -19,7 +19,7 @@ class SelectorError(ValueError):
     is not one integer, an unknown operator."""
 
 
-def tolerates(toleration: dict, taint: dict) -> bool:
+def tolerates(toleration: Mapping[str, Any], taint: Mapping[str, Any]) -> bool:
     """Kubernetes' Toleration.ToleratesTaint."""
     effect = toleration.get("effect") or ""
     if effect and effect != taint.get("effect"):
@@ -35,7 +35,7 @@ def tolerates(toleration: dict, taint: dict) -> bool:
     return False
 
 
-def untolerated_taint(taints: list[dict], tolerations: list[dict]) -> Optional[dict]:
+def untolerated_taint(taints: Sequence[Mapping[str, Any]], tolerations: Sequence[Mapping[str, Any]]) -> Optional[Mapping[str, Any]]:
     for taint in taints:
         if taint.get("effect") not in SCHEDULING_EFFECTS:
             continue
@@ -44,7 +44,7 @@ def untolerated_taint(taints: list[dict], tolerations: list[dict]) -> Optional[d
     return None
 
 
-def requirement_matches(requirement: dict, labels: dict[str, str]) -> bool:
+def requirement_matches(requirement: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
     key, operator = requirement.get("key", ""), requirement.get("operator", "")
     if not isinstance(key, str):
         raise SelectorError(f"the key {key!r} must be a string, as the API server requires")
@@ -77,7 +77,7 @@ def requirement_matches(requirement: dict, labels: dict[str, str]) -> bool:
     raise SelectorError(f"{operator!r} is not a node selector operator")
 
 
-def label_selector_matches(selector: dict, labels: dict[str, str]) -> bool:
+def label_selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
     """A metav1.LabelSelector: every matchLabels pair and every matchExpression hold; `{}`
     selects everything. (A nil selector is the caller's to judge: Kueue's selects nothing.)"""
     for key, value in (selector.get("matchLabels") or {}).items():

@@ -107,11 +107,11 @@ def _resolve_plain(value: str, timestamps: bool) -> tuple[str, Any]:
             if stamp is not None:
                 return "!!timestamp", GoTimestamp(stamp)
         plain = value.replace("_", "")
-        number = _parse_int(plain, signed=True)
-        if number is None:
-            number = _parse_int(plain, signed=False)
-        if number is not None:
-            return "!!int", number
+        whole = _parse_int(plain, signed=True)
+        if whole is None:
+            whole = _parse_int(plain, signed=False)
+        if whole is not None:
+            return "!!int", whole
         if _YAML_FLOAT.fullmatch(plain):
             number = float(plain)
             if math.isfinite(number):  # ParseFloat reports a range error past float64

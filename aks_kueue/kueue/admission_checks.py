@@ -16,7 +16,22 @@ Sources (kubernetes-sigs/kueue at v0.19.2):
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional, Protocol, TypeVar
+
+from aks_kueue.k8s.objects import map_at
+
+
+class PodSetLike(Protocol):
+    """What `requested_pod_sets` reads of a pod set (`kueue.views.PodSet`)."""
+
+    @property
+    def count(self) -> int: ...
+
+    @property
+    def pod_spec(self) -> Mapping[str, Any]: ...
+
+
+P = TypeVar("P", bound=PodSetLike)
 
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 PENDING = "Pending"
@@ -50,9 +65,13 @@ def checks_of(spec: Mapping[str, Any]) -> dict[str, frozenset[str]]:
 def checks_for(spec: Mapping[str, Any], assigned: Optional[Iterable[str]]) -> list[str]:
     """The checks a Workload of this ClusterQueue gets: with quota reserved on `assigned` flavors,
     those whose flavors meet them; with no reservation (`assigned` None), those applying to all."""
-    checks = checks_of(spec)
+    return applying(checks_of(spec), frozenset(cluster_queue_flavors(spec)), assigned)
+
+
+def applying(checks: Mapping[str, frozenset[str]], every: frozenset[str],
+             assigned: Optional[Iterable[str]]) -> list[str]:
+    """`checks_for` of a ClusterQueue's checks (each with its flavors) and its flavors (`every`)."""
     if assigned is None:
-        every = frozenset(cluster_queue_flavors(spec))
         return [name for name, flavors in checks.items() if flavors >= every]
     used = set(assigned)
     return [name for name, flavors in checks.items() if flavors & used]
@@ -60,10 +79,10 @@ def checks_for(spec: Mapping[str, Any], assigned: Optional[Iterable[str]]) -> li
 
 def provisioning_config_name(check: Mapping[str, Any]) -> Optional[str]:
     """The ProvisioningRequestConfig a ProvisioningRequest AdmissionCheck names, if it names one."""
-    spec = check.get("spec") if isinstance(check.get("spec"), dict) else {}
+    spec = map_at(check, "spec")
     if spec.get("controllerName") != PROVISIONING_CONTROLLER:
         return None
-    parameters = spec.get("parameters") if isinstance(spec.get("parameters"), dict) else {}
+    parameters = map_at(spec, "parameters")
     if parameters.get("kind") != "ProvisioningRequestConfig":
         return None
     name = parameters.get("name")
@@ -71,28 +90,22 @@ def provisioning_config_name(check: Mapping[str, Any]) -> Optional[str]:
 
 
 def is_provisioning(check: Mapping[str, Any]) -> bool:
-    spec = check.get("spec") if isinstance(check.get("spec"), dict) else {}
+    spec = map_at(check, "spec")
     return spec.get("controllerName") == PROVISIONING_CONTROLLER
 
 
 def pod_uses(pod_spec: Mapping[str, Any], resources: set[str]) -> bool:
     """`podUses`: a container or init container requests or limits one of the resources."""
     for container in [*_dicts(pod_spec.get("initContainers")), *_dicts(pod_spec.get("containers"))]:
-        limits = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+        limits = map_at(container, "resources")
         for part in ("requests", "limits"):
             if isinstance(limits.get(part), dict) and resources & set(limits[part]):
                 return True
     return False
 
 
-def requested_pod_sets(pod_sets: Iterable[Mapping[str, Any]], managed_resources: Iterable[str]) -> list[Mapping[str, Any]]:
-    """The pod sets a ProvisioningRequest holds (`requiredPodSets`): count above 0 and, when the
+def requested_pod_sets(pod_sets: Iterable[P], managed_resources: Iterable[str]) -> list[P]:
+    """The pod sets of a Workload a ProvisioningRequest holds (`requiredPodSets`): count above 0 and, when the
     config lists managedResources, using one of them."""
     resources = set(managed_resources)
-    found = []
-    for pod_set in pod_sets:
-        template = pod_set.get("template") if isinstance(pod_set.get("template"), dict) else {}
-        spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
-        if int(pod_set.get("count", 1)) > 0 and (not resources or pod_uses(spec, resources)):
-            found.append(pod_set)
-    return found
+    return [p for p in pod_sets if p.count > 0 and (not resources or pod_uses(p.pod_spec, resources))]

@@ -25,7 +25,8 @@ from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.field import Path, show
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.config_api import key_path
-from aks_kueue.kueue.structural import FieldError, validate_structural
+from aks_kueue.k8s.field import FieldError
+from aks_kueue.kueue.structural import validate_structural
 from aks_kueue.versions import KUEUE_CONFIG_API_VERSION
 
 # The key tree of the chart's values.yaml, as JSON Schema data.

@@ -24,7 +24,9 @@ import json
 import re
 from fractions import Fraction
 from importlib import resources
-from typing import Any, Optional
+from typing import Any, Optional, Union
+
+from aks_kueue.k8s.field import Path
 
 
 def _schema(version: str) -> dict[str, Any]:
@@ -42,9 +44,9 @@ _DURATION_PART = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)")
 _PLAIN_KEY = re.compile(r"^[A-Za-z_][\w-]*$")
 
 
-def key_path(path: str, key: Any) -> str:
+def key_path(path: Union[str, Path], key: Any) -> str:
     """`a.b` for plain keys, `a[nvidia.com/gpu]` for map keys that are not plain names."""
-    key = str(key)
+    path, key = str(path), str(key)
     if _PLAIN_KEY.fullmatch(key):
         return f"{path}.{key}" if path else key
     return f"{path}[{key}]"

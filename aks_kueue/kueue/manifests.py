@@ -20,6 +20,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Optional
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s.loader import DEFAULT_LIMITS, STDIN, Limits, LoadError, display_name, load_file
 from aks_kueue.kueue.convert import GROUP, V1BETA1, V1BETA2
 from aks_kueue.kueue.schemas import all_kinds, kind_schema
@@ -98,11 +99,14 @@ def input_files(paths: Iterable[str | Path], suffixes: tuple[str, ...] = MANIFES
     return files
 
 
-def read_inputs(paths: Iterable[str | Path], limits: Limits = DEFAULT_LIMITS) -> list[Document]:
-    """Every object of every file, in order; a LoadError names the first file that cannot be used."""
+def read_inputs(paths: Iterable[str | Path], limits: Limits = DEFAULT_LIMITS,
+                regular_only: bool = False) -> list[Document]:
+    """Every object of every file, in order; a LoadError names the first file that cannot be used.
+    `regular_only`: a path that is not a regular file (a named pipe, a device) is refused; `-` still
+    reads standard input."""
     documents = []
     for file in input_files(paths):
-        for index, value in enumerate(load_file(file, limits, WHAT)):
+        for index, value in enumerate(load_file(file, limits, WHAT, regular_only and file != STDIN)):
             documents += _objects(value, file, index)
     return documents
 
@@ -206,7 +210,7 @@ def generate_names(documents: list[Document]) -> None:
 
 
 def _identity(manifest: dict[str, Any]) -> tuple:
-    metadata = manifest.get("metadata") if isinstance(manifest.get("metadata"), dict) else {}
+    metadata = map_at(manifest, "metadata")
     return (manifest.get("apiVersion"), manifest.get("kind"), metadata.get("namespace") or "")
 
 

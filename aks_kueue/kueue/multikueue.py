@@ -28,6 +28,7 @@ from typing import Any, Mapping, Optional
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import names
 from aks_kueue.k8s.loader import data_file
 from aks_kueue.kueue.convert import GROUP, V1BETA2
@@ -112,14 +113,14 @@ def check_manifest() -> dict[str, Any]:
 
 
 def is_multikueue(check: Mapping[str, Any]) -> bool:
-    spec = check.get("spec") if isinstance(check.get("spec"), dict) else {}
+    spec = map_at(check, "spec")
     return spec.get("controllerName") == CONTROLLER
 
 
 def config_of(check: Mapping[str, Any]) -> Optional[str]:
     """The MultiKueueConfig a MultiKueue AdmissionCheck names."""
-    spec = check.get("spec") if isinstance(check.get("spec"), dict) else {}
-    parameters = spec.get("parameters") if isinstance(spec.get("parameters"), dict) else {}
+    spec = map_at(check, "spec")
+    parameters = map_at(spec, "parameters")
     name = parameters.get("name")
     return name if parameters.get("kind") == "MultiKueueConfig" and isinstance(name, str) else None
 
@@ -139,9 +140,9 @@ def kubeconfig_problems(config: Any) -> list[str]:
     when it accepts it. Never quotes a value of the kubeconfig: it holds a credential."""
     if not isinstance(config, Mapping):
         return ["failed to parse kubeconfig: not a kubeconfig map"]
-    problems = []
+    problems = _client_problems(config)
     for entry in _named(config.get("users")):
-        user = entry.get("user") if isinstance(entry.get("user"), Mapping) else {}
+        user = found if isinstance(found := entry.get("user"), Mapping) else {}
         name = entry.get("name")
         if user.get("tokenFile"):
             problems.append(f"user {name}: tokenFile is not allowed")
@@ -153,7 +154,7 @@ def kubeconfig_problems(config: Any) -> list[str]:
         if user.get("username") or user.get("password"):
             problems.append(f"user {name}: basic auth is not allowed")
     for entry in _named(config.get("clusters")):
-        cluster = entry.get("cluster") if isinstance(entry.get("cluster"), Mapping) else {}
+        cluster = found if isinstance(found := entry.get("cluster"), Mapping) else {}
         name = entry.get("name")
         if cluster.get("insecure-skip-tls-verify") is True:
             problems.append(f"cluster {name}: insecure TLS verification is not allowed")
@@ -167,6 +168,35 @@ def kubeconfig_problems(config: Any) -> list[str]:
             problems.append(f"cluster {name}: untrusted server endpoint (its host is neither an IP address nor a "
                             "DNS-1123 name)")
     return problems
+
+
+def _client_problems(config: Mapping[str, Any]) -> list[str]:
+    """Whether client-go can build a client from it at all (Kueue loads it with clientcmd.RESTConfigFromKubeConfig):
+    a context to use, naming a cluster and a user the file has; in client-go's words."""
+    clusters = {e.get("name") for e in _named(config.get("clusters"))}
+    users = {e.get("name") for e in _named(config.get("users"))}
+    contexts: dict[Any, Mapping[str, Any]] = {e.get("name"): context if isinstance(context := e.get("context"), Mapping)
+                                              else {} for e in _named(config.get("contexts"))}
+    if not clusters or not contexts:
+        missing = " and ".join(part for part, empty in (("clusters", not clusters), ("contexts", not contexts))
+                               if empty)
+        return [f"it has no {missing}, so no client can be built from it (client-go: \"invalid configuration: no "
+                "configuration has been provided\")"]
+    current = config.get("current-context")
+    if not current:
+        return ["it names no current-context, so no client can be built from it (client-go: \"invalid configuration: "
+                "no configuration has been provided\")"]
+    if current not in contexts:
+        return [f"current-context {current} names no context of the file (client-go: \"context was not found for "
+                "specified context\")"]
+    context = contexts[current]
+    found = []
+    if context.get("cluster") not in clusters:
+        found.append(f"context {current} names cluster {context.get('cluster')}, which the file does not have "
+                     "(client-go: \"cluster has no server defined\")")
+    if context.get("user") not in users:
+        found.append(f"context {current} names user {context.get('user')}, which the file does not have")
+    return found
 
 
 def _named(value: Any) -> list[Mapping[str, Any]]:

@@ -30,7 +30,9 @@ from typing import Any, Callable, Optional
 
 from aks_kueue import compat
 from aks_kueue.k8s import field
-from aks_kueue.k8s.field import FieldError, show  # noqa: F401 - FieldError and show are imported from here too
+# FieldError and show are imported from here by kueue/configuration*.py and cli/simulate.py still (their owners move
+# them to aks_kueue.k8s.field).
+from aks_kueue.k8s.field import FieldError, show  # noqa: F401
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.config_api import key_path, parse_duration
@@ -77,8 +79,8 @@ def _needs(rule: str) -> _Needs | None:
         if not path and use == "all":
             return None
         node = root
-        for field in path:
-            node = node.fields.setdefault(field, _Needs())
+        for name in path:
+            node = node.fields.setdefault(name, _Needs())
         if use == "all":
             node.all = True
         elif use == "size":
@@ -212,7 +214,7 @@ def _go_type(schema: dict[str, Any]) -> str:
     kind, form = schema.get("type"), schema.get("format")
     if kind in ("object", "array"):
         return kind
-    return {"boolean": "bool", "integer": form, "number": form}.get(kind) or form or kind
+    return {"boolean": "bool", "integer": form, "number": form}.get(kind or "") or form or kind or ""
 
 
 # Go type -> what a value of another type is told it must be, what it accepts, its zero value.
@@ -248,19 +250,19 @@ class _Compiled:
         self.nullable = bool(schema.get("nullable"))
         self.null_fails = schema.get("x-go-null") == "fails"
         self.wanted = "integer or string" if schema.get("x-kubernetes-int-or-string") else schema.get("type")
-        self.type_test = _TYPE_CHECKS.get(self.wanted)
+        self.type_test = _TYPE_CHECKS.get(self.wanted or "")
         self.walks_object = self.wanted == "object" or (self.wanted is None and "properties" in schema)
         self.props = schema.get("properties") or {}
         self.children: dict[str, _Compiled] = {}
         extra = schema.get("additionalProperties")
         self.extra = extra if isinstance(extra, dict) else None
-        self._extra_compiled = None
+        self._extra_compiled: Optional[_Compiled] = None
         self.open_object = bool(schema.get("x-kubernetes-preserve-unknown-fields") or extra is True)
         self.defaults = [(key, prop) for key, prop in self.props.items() if "default" in prop]
         self.required = schema.get("required") or ()
         self.max_props, self.min_props = schema.get("maxProperties"), schema.get("minProperties")
         self.items = schema.get("items") or {}
-        self._items_compiled = None
+        self._items_compiled: Optional[_Compiled] = None
         self.item_nullable = bool(self.items.get("nullable"))
         self.item_type_name = _type_name(self.items)
         self.max_items, self.min_items = schema.get("maxItems"), schema.get("minItems")
@@ -357,13 +359,13 @@ class _Compiled:
                 errors.append(words(child_path, key, hint) if words else
                               field.unknown(child_path, key, f"; it is not part of this kind's schema{hint}"))
                 continue
-            if self.go and self.extra is not None:  # a Go map: string keys, a null value is the zero value
+            if self.go and self.extra is not None and node is not None:  # a Go map: string keys, null is the zero
                 key, walked = str(key), (_copy(node.zero) if child is None else walked)
             if walked is not _ABSENT:
                 result[key] = walked
         for key, prop in self.defaults:
-            if key not in result:
-                walked = self.child(key).walk(_copy(prop["default"]), prefix + key, errors)
+            if key not in result and (node := self.child(key)) is not None:  # a property: it has a node
+                walked = node.walk(_copy(prop["default"]), prefix + key, errors)
                 if walked is not _ABSENT:
                     result[key] = walked
         for key in self.required:
@@ -461,7 +463,7 @@ def _check_scalar(schema: dict[str, Any], value: Any, path: str, errors: list[Fi
         if schema.get("format") == "date-time" and not _RFC3339.match(value):
             errors.append(field.invalid(path, value, "must be a date-time (RFC 3339)"))
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        bounds = _INTEGER_RANGES.get(schema.get("format"))
+        bounds = _INTEGER_RANGES.get(schema.get("format") or "")
         if bounds is not None and not bounds[0] <= value <= bounds[1]:
             fmt = schema["format"]
             note = getattr(errors, "integer_note", "").format(format=fmt)

@@ -21,31 +21,16 @@ Sources (kubernetes-sigs/kueue at v0.19.2):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+from aks_kueue.kueue.views import ClusterQueue
 
 _EXPLICIT = ("unconstrained", "required", "preferred", "podSetSliceRequiredTopology", "podSetSliceSize",
              "podsetSliceRequiredTopologyConstraints")
 
 
-def _spec(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
-    spec = manifest.get("spec")
-    return spec if isinstance(spec, dict) else {}
-
-
-def topology_levels(topology: Mapping[str, Any]) -> list[str]:
-    """The node labels of a Topology's levels, broadest first."""
-    levels = _spec(topology).get("levels")
-    return [lv["nodeLabel"] for lv in levels if isinstance(lv, dict) and isinstance(lv.get("nodeLabel"), str)] \
-        if isinstance(levels, list) else []
-
-
-def topology_request(pod_set: Mapping[str, Any]) -> Mapping[str, Any]:
-    request = pod_set.get("topologyRequest")
-    return request if isinstance(request, dict) else {}
-
-
-def explicitly_requests(pod_set: Mapping[str, Any]) -> bool:
-    request = topology_request(pod_set)
+def explicitly_requests(request: Mapping[str, Any]) -> bool:
+    """Whether a pod set's topologyRequest asks for TAS."""
     return any(request.get(key) not in (None, []) for key in _EXPLICIT)
 
 
@@ -53,14 +38,14 @@ def slice_constraints(request: Mapping[str, Any]) -> list[tuple[str, int]]:
     """(level, pods per slice) of each slice constraint, outermost first."""
     many = request.get("podsetSliceRequiredTopologyConstraints")
     if isinstance(many, list) and many:
-        return [(c.get("topology"), int(c.get("size") or 0)) for c in many if isinstance(c, dict)]
+        return [(c.get("topology", ""), int(c.get("size") or 0)) for c in many if isinstance(c, dict)]
     level = request.get("podSetSliceRequiredTopology")
     if not isinstance(level, str):
         return []
     return [(level, int(request.get("podSetSliceSize") or 0))]
 
 
-def requested_levels(request: Mapping[str, Any], levels: list[str]) -> list[str]:
+def requested_levels(request: Mapping[str, Any], levels: Sequence[str]) -> list[Optional[str]]:
     """Every level a request names (`HasLevel`), given the flavor's topology levels."""
     if request.get("required") is not None:
         main = request["required"]
@@ -76,7 +61,7 @@ def requested_levels(request: Mapping[str, Any], levels: list[str]) -> list[str]
     return [n for n in named if n is not None] if main is not None else [None]
 
 
-def missing_levels(request: Mapping[str, Any], levels: list[str]) -> list[Optional[str]]:
+def missing_levels(request: Mapping[str, Any], levels: Sequence[str]) -> list[Optional[str]]:
     """The levels a request names that the topology lacks ([None] when it names no level at all)."""
     return [level for level in requested_levels(request, levels) if level is None or level not in levels]
 
@@ -90,37 +75,33 @@ class ClusterQueueTopology:
     covered: Mapping[str, frozenset[str]]     # flavor -> resources of its resource group
 
     @classmethod
-    def of(cls, spec: Mapping[str, Any], flavor_topologies: Mapping[str, Optional[str]]) -> "ClusterQueueTopology":
-        flavors, covered = [], {}
-        for group in spec.get("resourceGroups") or []:
-            if not isinstance(group, dict):
-                continue
-            resources = frozenset(r for r in group.get("coveredResources") or [] if isinstance(r, str))
-            for flavor in group.get("flavors") or []:
-                name = flavor.get("name") if isinstance(flavor, dict) else None
-                if isinstance(name, str):
-                    flavors.append(name)
-                    covered.setdefault(name, resources)
-        tas = {f: flavor_topologies[f] for f in flavors if flavor_topologies.get(f)}
+    def of(cls, queue: ClusterQueue, flavor_topologies: Mapping[str, Optional[str]]) -> "ClusterQueueTopology":
+        flavors: list[str] = []
+        covered: dict[str, frozenset[str]] = {}
+        for group in queue.resource_groups:
+            for name in group.flavor_names:
+                flavors.append(name)
+                covered.setdefault(name, frozenset(group.covered_resources))
+        tas = {f: topology for f in flavors if (topology := flavor_topologies.get(f))}
         return cls(tuple(flavors), tas, covered)
 
     @property
     def tas_only(self) -> bool:
         return bool(self.flavors) and all(f in self.tas_flavors for f in self.flavors)
 
-    def mismatch(self, pod_set: Mapping[str, Any], flavor: str, levels: Mapping[str, list[str]],
+    def mismatch(self, request: Mapping[str, Any], flavor: str, levels: Mapping[str, Sequence[str]],
                  requested_resources: Iterable[str]) -> Optional[str]:
-        """Kueue's reason the pod set cannot use the flavor under TAS, or None when it can.
+        """Kueue's reason a pod set of this topologyRequest cannot use the flavor under TAS, or None when it can.
         `levels` maps a topology name to its levels."""
-        if explicitly_requests(pod_set) or self.tas_only:
-            if not explicitly_requests(pod_set):
+        if explicitly_requests(request) or self.tas_only:
+            if not explicitly_requests(request):
                 return None  # implied: every flavor of a TAS-only ClusterQueue suits
             topology = self.tas_flavors.get(flavor)
             if topology is None:
                 if not set(requested_resources) & self.covered.get(flavor, frozenset()):
                     return None
                 return f'Flavor "{flavor}" does not support TopologyAwareScheduling'
-            if missing_levels(topology_request(pod_set), levels.get(topology, [])):
+            if missing_levels(request, levels.get(topology, [])):
                 return f'Flavor "{flavor}" does not contain the requested level'
             return None
         if flavor in self.tas_flavors:

@@ -11,15 +11,17 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, Iterable
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import field as fe
 from aks_kueue.k8s import names
+from aks_kueue.k8s.field import FieldError, Path, show
 from aks_kueue.k8s.merge import json_copy
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue import webhooks
 from aks_kueue.kueue.cohorts import cohort_cycles
 from aks_kueue.kueue.convert import V1BETA1, V1BETA2, to_v1beta2
 from aks_kueue.kueue.schemas import all_kinds, kind_schema
-from aks_kueue.kueue.structural import FieldError, show, validate_structural
+from aks_kueue.kueue.structural import validate_structural
 from aks_kueue.kueue.workload_webhook import validate_workload
 
 SPEC_WEBHOOKS: dict[str, Callable[[dict[str, Any]], list[FieldError]]] = {
@@ -33,6 +35,7 @@ OBJECT_WEBHOOKS: dict[str, Callable[[dict[str, Any]], list[FieldError]]] = {
 }
 MANAGED_PREFIX = "aks-"
 LABEL_VALUE_MAX = 63  # Kubernetes: a label value is at most 63 characters
+METADATA, SPEC = Path("metadata"), Path("spec")
 _OBJECT_META_FIELDS = {
     "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
     "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
@@ -79,21 +82,25 @@ class KueueObject:
         return f"{self.kind} {where}"
 
 
-@dataclass(frozen=True)
-class ObjectError:
-    obj: KueueObject
-    error: FieldError
+# How a field of an object written under `aks-kueue:queues.*` is named in that stack key: the entry's own
+# `name` and `namespace` stand for the metadata's.
+_STACK_FIELDS = {"metadata.name": "name", "metadata.namespace": "namespace"}
+
+
+def stack_key(entry_key: str, field: str) -> str:
+    """The stack key of an error's field in an object of the stack file (`aks-kueue:queues.cohorts[0].spec...`)."""
+    field = _STACK_FIELDS.get(field, field)
+    return f"{entry_key}.{field}" if field else entry_key
 
 
 def validate_object(obj: KueueObject) -> list[FieldError]:
     """Validate one object; on success `obj.defaulted` holds it as the server would store it."""
     manifest = obj.manifest
     if manifest.get("apiVersion") != V1BETA2:
-        return [FieldError("apiVersion", f"Unsupported value: {show(manifest.get('apiVersion'))}: "
-                                         f"supported values: \"{V1BETA2}\", \"kueue.x-k8s.io/v1beta1\"")]
+        return [fe.not_supported("apiVersion", manifest.get("apiVersion"), (V1BETA2, V1BETA1))]
     schema = kind_schema(obj.kind)
     if schema is None:
-        return [FieldError("kind", f"Unsupported value: {show(obj.kind)}: not a Kueue kind")]
+        return [fe.not_supported("kind", obj.kind, detail="not a Kueue kind")]
     errors = _metadata(manifest.get("metadata"), schema.namespaced)
     note = _integer_note(obj.kind)
     if obj.original is not None:
@@ -143,36 +150,36 @@ def _body_schema(kind: str, version: str) -> dict[str, Any]:
 
 def _metadata(metadata: Any, namespaced: bool) -> list[FieldError]:
     if metadata is None:
-        return [fe.required("metadata.name", "name is required")]
+        return [fe.required(METADATA.child("name"), "name is required")]
     if not isinstance(metadata, dict):
-        return [fe.invalid("metadata", metadata, "must be of type object")]
+        return [fe.invalid(METADATA, metadata, "must be of type object")]
     errors = []
     name = metadata.get("name")
     if not name:
-        errors.append(fe.required("metadata.name", "name is required"))
+        errors.append(fe.required(METADATA.child("name"), "name is required"))
     elif problem := names.dns1123_subdomain_problem(name):
-        errors.append(fe.invalid("metadata.name", name, problem))
+        errors.append(fe.invalid(METADATA.child("name"), name, problem))
     namespace = metadata.get("namespace")
     if namespaced and not namespace:
-        errors.append(fe.required("metadata.namespace", "a LocalQueue lives in a namespace"))
+        errors.append(fe.required(METADATA.child("namespace"), "a LocalQueue lives in a namespace"))
     elif namespaced and (problem := names.dns1123_label_problem(namespace)):
-        errors.append(fe.invalid("metadata.namespace", namespace, problem))
+        errors.append(fe.invalid(METADATA.child("namespace"), namespace, problem))
     # A namespace on a cluster-scoped kind is cleared by the server, not refused.
     for key in metadata:
         if key not in _OBJECT_META_FIELDS:
             hint = suggest(key, _OBJECT_META_FIELDS) if isinstance(key, str) else ""
-            errors.append(FieldError(f"metadata.{key}", f"unknown field {show(key)}; it is not part of "
-                                                        f"ObjectMeta{hint}"))
+            errors.append(fe.unknown(METADATA.child(key), key, f"; it is not part of ObjectMeta{hint}"))
     for key in ("labels", "annotations"):
         if key in metadata and not isinstance(metadata[key], dict):
-            errors.append(fe.invalid(f"metadata.{key}", fe.OMIT, "must be a map of strings"))
-    errors += fe.labels(metadata["labels"] if isinstance(metadata.get("labels"), dict) else {}, "metadata.labels")
-    annotations = metadata.get("annotations") if isinstance(metadata.get("annotations"), dict) else {}
+            errors.append(fe.invalid(METADATA.child(key), fe.OMIT, "must be a map of strings"))
+    errors += fe.labels(metadata["labels"] if isinstance(metadata.get("labels"), dict) else {},
+                        METADATA.child("labels"))
+    annotations = map_at(metadata, "annotations")
     for key, value in annotations.items():
         if problem := names.qualified_name_problem(str(key)):
-            errors.append(fe.invalid("metadata.annotations", key, problem))
+            errors.append(fe.invalid(METADATA.child("annotations"), key, problem))
         if not isinstance(value, str):
-            errors.append(fe.invalid(f"metadata.annotations.{key}", fe.OMIT, "must be a string"))
+            errors.append(fe.invalid(METADATA.child("annotations", key), fe.OMIT, "must be a string"))
     return errors
 
 
@@ -188,32 +195,25 @@ class ReferenceRules:
     managed: bool = False
 
 
-def validate_set(objects: Iterable[KueueObject], rules: ReferenceRules) -> list[ObjectError]:
-    """Duplicate names and cross-references; run on objects that passed `validate_object`."""
+def validate_set(objects: Iterable[KueueObject], rules: ReferenceRules) -> list[FieldError]:
+    """Duplicate names and cross-references, each error about its object (`FieldError.object`); run on
+    objects that passed `validate_object`."""
     objects = list(objects)
-    found: list[ObjectError] = []
+    found: list[FieldError] = duplicates(objects)
     by_kind: dict[str, dict[tuple, KueueObject]] = {}
     for obj in objects:
-        key = (obj.namespace, obj.name)
-        seen = by_kind.setdefault(obj.kind, {})
-        if key in seen:
-            found.append(ObjectError(obj, FieldError("metadata.name", f"Duplicate value: {show(obj.name)}: "
-                                                     f"{seen[key].source or 'another object'} already defines "
-                                                     f"{obj.describe()}")))
-        seen.setdefault(key, obj)
+        by_kind.setdefault(obj.kind, {}).setdefault((obj.namespace, obj.name), obj)
         if obj.kind == "LocalQueue" and len(obj.name) > LABEL_VALUE_MAX:
-            found.append(ObjectError(obj, fe.invalid("metadata.name", obj.name,
-                                                     f"a LocalQueue name may be at most {LABEL_VALUE_MAX} "
-                                                     f"characters here (it has {len(obj.name)}): jobs name their "
-                                                     "queue in the kueue.x-k8s.io/queue-name label, and a label "
-                                                     f"value is at most {LABEL_VALUE_MAX} characters, so no job "
-                                                     "could use this queue. Kueue itself accepts the name (up to "
-                                                     "253); this is this program's rule. Shorten the name")))
+            found.append(fe.invalid(METADATA.child("name"), obj.name,
+                                    f"a LocalQueue name may be at most {LABEL_VALUE_MAX} characters here (it has "
+                                    f"{len(obj.name)}): jobs name their queue in the kueue.x-k8s.io/queue-name "
+                                    f"label, and a label value is at most {LABEL_VALUE_MAX} characters, so no job "
+                                    "could use this queue. Kueue itself accepts the name (up to 253); this is this "
+                                    "program's rule. Shorten the name").of(obj))
         if rules.managed and obj.name.startswith(MANAGED_PREFIX):
-            found.append(ObjectError(obj, fe.invalid("metadata.name", obj.name,
-                                                     "the AKS managed Kueue extension owns every object named "
-                                                     "aks-*; rename it, or use the extension's object instead of "
-                                                     "replacing it")))
+            found.append(fe.invalid(METADATA.child("name"), obj.name,
+                                    "the AKS managed Kueue extension owns every object named aks-*; rename it, or "
+                                    "use the extension's object instead of replacing it").of(obj))
 
     def exists(kind: str, name: Any, namespace: str | None = None) -> bool:
         if not isinstance(name, str):
@@ -223,31 +223,45 @@ def validate_set(objects: Iterable[KueueObject], rules: ReferenceRules) -> list[
     for obj in objects:
         spec = obj.spec
         if obj.kind == "LocalQueue" and spec.get("clusterQueue") and not exists("ClusterQueue", spec["clusterQueue"]):
-            found.append(_dangling(obj, "spec.clusterQueue", "ClusterQueue", spec["clusterQueue"]))
+            found.append(_dangling(obj, SPEC.child("clusterQueue"), "ClusterQueue", spec["clusterQueue"]))
         if obj.kind == "ResourceFlavor" and spec.get("topologyName") and not exists("Topology", spec["topologyName"]):
-            found.append(_dangling(obj, "spec.topologyName", "Topology", spec["topologyName"]))
+            found.append(_dangling(obj, SPEC.child("topologyName"), "Topology", spec["topologyName"]))
         if obj.kind in ("ClusterQueue", "Cohort"):
             for g, group in enumerate(_dicts(spec.get("resourceGroups"))):
                 for f, flavor in enumerate(_dicts(group.get("flavors"))):
                     if not exists("ResourceFlavor", flavor.get("name", "")):
-                        found.append(_dangling(obj, f"spec.resourceGroups[{g}].flavors[{f}].name",
-                                               "ResourceFlavor", flavor.get("name")))
+                        path = SPEC.child("resourceGroups").index(g).child("flavors").index(f).child("name")
+                        found.append(_dangling(obj, path, "ResourceFlavor", flavor.get("name")))
             parent_field = "cohortName" if obj.kind == "ClusterQueue" else "parentName"
             parent = spec.get(parent_field)
             if parent and rules.cohorts_must_exist and not exists("Cohort", parent):
-                found.append(ObjectError(obj, FieldError(
-                    f"spec.{parent_field}", f"Not found: Cohort {show(parent)} is not defined. Kueue would "
-                    "create it implicitly, with no quota of its own; this program asks for every cohort to be "
-                    "declared, so that a misspelt name cannot split queues into separate cohorts. Declare the "
-                    "Cohort or fix the name")))
+                found.append(fe.not_found(SPEC.child(parent_field), detail=(
+                    f"Cohort {show(parent)} is not defined. Kueue would create it implicitly, with no quota of its "
+                    "own; this program asks for every cohort to be declared, so that a misspelt name cannot split "
+                    "queues into separate cohorts. Declare the Cohort or fix the name")).of(obj))
         if obj.kind == "ClusterQueue":
             strategy = spec.get("admissionChecksStrategy")
             checks = strategy.get("admissionChecks") if isinstance(strategy, dict) else None
             for c, check in enumerate(_dicts(checks)):
                 if not exists("AdmissionCheck", check.get("name", "")):
-                    found.append(_dangling(obj, f"spec.admissionChecksStrategy.admissionChecks[{c}].name",
-                                           "AdmissionCheck", check.get("name")))
+                    path = SPEC.child("admissionChecksStrategy", "admissionChecks").index(c).child("name")
+                    found.append(_dangling(obj, path, "AdmissionCheck", check.get("name")))
     found += _cohort_cycles(by_kind.get("Cohort", {}))
+    return found
+
+
+def duplicates(objects: Iterable[KueueObject], consequence: str = "") -> list[FieldError]:
+    """Each object of a kind, namespace and name an earlier one already has (the error is about the later one):
+    the API server holds one object per name, so the second replaces the first (kubectl apply) or is refused as
+    AlreadyExists (kubectl create)."""
+    seen: dict[tuple, KueueObject] = {}
+    found = []
+    for obj in objects:
+        key = (obj.kind, obj.namespace, obj.name)
+        if key in seen:
+            found.append(fe.duplicate(METADATA.child("name"), obj.name, f"{seen[key].source or 'another object'} "
+                                      f"already defines {obj.describe()}{consequence}").of(obj))
+        seen.setdefault(key, obj)
     return found
 
 
@@ -256,21 +270,20 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
     return [v if isinstance(v, dict) else {} for v in value] if isinstance(value, list) else []
 
 
-def _dangling(obj: KueueObject, path: str, kind: str, name: Any) -> ObjectError:
-    return ObjectError(obj, FieldError(path, f"Not found: {kind} {show(name)} is not defined; Kueue would keep "
-                                             f"this {obj.kind} inactive. Define the {kind} or fix the name"))
+def _dangling(obj: KueueObject, path: Path, kind: str, name: Any) -> FieldError:
+    return fe.not_found(path, detail=f"{kind} {show(name)} is not defined; Kueue would keep this {obj.kind} "
+                                     f"inactive. Define the {kind} or fix the name").of(obj)
 
 
-def _cohort_cycles(cohorts: dict[tuple, KueueObject]) -> list[ObjectError]:
-    parent = {name: obj.spec.get("parentName") for (_, name), obj in cohorts.items()
-              if isinstance(obj.spec.get("parentName"), str)}
+def _cohort_cycles(cohorts: dict[tuple, KueueObject]) -> list[FieldError]:
+    parent = {name: up for (_, name), obj in cohorts.items() if isinstance(up := obj.spec.get("parentName"), str)}
     found = []
     for cycle in cohort_cycles(parent):
         obj = cohorts[(None, cycle[0])]
         loop = " -> ".join([*cycle, cycle[0]])
-        found.append(ObjectError(obj, fe.invalid("spec.parentName", fe.OMIT,
-                                                 f"cohort cycle {loop}; Kueue disables every cohort and "
-                                                 "ClusterQueue in a cycle. Break it")))
+        found.append(fe.invalid(SPEC.child("parentName"), fe.OMIT, f"cohort cycle {loop}; Kueue disables every "
+                                                                   "cohort and ClusterQueue in a cycle. Break it")
+                     .of(obj))
     return found
 
 

@@ -15,10 +15,9 @@ from functools import lru_cache
 from typing import Any
 
 from aks_kueue.k8s import field, names
-from aks_kueue.k8s.field import Path
+from aks_kueue.k8s.field import FieldError, Path
 from aks_kueue.kueue.units import amount
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
-from aks_kueue.kueue.structural import FieldError, show
 from aks_kueue.k8s.names import qualified_name_problem
 
 ELASTIC_JOB = "kueue.x-k8s.io/elastic-job"
@@ -26,6 +25,8 @@ ADMISSION_GATED_BY = "kueue.x-k8s.io/admission-gated-by"
 MAX_GATE_NAME = 63
 TOTAL_ANNOTATION_BYTES = 256 * 1024
 _HTTP_PATH = r"[A-Za-z0-9/\-._~%!$&'()*+,;=:]+"
+POD_SETS = Path("spec", "podSets")
+STATUS = Path("status")
 
 
 def validate_workload(manifest: dict[str, Any]) -> list[FieldError]:
@@ -35,13 +36,12 @@ def validate_workload(manifest: dict[str, Any]) -> list[FieldError]:
     errors: list[FieldError] = []
     pod_sets = [p for p in spec.get("podSets") or [] if isinstance(p, dict)]
     for index, pod_set in enumerate(pod_sets):
-        errors += _pod_set(pod_set, f"spec.podSets[{index}]")
+        errors += _pod_set(pod_set, POD_SETS.index(index))
     variable = sum(1 for p in pod_sets if p.get("minCount") is not None)
     if variable > 1:
-        errors.append(field.invalid("spec.podSets", variable, "at most one podSet can use minCount"))
+        errors.append(field.invalid(POD_SETS, variable, "at most one podSet can use minCount"))
     if variable and annotations.get(ELASTIC_JOB) == "true":
-        errors.append(field.invalid("spec.podSets", variable, "partial admission and elastic job cannot be used "
-                                                              "together"))
+        errors.append(field.invalid(POD_SETS, variable, "partial admission and elastic job cannot be used together"))
     errors += _admission_gated_by(annotations.get(ADMISSION_GATED_BY, ""))
     return errors
 
@@ -52,56 +52,57 @@ def validate_workload_status(manifest: dict[str, Any]) -> list[FieldError]:
     spec = manifest.get("spec") or {}
     status = manifest.get("status") or {}
     if not isinstance(status, dict):
-        return [field.invalid("status", status, "must be of type object")]
+        return [field.invalid(STATUS, status, "must be of type object")]
     counts = {p.get("name"): _count(p.get("count", 1)) for p in spec.get("podSets") or [] if isinstance(p, dict)}
     admission = status.get("admission") or {}
     if not isinstance(admission, dict):
-        return [field.invalid("status.admission", admission, "must be of type object")]
+        return [field.invalid(STATUS.child("admission"), admission, "must be of type object")]
     errors = []
     assignments = admission.get("podSetAssignments") or []
     if not isinstance(assignments, list):
-        return [field.invalid("status.admission.podSetAssignments", assignments, "must be of type array")]
+        return [field.invalid(STATUS.child("admission", "podSetAssignments"), assignments, "must be of type array")]
     for i, assignment in enumerate(assignments):
-        path = f"status.admission.podSetAssignments[{i}]"
+        path = STATUS.child("admission", "podSetAssignments").index(i)
         if not isinstance(assignment, dict):
             errors.append(field.invalid(path, assignment, "must be of type object"))
             continue
         if not isinstance(assignment.get("name"), str) or assignment.get("name") not in counts:
-            errors.append(FieldError(f"{path}.name", f"Not found: {show(assignment.get('name'))}"))
+            errors.append(field.not_found(path.child("name"), assignment.get("name")))
         count = _count(assignment.get("count") or 0)
         if count is None:
-            errors.append(field.invalid(f"{path}.count", assignment.get('count'), "must be of type integer"))
+            errors.append(field.invalid(path.child("count"), assignment.get('count'), "must be of type integer"))
             count = 0
         for key in ("flavors", "resourceUsage"):
             if not isinstance(assignment.get(key) or {}, dict):
-                errors.append(field.invalid(f"{path}.{key}", assignment.get(key), "must be of type object"))
+                errors.append(field.invalid(path.child(key), assignment.get(key), "must be of type object"))
         usage = assignment.get("resourceUsage") or {}
         for resource, quantity in (usage.items() if isinstance(usage, dict) else ()):
             try:
                 value = amount(resource, quantity)
             except QuantityError:
-                errors.append(field.invalid(f"{path}.resourceUsage[{resource}]", quantity, "must be a quantity"))
+                errors.append(field.invalid(path.child("resourceUsage").key(resource), quantity,
+                                            "must be a quantity"))
                 continue
             if count > 0 and value % count:
-                errors.append(field.invalid(f"{path}.resourceUsage[{resource}]", quantity,
+                errors.append(field.invalid(path.child("resourceUsage").key(resource), quantity,
                                             f"is not a multiple of {count}"))
     reclaimables = status.get("reclaimablePods") or []
     if not isinstance(reclaimables, list):
-        return errors + [field.invalid("status.reclaimablePods", reclaimables, "must be of type array")]
+        return errors + [field.invalid(STATUS.child("reclaimablePods"), reclaimables, "must be of type array")]
     for reclaimable in reclaimables:
         if not isinstance(reclaimable, dict):
-            errors.append(field.invalid("status.reclaimablePods", reclaimable, "must be of type object"))
+            errors.append(field.invalid(STATUS.child("reclaimablePods"), reclaimable, "must be of type object"))
             continue
         name = reclaimable.get("name")
-        path = f"status.reclaimablePods[{name}]"
+        path = STATUS.child("reclaimablePods").key(name)
         reclaimed = _count(reclaimable.get("count", 0))
         if not isinstance(name, str) or name not in counts:
-            errors.append(field.not_supported(f"{path}.name", name, counts))
+            errors.append(field.not_supported(path.child("name"), name, counts))
         elif reclaimed is None:
-            errors.append(field.invalid(f"{path}.count", reclaimable.get('count'), "must be of type integer"))
-        elif counts[name] is not None and reclaimed > counts[name]:
-            errors.append(field.invalid(f"{path}.count", reclaimable.get("count"),
-                                        f"should be less or equal to {counts[name]}"))
+            errors.append(field.invalid(path.child("count"), reclaimable.get('count'), "must be of type integer"))
+        elif (most := counts[name]) is not None and reclaimed > most:
+            errors.append(field.invalid(path.child("count"), reclaimable.get("count"),
+                                        f"should be less or equal to {most}"))
     return errors
 
 
@@ -116,8 +117,8 @@ def _count(value: Any) -> int | None:
     return None
 
 
-def _pod_set(pod_set: dict, path: str) -> list[FieldError]:
-    template, where = pod_set.get("template") or {}, Path(path, "template")
+def _pod_set(pod_set: dict, path: Path) -> list[FieldError]:
+    template, where = pod_set.get("template") or {}, path.child("template")
     metadata = template.get("metadata") or {}
     errors = field.labels(metadata.get("labels") or {}, where.child("metadata", "labels"))
     errors += _annotations(metadata.get("annotations") or {}, where.child("metadata", "annotations"))
@@ -127,7 +128,7 @@ def _pod_set(pod_set: dict, path: str) -> list[FieldError]:
     for holder_path, holder in [*holders, (where.child("spec"), pod)]:
         for kind in ("requests", "limits"):
             errors += _amounts((holder.get("resources") or {}).get(kind) or {}, holder_path, kind)
-    return errors + _slice_size(pod_set.get("topologyRequest"), f"{path}.topologyRequest")
+    return errors + _slice_size(pod_set.get("topologyRequest"), path.child("topologyRequest"))
 
 
 def _amounts(amounts: dict[str, Any], holder: Path, kind: str) -> list[FieldError]:
@@ -170,29 +171,29 @@ def _annotations(annotations: dict, path: Path) -> list[FieldError]:
     return errors
 
 
-def _slice_size(request: Any, path: str) -> list[FieldError]:
+def _slice_size(request: Any, path: Path) -> list[FieldError]:
     if not isinstance(request, dict):
         return []
     errors = []
     size = request.get("podSetSliceSize")
     if request.get("podSetSliceRequiredTopology") is not None:
         if size is None:
-            errors.append(field.required(f"{path}.podSetSliceSize",
+            errors.append(field.required(path.child("podSetSliceSize"),
                                          "must be set when podSetSliceRequiredTopology is specified"))
         elif size <= 0:
-            errors.append(field.invalid(f"{path}.podSetSliceSize", size, "must be greater than 0"))
+            errors.append(field.invalid(path.child("podSetSliceSize"), size, "must be greater than 0"))
     elif size is not None:
-        errors.append(field.forbidden(f"{path}.podSetSliceSize",
+        errors.append(field.forbidden(path.child("podSetSliceSize"),
                                       "may not be set when podSetSliceRequiredTopology is not specified"))
     for i, constraint in enumerate(request.get("podsetSliceRequiredTopologyConstraints") or []):
         if (constraint or {}).get("size", 0) <= 0:
-            errors.append(FieldError(f"{path}.podsetSliceRequiredTopologyConstraints[{i}].size",
-                                     f"Invalid value: {(constraint or {}).get('size')}: must be greater than 0"))
+            errors.append(field.invalid(path.child("podsetSliceRequiredTopologyConstraints").index(i).child("size"),
+                                        (constraint or {}).get("size"), "must be greater than 0"))
     return errors
 
 
 def _admission_gated_by(value: str) -> list[FieldError]:
-    path = f"metadata.annotations[{ADMISSION_GATED_BY}]"
+    path = Path("metadata", "annotations").key(ADMISSION_GATED_BY)
     if not isinstance(value, str) or not value.strip():
         return []
     errors, seen = [], set()
@@ -210,7 +211,7 @@ def _admission_gated_by(value: str) -> list[FieldError]:
     return errors
 
 
-def _domain_prefixed_path(gate: str, path: str) -> list[FieldError]:
+def _domain_prefixed_path(gate: str, path: Path) -> list[FieldError]:
     host, slash, rest = gate.partition("/")
     if not slash or not host or not rest:
         return [field.invalid(path, gate, "must be a domain-prefixed path (such as \"acme.io/foo\")")]

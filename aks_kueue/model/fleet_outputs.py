@@ -23,6 +23,7 @@ from aks_kueue.kueue.convert import V1BETA2
 from aks_kueue.kueue.multikueue import Role
 from aks_kueue.model.conventions import MANAGED_BY
 from aks_kueue.model.desired import Cluster, Install, KueueItem, Model, Namespace, Security
+from aks_kueue.model.props import UnreadableValue
 from aks_kueue.model.fleet import FLEET_OUTPUT, KUBECONFIG_OUTPUT, OUTPUTS_SCHEMA, Fleet, KubeconfigCheck
 
 SECRET_PLACEHOLDER = "[secret]"   # what `pulumi stack output --json` prints for a secret
@@ -66,6 +67,7 @@ def normalise(value: Any) -> Any:
 def worker_outputs(model: Model) -> dict[str, Any]:
     """The worker's `fleet` output: what the manager's judge needs to know of this cluster."""
     fleet, cluster = model.fleet, model.cluster
+    assert fleet is not None and cluster is not None, "a fleet member's model has both"
     return normalise({
         "schema": OUTPUTS_SCHEMA, "role": str(Role.WORKER), "stack": fleet.stack, "manager": fleet.manager,
         "cluster": {"name": cluster.name, "region": cluster.region, "kubernetesVersion": cluster.kubernetes_version,
@@ -98,17 +100,13 @@ def _pool_json(pool: Pool) -> dict[str, Any]:
             "daemonsets": [{"name": d.name, "requests": dict(d.requests)} for d in pool.daemonsets]}
 
 
-class UnreadableOutputs(ValueError):
-    """Another stack's `fleet` output has a shape this program cannot read."""
-
-
 def worker_model(outputs: Mapping[str, Any], stack: str) -> Model:
     """The worker's cluster as its `fleet` output describes it, each part keyed in the worker's
-    stack (`acme/aks-kueue/fleet-westus3: aks-kueue:nodePools[0]`); UnreadableOutputs when it cannot be."""
+    stack (`acme/aks-kueue/fleet-westus3: aks-kueue:nodePools[0]`); UnreadableValue when it cannot be."""
     try:
         return _worker_model(outputs, stack)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise UnreadableOutputs(f"the `{FLEET_OUTPUT}` output of {stack} cannot be read ({type(error).__name__}: "
+        raise UnreadableValue(f"the `{FLEET_OUTPUT}` output of {stack} cannot be read ({type(error).__name__}: "
                                 f"{error}); run pulumi up on {stack} with this program's version") from None
 
 
@@ -156,6 +154,7 @@ def manager_outputs(model: Model) -> dict[str, Any]:
     """The manager's `fleet` output: the teams every worker mirrors, and the token generation of
     each worker's kubeconfig the manager holds (a worker keeps that token until the manager moves on)."""
     fleet = model.fleet
+    assert fleet is not None, "a fleet member's model has its fleet"
     teams = {
         "localQueues": [{"namespace": o.namespace, "name": o.name, "spec": dict(o.manifest.get("spec") or {}),
                          "key": o.key} for o in model.of_kind("LocalQueue")],
@@ -177,7 +176,7 @@ def _held_generation(outputs: Optional[Mapping[str, Any]]) -> Optional[int]:
         else None
 
 
-def held_generation(manager: Optional[Mapping[str, Any]], worker_stack: str) -> Optional[int]:
+def held_generation(manager: Optional[Mapping[str, Any]], worker_stack: Optional[str]) -> Optional[int]:
     """The token generation of this worker's kubeconfig the manager holds, as its output says."""
     for entry in (manager or {}).get("workers") or []:
         if isinstance(entry, Mapping) and entry.get("stack") == worker_stack:
@@ -188,7 +187,7 @@ def held_generation(manager: Optional[Mapping[str, Any]], worker_stack: str) -> 
 
 def mirrored_objects(manager: Mapping[str, Any], manager_stack: str) -> list[KueueItem]:
     """The manager's LocalQueues and WorkloadPriorityClasses, as a worker creates them (each keyed
-    where the manager defines it); UnreadableOutputs when the output cannot be read."""
+    where the manager defines it); UnreadableValue when the output cannot be read."""
     try:
         if manager.get("schema") != OUTPUTS_SCHEMA or manager.get("role") != str(Role.MANAGER):
             raise ValueError(f"it is not a manager's output of schema {OUTPUTS_SCHEMA}")
@@ -205,7 +204,7 @@ def mirrored_objects(manager: Mapping[str, Any], manager_stack: str) -> list[Kue
                                    mirrored_key(manager_stack, str(entry["key"]))))
         return items
     except (KeyError, TypeError, ValueError, AttributeError) as error:
-        raise UnreadableOutputs(f"the `{FLEET_OUTPUT}` output of the manager {manager_stack} cannot be read "
+        raise UnreadableValue(f"the `{FLEET_OUTPUT}` output of the manager {manager_stack} cannot be read "
                                 f"({type(error).__name__}: {error}); run pulumi up on it with this program's "
                                 "version") from None
 
@@ -265,7 +264,9 @@ def fleet_outputs_of(outputs: Optional[StackOutputs]) -> Optional[dict[str, Any]
 def team_names(manager: Mapping[str, Any]) -> tuple[str, ...]:
     """What a manager's `fleet` output asks every worker to have, as findings name it: `namespace
     team-a`, `LocalQueue team-a/default`, `WorkloadPriorityClass batch-high`."""
-    teams = manager.get("teams") if isinstance(manager.get("teams"), Mapping) else {}
+    teams = manager.get("teams")
+    if not isinstance(teams, Mapping):
+        teams = {}
     queues = [q for q in teams.get("localQueues") or [] if isinstance(q, Mapping)]
     names = {f"namespace {q.get('namespace')}" for q in queues}
     names |= {f"LocalQueue {q.get('namespace')}/{q.get('name')}" for q in queues}

@@ -20,8 +20,9 @@ from __future__ import annotations
 import base64
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, cast
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.aks import dcgm_exporter
 from aks_kueue.aks.access import CLUSTER_USER_ROLE, is_role
 from aks_kueue.aks.capacity_tag import CAPACITY_TAG, GPU_PLUGIN_TAG, explicit_node
@@ -95,7 +96,7 @@ def from_resources(resources: Sequence[Any]) -> Reading:
     installs: list[Install] = []
     items: list[tuple[KueueItem, Any]] = []
     namespaces: list[Namespace] = []
-    daemonsets: list[tuple[str, dict[str, str], dict]] = []
+    daemonsets: list[tuple[str, dict[str, int], dict]] = []
     submitters: dict[str, SubmitterGroup] = {}
     pool_resources = []
     groups: list[str] = []
@@ -146,7 +147,8 @@ def from_resources(resources: Sequence[Any]) -> Reading:
         except UnreadableValue as error:
             unreadable.append(Unreadable(label, str(error)))
             urns.setdefault(label, urn)
-    pools, system_pools = [], list(cluster.system_pools) if cluster else []
+    pools: list[Pool] = []
+    system_pools = list(cluster.system_pools) if cluster else []
     if cluster is not None:
         for resource in pool_resources:
             label = f"AgentPool {resource.name}"
@@ -428,8 +430,8 @@ def _dcgm(props: Any, label: str) -> tuple[str, dict[str, int], dict]:
     values (placement, tolerations, requests, with the chart's default requests)."""
     values = plain(mapping(get(props, "values", default={}), f"{label}.values"))
     pod = {key: values[key] for key in ("affinity", "nodeSelector", "tolerations") if key in values}
-    resources = values.get("resources") if isinstance(values.get("resources"), dict) else {}
-    requests = resources.get("requests") if isinstance(resources.get("requests"), dict) else dcgm_exporter.REQUESTS
+    resources = map_at(values, "resources")
+    requests = given if isinstance(given := resources.get("requests"), dict) else dcgm_exporter.REQUESTS
     pod["containers"] = [{"name": "exporter", "resources": {"requests": dict(requests)}}]
     return _daemonset({"metadata": {"name": dcgm_exporter.RELEASE}, "spec": {"template": {"spec": pod}}}, label)
 
@@ -493,7 +495,8 @@ def _kueue_item(kind: str, props: Any, label: str, key) -> KueueItem:
     """The object a Kueue CustomResource creates, converted to v1beta2 as the API server stores it."""
     manifest = {k: v for k, v in plain(mapping(props, label)).items() if k != "status"}
     check_identity(manifest, label)
-    manifest.setdefault("kind", KUEUE_OBJECT.match(kind)["kind"])
+    if (match := KUEUE_OBJECT.match(kind)) is not None:  # the caller's test: it is a Kueue kind
+        manifest.setdefault("kind", match["kind"])
     converted = to_v1beta2(manifest)
     item = KueueItem(converted, "", original=manifest if converted is not manifest else None)
     return replace(item, key=key(item.label))
@@ -502,7 +505,7 @@ def _kueue_item(kind: str, props: Any, label: str, key) -> KueueItem:
 def check_identity(manifest: dict, label: str) -> None:
     """Kueue's validator reports a bad name; one that is not even text (or no metadata map at
     all) cannot key an object, so the reader reports it as unreadable instead."""
-    metadata = mapping(manifest.get("metadata"), f"{label}.metadata")
+    metadata = cast(dict, mapping(manifest.get("metadata"), f"{label}.metadata"))  # `plain`: its maps are dicts
     for name in ("name", "namespace"):
         if name in metadata and metadata[name] is None:
             del metadata[name]  # null is absent, as the API server reads it

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Collection, Optional, Union
 
 from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.aks.nodes import AGENTPOOL
@@ -20,6 +20,8 @@ from aks_kueue.aks.pools import (SYSTEM, SYSTEM_POOL_TAINT, DaemonSetLoad, Expli
 from aks_kueue.aks import dcgm_exporter, network as aks_network
 from aks_kueue.aks.device_plugin import REQUESTS, daemonset_name
 from aks_kueue.aks.topology import levels_from_aks
+from aks_kueue.k8s import field
+from aks_kueue.k8s.field import FieldError
 from aks_kueue.k8s.merge import deep_merge
 from aks_kueue.k8s.quantity import parse_quantity
 from aks_kueue.kueue.admission_checks import PROVISIONING_CONTROLLER, is_provisioning
@@ -31,14 +33,16 @@ from aks_kueue.kueue.multikueue import Role
 from aks_kueue.model import fleet_outputs
 from aks_kueue.model.fleet import Fleet, Worker
 from aks_kueue.model.fleet_outputs import FleetInputs
+from aks_kueue.model.props import UnreadableValue
 from aks_kueue.model.desired import (Cluster, ExpectedWorkload, Install, KueueItem, MaintenanceWindow, Model,
                                      Monitoring, Namespace, Network, SecretsProvider, Security, SubmitterGroup)
 from aks_kueue.k8s.scheduling import NAMESPACE_NAME_LABEL
 from aks_kueue.model.conventions import CLUSTER_SCOPED, DEPLOY_ORDER, MANAGED_BY, labels_selected
-from aks_kueue.settings.errors import Problem, SettingsError
+from aks_kueue.settings.errors import SettingsError
 from aks_kueue.settings.cluster import SystemPool
 from aks_kueue.settings.pools import NodePool, Taint
-from aks_kueue.settings.queues import ClusterQueueEntry, ExpectedWorkload as ExpectedWorkloadEntry, ManifestWorkload
+from aks_kueue.settings.queues import (ClusterQueueEntry, ExpectedWorkload as ExpectedWorkloadEntry, ManifestWorkload,
+                                       Provisioning)
 from aks_kueue.settings.root import SYSTEM_POOL_NAME, Settings
 from aks_kueue.day2.upgrades import AUTO_UPGRADE_CONFIG, NODE_OS_UPGRADE_CONFIG
 
@@ -48,7 +52,7 @@ def from_settings(settings: Settings, root: Path, stack: str = "", fleet_inputs:
     """The model of what the program registers for these settings; SettingsError when a part
     of them cannot be put in a model at all. `fleet_inputs`: what a fleet member read of the
     other stacks of its fleet (aks-kueue:fleet)."""
-    problems: list[Problem] = []
+    problems: list[FieldError] = []
     built = cluster(settings)
     pools = tuple(user_pool(p, i, settings, built.network) for i, p in enumerate(settings.node_pools))
     objects = _from_stack(settings, problems) + _from_manifests(settings, root, problems)
@@ -69,24 +73,27 @@ def from_settings(settings: Settings, root: Path, stack: str = "", fleet_inputs:
         fleet=fleet)
 
 
-def _fleet(settings: Settings, inputs: FleetInputs, objects: list[KueueItem], problems: list[Problem]
+def _fleet(settings: Settings, inputs: FleetInputs, objects: list[KueueItem], problems: list[FieldError]
            ) -> tuple[Fleet, list[KueueItem], set[str]]:
     """This stack's place in its fleet, its objects with what the fleet adds, and the namespaces it
     shares with the manager: a worker gets the manager's teams; a manager, its MultiKueue objects and
     the MultiKueue check on every ClusterQueue (its capacity is the workers')."""
     spec = settings.fleet
+    assert spec is not None, "called for a fleet member"
     if spec.role is Role.WORKER:
+        assert spec.manager is not None, "the settings require a worker's manager"
         manager = fleet_outputs.fleet_outputs_of(inputs.others.get(spec.manager))
         for item in objects:
             if item.kind in fleet_outputs.TEAM_KINDS:
-                problems.append(Problem(item.key, f"{item.label}: a fleet worker mirrors its LocalQueues and "
-                                        f"priority classes from the manager ({spec.manager}); define it there"))
+                problems.append(FieldError(item.key, f"{item.label}: a fleet worker mirrors its LocalQueues and "
+                                                     f"priority classes from the manager ({spec.manager})",
+                                           "define it there"))
         mirrored: list[KueueItem] = []
         if manager is not None:
             try:
                 mirrored = fleet_outputs.mirrored_objects(manager, spec.manager)
-            except fleet_outputs.UnreadableOutputs as error:
-                problems.append(Problem("aks-kueue:fleet.manager", str(error)))
+            except UnreadableValue as error:
+                problems.append(FieldError("aks-kueue:fleet.manager", str(error)))
         fleet = Fleet(Role.WORKER, inputs.stack, manager=spec.manager, manager_outputs=manager,
                       token_generations=tuple(spec.generations))
         return fleet, objects + mirrored, fleet_outputs.manager_existing_namespaces(manager)
@@ -115,10 +122,11 @@ def _fleet(settings: Settings, inputs: FleetInputs, objects: list[KueueItem], pr
 def _check_names(cluster_queue: KueueItem) -> set[str]:
     strategy = _spec(cluster_queue).get("admissionChecksStrategy")
     checks = strategy.get("admissionChecks") if isinstance(strategy, dict) else None
-    return {c.get("name") for c in checks if isinstance(c, dict)} if isinstance(checks, list) else set()
+    return {c["name"] for c in checks if isinstance(c, dict) and isinstance(c.get("name"), str)} \
+        if isinstance(checks, list) else set()
 
 
-def _workloads(settings: Settings, root: Path, objects: list[KueueItem], problems: list[Problem]
+def _workloads(settings: Settings, root: Path, objects: list[KueueItem], problems: list[FieldError]
                ) -> list[ExpectedWorkload]:
     found = []
     for i, entry in enumerate(settings.expected_workloads):
@@ -130,7 +138,7 @@ def _workloads(settings: Settings, root: Path, objects: list[KueueItem], problem
 
 
 def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects: list[KueueItem],
-                   problems: list[Problem]) -> list[dict[str, Any]]:
+                   problems: list[FieldError]) -> list[dict[str, Any]]:
     """The Workloads Kueue would create for the jobs of a file, with the stack's integrations,
     feature gates and queue objects in force (a `default` LocalQueue, priority classes)."""
     from aks_kueue.kueue.jobs import JobOptions, JobOutcome, derive_workloads
@@ -141,13 +149,13 @@ def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects:
     try:
         documents = read_inputs([path])
     except LoadError as error:
-        problems.append(Problem(where, f"{name}{str(error)[len(str(path)):]}"))
+        problems.append(FieldError(where, f"{name}{str(error)[len(str(path)):]}"))
         return []
     jobs = [d for d in documents if category(d.manifest) is Category.JOB]
     generate_names(jobs)  # Kueue's own sample jobs have only generateName
     if not jobs:
-        problems.append(Problem(where, f"{name} holds no job Kueue manages (Job, JobSet, RayJob, MPIJob, ...); "
-                                       "point it at a job file, or write the workload's shape instead"))
+        problems.append(FieldError(where, f"{name} holds no job Kueue manages (Job, JobSet, RayJob, MPIJob, ...)",
+                                   "point it at a job file, or write the workload's shape instead"))
         return []
     kueue = settings.kueue
     options = JobOptions.from_config(frameworks=kueue.frameworks if kueue.install == "helm" else None,
@@ -159,12 +167,12 @@ def _from_job_file(name: str, key: str, settings: Settings, root: Path, objects:
             continue
         label = f"{result.source.kind} {result.source.name}"
         if result.errors:
-            problems += [Problem(where, f"{name}: {label}: {e.field + ': ' if e.field else ''}{e.message}")
+            problems += [FieldError(where, f"{name}: {label}: {e.field + ': ' if e.field else ''}{e.message}", e.fix)
                          for e in result.errors]
         elif result.outcome is JobOutcome.WORKLOAD:
             workloads += [dict(w) for w in result.workloads]
         elif result.outcome is not JobOutcome.MEMBER:
-            problems.append(Problem(where, f"{name}: {label}: {result.reason}"))
+            problems.append(FieldError(where, f"{name}: {label}: {result.reason}"))
     return workloads
 
 
@@ -217,6 +225,7 @@ def _create_only(pool: NodePool | SystemPool, network: Network) -> dict[str, Any
     """The create-only inputs of the system pool and of a user pool alike: as written, else AKS's default
     pod count and the baseline's OS disk and host encryption for the size (`chosen`: those the program
     chooses because the stack writes none)."""
+    os_disk_type: Optional[str]
     if pool.os_disk_type is not None:
         os_disk_type, os_disk_size = pool.os_disk_type, pool.os_disk_size_gb
     else:
@@ -240,11 +249,11 @@ def user_pool(pool: NodePool, index: int, settings: Settings, network: Optional[
     vendor = gpu_vendor(pool.vm_size, explicit)
     driver = effective_gpu_driver(vendor, pool.gpu_driver)
     # The program runs the NVIDIA device plugin on these pools (`components/gpu_device_plugin`).
-    plugin = DaemonSetLoad(daemonset_name(mig_strategy(pool.gpu_instance_profile)), dict(REQUESTS))
-    daemonsets = (plugin,) if needs_device_plugin(vendor, driver, pool.declared_device_plugin) else ()
+    plugin = DaemonSetLoad.of_quantities(daemonset_name(mig_strategy(pool.gpu_instance_profile)), REQUESTS)
+    daemonsets: tuple[DaemonSetLoad, ...] = (plugin,) if needs_device_plugin(vendor, driver, pool.declared_device_plugin) else ()
     if daemonsets and settings.monitoring is not None and settings.monitoring.gpu_metrics:
         # The DCGM exporter runs on the same pools (`components/monitoring`).
-        daemonsets += (DaemonSetLoad(dcgm_exporter.RELEASE, dict(dcgm_exporter.REQUESTS)),)
+        daemonsets += (DaemonSetLoad.of_quantities(dcgm_exporter.RELEASE, dcgm_exporter.REQUESTS),)
     return Pool(
         name=pool.name, min_count=pool.min_count, max_count=pool.max_count, labels=dict(pool.labels),
         taints=tuple(_taint(t) for t in pool.node_taints), gpu_driver=driver,
@@ -268,7 +277,7 @@ def install(settings: Settings) -> Install:
                    resources=kueue.resource_rules)
 
 
-def _from_stack(settings: Settings, problems: list[Problem]) -> list[KueueItem]:
+def _from_stack(settings: Settings, problems: list[FieldError]) -> list[KueueItem]:
     queues = settings.queues
     if queues is None:
         return []
@@ -282,8 +291,9 @@ def _from_stack(settings: Settings, problems: list[Problem]) -> list[KueueItem]:
             if pool is None:
                 reason = ("the system pool runs system pods only and never holds Kueue quota"
                           if entry.node_pool == SYSTEM_POOL_NAME else "no such pool")
-                problems.append(Problem(f"{key}.nodePool", f"flavor {entry.name!r} names pool "
-                                        f"{entry.node_pool!r}: {reason}; pools: {', '.join(pools) or 'none'}"))
+                problems.append(FieldError(f"{key}.nodePool", f"flavor {entry.name!r} names pool "
+                                                              f"{entry.node_pool!r}: {reason}; pools: "
+                                                              f"{', '.join(pools) or 'none'}"))
                 continue
             derived: dict[str, Any] = {"nodeLabels": {AGENTPOOL: pool.name}}
             if pool.node_taints:
@@ -293,33 +303,32 @@ def _from_stack(settings: Settings, problems: list[Problem]) -> list[KueueItem]:
                                    derived_from=frozenset({"nodePools"})))
             continue
         objects.append(_item("ResourceFlavor", entry.name, key, spec=spec))
-    for i, entry in enumerate(queues.cohorts):
-        objects.append(_item("Cohort", entry.name, f"aks-kueue:queues.cohorts[{i}]", spec=entry.spec or {}))
-    for i, entry in enumerate(queues.cluster_queues):
+    for i, cohort in enumerate(queues.cohorts):
+        objects.append(_item("Cohort", cohort.name, f"aks-kueue:queues.cohorts[{i}]", spec=cohort.spec or {}))
+    for i, queue in enumerate(queues.cluster_queues):
         key = f"aks-kueue:queues.clusterQueues[{i}]"
-        spec = cluster_queue_spec_to_v1beta2(entry.spec if entry.spec is not None else {})
-        if entry.provisioning is not None:
-            objects += _provisioning(entry, f"{key}.provisioning")
-            spec = _with_check(spec, entry.check_name, entry.provisioning.on_flavors)
-        objects.append(_item("ClusterQueue", entry.name, key, spec=spec))
-    for i, entry in enumerate(queues.local_queues):
-        objects.append(_item("LocalQueue", entry.name, f"aks-kueue:queues.localQueues[{i}]",
-                             namespace=entry.namespace, spec=entry.spec if entry.spec is not None else {}))
-    for i, entry in enumerate(queues.workload_priority_classes):
-        extra = {"value": entry.value}
-        if entry.description is not None:
-            extra["description"] = entry.description
-        objects.append(_item("WorkloadPriorityClass", entry.name,
+        spec = cluster_queue_spec_to_v1beta2(queue.spec if queue.spec is not None else {})
+        if queue.provisioning is not None:
+            objects += _provisioning(queue, queue.provisioning, f"{key}.provisioning")
+            spec = _with_check(spec, queue.check_name, queue.provisioning.on_flavors)
+        objects.append(_item("ClusterQueue", queue.name, key, spec=spec))
+    for i, local in enumerate(queues.local_queues):
+        objects.append(_item("LocalQueue", local.name, f"aks-kueue:queues.localQueues[{i}]",
+                             namespace=local.namespace, spec=local.spec if local.spec is not None else {}))
+    for i, priority in enumerate(queues.workload_priority_classes):
+        extra: dict[str, Any] = {"value": priority.value}
+        if priority.description is not None:
+            extra["description"] = priority.description
+        objects.append(_item("WorkloadPriorityClass", priority.name,
                              f"aks-kueue:queues.workloadPriorityClasses[{i}]", **extra))
-    for i, entry in enumerate(queues.topologies):
-        spec = {"levels": levels_from_aks(entry.from_aks)} if entry.from_aks is not None else entry.spec
-        objects.append(_item("Topology", entry.name, f"aks-kueue:queues.topologies[{i}]", spec=spec))
+    for i, topology in enumerate(queues.topologies):
+        spec = {"levels": levels_from_aks(topology.from_aks)} if topology.from_aks is not None else topology.spec
+        objects.append(_item("Topology", topology.name, f"aks-kueue:queues.topologies[{i}]", spec=spec))
     return objects
 
 
-def _provisioning(entry: ClusterQueueEntry, key: str) -> list[KueueItem]:
+def _provisioning(entry: ClusterQueueEntry, provisioning: Provisioning, key: str) -> list[KueueItem]:
     """The ProvisioningRequestConfig and the AdmissionCheck that uses it, both named after the ClusterQueue."""
-    provisioning = entry.provisioning
     config: dict[str, Any] = {"provisioningClassName": provisioning.class_}
     if provisioning.parameters:
         config["parameters"] = dict(provisioning.parameters)
@@ -348,18 +357,19 @@ def _with_check(spec: Any, name: str, on_flavors: Optional[list[str]]) -> Any:
 
 
 def _feature_problems(settings: Settings, objects: list[KueueItem], workloads: list[ExpectedWorkload]
-                      ) -> list[Problem]:
+                      ) -> list[FieldError]:
     """What the queue objects need of the cluster and of Kueue: the cluster autoscaler for
     ProvisioningRequest checks, Topology Aware Scheduling on for topologies."""
     auto = settings.cluster.effective_node_provisioning == "Auto"
-    problems = [Problem(item.key, "ProvisioningRequests are answered by the cluster autoscaler, and this cluster "
-                        "uses node auto-provisioning (cluster.nodeProvisioning Auto or sku Automatic), which does not "
-                        "answer them; the check would never pass. Remove the ProvisioningRequest check, or use "
-                        "nodeProvisioning: Manual with autoscaled nodePools")
+    problems = [FieldError(item.key, "ProvisioningRequests are answered by the cluster autoscaler, and this cluster "
+                                     "uses node auto-provisioning (cluster.nodeProvisioning Auto or sku Automatic), "
+                                     "which does not answer them; the check would never pass. Remove the "
+                                     "ProvisioningRequest check, or use nodeProvisioning: Manual with autoscaled "
+                                     "nodePools")
                 for item in objects if auto and item.kind == "AdmissionCheck" and is_provisioning(item.manifest)]
     kueue = settings.kueue
     if kueue.install == "helm" and kueue.feature_gates_in_force.get("TopologyAwareScheduling") is False:
-        users = [o for o in objects if o.kind == "Topology" or (
+        users: list[Union[KueueItem, ExpectedWorkload]] = [o for o in objects if o.kind == "Topology" or (
             o.kind == "ResourceFlavor" and isinstance(o.manifest.get("spec"), dict)
             and o.manifest["spec"].get("topologyName"))]
         users += [w for w in workloads if any(isinstance(p, dict) and p.get("topologyRequest")
@@ -368,9 +378,9 @@ def _feature_problems(settings: Settings, objects: list[KueueItem], workloads: l
             where = ("aks-kueue:kueue.featureGates.TopologyAwareScheduling" if "TopologyAwareScheduling"
                      in kueue.feature_gates else "aks-kueue:kueue.values")
             names = ", ".join(u.label for u in users[:3]) + (f" and {len(users) - 3} more" if len(users) > 3 else "")
-            problems.append(Problem(where, f"TopologyAwareScheduling is off, and {names} use(s) Topology Aware "
-                                    "Scheduling; Kueue would not place them by topology. Turn the gate on (it is on "
-                                    "by default in Kueue 0.19), or remove the topologies"))
+            problems.append(FieldError(where, f"TopologyAwareScheduling is off, and {names} use(s) Topology Aware "
+                                              "Scheduling; Kueue would not place them by topology. Turn the gate on "
+                                              "(it is on by default in Kueue 0.19), or remove the topologies"))
     return problems
 
 
@@ -395,7 +405,7 @@ def _item(kind: str, name: str, key: str, namespace: Optional[str] = None, **fie
     return KueueItem({"apiVersion": V1BETA2, "kind": kind, "metadata": metadata, **body}, key)
 
 
-def _from_manifests(settings: Settings, root: Path, problems: list[Problem]) -> list[KueueItem]:
+def _from_manifests(settings: Settings, root: Path, problems: list[FieldError]) -> list[KueueItem]:
     objects = []
     for i, name in enumerate(settings.queue_manifests):
         key = f"aks-kueue:queueManifests[{i}]"
@@ -404,14 +414,14 @@ def _from_manifests(settings: Settings, root: Path, problems: list[Problem]) -> 
             for index, document in read_documents(path):
                 objects.append(_manifest_item(document, f"{key}: {name} document {index}", problems))
         except ManifestError as error:
-            problems.append(Problem(key, f"{name}{str(error)[len(str(path)):]}"))
+            problems.append(FieldError(key, f"{name}{str(error)[len(str(path)):]}"))
     return [o for o in objects if o is not None]
 
 
-def _manifest_item(document: Any, where: str, problems: list[Problem]) -> Optional[KueueItem]:
+def _manifest_item(document: Any, where: str, problems: list[FieldError]) -> Optional[KueueItem]:
     """An object of a queue manifest as the program registers it: v1beta2, labelled as managed."""
     if not isinstance(document, dict):
-        problems.append(Problem(where, "is not a mapping; each document must be one Kueue object"))
+        problems.append(FieldError(where, "is not a mapping; each document must be one Kueue object"))
         return None
     converted = to_v1beta2(document)
     manifest = dict(converted)
@@ -425,14 +435,15 @@ def _manifest_item(document: Any, where: str, problems: list[Problem]) -> Option
         metadata["labels"] = {**MANAGED_BY, **(labels if isinstance(labels, dict) else {})}
         manifest["metadata"] = metadata
     if kind not in DEPLOY_ORDER:
-        problems.append(Problem(where, f"kind {kind} is not deployed by aks-kueue; it deploys "
-                                       f"{', '.join(DEPLOY_ORDER)}"))
+        problems.append(FieldError(where, f"kind {kind} is not deployed by aks-kueue; it deploys "
+                                          f"{', '.join(DEPLOY_ORDER)}"))
         return None
     label = f"{kind} {(metadata or {}).get('name', '')}" if isinstance(metadata, dict) else str(kind)
     return KueueItem(manifest, f"{where} ({label})", original=document if converted is not document else None)
 
 
-def _namespaces(objects: list[KueueItem], problems: list[Problem], existing: Sequence[str] = ()) -> list[Namespace]:
+def _namespaces(objects: list[KueueItem], problems: list[FieldError],
+                existing: Collection[str] = ()) -> list[Namespace]:
     """Each LocalQueue namespace, with the labels its ClusterQueues' namespaceSelectors need;
     those listed in queues.existingNamespaces are only labelled."""
     queues = {o.name: o for o in objects if o.kind == "ClusterQueue"}
@@ -449,9 +460,9 @@ def _namespaces(objects: list[KueueItem], problems: list[Problem], existing: Seq
             if key == NAMESPACE_NAME_LABEL:
                 continue
             if labels.get(key, value) != value:
-                problems.append(Problem(f"{lq.key}.namespace", f"Invalid value: namespace {namespace!r} would need "
-                                        f"label {key}={labels[key]} and {key}={value} for the ClusterQueues of its "
-                                        "LocalQueues; align their namespaceSelectors"))
+                problems.append(field.invalid(f"{lq.key}.namespace", field.OMIT, f"namespace {namespace!r} would "
+                                              f"need label {key}={labels[key]} and {key}={value} for the "
+                                              "ClusterQueues of its LocalQueues; align their namespaceSelectors"))
             labels.setdefault(key, value)
     return [Namespace(name, labels, existing=name in existing) for name, labels in labels_of.items()]
 

@@ -14,7 +14,8 @@ from typing import Any
 
 
 class UnreadableValue(ValueError):
-    """A property exists but has a shape the pack cannot use."""
+    """A value Pulumi hands the program exists but has a shape it cannot use: a resource's property (as the pack
+    reads it), or another stack's output (`fleet_outputs`)."""
 
 
 def get(props: Any, *path: str, default: Any = None) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Optional
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.aks.limits import dns_prefix
 from aks_kueue.aks.pools import SYSTEM, Pool
 from aks_kueue.day2.allow import (MANAGER_ENTRY, QUEUE_KINDS, Allowances, Entry, Protection, Target, queue_entry,
@@ -82,10 +83,15 @@ def desired_record(model: Model, protection: Protection) -> Record:
     if install != "none":
         found += [queue_tracked(obj) for obj in model.objects if obj.kind in QUEUE_KINDS]
         found += fleet_tracked(model)
+    objects = model.objects if install != "none" else ()
     return Record(resources={t.entry: t for t in found}, kueue_install=install,
                   kubernetes_version=cluster.kubernetes_version,
                   upgrade_channel=cluster.security.upgrade_channel or "none",
-                  system_pool_owner=SystemPoolOwner.CLUSTER)
+                  system_pool_owner=SystemPoolOwner.CLUSTER,
+                  priority_classes={o.name: o.manifest.get("value") for o in objects
+                                    if o.kind == "WorkloadPriorityClass"},
+                  provisioning_configs={o.name: dict(o.manifest.get("spec") or {}) for o in objects
+                                        if o.kind == "ProvisioningRequestConfig"})
 
 
 def _cluster(cluster: Cluster, protection: Protection) -> list[Tracked]:
@@ -118,7 +124,7 @@ def _pool(cluster: Cluster, pool: Pool, protection: Protection) -> Tracked:
 
 def queue_tracked(obj: KueueItem) -> Tracked:
     """A Kueue object as the record keeps it: the fields Kueue may refuse to change in place."""
-    spec = obj.manifest.get("spec") if isinstance(obj.manifest.get("spec"), dict) else {}
+    spec = map_at(obj.manifest, "spec")
     found = {f"spec.{field}": spec[field] for field in (p.split(".", 1)[1] for p in tracked_paths(obj.kind))
              if spec.get(field) is not None}
     where = f"{obj.namespace}/{obj.name}" if obj.namespace else obj.name

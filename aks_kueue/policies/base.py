@@ -25,7 +25,7 @@ import threading
 from fractions import Fraction
 from typing import Any, Mapping, Optional, Sequence
 
-from pulumi_policy import EnforcementLevel, PolicyConfigSchema, StackValidationPolicy
+from pulumi_policy import EnforcementLevel, Policy, PolicyConfigSchema, StackValidationPolicy
 from pulumi_policy.proxy import UnknownValueError
 
 from aks_kueue.aks.allocatable import DEFAULT_VM_OVERHEAD
@@ -39,7 +39,7 @@ INTERNAL_FAILURE = "the policy pack could not judge these resources"
 _LEVELS = {rules.MANDATORY: EnforcementLevel.MANDATORY, rules.ADVISORY: EnforcementLevel.ADVISORY}
 
 
-def build() -> list[StackValidationPolicy]:
+def build() -> list[Policy]:
     """One stack policy per policy of the registry, in its order."""
     return [_stack_policy(each) for each in rules.policies()]
 

@@ -71,7 +71,7 @@ class OfflineMocks(pulumi.runtime.Mocks):
     def new_resource(self, args: pulumi.runtime.MockResourceArgs):
         if args.typ == STACK_REFERENCE:
             # A read, known in a preview too, as the engine reads stack references at preview.
-            name = args.inputs.get("name")
+            name = args.inputs["name"]   # a StackReference always names its stack
             outputs = self.stack_outputs.get(name, self.previous_outputs if self.own_stack in (None, name) else {})
             return args.resource_id or name, {
                 "name": name, "outputs": outputs,

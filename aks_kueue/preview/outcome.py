@@ -19,7 +19,8 @@ from aks_kueue.judge.finding import WARNING, Finding
 from aks_kueue.preview.errors import InputError
 from aks_kueue.preview.pack import (MANDATORY, PolicyConfigError, Violation, evaluate, judged_view, levels,
                                     load_policy_config, properties)
-from aks_kueue.preview.run import ProgramError, ProgramRefused, ProgramRun, read_previous_outputs, run_program
+from aks_kueue.preview.run import (ProgramError, ProgramRefused, ProgramRun, is_guard, read_previous_outputs,
+                                   run_program)
 from aks_kueue.preview.stackfile import StackConfig, StackFileError
 from aks_kueue.secrets import Secrets
 
@@ -111,8 +112,8 @@ def _preview(config: Optional[StackConfig], root: Path, policy_config: Optional[
              stack_outputs: Optional[dict[str, Path]]) -> Outcome:
     outcome = Outcome(project=config.project if config else project, stack=config.stack if config else stack)
     where = str(source) if source is not None else None
-    if load_error is not None:
-        outcome.errors.append(InputError(load_error, where))
+    if load_error is not None or config is None:
+        outcome.errors.append(InputError(load_error or "no stack config to preview", where))
         return outcome
     try:
         # The policy config is checked first: a typo there should not wait for the program.
@@ -132,7 +133,7 @@ def _preview(config: Optional[StackConfig], root: Path, policy_config: Optional[
     others = {}
     for name, path in (stack_outputs or {}).items():
         try:
-            others[name] = read_previous_outputs(path)
+            others[name] = read_previous_outputs(path, preview_document=True)
         except ProgramError as error:
             outcome.errors.append(InputError(f"--stack-outputs {name}: {error}", str(path)))
             return outcome
@@ -188,15 +189,18 @@ def _refused(outcome: Outcome, config: StackConfig, root: Path, pack_config: Opt
              stack_outputs: Optional[dict] = None) -> Outcome:
     """A refused update still shows what it would register and what the pack says of it: the program
     run again without the last deployment, so that the guard lets it through (the refusals stay the
-    verdict: the result is `rejected`). What the guard alone reports (an unguarded stack) is left out."""
+    verdict: the result is `rejected`). What the guard says on that run is left out: it ran without the last
+    deployment, so its notices (the stack unguarded, every allowReplacement entry matching nothing) would
+    contradict the refusals, whose fixes are the one recipe."""
     try:
         run = run_program(config, root, stack_outputs=stack_outputs or {})
     except ProgramError:
         return outcome  # the refusals alone; the stack itself is judged on the next run
+    rerun = {str(f) for f in run.day2_findings}
+    run.component_outputs = {urn: outputs for urn, outputs in run.component_outputs.items()
+                             if not is_guard(urn)}
     _judged(outcome, run, pack_config)
-    unguarded = {str(f) for f in outcome.findings if f.kind == UNGUARDED}
-    outcome.findings = [f for f in outcome.findings if f.kind != UNGUARDED]
-    run.warnings = [w for w in run.warnings if w not in unguarded]
+    run.warnings = [w for w in run.warnings if w not in rerun]
     return outcome
 
 
@@ -237,12 +241,13 @@ def other_cluster(outputs: dict[str, Any], config: Optional[StackConfig]) -> lis
     ours = (settings.cluster.name, settings.resource_group_name)
     if not all(isinstance(v, str) and v != "[secret]" for v in theirs) or theirs == ours:
         return []
-    return [Finding(OTHER_CLUSTER, WARNING, "stack", UNGUARDED_KEY,
-                    f"the previous outputs are of another cluster: {theirs[0]} in resource group {theirs[1]}, while "
-                    f"stack {config.stack} deploys {ours[0]} in {ours[1]}, so the guard compares two different "
+    return [Finding(kind=OTHER_CLUSTER, severity=WARNING, object="stack", key=UNGUARDED_KEY,
+                    message=f"the previous outputs are of another cluster: {theirs[0]} in resource group {theirs[1]}, "
+                    f"while stack {config.stack} deploys {ours[0]} in {ours[1]}, so the guard compares two different "
                     "clusters",
-                    "if this is not a rename, give this stack's own outputs (`pulumi stack output --json "
-                    f"--show-secrets --stack {config.stack}`)", {"previous": list(theirs), "stack": list(ours)})]
+                    fix="if this is not a rename, give this stack's own outputs (`pulumi stack output --json "
+                    f"--show-secrets --stack {config.stack}`)",
+                    numbers={"previous": list(theirs), "stack": list(ours)})]
 
 
 def document(outcome: Outcome) -> dict[str, Any]:

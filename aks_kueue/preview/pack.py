@@ -217,7 +217,9 @@ def decoded_once() -> Iterator[Decoding]:
     as pulumi_policy does. One offline run at a time: the servicer module's names are swapped for
     the duration and put back. The decoding it yields stays usable afterwards, for views that must
     share values with the policies' resources."""
-    import pulumi_policy.policy as servicer_module
+    import pulumi_policy.policy as policy_module
+
+    servicer_module: Any = policy_module  # its three helpers are swapped for the remembering ones below
     from google.protobuf import json_format
 
     structs: dict[bytes, Any] = {}

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
 from google.protobuf import json_format, struct_pb2
+from pulumi.runtime import rpc
 from pulumi.runtime.mocks import MockMonitor
 from pulumi.runtime.proto import resource_pb2
 
@@ -117,7 +120,45 @@ class RecordingMonitor(MockMonitor):
             self.component_outputs[request.urn] = plain(raw)
         return super().RegisterResourceOutputs(request)
 
+    def _transformed(self, request):
+        """The request after the program's stack transforms, as the engine runs them on every resource
+        registered after them (`pkg/resource/deploy/source_eval.go` `RegisterResource`: this resource's
+        own transforms, its parents', then the stack's, in order; this program registers only stack
+        transforms). As the SDK's callback server hands them over (`runtime/_callbacks.py`): the inputs
+        deserialized from the wire, the result serialized back. The mock monitor records transforms
+        and leaves running them to its user (pulumi 3.260 on). Only the inputs are taken from a
+        transform; one that changes the options is refused, since only the engine knows them."""
+        transforms = self.get_registered_transforms()
+        if not transforms or request.type == "pulumi:pulumi:Stack":
+            return request
+        from aks_kueue.compat import sync_await
+
+        try:  # the SDK calls the monitor from an executor thread, which has no event loop of its own
+            asyncio.get_event_loop()
+        except RuntimeError:
+            asyncio.set_event_loop(asyncio.new_event_loop())
+        props, changed = rpc.deserialize_properties(request.object, keep_unknowns=True), False
+        for transform in transforms:
+            opts = pulumi.ResourceOptions()
+            result = transform(pulumi.ResourceTransformArgs(
+                custom=bool(request.custom), type_=request.type, name=request.name, props=props, opts=opts))
+            if inspect.isawaitable(result):
+                result = sync_await(result)
+            if result is None:
+                continue
+            if result.opts is not opts:
+                raise NotImplementedError(f"a stack transform changed the options of {request.name}; the offline "
+                                          "preview runs only the inputs a transform returns")
+            props, changed = result.props, True
+        if not changed:
+            return request
+        transformed = resource_pb2.RegisterResourceRequest()
+        transformed.CopyFrom(request)
+        transformed.object.CopyFrom(sync_await(rpc.serialize_properties(props, {})))
+        return transformed
+
     def RegisterResource(self, request):
+        request = self._transformed(request)
         response = self._echo(request) or super().RegisterResource(request)
         if request.type != "pulumi:pulumi:Stack":
             self._record(request, response.urn, request.object, bool(request.custom),

@@ -44,6 +44,11 @@ class ProgramRefused(ProgramError):
         self.registered = registered or []   # what the program registered before it stopped
 
 
+def is_guard(urn: str) -> bool:
+    """Whether the URN is the day-2 guard's component's."""
+    return urn.endswith(f"$aksKueue:index:Day2Guard::{urn.rsplit('::', 1)[-1]}")
+
+
 @dataclass
 class ProgramRun:
     project: str
@@ -64,16 +69,23 @@ class ProgramRun:
         """What the day-2 guard reported (its component's registered outputs)."""
         found: list[Finding] = []
         for urn, outputs in self.component_outputs.items():
-            if urn.endswith(f"$aksKueue:index:Day2Guard::{urn.rsplit('::', 1)[-1]}") and isinstance(outputs, dict):
-                found += [Finding(f["kind"], Severity(f["severity"]), f["object"], f["key"], f["message"],
-                                  f.get("fix", ""), f.get("numbers") or {})
+            if is_guard(urn) and isinstance(outputs, dict):
+                found += [Finding(kind=f["kind"], severity=Severity(f["severity"]), object=f["object"], key=f["key"],
+                                  message=f["message"],
+                                  fix=f.get("fix", ""), numbers=f.get("numbers") or {})
                           for f in outputs.get("findings") or [] if isinstance(f, dict)]
         return found
 
 
-def read_previous_outputs(path: Path) -> dict[str, Any]:
+# The keys of the `aks-kueue preview --json` document (../shared/contract/cli.md) that tell it from a stack's outputs.
+PREVIEW_DOCUMENT_KEYS = frozenset({"project", "stack", "resources", "outputs", "result"})
+
+
+def read_previous_outputs(path: Path, preview_document: bool = False) -> dict[str, Any]:
     """What `pulumi stack output --json` printed, read within the loader's bounds, or a
-    ProgramError naming the file."""
+    ProgramError naming the file. With `preview_document`, what `aks-kueue preview --json` printed is
+    taken too, as its `outputs`: another stack never deployed has its outputs offline that way (a
+    fleet's members); a stack's own last deployment (`--previous-outputs`) never is one."""
     from aks_kueue.k8s.loader import LoadError, loads_json, read_text
 
     try:
@@ -83,6 +95,11 @@ def read_previous_outputs(path: Path) -> dict[str, Any]:
     if not isinstance(outputs, dict):
         raise ProgramError(f"{path}: a JSON object of stack outputs was expected (what `pulumi stack output "
                            f"--json` prints), not {type(outputs).__name__}")
+    if preview_document and PREVIEW_DOCUMENT_KEYS <= outputs.keys():
+        if not isinstance(outputs["outputs"], dict) or outputs["result"] == "invalid":
+            raise ProgramError(f"{path}: this `aks-kueue preview --json` document has no outputs (the preview "
+                               f"could not run the program: its result is {outputs.get('result')!r})")
+        return outputs["outputs"]
     return outputs
 
 
@@ -105,6 +122,8 @@ def run_program(config: StackConfig, root: Path, preview: bool = True, unknown_o
     pulumi.runtime.set_mocks(mocks, project=config.project, stack=config.stack, preview=preview,
                              monitor=monitor, logger=logger, organization=ORGANIZATION)
 
+    # The deprecated SDK-side transformation on purpose: it must run before the SDK resolves the aliases,
+    # and a transform (register_resource_transform) runs in the engine, after the SDK serialized them.
     pulumi.runtime.register_stack_transformation(_without_api_version_aliases)
 
     def program():

@@ -1,32 +1,33 @@
 """The replay: a discrete-event simulation of Kueue v0.19.2's queue manager and scheduler, in
 virtual time, over the admission core.
 
-Events (a heap ordered by time, then kind, then the order they were made): a submission, a
-workload's end, a node becoming Ready, an empty node's scale-down, a requeue backoff expiring, the
+Events (`events`: a heap ordered by time, then kind, then the order they were made): a submission,
+a workload's end, a node becoming Ready, an empty node's scale-down, a requeue backoff expiring, the
 requeue of inadmissible workloads, a waitForPodsReady timeout, a ProvisioningRequest's nodes being
 Ready. After each instant's events, scheduling runs cycle after cycle until a cycle changes
-nothing, as `pkg/scheduler/scheduler.go` `schedule` does:
+nothing, as `pkg/scheduler/scheduler.go` does, one method per step of it:
 
-1. heads: one per ClusterQueue with pending work (`pkg/cache/queue/manager.go` `heads`), the
+1. `heads`: one per ClusterQueue with pending work (`pkg/cache/queue/manager.go` `heads`), the
    queue ordered by priority, then queue-order timestamp (creation; eviction time after a
    waitForPodsReady eviction, as `requeuingStrategy.timestamp: Eviction` says), then trace order
    standing for the UID (`cluster_queue.go` `baseCompareFunc`); a BestEffortFIFO preemptor waiting
    for its targets stays first ("sticky"); with admission fair sharing the least used LocalQueue's
    workloads come first (`queueOrderingFunc`), its usage advanced in virtual time by the core;
-2. nominate: each head's decision from the admission core (`Snapshot.assign`: flavors, borrowing,
+2. `nominate`: each head's decision from the admission core (`Snapshot.assign`: flavors, borrowing,
    preemption targets, partial admission), all against the state at the start of the cycle;
-3. entry order (`makeClassicalIterator`): no borrowing before borrowing, then higher priority, then
-   the earlier timestamp; with fair sharing, the core's `FairSharingIterator` (Kueue's tournament by
-   dominant resource share, recomputed as each entry is taken);
-4. each entry (`processEntry`): NoFit is requeued; Preempt without candidates reserves quota for the
-   rest of the cycle unless the queue can always reclaim (`reserveCapacityForUnreclaimablePreempt`,
+3. `iterator` (`makeIterator`, from the core): classical (`makeClassicalIterator`), no borrowing
+   before borrowing, then higher priority, then the earlier timestamp; with fair sharing the core's
+   `FairSharingIterator` (Kueue's tournament by dominant resource share, run again as each entry is
+   taken, so that it sees what the entries before it added);
+4. `process_entry`: NoFit is requeued; Preempt without candidates reserves quota for the rest of the
+   cycle unless the queue can always reclaim (`reserveCapacityForUnreclaimablePreempt`,
    `quotaResourcesToReserve`); Preempt with targets is skipped when its targets overlap an earlier
    entry's or it no longer fits, else its usage is reserved for the cycle and its targets are evicted
    when the cycle ends; Fit is re-checked against the usage of the entries admitted before it
    (`fits`, with this cycle's preemption targets taken out) and admitted;
-5. requeue (`RequeueIfNotPresent`): StrictFIFO puts every head back (it blocks its queue);
-   BestEffortFIFO puts back only what was skipped or is waiting for its preemptions, and parks the
-   rest in the inadmissible list, with every queued workload of the same shape and priority
+5. `requeue_and_update` (`RequeueIfNotPresent`): StrictFIFO puts every head back (it blocks its
+   queue); BestEffortFIFO puts back only what was skipped or is waiting for its preemptions, and parks
+   the rest in the inadmissible list, with every queued workload of the same shape and priority
    (scheduling-equivalence hashing, `handleInadmissibleHash`), where new submissions of that shape
    go too until the next requeue.
 Inadmissible workloads are retried when capacity is freed in their cohort tree (a workload ends or
@@ -37,8 +38,31 @@ Usage changes only through the admission core (`Snapshot.admit`, `remove_workloa
 the one judge of "fits". A preempted workload goes back to its queue with its creation time and,
 readmitted, runs its whole runtime again. With node pools (`nodes`), a workload starts when all
 its pods are placed; one admitted but not started within waitForPodsReady's timeout is evicted and
-requeued after a backoff (no jitter). A ProvisioningRequest check admits once the booked nodes are
-Ready; quota is reserved meanwhile.
+requeued after a backoff (Kueue's: the base doubling up to the maximum, no jitter). A
+ProvisioningRequest check admits once the booked nodes are Ready; quota is reserved meanwhile.
+
+Spot pools (`spot`): Azure takes a node back at the instant the spot model draws for it. Its pods
+are lost; a workload that was running stays admitted, as Kueue keeps it, and waits for its pods to
+be placed again (new nodes through the autoscaler), then runs its whole runtime again (no
+checkpoint), each interruption counted (`Run.interruptions`). Its PodsReady condition is False
+meanwhile, so waitForPodsReady's `recoveryTimeout` (by default the timeout) evicts and requeues it
+if they are not all placed again in time (`pkg/controller/core/workload_controller.go`,
+`admittedNotReadyWorkload`, reason `WaitForRecovery`). The work a preemption or an interruption
+cuts short is counted per ClusterQueue and resource (`rerun`).
+
+Every loop ends by construction:
+- a workload whose pods can never be placed, whatever flavors its ClusterQueue gives them and
+  however many nodes the pools add (`NodeModel.never_placeable`), is admitted once, as Kueue
+  admits it; at its waitForPodsReady timeout it is taken out and reported (`State.UNPLACEABLE`),
+  where Kueue would evict and requeue it forever;
+- a workload admitted (or interrupted on spot nodes) `MAX_ADMISSIONS` times without finishing (a
+  configuration that makes it cycle through preemptions or evictions, or a runtime much longer than
+  a spot node lives) is taken out and named, with its ClusterQueue and the
+  cause of its last eviction (`State.ABANDONED`);
+- a waitForPodsReady `backoffLimitCount` deactivates a workload as Kueue does (`State.DEACTIVATED`);
+- an instant runs at most `max_cycles_per_instant` scheduling cycles, and the replay ends when
+  nothing can change a workload any more (`_over`).
+So a replay makes at most a bounded number of events per workload (see `event_bound`).
 
 Ties that Kueue breaks by UID follow the trace's order, so the same input gives the same output.
 """
@@ -46,76 +70,191 @@ Ties that Kueue breaks by UID follow the trace's order, so the same input gives 
 from __future__ import annotations
 
 import heapq
+from array import array
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from enum import Enum
+from typing import Callable, ClassVar, Iterator, Optional
 
 from aks_kueue.admission.fair_sharing import ShareSeries
-from aks_kueue.admission.fair_sharing_iterator import Entry, make_iterator
+from aks_kueue.admission.fair_sharing_iterator import Entry as CycleEntry
+from aks_kueue.admission.fair_sharing_iterator import make_iterator
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.snapshot import Decision, Snapshot
-from aks_kueue.admission.workloads import WorkloadInfo
-from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provisioning, provisioning_config_name
+from aks_kueue.admission.workloads import PodSetInfo, WorkloadInfo
 from aks_kueue.aks.autoscaler import SCALE_UP_CLASSES
+from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provisioning, provisioning_config_name
 from aks_kueue.replay.config import ReplayConfig
-from aks_kueue.replay.nodes import (BACKOFF, BOOKED_READY, FINISH, NODE_READY, REQUEUE, SCALE_DOWN, SUBMIT, TIMEOUT,
-                                    NodeModel, PodGroup)
+from aks_kueue.replay.events import Event, EventKind, EventQueue
+from aks_kueue.replay.nodes import BookedReady, Node, NodeEvicted, NodeModel, NodeReady, PodGroup, ScaleDown
 from aks_kueue.replay.trace import Trace, TraceWorkload
 
 FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
 # Kueue's inadmissible-workload requeuer batches the requests of one cohort tree for this long.
 REQUEUE_BATCH = 1.0
 STRICT = "StrictFIFO"
+# A workload admitted this many times without finishing is taken out of the replay. Kueue itself
+# sets no such bound; the replay needs one to end. A month of waitForPodsReady evictions at
+# Kueue's default backoff (30 min timeout, then up to an hour) is about 480 admissions.
+MAX_ADMISSIONS = 1000
+# Events besides its submission one admission of a workload can cause: its end or its timeout, a
+# backoff, a requeue of its cohort tree, its ProvisioningRequest; per pod, a node made Ready and
+# removed again (`event_bound`).
+EVENTS_PER_ADMISSION = 4
+EVENTS_PER_POD = 2
+# A spot interruption: the run's new end and its recovery timeout. On a spot pool a node's eviction is
+# one more event per node, and a pod an eviction took makes as many events as a pod admitted.
+EVENTS_PER_INTERRUPTION = 2
+# Workloads a note names one by one before it says how many more.
+NAMED_IN_NOTES = 5
 
-# Events that keep a replay going (a timeout only matters while its workload waits to start, and
-# node events only while pods wait for nodes); those that are progress.
-_COUNTED = frozenset({FINISH, BOOKED_READY, BACKOFF, REQUEUE, SUBMIT})
-_PROGRESS = frozenset({FINISH, BOOKED_READY, SUBMIT})
 
-# Where a workload is.
-PENDING, PARKED, RESERVED, ADMITTED, RUNNING, FINISHED, DEACTIVATED = range(7)
-# Where a pending workload is held: queued (its class in the heap or inadmissible), backing off, popped.
-NOWHERE, QUEUED, BACKING_OFF, INFLIGHT = range(4)
-# What a cycle did with an entry it did not admit.
-INADMISSIBLE, PREEMPTING, SKIPPED = range(3)
+class State(Enum):
+    """Where a workload is."""
+
+    PENDING = "pending"                 # in its queue: the heap, the inadmissible list, or backing off
+    PARKED = "parked"                   # Kueue never considers it here (no such LocalQueue, an inactive queue,
+                                        # a WorkloadPriorityClass this configuration lacks)
+    RESERVED = "quota reserved"         # waiting for its ProvisioningRequest check
+    ADMITTED = "admitted"               # its pods not all placed yet
+    RUNNING = "running"
+    FINISHED = "finished"
+    DEACTIVATED = "deactivated"         # waitForPodsReady's backoffLimitCount was reached
+    UNPLACEABLE = "unplaceable"         # its pods can never be placed: left out after its first eviction
+    ABANDONED = "abandoned"             # admitted MAX_ADMISSIONS times without finishing
+
+
+# Still waiting at the end: a wait to admission or to start is cut there (a lower bound).
+WAITING = frozenset({State.PENDING, State.RESERVED, State.PARKED, State.UNPLACEABLE, State.ABANDONED})
+# Holding quota.
+HOLDING = frozenset({State.RESERVED, State.ADMITTED, State.RUNNING})
+
+
+class Held(Enum):
+    """Where a pending workload is held."""
+
+    NOWHERE = "nowhere"
+    QUEUED = "queued"               # its class in the heap, or in the inadmissible list
+    BACKING_OFF = "backing off"     # after a waitForPodsReady eviction
+    INFLIGHT = "in flight"          # popped as a head, in this cycle
+
+
+class Status(Enum):
+    """What a cycle did with an entry (Kueue's entry status)."""
+
+    INADMISSIBLE = "inadmissible"   # NoFit, or Preempt with nothing to preempt: to the inadmissible list
+    PREEMPTING = "preempting"       # its targets are evicted at the end of the cycle; it waits at the head
+    SKIPPED = "skipped"             # its targets overlap an earlier entry's, or it no longer fits
+    ASSUMED = "assumed"             # quota reserved
+
+
+class Eviction(Enum):
+    PREEMPTED = "preempted"
+    PODS_READY_TIMEOUT = "waitForPodsReady timeout"
+
+
+@dataclass
+class Progress:
+    """How far a replay is, for a progress line."""
+
+    now: float              # virtual time
+    events: int             # events done
+    queued: int             # events queued (submissions not yet reached included)
+    submitted: int          # workloads submitted so far
+    finished: int           # workloads finished so far
+    workloads: int          # workloads in the trace
 
 
 @dataclass
 class ReplayOptions:
     until: Optional[float] = None
-    # Called now and then with (virtual time, events done, events queued).
-    progress: Optional[Callable[[float, int, int], None]] = None
+    # Called every `progress_every` events, and once at the end.
+    progress: Optional[Callable[[Progress], None]] = None
+    progress_every: int = 1024
     # Called after each instant has settled with (virtual time, the snapshot, the node model), for
     # checks that look at the state between instants (the property tests).
     observe: Optional[Callable[[float, Snapshot, Optional[NodeModel]], None]] = None
     max_cycles_per_instant: int = 1_000_000
 
 
-@dataclass(eq=False, slots=True)
 class Run:
-    """One trace workload in one configuration."""
+    """One trace workload in one configuration. Its admission core view (`info`) exists while it is
+    queued or holds quota; what the report needs stays after it ends."""
 
-    trace: TraceWorkload
-    info: WorkloadInfo
-    key: tuple                      # queue order: priority, timestamp, trace order
-    hash: tuple                     # scheduling equivalence: shape and priority
-    ts: float                       # the queue-order timestamp: submission, or the last eviction
-    cq: Optional[str] = None
-    queue: Optional["QueueState"] = None
-    state: int = PENDING
-    where: int = NOWHERE
-    admitted: Optional[float] = None
-    started: Optional[float] = None
-    finished: Optional[float] = None
-    ever_admitted: bool = False
-    ever_started: bool = False
-    preemptions: int = 0
-    evictions: int = 0              # by waitForPodsReady, each one a requeue (Kueue's requeueState.count)
-    epoch: int = 0
-    flavors: dict[str, dict[str, str]] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)  # pods per pod set of its last admission (partial)
-    reason: Optional[str] = None
-    groups: list[PodGroup] = field(default_factory=list)
-    decision: Optional[Decision] = None
+    __slots__ = ("trace", "priority", "cls", "info", "key", "ts", "cq", "queue", "state", "held", "admitted",
+                 "started", "finished", "ever_admitted", "ever_started", "preemptions", "evictions", "admissions",
+                 "epoch", "flavors", "counts", "reason", "groups", "decision", "last_eviction", "interruptions",
+                 "recovering")
+
+    def __init__(self, trace: TraceWorkload, priority: int, cls: tuple):
+        self.trace = trace
+        self.priority = priority
+        self.cls = cls                  # scheduling equivalence: shape and priority (one tuple per class)
+        self.info: Optional[WorkloadInfo] = None
+        self.key: tuple = ()            # queue order while queued: -priority, timestamp, trace order
+        self.ts = trace.submitted       # the queue-order timestamp: submission, or the last eviction
+        self.cq: Optional[str] = None
+        self.queue: Optional[QueueState] = None
+        self.state = State.PENDING
+        self.held = Held.NOWHERE
+        self.admitted: Optional[float] = None
+        self.started: Optional[float] = None
+        self.finished: Optional[float] = None
+        self.ever_admitted = False
+        self.ever_started = False
+        self.preemptions = 0
+        self.evictions = 0              # by waitForPodsReady, each one a requeue (Kueue's requeueState.count)
+        self.admissions = 0             # quota reservations
+        self.epoch = 0
+        self.flavors: Optional[dict[str, dict[str, str]]] = None   # per pod set, of its last admission
+        self.counts: Optional[dict[str, int]] = None   # pods per pod set of its last admission (partial)
+        self.reason: Optional[str] = None
+        self.groups: list[PodGroup] = []
+        self.decision: Optional[Decision] = None
+        self.last_eviction: Optional[str] = None   # why it was last evicted, for a workload taken out
+        self.interruptions = 0          # runs cut short by a spot node's eviction
+        self.recovering = False         # its pods were lost to a spot eviction and are not all placed again
+
+    @property
+    def name(self) -> str:
+        return f"{self.trace.namespace}/{self.trace.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Submit:
+    kind: ClassVar[EventKind] = EventKind.SUBMIT
+    run: Run
+
+
+@dataclass(frozen=True, slots=True)
+class _OfAnAdmission:
+    """An event about one admission (`epoch`) of a run: stale once the run was admitted or released again."""
+    run: Run
+    epoch: int
+
+
+class Finish(_OfAnAdmission):
+    """The run ends."""
+    __slots__ = ()
+    kind: ClassVar[EventKind] = EventKind.FINISH
+
+
+class Timeout(_OfAnAdmission):
+    """waitForPodsReady's timeout."""
+    __slots__ = ()
+    kind: ClassVar[EventKind] = EventKind.TIMEOUT
+
+
+class Backoff(_OfAnAdmission):
+    """The requeue backoff after a waitForPodsReady eviction ends: back into its queue."""
+    __slots__ = ()
+    kind: ClassVar[EventKind] = EventKind.BACKOFF
+
+
+@dataclass(frozen=True, slots=True)
+class Requeue:
+    """The inadmissible workloads of a cohort tree (by its root's name, or a lone ClusterQueue's) go back."""
+    kind: ClassVar[EventKind] = EventKind.REQUEUE
+    root: str
 
 
 @dataclass(eq=False, slots=True)
@@ -132,13 +271,14 @@ class Group:
 
 
 class QueueState:
-    """One ClusterQueue's pending workloads: classes in the heap or inadmissible, the sticky preemptor."""
+    """One ClusterQueue's pending workloads: classes in the heap or inadmissible, the sticky preemptor,
+    and how many were pending over time (`times`, `values`: a step function)."""
 
     def __init__(self, name: str, strategy: str):
         self.name = name
         self.strict = strategy == STRICT
         self.groups: dict[tuple, Group] = {}
-        self.top: list[tuple] = []           # (first key, version, group) of the classes in the heap
+        self.top: list[tuple[tuple, int, Group]] = []   # (first key, version, group) of the classes in the heap
         self.live = 0                        # workloads in the heap, sticky included
         self.bulk: set[tuple] = set()        # classes found inadmissible since the last requeue
         self.sticky: Optional[Run] = None
@@ -146,7 +286,12 @@ class QueueState:
         # Admission fair sharing: a head's LocalQueue usage, which orders the queue before its key.
         self.usage: Optional[Callable[[Run], float]] = None
         self.pending = 0
-        self.series: list[tuple[float, int]] = [(0.0, 0)]
+        self.times = array("d", [0.0])
+        self.values = array("q", [0])
+
+    @property
+    def series(self) -> list[tuple[float, int]]:
+        return list(zip(self.times, self.values))
 
     def _group(self, hash_: tuple, in_heap: bool) -> Group:
         group = self.groups.get(hash_)
@@ -165,12 +310,12 @@ class QueueState:
 
     def push(self, run: Run) -> None:
         """Into the heap (Kueue's pushOrUpdateHeap)."""
-        run.where = QUEUED
+        run.held = Held.QUEUED
         self.live += 1
         if run is self.sticky:
             self.sticky_waiting = True
             return
-        group = self._group(run.hash, True)
+        group = self._group(run.cls, True)
         first = not group.items or run.key < group.items[0][0]
         heapq.heappush(group.items, (run.key, run))
         if not group.in_heap:
@@ -184,9 +329,9 @@ class QueueState:
 
     def park(self, run: Run) -> None:
         """Into the inadmissible list, with its class."""
-        group = self._group(run.hash, False)
+        group = self._group(run.cls, False)
         heapq.heappush(group.items, (run.key, run))
-        run.where = QUEUED
+        run.held = Held.QUEUED
         if group.in_heap:  # its class went back to the heap since (a skipped one took it along)
             self.live += 1
             if group.items[0][1] is run:
@@ -195,10 +340,10 @@ class QueueState:
     def pop(self) -> Optional[Run]:
         if self.usage is not None:
             return self._pop_by_usage()
-        if self.sticky_waiting and self.sticky is not None and self.sticky.where == QUEUED:
+        if self.sticky_waiting and self.sticky is not None and self.sticky.held is Held.QUEUED:
             self.sticky_waiting = False
             run = self.sticky
-            run.where = INFLIGHT
+            run.held = Held.INFLIGHT
             self.live -= 1
             return run
         self.sticky_waiting = False
@@ -209,7 +354,7 @@ class QueueState:
                 continue
             _, run = heapq.heappop(group.items)
             self.live -= 1
-            run.where = INFLIGHT
+            run.held = Held.INFLIGHT
             if group.items:
                 self._announce(group)
             elif self.groups.get(group.hash) is group:
@@ -224,7 +369,7 @@ class QueueState:
         usage = self.usage
         candidates = [(usage(g.items[0][1]), 1, g.items[0][0], g) for g in self.groups.values() if g.in_heap and g.items]
         sticky = self.sticky
-        if self.sticky_waiting and sticky is not None and sticky.where == QUEUED:
+        if self.sticky_waiting and sticky is not None and sticky.held is Held.QUEUED:
             candidates.append((usage(sticky), 0, sticky.key, None))
         if not candidates:
             self.sticky_waiting = False
@@ -238,7 +383,7 @@ class QueueState:
             if not group.items and self.groups.get(group.hash) is group:
                 del self.groups[group.hash]
         self.live -= 1
-        run.where = INFLIGHT
+        run.held = Held.INFLIGHT
         return run
 
     def bulk_move(self, hash_: tuple) -> None:
@@ -268,7 +413,7 @@ class QueueState:
         if old is run:
             return
         self.sticky = run
-        if old is not None and old.where == QUEUED and self.sticky_waiting:
+        if old is not None and old.held is Held.QUEUED and self.sticky_waiting:
             # It was held at the head; it goes back among the others, in its own place.
             self.sticky_waiting = False
             self.live -= 1
@@ -276,10 +421,11 @@ class QueueState:
 
     def count(self, now: float, delta: int) -> None:
         self.pending += delta
-        if self.series[-1][0] == now:
-            self.series[-1] = (now, self.pending)
+        if self.times[-1] == now:
+            self.values[-1] = self.pending
         else:
-            self.series.append((now, self.pending))
+            self.times.append(now)
+            self.values.append(self.pending)
 
 
 @dataclass
@@ -301,6 +447,27 @@ class Meter:
         self.current += delta
 
 
+@dataclass(slots=True)
+class Entry:
+    """One head in one cycle: its decision, and what the cycle did with it."""
+
+    run: Run
+    decision: Decision
+    status: Optional[Status] = None
+    preemptor: bool = False         # its queue's preemptor waiting for its targets (Kueue's IsPreemptor)
+
+
+@dataclass
+class Cycle:
+    """What one scheduling cycle holds until it ends: the preemption targets so far (by uid, in order)
+    and the quota reserved for the rest of it."""
+
+    preempted: dict[str, WorkloadInfo] = field(default_factory=dict)
+    preemptors: dict[str, str] = field(default_factory=dict)   # per target's uid, who preempts it and why
+    reserved: list[tuple[str, dict]] = field(default_factory=list)
+    changed: bool = False
+
+
 @dataclass
 class ReplayOutcome:
     config: ReplayConfig
@@ -314,11 +481,34 @@ class ReplayOutcome:
     decisions: int
     snapshot: Snapshot
     notes: list[str] = field(default_factory=list)
+    # Per ClusterQueue and resource, the resource-seconds (Kueue's units) of runs cut short by a
+    # preemption or a spot interruption: work done again.
+    rerun: dict[str, dict[str, float]] = field(default_factory=dict)
     shares: Optional[ShareSeries] = None    # each ClusterQueue's share over time, with fair sharing on
 
 
 def replay(config: ReplayConfig, trace: Trace, options: Optional[ReplayOptions] = None) -> ReplayOutcome:
     return _Replay(config, trace, options or ReplayOptions()).run()
+
+
+def event_bound(outcome: ReplayOutcome) -> int:
+    """The most events a replay can make for what it did: a submission per workload, and per
+    admission `EVENTS_PER_ADMISSION` plus `EVENTS_PER_POD` per pod, plus a node Ready and removed
+    per node the pools start with. With spot pools, a node's eviction is one more per pod, each pod
+    an eviction took as many again (its new node), and each interruption `EVENTS_PER_INTERRUPTION`.
+    With at most `MAX_ADMISSIONS` admissions and interruptions a workload, this bounds every replay
+    by its trace and its evictions; a workload whose pods nodes keep being taken from before it
+    starts is bounded in time by its waitForPodsReady timeout, or by the replay's end when nothing
+    progresses (`_Replay._over`)."""
+    spot = outcome.nodes is not None and any(pool.spot for pool in outcome.nodes.pools)
+    per_pod = EVENTS_PER_POD + spot
+    bound = len(outcome.runs)
+    for run in outcome.runs:
+        pods = sum(max(0, int(ps.get("count", 1))) for ps in run.trace.shape.pod_sets)
+        bound += run.admissions * (EVENTS_PER_ADMISSION + per_pod * pods) + run.interruptions * EVENTS_PER_INTERRUPTION
+    if outcome.nodes is not None:
+        bound += per_pod * sum(pool.min_count + pool.lost for pool in outcome.nodes.pools)
+    return bound
 
 
 class _Replay:
@@ -329,20 +519,25 @@ class _Replay:
         self.snapshot = Snapshot.from_objects(config.objects, config.resource_rules, config.scheduler)
         self.shares = ShareSeries(self.snapshot.tree.cluster_queues) if self.snapshot.fair_sharing else None
         self.pods_ready = config.pods_ready
-        self.events: list[tuple] = []
-        self.sequence = 0
         self.done = 0
         self.cycles = 0
         self.decisions = 0
+        self.submitted = 0
+        self.finished = 0
         self.last_change = 0.0
         self.last_progress = 0.0      # the last submission, start or end
-        self.workload_events = 0      # queued events that can change a workload
-        self.pending_progress = 0     # queued submissions, ends and ProvisioningRequest answers
         self.requeue_at: dict[str, float] = {}
         self.unready = 0        # admitted, not yet started (blockAdmission waits on them)
         self.notes: list[str] = []
+        self.unplaceable: list[Run] = []
+        self.abandoned: list[Run] = []
+        self.rerun: dict[str, dict[str, float]] = {}
         self._assignments: dict[tuple, tuple[dict, dict]] = {}
+        self._by_decision: dict[int, tuple[Decision, tuple[dict, dict]]] = {}
         self._trees: dict[str, list[str]] = {}  # the ClusterQueues of a cohort tree, by its root
+        self._roots: dict[str, str] = {}         # a ClusterQueue's root cohort (or itself)
+        self._podsets: dict[int, tuple[list[PodSetInfo], tuple]] = {}   # per Shape, what the core reads
+        self._never: dict[tuple, Optional[str]] = {}   # per ClusterQueue, shape and pod set: never placeable?
         self.queues: dict[str, QueueState] = {}
         self.meters: dict[str, dict[tuple[str, str], Meter]] = {}
         manifests = _named(config.objects, "ClusterQueue")
@@ -355,179 +550,195 @@ class _Replay:
             self.meters[name] = {fr: Meter(q.nominal) for fr, q in quotas.items()}
         self.ready_queues: set[str] = set()
         self.checks = _provisioning_checks(config.objects, manifests)
+        self.runs = self._runs()
+        # In time order, and trace order within an instant (the sort is stable).
+        order = sorted(self.runs, key=lambda r: round(r.trace.submitted, 6))
+        self.events = EventQueue(array("d", (round(r.trace.submitted, 6) for r in order)), order, Submit)
         startups = [config.startup(p)[0] for p in config.pools or []]
-        self.nodes = None if config.pools is None else NodeModel(config.pools, startups, config.scale_down_delay,
-                                                                 self._push)
+        self.nodes = None if config.pools is None else NodeModel(
+            config.pools, startups, config.scale_down_delay, self.events.push, spot=config.spot,
+            by_queue=config.prices is not None)
         ready = self.pods_ready
         # One waitForPodsReady cycle of a workload that never starts, with room to spare.
-        self.horizon = (ready.timeout + ready.backoff_max if ready.enabled else 0.0) + max(startups, default=0.0) \
+        self.horizon = (ready.timeout + ready.backoff_cap if ready.enabled else 0.0) + max(startups, default=0.0) \
             + 4 * REQUEUE_BATCH
-        self.runs = self._runs()
 
     # Building ----------------------------------------------------------------------------------
 
     def _runs(self) -> list[Run]:
-        """Each trace workload as the admission core sees it in this configuration. The pod sets of
-        one shape are computed once, by the core's own function (`workload_info`), with the
-        Configuration's resource exclusions and transformations."""
+        """Each trace workload in this configuration: its priority (a WorkloadPriorityClass resolved
+        here; one this configuration lacks is refused at submission) and its class."""
         priority_classes = self.snapshot.priority_classes
-        partial = self.config.partial_admission
-        podsets: dict[int, tuple[list, tuple]] = {}
+        classes: dict[tuple, tuple] = {}
         runs = []
         for workload in self.trace.workloads:
-            shape = workload.shape
-            known = podsets.get(id(shape))
-            if known is None:
-                pod_sets = shape.pod_sets if partial else [{k: v for k, v in ps.items() if k != "minCount"}
-                                                           for ps in shape.pod_sets]
-                first = self.snapshot.workload_info({"spec": {"podSets": pod_sets}})
-                known = podsets[id(shape)] = (first.podsets, first.shape)
-            priority = priority_classes.get(workload.priority_class, workload.priority or 0)
-            info = WorkloadInfo(namespace=workload.namespace, name=workload.name, queue_name=workload.queue,
-                                priority=priority, podsets=known[0], created=workload.submitted,
-                                uid=f"{workload.order:012d}", _shape=known[1])
-            # With admission fair sharing a class is also one LocalQueue's: usages order them.
-            hash_ = (id(shape), priority) if self.snapshot.afs is None else (id(shape), priority, workload.queue)
-            run = Run(workload, info, key=(-priority, workload.submitted, workload.order), hash=hash_,
-                      ts=workload.submitted)
-            runs.append(run)
-            self._push(workload.submitted, SUBMIT, run)
+            if workload.priority_class is not None and workload.priority_class in priority_classes:
+                priority = priority_classes[workload.priority_class]
+            else:
+                priority = workload.priority or 0
+            # With admission fair sharing a class is also one LocalQueue's: their usages order them.
+            hash_ = (id(workload.shape), priority) if self.snapshot.afs is None else (
+                id(workload.shape), priority, workload.namespace, workload.queue)
+            runs.append(Run(workload, priority, classes.setdefault(hash_, hash_)))
         return runs
 
-    # The event loop ------------------------------------------------------------------------------
+    def _info(self, run: Run) -> WorkloadInfo:
+        """The run as the admission core sees it. The pod sets of one shape are computed once, by the
+        core's own function (`workload_info`), with the Configuration's resource exclusions and
+        transformations."""
+        shape = run.trace.shape
+        known = self._podsets.get(id(shape))
+        if known is None:
+            pod_sets = shape.pod_sets if self.config.partial_admission else [
+                {k: v for k, v in ps.items() if k != "minCount"} for ps in shape.pod_sets]
+            first = self.snapshot.workload_info({"spec": {"podSets": pod_sets}})
+            known = self._podsets[id(shape)] = (first.podsets, first.shape)
+        workload = run.trace
+        return WorkloadInfo(namespace=workload.namespace, name=workload.name, queue_name=workload.queue,
+                            priority=run.priority, podsets=known[0], created=run.ts, uid=f"{workload.order:012d}",
+                            _shape=known[1])
 
-    def _push(self, time: float, kind: int, payload: Any) -> None:
-        time = round(time, 6)  # instants to the microsecond: 0.1 + 0.2 is the same instant as 0.3
-        self.sequence += 1
-        if kind in _COUNTED:
-            self.workload_events += 1
-            if kind in _PROGRESS:
-                self.pending_progress += 1
-        heapq.heappush(self.events, (time, kind, self.sequence, payload))
+    # The event loop ------------------------------------------------------------------------------
 
     def _over(self, now: float) -> bool:
         """Whether the replay is over before the events at `now`: nothing is left but housekeeping no
         workload waits for (timeouts of workloads that started, empty nodes, booting nodes nobody
         needs), or only workloads that can never be placed cycle through waitForPodsReady evictions
         (nothing was submitted, started or ended for longer than one such cycle)."""
-        if self.workload_events == 0 and self.unready == 0 and (
+        events = self.events
+        if events.queued_keeping_going() == 0 and self.unready == 0 and (
                 self.nodes is None or not (self.nodes.waiting or self.nodes.booking)):
             return True
-        return self.pending_progress == 0 and now > self.last_progress + self.horizon
+        return events.queued_progress() == 0 and now > self.last_progress + self.horizon
 
     def run(self) -> ReplayOutcome:
-        until, progress = self.options.until, self.options.progress
+        until, options = self.options.until, self.options
         events = self.events
         report_at = 0
-        while events:
-            now = events[0][0]
-            if (until is not None and now > until) or self._over(now):
+        while True:
+            now = events.next_time()
+            if now is None or (until is not None and now > until) or self._over(now):
                 break
-            while events and events[0][0] == now:
-                _, kind, _, payload = heapq.heappop(events)
+            while (event := events.pop_at(now)) is not None:
                 self.done += 1
-                if kind in _COUNTED:
-                    self.workload_events -= 1
-                    if kind in _PROGRESS:
-                        self.pending_progress -= 1
-                self._apply(kind, payload, now)
-                if not events or events[0][0] != now:
+                self._apply(event, now)
+                if events.next_time() != now:
                     self._settle(now)
-            if self.options.observe is not None:
-                self.options.observe(now, self.snapshot, self.nodes)
-            if progress is not None and self.done >= report_at:
-                report_at = self.done + 4096
-                progress(now, self.done, len(events))
+            if options.observe is not None:
+                options.observe(now, self.snapshot, self.nodes)
+            if options.progress is not None and self.done >= report_at:
+                report_at = self.done + options.progress_every
+                options.progress(self._progress(now))
         end = until if until is not None else self.last_change
         self._close(end)
-        if progress is not None:
-            progress(end, self.done, 0)
+        if options.progress is not None:
+            options.progress(self._progress(end))
         return ReplayOutcome(self.config, self.runs, self.queues, self.meters, self.nodes, end, self.done,
-                             self.cycles, self.decisions, self.snapshot, self.notes, self.shares)
+                             self.cycles, self.decisions, self.snapshot, self.notes, self.rerun, self.shares)
+
+    def _progress(self, now: float) -> Progress:
+        return Progress(now, self.done, len(self.events), self.submitted, self.finished, len(self.runs))
 
     def _settle(self, now: float) -> None:
         """After an instant's events: schedule, then place pods, until nothing changes."""
         for _ in range(1000):
-            self._schedule(now)
+            self.schedule(now)
             if self.nodes is None:
                 return
             started = self.nodes.settle(now)
             for run in started:
-                if run.state == ADMITTED:
+                if run.state is State.ADMITTED:
                     self._start(run, now)
             if not started or not self.ready_queues:
                 return
 
-    def _apply(self, kind: int, payload: Any, now: float) -> None:
-        if kind == SUBMIT:
-            self._submit(payload, now)
-        elif kind == REQUEUE:
-            self._requeue(payload, now)
-        elif kind in (FINISH, BACKOFF, TIMEOUT):
-            run, epoch = payload
-            if run.epoch != epoch:
-                return  # the run was admitted or released since: the event is stale
-            if kind == FINISH and run.state == RUNNING:
-                self._finish(run, now)
-            elif kind == BACKOFF and run.where == BACKING_OFF:
-                run.where = NOWHERE
-                self._enqueue(run, now)
-            elif kind == TIMEOUT and run.state == ADMITTED:
-                self._evict(run, now, preempted=False)
-        elif kind == NODE_READY:
-            self.nodes.node_ready(payload, now)
-        elif kind == SCALE_DOWN:
-            self.nodes.scale_down(*payload, now)
-        else:
-            run, groups = payload
-            if run.state == RESERVED and run.groups is groups:
-                # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
-                # admitted and its pods (booked) run at once.
-                self._mark_admitted(run, now)
-                self._start(run, now)
+    def _apply(self, event: Event, now: float) -> None:
+        match event:
+            case Submit(run=run):
+                self._submit(run, now)
+            case Requeue(root=root):
+                self._requeue(root)
+            case Finish(run=run, epoch=epoch):
+                if run.epoch == epoch and run.state is State.RUNNING:
+                    self._finish(run, now)
+            case Backoff(run=run, epoch=epoch):
+                if run.epoch == epoch and run.held is Held.BACKING_OFF:
+                    run.held = Held.NOWHERE
+                    self._enqueue(run)
+            case Timeout(run=run, epoch=epoch):
+                if run.epoch == epoch and run.state is State.ADMITTED:
+                    self._evict(run, now, Eviction.PODS_READY_TIMEOUT)
+            case NodeReady(node=node):
+                self._node_model().node_ready(node, now)
+            case NodeEvicted(node=node):
+                self._spot_eviction(node, now)
+            case ScaleDown(node=node, since=since):
+                self._node_model().scale_down(node, since, now)
+            case BookedReady(run=run, groups=groups):
+                if run.state is State.RESERVED and run.groups is groups:
+                    # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
+                    # admitted and its pods (booked) run at once, unless a spot eviction took some.
+                    self._set_admitted(run, now)
+                    if any(g.remaining for g in groups):
+                        self._wait_for_pods(run, now)
+                    else:
+                        self._start(run, now)
+            case _:
+                raise AssertionError(f"an event the replay does not know: {event!r}")
+
+    def _node_model(self) -> NodeModel:
+        assert self.nodes is not None, "a node event in a replay without pools"
+        return self.nodes
 
     # Workload life -----------------------------------------------------------------------------
 
     def _submit(self, run: Run, now: float) -> None:
         self.last_change = self.last_progress = now
-        info = run.info
-        lq = self.snapshot.local_queues.get((info.namespace, info.queue_name))
+        self.submitted += 1
+        workload = run.trace
+        lq = self.snapshot.local_queues.get((workload.namespace, workload.queue))
         if lq is None:
-            return self._park(run, f"LocalQueue {info.namespace}/{info.queue_name} doesn't exist in this "
+            return self._park(run, f"LocalQueue {workload.namespace}/{workload.queue} doesn't exist in this "
                                    "configuration; the workload is never admitted")
         if lq.stopped:
-            return self._park(run, f"LocalQueue {info.namespace}/{info.queue_name} is inactive (stopPolicy)")
+            return self._park(run, f"LocalQueue {workload.namespace}/{workload.queue} is inactive (stopPolicy)")
         cq = self.snapshot.cluster_queues.get(lq.cluster_queue)
         if cq is None:
             return self._park(run, f"ClusterQueue {lq.cluster_queue} doesn't exist in this configuration")
         run.cq = cq.name
         run.queue = self.queues[cq.name]
         run.queue.count(now, 1)
+        missing = _missing_priority_class(workload, self.snapshot.priority_classes)
+        if missing is not None:
+            return self._park(run, missing)
         if cq.stopped or cq.missing_flavors or cq.in_cohort_cycle:
             return self._park(run, f"ClusterQueue {cq.name} is inactive"
                                    + (f" (flavors {', '.join(cq.missing_flavors)} don't exist)"
                                       if cq.missing_flavors else ""))
-        if not self.snapshot.namespace_matches(cq.name, info.namespace):
-            return self._park(run, f"namespace {info.namespace} doesn't match ClusterQueue {cq.name}'s "
+        if not self.snapshot.namespace_matches(cq.name, workload.namespace):
+            return self._park(run, f"namespace {workload.namespace} doesn't match ClusterQueue {cq.name}'s "
                                    "namespaceSelector")
-        self._enqueue(run, now)
+        run.info = self._info(run)
+        run.key = (-run.priority, run.ts, workload.order)
+        self._enqueue(run)
 
     def _park(self, run: Run, reason: str) -> None:
         """Kueue never considers it here: it stays pending (counted when it reached a ClusterQueue)."""
-        run.state = PARKED
+        run.state = State.PARKED
         run.reason = reason
 
-    def _enqueue(self, run: Run, now: float) -> None:
+    def _enqueue(self, run: Run) -> None:
         """Kueue's PushOrUpdate: into the heap, unless BestEffortFIFO parked its shape already."""
         queue = run.queue
-        run.state = PENDING
-        if not queue.strict and run.hash in queue.bulk:
+        assert queue is not None
+        run.state = State.PENDING
+        if not queue.strict and run.cls in queue.bulk:
             queue.park(run)
             return
         queue.push(run)
         self.ready_queues.add(queue.name)
 
-    def _requeue(self, root: str, now: float) -> None:
+    def _requeue(self, root: str) -> None:
         """Move the inadmissible workloads of a cohort tree (or of one ClusterQueue) to their heaps."""
         self.requeue_at.pop(root, None)
         names = self._trees.get(root)
@@ -541,126 +752,192 @@ class _Replay:
 
     def _freed(self, cq: str, now: float) -> None:
         """Capacity was freed in the ClusterQueue's cohort tree: retry its inadmissible workloads soon."""
-        name = self.snapshot.tree.cluster_queues[cq].root().name
+        name = self._roots.get(cq)
+        if name is None:
+            name = self._roots[cq] = self.snapshot.tree.cluster_queues[cq].root().name
         at = now + REQUEUE_BATCH
         if self.requeue_at.get(name, float("inf")) > at:
             self.requeue_at[name] = at
-            self._push(at, REQUEUE, name)
+            self.events.push(at, Requeue(name))
 
-    # Scheduling ----------------------------------------------------------------------------------
+    # Scheduling (pkg/scheduler/scheduler.go) ------------------------------------------------------
 
-    def _schedule(self, now: float) -> None:
-        snapshot = self.snapshot
-        if snapshot.afs is not None:
-            snapshot.afs.advance(now)
+    def schedule(self, now: float) -> None:
+        """Cycle after cycle until one changes nothing (or no queue has a head)."""
+        if self.snapshot.afs is not None:
+            self.snapshot.afs.advance(now)
         for _ in range(self.options.max_cycles_per_instant):
-            if not self.ready_queues:
-                return
-            heads = [run for run in (self.queues[name].pop() for name in sorted(self.ready_queues)) if run is not None]
-            self.ready_queues = {name for name in self.ready_queues if self.queues[name].live > 0}
+            heads = self.heads()
             if not heads:
                 return
             self.cycles += 1
             self.decisions += len(heads)
-            # Entry order and (with fair sharing) each pop's tournament come from the core.
-            entries = make_iterator(snapshot.tree, [Entry(run.cq, snapshot.assign(run.info, run.cq), run.key, run,
-                                                          run.queue.sticky is run) for run in heads],
-                                    snapshot.scheduler)
-            if not self._process(entries, now):
+            cycle = Cycle()
+            entries = self.nominate(heads)
+            for entry in self.iterator(entries):
+                self.process_entry(entry, cycle, now)
+            self._end_cycle(cycle, now)
+            for entry in entries:
+                if entry.status is not Status.ASSUMED:
+                    self.requeue_and_update(entry, cycle)
+            if not cycle.changed:
                 return
         self.notes.append(f"at {now:g} s scheduling stopped after {self.options.max_cycles_per_instant:,} cycles "
                           "without settling")
 
-    def _process(self, entries, now: float) -> bool:
-        """One cycle's entries in order (taken one at a time: a fair-sharing order depends on what
-        the ones before did); whether anything changed."""
-        snapshot = self.snapshot
-        preempted: dict[str, WorkloadInfo] = {}   # this cycle's targets, by uid, in order
-        reserved: list[tuple[str, dict]] = []
-        outcomes = []
-        changed = False
-        block = self.pods_ready.enabled and self.pods_ready.block_admission and self.nodes is not None
-        for entry in entries:
-            run, decision = entry.payload, entry.decision
-            mode = decision.mode
-            cq = run.cq
-            if mode is NO_FIT or (mode is PREEMPT and not decision.targets):
-                outcomes.append((run, INADMISSIBLE))
-                run.reason = decision.message  # Kueue's words, in the QuotaReserved condition
-                if mode is PREEMPT and (snapshot.cluster_queues[cq].reclaim_within_cohort != "Any"
-                                        or (entry.preemptor and snapshot.scheduler.prioritize_preemptor_workloads)):
-                    hold = _to_reserve(snapshot, cq, decision)
-                    snapshot.reserve(cq, hold)
-                    reserved.append((cq, hold))
-                continue
-            usage = decision.assignment.usage
-            if mode is PREEMPT:
-                targets = [t.workload for t in decision.targets]
-                overlaps = any(t.uid in preempted for t in targets)
-                if overlaps or not snapshot.fits(cq, usage, [*preempted.values(), *targets]):
-                    outcomes.append((run, SKIPPED))
-                    continue
-                preempted.update((target.uid, target) for target in targets)
-                snapshot.reserve(cq, usage)
-                reserved.append((cq, usage))
-                outcomes.append((run, PREEMPTING))
-                changed = True
-                continue
-            if not snapshot.fits(cq, usage, list(preempted.values())) or (block and self.unready > 0):
-                outcomes.append((run, SKIPPED))
-                continue
-            self._admit(run, decision, now)
-            changed = True
-        for cq, usage in reserved:
-            snapshot.unreserve(cq, usage)
-        for target in preempted.values():
-            victim = self.runs[int(target.uid)]
-            if victim.state in (RESERVED, ADMITTED, RUNNING):
-                self._evict(victim, now, preempted=True)
-        for run, outcome in outcomes:
-            queue = run.queue
-            if outcome in (PREEMPTING, SKIPPED) or queue.strict:
-                if outcome == PREEMPTING and not queue.strict:
-                    queue.set_sticky(run)
-                queue.push(run)
-                self.ready_queues.add(queue.name)
-            else:
-                queue.park(run)
-                queue.bulk_move(run.hash)
-                changed = True
-        return changed
+    def heads(self) -> list[Run]:
+        """One head per ClusterQueue with pending work, in the queues' name order."""
+        if not self.ready_queues:
+            return []
+        queues = self.queues
+        heads = [run for run in (queues[name].pop() for name in sorted(self.ready_queues)) if run is not None]
+        self.ready_queues = {name for name in self.ready_queues if queues[name].live > 0}
+        return heads
 
-    def _admit(self, run: Run, decision: Decision, now: float) -> None:
+    def nominate(self, heads: list[Run]) -> list[Entry]:
+        """Each head's decision, against the state at the start of the cycle."""
+        assign, entries = self.snapshot.assign, []
+        for run in heads:
+            assert run.info is not None and run.cq is not None and run.queue is not None  # a head is queued
+            entries.append(Entry(run, assign(run.info, run.cq), preemptor=run.queue.sticky is run))
+        return entries
+
+    def iterator(self, entries: list[Entry]) -> Iterator[Entry]:
+        """The core's `make_iterator` (Kueue's makeIterator): classical, or with fair sharing the
+        tournament, whose order depends on the usage each entry taken adds, so the entries are taken
+        one at a time while `process_entry` handles them."""
+        if len(entries) < 2:
+            return iter(entries)
+        snapshot = self.snapshot
+        nominees = []
+        for entry in entries:
+            assert entry.run.cq is not None  # nominated: it has a ClusterQueue
+            nominees.append(CycleEntry(entry.run.cq, entry.decision, entry.run.key, entry, entry.preemptor))
+        return (nominee.payload for nominee in make_iterator(snapshot.tree, nominees, snapshot.scheduler))
+
+    def process_entry(self, entry: Entry, cycle: Cycle, now: float) -> None:
+        run, decision = entry.run, entry.decision
+        snapshot, mode, cq = self.snapshot, decision.mode, run.cq
+        assert cq is not None
+        if mode is NO_FIT or (mode is PREEMPT and not decision.targets):
+            entry.status = Status.INADMISSIBLE
+            run.reason = decision.message  # Kueue's words, in the QuotaReserved condition
+            if mode is PREEMPT and (snapshot.cluster_queues[cq].reclaim_within_cohort != "Any"
+                                    or (entry.preemptor and snapshot.scheduler.prioritize_preemptor_workloads)):
+                hold = _to_reserve(snapshot, cq, decision)
+                snapshot.reserve(cq, hold)
+                cycle.reserved.append((cq, hold))
+            return
+        assert decision.assignment is not None  # Fit or Preempt: flavors were assigned
+        usage = decision.assignment.usage
+        if mode is PREEMPT:
+            targets = [t.workload for t in decision.targets]
+            overlaps = any(t.uid in cycle.preempted for t in targets)
+            if overlaps or not snapshot.fits(cq, usage, [*cycle.preempted.values(), *targets]):
+                entry.status = Status.SKIPPED
+                return
+            cycle.preempted.update((target.uid, target) for target in targets)
+            cycle.preemptors.update((t.workload.uid, f"preempted for {run.name} of ClusterQueue {cq} ({t.reason})")
+                                    for t in decision.targets)
+            snapshot.reserve(cq, usage)
+            cycle.reserved.append((cq, usage))
+            entry.status = Status.PREEMPTING
+            cycle.changed = True
+            return
+        block = self.pods_ready.enabled and self.pods_ready.block_admission and self.nodes is not None
+        if not snapshot.fits(cq, usage, cycle.preempted.values()) or (block and self.unready > 0):
+            entry.status = Status.SKIPPED
+            return
+        self._reserve_quota(run, decision, now)
+        entry.status = Status.ASSUMED
+        cycle.changed = True
+
+    def _end_cycle(self, cycle: Cycle, now: float) -> None:
+        """The cycle's reservations go; its preemption targets are evicted."""
+        for cq, usage in cycle.reserved:
+            self.snapshot.unreserve(cq, usage)
+        for target in cycle.preempted.values():
+            victim = self.runs[int(target.uid)]
+            if victim.state in HOLDING:
+                victim.last_eviction = cycle.preemptors[target.uid]
+                self._evict(victim, now, Eviction.PREEMPTED)
+
+    def requeue_and_update(self, entry: Entry, cycle: Cycle) -> None:
+        run, queue = entry.run, entry.run.queue
+        assert queue is not None
+        if entry.status in (Status.PREEMPTING, Status.SKIPPED) or queue.strict:
+            if entry.status is Status.PREEMPTING and not queue.strict:
+                queue.set_sticky(run)
+            queue.push(run)
+            self.ready_queues.add(queue.name)
+        else:
+            queue.park(run)
+            queue.bulk_move(run.cls)
+            cycle.changed = True
+
+    # Admission -------------------------------------------------------------------------------------
+
+    def _reserve_quota(self, run: Run, decision: Decision, now: float) -> None:
         """Quota reserved: usage counted by the core; admitted at once, or once its checks are Ready."""
         self.last_change = now
-        self.snapshot.admit(run.info, decision)
-        self.snapshot.reserved_by(run.info, now)
+        info = run.info
+        assert info is not None and run.queue is not None
+        self.snapshot.admit(info, decision)
+        self.snapshot.reserved_by(info, now)
         queue = run.queue
         if queue.sticky is run:
             queue.sticky = None
         queue.count(now, -1)
         run.decision = decision
         run.epoch += 1
+        run.admissions += 1
         run.flavors, run.counts = self._flavors(decision)
         run.reason = None
         self._meter(run, now, 1)
         if self.nodes is None:
-            self._mark_admitted(run, now)
+            self._set_admitted(run, now)
             self._start(run, now)
             return
         run.groups = self._groups(run, decision)
         check = self._check_for(run, decision)
         if check is None:
-            return self._admitted(run, now)
-        run.state = RESERVED
+            return self._admit(run, now)
+        run.state = State.RESERVED
         unplaceable = _unplaceable(run)
         if unplaceable is not None:
             run.reason = "ProvisioningRequest can never be provisioned: " + unplaceable
         else:
             self.nodes.provision(run, run.groups, check)
 
+    def _admit(self, run: Run, now: float) -> None:
+        """Admitted with nodes in the loop: its pods are created and wait for room."""
+        self._set_admitted(run, now)
+        run.reason = _unplaceable(run)
+        self._node_model().add([g for g in run.groups if g.pools])
+        if not run.groups:
+            self._start(run, now)
+        else:
+            self._wait_for_pods(run, now)
+
+    def _wait_for_pods(self, run: Run, now: float) -> None:
+        """Admitted, its pods not all placed: waitForPodsReady's timeout runs from now."""
+        if self.pods_ready.enabled:
+            self.events.push(now + self.pods_ready.timeout, Timeout(run, run.epoch))
+
+    def _set_admitted(self, run: Run, now: float) -> None:
+        """The Admitted condition: the report's times are those of the last admission (replay.md)."""
+        assert run.info is not None
+        self.snapshot.admitted_at(run.info, now)
+        run.state = State.ADMITTED
+        run.admitted = now
+        run.started = None
+        run.ever_admitted = True
+        if self.nodes is not None:
+            self.unready += 1  # until its pods start
+
     def _meter(self, run: Run, now: float, sign: int) -> None:
         """The run's usage counted (`sign` 1) or no longer (-1) in its queue's meters."""
+        assert run.cq is not None and run.decision is not None and run.decision.assignment is not None
         meters = self.meters[run.cq]
         for fr, value in run.decision.assignment.usage.items():
             meter = meters.get(fr)
@@ -671,58 +948,52 @@ class _Replay:
             self.shares.record(now, run.cq)
 
     def _local_queue_usage(self, run: Run) -> float:
-        return self.snapshot.afs.usage((run.info.namespace, run.info.queue_name))
+        afs = self.snapshot.afs
+        assert afs is not None  # set only on the queues admission fair sharing orders
+        return afs.usage((run.trace.namespace, run.trace.queue))
 
     def _flavors(self, decision: Decision) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
         """The flavors and pod counts a decision assigns, per pod set: one copy per distinct
-        assignment (a month of workloads has a few dozen)."""
+        assignment (a month of workloads has a few dozen). The core hands out one Decision for many
+        workloads (it remembers them), so the answer is remembered per decision too."""
+        known = self._by_decision.get(id(decision))
+        if known is not None and known[0] is decision:
+            return known[1]
         key = tuple((ps.name, ps.count, tuple(ps.flavors.items())) for ps in decision.pod_sets)
         found = self._assignments.get(key)
         if found is None:
             found = self._assignments[key] = ({ps.name: dict(ps.flavors) for ps in decision.pod_sets},
                                               {ps.name: ps.count for ps in decision.pod_sets})
+        if len(self._by_decision) > 65536:
+            self._by_decision.clear()
+        self._by_decision[id(decision)] = (decision, found)  # the decision kept: its id stays its own
         return found
-
-    def _mark_admitted(self, run: Run, now: float) -> None:
-        self.snapshot.admitted_at(run.info, now)
-        run.state = ADMITTED
-        run.admitted = now
-        run.started = None  # the report's times are those of the last admission (replay.md)
-        run.ever_admitted = True
-        if self.nodes is not None:
-            self.unready += 1  # until its pods start
-
-    def _admitted(self, run: Run, now: float) -> None:
-        self._mark_admitted(run, now)
-        run.reason = _unplaceable(run)
-        self.nodes.add([g for g in run.groups if g.pools])
-        if not run.groups:
-            self._start(run, now)
-        elif self.pods_ready.enabled:
-            self._push(now + self.pods_ready.timeout, TIMEOUT, (run, run.epoch))
 
     def _start(self, run: Run, now: float) -> None:
         self.last_change = self.last_progress = now
-        if run.state == ADMITTED and self.nodes is not None:
+        if run.state is State.ADMITTED and self.nodes is not None:
             self.unready -= 1
-        run.state = RUNNING
+        run.state = State.RUNNING
         run.started = now
         run.ever_started = True
+        run.recovering = False
         run.reason = None
         runtime = run.trace.runtime
         if runtime is not None:
-            self._push(now + runtime, FINISH, (run, run.epoch))
+            self.events.push(now + runtime, Finish(run, run.epoch))
 
     def _release(self, run: Run, now: float, finished: bool = False) -> None:
-        self.snapshot.released_at(run.info, now, run.state in (ADMITTED, RUNNING), finished)
-        self.snapshot.remove_workload(run.info)
-        run.info.admission = None
+        info = run.info
+        assert info is not None and run.cq is not None
+        self.snapshot.released_at(info, now, run.state in (State.ADMITTED, State.RUNNING), finished)
+        self.snapshot.remove_workload(info)
+        info.admission = None
         self._meter(run, now, -1)
         if self.nodes is not None and run.groups:
             self.nodes.release(run.groups, now)
         run.groups = []
         run.decision = None  # its usage is released; what the report needs stays in `flavors`
-        if run.state == ADMITTED and self.nodes is not None:
+        if run.state is State.ADMITTED and self.nodes is not None:
             self.unready -= 1
         run.epoch += 1
         self._freed(run.cq, now)
@@ -730,54 +1001,153 @@ class _Replay:
     def _finish(self, run: Run, now: float) -> None:
         self.last_change = self.last_progress = now
         self._release(run, now, finished=True)
-        run.state = FINISHED
+        run.state = State.FINISHED
         run.finished = now
+        run.info, run.key = None, ()  # no longer queued nor holding quota: the core's view goes
+        self.finished += 1
 
-    def _evict(self, run: Run, now: float, preempted: bool) -> None:
+    def _evict(self, run: Run, now: float, cause: Eviction) -> None:
         """Preemption (back to its queue at once, creation time kept) or a waitForPodsReady timeout
-        (back after the backoff, timestamp as the requeuing strategy says)."""
+        (back after the backoff, timestamp as the requeuing strategy says), unless it is taken out."""
         self.last_change = now
+        never = None
+        if cause is Eviction.PODS_READY_TIMEOUT:
+            run.last_eviction = (
+                f"evicted by waitForPodsReady's recoveryTimeout: its pods lost to a spot eviction were not all "
+                f"placed again within {self.pods_ready.recovery_timeout:g} s" if run.recovering else
+                f"evicted by waitForPodsReady: its pods were not all placed within {self.pods_ready.timeout:g} s"
+            ) + (f" ({run.reason})" if run.reason else "")
+            if self.pods_ready.backoff_limit is None:  # with a limit, Kueue itself stops requeueing it
+                never = self._never_placeable(run)
+        elif run.state is State.RUNNING:
+            self._cut_short(run, now)
+        run.recovering = False
         self._release(run, now)
-        queue = run.queue
+        queue, info = run.queue, run.info
+        assert queue is not None and info is not None
         queue.count(now, 1)
-        run.state = PENDING
-        if preempted:
+        run.state = State.PENDING
+        if cause is Eviction.PREEMPTED:
             run.preemptions += 1
-            self._enqueue(run, now)
+            if run.admissions >= MAX_ADMISSIONS:
+                return self._abandon(run)
+            self._enqueue(run)
             return
         run.evictions += 1
         ready = self.pods_ready
         if ready.timestamp == "Eviction":
-            run.ts = now
-            run.info.created = now
-            run.key = (run.key[0], now, run.trace.order)
+            run.ts = info.created = now
+            run.key = (-run.priority, now, run.trace.order)
         if ready.backoff_limit is not None and run.evictions > ready.backoff_limit:
-            run.state = DEACTIVATED
+            run.state = State.DEACTIVATED
             run.reason = (f"deactivated after {run.evictions - 1} requeues (waitForPodsReady "
                           f"backoffLimitCount {ready.backoff_limit}); " + (run.reason or "its pods were never placed"))
             queue.count(now, -1)
             return
-        run.where = BACKING_OFF
-        self._push(now + ready.backoff(run.evictions), BACKOFF, (run, run.epoch))
+        if never is not None:
+            run.state = State.UNPLACEABLE
+            run.reason = run.reason or never
+            self.unplaceable.append(run)
+            return
+        if run.admissions >= MAX_ADMISSIONS:
+            return self._abandon(run)
+        run.held = Held.BACKING_OFF
+        self.events.push(now + ready.backoff(run.evictions), Backoff(run, run.epoch))
+
+    def _abandon(self, run: Run) -> None:
+        """Admitted MAX_ADMISSIONS times without finishing: taken out, with why (it stays pending)."""
+        run.state = State.ABANDONED
+        spot = f", {run.interruptions:,} spot interruptions" if run.interruptions else ""
+        run.reason = (f"admitted {run.admissions:,} times without finishing ({run.preemptions:,} preemptions, "
+                      f"{run.evictions:,} waitForPodsReady evictions{spot}); the replay stops replaying it there "
+                      f"(at most {MAX_ADMISSIONS:,} admissions and spot interruptions a workload); last "
+                      f"{run.last_eviction}")
+        self.abandoned.append(run)
+
+    # Spot evictions ----------------------------------------------------------------------------
+
+    def _spot_eviction(self, node: Node, now: float) -> None:
+        """Azure took a spot node back: the workloads running there lost pods and wait for them again."""
+        lost = self._node_model().evict(node, now)
+        for run in dict.fromkeys(group.run for group in lost):
+            if run.state is State.RUNNING:
+                self._interrupt(run, now)
+            # An admitted workload not started yet waits for its pods as it did (its timeout runs on);
+            # a reserved one finds them missing when its ProvisioningRequest is Ready.
+
+    def _interrupt(self, run: Run, now: float) -> None:
+        """A running workload lost pods: admitted still, its PodsReady False until they are all placed
+        again, when it runs its whole runtime again (no checkpoint). It can start again a node's startup
+        later: the replay is not stuck (`_over`) until then."""
+        self.last_change = self.last_progress = now
+        self._cut_short(run, now)
+        run.interruptions += 1
+        run.last_eviction = f"interrupted: a spot node under it was evicted at {now:g} s"
+        run.epoch += 1          # its end is stale; it ends a runtime after it starts again
+        run.state = State.ADMITTED
+        run.started = None
+        run.recovering = True
+        self.unready += 1
+        if run.admissions + run.interruptions >= MAX_ADMISSIONS:
+            queue = run.queue
+            assert queue is not None
+            self._release(run, now)
+            queue.count(now, 1)
+            return self._abandon(run)
+        ready = self.pods_ready
+        if ready.enabled and ready.recovery_timeout > 0:
+            self.events.push(now + ready.recovery_timeout, Timeout(run, run.epoch))
+
+    def _cut_short(self, run: Run, now: float) -> None:
+        """A running workload stops before its end: what it held since it started is work done again."""
+        decision, started = run.decision, run.started
+        if started is None or decision is None or decision.assignment is None or now <= started or run.cq is None:
+            return
+        lost = self.rerun.setdefault(run.cq, {})
+        for (_, resource), value in decision.assignment.usage.items():
+            lost[resource] = lost.get(resource, 0.0) + value * (now - started)
 
     # Pods --------------------------------------------------------------------------------------
 
     def _groups(self, run: Run, decision: Decision) -> list[PodGroup]:
         """Per pod set with pods, the pools its pods can land on with the flavors assigned to it."""
         flavors, groups = self.snapshot.flavors, []
-        for index, (podset, assigned) in enumerate(zip(run.info.podsets, decision.pod_sets)):
+        nodes, info = self._node_model(), run.info
+        assert info is not None
+        for index, (podset, assigned) in enumerate(zip(info.podsets, decision.pod_sets)):
             if assigned.count <= 0:
                 continue
             requests = {r: v for r, v in podset.per_pod.items() if v > 0}
             requests["pods"] = 1
             used = [flavors[name] for name in dict.fromkeys(assigned.flavors.values()) if name in flavors]
-            pools, why = self.nodes.eligible(podset.spec, podset.placement, used, requests)
+            pools, why = nodes.eligible(podset.spec, podset.placement, used, requests)
             groups.append(PodGroup(run, index, assigned.count, requests, pools, why))
         return groups
 
+    def _never_placeable(self, run: Run) -> Optional[str]:
+        """Why the run's pods can never all be placed, with any flavors its ClusterQueue can give them
+        and at any pod count it can be admitted with; None when they might be (`NodeModel.never_placeable`)."""
+        info, decision, nodes = run.info, run.decision, self._node_model()
+        assert info is not None and decision is not None and run.cq is not None
+        cq = self.snapshot.cluster_queues[run.cq]
+        for group in run.groups:
+            podset = info.podsets[group.index]
+            key = (run.cq, id(run.trace.shape), group.index)
+            if key not in self._never:
+                covering = {id(cq.group_of[r]): cq.group_of[r]
+                            for r in decision.pod_sets[group.index].flavors if r in cq.group_of}
+                choices = [[self.snapshot.flavors[f] for f in g.flavors if f in self.snapshot.flavors]
+                           for g in covering.values()]
+                lowest = podset.min_count if podset.min_count is not None else podset.count
+                why = nodes.never_placeable(podset.spec, podset.placement, choices, group.requests, max(1, lowest))
+                self._never[key] = None if why is None else f"pod set {podset.name}: {why}"
+            if self._never[key] is not None:
+                return self._never[key]
+        return None
+
     def _check_for(self, run: Run, decision: Decision) -> Optional[bool]:
         """None without a ProvisioningRequest check; else whether its class scales up."""
-        checks = self.checks.get(run.cq)
+        checks = self.checks.get(run.cq or "")
         if not checks:
             return None
         spec, classes = checks
@@ -794,20 +1164,53 @@ class _Replay:
         if self.nodes is not None:
             self.nodes.finish(end)
         for run in self.runs:
-            if run.state == ADMITTED and run.reason is None and self.nodes is not None:
+            if run.state is State.ADMITTED and run.reason is None and self.nodes is not None:
                 run.reason = "its pods were not all placed by the end of the replay"
-            if run.state == RESERVED and run.reason is None:
+            if run.state is State.RESERVED and run.reason is None:
                 run.reason = "waiting for its ProvisioningRequest: no pool can take the whole workload yet"
+        if self.unplaceable:
+            self.notes.append(
+                f"{_count(self.unplaceable)} can never be placed on these pools ({_some(self.unplaceable)}; the "
+                "reasons are in the workloads): Kueue would evict and requeue each after every waitForPodsReady "
+                "timeout, forever; the replay admits each once and leaves it out after its first eviction")
+        if self.abandoned:
+            self.notes.append(
+                f"{_count(self.abandoned)} were admitted {MAX_ADMISSIONS:,} times without finishing and left out "
+                f"({_some(self.abandoned, with_queue=True)}): this configuration makes them cycle; see their reasons")
+
+
+def _count(runs: list[Run]) -> str:
+    return "1 workload" if len(runs) == 1 else f"{len(runs):,} workloads"
+
+
+def _some(runs: list[Run], with_queue: bool = False) -> str:
+    named = [f"{r.name} in ClusterQueue {r.cq}" if with_queue else r.name for r in runs[:NAMED_IN_NOTES]]
+    more = len(runs) - len(named)
+    return ", ".join(named) + (f" and {more:,} more" if more else "")
+
+
+def _missing_priority_class(workload: TraceWorkload, known: dict[str, int]) -> Optional[str]:
+    """Kueue's job reconciler creates no Workload for a job whose WorkloadPriorityClass does not exist."""
+    from aks_kueue.k8s.spelling import suggest
+
+    name = workload.priority_class
+    if name is None or name in known:
+        return None
+    return (f"WorkloadPriorityClass {name} doesn't exist in this configuration{suggest(name, sorted(known))}: "
+            "Kueue creates no Workload for it, so it is never admitted")
 
 
 def _unplaceable(run: Run) -> Optional[str]:
     """Why the first of the run's pod sets that no pool can ever hold stays Pending; None when there is none."""
-    return next((f"pod set {run.info.podsets[g.index].name}: {g.why}" for g in run.groups if not g.pools), None)
+    info = run.info
+    assert info is not None
+    return next((f"pod set {info.podsets[g.index].name}: {g.why}" for g in run.groups if not g.pools), None)
 
 
 def _to_reserve(snapshot: Snapshot, cq: str, decision: Decision) -> dict:
     """Kueue's quotaResourcesToReserve for a Preempt without candidates."""
     node = snapshot.tree.cluster_queues[cq]
+    assert decision.assignment is not None
     borrowing = decision.assignment.borrowing > 0
     hold = {}
     for fr, value in decision.assignment.usage.items():
@@ -815,19 +1218,21 @@ def _to_reserve(snapshot: Snapshot, cq: str, decision: Decision) -> dict:
         if borrowing and (quota is None or quota.borrowing_limit is None):
             hold[fr] = value
         else:
-            limit = node.nominal(fr) + (quota.borrowing_limit if borrowing else 0)
+            borrowable = quota.borrowing_limit if borrowing and quota is not None else None
+            limit = node.nominal(fr) + (borrowable or 0)
             hold[fr] = min(value, limit - node.usage.get(fr, 0))
     return {fr: v for fr, v in hold.items() if v > 0}
 
 
 def _named(objects: list[dict], kind: str) -> dict[str, dict]:
-    return {(o.get("metadata") or {}).get("name"): o for o in objects if o.get("kind") == kind}
+    return {str((o.get("metadata") or {}).get("name")): o for o in objects if o.get("kind") == kind}
+
 
 
 def _provisioning_checks(objects: list[dict], queues: dict[str, dict]) -> dict[str, tuple[dict, dict[str, str]]]:
     """Per ClusterQueue with a ProvisioningRequest check: its spec, and each such check's class."""
     configs = _named(objects, "ProvisioningRequestConfig")
-    classes = {name: ((configs.get(provisioning_config_name(check)) or {}).get("spec") or {})
+    classes = {name: ((configs.get(provisioning_config_name(check) or "") or {}).get("spec") or {})
                .get("provisioningClassName", "")
                for name, check in _named(objects, "AdmissionCheck").items() if is_provisioning(check)}
     found = {}
@@ -839,4 +1244,5 @@ def _provisioning_checks(objects: list[dict], queues: dict[str, dict]) -> dict[s
     return found
 
 
-__all__ = ["replay", "ReplayOptions", "ReplayOutcome", "Run", "QueueState", "Meter"]
+__all__ = ["replay", "ReplayOptions", "ReplayOutcome", "Run", "QueueState", "Meter", "State", "Held", "Status",
+           "Eviction", "Progress", "WAITING", "MAX_ADMISSIONS", "event_bound"]

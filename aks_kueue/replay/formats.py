@@ -13,11 +13,18 @@ whole JSON object without `apiVersion`/`kind` starts JSON Lines; a first cell `s
 CSV; anything else is a YAML or JSON document stream (an export, or a generator file when its one
 document has `cohorts`).
 
-Memory stays bounded: JSON Lines and CSV are read a line at a time (a line is at most
-`MAX_LINE_BYTES`), documents through the bounded loader (`aks_kueue.k8s.loader`, 64 MiB a file),
-and a trace holds at most `trace.MAX_WORKLOADS` workloads. Pod templates are trimmed to what
-admission and placement read, and equal shapes are kept once.
+Every file is read through the shared bounded reader (`aks_kueue.k8s.loader.open_binary`): a path
+must be a regular file (a named pipe, a device or a socket is refused before it is read; `-` reads
+standard input), JSON Lines and CSV are read a line at a time (a line is at most `MAX_LINE_BYTES`,
+a file at most `LINE_LIMITS.max_bytes`), documents through the bounded YAML/JSON loader (64 MiB a
+file, nesting, YAML aliases, keys given twice), and a trace holds at most `trace.MAX_WORKLOADS`
+workloads. Pod templates are trimmed to what admission and placement read, and equal shapes are
+kept once.
 
+Values are held to what Kubernetes and Kueue accept before anything is built from them: names by
+Kubernetes' rules (`aks_kueue.k8s.names`), priorities and pod counts as int32, quantities as
+Kubernetes reads them (`quantity.request_problem`), times within `trace.MAX_SPAN`, and each new pod
+set shape through Kueue's own Workload validation (`kueue.validate`: its CRD schema and webhook).
 Every bad value is refused with a `TraceError` naming the file, the line or document, and the
 field: the first one found, since one bad line usually means a wrong file.
 """
@@ -27,14 +34,15 @@ from __future__ import annotations
 import csv
 import json
 import os
-import stat
-import sys
-from contextlib import nullcontext
-from typing import Any, BinaryIO, ContextManager, Iterator, Optional
+import re
+from typing import Any, Callable, Iterator, Optional
 
-from aks_kueue.k8s.loader import DEFAULT_LIMITS, STDIN, Limits, LoadError, parse_documents, parse_json
+from aks_kueue.k8s import names
+from aks_kueue.k8s.field import show
+from aks_kueue.k8s.loader import DEFAULT_LIMITS, MIB, STDIN, Bounded, Limits, LoadError, open_binary, parse_documents, \
+    parse_json
 from aks_kueue.k8s.pods import pod_requests
-from aks_kueue.k8s.quantity import QuantityError, parse_quantity
+from aks_kueue.k8s.quantity import QuantityError, parse_quantity, request_problem
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.convert import GROUP, V1BETA1, V1BETA2, to_v1beta2
 from aks_kueue.replay.trace import (Shape, Trace, TraceError, TraceWorkload, ValueProblem, Where, duration,
@@ -42,6 +50,10 @@ from aks_kueue.replay.trace import (Shape, Trace, TraceError, TraceWorkload, Val
 
 TRACE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".ndjson", ".csv")
 MAX_LINE_BYTES = 1024 * 1024
+# A JSON Lines or CSV trace file is read a line at a time, up to this size: 2,000,000 workloads
+# (`MAX_WORKLOADS`) of a few hundred bytes each, with room to spare.
+LINE_LIMITS = Limits(max_bytes=4096 * MIB, too_large="as one JSON Lines or CSV trace file; split the trace by time")
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 JSONL_KEYS = ("submitted", "namespace", "queue", "name", "priority", "priorityClass", "runtime", "podSets",
               "manifest", "uid")
 POD_SET_KEYS = ("name", "count", "minCount", "requests", "nodeSelector", "tolerations")
@@ -50,6 +62,9 @@ CSV_OPTIONAL = ("priorityClass", "minCount")
 WORKLOAD_VERSIONS = (V1BETA1, V1BETA2)
 WPC_KIND = "WorkloadPriorityClass"
 KUBERNETES_KEYS = ("apiVersion", "kind", "items")   # a JSON object with one is a document, not a JSON line
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
+# A uid is whatever the API server made (a UUID); this bounds what a trace may claim as one.
+MAX_UID = 128
 
 
 def trace_files(paths: list[str]) -> list[str]:
@@ -63,23 +78,28 @@ def trace_files(paths: list[str]) -> list[str]:
 
 
 def read_trace(paths: list[str], limits: Limits = DEFAULT_LIMITS) -> Trace:
-    """Every workload of every trace file, on one clock (see `Trace.finish`)."""
+    """Every workload of every trace file, on one clock (see `Trace.finish`). `limits` bound each YAML
+    or JSON document file; JSON Lines and CSV files have `LINE_LIMITS`."""
     from aks_kueue.replay.generator import read_generator
 
     trace = Trace()
     exports = _Exports(trace)
     trace.files = files = trace_files(paths)
+    reader = _Reader(trace)
     for file in files:
-        with _open(file) as handle:
+        with open_binary(file, LINE_LIMITS, "a trace file", regular_only=file != STDIN) as handle:
             lines = _Lines(handle, file)
             kind = _detect(lines.peek(), lines.long_first)
             if kind == "jsonl":
-                _read_jsonl(lines, file, trace)
+                reader.jsonl(lines, file)
             elif kind == "csv":
-                _read_csv(lines, file, trace)
+                reader.csv(lines, file)
             else:
                 text = lines.rest(limits.max_bytes)
-                documents = parse_documents(text, file, limits)
+                try:
+                    documents = parse_documents(text, file, limits)
+                except LoadError as error:
+                    raise _placed(error) from None
                 if _is_generator(documents):
                     if len(files) > 1:
                         raise TraceError(file, None, "a generator file defines its own queues and workloads; give it "
@@ -94,34 +114,20 @@ def read_trace(paths: list[str], limits: Limits = DEFAULT_LIMITS) -> Trace:
     return trace.finish()
 
 
+def _placed(error: LoadError) -> LoadError:
+    """A loader's error with its line, as every trace error names one."""
+    if error.position is None:
+        return error
+    return TraceError(error.source, error.document, error.unplaced(), line=error.position)
+
+
 # Reading files ---------------------------------------------------------------------------------
-
-
-# Why a file cannot be opened, by the error `open` raises.
-_OPEN_ERRORS = {FileNotFoundError: "no such file", IsADirectoryError: "is a directory; give a trace file",
-                PermissionError: "cannot be read (permission denied)"}
-
-
-def _open(file: str) -> ContextManager[BinaryIO]:
-    """A binary handle on a file, or on standard input (left open); devices are refused."""
-    if file == STDIN:
-        return nullcontext(sys.stdin.buffer)
-    try:
-        handle = open(file, "rb")
-        mode = os.fstat(handle.fileno()).st_mode
-    except OSError as error:
-        reason = _OPEN_ERRORS.get(type(error)) or f"cannot be read ({error.strerror or error})"
-        raise TraceError(file, None, reason) from None
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        handle.close()
-        raise TraceError(file, None, "is a device, not a file; give a trace file")
-    return handle
 
 
 class _Lines:
     """Lines of a file, each at most MAX_LINE_BYTES, decoded as UTF-8, numbered from 1."""
 
-    def __init__(self, handle: BinaryIO, file: str):
+    def __init__(self, handle: Bounded, file: str):
         self.handle, self.file = handle, file
         self.number = 0
         self._held: list[bytes] = []   # lines read to detect the format, not yet handed out
@@ -182,11 +188,17 @@ def _detect(first: str, long: bool = False) -> str:
         else:
             try:
                 value = json.loads(first)
-            except ValueError:
-                return "documents"  # a JSON document over several lines (kubectl -o json)
+            except (ValueError, RecursionError):
+                # A JSON document over several lines (kubectl -o json), or a line its reader refuses.
+                return "jsonl" if first.endswith("}") else "documents"
             kubernetes = not isinstance(value, dict) or any(key in value for key in KUBERNETES_KEYS)
         return "documents" if kubernetes else "jsonl"
-    cells = [] if long else next(csv.reader([first]), [])
+    if first.startswith("["):
+        return "documents"  # a JSON array: a document, never a JSON line or a CSV header
+    try:
+        cells = [] if long else next(csv.reader([first]), [])
+    except csv.Error:
+        return "csv"  # a first line the CSV reader refuses, and says why
     return "csv" if cells and cells[0].strip() == "submitted" else "documents"
 
 
@@ -198,7 +210,7 @@ def _is_generator(documents: list[Any]) -> bool:
 # Common checks ---------------------------------------------------------------------------------
 
 
-def _parsed(parse, value: Any, key: str, error) -> Any:
+def _parsed(parse: Callable[[Any], Any], value: Any, key: str, error: Where) -> Any:
     """`parse(value)`; what is wrong with the value is the field's error."""
     try:
         return parse(value)
@@ -206,50 +218,271 @@ def _parsed(parse, value: Any, key: str, error) -> Any:
         raise error(key, str(problem)) from None
 
 
-def _text(value: Any, key: str, error) -> str:
+def _text(value: Any, key: str, error: Where) -> str:
     if not isinstance(value, str) or not value:
-        raise error(key, f"{value!r} is not a name; write a non-empty string")
+        raise error(key, f"{show(value)} is not a name; write a non-empty string")
     return value
 
 
-def _integer(value: Any, key: str, error, minimum: int = 0) -> int:
+def _name(value: Any, key: str, error: Where, rule: Callable[[Any], Optional[str]] = names.dns1123_subdomain_problem,
+          known: Optional[set[str]] = None) -> str:
+    """A Kubernetes name (`rule`: a DNS-1123 subdomain unless said otherwise); `known` remembers good ones."""
+    if known is not None and value in known:
+        return value
+    text = _text(value, key, error)
+    problem = rule(text)
+    if problem:
+        raise error(key, f"Invalid value: {show(text)}: {problem}")
+    if known is not None:
+        known.add(text)
+    return text
+
+
+def _integer(value: Any, key: str, error: Where, minimum: int = 0, maximum: int = INT32_MAX) -> int:
+    """A whole number in [minimum, maximum] (Kueue's API fields are int32): 2, 2.0 and "2"."""
+    if isinstance(value, str) and len(value.strip()) > 20:
+        raise error(key, f"{show(value)} is not a whole number from {minimum} to {maximum}")
     try:
         if isinstance(value, bool) or not isinstance(value, (int, float, str)) or (
                 isinstance(value, float) and not value.is_integer()):
             raise ValueError(value)
         number = int(value)
-    except ValueError:
-        raise error(key, f"{value!r} is not a whole number") from None
+    except (ValueError, OverflowError):
+        raise error(key, f"{show(value)} is not a whole number") from None
     if number < minimum:
         raise error(key, f"{number} is less than {minimum}")
+    if number > maximum:
+        raise error(key, f"Invalid value: {number}: must be at most {maximum:,} (Kueue's API holds it as a 32-bit "
+                         "integer)")
     return number
 
 
-def _quantity(value: Any, key: str, error) -> str:
+def _quantity(value: Any, key: str, error: Where) -> str:
     if isinstance(value, float) and not isinstance(value, bool):
         value = repr(value) if not value.is_integer() else int(value)
     _parsed(parse_quantity, value, key, error)
     return str(value)
 
 
-def _shape(trace: Trace, pod_sets: list[dict[str, Any]], error, field: str) -> Shape:
-    """The trace's Shape for these pod sets; a new one is checked once: every quantity Kubernetes
-    would parse, counts Kueue accepts. `field` is where the pod sets were given."""
-    def key(index: int, name: str) -> str:
-        return f"{field}[{index}].{name}" if field == "podSets" else field
+class _Reader:
+    """The JSON Lines and CSV readers of one trace: what they have checked once is remembered (names
+    that recur, pod sets as written, runtimes), so a line costs little more than its JSON."""
 
+    def __init__(self, trace: Trace):
+        self.trace = trace
+        self.namespaces: set[str] = set()
+        self.queues: set[str] = set()
+        self.classes: set[str] = set()
+        self.pod_sets: dict[str, Shape] = {}     # JSON Lines podSets as written -> their shape
+        self.runtimes: dict[Any, float] = {}
+
+    # JSON Lines ------------------------------------------------------------------------------
+
+    def jsonl(self, lines: _Lines, file: str) -> None:
+        for number, text in lines:
+            stripped = text.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            error = Where(file, line=number)
+            try:
+                value = parse_json(stripped, file)  # the loader's bounds: nesting, keys given twice
+            except LoadError as problem:
+                raise error(None, problem.reason) from None
+            except ValueError as problem:  # not JSON at all
+                raise error(None, f"{problem}; JSON Lines hold one JSON object a line") from None
+            if not isinstance(value, dict):
+                raise error(None, "must be a JSON object, one workload a line")
+            self.jsonl_workload(value, file, number, error)
+
+    def jsonl_workload(self, value: dict[str, Any], file: str, number: int, error: Where) -> None:
+        error.known(value, JSONL_KEYS)
+        if "submitted" not in value:
+            raise error("submitted", "Required value: when the workload was submitted (RFC 3339, or seconds from the "
+                                     "start)")
+        submitted, absolute, runtime, priority, priority_class = self.submission(value, error)
+        if ("podSets" in value) == ("manifest" in value):
+            raise error("podSets", "give either podSets or manifest (a job Kueue turns into its Workload), one of "
+                                   "them")
+        uid = value.get("uid")
+        if uid is not None and (not isinstance(uid, str) or len(uid) > MAX_UID):
+            raise error("uid", f"{show(uid)} is not a uid; write a string of at most {MAX_UID} characters")
+        if "podSets" in value:
+            self.trace.add(TraceWorkload(
+                namespace=_name(value.get("namespace", "default"), "namespace", error,
+                                names.dns1123_label_problem, self.namespaces),
+                name=_name(value.get("name", f"line-{number}"), "name", error),
+                queue=self.queue(value.get("queue"), error), submitted=submitted, runtime=runtime,
+                shape=self.pod_set_shape(value["podSets"], error), priority=priority, priority_class=priority_class,
+                absolute=absolute, uid=uid or "", file=file, line=number))
+            return
+        made = _manifest_workloads(value["manifest"], error)
+        for index, workload in enumerate(made):
+            metadata, spec = workload.get("metadata") or {}, workload.get("spec") or {}
+            name = value.get("name", metadata.get("name") or f"line-{number}")
+            if len(made) > 1:
+                name = metadata.get("name") or f"{name}-{index}"
+            shape = _shape(self.trace, trim_pod_sets(spec.get("podSets")), error, "manifest")
+            own_priority, own_class = priority, priority_class
+            if own_priority is None and own_class is None:
+                ref = spec.get("priorityClassRef") or {}
+                if ref.get("kind") == WPC_KIND and ref.get("name"):
+                    own_class = _name(ref["name"], "manifest", error, known=self.classes)
+                elif spec.get("priority") is not None:
+                    own_priority = _integer(spec["priority"], "manifest", error, INT32_MIN)
+            self.trace.add(TraceWorkload(
+                namespace=_name(value.get("namespace", metadata.get("namespace") or "default"), "namespace", error,
+                                names.dns1123_label_problem, self.namespaces),
+                name=_name(name, "name", error),
+                queue=self.queue(value.get("queue", spec.get("queueName")), error), submitted=submitted,
+                runtime=runtime, shape=shape, priority=own_priority, priority_class=own_class, absolute=absolute,
+                uid=uid or "", file=file, line=number))
+
+    def queue(self, value: Any, error: Where) -> str:
+        if value is None or value == "":
+            raise error("queue", "Required value: the LocalQueue the workload was submitted to (or the job's "
+                                 "kueue.x-k8s.io/queue-name label)")
+        return _name(value, "queue", error, known=self.queues)
+
+    def pod_set_shape(self, pod_sets: Any, error: Where) -> Shape:
+        """The contract's JSON Lines `podSets` as Workload pod sets, checked once per way they are written."""
+        try:
+            written = _CANONICAL.encode(pod_sets)
+        except (TypeError, ValueError):
+            written = None
+        known = self.pod_sets.get(written) if written is not None else None
+        if known is None:
+            known = _shape(self.trace, _pod_sets_from_lines(pod_sets, error), error, "podSets")
+            if written is not None:
+                self.pod_sets[written] = known
+        return known
+
+    def submission(self, value: dict[str, Any], error: Where
+                   ) -> tuple[float, bool, Optional[float], Optional[int], Optional[str]]:
+        """A JSON Lines or CSV workload's submission time (and whether it is an instant), runtime,
+        priority and priority class (CSV gives its non-empty cells)."""
+        submitted, absolute = _parsed(submitted_time, value["submitted"], "submitted", error)
+        runtime = None
+        given = value.get("runtime")
+        if given is not None:
+            remembered = type(given) in (str, int)  # not a bool (True == 1), nor a float (NaN != NaN)
+            runtime = self.runtimes.get(given) if remembered else None
+            if runtime is None:
+                runtime = _parsed(lambda v: duration(v, "a runtime"), given, "runtime", error)
+                if remembered and len(self.runtimes) < 65536:
+                    self.runtimes[given] = runtime
+        if "priority" in value and "priorityClass" in value:
+            raise error("priorityClass", "give either priority or priorityClass, not both")
+        priority = None if value.get("priority") is None else _integer(value["priority"], "priority", error,
+                                                                           INT32_MIN)
+        priority_class = None if value.get("priorityClass") is None else _name(value["priorityClass"],
+                                                                               "priorityClass", error,
+                                                                               known=self.classes)
+        return submitted, absolute, runtime, priority, priority_class
+
+    # CSV ---------------------------------------------------------------------------------------
+
+    def csv(self, lines: _Lines, file: str) -> None:
+        header: Optional[list[str]] = None
+        rows = csv.reader(text for _, text in lines)
+        while True:
+            try:
+                cells = next(rows)
+            except StopIteration:
+                return
+            except csv.Error as problem:  # a cell past the csv module's limit, a NUL byte, an open quote
+                raise TraceError(file, None, f"not a CSV row the reader can read ({problem}); a cell holds at most "
+                                             f"{csv.field_size_limit() // 1024} KiB", line=lines.number) from None
+            error = Where(file, line=lines.number)  # the line the row ends on
+            if not cells or all(not c.strip() for c in cells) or (
+                    cells[0].lstrip().startswith("#") and header is None):
+                continue
+            if header is None:
+                header = _csv_header(cells, error)
+                continue
+            if len(cells) != len(header):
+                raise error(None, f"{len(cells)} cells, but the header has {len(header)} columns")
+            row = dict(zip(header, (c.strip() for c in cells)))
+            self.csv_workload(row, header, file, lines.number, error)
+
+    def csv_workload(self, row: dict[str, str], header: list[str], file: str, number: int, error: Where) -> None:
+        submitted, absolute, runtime, priority, priority_class = self.submission(
+            {key: value for key, value in row.items() if value or key == "submitted"}, error)
+        count = _integer(row["count"], "count", error)  # 0 is allowed: Kueue's CRD minimum
+        count_at = header.index("count")
+        requests = {name: _quantity(row[name], name, error) for name in header[count_at + 1:]
+                    if name not in CSV_OPTIONAL and row[name]}
+        pod_set = _pod_set("main", count, requests, row.get("minCount") or None, "minCount", error)
+        shape = _shape(self.trace, [pod_set], error, "count")
+        self.trace.add(TraceWorkload(
+            namespace=_name(row.get("namespace") or "default", "namespace", error, names.dns1123_label_problem,
+                            self.namespaces),
+            name=_name(row.get("name") or f"line-{number}", "name", error),
+            queue=self.queue(row.get("queue"), error), submitted=submitted, runtime=runtime, shape=shape,
+            priority=priority, priority_class=priority_class, absolute=absolute, file=file, line=number))
+
+
+def _shape(trace: Trace, pod_sets: list[dict[str, Any]], error: Where, field: str) -> Shape:
+    """The trace's Shape for these pod sets; a new one is checked once, as Kueue's Workload validation
+    checks `spec.podSets` (its CRD schema and webhook: names, int32 counts, minCount, at most 18 pod
+    sets, non-negative requests) and as Kubernetes reads each request (`request_problem`). `field`
+    is where the pod sets were given (`podSets` for JSON Lines, `count` for CSV, `spec.podSets` ...)."""
     def check(shape_pod_sets: list[dict[str, Any]]) -> None:
-        with_min = [i for i, ps in enumerate(shape_pod_sets) if ps.get("minCount") is not None]
-        if len(with_min) > 1:
-            raise error(key(with_min[1], "minCount"), "only one pod set may set minCount (Kueue's partial "
-                                                      "admission reduces one pod set)")
+        from aks_kueue.kueue.validate import load_object, validate_object
+
+        workload = {"apiVersion": V1BETA2, "kind": "Workload", "metadata": {"name": "trace", "namespace": "default"},
+                    "spec": {"queueName": "trace", "podSets": shape_pod_sets}}
+        for found in validate_object(load_object(workload)):
+            raise error(_where_in(found.field, field), found.message)
         for index, pod_set in enumerate(shape_pod_sets):
-            _parsed(pod_requests, (pod_set.get("template") or {}).get("spec") or {}, key(index, "requests"), error)
+            spec = (pod_set.get("template") or {}).get("spec") or {}
+            for path, resource, quantity in _amounts(spec):
+                value = _parsed(parse_quantity, quantity, _where_in(f"spec.podSets[{index}].template.spec.{path}",
+                                                                    field), error)
+                problem = request_problem(str(resource), value) or names.qualified_name_problem(str(resource))
+                if problem is not None:
+                    raise error(_where_in(f"spec.podSets[{index}].template.spec.{path}", field),
+                                f"Invalid value: {show(quantity)}: {problem}")
+            _parsed(pod_requests, spec, _where_in(f"spec.podSets[{index}].template.spec", field), error)
 
     return trace.shape(pod_sets, check)
 
 
-def _pod_set(name: str, count: int, requests: dict[str, str], min_count: Any, key: str, error,
+def _amounts(spec: dict[str, Any]) -> Iterator[tuple[str, Any, Any]]:
+    """Every request, limit and overhead of a trimmed pod spec: (its path, the resource, the quantity)."""
+    for group in ("initContainers", "containers"):
+        for index, container in enumerate(spec.get(group) or []):
+            resources = (container.get("resources") if isinstance(container, dict) else None) or {}
+            for kind in ("requests", "limits"):
+                for resource, quantity in (resources.get(kind) or {}).items():
+                    yield f"{group}[{index}].resources.{kind}.{resource}", resource, quantity
+    for kind in ("requests", "limits"):
+        for resource, quantity in ((spec.get("resources") or {}).get(kind) or {}).items():
+            yield f"resources.{kind}.{resource}", resource, quantity
+    for resource, quantity in (spec.get("overhead") or {}).items():
+        yield f"overhead.{resource}", resource, quantity
+
+
+_KEYED = re.compile(r"\.(requests|limits)\[([^\]]+)\]")
+_REQUESTS = re.compile(r"\.template\.spec\.containers\[0\]\.resources\.requests(?:\[(.+)\]|\.(.+))$")
+
+
+def _where_in(path: str, field: str) -> str:
+    """A Workload field (`spec.podSets[0].template.spec.containers[0].resources.requests[cpu]`) where the
+    trace wrote it: JSON Lines `podSets[0].requests.cpu`, the CSV column `cpu` (or `count`, `minCount`),
+    an export's own path; a job manifest's Workload by its own path, after `manifest:`."""
+    path = _KEYED.sub(r".\1.\2", path)  # the webhook's requests[cpu] as the schema's requests.cpu
+    if field == "spec.podSets":
+        return path
+    if field == "manifest":
+        return f"manifest: its Workload's {path}"
+    written = _REQUESTS.sub(lambda m: ".requests." + (m[1] or m[2]), path.removeprefix("spec."))
+    if field == "podSets":
+        return written if ".template." not in written else written.partition(".template.")[0]
+    resource = written.partition(".requests.")[2]  # CSV: a resource column, else count or minCount
+    return resource or ("count" if written.endswith(".count") or written == "podSets" else "minCount")
+
+
+def _pod_set(name: str, count: int, requests: dict[str, str], min_count: Any, key: str, error: Where,
              **spec: Any) -> dict[str, Any]:
     """A Workload pod set of one container asking `requests`; `min_count` (partial admission) is
     kept when it is below `count`."""
@@ -264,36 +497,21 @@ def _pod_set(name: str, count: int, requests: dict[str, str], min_count: Any, ke
     return pod_set
 
 
-def _submission(value: dict[str, Any], error) -> tuple[float, bool, Optional[float], Optional[int], Optional[str]]:
-    """A JSON Lines or CSV workload's submission time (and whether it is an instant), runtime,
-    priority and priority class (CSV gives its non-empty cells)."""
-    submitted, absolute = _parsed(submitted_time, value["submitted"], "submitted", error)
-    runtime = None if value.get("runtime") is None else _parsed(lambda v: duration(v, "a runtime"),
-                                                                value["runtime"], "runtime", error)
-    if "priority" in value and "priorityClass" in value:
-        raise error("priorityClass", "give either priority or priorityClass, not both")
-    priority = None if value.get("priority") is None else _integer(value["priority"], "priority", error,
-                                                                       minimum=-(2**31))
-    priority_class = None if value.get("priorityClass") is None else _text(value["priorityClass"], "priorityClass",
-                                                                           error)
-    return submitted, absolute, runtime, priority, priority_class
-
-
 def _pod_sets_from_lines(pod_sets: Any, error: Where) -> list[dict[str, Any]]:
     """The contract's JSON Lines `podSets` as Workload pod sets."""
     if not isinstance(pod_sets, list) or not pod_sets:
         raise error("podSets", "must be a non-empty list of pod sets ({name, count, requests, ...})")
     found = []
-    names = set()
+    taken = set()
     for index, pod_set in enumerate(pod_sets):
         if not isinstance(pod_set, dict):
             raise error(f"podSets[{index}]", "must be a map ({name, count, requests, ...})")
         at = error.under(f"podSets[{index}].")
         at.known(pod_set, POD_SET_KEYS)
-        name = _text(pod_set.get("name", "main"), "name", at)
-        if name in names:
+        name = _name(pod_set.get("name", "main"), "name", at, names.dns1123_label_problem)
+        if name in taken:
             raise at("name", f"{name!r} names two pod sets; give each its own name")
-        names.add(name)
+        taken.add(name)
         count = _integer(pod_set.get("count", 1), "count", at)  # 0 is allowed: Kueue's CRD minimum
         requests = pod_set.get("requests") or {}
         if not isinstance(requests, dict):
@@ -314,7 +532,7 @@ def _pod_sets_from_lines(pod_sets: Any, error: Where) -> list[dict[str, Any]]:
     return found
 
 
-def _manifest_workloads(manifest: Any, error) -> list[dict[str, Any]]:
+def _manifest_workloads(manifest: Any, error: Where) -> list[dict[str, Any]]:
     """The Workloads Kueue v0.19.2 would create for a job manifest (every modelled integration on)."""
     from aks_kueue.kueue.catalog import FRAMEWORKS
     from aks_kueue.kueue.jobs import JobOptions, JobOutcome, derive_workloads, is_job
@@ -336,83 +554,7 @@ def _manifest_workloads(manifest: Any, error) -> list[dict[str, Any]]:
     return result.workloads
 
 
-# JSON Lines ------------------------------------------------------------------------------------
-
-
-def _read_jsonl(lines: _Lines, file: str, trace: Trace) -> None:
-    for number, text in lines:
-        stripped = text.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        error = Where(file, line=number)
-        try:
-            value = parse_json(stripped, file)  # the loader's bounds: nesting, keys given twice
-        except LoadError as problem:
-            raise error(None, problem.reason) from None
-        except ValueError as problem:  # not JSON at all
-            raise error(None, f"{problem}; JSON Lines hold one JSON object a line") from None
-        if not isinstance(value, dict):
-            raise error(None, "must be a JSON object, one workload a line")
-        _jsonl_workload(value, file, number, error, trace)
-
-
-def _jsonl_workload(value: dict[str, Any], file: str, number: int, error: Where, trace: Trace) -> None:
-    error.known(value, JSONL_KEYS)
-    if "submitted" not in value:
-        raise error("submitted", "Required value: when the workload was submitted (RFC 3339, or seconds from the "
-                                 "start)")
-    submitted, absolute, runtime, priority, priority_class = _submission(value, error)
-    if ("podSets" in value) == ("manifest" in value):
-        raise error("podSets", "give either podSets or manifest (a job Kueue turns into its Workload), one of them")
-    if "podSets" in value:
-        made = [{"metadata": {}, "spec": {"podSets": _pod_sets_from_lines(value["podSets"], error)}}]
-    else:
-        made = _manifest_workloads(value["manifest"], error)
-    for index, workload in enumerate(made):
-        metadata, spec = workload.get("metadata") or {}, workload.get("spec") or {}
-        namespace = value.get("namespace", metadata.get("namespace") or "default")
-        queue = value.get("queue", spec.get("queueName"))
-        if queue is None:
-            raise error("queue", "Required value: the LocalQueue the workload was submitted to (or the job's "
-                                 "kueue.x-k8s.io/queue-name label)")
-        name = value.get("name", metadata.get("name") or f"line-{number}")
-        if len(made) > 1:
-            name = metadata.get("name") or f"{name}-{index}"
-        pod_sets = trim_pod_sets(spec.get("podSets"))
-        shape = _shape(trace, pod_sets, error, "podSets" if "podSets" in value else "manifest")
-        own_priority, own_class = priority, priority_class
-        if own_priority is None and own_class is None and "manifest" in value:
-            ref = spec.get("priorityClassRef") or {}
-            if ref.get("kind") == WPC_KIND and ref.get("name"):
-                own_class = ref["name"]
-            elif spec.get("priority") is not None:
-                own_priority = int(spec["priority"])
-        trace.add(TraceWorkload(
-            namespace=_text(namespace, "namespace", error), name=_text(name, "name", error),
-            queue=_text(queue, "queue", error), submitted=submitted, runtime=runtime, shape=shape,
-            priority=own_priority, priority_class=own_class, absolute=absolute, uid=str(value.get("uid") or ""),
-            file=file))
-
-
-# CSV -------------------------------------------------------------------------------------------
-
-
-def _read_csv(lines: _Lines, file: str, trace: Trace) -> None:
-    header: Optional[list[str]] = None
-    for cells in csv.reader(text for _, text in lines):
-        error = Where(file, line=lines.number)  # the line the row ends on
-        if not cells or all(not c.strip() for c in cells) or (cells[0].lstrip().startswith("#") and header is None):
-            continue
-        if header is None:
-            header = _csv_header(cells, error)
-            continue
-        if len(cells) != len(header):
-            raise error(None, f"{len(cells)} cells, but the header has {len(header)} columns")
-        row = dict(zip(header, (c.strip() for c in cells)))
-        _csv_workload(row, header, file, lines.number, error, trace)
-
-
-def _csv_header(cells: list[str], error) -> list[str]:
+def _csv_header(cells: list[str], error: Where) -> list[str]:
     header = [c.strip() for c in cells]
     missing = [f for f in ("submitted", "queue", "count") if f not in header]
     if missing:
@@ -430,27 +572,11 @@ def _csv_header(cells: list[str], error) -> list[str]:
             raise error(name, "comes after count, where every column is a resource; put it before count")
         if not name:
             raise error(None, f"column {index + 1} of the header has no name")
+        if index > count_at and name not in CSV_OPTIONAL and (problem := names.qualified_name_problem(name)):
+            raise error(name, f"Invalid value: {show(name)}: a resource name: {problem}")
     if not any(i > count_at and h not in CSV_OPTIONAL for i, h in enumerate(header)):
         raise error(None, "no resource columns after count (e.g. cpu,memory,nvidia.com/gpu)")
     return header
-
-
-def _csv_workload(row: dict[str, str], header: list[str], file: str, number: int, error: Where, trace: Trace) -> None:
-    submitted, absolute, runtime, priority, priority_class = _submission(
-        {key: value for key, value in row.items() if value or key == "submitted"}, error)
-    count = _integer(row["count"], "count", error)  # 0 is allowed: Kueue's CRD minimum
-    count_at = header.index("count")
-    requests = {name: _quantity(row[name], name, error) for name in header[count_at + 1:]
-                if name not in CSV_OPTIONAL and row[name]}
-    pod_set = _pod_set("main", count, requests, row.get("minCount") or None, "minCount", error)
-    shape = _shape(trace, [pod_set], error, "count")
-    queue = row.get("queue") or ""
-    if not queue:
-        raise error("queue", "Required value: the LocalQueue the workload was submitted to")
-    trace.add(TraceWorkload(
-        namespace=row.get("namespace") or "default", name=row.get("name") or f"line-{number}", queue=queue,
-        submitted=submitted, runtime=runtime, shape=shape, priority=priority, priority_class=priority_class,
-        absolute=absolute, file=file))
 
 
 # Workload exports --------------------------------------------------------------------------------
@@ -463,6 +589,9 @@ class _Exports:
     def __init__(self, trace: Trace):
         self.trace = trace
         self.seen: dict[tuple, tuple[tuple, int]] = {}  # identity -> (state rank, index in trace.workloads)
+        self.namespaces: set[str] = set()
+        self.queues: set[str] = set()
+        self.classes: set[str] = set()
 
     def read(self, documents: list[Any], file: str) -> None:
         for index, value in enumerate(documents):
@@ -471,27 +600,30 @@ class _Exports:
             error = Where(file, document=index)
             if not isinstance(value, dict):
                 raise error(None, "a document must be a Workload or a List of them (a map)")
-            if value.get("kind") == "List" or (value.get("kind", "").endswith("List") and "items" in value):
+            if value.get("kind") == "List" or (str(value.get("kind", "")).endswith("List") and "items" in value):
                 items = value.get("items")
                 if not isinstance(items, list):
                     raise error("items", "a List must have items (a list of Workloads)")
                 for position, item in enumerate(items):
-                    self._one(item, file, error.under(f"items[{position}]."))
+                    self._one(item, file, error.under(f"items[{position}]."), index, position)
             else:
-                self._one(value, file, error)
+                self._one(value, file, error, index, -1)
 
-    def _one(self, manifest: Any, file: str, error: Where) -> None:
+    def _one(self, manifest: Any, file: str, error: Where, document: int, item: int) -> None:
         if not isinstance(manifest, dict):
             raise error(None, "must be a Workload (a map)")
         api, kind = manifest.get("apiVersion"), manifest.get("kind")
+        if kind is None and isinstance(manifest.get("Items"), list):
+            raise error(None, "is a page of the Azure Retail Prices API, not a trace: give each price file with "
+                              "its own --prices (--prices a.json --prices b.json)")
         if kind != "Workload" or api not in WORKLOAD_VERSIONS:
-            raise error("kind", f"{api}/{kind} is not a Kueue Workload; a trace holds Workloads "
+            raise error("kind", f"{show(api)}/{show(kind)} is not a Kueue Workload; a trace holds Workloads "
                                 f"(kubectl get workloads -A -o yaml), {GROUP}/v1beta2 or v1beta1")
         workload = to_v1beta2(manifest)
-        metadata, spec, status = (workload.get(k) if isinstance(workload.get(k), dict) else {}
-                                  for k in ("metadata", "spec", "status"))
-        name = _text(metadata.get("name"), "metadata.name", error)
-        namespace = metadata.get("namespace") or "default"
+        metadata, spec, status = (_map(workload.get(k)) for k in ("metadata", "spec", "status"))
+        name = _name(metadata.get("name"), "metadata.name", error)
+        namespace = _name(metadata.get("namespace") or "default", "metadata.namespace", error,
+                          names.dns1123_label_problem, self.namespaces)
         created = metadata.get("creationTimestamp")
         if not isinstance(created, str):
             raise error("metadata.creationTimestamp", "Required value: when the Workload was created (kubectl "
@@ -500,25 +632,31 @@ class _Exports:
         queue = spec.get("queueName")
         if not isinstance(queue, str) or not queue:
             raise error("spec.queueName", "Required value: a Workload without a queue is not Kueue's to admit")
+        queue = _name(queue, "spec.queueName", error, known=self.queues)
         if not isinstance(spec.get("podSets"), list) or not spec["podSets"]:
             raise error("spec.podSets", "Required value: a Workload has at least one pod set")
         for position, pod_set in enumerate(spec["podSets"]):
             if not isinstance(pod_set, dict):
                 raise error(f"spec.podSets[{position}]", "must be a pod set (a map)")
-            _integer(pod_set.get("count", 1), f"spec.podSets[{position}].count", error, minimum=0)
+            _integer(pod_set.get("count", 1), f"spec.podSets[{position}].count", error)
         runtime = _export_runtime(status, error)
-        shape = _shape(self.trace, trim_pod_sets(spec["podSets"]), error.under("spec."), "podSets")
-        ref = spec.get("priorityClassRef") if isinstance(spec.get("priorityClassRef"), dict) else {}
+        shape = _shape(self.trace, trim_pod_sets(spec["podSets"]), error, "spec.podSets")
+        ref = _map(spec.get("priorityClassRef"))
         priority = spec.get("priority")
         if priority is not None:
-            priority = _integer(priority, "spec.priority", error, minimum=-(2**31))
-        uid = metadata.get("uid") if isinstance(metadata.get("uid"), str) else ""
+            priority = _integer(priority, "spec.priority", error, INT32_MIN)
+        priority_class = None
+        if ref.get("kind") == WPC_KIND and ref.get("name") is not None:
+            priority_class = _name(ref.get("name"), "spec.priorityClassRef.name", error, known=self.classes)
+        given = metadata.get("uid")
+        uid = given if isinstance(given, str) else ""
+        if len(uid) > MAX_UID:
+            raise error("metadata.uid", f"{show(uid)} is not a uid; a uid has at most {MAX_UID} characters")
         identity = ("uid", uid) if uid else ("name", namespace, name, created)
         rank = _state_rank(status, metadata)
         entry = TraceWorkload(namespace=namespace, name=name, queue=queue, submitted=submitted, runtime=runtime,
-                              shape=shape, priority=priority,
-                              priority_class=ref.get("name") if ref.get("kind") == WPC_KIND else None,
-                              absolute=True, uid=uid, file=file)
+                              shape=shape, priority=priority, priority_class=priority_class, absolute=True, uid=uid,
+                              file=file, document=document, item=item)
         known = self.seen.get(identity)
         if known is None:
             self.seen[identity] = (rank, len(self.trace.workloads))
@@ -529,37 +667,53 @@ class _Exports:
             self.seen[identity] = (rank, known[1])
 
 
+def _map(value: Any) -> dict[str, Any]:
+    """A part of a manifest that should be a map, as one (anything else reads as empty)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _conditions(status: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {c["type"]: c for c in status.get("conditions") or []
-            if isinstance(c, dict) and isinstance(c.get("type"), str)}
+    conditions = status.get("conditions")
+    return {c["type"]: c for c in conditions if isinstance(c, dict) and isinstance(c.get("type"), str)} \
+        if isinstance(conditions, list) else {}
 
 
-def _condition_time(conditions: dict[str, dict[str, Any]], kind: str, error) -> Optional[float]:
+def _condition_time(conditions: dict[str, dict[str, Any]], kind: str, error: Where) -> Optional[tuple[float, str]]:
+    """A True condition's lastTransitionTime (seconds, as written)."""
     condition, key = conditions.get(kind), f"status.conditions[{kind}]"
     if not condition or condition.get("status") != "True":
         return None
     when = condition.get("lastTransitionTime")
     if not isinstance(when, str):
         raise error(key, "Required value: lastTransitionTime of a True condition")
-    return _parsed(instant, when, key, error)
+    return _parsed(instant, when, key, error), when
 
 
-def _export_runtime(status: dict[str, Any], error) -> Optional[float]:
+def _export_runtime(status: dict[str, Any], error: Where) -> Optional[float]:
     """Finished minus the start: PodsReady=True when present, else Admitted=True. Without Finished
-    the workload runs until the end of the replay; finished without ever running, 0."""
+    the workload runs until the end of the replay; finished without ever being admitted, 0 (it never
+    ran). A Finished time before the start it is measured from is refused: the export contradicts
+    itself, and a runtime of 0 would be a quiet guess."""
     conditions = _conditions(status)
     finished = _condition_time(conditions, "Finished", error)
     if finished is None:
         return None
-    started = _condition_time(conditions, "PodsReady", error)
-    if started is None:
-        started = _condition_time(conditions, "Admitted", error)
-    return 0.0 if started is None else max(0.0, finished - started)
+    start, kind = _condition_time(conditions, "PodsReady", error), "PodsReady"
+    if start is None:
+        start, kind = _condition_time(conditions, "Admitted", error), "Admitted"
+    if start is None:
+        return 0.0
+    if finished[0] < start[0]:
+        raise error("status.conditions[Finished]",
+                    f"lastTransitionTime {finished[1]} is before the {kind} condition's ({start[1]}): a Workload "
+                    "finishes after it starts; fix the export (its runtime cannot be read)")
+    return _parsed(lambda seconds: duration(seconds, "a runtime"), finished[0] - start[0],
+                   "status.conditions[Finished]", error)
 
 
 def _state_rank(status: dict[str, Any], metadata: dict[str, Any]) -> tuple:
     """Which copy of a workload is newer: finished first, then the latest condition change, then the
-    resourceVersion (etcd's revision, a number in practice)."""
+    resourceVersion (etcd's revision: digits, compared by length then value, never converted)."""
     conditions = _conditions(status)
     finished = (conditions.get("Finished") or {}).get("status") == "True"
     latest = 0.0
@@ -569,7 +723,8 @@ def _state_rank(status: dict[str, Any], metadata: dict[str, Any]) -> tuple:
         except ValueProblem:
             continue
     version = metadata.get("resourceVersion")
-    return finished, latest, int(version) if isinstance(version, str) and version.isdigit() else -1
+    revision = (len(version), version) if isinstance(version, str) and version.isdigit() else (-1, "")
+    return finished, latest, revision
 
 
-__all__ = ["read_trace", "trace_files", "TRACE_SUFFIXES", "MAX_LINE_BYTES"]
+__all__ = ["read_trace", "trace_files", "TRACE_SUFFIXES", "MAX_LINE_BYTES", "LINE_LIMITS"]

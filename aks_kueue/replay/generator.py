@@ -30,12 +30,14 @@ TAS fields (`topology`, `podCount` with topology constraints) are read; topology
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
-from aks_kueue.k8s.quantity import QuantityError, parse_quantity
+from aks_kueue.k8s import names
+from aks_kueue.k8s.field import show
+from aks_kueue.k8s.quantity import QuantityError, parse_quantity, request_problem
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.convert import V1BETA2
-from aks_kueue.replay.trace import Trace, TraceWorkload, Where
+from aks_kueue.replay.trace import MAX_SPAN, MAX_SPAN_DAYS, MAX_WORKLOADS, Trace, TraceWorkload, Where
 
 POLICIES = ("Never", "LowerPriority", "LowerOrNewerEqualPriority", "Any")
 TOP_KEYS = ("cohorts", "resourceFlavor", "topology")
@@ -45,6 +47,9 @@ QUEUE_KEYS = ("className", "count", "nominalQuota", "borrowingLimit", "reclaimWi
 SET_KEYS = ("count", "creationIntervalMs", "workloads")
 WORKLOAD_KEYS = ("className", "runtimeMs", "priority", "request", "podCount", "tasConstraint", "tasLevel", "sliceSize")
 DEFAULT_FLAVOR = "rf"
+# ClusterQueues one generator file may make: Kueue's large-scale scenario has 1,000.
+MAX_CLUSTER_QUEUES = 10_000
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
 @dataclass
@@ -75,22 +80,19 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
     cohorts = document.get("cohorts")
     if not isinstance(cohorts, list) or not cohorts:
         raise error("cohorts", "must be a non-empty list (Kueue's generator needs at least one cohort)")
+    _sizes(cohorts, error)  # before anything is built: counts of 10^12 are refused, not expanded
     objects: list[dict[str, Any]] = [{"apiVersion": V1BETA2, "kind": "ResourceFlavor", "metadata": {"name": flavor},
                                       "spec": {}}]
     generated = Generated(file, objects, notes=notes)
     made: list[tuple[float, int, TraceWorkload]] = []
+    # `_sizes` checked the structure and the counts: this pass reads the values and builds.
     for ci, cohort_set in enumerate(cohorts):
         at = error.under(f"cohorts[{ci}].")
-        at.known(cohort_set, COHORT_KEYS)
         cohort_class = _name(cohort_set.get("className"), "className", at)
-        queue_sets = cohort_set.get("queuesSets")
-        if not isinstance(queue_sets, list):
-            raise at("queuesSets", "must be a list of queue sets")
-        for cohort_index in range(_count(cohort_set.get("count"), "count", at)):
+        for cohort_index in range(cohort_set["count"]):
             cohort = f"{cohort_class}-{cohort_index}"
-            for qi, queue_set in enumerate(queue_sets):
+            for qi, queue_set in enumerate(cohort_set["queuesSets"]):
                 q_at = at.under(f"queuesSets[{qi}].")
-                q_at.known(queue_set, QUEUE_KEYS)
                 queue_class = _name(queue_set.get("className"), "className", q_at)
                 resource = {"name": "cpu",
                             "nominalQuota": _quantity(queue_set.get("nominalQuota"), "nominalQuota", q_at)}
@@ -98,25 +100,17 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
                     resource["borrowingLimit"] = _quantity(queue_set["borrowingLimit"], "borrowingLimit", q_at)
                 preemption = {key: _policy(queue_set.get(key), key, q_at)
                               for key in ("reclaimWithinCohort", "withinClusterQueue")}
-                sets = queue_set.get("workloadsSets")
-                if not isinstance(sets, list):
-                    raise q_at("workloadsSets", "must be a list of workload sets")
-                for queue_index in range(_count(queue_set.get("count"), "count", q_at)):
+                for queue_index in range(queue_set["count"]):
                     name = f"{queue_class}-{qi}-{queue_index}-{cohort}"
                     generated.queue_classes[name] = queue_class
                     objects += _queue_objects(name, cohort, flavor, resource, preemption)
-                    for si, workload_set in enumerate(sets):
+                    for si, workload_set in enumerate(queue_set["workloadsSets"]):
                         s_at = q_at.under(f"workloadsSets[{si}].")
-                        s_at.known(workload_set, SET_KEYS)
-                        rounds = _count(workload_set.get("count"), "count", s_at)
-                        interval = _count(workload_set.get("creationIntervalMs"), "creationIntervalMs", s_at)
-                        templates = workload_set.get("workloads")
-                        if not isinstance(templates, list) or not templates:
-                            raise s_at("workloads", "must be a non-empty list of workload templates")
+                        interval = workload_set["creationIntervalMs"]
                         shapes = [_template(t, trace, s_at.under(f"workloads[{i}]."))
-                                  for i, t in enumerate(templates)]
+                                  for i, t in enumerate(workload_set["workloads"])]
                         k = 0
-                        for round_index in range(rounds):
+                        for round_index in range(workload_set["count"]):
                             for ti, (wl_class, runtime, priority, shape) in enumerate(shapes):
                                 k += 1
                                 submitted = k * interval / 1000
@@ -129,6 +123,46 @@ def read_generator(document: dict[str, Any], file: str, trace: Trace) -> None:
         trace.add(workload)
     trace.generated = generated
     trace.notes += notes
+
+
+def _sizes(cohorts: list[Any], error: Where) -> None:
+    """How many ClusterQueues and workloads the file makes, from its counts alone; refused past
+    MAX_CLUSTER_QUEUES and MAX_WORKLOADS at the count that goes over. It checks the structure too (each
+    level a list of maps with known keys), so the building pass reads it as it is."""
+    queues = workloads = 0
+    for at, cohort_set in _entries(cohorts, error, "cohorts", COHORT_KEYS):
+        cohort_count = _count(cohort_set.get("count"), "count", at)
+        for q_at, queue_set in _entries(cohort_set.get("queuesSets"), at, "queuesSets", QUEUE_KEYS):
+            queue_count = _count(queue_set.get("count"), "count", q_at)
+            queues += cohort_count * queue_count
+            if queues > MAX_CLUSTER_QUEUES:
+                raise q_at("count", f"{queue_count:,} ClusterQueues in each of {cohort_count:,} cohorts make more "
+                                    f"than {MAX_CLUSTER_QUEUES:,}, the most one replay holds")
+            for s_at, workload_set in _entries(queue_set.get("workloadsSets"), q_at, "workloadsSets", SET_KEYS):
+                rounds = _count(workload_set.get("count"), "count", s_at)
+                templates = workload_set.get("workloads")
+                if not isinstance(templates, list) or not templates:
+                    raise s_at("workloads", "must be a non-empty list of workload templates")
+                workloads += cohort_count * queue_count * rounds * len(templates)
+                if workloads > MAX_WORKLOADS:
+                    raise s_at("count", f"{rounds:,} rounds of {len(templates)} workloads in "
+                                        f"{cohort_count * queue_count:,} ClusterQueues make more than "
+                                        f"{MAX_WORKLOADS:,} workloads, the most one replay reads")
+                interval = _count(workload_set.get("creationIntervalMs"), "creationIntervalMs", s_at)
+                if rounds * len(templates) * interval / 1000 > MAX_SPAN:
+                    raise s_at("creationIntervalMs", f"{rounds * len(templates):,} workloads {interval:,} ms apart "
+                                                     f"span more than {MAX_SPAN_DAYS} days, the longest this "
+                                                     "program replays")
+
+
+def _entries(value: Any, error: Where, key: str, keys: tuple[str, ...]) -> Iterator[tuple[Where, dict[str, Any]]]:
+    """The maps of the list at `key` (each with only `keys`), each with where it is."""
+    if not isinstance(value, list):
+        raise error(key, f"must be a list of {key}")
+    for index, entry in enumerate(value):
+        at = error.under(f"{key}[{index}].")
+        at.known(entry, keys)
+        yield at, entry
 
 
 def _queue_objects(name: str, cohort: str, flavor: str, resource: dict, preemption: dict) -> list[dict[str, Any]]:
@@ -149,36 +183,51 @@ def _template(template: Any, trace: Trace, error: Where) -> tuple[str, float, in
     error.known(template, WORKLOAD_KEYS)
     wl_class = _name(template.get("className"), "className", error)
     runtime = _count(template.get("runtimeMs"), "runtimeMs", error) / 1000
+    if runtime > MAX_SPAN:
+        raise error("runtimeMs", f"{runtime:,.0f} s is more than {MAX_SPAN_DAYS} days, the longest this program "
+                                 "replays")
     priority = template.get("priority", 0)
     if isinstance(priority, bool) or not isinstance(priority, int):
-        raise error("priority", f"{priority!r} is not a whole number")
+        raise error("priority", f"{show(priority)} is not a whole number")
+    if not INT32_MIN <= priority <= INT32_MAX:
+        raise error("priority", f"Invalid value: {priority}: must be a 32-bit integer, from {INT32_MIN} to "
+                                f"{INT32_MAX} (Kueue's Workload holds its priority as one)")
     request = _quantity(template.get("request"), "request", error)
     pods = _count(template.get("podCount", 1) or 1, "podCount", error)
+    if pods > INT32_MAX:
+        raise error("podCount", f"Invalid value: {pods}: must be at most {INT32_MAX} (a pod set's count is int32)")
     pod_set = {"name": "main", "count": max(1, pods),
                "template": {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": request}}}]}}}
     return wl_class, runtime, priority, trace.shape([pod_set])
 
 
-def _name(value: Any, key: str, error) -> str:
+def _name(value: Any, key: str, error: Where) -> str:
+    """A class name: the generated objects' names are made of it, so it is a DNS label (as short as the
+    names it goes into allow; Kueue's validation holds the names made of it to their rules too)."""
     if not isinstance(value, str) or not value:
         raise error(key, "Required value: a class name")
+    problem = names.dns1123_label_problem(value)
+    if problem:
+        raise error(key, f"Invalid value: {show(value)}: {problem}")
     return value
 
 
-def _count(value: Any, key: str, error) -> int:
+def _count(value: Any, key: str, error: Where) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise error(key, f"{value!r} is not a whole number of at least 0")
+        raise error(key, f"{show(value)} is not a whole number of at least 0")
     return value
 
 
-def _quantity(value: Any, key: str, error) -> str:
+def _quantity(value: Any, key: str, error: Where) -> str:
     if value is None:
         raise error(key, "Required value: a cpu quantity")
     text = str(value) if not isinstance(value, float) or not value.is_integer() else str(int(value))
     try:
-        parse_quantity(text)
-    except QuantityError as problem:
-        raise error(key, str(problem)) from None
+        problem = request_problem("cpu", parse_quantity(text))
+    except QuantityError as found:
+        raise error(key, str(found)) from None
+    if problem is not None:
+        raise error(key, f"Invalid value: {show(value)}: {problem}")
     return text
 
 
@@ -186,6 +235,6 @@ def _policy(value: Optional[Any], key: str, error) -> str:
     if value in (None, ""):
         return "Never"
     if value not in POLICIES:
-        raise error(key, f"{value!r} is not a preemption policy{suggest(str(value), POLICIES)} "
+        raise error(key, f"{show(value)} is not a preemption policy{suggest(str(value), POLICIES)} "
                          f"({', '.join(POLICIES)})")
     return value

@@ -4,6 +4,11 @@ Per ClusterQueue: submitted, admitted, started, finished, preemptions, other evi
 the end, never started, the waits to admission and to start (p50, p95, max), and per flavor and
 resource the mean usage against nominal quota and the borrowed resource-hours. Per pool: node-hours,
 peak nodes, the mean allocated share of its main resource (its GPUs, else cpu), hours at maxCount.
+Per ClusterQueue, `rerunHours`: per resource, the resource-hours of runs a preemption or a spot
+interruption cut short. With spot pools, `spotEvictions` per pool and `spotInterruptions` per
+ClusterQueue and workload. With `--prices`, `cost` per pool (its node-hours at its hourly price),
+per ClusterQueue (its share of each pool's cost, by what its pods were allocated of the pool's main
+resource there; a pool where nothing was allocated is charged to no one) and for the configuration.
 
 Conventions a reviewer can check by hand:
 - percentiles are nearest-rank (p95 of 20 waits is the 19th smallest);
@@ -19,17 +24,20 @@ Conventions a reviewer can check by hand:
 
 from __future__ import annotations
 
+import io
+import json
 import math
+from array import array
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Optional
+from typing import Any, Iterator, Optional, Sequence, TextIO
 
-from aks_kueue.replay.engine import DEACTIVATED, FINISHED, PARKED, PENDING, RESERVED, ReplayOutcome, Run
+from aks_kueue.aks.prices import shares
+from aks_kueue.replay.engine import WAITING, ReplayOutcome, Run, State
 from aks_kueue.replay.trace import Trace
 
 WAIT_KEYS = ("p50", "p95", "max")
 BYTE_RESOURCES = ("memory", "ephemeral-storage")
-WAITING = (PENDING, RESERVED, PARKED)   # a workload still waiting to be admitted
 
 
 @dataclass(frozen=True)
@@ -48,16 +56,17 @@ class Gate:
         return found
 
 
-def percentile(values: list[float], share: float) -> Optional[float]:
+def percentile(values: Sequence[float], share: float) -> Optional[float]:
     if not values:
         return None
     ordered = sorted(values)
     return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
-def waits(values: list[float]) -> dict[str, Optional[float]]:
-    return {"p50": _round(percentile(values, 0.5)), "p95": _round(percentile(values, 0.95)),
-            "max": _round(max(values) if values else None)}
+def waits(values: Sequence[float]) -> dict[str, Optional[float]]:
+    ordered = sorted(values)  # once for the three
+    return {"p50": _round(percentile(ordered, 0.5)), "p95": _round(percentile(ordered, 0.95)),
+            "max": _round(ordered[-1] if ordered else None)}
 
 
 def display(resource: str, value: float) -> tuple[float, str]:
@@ -69,36 +78,234 @@ def display(resource: str, value: float) -> tuple[float, str]:
     return float(value), ""
 
 
+class Rows:
+    """The workloads of one configuration, one dict at a time: iterable again and again, and never
+    all in memory (a month of history is millions; the document is written as it is read, `write`)."""
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        raise NotImplementedError
+
+    def to_file(self, path: str) -> "FileRows":
+        with open(path, "w", encoding="utf-8") as handle:
+            for row in self:
+                handle.write(json.dumps(row, separators=(",", ":")) + "\n")
+        return FileRows(path)
+
+
+class RunRows(Rows):
+    """Read from a replay's runs."""
+
+    def __init__(self, outcome: ReplayOutcome):
+        self.outcome = outcome
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        if _has_spot(self.outcome):
+            return ({**_workload(r), "spotInterruptions": r.interruptions} for r in _seen(self.outcome))
+        return (_workload(r) for r in _seen(self.outcome))
+
+
+class FileRows(Rows):
+    """Read from a file a replay wrote (`to_file`), in this process or another."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        with open(self.path, encoding="utf-8") as handle:
+            for line in handle:
+                yield json.loads(line)
+
+
+@dataclass
+class Steps:
+    """A step function of virtual time (pending workloads of a ClusterQueue, nodes of a pool)."""
+
+    times: array
+    values: array
+
+    @property
+    def series(self) -> list[tuple[float, int]]:
+        return list(zip(self.times, self.values))
+
+
+@dataclass
+class Result:
+    """One configuration's replay as the report needs it, and nothing more (it crosses processes):
+    its part of the contract's document (`part`, whose workloads are `Rows`), how far it ran, and the
+    time series the chart draws."""
+
+    part: dict[str, Any]
+    end: float
+    events: int
+    queues: dict[str, Steps]
+    pools: Optional[dict[str, Steps]]      # None: no node pools
+    # With fair sharing, each ClusterQueue's precise weighted share over time (inf: a weight-0 queue
+    # that borrows); None without fair sharing.
+    fair_shares: Optional[dict[str, Steps]] = None
+
+
+def result(outcome: ReplayOutcome) -> Result:
+    queues = {name: Steps(queue.times, queue.values) for name, queue in outcome.queues.items()}
+    pools = None if outcome.nodes is None else {
+        pool.name: Steps(array("d", (t for t, _ in pool.series)), array("q", (v for _, v in pool.series)))
+        for pool in outcome.nodes.pools}
+    fair_shares = None if outcome.shares is None else {
+        name: Steps(array("d", (t for t, _ in series)), array("d", (d.precise_weighted_share() for _, d in series)))
+        for name, series in outcome.shares.series.items()}
+    return Result(configuration(outcome), outcome.end, outcome.events, queues, pools, fair_shares)
+
+
 def configuration(outcome: ReplayOutcome) -> dict[str, Any]:
-    """One configuration's part of the document."""
+    """One configuration's part of the document; its workloads are read from the runs when written."""
     end = outcome.end
-    seen = [r for r in outcome.runs if r.trace.submitted <= end and (r.queue is not None or r.state == PARKED)]
     by_queue: dict[str, list[Run]] = {name: [] for name in outcome.queues}
-    for run in seen:
+    unrouted = 0
+    for run in _seen(outcome):
         if run.cq is not None:
             by_queue[run.cq].append(run)
+        else:
+            unrouted += 1
     queues = [_queue(name, runs, outcome, end) for name, runs in by_queue.items()]
+    _add_reruns(queues, outcome)
     if outcome.shares is not None:
         for queue in queues:
             queue["fairSharing"] = outcome.shares.summary(queue["name"], end)
-    return {"name": outcome.config.name, "events": outcome.events, "admission": outcome.config.scheduler.as_json(),
-            "clusterQueues": queues,
-            "pools": _pools(outcome), "assumptions": outcome.config.assumptions() + outcome.notes,
-            "unrouted": sum(r.cq is None for r in seen), "workloads": [_workload(r) for r in seen]}
+    pools = _pools(outcome)
+    if _has_spot(outcome):
+        _add_spot(queues, pools, by_queue, outcome)
+    found = {"name": outcome.config.name, "events": outcome.events, "admission": outcome.config.scheduler.as_json(),
+             "clusterQueues": queues, "pools": pools, "assumptions": outcome.config.assumptions() + outcome.notes,
+             "unrouted": unrouted, "workloads": RunRows(outcome)}
+    if outcome.config.prices is not None and outcome.nodes is not None:
+        found["cost"] = _add_costs(queues, pools, outcome)
+    return found
 
 
-def document(outcomes: list[ReplayOutcome], trace: Trace, gate: Optional[Gate] = None) -> dict[str, Any]:
-    configurations = [configuration(o) for o in outcomes]
+def _seen(outcome: ReplayOutcome) -> Iterator[Run]:
+    """The workloads the report counts: submitted by the end, and reaching a queue (or refused before one)."""
+    end = outcome.end
+    return (r for r in outcome.runs if r.trace.submitted <= end and (r.queue is not None or r.state is State.PARKED))
+
+
+def document(outcomes: Sequence[ReplayOutcome | Result], trace: Trace, gate: Optional[Gate] = None) -> dict[str, Any]:
+    results = [o if isinstance(o, Result) else result(o) for o in outcomes]
+    configurations = [r.part for r in results]
     found: dict[str, Any] = {
         "start": _instant(trace.start),
-        "end": _round(max(o.end for o in outcomes)),
+        "end": _round(max(r.end for r in results)),
         "configurations": configurations,
     }
     if len(configurations) == 2:
         found["differences"] = differences(configurations[0], configurations[1])
     gates = gate.check(configurations[0]["clusterQueues"]) if gate is not None else []
-    found["summary"] = {"workloads": len(trace.workloads), "events": outcomes[0].events, "gates": gates}
+    found["summary"] = {"workloads": len(trace.workloads), "events": results[0].events, "gates": gates}
     return found
+
+
+def write(value: Any, out: TextIO, level: int = 0) -> None:
+    """`value` as `json.dumps(value, indent=2)` writes it, byte for byte, with every `Rows` in it written
+    one workload at a time (the whole text of a month of workloads would be gigabytes)."""
+    pad = "  " * level
+    if isinstance(value, Rows):
+        first, row_text = True, _RowText(level + 1)
+        for row in value:
+            out.write(("[\n" if first else ",\n") + pad + "  " + row_text(row))
+            first = False
+        out.write("[]" if first else "\n" + pad + "]")
+    elif isinstance(value, dict) and _streams(value):
+        if not value:
+            out.write("{}")
+            return
+        out.write("{")
+        for index, (key, item) in enumerate(value.items()):
+            out.write(("\n" if index == 0 else ",\n") + pad + "  " + json.dumps(key) + ": ")
+            write(item, out, level + 1)
+        out.write("\n" + pad + "}")
+    elif isinstance(value, list) and _streams(value):
+        out.write("[")
+        for index, item in enumerate(value):
+            out.write(("\n" if index == 0 else ",\n") + pad + "  ")
+            write(item, out, level + 1)
+        out.write("\n" + pad + "]" if value else "]")
+    else:
+        out.write(_dumps(value, level))
+
+
+def dumps(value: Any) -> str:
+    """`write` into a string (for tests and small documents)."""
+    buffer = io.StringIO()
+    write(value, buffer)
+    return buffer.getvalue()
+
+
+_string = json.encoder.encode_basestring_ascii
+_INFINITE = (float("inf"), float("-inf"))
+
+
+class _RowText:
+    """`_dumps(row, level)` for a workload's row (a map of scalars and small maps), made faster: its
+    scalars are written directly and each small map (a few dozen distinct ones: the flavors and
+    counts of an assignment) once, so writing a million rows costs seconds, not tens of them."""
+
+    def __init__(self, level: int):
+        self.inner = "\n" + "  " * (level + 1)
+        self.end = "\n" + "  " * level + "}"
+        self.maps: dict[int, tuple[Any, str]] = {}   # id -> (the map, kept so the id stays its own; text)
+        self.keys: dict[str, str] = {}
+        self.level = level
+
+    def __call__(self, row: dict[str, Any]) -> str:
+        if not row:
+            return "{}"
+        parts, keys = [], self.keys
+        for key, value in row.items():
+            kind = type(value)
+            if kind is str:
+                text = _string(value)  # what json.dumps writes for a string (ensure_ascii)
+            elif value is None:
+                text = "null"
+            elif kind is bool:
+                text = "true" if value else "false"
+            elif kind is int:
+                text = int.__repr__(value)
+            elif kind is float and value == value and value not in _INFINITE:
+                text = float.__repr__(value)  # the encoder's float text (it spells NaN and Infinity)
+            elif kind is dict:
+                text = self.map(value)
+            else:
+                return _dumps(row, self.level)
+            shown = keys.get(key)
+            if shown is None:
+                shown = keys[key] = json.dumps(key) + ": "
+            parts.append(shown + text)
+        return "{" + self.inner + ("," + self.inner).join(parts) + self.end
+
+    def map(self, value: dict[str, Any]) -> str:
+        if not value:
+            return "{}"
+        known = self.maps.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
+        if len(self.maps) > 4096:
+            self.maps.clear()
+        text = _dumps(value, self.level + 1)
+        self.maps[id(value)] = (value, text)
+        return text
+
+
+def _dumps(value: Any, level: int) -> str:
+    return json.dumps(value, indent=2).replace("\n", "\n" + "  " * level) if level else json.dumps(value, indent=2)
+
+
+def _streams(value: Any) -> bool:
+    """Does `value` hold a `Rows` somewhere (only the document's own levels can)?"""
+    if isinstance(value, Rows):
+        return True
+    if isinstance(value, dict):
+        return any(isinstance(v, (dict, list, Rows)) and _streams(v) for v in value.values())
+    if isinstance(value, list):
+        return any(isinstance(v, (dict, Rows)) and _streams(v) for v in value)
+    return False
 
 
 def differences(first: dict[str, Any], second: dict[str, Any]) -> list[dict[str, Any]]:
@@ -118,9 +325,23 @@ def differences(first: dict[str, Any], second: dict[str, Any]) -> list[dict[str,
             entry[key] = queue[key] - other[key]
         usage = _utilisation(other)
         entry["utilisation"] = {fr: _minus(value, usage.get(fr)) for fr, value in _utilisation(queue).items()}
+        entry.update(_spot_and_cost_differences(queue, other))
         found.append(entry)
     mine = {q["name"] for q in first["clusterQueues"]}
     found += [{"clusterQueue": q["name"], "only": "second"} for q in second["clusterQueues"] if q["name"] not in mine]
+    return found
+
+
+def _spot_and_cost_differences(queue: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """The differences of reruns, spot interruptions and cost, where both configurations report them."""
+    found: dict[str, Any] = {}
+    mine, theirs = queue.get("rerunHours"), other.get("rerunHours")
+    if mine is not None and theirs is not None:
+        found["rerunHours"] = {r: _round(mine.get(r, 0.0) - theirs.get(r, 0.0)) for r in sorted({*mine, *theirs})}
+    if "spotInterruptions" in queue or "spotInterruptions" in other:
+        found["spotInterruptions"] = queue.get("spotInterruptions", 0) - other.get("spotInterruptions", 0)
+    if "cost" in queue and "cost" in other:
+        found["cost"] = _round(queue["cost"]["amount"] - other["cost"]["amount"], 2)
     return found
 
 
@@ -133,8 +354,8 @@ def _queue(name: str, runs: list[Run], outcome: ReplayOutcome, end: float) -> di
         """To its last admission or start; to the end while it still waits (a lower bound)."""
         return (until if until is not None and run.state not in WAITING else end) - run.trace.submitted
 
-    to_admit = [waited(r, r.admitted) for r in runs]
-    to_start = [waited(r, r.started) for r in runs]
+    to_admit = array("d", (waited(r, r.admitted) for r in runs))
+    to_start = array("d", (waited(r, r.started) for r in runs))
     usage = []
     for (flavor, resource), meter in sorted(outcome.meters.get(name, {}).items()):
         nominal, unit = display(resource, meter.nominal)
@@ -146,7 +367,7 @@ def _queue(name: str, runs: list[Run], outcome: ReplayOutcome, end: float) -> di
     return {
         "name": name, "submitted": len(runs),
         "admitted": sum(r.ever_admitted for r in runs), "started": sum(r.ever_started for r in runs),
-        "finished": sum(r.state == FINISHED for r in runs), "preemptions": sum(r.preemptions for r in runs),
+        "finished": sum(r.state is State.FINISHED for r in runs), "preemptions": sum(r.preemptions for r in runs),
         "evictions": sum(r.evictions for r in runs),
         "pendingAtEnd": sum(r.state in WAITING for r in runs),
         "neverStarted": sum(r.ever_admitted and not r.ever_started for r in runs),
@@ -167,15 +388,76 @@ def _pools(outcome: ReplayOutcome) -> list[dict[str, Any]]:
     return found
 
 
+def _add_reruns(queues: list[dict[str, Any]], outcome: ReplayOutcome) -> None:
+    """Per ClusterQueue `rerunHours`: per resource, the resource-hours (cores, GiB, counts) of runs a
+    preemption or a spot interruption cut short."""
+    for queue in queues:
+        lost = outcome.rerun.get(queue["name"], {})
+        queue["rerunHours"] = {resource: _round(display(resource, value / 3600)[0])
+                               for resource, value in sorted(lost.items())}
+
+
+def _has_spot(outcome: ReplayOutcome) -> bool:
+    return outcome.nodes is not None and any(pool.spot for pool in outcome.nodes.pools)
+
+
+def _add_spot(queues: list[dict[str, Any]], pools: list[dict[str, Any]], by_queue: dict[str, list[Run]],
+              outcome: ReplayOutcome) -> None:
+    """`spotEvictions` on every pool, `spotInterruptions` on every ClusterQueue (a configuration with spot pools)."""
+    assert outcome.nodes is not None
+    for row, pool in zip(pools, outcome.nodes.pools):
+        row["spot"] = pool.spot
+        row["spotEvictions"] = pool.evictions
+    for queue in queues:
+        queue["spotInterruptions"] = sum(run.interruptions for run in by_queue[queue["name"]])
+
+
+def _add_costs(queues: list[dict[str, Any]], pools: list[dict[str, Any]], outcome: ReplayOutcome) -> dict[str, Any]:
+    """`cost` per pool (None without a price), per ClusterQueue (its shares; `unpriced` names the pools
+    its pods used that have no price, so that its amount is a lower bound) and the configuration's."""
+    prices, nodes = outcome.config.prices, outcome.nodes
+    assert prices is not None and nodes is not None
+    charged: dict[str, float] = {}
+    unpriced: dict[str, list[str]] = {}
+    total = unallocated = 0.0
+    for row, pool in zip(pools, nodes.pools):
+        price = prices.prices.get(pool.name)
+        held = pool.queue_seconds(outcome.end)
+        if price is None:
+            row["cost"] = None
+            for name in sorted(q for q, seconds in held.items() if seconds > 0):
+                unpriced.setdefault(name, []).append(pool.name)
+            continue
+        cost = price.cost(pool.node_seconds / 3600)
+        row["cost"] = cost.as_json()
+        total += cost.amount
+        split = shares(cost.amount, held)
+        if not split:
+            unallocated += cost.amount
+        for name, amount in split.items():
+            charged[name] = charged.get(name, 0.0) + amount
+    currency = prices.currency
+    for queue in queues:
+        queue["cost"] = {"amount": _round(charged.get(queue["name"], 0.0), 2), "currency": currency}
+        if queue["name"] in unpriced:
+            queue["cost"]["unpriced"] = unpriced[queue["name"]]
+    found: dict[str, Any] = {"amount": _round(total, 2), "currency": currency,
+                             "unallocated": _round(unallocated, 2)}
+    missing = [pool.name for pool in nodes.pools if pool.name in prices.missing]
+    if missing:
+        found["unpriced"] = missing
+    return found
+
+
 def _workload(run: Run) -> dict[str, Any]:
     return {
         "namespace": run.trace.namespace, "name": run.trace.name, "clusterQueue": run.cq,
         "submitted": _round(run.trace.submitted),
         "admitted": _round(run.admitted),
         "started": _round(run.started), "finished": _round(run.finished),
-        "preemptions": run.preemptions, "evictions": run.evictions, "flavors": run.flavors, "counts": run.counts,
+        "preemptions": run.preemptions, "evictions": run.evictions, "flavors": run.flavors or {}, "counts": run.counts or {},
         "neverStarted": run.ever_admitted and not run.ever_started,
-        "deactivated": run.state == DEACTIVATED,
+        "deactivated": run.state is State.DEACTIVATED,
         "reason": run.reason,
     }
 

@@ -21,13 +21,18 @@ from fractions import Fraction
 from sys import intern
 from typing import Any, Callable, Optional
 
-from aks_kueue.k8s.loader import LoadError, display_name
+from aks_kueue.k8s.loader import LoadError
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.config_api import parse_duration
 
 # Past this many workloads a trace is refused: a month of a large organisation is a few
 # hundred thousand; this keeps a wrong file (or an endless stream) from exhausting memory.
 MAX_WORKLOADS = 2_000_000
+# A trace's submissions lie within this many days of each other, and a runtime is at most as long:
+# a year of history with room to spare. A time past it is a typo (9999-12-31) that would stretch the
+# replay's window until every utilisation reads 0.
+MAX_SPAN_DAYS = 400
+MAX_SPAN = MAX_SPAN_DAYS * 86400.0
 # Trimmed pod specs keep these keys: what pod requests, flavor matching and node placement read.
 POD_KEYS = ("containers", "initContainers", "overhead", "resources", "nodeSelector", "affinity", "tolerations")
 CONTAINER_KEYS = ("name", "resources", "restartPolicy")
@@ -37,24 +42,7 @@ _RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+
 @dataclass(frozen=True)
 class TraceError(LoadError):
     """A trace that cannot be used: the file, the line (JSON Lines, CSV) or document (YAML,
-    JSON), and the field, in one sentence."""
-
-    line: Optional[int] = None
-    key: Optional[str] = None
-
-    def __str__(self) -> str:
-        if not self.source:
-            return self.reason
-        where = display_name(self.source)
-        if self.line is not None:
-            where += f" line {self.line}"
-        elif self.document is not None:
-            where += f" document {self.document}"
-        return f"{where}: {self.key + ': ' if self.key else ''}{self.reason}"
-
-    def as_json(self) -> dict[str, Any]:
-        where = {"line": self.line, "document": self.document, "key": self.key or None}
-        return {"file": self.source or None, **{k: v for k, v in where.items() if v is not None}, "message": str(self)}
+    JSON), and the field, in one sentence (`LoadError`'s)."""
 
 
 @dataclass(slots=True)  # one per line read: not frozen, whose __init__ costs twice as much
@@ -80,7 +68,8 @@ class Where:
             raise self(None, "must be a map")
         for key in value:
             if key not in keys:
-                raise self(str(key), f"unknown field{suggest(str(key), keys)} (known: {', '.join(keys)})")
+                text = str(key) if len(str(key)) <= 80 else str(key)[:77] + "..."  # a key can be a megabyte
+                raise self(text, f"unknown field{suggest(text, keys)} (known: {', '.join(keys)})")
 
 
 @dataclass(eq=False)
@@ -106,6 +95,9 @@ class TraceWorkload:
     uid: str = ""
     file: str = ""                  # the file it came from (one string per file, shared)
     order: int = 0                  # position in the trace (`Trace.add`): files as given, lines in order
+    line: int = 0                   # its line (JSON Lines, CSV), or 0
+    document: int = -1              # its document (YAML, JSON), or -1
+    item: int = -1                  # its place in a List document's items, or -1
 
     def __post_init__(self) -> None:
         # A month of workloads names a few namespaces, queues and classes: one string each.
@@ -145,7 +137,9 @@ class Trace:
         self.workloads.append(workload)
 
     def finish(self) -> "Trace":
-        """One clock: seconds from the earliest submission; instants anchor relative times."""
+        """One clock: seconds from the earliest submission; instants anchor relative times. A trace
+        whose submissions spread over more than MAX_SPAN is refused at the one farthest from the
+        others (from the median), with its file and line or document."""
         absolute = [w.submitted for w in self.workloads if w.absolute]
         anchor = min(absolute) if absolute else 0.0
         for workload in self.workloads:
@@ -153,6 +147,8 @@ class Trace:
                 workload.submitted -= anchor
                 workload.absolute = False
         earliest = min((w.submitted for w in self.workloads), default=0.0)
+        if max((w.submitted for w in self.workloads), default=0.0) - earliest > MAX_SPAN:
+            self._refuse_outlier(anchor if absolute else None)
         for workload in self.workloads:
             # To the microsecond, so that 0.3 - 0.1 is 0.2 and the same trace gives the same times.
             workload.submitted = round(workload.submitted - earliest, 6)
@@ -160,9 +156,39 @@ class Trace:
         self._shapes.clear()
         return self
 
+    def _refuse_outlier(self, anchor: Optional[float]) -> None:
+        times = sorted(w.submitted for w in self.workloads)
+        median = times[(len(times) - 1) // 2]
+        outlier = max(self.workloads, key=lambda w: (abs(w.submitted - median), -w.order))
+        days = (outlier.submitted - median) / 86400
+        when = (f"{_iso(outlier.submitted + anchor)}, {abs(days):,.0f} days {'after' if days > 0 else 'before'} "
+                f"the trace's median submission ({_iso(median + anchor)})" if anchor is not None else
+                f"{outlier.submitted:g} s, {abs(days):,.0f} days {'after' if days > 0 else 'before'} the trace's "
+                f"median submission")
+        raise outlier_error(outlier, f"{when}: a trace's submissions lie within {MAX_SPAN_DAYS} days of each "
+                                     "other; fix the time, or replay a long history in parts (split it by time)")
+
     @property
     def shapes(self) -> int:
         return len({id(w.shape) for w in self.workloads})
+
+
+def outlier_error(workload: TraceWorkload, message: str) -> "TraceError":
+    """An error about a workload's submission time, where it was read."""
+    if workload.line:
+        return TraceError(workload.file, None, message, line=workload.line, key="submitted")
+    prefix = f"items[{workload.item}]." if workload.item >= 0 else ""
+    key = "submitted" if workload.document < 0 else f"{prefix}metadata.creationTimestamp"
+    return TraceError(workload.file, workload.document if workload.document >= 0 else None, message, key=key)
+
+
+def _iso(seconds: float) -> str:
+    from datetime import timezone
+
+    try:
+        return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):
+        return f"{seconds:.0f} s after 1970"
 
 
 def trim_pod_spec(spec: Any) -> dict[str, Any]:
@@ -191,7 +217,8 @@ def trim_pod_sets(pod_sets: Any) -> list[dict[str, Any]]:
         if not isinstance(pod_set, dict):
             continue
         kept = {k: pod_set[k] for k in ("name", "count", "minCount", "topologyRequest") if k in pod_set}
-        template = pod_set.get("template") if isinstance(pod_set.get("template"), dict) else {}
+        given = pod_set.get("template")
+        template: dict[str, Any] = given if isinstance(given, dict) else {}
         kept["template"] = {"spec": trim_pod_spec(template.get("spec"))}
         found.append(kept)
     return found
@@ -207,31 +234,48 @@ class ValueProblem(ValueError):
 def instant(value: str) -> float:
     """An RFC 3339 time as seconds since the epoch."""
     if not _RFC3339.match(value):
-        raise ValueProblem(f"{value!r} is not an RFC 3339 time (e.g. 2026-11-02T08:00:00Z) or a number of seconds")
+        raise ValueProblem(f"{_shown(value)} is not an RFC 3339 time (e.g. 2026-11-02T08:00:00Z) or a number of "
+                           "seconds")
     text = value.replace("z", "Z").replace("Z", "+00:00").replace("t", "T").replace(" ", "T")
     try:
         return datetime.fromisoformat(text).timestamp()  # the pattern makes it carry its offset
     except ValueError:
-        raise ValueProblem(f"{value!r} is not a valid time") from None
+        raise ValueProblem(f"{_shown(value)} is not a valid time") from None
 
 
 def submitted_time(value: Any) -> tuple[float, bool]:
-    """(seconds, is an instant) of a `submitted` value: an RFC 3339 time or seconds from the start."""
+    """(seconds, is an instant) of a `submitted` value: an RFC 3339 time or seconds from the start
+    (at most MAX_SPAN: a trace's submissions lie within that of each other)."""
     found = _seconds_or_text(value, "seconds from the start",
                              "a time; write an RFC 3339 time or seconds from the start")
-    return (found, False) if isinstance(found, float) else (instant(found), True)
+    if isinstance(found, float):
+        return _within_span(found, "s from the start"), False
+    return instant(found), True
 
 
-def duration(value: Any, what: str = "a duration") -> float:
-    """Seconds of a Go-style duration (`90s`, `5m`, `1h30m`) or a plain number of seconds."""
+def duration(value: Any, what: str = "a duration", most: float = MAX_SPAN) -> float:
+    """Seconds of a Go-style duration (`90s`, `5m`, `1h30m`) or a plain number of seconds, at most `most`."""
     wrong = f"{what}; write e.g. 90s, 5m, 1h30m or a number of seconds"
     found = _seconds_or_text(value, what, wrong)
-    if isinstance(found, float):
-        return found
-    parsed: Optional[Fraction] = parse_duration(found)
-    if parsed is None:
-        raise ValueProblem(f"{value!r} is not {wrong}")
-    return _non_negative(float(parsed), what)
+    if isinstance(found, str):
+        parsed: Optional[Fraction] = parse_duration(found)
+        if parsed is None:
+            raise ValueProblem(f"{_shown(value)} is not {wrong}")
+        found = _non_negative(float(parsed), what)
+    return _within_span(found, f"s of {what}", most)
+
+
+def _within_span(seconds: float, what: str, most: float = MAX_SPAN) -> float:
+    if seconds > most:
+        raise ValueProblem(f"{seconds:g} {what} is more than {most / 86400:g} days, the longest this program "
+                           f"replays; fix the value, or replay a long history in parts")
+    return seconds
+
+
+def _shown(value: Any) -> str:
+    """A value in a message, cut short: a trace can hold a string of a megabyte."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _seconds_or_text(value: Any, what: str, wrong: str) -> float | str:
@@ -241,11 +285,15 @@ def _seconds_or_text(value: Any, what: str, wrong: str) -> float | str:
         text = value.strip()
         try:
             return _non_negative(float(text), what)
-        except ValueError:
+        except ValueError:  # ValueProblem too: a negative number in a string goes to the other reading
             return text
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return _non_negative(float(value), what)
-    raise ValueProblem(f"{value!r} is not {wrong}")
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past a float's range
+            raise ValueProblem(f"{_shown(value)} is not {what}: it is far too large") from None
+        return _non_negative(number, what)
+    raise ValueProblem(f"{_shown(value)} is not {wrong}")
 
 
 def _non_negative(value: float, what: str) -> float:

@@ -1,15 +1,21 @@
-"""Shared pieces of the settings models: strict camelCase models, field checks and field-pinned errors."""
+"""Shared pieces of the settings models: strict camelCase models, field checks, and the one way they report a problem.
+
+A problem of a stack config is `problem(message, fix, at=...)`: what is wrong (one sentence), what to do, and
+where below the model being validated (`at`, "" for the value itself). A field's validator raises it, a
+`checked` function returns it, a model's `@check` yields every one it finds; pydantic collects them all, across
+the whole config, and `errors.problems_from` turns each into a `FieldError` at its stack key.
+"""
 
 from __future__ import annotations
 
 import re
 from itertools import islice
-from typing import Any, Callable, Iterator, Optional, Union
+from typing import Any, Callable, Iterable, Optional, Union
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from aks_kueue.k8s.field import Path
+from aks_kueue.k8s.field import FieldError, Path
 from aks_kueue.k8s.spelling import suggest  # noqa: F401  (re-exported for the settings modules)
 
 # An Entra object ID (a user's, a group's): a GUID.
@@ -39,27 +45,48 @@ class ConfigModel(BaseModel):
     )
 
 
-def field_error(field: FieldPath, message: str) -> PydanticCustomError:
-    """An error from a model validator that points at one of the model's fields.
-
-    Model validators report at the model's own path; the formatter appends `field`
-    so the user sees the key that has to change, e.g. `nodePools[1].minCount`.
-    """
-    return PydanticCustomError("field", "{message}", {"field": field, "message": message})
+PROBLEM, WARNING = "field", "warning"  # the error types of `problem` and `warning`
 
 
-def field_errors(problems: list[tuple[FieldPath, str]]) -> ValidationError:
-    """Several `field_error`s from one validator, so they are all reported together.
+def problem(message: str, fix: str = "", at: FieldPath = "") -> PydanticCustomError:
+    """A problem (pydantic's own structured error, so that a validator can raise it): what is wrong with the
+    value being validated or (`at`, its path below the model: `nodePools[1].minCount`, a `k8s.field.Path`, or
+    parts) with one of its fields, and what to do about it."""
+    return PydanticCustomError(PROBLEM, "{message}", {"field": at, "message": message, "fix": fix})
 
-    Raise the result; pydantic merges its errors into the model's, each pinned to its field.
-    """
+
+def warning(message: str, fix: str = "", at: FieldPath = "") -> PydanticCustomError:
+    """What a check finds that the stack may keep, worth a line in every preview (`Settings.warnings`); the
+    shape of a `problem`."""
+    return PydanticCustomError(WARNING, "{message}", {"field": at, "message": message, "fix": fix})
+
+
+def is_warning(found: PydanticCustomError) -> bool:
+    return found.type == WARNING
+
+
+def as_field_error(found: PydanticCustomError) -> FieldError:
+    """A problem or warning as the field error it stands for, its field the path below the model."""
+    context = found.context or {}
+    return FieldError(str(context["field"]), context["message"], context["fix"])
+
+
+def reported(error: FieldError, at: FieldPath = "") -> PydanticCustomError:
+    """A `FieldError` of the core (an AKS limit, a Kueue check) as a problem of this model, at `at` or at the
+    error's own field."""
+    return problem(error.message, error.fix, at or error.field)
+
+
+def raised(problems: Iterable[PydanticCustomError]) -> ValidationError:
+    """Several problems from one validator as one error to raise: pydantic merges them into the model's, each at
+    its field, so that all of them are reported together."""
     return ValidationError.from_exception_data("settings", [
-        InitErrorDetails(type=field_error(field, message), loc=(), input=None) for field, message in problems])
+        InitErrorDetails(type=each, loc=(), input=None) for each in problems])
 
 
-def check(method: Optional[Callable[[Any], Iterator[tuple[FieldPath, str]]]] = None, *, first: bool = False) -> Any:
-    """A model check written as a generator of (field, message) problems, run after the fields are
-    read (`model_validator(mode="after")`). `@check` reports every problem it yields; `@check(first=True)`
+def check(method: Optional[Callable[[Any], Iterable[PydanticCustomError]]] = None, *, first: bool = False) -> Any:
+    """A model check written as a generator of `problem(...)`s, run after the fields are read
+    (`model_validator(mode="after")`). `@check` reports every problem it yields; `@check(first=True)`
     only the first, where a later one would be noise (or assumes the earlier ones do not hold)."""
     if method is None:
         return lambda method: check(method, first=first)
@@ -67,21 +94,22 @@ def check(method: Optional[Callable[[Any], Iterator[tuple[FieldPath, str]]]] = N
     def run(self):
         problems = list(islice(method(self), 1 if first else None))
         if problems:
-            raise field_errors(problems)
+            raise raised(problems)
         return self
     return model_validator(mode="after")(run)
 
 
-def checked(problem: Callable[[Any], Optional[str]]) -> AfterValidator:
-    """A field `problem(value)` finds fault with (its message) or not (None): `Annotated[int, checked(f)]`."""
+def checked(find: Callable[[Any], Union[PydanticCustomError, FieldError, None]]) -> AfterValidator:
+    """A field `find(value)` finds a problem with (a `problem(...)`, or a core `FieldError`) or not (None):
+    `Annotated[int, checked(f)]`."""
     def validate(value: Any) -> Any:
-        message = problem(value)
-        if message:
-            raise ValueError(message)
+        found = find(value)
+        if found:
+            raise reported(found) if isinstance(found, FieldError) else found
         return value
     return AfterValidator(validate)
 
 
-def matching(pattern: re.Pattern, problem: str) -> AfterValidator:
-    """A text field `pattern` must match in full; the message is then the value, quoted, and `problem`."""
-    return checked(lambda value: None if pattern.fullmatch(value) else f"{value!r} {problem}")
+def matching(pattern: re.Pattern, what: str, fix: str) -> AfterValidator:
+    """A text field `pattern` must match in full; else the message is the value, quoted, and `what` it is not."""
+    return checked(lambda value: None if pattern.fullmatch(value) else problem(f"{value!r} {what}", fix))

@@ -8,12 +8,14 @@ from datetime import date
 from typing import Annotated, Literal, Optional
 
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from aks_kueue.day2.upgrades import version_channel_problem
 from aks_kueue.aks import kubernetes_versions, limits, network as aks_network
 from aks_kueue.aks.allocatable import default_max_pods
 from aks_kueue.aks.vm_sizes import lookup
-from aks_kueue.settings.base import GUID as _GUID, ConfigModel, check, checked, matching
+from aks_kueue.settings.base import (GUID as _GUID, ConfigModel, as_field_error, check, checked, matching, problem,
+                                    reported)
 from aks_kueue.settings.monitoring import LogAnalyticsWorkspaceId
 from aks_kueue.settings.pools import MaxPods, OsDiskSize, OsDiskType, os_disk_problems, size_hint
 from aks_kueue.versions import MIN_KUBERNETES_MINOR
@@ -33,7 +35,8 @@ def parse_cidr(value: str) -> str:
     try:
         ipaddress.ip_network(value, strict=True)
     except ValueError as exc:
-        raise ValueError(f"{value!r} is not a CIDR block ({exc}); write it like 10.244.0.0/16") from None
+        raise problem(f"{value!r} is not a CIDR block ({exc})",
+                      fix="write it like 10.244.0.0/16") from None
     return value
 
 
@@ -41,15 +44,37 @@ def _ip_address(value: str) -> str:
     try:
         ipaddress.ip_address(value)
     except ValueError:
-        raise ValueError(f"{value!r} is not an IP address; write it like 10.0.0.10") from None
+        raise problem(f"{value!r} is not an IP address",
+                      fix="write it like 10.0.0.10") from None
     return value
 
 
 def _duration(example: str) -> AfterValidator:
-    return matching(_DURATION, f"is not a duration; write a number with s, m or h, such as {example}")
+    return matching(_DURATION, "is not a duration", f"write a number with s, m or h, such as {example}")
+
+
+_SECONDS = {"s": 1, "m": 60, "h": 3600}
+
+
+def _whole(unit: str) -> AfterValidator:
+    """A profile value the AKS API takes as a whole number of one unit (`limits.AUTOSCALER_PROFILE_UNITS`)."""
+    name = {"m": "minutes", "s": "seconds"}[unit]
+
+    def refused(value: str) -> Optional[PydanticCustomError]:
+        if re.fullmatch(rf"\d+{unit}", value):
+            return None
+        given = re.fullmatch(r"(\d+(?:\.\d+)?)([smh])", value)
+        seconds = float(given[1]) * _SECONDS[given[2]] if given else None
+        same = (f": {value} is {seconds / _SECONDS[unit]:g}{unit}" if seconds is not None
+                and (seconds / _SECONDS[unit]).is_integer() else "")
+        return problem(f"{value!r} is refused by AKS, which takes this value in whole {name} only, written like "
+                       f"15{unit} ({limits.AUTOSCALER_PROFILE_UNITS.name}){same}")
+    return checked(refused)
 
 
 Duration = Annotated[str, _duration("10m")]
+Minutes = Annotated[str, _whole("m")]
+Seconds = Annotated[str, _whole("s")]
 
 
 def judging_day(info: ValidationInfo) -> date:
@@ -74,27 +99,27 @@ class SystemPool(ConfigModel):
     def _known_size(cls, value: str) -> str:
         size = lookup(value)
         if size is None:
-            raise ValueError(f"{value!r} is not a VM size this program knows{size_hint(value)}; pick one "
-                             "from the catalog aks_kueue/aks/data/vm-sizes.json, for example Standard_D4s_v5")
+            raise problem(f"{value!r} is not a VM size this program knows{size_hint(value)}",
+                          fix="pick one from the catalog aks_kueue/aks/data/vm-sizes.json, for example Standard_D4s_v5")
         if size.family.startswith("B"):
-            raise ValueError(f"{size.name} is a burstable B-series size, which AKS does not support for system "
-                             "pools; use a general-purpose size such as Standard_D4s_v5")
+            raise problem(f"{size.name} is a burstable B-series size, which AKS does not support for system pools",
+                          fix="use a general-purpose size such as Standard_D4s_v5")
         if size.vcpus < limits.SYSTEM_POOL_MIN_VCPUS or size.memory_gib < limits.SYSTEM_POOL_MIN_MEMORY_GIB:
-            raise ValueError(f"{size.name} has {size.vcpus} vCPUs and {size.memory_gib:g} GiB; AKS system pools "
-                             f"need at least {limits.SYSTEM_POOL_MIN_VCPUS} vCPUs and "
-                             f"{limits.SYSTEM_POOL_MIN_MEMORY_GIB} GiB (use-system-pools), for example "
-                             "Standard_D4s_v5")
+            raise problem(f"{size.name} has {size.vcpus} vCPUs and {size.memory_gib:g} GiB; AKS system pools need at "
+                          f"least {limits.SYSTEM_POOL_MIN_VCPUS} vCPUs and {limits.SYSTEM_POOL_MIN_MEMORY_GIB} GiB "
+                          "(use-system-pools), for example Standard_D4s_v5")
         if size.has_gpu:
-            raise ValueError(f"{size.name} is a GPU size; the system pool runs system pods only, "
-                             "so use a general-purpose size such as Standard_D4s_v5")
+            raise problem(f"{size.name} is a GPU size; the system pool runs system pods only, so use a general-purpose "
+                          "size such as Standard_D4s_v5")
         return size.name
 
     @field_validator("os_type")
     @classmethod
     def _linux(cls, value: Optional[str]) -> Optional[str]:
         if value is not None and value != limits.SYSTEM_POOL_OS_TYPE:
-            raise ValueError(f"{value!r}: AKS system pools run Linux only; set osType: Linux or remove it "
-                             "(Windows nodes belong in a user pool, which this program does not create)")
+            raise problem(f"{value!r}: AKS system pools run Linux only",
+                          fix="set osType: Linux or remove it (Windows nodes belong in a user pool, which this program "
+                          "does not create)")
         return value
 
     @check
@@ -112,15 +137,15 @@ class AutoscalerProfile(ConfigModel):
     ignore_daemonsets_utilization: Optional[bool] = None
     max_empty_bulk_delete: Optional[int] = Field(None, ge=1)
     max_graceful_termination_sec: Optional[int] = Field(None, ge=0)
-    max_node_provision_time: Optional[Duration] = None
+    max_node_provision_time: Optional[Minutes] = None
     max_total_unready_percentage: Optional[int] = Field(None, ge=0, le=100)
     new_pod_scale_up_delay: Optional[Duration] = None
     ok_total_unready_count: Optional[int] = Field(None, ge=0)
-    scale_down_delay_after_add: Optional[Duration] = None
-    scale_down_delay_after_delete: Optional[Duration] = None
-    scale_down_delay_after_failure: Optional[Duration] = None
-    scale_down_unneeded_time: Optional[Duration] = None
-    scale_down_unready_time: Optional[Duration] = None
+    scale_down_delay_after_add: Optional[Minutes] = None
+    scale_down_delay_after_delete: Optional[Seconds] = None
+    scale_down_delay_after_failure: Optional[Minutes] = None
+    scale_down_unneeded_time: Optional[Minutes] = None
+    scale_down_unready_time: Optional[Minutes] = None
     scale_down_utilization_threshold: Optional[float] = Field(None, gt=0, le=1)
     scan_interval: Optional[int] = Field(None, ge=1, description="seconds")
     skip_nodes_with_local_storage: Optional[bool] = None
@@ -179,25 +204,33 @@ class Network(ConfigModel):
     @check
     def _consistent(self):
         if self.plugin != "azure" and self.plugin_mode is not None:
-            yield "pluginMode", (f"pluginMode overlay needs plugin azure, not {self.plugin}; "
-                                 "remove pluginMode or set plugin: azure")
+            yield problem(f"pluginMode overlay needs plugin azure, not {self.plugin}",
+                          fix="remove pluginMode or set plugin: azure", at="pluginMode")
         if self.dataplane == "cilium" and self.plugin != "azure":
-            yield "dataplane", "the Cilium dataplane needs plugin azure; set plugin: azure or dataplane: azure"
+            yield problem("the Cilium dataplane needs plugin azure",
+                          fix="set plugin: azure or dataplane: azure", at="dataplane")
+        if self.policy == "azure" and self.plugin != "azure":
+            yield problem("Azure Network Policy Manager runs with the Azure CNI plugin only, and AKS refuses it with "
+                          f"{self.plugin} ({limits.AZURE_NPM_NEEDS_AZURE_CNI.name}: \"To use Azure Network Policy "
+                          "Manager, you must use the Azure CNI plug-in\")",
+                          fix=f"set policy: calico to keep {self.plugin}, or plugin: azure", at="policy")
         if self.policy == "cilium" and self.dataplane != "cilium":
-            yield "policy", "network policy cilium needs dataplane cilium; set dataplane: cilium or policy: azure"
+            yield problem("network policy cilium needs dataplane cilium",
+                          fix="set dataplane: cilium or policy: azure", at="policy")
         if self.dataplane == "cilium" and self.policy in _NOT_WITH_CILIUM:
-            yield "policy", (f"network policy {self.policy} cannot run with the Cilium dataplane, which enforces "
-                             "network policy itself: AKS refuses the pair "
-                             f"({limits.CILIUM_NEEDS_CILIUM_POLICY.name}: \"Cilium dataplane requires network "
-                             "policy cilium\"); set policy: cilium (or remove it), or dataplane: azure to keep "
-                             f"{self.policy}")
+            yield problem(f"network policy {self.policy} cannot run with the Cilium dataplane, which enforces network "
+                          f"policy itself: AKS refuses the pair ({limits.CILIUM_NEEDS_CILIUM_POLICY.name}: \"Cilium "
+                          "dataplane requires network policy cilium\")",
+                          fix=f"set policy: cilium (or remove it), or dataplane: azure to keep {self.policy}",
+                          at="policy")
         if self.pod_cidr and self.plugin == "azure" and self.plugin_mode != "overlay":
-            yield "podCidr", "podCidr applies only to Azure CNI Overlay or kubenet; remove it"
+            yield problem("podCidr applies only to Azure CNI Overlay or kubenet",
+                          fix="remove it", at="podCidr")
         yield from self._address_problems()
 
-    def _address_problems(self) -> list[tuple[str, str]]:
+    def _address_problems(self) -> list[PydanticCustomError]:
         """The network arithmetic AKS checks at create time (`aks_kueue/aks/network.py` has the sources)."""
-        problems: list[tuple[str, str]] = []
+        problems: list[PydanticCustomError] = []
         pods = ipaddress.ip_network(self.effective_pod_cidr)
         service = ipaddress.ip_network(self.service_cidr or aks_network.DEFAULT_SERVICE_CIDR)
         dns = ipaddress.ip_address(self.dns_service_ip or aks_network.DEFAULT_DNS_SERVICE_IP)
@@ -209,38 +242,41 @@ class Network(ConfigModel):
             if value is None:
                 continue
             if value.version == 6:
-                problems.append((key, f"{value} is an IPv6 range; {single_stack}; use an IPv4 range such as "
-                                      f"{example}"))
+                problems.append(problem(f"{value} is an IPv6 range; {single_stack}",
+                                        fix=f"use an IPv4 range such as {example}", at=key))
                 continue
             reserved = aks_network.reserved_overlap(value)
             if reserved is not None and (key != "podCidr" or self.uses_pod_cidr):
-                problems.append((key, f"{value} overlaps {reserved}, which AKS reserves and refuses for pod and "
-                                      "service ranges (169.254.0.0/16, 172.30.0.0/16, 172.31.0.0/16, 192.0.2.0/24); "
-                                      f"use another private range such as {example}"))
+                problems.append(problem(f"{value} overlaps {reserved}, which AKS reserves and refuses for pod and "
+                                        "service ranges (169.254.0.0/16, 172.30.0.0/16, 172.31.0.0/16, 192.0.2.0/24)",
+                                        fix=f"use another private range such as {example}", at=key))
         if self.dns_service_ip and dns.version == 6:
-            problems.append(("dnsServiceIp", f"{dns} is an IPv6 address; {single_stack}; use an IPv4 address "
-                                             "inside serviceCidr"))
-        if any(key in ("serviceCidr", "dnsServiceIp") for key, _ in problems) or service.version == 6:
+            problems.append(problem(f"{dns} is an IPv6 address; {single_stack}",
+                                    fix="use an IPv4 address inside serviceCidr", at="dnsServiceIp"))
+        if any(as_field_error(found).field in ("serviceCidr", "dnsServiceIp") for found in problems) \
+                or service.version == 6:
             return problems
         if service.prefixlen < aks_network.LARGEST_SERVICE_PREFIX:
-            problems.append(("serviceCidr", f"{service} is larger than AKS allows for services (at most a "
-                                            f"/{aks_network.LARGEST_SERVICE_PREFIX}); use a /16 such as "
-                                            f"{aks_network.DEFAULT_SERVICE_CIDR}"))
+            problems.append(problem(f"{service} is larger than AKS allows for services (at most a "
+                                    f"/{aks_network.LARGEST_SERVICE_PREFIX})",
+                                    fix=f"use a /16 such as {aks_network.DEFAULT_SERVICE_CIDR}", at="serviceCidr"))
         if self.uses_pod_cidr and pods.version == 4 and aks_network.overlap(pods, service):
             key = "serviceCidr" if self.service_cidr else "podCidr"
-            problems.append((key, f"podCidr {pods} and serviceCidr {service} overlap{self._defaults_note()}; "
-                                  "AKS needs them apart, for example podCidr 10.244.0.0/16 and serviceCidr "
-                                  "10.0.0.0/16"))
+            problems.append(problem(f"podCidr {pods} and serviceCidr {service} overlap{self._defaults_note()}; AKS "
+                                    "needs them apart, for example podCidr 10.244.0.0/16 and serviceCidr 10.0.0.0/16",
+                                    at=key))
         why = aks_network.service_ip_problem(dns, service)
         if why is not None:
             suggestion = aks_network.suggested_dns_ip(service)
             right = f"such as {suggestion}" if suggestion else "or widen serviceCidr"
             if self.dns_service_ip:
-                problems.append(("dnsServiceIp", f"{dns} {why}; use an address inside serviceCidr other than its "
-                                                 f"first, {right}"))
+                problems.append(problem(f"{dns} {why}",
+                                        fix=f"use an address inside serviceCidr other than its first, {right}",
+                                        at="dnsServiceIp"))
             else:
-                problems.append(("dnsServiceIp", f"is not set, so AKS uses {dns}, which {why}; set dnsServiceIp "
-                                                 f"to an address inside serviceCidr {service}, {right}"))
+                problems.append(problem(f"is not set, so AKS uses {dns}, which {why}",
+                                        fix=f"set dnsServiceIp to an address inside serviceCidr {service}, {right}",
+                                        at="dnsServiceIp"))
         return problems
 
     def _defaults_note(self) -> str:
@@ -271,7 +307,8 @@ class Defender(ConfigModel):
     @check
     def _consistent(self):
         if self.enabled is False and self.log_analytics_workspace_id is not None:
-            yield "logAnalyticsWorkspaceId", "is used only while Defender is on; remove it or remove enabled: false"
+            yield problem("is used only while Defender is on",
+                          fix="remove it or remove enabled: false", at="logAnalyticsWorkspaceId")
 
 
 class KeyVaultSecretsProvider(ConfigModel):
@@ -286,7 +323,8 @@ class KeyVaultSecretsProvider(ConfigModel):
     @check
     def _consistent(self):
         if not self.secret_rotation and self.rotation_poll_interval is not None:
-            yield "rotationPollInterval", "is used only with secretRotation: true; remove it"
+            yield problem("is used only with secretRotation: true",
+                          fix="remove it", at="rotationPollInterval")
 
 
 class Security(ConfigModel):
@@ -313,8 +351,8 @@ class Security(ConfigModel):
     def _guids(cls, values: list[str]) -> list[str]:
         for value in values:
             if not _GUID.fullmatch(value):
-                raise ValueError(f"{value!r} is not an Entra object ID; use the group's GUID, "
-                                 "like 00000000-0000-0000-0000-000000000000")
+                raise problem(f"{value!r} is not an Entra object ID",
+                              fix="use the group's GUID, like 00000000-0000-0000-0000-000000000000")
         return values
 
     @field_validator("api_server_authorized_ip_ranges")
@@ -326,21 +364,27 @@ class Security(ConfigModel):
     def _consistent(self):
         ranges = self.api_server_authorized_ip_ranges
         if self.private_cluster and ranges:
-            yield "apiServerAuthorizedIpRanges", ("AKS does not support authorized IP ranges on a private cluster "
-                                                  "(its API server has no public endpoint to restrict); remove them "
-                                                  "or set privateCluster: false")
+            yield problem("AKS does not support authorized IP ranges on a private cluster (its API server has no "
+                          "public endpoint to restrict)",
+                          fix="remove them or set privateCluster: false", at="apiServerAuthorizedIpRanges")
+        if self.upgrade_channel == "node-image" and self.node_os_upgrade_channel != "NodeImage":
+            channel, source = self.node_os_upgrade_channel, limits.NODE_IMAGE_CHANNEL_SETS_NODE_OS.name
+            yield problem("AKS fixes the node OS channel at NodeImage while upgradeChannel is node-image and refuses "
+                          f"{channel} beside it ({source})",
+                          fix="set nodeOsUpgradeChannel: NodeImage, or an upgradeChannel such as patch to keep "
+                          f"{channel}", at="nodeOsUpgradeChannel")
         if len(ranges) > limits.MAX_AUTHORIZED_IP_RANGES:
-            yield "apiServerAuthorizedIpRanges", (f"{len(ranges)} ranges; AKS accepts at most "
-                                                  f"{limits.MAX_AUTHORIZED_IP_RANGES} authorized IP ranges, so merge "
-                                                  "some into wider CIDR blocks")
+            yield problem(f"{len(ranges)} ranges; AKS accepts at most {limits.MAX_AUTHORIZED_IP_RANGES} authorized IP "
+                          "ranges, so merge some into wider CIDR blocks", at="apiServerAuthorizedIpRanges")
         if self.private_cluster and not self.deployer_in_cluster_network:
-            yield "privateCluster", ("a private API server answers only inside the cluster's virtual network (or a "
-                                     "network peered or connected to it), and pulumi-kubernetes must reach it to "
-                                     "install Kueue and the queues; run pulumi from there and say so with "
-                                     "deployerInClusterNetwork: true, or set privateCluster: false")
+            yield problem("a private API server answers only inside the cluster's virtual network (or a network peered "
+                          "or connected to it), and pulumi-kubernetes must reach it to install Kueue and the queues",
+                          fix="run pulumi from there and say so with deployerInClusterNetwork: true, or set "
+                          "privateCluster: false", at="privateCluster")
         if self.deployer_in_cluster_network and not self.private_cluster:
-            yield "deployerInClusterNetwork", ("applies only to privateCluster: true (a public API server is reached "
-                                               "from anywhere its authorized ranges allow); remove it")
+            yield problem("applies only to privateCluster: true (a public API server is reached from anywhere its "
+                          "authorized ranges allow)",
+                          fix="remove it", at="deployerInClusterNetwork")
 
 
 def _date(value) -> str:
@@ -352,14 +396,17 @@ def _date(value) -> str:
         value = value.isoformat()  # an unquoted date reaches the offline reader as a date; Pulumi hands over text
     if is_go_timestamp_text(value):
         day = value.split(" ", 1)[0]
-        raise ValueError(f"is an unquoted date: the Pulumi CLI reads {day} as a timestamp and hands the program "
-                         f"{value!r}, which AKS does not take; quote it: \"{day}\"")
+        raise problem(f"is an unquoted date: the Pulumi CLI reads {day} as a timestamp and hands the program "
+                      f"{value!r}, which AKS does not take",
+                      fix=f"quote it: \"{day}\"")
     if not isinstance(value, str) or not _DATE.fullmatch(value):
-        raise ValueError(f"{value!r} is not a date; write it like 2026-12-24")
+        raise problem(f"{value!r} is not a date",
+                      fix="write it like 2026-12-24")
     try:
         datetime.date.fromisoformat(value)
     except ValueError:
-        raise ValueError(f"{value!r} is not a calendar date; write it like 2026-12-24") from None
+        raise problem(f"{value!r} is not a calendar date",
+                      fix="write it like 2026-12-24") from None
     return value
 
 
@@ -399,8 +446,8 @@ class Schedule(ConfigModel):
     def _one(self):
         chosen = [k for k in ("daily", "weekly", "absolute_monthly", "relative_monthly") if getattr(self, k)]
         if len(chosen) != 1:
-            raise ValueError("give exactly one of daily, weekly, absoluteMonthly or relativeMonthly, for example "
-                             "weekly: {intervalWeeks: 1, dayOfWeek: Saturday}")
+            raise problem("give exactly one of daily, weekly, absoluteMonthly or relativeMonthly, for example weekly: "
+                          "{intervalWeeks: 1, dayOfWeek: Saturday}")
         return self
 
 
@@ -411,7 +458,7 @@ class DateSpan(ConfigModel):
     @check
     def _order(self):
         if self.start > self.end:
-            yield "end", f"end {self.end} is before start {self.start}"
+            yield problem(f"end {self.end} is before start {self.start}", at="end")
 
 
 class MaintenanceWindow(ConfigModel):
@@ -420,8 +467,8 @@ class MaintenanceWindow(ConfigModel):
     schedule: Schedule
     duration_hours: Annotated[int, checked(limits.DURATION_HOURS.problem)]
     start_time: str
-    utc_offset: Optional[Annotated[str, matching(_UTC_OFFSET, "is not a UTC offset; write it like \"+02:00\" or "
-                                                              "\"-07:00\", quoted")]] = None
+    utc_offset: Optional[Annotated[str, matching(_UTC_OFFSET, "is not a UTC offset",
+                                                              "write it like \"+02:00\" or \"-07:00\", quoted")]] = None
     start_date: Optional[Date] = None
     not_allowed_dates: list[DateSpan] = []
 
@@ -432,7 +479,8 @@ class MaintenanceWindow(ConfigModel):
             # YAML 1.1 (the offline reader) reads an unquoted 10:30 as the number 630; Pulumi reads text.
             value = f"{value // 60:02d}:{value % 60:02d}"
         if not isinstance(value, str) or not _HHMM.fullmatch(value):
-            raise ValueError(f"{value!r} is not a time of day; write it like \"00:00\" (quoted, 00:00 to 23:59)")
+            raise problem(f"{value!r} is not a time of day",
+                          fix="write it like \"00:00\" (quoted, 00:00 to 23:59)")
         return value
 
     def to_api(self) -> dict[str, object]:
@@ -448,8 +496,9 @@ class Maintenance(ConfigModel):
 
 
 class Cluster(ConfigModel):
-    name: Annotated[str, matching(_CLUSTER_NAME, "is not a valid AKS cluster name; use 1-63 letters, digits, '-' or "
-                                                 "'_', starting and ending with a letter or digit")]
+    name: Annotated[str, matching(_CLUSTER_NAME, "is not a valid AKS cluster name",
+                                                 "use 1-63 letters, digits, '-' or '_', starting and ending with a "
+                                                 "letter or digit")]
     kubernetes_version: str
     tier: Literal["Free", "Standard", "Premium"] = "Standard"
     system_pool: SystemPool
@@ -466,19 +515,21 @@ class Cluster(ConfigModel):
         text = str(value) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else value
         match = re.fullmatch(r"1\.(\d+)(\.\d+)?", text) if isinstance(text, str) else None
         if not match:
-            raise ValueError(f"{text!r} is not a Kubernetes version; write \"1.34\" or \"1.34.x\", quoted")
+            raise problem(f"{text!r} is not a Kubernetes version",
+                          fix="write \"1.34\" or \"1.34.x\", quoted")
         if isinstance(value, float) and int(match.group(1)) < MIN_KUBERNETES_MINOR:
             # YAML (Pulumi's reader and ours) reads an unquoted 1.30 as the number 1.3: its trailing zero is lost.
             meant = f"{text}0" if len(match.group(1)) == 1 else text
-            raise ValueError(f"YAML read the unquoted version as the number {text} (an unquoted {meant} is the same "
-                             f"number); write it quoted: kubernetesVersion: \"{meant}\" (this program needs "
-                             f"1.{MIN_KUBERNETES_MINOR} or newer)")
+            raise problem(f"YAML read the unquoted version as the number {text} (an unquoted {meant} is the same "
+                          "number)",
+                          fix=f"write it quoted: kubernetesVersion: \"{meant}\" (this program needs "
+                          f"1.{MIN_KUBERNETES_MINOR} or newer)")
         if int(match.group(1)) < MIN_KUBERNETES_MINOR:
-            raise ValueError(f"Kubernetes {text} is too old; this program needs 1.{MIN_KUBERNETES_MINOR} "
-                             "or newer (the managed Kueue extension does too)")
+            raise problem(f"Kubernetes {text} is too old; this program needs 1.{MIN_KUBERNETES_MINOR} or newer (the "
+                          "managed Kueue extension does too)")
         verdict = kubernetes_versions.judge_version(text, judging_day(info), at_least=MIN_KUBERNETES_MINOR)
         if verdict.error:
-            raise ValueError(verdict.error)
+            raise problem(verdict.error)
         return text
 
     @property
@@ -492,11 +543,11 @@ class Cluster(ConfigModel):
 
     @check(first=True)
     def _consistent(self):
-        if problem := limits.pod_floor_problem(self.system_pool_max_pods, self.system_pool.count, "count",
-                                               "the nodes it is created with"):
-            yield "systemPool.maxPods", problem
-        if problem := version_channel_problem(self.kubernetes_version, self.security.upgrade_channel):
-            yield "kubernetesVersion", problem
+        if floor := limits.pod_floor_problem(self.system_pool_max_pods, self.system_pool.count, "count",
+                                             "the nodes it is created with"):
+            yield reported(floor, at="systemPool.maxPods")
+        if drift := version_channel_problem(self.kubernetes_version, self.security.upgrade_channel):
+            yield reported(drift, at="kubernetesVersion")
         if self.sku == "Automatic" and self.node_provisioning == "Manual":
-            yield "nodeProvisioning", ("AKS Automatic clusters always use node auto-provisioning; remove "
-                                       "nodeProvisioning or set sku: Base")
+            yield problem("AKS Automatic clusters always use node auto-provisioning",
+                          fix="remove nodeProvisioning or set sku: Base", at="nodeProvisioning")

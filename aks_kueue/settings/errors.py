@@ -8,21 +8,18 @@ import typing
 from pydantic import BaseModel, ValidationError
 
 from aks_kueue.k8s.field import FieldError
-from aks_kueue.settings.base import ConfigModel, suggest
+from aks_kueue.settings.base import PROBLEM, ConfigModel, suggest
 
 NAMESPACE = "aks-kueue"
 _PATH_PART = re.compile(r"\[([^\]]*)\]|([^.\[\]]+)")
 _PROVIDER_KEYS = {"location": "azure-native:location", "azure-native:environment": "azure-native:environment"}
 
 
-# A problem of a stack config is a field error whose path is the config key (`aks-kueue:pools[0].vmSize`).
-Problem = FieldError
-
-
 class SettingsError(Exception):
-    """Every problem of one stack config, reported together."""
+    """Every problem of one stack config, reported together: each a field error whose path is the config key
+    (`aks-kueue:nodePools[0].vmSize`)."""
 
-    def __init__(self, problems: list[Problem]):
+    def __init__(self, problems: list[FieldError]):
         self.problems = problems
         super().__init__("\n".join(str(p) for p in problems))
 
@@ -37,19 +34,20 @@ def format_path(loc: tuple) -> str:
     return text
 
 
-def problems_from(error: ValidationError, root: type[ConfigModel], secret=None) -> list[Problem]:
-    """`secret(path)`: whether a config path is inside a secret key; its value is then never shown
-    (the caller also takes every secret value out of the messages, `aks_kueue.secrets`)."""
+def problems_from(error: ValidationError, root: type[ConfigModel], secret=None) -> list[FieldError]:
+    """Each error of a stack config at its key: the settings' own `problem`s, and pydantic's (a missing or
+    unknown key, a value of the wrong type). `secret(path)`: whether a config path is inside a secret key; its
+    value is then never shown (the caller also takes every secret value out of the messages, `aks_kueue.secrets`)."""
     problems = []
     for err in error.errors():
         loc = tuple(err["loc"])
-        kind = err["type"]
-        if kind == "field":
+        kind, fix = err["type"], ""
+        if kind == PROBLEM:
             field = err["ctx"]["field"]
             loc += field if isinstance(field, tuple) else split_path(str(field))
-            message = err["ctx"]["message"]
+            message, fix = err["ctx"]["message"], err["ctx"]["fix"]
         elif kind == "missing":
-            message = "is required but missing; add it (see the stack-config contract)"
+            message, fix = "is required but missing", "add it (see the stack-config contract)"
         elif kind == "extra_forbidden":
             message = "unknown key" + _suggestion(root, loc)
         elif kind == "value_error":
@@ -59,7 +57,7 @@ def problems_from(error: ValidationError, root: type[ConfigModel], secret=None) 
             shown = "the secret value" if secret is not None and secret(format_path(loc)) else \
                 _short(err.get("input"))
             message = f"{shown} is not valid: {expected}"
-        problems.append(Problem(format_path(loc), message))
+        problems.append(FieldError(format_path(loc), message, fix))
     return problems
 
 

@@ -30,18 +30,21 @@ from aks_kueue.k8s import names
 from aks_kueue.k8s.field import Path
 from aks_kueue.kueue import multikueue as mk
 from aks_kueue.kueue.multikueue import Role
-from aks_kueue.settings.base import ConfigModel, check, checked, field_error, matching, snake
+from pydantic_core import PydanticCustomError
+
+from aks_kueue.settings.base import ConfigModel, check, checked, matching, problem, snake
 
 # `pulumi stack ls` prints org/project/stack; Pulumi's names are letters, digits, '-', '_' and '.'.
 StackName = Annotated[str, matching(re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"),
-                                    "is not a fully qualified stack name; write org/project/stack as `pulumi stack "
-                                    "ls --all` prints it")]
+                                    "is not a fully qualified stack name",
+                                    "write org/project/stack as `pulumi stack ls --all` prints it")]
 
 
-def _cluster_name_problem(value: str) -> Optional[str]:
-    return names.dns1123_label_problem(value) and (
-        f"{value!r} is not a DNS label (lower-case letters, digits and '-', at most 63, starting and ending with a "
-        "letter or digit); it names the MultiKueueCluster")
+def _cluster_name_problem(value: str) -> Optional[PydanticCustomError]:
+    if not names.dns1123_label_problem(value):
+        return None
+    return problem(f"{value!r} is not a DNS label (lower-case letters, digits and '-', at most 63, starting and ending "
+                   "with a letter or digit); it names the MultiKueueCluster")
 
 
 class FleetWorker(ConfigModel):
@@ -66,8 +69,9 @@ class Fleet(ConfigModel):
             try:
                 ipaddress.ip_network(value, strict=False)
             except ValueError:
-                raise field_error(Path().index(i), f"{value!r} is not an IP address or CIDR range; write the "
-                                                   "manager's outbound addresses, e.g. 203.0.113.7/32") from None
+                raise problem(f"{value!r} is not an IP address or CIDR range",
+                              fix="write the manager's outbound addresses, e.g. 203.0.113.7/32",
+                              at=Path().index(i)) from None
         return values
 
     @field_validator("token_generations")
@@ -76,12 +80,13 @@ class Fleet(ConfigModel):
         if values is None:
             return None
         if not values:
-            raise ValueError("must list at least one token generation (the first is the one the manager gets)")
+            raise problem("must list at least one token generation (the first is the one the manager gets)")
         for i, value in enumerate(values):
             if value < 1:
-                raise field_error(Path().index(i), f"{value} is not a generation; generations count from 1")
+                raise problem(f"{value} is not a generation; generations count from 1", at=Path().index(i))
             if value in values[:i]:
-                raise field_error(Path().index(i), f"generation {value} is listed twice; list each once")
+                raise problem(f"generation {value} is listed twice",
+                              fix="list each once", at=Path().index(i))
         return values
 
     @check
@@ -90,15 +95,16 @@ class Fleet(ConfigModel):
                        Role.WORKER: (Role.MANAGER, ("workers", "quotaManagement", "egressIpRanges"))}[self.role]
         for key in keys:
             if getattr(self, snake(key)) is not None:
-                yield key, f"is a key of a fleet {other}, and this stack's role is {self.role}; remove it"
+                yield problem(f"is a key of a fleet {other}, and this stack's role is {self.role}",
+                              fix="remove it", at=key)
         if self.role is Role.MANAGER:
             if self.workers is None:
-                yield "workers", ("is required for a manager: list the worker stacks, in the order the "
-                                  "MultiKueueConfig gets them (an empty list while none exists yet)")
+                yield problem("is required for a manager: list the worker stacks, in the order the MultiKueueConfig "
+                              "gets them (an empty list while none exists yet)", at="workers")
             yield from _unique(self.workers or [])
         elif self.manager is None:
-            yield "manager", ("is required for a worker: the manager's fully qualified stack name, whose outputs "
-                              "hold the teams this worker mirrors")
+            yield problem("is required for a worker: the manager's fully qualified stack name, whose outputs hold the "
+                          "teams this worker mirrors", at="manager")
 
     @property
     def generations(self) -> list[int]:
@@ -106,38 +112,38 @@ class Fleet(ConfigModel):
         return list(self.token_generations or [1])
 
 
-def _unique(workers: list[FleetWorker]) -> Iterator[tuple[Path, str]]:
+def _unique(workers: list[FleetWorker]) -> Iterator[PydanticCustomError]:
     names: dict[str, int] = {}
     stacks: dict[str, int] = {}
     for i, worker in enumerate(workers):
         if worker.name in names:
-            yield Path("workers").index(i).child("name"), (f"{worker.name!r} is also workers[{names[worker.name]}]'s "
-                                                           "name; each MultiKueueCluster needs its own")
+            yield problem(f"{worker.name!r} is also workers[{names[worker.name]}]'s name; each MultiKueueCluster needs "
+                          "its own", at=Path("workers").index(i).child("name"))
         if worker.stack in stacks:
-            yield Path("workers").index(i).child("stack"), (f"{worker.stack} is also workers[{stacks[worker.stack]}]; "
-                                                            "list each worker stack once")
+            yield problem(f"{worker.stack} is also workers[{stacks[worker.stack]}]",
+                          fix="list each worker stack once", at=Path("workers").index(i).child("stack"))
         names.setdefault(worker.name, i)
         stacks.setdefault(worker.stack, i)
 
 
-def cross_key_problems(settings) -> Iterator[tuple[str, str]]:
+def cross_key_problems(settings) -> Iterator[PydanticCustomError]:
     """What the fleet key needs of the rest of the stack (called by the root settings' validator):
     Kueue installed, a worker's teams left to the manager, the quota automation's gate."""
     fleet: Fleet = settings.fleet
     if settings.kueue.install == "none":
-        yield "fleet", (f"a fleet {fleet.role} runs Kueue (MultiKueue is part of it); set kueue.install to helm or "
-                        "managed, or remove aks-kueue:fleet")
+        yield problem(f"a fleet {fleet.role} runs Kueue (MultiKueue is part of it)",
+                      fix="set kueue.install to helm or managed, or remove aks-kueue:fleet", at="fleet")
     queues = settings.queues
     if fleet.role is Role.WORKER and queues is not None:
         for key, present in (("localQueues", queues.local_queues), ("workloadPriorityClasses",
                                                                    queues.workload_priority_classes)):
             if present:
-                yield f"queues.{key}", (f"a fleet worker mirrors its {key} from the manager's stack ({fleet.manager}), "
-                                        "so that every cluster has the same teams; declare them in the manager's stack "
-                                        "and remove them here")
+                yield problem(f"a fleet worker mirrors its {key} from the manager's stack ({fleet.manager}), so that "
+                              "every cluster has the same teams",
+                              fix="declare them in the manager's stack and remove them here", at=f"queues.{key}")
     if fleet.role is Role.MANAGER and fleet.quota_management == mk.AUTOMATED:
         kueue = settings.kueue
         if kueue.install != "helm" or not kueue.feature_gates_in_force.get(mk.QUOTA_GATE):
-            yield "fleet.quotaManagement", (f"Automated needs Kueue's alpha feature gate {mk.QUOTA_GATE} (KEP-9988); "
-                                            f"set kueue.featureGates.{mk.QUOTA_GATE}: true with install: helm (the "
-                                            "managed extension sets no gates), or use Manual")
+            yield problem(f"Automated needs Kueue's alpha feature gate {mk.QUOTA_GATE} (KEP-9988)",
+                          fix=f"set kueue.featureGates.{mk.QUOTA_GATE}: true with install: helm (the managed extension "
+                          "sets no gates), or use Manual", at="fleet.quotaManagement")

@@ -28,22 +28,25 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
-from aks_kueue.settings.base import ConfigModel, check, matching, snake
+from aks_kueue.settings.base import ConfigModel, check, matching, problem, snake
 
 
-def _resource_id(provider: str, kind: str) -> Any:
-    """A field holding an ARM resource id, as `az ... show --query id` prints it; ARM compares them
+def _resource_id(provider: str, kind: str) -> AfterValidator:
+    """The check of a field holding an ARM resource id, as `az ... show --query id` prints it; ARM compares them
     case-insensitively."""
     pattern = re.compile(r"/subscriptions/[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}/resourceGroups/[-\w._()]{1,90}"
                          rf"/providers/{re.escape(provider)}/[A-Za-z0-9][-A-Za-z0-9]{{2,62}}", re.IGNORECASE)
-    return Annotated[str, matching(pattern, f"is not {kind} resource id; write it as /subscriptions/<id>/"
-                                            f"resourceGroups/<group>/providers/{provider}/<name>")]
+    return matching(pattern, f"is not {kind} resource id",
+                    f"write it as /subscriptions/<id>/resourceGroups/<group>/providers/{provider}/<name>")
 
 
-AzureMonitorWorkspaceId = _resource_id("Microsoft.Monitor/accounts", "an Azure Monitor workspace")
-LogAnalyticsWorkspaceId = _resource_id("Microsoft.OperationalInsights/workspaces", "a Log Analytics workspace")
+AzureMonitorWorkspaceId = Annotated[str, _resource_id("Microsoft.Monitor/accounts", "an Azure Monitor workspace")]
+LogAnalyticsWorkspaceId = Annotated[str, _resource_id("Microsoft.OperationalInsights/workspaces",
+                                                      "a Log Analytics workspace")]
+_ONLY_WITH_INSIGHTS = "is used only with containerInsights: true"
+_TURN_INSIGHTS_ON = "remove it or turn containerInsights on"
 # The switches that need managed Prometheus, and what each of them would be missing without it.
 _NEEDS_PROMETHEUS = {
     "kueueMetrics": "the Kueue scrape needs managed Prometheus (its ServiceMonitor CRD and the scraper come "
@@ -98,21 +101,20 @@ class Monitoring(ConfigModel):
         if not self.managed_prometheus:
             for key, why in _NEEDS_PROMETHEUS.items():
                 if getattr(self, snake(key)):
-                    yield key, f"{why}; set managedPrometheus: true or {key}: false"
+                    yield problem(why, fix=f"set managedPrometheus: true or {key}: false", at=key)
             if self.azure_monitor_workspace_id is not None:
-                yield "azureMonitorWorkspaceId", ("is used only with managedPrometheus: true; remove it or turn "
-                                                  "managedPrometheus on")
-        only_with_insights = "is used only with containerInsights: true; remove it or turn containerInsights on"
+                yield problem("is used only with managedPrometheus: true",
+                              fix="remove it or turn managedPrometheus on", at="azureMonitorWorkspaceId")
         if not self.container_insights:
             for key in ("logAnalyticsWorkspaceId", "containerInsightsPreset"):
                 if getattr(self, snake(key)) is not None:
-                    yield key, only_with_insights
+                    yield problem(_ONLY_WITH_INSIGHTS, fix=_TURN_INSIGHTS_ON, at=key)
         if "log_retention_days" in self.model_fields_set:
             if not self.container_insights:
-                yield "logRetentionDays", only_with_insights
+                yield problem(_ONLY_WITH_INSIGHTS, fix=_TURN_INSIGHTS_ON, at="logRetentionDays")
             if self.log_analytics_workspace_id is not None:
-                yield "logRetentionDays", ("applies to the Log Analytics workspace this program creates; an existing "
-                                           "workspace (logAnalyticsWorkspaceId) keeps its own retention, so remove it")
+                yield problem("applies to the Log Analytics workspace this program creates; an existing workspace "
+                              "(logAnalyticsWorkspaceId) keeps its own retention, so remove it", at="logRetentionDays")
 
     @property
     def effective_container_insights_preset(self) -> str:

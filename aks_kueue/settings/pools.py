@@ -10,7 +10,7 @@ from pydantic import Field, field_validator
 from aks_kueue.k8s import names
 from aks_kueue.aks import limits
 from aks_kueue.day2.upgrades import GPU_UPGRADE_DEFAULTS
-from aks_kueue.settings.base import ConfigModel, check, checked, matching, suggest
+from aks_kueue.settings.base import ConfigModel, check, checked, matching, problem, suggest
 from aks_kueue.aks import pools
 from aks_kueue.aks.pools import taint_text
 from aks_kueue.aks.vm_sizes import VmSize, catalog, lookup
@@ -21,14 +21,14 @@ _TAINT = re.compile(r"^(?P<key>[^=:\s]+)=(?P<value>[^=:\s]*):(?P<effect>NoSchedu
 
 def check_label_key(key: str) -> None:
     if names.qualified_name_problem(key):
-        raise ValueError(f"{key!r} is not a Kubernetes label key; use an optional DNS prefix and a "
-                         "name of up to 63 letters, digits, '-', '_' or '.'")
+        raise problem(f"{key!r} is not a Kubernetes label key",
+                      fix="use an optional DNS prefix and a name of up to 63 letters, digits, '-', '_' or '.'")
 
 
 def check_label_value(value: str) -> None:
     if names.label_value_problem(value):
-        raise ValueError(f"{value!r} is not a Kubernetes label value; use up to 63 letters, digits, "
-                         "'-', '_' or '.', starting and ending with a letter or digit")
+        raise problem(f"{value!r} is not a Kubernetes label value",
+                      fix="use up to 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit")
 
 
 class Taint(ConfigModel):
@@ -40,8 +40,9 @@ class Taint(ConfigModel):
     def parse(cls, text: str) -> "Taint":
         match = _TAINT.fullmatch(text)
         if not match:
-            raise ValueError(f"{text!r} is not a taint; write key=value:Effect with Effect NoSchedule, "
-                             "PreferNoSchedule or NoExecute, for example sku=gpu:NoSchedule")
+            raise problem(f"{text!r} is not a taint",
+                          fix="write key=value:Effect with Effect NoSchedule, PreferNoSchedule or NoExecute, for "
+                          "example sku=gpu:NoSchedule")
         check_label_key(match["key"])
         if match["value"]:
             check_label_value(match["value"])
@@ -63,17 +64,19 @@ class ExplicitCapacity(ConfigModel):
     @classmethod
     def _memory(cls, value):
         if not isinstance(value, (str, int)) or isinstance(value, bool):
-            raise ValueError(f"{value!r} is not a memory quantity; write it like 64Gi")
+            raise problem(f"{value!r} is not a memory quantity",
+                          fix="write it like 64Gi")
         text = str(value)
         if not re.fullmatch(r"\d+(\.\d+)?(Ki|Mi|Gi|Ti|k|M|G|T)?", text):
-            raise ValueError(f"{text!r} is not a memory quantity; write it like 64Gi")
+            raise problem(f"{text!r} is not a memory quantity",
+                          fix="write it like 64Gi")
         return text
 
     @check
     def _gpu_resource(self):
         if self.gpus and not self.gpu_resource:
-            yield "gpuResource", ("gpus is set, so name the resource the device plugin advertises, for example "
-                                  "nvidia.com/gpu")
+            yield problem("gpus is set, so name the resource the device plugin advertises, for example nvidia.com/gpu",
+                          at="gpuResource")
 
 
 _SURGE = re.compile(r"^(\d+)%?$")
@@ -92,13 +95,15 @@ def os_disk_problems(pool):
     size = lookup(pool.vm_size)
     local = pools.local_disk_gib(size) if size is not None else None
     if not size.ephemeral_os_disk or not local:
-        yield "osDiskType", (f"{size.name} does not support ephemeral OS disks (its size page: Ephemeral OS "
-                             "Disk not supported, or no local disk); remove osDiskType or set it to Managed")
+        yield problem(f"{size.name} does not support ephemeral OS disks (its size page: Ephemeral OS Disk not "
+                      "supported, or no local disk)",
+                      fix="remove osDiskType or set it to Managed", at="osDiskType")
         return
     wanted = pool.os_disk_size_gb or pools.DEFAULT_OS_DISK_GIB
     key = "osDiskSizeGb" if pool.os_disk_size_gb else "osDiskType"
-    yield key, (f"an ephemeral OS disk of {wanted} GiB does not fit {size.name}, whose cache or temp disk holds "
-                f"{local:g} GiB; set osDiskSizeGb to {int(local)} or less, or osDiskType: Managed")
+    yield problem(f"an ephemeral OS disk of {wanted} GiB does not fit {size.name}, whose cache or temp disk holds "
+                  f"{local:g} GiB",
+                  fix=f"set osDiskSizeGb to {int(local)} or less, or osDiskType: Managed", at=key)
 
 
 def size_hint(name: str) -> str:
@@ -125,23 +130,25 @@ class UpgradeSettings(ConfigModel):
         text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
         match = _SURGE.fullmatch(text) if isinstance(text, str) else None
         if match is None or (text.endswith("%") and int(match.group(1)) > 100):
-            raise ValueError(f"{value!r} is not a node count or a percentage; write it like 1 or \"33%\"")
+            raise problem(f"{value!r} is not a node count or a percentage",
+                          fix="write it like 1 or \"33%\"")
         return text
 
     @check
     def _room_to_upgrade(self):
         if self.max_surge is not None and self.max_unavailable is not None and \
                 int(self.max_surge.rstrip("%")) == 0 and int(self.max_unavailable.rstrip("%")) == 0:
-            yield "maxUnavailable", ("with maxSurge 0 and maxUnavailable 0 no node can be upgraded; set "
-                                     "maxUnavailable: 1 (no extra quota) or a maxSurge above 0")
+            yield problem("with maxSurge 0 and maxUnavailable 0 no node can be upgraded",
+                          fix="set maxUnavailable: 1 (no extra quota) or a maxSurge above 0", at="maxUnavailable")
 
     def to_api(self) -> dict[str, object]:
         return self.model_dump(by_alias=True, exclude_none=True)
 
 
 class NodePool(ConfigModel):
-    name: Annotated[str, matching(_POOL_NAME, "is not a valid AKS pool name; use 1-12 lowercase letters and digits, "
-                                              "starting with a letter (^[a-z][a-z0-9]{0,11}$)")]
+    name: Annotated[str, matching(_POOL_NAME, "is not a valid AKS pool name",
+                                              "use 1-12 lowercase letters and digits, starting with a letter "
+                                              "(^[a-z][a-z0-9]{0,11}$)")]
     vm_size: str
     min_count: int = Field(ge=0, le=limits.MAX_NODES_PER_POOL)
     max_count: int = Field(ge=0, le=limits.MAX_NODES_PER_POOL)
@@ -168,8 +175,8 @@ class NodePool(ConfigModel):
     def _labels(cls, labels: dict[str, str]) -> dict[str, str]:
         for key, value in labels.items():
             if key.startswith("kubernetes.azure.com/") or "kubernetes.io/" in key:
-                raise ValueError(f"label {key!r} uses a prefix AKS reserves (kubernetes.azure.com/, "
-                                 "kubernetes.io/); choose another prefix")
+                raise problem(f"label {key!r} uses a prefix AKS reserves (kubernetes.azure.com/, kubernetes.io/)",
+                              fix="choose another prefix")
             check_label_key(key)
             check_label_value(value)
         return labels
@@ -182,16 +189,18 @@ class NodePool(ConfigModel):
     @check(first=True)
     def _counts_and_size(self):
         if self.min_count > self.max_count:
-            yield "minCount", (f"minCount {self.min_count} is above maxCount {self.max_count}; the autoscaler needs "
-                               "minCount <= maxCount")
+            yield problem(f"minCount {self.min_count} is above maxCount {self.max_count}; the autoscaler needs "
+                          "minCount <= maxCount", at="minCount")
         size = self.size
         if size is None and self.capacity is None:
-            yield "vmSize", (f"{self.vm_size!r} is not in the VM size catalog{size_hint(self.vm_size)}; fix the name, "
-                             "or state the node's capacity: {cpu, memory, gpus, gpuResource}")
+            yield problem(f"{self.vm_size!r} is not in the VM size catalog{size_hint(self.vm_size)}",
+                          fix="fix the name, or state the node's capacity: {cpu, memory, gpus, gpuResource}",
+                          at="vmSize")
         elif size is not None and (size.vcpus < limits.USER_POOL_MIN_VCPUS
                                    or size.memory_gib < limits.USER_POOL_MIN_MEMORY_GIB):
-            yield "vmSize", (f"{size.name} is below the AKS user-pool floor of {limits.USER_POOL_MIN_VCPUS} vCPU and "
-                             f"{limits.USER_POOL_MIN_MEMORY_GIB} GiB; pick a larger size")
+            yield problem(f"{size.name} is below the AKS user-pool floor of {limits.USER_POOL_MIN_VCPUS} vCPU and "
+                          f"{limits.USER_POOL_MIN_MEMORY_GIB} GiB",
+                          fix="pick a larger size", at="vmSize")
 
     @check
     def _os_disk(self):
@@ -200,25 +209,38 @@ class NodePool(ConfigModel):
     @check(first=True)
     def _gpu_options(self):
         vendor = self.gpu_vendor
+        gpu_keys = [key for key, value in (("gpuDriver", self.gpu_driver), ("gpuDevicePlugin", self.gpu_device_plugin),
+                                           ("gpuInstanceProfile", self.gpu_instance_profile)) if value is not None]
+        if gpu_keys and vendor is None and self.capacity is None:
+            # The size is the likelier mistake: a pool written as a GPU pool with a CPU size.
+            keys = " and ".join(gpu_keys)
+            yield problem(f"{self.vm_size} has no GPU, but the pool sets {keys} as a GPU pool does",
+                          fix="pick a GPU size (an NC, ND or NV size such as Standard_NC24ads_A100_v4), or remove "
+                          f"{keys} for a CPU pool", at="vmSize")
+            return
         if self.gpu_driver is not None and vendor is None:
-            yield "gpuDriver", f"{self.vm_size} has no GPU; remove gpuDriver"
+            yield problem(f"{self.vm_size} has no GPU",
+                          fix="remove gpuDriver", at="gpuDriver")
         if vendor == "amd" and self.gpu_driver == "Install":
-            yield "gpuDriver", ("AKS installs no AMD driver and requires gpuDriver None for AMD GPU pools; install "
-                                "the AMD GPU Operator instead")
+            yield problem("AKS installs no AMD driver and requires gpuDriver None for AMD GPU pools",
+                          fix="install the AMD GPU Operator instead", at="gpuDriver")
         if vendor == "amd" and self.os_sku not in (None, "Ubuntu", "Ubuntu2204"):
-            yield "osSku", "AMD GPU pools run on Ubuntu only; set osSku: Ubuntu"
+            yield problem("AMD GPU pools run on Ubuntu only",
+                          fix="set osSku: Ubuntu", at="osSku")
         if self.gpu_device_plugin is not None and vendor is None:
-            yield "gpuDevicePlugin", f"{self.vm_size} has no GPU; remove gpuDevicePlugin"
+            yield problem(f"{self.vm_size} has no GPU",
+                          fix="remove gpuDevicePlugin", at="gpuDevicePlugin")
         if self.gpu_device_plugin == pools.PROGRAM_PLUGIN and vendor == "amd":
-            yield "gpuDevicePlugin", ("the program runs NVIDIA's device plugin only; AMD GPU pools need the AMD GPU "
-                                      "Operator: install it and set gpuDevicePlugin: external")
+            yield problem("the program runs NVIDIA's device plugin only; AMD GPU pools need the AMD GPU Operator: "
+                          "install it and set gpuDevicePlugin: external", at="gpuDevicePlugin")
         if self.gpu_device_plugin == pools.PROGRAM_PLUGIN and self.gpu_driver == "None":
-            yield "gpuDevicePlugin", ("the program's device plugin needs the NVIDIA driver, which AKS does not "
-                                      "install with gpuDriver None; set gpuDriver: Install, or gpuDevicePlugin: "
-                                      "external where the GPU Operator brings the driver and its own device plugin")
+            yield problem("the program's device plugin needs the NVIDIA driver, which AKS does not install with "
+                          "gpuDriver None",
+                          fix="set gpuDriver: Install, or gpuDevicePlugin: external where the GPU Operator brings the "
+                          "driver and its own device plugin", at="gpuDevicePlugin")
         if self.gpu_instance_profile is not None and (self.size is None or not self.size.mig_capable):
-            yield "gpuInstanceProfile", (f"{self.vm_size} does not support MIG; MIG needs an NVIDIA A100, H100 or "
-                                         "H200 size")
+            yield problem(f"{self.vm_size} does not support MIG; MIG needs an NVIDIA A100, H100 or H200 size",
+                          at="gpuInstanceProfile")
 
     @property
     def effective_upgrade_settings(self) -> Optional[dict[str, object]]:

@@ -7,16 +7,20 @@ Kueue's and are checked by the Kueue validator, with the same key paths.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Optional, Union
+from typing import Annotated, Any, Iterator, Optional, Union
 
 from pydantic import Discriminator, Field, Tag, field_validator
+from pydantic_core import PydanticCustomError
 
 from aks_kueue.aks.autoscaler import class_problem
+from aks_kueue.aks.pools import AGENTPOOL
 from aks_kueue.aks.topology import AKS_LEVELS, from_aks_problem
+from aks_kueue.k8s.merge import deep_merge
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
+from aks_kueue.kueue.convert import V1BETA2, cluster_queue_spec_to_v1beta2
 from aks_kueue.k8s.field import Path
 from aks_kueue.k8s.names import dns1123_label_problem, qualified_name_problem
-from aks_kueue.settings.base import GUID, ConfigModel, check, checked, field_errors, matching
+from aks_kueue.settings.base import GUID, ConfigModel, check, checked, matching, problem, raised
 
 _QUEUE_REF = re.compile(r"^(?P<namespace>[^/\s]+)/(?P<name>[^/\s]+)$")
 
@@ -41,9 +45,10 @@ class Provisioning(ConfigModel):
     @classmethod
     def _flavors(cls, names: Optional[list[str]]) -> Optional[list[str]]:
         if names is not None and not names:
-            raise ValueError("an empty list limits the check to no flavor; list flavors, or omit onFlavors for all")
+            raise problem("an empty list limits the check to no flavor",
+                          fix="list flavors, or omit onFlavors for all")
         if names and len(set(names)) != len(names):
-            raise ValueError("each flavor may be listed once")
+            raise problem("each flavor may be listed once")
         return names
 
     @field_validator("parameters")
@@ -51,10 +56,10 @@ class Provisioning(ConfigModel):
     def _parameters(cls, parameters: dict[str, str]) -> dict[str, str]:
         # The ProvisioningRequestConfig CRD: at most 100 parameters of at most 255 characters.
         if len(parameters) > 100:
-            raise ValueError(f"{len(parameters)} parameters; a ProvisioningRequestConfig takes at most 100")
+            raise problem(f"{len(parameters)} parameters; a ProvisioningRequestConfig takes at most 100")
         for key, value in parameters.items():
             if len(value) > 255:
-                raise ValueError(f"{key}: {len(value)} characters; a ProvisioningRequest parameter takes at most 255")
+                raise problem(f"{key}: {len(value)} characters; a ProvisioningRequest parameter takes at most 255")
         return parameters
 
 
@@ -77,16 +82,16 @@ class ClusterQueueEntry(NamedSpec):
         if self.provisioning is None:
             return
         if len(self.check_name) > _CONFIG_NAME_MAX:
-            yield "provisioning", (f"the generated ProvisioningRequestConfig {self.check_name!r} would be "
-                                   f"{len(self.check_name)} characters; an AdmissionCheck names it with at most "
-                                   f"{_CONFIG_NAME_MAX}, so shorten the ClusterQueue's name to at most "
-                                   f"{_CONFIG_NAME_MAX - len(PROVISIONING_SUFFIX)} characters")
+            yield problem(f"the generated ProvisioningRequestConfig {self.check_name!r} would be "
+                          f"{len(self.check_name)} characters; an AdmissionCheck names it with at most "
+                          f"{_CONFIG_NAME_MAX}, so shorten the ClusterQueue's name to at most "
+                          f"{_CONFIG_NAME_MAX - len(PROVISIONING_SUFFIX)} characters", at="provisioning")
         flavors = _flavor_names(self.spec)
         for i, name in enumerate(self.provisioning.on_flavors or []):
             if flavors is not None and name not in flavors:
-                yield Path("provisioning", "onFlavors").index(i), (
-                    f"flavor {name!r} is not one of this ClusterQueue's flavors ({', '.join(flavors) or 'none'}); "
-                    "the check would never apply")
+                yield problem(f"flavor {name!r} is not one of this ClusterQueue's flavors "
+                              f"({', '.join(flavors) or 'none'}); the check would never apply",
+                              at=Path("provisioning", "onFlavors").index(i))
 
 
 def _flavor_names(spec: Any) -> Optional[list[str]]:
@@ -111,7 +116,7 @@ class TopologyEntry(NamedSpec):
     @check
     def _one_source(self):
         if self.from_aks is not None and self.spec is not None:
-            yield "fromAks", "give either fromAks or spec.levels, not both; fromAks expands to spec.levels"
+            yield problem("give either fromAks or spec.levels, not both; fromAks expands to spec.levels", at="fromAks")
 
 
 class LocalQueueEntry(NamedSpec):
@@ -122,20 +127,21 @@ class LocalQueueEntry(NamedSpec):
     @field_validator("submitter_groups")
     @classmethod
     def _groups(cls, groups: list[str]) -> list[str]:
-        problems: list[tuple[Path, str]] = []
+        problems: list[PydanticCustomError] = []
         seen: dict[str, int] = {}
         for i, group in enumerate(groups):
             if not GUID.fullmatch(group):
-                problems.append((Path().index(i), f"{group!r} is not an Entra group object ID; use the group's "
-                                 "object ID, a GUID such as 3f2b8c1e-7d4a-4e9b-a1c2-5d6e7f809a1b (`az ad group show "
-                                 "--group <name> --query id -o tsv` prints it)"))
+                problems.append(problem(f"{group!r} is not an Entra group object ID",
+                                        fix="use the group's object ID, a GUID such as "
+                                        "3f2b8c1e-7d4a-4e9b-a1c2-5d6e7f809a1b (`az ad group show --group <name> "
+                                        "--query id -o tsv` prints it)", at=Path().index(i)))
             elif group.lower() in seen:
-                problems.append((Path().index(i), f"{group} is already listed as "
-                                 f"submitterGroups[{seen[group.lower()]}]; list each group once"))
+                problems.append(problem(f"{group} is already listed as submitterGroups[{seen[group.lower()]}]",
+                                        fix="list each group once", at=Path().index(i)))
             else:
                 seen[group.lower()] = i
         if problems:
-            raise field_errors(problems)
+            raise raised(problems)
         return groups
 
 
@@ -161,16 +167,46 @@ class Queues(ConfigModel):
     def _namespace_names(cls, names: list[str]) -> list[str]:
         for name in names:
             if dns1123_label_problem(name):
-                raise ValueError(f"{name!r} is not a namespace name; use a DNS label such as team-a")
+                raise problem(f"{name!r} is not a namespace name",
+                              fix="use a DNS label such as team-a")
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
-            raise ValueError(f"{', '.join(dupes)} listed more than once")
+            raise problem(f"{', '.join(dupes)} listed more than once")
         return names
 
     @property
     def has_objects(self) -> bool:
         return any((self.resource_flavors, self.cohorts, self.cluster_queues, self.local_queues,
                     self.workload_priority_classes, self.topologies))
+
+    def manifests(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Each entry as the Kueue object it writes, by its stack key: its own spec, a pool's flavor with the label it
+        selects the pool by (its taints, a ClusterQueue's generated check and a Topology's levels from AKS come with
+        the model)."""
+        def written(field: str, i: int, kind: str, spec: Any, **metadata: str) -> tuple[str, dict[str, Any]]:
+            return f"aks-kueue:queues.{field}[{i}]", {"apiVersion": V1BETA2, "kind": kind, "metadata": metadata,
+                                                      "spec": spec if spec is not None else {}}
+
+        for i, flavor in enumerate(self.resource_flavors):
+            spec = flavor.spec
+            if flavor.node_pool is not None and isinstance(spec if spec is not None else {}, dict):
+                # The label a pool's flavor selects its nodes by (its taints come with the model).
+                spec = deep_merge({"nodeLabels": {AGENTPOOL: flavor.node_pool}}, spec or {})
+            yield written("resourceFlavors", i, "ResourceFlavor", spec, name=flavor.name)
+        for i, cohort in enumerate(self.cohorts):
+            yield written("cohorts", i, "Cohort", cohort.spec, name=cohort.name)
+        for i, queue in enumerate(self.cluster_queues):
+            yield written("clusterQueues", i, "ClusterQueue",
+                          cluster_queue_spec_to_v1beta2(queue.spec if queue.spec is not None else {}), name=queue.name)
+        for i, local in enumerate(self.local_queues):
+            yield written("localQueues", i, "LocalQueue", local.spec, name=local.name, namespace=local.namespace)
+        for i, topology in enumerate(self.topologies):
+            if topology.from_aks is None:
+                yield written("topologies", i, "Topology", topology.spec, name=topology.name)
+        for i, entry in enumerate(self.workload_priority_classes):
+            yield f"aks-kueue:queues.workloadPriorityClasses[{i}]", {
+                "apiVersion": V1BETA2, "kind": "WorkloadPriorityClass", "metadata": {"name": entry.name},
+                "value": entry.value, **({"description": entry.description} if entry.description is not None else {})}
 
 
 class Toleration(ConfigModel):
@@ -205,23 +241,25 @@ class TopologyRequest(ConfigModel):
     def _levels(self):
         given = [k for k in ("required", "preferred", "unconstrained") if getattr(self, k) is not None]
         if len(given) > 1:
-            yield given[1], (f"give one of required, preferred or unconstrained, not {' and '.join(given)}; a job "
-                             "carries one topology annotation per pod set")
+            yield problem(f"give one of required, preferred or unconstrained, not {' and '.join(given)}; a job carries "
+                          "one topology annotation per pod set", at=given[1])
         levels = {"required": self.required, "preferred": self.preferred,
                   "podSetSliceRequiredTopology": self.pod_set_slice_required_topology}
         for i, constraint in enumerate(self.podset_slice_required_topology_constraints or []):
             levels[Path("podsetSliceRequiredTopologyConstraints").index(i).child("topology")] = constraint.topology
         for key, level in levels.items():
             if level in AKS_LEVELS:
-                yield key, (f"{level!r} is a fromAks name; Kueue's field takes the level's node label: "
-                            f"{AKS_LEVELS[level]}")
+                yield problem(f"{level!r} is a fromAks name; Kueue's field takes the level's node label: "
+                              f"{AKS_LEVELS[level]}", at=key)
         # What Kueue's job webhook refuses in the topology annotations these fields come from
         # (`ValidateTASPodSetRequest`, kueue v0.19.2 pkg/controller/jobframework/tas_validation.go).
         if self.pod_set_group_name is not None:
             if self.required is None and self.preferred is None:
-                yield "podSetGroupName", "needs required or preferred: a group shares one topology domain at that level"
+                yield problem("needs required or preferred: a group shares one topology domain at that level",
+                              at="podSetGroupName")
             if self.pod_set_slice_required_topology is not None or self.pod_set_slice_size is not None:
-                yield "podSetGroupName", "may not be set with slices (podSetSliceRequiredTopology, podSetSliceSize)"
+                yield problem("may not be set with slices (podSetSliceRequiredTopology, podSetSliceSize)",
+                              at="podSetGroupName")
 
 
 class PodSetShape(ConfigModel):
@@ -237,27 +275,27 @@ class PodSetShape(ConfigModel):
     def _slice_within_count(self):
         size = self.topology_request.pod_set_slice_size if self.topology_request is not None else None
         if size is not None and size > self.count:
-            yield "topologyRequest.podSetSliceSize", (f"{size} is above the pod set's count {self.count}; a slice is "
-                                                      "part of the pod set")
+            yield problem(f"{size} is above the pod set's count {self.count}; a slice is part of the pod set",
+                          at="topologyRequest.podSetSliceSize")
 
     @field_validator("requests")
     @classmethod
     def _quantities(cls, requests: dict[str, Any]) -> dict[str, Any]:
         for resource, amount in requests.items():
-            if problem := qualified_name_problem(resource):
-                raise ValueError(f"{resource!r} is not a resource name: {problem}")
+            if why := qualified_name_problem(resource):
+                raise problem(f"{resource!r} is not a resource name: {why}")
             try:
                 if parse_quantity(amount) < 0:
-                    raise ValueError(f"requests.{resource} is negative; requests must be >= 0")
+                    raise problem(f"requests.{resource} is negative; requests must be >= 0")
             except QuantityError as error:
-                raise ValueError(f"requests.{resource}: {error}") from None
+                raise problem(f"requests.{resource}: {error}") from None
         return requests
 
 
 class ExpectedWorkload(ConfigModel):
     name: str
-    queue: Annotated[str, matching(_QUEUE_REF, "is not a queue reference; write <namespace>/<LocalQueue>, for "
-                                               "example team-a/default")]
+    queue: Annotated[str, matching(_QUEUE_REF, "is not a queue reference",
+                                               "write <namespace>/<LocalQueue>, for example team-a/default")]
     priority_class: Optional[str] = None
     pod_sets: list[PodSetShape] = Field(min_length=1)
 

@@ -33,7 +33,7 @@ from components import Component
 from components.azure_object import AzureObject, role_definition
 from components.cluster.kubeconfig import decode_first, use_azure_cli_login
 from components.day2_guard import Gated
-from components.secret import secret_inputs
+from components.secret import NO_SECRET_KEYS, SecretKeys, secret_inputs
 from components.monitoring.cluster_inputs import merge_cluster_inputs
 from components.monitoring.workspaces import MonitoringWorkspaces, MonitoringWorkspacesArgs
 from components.node_pools import agent_pool
@@ -55,8 +55,8 @@ class AksClusterArgs:
     monitoring: Optional[Monitoring] = None
     # Defender's own Log Analytics workspace; without it Defender sends to monitoring's.
     defender_workspace_id: Optional[str] = None
-    secret: bool = False              # aks-kueue:cluster is a secret key
-    secret_resource_group: bool = False   # aks-kueue:resourceGroupName is a secret key
+    # The secret keys: what comes of aks-kueue:cluster (and of resourceGroupName) is sent as a secret.
+    secret: SecretKeys = NO_SECRET_KEYS
 
 
 class AksCluster(Component, kind="AksCluster"):
@@ -70,7 +70,7 @@ class AksCluster(Component, kind="AksCluster"):
         super().__init__(name, opts)
         protection, gate, spec = args.protection, args.guard.gate, args.cluster
         group = resources.ResourceGroup(
-            f"{name}-rg", **secret_inputs({"resource_group_name": spec.resource_group}, args.secret_resource_group),
+            f"{name}-rg", **secret_inputs({"resource_group_name": spec.resource_group}, args.secret.any("resourceGroupName")),
             location=spec.region, tags=args.tags,
             opts=self.child(protect=protection.protects(RESOURCE_GROUP_ENTRY), depends_on=[gate]))
 
@@ -78,11 +78,11 @@ class AksCluster(Component, kind="AksCluster"):
         self.monitoring_workspaces = MonitoringWorkspaces(f"{name}-monitoring", MonitoringWorkspacesArgs(
             args.monitoring, group.name, spec.region, spec.name, args.tags), self.child()) if args.monitoring else None
         # The update that creates the cluster sends the system pool inline; later ones send none.
-        profiles = args.guard.previous.apply(
-            lambda previous: [system_pool_profile(args)] if previous.record is None else None)
+        previous = args.guard.previous
+        profiles = [system_pool_profile(args)] if previous.record is None else None
         inputs = secret_inputs(merge_cluster_inputs(
             {**cluster_inputs(args, self._defender_workspace(args)), "agent_pool_profiles": profiles},
-            self.monitoring_workspaces.cluster_inputs if self.monitoring_workspaces else {}), args.secret)
+            self.monitoring_workspaces.cluster_inputs if self.monitoring_workspaces else {}), args.secret.any("cluster"))
         ignored = [] if manages_kubernetes_version(spec.security.upgrade_channel or "none") else ["kubernetesVersion"]
         managed = cs.ManagedCluster(
             f"{name}-aks", resource_group_name=group.name, **inputs,
@@ -92,8 +92,7 @@ class AksCluster(Component, kind="AksCluster"):
         self.cluster_name = managed.name
         self.cluster_id = managed.id
         self.oidc_issuer_url = managed.oidc_issuer_profile.apply(lambda p: p.issuer_url if p else None)
-        self.system_pool = args.guard.previous.apply(
-            lambda previous: self._system_pool(name, args, group, managed, previous))
+        self.system_pool = self._system_pool(name, args, group, managed, previous)
         self.maintenance = self._maintenance(name, args, group, managed)
         kubeconfig, deployer_access = self._credentials(name, args, group, managed)
         self.kubeconfig = pulumi.Output.secret(kubeconfig)
@@ -123,15 +122,15 @@ class AksCluster(Component, kind="AksCluster"):
         adopt = record.system_pool_owner is SystemPoolOwner.CLUSTER and record.cluster_id
         pool = args.cluster.system_pool
         return agent_pool(self, f"{name}-system", pool, group.name, managed.name, args.tags, args.guard,
-                          args.protection, args.secret,
+                          args.protection, args.secret.any("cluster"),
                           import_=f"{record.cluster_id}/agentPools/{pool.name}" if adopt else None)
 
     def _maintenance(self, name: str, args: AksClusterArgs, group, managed) -> list[pulumi.CustomResource]:
         """AKS's own upgrades (the auto-upgrade channel, node images) happen only in these windows."""
-        configs = []
+        configs: list[pulumi.CustomResource] = []
         for window in args.cluster.maintenance:
             inputs = secret_inputs({"configName": window.config_name, "maintenanceWindow": dict(window.window)},
-                                   args.secret)
+                                   args.secret.any("cluster"))
             configs.append(AzureObject(
                 MAINTENANCE_CONFIGURATION, f"{name}-{_MAINTENANCE_SUFFIX[window.config_name]}",
                 {"resourceGroupName": group.name, "resourceName": managed.name, **inputs}, self.child()))
@@ -196,7 +195,7 @@ def cluster_inputs(args: AksClusterArgs, defender_workspace: Optional[pulumi.Inp
         dns_prefix=dns_prefix(spec.name),
         kubernetes_version=spec.kubernetes_version,
         sku=cs.ManagedClusterSKUArgs(name=spec.sku, tier=spec.tier),
-        identity=cs.ManagedClusterIdentityArgs(type="SystemAssigned"),
+        identity=cs.ManagedClusterIdentityArgs(type=cs.ResourceIdentityType.SYSTEM_ASSIGNED),
         auto_scaler_profile=cs.ManagedClusterPropertiesAutoScalerProfileArgs(**snake_keys(autoscaler))
         if autoscaler else None,
         node_provisioning_profile=cs.ManagedClusterNodeProvisioningProfileArgs(mode=spec.node_provisioning),

@@ -12,7 +12,7 @@ from aks_kueue.aks.device_plugin import daemonset, daemonset_name, device_plugin
 from aks_kueue.aks.pools import Pool
 from components import Component
 from components.kubernetes_object import KubernetesObject
-from components.secret import secret_value
+from components.secret import NO_SECRET_KEYS, SecretKeys, secret_value
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,8 @@ class GpuDevicePluginArgs:
     pools: list[Pool]
     provider: k8s.Provider
     node_pools: Sequence[pulumi.Resource]
-    secret: bool = False              # aks-kueue:nodePools is a secret key: the pods' placement comes from it
+    # The secret keys: where aks-kueue:nodePools is one, the pods' placement (which comes from it) is secret.
+    secret: SecretKeys = NO_SECRET_KEYS
 
 
 class GpuDevicePlugin(Component, kind="GpuDevicePlugin"):
@@ -31,7 +32,7 @@ class GpuDevicePlugin(Component, kind="GpuDevicePlugin"):
         for strategy, pools in device_plugin_groups(args.pools).items():
             ds_name = daemonset_name(strategy)
             manifest = daemonset(ds_name, strategy, pools)
-            if args.secret:
+            if args.secret.any("nodePools"):
                 manifest = {**manifest, "spec": secret_value(manifest["spec"])}
             self.daemonsets[ds_name] = KubernetesObject(f"{name}-{ds_name}", manifest, child)
         self.register_outputs({"daemonsets": list(self.daemonsets)})

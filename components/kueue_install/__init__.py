@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
 
 from aks_kueue.day2.allow import Entry, Target
 from aks_kueue.settings.kueue import Kueue
-from components.secret import secret_inputs
+from components.secret import NO_SECRET_KEYS, SecretKeys, secret_inputs
 from components.kubernetes_object import HelmRelease
 from components.kueue_install.values import helm_values
 from aks_kueue.versions import (KUEUE_API_VERSION, KUEUE_CHART_REPOSITORY, KUEUE_NAMESPACE,
                                 MANAGED_KUEUE_EXTENSION_TYPE)
 from components import Component
+
+if TYPE_CHECKING:  # each path imports its own SDK module when it runs (see KueueInstall)
+    from pulumi_azure_native import kubernetesconfiguration as kc
 
 CONTROLLER_DEPLOYMENT = "kueue-controller-manager"
 KUEUE_ENTRY = Entry(Target.KUEUE)
@@ -28,12 +31,12 @@ class KueueInstallArgs:
     cluster_name: pulumi.Input[str]
     provider: k8s.Provider
     node_pools: Sequence[pulumi.Resource]
-    gate: pulumi.Input[pulumi.Resource]           # the day-2 guard's verdict
+    gate: pulumi.Resource                         # the day-2 guard's read of the last deployment
     # Kueue's quota and borrowing metrics (`metrics.enableClusterQueueResources`), which the monitoring
     # dashboard shows; the Helm path only, the managed extension exposes no setting for it.
     cluster_queue_metrics: bool = False
     protect: bool = False                         # Pulumi `protect` on the installer
-    secret: bool = False                          # aks-kueue:kueue is a secret key
+    secret: SecretKeys = NO_SECRET_KEYS           # what comes of aks-kueue:kueue is sent as a secret
 
 
 class KueueInstall(Component, kind="KueueInstall"):
@@ -51,10 +54,11 @@ class KueueInstall(Component, kind="KueueInstall"):
         super().__init__(name, opts)
         kueue = args.kueue
         if kueue.install == "managed":
-            self.installer = self._extension(name, args)
+            extension = self._extension(name, args)
+            self.installer = extension
             self.summary = {
                 "installMethod": "managed", "extensionType": MANAGED_KUEUE_EXTENSION_TYPE,
-                "version": kueue.version or self.installer.current_version,
+                "version": kueue.version or extension.current_version,
                 "autoUpgrade": kueue.version is None,
             }
             if kueue.version is None:
@@ -72,7 +76,7 @@ class KueueInstall(Component, kind="KueueInstall"):
         })
         self.register_outputs({"kueue": self.summary})
 
-    def _extension(self, name: str, args: KueueInstallArgs) -> pulumi.CustomResource:
+    def _extension(self, name: str, args: KueueInstallArgs) -> "kc.Extension":
         from pulumi_azure_native import kubernetesconfiguration as kc
 
         kueue = args.kueue
@@ -89,7 +93,7 @@ class KueueInstall(Component, kind="KueueInstall"):
             cluster_resource_name="managedClusters", cluster_name=args.cluster_name, extension_name="kueue",
             extension_type=MANAGED_KUEUE_EXTENSION_TYPE,
             scope=kc.ScopeArgs(cluster=kc.ScopeClusterArgs(release_namespace=KUEUE_NAMESPACE)),
-            **secret_inputs(release, args.secret),
+            **secret_inputs(release, args.secret.any("kueue")),
             opts=self.child(protect=args.protect, depends_on=[*args.node_pools, args.gate]))
 
     def _helm_release(self, name: str, args: KueueInstallArgs) -> pulumi.CustomResource:
@@ -102,7 +106,7 @@ class KueueInstall(Component, kind="KueueInstall"):
             "namespace": KUEUE_NAMESPACE,
             "createNamespace": True,
             # A key set with --secret is secret as a whole, tokens in chart values included.
-            "values": pulumi.Output.secret(values) if args.secret else values,
+            "values": pulumi.Output.secret(values) if args.secret.any("kueue") else values,
             # Helm waits for the controller and its webhook Deployment before the
             # release counts as created, so queue objects are not sent too early.
             "timeout": 600,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -14,6 +14,11 @@ from aks_kueue.model import KueueItem, Namespace
 from aks_kueue.model.record import namespace_entry
 from components import Component, token
 from components.kubernetes_object import KubernetesObject, type_token
+from components.secret import NO_SECRET_KEYS, SecretKeys
+
+
+# An object of the model by (kind, namespace, name).
+ObjectKey = tuple[str, Optional[str], str]
 
 
 @dataclass(frozen=True)
@@ -24,12 +29,13 @@ class KueueQueuesArgs:
     provider: k8s.Provider
     installer: pulumi.Resource
     protection: Protection
-    secret: bool = False              # aks-kueue:queues or queueManifests is a secret key
     # What an object needs besides Kueue and the objects it names, by (kind, namespace, name): a
     # MultiKueueCluster its kubeconfig Secret.
-    needs: Mapping[tuple[str, Optional[str], str], Sequence[pulumi.Resource]] = field(default_factory=dict)
-    # The secret top-level keys (`nodePools`): an object built from one (`KueueItem.derived_from`) is secret.
-    secret_keys: frozenset[str] = frozenset()
+    needs: Mapping[ObjectKey, Sequence[pulumi.Resource]] = field(default_factory=dict)
+    # The secret keys: every object is secret where aks-kueue:queues or queueManifests is one (or the
+    # fleet's outputs this stack mirrors are), an object built from another (`KueueItem.derived_from`,
+    # a flavor from `nodePools`) where that one is.
+    secret: SecretKeys = NO_SECRET_KEYS
 
 
 class KueueQueues(Component, kind="KueueQueues"):
@@ -50,7 +56,7 @@ class KueueQueues(Component, kind="KueueQueues"):
 
     def __init__(self, name: str, args: KueueQueuesArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
-        self._name = name
+        self._prefix = name  # the names of its resources start with its own
         self._args = args
         self.namespaces = {}
         for namespace in args.namespaces:
@@ -60,8 +66,11 @@ class KueueQueues(Component, kind="KueueQueues"):
                 f"{name}-namespace-{namespace.name}", manifest, patch=namespace.existing, opts=self.child(
                     provider=args.provider, retain_on_delete=None if namespace.existing else args.protection.retains(
                         namespace_entry(namespace.name))))
-        self._aliases = legacy_aliases(name, [(o.kind, o.namespace, o.name) for o in args.objects])
-        self.objects: dict[tuple[str, Optional[str], str], pulumi.Resource] = {}
+        # The old logical names of objects an earlier release named otherwise; each object hands its
+        # old URN to the `aliases` option. (Not `self._aliases`: that is pulumi.Resource's own, which
+        # the SDK reads to alias this component's children.)
+        self._old_names = legacy_aliases(name, [(o.kind, o.namespace, o.name) for o in args.objects])
+        self.objects: dict[ObjectKey, pulumi.Resource] = {}
         for obj in args.objects:  # referenced kinds come first
             self.objects[(obj.kind, obj.namespace, obj.name)] = self._register(obj)
         self.summary = {kind: [f"{ns}/{n}" if ns else n for (k, ns, n) in self.objects if k == kind]
@@ -69,7 +78,9 @@ class KueueQueues(Component, kind="KueueQueues"):
         self.register_outputs({"objects": self.summary, "namespaces": list(self.namespaces)})
 
     def _secret(self, value, obj: Optional[KueueItem] = None):
-        secret = self._args.secret or (obj is not None and bool(obj.derived_from & self._args.secret_keys))
+        keys = self._args.secret
+        secret = keys.any("queues", "queueManifests") or keys.fleet_outputs \
+            or (obj is not None and keys.any(*obj.derived_from))
         return pulumi.Output.secret(value) if secret else value
 
     def _register(self, obj: KueueItem) -> pulumi.Resource:
@@ -77,10 +88,10 @@ class KueueQueues(Component, kind="KueueQueues"):
         metadata = dict(manifest["metadata"])
         fields = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind", "metadata")}
         key = (obj.kind, obj.namespace, obj.name)
-        name = logical_name(self._name, obj.kind, obj.namespace, obj.name)
+        name = logical_name(self._prefix, obj.kind, obj.namespace, obj.name)
         spec = manifest.get("spec")
         immutable = immutable_paths(obj.kind, spec if isinstance(spec, dict) else None)
-        old = self._aliases.get(key)
+        old = self._old_names.get(key)
         opts = self.child(
             provider=self._args.provider, depends_on=[self._args.installer, *self._references(obj)],
             # A field Kueue declares immutable replaces the object instead of failing the update;
@@ -105,8 +116,10 @@ class KueueQueues(Component, kind="KueueQueues"):
         return f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{token('KueueQueues')}${kind}::{old_name}"
 
     def _references(self, obj: KueueItem) -> list[pulumi.Resource]:
-        spec = obj.manifest.get("spec") if isinstance(obj.manifest.get("spec"), dict) else {}
-        wanted: list[tuple[str, Optional[str], str]] = []
+        spec = obj.manifest.get("spec")
+        if not isinstance(spec, dict):
+            spec = {}
+        wanted: list[tuple[str, Optional[str], Any]] = []   # the name as written; a wrong one matches nothing
         if obj.kind == "ResourceFlavor" and spec.get("topologyName"):
             wanted.append(("Topology", None, spec["topologyName"]))
         if obj.kind == "Cohort" and spec.get("parentName"):
@@ -122,7 +135,7 @@ class KueueQueues(Component, kind="KueueQueues"):
         if obj.kind == "AdmissionCheck":
             parameters = spec.get("parameters") or {}
             if parameters.get("kind") in ("ProvisioningRequestConfig", "MultiKueueConfig"):
-                wanted.append((parameters.get("kind"), None, parameters.get("name")))
+                wanted.append((str(parameters["kind"]), None, parameters.get("name")))
         if obj.kind == "MultiKueueConfig":
             wanted += [("MultiKueueCluster", None, name) for name in spec.get("clusters") or []]
         if obj.kind == "LocalQueue":

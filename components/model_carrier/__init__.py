@@ -13,7 +13,7 @@ from aks_kueue.model.carrier import CARRIER_NAME, FLEET_KEY, carrier_manifest, s
 from aks_kueue.secrets import Secrets, WordDigests
 from components import Component, token
 from components.kubernetes_object import KubernetesObject
-from components.secret import secret_value
+from components.secret import NO_SECRET_KEYS, SecretKeys, secret_value
 
 # Before the model carried keys and the environment, this was the expected-workloads ConfigMap.
 _OLD_TYPE, _OLD_NAME, _OLD_CHILD = token("ExpectedWorkloads"), "expected", "expected-aks-kueue-expected-workloads"
@@ -25,9 +25,9 @@ class ModelCarrierArgs:
     provider: k8s.Provider
     # `existingPools.json`: the pools the last deployment has and this update keeps (Day2Guard.kept_pools).
     existing_pools: Optional[pulumi.Input[str]] = None
-    # `fleet.json` derives from another stack's secret output (FleetReading.secret).
-    fleet_secret: bool = False
-    secret: bool = False      # aks-kueue:expectedWorkloads is a secret key: the workloads it carries are secret
+    # The secret keys: where aks-kueue:expectedWorkloads is one the workloads it carries are secret, and
+    # `fleet.json` is where it derives from another stack's secret output.
+    secret: SecretKeys = NO_SECRET_KEYS
     # The secret config values, whose words' digests the pack needs to keep them out of its messages.
     hidden: Secrets = field(default_factory=Secrets)
 
@@ -42,9 +42,9 @@ class ModelCarrier(Component, kind="ModelCarrier"):
         words = WordDigests(salt, frozenset(args.hidden.digests(salt))) if args.hidden else None
         manifest = carrier_manifest([w.manifest for w in model.workloads], subject_keys(model), model.environment,
                                     args.existing_pools, model.fleet, words)
-        if args.fleet_secret and FLEET_KEY in manifest["data"]:
+        if args.secret.fleet_outputs and FLEET_KEY in manifest["data"]:
             manifest["data"][FLEET_KEY] = pulumi.Output.secret(manifest["data"][FLEET_KEY])
-        if args.secret:
+        if args.secret.any("expectedWorkloads"):
             manifest = {**manifest, "data": secret_value(manifest["data"])}
         old_parent = pulumi.create_urn(_OLD_NAME, _OLD_TYPE)
         self.config_map = KubernetesObject(

@@ -74,7 +74,7 @@ class Monitoring(Component, kind="Monitoring"):
 
     def __init__(self, name: str, args: MonitoringArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
-        self._name = name
+        self._prefix = name  # the names of its resources start with its own
         self._args = args
         self._names = MonitoringNames(args.cluster_name, args.location)
         settings = args.monitoring
@@ -86,7 +86,7 @@ class Monitoring(Component, kind="Monitoring"):
         if settings.dashboards:
             self._grafana()
         if settings.kueue_metrics and args.kueue_installer is not None:
-            self._kueue_scrape(scrape_after)
+            self._kueue_scrape(args.kueue_installer, scrape_after)
         if settings.gpu_metrics and args.gpu_pools:
             self._dcgm(scrape_after)
         self.register_outputs({"monitoring": self.summary})
@@ -99,7 +99,7 @@ class Monitoring(Component, kind="Monitoring"):
 
         args, names = self._args, self._names
         endpoint = monitor.DataCollectionEndpoint(
-            f"{self._name}-prometheus-endpoint", resource_group_name=args.resource_group_name,
+            f"{self._prefix}-prometheus-endpoint", resource_group_name=args.resource_group_name,
             data_collection_endpoint_name=names.prometheus_endpoint, location=args.location, kind="Linux",
             description="Managed Prometheus ingestion for the AKS cluster", tags=dict(args.tags), opts=self.child())
         account = "MonitoringAccount1"
@@ -141,12 +141,12 @@ class Monitoring(Component, kind="Monitoring"):
 
         args = self._args
         rule = monitor.DataCollectionRule(
-            f"{self._name}-{part}-rule", resource_group_name=args.resource_group_name,
+            f"{self._prefix}-{part}-rule", resource_group_name=args.resource_group_name,
             data_collection_rule_name=rule_name, location=args.location, kind="Linux", description=description,
             data_flows=[monitor.DataFlowArgs(streams=streams, destinations=[destination])],
             tags=dict(args.tags), opts=self.child(), **sources)
         return monitor.DataCollectionRuleAssociation(
-            f"{self._name}-{part}-association", association_name=association, resource_uri=args.cluster_id,
+            f"{self._prefix}-{part}-association", association_name=association, resource_uri=args.cluster_id,
             data_collection_rule_id=rule.id, description=association_description, opts=self.child())
 
     def _grafana(self) -> None:
@@ -156,7 +156,7 @@ class Monitoring(Component, kind="Monitoring"):
 
         args = self._args
         grafana = dashboard.Grafana(
-            f"{self._name}-grafana", resource_group_name=args.resource_group_name,
+            f"{self._prefix}-grafana", resource_group_name=args.resource_group_name,
             workspace_name=self._names.grafana, location=args.location,
             sku=dashboard.ResourceSkuArgs(name="Standard"),
             identity=dashboard.ManagedServiceIdentityArgs(type="SystemAssigned"),
@@ -168,14 +168,14 @@ class Monitoring(Component, kind="Monitoring"):
             tags=dict(args.tags), opts=self.child())
         subscription = authorization.get_client_config_output().subscription_id
         authorization.RoleAssignment(
-            f"{self._name}-grafana-reads-prometheus", scope=args.workspaces.azure_monitor_workspace_id,
+            f"{self._prefix}-grafana-reads-prometheus", scope=args.workspaces.azure_monitor_workspace_id,
             principal_id=grafana.identity.apply(lambda identity: identity.principal_id if identity else None),
             principal_type="ServicePrincipal",
             role_definition_id=role_definition(subscription, MONITORING_DATA_READER_ROLE),
             opts=self.child(depends_on=[grafana]))
         for index, group in enumerate(args.grafana_admin_group_ids):
             authorization.RoleAssignment(
-                f"{self._name}-grafana-admins-{index}", scope=grafana.id, principal_id=group,
+                f"{self._prefix}-grafana-admins-{index}", scope=grafana.id, principal_id=group,
                 principal_type="Group", role_definition_id=role_definition(subscription, GRAFANA_ADMIN_ROLE),
                 opts=self.child())
         dashboard_file = DASHBOARD_FILE.relative_to(DASHBOARD_FILE.parents[3]).as_posix()
@@ -188,21 +188,20 @@ class Monitoring(Component, kind="Monitoring"):
                 f"--definition {dashboard_file} --overwrite true"),
         }
 
-    def _kueue_scrape(self, after: Sequence[pulumi.Resource]) -> None:
-        args = self._args
-        reader = KubernetesObject(f"{self._name}-kueue-metrics-reader", scrape.kueue_metrics_reader(),
+    def _kueue_scrape(self, installer: pulumi.Resource, after: Sequence[pulumi.Resource]) -> None:
+        reader = KubernetesObject(f"{self._prefix}-kueue-metrics-reader", scrape.kueue_metrics_reader(),
                                   self._kubernetes([]))
-        binding = KubernetesObject(f"{self._name}-kueue-metrics-reader-binding",
+        binding = KubernetesObject(f"{self._prefix}-kueue-metrics-reader-binding",
                                    scrape.kueue_metrics_reader_binding(), self._kubernetes([reader]))
         # The ServiceMonitor lives in Kueue's namespace, which the installer creates.
         monitor = scrape.kueue_service_monitor()
-        KubernetesObject(f"{self._name}-kueue-servicemonitor", monitor,
-                         self._kubernetes([args.kueue_installer, binding, *after]))
+        KubernetesObject(f"{self._prefix}-kueue-servicemonitor", monitor,
+                         self._kubernetes([installer, binding, *after]))
         self.summary["kueueScrape"] = {
             "serviceMonitor": f"{KUEUE_NAMESPACE}/{monitor['metadata']['name']}",
             "verify": f"kubectl -n {KUEUE_NAMESPACE} get servicemonitors.azmonitoring.coreos.com",
         }
-        if args.kueue_install == "managed":
+        if self._args.kueue_install == "managed":
             self.summary["kueueScrape"]["note"] = (
                 "the managed extension documents no setting for metrics.enableClusterQueueResources, so the "
                 "quota and borrowing metrics (and the dashboard's quota panels) may stay empty")
@@ -212,13 +211,13 @@ class Monitoring(Component, kind="Monitoring"):
 
         args = self._args
         release = Release(
-            f"{self._name}-dcgm-exporter", name=dcgm_exporter.RELEASE, chart=DCGM_EXPORTER_CHART,
+            f"{self._prefix}-dcgm-exporter", name=dcgm_exporter.RELEASE, chart=DCGM_EXPORTER_CHART,
             version=DCGM_EXPORTER_CHART_VERSION,
             repository_opts=RepositoryOptsArgs(repo=DCGM_EXPORTER_CHART_REPOSITORY),
             namespace=dcgm_exporter.NAMESPACE, values=dcgm_exporter.helm_values(args.gpu_pools), timeout=600,
             opts=self._kubernetes(args.gpu_node_pools))
         monitor = scrape.dcgm_pod_monitor()
-        KubernetesObject(f"{self._name}-dcgm-podmonitor", monitor, self._kubernetes([release, *after]))
+        KubernetesObject(f"{self._prefix}-dcgm-podmonitor", monitor, self._kubernetes([release, *after]))
         self.summary["gpuMetrics"] = {
             "pools": [p.name for p in args.gpu_pools], "chart": f"{DCGM_EXPORTER_CHART} {DCGM_EXPORTER_CHART_VERSION}",
             "podMonitor": f"{dcgm_exporter.NAMESPACE}/{monitor['metadata']['name']}",

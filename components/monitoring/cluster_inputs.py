@@ -32,9 +32,9 @@ def cluster_inputs(monitoring: Optional[Monitoring],
         return {}
     if monitoring.container_insights and log_analytics_workspace_id is None:
         raise ValueError("Container Insights needs the Log Analytics workspace id (MonitoringWorkspaces)")
-    omsagent = (cs.ManagedClusterAddonProfileArgs(enabled=True, config={
-        "logAnalyticsWorkspaceResourceID": log_analytics_workspace_id, "useAADAuth": "true"})
-        if monitoring.container_insights else cs.ManagedClusterAddonProfileArgs(enabled=False))
+    config: dict[str, Any] = {"logAnalyticsWorkspaceResourceID": log_analytics_workspace_id, "useAADAuth": "true"}
+    omsagent = (cs.ManagedClusterAddonProfileArgs(enabled=True, config=config)
+                if monitoring.container_insights else cs.ManagedClusterAddonProfileArgs(enabled=False))
     return {
         "azure_monitor_profile": cs.ManagedClusterAzureMonitorProfileArgs(
             metrics=cs.ManagedClusterAzureMonitorProfileMetricsArgs(enabled=monitoring.managed_prometheus)),

@@ -1,7 +1,7 @@
 """A stack's part in a MultiKueue fleet (`aks-kueue:fleet`).
 
 - `read_fleet`: the other stacks' outputs, read through StackReferences before the model is built
-  (`stack_outputs.py` says why they are awaited).
+  (`components/stack_outputs.py` says why they are awaited).
 - `MultiKueueWorker`, on a worker: the access its manager gets, exactly as Kueue's
   `create-multikueue-kubeconfig.sh` creates it (the service account `multikueue-sa` in kueue-system,
   its ClusterRole and binding), one long-lived `kubernetes.io/service-account-token` Secret per token
@@ -33,7 +33,8 @@ from aks_kueue.settings.fleet import Fleet as FleetSettings
 from aks_kueue.versions import KUEUE_NAMESPACE
 from components import Component
 from components.kubernetes_object import RBAC_API, KubernetesObject, manifest, role_binding, service_account
-from components.multikueue.stack_outputs import read_stacks
+from components.kueue_queues import ObjectKey
+from components.stack_outputs import read_stacks, stack_references
 
 SECRET_OUTPUTS = ["data", "stringData"]   # as pulumi-kubernetes' own Secret class marks them
 
@@ -59,10 +60,11 @@ def read_fleet(fleet: FleetSettings, stack: str) -> FleetReading:
         # Its own last outputs too: the teams it exported then, which its workers have had the chance to mirror.
         stacks, names = [w.stack for w in fleet.workers or []] + [stack], [FLEET_OUTPUT, KUBECONFIG_OUTPUT]
     else:
-        stacks, names = [fleet.manager], [FLEET_OUTPUT]
-    read = read_stacks("fleet", stacks, names)
-    return FleetReading(FleetInputs(stack, {s: outputs for s, (_, outputs) in read.items() if outputs.values}),
-                        {s: reference for s, (reference, _) in read.items()})
+        stacks, names = [m for m in (fleet.manager,) if m], [FLEET_OUTPUT]   # the settings require one
+    references = stack_references("fleet", stacks)
+    read = read_stacks(references, names)
+    return FleetReading(FleetInputs(stack, {s: outputs for s, outputs in read.items() if outputs and outputs.values}),
+                        references)
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ class MultiKueueWorkerArgs:
 
 
 class MultiKueueWorker(Component, kind="MultiKueueWorker"):
-    kubeconfig: pulumi.Output[str]
+    kubeconfig: pulumi.Output[Optional[str]]   # None until the token controller has filled the Secret
 
     def __init__(self, name: str, args: MultiKueueWorkerArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
@@ -103,7 +105,7 @@ class MultiKueueWorker(Component, kind="MultiKueueWorker"):
         newest = self.tokens[args.generations[0]]
         self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(newest.data, args.deployer_kubeconfig).apply(
             lambda both: worker_kubeconfig(both[0], both[1], args.cluster)))
-        self.needs: dict[tuple, list[pulumi.Resource]] = {}   # a worker's queue objects need none of it
+        self.needs: dict[ObjectKey, list[pulumi.Resource]] = {}   # a worker's queue objects need none of it
         # The stack outputs its manager reads: the cluster's `fleet` summary and the kubeconfig (secret).
         self.exports = {FLEET_OUTPUT: dict(args.summary), KUBECONFIG_OUTPUT: self.kubeconfig}
         self.register_outputs({"serviceAccount": f"{KUEUE_NAMESPACE}/{mk.SERVICE_ACCOUNT}",
@@ -156,7 +158,8 @@ class MultiKueueManager(Component, kind="MultiKueueManager"):
                                 opts=self.child(providers=[args.provider]))
                      for url in urls]
         # Each MultiKueueCluster waits for its kubeconfig Secret (and goes before it).
-        self.needs = {("MultiKueueCluster", None, worker): [secret] for worker, secret in self.secrets.items()}
+        self.needs: dict[ObjectKey, list[pulumi.Resource]] = {
+            ("MultiKueueCluster", None, worker): [secret] for worker, secret in self.secrets.items()}
         # The stack output every worker reads: the teams, and the token generation held of each worker.
         self.exports = {FLEET_OUTPUT: dict(args.summary)}
         self.register_outputs({"workers": [w for w, _ in args.workers], "crds": urls})
@@ -165,10 +168,11 @@ class MultiKueueManager(Component, kind="MultiKueueManager"):
 def fleet_member(name: str, model: Model, reading: FleetReading, provider: k8s.Provider, installer: pulumi.Resource,
                  deployer_kubeconfig: pulumi.Input[str]) -> "MultiKueueWorker | MultiKueueManager":
     """The component of this stack's role in its fleet."""
-    fleet = model.fleet
+    fleet, cluster = model.fleet, model.cluster
+    assert fleet is not None and cluster is not None, "a fleet member's model has both"
     if fleet.role is Role.WORKER:
         return MultiKueueWorker(name, MultiKueueWorkerArgs(
-            generations=fleet.token_generations, cluster=model.cluster.name, deployer_kubeconfig=deployer_kubeconfig,
+            generations=fleet.token_generations, cluster=cluster.name, deployer_kubeconfig=deployer_kubeconfig,
             provider=provider, installer=installer, summary=worker_outputs(model)))
     return MultiKueueManager(name, MultiKueueManagerArgs(
         reading=reading, workers=[(w.name, w.stack) for w in fleet.ready_workers], crd_frameworks=fleet.crds,

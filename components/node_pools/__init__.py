@@ -14,7 +14,7 @@ from aks_kueue.day2.replacement import AGENT_POOL, replace_on_changes
 from aks_kueue.model.record import pool_entry
 from components import Component
 from components.day2_guard import Gated
-from components.secret import secret_inputs
+from components.secret import NO_SECRET_KEYS, SecretKeys, secret_inputs
 from components.node_pools.inputs import create_only, pool_inputs
 
 
@@ -26,7 +26,7 @@ class NodePoolsArgs:
     tags: dict[str, str]
     protection: Protection
     guard: Gated
-    secret: bool = False              # aks-kueue:nodePools is a secret key
+    secret: SecretKeys = NO_SECRET_KEYS   # what comes of aks-kueue:nodePools is sent as a secret
 
 
 class NodePools(Component, kind="NodePools"):
@@ -37,7 +37,7 @@ class NodePools(Component, kind="NodePools"):
         # The cluster autoscaler owns the node count once the pool exists.
         self.agent_pools = {pool.name: agent_pool(
             self, f"{name}-{pool.name}", pool, args.resource_group_name, args.cluster_name, args.tags, args.guard,
-            args.protection, args.secret, ignore_changes=["count"]) for pool in args.pools}
+            args.protection, args.secret.any("nodePools"), ignore_changes=["count"]) for pool in args.pools}
         self.register_outputs({"names": list(self.agent_pools)})
 
 

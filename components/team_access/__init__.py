@@ -14,6 +14,7 @@ every LocalQueue of that namespace.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence
 
@@ -26,6 +27,7 @@ from aks_kueue.settings.root import Settings
 from components import Component
 from components.azure_object import role_definition
 from components.kubernetes_object import KubernetesObject
+from components.secret import NO_SECRET_KEYS, SecretKeys
 from components.team_access import rbac
 
 AZURE_RBAC = "Azure RBAC"
@@ -61,13 +63,13 @@ class TeamAccessArgs:
     installer: pulumi.Resource
     # The namespaces' own resources, so bindings are created after them.
     namespaces: Mapping[str, pulumi.Resource]
-    # aks-kueue:queues is a secret key: the group IDs are secret, so no resource is named after one.
-    secret: bool = False
+    # Where aks-kueue:queues is a secret key, the group IDs are secret, so no resource is named after one.
+    secret: SecretKeys = NO_SECRET_KEYS
 
     @classmethod
     def of(cls, settings: Settings, cluster_id: pulumi.Input[str], provider: k8s.Provider,
            installer: pulumi.Resource, namespaces: Mapping[str, pulumi.Resource],
-           secret: bool = False) -> "TeamAccessArgs":
+           secret: SecretKeys = NO_SECRET_KEYS) -> "TeamAccessArgs":
         return cls(grants=namespace_grants(settings), cluster_id=cluster_id, cluster_name=settings.cluster.name,
                    resource_group_name=settings.resource_group_name,
                    azure_rbac=settings.cluster.security.azure_rbac, install=settings.kueue.install,
@@ -80,7 +82,7 @@ class TeamAccess(Component, kind="TeamAccess"):
 
     def __init__(self, name: str, args: TeamAccessArgs, opts: Optional[pulumi.ResourceOptions] = None):
         super().__init__(name, opts)
-        self._name, self._args = name, args
+        self._prefix, self._args = name, args
         self._subscription = authorization.get_client_config_output().subscription_id
         groups = list(dict.fromkeys(g for grant in args.grants for g in grant.groups))
         for group in groups:
@@ -96,7 +98,7 @@ class TeamAccess(Component, kind="TeamAccess"):
             self._kubernetes_grants()
         self.summary = {
             "authorization": AZURE_RBAC if args.azure_rbac else KUBERNETES_RBAC,
-            "namespaces": {grant.namespace: pulumi.Output.secret(list(grant.groups)) if args.secret
+            "namespaces": {grant.namespace: pulumi.Output.secret(list(grant.groups)) if args.secret.any("queues")
                            else list(grant.groups) for grant in args.grants},
             "role": self._role_summary(),
             "getCredentials": f"az aks get-credentials --resource-group {args.resource_group_name} "
@@ -108,7 +110,7 @@ class TeamAccess(Component, kind="TeamAccess"):
         """How a resource name carries a group: the ID itself, or where the IDs are secret a digest
         of it (URNs are never encrypted). A stack that makes aks-kueue:queues secret later sees
         these role assignments replaced under their new names."""
-        if not self._args.secret:
+        if not self._args.secret.any("queues"):
             return group
         import hashlib
 
@@ -127,7 +129,7 @@ class TeamAccess(Component, kind="TeamAccess"):
         self._role_name = f"aks-kueue batch user ({args.cluster_name}, {guid[:8]})"
         group_scope = pulumi.Output.from_input(args.cluster_id).apply(access.resource_group_id)
         definition = authorization.RoleDefinition(
-            f"{self._name}-batch-user-role", role_definition_id=guid, role_name=self._role_name, role_type="CustomRole",
+            f"{self._prefix}-batch-user-role", role_definition_id=guid, role_name=self._role_name, role_type="CustomRole",
             description=f"aks-kueue: submit, watch and delete Kueue jobs and read Workloads and LocalQueues in a "
                         f"namespace of AKS cluster {args.cluster_name}",
             scope=group_scope, assignable_scopes=[group_scope],
@@ -137,10 +139,10 @@ class TeamAccess(Component, kind="TeamAccess"):
             opts=self.child())
         for grant in args.grants:
             scope = pulumi.Output.from_input(args.cluster_id).apply(
-                lambda cluster_id, namespace=grant.namespace: access.namespace_scope(cluster_id, namespace))
+                functools.partial(access.namespace_scope, namespace=grant.namespace))
             for group in grant.groups:
                 authorization.RoleAssignment(
-                    f"{self._name}-{grant.namespace}-{self._named(group)}", scope=scope, principal_id=group,
+                    f"{self._prefix}-{grant.namespace}-{self._named(group)}", scope=scope, principal_id=group,
                     principal_type="Group", role_definition_id=role_definition(self._subscription, guid),
                     description=f"aks-kueue: lets this team submit and watch jobs in namespace {grant.namespace}",
                     opts=self.child(depends_on=[definition]))
@@ -153,9 +155,9 @@ class TeamAccess(Component, kind="TeamAccess"):
             opts = self.child(provider=args.provider, depends_on=after)
             role_kind = "ClusterRole"
             if args.install != "helm":
-                role = KubernetesObject(f"{self._name}-{grant.namespace}-role",
+                role = KubernetesObject(f"{self._prefix}-{grant.namespace}-role",
                                         rbac.batch_user_role(grant.namespace, args.frameworks), opts)
                 opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[role]))
                 role_kind = "Role"
-            KubernetesObject(f"{self._name}-{grant.namespace}-binding",
+            KubernetesObject(f"{self._prefix}-{grant.namespace}-binding",
                              rbac.submitters_binding(grant.namespace, grant.groups, role_kind), opts)

@@ -190,8 +190,10 @@ def _by_simplicity(quotas) -> tuple:
 
 
 _NO_LIMITS = tuple(Limits(n) for n in range(7))
-_CQ_LIMITS = _by_simplicity(Limits(n, b, lend) for n in range(7) for b in (None, *range(5)) for lend in (None, *range(n + 1)))
-_COHORT_LIMITS = _by_simplicity(Limits(n, b, lend) for n in range(7) for b in (None, *range(5)) for lend in (None, *range(7)))
+_CQ_LIMITS = _by_simplicity(Limits(n, b, lend) for n in range(7) for b in (None, *range(5))
+                            for lend in (None, *range(n + 1)))
+_COHORT_LIMITS = _by_simplicity(Limits(n, b, lend) for n in range(7) for b in (None, *range(5))
+                                for lend in (None, *range(7)))
 _LENDER_LIMITS = tuple(q for q in _CQ_LIMITS if q.lending is not None)
 _PREEMPTION = tuple({"withinClusterQueue": within, "reclaimWithinCohort": reclaim,
                      **({"borrowWithinCohort": {"policy": "LowerPriority"}} if borrow else {})}

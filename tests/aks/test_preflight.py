@@ -43,6 +43,39 @@ def test_every_size_once_and_gpu_quota_for_gpu_pools_only():
     quota = [a for a in found if "quota" in a.message]
     assert [a.key for a in quota] == [A100.key]
     assert "needs 96 vCPUs of its VM family's quota in westus2" in quota[0].message
+    assert "raise that family's quota" in quota[0].message
+
+
+H100_SPOT = PoolUse("aks-kueue:nodePools[3]", "Standard_NC40ads_H100_v5", nodes=6, vcpus=40, gpu=True, spot=True)
+CPU_SPOT = PoolUse("aks-kueue:nodePools[4]", "Standard_D16s_v5", nodes=2, vcpus=16, gpu=False, spot=True)
+
+
+def test_a_spot_pool_is_judged_against_the_regions_spot_quota_not_its_family():
+    """Azure counts Spot VMs against the region's one Spot vCPU quota (lowPriorityCores), across
+    families; a spot CPU pool needs it too, a regular CPU pool has no quota advisory."""
+    found = advisories("eastus", [CPU, A100, H100_SPOT])
+    quota = {a.key: a for a in found if "quota" in a.message}
+    assert list(quota) == [A100.key, H100_SPOT.key]
+    spot = quota[H100_SPOT.key]
+    assert spot.message.startswith("Standard_NC40ads_H100_v5 at 6 nodes is a spot pool: it needs 240 vCPUs of the "
+                                   "region's Spot vCPU quota in eastus, not of its VM family's quota")
+    assert "raise \"Total Regional Spot vCPUs\"" in spot.message
+    assert "\"Total Regional Low-priority vCPUs\", lowPriorityCores" in spot.message
+    assert "VM family's quota in" not in spot.message
+    assert spot.command == ("az vm list-usage --location eastus --query \"[?name.value=='lowPriorityCores']."
+                            "{quota:name.value, used:currentValue, limit:limit}\" -o table")
+
+
+def test_the_spot_pools_of_a_stack_share_one_quota_so_the_advice_adds_them_up():
+    found = advisories("eastus", [H100_SPOT, CPU_SPOT])
+    spot = [a for a in found if "Spot vCPU quota" in a.message]
+    assert [a.key for a in spot] == [H100_SPOT.key, CPU_SPOT.key]
+    assert "needs 32 vCPUs of the region's Spot vCPU quota in eastus (the stack's 2 spot pools together: " \
+           "272 vCPUs)" in spot[1].message
+    unknown = PoolUse("aks-kueue:nodePools[5]", "Standard_Custom_x", nodes=3, vcpus=None, gpu=False, spot=True)
+    told = [a.message for a in advisories("eastus", [H100_SPOT, unknown]) if "Spot vCPU quota" in a.message]
+    assert "needs 3 nodes' vCPUs of the region's Spot vCPU quota" in told[1]
+    assert "together: at least 240 vCPUs, plus those of the Standard_Custom_x nodes)" in told[1]
 
 
 def test_a_pinned_patch_is_checked_against_the_region():
@@ -56,12 +89,12 @@ def test_the_commands_are_valid_shell_and_ask_for_the_right_things():
     """Run each command against a stand-in `az` that prints its arguments (and a family name)."""
     fake = ('az() { if [ "$2" = list-skus ] && [[ "$*" == *family* ]]; then echo standardNCADSA100v4Family; '
             'else printf "%s\\n" "$@"; fi; }\n')
-    for advisory in advisories("eastus", [CPU, A100], list(Feature), "1.35.2"):
+    for advisory in advisories("eastus", [CPU, A100, H100_SPOT], list(Feature), "1.35.2"):
         done = subprocess.run(["bash", "-c", fake + advisory.command], capture_output=True, text=True, timeout=10)
         assert done.returncode == 0, (advisory.command, done.stderr)
         words = done.stdout.splitlines()
         assert words[:1] and words[0] in ("provider", "feature", "aks", "vm"), advisory.command
-        if "list-usage" in advisory.command:
+        if "list-usage" in advisory.command and "lowPriorityCores" not in advisory.command:
             assert "[?name.value=='standardNCADSA100v4Family'].{family:name.value, used:currentValue, " \
                    "limit:limit}" in words
         else:

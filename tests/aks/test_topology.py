@@ -29,4 +29,4 @@ def test_from_aks_lists(names, fine):
 
 def test_only_the_classes_aks_answers_pass():
     assert all(class_problem(c) is None for c in PROVISIONING_CLASSES)
-    assert "not a class AKS's cluster autoscaler provides" in class_problem("queued-provisioning.gke.io")
+    assert "not a class AKS's cluster autoscaler provides" in class_problem("queued-provisioning.gke.io").message

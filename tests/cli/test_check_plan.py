@@ -78,7 +78,7 @@ def test_allow_replacement_comes_from_the_stack_file_or_the_plan(tmp_path):
 
 
 @pytest.mark.parametrize("content,fragment", [
-    ("not json", "not JSON"), ("[1, 2]", "not a `pulumi preview --json` document"),
+    ("not json", "not valid JSON"), ("[1, 2]", "not a `pulumi preview --json` document"),
     ('{"steps": [{"op": "replace", "urn": "x"}]}', "not a Pulumi URN"),
 ])
 def test_an_unusable_plan_exits_2_with_a_sentence(tmp_path, content, fragment):

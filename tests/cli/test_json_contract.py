@@ -157,7 +157,7 @@ def test_errors_have_one_shape_with_their_file_document_and_key(files):
     flag = json.loads(runner.invoke(app, ["validate", files["queue"], "--integrations", "x", "--json"]).stdout)
     assert [set(e) for e in flag["errors"]] == [{"message"}]
     plan = json.loads(runner.invoke(app, ["check-plan", files["json"], "--json"]).stdout)["errors"]
-    assert plan == [{"file": files["json"], "message": plan[0]["message"]}] and "not JSON" in plan[0]["message"]
+    assert plan == [{"file": files["json"], "message": plan[0]["message"]}] and "not valid JSON" in plan[0]["message"]
 
 
 def test_the_errors_type_is_the_one_every_document_uses():

@@ -62,10 +62,15 @@ def test_summary_of_a_rejected_stack():
 
 
 def test_warnings_are_in_the_summary():
-    """Stack warnings are findings of severity warning, reported by the advisory aks-kueue-warnings."""
-    _, markdown = preview("--stack", "prod", "--format", "markdown")
+    """Stack warnings are findings of severity warning, reported by the advisory aks-kueue-warnings: a placeholder
+    of a development stack; in a production one it is mandatory (issue 28)."""
+    _, markdown = preview("--stack", "dev", "--format", "markdown")
     verdicts = table(markdown, "Policy verdicts")
     assert any(row[0] == "`aks-kueue-warnings`" and "documentation range" in row[3] for row in verdicts)
+    _, markdown = preview("--stack", "prod", "--format", "markdown")
+    verdicts = table(markdown, "Policy verdicts")
+    assert any(row[0] == "`aks-kueue-no-placeholders`" and "documentation range" in row[3] for row in verdicts)
+    assert not any(row[0] == "`aks-kueue-warnings`" and "documentation range" in row[3] for row in verdicts)
 
 
 def test_summary_of_a_passing_stack(fake_pack):

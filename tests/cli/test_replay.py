@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -186,13 +185,62 @@ def test_a_generator_trace_needs_no_configuration(tmp_path):
     assert code == 2 and "defines its own queues" in json.loads(out)["errors"][0]["message"]
 
 
-def test_progress_only_on_a_terminal(monkeypatch):
-    from aks_kueue.cli import replay as command
+def test_progress_a_bar_on_a_terminal_and_lines_in_a_log():
+    import io
 
-    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
-    with command._progress(10, "x", 0, 1) as update:
-        assert update is None
-    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    with command._progress(10, "x", 0, 1) as update:
-        assert callable(update)
-        update(3600.0, 5, 5)
+    from aks_kueue.cli import replay_progress
+    from aks_kueue.replay.engine import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    state = Progress(now=3600.0, events=5, queued=5, submitted=2, finished=1, workloads=4)
+    with replay_progress.progress("x", 0, 1, stream=Terminal()) as update:
+        assert not isinstance(update, replay_progress.Lines)
+        update(state)
+    # Not a terminal (a CI log): one line every LINE_EVERY seconds of wall time, none before.
+    log, clock = io.StringIO(), [0.0]
+    lines = replay_progress.Lines("replay (stack prod)", log, every=5.0, clock=lambda: clock[0])
+    lines(state)
+    assert log.getvalue() == ""
+    clock[0] = 5.0
+    lines(state)
+    clock[0] = 7.0
+    lines(state)
+    assert log.getvalue() == ("replay (stack prod): 5 events, virtual time 1h, 2 of 4 workloads submitted, "
+                              "1 finished\n")
+
+
+def test_a_long_replay_prints_progress_lines_on_stderr(monkeypatch):
+    from aks_kueue.cli import replay_progress
+
+    monkeypatch.setattr(replay_progress, "LINE_EVERY", 0.0)
+    code, _, err = run(WAITS, "--queues", QUEUES, "--json")
+    assert code == 0
+    assert f"replay (queues {QUEUES}): " in err and "3 of 3 workloads submitted, 3 finished" in err
+
+
+def test_workloads_no_node_can_hold_end_the_replay_on_the_prod_stack(tmp_path):
+    # Issue 27's first report: on prod, a few workloads asking cpu 16 (no cpu node allocates more than 15.74)
+    # were evicted by waitForPodsReady again and again until the backoff overflowed. Each is admitted once,
+    # left out at its first timeout and reported; the rest of the trace runs to its end.
+    rows = []
+    for i in range(60):
+        cpu = "16" if i % 10 == 0 else str(1 + i % 4)
+        rows.append({"submitted": i * 30, "namespace": "team-a" if i % 2 else "team-b", "queue": "default",
+                     "name": f"w{i}", "priorityClass": "batch-high" if i % 3 else "batch-low", "runtime": 1800,
+                     "podSets": [{"name": "main", "count": 1, "requests": {"cpu": cpu, "memory": "8Gi"}}]})
+    path = tmp_path / "trace.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, out, err = run(path, "--stack", "prod", "--json")
+    assert code == 0, err
+    (configuration,) = json.loads(out)["configurations"]
+    big = [w for w in configuration["workloads"] if w["name"] in {f"w{i}" for i in range(0, 60, 10)}]
+    assert len(big) == 6
+    for workload in big:
+        assert workload["evictions"] == 1 and workload["started"] is None and workload["neverStarted"]
+        assert "a node of pool cpu offers cpu 15740m, the pod asks 16" in workload["reason"]
+    others = [w for w in configuration["workloads"] if w not in big]
+    assert all(w["finished"] is not None for w in others)
+    assert any("6 workloads can never be placed on these pools" in a for a in configuration["assumptions"])

@@ -17,9 +17,11 @@ def test_refusals_and_notices_leave_secret_values_out(monkeypatch):
     """Reported: the offline preview hid them, but the program's own guard printed and raised them as they were."""
     hidden = Secrets.of({"aks-kueue:nodePools": json.dumps([{"name": "a100", "vmSize": SIZE}])}, ["nodePools"])
     said = [f"{SIZE} -> Standard_NC48ads_A100_v4 replaces AgentPool a100"]
-    report = Report(refusals=[Finding("day2-replace-refused", ERROR, "AgentPool a100", "aks-kueue:nodePools[0].vmSize",
-                                      said[0])],
-                    notices=[Finding("day2-replace", WARNING, "AgentPool a100", "aks-kueue:nodePools[0]", said[0])])
+    report = Report(refusals=[Finding(kind="day2-replace-refused", severity=ERROR, object="AgentPool a100",
+                                      key="aks-kueue:nodePools[0].vmSize",
+                                      message=said[0])],
+                    notices=[Finding(kind="day2-replace", severity=WARNING, object="AgentPool a100",
+                                     key="aks-kueue:nodePools[0]", message=said[0])])
     monkeypatch.setattr(guard_component, "judge_update", lambda previous, desired, allowances: report)
     warned: list[str] = []
     monkeypatch.setattr(guard_component.pulumi.log, "warn", lambda message, *args, **kwargs: warned.append(message))

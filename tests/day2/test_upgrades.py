@@ -29,6 +29,6 @@ def test_version_and_channel(channel, version, drifts, managed):
         with pytest.raises(SettingsError) as error:
             parse_settings(flat(edited("dev", edit)))
         (problem,) = error.value.problems
-        assert problem.path == "aks-kueue:cluster.kubernetesVersion" and 'write "1.34"' in problem.message
+        assert problem.path == "aks-kueue:cluster.kubernetesVersion" and 'write "1.34"' in problem.fix
     else:
         assert parse_settings(flat(edited("dev", edit))).cluster.kubernetes_version == version

@@ -14,11 +14,11 @@ SHELLS = ("bash", "sh", "shell")
 # Why a shell example is not run by tests/docs/test_examples.py, written on the line before its fence.
 NOT_RUN = re.compile(r"<!-- not run: (?P<reason>[^>]*?) -->")
 REASONS = {
-    "cloud": "needs Azure, the Pulumi CLI, a cluster or kubectl",
+    "cloud": "needs Azure (its API, or its public price list over curl), the Pulumi CLI, a cluster or kubectl",
     "your files": "names files you have and this repository does not",
     "slow": "an install or a benchmark, run by make targets of their own",
 }
-CLOUD_TOOLS = ("pulumi", "az", "kubectl", "kubelogin", "helm")
+CLOUD_TOOLS = ("pulumi", "az", "kubectl", "kubelogin", "helm", "curl")
 
 
 def sources() -> list[Path]:

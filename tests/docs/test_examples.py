@@ -43,7 +43,7 @@ def script_of(example: Example) -> str:
 def layout(tmp: Path) -> Path:
     """The project's top level as links, with `venv` the environment running these tests."""
     for entry in ROOT.iterdir():
-        if entry.name not in ("venv", ".git", "site", "report"):
+        if entry.name not in ("venv", ".git", "site", "report", "tour"):
             (tmp / entry.name).symlink_to(entry)
     (tmp / "venv").symlink_to(Path(sys.prefix))
     return tmp

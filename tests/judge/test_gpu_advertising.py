@@ -149,7 +149,8 @@ def test_an_unrelated_daemonset_is_no_device_plugin():
 
 @pytest.mark.parametrize("edit,expected", [
     (lambda c: c["aks-kueue:nodePools"][0].update(gpuDevicePlugin="external"),
-     "aks-kueue:nodePools[0].gpuDevicePlugin: Standard_D8s_v5 has no GPU; remove gpuDevicePlugin"),
+     # Issue 28: the size is said to be wrong first.
+     "aks-kueue:nodePools[0].vmSize: Standard_D8s_v5 has no GPU, but the pool sets gpuDevicePlugin as a GPU pool does"),
     (t4_pool(gpuDriver="None", gpuDevicePlugin="program"),
      "aks-kueue:nodePools[1].gpuDevicePlugin: the program's device plugin needs the NVIDIA driver, which AKS does "
      "not install with gpuDriver None; set gpuDriver: Install, or gpuDevicePlugin: external"),

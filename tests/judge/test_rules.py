@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from aks_kueue.judge import judge, rules
+from aks_kueue.judge.finding import ERROR, WARNING, Finding
 from aks_kueue.judge.rules import RULES, Judging
 from tests.conftest import ROOT, model_of, stack_doc
 
@@ -65,6 +66,58 @@ def test_the_markdown_lists_every_policy_with_its_level_and_config_and_every_rul
         for key in rules.policy_config(each.name):
             assert f"`{key}`" in row
     for kind, each in RULES.items():
-        row = next(line for line in text.splitlines() if line.startswith(f"| `{kind}` |"))
+        row = _rule_row(text, kind)
         assert f"`{each.policy}`" in row and each.title.replace("|", "\\|") in row
-    assert "production" in next(line for line in text.splitlines() if line.startswith("| `aks-azure-rbac` | `aks-"))
+        assert f"| {each.severity} |" in row or each.graded and f"| {each.severity} or warning: " in row
+    assert "production" in _rule_row(text, "aks-azure-rbac")
+    # A warning-only rule of a mandatory policy says it warns (its findings go to aks-kueue-warnings).
+    assert "| warning |" in _rule_row(text, "fleet-token-rotating")
+
+
+def _rule_row(text: str, kind: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith(f'| `{kind}`<a id="{kind}"></a> |'))
+
+
+def test_each_rule_is_documented_at_an_anchor_of_the_generated_policy_list():
+    page = (ROOT / rules.DOCUMENTATION).read_text()
+    for kind, each in RULES.items():
+        path, anchor = each.documentation.split("#")
+        assert path == rules.DOCUMENTATION and anchor == kind
+        assert f'<a id="{anchor}"></a>' in page, kind
+
+
+def test_a_finding_takes_its_severity_from_its_rule():
+    plain = RULES["quota-above-capacity"]
+    found = rules.finding(plain.id, object="ClusterQueue a", key="aks-kueue:queues", message="over", fix="lower it")
+    assert found.kind == plain.id and found.severity == plain.severity == ERROR
+    assert (found.object, found.key, found.message, found.fix, dict(found.numbers)) == (
+        "ClusterQueue a", "aks-kueue:queues", "over", "lower it", {})
+    # A rule that declares one severity cannot be given another at a call site...
+    with pytest.raises(ValueError, match="declares no `graded`"):
+        rules.finding(plain.id, object="a", key="k", message="m", severity=WARNING)
+    # ...a graded one can, and says why its findings differ.
+    graded = RULES["fleet-team-missing"]
+    assert graded.graded and rules.finding(graded.id, object="a", key="k", message="m", severity=WARNING).severity \
+        == WARNING
+    # A baseline rule is graded by the environment.
+    assert all(each.graded == rules.BASELINE_GRADED for each in RULES.values() if each.baseline)
+
+
+def test_a_rule_declares_its_severity():
+    with pytest.raises(TypeError, match="declares no severity"):
+        rules.rule("a-new-rule", "Holds.", "here", "nothing")
+
+
+def test_a_finding_is_built_by_keyword_only():
+    with pytest.raises(TypeError):
+        Finding("k", ERROR, "o", "key", "message")  # type: ignore[misc]
+
+
+def test_each_finding_of_the_fixtures_has_a_severity_its_rule_declares():
+    seen = set()
+    for model in _models():
+        for found in rules.run(Judging(model)):
+            each = RULES[found.kind]
+            assert found.severity == each.severity or each.graded, (found.kind, found.severity)
+            seen.add(found.severity)
+    assert seen == {ERROR, WARNING}

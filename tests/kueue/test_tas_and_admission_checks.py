@@ -7,16 +7,18 @@ import pytest
 
 from aks_kueue.kueue.admission_checks import checks_for, checks_of, pod_uses, requested_pod_sets
 from aks_kueue.kueue.tas import ClusterQueueTopology, explicitly_requests, missing_levels
+from aks_kueue.kueue.views import ClusterQueue, PodSet
 
 LEVELS = {"zone-host": ["topology.kubernetes.io/zone", "kubernetes.io/hostname"], "zone": ["topology.kubernetes.io/zone"]}
 
 
-def queue(*flavors: tuple[str, list[str]]) -> dict:
-    return {"resourceGroups": [{"coveredResources": covered, "flavors": [{"name": name}]} for name, covered in flavors]}
+def queue(*flavors: tuple[str, list[str]]) -> ClusterQueue:
+    return ClusterQueue.of({"kind": "ClusterQueue", "metadata": {"name": "cq"}, "spec": {"resourceGroups": [
+        {"coveredResources": covered, "flavors": [{"name": name, "resources": []}]} for name, covered in flavors]}})
 
 
 def pod_set(request=None) -> dict:
-    return {"name": "main", "count": 1, **({"topologyRequest": request} if request is not None else {})}
+    return request if request is not None else {}
 
 
 MIXED = ClusterQueueTopology.of(queue(("cpu", ["cpu"]), ("gpu", ["cpu", "nvidia.com/gpu"])), {"gpu": "zone-host"})
@@ -70,11 +72,11 @@ def test_checks_apply_to_their_flavors_or_to_every_flavor():
 
 
 def test_a_request_holds_the_pod_sets_that_use_its_managed_resources():
-    gpu = {"name": "workers", "count": 2, "template": {"spec": {"containers": [
-        {"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}
-    cpu = {"name": "launcher", "count": 1, "template": {"spec": {"initContainers": [
-        {"name": "i", "resources": {"requests": {"cpu": "1"}}}], "containers": [{"name": "c"}]}}}
-    empty = {**cpu, "name": "none", "count": 0}
-    assert [p["name"] for p in requested_pod_sets([cpu, gpu, empty], [])] == ["launcher", "workers"]
-    assert [p["name"] for p in requested_pod_sets([cpu, gpu, empty], ["nvidia.com/gpu"])] == ["workers"]
-    assert pod_uses(cpu["template"]["spec"], {"cpu"}) and not pod_uses(cpu["template"]["spec"], {"memory"})
+    gpu = PodSet("workers", 2, {"spec": {"containers": [
+        {"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}})
+    cpu = PodSet("launcher", 1, {"spec": {"initContainers": [
+        {"name": "i", "resources": {"requests": {"cpu": "1"}}}], "containers": [{"name": "c"}]}})
+    empty = PodSet("none", 0, cpu.template)
+    assert [p.name for p in requested_pod_sets([cpu, gpu, empty], [])] == ["launcher", "workers"]
+    assert [p.name for p in requested_pod_sets([cpu, gpu, empty], ["nvidia.com/gpu"])] == ["workers"]
+    assert pod_uses(cpu.pod_spec, {"cpu"}) and not pod_uses(cpu.pod_spec, {"memory"})

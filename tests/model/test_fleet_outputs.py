@@ -9,8 +9,8 @@ import pytest
 from aks_kueue.judge import judge
 from aks_kueue.model import carrier
 from aks_kueue.model.fleet import FLEET_OUTPUT
-from aks_kueue.model.fleet_outputs import (StackOutputs, UnreadableOutputs, mirrored_objects, normalise,
-                                           worker_model)
+from aks_kueue.model.fleet_outputs import StackOutputs, mirrored_objects, normalise, worker_model
+from aks_kueue.model.props import UnreadableValue
 from aks_kueue.model.from_resources import from_resources
 from aks_kueue.preview.pack import policy_view
 from tests.fleet_stacks import (MANAGER, SWEDEN, WEST, WORKERS, manager_model, manager_outputs, model, qualified, run,
@@ -32,15 +32,15 @@ def test_a_worker_model_read_back_from_its_output_is_the_worker():
         assert theirs.key == f"{qualified(WEST)}: {ours.key}"
     assert [o.manifest for o in read.objects] == [o.manifest for o in worker.objects]
     assert read.namespaces == worker.namespaces and read.installs[0].frameworks == worker.installs[0].frameworks
-    assert read.cluster.region == "westus3" and read.cluster.security.authorized_ip_ranges == ("203.0.113.0/24",)
+    assert read.cluster.region == "westus3" and read.cluster.security.authorized_ip_ranges == ("52.160.10.0/24",)
 
 
 @pytest.mark.parametrize("broken", [{}, {"schema": 1, "role": "manager"}, {"schema": 1, "role": "worker"},
                                     {"schema": 2, "role": "worker", "cluster": {}}])
 def test_an_output_of_another_shape_is_unreadable_not_a_crash(broken):
-    with pytest.raises(UnreadableOutputs, match="cannot be read"):
+    with pytest.raises(UnreadableValue, match="cannot be read"):
         worker_model(broken, qualified(WEST))
-    with pytest.raises(UnreadableOutputs, match="cannot be read"):
+    with pytest.raises(UnreadableValue, match="cannot be read"):
         mirrored_objects(broken, qualified(MANAGER))
 
 

@@ -8,7 +8,7 @@ import pytest
 from aks_kueue.aks.autoscaler import ATOMIC_SCALE_UP
 from aks_kueue.judge import blocking_findings, judge
 from aks_kueue.kueue.admission_checks import PROVISIONING_CONTROLLER
-from tests.conftest import edited, model_of, run_stack, stack_doc
+from tests.conftest import edited, filled_doc, model_of, run_stack, stack_doc
 from tests.model.test_parity import assert_parity
 
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
@@ -83,7 +83,7 @@ def test_prod_preview_registers_the_objects_in_dependency_order():
 
 
 def test_prod_is_feasible_and_its_namespaces_reach_both_of_their_queues():
-    model = model_of(stack_doc("prod"), "prod")
+    model = model_of(filled_doc("prod"), "prod")
     assert [f for f in judge(model).errors] == []
     labels = {n.name: n.labels for n in model.namespaces}
     assert labels["team-a"]["kueue-team"] == "team-a" and labels["team-a"]["kueue-training"] == "true"

@@ -23,7 +23,7 @@ from aks_kueue.policies.base import INTERNAL_FAILURE
 from aks_kueue.preview.pack import (analyzer_resources, configure_request, evaluate, policy_config_error, violation,
                                     wire_inputs)
 from aks_kueue.preview.recorder import UNKNOWN
-from tests.conftest import ROOT, SHARED, model_of, needs_shared, run_config, run_stack
+from tests.conftest import ROOT, SHARED, filled, filled_doc, model_of, needs_shared, run_config, run_filled, run_stack
 from tests.policies.args import gpu_queue_stack
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "feasibility"
@@ -54,18 +54,27 @@ def example_config() -> dict:
 
 @lru_cache(maxsize=None)
 def recorded(name: str):
-    """One program run per stack or fixture for the whole module."""
-    if name in ("dev", "prod"):
+    """One program run per stack or fixture for the whole module; prod and the contract's example with their
+    placeholders filled in (as shipped they are rejected for them: `test_the_shipped_placeholders_...`)."""
+    if name == "dev":
         return run_stack(name)
+    if name == "prod":
+        return run_filled(name)
+    if name == "shipped prod":
+        return run_stack("prod")
     if name == "example":
+        return run_config(filled(example_config()))
+    if name == "shipped example":
         return run_config(example_config())
     return run_config(fixture_config(name))
 
 
 def config_of(name: str) -> dict:
-    if name in ("dev", "prod"):
+    if name == "dev":
         return yaml.safe_load((ROOT / "stacks" / f"Pulumi.{name}.yaml").read_text())["config"]
-    return example_config() if name == "example" else fixture_config(name)
+    if name == "prod":
+        return filled_doc(name)
+    return filled(example_config()) if name == "example" else fixture_config(name)
 
 
 def mandatory(violations):
@@ -80,6 +89,17 @@ def test_the_stacks_have_no_mandatory_violation(stack):
     violations = evaluate(recorded(stack))
     assert mandatory(violations) == []
     assert not any(INTERNAL_FAILURE in v.message for v in violations)
+
+
+@pytest.mark.parametrize("name", ["shipped prod", pytest.param("shipped example", marks=needs_shared())])
+def test_the_shipped_placeholders_are_the_only_mandatory_violations(name):
+    """Issue 28: a production stack copied unchanged must not pass. The shipped prod stack and the contract's
+    example are rejected for their placeholders alone, one violation per key to fill in."""
+    violations = mandatory(evaluate(recorded(name)))
+    assert violations and {v.policy for v in violations} == {"aks-kueue-no-placeholders"}
+    for key in ("aks-kueue:cluster.security.entraAdminGroupObjectIds[0]: ",
+                "aks-kueue:cluster.security.apiServerAuthorizedIpRanges[0]: "):
+        assert sum(key in v.message for v in violations) == 1, (key, violations)
 
 
 @needs_shared()

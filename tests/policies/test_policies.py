@@ -27,20 +27,25 @@ def messages(found):
 
 def test_names_are_kebab_case_and_unique_with_descriptions():
     names = [p.name for p in POLICIES]
-    assert len(names) == len(set(names)) == 29
+    assert len(names) == len(set(names)) == 30
     for p in POLICIES:
         assert p.name == p.name.lower() and " " not in p.name and p.description.endswith(".")
         assert p.enforcement_level in (EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY)
 
 
 def test_the_base_stack_passes_every_mandatory_policy():
-    resources = gpu_queue_stack(workloads=[workload("ft", {"cpu": "6", "memory": "40Gi", "nvidia.com/gpu": "1"})])
+    shape = {"cpu": "6", "memory": "40Gi", "nvidia.com/gpu": "1"}
+    resources = gpu_queue_stack(workloads=[workload("ft", shape)], environment="development")
     for p in POLICIES:
         if p.enforcement_level == EnforcementLevel.MANDATORY:
             assert stack_violations(p, resources) == [], p.name
-    # Its authorized range is a documentation range: a warning, advisory.
+    # Its authorized range is a documentation range: a warning, advisory, in a development stack ...
     warned = stack_violations(policy("aks-kueue-warnings"), resources)
     assert any("203.0.113.0/24 is a documentation range" in m and u.endswith("::main-aks") for m, u in warned)
+    # ... and the one mandatory violation of a production one (issue 28).
+    production = gpu_queue_stack(workloads=[workload("ft", shape)])
+    assert [p.name for p in POLICIES if p.enforcement_level == EnforcementLevel.MANDATORY
+            and stack_violations(p, production)] == ["aks-kueue-no-placeholders"]
 
 
 # --- Kueue and capacity -------------------------------------------------------------------------

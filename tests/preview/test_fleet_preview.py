@@ -1,11 +1,12 @@
 """The example fleet previewed offline as its stacks read each other (`--stack-outputs STACK=FILE`):
-clean as shipped, and three edits of it rejected by the pack, each naming the key to change."""
+clean once its placeholders are filled in, and three edits of it rejected by the pack, each naming the key to change."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from aks_kueue.cli import app
@@ -94,8 +95,11 @@ def test_a_worker_without_a_team_namespace_is_rejected(files, tmp_path):
     assert finding.key == "aks-kueue:fleet.workers[1]" and finding.numbers["missing"] == ["namespace team-b"]
 
 
-def test_the_cli_reads_stack_outputs(files):
-    result = runner.invoke(app, ["preview", "--stack", MANAGER, "--json",
+def test_the_cli_reads_stack_outputs(files, tmp_path):
+    # The shipped manager with its placeholders filled in (as shipped it is rejected for them, issue 28).
+    stack_file = tmp_path / f"Pulumi.{MANAGER}.yaml"
+    stack_file.write_text(yaml.safe_dump({"config": config(MANAGER)}))
+    result = runner.invoke(app, ["preview", "--config", str(stack_file), "--json",
                                  *[f"--stack-outputs={qualified(s)}={files[s]}" for s in WORKERS]])
     assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)
@@ -119,3 +123,23 @@ def test_an_unreadable_stack_outputs_file_is_invalid(tmp_path):
     doc = json.loads(result.stdout)
     assert doc["result"] == "invalid" and doc["errors"][0]["file"] == str(missing)
     assert str(missing) in doc["errors"][0]["message"]
+
+
+def test_a_preview_document_stands_for_a_stack_never_deployed(files, tmp_path):
+    """Issue 28: the fleet docs made the other stacks' outputs with `pulumi stack output --json`, which needs a
+    deployment; what `aks-kueue preview --json` prints gives them offline."""
+    from aks_kueue.preview.run import ProgramError, read_previous_outputs
+
+    documents = {}
+    for stack in WORKERS:
+        outputs = json.loads(files[stack].read_text())
+        documents[stack] = write(tmp_path / f"{stack}.preview.json", {
+            "project": "aks-kueue", "stack": stack, "resources": [], "violations": [], "outputs": outputs,
+            "findings": [], "capacity": {}, "result": "rejected"})
+        assert read_previous_outputs(documents[stack], preview_document=True) == outputs
+    done = outcome(MANAGER, config(MANAGER), {qualified(s): documents[s] for s in WORKERS})
+    assert done.exit_code == 0 and {row.workers_read for row in done.judgement.fleet_quota} == {2}
+    invalid = write(tmp_path / "invalid.json", {"project": "aks-kueue", "stack": "x", "resources": [], "outputs": {},
+                                                "result": "invalid", "errors": []})
+    with pytest.raises(ProgramError, match="this `aks-kueue preview --json` document has no outputs"):
+        read_previous_outputs(invalid, preview_document=True)

@@ -88,10 +88,11 @@ def validated(manifests: list[dict]) -> list[dict]:
 
 
 def pool(name: str, cpu: int = 4, memory_gib: int = 16, gpus: int = 0, min_count: int = 0, max_count: int = 2,
-         labels: Optional[dict] = None, taints: tuple = (), pods: int = 30) -> PoolCapacity:
-    """A pool whose node offers exactly these amounts (round numbers, for hand-worked answers)."""
+         labels: Optional[dict] = None, taints: tuple = (), pods: int = 30, spot: bool = False) -> PoolCapacity:
+    """A pool whose node offers exactly these amounts (round numbers, for hand-worked answers). A spot
+    pool's nodes carry no spot taint here unless `taints` gives it (pods land as on any pool)."""
     spec = Pool(name=name, vm_size=f"Custom_{name}", max_count=max_count, max_pods=pods, min_count=min_count,
-                labels=labels or {}, taints=tuple(taints),
+                labels=labels or {}, taints=tuple(taints), spot=spot,
                 explicit=ExplicitNode(cpu, memory_gib * GIB, gpus, "nvidia.com/gpu" if gpus else None))
     amounts = {"cpu": cpu * 1000, "memory": memory_gib * GIB, "pods": pods}
     if gpus:

@@ -7,7 +7,7 @@ Kueue retries inadmissible workloads one second after capacity is freed in their
 from __future__ import annotations
 
 from aks_kueue.replay import ReplayOptions
-from aks_kueue.replay.engine import FINISHED, PENDING, RUNNING
+from aks_kueue.replay.engine import State
 from tests.replay.builders import (cluster_queue, flavor, local_queue, one_queue, priority_class, quota, run,
                                    workload)
 
@@ -36,7 +36,7 @@ def test_priority_class_is_resolved_in_the_configuration(tmp_path):
     rows = [workload("a", 0, cpu=4, runtime=10), workload("plain", 1, cpu=4, runtime=10, priority=500),
             workload("classed", 2, cpu=4, runtime=10, priorityClass="urgent")]
     _, runs = run(tmp_path, objects, rows)
-    assert runs["classed"].info.priority == 1000
+    assert runs["classed"].priority == 1000
     assert runs["classed"].admitted == 11.0 and runs["plain"].admitted == 22.0
 
 
@@ -104,7 +104,7 @@ def test_borrowing_limit_caps_what_a_queue_can_take(tmp_path):
     rows = [workload("six", 0, cpu=6, runtime=10), workload("seven", 20, cpu=7, runtime=10)]
     _, runs = run(tmp_path, _cohort(borrowing_a=2), rows)
     assert runs["six"].admitted == 0.0
-    assert runs["seven"].admitted is None and runs["seven"].state == PENDING
+    assert runs["seven"].admitted is None and runs["seven"].state is State.PENDING
 
 
 def test_lending_limit_caps_what_others_can_borrow(tmp_path):
@@ -167,9 +167,9 @@ def test_a_missing_local_queue_never_admits(tmp_path):
 def test_a_workload_without_runtime_runs_to_the_end(tmp_path):
     rows = [workload("forever", 0, cpu=1, runtime=None), workload("short", 5, cpu=1, runtime=10)]
     outcome, runs = run(tmp_path, one_queue(4), rows)
-    assert runs["forever"].state == RUNNING and runs["forever"].finished is None
+    assert runs["forever"].state is State.RUNNING and runs["forever"].finished is None
     assert outcome.end == 15.0
-    assert runs["short"].state == FINISHED
+    assert runs["short"].state is State.FINISHED
 
 
 def test_until_stops_the_replay(tmp_path):
@@ -188,3 +188,17 @@ def test_ties_are_broken_by_trace_order(tmp_path):
     reordered = [rows[2], rows[0], rows[1]]
     _, runs = run(tmp_path, one_queue(4), reordered)
     assert [runs[n].admitted for n in "zxy"] == [0.0, 11.0, 22.0]
+
+
+def test_an_unknown_priority_class_is_never_admitted_with_kueue_s_reason(tmp_path):
+    # Kueue's job reconciler creates no Workload for a job whose WorkloadPriorityClass does not exist:
+    # never admitted, with that reason, and counted in its ClusterQueue. Never a silent priority 0.
+    objects = one_queue(4) + [priority_class("batch-high", 1000)]
+    rows = [workload("typo", 0, cpu=1, runtime=10, priorityClass="batch-hihg"),
+            workload("known", 0, cpu=1, runtime=10, priorityClass="batch-high")]
+    outcome, runs = run(tmp_path, objects, rows)
+    typo = runs["typo"]
+    assert typo.state is State.PARKED and typo.admitted is None and typo.cq == "team-a"
+    assert "WorkloadPriorityClass batch-hihg doesn't exist in this configuration" in typo.reason
+    assert "batch-high" in typo.reason  # the likely one
+    assert runs["known"].finished == 10.0

@@ -228,7 +228,7 @@ def test_a_bad_csv_header_is_refused(tmp_path, header, words):
     (lambda w: w["spec"].pop("queueName"), "items[1].spec.queueName", "Required value"),
     (lambda w: w.update(kind="Job"), "items[1].kind", "is not a Kueue Workload"),
     (lambda w: w["spec"]["podSets"][0]["template"]["spec"]["containers"][0]["resources"]["requests"].update(
-        cpu="lots"), "items[1].spec.podSets[0].requests", "not a quantity"),
+        cpu="lots"), "items[1].spec.podSets[0].template.spec.containers[0].resources.requests.cpu", "must be a quantity"),
     (lambda w: w["status"]["conditions"].append({"type": "Finished", "status": "True"}),
      "items[1].status.conditions[Finished]", "lastTransitionTime"),
 ])

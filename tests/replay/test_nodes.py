@@ -4,7 +4,7 @@ workloads that never start, waitForPodsReady's eviction and backoff, Provisionin
 from __future__ import annotations
 
 from aks_kueue.replay import ReplayOptions
-from aks_kueue.replay.engine import DEACTIVATED, RESERVED
+from aks_kueue.replay.engine import State
 from aks_kueue.replay.report import configuration
 from tests.replay.builders import (cluster_queue, flavor, local_queue, one_queue, pool, provisioning_check, quota,
                                    run, workload)
@@ -69,19 +69,33 @@ def test_node_hours_count_from_scale_up(tmp_path):
     assert pools["meanAllocated"] == 0.5
 
 
-def test_a_pod_larger_than_any_node_never_starts_and_is_evicted_again_and_again(tmp_path):
+def test_a_pod_larger_than_any_node_is_admitted_once_and_left_out_at_its_timeout(tmp_path):
     # 8 cores on 4-core nodes: admitted (quota allows it), never placed. waitForPodsReady evicts it at
-    # 1800, it is back after 60 s (1860), evicted at 3660, back after 120 s (3780).
+    # 1800; Kueue would requeue it after 60 s, 120 s, ... forever. No pool can ever hold the pod, so the
+    # replay leaves it out there, and ends.
     rows = [workload("huge", 0, cpu=8, runtime=100)]
-    outcome, runs = _run(tmp_path, rows, options=ReplayOptions(until=4000))
+    outcome, runs = _run(tmp_path, rows)
     huge = runs["huge"]
-    assert huge.evictions == 2 and huge.preemptions == 0
-    assert huge.admitted == 3780.0 and huge.started is None
+    assert huge.state is State.UNPLACEABLE
+    assert huge.evictions == 1 and huge.preemptions == 0 and huge.admissions == 1
+    assert huge.admitted == 0.0 and huge.started is None
     assert "a node of pool cpu offers cpu 4, the pod asks 8" in huge.reason
+    assert outcome.end == 1800.0
     queue = configuration(outcome)["clusterQueues"][0]
-    assert queue["neverStarted"] == 1 and queue["evictions"] == 2
+    assert queue["neverStarted"] == 1 and queue["evictions"] == 1 and queue["pendingAtEnd"] == 1
+    assert any("1 workload can never be placed" in note for note in outcome.notes)
+
+
+def test_a_pod_that_fits_a_node_later_is_evicted_and_requeued_as_kueue_does(tmp_path):
+    # The pod fits a node, but the only node is taken by a workload that never ends: Kueue's semantics
+    # stay (admitted at 1, evicted at 1801, back after 60 s at 1861, evicted at 3661, back after 120 s at 3781).
+    rows = [workload("forever", 0, cpu=4, runtime=None), workload("later", 1, cpu=4, runtime=100)]
+    _, runs = _run(tmp_path, rows, pools=[pool("cpu", max_count=1)], options=ReplayOptions(until=4000))
+    later = runs["later"]
+    assert later.state is State.ADMITTED and later.evictions == 2
+    assert later.admitted == 3781.0 and later.started is None
     # The requeue after a waitForPodsReady eviction is ordered by the eviction time.
-    assert huge.ts == 3660.0
+    assert later.ts == 3661.0
 
 
 def test_the_backoff_limit_deactivates(tmp_path):
@@ -90,7 +104,7 @@ def test_the_backoff_limit_deactivates(tmp_path):
     _, runs = _run(tmp_path, [workload("huge", 0, cpu=8, runtime=100)], kueue=kueue)
     huge = runs["huge"]
     # evicted at 600, back at 610, evicted at 1210: the second requeue is over the limit.
-    assert huge.state == DEACTIVATED and huge.evictions == 2
+    assert huge.state is State.DEACTIVATED and huge.evictions == 2
     assert "deactivated after 1 requeues" in huge.reason
 
 
@@ -150,7 +164,7 @@ def test_a_provisioning_request_that_no_pool_can_hold_keeps_its_quota_reserved(t
     # Three 4-core pods need three nodes; the pool stops at two, and the request is all or nothing.
     _, runs = _run(tmp_path, [workload("a", 0, cpu=4, count=3, runtime=100)], objects=objects,
                    options=ReplayOptions(until=1000))
-    assert runs["a"].state == RESERVED and runs["a"].admitted is None
+    assert runs["a"].state is State.RESERVED and runs["a"].admitted is None
     assert "ProvisioningRequest" in runs["a"].reason
 
 
@@ -176,3 +190,42 @@ def test_a_preempted_workload_reports_the_times_of_its_last_admission(tmp_path):
     low = runs["low"]
     assert low.preemptions == 1 and low.admitted == 501.0
     assert low.started is None
+
+
+def test_a_workload_that_cycles_is_left_out_after_max_admissions_naming_its_queue_and_why(tmp_path, monkeypatch):
+    from aks_kueue.replay import engine
+
+    monkeypatch.setattr(engine, "MAX_ADMISSIONS", 3)
+    # The one node is held by a workload that never ends; `later` fits a node, so Kueue requeues it after each
+    # waitForPodsReady timeout, forever. The replay stops at its third admission and says why.
+    rows = [workload("forever", 0, cpu=4, runtime=None), workload("later", 1, cpu=4, runtime=100)]
+    outcome, runs = _run(tmp_path, rows, pools=[pool("cpu", max_count=1)])
+    later = runs["later"]
+    assert later.state is State.ABANDONED and later.admissions == 3 and later.evictions == 3
+    assert "admitted 3 times without finishing (0 preemptions, 3 waitForPodsReady evictions)" in later.reason
+    assert "last evicted by waitForPodsReady" in later.reason
+    (note,) = [n for n in outcome.notes if "admitted 3 times" in n]
+    assert "team-a/later in ClusterQueue team-a" in note
+    assert configuration(outcome)["clusterQueues"][0]["pendingAtEnd"] == 1  # still waiting, as in Kueue
+
+
+def test_kueue_s_requeue_backoff_saturates():
+    from aks_kueue.replay.config import UNCAPPED_BACKOFF, PodsReady
+
+    ready = PodsReady()
+    assert [ready.backoff(n) for n in range(1, 9)] == [60, 120, 240, 480, 960, 1920, 3600, 3600]
+    assert ready.backoff(10**6) == 3600.0  # base * 2 ** (count - 1) overflowed a float here
+    assert PodsReady(backoff_base=0).backoff(50) == 0
+    assert PodsReady(backoff_max=0).backoff(10**6) == UNCAPPED_BACKOFF  # Kueue's MaxInt64/2 ns
+    # apimachinery's wait.Backoff: the first step is the base even above the cap, then the cap.
+    assert [PodsReady(backoff_base=100, backoff_max=50).backoff(n) for n in (1, 2, 3)] == [100, 50, 50]
+
+
+def test_an_explicit_zero_backoff_is_kueue_s_zero_not_the_default(tmp_path):
+    from aks_kueue.replay import ReplayConfig
+
+    kueue = {"waitForPodsReady": {"timeout": "5m", "requeuingStrategy": {"backoffBaseSeconds": 0,
+                                                                         "backoffMaxSeconds": 0}}}
+    ready = ReplayConfig("x", [], kueue=kueue).pods_ready
+    assert (ready.backoff_base, ready.backoff_max, ready.backoff(3)) == (0.0, 0.0, 0.0)
+    assert ReplayConfig("x", [], kueue={"waitForPodsReady": {"timeout": "5m"}}).pods_ready.backoff(2) == 120

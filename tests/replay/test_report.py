@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from aks_kueue.replay import ReplayConfig, read_trace, replay
-from aks_kueue.replay.report import Gate, configuration, document, percentile
+from aks_kueue.replay.report import Gate, configuration, document, dumps, percentile
 from tests.replay.builders import one_queue, pool, run, validated, workload, write_trace
 
 
@@ -59,7 +59,7 @@ def test_two_configurations_differences_and_the_gate(tmp_path):
     (gate,) = found["summary"]["gates"]
     assert gate == {"p95": 5.0, "clusterQueue": "team-a", "value": 9.0, "passed": False}
     assert found["summary"]["workloads"] == 3
-    json.dumps(found)  # plain JSON all the way down
+    assert json.loads(dumps(found))["summary"]["workloads"] == 3  # plain JSON all the way down
 
 
 def test_pools_in_the_report(tmp_path):
@@ -78,5 +78,18 @@ def test_the_same_input_gives_the_same_document_byte_for_byte(tmp_path):
     for _ in range(2):
         trace = read_trace([str(write_trace(tmp_path / "t.jsonl", trace_rows))])
         outcome = replay(ReplayConfig("x", validated(one_queue(6))), trace)
-        texts.append(json.dumps(document([outcome], trace), sort_keys=True))
+        texts.append(dumps(document([outcome], trace)))
     assert texts[0] == texts[1]
+
+
+def test_the_streamed_document_is_json_dumps_byte_for_byte(tmp_path):
+    # `write` streams the workloads one by one; what it writes is exactly json.dumps(indent=2) of the whole.
+    rows = [workload(f"w{i}", i, cpu=1 + i % 3, runtime=5, priority=i % 2) for i in range(12)]
+    trace = read_trace([str(write_trace(tmp_path / "t.jsonl", rows))])
+    outcomes = [replay(ReplayConfig(name, validated(one_queue(cpu))), trace) for name, cpu in (("a", 4), ("b", 2))]
+    found = document(outcomes, trace, Gate("p95", 5.0))
+    whole = json.loads(dumps(found))
+    assert len(whole["configurations"][0]["workloads"]) == 12
+    assert dumps(found) == json.dumps(whole, indent=2)
+    assert dumps({"empty": [], "none": {}, "rows": [], "n": 1}) == json.dumps({"empty": [], "none": {}, "rows": [],
+                                                                             "n": 1}, indent=2)

@@ -13,7 +13,10 @@ from aks_kueue.aks import limits
 from aks_kueue.preview.run import ProgramError
 from aks_kueue.settings import SettingsError, parse_settings
 from tests.conftest import edited, flat, run_config
-from tests.settings.test_preflight_checks import DAY, cli_preview, pinned_clock  # noqa: F401  (a fixture)
+from tests.settings import test_preflight_checks
+from tests.settings.test_preflight_checks import DAY, cli_preview
+
+pinned_clock = test_preflight_checks.pinned_clock  # a fixture, found by its name here
 
 
 def problems(config: dict) -> list[str]:

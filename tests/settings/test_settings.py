@@ -244,7 +244,9 @@ def test_unknown_vm_size_needs_explicit_capacity():
 def test_gpu_driver_on_a_cpu_size():
     def edit(c):
         c["aks-kueue:nodePools"][0]["gpuDriver"] = "Install"
-    assert only_problem(edited("dev", edit)).startswith("aks-kueue:nodePools[0].gpuDriver: Standard_D8s_v5 has no GPU")
+    # Issue 28: the size is said to be wrong first.
+    assert only_problem(edited("dev", edit)).startswith("aks-kueue:nodePools[0].vmSize: Standard_D8s_v5 has no GPU, "
+                                                        "but the pool sets gpuDriver as a GPU pool does")
 
 
 def test_mig_only_on_capable_sizes():
@@ -333,7 +335,8 @@ def test_placeholders_are_flagged_until_replaced():
     found = placeholders(stack_doc("prod"))
     assert found[0].startswith("aks-kueue:cluster.security.apiServerAuthorizedIpRanges[0]: 203.0.113.0/24 "
                                "is a documentation range")
-    assert found[1].startswith("aks-kueue:cluster.security.entraAdminGroupObjectIds[0]: the all-zero ID")
+    assert found[1].startswith("aks-kueue:cluster.security.entraAdminGroupObjectIds[0]: "
+                               "00000000-0000-0000-0000-000000000000 is a placeholder")
     assert [f.split(":")[1] for f in found[2:]] == ["queues.localQueues[0].submitterGroups[0]",
                                                      "queues.localQueues[1].submitterGroups[0]"]
 

@@ -358,7 +358,14 @@ def test_the_script_previews_every_stack_and_puts_a_replay_comparison_in_its_slo
         assert json.loads((out / f"{stack}.json").read_text())["stack"] == stack
         assert (out / stack / "capacity.png").stat().st_size > 0
         assert f"## aks-kueue preview of stack `{stack}`" in comment
-    assert (out / "rejected").read_text() == ""  # the shipped stacks pass every mandatory policy
+    # The shipped production stacks are rejected until their placeholders are filled in (issue 28), and for nothing
+    # else; the development stack passes.
+    assert (out / "rejected").read_text().splitlines() == [
+        f"{stack} (exit 1)" for stack in stacks if stack != "dev"]
+    for stack in stacks:
+        mandatory = {v["policy"] for v in json.loads((out / f"{stack}.json").read_text())["violations"]
+                     if v["enforcementLevel"] == "mandatory"}
+        assert mandatory == (set() if stack == "dev" else {"aks-kueue-no-placeholders"}), stack
     prod = comment.split("## aks-kueue preview of stack `prod`", 1)[1]
     assert prod.index("### Quota against capacity") < prod.index("### Replay\n\n| queue | p50 wait |") \
         < prod.index("<details><summary>Resources")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.kueue.jobs.model import JobOptions
 from aks_kueue.kueue.jobs.podsets import (JOB_COMPLETION_INDEX, JOBSET_JOB_INDEX, PodSet, Reader, lower,
                                           topology_request)
@@ -132,7 +133,7 @@ def pod_template(wrapped: Any, path: str) -> Optional[dict[str, Any]]:
         return None
     source = candidate["spec"]
     metadata: dict[str, Any] = {}
-    given = candidate.get("metadata") if isinstance(candidate.get("metadata"), dict) else {}
+    given = map_at(candidate, "metadata")
     for key in ("labels", "annotations"):
         if isinstance(given.get(key), dict):
             metadata[key] = {k: v for k, v in given[key].items() if isinstance(v, str)}
@@ -150,7 +151,7 @@ def pod_template(wrapped: Any, path: str) -> Optional[dict[str, Any]]:
 
 def _container(container: dict[str, Any]) -> dict[str, Any]:
     copied = {k: container[k] for k in _CONTAINER_KEYS if k in container}
-    resources = container.get("resources") if isinstance(container.get("resources"), dict) else {}
+    resources = map_at(container, "resources")
     kept = {k: resources[k] for k in ("requests", "limits") if isinstance(resources.get(k), dict)}
     if kept:
         copied["resources"] = kept
@@ -172,7 +173,7 @@ def app_wrapper(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[
                 continue
             replicas = declared_set.get("replicas")
             count = replicas if isinstance(replicas, int) and not isinstance(replicas, bool) else 1
-            notes = declared_set.get("annotations") if isinstance(declared_set.get("annotations"), dict) else {}
+            notes = map_at(declared_set, "annotations")
             sub_count = notes.get(TAS_SUB_GROUP_COUNT)
             podsets.append(PodSet(
                 lower(f"{name}-{len(podsets)}"), count, template, f"{path}.{declared_set['path']}", None,

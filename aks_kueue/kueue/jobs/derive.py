@@ -15,6 +15,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import field as k8s_field
 from aks_kueue.kueue.jobs import appwrapper, kubeflow, spark
 from aks_kueue.kueue.jobs import leaderworkerset as lws
@@ -25,7 +26,7 @@ from aks_kueue.kueue.jobs.model import (ADMISSION_GATED_BY, DEFAULT_LOCAL_QUEUE,
                                         POD_GROUP_TOTAL_COUNT, PREBUILT_WORKLOAD, PRIORITY_CLASS_LABEL, PROVREQ_PREFIX,
                                         QUEUE_LABEL, JobOptions, JobRef, JobResult, JobOutcome)
 from aks_kueue.kueue.jobs.names import workload_name
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.k8s.field import FieldError
 
 KUEUE_GROUP = "kueue.x-k8s.io"
 WORKLOAD_API = "kueue.x-k8s.io/v1beta2"
@@ -86,7 +87,8 @@ def integration_of(manifest: Any) -> Optional[Integration]:
     """The integration that manages this kind of object, or None when it is not a job."""
     if not isinstance(manifest, dict):
         return None
-    return INTEGRATIONS.get((group_version(manifest)[0], manifest.get("kind")))
+    kind = manifest.get("kind")
+    return INTEGRATIONS.get((group_version(manifest)[0], kind)) if isinstance(kind, str) else None
 
 
 def is_job(manifest: Any) -> bool:
@@ -153,7 +155,7 @@ class _Context:
 
 def _group_name(pod: dict[str, Any]) -> str:
     """`GetPodGroupName`: the annotation (WorkloadIdentifierAnnotations, on) or the label."""
-    value = ps.annotations(pod).get(POD_GROUP_NAME) or ps.labels(pod).get(POD_GROUP_NAME)
+    value = ps.annotations_of(pod).get(POD_GROUP_NAME) or ps.labels_of(pod).get(POD_GROUP_NAME)
     return value if isinstance(value, str) else ""
 
 
@@ -170,47 +172,21 @@ def derive_workloads(objects: Iterable[Any], options: JobOptions = DEFAULT_OPTIO
 
 
 def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResult:
+    """`ReconcileGenericJob` for one object, step by step: is it Kueue's, would the webhooks take it,
+    which LocalQueue, is it its owner's, and the Workloads `ConstructWorkload` makes of it."""
     group, version = group_version(obj)
     kind = str(obj.get("kind"))
     integration = INTEGRATIONS[(group, kind)]
     namespace = _namespace(obj)
     ref = JobRef(str(obj.get("apiVersion")), kind, _name(obj), namespace)
     result = JobResult(ref, integration.framework, JobOutcome.NOT_MANAGED)
-    if integration.versions and version not in integration.versions:
-        wanted = " or ".join(f"{group + '/' if group else ''}{v}" for v in integration.versions)
-        return _not_managed(result, f"Kueue's {integration.framework} integration manages {kind} {wanted}, not "
-                                    f"{ref.api_version}")
-    if integration.framework not in options.frameworks:
-        return _not_managed(result, f"the integration {integration.framework} is not enabled in the Kueue "
-                                    "configuration in force (integrations.frameworks, or --integrations)")
-    if integration.gate is not None and not options.enabled(integration.gate):
-        return _not_managed(result, f"the integration {integration.framework} needs the feature gate "
-                                    f"{integration.gate} (alpha, off by default), and Kueue does not set it up "
-                                    "without it")
-    if namespace in options.unmanaged_namespaces:
-        return _not_managed(result, f"namespace {namespace} is outside Kueue's managedJobsNamespaceSelector (it "
-                                    f"leaves {', '.join(sorted(options.unmanaged_namespaces))} alone)")
-    if not ref.name:
-        result.errors.append(k8s_field.required("metadata.name", "name or generateName is required"))
-    if kind == "LeaderWorkerSet":  # leaderworkerset_webhook.go `validateCreate`, not the base webhook's
-        result.errors += webhooks.queue_name(obj) + webhooks.elastic_annotation(obj, group, kind, options)
-        result.errors += lws.webhook_errors(obj)
-    else:
-        result.errors += webhooks.job_on_create(obj, group, kind, options)
+    if (why := _not_set_up(integration, ref, group, version, options)) is not None:
+        return _not_managed(result, why)
+    result.errors += _on_create(obj, ref, group, options)
     owner = _managed_owner(obj, options)
-    queue = ps.labels(obj).get(QUEUE_LABEL)
-    queue = queue if isinstance(queue, str) and queue else ""
-    if not queue and owner is None and namespace in ctx.default_queues:
-        queue = DEFAULT_LOCAL_QUEUE
-        result.notes.append(f"{ref.describe()} has no {QUEUE_LABEL} label; Kueue gives it the LocalQueue "
-                            f"'default' of namespace {namespace}")
+    queue = _queue_name(obj, ref, owner, ctx, result)
     managed = bool(queue) or options.manage_jobs_without_queue_name
-    if kind in ("RayJob", "RayCluster", "RayService"):
-        result.errors += webhooks.ray(obj, kind, managed and owner is None, options)
-    if kind == "SparkApplication":
-        result.errors += spark.webhook_errors(obj, managed and owner is None, options)
-    if kind == "Pod" and group == "":
-        result.errors += webhooks.pod(obj)
+    result.errors += _managed_webhooks(obj, group, kind, managed and owner is None, options)
     if owner is not None:
         return _not_managed(result, f"on its own: its owner, {owner}, is a kind Kueue manages, and the owner's "
                                     "Workload accounts for these pods")
@@ -224,10 +200,10 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
                          "does not model yet; it is not simulated")
         return result
     if kind == "RayJob":
-        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        spec = map_at(obj, "spec")
         if spec.get("clusterSelector") and spec.get("rayClusterSpec") is None:
             return _not_managed(result, "it runs on an existing RayCluster (spec.clusterSelector)")
-    prebuilt = ps.annotations(obj).get(PREBUILT_WORKLOAD) or ps.labels(obj).get(PREBUILT_WORKLOAD)
+    prebuilt = ps.annotations_of(obj).get(PREBUILT_WORKLOAD) or ps.labels_of(obj).get(PREBUILT_WORKLOAD)
     if prebuilt:
         result.outcome = JobOutcome.MEMBER
         result.reason = (f"Kueue runs it under the prebuilt Workload {namespace}/{prebuilt} "
@@ -235,34 +211,8 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
         return _with_job_webhooks(result, obj, kind, options)
     result.outcome = JobOutcome.WORKLOAD
     read = ps.Reader()
-    if kind == "Pod" and group == "" and _group_name(obj):
-        made = _pod_group(obj, ctx, options, read, result)
-    elif kind == "Deployment":
-        made = _deployment(obj, options, read, result)
-    elif kind == "LeaderWorkerSet":
-        made = _leader_worker_set(obj, options, read)
-    elif kind == "TrainJob":
-        made = _train_job(obj, ctx, options, read, result)
-    else:
-        podsets = integration.builder(obj, options, read)
-        extra = {}
-        if kind == "StatefulSet":  # statefulset_reconciler.go `constructWorkload`: a pod group's Workload
-            extra = {IS_GROUP_WORKLOAD: "true", JOB_OWNER_GVK: "apps/v1, Kind=StatefulSet", JOB_OWNER_NAME: ref.name}
-            if podsets and podsets[0].count == 0:
-                podsets = []
-        made = [(workload_name(kind, group, ref.name, str(_meta(obj).get("uid") or ""), _elastic_extra(obj, options),
-                                options.enabled("ShortWorkloadNames")), podsets, extra)] if podsets else []
-    result.errors += read.errors
-    if kind in kubeflow.REPLICA_TYPES and group == "kubeflow.org":
-        field_name, ordered = kubeflow.REPLICA_TYPES[kind]
-        for ignored in kubeflow.ignored_replica_types(obj):
-            result.notes.append(f"{ref.describe()}: Kueue reads only the replica types {', '.join(ordered)} of "
-                                f"spec.{field_name}; {ignored!r} is not counted")
-    if kind == "Job" and group == "batch":
-        count = made[0][1][0].count if made and made[0][1] else 1
-        result.errors += webhooks.batch_job(obj, count, options)
-    for _, podsets, _ in made:
-        result.errors += webhooks.topology(podsets, options)
+    made = _construct(obj, ref, group, integration.builder, ctx, options, read, result)
+    result.errors += read.errors + _constructed_errors(obj, ref, group, made, options, result)
     if result.outcome is not JobOutcome.WORKLOAD or result.errors:
         return result
     for name, podsets, extra in made:
@@ -272,6 +222,97 @@ def _derive(obj: dict[str, Any], ctx: _Context, options: JobOptions) -> JobResul
     if result.outcome is JobOutcome.WORKLOAD and not result.workloads and not result.errors:
         result.reason = result.reason or f"{ref.describe()} asks for no pods, so Kueue creates no Workload"
     return result
+
+
+def _not_set_up(integration: Integration, ref: JobRef, group: str, version: str, options: JobOptions
+                ) -> Optional[str]:
+    """Why Kueue would not reconcile this kind here at all (its version, the integration or its gate
+    off, the namespace outside the selector), or None."""
+    if integration.versions and version not in integration.versions:
+        wanted = " or ".join(f"{group + '/' if group else ''}{v}" for v in integration.versions)
+        return f"Kueue's {integration.framework} integration manages {ref.kind} {wanted}, not {ref.api_version}"
+    if integration.framework not in options.frameworks:
+        return (f"the integration {integration.framework} is not enabled in the Kueue configuration in force "
+                "(integrations.frameworks, or --integrations)")
+    if integration.gate is not None and not options.enabled(integration.gate):
+        return (f"the integration {integration.framework} needs the feature gate {integration.gate} (alpha, off by "
+                "default), and Kueue does not set it up without it")
+    if ref.namespace in options.unmanaged_namespaces:
+        return (f"namespace {ref.namespace} is outside Kueue's managedJobsNamespaceSelector (it leaves "
+                f"{', '.join(sorted(options.unmanaged_namespaces))} alone)")
+    return None
+
+
+def _on_create(obj: dict[str, Any], ref: JobRef, group: str, options: JobOptions) -> list[FieldError]:
+    """What the API server and Kueue's webhook refuse on create, whatever the queue."""
+    errors = [] if ref.name else [k8s_field.required("metadata.name", "name or generateName is required")]
+    if ref.kind == "LeaderWorkerSet":  # leaderworkerset_webhook.go `validateCreate`, not the base webhook's
+        return errors + webhooks.queue_name(obj) + webhooks.elastic_annotation(obj, group, ref.kind, options) \
+            + lws.webhook_errors(obj)
+    return errors + webhooks.job_on_create(obj, group, ref.kind, options)
+
+
+def _queue_name(obj: dict[str, Any], ref: JobRef, owner: Optional[str], ctx: _Context, result: JobResult) -> str:
+    """The job's LocalQueue: its label, else the namespace's `default` one (`ApplyDefaultLocalQueue`)."""
+    queue = ps.labels_of(obj).get(QUEUE_LABEL)
+    queue = queue if isinstance(queue, str) and queue else ""
+    if not queue and owner is None and ref.namespace in ctx.default_queues:
+        result.notes.append(f"{ref.describe()} has no {QUEUE_LABEL} label; Kueue gives it the LocalQueue "
+                            f"'default' of namespace {ref.namespace}")
+        return DEFAULT_LOCAL_QUEUE
+    return queue
+
+
+def _managed_webhooks(obj: dict[str, Any], group: str, kind: str, suspends: bool, options: JobOptions
+                      ) -> list[FieldError]:
+    """The webhooks whose checks depend on whether Kueue manages the object on its own (`suspends`)."""
+    if kind in ("RayJob", "RayCluster", "RayService"):
+        return webhooks.ray(obj, kind, suspends, options)
+    if kind == "SparkApplication":
+        return spark.webhook_errors(obj, suspends, options)
+    if kind == "Pod" and group == "":
+        return webhooks.pod(obj)
+    return []
+
+
+def _construct(obj: dict[str, Any], ref: JobRef, group: str, builder: Callable[..., list[ps.PodSet]],
+               ctx: _Context, options: JobOptions, read: ps.Reader, result: JobResult) -> Made:
+    """`ConstructWorkload`: each Workload's name, pod sets and extra labels (most kinds make one)."""
+    kind = ref.kind
+    if kind == "Pod" and group == "" and _group_name(obj):
+        return _pod_group(obj, ctx, options, read, result)
+    if kind == "Deployment":
+        return _deployment(obj, options, read, result)
+    if kind == "LeaderWorkerSet":
+        return _leader_worker_set(obj, options, read)
+    if kind == "TrainJob":
+        return _train_job(obj, ctx, options, read, result)
+    podsets = builder(obj, options, read)
+    extra = {}
+    if kind == "StatefulSet":  # statefulset_reconciler.go `constructWorkload`: a pod group's Workload
+        extra = {IS_GROUP_WORKLOAD: "true", JOB_OWNER_GVK: "apps/v1, Kind=StatefulSet", JOB_OWNER_NAME: ref.name}
+        if podsets and podsets[0].count == 0:
+            podsets = []
+    return [(workload_name(kind, group, ref.name, str(_meta(obj).get("uid") or ""), _elastic_extra(obj, options),
+                           options.enabled("ShortWorkloadNames")), podsets, extra)] if podsets else []
+
+
+def _constructed_errors(obj: dict[str, Any], ref: JobRef, group: str, made: Made, options: JobOptions,
+                        result: JobResult) -> list[FieldError]:
+    """The checks on what was constructed: the Job's pod count, each pod set's topology request (and
+    a note for each Kubeflow replica type Kueue does not read)."""
+    errors: list[FieldError] = []
+    if ref.kind in kubeflow.REPLICA_TYPES and group == "kubeflow.org":
+        field_name, ordered = kubeflow.REPLICA_TYPES[ref.kind]
+        for ignored in kubeflow.ignored_replica_types(obj):
+            result.notes.append(f"{ref.describe()}: Kueue reads only the replica types {', '.join(ordered)} of "
+                                f"spec.{field_name}; {ignored!r} is not counted")
+    if ref.kind == "Job" and group == "batch":
+        count = made[0][1][0].count if made and made[0][1] else 1
+        errors += webhooks.batch_job(obj, count, options)
+    for _, podsets, _ in made:
+        errors += webhooks.topology(podsets, options)
+    return errors
 
 
 def _not_managed(result: JobResult, why: str) -> JobResult:
@@ -321,23 +362,23 @@ def _pod_group(pod: dict[str, Any], ctx: _Context, options: JobOptions, read: ps
         result.outcome = JobOutcome.MEMBER
         result.reason = f"a pod of group {name}, whose Workload is reported with pod {_name(members[0])}"
         return []
-    total_text = str(ps.annotations(pod).get(POD_GROUP_TOTAL_COUNT, ""))
+    total_text = str(ps.annotations_of(pod).get(POD_GROUP_TOTAL_COUNT, ""))
     if not total_text.isdigit() or int(total_text) < 1:
         return []  # the pod webhook reports it
     total = int(total_text)
-    queue = ps.labels(pod).get(QUEUE_LABEL)
+    queue = ps.labels_of(pod).get(QUEUE_LABEL)
     for other in members[1:]:
-        if ps.labels(other).get(QUEUE_LABEL) != queue:
+        if ps.labels_of(other).get(QUEUE_LABEL) != queue:
             result.outcome = JobOutcome.BLOCKED
             result.reason = (f"Kueue cannot build the Workload of pod group {name}: pods {_name(pod)} and "
                              f"{_name(other)} name different queues")
             return []
-        if str(ps.annotations(other).get(POD_GROUP_TOTAL_COUNT, "")) != total_text:
+        if str(ps.annotations_of(other).get(POD_GROUP_TOTAL_COUNT, "")) != total_text:
             result.outcome = JobOutcome.BLOCKED
             result.reason = (f"Kueue cannot build the Workload of pod group {name}: pods {_name(pod)} and "
                              f"{_name(other)} give different {POD_GROUP_TOTAL_COUNT}")
             return []
-    fast = ps.annotations(pod).get(POD_GROUP_FAST_ADMISSION) == "true"
+    fast = ps.annotations_of(pod).get(POD_GROUP_FAST_ADMISSION) == "true"
     if not fast and len(members) < total:
         result.outcome = JobOutcome.BLOCKED
         result.reason = (f"pod group {name} has {len(members)} of its {total} pods in the input; Kueue creates its "
@@ -360,7 +401,7 @@ def _deployment(obj: dict[str, Any], options: JobOptions, read: ps.Reader, resul
         stand_ins = f"{name}-0" if replicas == 1 else f"{name}-0 .. {name}-{replicas - 1}"
         result.notes.append(f"Kueue names each pod's Workload after the pod, whose name the ReplicaSet makes up; "
                             f"{stand_ins} stand in for them")
-    made = []
+    made: Made = []
     for i in range(replicas):
         pod = {"metadata": template.get("metadata") or {}, "spec": template.get("spec") or {}}
         podsets = ps.single_pod(pod, options, read)
@@ -385,8 +426,8 @@ def _leader_worker_set(obj: dict[str, Any], options: JobOptions, read: ps.Reader
 
 
 def _train_job(obj: dict[str, Any], ctx: _Context, options: JobOptions, read: ps.Reader, result: JobResult) -> Made:
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    ref = spec.get("runtimeRef") if isinstance(spec.get("runtimeRef"), dict) else {}
+    spec = map_at(obj, "spec")
+    ref = map_at(spec, "runtimeRef")
     kind = ref.get("kind") or "ClusterTrainingRuntime"
     name = ref.get("name") or ""
     namespace = _namespace(obj) if kind == "TrainingRuntime" else None
@@ -416,9 +457,9 @@ def _workload(obj: dict[str, Any], name: str, namespace: str, queue: str, podset
     uid = _meta(obj).get("uid")
     if isinstance(uid, str) and uid and len(uid) <= 63:
         metadata["labels"] = {JOB_UID_LABEL: uid}
-    annotations = {k: v for k, v in ps.annotations(obj).items() if str(k).startswith(PROVREQ_PREFIX)}
-    if options.enabled("AdmissionGatedBy") and ADMISSION_GATED_BY in ps.annotations(obj):
-        annotations[ADMISSION_GATED_BY] = ps.annotations(obj)[ADMISSION_GATED_BY]
+    annotations = {k: v for k, v in ps.annotations_of(obj).items() if str(k).startswith(PROVREQ_PREFIX)}
+    if options.enabled("AdmissionGatedBy") and ADMISSION_GATED_BY in ps.annotations_of(obj):
+        annotations[ADMISSION_GATED_BY] = ps.annotations_of(obj)[ADMISSION_GATED_BY]
     annotations.update(extra_annotations)
     if annotations:
         metadata["annotations"] = annotations
@@ -433,7 +474,7 @@ def _workload(obj: dict[str, Any], name: str, namespace: str, queue: str, podset
     if ref is not None:
         spec["priorityClassRef"] = ref
     spec["priority"] = value
-    max_exec = str(ps.labels(obj).get(MAX_EXEC_TIME_LABEL, ""))
+    max_exec = str(ps.labels_of(obj).get(MAX_EXEC_TIME_LABEL, ""))
     if max_exec.isdigit() and 0 < int(max_exec) < 2**31:
         spec["maximumExecutionTimeSeconds"] = int(max_exec)
     workload = {"apiVersion": WORKLOAD_API, "kind": "Workload", "metadata": metadata, "spec": spec}
@@ -450,7 +491,7 @@ def _priority(obj: dict[str, Any], podsets: list[ps.PodSet], ctx: _Context,
     """`ExtractPriority`: the WorkloadPriorityClass label, then the job's own priority class
     (MPIJob's run policy), then the first pod template's priorityClassName, then the
     globalDefault PriorityClass, then 0. None when Kueue could not create the Workload."""
-    wpc = ps.labels(obj).get(PRIORITY_CLASS_LABEL)
+    wpc = ps.labels_of(obj).get(PRIORITY_CLASS_LABEL)
     if isinstance(wpc, str) and wpc:
         if wpc not in ctx.workload_priority:
             result.outcome = JobOutcome.BLOCKED

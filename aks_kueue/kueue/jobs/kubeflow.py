@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import field as k8s_field
 from aks_kueue.kueue.jobs.model import JobOptions
 from aks_kueue.kueue.jobs.podsets import MPI_REPLICA_INDEX, PodSet, Reader, _template, lower, topology_request
@@ -58,16 +59,16 @@ def ignored_replica_types(obj: dict[str, Any]) -> list[str]:
     """Keys of the replica specs Kueue does not read (`master` instead of `Master`, a typo)."""
     kind = str(obj.get("kind"))
     field, ordered = REPLICA_TYPES[kind]
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    replicas = spec.get(field) if isinstance(spec.get(field), dict) else {}
+    spec = map_at(obj, "spec")
+    replicas = map_at(spec, field)
     return [str(k) for k in replicas if k not in ordered]
 
 
 def priority_class(obj: dict[str, Any]) -> str:
     """`PriorityClass()`'s first choice: `spec.runPolicy.schedulingPolicy.priorityClass` (the
     replica templates' priorityClassName come next, as for every job)."""
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
-    policy = spec.get("runPolicy") if isinstance(spec.get("runPolicy"), dict) else {}
-    scheduling = policy.get("schedulingPolicy") if isinstance(policy.get("schedulingPolicy"), dict) else {}
+    spec = map_at(obj, "spec")
+    policy = map_at(spec, "runPolicy")
+    scheduling = map_at(policy, "schedulingPolicy")
     value = scheduling.get("priorityClass")
     return value if isinstance(value, str) else ""

@@ -18,10 +18,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import field
 from aks_kueue.kueue.jobs.model import DEFAULT_POD_SET, PRIORITY_CLASS_LABEL, QUEUE_LABEL, JobOptions
-from aks_kueue.kueue.jobs.podsets import PODSET_GROUP_NAME, PodSet, Reader, annotations, labels, topology_request
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.kueue.jobs.podsets import PODSET_GROUP_NAME, PodSet, Reader, annotations_of, labels_of, topology_request
+from aks_kueue.k8s.field import FieldError
 
 GROUP = "leaderworkerset.x-k8s.io"
 GVK = "leaderworkerset.x-k8s.io/v1, Kind=LeaderWorkerSet"
@@ -51,7 +52,7 @@ def pod_sets(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[Pod
     path = "spec.leaderWorkerTemplate"
     size = read.int(template, "size", path, 1)
     count = 1 if size is None else size
-    added = {QUEUE_LABEL: labels(obj).get(QUEUE_LABEL), PRIORITY_CLASS_LABEL: labels(obj).get(PRIORITY_CLASS_LABEL)}
+    added = {QUEUE_LABEL: labels_of(obj).get(QUEUE_LABEL), PRIORITY_CLASS_LABEL: labels_of(obj).get(PRIORITY_CLASS_LABEL)}
     out = []
     name = DEFAULT_POD_SET
     leader = template.get("leaderTemplate")
@@ -62,7 +63,7 @@ def pod_sets(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[Pod
         shaped = _shaped(leader, added, False)
         out.append(PodSet(LEADER, 1, shaped, f"{path}.leaderTemplate", None, topology_request(shaped, options)))
         # The workers' pod indexes follow the leader's, unless both form a pod set group.
-        offset = options.enabled("TopologyAwareScheduling") and PODSET_GROUP_NAME not in annotations(worker)
+        offset = options.enabled("TopologyAwareScheduling") and PODSET_GROUP_NAME not in annotations_of(worker)
     worker = _shaped(worker, added, offset)
     out.append(PodSet(name, max(count, 0), worker, f"{path}.workerTemplate", None,
                       topology_request(worker, options, WORKER_INDEX)))
@@ -74,7 +75,7 @@ def _shaped(template: dict[str, Any], added: dict[str, Any], offset: bool) -> di
     shaped = copy.deepcopy(template)
     metadata = shaped.setdefault("metadata", {}) if isinstance(shaped.get("metadata", {}), dict) else {}
     for key in ("labels", "annotations"):
-        values = metadata.get(key) if isinstance(metadata.get(key), dict) else {}
+        values = map_at(metadata, key)
         metadata[key] = {k: v for k, v in values.items()
                          if not (str(k).startswith(LWS_PREFIX) and k != LWS_NAME_LABEL)}
     metadata["labels"].update({k: v for k, v in added.items() if isinstance(v, str) and v})
@@ -86,7 +87,7 @@ def _shaped(template: dict[str, Any], added: dict[str, Any], offset: bool) -> di
 
 def webhook_errors(obj: dict[str, Any]) -> list[FieldError]:
     """`validateReplicasField`: 0 to 1,000,000 Workloads."""
-    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    spec = map_at(obj, "spec")
     value = spec.get("replicas", 1)
     if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_REPLICAS:
         bound = f"must be >= 0, got {value}" if value < 0 else f"must be <= {MAX_REPLICAS}, got {value}"

@@ -7,7 +7,7 @@ from enum import Enum
 from typing import Any, Iterable, Mapping, Optional
 
 from aks_kueue.kueue import catalog
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.k8s.field import FieldError
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 
 # Labels and annotations Kueue reads on jobs (pkg/controller/constants/constants.go,

@@ -25,16 +25,18 @@ a RayJob's `submissionMode` (K8sJobMode).
 
 from __future__ import annotations
 
+import builtins
 import copy
 import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import field as k8s_field
 from aks_kueue.k8s.field import Path
 from aks_kueue.kueue.jobs.model import (DEFAULT_POD_SET, ELASTIC_JOB, MIN_PARALLELISM, ROLE_HASH, JobOptions)
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.k8s.field import FieldError
 
 JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
 JOBSET_JOB_INDEX = "jobset.sigs.k8s.io/job-index"
@@ -122,7 +124,9 @@ class Reader:
         value = self._read(parent, key, path, str, "string")
         return default if value is None else value
 
-    def items(self, parent: Any, key: str, path: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    # `builtins.str`: in this class `str` is the method above.
+    def items(self, parent: Any, key: builtins.str,
+              path: builtins.str) -> Iterator[tuple[builtins.str, dict[builtins.str, Any]]]:
         """The maps of a list with their paths; an item of another type is reported and skipped."""
         for i, item in enumerate(self.list(parent, key, path)):
             where = Path(path).child(key).index(i)
@@ -132,13 +136,13 @@ class Reader:
                 self.errors.append(k8s_field.invalid(where, k8s_field.OMIT, "must be of type object"))
 
 
-def annotations(obj: Any) -> dict[str, Any]:
+def annotations_of(obj: Any) -> dict[str, Any]:
     metadata = obj.get("metadata") if isinstance(obj, dict) else None
     value = metadata.get("annotations") if isinstance(metadata, dict) else None
     return value if isinstance(value, dict) else {}
 
 
-def labels(obj: Any) -> dict[str, Any]:
+def labels_of(obj: Any) -> dict[str, Any]:
     metadata = obj.get("metadata") if isinstance(obj, dict) else None
     value = metadata.get("labels") if isinstance(metadata, dict) else None
     return value if isinstance(value, dict) else {}
@@ -150,7 +154,7 @@ def topology_request(template: dict[str, Any], options: JobOptions, pod_index_la
     """`podSetTopologyRequestBuilder.Build` (jobframework/tas.go); None without TAS."""
     if not options.enabled("TopologyAwareScheduling"):
         return None
-    notes = annotations(template)
+    notes = annotations_of(template)
     request: dict[str, Any] = {}
     if REQUIRED_TOPOLOGY in notes:
         request["required"] = notes[REQUIRED_TOPOLOGY]
@@ -205,11 +209,11 @@ def job_pod_count(spec: dict[str, Any], read: Reader, path: str = "spec") -> int
 def batch_job(job: dict[str, Any], options: JobOptions, read: Reader) -> list[PodSet]:
     spec = read.map(job, "spec", "")
     template = _template(read.map(spec, "template", "spec", required=True))
-    pod_labels = labels(template)
+    pod_labels = labels_of(template)
     for label in _JOB_MANAGED_LABELS:
         pod_labels.pop(label, None)
     min_count = None
-    value = annotations(job).get(MIN_PARALLELISM)
+    value = annotations_of(job).get(MIN_PARALLELISM)
     if value is not None:
         try:
             min_count = int(str(value))
@@ -257,7 +261,7 @@ def ray_cluster_podsets(cluster: dict[str, Any], path: str, owner_annotations: d
                 except (ValueError, TypeError):
                     pass  # an unreadable quantity is the Workload schema's finding
     if cluster.get("enableInTreeAutoscaling") is True:
-        options_ = cluster.get("autoscalerOptions") if isinstance(cluster.get("autoscalerOptions"), dict) else {}
+        options_ = map_at(cluster, "autoscalerOptions")
         resources = options_.get("resources") if isinstance(options_.get("resources"), dict) else AUTOSCALER_RESOURCES
         head_pod.setdefault("containers", []).append({"name": "autoscaler", "resources": copy.deepcopy(resources)})
     podsets = [PodSet("head", 1, head, f"{path}.headGroupSpec.template", None, topology_request(head, options))]
@@ -272,7 +276,7 @@ def ray_cluster_podsets(cluster: dict[str, Any], path: str, owner_annotations: d
 
 
 def ray_cluster(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[PodSet]:
-    return ray_cluster_podsets(read.map(obj, "spec", ""), "spec", annotations(obj), options, read)
+    return ray_cluster_podsets(read.map(obj, "spec", ""), "spec", annotations_of(obj), options, read)
 
 
 def ray_service(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[PodSet]:
@@ -280,11 +284,11 @@ def ray_service(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[
     stores as `spec.rayClusterConfig`. (`UpdatePodSets` then reads a running cluster's autoscaled
     worker counts, which only the cluster knows.)"""
     return ray_cluster_podsets(read.map(read.map(obj, "spec", ""), "rayClusterConfig", "spec", required=True),
-                               "spec.rayClusterConfig", annotations(obj), options, read)
+                               "spec.rayClusterConfig", annotations_of(obj), options, read)
 
 
 def submission_mode(job: dict[str, Any]) -> str:
-    spec = job.get("spec") if isinstance(job.get("spec"), dict) else {}
+    spec = map_at(job, "spec")
     mode = spec.get("submissionMode")
     return mode if isinstance(mode, str) and mode else "K8sJobMode"  # the CRD's default
 
@@ -292,7 +296,7 @@ def submission_mode(job: dict[str, Any]) -> str:
 def ray_job(obj: dict[str, Any], options: JobOptions, read: Reader) -> list[PodSet]:
     spec = read.map(obj, "spec", "")
     cluster = read.map(spec, "rayClusterSpec", "spec")
-    podsets = ray_cluster_podsets(cluster, "spec.rayClusterSpec", annotations(obj), options, read)
+    podsets = ray_cluster_podsets(cluster, "spec.rayClusterSpec", annotations_of(obj), options, read)
     mode = submission_mode(obj)
     if mode == "K8sJobMode":
         template = spec.get("submitterPodTemplate")
@@ -348,10 +352,10 @@ def role_hash(pod: dict[str, Any]) -> str:
     fields. Kueue hashes Go's JSON encoding of them, which differs in form from this one,
     so the 8 characters differ from Kueue's unless the pod carries the annotation; pods
     are grouped into pod sets the same way."""
-    given = annotations(pod).get(ROLE_HASH)
+    given = annotations_of(pod).get(ROLE_HASH)
     if isinstance(given, str) and given:
         return given
-    spec = pod.get("spec") if isinstance(pod.get("spec"), dict) else {}
+    spec = map_at(pod, "spec")
 
     def containers(key: str) -> list:
         return [{"resources": {"requests": (c.get("resources") or {}).get("requests")}, "ports": c.get("ports")}
@@ -416,20 +420,20 @@ def train_job(obj: dict[str, Any], runtime: dict[str, Any], options: JobOptions,
     """
     spec = read.map(obj, "spec", "")
     trainer = read.map(spec, "trainer", "spec")
-    runtime_spec = runtime.get("spec") if isinstance(runtime.get("spec"), dict) else {}
-    policy = runtime_spec.get("mlPolicy") if isinstance(runtime_spec.get("mlPolicy"), dict) else {}
+    runtime_spec = map_at(runtime, "spec")
+    policy = map_at(runtime_spec, "mlPolicy")
     mpi = policy.get("mpi") if isinstance(policy.get("mpi"), dict) else None
     launcher_as_node = bool(mpi and mpi.get("runLauncherAsNode"))
     nodes = read.int(trainer, "numNodes", "spec.trainer", None)
     runtime_nodes = policy.get("numNodes") if isinstance(policy.get("numNodes"), int) else 1
-    template = runtime_spec.get("template") if isinstance(runtime_spec.get("template"), dict) else {}
-    jobset_spec = copy.deepcopy(template.get("spec")) if isinstance(template.get("spec"), dict) else {}
+    template = map_at(runtime_spec, "template")
+    jobset_spec = copy.deepcopy(map_at(template, "spec"))
     resources = trainer.get("resourcesPerNode") if isinstance(trainer.get("resourcesPerNode"), dict) else None
     for replicated in jobset_spec.get("replicatedJobs") or []:
         if not isinstance(replicated, dict):
             continue
-        job_template = replicated.get("template") if isinstance(replicated.get("template"), dict) else {}
-        ancestor = labels(job_template).get(TRAINJOB_ANCESTOR)
+        job_template = map_at(replicated, "template")
+        ancestor = labels_of(job_template).get(TRAINJOB_ANCESTOR)
         job_spec = job_template.setdefault("spec", {}) if isinstance(job_template.get("spec", {}), dict) else {}
         count = job_spec.get("parallelism", 1) if isinstance(job_spec.get("parallelism", 1), int) else 1
         name = replicated.get("name")
@@ -455,4 +459,4 @@ def train_job(obj: dict[str, Any], runtime: dict[str, Any], options: JobOptions,
 
 def elastic(obj: dict[str, Any], options: JobOptions) -> bool:
     """`workloadslicing.Enabled`: the gate is on and the object opts in."""
-    return options.enabled("ElasticJobsViaWorkloadSlices") and annotations(obj).get(ELASTIC_JOB) == "true"
+    return options.enabled("ElasticJobsViaWorkloadSlices") and annotations_of(obj).get(ELASTIC_JOB) == "true"

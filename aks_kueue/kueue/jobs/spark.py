@@ -25,11 +25,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from aks_kueue.k8s.objects import map_at
 from aks_kueue.k8s import field
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.kueue.jobs.model import JobOptions
 from aks_kueue.kueue.jobs.podsets import PodSet, Reader, elastic, topology_request
-from aks_kueue.kueue.structural import FieldError
+from aks_kueue.k8s.field import FieldError
 
 GATE = "SparkApplicationIntegration"
 CLUSTER_MODE = "cluster"
@@ -60,7 +61,7 @@ def defaulted(obj: dict[str, Any]) -> dict[str, Any]:
     app = copy.deepcopy(obj)
     spec = app.setdefault("spec", {}) if isinstance(app.get("spec", {}), dict) else {}
     spec.setdefault("mode", CLUSTER_MODE)
-    conf = spec.get("sparkConf") if isinstance(spec.get("sparkConf"), dict) else {}
+    conf = map_at(spec, "sparkConf")
     allocation = spec.get("dynamicAllocation")
     dynamic = (allocation.get("enabled") is True if isinstance(allocation, dict)
                else str(conf.get("spark.dynamicallocation.enabled", "")).lower() in ("1", "t", "true"))
@@ -108,17 +109,17 @@ def _pod(spec: dict[str, Any], role: str, read: Reader) -> dict[str, Any]:
                                              f"Kueue cannot build the {role} pod set: it is not a quantity"))
             continue
         into[resource] = text
-    gpu = part.get("gpu") if isinstance(part.get("gpu"), dict) else {}
+    gpu = map_at(part, "gpu")
     if isinstance(gpu.get("name"), str) and gpu["name"] and isinstance(gpu.get("quantity"), int) \
             and gpu["quantity"] > 0:
         limits[gpu["name"]] = str(gpu["quantity"])
     resources = {k: v for k, v in (("requests", requests), ("limits", limits)) if v}
     if resources:
         container["resources"] = resources
-    template = part.get("template") if isinstance(part.get("template"), dict) else {}
-    metadata = copy.deepcopy(template.get("metadata")) if isinstance(template.get("metadata"), dict) else {}
+    template = map_at(part, "template")
+    metadata = copy.deepcopy(map_at(template, "metadata"))
     for key in ("labels", "annotations"):
-        extra = part.get(key) if isinstance(part.get(key), dict) else {}
+        extra = map_at(part, key)
         if extra or template:
             metadata[key] = {**(metadata.get(key) or {}), **extra}
     return {"metadata": metadata, "spec": pod} if metadata else {"spec": pod}
@@ -143,7 +144,7 @@ def webhook_errors(obj: dict[str, Any], managed: bool, options: JobOptions) -> l
     if spec.get("mode") != CLUSTER_MODE:
         errors.append(field.invalid("spec.mode", spec.get("mode"), "only Cluster mode is supported for a kueue "
                                                                    "managed job"))
-    allocation = spec.get("dynamicAllocation") if isinstance(spec.get("dynamicAllocation"), dict) else {}
+    allocation = map_at(spec, "dynamicAllocation")
     if allocation.get("enabled") is True and not elastic(obj, options):
         errors.append(field.invalid("spec.dynamicAllocation.enabled", True, "a kueue managed job can use "
                                     "dynamicAllocation only when the ElasticJobsViaWorkloadSlices feature gate is on "

@@ -26,8 +26,8 @@ from aks_kueue.kueue.jobs.model import (COMPLETIONS_EQUAL_PARALLELISM, ELASTIC_J
                                         PREBUILT_WORKLOAD, QUEUE_LABEL, JobOptions)
 from aks_kueue.kueue.jobs.podsets import (PODSET_GROUP_NAME, PREFERRED_TOPOLOGY, REQUIRED_TOPOLOGY,
                                           SLICE_REQUIRED_TOPOLOGY, SLICE_SIZE, UNCONSTRAINED_TOPOLOGY, PodSet,
-                                          annotations, elastic, labels)
-from aks_kueue.kueue.structural import FieldError, show
+                                          annotations_of, elastic, labels_of)
+from aks_kueue.k8s.field import FieldError, show
 from aks_kueue.k8s.names import qualified_name_problem
 
 _INT = re.compile(r"^[+-]?\d+$")
@@ -56,7 +56,7 @@ def gvk_string(obj: dict[str, Any]) -> str:
 
 def queue_name(obj: dict[str, Any]) -> list[FieldError]:
     """`ValidateQueueName`: the queue-name label is a DNS subdomain."""
-    queue = labels(obj).get(QUEUE_LABEL)
+    queue = labels_of(obj).get(QUEUE_LABEL)
     if queue is not None and (problem := names.dns1123_subdomain_problem(str(queue))):
         return [field.invalid(_LABELS.key(QUEUE_LABEL), queue, problem)]
     return []
@@ -72,8 +72,8 @@ def elastic_annotation(obj: dict[str, Any], group: str, kind: str, options: JobO
 def job_on_create(obj: dict[str, Any], group: str, kind: str, options: JobOptions) -> list[FieldError]:
     """`ValidateJobOnCreate`, shared by every integration's base webhook."""
     errors = queue_name(obj)
-    job_labels = labels(obj)
-    for where, source in ((_ANNOTATIONS, annotations(obj)), (_LABELS, job_labels)):
+    job_labels = labels_of(obj)
+    for where, source in ((_ANNOTATIONS, annotations_of(obj)), (_LABELS, job_labels)):
         if name := source.get(PREBUILT_WORKLOAD):
             if problem := names.dns1123_subdomain_problem(str(name)):
                 errors.append(field.invalid(where.key(PREBUILT_WORKLOAD), name, problem))
@@ -93,7 +93,7 @@ def job_on_create(obj: dict[str, Any], group: str, kind: str, options: JobOption
 def batch_job(job: dict[str, Any], pod_count: int, options: JobOptions) -> list[FieldError]:
     """job_webhook.go: the partial-admission and completions-equal-parallelism annotations."""
     errors = []
-    notes = annotations(job)
+    notes = annotations_of(job)
     spec = _map(job.get("spec"))
     if MIN_PARALLELISM in notes:
         value, path = str(notes[MIN_PARALLELISM]), _ANNOTATIONS.key(MIN_PARALLELISM)
@@ -157,10 +157,11 @@ def ray(obj: dict[str, Any], kind: str, managed: bool, options: JobOptions) -> l
         if cluster_spec.get("enableInTreeAutoscaling") is True and not elastic(obj, options):
             errors.append(field.invalid(path.child("enableInTreeAutoscaling"), True, "a kueue managed job should "
                                         "only use autoscaling when workload slicing is enabled"))
-    groups = cluster_spec.get("workerGroupSpecs") if isinstance(cluster_spec.get("workerGroupSpecs"), list) else []
-    if len(groups) + 1 > MAX_POD_SETS:
-        errors.append(field.too_many(path.child("workerGroupSpecs"), len(groups) + 1, MAX_POD_SETS))
-    for i, group in enumerate(groups):
+    listed = cluster_spec.get("workerGroupSpecs")
+    workers = listed if isinstance(listed, list) else []
+    if len(workers) + 1 > MAX_POD_SETS:
+        errors.append(field.too_many(path.child("workerGroupSpecs"), len(workers) + 1, MAX_POD_SETS))
+    for i, group in enumerate(workers):
         if isinstance(group, dict) and group.get("groupName") == "head":
             errors.append(field.forbidden(path.child("workerGroupSpecs").index(i).child("groupName"),
                                           '"head" is reserved for the head group'))
@@ -180,7 +181,7 @@ def _gated(template: Any) -> bool:
 def pod(obj: dict[str, Any]) -> list[FieldError]:
     """pod_webhook.go `validateCommon`: the managed label and the pod group's metadata."""
     errors = []
-    pod_labels, notes = labels(obj), annotations(obj)
+    pod_labels, notes = labels_of(obj), annotations_of(obj)
     managed = pod_labels.get(MANAGED_LABEL)
     if managed is not None and managed != "true":
         errors.append(field.forbidden(_LABELS.key(MANAGED_LABEL), "managed label value can only be 'true'"))
@@ -209,7 +210,7 @@ def topology(podsets: list[PodSet], options: JobOptions) -> list[FieldError]:
         return []
     errors = []
     for podset in podsets:
-        notes = annotations(podset.annotated if podset.annotated is not None else podset.template)
+        notes = annotations_of(podset.annotated if podset.annotated is not None else podset.template)
         path = Path(podset.path, "metadata", "annotations")
         found = [a for a in (REQUIRED_TOPOLOGY, PREFERRED_TOPOLOGY, UNCONSTRAINED_TOPOLOGY) if a in notes]
         if len(found) > 1:
