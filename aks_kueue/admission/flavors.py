@@ -11,14 +11,14 @@ Kueue never checks that a real node carries the labels; the capacity model does.
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from aks_kueue.admission.models import ResourceFlavorInfo
 from aks_kueue.admission.workloads import PodSetInfo
 from aks_kueue.k8s.scheduling import requirement_matches, untolerated_taint
 
 
-def taint_text(taint: dict) -> str:
+def taint_text(taint: Mapping[str, Any]) -> str:
     """How Go prints a corev1.Taint value with %s: `{key value effect <nil>}`."""
     added = taint.get("timeAdded") or "<nil>"
     return f"{{{taint.get('key', '')} {taint.get('value', '')} {taint.get('effect', '')} {added}}}"

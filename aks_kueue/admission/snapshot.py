@@ -359,19 +359,20 @@ class Snapshot:
         has one flavor; else None."""
         key = (cq.name, workload.shape)
         if key not in self._single_flavor:
-            frs: Optional[set] = set()
+            frs: set = set()
+            single = True
             requested = {r for ps in workload.podsets for r in ps.per_pod} | ({PODS} if cq.covers_pods else set())
             for resource in requested:
                 group = cq.group_of.get(resource)
                 if group is None:
                     continue  # unavailable in the ClusterQueue: a reason that never changes
                 if len(group.flavors) != 1:
-                    frs = None
+                    single = False
                     break
                 frs.add((group.flavors[0], resource))
             if len(self._single_flavor) >= MEMO_LIMIT:
                 self._single_flavor.clear()
-            self._single_flavor[key] = None if frs is None else frozenset(frs)
+            self._single_flavor[key] = frozenset(frs) if single else None
         return self._single_flavor[key]
 
     @staticmethod

@@ -514,15 +514,16 @@ def draw_chart(document: dict[str, Any], results: list, path: Path) -> Path:
                     step(shares, _share_steps(found.fair_shares[name], found.end, scale),
                          colours[ranked.index(name) % len(colours)], name)
         compared = "" if len(results) == 1 else " (solid: this change, dashed: base)"
-        for chart, label, title in ((pending, "pending workloads", f"Pending workloads per ClusterQueue{compared}"),
-                                    (nodes, "nodes (incl. starting)", "Nodes per pool"),
-                                    (shares, "weighted share (per mille)",
-                                     "Fair sharing: weighted share per ClusterQueue (a weight-0 queue that borrows: "
-                                     "drawn at the top)")):
+        # (chart, y label, title, whether its values are counts)
+        for chart, label, title, counts in (
+                (pending, "pending workloads", f"Pending workloads per ClusterQueue{compared}", True),
+                (nodes, "nodes (incl. starting)", "Nodes per pool", True),
+                (shares, "weighted share (per mille)", "Fair sharing: weighted share per ClusterQueue (a weight-0 "
+                 "queue that borrows: drawn at the top)", False)):
             if chart is None:
                 continue
             chart.set_ylabel(label)
-            if chart is not shares:
+            if counts:
                 chart.yaxis.set_major_locator(MaxNLocator(integer=True))
             chart.set_title(title, loc="left", fontsize=11)
             chart.grid(alpha=0.3)

@@ -136,7 +136,7 @@ def _read(documents, inputs, warnings: list[str]) -> _Read:
 
 
 @app.command()
-def simulate(  # noqa: C901  temporary (issue 29): i31 splits it into steps
+def simulate(
     paths: list[str] = PATHS_ARGUMENT,
     namespace: str = NAMESPACE_OPTION,
     integrations: Optional[str] = INTEGRATIONS_OPTION,
@@ -219,65 +219,13 @@ def _with_origin(decision: dict[str, Any], origin: dict[tuple, dict[str, Any]]) 
 def _print_text(decisions: list[dict], skipped: list[dict], summary: dict[str, int], targets_known: bool,
                 scheduler=None, shares: Optional[list[dict]] = None) -> None:
     from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
 
     console = Console()  # the terminal's width; colour only on a terminal
     if decisions:
-        # Every column gets its width here, so that no header is ever broken: names and modes keep theirs
-        # (a long name wraps within a quarter of the width), flavors and messages share the rest, 1 to 2.
-        width = console.width
-        queue_width = max(len("clusterQueue"), *(len(d["clusterQueue"] or "-") for d in decisions))
-        name_width = max(len("workload"), *(len(f"{d['namespace']}/{d['name']}") for d in decisions))
-        names, queues = min(name_width, max(12, width // 4)), min(queue_width, max(12, width // 8))
-
-        def label(d: dict) -> str:
-            return WAITING if d["mode"] == "Preempt" and targets_known and not d["preemptionTargets"] else d["mode"]
-
-        fixed = names + queues + len("Preempt") + len("borrows")
-        rest = max(2 * len("message"), width - fixed - 19)  # 19: the borders and padding of six columns
-        flavors = max(len("flavors"), rest // 3)
-        table = Table()
-        table.add_column("workload", overflow="fold", width=names)
-        table.add_column("clusterQueue", overflow="fold", width=queues)
-        table.add_column("mode", no_wrap=True, width=len("Preempt"))
-        table.add_column("borrows", no_wrap=True, width=len("borrows"))
-        table.add_column("flavors", overflow="fold", width=flavors)
-        table.add_column("message", overflow="fold", width=max(len("message"), rest - flavors))
-        for d in decisions:
-            flavors = "; ".join(f"{ps['name']}×{ps['count']}: " + ", ".join(f"{r}={f}"
-                                                                            for r, f in ps["flavors"].items())
-                                for ps in d["podSets"])
-            message = d["message"] or ""
-            if d["mode"] == "Preempt" and targets_known and d["preemptionTargets"]:
-                # Without targets the core's message says already that nothing can be preempted.
-                message += "; preempts " + ", ".join(f"{t['namespace']}/{t['name']}" for t in d["preemptionTargets"])
-            checks = [c["name"] for c in d.get("admissionChecks") or []]
-            if checks:
-                message += (f"; quota reserved, admitted once {', '.join(checks)} "
-                            f"{'is' if len(checks) == 1 else 'are'} Ready" if d["mode"] == "Fit"
-                            else f"; admission checks {', '.join(checks)} (Pending)")
-            source = d.get("source") or {}
-            workload = f"{d['namespace']}/{d['name']}"
-            if source.get("kind") not in (None, "Workload"):
-                workload += f"\n(from {source['kind']} {source.get('name')})"
-            table.add_row(workload, d["clusterQueue"] or "-", Text(label(d), style=MODE_STYLES.get(label(d), "")),
-                          "yes" if d["borrowing"] else "no", flavors, message.lstrip("; "))
-        console.print(table)
-        per_queue = Table("clusterQueue", *MODES, title="per ClusterQueue")
-        counts = Counter((d["clusterQueue"] or "-", d["mode"]) for d in decisions)
-        for queue in sorted({queue for queue, _ in counts}):
-            per_queue.add_row(queue, *(str(counts[queue, m]) for m in MODES))
-        console.print(per_queue)
+        console.print(_decision_table(decisions, targets_known, console.width))
+        console.print(_per_queue_table(decisions))
     if shares:
-        fair = Table("clusterQueue", "weight", "weightedShare", "dominant resource", "borrowing",
-                     title="fair sharing: each ClusterQueue's share after these decisions (per mille of what its "
-                           "cohort could lend, over its weight, as status.fairSharing.weightedShare)")
-        for queue in shares:
-            share = queue["weightedShare"]
-            fair.add_row(queue["name"], f"{queue['weight']:g}", "∞" if share >= INT64_MAX else f"{share:,}",
-                         queue["dominantResource"] or "-", "yes" if queue["borrowing"] else "no")
-        console.print(fair)
+        console.print(_share_table(shares))
     for item in skipped:
         console.print(f"skipped {item['apiVersion']} {item['kind']} {item['name'] or '(no name)'} "
                       f"({item['file']} document {item['document']}): {item['reason']}", markup=False,
@@ -286,3 +234,79 @@ def _print_text(decisions: list[dict], skipped: list[dict], summary: dict[str, i
         console.print(f"decided with {scheduler.describe()}", highlight=False, markup=False)
     console.print(f"{summary['workloads']} workloads: {summary['Fit']} Fit, {summary['Preempt']} Preempt, "
                   f"{summary['NoFit']} NoFit; {summary['skipped']} objects skipped", highlight=False)
+
+
+def _decision_table(decisions: list[dict], targets_known: bool, width: int):
+    """One row per decision. Every column gets its width here, so that no header is ever broken: names
+    and modes keep theirs (a long name wraps within a quarter of the width), flavors and messages share
+    the rest, 1 to 2."""
+    from rich.table import Table
+    from rich.text import Text
+
+    queue_width = max(len("clusterQueue"), *(len(d["clusterQueue"] or "-") for d in decisions))
+    name_width = max(len("workload"), *(len(f"{d['namespace']}/{d['name']}") for d in decisions))
+    names, queues = min(name_width, max(12, width // 4)), min(queue_width, max(12, width // 8))
+    fixed = names + queues + len("Preempt") + len("borrows")
+    rest = max(2 * len("message"), width - fixed - 19)  # 19: the borders and padding of six columns
+    flavors_width = max(len("flavors"), rest // 3)
+    table = Table()
+    table.add_column("workload", overflow="fold", width=names)
+    table.add_column("clusterQueue", overflow="fold", width=queues)
+    table.add_column("mode", no_wrap=True, width=len("Preempt"))
+    table.add_column("borrows", no_wrap=True, width=len("borrows"))
+    table.add_column("flavors", overflow="fold", width=flavors_width)
+    table.add_column("message", overflow="fold", width=max(len("message"), rest - flavors_width))
+    for d in decisions:
+        label = WAITING if d["mode"] == "Preempt" and targets_known and not d["preemptionTargets"] else d["mode"]
+        table.add_row(_workload_cell(d), d["clusterQueue"] or "-", Text(label, style=MODE_STYLES.get(label, "")),
+                      "yes" if d["borrowing"] else "no", _flavors_cell(d), _message_cell(d, targets_known))
+    return table
+
+
+def _workload_cell(d: dict) -> str:
+    source = d.get("source") or {}
+    workload = f"{d['namespace']}/{d['name']}"
+    if source.get("kind") not in (None, "Workload"):
+        workload += f"\n(from {source['kind']} {source.get('name')})"
+    return workload
+
+
+def _flavors_cell(d: dict) -> str:
+    return "; ".join(f"{ps['name']}×{ps['count']}: " + ", ".join(f"{r}={f}" for r, f in ps["flavors"].items())
+                     for ps in d["podSets"])
+
+
+def _message_cell(d: dict, targets_known: bool) -> str:
+    message = d["message"] or ""
+    if d["mode"] == "Preempt" and targets_known and d["preemptionTargets"]:
+        # Without targets the core's message says already that nothing can be preempted.
+        message += "; preempts " + ", ".join(f"{t['namespace']}/{t['name']}" for t in d["preemptionTargets"])
+    checks = [c["name"] for c in d.get("admissionChecks") or []]
+    if checks:
+        message += (f"; quota reserved, admitted once {', '.join(checks)} "
+                    f"{'is' if len(checks) == 1 else 'are'} Ready" if d["mode"] == "Fit"
+                    else f"; admission checks {', '.join(checks)} (Pending)")
+    return message.lstrip("; ")
+
+
+def _per_queue_table(decisions: list[dict]):
+    from rich.table import Table
+
+    per_queue = Table("clusterQueue", *MODES, title="per ClusterQueue")
+    counts = Counter((d["clusterQueue"] or "-", d["mode"]) for d in decisions)
+    for queue in sorted({queue for queue, _ in counts}):
+        per_queue.add_row(queue, *(str(counts[queue, m]) for m in MODES))
+    return per_queue
+
+
+def _share_table(shares: list[dict]):
+    from rich.table import Table
+
+    fair = Table("clusterQueue", "weight", "weightedShare", "dominant resource", "borrowing",
+                 title="fair sharing: each ClusterQueue's share after these decisions (per mille of what its "
+                       "cohort could lend, over its weight, as status.fairSharing.weightedShare)")
+    for queue in shares:
+        share = queue["weightedShare"]
+        fair.add_row(queue["name"], f"{queue['weight']:g}", "∞" if share >= INT64_MAX else f"{share:,}",
+                     queue["dominantResource"] or "-", "yes" if queue["borrowing"] else "no")
+    return fair

@@ -367,7 +367,9 @@ class QueueState:
         least used LocalQueue's first workload (Kueue's queueOrderingFunc; the sticky preemptor
         wins only among equal usages). Classes hold one LocalQueue each here (see `_runs`)."""
         usage = self.usage
-        candidates = [(usage(g.items[0][1]), 1, g.items[0][0], g) for g in self.groups.values() if g.in_heap and g.items]
+        assert usage is not None  # `pop` comes here only with admission fair sharing
+        candidates: list[tuple[float, int, tuple, Optional[Group]]] = [
+            (usage(g.items[0][1]), 1, g.items[0][0], g) for g in self.groups.values() if g.in_heap and g.items]
         sticky = self.sticky
         if self.sticky_waiting and sticky is not None and sticky.held is Held.QUEUED:
             candidates.append((usage(sticky), 0, sticky.key, None))
@@ -376,6 +378,7 @@ class QueueState:
             return None
         _, _, _, group = min(candidates, key=lambda c: c[:3])
         if group is None:
+            assert sticky is not None  # its candidate was added above
             self.sticky_waiting = False
             run = sticky
         else:

@@ -117,41 +117,11 @@ def test_fair_sharing_sequence(case, tmp_path):
     outcome, observer = run_case(case, tmp_path)
     runs = {r.trace.name: r for r in outcome.runs}
     runs.update({name: runs[k8s(name)] for name, *_ in case["trace"]})  # read by upstream's names too
-    uids = {f"{r.trace.order:012d}": r.trace.name for r in outcome.runs}  # the engine's uid: trace order
     for check in case["expect"]:
-        t = check["at"]
-        state = observer.at(t)
-        where = f"at {t}"
-        holding = state["holding"]
-        for cq, count in (check.get("running") or {}).items():
-            assert len(holding[cq]) == count, (where, cq, holding[cq])
-        for cq, count in (check.get("pending") or {}).items():
-            waiting = [r for r in outcome.runs if r.cq == cq and r.trace.submitted <= t and r.trace.name not in holding[cq]
-                       and (r.finished is None or r.finished > t)]
-            assert len(waiting) == count, (where, cq, [r.trace.name for r in waiting])
-        for name, value in (check.get("share") or {}).items():
-            got = state["shares"][name]
-            assert (math.isinf(got) and value == "inf") or math.isclose(got, value, abs_tol=0.01), (where, name, got)
-        for cq, count in (check.get("admissions") or {}).items():
-            seen = [uids[uid] for uid, _ in state["admissions"] if runs[uids[uid]].cq == cq]
-            assert len(seen) == count, (where, cq, sorted(seen))
-        held = {n for names in holding.values() for n in names}
-        for name in check.get("admitted") or []:
-            assert k8s(name) in held, (where, name)
-        for name in check.get("notAdmitted") or []:
-            assert k8s(name) not in held, (where, name)
-        for name, count in (check.get("preemptions") or {}).items():
-            assert runs[name].preemptions == count, (where, name, runs[name].preemptions)
-        for lq, bound in (check.get("consumedAbove") or {}).items():
-            assert state["ledger"][lq][0].get("cpu", 0.0) * 1000 > bound, (where, lq, state["ledger"].get(lq))
-        for lq, value in (check.get("consumedEquals") or {}).items():
-            assert state["ledger"].get(lq, ({}, {}))[0].get("cpu", 0.0) * 1000 == value, (where, lq)
-        for lq in check.get("noPendingPenalty") or []:
-            assert not state["ledger"][lq][1], (where, lq, state["ledger"][lq][1])
-        for name, text in (check.get("reason") or {}).items():
-            assert text in (runs[name].reason or ""), (where, name, runs[name].reason)
-        if "ledger" in check:
-            assert (state["ledger"] == {}) is (check["ledger"] == "none"), (where, state["ledger"])
+        at = Checkpoint(check, observer.at(check["at"]), outcome, runs)
+        at.workloads()
+        at.shares_and_admissions()
+        at.ledger()
     for name, flavor in (case.get("flavorsAtEnd") or {}).items():
         assert runs[name].flavors == {"main": {"cpu": flavor}}, (name, runs[name].flavors)
     if case.get("oneOf"):
@@ -160,6 +130,56 @@ def test_fair_sharing_sequence(case, tmp_path):
     for name, summary in (case.get("shareSummary") or {}).items():
         got = outcome.shares.summary(name, outcome.end)
         assert {k: got["weightedShare"][k] for k in summary} == summary, (name, got)
+
+
+class Checkpoint:
+    """One of upstream's checkpoints (`check`) against the state after the last instant at or before it."""
+
+    def __init__(self, check: dict, state: dict, outcome, runs: dict):
+        self.check, self.state, self.outcome, self.runs = check, state, outcome, runs
+        self.t = check["at"]
+        self.where = f"at {self.t}"
+
+    def workloads(self) -> None:
+        """Who holds quota, who waits, who was preempted and why."""
+        check, where, holding, runs = self.check, self.where, self.state["holding"], self.runs
+        for cq, count in (check.get("running") or {}).items():
+            assert len(holding[cq]) == count, (where, cq, holding[cq])
+        for cq, count in (check.get("pending") or {}).items():
+            waiting = [r.trace.name for r in self.outcome.runs if r.cq == cq and r.trace.submitted <= self.t
+                       and r.trace.name not in holding[cq] and (r.finished is None or r.finished > self.t)]
+            assert len(waiting) == count, (where, cq, waiting)
+        held = {n for names in holding.values() for n in names}
+        for name in check.get("admitted") or []:
+            assert k8s(name) in held, (where, name)
+        for name in check.get("notAdmitted") or []:
+            assert k8s(name) not in held, (where, name)
+        for name, count in (check.get("preemptions") or {}).items():
+            assert runs[name].preemptions == count, (where, name, runs[name].preemptions)
+        for name, text in (check.get("reason") or {}).items():
+            assert text in (runs[name].reason or ""), (where, name, runs[name].reason)
+
+    def shares_and_admissions(self) -> None:
+        check, where = self.check, self.where
+        for name, value in (check.get("share") or {}).items():
+            got = self.state["shares"][name]
+            assert (math.isinf(got) and value == "inf") or math.isclose(got, value, abs_tol=0.01), (where, name, got)
+        uids = {f"{r.trace.order:012d}": r.trace.name for r in self.outcome.runs}  # the engine's uid: trace order
+        for cq, count in (check.get("admissions") or {}).items():
+            seen = [uids[uid] for uid, _ in self.state["admissions"] if self.runs[uids[uid]].cq == cq]
+            assert len(seen) == count, (where, cq, sorted(seen))
+
+    def ledger(self) -> None:
+        """Admission fair sharing: the LocalQueues' consumed resources and pending penalties."""
+        check, where, ledger = self.check, self.where, self.state["ledger"]
+        for lq, bound in (check.get("consumedAbove") or {}).items():
+            assert ledger[lq][0].get("cpu", 0.0) * 1000 > bound, (where, lq, ledger.get(lq))
+        for lq, value in (check.get("consumedEquals") or {}).items():
+            assert ledger.get(lq, ({}, {}))[0].get("cpu", 0.0) * 1000 == value, (where, lq)
+        for lq in check.get("noPendingPenalty") or []:
+            assert not ledger[lq][1], (where, lq, ledger[lq][1])
+        if "ledger" in check:
+            assert (ledger == {}) is (check["ledger"] == "none"), (where, ledger)
 
 
 def test_fixture_counts():
