@@ -796,6 +796,47 @@ def test_fair_sharing_targets_are_allowed_and_make_room(scenario):
             snapshot.admit(workload, decision)
 
 
+def _verdict(decision) -> tuple:
+    return (decision.cluster_queue, decision.mode, decision.borrowing, decision.message,
+            [(ps.name, ps.count, ps.flavors) for ps in decision.pod_sets],
+            [(t.workload.uid, t.reason) for t in decision.targets])
+
+
+@FEWER
+@given(st.booleans(), scenarios(preempting=True) | scenarios(shape="flat", preempting=True))
+def test_a_remembered_decision_is_the_decision_made_again(fair, scenario):
+    """The core keeps a decision while what it read of the cohort tree is unchanged (`_still_fits`,
+    `_unchanged`: with fair sharing, no candidate anywhere in the tree that borrows). Along simulate's
+    loop, with each job submitted twice in a row (the second asks what the first's admission may have
+    changed), a Preempt's targets removed and the preemptor admitted, and every third step the oldest
+    admitted workload finishing, every decision equals the one a snapshot that remembers nothing
+    makes, with fair sharing off and on."""
+    from aks_kueue.admission.configuration import CLASSICAL, SchedulerConfig
+    from aks_kueue.admission.fair_sharing import FairSharing
+
+    org, jobs = scenario
+    scheduler = SchedulerConfig(fair_sharing=FairSharing()) if fair else CLASSICAL
+    snapshots = [Snapshot.from_objects(org.manifests(), scheduler=scheduler) for _ in range(2)]
+    admitted: list[list] = [[], []]
+    twice = [job for job in jobs for _ in range(2)]
+    for order, manifest in enumerate(workload_manifests(twice)):
+        snapshots[1]._decisions.clear()  # the one that remembers nothing
+        workloads = [workload_info(manifest, snapshot.priority_classes, order) for snapshot in snapshots]
+        decisions = [snapshot.assign(workload) for snapshot, workload in zip(snapshots, workloads)]
+        assert _verdict(decisions[0]) == _verdict(decisions[1]), order
+        for snapshot, workload, decision, held in zip(snapshots, workloads, decisions, admitted):
+            if decision.mode is PREEMPT and decision.targets:
+                for target in decision.targets:
+                    snapshot.remove_workload(target.workload)
+                    held.remove(target.workload.uid)
+                decision = snapshot.assign(workload)
+            if decision.fits:
+                snapshot.admit(workload, decision)
+                held.append(workload.uid)
+            if order % 3 == 2 and held:
+                snapshot.remove_workload(snapshot.workloads_by_uid[held.pop(0)])
+
+
 @FEW
 @given(scenarios(), shapes())
 def test_can_ever_admit_ignores_admitted_workloads(scenario, shape):
