@@ -293,6 +293,7 @@ def _configuration(case: str, trace, seed: int):
     from dataclasses import replace
 
     from aks_kueue.cli.replay import _generated, _validated
+    from aks_kueue.kueue.configuration import judge_configuration
     from aks_kueue.replay import ReplayConfig
 
     if trace.generated is not None:
@@ -300,7 +301,13 @@ def _configuration(case: str, trace, seed: int):
     else:
         objects = _validated([(o, o["metadata"]["name"], None) for o in organisation(seed)])
         found = ReplayConfig(f"synthetic {case}", objects, pools=pools())
-    return replace(found, kueue=FAIR_SHARING) if case.endswith("-fair") else found
+    if not case.endswith("-fair"):
+        return found
+    # As `aks-kueue replay` reads a Configuration given with the queues: defaulted (waitForPodsReady on, as
+    # without one), so that the two cases differ only in fair sharing.
+    report = judge_configuration({"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+                                  **FAIR_SHARING})
+    return replace(found, kueue={**(report.effective or {}), "featureGates": dict(report.gates)})
 
 
 def run_case(case: str, seed: int, profile: bool) -> dict:

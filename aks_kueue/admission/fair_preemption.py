@@ -176,11 +176,17 @@ def find_candidates(snapshot: "AdmittedState", cq: ClusterQueueInfo, preemptor: 
     if cq.within_cluster_queue != "Never":
         _add(found, snapshot, cq.name, frs, preemptor, cq.within_cluster_queue)
     if cq.node.parent is not None and cq.reclaim_within_cohort != "Never":
-        for other in cq.node.root().subtree_cluster_queues():
-            if other is cq.node or not any(other.usage.get(fr, 0) > other.nominal(fr) for fr in frs):
-                continue  # no reclaiming from itself, nor from a queue that does not borrow
+        for other in borrowing_queues(cq.node, frs):
             _add(found, snapshot, other.name, frs, preemptor, cq.reclaim_within_cohort)
     return found
+
+
+def borrowing_queues(node: QuotaNode, frs) -> Iterator[QuotaNode]:
+    """The other ClusterQueues of the node's cohort tree that borrow on one of `frs`: where fair
+    sharing looks for candidates beyond the preemptor's own queue (none from itself)."""
+    for other in node.root().cluster_queues_below():
+        if other is not node and any(other.usage.get(fr, 0) > other.nominal(fr) for fr in frs):
+            yield other
 
 
 def _add(found: dict[str, Candidates], snapshot: "AdmittedState", name: str, frs: set[FlavorResource],

@@ -75,6 +75,11 @@ class FairSharingIterator:
         self._kept: dict[int, tuple[Any, dict[str, tuple]]] = {}
         # Per root, its ClusterQueues that have an entry, with their nodes below the root.
         self._trees: dict[str, list[tuple[QuotaNode, tuple[QuotaNode, ...]]]] = {}
+        # Per root, how many of its entries are left: the last one needs no tournament.
+        self._left: dict[str, int] = {}
+        for name in self.cq_to_entry:
+            root = tree.cluster_queues[name].root().name
+            self._left[root] = self._left.get(root, 0) + 1
 
     def __iter__(self) -> "FairSharingIterator":
         return self
@@ -90,6 +95,9 @@ class FairSharingIterator:
         if node.parent is None:
             return self.cq_to_entry.pop(name)
         root = node.root()
+        left = self._left[root.name] = self._left[root.name] - 1
+        if left == 0:
+            return self.cq_to_entry.pop(name)  # the tree's last entry: nothing to compare it with
         self.compute_drs(root)
         winner = self.run_tournament(root)
         assert winner is not None  # the tree holds `name`'s entry

@@ -20,7 +20,7 @@ from enum import IntEnum
 from typing import Any, Callable, Optional, cast
 
 from aks_kueue.admission.admitted import AdmittedState, Ranks, merged_ranks, rank, satisfies_policy
-from aks_kueue.admission.fair_preemption import fair_preemptions, find_candidates
+from aks_kueue.admission.fair_preemption import borrowing_queues, fair_preemptions
 from aks_kueue.admission.models import ClusterQueueInfo
 from aks_kueue.admission.modes import PreemptionMode, PreemptionReason
 from aks_kueue.admission.quota import FlavorResource as FR
@@ -183,13 +183,14 @@ class Preemptor:
         Fair sharing looks wider than the classical search (every queue of the cohort tree that
         borrows, even inside a cohort within its own quota), so it is asked its own question."""
         within, reclaim = cq.within_cluster_queue, cq.reclaim_within_cohort
-        if self.snapshot.fair_sharing is not None:
-            return not find_candidates(self.snapshot, cq, workload, set(frs))
         if within != "Never" and CandidateGroup(self.snapshot, [(cq.name, None)], within, workload, frs, False,
                                                 False):
             return False
         if cq.node.parent is None or reclaim == "Never":
             return True
+        if self.snapshot.fair_sharing is not None:  # fair sharing's findCandidates
+            return not CandidateGroup(self.snapshot, [(q.name, None) for q in borrowing_queues(cq.node, frs)],
+                                      reclaim, workload, frs, False, True)
         previous, generation = None, self.snapshot.generation(cq)
         for subtree in cq.node.ancestors():
             for queue in self._over_quota(frs, subtree, previous, generation):

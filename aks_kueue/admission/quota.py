@@ -125,6 +125,13 @@ class QuotaNode:
             else:
                 yield child
 
+    def cluster_queues_below(self) -> tuple["QuotaNode", ...]:
+        """`subtree_cluster_queues`, kept: the tree's shape never changes once it is built."""
+        found = self.__dict__.get("_below")
+        if found is None:
+            found = self.__dict__["_below"] = tuple(self.subtree_cluster_queues())
+        return found
+
 
 def _local_quota(node: QuotaNode, fr: FlavorResource) -> int:
     quota = node.quotas.get(fr)

@@ -521,6 +521,7 @@ class _Replay:
         self.options = options
         self.snapshot = Snapshot.from_objects(config.objects, config.resource_rules, config.scheduler)
         self.shares = ShareSeries(self.snapshot.tree.cluster_queues) if self.snapshot.fair_sharing else None
+        self.share_changes: set[str] = set()   # ClusterQueues whose usage changed in this instant
         self.pods_ready = config.pods_ready
         self.done = 0
         self.cycles = 0
@@ -627,6 +628,8 @@ class _Replay:
                 self._apply(event, now)
                 if events.next_time() != now:
                     self._settle(now)
+            if self.shares is not None:
+                self._record_shares(now)
             if options.observe is not None:
                 options.observe(now, self.snapshot, self.nodes)
             if options.progress is not None and self.done >= report_at:
@@ -948,7 +951,14 @@ class _Replay:
                 meter = meters[fr] = Meter(0)
             meter.change(now, sign * value)
         if self.shares is not None:
-            self.shares.record(now, run.cq)
+            self.share_changes.add(run.cq)
+
+    def _record_shares(self, now: float) -> None:
+        """Each changed ClusterQueue's share as the instant leaves it (its usage moves many times within one)."""
+        assert self.shares is not None
+        for name in self.share_changes:
+            self.shares.record(now, name)
+        self.share_changes.clear()
 
     def _local_queue_usage(self, run: Run) -> float:
         afs = self.snapshot.afs
