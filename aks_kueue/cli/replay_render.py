@@ -18,8 +18,8 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
-from aks_kueue.cli.chart import png_figure
 from aks_kueue.admission.fair_sharing import INT64_MAX
+from aks_kueue.cli.chart import png_figure
 from aks_kueue.cli.markdown import cell, table
 from aks_kueue.replay.trace import format_duration
 

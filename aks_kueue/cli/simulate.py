@@ -9,13 +9,13 @@ from typing import Any, Optional
 
 import typer
 
+from aks_kueue.admission.fair_sharing import INT64_MAX
 from aks_kueue.cli.app import app
 from aks_kueue.cli.fleet import fleet_objects, print_dispatch
 from aks_kueue.cli.preview import STACK_OUTPUTS_OPTION, stack_outputs_files
 from aks_kueue.cli.common import warn
 from aks_kueue.cli.inputs import (INTEGRATIONS_OPTION, NAMESPACE_OPTION, PATHS_ARGUMENT, STACK_OPTION, Output,
                                   configuration_errors, read_command_inputs, skipped_entry, skipped_other)
-from aks_kueue.admission.fair_sharing import INT64_MAX
 from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, print_document, register_document
 
 MODES = ("Fit", "Preempt", "NoFit")
