@@ -150,7 +150,7 @@ class Preemptor:
         if known is not None and known[0] == generation:
             return known[1]
         targets, borrow_after = self._get_targets(cq, workload, {fr}, {fr: quantity},
-                                             lambda: borrowing_height(cq.node, fr, quantity)[0])
+                                                  lambda: borrowing_height(cq.node, fr, quantity)[0])
         if not targets:
             answer = (PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0])
         elif any(t.cluster_queue == cq.name for t in targets):
@@ -165,7 +165,7 @@ class Preemptor:
         return answer
 
     def get_targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
-                requests: dict[FR, int]) -> list[PreemptionTarget]:
+                    requests: dict[FR, int]) -> list[PreemptionTarget]:
         """The minimal set of admitted workloads whose eviction would let `workload` fit."""
         if len(requests) == 1:
             # The oracle's own question (one flavor-resource, the same amount): its search stands.
