@@ -1,6 +1,6 @@
 """`aks-kueue replay` at scale: Kueue's own scheduler-performance scenarios and a month of an organisation.
 
-    python benchmarks/replay.py [--case NAME] [--runs N] [--profile]
+    python benchmarks/replay.py [--case NAME] [--runs N] [--profile] [--cycle-time DURATION]
     python benchmarks/replay.py --cases simple,preemption,compare --base ../main   # before and after, one run
 
 The command-line cases (issue 27), each the whole `aks-kueue replay ... --json` command run in a process of
@@ -29,6 +29,11 @@ Cases, each in a process of its own (so that its peak memory is its own):
 - baseline-fair, week-fair: the same with a Kueue Configuration that turns fair sharing on (Kueue's
   default strategies): entry order and preemption by dominant resource share. Target: within 1.5x the
   CPU time of the classical case on the same trace (the ratio is printed).
+The command cases run with `--cycle-time 0` unless `--cycle-time` says otherwise (issue 30 made 2.4 s the
+command's default): the same work as before that flag existed, so a base checkout without it (whose cycles
+take no time) is measured on the same replay. A base that cannot take a nonzero `--cycle-time` is not run.
+The library cases (baseline to month) build their configuration directly, whose cycles take no time unless
+`--cycle-time` is given.
 Every case reads its trace through the trace readers (the generator file; the month as JSON Lines
 written to a temporary file), builds the configuration as `aks-kueue replay` does, replays it and
 builds the contract's JSON document. Peak memory target: <= 1 GiB per case.
@@ -224,12 +229,22 @@ def preemption_trace(path: Path, count: int, seed: int) -> int:
     return count
 
 
-def run_command_case(case: str, seed: int, scratch: Path) -> dict:
+def paced() -> bool:
+    """Whether the checkout imported takes `--cycle-time` (issue 30); before it, cycles took no time."""
+    import importlib.util
+
+    return importlib.util.find_spec("aks_kueue.replay.pace") is not None
+
+
+def run_command_case(case: str, seed: int, scratch: Path, cycle_time: str = "0") -> dict:
     """The whole command, in this process: `aks-kueue replay TRACE --queues Q [--compare-queues Q2] --json`."""
     import contextlib
     import io
 
     from aks_kueue.cli import app
+
+    if not paced() and cycle_time not in ("0", "0s"):
+        raise SystemExit(f"{case}: this checkout has no --cycle-time; its cycles take no time (give --cycle-time 0)")
 
     if case == "simple":
         trace, workloads = scratch / "simple.jsonl", simple_trace(scratch / "simple.jsonl", 200_000, seed)
@@ -240,6 +255,8 @@ def run_command_case(case: str, seed: int, scratch: Path) -> dict:
         if case == "compare":
             flags += ["--compare-queues", str(_queue_file(scratch / "bigger.yaml", 4, 64, cohort=True,
                                                           priorities=True, first=80))]
+    if paced():
+        flags += ["--cycle-time", cycle_time]
     baseline = _rss_mb()
     wall, cpu = time.perf_counter(), time.process_time()
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -289,10 +306,10 @@ def report_command_cases(results: dict[str, dict], base: dict[str, dict]) -> Non
 # One case, in its own process ------------------------------------------------------------------
 
 
-def _configuration(case: str, trace, seed: int):
+def _configuration(case: str, trace, seed: int, cycle_time: str = "0"):
     from dataclasses import replace
 
-    from aks_kueue.cli.replay import _generated, _validated
+    from aks_kueue.cli.replay import _duration, _generated, _validated
     from aks_kueue.kueue.configuration import judge_configuration
     from aks_kueue.replay import ReplayConfig
 
@@ -301,6 +318,10 @@ def _configuration(case: str, trace, seed: int):
     else:
         objects = _validated([(o, o["metadata"]["name"], None) for o in organisation(seed)])
         found = ReplayConfig(f"synthetic {case}", objects, pools=pools())
+    if paced() and cycle_time not in ("0", "0s"):
+        from aks_kueue.replay.pace import given
+
+        found.cycle = given(_duration(cycle_time, "--cycle-time"))
     if not case.endswith("-fair"):
         return found
     # As `aks-kueue replay` reads a Configuration given with the queues: defaulted (waitForPodsReady on, as
@@ -310,7 +331,7 @@ def _configuration(case: str, trace, seed: int):
     return replace(found, kueue={**(report.effective or {}), "featureGates": dict(report.gates)})
 
 
-def run_case(case: str, seed: int, profile: bool) -> dict:
+def run_case(case: str, seed: int, profile: bool, cycle_time: str = "0") -> dict:
     from aks_kueue.replay import read_trace, replay
     from aks_kueue.replay.report import document
 
@@ -324,7 +345,7 @@ def run_case(case: str, seed: int, profile: bool) -> dict:
             written = month_trace(path, 30.0 if base == "month" else 7.0, 33.0, seed)
         wall, cpu = time.perf_counter(), time.process_time()
         trace = read_trace([str(path)])
-        configuration = _configuration(case, trace, seed)
+        configuration = _configuration(case, trace, seed, cycle_time)
         read_wall, read_cpu = time.perf_counter() - wall, time.process_time() - cpu
         profiler = cProfile.Profile() if profile else None
         if profiler is not None:
@@ -400,21 +421,24 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="also say where the time goes (slower)")
     parser.add_argument("--base", help="a checkout of the base branch: each command case runs there too, right "
                                        "after this one")
+    parser.add_argument("--cycle-time", default="0", help="how long a scheduling cycle takes, on both checkouts "
+                                                              "(default 0: cycles take no time, as before issue 30)")
     parser.add_argument("--checkout", help=argparse.SUPPRESS)  # the checkout a child imports aks_kueue from
     args = parser.parse_args()
     if args.case:
         if args.case in COMMAND_CASES:
             with tempfile.TemporaryDirectory() as scratch:
-                print(json.dumps(run_command_case(args.case, args.seed, Path(scratch))))
+                print(json.dumps(run_command_case(args.case, args.seed, Path(scratch), args.cycle_time)))
             return
-        print(json.dumps(run_case(args.case, args.seed, args.profile)))
+        print(json.dumps(run_case(args.case, args.seed, args.profile, args.cycle_time)))
         return
     wanted = args.cases.split(",")
-    commands = {c: in_child(__file__, c, "--seed", str(args.seed)) for c in wanted if c in COMMAND_CASES}
+    paced_flags = ["--cycle-time", args.cycle_time]
+    commands = {c: in_child(__file__, c, "--seed", str(args.seed), *paced_flags) for c in wanted if c in COMMAND_CASES}
     base = {}
     if args.base:
-        base = {c: in_child(__file__, c, "--seed", str(args.seed), "--checkout", str(Path(args.base).resolve()))
-                for c in commands}
+        base = {c: in_child(__file__, c, "--seed", str(args.seed), *paced_flags, "--checkout",
+                            str(Path(args.base).resolve())) for c in commands}
     for case, r in commands.items():
         print(f"{case}: {r['workloads']:,} workloads in {r['wall']:.1f} s wall / {r['cpu']:.1f} s CPU, peak "
               f"{r['peak_mb']:.0f} MB, load {r['load']:.1f}", flush=True)
@@ -422,7 +446,7 @@ def main() -> None:
         report_command_cases(commands, base)
     results = {}
     for case in [c for c in wanted if c not in COMMAND_CASES]:
-        flags = ["--seed", str(args.seed)] + (["--profile"] if args.profile else [])
+        flags = ["--seed", str(args.seed), *paced_flags] + (["--profile"] if args.profile else [])
         runs = [in_child(__file__, case, *flags) for _ in range(max(1, args.runs))]
         results[case] = min(runs, key=lambda r: r["cpu"])
         r = results[case]

@@ -70,3 +70,37 @@ def test_no_function_is_above_the_limit():
              for problem in too_complex(Path(name), (ROOT / name).read_text())]
     assert not found, (f"functions above a cyclomatic complexity of {MAX_COMPLEXITY} (radon's count: each branch, "
                        f"loop, `and`/`or` and comprehension): split them into steps:\n" + "\n".join(found))
+
+
+# Kubernetes' field-error phrases (apimachinery's field.ErrorType strings), written once, in k8s/field.py.
+K8S_PHRASES = ("Required value", "Invalid value", "Unsupported value", "Duplicate value", "Not found:", "Forbidden:",
+               "Too long:", "Too many:")
+
+
+def _literal_texts(tree) -> list[tuple[int, str]]:
+    """Every string literal of a module, f-strings' literal parts included, with its line."""
+    import ast
+
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+
+
+def test_kubernetes_phrases_are_written_only_in_k8s_field():
+    import ast
+
+    home = ROOT / "aks_kueue" / "k8s" / "field.py"
+    found = []
+    for path in sorted((ROOT / "aks_kueue").rglob("*.py")):
+        if path == home:
+            continue
+        for line, text in _literal_texts(ast.parse(path.read_text(encoding="utf-8"))):
+            found += [f"{path.relative_to(ROOT)}:{line}: {phrase}" for phrase in K8S_PHRASES
+                      if text.lstrip().startswith(phrase)]
+    assert not found, "build these with aks_kueue.k8s.field's constructors:\n" + "\n".join(found)
+
+
+def test_the_phrase_check_finds_a_hand_typed_phrase():
+    import ast
+
+    tree = ast.parse('raise error(key, f"Invalid value: {show(text)}: {problem}")')
+    assert any(text.startswith("Invalid value") for _, text in _literal_texts(tree))

@@ -197,12 +197,14 @@ class ShareSeries:
         elif series[-1][1] != drs:
             series.append((now, drs))
 
-    def summary(self, cluster_queue: str, end: float) -> dict[str, Any]:
+    def summary(self, cluster_queue: str, end: float, since: float = 0.0) -> dict[str, Any]:
         """Kueue's weightedShare (`status.fairSharing.weightedShare`: the share in thousandths of
         what the cohort could lend, over the weight, rounded up; int64's maximum when a weight-0
         queue borrows) at the end and at its highest, its time-weighted mean (null when infinite
-        for a while), and how long the queue borrowed."""
-        points = [(t, d) for t, d in self.series[cluster_queue] if t <= end] or [(0.0, self.series[cluster_queue][0][1])]
+        for a while), and how long the queue borrowed, over the window from `since` to `end`."""
+        series = self.series[cluster_queue]
+        before = [d for t, d in series if t <= since]
+        points = [(since, before[-1] if before else series[0][1])] + [(t, d) for t, d in series if since < t <= end]
         weighted, borrowed, infinite = 0.0, 0.0, False
         for (t, d), (t_next, _) in zip(points, [*points[1:], (end, points[-1][1])]):
             span = max(0.0, t_next - t)
@@ -216,6 +218,6 @@ class ShareSeries:
         highest = max((d for _, d in points), key=lambda d: (d.zero_weight_borrows, d.precise_weighted_share()))
         return {"weight": self.nodes[cluster_queue].fair_weight,
                 "weightedShare": {"atEnd": points[-1][1].weighted_share(), "max": highest.weighted_share(),
-                                  "mean": None if infinite or end <= 0 else round(weighted / end, 3)},
+                                  "mean": None if infinite or end <= since else round(weighted / (end - since), 3)},
                 "dominantResourceAtMax": highest.dominant_resource or None,
                 "borrowingHours": round(borrowed / 3600, 3)}

@@ -19,9 +19,14 @@ from aks_kueue.cli.app import app
 from aks_kueue.cli.common import unexpected, warn
 from aks_kueue.cli.output import Output, register_document
 from aks_kueue.k8s.loader import LoadError
+from aks_kueue.replay.pace import HARNESS, KUEUE_14477
+from aks_kueue.replay.pace import given as given_cycle
 
 FORMATS = ("text", "markdown")
 GATE_STATISTICS = {"P50": "p50", "P95": "p95", "MAX": "max"}
+MAX_CYCLE_TIME = 3600.0
+DUPLICATE_CONSEQUENCE = ("; one configuration holds one definition of each object (the API server keeps one per "
+                         "name): remove one, or replay the files apart")
 
 
 class Unusable(Exception):
@@ -54,8 +59,15 @@ def replay(
                                      "(repeatable). Default: assumed per pool, printed in the report."),
     scale_down_delay: str = typer.Option("10m", "--scale-down-delay", help="How long a node stays empty before "
                                                                            "the autoscaler removes it."),
-    until: Optional[str] = typer.Option(None, "--until", help="Stop the replay this long after the first "
-                                                              "submission."),
+    until: Optional[str] = typer.Option(None, "--until", help="End the window (and the replay) this long after "
+                                                              "the first submission, or at this RFC 3339 time."),
+    since: Optional[str] = typer.Option(None, "--from", help="Start the window this long after the first "
+                                                             "submission, or at this RFC 3339 time; what comes "
+                                                             "before is replayed as warm-up, not reported."),
+    cycle_time: Optional[str] = typer.Option(None, "--cycle-time", help="How long one scheduling cycle takes (one "
+                                                                        "head per ClusterQueue per cycle). Default: "
+                                                                        "2.4s, from kubernetes-sigs/kueue#14477, "
+                                                                        "printed in the report."),
     fail_on_wait: Optional[str] = typer.Option(None, "--fail-on-wait", help="P95=DURATION: exit 1 when a "
                                                                             "ClusterQueue's p95 wait to start is "
                                                                             "longer (also P50=, MAX=)."),
@@ -91,29 +103,34 @@ def replay(
         if len(compared) > 1:
             raise _flag_error(f"give one configuration to compare with: {' or '.join(compared)}, not both")
         delay = _duration(scale_down_delay, "--scale-down-delay")
-        stop = None if until is None else _duration(until, "--until")
+        pace = None if cycle_time is None else given_cycle(_cycle_time(cycle_time))
         startups, everywhere = _startups(node_startup or [])
         gate = _gate(fail_on_wait)
         trace = read_trace(traces)
         warn(trace.notes)
+        window = _window(trace, since, until)
         if trace.generated is not None:
             if given or compared:
                 raise _flag_error("a generator trace defines its own queues; give it without --stack, --config, "
                                   "--queues or --compare-*")
             configurations = [_generated(trace.generated)]
         else:
+            if not given:
+                raise _flag_error(_name_a_configuration())
             configurations = [_queues_config(queues) if queues else _stack_config(stack, config)]
             if compared:
-                configurations.append(_queues_config(compare_queues) if compare_queues
+                configurations.append(_queues_config(compare_queues, "--compare-queues") if compare_queues
                                       else _stack_config(compare_stack, compare_config))
         for configuration in configurations:
             configuration.scale_down_delay = delay
             configuration.default_startup = everywhere
+            configuration.cycle = pace or (HARNESS if trace.generated is not None else KUEUE_14477)
+            _routed(configuration, trace, window)
         _apply_startups(configurations, startups)
         _apply_spot(configurations, spot_eviction or [], seed)
         if prices:
             _apply_prices(configurations, prices)
-        code = _replay_and_report(configurations, trace, stop, gate, as_json, output_format, out)
+        code = _replay_and_report(configurations, trace, window, gate, as_json, output_format, out)
     except Unusable as unusable:
         _invalid(unusable.errors, as_json)
     except LoadError as error:
@@ -132,14 +149,14 @@ def _check_output(output: Optional[str], output_format: str, out: Optional[Path]
         raise _flag_error(f"--out: {out} exists and is not a directory")
 
 
-def _replay_and_report(configurations: list, trace, stop: Optional[float], gate, as_json: bool, output_format: str,
+def _replay_and_report(configurations: list, trace, window: "Window", gate, as_json: bool, output_format: str,
                        out: Optional[Path]) -> int:
     """Replay every configuration (side by side when comparing), then say what happened: the exit code."""
     from aks_kueue.cli import replay_render as render
     from aks_kueue.cli.replay_run import replayed
     from aks_kueue.replay.report import document, write
 
-    with replayed(configurations, trace, stop) as results:
+    with replayed(configurations, trace, window.until, since=window.since, series=out is not None) as results:
         found = document(results, trace, gate)
         failed = [g for g in found["summary"]["gates"] if not g["passed"]]
         found["result"] = "rejected" if failed else "ok"
@@ -158,8 +175,13 @@ def _replay_and_report(configurations: list, trace, stop: Optional[float], gate,
         else:
             render.print_text(found, trace)
     for entry in failed:
-        typer.echo(f"replay: gate failed: ClusterQueue {entry['clusterQueue']} waits {entry['value']:g} s to start "
-                   f"at {gate.statistic}, more than {gate.limit:g} s", err=True)
+        if entry["clusterQueue"] is None:
+            typer.echo(f"replay: gate failed: {entry['unrouted']:,} workloads reach no ClusterQueue of "
+                       f"{configurations[0].name} (they wait forever)", err=True)
+            continue
+        typer.echo(f"replay: gate failed: ClusterQueue {entry['clusterQueue']} waits "
+                   f"{'at least ' if entry['lowerBound'] else ''}{entry['value']:g} s to start at {gate.statistic}, "
+                   f"more than {gate.limit:g} s", err=True)
     return 1 if failed else 0
 
 
@@ -184,6 +206,15 @@ def _duration(text: str, flag: str) -> float:
         return duration(text, "a duration")
     except ValueProblem as problem:
         raise _flag_error(f"{flag}: {problem}") from None
+
+
+def _cycle_time(text: str) -> float:
+    """`--cycle-time`: at most an hour (a cycle takes seconds; one of hours is a unit mistake)."""
+    seconds = _duration(text, "--cycle-time")
+    if seconds > MAX_CYCLE_TIME:
+        raise _flag_error(f"--cycle-time {text}: a scheduling cycle of more than an hour is not one Kueue runs (the "
+                          "published figure is 2.4 s); give seconds, e.g. 2.4s")
+    return seconds
 
 
 def _startups(values: list[str]) -> tuple[dict[str, float], Optional[float]]:
@@ -264,6 +295,96 @@ def _gate(value: Optional[str]):
     return Gate(GATE_STATISTICS[statistic.upper()], _duration(limit, f"--fail-on-wait {value!r}"))
 
 
+class Window:
+    """The report's window, in seconds from the trace's first submission: `--from` (history before it is
+    replayed as warm-up) and `--until` (the replay ends there)."""
+
+    def __init__(self, since: float, until: Optional[float]):
+        self.since, self.until = since, until
+
+
+def _window(trace, since: Optional[str], until: Optional[str]) -> Window:
+    """`--from` and `--until`: a duration from the first submission, or (for a trace with real times) an
+    RFC 3339 time. The window must hold a submission."""
+    start = _instant_or_duration(trace, since, "--from")
+    stop = _instant_or_duration(trace, until, "--until")
+    first = start or 0.0
+    if stop is not None and stop < first:
+        raise _flag_error(f"--until ({stop:g} s) is before --from ({first:g} s): the window is empty")
+    last = max(w.submitted for w in trace.workloads)
+    if first > last:
+        raise _flag_error(f"--from ({first:g} s) is after the trace's last submission ({last:g} s): no workload is "
+                          "submitted in the window")
+    return Window(first, stop)
+
+
+def _instant_or_duration(trace, text: Optional[str], flag: str) -> Optional[float]:
+    from aks_kueue.replay.trace import ValueProblem, instant
+
+    if text is None:
+        return None
+    if text[:1].isdigit() and "T" in text.upper() and "-" in text:  # an RFC 3339 time, not 1h30m
+        if trace.start is None:
+            raise _flag_error(f"{flag} {text}: this trace has no real times (its submissions are seconds from the "
+                              "start); give a duration from the first submission, e.g. 2h")
+        try:
+            at = instant(text)
+        except ValueProblem as problem:
+            raise _flag_error(f"{flag}: {problem}") from None
+        if at < trace.start:
+            raise _flag_error(f"{flag} {text} is before the trace's first submission "
+                              f"({_iso(trace.start)})")
+        return round(at - trace.start, 6)
+    return _duration(text, flag)
+
+
+def _iso(seconds: float) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def _name_a_configuration() -> str:
+    """The sentence for a replay without a configuration: the stacks it could have named."""
+    from aks_kueue.preview.stackfile import project_root
+
+    try:
+        stacks = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in (project_root() / "stacks").glob("Pulumi.*.yaml"))
+    except Exception:  # noqa: BLE001 - no project here: the sentence names none
+        stacks = []
+    found = f"the stacks here: {', '.join(stacks)}" if stacks else "no stack files were found here"
+    return ("name the configuration to replay against: --stack NAME, --config PATH (a stack file) or --queues PATH "
+            f"(Kueue YAML, repeatable); {found}")
+
+
+def _routed(configuration, trace, window: Window) -> None:
+    """A trace none of whose workloads (in the window) reaches a ClusterQueue of the configuration is the
+    wrong trace or the wrong configuration: exit 2, naming the queues the trace asks for."""
+    lqs: dict[tuple[str, str], str] = {}
+    cqs: set[str] = set()
+    for obj in configuration.objects:
+        metadata = obj.get("metadata") or {}
+        if obj.get("kind") == "LocalQueue":
+            lqs[(str(metadata.get("namespace") or "default"), str(metadata.get("name")))] = \
+                str((obj.get("spec") or {}).get("clusterQueue"))
+        elif obj.get("kind") == "ClusterQueue":
+            cqs.add(str(metadata.get("name")))
+    asked: dict[tuple[str, str], int] = {}
+    for workload in trace.workloads:
+        if window.since <= workload.submitted and (window.until is None or workload.submitted <= window.until):
+            key = (workload.namespace, workload.queue)
+            if lqs.get(key) in cqs:
+                return
+            asked[key] = asked.get(key, 0) + 1
+    shown = sorted(asked.items(), key=lambda item: (-item[1], item[0]))
+    named = ", ".join(f"{ns}/{queue} ({count:,})" for (ns, queue), count in shown[:10])
+    more = f" and {len(shown) - 10} more" if len(shown) > 10 else ""
+    have = ", ".join(f"{ns}/{name}" for ns, name in sorted(lqs)[:10]) or "none"
+    raise _flag_error(f"none of the trace's {sum(asked.values()):,} workloads reaches a ClusterQueue of "
+                      f"{configuration.name}: they ask for LocalQueues {named}{more} (namespace/name, workloads); "
+                      f"its LocalQueues are {have}. Replay the trace against the configuration it came from")
+
+
 # Configurations ----------------------------------------------------------------------------------
 
 
@@ -275,40 +396,52 @@ def _generated(generated):
     return ReplayConfig(f"generator {generated.file}", objects, notes=list(generated.notes))
 
 
-def _validated(given: list[tuple[dict, str, Any]]) -> list[dict]:
+def _validated(given: list[tuple[dict, str, Any]], unique: bool = False) -> list[dict]:
     """Kueue objects as Kueue v0.19.2 would store them (converted, validated, defaulted); Namespaces as given.
-    Each comes with where it is read and its Document (None: it is its own source), which errors name."""
-    from aks_kueue.kueue.validate import load_object, validate_object
+    Each comes with where it is read and its Document (None: it is its own source), which errors name.
+    `unique`: an object defined twice (same kind, namespace and name) is refused, naming both places."""
+    from aks_kueue.kueue.validate import duplicates, load_object, validate_object
 
-    objects, errors = [], []
+    objects, errors, loaded = [], [], []
     for manifest, where, document in given:
         if manifest.get("kind") == "Namespace" and manifest.get("apiVersion") == "v1":
             objects.append(manifest)
             continue
         obj = load_object(manifest, where)
+        loaded.append((obj, document))
         problems = validate_object(obj)
         if problems:
             errors += [LoadError(document.file if document else where, document.index if document else None,
                                  f"{obj.describe()}: {p}") for p in problems]
             continue
         objects.append(obj.defaulted)
+    if unique:
+        placed = {id(obj): document for obj, document in loaded}
+        for twice in duplicates([obj for obj, _ in loaded], DUPLICATE_CONSEQUENCE):
+            document = placed[id(twice.object)]
+            errors.append(LoadError(document.file if document else twice.object.source,
+                                    document.index if document else None, str(twice)))
     if errors:
         raise Unusable(errors)
     return objects
 
 
-def _queues_config(paths: list[str]):
+def _queues_config(paths: list[str], flag: str = "--queues"):
     """Kueue YAML: flavors, cohorts, ClusterQueues, LocalQueues, priority classes, Namespaces, and
-    optionally a Kueue Configuration; no nodes."""
+    optionally a Kueue Configuration; no nodes. An object defined twice (kind, namespace, name) in the
+    files is refused, naming both places: the replay would have to pick one."""
     from aks_kueue.kueue.configuration import judge_configuration
     from aks_kueue.kueue.manifests import Category, category, read_inputs
     from aks_kueue.replay import ReplayConfig
 
     documents = read_inputs(paths, regular_only=True)
-    given, notes, kueue = [], [], None
+    given, notes, kueue, configured = [], [], None, None
     for document in documents:
         manifest = document.manifest
         kind = category(manifest)
+        if kind is Category.CONFIGURATION and configured is not None:
+            raise Unusable([LoadError(document.file, document.index, f"a second Kueue Configuration; "
+                                      f"{configured.where} already gives one, and Kueue runs with one")])
         if kind is Category.KUEUE:
             if manifest.get("kind") == "Workload":
                 notes.append(f"{document.where}: a Workload among the queues is left out; workloads come from "
@@ -316,6 +449,7 @@ def _queues_config(paths: list[str]):
                 continue
             given.append((manifest, document.where, document))
         elif kind is Category.CONFIGURATION:
+            configured = document
             report = judge_configuration(manifest)
             if report.errors:
                 raise Unusable([LoadError(document.file, document.index, f"Configuration: {e}") for e in report.errors])
@@ -325,9 +459,9 @@ def _queues_config(paths: list[str]):
         else:
             notes.append(f"{document.where}: {document.kind} {document.name or ''} is not a Kueue object; left out")
     warn(notes)
-    objects = _validated(given)
+    objects = _validated(given, unique=True)
     if not any(o.get("kind") == "ClusterQueue" for o in objects):
-        raise Unusable([LoadError("", None, f"--queues {' '.join(paths)}: no ClusterQueue in these files")])
+        raise Unusable([LoadError("", None, f"{flag} {' '.join(paths)}: no ClusterQueue in these files")])
     return ReplayConfig("queues " + " ".join(paths), objects, kueue=kueue)
 
 

@@ -32,8 +32,9 @@ def can_fork() -> bool:
 
 @contextmanager
 def replayed(configurations: list[ReplayConfig], trace: Trace, until: Optional[float],
-             concurrent: Optional[bool] = None) -> Iterator[list[Result]]:
-    """Each configuration's `Result`, in order; the files they stream from go when the block ends."""
+             concurrent: Optional[bool] = None, since: float = 0.0, series: bool = True) -> Iterator[list[Result]]:
+    """Each configuration's `Result`, in order, its report's window from `since` to `until` (`series`: with the
+    usage over time a picture draws); the files they stream from go when the block ends."""
     from aks_kueue.cli.replay_progress import progress
 
     scratch = tempfile.mkdtemp(prefix="aks-kueue-replay-")
@@ -41,14 +42,16 @@ def replayed(configurations: list[ReplayConfig], trace: Trace, until: Optional[f
     try:
         total = len(configurations)
         if total == 2 and (can_fork() if concurrent is None else concurrent):
-            child = _Child(configurations[1], trace, until, os.path.join(scratch, "workloads-1.jsonl"), total)
+            child = _Child(configurations[1], trace, ReplayOptions(until=until, since=since, series=series),
+                           os.path.join(scratch, "workloads-1.jsonl"), total)
         results = []
         for index, configuration in enumerate(configurations):
             if child is not None and index == 1:
                 results.append(child.result())
                 continue
             with progress(configuration.name, index, total) as update:
-                results.append(result(run_replay(configuration, trace, ReplayOptions(until=until, progress=update))))
+                options = ReplayOptions(until=until, since=since, progress=update, series=series)
+                results.append(result(run_replay(configuration, trace, options)))
         yield results
     finally:
         if child is not None:
@@ -59,7 +62,7 @@ def replayed(configurations: list[ReplayConfig], trace: Trace, until: Optional[f
 class _Child:
     """One configuration replayed in a forked process; `result()` waits for its answer."""
 
-    def __init__(self, configuration: ReplayConfig, trace: Trace, until: Optional[float], path: str, total: int):
+    def __init__(self, configuration: ReplayConfig, trace: Trace, options: ReplayOptions, path: str, total: int):
         context = multiprocessing.get_context("fork")
         self.name = configuration.name
         self.receive, send = context.Pipe(duplex=False)
@@ -67,8 +70,8 @@ class _Child:
         # processes: in the child, a collection would touch, and so copy, every page it shares. It lives
         # until the command ends anyway (`few_collections` puts the collector back then).
         gc.freeze()
-        self.process = context.Process(target=_replay_in_child, args=(configuration, trace, until, path, total, send),
-                                       daemon=True)
+        self.process = context.Process(target=_replay_in_child, args=(configuration, trace, options, path, total,
+                                                                      send), daemon=True)
         self.process.start()
         send.close()
 
@@ -93,13 +96,14 @@ class _Child:
         return payload
 
 
-def _replay_in_child(configuration: ReplayConfig, trace: Trace, until: Optional[float], path: str, total: int,
+def _replay_in_child(configuration: ReplayConfig, trace: Trace, options: ReplayOptions, path: str, total: int,
                      send: Any) -> None:
     from aks_kueue.cli.replay_progress import Lines, label
 
     try:
         update = Lines(label(configuration.name, 1, total), sys.stderr)
-        found = result(run_replay(configuration, trace, ReplayOptions(until=until, progress=update)))
+        options.progress = update
+        found = result(run_replay(configuration, trace, options))
         found.part["workloads"] = found.part["workloads"].to_file(path)
         send.send(("result", found))
     except BaseException as error:  # noqa: BLE001 - the parent says what happened, as for a bug of its own

@@ -59,12 +59,12 @@ class _Read:
     def once(self, key: tuple, document, what: str) -> list:
         """The API server refuses a second object of the same kind, namespace and name. A name made
         from generateName is a distinct stand-in (`generate_names`), so only real names are judged."""
-        from aks_kueue.k8s import field
+        from aks_kueue.k8s import field as fe  # `field` is dataclasses' here
 
         if document.generated_name and key[-1] == document.name:
             return []
         if key in self.seen:
-            return [field.duplicate("metadata.name", document.name, f"{self.seen[key]} already defines {what}")]
+            return [fe.duplicate("metadata.name", document.name, f"{self.seen[key]} already defines {what}")]
         self.seen[key] = document.where
         return []
 

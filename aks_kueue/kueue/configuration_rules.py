@@ -84,12 +84,12 @@ def _integrations(cfg: dict[str, Any]) -> list[FieldError]:
     for index, name in enumerate(integrations.get("frameworks") or []):
         where = f"integrations.frameworks[{index}]"
         if name not in cat.FRAMEWORKS:
-            errors.append(FieldError(where, f"Unsupported value: {show(name)}{suggest(name, cat.FRAMEWORKS)}: "
-                                            f"supported values: {', '.join(cat.FRAMEWORKS)}"))
+            errors.append(field.not_supported(where, name, detail=f"supported values: {', '.join(cat.FRAMEWORKS)}"
+                                                                   f"{suggest(name, cat.FRAMEWORKS)}"))
             continue
         kind = cat.FRAMEWORK_KINDS[name]
         if kind in managed:
-            errors.append(FieldError(where, f"Duplicate value: {show(name)}; list each integration once"))
+            errors.append(field.duplicate(where, name, "list each integration once"))
         managed.add(kind)
     for index, name in enumerate(integrations.get("externalFrameworks") or []):
         where = f"integrations.externalFrameworks[{index}]"
@@ -97,7 +97,7 @@ def _integrations(cfg: dict[str, Any]) -> list[FieldError]:
         if kind is None:
             errors.append(field.invalid(where, name, "must be format, 'Kind.version.group.com'"))
         elif kind in managed:
-            errors.append(FieldError(where, f"Duplicate value: {show(name)}: Kueue already manages this kind"))
+            errors.append(field.duplicate(where, name, "Kueue already manages this kind"))
         else:
             managed.add(kind)
     if "pod" in (integrations.get("frameworks") or []):
@@ -195,8 +195,8 @@ def _fair_sharing(cfg: dict[str, Any]) -> list[FieldError]:
                                                                    "LessThanInitialShare]")]
     if strategies not in _STRATEGY_SETS:
         allowed = ", ".join(f"[{', '.join(s)}]" for s in _STRATEGY_SETS)
-        return [FieldError("fairSharing.preemptionStrategies", f"Unsupported value: {show(list(strategies))}: "
-                           f"supported values: {allowed}")]
+        return [field.not_supported("fairSharing.preemptionStrategies", list(strategies),
+                                    detail=f"supported values: {allowed}")]
     return []
 
 

@@ -23,6 +23,7 @@ from aks_kueue.aks.nodes import GPU_PREFIXES, PoolCapacity
 from aks_kueue.aks.prices import PoolPrices
 from aks_kueue.kueue.config_api import seconds
 from aks_kueue.kueue.transformations import ResourceRules
+from aks_kueue.replay.pace import UNPACED, CycleTime
 from aks_kueue.replay.spot import SpotModel, SpotRates
 
 DEFAULT_TIMEOUT = 1800.0
@@ -87,6 +88,7 @@ class ReplayConfig:
     node_startup: dict[str, float] = field(default_factory=dict)   # per pool, given by the user
     default_startup: Optional[float] = None     # --node-startup DURATION, for every pool
     scale_down_delay: float = DEFAULT_SCALE_DOWN_DELAY
+    cycle: CycleTime = UNPACED                  # how long a scheduling cycle takes (`pace`)
     notes: list[str] = field(default_factory=list)
     spot_rates: SpotRates = field(default_factory=SpotRates)   # --spot-eviction (default: the stated rate)
     seed: int = 0                               # --seed: the spot eviction draws
@@ -149,7 +151,7 @@ class ReplayConfig:
 
     def assumptions(self) -> list[str]:
         """What the replay assumes of this configuration, in sentences for every report."""
-        lines = []
+        lines = [self.cycle.assumption()]
         if self.pools is None:
             lines.append("no node pools: admission is bounded by quota alone, and a workload starts when admitted")
         else:

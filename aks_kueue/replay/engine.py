@@ -34,6 +34,16 @@ Inadmissible workloads are retried when capacity is freed in their cohort tree (
 is evicted), one second later, batched per root cohort as Kueue's requeuer does
 (`inadmissible_workloads.go`, `requeueBatchPeriod`); a new submission does not retry them.
 
+With a cycle time (`pace`, `--cycle-time`) a cycle takes time: `_paced_cycle` decides its heads at its
+start, reserving their quota in the core (`_assume`) so the entries after them see it, and what it
+decided takes effect at its end (`CycleEnd`: `_quota_reserved`, then its preemption targets evicted),
+where the next cycle starts; events in between wait for it. Without one, an instant's cycles run at
+that instant until one changes nothing.
+
+Every workload still waiting at the end carries a reason (`_explain_waiting`): its own last attempt's
+(Kueue's words, from the admission core or `processEntry`), or, for one never evaluated, Kueue's
+bypassed-equivalent or pending-evaluation message, after the eviction that sent it back if one did.
+
 Usage changes only through the admission core (`Snapshot.admit`, `remove_workload`, `reserve`),
 the one judge of "fits". A preempted workload goes back to its queue with its creation time and,
 readmitted, runs its whole runtime again. With node pools (`nodes`), a workload starts when all
@@ -48,7 +58,7 @@ checkpoint), each interruption counted (`Run.interruptions`). Its PodsReady cond
 meanwhile, so waitForPodsReady's `recoveryTimeout` (by default the timeout) evicts and requeues it
 if they are not all placed again in time (`pkg/controller/core/workload_controller.go`,
 `admittedNotReadyWorkload`, reason `WaitForRecovery`). The work a preemption or an interruption
-cuts short is counted per ClusterQueue and resource (`rerun`).
+cuts short is counted per workload and resource (`Run.rerun`; the report sums it per ClusterQueue).
 
 Every loop ends by construction:
 - a workload whose pods can never be placed, whatever flavors its ClusterQueue gives them and
@@ -73,7 +83,7 @@ import heapq
 from array import array
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, ClassVar, Iterator, Optional
+from typing import Callable, ClassVar, Iterator, NamedTuple, Optional
 
 from aks_kueue.admission.fair_sharing import ShareSeries
 from aks_kueue.admission.fair_sharing_iterator import Entry as CycleEntry
@@ -83,9 +93,11 @@ from aks_kueue.admission.snapshot import Decision, Snapshot
 from aks_kueue.admission.workloads import PodSetInfo, WorkloadInfo
 from aks_kueue.aks.autoscaler import SCALE_UP_CLASSES
 from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provisioning, provisioning_config_name
+from aks_kueue.replay.cohorts import CohortUsage
 from aks_kueue.replay.config import ReplayConfig
 from aks_kueue.replay.events import Event, EventKind, EventQueue
 from aks_kueue.replay.nodes import BookedReady, Node, NodeEvicted, NodeModel, NodeReady, PodGroup, ScaleDown
+from aks_kueue.replay.pace import Pace
 from aks_kueue.replay.trace import Trace, TraceWorkload
 
 FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
@@ -106,6 +118,13 @@ EVENTS_PER_POD = 2
 EVENTS_PER_INTERRUPTION = 2
 # Workloads a note names one by one before it says how many more.
 NAMED_IN_NOTES = 5
+# Kueue's words for a workload that is not admitted (`pkg/scheduler/scheduler.go` `processEntry`, and the
+# workload controller's QuotaReserved messages), and the replay's where Kueue writes none.
+OVERLAPPING = "Workload has overlapping preemption targets with another workload"
+NO_LONGER_FITS = "Workload no longer fits after processing another workload"
+BYPASSED = "Bypassed scheduling evaluation because an equivalent workload recently failed"
+PENDING_EVALUATION = "Workload is pending evaluation in the scheduling queue"
+BLOCKED_ADMISSION = "waiting for all admitted workloads to be in PodsReady condition"   # waitForPodsReadyIfNeeded
 
 
 class State(Enum):
@@ -167,12 +186,16 @@ class Progress:
 @dataclass
 class ReplayOptions:
     until: Optional[float] = None
+    # The report's window opens here (`--from`): everything before is replayed as warm-up.
+    since: float = 0.0
     # Called every `progress_every` events, and once at the end.
     progress: Optional[Callable[[Progress], None]] = None
     progress_every: int = 1024
     # Called after each instant has settled with (virtual time, the snapshot, the node model), for
     # checks that look at the state between instants (the property tests).
     observe: Optional[Callable[[float, Snapshot, Optional[NodeModel]], None]] = None
+    # Keep each ClusterQueue's usage over time (the picture draws it; a JSON report needs only its integrals).
+    series: bool = True
     max_cycles_per_instant: int = 1_000_000
 
 
@@ -182,8 +205,8 @@ class Run:
 
     __slots__ = ("trace", "priority", "cls", "info", "key", "ts", "cq", "queue", "state", "held", "admitted",
                  "started", "finished", "ever_admitted", "ever_started", "preemptions", "evictions", "admissions",
-                 "epoch", "flavors", "counts", "reason", "groups", "decision", "last_eviction", "interruptions",
-                 "recovering")
+                 "epoch", "flavors", "counts", "reason", "groups", "decision", "last_eviction", "rerun",
+                 "interruptions", "recovering")
 
     def __init__(self, trace: TraceWorkload, priority: int, cls: tuple):
         self.trace = trace
@@ -211,6 +234,7 @@ class Run:
         self.groups: list[PodGroup] = []
         self.decision: Optional[Decision] = None
         self.last_eviction: Optional[str] = None   # why it was last evicted, for a workload taken out
+        self.rerun: Optional[dict[str, float]] = None   # per resource, amount x seconds of runs cut short
         self.interruptions = 0          # runs cut short by a spot node's eviction
         self.recovering = False         # its pods were lost to a spot eviction and are not all placed again
 
@@ -257,6 +281,19 @@ class Requeue:
     root: str
 
 
+@dataclass(frozen=True, slots=True)
+class CycleEnd:
+    """A paced scheduling cycle ends: its admissions and preemptions take effect (`pace`)."""
+    kind: ClassVar[EventKind] = EventKind.CYCLE_END
+    cycle: "Cycle"
+
+
+@dataclass(frozen=True, slots=True)
+class CycleStart:
+    """The scheduler, spinning on cycles that changed nothing, starts its next cycle (`pace`)."""
+    kind: ClassVar[EventKind] = EventKind.CYCLE_START
+
+
 @dataclass(eq=False, slots=True)
 class Group:
     """The queued workloads of one ClusterQueue that share a scheduling-equivalence hash (shape and
@@ -268,6 +305,7 @@ class Group:
     in_heap: bool
     items: list[tuple[tuple, Run]] = field(default_factory=list)   # a heap by queue order; keys are unique
     version: int = 0
+    reason: Optional[str] = None    # why its workload found inadmissible was (those moved with it are bypassed)
 
 
 class QueueState:
@@ -389,10 +427,13 @@ class QueueState:
         run.held = Held.INFLIGHT
         return run
 
-    def bulk_move(self, hash_: tuple) -> None:
-        """Every queued workload equivalent to one found inadmissible goes to the inadmissible list."""
+    def bulk_move(self, hash_: tuple, reason: Optional[str] = None) -> None:
+        """Every queued workload equivalent to one found inadmissible (for `reason`) goes to the
+        inadmissible list."""
         self.bulk.add(hash_)
         group = self.groups.get(hash_)
+        if group is not None:
+            group.reason = reason
         if group is not None and group.in_heap:
             group.in_heap = False
             group.version += 1
@@ -433,13 +474,17 @@ class QueueState:
 
 @dataclass
 class Meter:
-    """Usage of one ClusterQueue on one flavor-resource over time (a step function)."""
+    """Usage of one ClusterQueue on one flavor-resource over time (a step function, `times` and
+    `values`, and its integrals)."""
 
     nominal: int
     current: int = 0
     last: float = 0.0
     used: float = 0.0       # integral of usage
     borrowed: float = 0.0   # integral of usage above nominal
+    base: tuple[float, float] = (0.0, 0.0)   # the integrals when the report's window opened
+    times: Optional[array] = None            # the steps, when recorded for a picture (`ReplayOptions.series`)
+    values: Optional[array] = None
 
     def change(self, now: float, delta: int) -> None:
         span = now - self.last
@@ -448,6 +493,23 @@ class Meter:
             self.borrowed += max(0, self.current - self.nominal) * span
         self.last = now
         self.current += delta
+        times, values = self.times, self.values
+        if delta and times is not None and values is not None:
+            if times[-1] == now:
+                values[-1] = self.current
+            else:
+                times.append(now)
+                values.append(self.current)
+
+    def record(self) -> "Meter":
+        """Keep the steps from here on (for the picture)."""
+        self.times, self.values = array("d", [self.last]), array("q", [self.current])
+        return self
+
+    def opened(self, now: float) -> None:
+        """The report's window opens: what is used from here on is the window's."""
+        self.change(now, 0)
+        self.base = (self.used, self.borrowed)
 
 
 @dataclass(slots=True)
@@ -469,6 +531,18 @@ class Cycle:
     preemptors: dict[str, str] = field(default_factory=dict)   # per target's uid, who preempts it and why
     reserved: list[tuple[str, dict]] = field(default_factory=list)
     changed: bool = False
+    assumed: list[Run] = field(default_factory=list)   # paced: admitted when the cycle ends, in order
+
+
+class PoolAtSince(NamedTuple):
+    """A pool's integrals when the report's window opens (`--from`): warm-up, taken off its figures."""
+
+    node_seconds: float
+    capacity_seconds: float
+    allocated_seconds: float
+    at_max_seconds: float
+    spot_evictions: int
+    held: dict[str, float]      # per ClusterQueue, the main resource its pods held (`NodePool.queue_seconds`)
 
 
 @dataclass
@@ -484,10 +558,11 @@ class ReplayOutcome:
     decisions: int
     snapshot: Snapshot
     notes: list[str] = field(default_factory=list)
-    # Per ClusterQueue and resource, the resource-seconds (Kueue's units) of runs cut short by a
-    # preemption or a spot interruption: work done again.
-    rerun: dict[str, dict[str, float]] = field(default_factory=dict)
     shares: Optional[ShareSeries] = None    # each ClusterQueue's share over time, with fair sharing on
+    since: float = 0.0      # the report's window: from `since` to `end` (history before it is warm-up)
+    cohorts: Optional[CohortUsage] = None           # Cohorts with quota of their own
+    steps: int = 0          # admissions, preemptions begun and heads parked by the cycles (`event_bound`)
+    pools_at_since: dict[str, "PoolAtSince"] = field(default_factory=dict)   # per pool, its warm-up
 
 
 def replay(config: ReplayConfig, trace: Trace, options: Optional[ReplayOptions] = None) -> ReplayOutcome:
@@ -502,7 +577,9 @@ def event_bound(outcome: ReplayOutcome) -> int:
     With at most `MAX_ADMISSIONS` admissions and interruptions a workload, this bounds every replay
     by its trace and its evictions; a workload whose pods nodes keep being taken from before it
     starts is bounded in time by its waitForPodsReady timeout, or by the replay's end when nothing
-    progresses (`_Replay._over`)."""
+    progresses (`_Replay._over`). With a cycle time (`pace`), each of those events may start one
+    paced cycle (`CycleStart`), and each cycle that changed something (an admission, a preemption
+    begun, a head moved to the inadmissible list: `steps`) ends with a `CycleEnd`."""
     spot = outcome.nodes is not None and any(pool.spot for pool in outcome.nodes.pools)
     per_pod = EVENTS_PER_POD + spot
     bound = len(outcome.runs)
@@ -511,6 +588,8 @@ def event_bound(outcome: ReplayOutcome) -> int:
         bound += run.admissions * (EVENTS_PER_ADMISSION + per_pod * pods) + run.interruptions * EVENTS_PER_INTERRUPTION
     if outcome.nodes is not None:
         bound += per_pod * sum(pool.min_count + pool.lost for pool in outcome.nodes.pools)
+    if outcome.config.cycle.seconds:
+        bound = 2 * bound + outcome.steps
     return bound
 
 
@@ -523,9 +602,11 @@ class _Replay:
         self.shares = ShareSeries(self.snapshot.tree.cluster_queues) if self.snapshot.fair_sharing else None
         self.share_changes: set[str] = set()   # ClusterQueues whose usage changed in this instant
         self.pods_ready = config.pods_ready
+        self.pace = Pace(config.cycle.seconds)
         self.done = 0
         self.cycles = 0
         self.decisions = 0
+        self.steps = 0           # cycle steps that change something: admissions, preemptions begun, heads parked
         self.submitted = 0
         self.finished = 0
         self.last_change = 0.0
@@ -535,7 +616,6 @@ class _Replay:
         self.notes: list[str] = []
         self.unplaceable: list[Run] = []
         self.abandoned: list[Run] = []
-        self.rerun: dict[str, dict[str, float]] = {}
         self._assignments: dict[tuple, tuple[dict, dict]] = {}
         self._by_decision: dict[int, tuple[Decision, tuple[dict, dict]]] = {}
         self._trees: dict[str, list[str]] = {}  # the ClusterQueues of a cohort tree, by its root
@@ -551,8 +631,12 @@ class _Replay:
             if self.snapshot.uses_admission_fair_sharing(name):
                 self.queues[name].usage = self._local_queue_usage
             quotas = self.snapshot.tree.cluster_queues[name].quotas
-            self.meters[name] = {fr: Meter(q.nominal) for fr, q in quotas.items()}
+            self.meters[name] = {fr: self._meter_of(q.nominal) for fr, q in quotas.items()}
         self.ready_queues: set[str] = set()
+        self.cohorts = CohortUsage.of(self.snapshot.tree)
+        self.since = options.since
+        self.window_open = False
+        self.pools_at_since: dict[str, PoolAtSince] = {}
         self.checks = _provisioning_checks(config.objects, manifests)
         self.runs = self._runs()
         # In time order, and trace order within an instant (the sort is stable).
@@ -623,6 +707,8 @@ class _Replay:
             now = events.next_time()
             if now is None or (until is not None and now > until) or self._over(now):
                 break
+            if not self.window_open and now >= self.since:
+                self._open_window(self.since)
             while (event := events.pop_at(now)) is not None:
                 self.done += 1
                 self._apply(event, now)
@@ -636,11 +722,30 @@ class _Replay:
                 report_at = self.done + options.progress_every
                 options.progress(self._progress(now))
         end = until if until is not None else self.last_change
+        if not self.window_open:
+            self._open_window(min(self.since, end))
         self._close(end)
         if options.progress is not None:
             options.progress(self._progress(end))
         return ReplayOutcome(self.config, self.runs, self.queues, self.meters, self.nodes, end, self.done,
-                             self.cycles, self.decisions, self.snapshot, self.notes, self.rerun, self.shares)
+                             self.cycles, self.decisions, self.snapshot, self.notes, shares=self.shares,
+                             since=min(self.since, end), cohorts=self.cohorts, pools_at_since=self.pools_at_since,
+                             steps=self.steps)
+
+    def _open_window(self, at: float) -> None:
+        """The report's window opens (`--from`): the integrals so far are warm-up, kept to be taken off."""
+        self.window_open = True
+        for meters in self.meters.values():
+            for meter in meters.values():
+                meter.opened(at)
+        if self.cohorts is not None:
+            self.cohorts.opened(at)
+        for pool in self.nodes.pools if self.nodes is not None else []:
+            pool.advance(at)
+            self.pools_at_since[pool.name] = PoolAtSince(pool.node_seconds, pool.ready_capacity_seconds,
+                                                         pool.allocated_seconds, pool.at_max_seconds, pool.evictions,
+                                                         pool.queue_seconds(at))
+            pool.peak = len(pool.nodes)  # the window's peak, from the nodes it opens with
 
     def _progress(self, now: float) -> Progress:
         return Progress(now, self.done, len(self.events), self.submitted, self.finished, len(self.runs))
@@ -680,6 +785,10 @@ class _Replay:
                 self._spot_eviction(node, now)
             case ScaleDown(node=node, since=since):
                 self._node_model().scale_down(node, since, now)
+            case CycleEnd(cycle=cycle):
+                self._cycle_ends(cycle, now)
+            case CycleStart():
+                self.pace.tick_at = None
             case BookedReady(run=run, groups=groups):
                 if run.state is State.RESERVED and run.groups is groups:
                     # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
@@ -769,19 +878,18 @@ class _Replay:
     # Scheduling (pkg/scheduler/scheduler.go) ------------------------------------------------------
 
     def schedule(self, now: float) -> None:
-        """Cycle after cycle until one changes nothing (or no queue has a head)."""
+        """Cycle after cycle until one changes nothing (or no queue has a head); with a cycle time
+        (`pace`), at most one cycle now, whose decisions take effect when it ends."""
         if self.snapshot.afs is not None:
             self.snapshot.afs.advance(now)
+        if self.pace.seconds:
+            return self._paced_cycle(now)
         for _ in range(self.options.max_cycles_per_instant):
             heads = self.heads()
             if not heads:
                 return
-            self.cycles += 1
-            self.decisions += len(heads)
             cycle = Cycle()
-            entries = self.nominate(heads)
-            for entry in self.iterator(entries):
-                self.process_entry(entry, cycle, now)
+            entries = self._decide(heads, cycle, now)
             self._end_cycle(cycle, now)
             for entry in entries:
                 if entry.status is not Status.ASSUMED:
@@ -790,6 +898,51 @@ class _Replay:
                 return
         self.notes.append(f"at {now:g} s scheduling stopped after {self.options.max_cycles_per_instant:,} cycles "
                           "without settling")
+
+    def _decide(self, heads: list[Run], cycle: Cycle, now: float) -> list[Entry]:
+        """One cycle's decisions: each head nominated, then processed in the iterator's order."""
+        self.cycles += 1
+        self.decisions += len(heads)
+        entries = self.nominate(heads)
+        for entry in self.iterator(entries):
+            self.process_entry(entry, cycle, now)
+        return entries
+
+    def _paced_cycle(self, now: float) -> None:
+        """A cycle that takes `pace.seconds`: its heads are decided now, against the state now, and
+        what it decided takes effect when it ends (`CycleEnd`), where the next one starts. While the
+        scheduler spins on cycles that change nothing, an event is seen at the next cycle boundary."""
+        pace = self.pace
+        if now < pace.busy_until and pace.origin is None:
+            return  # this cycle's end comes, and the next cycle with it
+        start = pace.next_start(now)
+        if start > now:
+            if pace.tick_at != start:
+                pace.tick_at = start
+                self.events.push(start, CycleStart())
+            return
+        heads = self.heads()
+        if not heads:
+            pace.idle()
+            return
+        cycle = Cycle()
+        entries = self._decide(heads, cycle, now)
+        for hold_cq, usage in cycle.reserved:
+            self.snapshot.unreserve(hold_cq, usage)
+        for entry in entries:
+            if entry.status is not Status.ASSUMED:
+                self.requeue_and_update(entry, cycle)
+        end = pace.started(now, cycle.changed)
+        if cycle.changed:
+            self.events.push(end, CycleEnd(cycle))
+
+    def _cycle_ends(self, cycle: Cycle, now: float) -> None:
+        """A paced cycle's admissions, in the order it made them, then its preemptions."""
+        for run in cycle.assumed:
+            if run.state is State.PENDING and run.held is Held.INFLIGHT:
+                self._quota_reserved(run, now)
+        cycle.reserved.clear()  # given back when the cycle was decided
+        self._end_cycle(cycle, now)
 
     def heads(self) -> list[Run]:
         """One head per ClusterQueue with pending work, in the queues' name order."""
@@ -841,6 +994,7 @@ class _Replay:
             overlaps = any(t.uid in cycle.preempted for t in targets)
             if overlaps or not snapshot.fits(cq, usage, [*cycle.preempted.values(), *targets]):
                 entry.status = Status.SKIPPED
+                run.reason = OVERLAPPING if overlaps else NO_LONGER_FITS
                 return
             cycle.preempted.update((target.uid, target) for target in targets)
             cycle.preemptors.update((t.workload.uid, f"preempted for {run.name} of ClusterQueue {cq} ({t.reason})")
@@ -848,15 +1002,23 @@ class _Replay:
             snapshot.reserve(cq, usage)
             cycle.reserved.append((cq, usage))
             entry.status = Status.PREEMPTING
+            run.reason = decision.message  # the core's, with Kueue's ". Pending the preemption of N workload(s)"
             cycle.changed = True
+            self.steps += 1
             return
         block = self.pods_ready.enabled and self.pods_ready.block_admission and self.nodes is not None
         if not snapshot.fits(cq, usage, cycle.preempted.values()) or (block and self.unready > 0):
             entry.status = Status.SKIPPED
+            run.reason = NO_LONGER_FITS if not block or self.unready == 0 else BLOCKED_ADMISSION
             return
-        self._reserve_quota(run, decision, now)
         entry.status = Status.ASSUMED
         cycle.changed = True
+        self.steps += 1
+        self._assume(run, decision)
+        if self.pace.seconds:
+            cycle.assumed.append(run)  # admitted when the cycle ends
+        else:
+            self._quota_reserved(run, now)
 
     def _end_cycle(self, cycle: Cycle, now: float) -> None:
         """The cycle's reservations go; its preemption targets are evicted."""
@@ -878,23 +1040,29 @@ class _Replay:
             self.ready_queues.add(queue.name)
         else:
             queue.park(run)
-            queue.bulk_move(run.cls)
+            queue.bulk_move(run.cls, run.reason)
             cycle.changed = True
+            self.steps += 1
 
     # Admission -------------------------------------------------------------------------------------
 
-    def _reserve_quota(self, run: Run, decision: Decision, now: float) -> None:
-        """Quota reserved: usage counted by the core; admitted at once, or once its checks are Ready."""
-        self.last_change = now
+    def _assume(self, run: Run, decision: Decision) -> None:
+        """The cycle reserves the run's quota in the core (Kueue's cache assumes the workload), so the
+        entries after it see it; its admission is `_quota_reserved`, now or when a paced cycle ends."""
         info = run.info
         assert info is not None and run.queue is not None
         self.snapshot.admit(info, decision)
-        self.snapshot.reserved_by(info, now)
-        queue = run.queue
-        if queue.sticky is run:
-            queue.sticky = None
-        queue.count(now, -1)
+        if run.queue.sticky is run:
+            run.queue.sticky = None
         run.decision = decision
+
+    def _quota_reserved(self, run: Run, now: float) -> None:
+        """Quota reserved (QuotaReserved): admitted at once, or once its checks are Ready."""
+        self.last_change = now
+        decision, queue, info = run.decision, run.queue, run.info
+        assert decision is not None and queue is not None and info is not None
+        self.snapshot.reserved_by(info, now)   # admission fair sharing's entry penalty, as the quota is reserved
+        queue.count(now, -1)
         run.epoch += 1
         run.admissions += 1
         run.flavors, run.counts = self._flavors(decision)
@@ -945,13 +1113,20 @@ class _Replay:
         """The run's usage counted (`sign` 1) or no longer (-1) in its queue's meters."""
         assert run.cq is not None and run.decision is not None and run.decision.assignment is not None
         meters = self.meters[run.cq]
-        for fr, value in run.decision.assignment.usage.items():
+        usage = run.decision.assignment.usage
+        for fr, value in usage.items():
             meter = meters.get(fr)
             if meter is None:
-                meter = meters[fr] = Meter(0)
+                meter = meters[fr] = self._meter_of(0)
             meter.change(now, sign * value)
         if self.shares is not None:
             self.share_changes.add(run.cq)
+        if self.cohorts is not None:
+            self.cohorts.change(now, run.cq, usage, sign)
+
+    def _meter_of(self, nominal: int) -> Meter:
+        meter = Meter(nominal)
+        return meter.record() if self.options.series else meter
 
     def _record_shares(self, now: float) -> None:
         """Each changed ClusterQueue's share as the instant leaves it (its usage moves many times within one)."""
@@ -1112,13 +1287,16 @@ class _Replay:
             self.events.push(now + ready.recovery_timeout, Timeout(run, run.epoch))
 
     def _cut_short(self, run: Run, now: float) -> None:
-        """A running workload stops before its end: what it held since it started is work done again."""
+        """A running workload stops before its end (a preemption, a spot interruption): what it held
+        since it started is work done again (per resource, amount x seconds, on the run: the report
+        sums the runs of its window)."""
         decision, started = run.decision, run.started
-        if started is None or decision is None or decision.assignment is None or now <= started or run.cq is None:
+        if started is None or decision is None or decision.assignment is None or now <= started:
             return
-        lost = self.rerun.setdefault(run.cq, {})
+        rerun = run.rerun if run.rerun is not None else {}
         for (_, resource), value in decision.assignment.usage.items():
-            lost[resource] = lost.get(resource, 0.0) + value * (now - started)
+            rerun[resource] = rerun.get(resource, 0.0) + value * (now - started)
+        run.rerun = rerun
 
     # Pods --------------------------------------------------------------------------------------
 
@@ -1170,17 +1348,37 @@ class _Replay:
 
     # The end ------------------------------------------------------------------------------------
 
+    def _explain_waiting(self) -> None:
+        """A reason for every workload still pending at the end that has none (never popped, bypassed
+        with its equivalents, backing off), and the eviction that sent back one that was admitted."""
+        waiting = [r for r in self.runs if r.state is State.PENDING and r.queue is not None
+                   and (r.reason is None or r.last_eviction is not None)]
+        if not waiting:
+            return
+        ahead: dict[int, int] = {}
+        for queue in self.queues.values():
+            queued = sorted((key, run) for group in queue.groups.values() if group.in_heap for key, run in group.items)
+            ahead.update((id(run), position) for position, (_, run) in enumerate(queued))
+        for run in waiting:
+            if run.reason is None:
+                run.reason = _waiting_reason(run, ahead)
+            if run.last_eviction is not None and not run.reason.startswith(run.last_eviction):
+                run.reason = f"{run.last_eviction}; since then: {run.reason}"
+
     def _close(self, end: float) -> None:
         for meters in self.meters.values():
             for meter in meters.values():
                 meter.change(end, 0)
         if self.nodes is not None:
             self.nodes.finish(end)
+        if self.cohorts is not None:
+            self.cohorts.close(end)
         for run in self.runs:
             if run.state is State.ADMITTED and run.reason is None and self.nodes is not None:
                 run.reason = "its pods were not all placed by the end of the replay"
             if run.state is State.RESERVED and run.reason is None:
                 run.reason = "waiting for its ProvisioningRequest: no pool can take the whole workload yet"
+        self._explain_waiting()
         if self.unplaceable:
             self.notes.append(
                 f"{_count(self.unplaceable)} can never be placed on these pools ({_some(self.unplaceable)}; the "
@@ -1190,6 +1388,26 @@ class _Replay:
             self.notes.append(
                 f"{_count(self.abandoned)} were admitted {MAX_ADMISSIONS:,} times without finishing and left out "
                 f"({_some(self.abandoned, with_queue=True)}): this configuration makes them cycle; see their reasons")
+
+
+def _waiting_reason(run: Run, ahead: dict[int, int]) -> str:
+    """Why a workload still waits at the end, when no attempt of its own said why: Kueue's words where it
+    has some (a bypassed equivalent, pending evaluation), else what the replay knows."""
+    queue = run.queue
+    assert queue is not None
+    if run.held is Held.BACKING_OFF:
+        return "waiting for its requeue backoff to end"
+    if run.held is Held.INFLIGHT:
+        return "its quota was reserved in a scheduling cycle that ends after the replay"
+    group = queue.groups.get(run.cls)
+    if group is not None and not group.in_heap and any(r is run for _, r in group.items):
+        return BYPASSED + (f": {group.reason}" if group.reason else "")
+    waiting = ahead.get(id(run))
+    if waiting is None:
+        return PENDING_EVALUATION
+    return (f"{PENDING_EVALUATION}: it never reached the head of ClusterQueue {queue.name} "
+            f"({waiting:,} workload{'' if waiting == 1 else 's'} ahead of it at the end; Kueue takes one head per "
+            "ClusterQueue per cycle)")
 
 
 def _count(runs: list[Run]) -> str:

@@ -1,14 +1,16 @@
 """The replay's events: one kind per thing that happens, and the queue that hands them out in
 virtual time. Each kind has one typed payload class (`Event`): the workload events (`Submit`,
-`Finish`, `Timeout`, `Backoff`, `Requeue`) are the engine's, the node events (`NodeReady`,
-`NodeEvicted`, `ScaleDown`, `BookedReady`) the node model's.
+`Finish`, `Timeout`, `Backoff`, `Requeue`) and the scheduler's (`CycleEnd`, `CycleStart`) are the
+engine's, the node events (`NodeReady`, `NodeEvicted`, `ScaleDown`, `BookedReady`) the node model's.
 
 Within one instant, events apply in `APPLY_ORDER` (the queue breaks a tie of times by it, then by
 the order the events were made): a workload's end first, so that what it frees is there for
-everything else at that instant; then waitForPodsReady timeouts, then node changes (a node Ready,
-a spot node evicted, an empty node removed), then ProvisioningRequests whose nodes are Ready, then
-backoffs expiring and the requeue of inadmissible workloads, and submissions last, so that a
-workload submitted at an instant sees the state everything else left.
+everything else at that instant (a preemption target that ends then is not evicted); then the end
+of a scheduling cycle that takes time (`pace`: what it decided takes effect); then waitForPodsReady
+timeouts, then node changes (a node Ready, a spot node evicted, an empty node removed), then
+ProvisioningRequests whose nodes are Ready, then backoffs expiring and the requeue of inadmissible
+workloads, then a paced cycle's start, and submissions last, so that a workload submitted at an
+instant sees the state everything else left.
 
 Submissions are not kept in the heap: the engine hands the queue the workloads in submission order
 (`EventQueue.times` and `runs`), and they are read as the clock reaches them, which keeps the heap to
@@ -24,6 +26,7 @@ from typing import Any, Callable, ClassVar, Optional, Protocol, Sequence
 
 class EventKind(Enum):
     FINISH = "a workload ends"
+    CYCLE_END = "a scheduling cycle ends: what it decided takes effect"
     TIMEOUT = "waitForPodsReady's timeout"
     NODE_READY = "a node becomes Ready"
     NODE_EVICTED = "Azure takes a spot node back"
@@ -31,18 +34,20 @@ class EventKind(Enum):
     BOOKED_READY = "a ProvisioningRequest's nodes are all Ready"
     BACKOFF = "a requeue backoff ends"
     REQUEUE = "inadmissible workloads are requeued"
+    CYCLE_START = "the next scheduling cycle starts"
     SUBMIT = "a workload is submitted"
 
 
 # The order events of one instant apply in (see the module's docstring): the heap's tie-break.
-APPLY_ORDER: tuple[EventKind, ...] = (EventKind.FINISH, EventKind.TIMEOUT, EventKind.NODE_READY,
-                                      EventKind.NODE_EVICTED, EventKind.SCALE_DOWN, EventKind.BOOKED_READY,
-                                      EventKind.BACKOFF, EventKind.REQUEUE, EventKind.SUBMIT)
+APPLY_ORDER: tuple[EventKind, ...] = (EventKind.FINISH, EventKind.CYCLE_END, EventKind.TIMEOUT,
+                                      EventKind.NODE_READY, EventKind.NODE_EVICTED, EventKind.SCALE_DOWN,
+                                      EventKind.BOOKED_READY, EventKind.BACKOFF, EventKind.REQUEUE,
+                                      EventKind.CYCLE_START, EventKind.SUBMIT)
 RANK: dict[EventKind, int] = {kind: rank for rank, kind in enumerate(APPLY_ORDER)}
 # Events that keep a replay going (a timeout only matters while its workload waits to start, and node
 # events only while pods wait for nodes); of those, the ones that are progress.
 KEEPS_GOING = frozenset({EventKind.FINISH, EventKind.BOOKED_READY, EventKind.BACKOFF, EventKind.REQUEUE,
-                         EventKind.SUBMIT})
+                         EventKind.CYCLE_END, EventKind.CYCLE_START, EventKind.SUBMIT})
 PROGRESS = frozenset({EventKind.FINISH, EventKind.BOOKED_READY, EventKind.SUBMIT})
 
 

@@ -38,6 +38,7 @@ import re
 from typing import Any, Callable, Iterator, Optional
 
 from aks_kueue.k8s import names
+from aks_kueue.k8s import field as fe
 from aks_kueue.k8s.field import show
 from aks_kueue.k8s.loader import DEFAULT_LIMITS, MIB, STDIN, Bounded, Limits, LoadError, open_binary, parse_documents, \
     parse_json
@@ -45,8 +46,8 @@ from aks_kueue.k8s.pods import pod_requests
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity, request_problem
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.convert import GROUP, V1BETA1, V1BETA2, to_v1beta2
-from aks_kueue.replay.trace import (Shape, Trace, TraceError, TraceWorkload, ValueProblem, Where, duration,
-                                    instant, submitted_time, trim_pod_sets)
+from aks_kueue.replay.trace import (Observed, Shape, Trace, TraceError, TraceWorkload, ValueProblem, Where, duration,
+                                    instant, refused, submitted_time, trim_pod_sets)
 
 TRACE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".ndjson", ".csv")
 MAX_LINE_BYTES = 1024 * 1024
@@ -61,6 +62,9 @@ CSV_FIELDS = ("submitted", "namespace", "queue", "name", "priority", "runtime", 
 CSV_OPTIONAL = ("priorityClass", "minCount")
 WORKLOAD_VERSIONS = (V1BETA1, V1BETA2)
 WPC_KIND = "WorkloadPriorityClass"
+# Objects of a configuration (`--queues`), not of a trace: a trace argument holding them is a flag mistake.
+QUEUE_KINDS = ("ResourceFlavor", "ClusterQueue", "LocalQueue", "Cohort", WPC_KIND, "AdmissionCheck",
+               "ProvisioningRequestConfig", "Topology", "MultiKueueConfig", "MultiKueueCluster")
 KUBERNETES_KEYS = ("apiVersion", "kind", "items")   # a JSON object with one is a document, not a JSON line
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 # A uid is whatever the API server made (a UUID); this bounds what a trace may claim as one.
@@ -232,7 +236,7 @@ def _name(value: Any, key: str, error: Where, rule: Callable[[Any], Optional[str
     text = _text(value, key, error)
     problem = rule(text)
     if problem:
-        raise error(key, f"Invalid value: {show(text)}: {problem}")
+        raise refused(error, fe.invalid(key, text, problem))
     if known is not None:
         known.add(text)
     return text
@@ -252,8 +256,8 @@ def _integer(value: Any, key: str, error: Where, minimum: int = 0, maximum: int 
     if number < minimum:
         raise error(key, f"{number} is less than {minimum}")
     if number > maximum:
-        raise error(key, f"Invalid value: {number}: must be at most {maximum:,} (Kueue's API holds it as a 32-bit "
-                         "integer)")
+        raise refused(error, fe.invalid(key, number, f"must be at most {maximum:,} (Kueue's API holds it as a "
+                                                        "32-bit integer)"))
     return number
 
 
@@ -297,8 +301,8 @@ class _Reader:
     def jsonl_workload(self, value: dict[str, Any], file: str, number: int, error: Where) -> None:
         error.known(value, JSONL_KEYS)
         if "submitted" not in value:
-            raise error("submitted", "Required value: when the workload was submitted (RFC 3339, or seconds from the "
-                                     "start)")
+            raise refused(error, fe.required("submitted", "when the workload was submitted (RFC 3339, or seconds "
+                                                                "from the start)"))
         submitted, absolute, runtime, priority, priority_class = self.submission(value, error)
         if ("podSets" in value) == ("manifest" in value):
             raise error("podSets", "give either podSets or manifest (a job Kueue turns into its Workload), one of "
@@ -339,8 +343,8 @@ class _Reader:
 
     def queue(self, value: Any, error: Where) -> str:
         if value is None or value == "":
-            raise error("queue", "Required value: the LocalQueue the workload was submitted to (or the job's "
-                                 "kueue.x-k8s.io/queue-name label)")
+            raise refused(error, fe.required("queue", "the LocalQueue the workload was submitted to (or the "
+                                                            "job's kueue.x-k8s.io/queue-name label)"))
         return _name(value, "queue", error, known=self.queues)
 
     def pod_set_shape(self, pod_sets: Any, error: Where) -> Shape:
@@ -440,8 +444,8 @@ def _shape(trace: Trace, pod_sets: list[dict[str, Any]], error: Where, field: st
                                                                     field), error)
                 problem = request_problem(str(resource), value) or names.qualified_name_problem(str(resource))
                 if problem is not None:
-                    raise error(_where_in(f"spec.podSets[{index}].template.spec.{path}", field),
-                                f"Invalid value: {show(quantity)}: {problem}")
+                    raise refused(error, fe.invalid(_where_in(f"spec.podSets[{index}].template.spec.{path}", field),
+                                                    quantity, problem))
             _parsed(pod_requests, spec, _where_in(f"spec.podSets[{index}].template.spec", field), error)
 
     return trace.shape(pod_sets, check)
@@ -573,7 +577,7 @@ def _csv_header(cells: list[str], error: Where) -> list[str]:
         if not name:
             raise error(None, f"column {index + 1} of the header has no name")
         if index > count_at and name not in CSV_OPTIONAL and (problem := names.qualified_name_problem(name)):
-            raise error(name, f"Invalid value: {show(name)}: a resource name: {problem}")
+            raise refused(error, fe.invalid(name, name, f"a resource name: {problem}"))
     if not any(i > count_at and h not in CSV_OPTIONAL for i, h in enumerate(header)):
         raise error(None, "no resource columns after count (e.g. cpu,memory,nvidia.com/gpu)")
     return header
@@ -616,6 +620,11 @@ class _Exports:
         if kind is None and isinstance(manifest.get("Items"), list):
             raise error(None, "is a page of the Azure Retail Prices API, not a trace: give each price file with "
                               "its own --prices (--prices a.json --prices b.json)")
+        if kind in QUEUE_KINDS or (kind == "Configuration" and str(api).startswith("config.kueue.x-k8s.io/")):
+            name = _map(manifest.get("metadata")).get("name")
+            raise error("kind", f"{kind}{' ' + show(name) if name else ''} is a queue object, not a Workload: this "
+                                "file belongs to the configuration; to give several queue files, repeat --queues "
+                                "(--queues a.yaml --queues b.yaml), and give traces as the arguments")
         if kind != "Workload" or api not in WORKLOAD_VERSIONS:
             raise error("kind", f"{show(api)}/{show(kind)} is not a Kueue Workload; a trace holds Workloads "
                                 f"(kubectl get workloads -A -o yaml), {GROUP}/v1beta2 or v1beta1")
@@ -626,15 +635,15 @@ class _Exports:
                           names.dns1123_label_problem, self.namespaces)
         created = metadata.get("creationTimestamp")
         if not isinstance(created, str):
-            raise error("metadata.creationTimestamp", "Required value: when the Workload was created (kubectl "
-                                                      "prints it); the trace needs it as the submission time")
+            raise refused(error, fe.required("metadata.creationTimestamp", "when the Workload was created "
+                                                 "(kubectl prints it); the trace needs it as the submission time"))
         submitted = _parsed(instant, created, "metadata.creationTimestamp", error)
         queue = spec.get("queueName")
         if not isinstance(queue, str) or not queue:
-            raise error("spec.queueName", "Required value: a Workload without a queue is not Kueue's to admit")
+            raise refused(error, fe.required("spec.queueName", "a Workload without a queue is not Kueue's to admit"))
         queue = _name(queue, "spec.queueName", error, known=self.queues)
         if not isinstance(spec.get("podSets"), list) or not spec["podSets"]:
-            raise error("spec.podSets", "Required value: a Workload has at least one pod set")
+            raise refused(error, fe.required("spec.podSets", "a Workload has at least one pod set"))
         for position, pod_set in enumerate(spec["podSets"]):
             if not isinstance(pod_set, dict):
                 raise error(f"spec.podSets[{position}]", "must be a pod set (a map)")
@@ -656,7 +665,7 @@ class _Exports:
         rank = _state_rank(status, metadata)
         entry = TraceWorkload(namespace=namespace, name=name, queue=queue, submitted=submitted, runtime=runtime,
                               shape=shape, priority=priority, priority_class=priority_class, absolute=True, uid=uid,
-                              file=file, document=document, item=item)
+                              file=file, document=document, item=item, observed=_observed(status, error))
         known = self.seen.get(identity)
         if known is None:
             self.seen[identity] = (rank, len(self.trace.workloads))
@@ -685,8 +694,29 @@ def _condition_time(conditions: dict[str, dict[str, Any]], kind: str, error: Whe
         return None
     when = condition.get("lastTransitionTime")
     if not isinstance(when, str):
-        raise error(key, "Required value: lastTransitionTime of a True condition")
+        raise refused(error, fe.required(key, "lastTransitionTime of a True condition"))
     return _parsed(instant, when, key, error), when
+
+
+def _observed(status: dict[str, Any], error: Where) -> Optional[Observed]:
+    """What the export records of what happened, for the backtest; None for a Workload without conditions.
+    Admitted: the `Admitted=True` condition's time, which is the last admission (a condition keeps only
+    its last transition). Started: `PodsReady=True` after it, unless its reason is `Recovered` (pods
+    that failed and recovered: the start itself is lost). Flavors: those of `status.admission`."""
+    conditions = _conditions(status)
+    if not conditions:
+        return None
+    admitted = _condition_time(conditions, "Admitted", error)
+    started = _condition_time(conditions, "PodsReady", error) if admitted is not None else None
+    if admitted is None or (started is not None and (conditions["PodsReady"].get("reason") == "Recovered"
+                                                     or started[0] < admitted[0])):
+        started = None  # a recovery's time, or a stale one from before the last admission
+    flavors: set[str] = set()
+    assignments = _map(status.get("admission")).get("podSetAssignments")
+    for assignment in assignments if isinstance(assignments, list) and admitted is not None else []:
+        flavors.update(str(f) for f in _map(_map(assignment).get("flavors")).values())
+    return Observed(None if admitted is None else admitted[0], None if started is None else started[0],
+                    tuple(sorted(flavors)))
 
 
 def _export_runtime(status: dict[str, Any], error: Where) -> Optional[float]:

@@ -33,11 +33,12 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Optional
 
 from aks_kueue.k8s import names
+from aks_kueue.k8s import field as fe
 from aks_kueue.k8s.field import show
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity, request_problem
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.convert import V1BETA2
-from aks_kueue.replay.trace import MAX_SPAN, MAX_SPAN_DAYS, MAX_WORKLOADS, Trace, TraceWorkload, Where
+from aks_kueue.replay.trace import MAX_SPAN, MAX_SPAN_DAYS, MAX_WORKLOADS, Trace, TraceWorkload, Where, refused
 
 POLICIES = ("Never", "LowerPriority", "LowerOrNewerEqualPriority", "Any")
 TOP_KEYS = ("cohorts", "resourceFlavor", "topology")
@@ -190,12 +191,12 @@ def _template(template: Any, trace: Trace, error: Where) -> tuple[str, float, in
     if isinstance(priority, bool) or not isinstance(priority, int):
         raise error("priority", f"{show(priority)} is not a whole number")
     if not INT32_MIN <= priority <= INT32_MAX:
-        raise error("priority", f"Invalid value: {priority}: must be a 32-bit integer, from {INT32_MIN} to "
-                                f"{INT32_MAX} (Kueue's Workload holds its priority as one)")
+        raise refused(error, fe.invalid("priority", priority, f"must be a 32-bit integer, from {INT32_MIN} to "
+                                                              f"{INT32_MAX} (Kueue's Workload holds its priority as one)"))
     request = _quantity(template.get("request"), "request", error)
     pods = _count(template.get("podCount", 1) or 1, "podCount", error)
     if pods > INT32_MAX:
-        raise error("podCount", f"Invalid value: {pods}: must be at most {INT32_MAX} (a pod set's count is int32)")
+        raise refused(error, fe.invalid("podCount", pods, f"must be at most {INT32_MAX} (a pod set's count is int32)"))
     pod_set = {"name": "main", "count": max(1, pods),
                "template": {"spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": request}}}]}}}
     return wl_class, runtime, priority, trace.shape([pod_set])
@@ -205,10 +206,10 @@ def _name(value: Any, key: str, error: Where) -> str:
     """A class name: the generated objects' names are made of it, so it is a DNS label (as short as the
     names it goes into allow; Kueue's validation holds the names made of it to their rules too)."""
     if not isinstance(value, str) or not value:
-        raise error(key, "Required value: a class name")
+        raise refused(error, fe.required(key, "a class name"))
     problem = names.dns1123_label_problem(value)
     if problem:
-        raise error(key, f"Invalid value: {show(value)}: {problem}")
+        raise refused(error, fe.invalid(key, value, problem))
     return value
 
 
@@ -220,14 +221,14 @@ def _count(value: Any, key: str, error: Where) -> int:
 
 def _quantity(value: Any, key: str, error: Where) -> str:
     if value is None:
-        raise error(key, "Required value: a cpu quantity")
+        raise refused(error, fe.required(key, "a cpu quantity"))
     text = str(value) if not isinstance(value, float) or not value.is_integer() else str(int(value))
     try:
         problem = request_problem("cpu", parse_quantity(text))
     except QuantityError as found:
         raise error(key, str(found)) from None
     if problem is not None:
-        raise error(key, f"Invalid value: {show(value)}: {problem}")
+        raise refused(error, fe.invalid(key, value, problem))
     return text
 
 

@@ -1,43 +1,62 @@
 """What a replay says, in the contract's JSON (`../shared/contract/replay.md`, "Output").
 
-Per ClusterQueue: submitted, admitted, started, finished, preemptions, other evictions, pending at
-the end, never started, the waits to admission and to start (p50, p95, max), and per flavor and
-resource the mean usage against nominal quota and the borrowed resource-hours. Per pool: node-hours,
-peak nodes, the mean allocated share of its main resource (its GPUs, else cpu), hours at maxCount.
-Per ClusterQueue, `rerunHours`: per resource, the resource-hours of runs a preemption or a spot
-interruption cut short. With spot pools, `spotEvictions` per pool and `spotInterruptions` per
-ClusterQueue and workload. With `--prices`, `cost` per pool (its node-hours at its hourly price),
-per ClusterQueue (its share of each pool's cost, by what its pods were allocated of the pool's main
-resource there; a pool where nothing was allocated is charged to no one) and for the configuration.
+The report covers a window (`--from`, `--until`): the workloads submitted in it, and usage and nodes
+over it; what came before is warm-up. Per ClusterQueue: submitted, admitted, started, finished, each
+workload's state at the end (`finished + running + admittedAtEnd + pendingAtEnd = submitted`), never
+admitted and never started, preemptions (events) and the workloads preempted, other evictions, the
+resource-hours of runs a preemption or a spot interruption cut short (`rerunHours`, per resource),
+the waits to admission and to start (p50, p95, max, and how many were cut at the end), and per flavor
+and resource the mean usage against nominal quota and the borrowed resource-hours. Per Cohort that
+holds quota: the same usage rows (`cohorts`). Per pool: node-hours, peak nodes, the mean allocated
+share of its main resource (its GPUs, else cpu), hours at maxCount. With an export that records what
+happened: `observed` per workload and the `backtest`. With spot pools, `spotEvictions` per pool and
+`spotInterruptions` per ClusterQueue and workload. With `--prices`, `cost` per pool (its node-hours
+at its hourly price), per ClusterQueue (its share of each pool's cost, by what its pods were
+allocated of the pool's main resource there; a pool where nothing was allocated is charged to no
+one) and for the configuration.
 
 Conventions a reviewer can check by hand:
 - percentiles are nearest-rank (p95 of 20 waits is the 19th smallest);
-- a workload still waiting at the end counts with the time it had waited by then (a lower bound), so
-  that a queue where nothing starts cannot look good;
+- a workload still waiting at the end counts with the time it had waited by then, a censored wait:
+  the statistics it can raise are listed in `lowerBounds` (printed `≥`), so that a queue where
+  nothing starts cannot look good;
 - for a workload admitted more than once, `admitted` and `started` are those of its last admission,
-  and its waits run from its submission to them;
+  and its waits run from its submission to them; one waiting again at the end has them null;
 - amounts are shown in cores (cpu), GiB (memory and other byte resources) or counts (`unit` "");
 - with fair sharing on, each ClusterQueue's `fairSharing` gives its weightedShare as Kueue's status
   does (per mille of what its cohort could lend, over its weight, rounded up) at the end and at its
-  highest, its time-weighted mean, and the hours it borrowed; `admission` says which algorithm decided.
+  highest, its time-weighted mean over the window, and the hours it borrowed; `admission` says which
+  algorithm decided.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import math
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterator, Optional, Sequence, TextIO
 
 from aks_kueue.aks.prices import shares
-from aks_kueue.replay.engine import WAITING, ReplayOutcome, Run, State
+from aks_kueue.replay.backtest import backtest, node_startup_suggestions, observed_row
+from aks_kueue.replay.engine import PoolAtSince, ReplayOutcome, Run, State
+from aks_kueue.replay.stats import percentile
+from aks_kueue.replay.stats import rounded as _round
 from aks_kueue.replay.trace import Trace
 
 WAIT_KEYS = ("p50", "p95", "max")
 BYTE_RESOURCES = ("memory", "ephemeral-storage")
+# A workload's state at the end of the window (the contract's `state`).
+FINISHED, RUNNING, ADMITTED, PENDING = "finished", "running", "admitted", "pending"
+WARMED_UP_NOTHING = PoolAtSince(0.0, 0.0, 0.0, 0.0, 0, {})   # a pool without a window's warm-up
+END_STATES = {State.FINISHED: FINISHED, State.RUNNING: RUNNING, State.ADMITTED: ADMITTED, State.RESERVED: ADMITTED}
+
+
+def end_state(run: Run) -> str:
+    """finished, running, admitted (quota reserved, pods not all placed) or pending (waiting, queued again
+    after an eviction, or never considered: parked, deactivated, left out)."""
+    return END_STATES.get(run.state, PENDING)
 
 
 @dataclass(frozen=True)
@@ -47,26 +66,36 @@ class Gate:
     statistic: str      # "p50", "p95" or "max"
     limit: float
 
-    def check(self, queues: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def check(self, queues: list[dict[str, Any]], unrouted: int = 0) -> list[dict[str, Any]]:
+        """Per ClusterQueue, its wait at the statistic against the limit (a censored wait counts with what
+        it had waited by the end, so the value may be a lower bound: `lowerBound`); the gate fails closed,
+        so workloads that reach no ClusterQueue fail it too."""
         found = []
         for queue in queues:
-            value = queue["waitToStart"][self.statistic]
+            waits = queue["waitToStart"]
+            value = waits[self.statistic]
             found.append({self.statistic: self.limit, "clusterQueue": queue["name"], "value": value,
+                          "lowerBound": self.statistic in waits["lowerBounds"],
                           "passed": value is None or value <= self.limit})
+        if unrouted:
+            found.append({self.statistic: self.limit, "clusterQueue": None, "value": None, "lowerBound": False,
+                          "unrouted": unrouted, "passed": False})
         return found
 
 
-def percentile(values: Sequence[float], share: float) -> Optional[float]:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
-
-
-def waits(values: Sequence[float]) -> dict[str, Optional[float]]:
+def waits(values: Sequence[float], censored: Sequence[float] = ()) -> dict[str, Any]:
+    """p50, p95 and max of `values` (every wait, `censored` among them: the waits cut at the end),
+    how many were cut, and which statistics are then lower bounds: a nearest-rank statistic is exact
+    when every censored wait lies above it (raising one cannot move it), else at least what it says."""
     ordered = sorted(values)  # once for the three
-    return {"p50": _round(percentile(ordered, 0.5)), "p95": _round(percentile(ordered, 0.95)),
-            "max": _round(ordered[-1] if ordered else None)}
+    found: dict[str, Any] = {"p50": percentile(ordered, 0.5), "p95": percentile(ordered, 0.95),
+                             "max": ordered[-1] if ordered else None}
+    lowest = min(censored, default=None)
+    bounds = [k for k in WAIT_KEYS if lowest is not None and found[k] is not None and lowest <= found[k]]
+    found = {k: _round(v) for k, v in found.items()}
+    found["censored"] = len(censored)
+    found["lowerBounds"] = bounds
+    return found
 
 
 def display(resource: str, value: float) -> tuple[float, str]:
@@ -129,9 +158,29 @@ class Steps:
 
 
 @dataclass
+class Usage:
+    """A usage step function for the chart: a ClusterQueue's busiest flavor-resource against its
+    nominal quota, or a Cohort's usage of its own quota (the subtree's usage less what its children
+    lend, `lent`, up to its nominal quota)."""
+
+    label: str              # "flavor/resource"
+    nominal: int
+    steps: Steps
+    lent: Optional[int] = None   # a Cohort's: its subtree quota less its own nominal
+
+    def shares(self) -> list[tuple[float, float]]:
+        """(time, share of nominal quota) for each step."""
+        if not self.nominal:
+            return [(t, 0.0) for t in self.steps.times]
+        if self.lent is None:
+            return [(t, v / self.nominal) for t, v in self.steps.series]
+        return [(t, min(self.nominal, max(0, v - self.lent)) / self.nominal) for t, v in self.steps.series]
+
+
+@dataclass
 class Result:
     """One configuration's replay as the report needs it, and nothing more (it crosses processes):
-    its part of the contract's document (`part`, whose workloads are `Rows`), how far it ran, and the
+    its part of the contract's document (`part`, whose workloads are `Rows`), its window, and the
     time series the chart draws."""
 
     part: dict[str, Any]
@@ -139,6 +188,9 @@ class Result:
     events: int
     queues: dict[str, Steps]
     pools: Optional[dict[str, Steps]]      # None: no node pools
+    since: float = 0.0
+    usage: dict[str, Usage] = field(default_factory=dict)     # per ClusterQueue with quota
+    cohorts: dict[str, Usage] = field(default_factory=dict)   # per Cohort with quota of its own
     # With fair sharing, each ClusterQueue's precise weighted share over time (inf: a weight-0 queue
     # that borrows); None without fair sharing.
     fair_shares: Optional[dict[str, Steps]] = None
@@ -152,12 +204,34 @@ def result(outcome: ReplayOutcome) -> Result:
     fair_shares = None if outcome.shares is None else {
         name: Steps(array("d", (t for t, _ in series)), array("d", (d.precise_weighted_share() for _, d in series)))
         for name, series in outcome.shares.series.items()}
-    return Result(configuration(outcome), outcome.end, outcome.events, queues, pools, fair_shares)
+    part = configuration(outcome)
+    usage = {}
+    for queue in part["clusterQueues"]:
+        busiest = _busiest(queue["usage"])
+        if busiest is None:
+            continue
+        meter = outcome.meters[queue["name"]][(busiest["flavor"], busiest["resource"])]
+        if meter.times is not None and meter.values is not None:  # recorded for a picture
+            usage[queue["name"]] = Usage(f"{busiest['flavor']}/{busiest['resource']}", meter.nominal,
+                                         Steps(meter.times, meter.values))
+    cohorts = {}
+    for cohort in part["cohorts"]:
+        busiest = _busiest(cohort["usage"])
+        if busiest is not None and outcome.cohorts is not None:
+            found = outcome.cohorts.meters[cohort["name"]][(busiest["flavor"], busiest["resource"])]
+            cohorts[cohort["name"]] = Usage(f"{busiest['flavor']}/{busiest['resource']}", found.nominal,
+                                            Steps(found.times, found.values), found.subtree_quota - found.nominal)
+    return Result(part, outcome.end, outcome.events, queues, pools, outcome.since, usage, cohorts, fair_shares)
+
+
+def _busiest(rows: list[dict[str, Any]]) -> Optional[dict[str, Any]]:
+    """The usage row with the highest utilisation (the first by name on a tie), None without quota."""
+    rated = [row for row in rows if row["utilisation"] is not None]
+    return max(rated, key=lambda row: row["utilisation"]) if rated else None
 
 
 def configuration(outcome: ReplayOutcome) -> dict[str, Any]:
     """One configuration's part of the document; its workloads are read from the runs when written."""
-    end = outcome.end
     by_queue: dict[str, list[Run]] = {name: [] for name in outcome.queues}
     unrouted = 0
     for run in _seen(outcome):
@@ -165,26 +239,32 @@ def configuration(outcome: ReplayOutcome) -> dict[str, Any]:
             by_queue[run.cq].append(run)
         else:
             unrouted += 1
-    queues = [_queue(name, runs, outcome, end) for name, runs in by_queue.items()]
-    _add_reruns(queues, outcome)
+    queues = [_queue(name, runs, outcome) for name, runs in by_queue.items()]
     if outcome.shares is not None:
         for queue in queues:
-            queue["fairSharing"] = outcome.shares.summary(queue["name"], end)
+            queue["fairSharing"] = outcome.shares.summary(queue["name"], outcome.end, outcome.since)
     pools = _pools(outcome)
     if _has_spot(outcome):
         _add_spot(queues, pools, by_queue, outcome)
     found = {"name": outcome.config.name, "events": outcome.events, "admission": outcome.config.scheduler.as_json(),
-             "clusterQueues": queues, "pools": pools, "assumptions": outcome.config.assumptions() + outcome.notes,
-             "unrouted": unrouted, "workloads": RunRows(outcome)}
+             "clusterQueues": queues, "cohorts": _cohorts(outcome), "pools": pools,
+             "assumptions": outcome.config.assumptions() + outcome.notes, "unrouted": unrouted,
+             "workloads": RunRows(outcome)}
     if outcome.config.prices is not None and outcome.nodes is not None:
         found["cost"] = _add_costs(queues, pools, outcome)
+    observed = [(r, r.trace.observed) for r in _seen(outcome) if r.trace.observed is not None]
+    if any(o.admitted is not None for _, o in observed):
+        found["backtest"] = backtest(observed, outcome.end)
+        found["nodeStartup"] = node_startup_suggestions(observed, outcome.config)
     return found
 
 
 def _seen(outcome: ReplayOutcome) -> Iterator[Run]:
-    """The workloads the report counts: submitted by the end, and reaching a queue (or refused before one)."""
-    end = outcome.end
-    return (r for r in outcome.runs if r.trace.submitted <= end and (r.queue is not None or r.state is State.PARKED))
+    """The workloads the report counts: submitted in the window, and reaching a queue (or refused
+    before one)."""
+    since, end = outcome.since, outcome.end
+    return (r for r in outcome.runs if since <= r.trace.submitted <= end
+            and (r.queue is not None or r.state is State.PARKED))
 
 
 def document(outcomes: Sequence[ReplayOutcome | Result], trace: Trace, gate: Optional[Gate] = None) -> dict[str, Any]:
@@ -192,12 +272,13 @@ def document(outcomes: Sequence[ReplayOutcome | Result], trace: Trace, gate: Opt
     configurations = [r.part for r in results]
     found: dict[str, Any] = {
         "start": _instant(trace.start),
+        "from": _round(min(r.since for r in results)),
         "end": _round(max(r.end for r in results)),
         "configurations": configurations,
     }
     if len(configurations) == 2:
         found["differences"] = differences(configurations[0], configurations[1])
-    gates = gate.check(configurations[0]["clusterQueues"]) if gate is not None else []
+    gates = gate.check(configurations[0]["clusterQueues"], configurations[0]["unrouted"]) if gate is not None else []
     found["summary"] = {"workloads": len(trace.workloads), "events": results[0].events, "gates": gates}
     return found
 
@@ -321,7 +402,8 @@ def differences(first: dict[str, Any], second: dict[str, Any]) -> list[dict[str,
         for part in ("waitToAdmit", "waitToStart"):
             for key in WAIT_KEYS:
                 entry[f"{part}.{key}"] = _minus(queue[part][key], other[part][key])
-        for key in ("admitted", "started", "finished", "preemptions", "evictions", "pendingAtEnd", "neverStarted"):
+        for key in ("admitted", "started", "finished", "preemptions", "preemptedWorkloads", "evictions",
+                    "pendingAtEnd", "neverAdmitted", "neverStarted"):
             entry[key] = queue[key] - other[key]
         usage = _utilisation(other)
         entry["utilisation"] = {fr: _minus(value, usage.get(fr)) for fr, value in _utilisation(queue).items()}
@@ -349,52 +431,94 @@ def _utilisation(queue: dict[str, Any]) -> dict[str, Optional[float]]:
     return {f"{u['flavor']}/{u['resource']}": u["utilisation"] for u in queue["usage"]}
 
 
-def _queue(name: str, runs: list[Run], outcome: ReplayOutcome, end: float) -> dict[str, Any]:
-    def waited(run: Run, until: Optional[float]) -> float:
-        """To its last admission or start; to the end while it still waits (a lower bound)."""
-        return (until if until is not None and run.state not in WAITING else end) - run.trace.submitted
-
-    to_admit = array("d", (waited(r, r.admitted) for r in runs))
-    to_start = array("d", (waited(r, r.started) for r in runs))
-    usage = []
-    for (flavor, resource), meter in sorted(outcome.meters.get(name, {}).items()):
-        nominal, unit = display(resource, meter.nominal)
-        mean, _ = display(resource, meter.used / end) if end > 0 else (0.0, unit)
-        borrowed, _ = display(resource, meter.borrowed / 3600)
-        usage.append({"flavor": flavor, "resource": resource, "nominal": _round(nominal), "meanUsed": _round(mean),
-                      "utilisation": _round(mean / nominal, 4) if nominal else None,
-                      "borrowedHours": _round(borrowed), "unit": unit})
+def _queue(name: str, runs: list[Run], outcome: ReplayOutcome) -> dict[str, Any]:
+    end = outcome.end
+    to_admit, to_start = array("d"), array("d")
+    cut_admit, cut_start = array("d"), array("d")
+    states = dict.fromkeys((FINISHED, RUNNING, ADMITTED, PENDING), 0)
+    rerun: dict[str, float] = {}
+    for run in runs:
+        state = end_state(run)
+        states[state] += 1
+        waited = end - run.trace.submitted   # while it still waits: cut at the end (a lower bound)
+        if state in (FINISHED, RUNNING) and run.admitted is not None and run.started is not None:
+            to_admit.append(run.admitted - run.trace.submitted)
+            to_start.append(run.started - run.trace.submitted)
+            continue
+        if run.state is State.ADMITTED and run.admitted is not None:
+            to_admit.append(run.admitted - run.trace.submitted)
+        else:
+            to_admit.append(waited)
+            cut_admit.append(waited)
+        to_start.append(waited)
+        cut_start.append(waited)
+    for run in runs:
+        for resource, seconds in (run.rerun or {}).items():
+            rerun[resource] = rerun.get(resource, 0.0) + seconds
     return {
         "name": name, "submitted": len(runs),
         "admitted": sum(r.ever_admitted for r in runs), "started": sum(r.ever_started for r in runs),
-        "finished": sum(r.state is State.FINISHED for r in runs), "preemptions": sum(r.preemptions for r in runs),
-        "evictions": sum(r.evictions for r in runs),
-        "pendingAtEnd": sum(r.state in WAITING for r in runs),
+        "finished": states[FINISHED], "running": states[RUNNING], "admittedAtEnd": states[ADMITTED],
+        "pendingAtEnd": states[PENDING],
+        "neverAdmitted": sum(not r.ever_admitted for r in runs),
         "neverStarted": sum(r.ever_admitted and not r.ever_started for r in runs),
-        "waitToAdmit": waits(to_admit), "waitToStart": waits(to_start), "usage": usage,
+        "preemptions": sum(r.preemptions for r in runs), "preemptedWorkloads": sum(r.preemptions > 0 for r in runs),
+        "evictions": sum(r.evictions for r in runs),
+        "rerunHours": {resource: _round(display(resource, seconds / 3600)[0]) for resource, seconds in
+                       sorted(rerun.items())},
+        "waitToAdmit": waits(to_admit, cut_admit), "waitToStart": waits(to_start, cut_start),
+        "usage": [_usage_row(flavor, resource, meter.nominal, meter.used - meter.base[0],
+                             meter.borrowed - meter.base[1], outcome)
+                  for (flavor, resource), meter in sorted(outcome.meters.get(name, {}).items())],
     }
 
 
+def _usage_row(flavor: str, resource: str, nominal_amount: int, used: float, borrowed_seconds: float,
+               outcome: ReplayOutcome) -> dict[str, Any]:
+    """Mean usage over the window against nominal quota, and the borrowed resource-hours, in the report's units."""
+    span = outcome.end - outcome.since
+    nominal, unit = display(resource, nominal_amount)
+    mean = display(resource, used / span)[0] if span > 0 else 0.0
+    return {"flavor": flavor, "resource": resource, "nominal": _round(nominal), "meanUsed": _round(mean),
+            "utilisation": _round(mean / nominal, 4) if nominal else None,
+            "borrowedHours": _round(display(resource, borrowed_seconds / 3600)[0]), "unit": unit}
+
+
+def _cohorts(outcome: ReplayOutcome) -> list[dict[str, Any]]:
+    """Every Cohort with quota of its own: its own quota's usage (`cohorts.CohortUsage`), borrowing from
+    its parent, and its subtree's quota and usage."""
+    if outcome.cohorts is None:
+        return []
+    span = outcome.end - outcome.since
+    found = []
+    for name, meters in outcome.cohorts.meters.items():
+        rows = []
+        for (flavor, resource), meter in meters.items():
+            subtree, own, borrowed = meter.since_opened()
+            row = _usage_row(flavor, resource, meter.nominal, own, borrowed, outcome)
+            row["subtreeQuota"] = _round(display(resource, meter.subtree_quota)[0])
+            row["subtreeMeanUsed"] = _round(display(resource, subtree / span)[0]) if span > 0 else 0.0
+            rows.append(row)
+        found.append({"name": name, "usage": rows})
+    return found
+
+
 def _pools(outcome: ReplayOutcome) -> list[dict[str, Any]]:
+    """Per pool, over the window: node-hours, the peak, the mean allocated share, hours at maxCount."""
     if outcome.nodes is None:
         return []
     found = []
     for pool in outcome.nodes.pools:
-        share = pool.allocated_seconds / pool.ready_capacity_seconds if pool.ready_capacity_seconds else None
-        found.append({"name": pool.name, "nodeHours": _round(pool.node_seconds / 3600), "peakNodes": pool.peak,
-                      "meanAllocated": _round(share, 4), "hoursAtMax": _round(pool.at_max_seconds / 3600),
-                      "resource": pool.primary, "minCount": pool.min_count, "maxCount": pool.max_count,
-                      "nodeStartup": pool.startup})
+        before = outcome.pools_at_since.get(pool.name, WARMED_UP_NOTHING)
+        node_seconds = pool.node_seconds - before.node_seconds
+        capacity = pool.ready_capacity_seconds - before.capacity_seconds
+        allocated = pool.allocated_seconds - before.allocated_seconds
+        at_max = pool.at_max_seconds - before.at_max_seconds
+        found.append({"name": pool.name, "nodeHours": _round(node_seconds / 3600), "peakNodes": pool.peak,
+                      "meanAllocated": _round(allocated / capacity, 4) if capacity > 0 else None,
+                      "hoursAtMax": _round(at_max / 3600), "resource": pool.primary, "minCount": pool.min_count,
+                      "maxCount": pool.max_count, "nodeStartup": pool.startup})
     return found
-
-
-def _add_reruns(queues: list[dict[str, Any]], outcome: ReplayOutcome) -> None:
-    """Per ClusterQueue `rerunHours`: per resource, the resource-hours (cores, GiB, counts) of runs a
-    preemption or a spot interruption cut short."""
-    for queue in queues:
-        lost = outcome.rerun.get(queue["name"], {})
-        queue["rerunHours"] = {resource: _round(display(resource, value / 3600)[0])
-                               for resource, value in sorted(lost.items())}
 
 
 def _has_spot(outcome: ReplayOutcome) -> bool:
@@ -407,7 +531,7 @@ def _add_spot(queues: list[dict[str, Any]], pools: list[dict[str, Any]], by_queu
     assert outcome.nodes is not None
     for row, pool in zip(pools, outcome.nodes.pools):
         row["spot"] = pool.spot
-        row["spotEvictions"] = pool.evictions
+        row["spotEvictions"] = pool.evictions - outcome.pools_at_since.get(pool.name, WARMED_UP_NOTHING).spot_evictions
     for queue in queues:
         queue["spotInterruptions"] = sum(run.interruptions for run in by_queue[queue["name"]])
 
@@ -422,13 +546,14 @@ def _add_costs(queues: list[dict[str, Any]], pools: list[dict[str, Any]], outcom
     total = unallocated = 0.0
     for row, pool in zip(pools, nodes.pools):
         price = prices.prices.get(pool.name)
-        held = pool.queue_seconds(outcome.end)
+        before = outcome.pools_at_since.get(pool.name, WARMED_UP_NOTHING)   # the window's share only
+        held = {queue: seconds - before.held.get(queue, 0.0) for queue, seconds in pool.queue_seconds(outcome.end).items()}
         if price is None:
             row["cost"] = None
             for name in sorted(q for q, seconds in held.items() if seconds > 0):
                 unpriced.setdefault(name, []).append(pool.name)
             continue
-        cost = price.cost(pool.node_seconds / 3600)
+        cost = price.cost((pool.node_seconds - before.node_seconds) / 3600)
         row["cost"] = cost.as_json()
         total += cost.amount
         split = shares(cost.amount, held)
@@ -450,29 +575,29 @@ def _add_costs(queues: list[dict[str, Any]], pools: list[dict[str, Any]], outcom
 
 
 def _workload(run: Run) -> dict[str, Any]:
-    return {
+    state = end_state(run)
+    # Queued again after an eviction, or waiting for its ProvisioningRequest: no admission of the present.
+    waiting = state == PENDING or run.state is State.RESERVED
+    found: dict[str, Any] = {
         "namespace": run.trace.namespace, "name": run.trace.name, "clusterQueue": run.cq,
         "submitted": _round(run.trace.submitted),
-        "admitted": _round(run.admitted),
-        "started": _round(run.started), "finished": _round(run.finished),
+        "admitted": None if waiting else _round(run.admitted),
+        "started": None if waiting else _round(run.started), "finished": _round(run.finished),
+        "state": state, "admissions": run.admissions,
         "preemptions": run.preemptions, "evictions": run.evictions, "flavors": run.flavors or {}, "counts": run.counts or {},
-        "neverStarted": run.ever_admitted and not run.ever_started,
+        "neverAdmitted": not run.ever_admitted, "neverStarted": run.ever_admitted and not run.ever_started,
         "deactivated": run.state is State.DEACTIVATED,
         "reason": run.reason,
     }
+    if run.trace.observed is not None:
+        found["observed"] = observed_row(run.trace.observed)
+    return found
 
 
 def _minus(a: Optional[float], b: Optional[float]) -> Optional[float]:
     if a is None or b is None:
         return None
     return _round(a - b, 4)
-
-
-def _round(value: Optional[float], digits: int = 3) -> Optional[float]:
-    if value is None:
-        return None
-    rounded = round(float(value), digits)
-    return 0.0 if rounded == 0 else rounded
 
 
 def _instant(seconds: Optional[float]) -> Optional[str]:

@@ -21,6 +21,7 @@ from fractions import Fraction
 from sys import intern
 from typing import Any, Callable, Optional
 
+from aks_kueue.k8s.field import FieldError
 from aks_kueue.k8s.loader import LoadError
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.kueue.config_api import parse_duration
@@ -72,6 +73,11 @@ class Where:
                 raise self(text, f"unknown field{suggest(text, keys)} (known: {', '.join(keys)})")
 
 
+def refused(where: Callable[[Optional[str], str], TraceError], problem: FieldError) -> TraceError:
+    """A field error built by `k8s.field` (Kubernetes' wording lives there alone), at a place in a trace."""
+    return where(problem.field or None, problem.text)
+
+
 @dataclass(eq=False)
 class Shape:
     """The pod sets of one workload shape (v1beta2 `spec.podSets`, pod templates trimmed), kept
@@ -79,6 +85,22 @@ class Shape:
 
     pod_sets: list[dict[str, Any]]
     key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Observed:
+    """What a Workload export records of what happened (the backtest's side, `backtest`): the last
+    `Admitted=True` time, the `PodsReady=True` (reason Started) time after it, and the flavors of its
+    admission. Times are instants (epoch seconds) as read, seconds from the start after `Trace.finish`;
+    None when it had not happened by the export."""
+
+    admitted: Optional[float]
+    started: Optional[float]
+    flavors: tuple[str, ...] = ()
+
+    def shifted(self, by: float) -> "Observed":
+        return Observed(None if self.admitted is None else round(self.admitted - by, 6),
+                        None if self.started is None else round(self.started - by, 6), self.flavors)
 
 
 @dataclass(eq=False, slots=True)
@@ -98,6 +120,7 @@ class TraceWorkload:
     line: int = 0                   # its line (JSON Lines, CSV), or 0
     document: int = -1              # its document (YAML, JSON), or -1
     item: int = -1                  # its place in a List document's items, or -1
+    observed: Optional[Observed] = None   # an export's record of what happened (the backtest), or None
 
     def __post_init__(self) -> None:
         # A month of workloads names a few namespaces, queues and classes: one string each.
@@ -152,6 +175,8 @@ class Trace:
         for workload in self.workloads:
             # To the microsecond, so that 0.3 - 0.1 is 0.2 and the same trace gives the same times.
             workload.submitted = round(workload.submitted - earliest, 6)
+            if workload.observed is not None:  # only exports observe, and their times are instants
+                workload.observed = workload.observed.shifted(anchor + earliest)
         self.start = anchor + earliest if absolute else None
         self._shapes.clear()
         return self

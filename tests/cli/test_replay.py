@@ -34,17 +34,22 @@ def test_json_follows_the_contract():
     (queue,) = configuration["clusterQueues"]
     assert {"name", "submitted", "admitted", "started", "finished", "preemptions", "evictions", "pendingAtEnd",
             "neverStarted", "waitToAdmit", "waitToStart", "usage"} <= set(queue)
-    # a runs 0-600; b (needs all 4 cores) waits inadmissible; c (2 cores) waits too; at 600 a ends and the
-    # requeue at 601 admits b; c waits for b (ends 1201, c in at 1202).
+    # Each scheduling cycle takes 2.4 s by default (kubernetes-sigs/kueue#14477), and what it decides takes
+    # effect at its end. a is admitted by the cycle 0-2.4 and runs to 602.4; b (needs all 4 cores) and c (2 cores)
+    # wait inadmissible; the requeue a second after a's end (603.4) starts a cycle that admits b at 605.8; c waits
+    # for b (ends 1205.8, requeue 1206.8, admitted 1209.2, ends 1509.2).
     by_name = {w["name"]: w for w in configuration["workloads"]}
-    assert (by_name["b"]["admitted"], by_name["c"]["admitted"]) == (601.0, 1202.0)
-    assert document["end"] == 1502.0 and document["summary"]["workloads"] == 3
+    assert (by_name["a"]["admitted"], by_name["b"]["admitted"], by_name["c"]["admitted"]) == (2.4, 605.8, 1209.2)
+    assert document["end"] == 1509.2 and document["summary"]["workloads"] == 3
+    assert any(a.startswith("scheduling cycle 2.4 s, one head per ClusterQueue per cycle (assumed: ~25 scheduling "
+                            "cycles a minute") and "kubernetes-sigs/kueue#14477" in a for a in configuration["assumptions"])
+    assert [w["state"] for w in configuration["workloads"]] == ["finished"] * 3
 
 
 def test_text_and_markdown():
     code, out, _ = run(WAITS, "--queues", QUEUES)
     assert code == 0
-    assert "per ClusterQueue" in out and "team-a" in out and "waits (p50 / p95 / max)" in out
+    assert "per ClusterQueue" in out and "team-a" in out and "waits (p50 / p95 / max;" in out
     code, out, _ = run(WAITS, "--queues", QUEUES, "--format", "markdown")
     assert code == 0
     assert out.startswith("## aks-kueue replay: `queues ") and "| ClusterQueue | submitted |" in out
@@ -56,10 +61,10 @@ def test_a_comparison_shows_both_and_the_difference():
     document = json.loads(out)
     assert len(document["configurations"]) == 2
     (difference,) = document["differences"]
-    # With 8 cores (the base) b gets in at once and c waits for a's end (admitted 601, wait 481); with 4, c
-    # waits until 1202 (wait 1082): the change makes the worst wait 601 s longer.
+    # With 8 cores (the base) b gets in by the cycle it starts (62.4) and c waits for a's end (admitted 605.8,
+    # wait 485.8); with 4, c waits until 1209.2 (wait 1089.2): the change makes the worst wait 603.4 s longer.
     assert difference["clusterQueue"] == "team-a"
-    assert difference["waitToStart.max"] == 601.0 and difference["waitToStart.p95"] == 601.0
+    assert difference["waitToStart.max"] == 603.4 and difference["waitToStart.p95"] == 603.4
     code, out, _ = run(WAITS, "--queues", QUEUES, "--compare-queues", FIXTURES / "queues-bigger.yaml",
                        "--format", "markdown")
     assert "**What the change does**" in out and "(base " in out
@@ -70,9 +75,9 @@ def test_the_wait_gate_exits_1_with_its_verdict():
     assert code == 1
     document = json.loads(out)
     assert document["result"] == "rejected"
-    assert document["summary"]["gates"] == [{"p95": 300.0, "clusterQueue": "team-a", "value": 1082.0,
-                                             "passed": False}]
-    assert "gate failed: ClusterQueue team-a waits 1082 s to start at p95, more than 300 s" in err
+    assert document["summary"]["gates"] == [{"p95": 300.0, "clusterQueue": "team-a", "value": 1089.2,
+                                             "lowerBound": False, "passed": False}]
+    assert "gate failed: ClusterQueue team-a waits 1089.2 s to start at p95, more than 300 s" in err
     code, _, _ = run(WAITS, "--queues", QUEUES, "--fail-on-wait", "P95=1h")
     assert code == 0
 
@@ -130,7 +135,7 @@ def test_out_writes_the_chart_the_summary_and_the_workloads(tmp_path):
     assert len(rows) == 6 and {r["configuration"] for r in rows} == {f"queues {QUEUES}",
                                                                         f"queues {FIXTURES / 'queues-bigger.yaml'}"}
     c = next(r for r in rows if r["name"] == "c" and r["configuration"] == f"queues {QUEUES}")
-    assert (c["admitted"], c["waitToStart"]) == ("1202.0", "1082.0")
+    assert (c["admitted"], c["waitToStart"], c["state"], c["waitCut"]) == ("1209.2", "1089.2", "finished", "false")
     assert "wrote" in err
 
 
@@ -144,9 +149,10 @@ def test_dev_s_sample_jobs_on_the_dev_stack_with_its_pools():
     assert {p["name"] for p in configuration["pools"]} == {"cpu", "t4"}
     by_name = {w["name"]: w for w in configuration["workloads"]}
     assert all(w["finished"] is not None for w in by_name.values())
-    # The GPU jobs land on t4 and wait for its nodes (scale from zero; 8 minutes assumed for a GPU node).
+    # The GPU jobs land on t4 and wait for its nodes (scale from zero; 8 minutes assumed for a GPU node) after
+    # the 2.4 s scheduling cycle that admits them.
     assert by_name["finetune-1"]["flavors"]["main"]["nvidia.com/gpu"] == "t4"
-    assert by_name["finetune-1"]["started"] == 480.0
+    assert by_name["finetune-1"]["admitted"] == 2.4 and by_name["finetune-1"]["started"] == 482.4
     # The t4 quota holds two GPUs: the third finetune waits for one to end.
     assert by_name["finetune-3"]["admitted"] > by_name["finetune-2"]["finished"]
     assert any("(assumed for a GPU pool)" in a for a in configuration["assumptions"])
@@ -156,7 +162,7 @@ def test_node_startup_is_overridden_per_pool():
     code, out, _ = run(FIXTURES / "dev-sample-jobs.jsonl", "--stack", "dev", "--node-startup", "t4=2m", "--json")
     assert code == 0
     finetune = next(w for w in json.loads(out)["configurations"][0]["workloads"] if w["name"] == "finetune-1")
-    assert finetune["started"] == 120.0
+    assert finetune["started"] == 122.4  # the 2.4 s cycle that admits it, then 2 minutes
 
 
 def test_the_contract_example_on_the_prod_stack():
@@ -244,3 +250,128 @@ def test_workloads_no_node_can_hold_end_the_replay_on_the_prod_stack(tmp_path):
     others = [w for w in configuration["workloads"] if w not in big]
     assert all(w["finished"] is not None for w in others)
     assert any("6 workloads can never be placed on these pools" in a for a in configuration["assumptions"])
+
+
+# Issue 30: nothing silent ------------------------------------------------------------------------------
+
+
+def test_a_configuration_is_always_named():
+    # No silent `dev`: without --stack, --config or --queues the command says what to give, and the stacks it found.
+    code, out, err = run(WAITS, "--json")
+    assert code == 2
+    (error,) = json.loads(out)["errors"]
+    assert error["message"].startswith("name the configuration to replay against: --stack NAME, --config PATH")
+    assert "the stacks here: dev, fleet-manager, fleet-swedencentral, fleet-westus3, prod" in error["message"]
+    assert "Traceback" not in err
+
+
+def test_a_trace_that_reaches_no_cluster_queue_exits_2_naming_its_queues(tmp_path):
+    trace = tmp_path / "elsewhere.jsonl"
+    trace.write_text(WAITS.read_text().replace('"queue": "default"', '"queue": "gpu"'))
+    code, out, _ = run(trace, "--queues", QUEUES, "--json")
+    assert code == 2
+    (error,) = json.loads(out)["errors"]
+    assert error["message"] == (f"none of the trace's 3 workloads reaches a ClusterQueue of queues {QUEUES}: they ask "
+                                "for LocalQueues team-a/gpu (3) (namespace/name, workloads); its LocalQueues are "
+                                "team-a/default. Replay the trace against the configuration it came from")
+
+
+def test_the_gate_fails_closed(tmp_path):
+    # One workload of four reaches no ClusterQueue: it fails the gate, however short the waits of the others.
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text(WAITS.read_text() + '{"submitted": 5, "namespace": "team-b", "queue": "default", "name": "lost", '
+                                         '"runtime": 60, "podSets": [{"count": 1, "requests": {"cpu": "1"}}]}\n')
+    code, out, err = run(trace, "--queues", QUEUES, "--fail-on-wait", "P95=2h", "--json")
+    assert code == 1
+    document = json.loads(out)
+    assert document["configurations"][0]["unrouted"] == 1
+    assert document["summary"]["gates"][-1] == {"p95": 7200.0, "clusterQueue": None, "value": None,
+                                                "lowerBound": False, "unrouted": 1, "passed": False}
+    assert "gate failed: 1 workloads reach no ClusterQueue of queues" in err
+    # A wait cut at the end counts with what it had waited: a lower bound, printed so.
+    trace.write_text(WAITS.read_text() + '{"submitted": 5, "namespace": "team-a", "queue": "default", "name": "huge", '
+                                         '"runtime": 60, "podSets": [{"count": 1, "requests": {"cpu": "8"}}]}\n')
+    code, out, err = run(trace, "--queues", QUEUES, "--fail-on-wait", "P95=10m", "--cycle-time", "0")
+    assert code == 1
+    # huge (8 of 4 cores) never fits: its wait to start is cut at the end, 1502 - 5 = 1497 s.
+    assert "gate p95 wait to start <= 10m: team-a ≥ 24m57s FAILED" in out
+    assert "gate failed: ClusterQueue team-a waits at least 1497 s to start at p95" in err
+    assert "pending at the end: team-a/huge (team-a): couldn't assign flavors to pod set main" in out
+
+
+def test_queues_is_repeatable_and_a_trace_of_queue_objects_says_so(tmp_path):
+    documents = QUEUES.read_text().split("---\n")
+    flavors, rest = tmp_path / "flavors.yaml", tmp_path / "queues"
+    flavors.write_text(documents[0])
+    rest.mkdir()
+    (rest / "team-a.yaml").write_text("---\n".join(documents[1:]))
+    code, out, err = run(WAITS, "--queues", flavors, "--queues", rest, "--json", "--cycle-time", "0")
+    assert code == 0, err
+    assert json.loads(out)["configurations"][0]["workloads"][2]["admitted"] == 1202.0
+    # `--queues a b` takes b as a trace: it holds queue objects, and the message says what to do.
+    code, out, _ = run(WAITS, "--queues", flavors, rest / "team-a.yaml", "--json")
+    assert code == 2
+    (error,) = json.loads(out)["errors"]
+    assert error["file"] == str(rest / "team-a.yaml") and error["document"] == 0 and error["key"] == "kind"
+    assert error["message"].endswith('kind: ClusterQueue "team-a" is a queue object, not a Workload: this file belongs to the '
+                                "configuration; to give several queue files, repeat --queues (--queues a.yaml --queues "
+                                "b.yaml), and give traces as the arguments")
+
+
+def test_an_object_defined_twice_exits_2_naming_both_places(tmp_path):
+    copy = tmp_path / "copy.yaml"
+    copy.write_text(QUEUES.read_text().replace('nominalQuota: "4"', 'nominalQuota: "8"'))
+    code, out, _ = run(WAITS, "--queues", QUEUES, "--queues", copy, "--json")
+    assert code == 2
+    errors = json.loads(out)["errors"]
+    assert [(e["file"], e["document"]) for e in errors] == [(str(copy), 0), (str(copy), 1), (str(copy), 2)]
+    assert errors[1]["message"].endswith(f'metadata.name: Duplicate value: "team-a": {QUEUES} document 1 already defines '
+                                    "ClusterQueue team-a; one configuration holds one definition of each object (the "
+                                    "API server keeps one per name): remove one, or replay the files apart")
+
+
+def test_the_window_from_and_until(tmp_path):
+    dev = FIXTURES / "dev-sample-jobs.jsonl"
+    code, out, err = run(dev, "--stack", "dev", "--from", "2026-11-02T08:10:00Z", "--until", "6h", "--json")
+    assert code == 0, err
+    document = json.loads(out)
+    assert (document["from"], document["end"]) == (600.0, 21600.0)
+    submitted = [w["submitted"] for w in document["configurations"][0]["workloads"]]
+    assert submitted == [600.0, 1200.0]  # 08:10 and 08:20; the three before are warm-up
+    for args, words in ((["--from", "2026-11-01T00:00:00Z"], "is before the trace's first submission"),
+                        (["--from", "2h", "--until", "1h"], "--until (3600 s) is before --from (7200 s)"),
+                        (["--from", "720h"], "is after the trace's last submission")):
+        code, out, _ = run(dev, "--stack", "dev", *args, "--json")
+        assert code == 2 and words in json.loads(out)["errors"][0]["message"], (args, out)
+    code, out, _ = run(WAITS, "--queues", QUEUES, "--from", "2026-11-02T09:00:00Z", "--json")
+    assert code == 2 and "this trace has no real times" in json.loads(out)["errors"][0]["message"]
+
+
+def test_the_cycle_time_flag(tmp_path):
+    code, out, _ = run(WAITS, "--queues", QUEUES, "--cycle-time", "0", "--json")
+    (configuration,) = json.loads(out)["configurations"]
+    assert [w["admitted"] for w in configuration["workloads"]] == [0.0, 601.0, 1202.0]
+    assert configuration["assumptions"][0] == ("scheduling cycles take no time (the scheduler's pace is not modelled) "
+                                               "(given)")
+    code, out, _ = run(WAITS, "--queues", QUEUES, "--cycle-time", "1m", "--json")
+    (configuration,) = json.loads(out)["configurations"]
+    # Admitted at the end of the cycle that decides it: a at 60; b by the cycle the requeue at 661 starts.
+    assert [w["admitted"] for w in configuration["workloads"]] == [60.0, 721.0, 1382.0]
+    code, out, _ = run(WAITS, "--queues", QUEUES, "--cycle-time", "2h", "--json")
+    assert code == 2 and "--cycle-time 2h: a scheduling cycle of more than an hour" in \
+        json.loads(out)["errors"][0]["message"]
+    code, out, _ = run(WAITS, "--queues", QUEUES, "--cycle-time", "-1s", "--json")
+    assert code == 2 and json.loads(out)["errors"][0]["message"].startswith("--cycle-time: ")
+
+
+def test_a_generator_trace_is_not_paced_by_default(tmp_path):
+    generator = tmp_path / "generator.yaml"
+    generator.write_text(yaml.safe_dump({"cohorts": [{"className": "c", "count": 1, "queuesSets": [{
+        "className": "cq", "count": 1, "nominalQuota": 2, "borrowingLimit": 0, "reclaimWithinCohort": "Never",
+        "withinClusterQueue": "Never", "workloadsSets": [{"count": 2, "creationIntervalMs": 100, "workloads": [
+            {"className": "s", "runtimeMs": 300, "priority": 1, "request": 1}]}]}]}]}))
+    code, out, _ = run(generator, "--json")
+    (configuration,) = json.loads(out)["configurations"]
+    assert configuration["assumptions"][0].startswith("scheduling cycles take no time (the scheduler's pace is not "
+                                                      "modelled) (assumed for a trace of Kueue's performance harness")
+    assert [w["admitted"] for w in configuration["workloads"]] == [0.0, 0.1]

@@ -31,8 +31,10 @@ def test_fair_sharing_orders_the_entries_by_share(tmp_path):
     # At 60 s b1 (50) and c1 (75) arrive together, c1 first in the trace, with 90 cores left. Classical:
     # same priority and time, so the trace order: c1 is admitted and b1 no longer fits. Fair sharing:
     # team-b's share with b1 would be (10 + 50) / 100, team-c's with c1 75 / 100, so b1 goes first and
-    # c1 waits until b1 ends (at 60 + 3600 s, then the requeue a second later).
-    code, out, err = run(TRACE, "--queues", QUEUES, "--compare-queues", without_configuration(tmp_path), "--json")
+    # c1 waits until b1 ends (at 60 + 3600 s, then the requeue a second later). Cycles take no time here
+    # (--cycle-time 0), so that the times are the decisions' alone.
+    code, out, err = run(TRACE, "--queues", QUEUES, "--compare-queues", without_configuration(tmp_path),
+                         "--cycle-time", "0", "--json")
     assert code == 0, err
     fair, classical = json.loads(out)["configurations"]
     assert fair["admission"]["mode"] == "FairSharing" and classical["admission"]["mode"] == "Classical"

@@ -60,10 +60,24 @@ def test_the_example_runs(example, tmp_path):
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
 
 
+def _commands(script: str) -> list[list[str]]:
+    """The words of each command line of a script, a quoted string that spans lines kept in its command."""
+    found, pending = [], ""
+    for line in script.splitlines():
+        pending = f"{pending}\n{line}" if pending else line
+        try:
+            found.append(shlex.split(pending, comments=True))
+        except ValueError:  # an open quote: the command goes on on the next line
+            continue
+        pending = ""
+    assert not pending, f"an unclosed quote in {script!r}"
+    return found
+
+
 def test_the_examples_that_run_are_the_offline_commands():
     assert len(RUN) >= 8, [example.id for example in RUN]
     for example in RUN:
-        words = {word for line in example.script.splitlines() for word in shlex.split(line, comments=True)[:1]}
+        words = {words[0] for words in _commands(example.script) if words}
         assert not words & set(CLOUD_TOOLS), (example.id, "calls a cloud tool; mark it <!-- not run: cloud -->")
 
 

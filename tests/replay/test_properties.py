@@ -68,13 +68,17 @@ def _configured(tmp_path, objects, rows, pools, kueue=None):
                                scale_down_delay=20.0, spot_rates=SpotRates(SpotRate(60.0, "given")))
 
 
-def _check_state(now, snapshot, nodes):
+def _check_quota(now, snapshot, nodes):
     for name, node in snapshot.tree.cluster_queues.items():
         for fr, used in node.usage.items():
             assert used <= potential_available(node, fr), (now, name, fr, used)
             limit = node.quotas.get(fr)
             if limit is not None and limit.borrowing_limit is not None:
                 assert used <= limit.nominal + limit.borrowing_limit, (now, name, fr, used)
+
+
+def _check_state(now, snapshot, nodes):
+    _check_quota(now, snapshot, nodes)
     for pool_state in nodes.pools if nodes is not None else []:
         assert len(pool_state.nodes) <= pool_state.max_count
         for node in pool_state.nodes:
@@ -91,12 +95,30 @@ def test_invariants_hold_on_random_traces(tmp_path, scenario):
         times = [t for t in (run.trace.submitted, run.admitted, run.started, run.finished) if t is not None]
         assert times == sorted(times), (run.trace.name, times)
         if run.finished is not None:
-            # Instants are kept to the microsecond (a spot eviction's is drawn, not a whole second).
-            assert run.finished == round(run.started + run.trace.runtime, 6)
+            # the event queue keeps instants to the microsecond (a spot eviction's drawn time is not)
+            assert abs(run.finished - (run.started + run.trace.runtime)) <= 1e-6, (run.trace.name, run.finished)
         if run.started is not None:
             assert run.admitted is not None
     again = replay(config, read_trace([str(tmp_path / "t.jsonl")]), ReplayOptions())
     assert dumps(document([outcome], trace)) == dumps(document([again], trace))
+    _check_accounted(outcome)
+
+
+def _check_accounted(outcome):
+    """Every workload accounted for: states that add up per ClusterQueue, and a reason on each one never
+    admitted or never started, and on each one not running or finished at the end."""
+    from aks_kueue.replay.report import configuration
+
+    part = configuration(outcome)
+    for queue in part["clusterQueues"]:
+        assert queue["submitted"] == (queue["finished"] + queue["running"] + queue["admittedAtEnd"]
+                                      + queue["pendingAtEnd"]), queue
+        assert queue["neverAdmitted"] + queue["admitted"] == queue["submitted"]
+    for row in part["workloads"]:
+        if row["neverAdmitted"] or row["neverStarted"] or row["state"] in ("pending", "admitted"):
+            assert row["reason"], row
+        if row["state"] == "pending":
+            assert row["admitted"] is None and row["started"] is None
 
 
 @st.composite
@@ -143,6 +165,7 @@ def test_every_replay_ends_within_a_bounded_number_of_events(tmp_path, scenario)
         assert run.admissions <= MAX_ADMISSIONS
         if run.state is State.UNPLACEABLE:
             assert run.evictions == 1 and run.reason  # out at its first waitForPodsReady eviction
+    _check_accounted(outcome)
 
 
 @settings(max_examples=int(__import__("os").environ.get("REPLAY_EXAMPLES", 60)), deadline=None,
@@ -163,3 +186,26 @@ def test_a_remembered_decision_gives_the_same_replay_as_deciding_again(tmp_path,
     finally:
         snapshot_module._still_fits, Snapshot._unchanged = still_fits, unchanged
     assert remembered == again
+
+
+@settings(max_examples=int(__import__("os").environ.get("REPLAY_EXAMPLES", 60)), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.one_of(scenarios(), cycling()), st.sampled_from([0.5, 2.4, 7.0]))
+def test_a_paced_replay_keeps_the_invariants_and_ends(tmp_path, scenario, seconds):
+    # Cycles that take time (`--cycle-time`): the same invariants, times in order, a bounded number of events,
+    # and what was decided in a cycle took effect at a cycle's end (every admission on the cycle grid of its
+    # queue is not checkable, but none is earlier than its submission plus one cycle).
+    from aks_kueue.replay.pace import given as cycle_time
+
+    trace, config = _configured(tmp_path, *scenario)
+    config.cycle = cycle_time(seconds)
+    outcome = replay(config, trace, ReplayOptions(observe=_check_quota))  # cycling()'s pools may start above max
+    for run in outcome.runs:
+        times = [t for t in (run.trace.submitted, run.admitted, run.started, run.finished) if t is not None]
+        assert times == sorted(times), (run.trace.name, times)
+        if run.admitted is not None:
+            assert run.admitted >= run.trace.submitted + seconds - 1e-6
+    assert outcome.events <= event_bound(outcome), (outcome.events, event_bound(outcome))
+    again = replay(config, read_trace([str(tmp_path / "t.jsonl")]), ReplayOptions())
+    assert dumps(document([outcome], trace)) == dumps(document([again], trace))
+    _check_accounted(outcome)

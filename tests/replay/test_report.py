@@ -30,8 +30,10 @@ def test_a_queue_s_counts_waits_and_usage(tmp_path):
     (queue,) = report["clusterQueues"]
     assert (queue["submitted"], queue["admitted"], queue["started"], queue["finished"]) == (3, 2, 2, 2)
     assert (queue["pendingAtEnd"], queue["neverStarted"], queue["preemptions"]) == (1, 0, 0)
-    # Waits to admission: a 0, b 10 (admitted at 11), c still waiting at the end (21): 19 so far.
-    assert queue["waitToAdmit"] == {"p50": 10.0, "p95": 19.0, "max": 19.0}
+    assert (queue["running"], queue["admittedAtEnd"], queue["neverAdmitted"], queue["preemptedWorkloads"]) == (0, 0, 1, 0)
+    # Waits to admission: a 0, b 10 (admitted at 11), c still waiting at the end (21): 19 so far, a censored
+    # wait, which makes the p95 and the max lower bounds (the p50, 10, lies below it: exact).
+    assert queue["waitToAdmit"] == {"p50": 10.0, "p95": 19.0, "max": 19.0, "censored": 1, "lowerBounds": ["p95", "max"]}
     (usage,) = queue["usage"]
     assert usage == {"flavor": "default", "resource": "cpu", "nominal": 4.0, "meanUsed": round(4 * 20 / 21, 3),
                      "utilisation": round(20 / 21, 4), "borrowedHours": 0.0, "unit": "cores"}
@@ -39,10 +41,9 @@ def test_a_queue_s_counts_waits_and_usage(tmp_path):
     assert (c["admitted"], c["started"], c["finished"], c["neverStarted"]) == (None, None, None, False)
     a = next(w for w in report["workloads"] if w["name"] == "a")
     assert a == {"namespace": "team-a", "name": "a", "clusterQueue": "team-a", "submitted": 0.0, "admitted": 0.0,
-                 "started": 0.0, "finished": 10.0, "preemptions": 0, "evictions": 0,
-                 "flavors": {"main": {"cpu": "default"}}, "counts": {"main": 1}, "neverStarted": False,
-                 "deactivated": False,
-                 "reason": None}
+                 "started": 0.0, "finished": 10.0, "state": "finished", "admissions": 1, "preemptions": 0,
+                 "evictions": 0, "flavors": {"main": {"cpu": "default"}}, "counts": {"main": 1}, "neverAdmitted": False,
+                 "neverStarted": False, "deactivated": False, "reason": None}
 
 
 def test_two_configurations_differences_and_the_gate(tmp_path):
@@ -57,7 +58,7 @@ def test_two_configurations_differences_and_the_gate(tmp_path):
     assert difference["pendingAtEnd"] == -1
     assert difference["utilisation"]["default/cpu"] is not None
     (gate,) = found["summary"]["gates"]
-    assert gate == {"p95": 5.0, "clusterQueue": "team-a", "value": 9.0, "passed": False}
+    assert gate == {"p95": 5.0, "clusterQueue": "team-a", "value": 9.0, "lowerBound": False, "passed": False}
     assert found["summary"]["workloads"] == 3
     assert json.loads(dumps(found))["summary"]["workloads"] == 3  # plain JSON all the way down
 
