@@ -11,11 +11,13 @@ a pod template with image, command, env, requests and limits, GPU jobs with a to
 and a node selector) and each has a shape of its own (the worst case for the decision
 memo), a random queue and a priority.
 
-Two cases, each in a process of its own (so that its peak memory is its own):
+Three cases, each in a process of its own (so that its peak memory is its own):
 - validate: every Workload through `load_object` and `validate_object` (CRD schema, CEL
   rules, the Workload webhook), as `aks-kueue validate` judges them;
 - simulate: `aks_kueue.admission.simulate.simulate` on the organisation and the backlog,
-  as `aks-kueue simulate` decides it (in order, each Fit admitted).
+  as `aks-kueue simulate` decides it (in order, each Fit admitted);
+- simulate-fair: the same with a Configuration that turns fair sharing on (Kueue's default
+  strategies): preemption targets are then chosen by dominant resource share.
 
 The floor only loads the same objects: PyYAML parsing them from their YAML text with its
 C loader (libyaml; the pure-Python loader when libyaml is missing, and the report says so). Each case also
@@ -44,7 +46,7 @@ LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 FLAVORS = ("cpu-d", "cpu-e", "gpu-a100", "gpu-h100")
-TARGETS = {"validate": 5_000, "simulate": 10_000}  # objects or decisions per second
+TARGETS = {"validate": 5_000, "simulate": 10_000, "simulate-fair": 10_000}  # objects or decisions per second
 MEMORY_LIMIT_MB = 1024
 QUEUES_PER_COHORT = 10
 
@@ -156,9 +158,16 @@ def run_case(case: str, workloads: int, queues: int, cohorts: int, runs: int, se
     else:
         from aks_kueue.admission.simulate import simulate
 
+        options = {}
+        if case == "simulate-fair":
+            from aks_kueue.admission.configuration import SchedulerConfig
+            from aks_kueue.admission.fair_sharing import FairSharing
+
+            options["scheduler"] = SchedulerConfig(fair_sharing=FairSharing(), source="benchmark")
+
         def work():
             modes: dict[str, int] = {}
-            for decision in simulate(manifests):
+            for decision in simulate(manifests, **options):
                 modes[decision["mode"]] = modes.get(decision["mode"], 0) + 1
             return modes
     times, outcome = timed(runs, work)
@@ -184,7 +193,7 @@ def main() -> None:
     rows = []
     sizes = ((args.workloads // 10, args.queues // 10, max(1, args.cohorts // 10)),
              (args.workloads, args.queues, args.cohorts))
-    for case in ("validate", "simulate"):
+    for case in ("validate", "simulate", "simulate-fair"):
         tenth, full = (in_child(__file__, case, "--workloads", str(workloads), "--queues", str(queues), "--cohorts",
                                 str(cohorts), "--runs", str(args.runs), "--seed", str(args.seed))
                        for workloads, queues, cohorts in sizes)
@@ -193,7 +202,7 @@ def main() -> None:
         rows.append((case, full, rate, growth))
         print(f"{case}: tenth {tenth['workloads']:,} in {tenth['seconds']:.2f} s; "
               f"full {full['workloads']:,} in {full['seconds']:.2f} s; outcome {full['outcome']}")
-    unit = {"validate": "objects/s", "simulate": "decisions/s"}
+    unit = {"validate": "objects/s", "simulate": "decisions/s", "simulate-fair": "decisions/s"}
     print()
     print("| case | workloads | rate | target | × floor | growth (1/10 → full, per workload) | peak memory |")
     print("|---|---|---|---|---|---|---|")

@@ -26,6 +26,9 @@ Cases, each in a process of its own (so that its peak memory is its own):
   pools under the autoscaler, a month of submissions with a daily rhythm (about 200,000 workloads), and
   the same organisation over its first week (about 50,000). Target: the month <= 5 minutes; growth
   (seconds per workload, month over week) near 1.0 says the cost is linear in workloads.
+- baseline-fair, week-fair: the same with a Kueue Configuration that turns fair sharing on (Kueue's
+  default strategies): entry order and preemption by dominant resource share. Target: within 1.5x the
+  CPU time of the classical case on the same trace (the ratio is printed).
 The command cases run with `--cycle-time 0` unless `--cycle-time` says otherwise (issue 30 made 2.4 s the
 command's default): the same work as before that flag existed, so a base checkout without it (whose cycles
 take no time) is measured on the same replay. A base that cannot take a nonzero `--cycle-time` is not run.
@@ -67,7 +70,10 @@ from benchmarks.common import (  # noqa: E402
     GPU_TAINT, GPU_TOLERATION, flavor, in_child, kueue, peak_mb, queue_spec, quota)
 
 DATA = Path(__file__).resolve().parent / "data"
-TARGETS = {"baseline": 10.0, "large-scale": 120.0, "month": 300.0, "week": None}
+TARGETS = {"baseline": 10.0, "large-scale": 120.0, "month": 300.0, "week": None, "baseline-fair": None,
+           "week-fair": None}
+FAIR_SHARING = {"fairSharing": {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}}
+FAIR_RATIO_LIMIT = 1.5  # fair-sharing CPU time over the classical case's, on the same trace
 COMMAND_CASES = ("simple", "preemption", "compare")
 RATE_TARGETS = {"simple": 20_000.0, "preemption": 1_500.0}   # workloads per second (CPU)
 COMPARE_TARGET = 1.3
@@ -301,7 +307,10 @@ def report_command_cases(results: dict[str, dict], base: dict[str, dict]) -> Non
 
 
 def _configuration(case: str, trace, seed: int, cycle_time: str = "0"):
+    from dataclasses import replace
+
     from aks_kueue.cli.replay import _duration, _generated, _validated
+    from aks_kueue.kueue.configuration import judge_configuration
     from aks_kueue.replay import ReplayConfig
 
     if trace.generated is not None:
@@ -313,7 +322,13 @@ def _configuration(case: str, trace, seed: int, cycle_time: str = "0"):
         from aks_kueue.replay.pace import given
 
         found.cycle = given(_duration(cycle_time, "--cycle-time"))
-    return found
+    if not case.endswith("-fair"):
+        return found
+    # As `aks-kueue replay` reads a Configuration given with the queues: defaulted (waitForPodsReady on, as
+    # without one), so that the two cases differ only in fair sharing.
+    report = judge_configuration({"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+                                  **FAIR_SHARING})
+    return replace(found, kueue={**(report.effective or {}), "featureGates": dict(report.gates)})
 
 
 def run_case(case: str, seed: int, profile: bool, cycle_time: str = "0") -> dict:
@@ -321,12 +336,13 @@ def run_case(case: str, seed: int, profile: bool, cycle_time: str = "0") -> dict
     from aks_kueue.replay.report import document
 
     with tempfile.TemporaryDirectory() as scratch:
-        if case in ("baseline", "large-scale"):
-            path = DATA / f"kueue-{case}.generator.yaml"
+        base = case.removesuffix("-fair")
+        if base in ("baseline", "large-scale"):
+            path = DATA / f"kueue-{base}.generator.yaml"
             written = None
         else:
-            path = Path(scratch) / f"{case}.jsonl"
-            written = month_trace(path, 30.0 if case == "month" else 7.0, 33.0, seed)
+            path = Path(scratch) / f"{base}.jsonl"
+            written = month_trace(path, 30.0 if base == "month" else 7.0, 33.0, seed)
         wall, cpu = time.perf_counter(), time.process_time()
         trace = read_trace([str(path)])
         configuration = _configuration(case, trace, seed, cycle_time)
@@ -461,6 +477,13 @@ def main() -> None:
         growth = (month["cpu"] / month["workloads"]) / (week["cpu"] / week["workloads"])
         print(f"\ngrowth, week ({week['workloads']:,}) to month ({month['workloads']:,}): {growth:.2f} "
               "(CPU seconds per workload, month over week; 1.0 is linear)")
+    for case, r in results.items():
+        classical = results.get(case.removesuffix("-fair"))
+        if case.endswith("-fair") and classical is not None:
+            ratio = r["cpu"] / classical["cpu"]
+            print(f"{case}: fair sharing over classical on the same trace: {ratio:.2f}x CPU time "
+                  f"(target ≤ {FAIR_RATIO_LIMIT}x: {'met' if ratio <= FAIR_RATIO_LIMIT else 'MISSED'}); "
+                  f"{r['preemptions']:,} preemptions against {classical['preemptions']:,}")
     for case, r in results.items():
         if r.get("admission_ms"):
             classes = ", ".join(f"{c} {ms:,.0f} ms" for c, ms in sorted(r["admission_ms"].items()))

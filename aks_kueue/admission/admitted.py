@@ -11,9 +11,14 @@ from __future__ import annotations
 from bisect import bisect_left, insort
 from heapq import merge
 from itertools import islice
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping, Optional, Protocol
 
 from aks_kueue.admission.workloads import FlavorResource, WorkloadInfo
+
+if TYPE_CHECKING:
+    from aks_kueue.admission.fair_sharing import FairSharing
+    from aks_kueue.admission.models import ClusterQueueInfo
+    from aks_kueue.admission.quota import QuotaTree
 
 
 def rank(workload: WorkloadInfo) -> tuple:
@@ -36,14 +41,18 @@ class AdmittedWorkloads:
         self.by_uid[workload.uid] = workload
         if workload.evicted:
             self.evicted[workload.uid] = workload
-        for fr in workload.admission.usage:
+        admission = workload.admission
+        assert admission is not None  # (asserts narrow for the type checker at no call's cost)
+        for fr in admission.usage:
             insort(self._by_fr.setdefault(fr, []), rank(workload))
 
     def remove(self, workload: WorkloadInfo) -> None:
         del self.by_uid[workload.uid]
         self.evicted.pop(workload.uid, None)
         key = rank(workload)
-        for fr in workload.admission.usage:
+        admission = workload.admission
+        assert admission is not None
+        for fr in admission.usage:
             entries = self._by_fr[fr]
             del entries[bisect_left(entries, key)]
 
@@ -96,6 +105,7 @@ class Ranks:
 
     def __iter__(self) -> Iterator[tuple]:
         runs, keep = self.runs, self.keep
+        merged: Iterator[tuple]
         if len(runs) == 1:
             entries, stop = runs[0]
             merged = islice(entries, stop)
@@ -122,3 +132,33 @@ def _unique(ranks: Iterator[tuple]) -> Iterator[tuple]:
         if key != previous:
             yield key
             previous = key
+
+
+def satisfies_policy(preemptor: WorkloadInfo, candidate: WorkloadInfo, policy: str) -> bool:
+    if policy == "LowerPriority":
+        return preemptor.priority > candidate.priority
+    if policy == "LowerOrNewerEqualPriority":
+        return (preemptor.priority > candidate.priority
+                or (preemptor.priority == candidate.priority and preemptor.created < candidate.created))
+    return policy == "Any"
+
+
+class AdmittedState(Protocol):
+    """What the preemption search reads of the snapshot, and the one change it makes
+    (for a moment: every `lift_usage` is undone by `restore_usage` before it returns)."""
+
+    cluster_queues: Mapping[str, ClusterQueueInfo]
+    workloads_by_uid: Mapping[str, WorkloadInfo]
+
+    tree: QuotaTree
+    fair_sharing: Optional[FairSharing]
+
+    def admitted_index(self, cluster_queue: str) -> AdmittedWorkloads: ...
+
+    def local_queue_usage(self, workload: WorkloadInfo) -> Optional[float]: ...
+
+    def generation(self, cq: ClusterQueueInfo) -> int: ...
+
+    def lift_usage(self, workload: WorkloadInfo, usage: Optional[dict] = None) -> None: ...
+
+    def restore_usage(self, workload: WorkloadInfo, usage: Optional[dict] = None) -> None: ...

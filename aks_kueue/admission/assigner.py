@@ -51,25 +51,66 @@ class FlavorAssignment:
     borrow: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Status:
+    """Why a podset is not simply Fit (upstream's flavorassigner Status): the reasons each flavor
+    fell short, or an error that stops the assignment (a selector Kubernetes would refuse).
+    A value: the Fit one (`FIT_STATUS`) is shared, as the assigner builds one per podset."""
+
+    reasons: tuple[str, ...] = ()
+    err: Optional[str] = None
+
+    def is_fit(self) -> bool:
+        return self.err is None and not self.reasons
+
+    def is_error(self) -> bool:
+        return self.err is not None
+
+    def message(self) -> str:
+        return self.err if self.err is not None else ", ".join(sorted(self.reasons))
+
+
+FIT_STATUS = Status()
+
+
+@dataclass(slots=True)
+class FlavorSearch:
+    """What `find_flavor_for_podsets` found for one resource (and the resources of its group):
+    the flavor per resource, None when no flavor can take them; and the Status."""
+
+    assignment: Optional[dict[str, FlavorAssignment]]
+    status: Status
+
+
 @dataclass(slots=True)
 class PodSetAssignment:
     name: str
     count: int
     requests: dict[str, int]
     flavors: dict[str, FlavorAssignment] = field(default_factory=dict)
-    reasons: list[str] = field(default_factory=list)
-    error: Optional[str] = None
+    status: Status = FIT_STATUS
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        return self.status.reasons
+
+    @property
+    def error(self) -> Optional[str]:
+        return self.status.err
 
     @property
     def mode(self) -> FlavorAssignmentMode:
-        if self.error is None and not self.reasons:
+        """The podset's representative mode: Fit without reasons, NoFit on an error or without
+        flavors, else the worst of its flavors'."""
+        status = self.status  # (read once: this runs for every podset of every decision)
+        if status.err is None and not status.reasons:
             return FIT
-        if self.error is not None or not self.flavors:
+        if status.err is not None or not self.flavors:
             return NO_FIT
         return min(f.mode for f in self.flavors.values())
 
     def message(self) -> str:
-        return self.error if self.error is not None else ", ".join(sorted(self.reasons))
+        return self.status.message()
 
 
 @dataclass
@@ -89,10 +130,11 @@ class Assignment:
     def message(self) -> str:
         parts = []
         for ps in self.podsets:
-            if ps.error is not None:
-                return f"failed to assign flavors to pod set {ps.name}: {ps.error}"
-            if ps.reasons:
-                parts.append(f"couldn't assign flavors to pod set {ps.name}: {ps.message()}")
+            status = ps.status
+            if status.err is not None:
+                return f"failed to assign flavors to pod set {ps.name}: {status.err}"
+            if status.reasons:
+                parts.append(f"couldn't assign flavors to pod set {ps.name}: {status.message()}")
         return "; ".join(parts)
 
     def add(self, podset: PodSetAssignment) -> None:
@@ -122,10 +164,16 @@ class _Tried:
         self.pending: list[tuple[str, FlavorResource, int]] = []
         self.no_fit = False
 
-    def combine(self, mode: GranularMode, preference: Optional[str]) -> None:
+    def combine(self, preemption_mode: PreemptionMode, borrowing_level: int, preference: Optional[str]) -> None:
+        """Take one more resource's mode in: the flavor's is the worst. A fit without borrowing
+        (BEST) is never worse, so it changes nothing (the usual case, built into no mode)."""
+        if borrowing_level == 0 and preemption_mode == P_FIT:
+            return
+        # tuple.__new__ builds the named tuple without its Python-level __new__ (the hot path).
+        mode = tuple.__new__(GranularMode, (preemption_mode, borrowing_level))
         if is_preferred(self.mode, mode, preference):
             self.mode = mode
-        self.no_fit = self.mode[0] == P_NO_FIT
+            self.no_fit = preemption_mode == P_NO_FIT
 
 
 class FlavorAssigner:
@@ -145,25 +193,25 @@ class FlavorAssigner:
                 for resource, value in member_requests.items():
                     requests[resource] = requests.get(resource, 0) + value
             podsets = [podset for podset, _, _ in members]
-            flavors: Optional[dict[str, FlavorAssignment]] = {}
-            reasons: list[str] = []
-            error = None
+            flavors: dict[str, FlavorAssignment] = {}
+            status = FIT_STATUS
             for resource, quantity in requests.items():
                 if (resource not in cq.group_of and quantity == 0) or resource in flavors:
                     continue
-                found, found_reasons, error = self._find_flavor(podsets, requests, resource, assignment.usage)
-                if error is not None or not found:
-                    flavors, reasons = None, found_reasons
+                found = self.find_flavor_for_podsets(podsets, requests, resource, assignment.usage)
+                if found.status.err is not None or not found.assignment:
+                    flavors, status = {}, found.status
                     break
-                flavors.update(found)
-                reasons.extend(found_reasons)
+                flavors.update(found.assignment)
+                if found.status.reasons:
+                    status = found.status if status is FIT_STATUS else Status(status.reasons + found.status.reasons)
             failed = False
             for podset, count, member_requests in members:
-                psa = PodSetAssignment(podset.name, count, member_requests, error=error, reasons=list(reasons))
+                psa = PodSetAssignment(podset.name, count, member_requests, status=status)
                 if member_requests:
-                    psa.flavors = {r: f for r, f in (flavors or {}).items() if r in member_requests}
+                    psa.flavors = {r: f for r, f in flavors.items() if r in member_requests}
                 assignment.add(psa)
-                failed = failed or error is not None or (bool(member_requests) and not psa.flavors)
+                failed = failed or status.err is not None or (bool(member_requests) and not psa.flavors)
             if failed:
                 return assignment
         return assignment
@@ -180,12 +228,14 @@ class FlavorAssigner:
             groups.setdefault(key, []).append((podset, count, requests))
         return groups.values()
 
-    def _find_flavor(self, podsets: list, requests: dict[str, int], resource: str,
-                     assumed: dict[FlavorResource, int]):
+    def find_flavor_for_podsets(self, podsets: list[PodSetInfo], requests: dict[str, int], resource: str,
+                                assumed: dict[FlavorResource, int]) -> FlavorSearch:
+        """Upstream's findFlavorForPodSets: the flavor of `resource`'s group for these podsets
+        (and so for every resource of the group they ask for), as flavorFungibility chooses it."""
         cq = self.cq
         group = cq.group_of.get(resource)
         if group is None:
-            return None, [f"resource {resource} unavailable in ClusterQueue"], None
+            return FlavorSearch(None, Status((f"resource {resource} unavailable in ClusterQueue",)))
         wanted = [(r, v) for r, v in requests.items() if r in group.covered]
         reasons: list[str] = []
         # Whether preemption could help decides nothing while the search looks on past
@@ -200,14 +250,14 @@ class FlavorAssigner:
             try:
                 mismatch = self.flavors.mismatch(flavor_name, podsets)
             except SelectorError as error:
-                return None, reasons, str(error)
+                return FlavorSearch(None, Status(tuple(reasons), str(error)))
             if mismatch is not None:
                 reasons.append(mismatch)
                 continue
             flavor = _Tried(flavor_name)
             for name, value in wanted:
                 fr = (flavor_name, name)
-                p_mode, borrow, reason = self._fits_quota(fr, assumed.get(fr, 0), value, defer)
+                p_mode, borrow, reason = self.fits_resource_quota(fr, assumed.get(fr, 0), value, defer)
                 if reason is not None:
                     reasons.append(reason)
                 if flavor.no_fit:
@@ -216,7 +266,7 @@ class FlavorAssigner:
                     flavor.pending.append((name, fr, assumed.get(fr, 0) + value))
                     flavor.assigned[name] = FlavorAssignment(flavor_name, PREEMPT, 0)
                     continue
-                flavor.combine((p_mode, borrow), cq.preference)
+                flavor.combine(p_mode, borrow, cq.preference)
                 if not flavor.no_fit:
                     flavor.assigned[name] = FlavorAssignment(flavor_name, p_mode.assignment_mode, borrow)
             if flavor.no_fit:
@@ -233,19 +283,19 @@ class FlavorAssigner:
         if chosen is None:
             chosen = self._preferred(tried)
         if chosen is None:
-            return None, reasons, None
+            return FlavorSearch(None, Status(tuple(reasons)))
         self._resolve(chosen)
-        if chosen.mode[0] == P_FIT:
-            return chosen.assigned, [], None
-        return chosen.assigned, reasons, None
+        if chosen.mode.preemption_mode == P_FIT:
+            return FlavorSearch(chosen.assigned, FIT_STATUS)
+        return FlavorSearch(chosen.assigned, Status(tuple(reasons)))
 
     def _preferred(self, tried: list["_Tried"]) -> Optional["_Tried"]:
         """The first of the best flavors, as upstream's running `isPreferred` finds it."""
         preference = self.cq.preference
         if preference != PREEMPTION_OVER_BORROWING:
-            fitting = [t for t in tried if not t.pending and t.mode[0] == P_FIT]
+            fitting = [t for t in tried if not t.pending and t.mode.preemption_mode == P_FIT]
             if fitting:  # a fit outranks any flavor that needs preemption, whatever the oracle says
-                return min(fitting, key=lambda t: t.mode[1])  # the first of the least borrowing
+                return min(fitting, key=lambda t: t.mode.borrowing_level)  # the first of the least borrowing
         best, best_mode = None, WORST
         for flavor in tried:
             self._resolve(flavor)
@@ -257,12 +307,12 @@ class FlavorAssigner:
         """Ask the oracle what was left pending, in the order upstream would have asked."""
         for name, fr, value in flavor.pending:
             possibility, borrow_after = self.oracle.simulate_preemption(self.cq, self.workload, fr, value)
-            flavor.combine((possibility, borrow_after), self.cq.preference)
+            flavor.combine(possibility, borrow_after, self.cq.preference)
             flavor.assigned[name].borrow = borrow_after
         flavor.pending = []
 
-    def _fits_quota(self, fr: FlavorResource, assumed: int, request: int,
-                    defer: bool = False) -> tuple[Optional[PreemptionMode], int, Optional[str]]:
+    def fits_resource_quota(self, fr: FlavorResource, assumed: int, request: int,
+                            defer: bool = False) -> tuple[Optional[PreemptionMode], int, Optional[str]]:
         """Upstream's fitsResourceQuota; with `defer`, a mode of None stands for the
         preemption oracle's answer, to be asked only if it matters."""
         cq = self.cq
@@ -283,14 +333,14 @@ class FlavorAssigner:
             return P_FIT, borrow, None
         reason = (f"insufficient unused quota for {resource} in flavor {flavor}, "
                   f"{format_amount(resource, value - free)} more needed")
-        if node.nominal(fr) >= value or may_reclaim or self._can_preempt_while_borrowing():
+        if node.nominal(fr) >= value or may_reclaim or self.can_preempt_while_borrowing():
             if defer:
                 return None, 0, reason
             possibility, borrow_after = self.oracle.simulate_preemption(cq, self.workload, fr, value)
             return possibility, borrow_after, reason
         return P_NO_FIT, borrow, reason
 
-    def _can_preempt_while_borrowing(self) -> bool:
+    def can_preempt_while_borrowing(self) -> bool:
         cq = self.cq
         return (cq.borrow_within_cohort not in (None, "Never")
                 or (self.fair_sharing and cq.reclaim_within_cohort != "Never"))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
+from aks_kueue.admission.configuration import CLASSICAL, SchedulerConfig
 from aks_kueue.admission.simulate import _collector_paused, decision_record, simulate
 from aks_kueue.admission.snapshot import Snapshot
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
@@ -25,17 +26,18 @@ ALL_AT_ONCE = "AllAtOnce"
 
 
 def dispatch(manager: Iterable[dict], workers: Sequence[tuple[str, Iterable[dict]]],
-             resource_rules: ResourceRules = NO_RULES) -> list[dict[str, Any]]:
+             resource_rules: ResourceRules = NO_RULES, scheduler: SchedulerConfig = CLASSICAL) -> list[dict[str, Any]]:
     """One decision per pending Workload of `manager` (the manager's objects and the Workloads, in
     order), as `simulate` makes it, with `workers`: what each worker, by its MultiKueueCluster name
     and objects, would decide of its copy, and `dispatchedTo`, the worker taken to win the race.
     `resource_rules`: the manager's Kueue Configuration's exclusions and transformations (a worker's
-    own Configuration is not in its outputs, so its copies are charged as the manager charges them)."""
+    own Configuration is not in its outputs, so its copies are charged as the manager charges them, and
+    decided with the manager's fair sharing settings, `scheduler`)."""
     manager = list(manager)
     with _collector_paused():
         # The manager's objects are read first, so that its errors come before any worker's.
-        snapshot = Snapshot.from_objects(manager, resource_rules)
-        remotes = [(name, Snapshot.from_objects(objects, resource_rules)) for name, objects in workers]
+        snapshot = Snapshot.from_objects(manager, resource_rules, scheduler)
+        remotes = [(name, Snapshot.from_objects(objects, resource_rules, scheduler)) for name, objects in workers]
 
         def race(record: dict[str, Any], manifest: dict, order: int, reserved: bool) -> None:
             raced, winner = [], None

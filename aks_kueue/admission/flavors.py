@@ -11,14 +11,14 @@ Kueue never checks that a real node carries the labels; the capacity model does.
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, Sequence
+from typing import Any, Mapping, Optional, Sequence
 
 from aks_kueue.admission.models import ResourceFlavorInfo
 from aks_kueue.admission.workloads import PodSetInfo
 from aks_kueue.k8s.scheduling import requirement_matches, untolerated_taint
 
 
-def taint_text(taint: dict) -> str:
+def taint_text(taint: Mapping[str, Any]) -> str:
     """How Go prints a corev1.Taint value with %s: `{key value effect <nil>}`."""
     added = taint.get("timeAdded") or "<nil>"
     return f"{{{taint.get('key', '')} {taint.get('value', '')} {taint.get('effect', '')} {added}}}"
@@ -49,7 +49,7 @@ def flavor_mismatch(flavor_name: str, flavor: Optional[ResourceFlavorInfo], pod_
         return f"flavor {flavor_name} not found"
     labels = flavor.node_labels
     for pod_spec in pod_specs:
-        taint = untolerated_taint(flavor.node_taints, [*(pod_spec.get("tolerations") or []), *flavor.tolerations])
+        taint = untolerated_taint(list(flavor.node_taints), [*(pod_spec.get("tolerations") or []), *flavor.tolerations])
         if taint is not None:
             return f"untolerated taint {taint_text(taint)} in flavor {flavor_name}"
         if not selector_matches(pod_spec, labels):
@@ -68,12 +68,14 @@ class FlavorMatches:
 
     def mismatch(self, flavor: str, podsets: Sequence[PodSetInfo]) -> Optional[str]:
         """Why the flavor does not suit these podsets (the first one that fails), or None."""
+        answers = self._answers
         for podset in podsets:
             key = (flavor, podset.placement)
-            answer = self._answers.get(key, self)
-            if answer is self:
+            try:
+                answer = answers[key]
+            except KeyError:
                 # SelectorError propagates unremembered: the assigner reports it as an error.
-                answer = self._answers[key] = flavor_mismatch(flavor, self.flavors.get(flavor), [podset.spec])
+                answer = answers[key] = flavor_mismatch(flavor, self.flavors.get(flavor), [podset.spec])
             if answer is not None:
                 return answer
         return None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from aks_kueue.admission.quota import QuotaNode
+from aks_kueue.admission.quota import QuotaNode, fair_weight
 from aks_kueue.kueue.units import PODS
 
 
@@ -33,12 +33,14 @@ class LocalQueueInfo:
     name: str
     cluster_queue: str
     stopped: bool = False
+    # `spec.fairSharing.weight`, which admission fair sharing divides the queue's usage by.
+    fair_weight: float = 1.0
 
     @classmethod
     def from_manifest(cls, manifest: dict) -> "LocalQueueInfo":
         meta, spec = manifest.get("metadata") or {}, manifest.get("spec") or {}
         return cls(meta.get("namespace", "default"), meta.get("name", ""), spec.get("clusterQueue", ""),
-                   spec.get("stopPolicy", "None") not in ("None", None))
+                   spec.get("stopPolicy", "None") not in ("None", None), fair_weight(spec.get("fairSharing")))
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,8 @@ class ClusterQueueInfo:
     stopped: bool = False
     missing_flavors: tuple[str, ...] = ()
     in_cohort_cycle: bool = False
+    # `admissionScope.admissionMode`: UsageBasedAdmissionFairSharing orders its LocalQueues by usage.
+    admission_mode: Optional[str] = None
 
     @property
     def covers_pods(self) -> bool:
@@ -85,7 +89,8 @@ class ClusterQueueInfo:
         fungibility = spec.get("flavorFungibility") or {}
         return cls(
             name=name, node=node, groups=groups,
-            group_of={resource: group for group in groups for resource in group.covered},
+            # A resource in two groups (which the webhook refuses) goes to the first, as RGByResource finds it.
+            group_of={resource: group for group in reversed(groups) for resource in group.covered},
             namespace_selector=spec.get("namespaceSelector"),
             within_cluster_queue=preemption.get("withinClusterQueue") or "Never",
             reclaim_within_cohort=preemption.get("reclaimWithinCohort") or "Never",
@@ -97,6 +102,7 @@ class ClusterQueueInfo:
             preference=fungibility.get("preference"),
             stopped=spec.get("stopPolicy", "None") not in ("None", None),
             missing_flavors=tuple(f for g in groups for f in g.flavors if f not in known_flavors),
+            admission_mode=(spec.get("admissionScope") or {}).get("admissionMode"),
         )
 
 

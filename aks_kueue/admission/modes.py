@@ -7,7 +7,7 @@ and `pkg/scheduler/preemption/common/types.go`).
 - `PreemptionMode` is the finer mode inside the flavor assigner (upstream's unexported
   `preemptionMode`): a Preempt is split into "no candidates", "preempt" (a target in the
   queue itself) and "reclaim" (every target in other queues of the cohort).
-- `GranularMode` pairs it with the borrowing level; `is_preferred` and
+- `GranularMode` pairs it with the borrowing level (a named tuple); `is_preferred` and
   `should_try_next_flavor` are upstream's flavorFungibility rules over it.
 - `PreemptionReason` is why a target is preempted (the `reason` of Kueue's Preempted condition).
 """
@@ -15,7 +15,7 @@ and `pkg/scheduler/preemption/common/types.go`).
 from __future__ import annotations
 
 from enum import IntEnum, StrEnum
-from typing import Optional
+from typing import NamedTuple, Optional
 
 
 class FlavorAssignmentMode(IntEnum):
@@ -68,45 +68,60 @@ _ASSIGNMENT_MODES = {PreemptionMode.NO_FIT: FlavorAssignmentMode.NO_FIT,
                      PreemptionMode.FIT: FlavorAssignmentMode.FIT}
 
 
-# A flavor's mode and how far up the cohort tree its quota comes from (0: no borrowing).
-# A plain pair: the flavor assigner builds one per flavor-resource it judges.
-GranularMode = tuple[PreemptionMode, int]
+class GranularMode(NamedTuple):
+    """A flavor's mode and how far up the cohort tree its quota comes from (upstream's
+    granularMode; borrowing level 0: no borrowing). The flavor assigner builds one per
+    flavor-resource it judges, so it stays a named tuple, read by field."""
 
-WORST: GranularMode = (PreemptionMode.NO_FIT, 1 << 62)
-BEST: GranularMode = (PreemptionMode.FIT, 0)
+    preemption_mode: PreemptionMode
+    borrowing_level: int
+
+
+WORST = GranularMode(PreemptionMode.NO_FIT, 1 << 62)
+BEST = GranularMode(PreemptionMode.FIT, 0)
 
 PREEMPTION_OVER_BORROWING = "PreemptionOverBorrowing"
 TRY_NEXT_FLAVOR = "TryNextFlavor"
 
 
+# The modes the rules below compare with, read once (an enum member read through its class costs
+# a lookup on every call, and the flavor assigner calls these for every flavor-resource it judges).
+_NO_FIT, _NO_CANDIDATES = PreemptionMode.NO_FIT, PreemptionMode.NO_CANDIDATES
+_PREEMPT, _RECLAIM = PreemptionMode.PREEMPT, PreemptionMode.RECLAIM
+
+
 def is_preferred(a: GranularMode, b: GranularMode, preference: Optional[str]) -> bool:
     """Is `a` better than `b`? NoFit never is; a mode without candidates ranks below any
     viable one; then the `preference` (BorrowingOverPreemption by default)."""
-    if a[0] == 0:
+    a_mode, a_level = a
+    b_mode, b_level = b
+    if a_mode == _NO_FIT:
         return False
-    if b[0] == 0:
+    if b_mode == _NO_FIT:
         return True
-    a_none, b_none = a[0] == 1, b[0] == 1
+    a_none, b_none = a_mode == _NO_CANDIDATES, b_mode == _NO_CANDIDATES
     if a_none != b_none:
         return not a_none
     if preference == PREEMPTION_OVER_BORROWING:
-        if a[1] != b[1]:
-            return a[1] < b[1]
-        return a[0] > b[0]
-    if a[0] != b[0]:
-        return a[0] > b[0]
-    return a[1] < b[1]
+        if a_level != b_level:
+            return a_level < b_level
+        return a_mode > b_mode
+    if a_mode != b_mode:
+        return a_mode > b_mode
+    return a_level < b_level
 
 
 def should_try_next_flavor(mode: GranularMode, when_can_preempt: str, when_can_borrow: str) -> bool:
-    if mode[0] <= PreemptionMode.NO_CANDIDATES:
+    preemption_mode, borrowing_level = mode
+    if preemption_mode <= _NO_CANDIDATES:
         return True
-    if mode[0] in (PreemptionMode.PREEMPT, PreemptionMode.RECLAIM) and when_can_preempt == TRY_NEXT_FLAVOR:
+    if (preemption_mode == _PREEMPT or preemption_mode == _RECLAIM) and when_can_preempt == TRY_NEXT_FLAVOR:
         return True
-    return mode[1] != 0 and when_can_borrow == TRY_NEXT_FLAVOR
+    return borrowing_level != 0 and when_can_borrow == TRY_NEXT_FLAVOR
 
 
 class PreemptionReason(StrEnum):
     IN_CLUSTER_QUEUE = "InClusterQueue"
     IN_COHORT_RECLAMATION = "InCohortReclamation"
     IN_COHORT_RECLAIM_WHILE_BORROWING = "InCohortReclaimWhileBorrowing"
+    IN_COHORT_FAIR_SHARING = "InCohortFairSharing"  # fair sharing's strategies chose it

@@ -5,7 +5,8 @@ use a flavor-resource needing preemption and that the ClusterQueue's policies al
 (`withinClusterQueue`, `reclaimWithinCohort`, `borrowWithinCohort`); in a cohort,
 only queues above their quota are reclaimed from. Candidates are removed in Kueue's
 order until the preemptor fits, then put back while it still fits. Nothing is
-evicted: every removal is undone before returning. Fair sharing is not modelled.
+evicted: every removal is undone before returning. With fair sharing on, the targets are
+chosen by `fair_preemption` instead, as Kueue's preemptor does.
 
 It reads and briefly changes the admitted state through `AdmittedState`, a narrow view
 the snapshot provides, and is the flavor assigner's preemption oracle
@@ -16,9 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Callable, Mapping, Optional, Protocol
+from typing import Any, Callable, Optional, cast
 
-from aks_kueue.admission.admitted import AdmittedWorkloads, Ranks, merged_ranks, rank
+from aks_kueue.admission.admitted import AdmittedState, Ranks, merged_ranks, rank, satisfies_policy
+from aks_kueue.admission.fair_preemption import borrowing_queues, fair_preemptions
 from aks_kueue.admission.models import ClusterQueueInfo
 from aks_kueue.admission.modes import PreemptionMode, PreemptionReason
 from aks_kueue.admission.quota import FlavorResource as FR
@@ -26,22 +28,6 @@ from aks_kueue.admission.quota import QuotaNode, available, borrowing_height
 from aks_kueue.admission.workloads import WorkloadInfo
 
 MEMO_LIMIT = 4096  # preemption answers remembered at most, as for decisions
-
-
-class AdmittedState(Protocol):
-    """What the preemption search reads of the snapshot, and the one change it makes
-    (for a moment: every `lift_usage` is undone by `restore_usage` before it returns)."""
-
-    cluster_queues: Mapping[str, ClusterQueueInfo]
-    workloads_by_uid: Mapping[str, WorkloadInfo]
-
-    def admitted_index(self, cluster_queue: str) -> AdmittedWorkloads: ...
-
-    def generation(self, cq: ClusterQueueInfo) -> int: ...
-
-    def lift_usage(self, workload: WorkloadInfo, usage: Optional[dict] = None) -> None: ...
-
-    def restore_usage(self, workload: WorkloadInfo, usage: Optional[dict] = None) -> None: ...
 
 
 class Variant(IntEnum):
@@ -82,7 +68,9 @@ class PreemptionTarget:
 
     @property
     def cluster_queue(self) -> str:
-        return self.workload.admission.cluster_queue
+        admission = self.workload.admission
+        assert admission is not None  # a target is admitted
+        return admission.cluster_queue
 
 
 # A candidate: the workload, how it may be preempted, and the lowest common ancestor of
@@ -99,8 +87,8 @@ class CandidateGroup:
     __slots__ = ("snapshot", "sources", "policy", "preemptor", "frs", "advantage", "in_cohort", "lca_of",
                  "_ranks", "_looked_at", "_evicted")
 
-    def __init__(self, snapshot: Optional[AdmittedState], sources: list[tuple[str, Optional[QuotaNode]]], policy: str,
-                 preemptor: Optional[WorkloadInfo], frs, advantage: bool, in_cohort: bool):
+    def __init__(self, snapshot: AdmittedState, sources: list[tuple[str, Optional[QuotaNode]]], policy: str,
+                 preemptor: WorkloadInfo, frs, advantage: bool, in_cohort: bool):
         self.snapshot, self.sources, self.policy, self.preemptor, self.frs = snapshot, sources, policy, preemptor, frs
         self.advantage = advantage
         self.in_cohort = in_cohort  # candidates of other queues of the cohort tree, not of the queue itself
@@ -139,16 +127,8 @@ class CandidateGroup:
         return bool(self._ranks) or bool(self.evicted())
 
 
-_NONE = CandidateGroup(None, [], "Never", None, frozenset(), False, False)  # a group without candidates
-
-
-def satisfies_policy(preemptor: WorkloadInfo, candidate: WorkloadInfo, policy: str) -> bool:
-    if policy == "LowerPriority":
-        return preemptor.priority > candidate.priority
-    if policy == "LowerOrNewerEqualPriority":
-        return (preemptor.priority > candidate.priority
-                or (preemptor.priority == candidate.priority and preemptor.created < candidate.created))
-    return policy == "Any"
+# A group without candidates (and without sources, so it never reads its snapshot or preemptor).
+_NONE = CandidateGroup(cast(AdmittedState, None), [], "Never", cast(WorkloadInfo, None), frozenset(), False, False)
 
 
 class Preemptor:
@@ -169,8 +149,8 @@ class Preemptor:
         known = self._answers.get(key)
         if known is not None and known[0] == generation:
             return known[1]
-        targets, borrow_after = self._search(cq, workload, {fr}, {fr: quantity},
-                                             lambda: borrowing_height(cq.node, fr, quantity)[0])
+        targets, borrow_after = self._get_targets(cq, workload, {fr}, {fr: quantity},
+                                                  lambda: borrowing_height(cq.node, fr, quantity)[0])
         if not targets:
             answer = (PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0])
         elif any(t.cluster_queue == cq.name for t in targets):
@@ -184,8 +164,8 @@ class Preemptor:
         self._found[key] = (generation, targets)
         return answer
 
-    def targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
-                requests: dict[FR, int]) -> list[PreemptionTarget]:
+    def get_targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
+                    requests: dict[FR, int]) -> list[PreemptionTarget]:
         """The minimal set of admitted workloads whose eviction would let `workload` fit."""
         if len(requests) == 1:
             # The oracle's own question (one flavor-resource, the same amount): its search stands.
@@ -195,17 +175,22 @@ class Preemptor:
                                          workload.created if cq.compares_age else None))
                 if known is not None and known[0] == self.snapshot.generation(cq):
                     return list(known[1])
-        return self._search(cq, workload, frs, requests)[0]
+        return self._get_targets(cq, workload, frs, requests)[0]
 
     def no_candidates(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: frozenset) -> bool:
-        """Whether `_search` for `frs` would find no candidate at all (its first step), asked without
-        building its groups. A search for fewer flavor-resources has no candidates either."""
+        """Whether `_get_targets` for `frs` would find no candidate at all (its first step), asked
+        without building its groups. A search for fewer flavor-resources has no candidates either.
+        Fair sharing looks wider than the classical search (every queue of the cohort tree that
+        borrows, even inside a cohort within its own quota), so it is asked its own question."""
         within, reclaim = cq.within_cluster_queue, cq.reclaim_within_cohort
         if within != "Never" and CandidateGroup(self.snapshot, [(cq.name, None)], within, workload, frs, False,
                                                 False):
             return False
         if cq.node.parent is None or reclaim == "Never":
             return True
+        if self.snapshot.fair_sharing is not None:  # fair sharing's findCandidates
+            return not CandidateGroup(self.snapshot, [(q.name, None) for q in borrowing_queues(cq.node, frs)],
+                                      reclaim, workload, frs, False, True)
         previous, generation = None, self.snapshot.generation(cq)
         for subtree in cq.node.ancestors():
             for queue in self._over_quota(frs, subtree, previous, generation):
@@ -215,14 +200,24 @@ class Preemptor:
             previous = subtree
         return True
 
-    def _search(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR], requests: dict[FR, int],
-                meanwhile: Optional[Callable[[], Any]] = None) -> tuple[list[PreemptionTarget], Any]:
-        """The targets, and what `meanwhile` says while they are out of the tree.
-
-        Only the candidates' usage of the requested flavor-resources is lifted: nothing
-        the search reads (the fit, the queues over quota on `frs`) depends on the rest."""
+    def _get_targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR], requests: dict[FR, int],
+                     meanwhile: Optional[Callable[[], Any]] = None) -> tuple[list[PreemptionTarget], Any]:
+        """Upstream's getTargets: fair sharing's preemptions when the Configuration turns it on,
+        the classical ones otherwise; and what `meanwhile` says while the targets are out of the tree."""
         if cq.within_cluster_queue == "Never" and (cq.node.parent is None or cq.reclaim_within_cohort == "Never"):
             return [], None  # the queue's policies allow no candidate at all
+        fair_sharing = self.snapshot.fair_sharing
+        if fair_sharing is not None:
+            found, seen = fair_preemptions(self.snapshot, fair_sharing, cq, workload, frs, requests, meanwhile)
+            return [PreemptionTarget(target, reason) for target, reason in found], seen
+        return self.classical_preemptions(cq, workload, frs, requests, meanwhile)
+
+    def classical_preemptions(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
+                              requests: dict[FR, int], meanwhile: Optional[Callable[[], Any]] = None
+                              ) -> tuple[list[PreemptionTarget], Any]:
+        """Upstream's classicalPreemptions. Only the candidates' usage of the requested
+        flavor-resources is lifted: nothing the search reads (the fit, the queues over quota on
+        `frs`) depends on the rest."""
         same_queue = (_NONE if cq.within_cluster_queue == "Never"
                       else self._group([(cq.node, None)], cq, workload, frs, False, False))
         hierarchy, by_priority = self._cohort_candidates(cq, workload, frs, requests)
@@ -230,7 +225,8 @@ class Preemptor:
             return [], None
         groups = (hierarchy, by_priority, same_queue)
         forbidden = cq.borrow_within_cohort in (None, "Never")
-        if not (hierarchy or by_priority) or (forbidden and not self._under_nominal(cq, frs)):
+        attempts: tuple[bool, ...]
+        if not (hierarchy or by_priority) or (forbidden and not self._queue_under_nominal_in_resources_needing_preemption(cq, frs)):
             attempts = (True,)
         elif forbidden and not hierarchy:
             attempts = (False, True)
@@ -245,8 +241,8 @@ class Preemptor:
                 usage = {fr: v for fr, v in candidate.admission.usage.items() if fr in requests}
                 lift(candidate, usage)
                 removed.append((candidate, variant, usage))
-                if self._fits(cq, requests, allow_borrowing):
-                    kept = self._fill_back(cq, requests, removed, allow_borrowing)
+                if self._workload_fits(cq, requests, allow_borrowing):
+                    kept = self._fill_back_workloads(cq, requests, removed, allow_borrowing)
                     seen = meanwhile() if meanwhile is not None else None
                     for target, _, usage in kept:
                         restore(target, usage)
@@ -255,10 +251,12 @@ class Preemptor:
                 restore(target, usage)
         return [], None
 
-    def _variant(self, cq: ClusterQueueInfo, preemptor: WorkloadInfo, candidate: WorkloadInfo,
+    @staticmethod
+    def _variant(cq: ClusterQueueInfo, preemptor: WorkloadInfo, candidate: WorkloadInfo, candidate_queue: str,
                  advantage: bool) -> Variant:
-        """How a candidate the policy allows may be preempted (Kueue's classifyPreemptionVariant)."""
-        if candidate.admission.cluster_queue == cq.name:
+        """How a candidate the policy allows may be preempted (Kueue's classifyPreemptionVariant);
+        `candidate_queue`: the ClusterQueue it is admitted to."""
+        if candidate_queue == cq.name:
             return WITHIN_CQ
         if advantage:
             return HIERARCHICAL
@@ -283,7 +281,8 @@ class Preemptor:
         groups = [g for g in groups if g.sources and not (without_reclaim and g.in_cohort and not g.advantage)]
         for group in groups:
             for w in group.evicted():
-                yield w, self._variant(cq, preemptor, w, group.advantage), group.lca_of[w.admission.cluster_queue]
+                name = w.admission.cluster_queue
+                yield w, self._variant(cq, preemptor, w, name, group.advantage), group.lca_of[name]
         workloads = self.snapshot.workloads_by_uid
         for group in groups:
             ranks = group.ranks()
@@ -296,7 +295,10 @@ class Preemptor:
             lca_of, advantage = group.lca_of, group.advantage
             for key in merged_ranks(ranks):
                 w = workloads[key[2]]
-                yield w, self._variant(cq, preemptor, w, advantage), lca_of[w.admission.cluster_queue]
+                admission = w.admission
+                assert admission is not None  # a candidate is admitted
+                name = admission.cluster_queue
+                yield w, self._variant(cq, preemptor, w, name, advantage), lca_of[name]
 
     def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[CandidateGroup, CandidateGroup]:
         if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
@@ -338,7 +340,9 @@ class Preemptor:
         cohort up to the common one, still over quota on `frs`)?"""
         if allow_borrowing and variant is RECLAIM_WITHOUT_BORROWING:
             return False
-        node = self.snapshot.cluster_queues[candidate.admission.cluster_queue].node
+        admission = candidate.admission
+        assert admission is not None
+        node = self.snapshot.cluster_queues[admission.cluster_queue].node
         if node.within_subtree_quota(frs):
             return False
         for ancestor in node.ancestors():
@@ -349,20 +353,20 @@ class Preemptor:
         return True
 
     @staticmethod
-    def _fits(cq, requests: dict[FR, int], allow_borrowing: bool) -> bool:
+    def _workload_fits(cq, requests: dict[FR, int], allow_borrowing: bool) -> bool:
         node = cq.node
         for fr, value in requests.items():
             if (not allow_borrowing and node.borrowing_with(fr, value)) or value > available(node, fr):
                 return False
         return True
 
-    def _fill_back(self, cq, requests, removed: list[tuple], allow_borrowing: bool) -> list[tuple]:
+    def _fill_back_workloads(self, cq, requests, removed: list[tuple], allow_borrowing: bool) -> list[tuple]:
         """Put candidates back, the last removed first, while the preemptor still fits."""
         targets = list(removed)
         for index in range(len(targets) - 2, -1, -1):
             candidate, _, usage = targets[index]
             self.snapshot.restore_usage(candidate, usage)
-            if self._fits(cq, requests, allow_borrowing):
+            if self._workload_fits(cq, requests, allow_borrowing):
                 targets[index] = targets[-1]
                 targets.pop()
             else:
@@ -370,7 +374,7 @@ class Preemptor:
         return targets
 
     @staticmethod
-    def _under_nominal(cq, frs) -> bool:
+    def _queue_under_nominal_in_resources_needing_preemption(cq, frs) -> bool:
         return all(cq.node.nominal(fr) > cq.node.usage.get(fr, 0) for fr in frs)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
+from aks_kueue.k8s.quantity import parse_quantity
 from aks_kueue.kueue.cohorts import cohort_cycles
 from aks_kueue.kueue.units import amount
 
@@ -42,6 +43,12 @@ class QuotaNode:
     children: list["QuotaNode"] = field(default_factory=list)
     subtree_quota: dict[FlavorResource, int] = field(default_factory=dict)
     usage: dict[FlavorResource, int] = field(default_factory=dict)
+    # How many times `usage` may have changed, once its tree counts changes (`count_usage_changes`;
+    # -1 until then): shares are kept per version, as most nodes' usage does not move while a search
+    # looks at their shares. Usage stays a plain dict, the fastest to read.
+    usage_version: int = -1
+    # `spec.fairSharing.weight` (1 when unset; 0 makes any borrowing an infinite share).
+    fair_weight: float = 1.0
     # Fixed once the tree is built (quotas never change within a tree), per fr: the local
     # quota (what is never lent), the quota `borrowing_with` compares with, PotentialAvailable,
     # and the steps `_available` walks.
@@ -118,6 +125,13 @@ class QuotaNode:
             else:
                 yield child
 
+    def cluster_queues_below(self) -> tuple["QuotaNode", ...]:
+        """`subtree_cluster_queues`, kept: the tree's shape never changes once it is built."""
+        found = self.__dict__.get("_below")
+        if found is None:
+            found = self.__dict__["_below"] = tuple(self.subtree_cluster_queues())
+        return found
+
 
 def _local_quota(node: QuotaNode, fr: FlavorResource) -> int:
     quota = node.quotas.get(fr)
@@ -143,6 +157,12 @@ def _limit(resource: dict, key: str) -> Optional[int]:
     return None if resource.get(key) is None else amount(resource["name"], resource[key])
 
 
+def fair_weight(fair_sharing: Optional[dict]) -> float:
+    """Kueue's parseFairWeight: `fairSharing.weight` as a float, 1 when it is not set."""
+    weight = (fair_sharing or {}).get("weight") if isinstance(fair_sharing, dict) else None
+    return 1.0 if weight is None else float(parse_quantity(weight))
+
+
 def cohorts_in_cycles(cohorts: Iterable[dict]) -> set[str]:
     """The Cohorts whose parentName chain loops (Kueue makes their queues inactive)."""
     parent = {}
@@ -159,6 +179,7 @@ class QuotaTree:
         self.cohorts: dict[str, QuotaNode] = {}
         self.cluster_queues: dict[str, QuotaNode] = {}
         self._objects: list[dict] = []
+        self.counts_usage_changes = False
 
     @classmethod
     def from_objects(cls, objects: Iterable[dict]) -> "QuotaTree":
@@ -183,6 +204,7 @@ class QuotaTree:
                 parent = spec.get("cohortName")
             else:
                 continue
+            node.fair_weight = fair_weight(spec.get("fairSharing"))
             if parent:
                 links.append((node, parent))
         for node, parent in links:
@@ -199,6 +221,14 @@ class QuotaTree:
 
     def without_usage(self) -> "QuotaTree":
         return QuotaTree.from_objects(self._objects)
+
+    def count_usage_changes(self) -> None:
+        """From now on, count each node's usage changes (`QuotaNode.usage_version`), for fair
+        sharing's kept shares; the classical algorithm reads none and pays nothing for them."""
+        if not self.counts_usage_changes:
+            self.counts_usage_changes = True
+            for node in [*self.cohorts.values(), *self.cluster_queues.values()]:
+                node.usage_version = 0
 
     def _cohort(self, name: str) -> QuotaNode:
         return self.cohorts.setdefault(name, QuotaNode(name, is_cohort=True))
@@ -228,6 +258,8 @@ class QuotaTree:
                 node_usage[fr] = used + value
                 if local > used:
                     value -= local - used
+        if self.counts_usage_changes:
+            _changed(start)
 
     def remove_usage(self, cluster_queue: str, usage: dict[FlavorResource, int]) -> None:
         start = self.cluster_queues[cluster_queue]
@@ -240,6 +272,8 @@ class QuotaTree:
                     break
                 if stored_in_parent < value:
                     value = stored_in_parent
+        if self.counts_usage_changes:
+            _changed(start)
 
     # Capacity --------------------------------------------------------------------------
 
@@ -250,6 +284,13 @@ class QuotaTree:
     def potential_available(self, cluster_queue: str, fr: FlavorResource) -> int:
         """The most the ClusterQueue could ever take for `fr`, with nothing else running."""
         return potential_available(self.cluster_queues[cluster_queue], fr)
+
+
+def _changed(start: QuotaNode) -> None:
+    """Usage moved from `start` up (as far as lending limits let it: a node above may be counted
+    as changed when its usage did not move, which only costs a share computed again)."""
+    for node in start.path_from_root():
+        node.usage_version += 1
 
 
 def available(node: QuotaNode, fr: FlavorResource) -> int:
@@ -310,7 +351,7 @@ def _available(node: QuotaNode, fr: FlavorResource) -> int:
 
 def _plan(node: QuotaNode, fr: FlavorResource) -> tuple:
     path = node.path_from_root()
-    steps = []
+    steps: list[tuple[dict[FlavorResource, int], bool, int, int, Optional[int]]] = []
     for step in path[1:]:
         quota = step.quotas.get(fr)
         if quota is None:

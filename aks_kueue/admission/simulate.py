@@ -14,21 +14,23 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 from aks_kueue.admission.checks import with_admission_checks
+from aks_kueue.admission.configuration import CLASSICAL, SchedulerConfig
 from aks_kueue.admission.snapshot import Snapshot
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 
 
 def simulate(manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES,
              then: Optional[Callable[[dict[str, Any], dict, int, bool], None]] = None,
-             snapshot: Optional[Snapshot] = None) -> list[dict[str, Any]]:
+             snapshot: Optional[Snapshot] = None, scheduler: SchedulerConfig = CLASSICAL) -> list[dict[str, Any]]:
     """One decision per pending Workload, in order, shaped as the CLI contract's `workloads` items; a Fit
     is admitted. `resource_rules`: the Kueue Configuration's resource exclusions and transformations;
     `then` adds to each record (given it, the manifest, its order and whether it fits); `snapshot`: the
-    manifests' own, when the caller has built it already."""
+    manifests' own, when the caller has built it already; `scheduler`: fair sharing and admission fair
+    sharing as the Configuration sets them (for a snapshot built here)."""
     manifests = list(manifests)
     decisions = []
     with _collector_paused():
-        snapshot = snapshot or Snapshot.from_objects(manifests, resource_rules)
+        snapshot = snapshot or Snapshot.from_objects(manifests, resource_rules, scheduler)
         for order, manifest in enumerate(m for m in manifests if m.get("kind") == "Workload"):
             if (manifest.get("status") or {}).get("admission"):
                 continue
@@ -36,6 +38,8 @@ def simulate(manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES
             decision = snapshot.assign(workload)
             if decision.fits:
                 snapshot.admit(workload, decision)
+                if snapshot.afs is not None:
+                    snapshot.reserved_by(workload, 0.0)  # admission fair sharing's entry penalty
             record = decision_record(workload, decision)
             if then is not None:
                 then(record, manifest, order, decision.fits)
@@ -65,6 +69,18 @@ def _collector_paused() -> Iterator[None]:
             gc.freeze()
             gc.unfreeze()
         gc.enable()
+
+
+def cluster_queue_shares(snapshot: Snapshot) -> list[dict[str, Any]]:
+    """Each ClusterQueue's share as Kueue's status reports it (`status.fairSharing.weightedShare`: per
+    mille of what its cohort could lend, over its weight, rounded up; int64's maximum for a queue of
+    weight 0 that borrows), with its weight, dominant resource and whether it borrows."""
+    found = []
+    for name in sorted(snapshot.cluster_queues):
+        drs = snapshot.dominant_resource_share(name)
+        found.append({"name": name, "weight": drs.fair_weight, "weightedShare": drs.weighted_share(),
+                      "dominantResource": drs.dominant_resource or None, "borrowing": drs.borrowing})
+    return found
 
 
 def decision_record(workload, decision) -> dict[str, Any]:

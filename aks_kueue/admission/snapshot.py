@@ -10,10 +10,14 @@ on an empty cluster, which is what feasibility checks need. Usage changes only t
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
+from aks_kueue.admission.admission_fair_sharing import (USAGE_BASED, AfsUsageLedger, as_quantities,
+                                                        should_apply_entry_penalty)
 from aks_kueue.admission.admitted import AdmittedWorkloads
 from aks_kueue.admission.assigner import Assignment, FlavorAssigner
+from aks_kueue.admission.configuration import CLASSICAL, SchedulerConfig
+from aks_kueue.admission.fair_sharing import DRS, FairSharing, dominant_resource_share
 from aks_kueue.admission.flavors import FlavorMatches
 from aks_kueue.admission.models import ClusterQueueInfo, LocalQueueInfo, ResourceFlavorInfo
 from aks_kueue.admission.modes import FlavorAssignmentMode
@@ -21,6 +25,7 @@ from aks_kueue.admission.partial import reduce_counts
 from aks_kueue.admission.preemption import PreemptionTarget, Preemptor
 from aks_kueue.admission.quota import QuotaNode, QuotaTree, available, borrowing_height, cohorts_in_cycles
 from aks_kueue.admission.workloads import Admission, WorkloadInfo, workload_info
+from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 from aks_kueue.kueue.units import PODS
@@ -72,7 +77,11 @@ class Snapshot:
         self.flavor_matches = FlavorMatches(self.flavors)
         self._namespace_answers: dict[tuple[str, str], bool] = {}  # selectors and labels never change
         self.preemptor = Preemptor(self)
-        self.fair_sharing = False
+        # The Configuration's fairSharing and admissionFairSharing (`configuration`).
+        self.scheduler: SchedulerConfig = CLASSICAL
+        self.fair_sharing: Optional[FairSharing] = None
+        # Per LocalQueue usage for admission fair sharing, when it is on.
+        self.afs: Optional[AfsUsageLedger] = None
         # The Configuration's resources.excludeResourcePrefixes and transformations.
         self.resource_rules: ResourceRules = NO_RULES
         # Decisions are a pure function of the workload's shape and priority and of the
@@ -83,13 +92,16 @@ class Snapshot:
         self._single_flavor: dict[tuple, Optional[frozenset]] = {}
 
     @classmethod
-    def from_objects(cls, manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES) -> "Snapshot":
+    def from_objects(cls, manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES,
+                     scheduler: SchedulerConfig = CLASSICAL) -> "Snapshot":
         """Kueue v1beta2 manifests: flavors, cohorts, queues, priority classes, Namespaces
         (for their labels) and Workloads; an admitted Workload's usage is counted.
-        `resource_rules`: what the Kueue Configuration in force excludes and transforms."""
+        `resource_rules`: what the Kueue Configuration in force excludes and transforms;
+        `scheduler`: whether it turns fair sharing and admission fair sharing on."""
         manifests = [m for m in manifests if isinstance(m, dict)]
         snapshot = cls()
         snapshot.resource_rules = resource_rules
+        snapshot.scheduler, snapshot.fair_sharing = scheduler, scheduler.fair_sharing
         by_kind: dict[str, list[dict]] = {}
         for manifest in manifests:
             by_kind.setdefault(manifest.get("kind", ""), []).append(manifest)
@@ -104,15 +116,25 @@ class Snapshot:
         # Kueue disables every queue under a cohort cycle; the tree is built with the loop cut.
         cohorts = [_without_parent(c) if _name(c) in looping else c for c in cohorts]
         snapshot.tree = QuotaTree.from_objects(cohorts + by_kind.get("ClusterQueue", []))
-        for cq in by_kind.get("ClusterQueue", []):
-            name = _name(cq)
-            info = ClusterQueueInfo.from_spec(name, cq.get("spec") or {}, snapshot.tree.cluster_queues[name],
-                                              set(snapshot.flavors))
-            info.in_cohort_cycle = any(node.name in looping for node in info.node.ancestors())
-            snapshot.cluster_queues[name] = info
+        if scheduler.fair_sharing is not None:
+            snapshot.tree.count_usage_changes()  # shares are kept while usage stays
+        for manifest in by_kind.get("ClusterQueue", []):
+            name = _name(manifest)
+            cq = ClusterQueueInfo.from_spec(name, manifest.get("spec") or {}, snapshot.tree.cluster_queues[name],
+                                            set(snapshot.flavors))
+            cq.in_cohort_cycle = any(node.name in looping for node in cq.node.ancestors())
+            snapshot.cluster_queues[name] = cq
         for manifest in by_kind.get("LocalQueue", []):
             lq = LocalQueueInfo.from_manifest(manifest)
             snapshot.local_queues[(lq.namespace, lq.name)] = lq
+        if scheduler.admission_fair_sharing is not None:
+            snapshot.afs = AfsUsageLedger(scheduler.admission_fair_sharing,
+                                          {key: lq.fair_weight for key, lq in snapshot.local_queues.items()})
+            for manifest in by_kind.get("LocalQueue", []):
+                consumed = _consumed_resources(manifest)
+                if consumed:  # the usage Kueue persisted in the LocalQueue's status seeds its ledger
+                    meta = manifest.get("metadata") or {}
+                    snapshot.afs.seed((meta.get("namespace", "default"), meta.get("name", "")), consumed, 0.0)
         for order, manifest in enumerate(by_kind.get("Workload", [])):
             if not _admission(manifest):
                 continue  # pending: the caller decides it
@@ -143,21 +165,72 @@ class Snapshot:
     # Usage ---------------------------------------------------------------------------------
 
     def add_workload(self, workload: WorkloadInfo) -> None:
-        self.admitted_index(workload.admission.cluster_queue).add(workload)
+        admission = workload.admission
+        assert admission is not None  # an admitted workload's
+        cluster_queue = admission.cluster_queue
+        self.admitted_index(cluster_queue).add(workload)
         self.workloads_by_uid[workload.uid] = workload
         self._latest_reservation = max(self._latest_reservation, workload.reserved)
         self.restore_usage(workload)
-        self._changed(workload.admission.cluster_queue)
+        self._changed(cluster_queue)
 
     def remove_workload(self, workload: WorkloadInfo) -> None:
-        self._admitted[workload.admission.cluster_queue].remove(workload)
+        admission = workload.admission
+        assert admission is not None  # an admitted workload's
+        cluster_queue = admission.cluster_queue
+        self._admitted[cluster_queue].remove(workload)
         del self.workloads_by_uid[workload.uid]
         self.lift_usage(workload)
-        self._changed(workload.admission.cluster_queue)
+        self._changed(cluster_queue)
 
-    def generation(self, cq: ClusterQueueInfo) -> int:
-        """How many times admitted work in the queue's cohort tree has changed."""
-        return self._generation.get(cq.node.root(), 0)
+    def generation(self, cq: ClusterQueueInfo):
+        """How many times admitted work in the queue's cohort tree has changed (with admission
+        fair sharing, and LocalQueue usages: they order preemption candidates)."""
+        generation = self._generation.get(cq.node.root(), 0)
+        return generation if self.afs is None else (generation, self.afs.version)
+
+    def uses_admission_fair_sharing(self, cluster_queue: str) -> bool:
+        """Does admission fair sharing order this ClusterQueue's LocalQueues?"""
+        cq = self.cluster_queues.get(cluster_queue)
+        return self.afs is not None and cq is not None and cq.admission_mode == USAGE_BASED
+
+    def local_queue_usage(self, workload: WorkloadInfo) -> Optional[float]:
+        """The usage of the workload's LocalQueue, as admission fair sharing weighs it; None when
+        its ClusterQueue does not use admission fair sharing."""
+        cluster_queue = workload.admission.cluster_queue if workload.admission is not None else None
+        if self.afs is None or cluster_queue is None or not self.uses_admission_fair_sharing(cluster_queue):
+            return None
+        return self.afs.usage((workload.namespace, workload.queue_name))
+
+    # Admission fair sharing's workload events, in the caller's (virtual) time ----------------
+
+    def reserved_by(self, workload: WorkloadInfo, now: float) -> None:
+        """The workload reserved quota: its LocalQueue's entry penalty (shouldApplyEntryPenalty)."""
+        admission = workload.admission
+        cq = self.cluster_queues.get(admission.cluster_queue) if admission is not None else None
+        if self.afs is not None and admission is not None and cq is not None and should_apply_entry_penalty(
+                self.afs.config, cq.admission_mode, holds_reservation=False):
+            self.afs.reserved((workload.namespace, workload.queue_name), workload.uid,
+                              as_quantities(admission.usage), now)
+
+    def admitted_at(self, workload: WorkloadInfo, now: float) -> None:
+        """The workload is admitted (its checks Ready): its usage counts and its penalty settles."""
+        admission = workload.admission
+        if self.afs is not None and admission is not None and self.uses_admission_fair_sharing(admission.cluster_queue):
+            self.afs.admitted((workload.namespace, workload.queue_name), workload.uid,
+                              as_quantities(admission.usage), now)
+
+    def released_at(self, workload: WorkloadInfo, now: float, was_admitted: bool, finished: bool) -> None:
+        """The workload gives its quota back (call before `remove_workload`)."""
+        admission = workload.admission
+        if self.afs is not None and admission is not None and self.uses_admission_fair_sharing(admission.cluster_queue):
+            self.afs.released((workload.namespace, workload.queue_name), workload.uid,
+                              as_quantities(admission.usage) if was_admitted else None, now, finished)
+
+    def dominant_resource_share(self, name: str) -> DRS:
+        """The share of a ClusterQueue, or of a Cohort when no ClusterQueue has the name."""
+        node = self.tree.cluster_queues.get(name) or self.tree.cohorts[name]
+        return dominant_resource_share(node)
 
     def _changed(self, cluster_queue: str) -> None:
         root = self.tree.cluster_queues[cluster_queue].root()
@@ -168,15 +241,20 @@ class Snapshot:
         moment, as the preemption search does. Remembered decisions stay, so it must be
         undone by `restore_usage` before the next decision; to really remove a workload,
         use `remove_workload`."""
-        self.tree.remove_usage(workload.admission.cluster_queue, workload.admission.usage if usage is None else usage)
+        admission = workload.admission
+        assert admission is not None  # an admitted workload's
+        self.tree.remove_usage(admission.cluster_queue, admission.usage if usage is None else usage)
 
     def restore_usage(self, workload: WorkloadInfo, usage: Optional[dict] = None) -> None:
         """Put back what `lift_usage` took (also how `add_workload` counts a workload)."""
-        self.tree.add_usage(workload.admission.cluster_queue, workload.admission.usage if usage is None else usage)
+        admission = workload.admission
+        assert admission is not None  # an admitted workload's
+        self.tree.add_usage(admission.cluster_queue, admission.usage if usage is None else usage)
 
     def admit(self, workload: WorkloadInfo, decision: Decision) -> None:
         """Count a Fit decision's usage, as Kueue does when it reserves quota."""
         assignment = decision.assignment
+        assert assignment is not None and decision.cluster_queue is not None  # a Fit has both
         workload.admission = Admission(decision.cluster_queue, dict(assignment.usage),
                                        [{r: f.name for r, f in ps.flavors.items()} for ps in assignment.podsets])
         workload.reserved = self._latest_reservation + 1  # the most recent reservation so far
@@ -281,19 +359,20 @@ class Snapshot:
         has one flavor; else None."""
         key = (cq.name, workload.shape)
         if key not in self._single_flavor:
-            frs: Optional[set] = set()
+            frs: set = set()
+            single = True
             requested = {r for ps in workload.podsets for r in ps.per_pod} | ({PODS} if cq.covers_pods else set())
             for resource in requested:
                 group = cq.group_of.get(resource)
                 if group is None:
                     continue  # unavailable in the ClusterQueue: a reason that never changes
                 if len(group.flavors) != 1:
-                    frs = None
+                    single = False
                     break
                 frs.add((group.flavors[0], resource))
             if len(self._single_flavor) >= MEMO_LIMIT:
                 self._single_flavor.clear()
-            self._single_flavor[key] = None if frs is None else frozenset(frs)
+            self._single_flavor[key] = frozenset(frs) if single else None
         return self._single_flavor[key]
 
     @staticmethod
@@ -301,7 +380,7 @@ class Snapshot:
         return tuple(usage.get(fr, 0) for fr in sorted(frs) for usage, *_ in cq.node.chain(fr))
 
     def _decide(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> Decision:
-        assigner = FlavorAssigner(cq, workload, self.flavor_matches, self.preemptor, self.fair_sharing)
+        assigner = FlavorAssigner(cq, workload, self.flavor_matches, self.preemptor, self.fair_sharing is not None)
         full = assigner.assign()
         found = self._viable(cq, workload, full)
         if found is None and workload.can_be_partially_admitted():
@@ -320,7 +399,7 @@ class Snapshot:
         if assignment.mode is FIT:
             return _decision(cq, assignment)
         if assignment.mode is PREEMPT:
-            targets = self.preemptor.targets(cq, workload, assignment.frs_needing_preemption(), assignment.usage)
+            targets = self.preemptor.get_targets(cq, workload, assignment.frs_needing_preemption(), assignment.usage)
             if targets:
                 return _decision(cq, assignment, targets)
         return None
@@ -338,10 +417,13 @@ class Snapshot:
         clone = Snapshot()
         clone.flavors, clone.priority_classes = self.flavors, self.priority_classes
         clone.resource_rules = self.resource_rules
+        clone.scheduler, clone.fair_sharing = self.scheduler, self.fair_sharing
         clone.namespace_labels, clone.local_queues = self.namespace_labels, self.local_queues
         clone.flavor_matches = self.flavor_matches
         clone._namespace_answers = self._namespace_answers
         clone.tree = self.tree.without_usage()
+        if self.tree.counts_usage_changes:
+            clone.tree.count_usage_changes()
         clone.cluster_queues = {name: replace(cq, node=clone.tree.cluster_queues[name])
                                 for name, cq in self.cluster_queues.items()}
         return clone
@@ -358,6 +440,21 @@ class Snapshot:
                 known = label_selector_matches(selector, labels)
             self._namespace_answers[key] = known
         return known
+
+
+def _consumed_resources(local_queue: dict) -> dict[str, float]:
+    """`status.fairSharing.admissionFairSharingStatus.consumedResources`, as the ledger keeps them."""
+    found: Any = local_queue
+    for key in ("status", "fairSharing", "admissionFairSharingStatus", "consumedResources"):
+        found = found.get(key) if isinstance(found, dict) else None
+    consumed: dict = found if isinstance(found, dict) else {}
+    resources: dict[str, float] = {}
+    for resource, quantity in consumed.items():
+        try:
+            resources[str(resource)] = float(parse_quantity(quantity))
+        except QuantityError:
+            continue  # the API server would not have stored it; nothing to seed from
+    return resources
 
 
 def _still_fits(cq: ClusterQueueInfo, workload: WorkloadInfo, decision: Decision) -> bool:

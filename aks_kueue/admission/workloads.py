@@ -84,6 +84,14 @@ class WorkloadInfo:
     def uses(self, frs: set[FlavorResource]) -> bool:
         return self.admission is not None and any(fr in frs for fr in self.admission.usage)
 
+    @property
+    def held(self) -> Admission:
+        """The admission of a workload that holds quota (one the caller knows is admitted)."""
+        admission = self.admission
+        if admission is None:
+            raise ValueError(f"workload {self.key} holds no quota")
+        return admission
+
 
 def placement_key(pod_spec: dict) -> str:
     affinity = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {})

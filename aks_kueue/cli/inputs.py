@@ -45,6 +45,10 @@ class Inputs:
     # The Kueue configuration in force (`aks_kueue.kueue.jobs.JobOptions`): its `resources` are
     # what simulate charges workloads with.
     options: Any = None
+    # The effective Kueue Configuration (with every feature gate's value) and where it comes from:
+    # None for Kueue's defaults. Simulate decides with its fairSharing and admissionFairSharing.
+    kueue: Optional[dict[str, Any]] = None
+    kueue_source: str = "Kueue v0.19.2's defaults (no Configuration given)"
 
 
 def read_command_inputs(paths: list[str], namespace: str, integrations: Optional[str], stack: Optional[str],
@@ -83,7 +87,30 @@ def read_command_inputs(paths: list[str], namespace: str, integrations: Optional
     if options.resources:
         warnings.append(f"workloads are charged as the resources section of {config_source} says: "
                         + "; ".join(options.resources.describe()))
-    return Inputs(documents, warnings, job_results(documents, options), source, options)
+    kueue, kueue_source = configuration_in_force(settings, stack, documents)
+    return Inputs(documents, warnings, job_results(documents, options), source, options, kueue,
+                  kueue_source or Inputs.kueue_source)
+
+
+def configuration_in_force(settings, stack: Optional[str], documents: list[Document]):
+    """The effective Kueue Configuration and its source: the stack's (the Helm chart's document with the
+    stack's overrides; the managed extension's is not the stack's to set, so Kueue's defaults), else a
+    Configuration document of the input, else None (Kueue's defaults)."""
+    from aks_kueue.kueue.configuration import helm_configuration, judge_configuration
+    from aks_kueue.kueue.manifests import Category, category
+
+    if settings is not None:
+        kueue = settings.kueue
+        if kueue.install != "helm":
+            return None, f"Kueue v0.19.2's defaults (--stack {stack} installs Kueue as {kueue.install}, whose " \
+                         "Configuration is not the stack's to set)"
+        report = helm_configuration(kueue.frameworks, kueue.manager_configuration_overrides,
+                                    kueue.command_line_gates)
+        return report.in_force(), f"the Kueue Configuration --stack {stack} installs"
+    configs = [d for d in documents if category(d.manifest) is Category.CONFIGURATION]
+    if len(configs) == 1:
+        return judge_configuration(configs[0].manifest).in_force(), f"the Kueue Configuration in {configs[0].where}"
+    return None, None
 
 
 def stack_documents(settings, stack: str, source: str, output: Output) -> list[Document]:

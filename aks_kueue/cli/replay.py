@@ -473,9 +473,7 @@ def _stack_config(stack: Optional[str], config: Optional[Path]):
     from aks_kueue.cli.common import load_stack_config, stack_name
     from aks_kueue.judge import blocking_findings, generated_stubs
     from aks_kueue.judge.objects import checked_object
-    from aks_kueue.k8s.merge import deep_merge
-    from aks_kueue.kueue.chart_values import chart_configuration
-    from aks_kueue.kueue.configuration import judge_configuration
+    from aks_kueue.kueue.configuration import helm_configuration
     from aks_kueue.model.from_settings import from_settings
     from aks_kueue.preview.stackfile import StackFileError
     from aks_kueue.replay import ReplayConfig
@@ -510,11 +508,8 @@ def _stack_config(stack: Optional[str], config: Optional[Path]):
     notes = []
     kueue = None
     if settings.kueue.install == "helm":
-        document = deep_merge(chart_configuration(settings.kueue.frameworks),
-                              settings.kueue.manager_configuration_overrides or {})
-        report = judge_configuration(document, command_line_gates=settings.kueue.command_line_gates or None)
-        if report.effective is not None:
-            kueue = {**report.effective, "featureGates": dict(report.gates)}
+        kueue = helm_configuration(settings.kueue.frameworks, settings.kueue.manager_configuration_overrides,
+                                   settings.kueue.command_line_gates).in_force()
     else:
         notes.append("the managed Kueue extension's Configuration is not the stack's to set: Kueue v0.19's defaults "
                      "are assumed (waitForPodsReady on)")

@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
+from aks_kueue.admission.fair_sharing import INT64_MAX
 from aks_kueue.cli.chart import png_figure
 from aks_kueue.cli.markdown import cell, table
 from aks_kueue.replay.trace import format_duration
@@ -223,6 +224,27 @@ def _unrouted_line(configuration: dict[str, Any]) -> Optional[str]:
             "never admitted, and a --fail-on-wait gate fails on them")
 
 
+SHARE_COLUMNS = ("ClusterQueue", "weight", "at end", "highest", "mean", "borrowing hours")
+
+
+def _weighted(value: Optional[int]) -> str:
+    """Kueue's weightedShare; int64's maximum is a weight-0 queue that borrows: an infinite share."""
+    return "-" if value is None else "∞" if value >= INT64_MAX else f"{value:,}"
+
+
+def _share_rows(configuration: dict[str, Any]) -> list[list[str]]:
+    rows = []
+    for queue in configuration["clusterQueues"]:
+        fair = queue.get("fairSharing")
+        if fair is None:
+            continue
+        share = fair["weightedShare"]
+        rows.append([queue["name"], f"{fair['weight']:g}", _weighted(share["atEnd"]), _weighted(share["max"]),
+                     "∞ at times" if share["mean"] is None else _number(share["mean"], 1),
+                     _number(fair["borrowingHours"])])
+    return rows
+
+
 # Text ------------------------------------------------------------------------------------------
 
 
@@ -264,6 +286,9 @@ def print_text(document: dict[str, Any], trace) -> None:
         if configuration.get("cohorts"):
             table("usage of the Cohorts' own quota (what their ClusterQueues borrow beyond their own and lent quota)",
                   COHORT_COLUMNS, _cohort_rows(configuration))
+        if any("fairSharing" in q for q in queues):
+            table("fair sharing: weightedShare (per mille of the cohort's lendable, over the weight)", SHARE_COLUMNS,
+                  _share_rows(configuration))
         if configuration["pools"]:
             extra, pool_cells = _pool_extras(configuration)
             table("per pool", POOL_COLUMNS + extra, [_pool_row(p) + pool_cells(p) for p in configuration["pools"]])
@@ -343,6 +368,9 @@ def _markdown_configuration(configuration: dict[str, Any]) -> list[str]:
         lines += [f"**{cell(unrouted)}**", ""]
     lines += table(QUEUE_COLUMNS, [_queue_row(q) for q in configuration["clusterQueues"]]) + [""]
     lines += table(*_queue_extras(configuration)) + [""]
+    if any("fairSharing" in q for q in configuration["clusterQueues"]):
+        lines += ["Fair sharing, weightedShare per ClusterQueue:", ""]
+        lines += table(SHARE_COLUMNS, _share_rows(configuration)) + [""]
     if any(q["waitToStart"]["lowerBounds"] or q["waitToAdmit"]["lowerBounds"] for q in configuration["clusterQueues"]):
         lines += ["≥: a lower bound (waits cut at the end of the replay count with what they had waited by then).", ""]
     if configuration.get("cohorts"):
@@ -643,39 +671,28 @@ class _Panel:
 def draw_chart(document: dict[str, Any], results: list, path: Path) -> Path:
     """Over the report's window: pending workloads per ClusterQueue (the busiest ones, the rest summed),
     the usage of nominal quota of the same ClusterQueues (their busiest flavor/resource) and of the Cohorts
-    with quota of their own, and nodes per pool; with two configurations the base is dashed. Colours come
-    from the names (`colour`). `results` are the configurations' `report.Result`s."""
+    with quota of their own, nodes per pool, and with fair sharing the weighted share of the ClusterQueues
+    whose share rose highest; with two configurations the base is dashed. Colours come from the names
+    (`colour`). `results` are the configurations' `report.Result`s."""
     since = min(r.since for r in results)
     end = max(max(r.end for r in results), since)
     scale, unit = _time_scale(end - since)
     with_nodes = any(r.pools is not None for r in results)
-    rows = 3 if with_nodes else 2
+    with_shares = any(r.fair_shares is not None for r in results)
+    rows = 2 + with_nodes + with_shares
     with png_figure(path, rows, 1, figsize=(11, 3.4 * rows + 0.6), sharex=True, squeeze=False) as (figure, axes):
         pending, usage = _Panel(axes[0][0], since, end, scale), _Panel(axes[1][0], since, end, scale)
         nodes = _Panel(axes[2][0], since, end, scale) if with_nodes else None
+        shares = _Panel(axes[-1][0], since, end, scale) if with_shares else None
         busiest = _busiest_queues(results[0], since)
+        sharing = list(dict.fromkeys(name for r in results if r.fair_shares is not None
+                                     for name in _highest_shares(r.fair_shares, since)))
         cohorts = sorted({name for r in results for name in r.cohorts})
         pools = sorted({name for r in results if r.pools is not None for name in r.pools})
-        shade = styles(busiest + [f"cohort {c}" for c in cohorts] + pools)
+        shade = styles(list(dict.fromkeys(busiest + sharing)) + [f"cohort {c}" for c in cohorts] + pools)
         for index, found in enumerate(results):
-            dashed = index % 2 == 1
             suffix = "" if len(results) == 1 else (" (change)" if index == 0 else " (base)")
-            for name in busiest:
-                if name in found.queues:
-                    pending.step(found.queues[name].series, *shade[name], name + suffix, dashed)
-                if name in found.usage:
-                    line = found.usage[name]
-                    usage.step(line.shares(), *shade[name], f"{name} {line.label}{suffix}", dashed)
-            others = [q for n, q in found.queues.items() if n not in busiest]
-            if others:
-                pending.step(_summed([q.series for q in others]), OTHERS_COLOUR, None,
-                             f"{len(others)} other ClusterQueues{suffix}", dashed, 1.2)
-            for name, line in found.cohorts.items():
-                usage.step(line.shares(), *shade[f"cohort {name}"], f"Cohort {name} {line.label} (own quota){suffix}",
-                           dashed, 2.0)
-            for name, series in (found.pools or {}).items():
-                assert nodes is not None
-                nodes.step(series.series, *shade[name], name + suffix, dashed)
+            _draw_result(found, (pending, usage, nodes, shares), busiest, sharing, shade, suffix, index % 2 == 1)
         compared = "" if len(results) == 1 else " (solid: this change, dashed: base)"
         pending.finish("pending workloads", f"Pending workloads per ClusterQueue{compared}", "ClusterQueue")
         usage.finish("share of nominal quota", "Usage of nominal quota: each ClusterQueue's busiest flavor/resource, "
@@ -683,16 +700,66 @@ def draw_chart(document: dict[str, Any], results: list, path: Path) -> Path:
         usage.axis.yaxis.set_major_formatter(_percent_formatter())
         if nodes is not None:
             nodes.finish("nodes (incl. starting)", "Nodes per pool", "pool")
+        if shares is not None:
+            shares.finish("weighted share (per mille)", "Fair sharing: weighted share per ClusterQueue (a weight-0 "
+                          "queue that borrows: drawn at the top)", "ClusterQueue", integer=False)
         axes[-1][0].set_xlabel(f"{unit} since the first submission")
         figure.suptitle("aks-kueue replay: " + " vs ".join(c["name"] for c in document["configurations"]),
                         fontsize=12, x=0.01, ha="left")
     return path
 
 
+def _draw_result(found, panels: tuple, busiest: list[str], sharing: list[str], shade: dict, suffix: str,
+                 dashed: bool) -> None:
+    """One configuration's lines on the panels (pending, usage, nodes or None, shares or None)."""
+    pending, usage, nodes, shares = panels
+    for name in busiest:
+        if name in found.queues:
+            pending.step(found.queues[name].series, *shade[name], name + suffix, dashed)
+        if name in found.usage:
+            line = found.usage[name]
+            usage.step(line.shares(), *shade[name], f"{name} {line.label}{suffix}", dashed)
+    others = [q for n, q in found.queues.items() if n not in busiest]
+    if others:
+        pending.step(_summed([q.series for q in others]), OTHERS_COLOUR, None,
+                     f"{len(others)} other ClusterQueues{suffix}", dashed, 1.2)
+    for name, line in found.cohorts.items():
+        usage.step(line.shares(), *shade[f"cohort {name}"], f"Cohort {name} {line.label} (own quota){suffix}",
+                   dashed, 2.0)
+    for name, series in (found.pools or {}).items():
+        assert nodes is not None
+        nodes.step(series.series, *shade[name], name + suffix, dashed)
+    if shares is not None and found.fair_shares is not None:
+        for name in sharing:
+            if name in found.fair_shares:
+                shares.step(_share_series(found.fair_shares[name]), *shade[name], name + suffix, dashed)
+
+
 def _percent_formatter():
     from matplotlib.ticker import FuncFormatter
 
     return FuncFormatter(lambda value, _: f"{value * 100:.0f}%")
+
+
+def _share_series(series) -> list[tuple[float, float]]:
+    """A ClusterQueue's precise weighted share over time (`report.Steps`); an infinite share is drawn
+    at the highest finite one (or 1000) so that the rest stays readable."""
+    values = list(series.values)
+    ceiling = max([v for v in values if v != float("inf")] + [1000.0])
+    return [(t, ceiling if v == float("inf") else v) for t, v in zip(series.times, values)]
+
+
+def _highest_shares(fair_shares: dict, since: float) -> list[str]:
+    """The ClusterQueues whose share rose highest in the window (up to CHART_QUEUES), those that never
+    borrowed left out."""
+    peaks = []
+    for name, series in fair_shares.items():
+        points = list(zip(series.times, series.values))
+        before = [v for t, v in points if t <= since]
+        peak = max([v for t, v in points if t > since] + before[-1:], default=0.0)
+        if peak > 0:
+            peaks.append((-peak, name))
+    return [name for _, name in sorted(peaks)[:CHART_QUEUES]]
 
 
 def _busiest_queues(found, since: float) -> list[str]:

@@ -73,6 +73,25 @@ class ConfigurationReport:
     # Every feature gate's value in force.
     gates: dict[str, bool] = field(default_factory=dict)
 
+    def in_force(self) -> Optional[dict[str, Any]]:
+        """The effective Configuration with `featureGates` holding every gate's value, as the
+        admission core and the replay read it; None when it does not decode (whether Kueue would
+        start with it is `errors`, for the caller to judge)."""
+        if self.effective is None:
+            return None
+        return {**self.effective, "featureGates": dict(self.gates)}
+
+
+def helm_configuration(frameworks: list[str], overrides: Optional[Mapping[str, Any]],
+                       command_line_gates: Optional[Mapping[str, bool]] = None) -> ConfigurationReport:
+    """What Kueue makes of the Configuration a Helm install renders: the chart's default document with
+    these integrations, the stack's overrides merged in, and the chart's `--feature-gates`."""
+    from aks_kueue.k8s.merge import deep_merge
+    from aks_kueue.kueue.chart_values import chart_configuration
+
+    document = deep_merge(chart_configuration(frameworks), dict(overrides or {}))
+    return judge_configuration(document, command_line_gates=command_line_gates or None)
+
 
 class ConfigurationTextError(ValueError):
     """The Configuration text is not YAML Kueue could read (or is too large or deep to read)."""

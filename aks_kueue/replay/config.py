@@ -8,9 +8,9 @@ plain data: v1beta2 manifests, already validated and defaulted, and the capacity
 What the replay reads of Kueue's Configuration (`apis/config/v1beta2/defaults.go`, v0.19.2):
 `waitForPodsReady` (on by default in v1beta2: timeout 30m, recoveryTimeout the timeout's value,
 blockAdmission false, requeuing timestamp Eviction, backoff 60 s doubling to 3,600 s, no limit on
-retries), `fairSharing` and `admissionFairSharing` (not modelled: the report says so when they are
-on), and the `PartialAdmission` feature gate. Beside the Configuration: the spot eviction rates and
-seed (`spot`), and the pools' prices (`prices`).
+retries), `fairSharing` and `admissionFairSharing` (the admission core's `SchedulerConfig`, which the
+engine decides with), and the `PartialAdmission` feature gate. Beside the Configuration: the spot
+eviction rates and seed (`spot`), and the pools' prices (`prices`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
+from aks_kueue.admission.configuration import KUEUE_DEFAULTS, SchedulerConfig
 from aks_kueue.aks.nodes import GPU_PREFIXES, PoolCapacity
 from aks_kueue.aks.prices import PoolPrices
 from aks_kueue.kueue.config_api import seconds
@@ -37,9 +38,6 @@ DEFAULT_SCALE_DOWN_DELAY = 600.0
 # plugin come up before the GPUs are allocatable). Measure yours: see docs/replay.md.
 DEFAULT_CPU_STARTUP = 240.0
 DEFAULT_GPU_STARTUP = 480.0
-# Parts of the Configuration the replay does not model, and what it does instead when they are on.
-NOT_MODELLED = (("fairSharing", "entries are ordered and preemption targets chosen as without it"),
-                ("admissionFairSharing", "queues are ordered by priority and time only"))
 
 
 @dataclass(frozen=True)
@@ -131,6 +129,12 @@ class ReplayConfig:
         return ResourceRules.from_configuration(self.kueue)
 
     @property
+    def scheduler(self) -> SchedulerConfig:
+        """Fair sharing and admission fair sharing as the Configuration in force sets them."""
+        source = KUEUE_DEFAULTS if self.kueue is None else f"the Kueue Configuration of {self.name}"
+        return SchedulerConfig.from_configuration(self.kueue, source)
+
+    @property
     def partial_admission(self) -> bool:
         gates = (self.kueue or {}).get("featureGates")
         return not (isinstance(gates, Mapping) and gates.get("PartialAdmission") is False)
@@ -163,8 +167,9 @@ class ReplayConfig:
                          f"doubling {cap}, no jitter"
                          + (f", at most {ready.backoff_limit} requeues" if ready.backoff_limit is not None else "")
                          + (", blockAdmission" if ready.block_admission else ""))
-        lines += [f"{key} is on in the Kueue Configuration: not modelled ({what})" for key, what in NOT_MODELLED
-                  if self.kueue is not None and isinstance(self.kueue.get(key), Mapping)]
+        scheduler = self.scheduler
+        if scheduler.fair_sharing is not None or scheduler.admission_fair_sharing is not None:
+            lines.append(scheduler.describe())
         return lines + self._spot_assumptions() + (self.prices.describe() if self.prices is not None else []) \
             + list(self.notes)
 

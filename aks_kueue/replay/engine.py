@@ -11,11 +11,14 @@ nothing, as `pkg/scheduler/scheduler.go` does, one method per step of it:
    queue ordered by priority, then queue-order timestamp (creation; eviction time after a
    waitForPodsReady eviction, as `requeuingStrategy.timestamp: Eviction` says), then trace order
    standing for the UID (`cluster_queue.go` `baseCompareFunc`); a BestEffortFIFO preemptor waiting
-   for its targets stays first ("sticky");
+   for its targets stays first ("sticky"); with admission fair sharing the least used LocalQueue's
+   workloads come first (`queueOrderingFunc`), its usage advanced in virtual time by the core;
 2. `nominate`: each head's decision from the admission core (`Snapshot.assign`: flavors, borrowing,
    preemption targets, partial admission), all against the state at the start of the cycle;
-3. `iterator` (`makeClassicalIterator`): no borrowing before borrowing, then higher priority, then
-   the earlier timestamp;
+3. `iterator` (`makeIterator`, from the core): classical (`makeClassicalIterator`), no borrowing
+   before borrowing, then higher priority, then the earlier timestamp; with fair sharing the core's
+   `FairSharingIterator` (Kueue's tournament by dominant resource share, run again as each entry is
+   taken, so that it sees what the entries before it added);
 4. `process_entry`: NoFit is requeued; Preempt without candidates reserves quota for the rest of the
    cycle unless the queue can always reclaim (`reserveCapacityForUnreclaimablePreempt`,
    `quotaResourcesToReserve`); Preempt with targets is skipped when its targets overlap an earlier
@@ -80,8 +83,11 @@ import heapq
 from array import array
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, ClassVar, NamedTuple, Optional
+from typing import Callable, ClassVar, Iterator, NamedTuple, Optional
 
+from aks_kueue.admission.fair_sharing import ShareSeries
+from aks_kueue.admission.fair_sharing_iterator import Entry as CycleEntry
+from aks_kueue.admission.fair_sharing_iterator import make_iterator
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.snapshot import Decision, Snapshot
 from aks_kueue.admission.workloads import PodSetInfo, WorkloadInfo
@@ -315,6 +321,8 @@ class QueueState:
         self.bulk: set[tuple] = set()        # classes found inadmissible since the last requeue
         self.sticky: Optional[Run] = None
         self.sticky_waiting = False          # the sticky preemptor is queued at the head
+        # Admission fair sharing: a head's LocalQueue usage, which orders the queue before its key.
+        self.usage: Optional[Callable[[Run], float]] = None
         self.pending = 0
         self.times = array("d", [0.0])
         self.values = array("q", [0])
@@ -331,6 +339,8 @@ class QueueState:
 
     def _announce(self, group: Group) -> None:
         group.version += 1
+        if self.usage is not None:
+            return  # heads are found by a scan (`_pop_by_usage`)
         heapq.heappush(self.top, (group.items[0][0], group.version, group))
         if len(self.top) > 2 * len(self.groups) + 64:
             self.top = [(g.items[0][0], g.version, g) for g in self.groups.values() if g.in_heap and g.items]
@@ -366,6 +376,8 @@ class QueueState:
                 self._announce(group)
 
     def pop(self) -> Optional[Run]:
+        if self.usage is not None:
+            return self._pop_by_usage()
         if self.sticky_waiting and self.sticky is not None and self.sticky.held is Held.QUEUED:
             self.sticky_waiting = False
             run = self.sticky
@@ -387,6 +399,33 @@ class QueueState:
                 del self.groups[group.hash]
             return run
         return None
+
+    def _pop_by_usage(self) -> Optional[Run]:
+        """With admission fair sharing usages move with time, so the head is found by a scan: the
+        least used LocalQueue's first workload (Kueue's queueOrderingFunc; the sticky preemptor
+        wins only among equal usages). Classes hold one LocalQueue each here (see `_runs`)."""
+        usage = self.usage
+        assert usage is not None  # `pop` comes here only with admission fair sharing
+        candidates: list[tuple[float, int, tuple, Optional[Group]]] = [
+            (usage(g.items[0][1]), 1, g.items[0][0], g) for g in self.groups.values() if g.in_heap and g.items]
+        sticky = self.sticky
+        if self.sticky_waiting and sticky is not None and sticky.held is Held.QUEUED:
+            candidates.append((usage(sticky), 0, sticky.key, None))
+        if not candidates:
+            self.sticky_waiting = False
+            return None
+        _, _, _, group = min(candidates, key=lambda c: c[:3])
+        if group is None:
+            assert sticky is not None  # its candidate was added above
+            self.sticky_waiting = False
+            run = sticky
+        else:
+            _, run = heapq.heappop(group.items)
+            if not group.items and self.groups.get(group.hash) is group:
+                del self.groups[group.hash]
+        self.live -= 1
+        run.held = Held.INFLIGHT
+        return run
 
     def bulk_move(self, hash_: tuple, reason: Optional[str] = None) -> None:
         """Every queued workload equivalent to one found inadmissible (for `reason`) goes to the
@@ -480,6 +519,7 @@ class Entry:
     run: Run
     decision: Decision
     status: Optional[Status] = None
+    preemptor: bool = False         # its queue's preemptor waiting for its targets (Kueue's IsPreemptor)
 
 
 @dataclass
@@ -518,6 +558,7 @@ class ReplayOutcome:
     decisions: int
     snapshot: Snapshot
     notes: list[str] = field(default_factory=list)
+    shares: Optional[ShareSeries] = None    # each ClusterQueue's share over time, with fair sharing on
     since: float = 0.0      # the report's window: from `since` to `end` (history before it is warm-up)
     cohorts: Optional[CohortUsage] = None           # Cohorts with quota of their own
     steps: int = 0          # admissions, preemptions begun and heads parked by the cycles (`event_bound`)
@@ -557,7 +598,9 @@ class _Replay:
         self.config = config
         self.trace = trace
         self.options = options
-        self.snapshot = Snapshot.from_objects(config.objects, config.resource_rules)
+        self.snapshot = Snapshot.from_objects(config.objects, config.resource_rules, config.scheduler)
+        self.shares = ShareSeries(self.snapshot.tree.cluster_queues) if self.snapshot.fair_sharing else None
+        self.share_changes: set[str] = set()   # ClusterQueues whose usage changed in this instant
         self.pods_ready = config.pods_ready
         self.pace = Pace(config.cycle.seconds)
         self.done = 0
@@ -585,6 +628,8 @@ class _Replay:
         for name in sorted(self.snapshot.cluster_queues):
             spec = manifests.get(name, {}).get("spec") or {}
             self.queues[name] = QueueState(name, spec.get("queueingStrategy") or "BestEffortFIFO")
+            if self.snapshot.uses_admission_fair_sharing(name):
+                self.queues[name].usage = self._local_queue_usage
             quotas = self.snapshot.tree.cluster_queues[name].quotas
             self.meters[name] = {fr: self._meter_of(q.nominal) for fr, q in quotas.items()}
         self.ready_queues: set[str] = set()
@@ -619,7 +664,9 @@ class _Replay:
                 priority = priority_classes[workload.priority_class]
             else:
                 priority = workload.priority or 0
-            hash_ = (id(workload.shape), priority)
+            # With admission fair sharing a class is also one LocalQueue's: their usages order them.
+            hash_ = (id(workload.shape), priority) if self.snapshot.afs is None else (
+                id(workload.shape), priority, workload.namespace, workload.queue)
             runs.append(Run(workload, priority, classes.setdefault(hash_, hash_)))
         return runs
 
@@ -667,6 +714,8 @@ class _Replay:
                 self._apply(event, now)
                 if events.next_time() != now:
                     self._settle(now)
+            if self.shares is not None:
+                self._record_shares(now)
             if options.observe is not None:
                 options.observe(now, self.snapshot, self.nodes)
             if options.progress is not None and self.done >= report_at:
@@ -679,8 +728,9 @@ class _Replay:
         if options.progress is not None:
             options.progress(self._progress(end))
         return ReplayOutcome(self.config, self.runs, self.queues, self.meters, self.nodes, end, self.done,
-                             self.cycles, self.decisions, self.snapshot, self.notes, since=min(self.since, end),
-                             cohorts=self.cohorts, pools_at_since=self.pools_at_since, steps=self.steps)
+                             self.cycles, self.decisions, self.snapshot, self.notes, shares=self.shares,
+                             since=min(self.since, end), cohorts=self.cohorts, pools_at_since=self.pools_at_since,
+                             steps=self.steps)
 
     def _open_window(self, at: float) -> None:
         """The report's window opens (`--from`): the integrals so far are warm-up, kept to be taken off."""
@@ -830,6 +880,8 @@ class _Replay:
     def schedule(self, now: float) -> None:
         """Cycle after cycle until one changes nothing (or no queue has a head); with a cycle time
         (`pace`), at most one cycle now, whose decisions take effect when it ends."""
+        if self.snapshot.afs is not None:
+            self.snapshot.afs.advance(now)
         if self.pace.seconds:
             return self._paced_cycle(now)
         for _ in range(self.options.max_cycles_per_instant):
@@ -905,17 +957,22 @@ class _Replay:
         """Each head's decision, against the state at the start of the cycle."""
         assign, entries = self.snapshot.assign, []
         for run in heads:
-            assert run.info is not None and run.cq is not None  # a head is queued: it has both
-            entries.append(Entry(run, assign(run.info, run.cq)))
+            assert run.info is not None and run.cq is not None and run.queue is not None  # a head is queued
+            entries.append(Entry(run, assign(run.info, run.cq), preemptor=run.queue.sticky is run))
         return entries
 
-    @staticmethod
-    def iterator(entries: list[Entry]) -> list[Entry]:
-        """Kueue's classical iterator: entries that need no borrowing first, then queue order."""
+    def iterator(self, entries: list[Entry]) -> Iterator[Entry]:
+        """The core's `make_iterator` (Kueue's makeIterator): classical, or with fair sharing the
+        tournament, whose order depends on the usage each entry taken adds, so the entries are taken
+        one at a time while `process_entry` handles them."""
         if len(entries) < 2:
-            return entries
-        return sorted(entries, key=lambda e: (e.decision.assignment.borrowing if e.decision.assignment is not None
-                                              else 0, e.run.key))
+            return iter(entries)
+        snapshot = self.snapshot
+        nominees = []
+        for entry in entries:
+            assert entry.run.cq is not None  # nominated: it has a ClusterQueue
+            nominees.append(CycleEntry(entry.run.cq, entry.decision, entry.run.key, entry, entry.preemptor))
+        return (nominee.payload for nominee in make_iterator(snapshot.tree, nominees, snapshot.scheduler))
 
     def process_entry(self, entry: Entry, cycle: Cycle, now: float) -> None:
         run, decision = entry.run, entry.decision
@@ -924,7 +981,8 @@ class _Replay:
         if mode is NO_FIT or (mode is PREEMPT and not decision.targets):
             entry.status = Status.INADMISSIBLE
             run.reason = decision.message  # Kueue's words, in the QuotaReserved condition
-            if mode is PREEMPT and snapshot.cluster_queues[cq].reclaim_within_cohort != "Any":
+            if mode is PREEMPT and (snapshot.cluster_queues[cq].reclaim_within_cohort != "Any"
+                                    or (entry.preemptor and snapshot.scheduler.prioritize_preemptor_workloads)):
                 hold = _to_reserve(snapshot, cq, decision)
                 snapshot.reserve(cq, hold)
                 cycle.reserved.append((cq, hold))
@@ -1001,8 +1059,9 @@ class _Replay:
     def _quota_reserved(self, run: Run, now: float) -> None:
         """Quota reserved (QuotaReserved): admitted at once, or once its checks are Ready."""
         self.last_change = now
-        decision, queue = run.decision, run.queue
-        assert decision is not None and queue is not None
+        decision, queue, info = run.decision, run.queue, run.info
+        assert decision is not None and queue is not None and info is not None
+        self.snapshot.reserved_by(info, now)   # admission fair sharing's entry penalty, as the quota is reserved
         queue.count(now, -1)
         run.epoch += 1
         run.admissions += 1
@@ -1041,6 +1100,8 @@ class _Replay:
 
     def _set_admitted(self, run: Run, now: float) -> None:
         """The Admitted condition: the report's times are those of the last admission (replay.md)."""
+        assert run.info is not None
+        self.snapshot.admitted_at(run.info, now)
         run.state = State.ADMITTED
         run.admitted = now
         run.started = None
@@ -1058,12 +1119,26 @@ class _Replay:
             if meter is None:
                 meter = meters[fr] = self._meter_of(0)
             meter.change(now, sign * value)
+        if self.shares is not None:
+            self.share_changes.add(run.cq)
         if self.cohorts is not None:
             self.cohorts.change(now, run.cq, usage, sign)
 
     def _meter_of(self, nominal: int) -> Meter:
         meter = Meter(nominal)
         return meter.record() if self.options.series else meter
+
+    def _record_shares(self, now: float) -> None:
+        """Each changed ClusterQueue's share as the instant leaves it (its usage moves many times within one)."""
+        assert self.shares is not None
+        for name in self.share_changes:
+            self.shares.record(now, name)
+        self.share_changes.clear()
+
+    def _local_queue_usage(self, run: Run) -> float:
+        afs = self.snapshot.afs
+        assert afs is not None  # set only on the queues admission fair sharing orders
+        return afs.usage((run.trace.namespace, run.trace.queue))
 
     def _flavors(self, decision: Decision) -> tuple[dict[str, dict[str, str]], dict[str, int]]:
         """The flavors and pod counts a decision assigns, per pod set: one copy per distinct
@@ -1095,9 +1170,10 @@ class _Replay:
         if runtime is not None:
             self.events.push(now + runtime, Finish(run, run.epoch))
 
-    def _release(self, run: Run, now: float) -> None:
+    def _release(self, run: Run, now: float, finished: bool = False) -> None:
         info = run.info
         assert info is not None and run.cq is not None
+        self.snapshot.released_at(info, now, run.state in (State.ADMITTED, State.RUNNING), finished)
         self.snapshot.remove_workload(info)
         info.admission = None
         self._meter(run, now, -1)
@@ -1112,7 +1188,7 @@ class _Replay:
 
     def _finish(self, run: Run, now: float) -> None:
         self.last_change = self.last_progress = now
-        self._release(run, now)
+        self._release(run, now, finished=True)
         run.state = State.FINISHED
         run.finished = now
         run.info, run.key = None, ()  # no longer queued nor holding quota: the core's view goes

@@ -411,7 +411,7 @@ class _Reader:
     def csv_workload(self, row: dict[str, str], header: list[str], file: str, number: int, error: Where) -> None:
         submitted, absolute, runtime, priority, priority_class = self.submission(
             {key: value for key, value in row.items() if value or key == "submitted"}, error)
-        count = _integer(row["count"], "count", error)
+        count = _integer(row["count"], "count", error)  # 0 is allowed: Kueue's CRD minimum
         count_at = header.index("count")
         requests = {name: _quantity(row[name], name, error) for name in header[count_at + 1:]
                     if name not in CSV_OPTIONAL and row[name]}
@@ -516,7 +516,7 @@ def _pod_sets_from_lines(pod_sets: Any, error: Where) -> list[dict[str, Any]]:
         if name in taken:
             raise at("name", f"{name!r} names two pod sets; give each its own name")
         taken.add(name)
-        count = _integer(pod_set.get("count", 1), "count", at)
+        count = _integer(pod_set.get("count", 1), "count", at)  # 0 is allowed: Kueue's CRD minimum
         requests = pod_set.get("requests") or {}
         if not isinstance(requests, dict):
             raise at("requests", "must be a map of resource to quantity")

@@ -22,7 +22,11 @@ Conventions a reviewer can check by hand:
   nothing starts cannot look good;
 - for a workload admitted more than once, `admitted` and `started` are those of its last admission,
   and its waits run from its submission to them; one waiting again at the end has them null;
-- amounts are shown in cores (cpu), GiB (memory and other byte resources) or counts (`unit` "").
+- amounts are shown in cores (cpu), GiB (memory and other byte resources) or counts (`unit` "");
+- with fair sharing on, each ClusterQueue's `fairSharing` gives its weightedShare as Kueue's status
+  does (per mille of what its cohort could lend, over its weight, rounded up) at the end and at its
+  highest, its time-weighted mean over the window, and the hours it borrowed; `admission` says which
+  algorithm decided.
 """
 
 from __future__ import annotations
@@ -187,6 +191,9 @@ class Result:
     since: float = 0.0
     usage: dict[str, Usage] = field(default_factory=dict)     # per ClusterQueue with quota
     cohorts: dict[str, Usage] = field(default_factory=dict)   # per Cohort with quota of its own
+    # With fair sharing, each ClusterQueue's precise weighted share over time (inf: a weight-0 queue
+    # that borrows); None without fair sharing.
+    fair_shares: Optional[dict[str, Steps]] = None
 
 
 def result(outcome: ReplayOutcome) -> Result:
@@ -194,6 +201,9 @@ def result(outcome: ReplayOutcome) -> Result:
     pools = None if outcome.nodes is None else {
         pool.name: Steps(array("d", (t for t, _ in pool.series)), array("q", (v for _, v in pool.series)))
         for pool in outcome.nodes.pools}
+    fair_shares = None if outcome.shares is None else {
+        name: Steps(array("d", (t for t, _ in series)), array("d", (d.precise_weighted_share() for _, d in series)))
+        for name, series in outcome.shares.series.items()}
     part = configuration(outcome)
     usage = {}
     for queue in part["clusterQueues"]:
@@ -211,7 +221,7 @@ def result(outcome: ReplayOutcome) -> Result:
             found = outcome.cohorts.meters[cohort["name"]][(busiest["flavor"], busiest["resource"])]
             cohorts[cohort["name"]] = Usage(f"{busiest['flavor']}/{busiest['resource']}", found.nominal,
                                             Steps(found.times, found.values), found.subtree_quota - found.nominal)
-    return Result(part, outcome.end, outcome.events, queues, pools, outcome.since, usage, cohorts)
+    return Result(part, outcome.end, outcome.events, queues, pools, outcome.since, usage, cohorts, fair_shares)
 
 
 def _busiest(rows: list[dict[str, Any]]) -> Optional[dict[str, Any]]:
@@ -230,11 +240,14 @@ def configuration(outcome: ReplayOutcome) -> dict[str, Any]:
         else:
             unrouted += 1
     queues = [_queue(name, runs, outcome) for name, runs in by_queue.items()]
+    if outcome.shares is not None:
+        for queue in queues:
+            queue["fairSharing"] = outcome.shares.summary(queue["name"], outcome.end, outcome.since)
     pools = _pools(outcome)
     if _has_spot(outcome):
         _add_spot(queues, pools, by_queue, outcome)
-    found = {"name": outcome.config.name, "events": outcome.events, "clusterQueues": queues,
-             "cohorts": _cohorts(outcome), "pools": pools,
+    found = {"name": outcome.config.name, "events": outcome.events, "admission": outcome.config.scheduler.as_json(),
+             "clusterQueues": queues, "cohorts": _cohorts(outcome), "pools": pools,
              "assumptions": outcome.config.assumptions() + outcome.notes, "unrouted": unrouted,
              "workloads": RunRows(outcome)}
     if outcome.config.prices is not None and outcome.nodes is not None:

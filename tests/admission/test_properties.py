@@ -661,6 +661,25 @@ def _policy_allows(policy: str, preemptor, target) -> bool:
     return policy == "LowerPriority" and lower
 
 
+def _assert_reclaimable(org: Org, snapshot: Snapshot, roots: dict, cq: str, preemptor, target, frs) -> None:
+    """A target in another queue: of the same cohort tree, allowed by reclaimWithinCohort, and its
+    queue above nominal on a contested flavor-resource."""
+    owner = target.admission.cluster_queue
+    assert roots[owner] == roots[cq]
+    policies = org.queues[cq].extra.get("preemption") or {}
+    assert _policy_allows(policies.get("reclaimWithinCohort", "Never"), preemptor, target)
+    usage = snapshot.tree.cluster_queues[owner].usage
+    assert any(usage.get(fr, 0) > org.queues[owner].nominal(fr) for fr in frs), (owner, frs)
+
+
+def _remove_targets_and_check_room(snapshot: Snapshot, cq: str, decision) -> None:
+    """Without its targets, the workload's usage fits the flavors it was given (they stay removed)."""
+    for target in decision.targets:
+        snapshot.remove_workload(target.workload)
+    for fr, value in decision.assignment.usage.items():
+        assert value <= snapshot.tree.available(cq, fr), (fr, decision)
+
+
 def _moves_to_another_flavor() -> tuple[Org, list]:
     """Found by this property (and kept as an explicit example): cq2 borrows cpu on f0 and
     preempts its own w8 for f0's memory; once w8 is gone, f0 fits only by borrowing, so
@@ -726,14 +745,9 @@ def test_partial_admission_and_preemption_targets(scenario):
                 if owner == cq:
                     assert _policy_allows(policies.get("withinClusterQueue", "Never"), workload, target)
                 else:
-                    assert roots[owner] == roots[cq] and owner != roots[owner]
-                    assert _policy_allows(policies.get("reclaimWithinCohort", "Never"), workload, target)
-                    usage = snapshot.tree.cluster_queues[owner].usage
-                    assert any(usage.get(fr, 0) > org.queues[owner].nominal(fr) for fr in frs), (owner, frs)
-            for target in decision.targets:
-                snapshot.remove_workload(target.workload)
-            for fr, value in decision.assignment.usage.items():
-                assert value <= snapshot.tree.available(cq, fr), (fr, decision)
+                    assert owner != roots[owner]
+                    _assert_reclaimable(org, snapshot, roots, cq, workload, target, frs)
+            _remove_targets_and_check_room(snapshot, cq, decision)
             smaller = Shape(counts[0], shape.cpu, shape.memory, shape.pool, None, shape.priority)
             again = snapshot.assign(workload_info(smaller.manifest(workload.name, cq), snapshot.priority_classes, order))
             if org.default_fungibility(cq):
@@ -742,6 +756,85 @@ def test_partial_admission_and_preemption_targets(scenario):
                 snapshot.add_workload(target.workload)
         if decision.fits:
             snapshot.admit(workload, decision)
+
+
+@FEWER
+@given(scenarios(preempting=True) | scenarios(shape="flat", preempting=True))
+def test_fair_sharing_targets_are_allowed_and_make_room(scenario):
+    """With fair sharing on, along simulate's loop: deciding changes no usage; a Preempt's targets
+    are admitted workloads of the preemptor's queue (withinClusterQueue) or of a queue of its tree that
+    borrows on a contested flavor-resource (reclaimWithinCohort), each with the reason fair sharing
+    gives; without them the workload's usage fits the flavors it was given."""
+    from aks_kueue.admission.configuration import SchedulerConfig
+    from aks_kueue.admission.fair_sharing import FairSharing
+    from aks_kueue.admission.modes import PreemptionReason
+
+    org, jobs = scenario
+    snapshot = Snapshot.from_objects(org.manifests(), scheduler=SchedulerConfig(fair_sharing=FairSharing()))
+    roots = {name: snapshot.tree.cluster_queues[name].root().name for name in org.queues}
+    for order, ((cq, _), manifest) in enumerate(zip(jobs, workload_manifests(jobs))):
+        workload = workload_info(manifest, snapshot.priority_classes, order)
+        before = usage_state(snapshot)
+        decision = snapshot.assign(workload)
+        assert usage_state(snapshot) == before, decision
+        if decision.mode is PREEMPT and decision.targets:
+            policies = org.queues[cq].extra.get("preemption") or {}
+            frs = decision.assignment.frs_needing_preemption()
+            for target in decision.targets:
+                owner = target.cluster_queue
+                if owner == cq:
+                    assert target.reason is PreemptionReason.IN_CLUSTER_QUEUE
+                    assert _policy_allows(policies.get("withinClusterQueue", "Never"), workload, target.workload)
+                else:
+                    assert target.reason in (PreemptionReason.IN_COHORT_RECLAMATION,
+                                             PreemptionReason.IN_COHORT_FAIR_SHARING), target.reason
+                    _assert_reclaimable(org, snapshot, roots, cq, workload, target.workload, frs)
+            _remove_targets_and_check_room(snapshot, cq, decision)
+            for target in decision.targets:
+                snapshot.add_workload(target.workload)
+        if decision.fits:
+            snapshot.admit(workload, decision)
+
+
+def _verdict(decision) -> tuple:
+    return (decision.cluster_queue, decision.mode, decision.borrowing, decision.message,
+            [(ps.name, ps.count, ps.flavors) for ps in decision.pod_sets],
+            [(t.workload.uid, t.reason) for t in decision.targets])
+
+
+@FEWER
+@given(st.booleans(), scenarios(preempting=True) | scenarios(shape="flat", preempting=True))
+def test_a_remembered_decision_is_the_decision_made_again(fair, scenario):
+    """The core keeps a decision while what it read of the cohort tree is unchanged (`_still_fits`,
+    `_unchanged`: with fair sharing, no candidate anywhere in the tree that borrows). Along simulate's
+    loop, with each job submitted twice in a row (the second asks what the first's admission may have
+    changed), a Preempt's targets removed and the preemptor admitted, and every third step the oldest
+    admitted workload finishing, every decision equals the one a snapshot that remembers nothing
+    makes, with fair sharing off and on."""
+    from aks_kueue.admission.configuration import CLASSICAL, SchedulerConfig
+    from aks_kueue.admission.fair_sharing import FairSharing
+
+    org, jobs = scenario
+    scheduler = SchedulerConfig(fair_sharing=FairSharing()) if fair else CLASSICAL
+    snapshots = [Snapshot.from_objects(org.manifests(), scheduler=scheduler) for _ in range(2)]
+    admitted: list[list] = [[], []]
+    twice = [job for job in jobs for _ in range(2)]
+    for order, manifest in enumerate(workload_manifests(twice)):
+        snapshots[1]._decisions.clear()  # the one that remembers nothing
+        workloads = [workload_info(manifest, snapshot.priority_classes, order) for snapshot in snapshots]
+        decisions = [snapshot.assign(workload) for snapshot, workload in zip(snapshots, workloads)]
+        assert _verdict(decisions[0]) == _verdict(decisions[1]), order
+        for snapshot, workload, decision, held in zip(snapshots, workloads, decisions, admitted):
+            if decision.mode is PREEMPT and decision.targets:
+                for target in decision.targets:
+                    snapshot.remove_workload(target.workload)
+                    held.remove(target.workload.uid)
+                decision = snapshot.assign(workload)
+            if decision.fits:
+                snapshot.admit(workload, decision)
+                held.append(workload.uid)
+            if order % 3 == 2 and held:
+                snapshot.remove_workload(snapshot.workloads_by_uid[held.pop(0)])
 
 
 @FEW

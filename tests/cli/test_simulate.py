@@ -212,8 +212,11 @@ def test_empty_input_says_there_was_nothing(tmp_path):
         result = CliRunner().invoke(app, [command, str(empty), "--json"])
         assert result.exit_code == 0 and "no Kueue objects" in result.stderr
         document = json.loads(result.stdout)
+        classical = {"mode": "Classical", "configuration": "Kueue v0.19.2's defaults (no Configuration given)",
+                     "preemptionStrategies": None, "admissionFairSharing": None}
         assert document in ({"workloads": [], "skipped": [], "summary": {"workloads": 0, "Fit": 0, "Preempt": 0,
-                                                                          "NoFit": 0, "skipped": 0}, "result": "ok"},
+                                                                          "NoFit": 0, "skipped": 0},
+                             "admission": classical, "result": "ok"},
                             {"objects": [], "skipped": [], "summary": {"objects": 0, "valid": 0, "invalid": 0,
                                                                         "skipped": 0}, "result": "ok"})
 

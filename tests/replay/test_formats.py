@@ -180,8 +180,18 @@ def test_bad_json_lines_are_refused_with_file_line_and_field(tmp_path, line, key
     assert error.as_json()["line"] == 2 and error.as_json()["file"] == str(path)
 
 
+def test_a_pod_set_of_count_zero_is_read(tmp_path):
+    """Kueue's CRD allows count 0 (a pod set scaled to nothing), in JSON Lines and CSV alike."""
+    (tmp_path / "a.jsonl").write_text('{"submitted": 0, "queue": "q", "name": "j", "podSets": [{"name": "idle", '
+                                      '"count": 0, "requests": {"cpu": "1"}}, {"name": "main", "count": 1}]}\n')
+    (tmp_path / "b.csv").write_text("submitted,queue,name,runtime,count,cpu\n0,q,c,1h,0,1\n")
+    trace = read_trace([str(tmp_path / "a.jsonl"), str(tmp_path / "b.csv")])
+    assert [[ps["count"] for ps in w.shape.pod_sets] for w in trace.workloads] == [[0, 1], [0]]
+
+
 @pytest.mark.parametrize("row, key, words", [
     ("x,default,a,1h,1,1", "submitted", "not an RFC 3339 time"),
+    ("0,default,a,1h,-2,1", "count", "less than 0"),
     ("0,default,a,forever,1,1", "runtime", "not a runtime"),
     ("0,default,a,1h,two,1", "count", "not a whole number"),
     ("0,default,a,1h,1,1 core", "cpu", "not a quantity"),

@@ -47,13 +47,23 @@ def scenarios(draw):
     if draw(st.booleans()):
         pools = [pool("nodes", cpu=draw(st.integers(2, 6)), max_count=draw(st.integers(1, 3)),
                       min_count=draw(st.integers(0, 1)), spot=draw(st.booleans()))]
-    return objects, rows, pools
+    return objects, rows, pools, draw(st.sampled_from(ADMISSION)) or None
+
+
+# The Configuration's algorithm: classical (Kueue's defaults), fair sharing, and fair sharing with admission
+# fair sharing (for ClusterQueues whose admissionScope asks for it: `_configured` adds it to each).
+AFS_SCOPE = {"admissionMode": "UsageBasedAdmissionFairSharing"}
+ADMISSION = ({}, {"fairSharing": {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}},
+             {"fairSharing": {}, "admissionFairSharing": {"usageHalfLifeTime": "30s", "usageSamplingInterval": "5s"}})
 
 
 def _configured(tmp_path, objects, rows, pools, kueue=None):
     """A scenario's trace, and its configuration (nodes Ready 30 s after they are asked for, empty ones
     gone 20 s later; a spot pool's nodes live a minute on average, about as long as a run)."""
     trace = read_trace([str(write_trace(tmp_path / "t.jsonl", rows))])
+    if kueue is not None and "admissionFairSharing" in kueue:
+        objects = [{**o, "spec": {**o["spec"], "admissionScope": AFS_SCOPE}} if o["kind"] == "ClusterQueue" else o
+                   for o in objects]
     return trace, ReplayConfig("random", validated(objects), kueue=kueue, pools=pools, node_startup={"nodes": 30.0},
                                scale_down_delay=20.0, spot_rates=SpotRates(SpotRate(60.0, "given")))
 
