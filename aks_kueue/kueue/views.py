@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Mapping, Optional, Union
+from typing import Any, Iterable, Mapping, Optional, TypeVar, Union
 
 from aks_kueue.k8s.quantity import parse_quantity
 from aks_kueue.kueue.admission_checks import applying
 from aks_kueue.kueue.units import amount
 
 ManifestMap = Mapping[str, Any]
+V = TypeVar("V")
 _NO_STOP = "None"
 
 
@@ -350,6 +351,11 @@ _KINDS: dict[str, Any] = {
     "Workload": Workload, "AdmissionCheck": AdmissionCheck, "ProvisioningRequestConfig": ProvisioningRequestConfig,
     "Topology": Topology, "WorkloadPriorityClass": WorkloadPriorityClass, "MultiKueueConfig": MultiKueueConfig,
 }
+
+
+def views_of(manifests: Iterable[ManifestMap], kind: type[V]) -> list[V]:
+    """The views of the manifests of one kind (`kind` is its view class, named as the kind), in order."""
+    return [kind.of(m) for m in manifests if m.get("kind") == kind.__name__]  # type: ignore[attr-defined]
 
 
 def view(manifest: ManifestMap) -> KueueView:
