@@ -21,7 +21,7 @@ def with_admission_checks(manifests: Iterable[Mapping[str, Any]], decisions: lis
     """The decisions, each with `admissionChecks: [{name, state}]`."""
     queues = {queue.name: queue for queue in (ClusterQueue.of(m) for m in manifests if m.get("kind") == "ClusterQueue")}
     for decision in decisions:
-        queue = queues.get(decision.get("clusterQueue"))
+        queue = queues.get(decision.get("clusterQueue") or "")
         if queue is None:
             decision["admissionChecks"] = []
             continue

@@ -24,7 +24,7 @@ def taint_text(taint: Mapping[str, Any]) -> str:
     return f"{{{taint.get('key', '')} {taint.get('value', '')} {taint.get('effect', '')} {added}}}"
 
 
-def selector_matches(pod_spec: dict, labels: dict[str, str]) -> bool:
+def selector_matches(pod_spec: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
     """The pod's node constraints, limited to the flavor's label keys, against its labels."""
     for key, value in (pod_spec.get("nodeSelector") or {}).items():
         if key in labels and labels[key] != value:
@@ -43,7 +43,7 @@ def selector_matches(pod_spec: dict, labels: dict[str, str]) -> bool:
     return any(all(requirement_matches(e, labels) for e in term) for term in terms)
 
 
-def flavor_mismatch(flavor_name: str, flavor: Optional[ResourceFlavor], pod_specs: list[dict]) -> Optional[str]:
+def flavor_mismatch(flavor_name: str, flavor: Optional[ResourceFlavor], pod_specs: list[Mapping[str, Any]]) -> Optional[str]:
     """Kueue's reason the flavor does not suit these pods, or None when it does."""
     if flavor is None:
         return f"flavor {flavor_name} not found"

@@ -24,7 +24,7 @@ class LocalQueueInfo(LocalQueue):
     """A LocalQueue as admission reads it: its view."""
 
     @classmethod
-    def from_manifest(cls, manifest: Mapping[str, Any]) -> "LocalQueueInfo":
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> LocalQueue:
         return cls.of(manifest)
 
 

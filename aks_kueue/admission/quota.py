@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional
 
 from aks_kueue.kueue.cohorts import cohort_cycles
-from aks_kueue.kueue.views import Cohort, QuotaHolder, view
+from aks_kueue.kueue.views import ClusterQueue, Cohort, QuotaHolder
 
 FlavorResource = tuple[str, str]
 
@@ -162,7 +162,8 @@ class QuotaTree:
     def from_objects(cls, objects: Iterable[Mapping[str, Any]]) -> "QuotaTree":
         """Build from Kueue v1beta2 ClusterQueue and Cohort manifests (validated, defaulted); other
         kinds are ignored."""
-        return cls.from_views(view(obj) for obj in objects if obj.get("kind") in ("ClusterQueue", "Cohort"))
+        return cls.from_views([Cohort.of(obj) if obj.get("kind") == "Cohort" else ClusterQueue.of(obj)
+                               for obj in objects if obj.get("kind") in ("ClusterQueue", "Cohort")])
 
     @classmethod
     def from_views(cls, holders: Iterable[QuotaHolder]) -> "QuotaTree":

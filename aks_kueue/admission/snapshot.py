@@ -10,7 +10,7 @@ on an empty cluster, which is what feasibility checks need. Usage changes only t
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Mapping, Optional
+from typing import Any, Iterable, Optional
 
 from aks_kueue.admission.admission_fair_sharing import (USAGE_BASED, AfsUsageLedger, as_quantities,
                                                         should_apply_entry_penalty)
@@ -24,12 +24,12 @@ from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.partial import reduce_counts
 from aks_kueue.admission.preemption import PreemptionTarget, Preemptor
 from aks_kueue.admission.quota import QuotaNode, QuotaTree, available, borrowing_height, cohorts_in_cycles
-from aks_kueue.admission.workloads import Admission, WorkloadInfo, workload_info
+from aks_kueue.admission.workloads import Admission, PodSetInfo, WorkloadInfo, podset_info, workload_info
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 from aks_kueue.kueue.units import PODS
-from aks_kueue.kueue.views import ClusterQueue, Cohort, LocalQueue, ResourceFlavor, WorkloadPriorityClass
+from aks_kueue.kueue.views import ClusterQueue, Cohort, LocalQueue, PodSet, ResourceFlavor, WorkloadPriorityClass
 
 FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
 
@@ -102,7 +102,7 @@ class Snapshot:
         snapshot = cls()
         snapshot.resource_rules = resource_rules
         snapshot.scheduler, snapshot.fair_sharing = scheduler, scheduler.fair_sharing
-        by_kind: dict[str, list[Mapping[str, Any]]] = {}
+        by_kind: dict[str, list[dict]] = {}
         for manifest in manifests:
             by_kind.setdefault(manifest.get("kind", ""), []).append(manifest)
         for flavor in map(ResourceFlavor.of, by_kind.get("ResourceFlavor", [])):
@@ -148,6 +148,10 @@ class Snapshot:
     def workload_info(self, manifest: dict, order: float = 0.0) -> WorkloadInfo:
         """A Workload manifest with this snapshot's priority classes and resource rules."""
         return workload_info(manifest, self.priority_classes, order, self.resource_rules)
+
+    def podset_infos(self, pod_sets: Iterable[PodSet]) -> list[PodSetInfo]:
+        """Pod sets with this snapshot's resource rules."""
+        return [podset_info(pod_set, 0, self.resource_rules) for pod_set in pod_sets]
 
     def cluster_queue_for(self, namespace: str, local_queue: str) -> Optional[str]:
         lq = self.local_queues.get((namespace, local_queue))

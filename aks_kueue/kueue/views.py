@@ -251,6 +251,13 @@ class PodSet:
     def pod_spec(self) -> ManifestMap:
         return self.template.get("spec", {})
 
+    @classmethod
+    def of(cls, pod_set: ManifestMap) -> "PodSet":
+        # The CRD defaults a pod set's name to main and its count to 1 (pod sets given before defaulting, as a
+        # trace's, get them here).
+        return cls(pod_set.get("name", "main"), pod_set.get("count", 1), pod_set["template"], pod_set.get("minCount"),
+                   pod_set.get("topologyRequest", {}))
+
 
 @dataclass(frozen=True)
 class Workload:
@@ -258,16 +265,16 @@ class Workload:
     name: str
     queue_name: Optional[str]
     pod_sets: tuple[PodSet, ...]
-    priority_class: Optional[str] = None      # spec.priorityClassRef.name
+    priority_class: Optional[str] = None      # spec.priorityClassRef.name, when it names a WorkloadPriorityClass
     priority: Optional[int] = None
 
     @classmethod
     def of(cls, manifest: ManifestMap) -> "Workload":
-        spec, metadata = _spec(manifest), manifest["metadata"]
-        return cls(metadata["namespace"], metadata["name"], spec.get("queueName"),
-                   tuple(PodSet(p["name"], p["count"], p["template"], p.get("minCount"),
-                                p.get("topologyRequest", {})) for p in spec.get("podSets", ())),
-                   spec.get("priorityClassRef", {}).get("name"), spec.get("priority"))
+        spec = _spec(manifest)
+        ref = spec.get("priorityClassRef", {})
+        return cls(_namespace(manifest), _name(manifest), spec.get("queueName"),
+                   tuple(map(PodSet.of, spec.get("podSets", ()))),
+                   ref.get("name") if ref.get("kind") == "WorkloadPriorityClass" else None, spec.get("priority"))
 
 
 @dataclass(frozen=True)

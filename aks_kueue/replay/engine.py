@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import heapq
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Callable, ClassVar, Iterator, NamedTuple, Optional
 
@@ -93,7 +93,7 @@ from aks_kueue.admission.snapshot import Decision, Snapshot
 from aks_kueue.admission.workloads import PodSetInfo, WorkloadInfo
 from aks_kueue.aks.autoscaler import SCALE_UP_CLASSES
 from aks_kueue.kueue.admission_checks import PROVISIONING_CONTROLLER
-from aks_kueue.kueue.views import AdmissionCheck, ClusterQueue, ProvisioningRequestConfig, views_of
+from aks_kueue.kueue.views import AdmissionCheck, ClusterQueue, PodSet, ProvisioningRequestConfig, views_of
 from aks_kueue.replay.cohorts import CohortUsage
 from aks_kueue.replay.config import ReplayConfig
 from aks_kueue.replay.events import Event, EventKind, EventQueue
@@ -672,15 +672,16 @@ class _Replay:
 
     def _info(self, run: Run) -> WorkloadInfo:
         """The run as the admission core sees it. The pod sets of one shape are computed once, by the
-        core's own function (`workload_info`), with the Configuration's resource exclusions and
+        core's own function (`podset_info`), with the Configuration's resource exclusions and
         transformations."""
         shape = run.trace.shape
         known = self._podsets.get(id(shape))
         if known is None:
-            pod_sets = shape.pod_sets if self.config.partial_admission else [
-                {k: v for k, v in ps.items() if k != "minCount"} for ps in shape.pod_sets]
-            first = self.snapshot.workload_info({"spec": {"podSets": pod_sets}})
-            known = self._podsets[id(shape)] = (first.podsets, first.shape)
+            pod_sets = [PodSet.of(ps) for ps in shape.pod_sets]
+            if not self.config.partial_admission:
+                pod_sets = [replace(ps, min_count=None) for ps in pod_sets]
+            podsets = self.snapshot.podset_infos(pod_sets)
+            known = self._podsets[id(shape)] = (podsets, WorkloadInfo("", "", "", 0, podsets).shape)
         workload = run.trace
         return WorkloadInfo(namespace=workload.namespace, name=workload.name, queue_name=workload.queue,
                             priority=run.priority, podsets=known[0], created=run.ts, uid=f"{workload.order:012d}",
