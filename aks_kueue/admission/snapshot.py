@@ -24,7 +24,8 @@ from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.partial import reduce_counts
 from aks_kueue.admission.preemption import PreemptionTarget, Preemptor
 from aks_kueue.admission.quota import QuotaNode, QuotaTree, available, borrowing_height, cohorts_in_cycles
-from aks_kueue.admission.workloads import Admission, PodSetInfo, WorkloadInfo, podset_info, workload_info
+from aks_kueue.admission.workloads import (Admission, PodSetInfo, WorkloadInfo, holds_quota, podset_info,
+                                           workload_info)
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
@@ -136,7 +137,7 @@ class Snapshot:
                 if consumed:  # the usage Kueue persisted in the LocalQueue's status seeds its ledger
                     snapshot.afs.seed((lq.namespace, lq.name), consumed, 0.0)
         for order, manifest in enumerate(by_kind.get("Workload", [])):
-            if not _admission(manifest):
+            if not holds_quota(manifest):
                 continue  # pending: the caller decides it
             info = snapshot.workload_info(manifest, order)
             if info.admission is not None and info.admission.cluster_queue in snapshot.cluster_queues:
@@ -484,11 +485,6 @@ def _still_fits(cq: ClusterQueueInfo, workload: WorkloadInfo, decision: Decision
         if value > available(node, fr) or borrowing_height(node, fr, value)[0] != borrowed:
             return False
     return True
-
-
-def _admission(manifest: dict):
-    status = manifest.get("status")
-    return status.get("admission") if isinstance(status, dict) else None
 
 
 def _refused(cluster_queue: Optional[str], message: str) -> Decision:

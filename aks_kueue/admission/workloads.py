@@ -124,7 +124,7 @@ def workload_info(manifest: Mapping[str, Any], priority_classes: Mapping[str, in
     """
     workload = Workload.of(manifest)
     metadata = manifest["metadata"]
-    status = manifest.get("status") or {}  # not the schema's to check: simulate checks it, Kueue writes it
+    status = _status(manifest)
     reclaimable = {r.get("name"): int(r.get("count", 0)) for r in status.get("reclaimablePods") or []}
     info = WorkloadInfo(
         namespace=workload.namespace, name=workload.name, queue_name=workload.queue_name or "",
@@ -138,6 +138,16 @@ def workload_info(manifest: Mapping[str, Any], priority_classes: Mapping[str, in
         info.reserved = _condition_time(status, "QuotaReserved", order)
         info.evicted = _condition_true(status, "Evicted")
     return info
+
+
+def holds_quota(manifest: Mapping[str, Any]) -> bool:
+    """Whether the Workload's status records an admission (quota reserved)."""
+    return bool(_status(manifest).get("admission"))
+
+
+def _status(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
+    # Not the schema's to check: simulate checks it (`validate_workload_status`), Kueue writes it.
+    return manifest.get("status") or {}
 
 
 def workload_priority(workload: Workload, priority_classes: Mapping[str, int]) -> int:
@@ -172,14 +182,14 @@ def _timestamp(value: Any, fallback: float) -> float:
     return fallback
 
 
-def _condition_time(status: dict, kind: str, fallback: float) -> float:
+def _condition_time(status: Mapping[str, Any], kind: str, fallback: float) -> float:
     for condition in status.get("conditions") or []:
         if condition.get("type") == kind and condition.get("status") == "True":
             return _timestamp(condition.get("lastTransitionTime"), fallback)
     return fallback
 
 
-def _condition_true(status: dict, kind: str) -> bool:
+def _condition_true(status: Mapping[str, Any], kind: str) -> bool:
     return any(c.get("type") == kind and c.get("status") == "True" for c in status.get("conditions") or [])
 
 
