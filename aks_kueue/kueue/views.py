@@ -1,5 +1,5 @@
-"""Typed views of Kueue objects that Kueue accepts: what the judge's rules (and the admission core
-and replay, as they adopt them) read, instead of the manifest.
+"""Typed views of Kueue objects that Kueue accepts: what the judge's rules, the admission core and
+replay read, instead of the manifest.
 
 A view is built once, by `view(manifest)`, from a manifest that passed `kueue.validate.validate_object`
 and is defaulted as the API server stores it (`KueueObject.defaulted`). The schema has then checked
