@@ -16,6 +16,7 @@ come through `workload_info` (or `Snapshot.workload_info`, which passes the snap
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
@@ -174,7 +175,6 @@ def admission_usage(admission: dict) -> Admission:
 
 def _timestamp(value: Any, fallback: float) -> float:
     if isinstance(value, str) and value:
-        from datetime import datetime
         try:
             return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
         except ValueError:
