@@ -47,7 +47,7 @@ class ClusterQueueInfo:
     namespace_selector: Optional[Mapping[str, Any]]
     within_cluster_queue: str = "Never"
     reclaim_within_cohort: str = "Never"
-    borrow_within_cohort: Optional[str] = None
+    borrow_within_cohort: str = "Never"
     max_priority_threshold: Optional[int] = None
     when_can_borrow: str = "MayStopSearch"
     when_can_preempt: str = "TryNextFlavor"
@@ -80,8 +80,8 @@ class ClusterQueueInfo:
             namespace_selector=queue.namespace_selector,
             within_cluster_queue=preemption.within_cluster_queue,
             reclaim_within_cohort=preemption.reclaim_within_cohort,
-            borrow_within_cohort=None if borrow is None else borrow.policy,
-            max_priority_threshold=None if borrow is None else borrow.max_priority_threshold,
+            borrow_within_cohort=borrow.policy,
+            max_priority_threshold=borrow.max_priority_threshold,
             when_can_borrow=fungibility.when_can_borrow,
             when_can_preempt=fungibility.when_can_preempt,
             preference=fungibility.preference,

@@ -107,14 +107,13 @@ class BorrowWithinCohort:
 class ClusterQueuePreemption:
     within_cluster_queue: str = "Never"
     reclaim_within_cohort: str = "Never"
-    borrow_within_cohort: Optional[BorrowWithinCohort] = None
+    borrow_within_cohort: BorrowWithinCohort = BorrowWithinCohort()
 
     @classmethod
     def of(cls, spec: ManifestMap) -> "ClusterQueuePreemption":
-        borrow = spec.get("borrowWithinCohort")
+        borrow = spec.get("borrowWithinCohort", {})
         return cls(spec.get("withinClusterQueue", "Never"), spec.get("reclaimWithinCohort", "Never"),
-                   None if borrow is None else BorrowWithinCohort(borrow.get("policy", "Never"),
-                                                                  borrow.get("maxPriorityThreshold")))
+                   BorrowWithinCohort(borrow.get("policy", "Never"), borrow.get("maxPriorityThreshold")))
 
 
 @dataclass(frozen=True)
