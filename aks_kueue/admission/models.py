@@ -41,6 +41,7 @@ class ResourceGroupInfo:
 @dataclass(eq=False)
 class ClusterQueueInfo:
     name: str
+    queue: ClusterQueue       # what it was built from, for what admission does not flatten (its checks, ...)
     node: QuotaNode
     groups: list[ResourceGroupInfo]
     group_of: dict[str, ResourceGroupInfo]
@@ -74,7 +75,7 @@ class ClusterQueueInfo:
         preemption, fungibility = queue.preemption, queue.flavor_fungibility
         borrow = preemption.borrow_within_cohort
         return cls(
-            name=queue.name, node=node, groups=groups,
+            name=queue.name, queue=queue, node=node, groups=groups,
             # A resource in two groups (which the webhook refuses) goes to the first, as RGByResource finds it.
             group_of={resource: group for group in reversed(groups) for resource in group.covered},
             namespace_selector=queue.namespace_selector,

@@ -625,9 +625,8 @@ class _Replay:
         self._never: dict[tuple, Optional[str]] = {}   # per ClusterQueue, shape and pod set: never placeable?
         self.queues: dict[str, QueueState] = {}
         self.meters: dict[str, dict[tuple[str, str], Meter]] = {}
-        cluster_queues = {queue.name: queue for queue in views_of(config.objects, ClusterQueue)}
-        for name in sorted(self.snapshot.cluster_queues):
-            self.queues[name] = QueueState(name, cluster_queues[name].queueing_strategy)
+        for name, cq in sorted(self.snapshot.cluster_queues.items()):
+            self.queues[name] = QueueState(name, cq.queue.queueing_strategy)
             if self.snapshot.uses_admission_fair_sharing(name):
                 self.queues[name].usage = self._local_queue_usage
             quotas = self.snapshot.tree.cluster_queues[name].quotas
@@ -637,7 +636,7 @@ class _Replay:
         self.since = options.since
         self.window_open = False
         self.pools_at_since: dict[str, PoolAtSince] = {}
-        self.checks = _provisioning_checks(config.objects, cluster_queues)
+        self.checks = _provisioning_checks(config.objects, self.snapshot)
         self.runs = self._runs()
         # In time order, and trace order within an instant (the sort is stable).
         order = sorted(self.runs, key=lambda r: round(r.trace.submitted, 6))
@@ -1456,8 +1455,7 @@ def _to_reserve(snapshot: Snapshot, cq: str, decision: Decision) -> dict:
     return {fr: v for fr, v in hold.items() if v > 0}
 
 
-def _provisioning_checks(objects: list[dict], queues: dict[str, ClusterQueue]
-                         ) -> dict[str, tuple[ClusterQueue, dict[str, str]]]:
+def _provisioning_checks(objects: list[dict], snapshot: Snapshot) -> dict[str, tuple[ClusterQueue, dict[str, str]]]:
     """Per ClusterQueue with a ProvisioningRequest check: the queue, and each such check's class."""
     configs = {config.name: config for config in views_of(objects, ProvisioningRequestConfig)}
     classes = {}
@@ -1466,10 +1464,10 @@ def _provisioning_checks(objects: list[dict], queues: dict[str, ClusterQueue]
             config = configs.get(check.names("ProvisioningRequestConfig") or "")
             classes[check.name] = "" if config is None else config.provisioning_class
     found = {}
-    for name, queue in queues.items():
-        mine = {check: classes[check] for check in queue.checks if check in classes}
+    for name, cq in snapshot.cluster_queues.items():
+        mine = {check: classes[check] for check in cq.queue.checks if check in classes}
         if mine:
-            found[name] = (queue, mine)
+            found[name] = (cq.queue, mine)
     return found
 
 
