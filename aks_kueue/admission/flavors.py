@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Sequence
 
-from aks_kueue.kueue.views import ResourceFlavor
 from aks_kueue.admission.workloads import PodSetInfo
 from aks_kueue.k8s.scheduling import requirement_matches, untolerated_taint
+from aks_kueue.kueue.views import ResourceFlavor
 
 
 def taint_text(taint: Mapping[str, Any]) -> str:
@@ -43,7 +43,8 @@ def selector_matches(pod_spec: Mapping[str, Any], labels: Mapping[str, str]) -> 
     return any(all(requirement_matches(e, labels) for e in term) for term in terms)
 
 
-def flavor_mismatch(flavor_name: str, flavor: Optional[ResourceFlavor], pod_specs: list[Mapping[str, Any]]) -> Optional[str]:
+def flavor_mismatch(flavor_name: str, flavor: Optional[ResourceFlavor], pod_specs: list[Mapping[str, Any]]
+                    ) -> Optional[str]:
     """Kueue's reason the flavor does not suit these pods, or None when it does."""
     if flavor is None:
         return f"flavor {flavor_name} not found"
