@@ -10,22 +10,23 @@ a Fit here means quota reserved, and Kueue admits the workload once each check i
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
-from aks_kueue.kueue.admission_checks import PENDING, checks_for
+from aks_kueue.kueue.admission_checks import PENDING
+from aks_kueue.kueue.views import ClusterQueue
 
 
-def with_admission_checks(manifests: Iterable[dict], decisions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def with_admission_checks(manifests: Iterable[Mapping[str, Any]], decisions: list[dict[str, Any]]
+                          ) -> list[dict[str, Any]]:
     """The decisions, each with `admissionChecks: [{name, state}]`."""
-    queues = {(m.get("metadata") or {}).get("name"): m.get("spec") or {}
-              for m in manifests if m.get("kind") == "ClusterQueue"}
+    queues = {queue.name: queue for queue in (ClusterQueue.of(m) for m in manifests if m.get("kind") == "ClusterQueue")}
     for decision in decisions:
-        spec = queues.get(decision.get("clusterQueue"))
-        if not isinstance(spec, dict):
+        queue = queues.get(decision.get("clusterQueue") or "")
+        if queue is None:
             decision["admissionChecks"] = []
             continue
         reserved = str(decision.get("mode")) == "Fit"
         assigned = {f for pod_set in decision.get("podSets") or [] for f in pod_set["flavors"].values()}
         decision["admissionChecks"] = [{"name": name, "state": PENDING}
-                                       for name in checks_for(spec, assigned if reserved else None)]
+                                       for name in queue.checks_for(assigned if reserved else None)]
     return decisions

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Sequence
 
-from aks_kueue.admission.models import ResourceFlavorInfo
 from aks_kueue.admission.workloads import PodSetInfo
 from aks_kueue.k8s.scheduling import requirement_matches, untolerated_taint
+from aks_kueue.kueue.views import ResourceFlavor
 
 
 def taint_text(taint: Mapping[str, Any]) -> str:
@@ -24,7 +24,7 @@ def taint_text(taint: Mapping[str, Any]) -> str:
     return f"{{{taint.get('key', '')} {taint.get('value', '')} {taint.get('effect', '')} {added}}}"
 
 
-def selector_matches(pod_spec: dict, labels: dict[str, str]) -> bool:
+def selector_matches(pod_spec: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
     """The pod's node constraints, limited to the flavor's label keys, against its labels."""
     for key, value in (pod_spec.get("nodeSelector") or {}).items():
         if key in labels and labels[key] != value:
@@ -43,7 +43,8 @@ def selector_matches(pod_spec: dict, labels: dict[str, str]) -> bool:
     return any(all(requirement_matches(e, labels) for e in term) for term in terms)
 
 
-def flavor_mismatch(flavor_name: str, flavor: Optional[ResourceFlavorInfo], pod_specs: list[dict]) -> Optional[str]:
+def flavor_mismatch(flavor_name: str, flavor: Optional[ResourceFlavor], pod_specs: list[Mapping[str, Any]]
+                    ) -> Optional[str]:
     """Kueue's reason the flavor does not suit these pods, or None when it does."""
     if flavor is None:
         return f"flavor {flavor_name} not found"
@@ -62,7 +63,7 @@ class FlavorMatches:
     the same tolerations, selectors and affinity (`PodSetInfo.placement`) suit the same
     flavors, so each answer is remembered per flavor and placement."""
 
-    def __init__(self, flavors: Mapping[str, ResourceFlavorInfo]):
+    def __init__(self, flavors: Mapping[str, ResourceFlavor]):
         self.flavors = flavors
         self._answers: dict[tuple[str, str], Optional[str]] = {}
 

@@ -1,64 +1,54 @@
-"""Typed views of the Kueue objects the admission core reads (v1beta2 shapes).
+"""The admission core's state of each queue, built once from the typed views (`kueue/views.py`).
 
-Manifests are converted from v1beta1 and defaulted by `aks_kueue.kueue` first; these
-classes keep just the fields admission depends on, in Kueue's units and defaults.
+`ClusterQueueInfo` is Kueue's ClusterQueueSnapshot: the view's settings, flattened for the flavor
+assigner and the preemptor, with what admission adds (its node of the quota tree, whether it is
+active, each resource's group). `ResourceGroupInfo` is the cache's ResourceGroup: covered resources
+as a set and flavor names, where the API's `views.ResourceGroup` carries each flavor's quotas.
+ResourceFlavors and LocalQueues need nothing beyond their views, which the core uses as they are.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Optional
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
 
-from aks_kueue.admission.quota import QuotaNode, fair_weight
+from aks_kueue.admission.quota import QuotaNode
 from aks_kueue.kueue.units import PODS
+from aks_kueue.kueue.views import ClusterQueue, LocalQueue, ResourceFlavor, ResourceGroup
+
+# The views under the names the core's callers know.
+ResourceFlavorInfo = ResourceFlavor
 
 
-@dataclass(frozen=True)
-class ResourceFlavorInfo:
-    name: str
-    node_labels: dict[str, str] = field(default_factory=dict)
-    node_taints: tuple[dict, ...] = ()
-    tolerations: tuple[dict, ...] = ()
-
-    @classmethod
-    def from_manifest(cls, manifest: dict) -> "ResourceFlavorInfo":
-        spec = manifest.get("spec") or {}
-        return cls((manifest.get("metadata") or {}).get("name", ""), dict(spec.get("nodeLabels") or {}),
-                   tuple(spec.get("nodeTaints") or ()), tuple(spec.get("tolerations") or ()))
-
-
-@dataclass(frozen=True)
-class LocalQueueInfo:
-    namespace: str
-    name: str
-    cluster_queue: str
-    stopped: bool = False
-    # `spec.fairSharing.weight`, which admission fair sharing divides the queue's usage by.
-    fair_weight: float = 1.0
+class LocalQueueInfo(LocalQueue):
+    """A LocalQueue as admission reads it: its view."""
 
     @classmethod
-    def from_manifest(cls, manifest: dict) -> "LocalQueueInfo":
-        meta, spec = manifest.get("metadata") or {}, manifest.get("spec") or {}
-        return cls(meta.get("namespace", "default"), meta.get("name", ""), spec.get("clusterQueue", ""),
-                   spec.get("stopPolicy", "None") not in ("None", None), fair_weight(spec.get("fairSharing")))
+    def from_manifest(cls, manifest: Mapping[str, Any]) -> LocalQueue:
+        return cls.of(manifest)
 
 
 @dataclass(frozen=True)
-class ResourceGroup:
+class ResourceGroupInfo:
     covered: frozenset[str]
     flavors: tuple[str, ...]
+
+    @classmethod
+    def of(cls, group: ResourceGroup) -> "ResourceGroupInfo":
+        return cls(frozenset(group.covered_resources), group.flavor_names)
 
 
 @dataclass(eq=False)
 class ClusterQueueInfo:
     name: str
+    queue: ClusterQueue       # what it was built from, for what admission does not flatten (its checks, ...)
     node: QuotaNode
-    groups: list[ResourceGroup]
-    group_of: dict[str, ResourceGroup]
-    namespace_selector: Optional[dict]
+    groups: list[ResourceGroupInfo]
+    group_of: dict[str, ResourceGroupInfo]
+    namespace_selector: Optional[Mapping[str, Any]]
     within_cluster_queue: str = "Never"
     reclaim_within_cohort: str = "Never"
-    borrow_within_cohort: Optional[str] = None
+    borrow_within_cohort: str = "Never"
     max_priority_threshold: Optional[int] = None
     when_can_borrow: str = "MayStopSearch"
     when_can_preempt: str = "TryNextFlavor"
@@ -79,32 +69,24 @@ class ClusterQueueInfo:
         return "LowerOrNewerEqualPriority" in (self.within_cluster_queue, self.reclaim_within_cohort)
 
     @classmethod
-    def from_spec(cls, name: str, spec: dict, node: QuotaNode, known_flavors: set[str]) -> "ClusterQueueInfo":
+    def of(cls, queue: ClusterQueue, node: QuotaNode, known_flavors: set[str]) -> "ClusterQueueInfo":
         """`node` is the queue's place in the quota tree, which Cohorts also build."""
-        groups = [ResourceGroup(frozenset(g.get("coveredResources") or []),
-                                tuple(f["name"] for f in g.get("flavors") or []))
-                  for g in spec.get("resourceGroups") or []]
-        preemption = spec.get("preemption") or {}
-        borrow = preemption.get("borrowWithinCohort") or {}
-        fungibility = spec.get("flavorFungibility") or {}
+        groups = [ResourceGroupInfo.of(group) for group in queue.resource_groups]
+        preemption, fungibility = queue.preemption, queue.flavor_fungibility
+        borrow = preemption.borrow_within_cohort
         return cls(
-            name=name, node=node, groups=groups,
+            name=queue.name, queue=queue, node=node, groups=groups,
             # A resource in two groups (which the webhook refuses) goes to the first, as RGByResource finds it.
             group_of={resource: group for group in reversed(groups) for resource in group.covered},
-            namespace_selector=spec.get("namespaceSelector"),
-            within_cluster_queue=preemption.get("withinClusterQueue") or "Never",
-            reclaim_within_cohort=preemption.get("reclaimWithinCohort") or "Never",
-            borrow_within_cohort=borrow.get("policy"),
-            max_priority_threshold=borrow.get("maxPriorityThreshold"),
-            # v1beta1's Borrow and Preempt both meant "stop here".
-            when_can_borrow=_stop_or_try(fungibility.get("whenCanBorrow"), "MayStopSearch"),
-            when_can_preempt=_stop_or_try(fungibility.get("whenCanPreempt"), "TryNextFlavor"),
-            preference=fungibility.get("preference"),
-            stopped=spec.get("stopPolicy", "None") not in ("None", None),
+            namespace_selector=queue.namespace_selector,
+            within_cluster_queue=preemption.within_cluster_queue,
+            reclaim_within_cohort=preemption.reclaim_within_cohort,
+            borrow_within_cohort=borrow.policy,
+            max_priority_threshold=borrow.max_priority_threshold,
+            when_can_borrow=fungibility.when_can_borrow,
+            when_can_preempt=fungibility.when_can_preempt,
+            preference=fungibility.preference,
+            stopped=queue.stopped,
             missing_flavors=tuple(f for g in groups for f in g.flavors if f not in known_flavors),
-            admission_mode=(spec.get("admissionScope") or {}).get("admissionMode"),
+            admission_mode=queue.admission_mode,
         )
-
-
-def _stop_or_try(value: Optional[str], default: str) -> str:
-    return "MayStopSearch" if value in ("Borrow", "Preempt") else value or default

@@ -14,11 +14,10 @@ not need to, and no real quota comes near that bound.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Any, Iterable, Mapping, Optional
 
-from aks_kueue.k8s.quantity import parse_quantity
 from aks_kueue.kueue.cohorts import cohort_cycles
-from aks_kueue.kueue.units import amount
+from aks_kueue.kueue.views import ClusterQueue, Cohort, QuotaHolder
 
 FlavorResource = tuple[str, str]
 
@@ -140,37 +139,15 @@ def _local_quota(node: QuotaNode, fr: FlavorResource) -> int:
     return max(0, node.subtree_quota.get(fr, 0) - quota.lending_limit)
 
 
-def quotas_from_spec(spec: dict) -> dict[FlavorResource, Quota]:
-    """The `resourceGroups` of a ClusterQueue or Cohort spec, in Kueue's units."""
-    quotas = {}
-    for group in spec.get("resourceGroups") or []:
-        for flavor in group.get("flavors") or []:
-            for resource in flavor.get("resources") or []:
-                name = resource["name"]
-                quotas[(flavor["name"], name)] = Quota(amount(name, resource.get("nominalQuota", 0)),
-                                                       _limit(resource, "borrowingLimit"),
-                                                       _limit(resource, "lendingLimit"))
-    return quotas
+def quotas_of(holder: QuotaHolder) -> dict[FlavorResource, Quota]:
+    """The quotas of a ClusterQueue's or Cohort's resource groups, per flavor-resource."""
+    return {(flavor.name, resource.name): Quota(resource.nominal_quota, resource.borrowing_limit, resource.lending_limit)
+            for group in holder.resource_groups for flavor in group.flavors for resource in flavor.resources}
 
 
-def _limit(resource: dict, key: str) -> Optional[int]:
-    return None if resource.get(key) is None else amount(resource["name"], resource[key])
-
-
-def fair_weight(fair_sharing: Optional[dict]) -> float:
-    """Kueue's parseFairWeight: `fairSharing.weight` as a float, 1 when it is not set."""
-    weight = (fair_sharing or {}).get("weight") if isinstance(fair_sharing, dict) else None
-    return 1.0 if weight is None else float(parse_quantity(weight))
-
-
-def cohorts_in_cycles(cohorts: Iterable[dict]) -> set[str]:
+def cohorts_in_cycles(cohorts: Iterable[Cohort]) -> set[str]:
     """The Cohorts whose parentName chain loops (Kueue makes their queues inactive)."""
-    parent = {}
-    for cohort in cohorts:
-        name = (cohort.get("metadata") or {}).get("name")
-        parent_name = (cohort.get("spec") or {}).get("parentName")
-        if isinstance(name, str) and isinstance(parent_name, str) and parent_name:
-            parent[name] = parent_name
+    parent = {cohort.name: cohort.parent for cohort in cohorts if cohort.parent}
     return {name for loop in cohort_cycles(parent) for name in loop}
 
 
@@ -178,35 +155,36 @@ class QuotaTree:
     def __init__(self):
         self.cohorts: dict[str, QuotaNode] = {}
         self.cluster_queues: dict[str, QuotaNode] = {}
-        self._objects: list[dict] = []
+        self._holders: list[QuotaHolder] = []
         self.counts_usage_changes = False
 
     @classmethod
-    def from_objects(cls, objects: Iterable[dict]) -> "QuotaTree":
-        """Build from Kueue v1beta2 ClusterQueue and Cohort manifests; other kinds are ignored.
+    def from_objects(cls, objects: Iterable[Mapping[str, Any]]) -> "QuotaTree":
+        """Build from Kueue v1beta2 ClusterQueue and Cohort manifests (validated, defaulted); other
+        kinds are ignored."""
+        return cls.from_views([Cohort.of(obj) if obj.get("kind") == "Cohort" else ClusterQueue.of(obj)
+                               for obj in objects if obj.get("kind") in ("ClusterQueue", "Cohort")])
+
+    @classmethod
+    def from_views(cls, holders: Iterable[QuotaHolder]) -> "QuotaTree":
+        """Build from ClusterQueues and Cohorts.
 
         A `cohortName` or `parentName` without a Cohort object makes an implicit cohort
         with no quota of its own, as in Kueue.
         """
         tree = cls()
-        tree._objects = objects = list(objects)
+        tree._holders = holders = list(holders)
         links: list[tuple[QuotaNode, str]] = []
-        for obj in objects:
-            spec = obj.get("spec") or {}
-            name = obj["metadata"]["name"]
-            if obj.get("kind") == "Cohort":
-                node = tree._cohort(name)
-                node.quotas = quotas_from_spec(spec)
-                parent = spec.get("parentName")
-            elif obj.get("kind") == "ClusterQueue":
-                node = QuotaNode(name, is_cohort=False, quotas=quotas_from_spec(spec))
-                tree.cluster_queues[name] = node
-                parent = spec.get("cohortName")
+        for holder in holders:
+            if isinstance(holder, Cohort):
+                node = tree._cohort(holder.name)
+                node.quotas = quotas_of(holder)
             else:
-                continue
-            node.fair_weight = fair_weight(spec.get("fairSharing"))
-            if parent:
-                links.append((node, parent))
+                node = QuotaNode(holder.name, is_cohort=False, quotas=quotas_of(holder))
+                tree.cluster_queues[holder.name] = node
+            node.fair_weight = holder.fair_weight
+            if holder.parent:
+                links.append((node, holder.parent))
         for node, parent in links:
             node.parent = tree._cohort(parent)
             node.parent.children.append(node)
@@ -220,7 +198,7 @@ class QuotaTree:
         return tree
 
     def without_usage(self) -> "QuotaTree":
-        return QuotaTree.from_objects(self._objects)
+        return QuotaTree.from_views(self._holders)
 
     def count_usage_changes(self) -> None:
         """From now on, count each node's usage changes (`QuotaNode.usage_version`), for fair

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 from aks_kueue.admission.checks import with_admission_checks
 from aks_kueue.admission.configuration import CLASSICAL, SchedulerConfig
 from aks_kueue.admission.snapshot import Snapshot
+from aks_kueue.admission.workloads import holds_quota
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 
 
@@ -32,7 +33,7 @@ def simulate(manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES
     with _collector_paused():
         snapshot = snapshot or Snapshot.from_objects(manifests, resource_rules, scheduler)
         for order, manifest in enumerate(m for m in manifests if m.get("kind") == "Workload"):
-            if (manifest.get("status") or {}).get("admission"):
+            if holds_quota(manifest):
                 continue
             workload = snapshot.workload_info(manifest, order)
             decision = snapshot.assign(workload)

@@ -19,16 +19,18 @@ from aks_kueue.admission.assigner import Assignment, FlavorAssigner
 from aks_kueue.admission.configuration import CLASSICAL, SchedulerConfig
 from aks_kueue.admission.fair_sharing import DRS, FairSharing, dominant_resource_share
 from aks_kueue.admission.flavors import FlavorMatches
-from aks_kueue.admission.models import ClusterQueueInfo, LocalQueueInfo, ResourceFlavorInfo
+from aks_kueue.admission.models import ClusterQueueInfo
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.partial import reduce_counts
 from aks_kueue.admission.preemption import PreemptionTarget, Preemptor
 from aks_kueue.admission.quota import QuotaNode, QuotaTree, available, borrowing_height, cohorts_in_cycles
-from aks_kueue.admission.workloads import Admission, WorkloadInfo, workload_info
+from aks_kueue.admission.workloads import (Admission, PodSetInfo, WorkloadInfo, holds_quota, podset_info,
+                                           workload_info)
 from aks_kueue.k8s.quantity import QuantityError, parse_quantity
 from aks_kueue.k8s.scheduling import label_selector_matches
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 from aks_kueue.kueue.units import PODS
+from aks_kueue.kueue.views import ClusterQueue, Cohort, LocalQueue, PodSet, ResourceFlavor, WorkloadPriorityClass
 
 FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
 
@@ -65,10 +67,10 @@ class Decision:
 
 class Snapshot:
     def __init__(self):
-        self.flavors: dict[str, ResourceFlavorInfo] = {}
+        self.flavors: dict[str, ResourceFlavor] = {}
         self.cluster_queues: dict[str, ClusterQueueInfo] = {}
         self.tree = QuotaTree()
-        self.local_queues: dict[tuple[str, str], LocalQueueInfo] = {}
+        self.local_queues: dict[tuple[str, str], LocalQueue] = {}
         self.priority_classes: dict[str, int] = {}
         self.namespace_labels: dict[str, dict[str, str]] = {}
         self._admitted: dict[str, AdmittedWorkloads] = {}
@@ -98,45 +100,44 @@ class Snapshot:
         (for their labels) and Workloads; an admitted Workload's usage is counted.
         `resource_rules`: what the Kueue Configuration in force excludes and transforms;
         `scheduler`: whether it turns fair sharing and admission fair sharing on."""
-        manifests = [m for m in manifests if isinstance(m, dict)]
         snapshot = cls()
         snapshot.resource_rules = resource_rules
         snapshot.scheduler, snapshot.fair_sharing = scheduler, scheduler.fair_sharing
         by_kind: dict[str, list[dict]] = {}
         for manifest in manifests:
             by_kind.setdefault(manifest.get("kind", ""), []).append(manifest)
-        for flavor in by_kind.get("ResourceFlavor", []):
-            snapshot.flavors[_name(flavor)] = ResourceFlavorInfo.from_manifest(flavor)
-        for wpc in by_kind.get("WorkloadPriorityClass", []):
-            snapshot.priority_classes[_name(wpc)] = int(wpc.get("value", 0))
+        for flavor in map(ResourceFlavor.of, by_kind.get("ResourceFlavor", [])):
+            snapshot.flavors[flavor.name] = flavor
+        for wpc in map(WorkloadPriorityClass.of, by_kind.get("WorkloadPriorityClass", [])):
+            snapshot.priority_classes[wpc.name] = wpc.value
         for namespace in by_kind.get("Namespace", []):
-            snapshot.namespace_labels[_name(namespace)] = dict((namespace.get("metadata") or {}).get("labels") or {})
-        cohorts = by_kind.get("Cohort", [])
+            # A Namespace is not Kueue's, nor validated here: read as Kubernetes would default it.
+            metadata = namespace.get("metadata") or {}
+            snapshot.namespace_labels[metadata.get("name", "")] = dict(metadata.get("labels") or {})
+        cohorts = [Cohort.of(m) for m in by_kind.get("Cohort", [])]
         looping = cohorts_in_cycles(cohorts)
         # Kueue disables every queue under a cohort cycle; the tree is built with the loop cut.
-        cohorts = [_without_parent(c) if _name(c) in looping else c for c in cohorts]
-        snapshot.tree = QuotaTree.from_objects(cohorts + by_kind.get("ClusterQueue", []))
+        cohorts = [replace(c, parent=None) if c.name in looping else c for c in cohorts]
+        queues = [ClusterQueue.of(m) for m in by_kind.get("ClusterQueue", [])]
+        snapshot.tree = QuotaTree.from_views([*cohorts, *queues])
         if scheduler.fair_sharing is not None:
             snapshot.tree.count_usage_changes()  # shares are kept while usage stays
-        for manifest in by_kind.get("ClusterQueue", []):
-            name = _name(manifest)
-            cq = ClusterQueueInfo.from_spec(name, manifest.get("spec") or {}, snapshot.tree.cluster_queues[name],
-                                            set(snapshot.flavors))
+        for queue in queues:
+            cq = ClusterQueueInfo.of(queue, snapshot.tree.cluster_queues[queue.name], set(snapshot.flavors))
             cq.in_cohort_cycle = any(node.name in looping for node in cq.node.ancestors())
-            snapshot.cluster_queues[name] = cq
-        for manifest in by_kind.get("LocalQueue", []):
-            lq = LocalQueueInfo.from_manifest(manifest)
+            snapshot.cluster_queues[queue.name] = cq
+        local_queues = [LocalQueue.of(m) for m in by_kind.get("LocalQueue", [])]
+        for lq in local_queues:
             snapshot.local_queues[(lq.namespace, lq.name)] = lq
         if scheduler.admission_fair_sharing is not None:
             snapshot.afs = AfsUsageLedger(scheduler.admission_fair_sharing,
                                           {key: lq.fair_weight for key, lq in snapshot.local_queues.items()})
-            for manifest in by_kind.get("LocalQueue", []):
+            for lq, manifest in zip(local_queues, by_kind.get("LocalQueue", [])):
                 consumed = _consumed_resources(manifest)
                 if consumed:  # the usage Kueue persisted in the LocalQueue's status seeds its ledger
-                    meta = manifest.get("metadata") or {}
-                    snapshot.afs.seed((meta.get("namespace", "default"), meta.get("name", "")), consumed, 0.0)
+                    snapshot.afs.seed((lq.namespace, lq.name), consumed, 0.0)
         for order, manifest in enumerate(by_kind.get("Workload", [])):
-            if not _admission(manifest):
+            if not holds_quota(manifest):
                 continue  # pending: the caller decides it
             info = snapshot.workload_info(manifest, order)
             if info.admission is not None and info.admission.cluster_queue in snapshot.cluster_queues:
@@ -148,6 +149,10 @@ class Snapshot:
     def workload_info(self, manifest: dict, order: float = 0.0) -> WorkloadInfo:
         """A Workload manifest with this snapshot's priority classes and resource rules."""
         return workload_info(manifest, self.priority_classes, order, self.resource_rules)
+
+    def podset_infos(self, pod_sets: Iterable[PodSet]) -> list[PodSetInfo]:
+        """Pod sets with this snapshot's resource rules."""
+        return [podset_info(pod_set, 0, self.resource_rules) for pod_set in pod_sets]
 
     def cluster_queue_for(self, namespace: str, local_queue: str) -> Optional[str]:
         lq = self.local_queues.get((namespace, local_queue))
@@ -480,19 +485,6 @@ def _still_fits(cq: ClusterQueueInfo, workload: WorkloadInfo, decision: Decision
         if value > available(node, fr) or borrowing_height(node, fr, value)[0] != borrowed:
             return False
     return True
-
-
-def _without_parent(cohort: dict) -> dict:
-    return {**cohort, "spec": {k: v for k, v in (cohort.get("spec") or {}).items() if k != "parentName"}}
-
-
-def _admission(manifest: dict):
-    status = manifest.get("status")
-    return status.get("admission") if isinstance(status, dict) else None
-
-
-def _name(manifest: dict) -> str:
-    return (manifest.get("metadata") or {}).get("name", "")
 
 
 def _refused(cluster_queue: Optional[str], message: str) -> Decision:

@@ -16,11 +16,13 @@ come through `workload_info` (or `Snapshot.workload_info`, which passes the snap
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from aks_kueue.kueue.transformations import NO_RULES, ResourceRules
 from aks_kueue.kueue.units import CPU, amount, to_units
+from aks_kueue.kueue.views import PodSet, Workload
 from aks_kueue.k8s.pods import pod_requests
 
 FlavorResource = tuple[str, str]
@@ -32,7 +34,7 @@ class PodSetInfo:
     count: int
     min_count: Optional[int]
     per_pod: dict[str, int]
-    spec: dict
+    spec: Mapping[str, Any]
     # Pods with equal tolerations, selectors and affinity match the same flavors.
     placement: str = ""
     # Podsets sharing a topologyRequest.podSetGroupName are given flavors together.
@@ -63,7 +65,7 @@ class WorkloadInfo:
     uid: str = ""
     admission: Optional[Admission] = None
     evicted: bool = False
-    manifest: dict = field(default_factory=dict, repr=False)
+    manifest: Mapping[str, Any] = field(default_factory=dict, repr=False)
     _shape: Optional[tuple] = field(default=None, repr=False)
 
     @property
@@ -93,7 +95,7 @@ class WorkloadInfo:
         return admission
 
 
-def placement_key(pod_spec: dict) -> str:
+def placement_key(pod_spec: Mapping[str, Any]) -> str:
     affinity = ((pod_spec.get("affinity") or {}).get("nodeAffinity") or {})
     required = affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
     if not pod_spec.get("tolerations") and not pod_spec.get("nodeSelector") and not required:
@@ -102,40 +104,35 @@ def placement_key(pod_spec: dict) -> str:
                       sort_keys=True, separators=(",", ":"))
 
 
-def podset_info(podset: dict, reclaimable: int = 0, rules: ResourceRules = NO_RULES) -> PodSetInfo:
-    spec = ((podset.get("template") or {}).get("spec")) or {}
-    count = int(podset.get("count", 1))
-    min_count = podset.get("minCount")
+def podset_info(pod_set: PodSet, reclaimable: int = 0, rules: ResourceRules = NO_RULES) -> PodSetInfo:
+    spec = pod_set.pod_spec
     requests = pod_requests(spec)
     if rules:
         requests = rules.apply(requests)
-    return PodSetInfo(name=podset.get("name", "main"), count=max(0, count - reclaimable),
-                      min_count=None if min_count is None else int(min_count),
+    return PodSetInfo(name=pod_set.name, count=max(0, pod_set.count - reclaimable), min_count=pod_set.min_count,
                       per_pod=to_units(requests), spec=spec, placement=placement_key(spec),
-                      group=(podset.get("topologyRequest") or {}).get("podSetGroupName"))
+                      group=pod_set.topology_request.get("podSetGroupName"))
 
 
-def workload_info(manifest: dict, priority_classes: dict[str, int] | None = None,
+def workload_info(manifest: Mapping[str, Any], priority_classes: Mapping[str, int] | None = None,
                   order: float = 0.0, rules: ResourceRules = NO_RULES) -> WorkloadInfo:
-    """A Workload manifest (v1beta2) as the admission core sees it.
+    """A Workload manifest (v1beta2, validated and defaulted) as the admission core sees it.
 
     `order` stands in for the creation timestamp when the manifest has none, so
     earlier documents count as older. `rules` are the Configuration's resource
     exclusions and transformations; an admitted Workload's usage is its
     `status.admission`, which Kueue computed with them already.
     """
-    metadata = manifest.get("metadata") or {}
-    spec = manifest.get("spec") or {}
-    status = manifest.get("status") or {}
+    workload = Workload.of(manifest)
+    metadata = manifest["metadata"]
+    status = _status(manifest)
     reclaimable = {r.get("name"): int(r.get("count", 0)) for r in status.get("reclaimablePods") or []}
-    podsets = [podset_info(ps, reclaimable.get(ps.get("name", "main"), 0) if reclaimable else 0, rules)
-               for ps in spec.get("podSets") or []]
     info = WorkloadInfo(
-        namespace=metadata.get("namespace", "default"), name=metadata.get("name", ""),
-        queue_name=spec.get("queueName", ""), priority=workload_priority(spec, priority_classes or {}),
-        podsets=podsets, created=_timestamp(metadata.get("creationTimestamp"), order),
-        uid=metadata.get("uid") or f"{metadata.get('namespace', 'default')}/{metadata.get('name', '')}",
-        manifest=manifest)
+        namespace=workload.namespace, name=workload.name, queue_name=workload.queue_name or "",
+        priority=workload_priority(workload, priority_classes or {}),
+        podsets=[podset_info(ps, reclaimable.get(ps.name, 0), rules) for ps in workload.pod_sets],
+        created=_timestamp(metadata.get("creationTimestamp"), order),
+        uid=metadata.get("uid") or f"{workload.namespace}/{workload.name}", manifest=manifest)
     admission = status.get("admission")
     if admission:
         info.admission = admission_usage(admission)
@@ -144,13 +141,21 @@ def workload_info(manifest: dict, priority_classes: dict[str, int] | None = None
     return info
 
 
-def workload_priority(spec: dict, priority_classes: dict[str, int]) -> int:
-    if spec.get("priority") is not None:
-        return int(spec["priority"])
-    ref = spec.get("priorityClassRef") or {}
-    if ref.get("kind") == "WorkloadPriorityClass":
-        return priority_classes.get(ref.get("name", ""), 0)
-    return 0
+def holds_quota(manifest: Mapping[str, Any]) -> bool:
+    """Whether the Workload's status records an admission (quota reserved)."""
+    return bool(_status(manifest).get("admission"))
+
+
+def _status(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
+    # Not the schema's to check: simulate checks it (`validate_workload_status`), Kueue writes it.
+    return manifest.get("status") or {}
+
+
+def workload_priority(workload: Workload, priority_classes: Mapping[str, int]) -> int:
+    """Kueue's priority: spec.priority when set, else its WorkloadPriorityClass's value (0 for none)."""
+    if workload.priority is not None:
+        return workload.priority
+    return 0 if workload.priority_class is None else priority_classes.get(workload.priority_class, 0)
 
 
 def admission_usage(admission: dict) -> Admission:
@@ -170,7 +175,6 @@ def admission_usage(admission: dict) -> Admission:
 
 def _timestamp(value: Any, fallback: float) -> float:
     if isinstance(value, str) and value:
-        from datetime import datetime
         try:
             return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
         except ValueError:
@@ -178,14 +182,14 @@ def _timestamp(value: Any, fallback: float) -> float:
     return fallback
 
 
-def _condition_time(status: dict, kind: str, fallback: float) -> float:
+def _condition_time(status: Mapping[str, Any], kind: str, fallback: float) -> float:
     for condition in status.get("conditions") or []:
         if condition.get("type") == kind and condition.get("status") == "True":
             return _timestamp(condition.get("lastTransitionTime"), fallback)
     return fallback
 
 
-def _condition_true(status: dict, kind: str) -> bool:
+def _condition_true(status: Mapping[str, Any], kind: str) -> bool:
     return any(c.get("type") == kind and c.get("status") == "True" for c in status.get("conditions") or [])
 
 

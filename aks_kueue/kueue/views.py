@@ -1,5 +1,5 @@
-"""Typed views of Kueue objects that Kueue accepts: what the judge's rules (and the admission core
-and replay, as they adopt them) read, instead of the manifest.
+"""Typed views of Kueue objects that Kueue accepts: what the judge's rules, the admission core and
+replay read, instead of the manifest.
 
 A view is built once, by `view(manifest)`, from a manifest that passed `kueue.validate.validate_object`
 and is defaulted as the API server stores it (`KueueObject.defaulted`). The schema has then checked
@@ -9,22 +9,23 @@ optional field absent from it gets Kueue's default here, once. Quantities are in
 Kueue v0.19.2 (`apis/kueue/v1beta2`): `ClusterQueue.resource_groups[].flavors[].resources[]` are
 `ResourceGroup`, `FlavorQuotas` and `ResourceQuota`.
 
-The admission core's own views (`admission/models.py`: `ResourceFlavorInfo`, `LocalQueueInfo`,
-`ClusterQueueInfo`, and its `ResourceGroup` of flavor names) carry what admission adds (the quota tree,
-the preemption and fungibility settings); `ResourceFlavor` and `LocalQueue` here hold the same fields
-under the same names, so that they can replace those two.
+The admission core and replay build their own state (Kueue's cache: `admission/models.py`'s
+`ClusterQueueInfo` and `ResourceGroupInfo`, `admission/quota.py`'s tree) from these views, and use
+`ResourceFlavor` and `LocalQueue` as they are.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Mapping, Optional, Union
+from typing import Any, Iterable, Mapping, Optional, TypeVar, Union
 
+from aks_kueue.k8s.quantity import parse_quantity
 from aks_kueue.kueue.admission_checks import applying
 from aks_kueue.kueue.units import amount
 
 ManifestMap = Mapping[str, Any]
+V = TypeVar("V")
 _NO_STOP = "None"
 
 
@@ -40,6 +41,16 @@ def _spec(manifest: ManifestMap) -> ManifestMap:
 
 def _name(manifest: ManifestMap) -> str:
     return manifest["metadata"]["name"]  # the object checks require it
+
+
+def _namespace(manifest: ManifestMap) -> str:
+    return manifest["metadata"].get("namespace", "default")  # where kubectl puts an object written without one
+
+
+def _fair_weight(spec: ManifestMap) -> float:
+    """Kueue's parseFairWeight: `spec.fairSharing.weight` (a quantity) as a float, 1 when it is not set."""
+    weight = spec.get("fairSharing", {}).get("weight")
+    return 1.0 if weight is None else float(parse_quantity(weight))
 
 
 @dataclass(frozen=True)
@@ -87,12 +98,50 @@ class AdmissionCheckStrategyRule:
 
 
 @dataclass(frozen=True)
+class BorrowWithinCohort:
+    policy: str = "Never"
+    max_priority_threshold: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class ClusterQueuePreemption:
+    within_cluster_queue: str = "Never"
+    reclaim_within_cohort: str = "Never"
+    borrow_within_cohort: BorrowWithinCohort = BorrowWithinCohort()
+
+    @classmethod
+    def of(cls, spec: ManifestMap) -> "ClusterQueuePreemption":
+        borrow = spec.get("borrowWithinCohort", {})
+        return cls(spec.get("withinClusterQueue", "Never"), spec.get("reclaimWithinCohort", "Never"),
+                   BorrowWithinCohort(borrow.get("policy", "Never"), borrow.get("maxPriorityThreshold")))
+
+
+@dataclass(frozen=True)
+class FlavorFungibility:
+    when_can_borrow: str = "MayStopSearch"
+    when_can_preempt: str = "TryNextFlavor"
+    preference: Optional[str] = None
+
+    @classmethod
+    def of(cls, spec: ManifestMap) -> "FlavorFungibility":
+        return cls(_stop_or_try(spec.get("whenCanBorrow"), "MayStopSearch"),
+                   _stop_or_try(spec.get("whenCanPreempt"), "TryNextFlavor"), spec.get("preference"))
+
+
+def _stop_or_try(value: Optional[str], default: str) -> str:
+    # v1beta1's Borrow and Preempt both meant "stop here" (`kueue/convert.py` maps them; a manifest
+    # given as v1beta2 with the old words means the same).
+    return "MayStopSearch" if value in ("Borrow", "Preempt") else value or default
+
+
+@dataclass(frozen=True)
 class QuotaHolder:
     """What ClusterQueues and Cohorts share: a name, a parent cohort and resource groups of quota."""
 
     name: str
     parent: Optional[str]                      # a ClusterQueue's cohortName, a Cohort's parentName
     resource_groups: tuple[ResourceGroup, ...]
+    fair_weight: float = 1.0                   # spec.fairSharing.weight
 
     @property
     def flavor_names(self) -> tuple[str, ...]:
@@ -106,12 +155,20 @@ class ClusterQueue(QuotaHolder):
     namespace_selector: Optional[ManifestMap] = None
     admission_checks: tuple[AdmissionCheckStrategyRule, ...] = ()
     stop_policy: str = _NO_STOP
+    preemption: ClusterQueuePreemption = ClusterQueuePreemption()
+    flavor_fungibility: FlavorFungibility = FlavorFungibility()
+    queueing_strategy: str = "BestEffortFIFO"
+    admission_mode: Optional[str] = None       # spec.admissionScope.admissionMode
     # The defaulted spec, for the rules of Kueue's that read it whole (`kueue/tas.py`, `kueue/admission_checks.py`).
     spec: ManifestMap = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def cohort(self) -> Optional[str]:
         return self.parent
+
+    @property
+    def stopped(self) -> bool:
+        return self.stop_policy != _NO_STOP
 
     @property
     def checks(self) -> dict[str, frozenset[str]]:
@@ -127,11 +184,15 @@ class ClusterQueue(QuotaHolder):
     def of(cls, manifest: ManifestMap) -> "ClusterQueue":
         spec = _spec(manifest)
         strategy = spec.get("admissionChecksStrategy", {})
-        return cls(_name(manifest), spec.get("cohortName") or None, _resource_groups(spec),
-                   spec.get("namespaceSelector"),
-                   tuple(AdmissionCheckStrategyRule(rule["name"], tuple(rule.get("onFlavors", ())))
-                         for rule in strategy.get("admissionChecks", ())),
-                   spec.get("stopPolicy", _NO_STOP), spec)
+        return cls(_name(manifest), spec.get("cohortName") or None, _resource_groups(spec), _fair_weight(spec),
+                   namespace_selector=spec.get("namespaceSelector"),
+                   admission_checks=tuple(AdmissionCheckStrategyRule(rule["name"], tuple(rule.get("onFlavors", ())))
+                                          for rule in strategy.get("admissionChecks", ())),
+                   stop_policy=spec.get("stopPolicy", _NO_STOP),
+                   preemption=ClusterQueuePreemption.of(spec.get("preemption", {})),
+                   flavor_fungibility=FlavorFungibility.of(spec.get("flavorFungibility", {})),
+                   queueing_strategy=spec.get("queueingStrategy", "BestEffortFIFO"),
+                   admission_mode=spec.get("admissionScope", {}).get("admissionMode"), spec=spec)
 
 
 @dataclass(frozen=True)
@@ -139,7 +200,7 @@ class Cohort(QuotaHolder):
     @classmethod
     def of(cls, manifest: ManifestMap) -> "Cohort":
         spec = _spec(manifest)
-        return cls(_name(manifest), spec.get("parentName") or None, _resource_groups(spec))
+        return cls(_name(manifest), spec.get("parentName") or None, _resource_groups(spec), _fair_weight(spec))
 
 
 @dataclass(frozen=True)
@@ -163,6 +224,8 @@ class LocalQueue:
     name: str
     cluster_queue: str
     stop_policy: str = _NO_STOP
+    # spec.fairSharing.weight, which admission fair sharing divides the queue's usage by.
+    fair_weight: float = 1.0
 
     @property
     def stopped(self) -> bool:
@@ -171,8 +234,8 @@ class LocalQueue:
     @classmethod
     def of(cls, manifest: ManifestMap) -> "LocalQueue":
         spec = _spec(manifest)
-        return cls(manifest["metadata"]["namespace"], _name(manifest), spec.get("clusterQueue", ""),
-                   spec.get("stopPolicy", _NO_STOP))
+        return cls(_namespace(manifest), _name(manifest), spec.get("clusterQueue", ""),
+                   spec.get("stopPolicy", _NO_STOP), _fair_weight(spec))
 
 
 @dataclass(frozen=True)
@@ -187,6 +250,13 @@ class PodSet:
     def pod_spec(self) -> ManifestMap:
         return self.template.get("spec", {})
 
+    @classmethod
+    def of(cls, pod_set: ManifestMap) -> "PodSet":
+        # The CRD defaults a pod set's name to main and its count to 1 (pod sets given before defaulting, as a
+        # trace's, get them here).
+        return cls(pod_set.get("name", "main"), pod_set.get("count", 1), pod_set["template"], pod_set.get("minCount"),
+                   pod_set.get("topologyRequest", {}))
+
 
 @dataclass(frozen=True)
 class Workload:
@@ -194,16 +264,16 @@ class Workload:
     name: str
     queue_name: Optional[str]
     pod_sets: tuple[PodSet, ...]
-    priority_class: Optional[str] = None      # spec.priorityClassRef.name
+    priority_class: Optional[str] = None      # spec.priorityClassRef.name, when it names a WorkloadPriorityClass
     priority: Optional[int] = None
 
     @classmethod
     def of(cls, manifest: ManifestMap) -> "Workload":
-        spec, metadata = _spec(manifest), manifest["metadata"]
-        return cls(metadata["namespace"], metadata["name"], spec.get("queueName"),
-                   tuple(PodSet(p["name"], p["count"], p["template"], p.get("minCount"),
-                                p.get("topologyRequest", {})) for p in spec.get("podSets", ())),
-                   spec.get("priorityClassRef", {}).get("name"), spec.get("priority"))
+        spec = _spec(manifest)
+        ref = spec.get("priorityClassRef", {})
+        return cls(_namespace(manifest), _name(manifest), spec.get("queueName"),
+                   tuple(map(PodSet.of, spec.get("podSets", ()))),
+                   ref.get("name") if ref.get("kind") == "WorkloadPriorityClass" else None, spec.get("priority"))
 
 
 @dataclass(frozen=True)
@@ -260,7 +330,7 @@ class WorkloadPriorityClass:
 
     @classmethod
     def of(cls, manifest: ManifestMap) -> "WorkloadPriorityClass":
-        return cls(_name(manifest), manifest["value"])
+        return cls(_name(manifest), int(manifest["value"]))
 
 
 @dataclass(frozen=True)
@@ -287,6 +357,11 @@ _KINDS: dict[str, Any] = {
     "Workload": Workload, "AdmissionCheck": AdmissionCheck, "ProvisioningRequestConfig": ProvisioningRequestConfig,
     "Topology": Topology, "WorkloadPriorityClass": WorkloadPriorityClass, "MultiKueueConfig": MultiKueueConfig,
 }
+
+
+def views_of(manifests: Iterable[ManifestMap], kind: type[V]) -> list[V]:
+    """The views of the manifests of one kind (`kind` is its view class, named as the kind), in order."""
+    return [kind.of(m) for m in manifests if m.get("kind") == kind.__name__]  # type: ignore[attr-defined]
 
 
 def view(manifest: ManifestMap) -> KueueView:

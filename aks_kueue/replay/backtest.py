@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from aks_kueue.aks.pools import AGENTPOOL
+from aks_kueue.kueue.views import ResourceFlavor, views_of
 from aks_kueue.replay.config import ReplayConfig
 from aks_kueue.replay.engine import Run, State
 from aks_kueue.replay.stats import percentile
@@ -98,11 +99,8 @@ def node_startup_suggestions(pairs: Sequence[tuple[Run, Observed]], config: Repl
 def pools_of_flavors(config: ReplayConfig) -> dict[str, str]:
     """Each ResourceFlavor's pool: its nodeLabels' agentpool, else the one stack pool carrying them all."""
     found = {}
-    for manifest in config.objects:
-        if manifest.get("kind") != "ResourceFlavor":
-            continue
-        name = str((manifest.get("metadata") or {}).get("name"))
-        labels = (manifest.get("spec") or {}).get("nodeLabels") or {}
+    for flavor in views_of(config.objects, ResourceFlavor):
+        name, labels = flavor.name, flavor.node_labels
         if labels.get(AGENTPOOL):
             found[name] = str(labels[AGENTPOOL])
             continue

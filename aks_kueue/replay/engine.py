@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import heapq
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Callable, ClassVar, Iterator, NamedTuple, Optional
 
@@ -92,7 +92,8 @@ from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.snapshot import Decision, Snapshot
 from aks_kueue.admission.workloads import PodSetInfo, WorkloadInfo
 from aks_kueue.aks.autoscaler import SCALE_UP_CLASSES
-from aks_kueue.kueue.admission_checks import checks_for, checks_of, is_provisioning, provisioning_config_name
+from aks_kueue.kueue.admission_checks import PROVISIONING_CONTROLLER
+from aks_kueue.kueue.views import AdmissionCheck, ClusterQueue, PodSet, ProvisioningRequestConfig, views_of
 from aks_kueue.replay.cohorts import CohortUsage
 from aks_kueue.replay.config import ReplayConfig
 from aks_kueue.replay.events import Event, EventKind, EventQueue
@@ -624,10 +625,8 @@ class _Replay:
         self._never: dict[tuple, Optional[str]] = {}   # per ClusterQueue, shape and pod set: never placeable?
         self.queues: dict[str, QueueState] = {}
         self.meters: dict[str, dict[tuple[str, str], Meter]] = {}
-        manifests = _named(config.objects, "ClusterQueue")
-        for name in sorted(self.snapshot.cluster_queues):
-            spec = manifests.get(name, {}).get("spec") or {}
-            self.queues[name] = QueueState(name, spec.get("queueingStrategy") or "BestEffortFIFO")
+        for name, cq in sorted(self.snapshot.cluster_queues.items()):
+            self.queues[name] = QueueState(name, cq.queue.queueing_strategy)
             if self.snapshot.uses_admission_fair_sharing(name):
                 self.queues[name].usage = self._local_queue_usage
             quotas = self.snapshot.tree.cluster_queues[name].quotas
@@ -637,7 +636,7 @@ class _Replay:
         self.since = options.since
         self.window_open = False
         self.pools_at_since: dict[str, PoolAtSince] = {}
-        self.checks = _provisioning_checks(config.objects, manifests)
+        self.checks = _provisioning_checks(config.objects, self.snapshot)
         self.runs = self._runs()
         # In time order, and trace order within an instant (the sort is stable).
         order = sorted(self.runs, key=lambda r: round(r.trace.submitted, 6))
@@ -672,15 +671,16 @@ class _Replay:
 
     def _info(self, run: Run) -> WorkloadInfo:
         """The run as the admission core sees it. The pod sets of one shape are computed once, by the
-        core's own function (`workload_info`), with the Configuration's resource exclusions and
+        core's own function (`podset_info`), with the Configuration's resource exclusions and
         transformations."""
         shape = run.trace.shape
         known = self._podsets.get(id(shape))
         if known is None:
-            pod_sets = shape.pod_sets if self.config.partial_admission else [
-                {k: v for k, v in ps.items() if k != "minCount"} for ps in shape.pod_sets]
-            first = self.snapshot.workload_info({"spec": {"podSets": pod_sets}})
-            known = self._podsets[id(shape)] = (first.podsets, first.shape)
+            pod_sets = [PodSet.of(ps) for ps in shape.pod_sets]
+            if not self.config.partial_admission:
+                pod_sets = [replace(ps, min_count=None) for ps in pod_sets]
+            podsets = self.snapshot.podset_infos(pod_sets)
+            known = self._podsets[id(shape)] = (podsets, WorkloadInfo("", "", "", 0, podsets).shape)
         workload = run.trace
         return WorkloadInfo(namespace=workload.namespace, name=workload.name, queue_name=workload.queue,
                             priority=run.priority, podsets=known[0], created=run.ts, uid=f"{workload.order:012d}",
@@ -1341,9 +1341,9 @@ class _Replay:
         checks = self.checks.get(run.cq or "")
         if not checks:
             return None
-        spec, classes = checks
+        queue, classes = checks
         assigned = {f for ps in decision.pod_sets for f in ps.flavors.values()}
-        found = [classes[n] for n in checks_for(spec, assigned) if n in classes]
+        found = [classes[n] for n in queue.checks_for(assigned) if n in classes]
         return all(c in SCALE_UP_CLASSES for c in found) if found else None
 
     # The end ------------------------------------------------------------------------------------
@@ -1455,23 +1455,19 @@ def _to_reserve(snapshot: Snapshot, cq: str, decision: Decision) -> dict:
     return {fr: v for fr, v in hold.items() if v > 0}
 
 
-def _named(objects: list[dict], kind: str) -> dict[str, dict]:
-    return {str((o.get("metadata") or {}).get("name")): o for o in objects if o.get("kind") == kind}
-
-
-
-def _provisioning_checks(objects: list[dict], queues: dict[str, dict]) -> dict[str, tuple[dict, dict[str, str]]]:
-    """Per ClusterQueue with a ProvisioningRequest check: its spec, and each such check's class."""
-    configs = _named(objects, "ProvisioningRequestConfig")
-    classes = {name: ((configs.get(provisioning_config_name(check) or "") or {}).get("spec") or {})
-               .get("provisioningClassName", "")
-               for name, check in _named(objects, "AdmissionCheck").items() if is_provisioning(check)}
+def _provisioning_checks(objects: list[dict], snapshot: Snapshot) -> dict[str, tuple[ClusterQueue, dict[str, str]]]:
+    """Per ClusterQueue with a ProvisioningRequest check: the queue, and each such check's class."""
+    configs = {config.name: config for config in views_of(objects, ProvisioningRequestConfig)}
+    classes = {}
+    for check in views_of(objects, AdmissionCheck):
+        if check.controller_name == PROVISIONING_CONTROLLER:
+            config = configs.get(check.names("ProvisioningRequestConfig") or "")
+            classes[check.name] = "" if config is None else config.provisioning_class
     found = {}
-    for name, manifest in queues.items():
-        spec = manifest.get("spec") or {}
-        mine = {check: classes[check] for check in checks_of(spec) if check in classes}
+    for name, cq in snapshot.cluster_queues.items():
+        mine = {check: classes[check] for check in cq.queue.checks if check in classes}
         if mine:
-            found[name] = (spec, mine)
+            found[name] = (cq.queue, mine)
     return found
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import product
-from typing import Any, Callable, ClassVar, Optional
+from typing import Any, Callable, ClassVar, Mapping, Optional
 
 from aks_kueue.aks.nodes import GPU_PREFIXES, PoolCapacity, is_modelled
 from aks_kueue.aks.placement import pod_lands
@@ -250,7 +250,7 @@ class NodeModel:
 
     # Where pods can go ---------------------------------------------------------------------
 
-    def eligible(self, pod_spec: dict, placement: str, flavors: list, requests: dict[str, int]
+    def eligible(self, pod_spec: Mapping[str, Any], placement: str, flavors: list, requests: dict[str, int]
                  ) -> tuple[list[PoolState], Optional[str]]:
         """The pools a pod can run on after Kueue injected its flavors, and why none when none."""
         key = (placement, tuple(f.name for f in flavors), tuple(sorted(requests.items())))
@@ -282,7 +282,7 @@ class NodeModel:
         answer = self._eligible[key] = (found, reason)
         return answer
 
-    def never_placeable(self, pod_spec: dict, placement: str, choices: list[list], requests: dict[str, int],
+    def never_placeable(self, pod_spec: Mapping[str, Any], placement: str, choices: list[list], requests: dict[str, int],
                         count: int) -> Optional[str]:
         """Why `count` pods of this kind can never all be placed, whatever flavors their ClusterQueue
         gives them (one flavor of each list in `choices`, its resource groups) and however empty the

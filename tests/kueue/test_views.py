@@ -8,9 +8,9 @@ import pytest
 
 from aks_kueue.kueue.admission_checks import checks_for, checks_of
 from aks_kueue.kueue.validate import load_object, validate_object
-from aks_kueue.kueue.views import (AdmissionCheck, ClusterQueue, Cohort, LocalQueue, MultiKueueConfig, Other,
-                                   ProvisioningRequestConfig, ResourceFlavor, Topology, Workload,
-                                   WorkloadPriorityClass, view)
+from aks_kueue.kueue.views import (AdmissionCheck, BorrowWithinCohort, ClusterQueue, ClusterQueuePreemption, Cohort,
+                                   FlavorFungibility, LocalQueue, MultiKueueConfig, Other, ProvisioningRequestConfig,
+                                   ResourceFlavor, Topology, Workload, WorkloadPriorityClass, view)
 from tests.kueue.corpus import other_kinds
 from tests.kueue.test_golden import objects
 
@@ -90,3 +90,45 @@ def test_a_workload_reads_its_pod_sets_with_kueue_defaults(pod_set, name, count)
     [only] = workload.pod_sets
     assert (only.name, only.count, only.min_count, dict(only.topology_request)) == (name, count, None, {})
     assert only.pod_spec["containers"][0]["name"] == "c"
+
+
+def _queue(spec: dict) -> dict:
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cq"},
+            "spec": {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
+                {"name": "default", "resources": [{"name": "cpu", "nominalQuota": "4"}]}]}], **spec}}
+
+
+def test_a_cluster_queue_reads_what_admission_decides_with():
+    """Preemption, fungibility, queueing, fair sharing and admission scope, as the admission core and replay
+    read them (`ClusterQueueInfo.of`, the replay's QueueState): Kueue's defaults when absent."""
+    plain = view(accepted(_queue({})))
+    assert isinstance(plain, ClusterQueue)
+    assert (plain.preemption, plain.flavor_fungibility) == (ClusterQueuePreemption(), FlavorFungibility())
+    assert (plain.queueing_strategy, plain.fair_weight, plain.admission_mode, plain.stopped) == \
+        ("BestEffortFIFO", 1.0, None, False)
+    given = view(accepted(_queue({
+        "cohortName": "org", "queueingStrategy": "StrictFIFO", "fairSharing": {"weight": "500m"},
+        "stopPolicy": "Hold", "admissionScope": {"admissionMode": "UsageBasedAdmissionFairSharing"},
+        "preemption": {"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Any",
+                       "borrowWithinCohort": {"policy": "LowerPriority", "maxPriorityThreshold": 100}},
+        "flavorFungibility": {"whenCanBorrow": "TryNextFlavor", "whenCanPreempt": "MayStopSearch"}})))
+    assert isinstance(given, ClusterQueue)
+    assert given.preemption == ClusterQueuePreemption("LowerPriority", "Any", BorrowWithinCohort("LowerPriority", 100))
+    assert given.flavor_fungibility == FlavorFungibility("TryNextFlavor", "MayStopSearch")
+    assert (given.queueing_strategy, given.fair_weight, given.admission_mode, given.stopped) == \
+        ("StrictFIFO", 0.5, "UsageBasedAdmissionFairSharing", True)
+
+
+def test_fair_weights_and_priority_class_references():
+    lq = LocalQueue.of({"metadata": {"name": "lq", "namespace": "team"},
+                        "spec": {"clusterQueue": "cq", "fairSharing": {"weight": "2"}}})
+    assert lq.fair_weight == 2.0 and LocalQueue.of({"metadata": {"name": "lq"}, "spec": {}}).namespace == "default"
+    cohort = Cohort.of({"metadata": {"name": "org"}, "spec": {"fairSharing": {"weight": "0"}}})
+    assert cohort.fair_weight == 0.0
+
+    def workload(kind: str) -> Workload:
+        return Workload.of({"metadata": {"name": "w", "namespace": "team"}, "spec": {
+            "priorityClassRef": {"group": "kueue.x-k8s.io", "kind": kind, "name": "high"}, "podSets": []}})
+    # Only a WorkloadPriorityClass gives the admission core its value; a Kubernetes PriorityClass is not one.
+    assert workload("WorkloadPriorityClass").priority_class == "high"
+    assert workload("PriorityClass").priority_class is None
