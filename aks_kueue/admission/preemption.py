@@ -114,9 +114,9 @@ class CandidateGroup:
     def evicted(self) -> list[WorkloadInfo]:
         """The evicted workloads the policy allows, in Kueue's order."""
         if self._evicted is None:
-            found = (w for name, _ in self.sources for w in self.snapshot.admitted_index(name).evicted.values()
-                     if w.uses(self.frs) and satisfies_policy(self.preemptor, w, self.policy))
-            self._evicted = sorted(found, key=rank)
+            found = [w for name, _ in self.sources for w in self.snapshot.admitted_index(name).evicted.values()
+                     if w.uses(self.frs) and satisfies_policy(self.preemptor, w, self.policy)]
+            self._evicted = sorted(found, key=rank) if found else found  # usually none
         return self._evicted
 
     def __bool__(self) -> bool:
@@ -221,12 +221,13 @@ class Preemptor:
         same_queue = (_NONE if cq.within_cluster_queue == "Never"
                       else self._group([(cq.node, None)], cq, workload, frs, False, False))
         hierarchy, by_priority = self._cohort_candidates(cq, workload, frs, requests)
-        if not (same_queue or hierarchy or by_priority):
+        from_cohort = bool(hierarchy) or bool(by_priority)  # each group's truth costs a look at its queues
+        if not (from_cohort or same_queue):
             return [], None
         groups = (hierarchy, by_priority, same_queue)
         forbidden = cq.borrow_within_cohort in (None, "Never")
         attempts: tuple[bool, ...]
-        if not (hierarchy or by_priority) or (forbidden and not self._queue_under_nominal_in_resources_needing_preemption(cq, frs)):
+        if not from_cohort or (forbidden and not self._queue_under_nominal_in_resources_needing_preemption(cq, frs)):
             attempts = (True,)
         elif forbidden and not hierarchy:
             attempts = (False, True)
@@ -303,18 +304,22 @@ class Preemptor:
     def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[CandidateGroup, CandidateGroup]:
         if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
             return _NONE, _NONE
-        hierarchy: list = []
-        by_priority: list = []
-        advantage, remaining = _fit_in_quota(cq.node, requests)
+        over: list[tuple[QuotaNode, list[QuotaNode]]] = []  # per ancestor, its queues over quota
         previous = None
         frs_key, generation = frozenset(frs), self.snapshot.generation(cq)
         for subtree in cq.node.ancestors():
-            into = hierarchy if advantage else by_priority
-            into.extend((queue, subtree) for queue in self._over_quota(frs_key, subtree, previous, generation)
-                        if queue is not cq.node)
-            fits, remaining = _fit_in_quota(subtree, remaining)
-            advantage = advantage or fits
+            over.append((subtree, self._over_quota(frs_key, subtree, previous, generation)))
             previous = subtree
+        if not any(queue is not cq.node for _, queues in over for queue in queues):
+            return _NONE, _NONE  # no queue to reclaim from: whether the preemptor has the advantage decides nothing
+        hierarchy: list = []
+        by_priority: list = []
+        advantage, remaining = _fit_in_quota(cq.node, requests)
+        for subtree, queues in over:
+            into = hierarchy if advantage else by_priority
+            into.extend((queue, subtree) for queue in queues if queue is not cq.node)
+            if subtree.parent is not None and not advantage:  # the root's fit would decide nothing more
+                advantage, remaining = _fit_in_quota(subtree, remaining)
         return (self._group(hierarchy, cq, preemptor, frs, True, True) if hierarchy else _NONE,
                 self._group(by_priority, cq, preemptor, frs, False, True) if by_priority else _NONE)
 
