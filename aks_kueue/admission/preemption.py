@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Callable, Optional, cast
+from typing import Any, Callable, Iterator, Optional, cast
 
 from aks_kueue.admission.admitted import AdmittedState, Ranks, merged_ranks, rank, satisfies_policy
 from aks_kueue.admission.fair_preemption import borrowing_queues, fair_preemptions
@@ -139,6 +139,7 @@ class Preemptor:
         # The targets the oracle found, by its question, for `targets` to reuse: a workload whose
         # only flavor-resource is the one the oracle was asked about asks the same search again.
         self._found: dict[tuple, tuple[int, list[PreemptionTarget]]] = {}
+        self._nothing_memo: dict[tuple, tuple[int, bool]] = {}
 
     def simulate_preemption(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
                             quantity: int) -> tuple[PreemptionMode, int]:
@@ -182,6 +183,8 @@ class Preemptor:
         without building its groups. A search for fewer flavor-resources has no candidates either.
         Fair sharing looks wider than the classical search (every queue of the cohort tree that
         borrows, even inside a cohort within its own quota), so it is asked its own question."""
+        if self.snapshot.fair_sharing is None and self.nothing_to_preempt(cq, workload):
+            return True
         within, reclaim = cq.within_cluster_queue, cq.reclaim_within_cohort
         if within != "Never" and CandidateGroup(self.snapshot, [(cq.name, None)], within, workload, frs, False,
                                                 False):
@@ -212,12 +215,48 @@ class Preemptor:
             return [PreemptionTarget(target, reason) for target, reason in found], seen
         return self.classical_preemptions(cq, workload, frs, requests, meanwhile)
 
+    def nothing_to_preempt(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> bool:
+        """Whether the classical search's first step finds no candidate for `workload` whatever
+        flavor-resources it asks about: nothing in the queue its withinClusterQueue policy allows,
+        and no other queue of the cohort tree over its quota on any flavor-resource. The candidates
+        for some flavor-resources are a part of those (fewer flavor-resources put fewer queues over
+        quota), so then every search ends at once with nothing. Most searches of a congested cohort
+        are such, and a decision asks for several (the oracle per flavor-resource, then the targets):
+        the answer is kept per queue and priority until the cohort tree changes."""
+        key = (cq.name, workload.priority)
+        generation = self.snapshot.generation(cq)
+        known = self._nothing_memo.get(key)
+        if known is not None and known[0] == generation:
+            return known[1]
+        nothing = self._nothing_in_queue(cq, workload) and (
+            cq.node.parent is None or cq.reclaim_within_cohort == "Never" or not any(
+                _any_over_quota(subtree, skip, cq.node) for subtree, skip in _subtrees(cq.node)))
+        if len(self._nothing_memo) >= MEMO_LIMIT:
+            self._nothing_memo.clear()
+        self._nothing_memo[key] = (generation, nothing)
+        return nothing
+
+    def _nothing_in_queue(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> bool:
+        policy = cq.within_cluster_queue
+        if policy == "Never":
+            return True
+        lowest = self.snapshot.admitted_index(cq.name).lowest_priority()
+        if lowest is None:
+            return True
+        if policy == "LowerPriority":
+            return lowest >= workload.priority
+        if policy == "LowerOrNewerEqualPriority":  # an equal priority may be newer: not nothing for sure
+            return lowest > workload.priority
+        return False  # Any
+
     def classical_preemptions(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
                               requests: dict[FR, int], meanwhile: Optional[Callable[[], Any]] = None
                               ) -> tuple[list[PreemptionTarget], Any]:
         """Upstream's classicalPreemptions. Only the candidates' usage of the requested
         flavor-resources is lifted: nothing the search reads (the fit, the queues over quota on
         `frs`) depends on the rest."""
+        if self.nothing_to_preempt(cq, workload):
+            return [], None
         same_queue = (_NONE if cq.within_cluster_queue == "Never"
                       else self._group([(cq.node, None)], cq, workload, frs, False, False))
         hierarchy, by_priority = self._cohort_candidates(cq, workload, frs, requests)
@@ -394,6 +433,27 @@ def _collect(frs, cohort: QuotaNode, skip: Optional[QuotaNode], into: list[Quota
         if child.is_cohort or child.within_subtree_quota(frs):
             continue
         into.append(child)
+
+
+def _subtrees(cq: QuotaNode) -> Iterator[tuple[QuotaNode, Optional[QuotaNode]]]:
+    """Each ancestor of a queue, and the part under it already searched (as `_cohort_candidates` walks)."""
+    previous = None
+    for subtree in cq.ancestors():
+        yield subtree, previous
+        previous = subtree
+
+
+def _any_over_quota(cohort: QuotaNode, skip: Optional[QuotaNode], exclude: QuotaNode) -> bool:
+    """Could `_collect` find a queue other than `exclude` under `cohort`? Not for any flavor-resources
+    when not for all of them at once: a node over its quota on some is over it on all."""
+    for child in cohort.children:
+        if child is skip or child.within_all_quotas():
+            continue
+        if not child.is_cohort and child is not exclude:
+            return True
+        if child.is_cohort and _any_over_quota(child, skip, exclude):
+            return True
+    return False
 
 
 def _fit_in_quota(node: QuotaNode, requests: dict[FR, int]) -> tuple[bool, dict[FR, int]]:

@@ -76,6 +76,14 @@ class QuotaNode:
                 return False
         return True
 
+    def within_all_quotas(self) -> bool:
+        """`within_subtree_quota` for every flavor-resource (one it does not use is within)."""
+        subtree = self.subtree_quota
+        for fr, used in self.usage.items():
+            if subtree.get(fr, 0) < used:
+                return False
+        return True
+
     def freeze(self) -> None:
         """Derive the fixed per-fr figures, once the subtree quotas are known."""
         self.local = {fr: _local_quota(self, fr) for fr, q in self.quotas.items() if q.lending_limit is not None}
