@@ -145,6 +145,8 @@ class Preemptor:
                             quantity: int) -> tuple[PreemptionMode, int]:
         """The oracle the flavor assigner asks about one flavor-resource: can preemption
         free `quantity`, and from whom? Answers hold until the cohort tree changes."""
+        if self.snapshot.fair_sharing is None and self.nothing_to_preempt(cq, workload):
+            return PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0]
         key = (cq.name, fr, quantity, workload.priority, workload.created if cq.compares_age else None)
         generation = self.snapshot.generation(cq)
         known = self._answers.get(key)
@@ -168,6 +170,8 @@ class Preemptor:
     def get_targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
                     requests: dict[FR, int]) -> list[PreemptionTarget]:
         """The minimal set of admitted workloads whose eviction would let `workload` fit."""
+        if self.snapshot.fair_sharing is None and self.nothing_to_preempt(cq, workload):
+            return []
         if len(requests) == 1:
             # The oracle's own question (one flavor-resource, the same amount): its search stands.
             (fr, quantity), = requests.items()

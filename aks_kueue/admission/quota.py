@@ -113,7 +113,8 @@ class QuotaNode:
             node = node.parent
 
     def root(self) -> "QuotaNode":
-        return self.path_from_root()[0]
+        path = self.__dict__.get("_path") or self.path_from_root()  # asked for every decision and search
+        return path[0]
 
     def height(self) -> int:
         """Distance to the furthest leaf, as Kueue's getNodeHeight counts it."""
