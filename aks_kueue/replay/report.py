@@ -332,22 +332,14 @@ class _RowText:
         self.inner = "\n" + "  " * (level + 1)
         self.end = "\n" + "  " * level + "}"
         self.maps: dict[int, tuple[Any, str]] = {}   # id -> (the map, kept so the id stays its own; text)
-        self.keys: dict[tuple, tuple[str, ...]] = {}  # a row's keys -> each written with what comes before
+        self.keys: dict[str, str] = {}
         self.level = level
 
     def __call__(self, row: dict[str, Any]) -> str:
         if not row:
             return "{}"
-        # The rows of one document have one or two sets of keys: their text is found once per set.
-        names = tuple(row)
-        shown_keys = self.keys.get(names)
-        if shown_keys is None:
-            if len(self.keys) > 64:
-                self.keys.clear()
-            shown_keys = self.keys[names] = tuple(("," if index else "{") + self.inner + json.dumps(key) + ": "
-                                                  for index, key in enumerate(names))
-        parts = []
-        for shown, value in zip(shown_keys, row.values()):
+        parts, keys = [], self.keys
+        for key, value in row.items():
             kind = type(value)
             if kind is str:
                 text = _string(value)  # what json.dumps writes for a string (ensure_ascii)
@@ -363,8 +355,11 @@ class _RowText:
                 text = self.map(value)
             else:
                 return _dumps(row, self.level)
+            shown = keys.get(key)
+            if shown is None:
+                shown = keys[key] = json.dumps(key) + ": "
             parts.append(shown + text)
-        return "".join(parts) + self.end
+        return "{" + self.inner + ("," + self.inner).join(parts) + self.end
 
     def map(self, value: dict[str, Any]) -> str:
         if not value:
