@@ -139,7 +139,7 @@ class Preemptor:
         # The targets the oracle found, by its question, for `targets` to reuse: a workload whose
         # only flavor-resource is the one the oracle was asked about asks the same search again.
         self._found: dict[tuple, tuple[int, list[PreemptionTarget]]] = {}
-        self._nothing_memo: dict[tuple, tuple[int, bool]] = {}
+        self._nothing_memo: dict[str, tuple[Any, bool]] = {}
 
     def simulate_preemption(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
                             quantity: int) -> tuple[PreemptionMode, int]:
@@ -225,19 +225,21 @@ class Preemptor:
         and no other queue of the cohort tree over its quota on any flavor-resource. The candidates
         for some flavor-resources are a part of those (fewer flavor-resources put fewer queues over
         quota), so then every search ends at once with nothing. Most searches of a congested cohort
-        are such, and a decision asks for several (the oracle per flavor-resource, then the targets):
-        the answer is kept per queue and priority until the cohort tree changes."""
-        key = (cq.name, workload.priority)
+        are such, and a decision asks for several (the oracle per flavor-resource, then the targets)."""
+        return self._nothing_in_queue(cq, workload) and self._nothing_in_cohort(cq)
+
+    def _nothing_in_cohort(self, cq: ClusterQueueInfo) -> bool:
+        """No other queue of the tree over its quota: kept per queue until the cohort tree changes."""
+        if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
+            return True
         generation = self.snapshot.generation(cq)
-        known = self._nothing_memo.get(key)
+        known = self._nothing_memo.get(cq.name)
         if known is not None and known[0] == generation:
             return known[1]
-        nothing = self._nothing_in_queue(cq, workload) and (
-            cq.node.parent is None or cq.reclaim_within_cohort == "Never" or not any(
-                _any_over_quota(subtree, skip, cq.node) for subtree, skip in _subtrees(cq.node)))
+        nothing = not any(_any_over_quota(subtree, skip, cq.node) for subtree, skip in _subtrees(cq.node))
         if len(self._nothing_memo) >= MEMO_LIMIT:
             self._nothing_memo.clear()
-        self._nothing_memo[key] = (generation, nothing)
+        self._nothing_memo[cq.name] = (generation, nothing)
         return nothing
 
     def _nothing_in_queue(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> bool:
