@@ -270,7 +270,10 @@ class Snapshot:
             self.lift_usage(workload)
         try:
             node = self.tree.cluster_queues[cluster_queue]
-            return all(value <= available(node, fr) for fr, value in usage.items())
+            for fr, value in usage.items():  # a loop, not all() over a generator: asked for every admission
+                if value > available(node, fr):
+                    return False
+            return True
         finally:
             for workload in lifted:
                 self.restore_usage(workload)
