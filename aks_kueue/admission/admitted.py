@@ -56,6 +56,11 @@ class AdmittedWorkloads:
             entries = self._by_fr[fr]
             del entries[bisect_left(entries, key)]
 
+    def lowest_priority(self) -> Optional[int]:
+        """The lowest priority admitted here (evicted ones included); None when nothing is."""
+        heads = [entries[0][0] for entries in self._by_fr.values() if entries]
+        return min(heads) if heads else None
+
     def candidates(self, frs: Iterable[FlavorResource], preemptor: WorkloadInfo, policy: str) -> "Ranks":
         """The ranks of every non-evicted workload that uses one of `frs` and that `policy`
         lets `preemptor` preempt, in Kueue's order. Lazy: the search usually stops after a

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Callable, Optional, cast
+from typing import Any, Callable, Iterator, Optional, cast
 
 from aks_kueue.admission.admitted import AdmittedState, Ranks, merged_ranks, rank, satisfies_policy
 from aks_kueue.admission.fair_preemption import borrowing_queues, fair_preemptions
@@ -114,9 +114,9 @@ class CandidateGroup:
     def evicted(self) -> list[WorkloadInfo]:
         """The evicted workloads the policy allows, in Kueue's order."""
         if self._evicted is None:
-            found = (w for name, _ in self.sources for w in self.snapshot.admitted_index(name).evicted.values()
-                     if w.uses(self.frs) and satisfies_policy(self.preemptor, w, self.policy))
-            self._evicted = sorted(found, key=rank)
+            found = [w for name, _ in self.sources for w in self.snapshot.admitted_index(name).evicted.values()
+                     if w.uses(self.frs) and satisfies_policy(self.preemptor, w, self.policy)]
+            self._evicted = sorted(found, key=rank) if found else found  # usually none
         return self._evicted
 
     def __bool__(self) -> bool:
@@ -139,11 +139,14 @@ class Preemptor:
         # The targets the oracle found, by its question, for `targets` to reuse: a workload whose
         # only flavor-resource is the one the oracle was asked about asks the same search again.
         self._found: dict[tuple, tuple[int, list[PreemptionTarget]]] = {}
+        self._nothing_memo: dict[str, tuple[Any, bool]] = {}
 
     def simulate_preemption(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
                             quantity: int) -> tuple[PreemptionMode, int]:
         """The oracle the flavor assigner asks about one flavor-resource: can preemption
         free `quantity`, and from whom? Answers hold until the cohort tree changes."""
+        if self.snapshot.fair_sharing is None and self.nothing_to_preempt(cq, workload):
+            return PreemptionMode.NO_CANDIDATES, borrowing_height(cq.node, fr, quantity)[0]
         key = (cq.name, fr, quantity, workload.priority, workload.created if cq.compares_age else None)
         generation = self.snapshot.generation(cq)
         known = self._answers.get(key)
@@ -167,6 +170,8 @@ class Preemptor:
     def get_targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
                     requests: dict[FR, int]) -> list[PreemptionTarget]:
         """The minimal set of admitted workloads whose eviction would let `workload` fit."""
+        if self.snapshot.fair_sharing is None and self.nothing_to_preempt(cq, workload):
+            return []
         if len(requests) == 1:
             # The oracle's own question (one flavor-resource, the same amount): its search stands.
             (fr, quantity), = requests.items()
@@ -182,6 +187,8 @@ class Preemptor:
         without building its groups. A search for fewer flavor-resources has no candidates either.
         Fair sharing looks wider than the classical search (every queue of the cohort tree that
         borrows, even inside a cohort within its own quota), so it is asked its own question."""
+        if self.snapshot.fair_sharing is None and self.nothing_to_preempt(cq, workload):
+            return True
         within, reclaim = cq.within_cluster_queue, cq.reclaim_within_cohort
         if within != "Never" and CandidateGroup(self.snapshot, [(cq.name, None)], within, workload, frs, False,
                                                 False):
@@ -212,21 +219,60 @@ class Preemptor:
             return [PreemptionTarget(target, reason) for target, reason in found], seen
         return self.classical_preemptions(cq, workload, frs, requests, meanwhile)
 
+    def nothing_to_preempt(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> bool:
+        """Whether the classical search's first step finds no candidate for `workload` whatever
+        flavor-resources it asks about: nothing in the queue its withinClusterQueue policy allows,
+        and no other queue of the cohort tree over its quota on any flavor-resource. The candidates
+        for some flavor-resources are a part of those (fewer flavor-resources put fewer queues over
+        quota), so then every search ends at once with nothing. Most searches of a congested cohort
+        are such, and a decision asks for several (the oracle per flavor-resource, then the targets)."""
+        return self._nothing_in_queue(cq, workload) and self._nothing_in_cohort(cq)
+
+    def _nothing_in_cohort(self, cq: ClusterQueueInfo) -> bool:
+        """No other queue of the tree over its quota: kept per queue until the cohort tree changes."""
+        if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
+            return True
+        generation = self.snapshot.generation(cq)
+        known = self._nothing_memo.get(cq.name)
+        if known is not None and known[0] == generation:
+            return known[1]
+        nothing = not any(_any_over_quota(subtree, skip, cq.node) for subtree, skip in _subtrees(cq.node))
+        if len(self._nothing_memo) >= MEMO_LIMIT:
+            self._nothing_memo.clear()
+        self._nothing_memo[cq.name] = (generation, nothing)
+        return nothing
+
+    def _nothing_in_queue(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> bool:
+        policy = cq.within_cluster_queue
+        if policy == "Never":
+            return True
+        lowest = self.snapshot.admitted_index(cq.name).lowest_priority()
+        if lowest is None:
+            return True
+        if policy == "LowerPriority":
+            return lowest >= workload.priority
+        if policy == "LowerOrNewerEqualPriority":  # an equal priority may be newer: not nothing for sure
+            return lowest > workload.priority
+        return False  # Any
+
     def classical_preemptions(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
                               requests: dict[FR, int], meanwhile: Optional[Callable[[], Any]] = None
                               ) -> tuple[list[PreemptionTarget], Any]:
         """Upstream's classicalPreemptions. Only the candidates' usage of the requested
         flavor-resources is lifted: nothing the search reads (the fit, the queues over quota on
         `frs`) depends on the rest."""
+        if self.nothing_to_preempt(cq, workload):
+            return [], None
         same_queue = (_NONE if cq.within_cluster_queue == "Never"
                       else self._group([(cq.node, None)], cq, workload, frs, False, False))
         hierarchy, by_priority = self._cohort_candidates(cq, workload, frs, requests)
-        if not (same_queue or hierarchy or by_priority):
+        from_cohort = bool(hierarchy) or bool(by_priority)  # each group's truth costs a look at its queues
+        if not (from_cohort or same_queue):
             return [], None
         groups = (hierarchy, by_priority, same_queue)
         forbidden = cq.borrow_within_cohort in (None, "Never")
         attempts: tuple[bool, ...]
-        if not (hierarchy or by_priority) or (forbidden and not self._queue_under_nominal_in_resources_needing_preemption(cq, frs)):
+        if not from_cohort or (forbidden and not self._queue_under_nominal_in_resources_needing_preemption(cq, frs)):
             attempts = (True,)
         elif forbidden and not hierarchy:
             attempts = (False, True)
@@ -303,18 +349,22 @@ class Preemptor:
     def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[CandidateGroup, CandidateGroup]:
         if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
             return _NONE, _NONE
-        hierarchy: list = []
-        by_priority: list = []
-        advantage, remaining = _fit_in_quota(cq.node, requests)
+        over: list[tuple[QuotaNode, list[QuotaNode]]] = []  # per ancestor, its queues over quota
         previous = None
         frs_key, generation = frozenset(frs), self.snapshot.generation(cq)
         for subtree in cq.node.ancestors():
-            into = hierarchy if advantage else by_priority
-            into.extend((queue, subtree) for queue in self._over_quota(frs_key, subtree, previous, generation)
-                        if queue is not cq.node)
-            fits, remaining = _fit_in_quota(subtree, remaining)
-            advantage = advantage or fits
+            over.append((subtree, self._over_quota(frs_key, subtree, previous, generation)))
             previous = subtree
+        if not any(queue is not cq.node for _, queues in over for queue in queues):
+            return _NONE, _NONE  # no queue to reclaim from: whether the preemptor has the advantage decides nothing
+        hierarchy: list = []
+        by_priority: list = []
+        advantage, remaining = _fit_in_quota(cq.node, requests)
+        for subtree, queues in over:
+            into = hierarchy if advantage else by_priority
+            into.extend((queue, subtree) for queue in queues if queue is not cq.node)
+            if subtree.parent is not None and not advantage:  # the root's fit would decide nothing more
+                advantage, remaining = _fit_in_quota(subtree, remaining)
         return (self._group(hierarchy, cq, preemptor, frs, True, True) if hierarchy else _NONE,
                 self._group(by_priority, cq, preemptor, frs, False, True) if by_priority else _NONE)
 
@@ -389,6 +439,27 @@ def _collect(frs, cohort: QuotaNode, skip: Optional[QuotaNode], into: list[Quota
         if child.is_cohort or child.within_subtree_quota(frs):
             continue
         into.append(child)
+
+
+def _subtrees(cq: QuotaNode) -> Iterator[tuple[QuotaNode, Optional[QuotaNode]]]:
+    """Each ancestor of a queue, and the part under it already searched (as `_cohort_candidates` walks)."""
+    previous = None
+    for subtree in cq.ancestors():
+        yield subtree, previous
+        previous = subtree
+
+
+def _any_over_quota(cohort: QuotaNode, skip: Optional[QuotaNode], exclude: QuotaNode) -> bool:
+    """Could `_collect` find a queue other than `exclude` under `cohort`? Not for any flavor-resources
+    when not for all of them at once: a node over its quota on some is over it on all."""
+    for child in cohort.children:
+        if child is skip or child.within_all_quotas():
+            continue
+        if not child.is_cohort and child is not exclude:
+            return True
+        if child.is_cohort and _any_over_quota(child, skip, exclude):
+            return True
+    return False
 
 
 def _fit_in_quota(node: QuotaNode, requests: dict[FR, int]) -> tuple[bool, dict[FR, int]]:

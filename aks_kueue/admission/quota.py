@@ -75,6 +75,14 @@ class QuotaNode:
                 return False
         return True
 
+    def within_all_quotas(self) -> bool:
+        """`within_subtree_quota` for every flavor-resource (one it does not use is within)."""
+        subtree = self.subtree_quota
+        for fr, used in self.usage.items():
+            if subtree.get(fr, 0) < used:
+                return False
+        return True
+
     def freeze(self) -> None:
         """Derive the fixed per-fr figures, once the subtree quotas are known."""
         self.local = {fr: _local_quota(self, fr) for fr, q in self.quotas.items() if q.lending_limit is not None}
@@ -104,7 +112,8 @@ class QuotaNode:
             node = node.parent
 
     def root(self) -> "QuotaNode":
-        return self.path_from_root()[0]
+        path = self.__dict__.get("_path") or self.path_from_root()  # asked for every decision and search
+        return path[0]
 
     def height(self) -> int:
         """Distance to the furthest leaf, as Kueue's getNodeHeight counts it."""

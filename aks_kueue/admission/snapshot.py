@@ -92,6 +92,7 @@ class Snapshot:
         self._generation: dict[QuotaNode, int] = {}
         self._decisions: dict[tuple, tuple[int, Decision, Optional[tuple]]] = {}
         self._single_flavor: dict[tuple, Optional[frozenset]] = {}
+        self._reads: dict[tuple, tuple] = {}  # `_usage_along`'s usage dicts, per queue and flavor-resources
 
     @classmethod
     def from_objects(cls, manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES,
@@ -274,7 +275,10 @@ class Snapshot:
             self.lift_usage(workload)
         try:
             node = self.tree.cluster_queues[cluster_queue]
-            return all(value <= available(node, fr) for fr, value in usage.items())
+            for fr, value in usage.items():  # a loop, not all() over a generator: asked for every admission
+                if value > available(node, fr):
+                    return False
+            return True
         finally:
             for workload in lifted:
                 self.restore_usage(workload)
@@ -341,6 +345,8 @@ class Snapshot:
 
     def _state(self, cq: ClusterQueueInfo, workload: WorkloadInfo, decision: Decision) -> Optional[tuple]:
         """What `decision` read of the tree (None when it may have read more, so it is not kept)."""
+        if decision.targets:
+            return None  # targets are candidates: `no_candidates` would say no
         frs = self._flavor_resources(cq, workload)
         if frs is None or (self._asks_oracle(workload, decision) and not self.preemptor.no_candidates(
                 cq, workload, frs)):
@@ -380,9 +386,15 @@ class Snapshot:
             self._single_flavor[key] = frozenset(frs) if single else None
         return self._single_flavor[key]
 
-    @staticmethod
-    def _usage_along(cq: ClusterQueueInfo, frs: frozenset) -> tuple:
-        return tuple(usage.get(fr, 0) for fr in sorted(frs) for usage, *_ in cq.node.chain(fr))
+    def _usage_along(self, cq: ClusterQueueInfo, frs: frozenset) -> tuple:
+        # The usage dicts to read are fixed with the tree: found once per queue and flavor-resources.
+        key = (cq.name, frs)
+        reads = self._reads.get(key)
+        if reads is None:
+            if len(self._reads) >= MEMO_LIMIT:
+                self._reads.clear()
+            reads = self._reads[key] = tuple((usage, fr) for fr in sorted(frs) for usage, *_ in cq.node.chain(fr))
+        return tuple([usage.get(fr, 0) for usage, fr in reads])
 
     def _decide(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> Decision:
         assigner = FlavorAssigner(cq, workload, self.flavor_matches, self.preemptor, self.fair_sharing is not None)
