@@ -14,18 +14,7 @@ from typing import Any, Mapping, Optional
 
 from aks_kueue.admission.quota import QuotaNode
 from aks_kueue.kueue.units import PODS
-from aks_kueue.kueue.views import ClusterQueue, LocalQueue, ResourceFlavor, ResourceGroup
-
-# The views under the names the core's callers know.
-ResourceFlavorInfo = ResourceFlavor
-
-
-class LocalQueueInfo(LocalQueue):
-    """A LocalQueue as admission reads it: its view."""
-
-    @classmethod
-    def from_manifest(cls, manifest: Mapping[str, Any]) -> LocalQueue:
-        return cls.of(manifest)
+from aks_kueue.kueue.views import ClusterQueue, ResourceGroup
 
 
 @dataclass(frozen=True)

@@ -450,8 +450,8 @@ def _subtrees(cq: QuotaNode) -> Iterator[tuple[QuotaNode, Optional[QuotaNode]]]:
 
 
 def _any_over_quota(cohort: QuotaNode, skip: Optional[QuotaNode], exclude: QuotaNode) -> bool:
-    """Could `_collect` find a queue other than `exclude` under `cohort`? Not for any flavor-resources
-    when not for all of them at once: a node over its quota on some is over it on all."""
+    """Could `_collect` find a queue other than `exclude` under `cohort`, for some flavor-resources? Only
+    if a node is over its quota on at least one (a node within it on every one is within it on any set)."""
     for child in cohort.children:
         if child is skip or child.within_all_quotas():
             continue

@@ -10,7 +10,7 @@ import pytest
 from aks_kueue.admission import Snapshot, workload_info
 from aks_kueue.admission.flavors import flavor_mismatch, selector_matches
 from aks_kueue.k8s.scheduling import SelectorError
-from aks_kueue.admission.models import ResourceFlavorInfo
+from aks_kueue.kueue.views import ResourceFlavor
 from aks_kueue.admission.modes import FlavorAssignmentMode, PreemptionReason
 from aks_kueue.kueue.units import format_amount
 from aks_kueue.k8s.pods import pod_requests
@@ -111,7 +111,7 @@ def test_amounts_print_as_kueue_prints_them(resource, value, text):
 
 # Flavor matching -------------------------------------------------------------------------------
 
-SPOT = ResourceFlavorInfo("spot", {"pool": "spot"}, ({"key": "spot", "value": "true", "effect": "NoSchedule"},))
+SPOT = ResourceFlavor("spot", {"pool": "spot"}, ({"key": "spot", "value": "true", "effect": "NoSchedule"},))
 
 
 def test_taints_need_a_toleration_from_the_pod_or_the_flavor():
@@ -132,7 +132,7 @@ def test_selectors_only_count_keys_the_flavor_declares():
         "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": list(terms)}}}}
     assert not selector_matches(affinity(term), labels)
     assert selector_matches(affinity(term, other), labels)  # the second term says nothing here
-    assert flavor_mismatch("a100", ResourceFlavorInfo("a100", labels), [affinity(term)]) == \
+    assert flavor_mismatch("a100", ResourceFlavor("a100", labels), [affinity(term)]) == \
         "flavor a100 doesn't match node affinity"
     with pytest.raises(SelectorError):
         selector_matches(affinity({"matchExpressions": [{"key": "sku", "operator": "Gt", "values": ["x"]}]}), labels)

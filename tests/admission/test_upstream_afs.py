@@ -13,7 +13,7 @@ import yaml
 from aks_kueue.admission.admission_fair_sharing import (AdmissionFairSharing, calculate_decayed_consumed,
                                                         calculate_usage, should_apply_entry_penalty)
 from aks_kueue.admission.configuration import SchedulerConfig
-from aks_kueue.admission.models import LocalQueueInfo
+from aks_kueue.kueue.views import LocalQueue
 from aks_kueue.admission.snapshot import Snapshot
 from aks_kueue.admission.workloads import workload_info
 from aks_kueue.admission.admission_fair_sharing import as_quantities
@@ -70,10 +70,10 @@ def test_should_apply_entry_penalty(case):
 
 # TestResolveLQWeight: a configured weight, the default, a missing LocalQueue (weight 1).
 def test_resolve_lq_weight():
-    lq = LocalQueueInfo.from_manifest({"metadata": {"name": "lq", "namespace": "ns"},
+    lq = LocalQueue.of({"metadata": {"name": "lq", "namespace": "ns"},
                                        "spec": {"clusterQueue": "cq", "fairSharing": {"weight": "2"}}})
     assert lq.fair_weight == 2
-    assert LocalQueueInfo.from_manifest({"metadata": {"name": "lq"}, "spec": {}}).fair_weight == 1
+    assert LocalQueue.of({"metadata": {"name": "lq"}, "spec": {}}).fair_weight == 1
     snapshot = afs_snapshot(True)
     snapshot.afs.seed(("ns", "missing"), {"cpu": 3.0}, 0.0)
     assert snapshot.afs.usage(("ns", "missing")) == 3.0  # weight 1 for a LocalQueue the ledger does not know
