@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -10,7 +11,6 @@ import typer
 from aks_kueue.cli.app import app
 from aks_kueue.cli.common import CONFIG_OPTION, load_stack_config
 from aks_kueue.cli.output import JSON, JSON_OPTION, OUTPUT_OPTION, RESULTS, Output, print_document, register_document
-from aks_kueue.day2.allow import ALLOW_KEY
 
 PLAN_LIMIT = 256 * 2**20
 # A plan nests each resource's inputs; Kubernetes objects are a few dozen levels deep at most.
@@ -50,27 +50,23 @@ def check_plan(
     remove-pending-replace destroy, discard does not), type tokens with or without an API version.
     A delete of a resource whose old state has retainOnDelete destroys nothing and passes.
     """
-    from aks_kueue.day2.plan import PlanError, allowances_from_config, judge_plan, kept_generations, parse_plan
-    from aks_kueue.preview.errors import InputError
-    from aks_kueue.preview.stackfile import StackFileError
+    from aks_kueue.day2.plan import allowances_from_config, judge_plan, kept_generations, parse_plan
+    from aks_kueue.k8s.loader import LoadError
+    from aks_kueue.preview.stackfile import stack_path
 
     output = Output("check-plan", as_json or output_format == JSON, {**_empty(), "plan": str(plan)})
     as_json = output.format(as_json, output_format) == JSON
-    try:
-        steps, plan_config = parse_plan(_read(plan))
-    except PlanError as error:
-        output.fail([InputError(f"{plan}: {error}", str(plan))])
-    try:
-        source = "the plan's config"
+    try:  # each LoadError names its file (the plan or the stack's) and the field at fault
+        steps, plan_config = parse_plan(_read(plan), str(plan))
+        source, file = "the plan's config", str(plan)
         if stack is not None or config is not None:
-            plan_config = load_stack_config(stack, config, "check-plan")[0].config
+            loaded, root = load_stack_config(stack, config, "check-plan")
+            plan_config = loaded.config
             source = str(config) if config is not None else f"stack {stack}"
-        allowances, kept = allowances_from_config(plan_config), kept_generations(plan_config)
-    except StackFileError as error:
-        output.fail([InputError(str(error), str(config) if config is not None else None)])
-    except PlanError as error:
-        output.fail([InputError(f"{source}: {error}", str(config) if config is not None else str(plan),
-                                key=ALLOW_KEY)])
+            file = str(config) if config is not None else str(stack_path(root, loaded.stack))
+        allowances, kept = allowances_from_config(plan_config, file), kept_generations(plan_config)
+    except LoadError as error:
+        output.fail([error])
     judged = judge_plan(steps, allowances, kept)
     offending = [j for j in judged if j.offending]
     code = 1 if offending else 0
@@ -98,16 +94,12 @@ def check_plan(
 def _read(path: Path):
     """The plan's JSON, read within the loader's bounds (a regular file at most PLAN_LIMIT bytes: a
     named pipe or a device is refused at once, never waited on)."""
-    from aks_kueue.day2.plan import PlanError
     from aks_kueue.k8s.loader import Limits, LoadError, loads_json, read_text
 
     limits = Limits(max_bytes=PLAN_LIMIT, max_depth=PLAN_DEPTH)
-    try:
-        text = read_text(path, limits, what="what `pulumi preview --json` printed", regular_only=True)
-    except LoadError as error:
-        raise PlanError(error.reason) from None
+    text = read_text(path, limits, what="what `pulumi preview --json` printed", regular_only=True)
     try:
         # A key written twice is refused, not read as its last value: the gate would judge a step Pulumi may not run.
         return loads_json(text, str(path), limits)
     except LoadError as error:
-        raise PlanError(f"{error.reason}; give what `pulumi preview --json` prints") from None
+        raise dataclasses.replace(error, reason=f"{error.reason}; give what `pulumi preview --json` prints") from None

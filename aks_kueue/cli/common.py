@@ -65,11 +65,12 @@ def stack_name(stack: Optional[str], config: Optional[Path]) -> str:
 
 def load_stack_config(stack: Optional[str], config: Optional[Path], command: str):
     """The stack file named by --stack (default dev) or --config, as the Pulumi CLI loads it, and the
-    project root; StackFileError with a sentence when it cannot be used."""
-    from aks_kueue.preview.stackfile import StackFileError, load_stack, project_root, stack_path
+    project root; a LoadError naming the file (none for flags given together) when it cannot be used."""
+    from aks_kueue.k8s.loader import LoadError
+    from aks_kueue.preview.stackfile import load_stack, project_root, stack_path
 
     if stack is not None and config is not None:
-        raise StackFileError(f"{command}: give either --stack or --config, not both")
+        raise LoadError("", None, f"{command}: give either --stack or --config, not both")
     root = project_root()
     if config is not None:
         return load_stack(config, stack_name(stack, config), root), root
@@ -78,6 +79,6 @@ def load_stack_config(stack: Optional[str], config: Optional[Path], command: str
         from aks_kueue.k8s.spelling import suggest
 
         known = sorted(p.name[len("Pulumi."):-len(".yaml")] for p in path.parent.glob("Pulumi.*.yaml"))
-        raise StackFileError(f"{path}: no such stack file; known stacks: {', '.join(known) or 'none'}"
-                             f"{suggest(stack_name(stack, config), known)}")
+        raise LoadError(str(path), None, f"no such stack file; known stacks: {', '.join(known) or 'none'}"
+                                         f"{suggest(stack_name(stack, config), known)}")
     return load_stack(path, stack_name(stack, config), root), root

@@ -165,15 +165,14 @@ def job_options(integrations: Optional[str], stack: Optional[str], output: Outpu
 def stack_settings(stack: str, output: Output):
     """The settings of stack NAME and the project root; exit 2 through `output` when they cannot be read."""
     from aks_kueue.cli.common import load_stack_config
-    from aks_kueue.preview.stackfile import StackFileError
     from aks_kueue.settings.errors import SettingsError
     from aks_kueue.settings.root import parse_settings
 
     try:
         stack_config, root = load_stack_config(stack, None, output.command)
         return parse_settings(stack_config.config), root
-    except StackFileError as error:
-        output.fail([LoadError("", None, str(error))])
+    except LoadError as error:  # the stack file, named in it
+        output.fail([error])
     except SettingsError as error:
         output.fail([LoadError("", None, f"--stack {stack}: {problem}") for problem in error.problems])
 

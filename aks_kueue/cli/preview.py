@@ -61,13 +61,14 @@ def _outcome(stack: Optional[str], config: Optional[Path], policy_config: Option
     """The preview's outcome; a stack file that cannot be used is an invalid outcome, not an exit here,
     so that --json still prints its document."""
     from aks_kueue.preview.outcome import preview
-    from aks_kueue.preview.stackfile import StackFileError, project_root, stack_path
+    from aks_kueue.k8s.loader import LoadError
+    from aks_kueue.preview.stackfile import project_root, stack_path
 
     try:
         try:
             stack_config, root = load_stack_config(stack, config, command)
-        except StackFileError as error:
-            return preview(None, project_root(), load_error=str(error), stack=stack_name(stack, config))
+        except LoadError as error:
+            return preview(None, project_root(), load_error=error, stack=stack_name(stack, config))
         source = config if config is not None else stack_path(root, stack_config.stack)
         return preview(stack_config, root, policy_config, previous_outputs=previous_outputs, source=source,
                        stack_outputs=stack_outputs)

@@ -475,19 +475,16 @@ def _stack_config(stack: Optional[str], config: Optional[Path]):
     from aks_kueue.judge.objects import checked_object
     from aks_kueue.kueue.configuration import helm_configuration
     from aks_kueue.model.from_settings import from_settings
-    from aks_kueue.preview.stackfile import StackFileError
     from aks_kueue.replay import ReplayConfig
     from aks_kueue.settings.errors import SettingsError
     from aks_kueue.settings.root import parse_settings
 
     name = stack_name(stack, config)
     label = f"config {config}" if config is not None else f"stack {name}"
+    stack_config, root = load_stack_config(stack, config, "replay")  # a LoadError names the file
     try:
-        stack_config, root = load_stack_config(stack, config, "replay")
         settings = parse_settings(stack_config.config)
         model = from_settings(settings, root, name)
-    except StackFileError as error:
-        raise Unusable([LoadError("", None, str(error))]) from None
     except SettingsError as error:
         raise Unusable([LoadError("", None, f"{label}: {problem}") for problem in error.problems]) from None
     problems = blocking_findings(model)

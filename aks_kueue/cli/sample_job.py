@@ -94,10 +94,14 @@ def sample_job(
                              help="Job, JobSet, RayJob or MPIJob; it must be enabled on the stack."),
 ) -> None:
     """Print a job for a LocalQueue that Kueue admits and the stack's nodes can run (YAML on stdout)."""
+    from aks_kueue.k8s.loader import LoadError
+
     try:
         typer.echo(render(stack, queue, gpus, kind), nl=False)
     except SampleError as error:
         fail(f"sample-job: {error}", error.code)
+    except LoadError as error:  # the stack file
+        fail(f"sample-job: {error}")
     except typer.Exit:  # a RuntimeError: the catch-all below would call an exit a bug
         raise
     except Exception as error:  # a bug, not bad input: say so briefly
@@ -124,20 +128,18 @@ def render(stack: str, queue: str, gpus: int, kind: str) -> str:
 # --- the stack --------------------------------------------------------------------------------------
 
 def load(stack: str):
-    """The stack's settings and model; SampleError when they cannot be used as written."""
+    """The stack's settings and model; a LoadError when the stack file cannot be read, SampleError when
+    they cannot be used as written."""
     from aks_kueue.cli.common import load_stack_config
     from aks_kueue.judge import blocking_findings
     from aks_kueue.model.from_settings import from_settings
-    from aks_kueue.preview.stackfile import StackFileError
     from aks_kueue.settings.errors import SettingsError
     from aks_kueue.settings.root import parse_settings
 
+    stack_config, root = load_stack_config(stack, None, "sample-job")
     try:
-        stack_config, root = load_stack_config(stack, None, "sample-job")
         settings = parse_settings(stack_config.config)
         model = from_settings(settings, root, stack)
-    except StackFileError as error:
-        raise SampleError(str(error)) from None
     except SettingsError as error:
         raise SampleError(f"--stack {stack} cannot be used:\n" + "\n".join(str(p) for p in error.problems)) from None
     if problems := blocking_findings(model):

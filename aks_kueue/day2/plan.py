@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any, Mapping, Optional
 
 from aks_kueue.day2.allow import (ALLOW_KEY, FLEET_WORKERS, MANAGER_ENTRY, QUEUE_KINDS, Allowances, Entry, Target,
-                                  queue_entry, worker_entry)
+                                  parse_entry, queue_entry, worker_entry)
 from aks_kueue.day2.replacement import (AGENT_POOL, HELM_RELEASE, KUBERNETES_EXTENSION, MANAGED_CLUSTER, NAMESPACE,
                                         RESOURCE_GROUP)
-from aks_kueue.k8s.loader import data_file
+from aks_kueue.k8s.loader import LoadError, data_file
 
 
 class Effect(str, Enum):
@@ -72,10 +72,6 @@ CRD_TYPE = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
 SYSTEM_POOL_NAME = "system"
 _AZURE_VERSIONED = re.compile(r"^(azure-native:[^:/]+)/v\d{8}[a-z]*(:[^:]+)$")
 _KUEUE_TYPE = re.compile(r"^kubernetes:kueue\.x-k8s\.io/[^:]+:(\w+)$")
-
-
-class PlanError(Exception):
-    """The file is not what `pulumi preview --json` prints; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -118,25 +114,30 @@ def parent_types(urn: str) -> tuple[str, ...]:
     return tuple(parts[2].split("$")[:-1]) if len(parts) >= 4 else ()
 
 
-def split_urn(urn: str) -> tuple[str, str]:
-    """`urn:pulumi:stack::project::parentType$type::name` -> (type, name)."""
+def split_urn(urn: str) -> Optional[tuple[str, str]]:
+    """`urn:pulumi:stack::project::parentType$type::name` -> (type, name); None for what is not a URN."""
     parts = urn.split("::")
     if len(parts) < 4 or not parts[0].startswith("urn:pulumi:"):
-        raise PlanError(f"{urn!r} is not a Pulumi URN")
+        return None
     return parts[2].rsplit("$", 1)[-1], "::".join(parts[3:])
 
 
-def parse_plan(doc: Any) -> tuple[list[Step], Mapping[str, Any]]:
-    """The steps and the config of a preview document."""
+def parse_plan(doc: Any, source: str = "") -> tuple[list[Step], Mapping[str, Any]]:
+    """The steps and the config of a preview document read from file `source`; a LoadError naming the
+    file and the step when it is not what `pulumi preview --json` prints."""
     if not isinstance(doc, Mapping) or not isinstance(doc.get("steps", []), list):
-        raise PlanError("not a `pulumi preview --json` document (a JSON object with `steps`)")
+        raise LoadError(source, None, "not a `pulumi preview --json` document (a JSON object with `steps`)")
     if "steps" not in doc and "changeSummary" not in doc:
-        raise PlanError("not a `pulumi preview --json` document: it has neither `steps` nor `changeSummary`")
+        raise LoadError(source, None,
+                        "not a `pulumi preview --json` document: it has neither `steps` nor `changeSummary`")
     steps = []
     for index, raw in enumerate(doc.get("steps") or []):
         if not isinstance(raw, Mapping) or not isinstance(raw.get("op"), str) or not isinstance(raw.get("urn"), str):
-            raise PlanError(f"steps[{index}] has no `op` and `urn`")
-        kind, name = split_urn(raw["urn"])
+            raise LoadError(source, None, "has no `op` and `urn`", key=f"steps[{index}]")
+        split = split_urn(raw["urn"])
+        if split is None:
+            raise LoadError(source, None, f"{raw['urn']!r} is not a Pulumi URN", key=f"steps[{index}].urn")
+        kind, name = split
         old, new = raw.get("oldState") or {}, raw.get("newState") or {}
         steps.append(Step(raw["op"], raw["urn"], kind, name, old if isinstance(old, Mapping) else {},
                           new if isinstance(new, Mapping) else {},
@@ -146,8 +147,9 @@ def parse_plan(doc: Any) -> tuple[list[Step], Mapping[str, Any]]:
     return steps, config if isinstance(config, Mapping) else {}
 
 
-def allowances_from_config(config: Mapping[str, Any]) -> Allowances:
-    """allowReplacement as a flat Pulumi config map holds it: JSON text, or already a list."""
+def allowances_from_config(config: Mapping[str, Any], source: str = "") -> Allowances:
+    """allowReplacement as a flat Pulumi config map holds it: JSON text, or already a list; a LoadError
+    naming the file the config was read from (`source`) and the key when it cannot be read."""
     value = config.get(ALLOW_KEY)
     if value is None:
         return Allowances()
@@ -155,13 +157,16 @@ def allowances_from_config(config: Mapping[str, Any]) -> Allowances:
         try:
             value = json.loads(value)
         except ValueError:
-            raise PlanError(f"{ALLOW_KEY} is not a list: {value[:60]!r}") from None
+            raise LoadError(source, None, f"is not a list: {value[:60]!r}", key=ALLOW_KEY) from None
     if not isinstance(value, list):
-        raise PlanError(f"{ALLOW_KEY} must be a list of entries")
-    try:
-        return Allowances.parse(value)
-    except ValueError as error:
-        raise PlanError(f"{ALLOW_KEY}: {error}") from None
+        raise LoadError(source, None, "must be a list of entries", key=ALLOW_KEY)
+    entries = []
+    for index, text in enumerate(value):
+        try:
+            entries.append(parse_entry(text))
+        except ValueError as error:
+            raise LoadError(source, None, str(error), key=f"{ALLOW_KEY}[{index}]") from None
+    return Allowances(entries)
 
 
 def _metadata(inputs: Mapping[str, Any]) -> Mapping[str, Any]:

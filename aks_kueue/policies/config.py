@@ -15,6 +15,7 @@ from typing import Any, Optional
 
 from pulumi_policy import EnforcementLevel
 
+from aks_kueue.k8s.field import FieldError
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.policies.base import settings
 
@@ -27,7 +28,7 @@ def reconcile(policies: list, config: Optional[dict]) -> dict[str, tuple[str, di
     """policy name -> (enforcement level, properties with defaults); ValueError when invalid."""
     problem = config_error(policies, config)
     if problem:
-        raise ValueError(problem)
+        raise ValueError(str(problem))
     result = {p.name: (p.enforcement_level.value, settings(p.config_schema, {})) for p in policies}
     config = config or {}
     if "all" in config:
@@ -45,28 +46,30 @@ def reconcile(policies: list, config: Optional[dict]) -> dict[str, tuple[str, di
     return result
 
 
-def config_error(policies: list, config: Any) -> Optional[str]:
+def config_error(policies: list, config: Any) -> Optional[FieldError]:
+    """The first thing wrong with a policy config, at its key (`all`, a policy's name, `NAME.PROPERTY`, ...;
+    none for the whole document); `str()` is the sentence. None when it is valid."""
     if config is None:
         return None
     if not isinstance(config, dict):
-        return "the policy config must be a JSON object of policy names"
+        return FieldError("", "the policy config must be a JSON object of policy names")
     by_name = {p.name: p for p in policies}
     for name, entry in config.items():
         if name == "all":
             if entry not in LEVELS:
-                return (f"\"all\": {entry!r} is not an enforcement level{suggest(str(entry), LEVELS)}; use one of "
-                        f"{', '.join(LEVELS)}")
+                return FieldError("all", f"{entry!r} is not an enforcement level{suggest(str(entry), LEVELS)}; use "
+                                         f"one of {', '.join(LEVELS)}")
             continue
         if name not in by_name:
-            return (f"{name!r} is not a policy of this pack{suggest(str(name), by_name)}; its policies are "
-                    f"{', '.join(sorted(by_name))}")
+            return FieldError(str(name), f"not a policy of this pack{suggest(str(name), by_name)}; its policies are "
+                                         f"{', '.join(sorted(by_name))}")
         if isinstance(entry, str):
             entry = {"enforcementLevel": entry}
         if not isinstance(entry, dict):
-            return f"{name}: {entry!r} must be an enforcement level or an object"
+            return FieldError(name, f"{entry!r} must be an enforcement level or an object")
         if "enforcementLevel" in entry and entry["enforcementLevel"] not in LEVELS:
-            return (f"{name}.enforcementLevel: {entry['enforcementLevel']!r} is not an enforcement level"
-                    f"{suggest(str(entry['enforcementLevel']), LEVELS)}; use one of {', '.join(LEVELS)}")
+            return FieldError(f"{name}.enforcementLevel", f"{entry['enforcementLevel']!r} is not an enforcement level"
+                              f"{suggest(str(entry['enforcementLevel']), LEVELS)}; use one of {', '.join(LEVELS)}")
         schema = by_name[name].config_schema
         properties = schema.properties if schema else {}
         for key, value in entry.items():
@@ -74,15 +77,15 @@ def config_error(policies: list, config: Any) -> Optional[str]:
                 continue
             if key not in properties:
                 known = ["enforcementLevel", *properties]
-                return (f"{name}.{key}: not a setting of this policy{suggest(str(key), known)}; it takes "
-                        f"{', '.join(known)}")
+                return FieldError(f"{name}.{key}", f"not a setting of this policy{suggest(str(key), known)}; it "
+                                                   f"takes {', '.join(known)}")
             problem = _schema_error(properties[key], value, f"{name}.{key}")
             if problem:
                 return problem
     return None
 
 
-def _schema_error(schema: dict, value: Any, where: str) -> Optional[str]:
+def _schema_error(schema: dict, value: Any, where: str) -> Optional[FieldError]:
     """The first way `value` breaks its property's schema (jsonschema, Draft 7), in a sentence."""
     # Imported here: a preview without policy config properties never needs it, and it is slow to import.
     from jsonschema import Draft7Validator
@@ -96,4 +99,4 @@ def _schema_error(schema: dict, value: Any, where: str) -> Optional[str]:
     wording = {"type": f"is not of type {wanted}", "minimum": f"is below the minimum {wanted}",
                "maximum": f"is above the maximum {wanted}",
                "enum": f"is not one of {', '.join(map(str, wanted)) if isinstance(wanted, list) else wanted}"}
-    return f"{at}: {error.instance!r} {wording.get(error.validator, error.message)}"
+    return FieldError(at, f"{error.instance!r} {wording.get(error.validator, error.message)}")

@@ -19,16 +19,17 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
+from aks_kueue.k8s.loader import LoadError
 from aks_kueue.preview.fleet_order import fleet_key as _fleet_key, local_name as _local, stack_files
 from aks_kueue.preview.run import ProgramError, run_program
-from aks_kueue.preview.stackfile import StackFileError, load_stack, project_root
+from aks_kueue.preview.stackfile import load_stack, project_root
 
 
 def _outputs(path: Path, stack: str, root: Path, others: dict[str, Path]) -> Optional[dict[str, Any]]:
     try:
         given = {name: json.loads(file.read_text()) for name, file in others.items()}
         return run_program(load_stack(path, stack, root), root, stack_outputs=given).outputs
-    except (ProgramError, StackFileError, OSError, ValueError) as error:
+    except (ProgramError, LoadError, OSError, ValueError) as error:
         print(f"fleet outputs: {stack}: {error}", file=sys.stderr)
         return None
 

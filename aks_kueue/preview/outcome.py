@@ -16,12 +16,12 @@ from typing import Any, Optional
 
 from aks_kueue.judge import Judgement
 from aks_kueue.judge.finding import WARNING, Finding
+from aks_kueue.k8s.loader import LoadError
 from aks_kueue.preview.errors import InputError
-from aks_kueue.preview.pack import (MANDATORY, PolicyConfigError, Violation, evaluate, judged_view, levels,
-                                    load_policy_config, properties)
+from aks_kueue.preview.pack import MANDATORY, Violation, evaluate, judged_view, levels, load_policy_config, properties
 from aks_kueue.preview.run import (ProgramError, ProgramRefused, ProgramRun, is_guard, read_previous_outputs,
                                    run_program)
-from aks_kueue.preview.stackfile import StackConfig, StackFileError
+from aks_kueue.preview.stackfile import StackConfig
 from aks_kueue.secrets import Secrets
 
 OK, REJECTED, INVALID = "ok", "rejected", "invalid"
@@ -75,10 +75,11 @@ class Outcome:
 
 
 def preview(config: Optional[StackConfig], root: Path, policy_config: Optional[Path] = None,
-            load_error: Optional[str] = None, project: str = "aks-kueue", stack: str = "",
+            load_error: Optional[LoadError] = None, project: str = "aks-kueue", stack: str = "",
             previous_outputs: Optional[Path] = None, source: Optional[Path] = None,
             stack_outputs: Optional[dict[str, Path]] = None) -> Outcome:
     """Run the program offline for one stack, then the pack over what it registered.
+    `load_error`: why the stack file could not be read (then `config` is None);
     `previous_outputs`: the stack's last deployment, for the day-2 guard; `source`: the stack file
     `config` was read from, named in the errors; `stack_outputs`: other stacks' last outputs by
     name, for a fleet's StackReferences.
@@ -107,19 +108,22 @@ def _hide(outcome: Outcome, secrets: Secrets) -> None:
         outcome.run.warnings = secrets.value(outcome.run.warnings)
 
 
-def _preview(config: Optional[StackConfig], root: Path, policy_config: Optional[Path], load_error: Optional[str],
+def _preview(config: Optional[StackConfig], root: Path, policy_config: Optional[Path], load_error: Optional[LoadError],
              project: str, stack: str, previous_outputs: Optional[Path], source: Optional[Path],
              stack_outputs: Optional[dict[str, Path]]) -> Outcome:
     outcome = Outcome(project=config.project if config else project, stack=config.stack if config else stack)
     where = str(source) if source is not None else None
-    if load_error is not None or config is None:
-        outcome.errors.append(InputError(load_error or "no stack config to preview", where))
+    if load_error is not None:
+        outcome.errors.append(InputError.of(load_error))
+        return outcome
+    if config is None:
+        outcome.errors.append(InputError("no stack config to preview", where))
         return outcome
     try:
         # The policy config is checked first: a typo there should not wait for the program.
         pack_config = load_policy_config(policy_config) if policy_config is not None else None
-    except PolicyConfigError as error:
-        outcome.errors.append(InputError(str(error), str(policy_config)))
+    except LoadError as error:  # it names the file, and the policy and property at fault
+        outcome.errors.append(InputError.of(error))
         return outcome
     previous = None
     if previous_outputs is not None:
@@ -139,9 +143,6 @@ def _preview(config: Optional[StackConfig], root: Path, policy_config: Optional[
             return outcome
     try:
         run = run_program(config, root, previous_outputs=previous, stack_outputs=others)
-    except StackFileError as error:
-        outcome.errors.append(InputError(str(error), where))
-        return outcome
     except ProgramRefused as error:
         outcome.refusals = list(error.findings)
         outcome.findings = [*outcome.previous_notes, *outcome.refusals]

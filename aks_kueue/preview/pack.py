@@ -10,6 +10,7 @@ engine's unknown sentinels and secret markers; pulumi_policy decodes them as in 
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from pulumi.runtime.proto import analyzer_pb2
 from pulumi_policy import EnforcementLevel
 
 from aks_kueue.compat import SERVICER_READS, PolicyAnalyzerServicer as _PolicyAnalyzerServicer, resolve
+from aks_kueue.k8s.field import FieldError
 from aks_kueue.policies import PACK_NAME, PACK_VERSION, POLICIES
 from aks_kueue.policies.config import config_error, reconcile
 from aks_kueue.preview.recorder import UNKNOWN, UNKNOWN_TEXT
@@ -51,23 +53,20 @@ class Violation:
                 "message": self.message}
 
 
-class PolicyConfigError(Exception):
-    """The --policy-config file cannot be used; the message is a sentence for the user."""
-
-
 def load_policy_config(path: Path) -> dict[str, Any]:
     """The JSON of `pulumi preview --policy-pack-config`, checked as the engine checks it, and stricter:
-    an unknown policy or property is an error too."""
+    an unknown policy or property is an error too. A LoadError names the file and, where one is at
+    fault, the policy and property (`kueue-quota-fits-capacity.vmOverheadPercent`)."""
     from aks_kueue.k8s.loader import LoadError, loads_json, read_text
 
     try:
         # Bounded like every file the program reads: size, nesting, duplicated keys.
         config = loads_json(read_text(path, what="the policy config (JSON)"), str(path))
     except LoadError as error:
-        raise PolicyConfigError(f"{error.source}: cannot read the policy config: {error.reason}") from None
+        raise dataclasses.replace(error, reason=f"cannot read the policy config: {error.reason}") from None
     problem = policy_config_error(config)
     if problem:
-        raise PolicyConfigError(f"{path}: {problem}")
+        raise LoadError.at(str(path), problem)
     return config
 
 
@@ -327,6 +326,6 @@ def violation(diagnostic, urn: Optional[str]) -> Violation:
     return Violation(diagnostic.policyName, _LEVELS[diagnostic.enforcementLevel], urn, message)
 
 
-def policy_config_error(config: Any) -> Optional[str]:
-    """A sentence saying what is wrong with a policy config, or None when it is valid."""
+def policy_config_error(config: Any) -> Optional[FieldError]:
+    """What is wrong with a policy config, at its key (`str()` is the sentence), or None when it is valid."""
     return config_error(POLICIES, config)

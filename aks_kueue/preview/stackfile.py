@@ -4,7 +4,8 @@ The CLI reads both with Go's yaml.v3 (YAML 1.2, `aks_kueue/k8s/yaml12.py`), then
 (pulumi/pulumi sdk/go/common/resource/config, object.go and value.go) turns each top-level value
 into the text the program gets: a string as it is, anything else as Go's encoding/json writes it
 (an unquoted timestamp as Go's `time.Time.String()`). The files must be regular files of at most
-1 MiB (`STACK_FILE_LIMITS`).
+1 MiB (`STACK_FILE_LIMITS`). A file that cannot be used is a `LoadError` naming it, and the stack
+key where one is at fault (`aks-kueue:cluster.kubernetesVersion`).
 """
 
 from __future__ import annotations
@@ -18,10 +19,6 @@ from aks_kueue.k8s.loader import STACK_FILE_LIMITS, Dialect, LoadError, parse_js
 from aks_kueue.k8s.yaml12 import go_json
 
 SECRET_PLACEHOLDER = "[secret]"
-
-
-class StackFileError(Exception):
-    """A stack or project file that cannot be used; the message names the file."""
 
 
 @dataclass(frozen=True)
@@ -41,7 +38,7 @@ def load_project(root: Path) -> dict[str, Any]:
     path = root / "Pulumi.yaml"
     doc = _read_yaml(path)
     if not isinstance(doc, dict) or "name" not in doc:
-        raise StackFileError(f"{path}: not a Pulumi project file (no `name`)")
+        raise LoadError(str(path), None, "not a Pulumi project file (no `name`)")
     return doc
 
 
@@ -57,20 +54,21 @@ def load_stack(path: Path, stack: str, root: Path) -> StackConfig:
     if doc is None:
         doc = {}
     if not isinstance(doc, dict) or not isinstance(doc.get("config", {}), dict):
-        raise StackFileError(f"{path}: a stack file is a map with a `config:` map inside")
+        raise LoadError(str(path), None, "a stack file is a map with a `config:` map inside")
     flat: dict[str, str] = {}
     secrets: list[str] = []
     for key, value in _project_defaults(project).items():
-        flat[_qualify(key, name)] = _as_config_string(value, f"{root / 'Pulumi.yaml'}: {_qualify(key, name)}")
+        full = _qualify(key, name)
+        flat[full] = _as_config_string(value, str(root / "Pulumi.yaml"), full)
     for key, value in (doc.get("config") or {}).items():
         full = _qualify(str(key), name)
         # Ciphertext needs the stack's secrets provider; offline, a placeholder stands in. A
         # `secure:` anywhere in a key (`pulumi config set --path --secret`) makes the whole key
         # secret, as Pulumi hands it to the program.
-        flat[full] = _as_config_string(_blind(value), f"{path}: {full}")
+        flat[full] = _as_config_string(_blind(value), str(path), full)
         if _has_secure(value):
             secrets.append(full)
-        _check_json_text(flat[full], f"{path}: {full}")
+        _check_json_text(flat[full], str(path), full)
     return StackConfig(project=name, stack=stack, config=flat, secret_keys=secrets)
 
 
@@ -114,42 +112,42 @@ def _has_secure(value: Any) -> bool:
     return any(_has_secure(item) for item in items)
 
 
-def _as_config_string(value: Any, where: str) -> str:
-    """The text Pulumi hands the program for one top-level value: a string as it is, anything else as
-    encoding/json writes it."""
-    value = _decoded_again(value, where)
+def _as_config_string(value: Any, source: str, key: str) -> str:
+    """The text Pulumi hands the program for one top-level value (stack key `key` of file `source`): a
+    string as it is, anything else as encoding/json writes it."""
+    value = _decoded_again(value, source, key)
     return value if isinstance(value, str) else go_json(value)
 
 
 _INT64 = (-(2 ** 63), 2 ** 63 - 1)
 
 
-def _decoded_again(value: Any, where: str, spot: str = "") -> Any:
+def _decoded_again(value: Any, source: str, key: str, spot: str = "") -> Any:
     """`value` as the program gets it: the CLI decodes an object's JSON again, reading a number past
     int64 inside it as a float64. Infinities and NaN (`.inf`, `.nan`) make the CLI fail, so they are refused."""
     if isinstance(value, float) and not math.isfinite(value):
         shown = "NaN" if math.isnan(value) else "-Infinity" if value < 0 else "Infinity"
-        raise StackFileError(f"{where}{spot}: is {shown} (YAML 1.2 reads .inf and .nan as numbers), which the "
-                             "Pulumi CLI cannot hand to a program: it encodes config as JSON, which has no such "
-                             "number, and fails (json: unsupported value); write a number, or quote the value "
-                             "if text is meant")
+        raise LoadError(source, None, f"is {shown} (YAML 1.2 reads .inf and .nan as numbers), which the Pulumi "
+                        "CLI cannot hand to a program: it encodes config as JSON, which has no such number, and "
+                        "fails (json: unsupported value); write a number, or quote the value if text is meant",
+                        key=f"{key}{spot}")
     if isinstance(value, dict):
-        return {k: _decoded_again(v, where, f"{spot}.{k}") for k, v in value.items()}
+        return {k: _decoded_again(v, source, key, f"{spot}.{k}") for k, v in value.items()}
     if isinstance(value, list):
-        return [_decoded_again(v, where, f"{spot}[{i}]") for i, v in enumerate(value)]
+        return [_decoded_again(v, source, key, f"{spot}[{i}]") for i, v in enumerate(value)]
     if spot and isinstance(value, int) and not isinstance(value, bool) and not _INT64[0] <= value <= _INT64[1]:
         return float(value)
     return value
 
 
-def _check_json_text(value: str, source: str) -> None:
+def _check_json_text(value: str, source: str, key: str) -> None:
     """Settings decode a value written as JSON text; hold it to the loader's bounds first."""
     if value[:1] not in ("{", "["):
         return
     try:
         parse_json(value, source)
     except LoadError as error:
-        raise StackFileError(str(error)) from None
+        raise LoadError(source, None, error.reason, key=key) from None
     except ValueError:
         pass  # not JSON after all: it stays a string
 
@@ -157,8 +155,5 @@ def _check_json_text(value: str, source: str) -> None:
 def _read_yaml(path: Path) -> Any:
     """One YAML document of a regular file, read as the Pulumi CLI reads it (yaml.v3) within the stack
     file bounds; duplicated keys are refused, as the Pulumi CLI refuses them."""
-    try:
-        return parse_single(read_text(path, STACK_FILE_LIMITS, what="a Pulumi YAML file", regular_only=True),
-                            str(path), STACK_FILE_LIMITS, Dialect.PULUMI)
-    except LoadError as error:
-        raise StackFileError(str(error)) from None
+    return parse_single(read_text(path, STACK_FILE_LIMITS, what="a Pulumi YAML file", regular_only=True),
+                        str(path), STACK_FILE_LIMITS, Dialect.PULUMI)

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from aks_kueue.day2.allow import Allowances, Entry, Target
-from aks_kueue.day2.plan import PlanError, allowances_from_config, judge_plan, parse_plan, watched
+from aks_kueue.day2.plan import allowances_from_config, judge_plan, parse_plan, watched
+from aks_kueue.k8s.loader import LoadError
 from tests.day2 import plans
 
 
@@ -67,18 +68,20 @@ def test_what_is_watched(urn, inputs, entry):
 def test_allow_replacement_is_read_from_the_plan_config():
     steps, config = parse_plan(plans.document(plans.replace_pool(), allow=["nodePools.a100"]))
     assert Entry(Target.NODE_POOL, "a100") in allowances_from_config(config)
-    with pytest.raises(PlanError, match="allowReplacement"):
-        allowances_from_config({"aks-kueue:allowReplacement": '["clusters"]'})
+    with pytest.raises(LoadError) as error:
+        allowances_from_config({"aks-kueue:allowReplacement": '["clusters"]'}, "plan.json")
+    assert error.value.key == "aks-kueue:allowReplacement[0]" and error.value.source == "plan.json"
+    assert str(error.value).startswith("plan.json: aks-kueue:allowReplacement[0]: 'clusters' is not an entry")
 
 
 @pytest.mark.parametrize("doc,fragment", [
     ([], "not a `pulumi preview --json` document"), ({"resources": []}, "neither `steps`"),
-    ({"steps": [{"op": "delete"}]}, "steps[0] has no `op` and `urn`"),
-    ({"steps": [{"op": "delete", "urn": "nope"}]}, "not a Pulumi URN"),
+    ({"steps": [{"op": "delete"}]}, "plan.json: steps[0]: has no `op` and `urn`"),
+    ({"steps": [{"op": "delete", "urn": "nope"}]}, "plan.json: steps[0].urn: 'nope' is not a Pulumi URN"),
 ])
 def test_documents_that_are_not_plans(doc, fragment):
-    with pytest.raises(PlanError) as error:
-        parse_plan(doc)
+    with pytest.raises(LoadError) as error:
+        parse_plan(doc, "plan.json")
     assert fragment in str(error.value)
 
 

@@ -12,6 +12,7 @@ from typing import Optional
 
 import pytest
 
+from aks_kueue.k8s.field import FieldError
 from aks_kueue.preview import outcome, pack as pack_module
 from aks_kueue.preview.pack import Violation
 
@@ -20,7 +21,7 @@ class FakePack:
     def __init__(self):
         self.violations: list[dict] = []
         self.configs: list = []
-        self.config_problem: Optional[str] = None
+        self.config_problem: Optional[FieldError] = None
 
     def evaluate(self, run, config):
         self.configs.append(config)

@@ -170,8 +170,8 @@ def test_levels_follow_the_config_as_the_engine_reconciles_it():
 
 
 @pytest.mark.parametrize("config, expected", [
-    ({"kueue-quota-fit": "mandatory"}, "'kueue-quota-fit' is not a policy of this pack"),
-    ({"all": "strict"}, "\"all\": 'strict' is not an enforcement level"),
+    ({"kueue-quota-fit": "mandatory"}, "kueue-quota-fit: not a policy of this pack"),
+    ({"all": "strict"}, "all: 'strict' is not an enforcement level"),
     ({"kueue-quota-fits-capacity": {"enforcementLevel": "warn"}}, "enforcementLevel: 'warn' is not"),
     ({"kueue-quota-fits-capacity": {"vmOverheadPercent": 80}}, "vmOverheadPercent: 80 is above the maximum 50"),
     ({"kueue-quota-fits-capacity": {"vmOverheadPercent": "7.5"}}, "is not of type number"),
@@ -181,7 +181,7 @@ def test_levels_follow_the_config_as_the_engine_reconciles_it():
 ])
 def test_an_invalid_config_is_one_clear_sentence(config, expected):
     problem = policy_config_error(config)
-    assert problem is not None and expected in problem, problem
+    assert problem is not None and expected in str(problem), problem
     with pytest.raises(ValueError):
         evaluate(recorded("dev"), config)
 
@@ -245,8 +245,8 @@ def test_the_pack_serves_its_policies_over_grpc():
 
 @pytest.mark.parametrize("config, expected", [
     ({"kueue-quota-fits-capacty": "advisory"},
-     "'kueue-quota-fits-capacty' is not a policy of this pack; did you mean 'kueue-quota-fits-capacity'?"),
-    ({"all": "advisry"}, "\"all\": 'advisry' is not an enforcement level; did you mean 'advisory'?"),
+     "kueue-quota-fits-capacty: not a policy of this pack; did you mean 'kueue-quota-fits-capacity'?"),
+    ({"all": "advisry"}, "all: 'advisry' is not an enforcement level; did you mean 'advisory'?"),
     ({"kueue-quota-fits-capacity": {"enforcementLevel": "mandatry"}}, "did you mean 'mandatory'?"),
     ({"kueue-quota-fits-capacity": {"vmOverheadPrecent": 5}},
      "vmOverheadPrecent: not a setting of this policy; did you mean 'vmOverheadPercent'?"),
@@ -254,4 +254,4 @@ def test_the_pack_serves_its_policies_over_grpc():
 def test_a_misspelt_policy_name_level_or_setting_gets_one_suggestion(config, expected):
     """Reported: no "did you mean" for a policy name in --policy-config (keys, integrations and gates had one)."""
     problem = policy_config_error(config)
-    assert problem is not None and expected in problem, problem
+    assert problem is not None and expected in str(problem), problem

@@ -13,6 +13,7 @@ import yaml
 from typer.testing import CliRunner
 
 from aks_kueue.cli import app
+from aks_kueue.k8s.field import FieldError
 from tests.conftest import FILLED_PROD, ROOT
 from tests.policies.fakes import violation
 
@@ -99,11 +100,13 @@ def test_a_missing_policy_config_exits_2(fake_pack, tmp_path):
 
 
 def test_a_config_the_pack_refuses_exits_2_with_its_sentence(fake_pack, tmp_path):
-    fake_pack.config_problem = "'sometimes' is not an enforcement level; use advisory, mandatory or disabled"
+    fake_pack.config_problem = FieldError("all", "'sometimes' is not an enforcement level; use advisory, mandatory "
+                                                 "or disabled")
     code, out, err = cli("preview", "--policy-config", write_json(tmp_path, {"all": "sometimes"}), "--json")
     assert code == 2 and invalid_document(out)["errors"] == [{
-        "file": str(tmp_path / "policy.json"), "message": f"{tmp_path / 'policy.json'}: {fake_pack.config_problem}"}]
-    assert err.strip() == f"{tmp_path / 'policy.json'}: {fake_pack.config_problem}"
+        "file": str(tmp_path / "policy.json"), "key": "all",
+        "message": f"{tmp_path / 'policy.json'}: all: {fake_pack.config_problem.message}"}]
+    assert err.strip() == f"{tmp_path / 'policy.json'}: all: {fake_pack.config_problem.message}"
 
 
 def test_invalid_settings_give_structured_findings_in_json(tmp_path):

@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-from aks_kueue.k8s.loader import STACK_FILE_LIMITS
-from aks_kueue.preview.stackfile import StackFileError, load_stack
+from aks_kueue.k8s.loader import STACK_FILE_LIMITS, LoadError
+from aks_kueue.preview.stackfile import load_stack
 from aks_kueue.settings import SettingsError, parse_settings
 from tests.conftest import ROOT
 
@@ -96,10 +96,11 @@ def test_an_unquoted_maintenance_date_is_named_and_quotes_are_asked_for(tmp_path
 
 @pytest.mark.parametrize("written", [".inf", "-.Inf", ".NAN", "[1, .nan]"])
 def test_infinity_and_nan_are_refused_as_the_pulumi_cli_fails_on_them(tmp_path, written):
-    with pytest.raises(StackFileError) as caught:
+    with pytest.raises(LoadError) as caught:
         handed(tmp_path, with_max_pods(written))
     message = str(caught.value)
     assert "aks-kueue:nodePools[0].maxPods" in message and "json: unsupported value" in message
+    assert caught.value.key.startswith("aks-kueue:nodePools[0].maxPods")
     assert "Traceback" not in message
 
 
@@ -128,14 +129,14 @@ def _preview(path, timeout: int = 60) -> subprocess.CompletedProcess:
 def test_a_named_pipe_is_refused_at_once(tmp_path):
     fifo = tmp_path / "Pulumi.pipe.yaml"
     os.mkfifo(fifo)
-    with pytest.raises(StackFileError, match=r"is a named pipe \(FIFO\), not a regular file"):
+    with pytest.raises(LoadError, match=r"is a named pipe \(FIFO\), not a regular file"):
         load_stack(fifo, "pipe", ROOT)
     result = _preview(fifo)  # with no writer, opening it for reading would wait forever
     assert result.returncode == 2 and "named pipe (FIFO), not a regular file" in json.loads(result.stdout)["errors"][0]["message"]
 
 
 def test_a_device_is_refused(tmp_path):
-    with pytest.raises(StackFileError, match="is a device, not a regular file"):
+    with pytest.raises(LoadError, match="is a device, not a regular file"):
         load_stack(os.devnull, "null", ROOT)
 
 
@@ -143,7 +144,7 @@ def test_a_stack_file_past_the_cap_is_refused_with_a_sentence(tmp_path):
     items = ", ".join(f"x{i}" for i in range(STACK_FILE_LIMITS.max_bytes // 7))
     path = stack(tmp_path, DEV + f"  aks-kueue:allowReplacement: [{items}]\n", "big")
     assert path.stat().st_size > STACK_FILE_LIMITS.max_bytes
-    with pytest.raises(StackFileError) as caught:
+    with pytest.raises(LoadError) as caught:
         load_stack(path, "big", ROOT)
     assert "is larger than 1 MiB, the most this program reads from a stack or project file" in str(caught.value)
     assert "queueManifests" in str(caught.value)
