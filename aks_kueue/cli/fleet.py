@@ -31,7 +31,8 @@ def fleet_objects(stack: str, files: dict[str, Path], output) -> Optional[FleetO
     from aks_kueue.model.fleet_outputs import FleetInputs, StackOutputs, worker_model
     from aks_kueue.model.props import UnreadableValue
     from aks_kueue.model.from_settings import from_settings
-    from aks_kueue.preview.run import ProgramError, read_previous_outputs
+    from aks_kueue.preview.errors import InputError
+    from aks_kueue.preview.run import read_previous_outputs
     from aks_kueue.settings.errors import SettingsError
 
     settings, root = stack_settings(stack, output)
@@ -44,8 +45,8 @@ def fleet_objects(stack: str, files: dict[str, Path], output) -> Optional[FleetO
     for name, path in files.items():
         try:
             values = read_previous_outputs(path, preview_document=True)
-        except ProgramError as error:
-            output.fail([LoadError("", None, f"--stack-outputs {name}: {error}")])
+        except LoadError as error:  # the flag names the stack; the error, the file
+            output.fail([InputError(f"--stack-outputs {name}: {error}", error.source or None)])
         others[name] = StackOutputs(values, frozenset(k for k, v in values.items() if v == "[secret]"))
     try:
         model = from_settings(settings, root, stack, FleetInputs(stack, others))

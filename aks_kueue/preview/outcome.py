@@ -130,16 +130,16 @@ def _preview(config: Optional[StackConfig], root: Path, policy_config: Optional[
         try:
             previous = read_previous_outputs(previous_outputs)
             check_previous_outputs(previous, previous_outputs)
-        except ProgramError as error:
-            outcome.errors.append(InputError(str(error), str(previous_outputs)))
+        except LoadError as error:
+            outcome.errors.append(InputError.of(error))
             return outcome
         outcome.previous_notes = other_cluster(previous, config)
     others = {}
     for name, path in (stack_outputs or {}).items():
         try:
             others[name] = read_previous_outputs(path, preview_document=True)
-        except ProgramError as error:
-            outcome.errors.append(InputError(f"--stack-outputs {name}: {error}", str(path)))
+        except LoadError as error:  # the flag names the stack; the error, the file
+            outcome.errors.append(InputError(f"--stack-outputs {name}: {error}", error.source or None))
             return outcome
     try:
         run = run_program(config, root, previous_outputs=previous, stack_outputs=others)
@@ -217,11 +217,11 @@ _NOT_OUTPUTS = (
 
 
 def check_previous_outputs(outputs: dict[str, Any], path: Path) -> None:
-    """ProgramError when `outputs` plainly is another document than `pulumi stack output --json`."""
+    """A LoadError when `outputs` plainly is another document than `pulumi stack output --json`."""
     for keys, what in _NOT_OUTPUTS:
         if keys <= set(outputs):
-            raise ProgramError(f"{path}: this is {what}, not a stack's outputs; give what `pulumi stack output "
-                               "--json --show-secrets` prints for this stack")
+            raise LoadError(str(path), None, f"this is {what}, not a stack's outputs; give what `pulumi stack "
+                                             "output --json --show-secrets` prints for this stack")
 
 
 OTHER_CLUSTER = "day2-other-cluster"

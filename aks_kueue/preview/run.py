@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import logging
 import runpy
 import sys
@@ -83,7 +84,7 @@ PREVIEW_DOCUMENT_KEYS = frozenset({"project", "stack", "resources", "outputs", "
 
 def read_previous_outputs(path: Path, preview_document: bool = False) -> dict[str, Any]:
     """What `pulumi stack output --json` printed, read within the loader's bounds, or a
-    ProgramError naming the file. With `preview_document`, what `aks-kueue preview --json` printed is
+    LoadError naming the file. With `preview_document`, what `aks-kueue preview --json` printed is
     taken too, as its `outputs`: another stack never deployed has its outputs offline that way (a
     fleet's members); a stack's own last deployment (`--previous-outputs`) never is one."""
     from aks_kueue.k8s.loader import LoadError, loads_json, read_text
@@ -91,14 +92,15 @@ def read_previous_outputs(path: Path, preview_document: bool = False) -> dict[st
     try:
         outputs = loads_json(read_text(path, what="the JSON `pulumi stack output --json` prints"), str(path))
     except LoadError as error:
-        raise ProgramError(f"{error}; give what `pulumi stack output --json` prints") from None
+        reason = f"{error.reason}; give what `pulumi stack output --json` prints"
+        raise dataclasses.replace(error, reason=reason) from None
     if not isinstance(outputs, dict):
-        raise ProgramError(f"{path}: a JSON object of stack outputs was expected (what `pulumi stack output "
-                           f"--json` prints), not {type(outputs).__name__}")
+        raise LoadError(str(path), None, "a JSON object of stack outputs was expected (what `pulumi stack output "
+                                         f"--json` prints), not {type(outputs).__name__}")
     if preview_document and PREVIEW_DOCUMENT_KEYS <= outputs.keys():
         if not isinstance(outputs["outputs"], dict) or outputs["result"] == "invalid":
-            raise ProgramError(f"{path}: this `aks-kueue preview --json` document has no outputs (the preview "
-                               f"could not run the program: its result is {outputs.get('result')!r})")
+            raise LoadError(str(path), None, "this `aks-kueue preview --json` document has no outputs (the preview "
+                                             f"could not run the program: its result is {outputs.get('result')!r})")
         return outputs["outputs"]
     return outputs
 

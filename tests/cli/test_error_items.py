@@ -98,3 +98,15 @@ def test_a_policy_config_names_the_file_the_policy_and_the_property(tmp_path, co
     error = first_error(out)
     assert code == 2 and error["file"] == str(path) and error["key"] == key
     assert f"{path}: {key}: {words}" in err and error["message"] in err
+
+
+# ---- another stack's outputs (was a ProgramError, the program's own failure) -----------------
+
+def test_a_stack_outputs_file_is_named_in_the_error_item(tmp_path):
+    path = tmp_path / "outputs.json"
+    path.write_text("{")
+    code, out, err = cli("simulate", ROOT / "tests" / "fixtures" / "validate-mixed.yaml", "--stack", "fleet-manager",
+                         "--stack-outputs", f"acme/aks-kueue/fleet-westus3={path}", "--json")
+    error = first_error(out)
+    assert code == 2 and error["file"] == str(path)
+    assert f"--stack-outputs acme/aks-kueue/fleet-westus3: {path}: not valid JSON" in err

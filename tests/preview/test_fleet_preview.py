@@ -128,7 +128,8 @@ def test_an_unreadable_stack_outputs_file_is_invalid(tmp_path):
 def test_a_preview_document_stands_for_a_stack_never_deployed(files, tmp_path):
     """Issue 28: the fleet docs made the other stacks' outputs with `pulumi stack output --json`, which needs a
     deployment; what `aks-kueue preview --json` prints gives them offline."""
-    from aks_kueue.preview.run import ProgramError, read_previous_outputs
+    from aks_kueue.k8s.loader import LoadError
+    from aks_kueue.preview.run import read_previous_outputs
 
     documents = {}
     for stack in WORKERS:
@@ -141,5 +142,5 @@ def test_a_preview_document_stands_for_a_stack_never_deployed(files, tmp_path):
     assert done.exit_code == 0 and {row.workers_read for row in done.judgement.fleet_quota} == {2}
     invalid = write(tmp_path / "invalid.json", {"project": "aks-kueue", "stack": "x", "resources": [], "outputs": {},
                                                 "result": "invalid", "errors": []})
-    with pytest.raises(ProgramError, match="this `aks-kueue preview --json` document has no outputs"):
+    with pytest.raises(LoadError, match="this `aks-kueue preview --json` document has no outputs"):
         read_previous_outputs(invalid, preview_document=True)
