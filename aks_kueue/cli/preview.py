@@ -60,8 +60,8 @@ def _outcome(stack: Optional[str], config: Optional[Path], policy_config: Option
              previous_outputs: Optional[Path] = None, stack_outputs: Optional[dict[str, Path]] = None):
     """The preview's outcome; a stack file that cannot be used is an invalid outcome, not an exit here,
     so that --json still prints its document."""
-    from aks_kueue.preview.outcome import preview
     from aks_kueue.k8s.loader import LoadError
+    from aks_kueue.preview.outcome import preview
     from aks_kueue.preview.stackfile import project_root, stack_path
 
     try:

@@ -36,6 +36,7 @@ from aks_kueue.day2.allow import (ALLOW_KEY, FLEET_WORKERS, MANAGER_ENTRY, QUEUE
                                   parse_entry, queue_entry, worker_entry)
 from aks_kueue.day2.replacement import (AGENT_POOL, HELM_RELEASE, KUBERNETES_EXTENSION, MANAGED_CLUSTER, NAMESPACE,
                                         RESOURCE_GROUP)
+from aks_kueue.k8s.field import Path as FieldPath
 from aks_kueue.k8s.loader import LoadError, data_file
 
 
@@ -72,6 +73,7 @@ CRD_TYPE = "kubernetes:apiextensions.k8s.io/v1:CustomResourceDefinition"
 SYSTEM_POOL_NAME = "system"
 _AZURE_VERSIONED = re.compile(r"^(azure-native:[^:/]+)/v\d{8}[a-z]*(:[^:]+)$")
 _KUEUE_TYPE = re.compile(r"^kubernetes:kueue\.x-k8s\.io/[^:]+:(\w+)$")
+_STEPS = FieldPath("steps")
 
 
 @dataclass(frozen=True)
@@ -133,10 +135,11 @@ def parse_plan(doc: Any, source: str = "") -> tuple[list[Step], Mapping[str, Any
     steps = []
     for index, raw in enumerate(doc.get("steps") or []):
         if not isinstance(raw, Mapping) or not isinstance(raw.get("op"), str) or not isinstance(raw.get("urn"), str):
-            raise LoadError(source, None, "has no `op` and `urn`", key=f"steps[{index}]")
+            raise LoadError(source, None, "has no `op` and `urn`", key=str(_STEPS.index(index)))
         split = split_urn(raw["urn"])
         if split is None:
-            raise LoadError(source, None, f"{raw['urn']!r} is not a Pulumi URN", key=f"steps[{index}].urn")
+            raise LoadError(source, None, f"{raw['urn']!r} is not a Pulumi URN",
+                            key=str(_STEPS.index(index).child("urn")))
         kind, name = split
         old, new = raw.get("oldState") or {}, raw.get("newState") or {}
         steps.append(Step(raw["op"], raw["urn"], kind, name, old if isinstance(old, Mapping) else {},
@@ -165,7 +168,7 @@ def allowances_from_config(config: Mapping[str, Any], source: str = "") -> Allow
         try:
             entries.append(parse_entry(text))
         except ValueError as error:
-            raise LoadError(source, None, str(error), key=f"{ALLOW_KEY}[{index}]") from None
+            raise LoadError(source, None, str(error), key=str(FieldPath(ALLOW_KEY).index(index))) from None
     return Allowances(entries)
 
 

@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from pulumi_policy import EnforcementLevel
 
-from aks_kueue.k8s.field import FieldError
+from aks_kueue.k8s.field import FieldError, Path
 from aks_kueue.k8s.spelling import suggest
 from aks_kueue.policies.base import settings
 
@@ -68,8 +68,9 @@ def config_error(policies: list, config: Any) -> Optional[FieldError]:
         if not isinstance(entry, dict):
             return FieldError(name, f"{entry!r} must be an enforcement level or an object")
         if "enforcementLevel" in entry and entry["enforcementLevel"] not in LEVELS:
-            return FieldError(f"{name}.enforcementLevel", f"{entry['enforcementLevel']!r} is not an enforcement level"
-                              f"{suggest(str(entry['enforcementLevel']), LEVELS)}; use one of {', '.join(LEVELS)}")
+            return FieldError(str(Path(name, "enforcementLevel")), f"{entry['enforcementLevel']!r} is not an "
+                              f"enforcement level{suggest(str(entry['enforcementLevel']), LEVELS)}; use one of "
+                              f"{', '.join(LEVELS)}")
         schema = by_name[name].config_schema
         properties = schema.properties if schema else {}
         for key, value in entry.items():
@@ -77,15 +78,15 @@ def config_error(policies: list, config: Any) -> Optional[FieldError]:
                 continue
             if key not in properties:
                 known = ["enforcementLevel", *properties]
-                return FieldError(f"{name}.{key}", f"not a setting of this policy{suggest(str(key), known)}; it "
-                                                   f"takes {', '.join(known)}")
-            problem = _schema_error(properties[key], value, f"{name}.{key}")
+                return FieldError(str(Path(name, key)), f"not a setting of this policy{suggest(str(key), known)}; "
+                                                        f"it takes {', '.join(known)}")
+            problem = _schema_error(properties[key], value, Path(name, key))
             if problem:
                 return problem
     return None
 
 
-def _schema_error(schema: dict, value: Any, where: str) -> Optional[FieldError]:
+def _schema_error(schema: dict, value: Any, where: Path) -> Optional[FieldError]:
     """The first way `value` breaks its property's schema (jsonschema, Draft 7), in a sentence."""
     # Imported here: a preview without policy config properties never needs it, and it is slow to import.
     from jsonschema import Draft7Validator
@@ -94,9 +95,11 @@ def _schema_error(schema: dict, value: Any, where: str) -> Optional[FieldError]:
     error = best_match(Draft7Validator(schema).iter_errors(value))
     if error is None:
         return None
-    at = where + "".join(f"[{step}]" for step in error.absolute_path)
+    at = where
+    for step in error.absolute_path:
+        at = at.index(step) if isinstance(step, int) else at.key(step)
     wanted = error.validator_value
     wording = {"type": f"is not of type {wanted}", "minimum": f"is below the minimum {wanted}",
                "maximum": f"is above the maximum {wanted}",
                "enum": f"is not one of {', '.join(map(str, wanted)) if isinstance(wanted, list) else wanted}"}
-    return FieldError(at, f"{error.instance!r} {wording.get(error.validator, error.message)}")
+    return FieldError(str(at), f"{error.instance!r} {wording.get(error.validator, error.message)}")
