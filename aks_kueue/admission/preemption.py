@@ -139,7 +139,7 @@ class Preemptor:
         # The targets the oracle found, by its question, for `targets` to reuse: a workload whose
         # only flavor-resource is the one the oracle was asked about asks the same search again.
         self._found: dict[tuple, tuple[int, list[PreemptionTarget]]] = {}
-        self._nothing_memo: dict[str, tuple[Any, bool]] = {}
+        self._nothing_memo: dict[str, tuple[Any, Optional[int], bool]] = {}
 
     def simulate_preemption(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
                             quantity: int) -> tuple[PreemptionMode, int]:
@@ -225,35 +225,38 @@ class Preemptor:
         and no other queue of the cohort tree over its quota on any flavor-resource. The candidates
         for some flavor-resources are a part of those (fewer flavor-resources put fewer queues over
         quota), so then every search ends at once with nothing. Most searches of a congested cohort
-        are such, and a decision asks for several (the oracle per flavor-resource, then the targets)."""
-        return self._nothing_in_queue(cq, workload) and self._nothing_in_cohort(cq)
-
-    def _nothing_in_cohort(self, cq: ClusterQueueInfo) -> bool:
-        """No other queue of the tree over its quota: kept per queue until the cohort tree changes."""
-        if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
-            return True
+        are such, and a decision asks for several (the oracle per flavor-resource, then the targets,
+        then whether the decision can be kept): what it reads (the queue's lowest admitted priority,
+        whether another queue is over quota) is kept per queue until the cohort tree changes."""
         generation = self.snapshot.generation(cq)
         known = self._nothing_memo.get(cq.name)
-        if known is not None and known[0] == generation:
-            return known[1]
-        nothing = not any(_any_over_quota(subtree, skip, cq.node) for subtree, skip in _subtrees(cq.node))
-        if len(self._nothing_memo) >= MEMO_LIMIT:
-            self._nothing_memo.clear()
-        self._nothing_memo[cq.name] = (generation, nothing)
-        return nothing
-
-    def _nothing_in_queue(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> bool:
+        if known is None or known[0] != generation:
+            if len(self._nothing_memo) >= MEMO_LIMIT:
+                self._nothing_memo.clear()
+            known = self._nothing_memo[cq.name] = (generation, self._lowest_in_queue(cq), self._nothing_in_cohort(cq))
+        _, lowest, nothing_in_cohort = known
+        if not nothing_in_cohort:
+            return False
         policy = cq.within_cluster_queue
-        if policy == "Never":
-            return True
-        lowest = self.snapshot.admitted_index(cq.name).lowest_priority()
-        if lowest is None:
+        if lowest is None or policy == "Never":
             return True
         if policy == "LowerPriority":
             return lowest >= workload.priority
         if policy == "LowerOrNewerEqualPriority":  # an equal priority may be newer: not nothing for sure
             return lowest > workload.priority
         return False  # Any
+
+    def _nothing_in_cohort(self, cq: ClusterQueueInfo) -> bool:
+        """No other queue of the tree over its quota (on any flavor-resource)."""
+        if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
+            return True
+        return not any(_any_over_quota(subtree, skip, cq.node) for subtree, skip in _subtrees(cq.node))
+
+    def _lowest_in_queue(self, cq: ClusterQueueInfo) -> Optional[int]:
+        """The lowest priority admitted to the queue (None when nothing is, or when its policy allows none)."""
+        if cq.within_cluster_queue == "Never":
+            return None
+        return self.snapshot.admitted_index(cq.name).lowest_priority()
 
     def classical_preemptions(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
                               requests: dict[FR, int], meanwhile: Optional[Callable[[], Any]] = None
