@@ -28,7 +28,7 @@ from aks_kueue.k8s.scheduling import SelectorError
 from aks_kueue.kueue.units import PODS, format_amount
 
 FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
-P_FIT, P_NO_FIT = PreemptionMode.FIT, PreemptionMode.NO_FIT
+P_FIT, P_NO_FIT, P_PREEMPT = PreemptionMode.FIT, PreemptionMode.NO_FIT, PreemptionMode.PREEMPT
 
 
 class FlavorMatcher(Protocol):
@@ -297,16 +297,26 @@ class FlavorAssigner:
             if fitting:  # a fit outranks any flavor that needs preemption, whatever the oracle says
                 return min(fitting, key=lambda t: t.mode.borrowing_level)  # the first of the least borrowing
         best, best_mode = None, WORST
+        alone = len(tried) == 1  # no rival: whatever its mode (never NoFit here), it is chosen
         for flavor in tried:
-            self._resolve(flavor)
+            self._resolve(flavor, alone)
             if is_preferred(flavor.mode, best_mode, preference):
                 best, best_mode = flavor, flavor.mode
         return best
 
-    def _resolve(self, flavor: "_Tried") -> None:
-        """Ask the oracle what was left pending, in the order upstream would have asked."""
+    def _resolve(self, flavor: "_Tried", alone: bool = False) -> None:
+        """Ask the oracle what was left pending, in the order upstream would have asked. Of a flavor
+        chosen `alone` (no other flavor to rank it against), all that is read of the oracle's answer
+        is the borrowing level it records (the mode is a preemption mode whatever it is); that level,
+        with the targets out of the tree, is never above the level now, so a request that needs no
+        borrowing now records 0 whatever the oracle would find: it is not asked (its search is the
+        costliest kind, one that finds targets)."""
+        node = self.cq.node
         for name, fr, value in flavor.pending:
-            possibility, borrow_after = self.oracle.simulate_preemption(self.cq, self.workload, fr, value)
+            if alone and borrowing_height(node, fr, value)[0] == 0:
+                possibility, borrow_after = P_PREEMPT, 0
+            else:
+                possibility, borrow_after = self.oracle.simulate_preemption(self.cq, self.workload, fr, value)
             flavor.combine(possibility, borrow_after, self.cq.preference)
             flavor.assigned[name].borrow = borrow_after
         flavor.pending = []
