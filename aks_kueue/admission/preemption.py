@@ -85,7 +85,7 @@ class CandidateGroup:
     apart: they go first."""
 
     __slots__ = ("snapshot", "sources", "policy", "preemptor", "frs", "advantage", "in_cohort", "lca_of",
-                 "_ranks", "_looked_at", "_evicted")
+                 "_ranks", "ranked", "_looked_at", "_evicted")
 
     def __init__(self, snapshot: AdmittedState, sources: list[tuple[str, Optional[QuotaNode]]], policy: str,
                  preemptor: WorkloadInfo, frs, advantage: bool, in_cohort: bool):
@@ -94,6 +94,7 @@ class CandidateGroup:
         self.in_cohort = in_cohort  # candidates of other queues of the cohort tree, not of the queue itself
         self.lca_of = dict(sources)
         self._ranks: list[Ranks] = []  # of the queues looked at so far that have candidates
+        self.ranked: list[str] = []  # those queues' names
         self._looked_at = 0
         self._evicted: Optional[list[WorkloadInfo]] = None
 
@@ -105,6 +106,7 @@ class CandidateGroup:
             ranks = index.candidates(self.frs, self.preemptor, self.policy)
             if ranks:
                 self._ranks.append(ranks)
+                self.ranked.append(name)
 
     def ranks(self) -> list[Ranks]:
         while self._looked_at < len(self.sources):
@@ -284,9 +286,14 @@ class Preemptor:
         lift, restore = self.snapshot.lift_usage, self.snapshot.restore_usage
         for allow_borrowing in attempts:
             removed: list[tuple[WorkloadInfo, Variant, dict]] = []
-            for candidate, variant, lca in self._in_order(groups, cq, workload, allow_borrowing and forbidden):
-                if variant is not WITHIN_CQ and not self._still_valid(candidate, variant, lca, frs, allow_borrowing):
-                    continue
+            closed: set[str] = set()  # queues reclaimed down to their quota: none of theirs is valid any more
+            for candidate, variant, lca in self._in_order(groups, cq, workload, allow_borrowing and forbidden, closed):
+                if variant is not WITHIN_CQ:
+                    if allow_borrowing and variant is RECLAIM_WITHOUT_BORROWING:
+                        continue
+                    if not self._still_over_quota(candidate, lca, frs):
+                        closed.add(candidate.admission.cluster_queue)
+                        continue
                 usage = {fr: v for fr, v in candidate.admission.usage.items() if fr in requests}
                 lift(candidate, usage)
                 removed.append((candidate, variant, usage))
@@ -322,11 +329,14 @@ class Preemptor:
         return CandidateGroup(self.snapshot, [(queue.name, lca) for queue, lca in sources], policy, preemptor, frs,
                               advantage, in_cohort)
 
-    def _in_order(self, groups, cq, preemptor, without_reclaim: bool):
+    def _in_order(self, groups, cq, preemptor, without_reclaim: bool, closed: set[str]):
         """Evicted candidates first, then the rest; built as they are needed, since the
         search usually stops after a few. With `without_reclaim` (borrowing is allowed in
         this attempt but borrowWithinCohort is not), a cohort group without the
-        hierarchical advantage holds only candidates `_still_valid` refuses: skipped."""
+        hierarchical advantage holds only candidates the search refuses (reclaim without
+        borrowing): skipped. Candidates of the `closed` queues (the search found them back
+        within their quota, where they stay) are refused too: skipped, and a cohort group
+        whose queues are all closed is left."""
         groups = [g for g in groups if g.sources and not (without_reclaim and g.in_cohort and not g.advantage)]
         for group in groups:
             for w in group.evicted():
@@ -341,12 +351,16 @@ class Preemptor:
                 for key in merged_ranks(ranks):
                     yield workloads[key[2]], WITHIN_CQ, None
                 continue
-            lca_of, advantage = group.lca_of, group.advantage
+            lca_of, advantage, ranked = group.lca_of, group.advantage, group.ranked
             for key in merged_ranks(ranks):
                 w = workloads[key[2]]
                 admission = w.admission
                 assert admission is not None  # a candidate is admitted
                 name = admission.cluster_queue
+                if name in closed:
+                    if closed.issuperset(ranked):
+                        break
+                    continue
                 yield w, self._variant(cq, preemptor, w, name, advantage), lca_of[name]
 
     def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[CandidateGroup, CandidateGroup]:
@@ -387,12 +401,10 @@ class Preemptor:
         self._over_quota_memo[key] = (generation, found)
         return found
 
-    def _still_valid(self, candidate: WorkloadInfo, variant: Variant, lca: Optional[QuotaNode], frs,
-                     allow_borrowing: bool) -> bool:
-        """May a candidate from another queue still be preempted (its queue, and every
-        cohort up to the common one, still over quota on `frs`)?"""
-        if allow_borrowing and variant is RECLAIM_WITHOUT_BORROWING:
-            return False
+    def _still_over_quota(self, candidate: WorkloadInfo, lca: Optional[QuotaNode], frs) -> bool:
+        """The rest of upstream's check that a candidate from another queue may still be preempted:
+        its queue, and every cohort up to the common one, still over quota on `frs`. The search only
+        takes usage out, so once this fails for a queue it fails for the rest of its candidates."""
         admission = candidate.admission
         assert admission is not None
         node = self.snapshot.cluster_queues[admission.cluster_queue].node
