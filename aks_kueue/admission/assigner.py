@@ -43,6 +43,12 @@ class PreemptionOracle(Protocol):
         """Could preemption free `quantity` of `fr` for the workload (NO_CANDIDATES, PREEMPT
         or RECLAIM), and the borrowing level once it did."""
 
+    def borrowing_after(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FlavorResource,
+                        quantity: int) -> Optional[int]:
+        """The borrowing level `simulate_preemption` would answer, when it is the same whatever
+        preemption finds (None when it may depend on the targets): all that is read of the oracle
+        for a flavor with no rival, whose mode is a preemption mode whatever it is."""
+
 
 @dataclass(slots=True)
 class FlavorAssignment:
@@ -307,16 +313,15 @@ class FlavorAssigner:
     def _resolve(self, flavor: "_Tried", alone: bool = False) -> None:
         """Ask the oracle what was left pending, in the order upstream would have asked. Of a flavor
         chosen `alone` (no other flavor to rank it against), all that is read of the oracle's answer
-        is the borrowing level it records (the mode is a preemption mode whatever it is); that level,
-        with the targets out of the tree, is never above the level now, so a request that needs no
-        borrowing now records 0 whatever the oracle would find: it is not asked (its search is the
-        costliest kind, one that finds targets)."""
-        node = self.cq.node
+        is the borrowing level it records (the mode is a preemption mode whatever it is, and PREEMPT
+        stands for it): when the oracle can tell that level without its search, it is not searched."""
+        oracle = self.oracle
         for name, fr, value in flavor.pending:
-            if alone and borrowing_height(node, fr, value)[0] == 0:
-                possibility, borrow_after = P_PREEMPT, 0
+            borrow = oracle.borrowing_after(self.cq, self.workload, fr, value) if alone else None
+            if borrow is not None:
+                possibility, borrow_after = P_PREEMPT, borrow
             else:
-                possibility, borrow_after = self.oracle.simulate_preemption(self.cq, self.workload, fr, value)
+                possibility, borrow_after = oracle.simulate_preemption(self.cq, self.workload, fr, value)
             flavor.combine(possibility, borrow_after, self.cq.preference)
             flavor.assigned[name].borrow = borrow_after
         flavor.pending = []

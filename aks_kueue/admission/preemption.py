@@ -169,6 +169,30 @@ class Preemptor:
         self._found[key] = (generation, targets)
         return answer
 
+    def borrowing_after(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR, quantity: int) -> Optional[int]:
+        """The borrowing level `simulate_preemption` would answer when it is the same whatever the
+        search finds; else None. Taking usage out never needs a higher subtree, so the level once
+        targets are out is at most the level now: 0 stays 0. A level at the queue's parent (or none
+        at all with the parent the root) can only fall to 0, and only by the queue's own usage going
+        under its quota: only its own workloads leave it, so when those the withinClusterQueue
+        policy lets go (counted generously: evicted ones and equal priorities too) cannot take
+        enough out, it stays. Fair sharing's search is asked."""
+        node = cq.node
+        height = borrowing_height(node, fr, quantity)[0]
+        if height == 0:
+            return 0
+        if self.snapshot.fair_sharing is not None:
+            return None
+        if self.nothing_to_preempt(cq, workload):
+            return height  # no candidates: the oracle answers the level now
+        parent = node.parent
+        if parent is None or height != parent.height():
+            return None  # a cohort between could hold it once other queues' usage is out
+        enough = node.usage.get(fr, 0) + quantity - node.own.get(fr, 0)  # what must leave the queue for 0
+        if self.snapshot.admitted_index(cq.name).frees_at_least(fr, workload, cq.within_cluster_queue, enough):
+            return None
+        return height
+
     def get_targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
                     requests: dict[FR, int]) -> list[PreemptionTarget]:
         """The minimal set of admitted workloads whose eviction would let `workload` fit."""
@@ -265,9 +289,8 @@ class Preemptor:
                               ) -> tuple[list[PreemptionTarget], Any]:
         """Upstream's classicalPreemptions. Only the candidates' usage of the requested
         flavor-resources is lifted: nothing the search reads (the fit, the queues over quota on
-        `frs`) depends on the rest."""
-        if self.nothing_to_preempt(cq, workload):
-            return [], None
+        `frs`) depends on the rest. Its callers ask `nothing_to_preempt` first (a search it says
+        no to finds nothing, so it is not asked again here)."""
         same_queue = (_NONE if cq.within_cluster_queue == "Never"
                       else self._group([(cq.node, None)], cq, workload, frs, False, False))
         hierarchy, by_priority = self._cohort_candidates(cq, workload, frs, requests)
