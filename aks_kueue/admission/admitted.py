@@ -90,6 +90,30 @@ class AdmittedWorkloads:
                 return allowed(by_uid[key[2]], preemptor, policy)
         return Ranks(tuple(runs), keep)
 
+    def frees_at_least(self, fr: FlavorResource, preemptor: WorkloadInfo, policy: str, enough: int) -> bool:
+        """Whether the workloads here that `policy` may let `preemptor` preempt use at least `enough`
+        of `fr` together. Generous (a bound): evicted ones count, and so do equal priorities under
+        LowerOrNewerEqualPriority; it stops adding as soon as it reaches `enough`."""
+        if enough <= 0:
+            return True
+        entries = self._by_fr.get(fr)
+        if policy == "Never" or not entries:
+            return False
+        if policy == "LowerPriority":
+            stop = bisect_left(entries, (preemptor.priority,))
+        elif policy == "LowerOrNewerEqualPriority":
+            stop = bisect_left(entries, (preemptor.priority + 1,))
+        else:
+            stop = len(entries)
+        by_uid, total = self.by_uid, 0
+        for key in islice(entries, stop):
+            admission = by_uid[key[2]].admission
+            assert admission is not None  # admitted here
+            total += admission.usage[fr]
+            if total >= enough:
+                return True
+        return False
+
     @staticmethod
     def _allowed(workload: WorkloadInfo, preemptor: WorkloadInfo, policy: str) -> bool:
         if workload.evicted:

@@ -28,7 +28,7 @@ from aks_kueue.k8s.scheduling import SelectorError
 from aks_kueue.kueue.units import PODS, format_amount
 
 FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, FlavorAssignmentMode.NO_FIT
-P_FIT, P_NO_FIT = PreemptionMode.FIT, PreemptionMode.NO_FIT
+P_FIT, P_NO_FIT, P_PREEMPT = PreemptionMode.FIT, PreemptionMode.NO_FIT, PreemptionMode.PREEMPT
 
 
 class FlavorMatcher(Protocol):
@@ -42,6 +42,12 @@ class PreemptionOracle(Protocol):
                             quantity: int) -> tuple[PreemptionMode, int]:
         """Could preemption free `quantity` of `fr` for the workload (NO_CANDIDATES, PREEMPT
         or RECLAIM), and the borrowing level once it did."""
+
+    def borrowing_after(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FlavorResource,
+                        quantity: int) -> Optional[int]:
+        """The borrowing level `simulate_preemption` would answer, when it is the same whatever
+        preemption finds (None when it may depend on the targets): all that is read of the oracle
+        for a flavor with no rival, whose mode is a preemption mode whatever it is."""
 
 
 @dataclass(slots=True)
@@ -297,16 +303,25 @@ class FlavorAssigner:
             if fitting:  # a fit outranks any flavor that needs preemption, whatever the oracle says
                 return min(fitting, key=lambda t: t.mode.borrowing_level)  # the first of the least borrowing
         best, best_mode = None, WORST
+        alone = len(tried) == 1  # no rival: whatever its mode (never NoFit here), it is chosen
         for flavor in tried:
-            self._resolve(flavor)
+            self._resolve(flavor, alone)
             if is_preferred(flavor.mode, best_mode, preference):
                 best, best_mode = flavor, flavor.mode
         return best
 
-    def _resolve(self, flavor: "_Tried") -> None:
-        """Ask the oracle what was left pending, in the order upstream would have asked."""
+    def _resolve(self, flavor: "_Tried", alone: bool = False) -> None:
+        """Ask the oracle what was left pending, in the order upstream would have asked. Of a flavor
+        chosen `alone` (no other flavor to rank it against), all that is read of the oracle's answer
+        is the borrowing level it records (the mode is a preemption mode whatever it is, and PREEMPT
+        stands for it): when the oracle can tell that level without its search, it is not searched."""
+        oracle = self.oracle
         for name, fr, value in flavor.pending:
-            possibility, borrow_after = self.oracle.simulate_preemption(self.cq, self.workload, fr, value)
+            borrow = oracle.borrowing_after(self.cq, self.workload, fr, value) if alone else None
+            if borrow is not None:
+                possibility, borrow_after = P_PREEMPT, borrow
+            else:
+                possibility, borrow_after = oracle.simulate_preemption(self.cq, self.workload, fr, value)
             flavor.combine(possibility, borrow_after, self.cq.preference)
             flavor.assigned[name].borrow = borrow_after
         flavor.pending = []

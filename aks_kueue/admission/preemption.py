@@ -85,7 +85,7 @@ class CandidateGroup:
     apart: they go first."""
 
     __slots__ = ("snapshot", "sources", "policy", "preemptor", "frs", "advantage", "in_cohort", "lca_of",
-                 "_ranks", "_looked_at", "_evicted")
+                 "_ranks", "ranked", "_looked_at", "_evicted")
 
     def __init__(self, snapshot: AdmittedState, sources: list[tuple[str, Optional[QuotaNode]]], policy: str,
                  preemptor: WorkloadInfo, frs, advantage: bool, in_cohort: bool):
@@ -94,6 +94,7 @@ class CandidateGroup:
         self.in_cohort = in_cohort  # candidates of other queues of the cohort tree, not of the queue itself
         self.lca_of = dict(sources)
         self._ranks: list[Ranks] = []  # of the queues looked at so far that have candidates
+        self.ranked: list[str] = []  # those queues' names
         self._looked_at = 0
         self._evicted: Optional[list[WorkloadInfo]] = None
 
@@ -105,6 +106,7 @@ class CandidateGroup:
             ranks = index.candidates(self.frs, self.preemptor, self.policy)
             if ranks:
                 self._ranks.append(ranks)
+                self.ranked.append(name)
 
     def ranks(self) -> list[Ranks]:
         while self._looked_at < len(self.sources):
@@ -139,7 +141,7 @@ class Preemptor:
         # The targets the oracle found, by its question, for `targets` to reuse: a workload whose
         # only flavor-resource is the one the oracle was asked about asks the same search again.
         self._found: dict[tuple, tuple[int, list[PreemptionTarget]]] = {}
-        self._nothing_memo: dict[str, tuple[Any, bool]] = {}
+        self._nothing_memo: dict[str, tuple[Any, Optional[int], bool]] = {}
 
     def simulate_preemption(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
                             quantity: int) -> tuple[PreemptionMode, int]:
@@ -166,6 +168,30 @@ class Preemptor:
         self._answers[key] = (generation, answer)
         self._found[key] = (generation, targets)
         return answer
+
+    def borrowing_after(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR, quantity: int) -> Optional[int]:
+        """The borrowing level `simulate_preemption` would answer when it is the same whatever the
+        search finds; else None. Taking usage out never needs a higher subtree, so the level once
+        targets are out is at most the level now: 0 stays 0. A level at the queue's parent (or none
+        at all with the parent the root) can only fall to 0, and only by the queue's own usage going
+        under its quota: only its own workloads leave it, so when those the withinClusterQueue
+        policy lets go (counted generously: evicted ones and equal priorities too) cannot take
+        enough out, it stays. Fair sharing's search is asked."""
+        node = cq.node
+        height = borrowing_height(node, fr, quantity)[0]
+        if height == 0:
+            return 0
+        if self.snapshot.fair_sharing is not None:
+            return None
+        if self.nothing_to_preempt(cq, workload):
+            return height  # no candidates: the oracle answers the level now
+        parent = node.parent
+        if parent is None or height != parent.height():
+            return None  # a cohort between could hold it once other queues' usage is out
+        enough = node.usage.get(fr, 0) + quantity - node.own.get(fr, 0)  # what must leave the queue for 0
+        if self.snapshot.admitted_index(cq.name).frees_at_least(fr, workload, cq.within_cluster_queue, enough):
+            return None
+        return height
 
     def get_targets(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
                     requests: dict[FR, int]) -> list[PreemptionTarget]:
@@ -225,29 +251,20 @@ class Preemptor:
         and no other queue of the cohort tree over its quota on any flavor-resource. The candidates
         for some flavor-resources are a part of those (fewer flavor-resources put fewer queues over
         quota), so then every search ends at once with nothing. Most searches of a congested cohort
-        are such, and a decision asks for several (the oracle per flavor-resource, then the targets)."""
-        return self._nothing_in_queue(cq, workload) and self._nothing_in_cohort(cq)
-
-    def _nothing_in_cohort(self, cq: ClusterQueueInfo) -> bool:
-        """No other queue of the tree over its quota: kept per queue until the cohort tree changes."""
-        if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
-            return True
+        are such, and a decision asks for several (the oracle per flavor-resource, then the targets,
+        then whether the decision can be kept): what it reads (the queue's lowest admitted priority,
+        whether another queue is over quota) is kept per queue until the cohort tree changes."""
         generation = self.snapshot.generation(cq)
         known = self._nothing_memo.get(cq.name)
-        if known is not None and known[0] == generation:
-            return known[1]
-        nothing = not any(_any_over_quota(subtree, skip, cq.node) for subtree, skip in _subtrees(cq.node))
-        if len(self._nothing_memo) >= MEMO_LIMIT:
-            self._nothing_memo.clear()
-        self._nothing_memo[cq.name] = (generation, nothing)
-        return nothing
-
-    def _nothing_in_queue(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> bool:
+        if known is None or known[0] != generation:
+            if len(self._nothing_memo) >= MEMO_LIMIT:
+                self._nothing_memo.clear()
+            known = self._nothing_memo[cq.name] = (generation, self._lowest_in_queue(cq), self._nothing_in_cohort(cq))
+        _, lowest, nothing_in_cohort = known
+        if not nothing_in_cohort:
+            return False
         policy = cq.within_cluster_queue
-        if policy == "Never":
-            return True
-        lowest = self.snapshot.admitted_index(cq.name).lowest_priority()
-        if lowest is None:
+        if lowest is None or policy == "Never":
             return True
         if policy == "LowerPriority":
             return lowest >= workload.priority
@@ -255,14 +272,25 @@ class Preemptor:
             return lowest > workload.priority
         return False  # Any
 
+    def _nothing_in_cohort(self, cq: ClusterQueueInfo) -> bool:
+        """No other queue of the tree over its quota (on any flavor-resource)."""
+        if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
+            return True
+        return not any(_any_over_quota(subtree, skip, cq.node) for subtree, skip in _subtrees(cq.node))
+
+    def _lowest_in_queue(self, cq: ClusterQueueInfo) -> Optional[int]:
+        """The lowest priority admitted to the queue (None when nothing is, or when its policy allows none)."""
+        if cq.within_cluster_queue == "Never":
+            return None
+        return self.snapshot.admitted_index(cq.name).lowest_priority()
+
     def classical_preemptions(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
                               requests: dict[FR, int], meanwhile: Optional[Callable[[], Any]] = None
                               ) -> tuple[list[PreemptionTarget], Any]:
         """Upstream's classicalPreemptions. Only the candidates' usage of the requested
         flavor-resources is lifted: nothing the search reads (the fit, the queues over quota on
-        `frs`) depends on the rest."""
-        if self.nothing_to_preempt(cq, workload):
-            return [], None
+        `frs`) depends on the rest. Its callers ask `nothing_to_preempt` first (a search it says
+        no to finds nothing, so it is not asked again here)."""
         same_queue = (_NONE if cq.within_cluster_queue == "Never"
                       else self._group([(cq.node, None)], cq, workload, frs, False, False))
         hierarchy, by_priority = self._cohort_candidates(cq, workload, frs, requests)
@@ -281,9 +309,14 @@ class Preemptor:
         lift, restore = self.snapshot.lift_usage, self.snapshot.restore_usage
         for allow_borrowing in attempts:
             removed: list[tuple[WorkloadInfo, Variant, dict]] = []
-            for candidate, variant, lca in self._in_order(groups, cq, workload, allow_borrowing and forbidden):
-                if variant is not WITHIN_CQ and not self._still_valid(candidate, variant, lca, frs, allow_borrowing):
-                    continue
+            closed: set[str] = set()  # queues reclaimed down to their quota: none of theirs is valid any more
+            for candidate, variant, lca in self._in_order(groups, cq, workload, allow_borrowing and forbidden, closed):
+                if variant is not WITHIN_CQ:
+                    if allow_borrowing and variant is RECLAIM_WITHOUT_BORROWING:
+                        continue
+                    if not self._still_over_quota(candidate, lca, frs):
+                        closed.add(candidate.admission.cluster_queue)
+                        continue
                 usage = {fr: v for fr, v in candidate.admission.usage.items() if fr in requests}
                 lift(candidate, usage)
                 removed.append((candidate, variant, usage))
@@ -319,11 +352,14 @@ class Preemptor:
         return CandidateGroup(self.snapshot, [(queue.name, lca) for queue, lca in sources], policy, preemptor, frs,
                               advantage, in_cohort)
 
-    def _in_order(self, groups, cq, preemptor, without_reclaim: bool):
+    def _in_order(self, groups, cq, preemptor, without_reclaim: bool, closed: set[str]):
         """Evicted candidates first, then the rest; built as they are needed, since the
         search usually stops after a few. With `without_reclaim` (borrowing is allowed in
         this attempt but borrowWithinCohort is not), a cohort group without the
-        hierarchical advantage holds only candidates `_still_valid` refuses: skipped."""
+        hierarchical advantage holds only candidates the search refuses (reclaim without
+        borrowing): skipped. Candidates of the `closed` queues (the search found them back
+        within their quota, where they stay) are refused too: skipped, and a cohort group
+        whose queues are all closed is left."""
         groups = [g for g in groups if g.sources and not (without_reclaim and g.in_cohort and not g.advantage)]
         for group in groups:
             for w in group.evicted():
@@ -338,12 +374,16 @@ class Preemptor:
                 for key in merged_ranks(ranks):
                     yield workloads[key[2]], WITHIN_CQ, None
                 continue
-            lca_of, advantage = group.lca_of, group.advantage
+            lca_of, advantage, ranked = group.lca_of, group.advantage, group.ranked
             for key in merged_ranks(ranks):
                 w = workloads[key[2]]
                 admission = w.admission
                 assert admission is not None  # a candidate is admitted
                 name = admission.cluster_queue
+                if name in closed:
+                    if closed.issuperset(ranked):
+                        break
+                    continue
                 yield w, self._variant(cq, preemptor, w, name, advantage), lca_of[name]
 
     def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[CandidateGroup, CandidateGroup]:
@@ -384,12 +424,10 @@ class Preemptor:
         self._over_quota_memo[key] = (generation, found)
         return found
 
-    def _still_valid(self, candidate: WorkloadInfo, variant: Variant, lca: Optional[QuotaNode], frs,
-                     allow_borrowing: bool) -> bool:
-        """May a candidate from another queue still be preempted (its queue, and every
-        cohort up to the common one, still over quota on `frs`)?"""
-        if allow_borrowing and variant is RECLAIM_WITHOUT_BORROWING:
-            return False
+    def _still_over_quota(self, candidate: WorkloadInfo, lca: Optional[QuotaNode], frs) -> bool:
+        """The rest of upstream's check that a candidate from another queue may still be preempted:
+        its queue, and every cohort up to the common one, still over quota on `frs`. The search only
+        takes usage out, so once this fails for a queue it fails for the rest of its candidates."""
         admission = candidate.admission
         assert admission is not None
         node = self.snapshot.cluster_queues[admission.cluster_queue].node

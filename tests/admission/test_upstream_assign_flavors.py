@@ -38,6 +38,9 @@ class FakeOracle:
     def simulate_preemption(self, cq, workload, fr, quantity):
         return self.answers.get(fr, (PreemptionMode.PREEMPT, 0))
 
+    def borrowing_after(self, cq, workload, fr, quantity):
+        return None  # a stated answer is not derived from the tree: always asked, as upstream asks
+
 
 def run_case(case: dict):
     objects = [_object("ResourceFlavor", {"name": n, "spec": s}) for n, s in FIXTURE["resourceFlavors"].items()]
