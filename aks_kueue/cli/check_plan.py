@@ -60,7 +60,7 @@ def check_plan(
         steps, plan_config = parse_plan(_read(plan), str(plan))
         source, file = "the plan's config", str(plan)
         if stack is not None or config is not None:
-            loaded, root = load_stack_config(stack, config, "check-plan")
+            loaded, root = load_stack_config(stack, config)
             plan_config = loaded.config
             source = str(config) if config is not None else f"stack {stack}"
             file = str(config) if config is not None else str(stack_path(root, loaded.stack))

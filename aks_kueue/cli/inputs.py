@@ -169,7 +169,7 @@ def stack_settings(stack: str, output: Output):
     from aks_kueue.settings.root import parse_settings
 
     try:
-        stack_config, root = load_stack_config(stack, None, output.command)
+        stack_config, root = load_stack_config(stack, None)
         return parse_settings(stack_config.config), root
     except LoadError as error:  # the stack file, named in it
         output.fail([error])

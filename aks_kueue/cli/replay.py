@@ -481,7 +481,7 @@ def _stack_config(stack: Optional[str], config: Optional[Path]):
 
     name = stack_name(stack, config)
     label = f"config {config}" if config is not None else f"stack {name}"
-    stack_config, root = load_stack_config(stack, config, "replay")  # a LoadError names the file
+    stack_config, root = load_stack_config(stack, config)  # a LoadError names the file
     try:
         settings = parse_settings(stack_config.config)
         model = from_settings(settings, root, name)

@@ -136,7 +136,7 @@ def load(stack: str):
     from aks_kueue.settings.errors import SettingsError
     from aks_kueue.settings.root import parse_settings
 
-    stack_config, root = load_stack_config(stack, None, "sample-job")
+    stack_config, root = load_stack_config(stack, None)
     try:
         settings = parse_settings(stack_config.config)
         model = from_settings(settings, root, stack)
