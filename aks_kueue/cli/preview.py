@@ -62,16 +62,15 @@ def _outcome(stack: Optional[str], config: Optional[Path], policy_config: Option
     so that --json still prints its document."""
     from aks_kueue.k8s.loader import LoadError
     from aks_kueue.preview.outcome import preview
-    from aks_kueue.preview.stackfile import project_root, stack_path
+    from aks_kueue.preview.stackfile import project_root
 
     try:
         try:
             stack_config, root = load_stack_config(stack, config)
         except LoadError as error:
             return preview(None, project_root(), load_error=error, stack=stack_name(stack, config))
-        source = config if config is not None else stack_path(root, stack_config.stack)
-        return preview(stack_config, root, policy_config, previous_outputs=previous_outputs, source=source,
-                       stack_outputs=stack_outputs)
+        return preview(stack_config, root, policy_config, previous_outputs=previous_outputs,
+                       source=stack_config.path, stack_outputs=stack_outputs)
     except Exception as error:  # a bug, not bad input: say so briefly
         fail(f"{command}: {unexpected(error)}")
 
