@@ -52,7 +52,6 @@ def check_plan(
     """
     from aks_kueue.day2.plan import allowances_from_config, judge_plan, kept_generations, parse_plan
     from aks_kueue.k8s.loader import LoadError
-    from aks_kueue.preview.stackfile import stack_path
 
     output = Output("check-plan", as_json or output_format == JSON, {**_empty(), "plan": str(plan)})
     as_json = output.format(as_json, output_format) == JSON
@@ -60,10 +59,10 @@ def check_plan(
         steps, plan_config = parse_plan(_read(plan), str(plan))
         source, file = "the plan's config", str(plan)
         if stack is not None or config is not None:
-            loaded, root = load_stack_config(stack, config, "check-plan")
+            loaded, _ = load_stack_config(stack, config)
             plan_config = loaded.config
             source = str(config) if config is not None else f"stack {stack}"
-            file = str(config) if config is not None else str(stack_path(root, loaded.stack))
+            file = str(loaded.path)
         allowances, kept = allowances_from_config(plan_config, file), kept_generations(plan_config)
     except LoadError as error:
         output.fail([error])

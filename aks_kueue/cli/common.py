@@ -63,14 +63,15 @@ def stack_name(stack: Optional[str], config: Optional[Path]) -> str:
     return stack or "dev"
 
 
-def load_stack_config(stack: Optional[str], config: Optional[Path], command: str):
-    """The stack file named by --stack (default dev) or --config, as the Pulumi CLI loads it, and the
-    project root; a LoadError naming the file (none for flags given together) when it cannot be used."""
+def load_stack_config(stack: Optional[str], config: Optional[Path]):
+    """The stack file named by --stack (default dev) or --config, as the Pulumi CLI loads it (its `path`
+    names the file), and the project root; a LoadError naming the file (none for flags given together)
+    when it cannot be used. The command's name is the caller's to put before the sentence, once."""
     from aks_kueue.k8s.loader import LoadError
     from aks_kueue.preview.stackfile import load_stack, project_root, stack_path
 
     if stack is not None and config is not None:
-        raise LoadError("", None, f"{command}: give either --stack or --config, not both")
+        raise LoadError("", None, "give either --stack or --config, not both")
     root = project_root()
     if config is not None:
         return load_stack(config, stack_name(stack, config), root), root

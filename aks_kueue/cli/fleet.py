@@ -33,9 +33,10 @@ def fleet_objects(stack: str, files: dict[str, Path], output) -> Optional[FleetO
     from aks_kueue.model.from_settings import from_settings
     from aks_kueue.preview.errors import InputError
     from aks_kueue.preview.run import read_previous_outputs
+    from aks_kueue.preview.stackfile import project_root
     from aks_kueue.settings.errors import SettingsError
 
-    settings, root = stack_settings(stack, output)
+    settings, stack_config = stack_settings(stack, output)
     if settings.fleet is None or settings.fleet.role is not Role.MANAGER:
         if files:
             output.fail([LoadError("", None, f"--stack-outputs: stack {stack} is not a MultiKueue manager "
@@ -49,9 +50,9 @@ def fleet_objects(stack: str, files: dict[str, Path], output) -> Optional[FleetO
             output.fail([InputError(f"--stack-outputs {name}: {error}", error.source or None)])
         others[name] = StackOutputs(values, frozenset(k for k, v in values.items() if v == "[secret]"))
     try:
-        model = from_settings(settings, root, stack, FleetInputs(stack, others))
-    except SettingsError as error:
-        output.fail([LoadError("", None, f"--stack {stack}: {problem}") for problem in error.problems])
+        model = from_settings(settings, project_root(), stack, FleetInputs(stack, others))
+    except SettingsError as error:  # each at its stack key, in the stack file
+        output.fail(stack_config.errors(error.problems))
     workers, skipped = [], []
     for worker in model.fleet.workers if model.fleet is not None else ():
         if not worker.ready or worker.outputs is None:

@@ -59,14 +59,14 @@ def read_command_inputs(paths: list[str], namespace: str, integrations: Optional
     from aks_kueue.kueue.jobs import JobOptions
     from aks_kueue.kueue.manifests import complete, read_inputs
 
-    options, settings = job_options(integrations, stack, output)
+    options, settings, stack_config = job_options(integrations, stack, output)
     try:
         documents = read_inputs(paths)
     except LoadError as error:
         output.fail([error])
     source = f"stack {stack}" if settings is not None else None
-    own = stack_documents(settings, stack, f"stack {stack}", output) if settings is not None and stack is not None \
-        else []
+    own = stack_documents(settings, stack_config, f"stack {stack}", output) \
+        if settings is not None and stack_config is not None else []
     documents = own + documents
     warnings = complete(documents, namespace)
     found, where = options_from_configuration(documents)
@@ -113,16 +113,16 @@ def configuration_in_force(settings, stack: Optional[str], documents: list[Docum
     return None, None
 
 
-def stack_documents(settings, stack: str, source: str, output: Output) -> list[Document]:
+def stack_documents(settings, stack_config, source: str, output: Output) -> list[Document]:
     """The stack's namespaces and queue objects as the program creates them, as documents of `source`."""
     from aks_kueue.model.from_settings import from_settings
     from aks_kueue.preview.stackfile import project_root
     from aks_kueue.settings.errors import SettingsError
 
     try:
-        model = from_settings(settings, project_root(), stack)
-    except SettingsError as error:
-        output.fail([LoadError("", None, f"--stack {stack}: {problem}") for problem in error.problems])
+        model = from_settings(settings, project_root(), stack_config.stack)
+    except SettingsError as error:  # each at its stack key, in the stack file
+        output.fail(stack_config.errors(error.problems))
     manifests = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n.name, "labels": dict(n.labels)}}
                  for n in model.namespaces]
     manifests += [dict(o.manifest) for o in model.objects]
@@ -131,7 +131,7 @@ def stack_documents(settings, stack: str, source: str, output: Output) -> list[D
 
 def job_options(integrations: Optional[str], stack: Optional[str], output: Output):
     """The Kueue configuration in force from --integrations or --stack (None when neither is given), and the
-    stack's settings (None without --stack)."""
+    stack's settings and config (`StackConfig`; both None without --stack)."""
     from aks_kueue.k8s.spelling import suggest
     from aks_kueue.kueue.catalog import FRAMEWORKS
     from aks_kueue.kueue.jobs import JobOptions
@@ -145,12 +145,12 @@ def job_options(integrations: Optional[str], stack: Optional[str], output: Outpu
             output.fail([LoadError("", None, f"--integrations: {n!r} is not a Kueue integration"
                                              f"{suggest(n, FRAMEWORKS)} (known: {', '.join(FRAMEWORKS)})")
                          for n in unknown])
-        return JobOptions.from_config(frameworks=names), None
+        return JobOptions.from_config(frameworks=names), None, None
     if stack is None:
-        return None, None
+        return None, None, None
     from aks_kueue.kueue.configuration import parse_configuration
 
-    settings, _ = stack_settings(stack, output)
+    settings, stack_config = stack_settings(stack, output)
     kueue = settings.kueue
     overrides = kueue.manager_configuration_overrides
     manage_all, external = False, ()
@@ -159,22 +159,23 @@ def job_options(integrations: Optional[str], stack: Optional[str], output: Outpu
         external = map_at(overrides, "integrations").get("externalFrameworks") or ()
     return JobOptions.from_config(frameworks=kueue.frameworks, feature_gates=kueue.feature_gates,
                                   manage_jobs_without_queue_name=manage_all, resources=kueue.resource_rules,
-                                  external_frameworks=external), settings
+                                  external_frameworks=external), settings, stack_config
 
 
 def stack_settings(stack: str, output: Output):
-    """The settings of stack NAME and the project root; exit 2 through `output` when they cannot be read."""
+    """The settings of stack NAME and its config (`StackConfig`, whose `path` names the stack file); exit 2
+    through `output` when they cannot be read, each problem at its stack key in the stack file."""
     from aks_kueue.cli.common import load_stack_config
     from aks_kueue.settings.errors import SettingsError
-    from aks_kueue.settings.root import parse_settings
 
     try:
-        stack_config, root = load_stack_config(stack, None, output.command)
-        return parse_settings(stack_config.config), root
+        stack_config, _ = load_stack_config(stack, None)
     except LoadError as error:  # the stack file, named in it
         output.fail([error])
+    try:
+        return stack_config.settings(), stack_config
     except SettingsError as error:
-        output.fail([LoadError("", None, f"--stack {stack}: {problem}") for problem in error.problems])
+        output.fail(stack_config.errors(error.problems))
 
 
 def options_from_configuration(documents: list[Document]):

@@ -62,16 +62,15 @@ def _outcome(stack: Optional[str], config: Optional[Path], policy_config: Option
     so that --json still prints its document."""
     from aks_kueue.k8s.loader import LoadError
     from aks_kueue.preview.outcome import preview
-    from aks_kueue.preview.stackfile import project_root, stack_path
+    from aks_kueue.preview.stackfile import project_root
 
     try:
         try:
-            stack_config, root = load_stack_config(stack, config, command)
+            stack_config, root = load_stack_config(stack, config)
         except LoadError as error:
             return preview(None, project_root(), load_error=error, stack=stack_name(stack, config))
-        source = config if config is not None else stack_path(root, stack_config.stack)
-        return preview(stack_config, root, policy_config, previous_outputs=previous_outputs, source=source,
-                       stack_outputs=stack_outputs)
+        return preview(stack_config, root, policy_config, previous_outputs=previous_outputs,
+                       source=stack_config.path, stack_outputs=stack_outputs)
     except Exception as error:  # a bug, not bad input: say so briefly
         fail(f"{command}: {unexpected(error)}")
 
@@ -104,7 +103,7 @@ def preview(
     chosen = output.format(as_json, output_format, FORMATS, flag="--format")
     outcome = _outcome(stack, config, policy_config, "preview", previous_outputs,
                        stack_outputs_files(stack_outputs, output))
-    _errors(outcome, shown=chosen == TEXT and outcome.run is not None)
+    _errors(outcome, "preview", shown=chosen == TEXT and outcome.run is not None)
     if chosen == JSON:
         from aks_kueue.preview.outcome import document
 
@@ -122,15 +121,16 @@ def preview(
     raise typer.Exit(outcome.exit_code)
 
 
-def _errors(outcome, shown: bool = False) -> None:
+def _errors(outcome, command: str, shown: bool = False) -> None:
     """On stderr: why a stack cannot be used (one sentence, or the program's reasons one a line), the
     day-2 guard's refusals, and what the program itself logged as a warning, as `pulumi up` shows it.
     A warning the verdicts already show is not repeated; nor are the refusals when the text preview
-    (`shown`) leads with them."""
+    (`shown`) leads with them. An error that names no file is about the command line: the command's name
+    comes first, as every command's flag errors say it."""
     if outcome.errors_header:
         typer.echo(outcome.errors_header, err=True)
     for error in outcome.errors:
-        typer.echo(str(error), err=True)
+        typer.echo(str(error) if error.file else f"{command}: {error}", err=True)
     if shown and outcome.refusals:
         typer.echo(f"preview: the day-2 guard refused this update ({len(outcome.refusals)} changes, above)", err=True)
     elif not shown:
@@ -160,7 +160,7 @@ def report(
         fail(f"report: {out} exists and is not a directory")
     outcome = _outcome(stack, config, policy_config, "report",
                        stack_outputs=stack_outputs_files(stack_outputs, Output("report", False, {})))
-    _errors(outcome)
+    _errors(outcome, "report")
     if outcome.run is None:
         raise typer.Exit(outcome.exit_code)
     from aks_kueue.cli.chart import MANAGER_NOTE, NO_QUOTA, draw_capacity_chart

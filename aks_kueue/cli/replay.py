@@ -477,19 +477,18 @@ def _stack_config(stack: Optional[str], config: Optional[Path]):
     from aks_kueue.model.from_settings import from_settings
     from aks_kueue.replay import ReplayConfig
     from aks_kueue.settings.errors import SettingsError
-    from aks_kueue.settings.root import parse_settings
 
     name = stack_name(stack, config)
     label = f"config {config}" if config is not None else f"stack {name}"
-    stack_config, root = load_stack_config(stack, config, "replay")  # a LoadError names the file
+    stack_config, root = load_stack_config(stack, config)  # a LoadError names the file
     try:
-        settings = parse_settings(stack_config.config)
+        settings = stack_config.settings()
         model = from_settings(settings, root, name)
-    except SettingsError as error:
-        raise Unusable([LoadError("", None, f"{label}: {problem}") for problem in error.problems]) from None
+    except SettingsError as error:  # each at its stack key, in the stack file
+        raise Unusable(stack_config.errors(error.problems)) from None
     problems = blocking_findings(model)
     if problems:
-        raise Unusable([LoadError("", None, f"{label}: {p.message}") for p in problems])
+        raise Unusable(stack_config.errors(problems))
     if settings.kueue.install == "none":
         raise Unusable([LoadError("", None, f"{label} installs no Kueue (kueue.install: none): nothing to replay")])
     valid = []

@@ -134,19 +134,24 @@ def load(stack: str):
     from aks_kueue.judge import blocking_findings
     from aks_kueue.model.from_settings import from_settings
     from aks_kueue.settings.errors import SettingsError
-    from aks_kueue.settings.root import parse_settings
 
-    stack_config, root = load_stack_config(stack, None, "sample-job")
+    stack_config, root = load_stack_config(stack, None)
     try:
-        settings = parse_settings(stack_config.config)
+        settings = stack_config.settings()
         model = from_settings(settings, root, stack)
     except SettingsError as error:
-        raise SampleError(f"--stack {stack} cannot be used:\n" + "\n".join(str(p) for p in error.problems)) from None
+        raise _unusable(stack_config, error.problems) from None
     if problems := blocking_findings(model):
-        raise SampleError(f"--stack {stack} cannot be used:\n" + "\n".join(str(p) for p in problems))
+        raise _unusable(stack_config, problems)
     if settings.kueue.install == "none":
         raise SampleError(f"stack {stack} installs no Kueue (kueue.install: none), so it has no queue to submit to")
     return settings, model
+
+
+def _unusable(stack_config, problems) -> SampleError:
+    """Why the stack cannot be used: each problem at its stack key, in the stack file."""
+    return SampleError(f"--stack {stack_config.stack} cannot be used:\n"
+                       + "\n".join(str(e) for e in stack_config.errors(problems)))
 
 
 def plan(settings, model, queue: str, gpus: int, kind: str) -> Sample:

@@ -105,20 +105,21 @@ class LoadError(Exception):
     position: Optional[int] = None
 
     def __str__(self) -> str:
+        field = f"{self.key}: {self.reason}" if self.key else self.reason
         if not self.source:
-            return self.reason  # about a flag, not a file
+            return field  # about a flag, not a file
         where = display_name(self.source)
         if self.line is not None:
             where += f" line {self.line}"
         elif self.document is not None:
             where += f" document {self.document}"
-        return f"{where}: {self.key + ': ' if self.key else ''}{self.reason}"
+        return f"{where}: {field}"
 
     @classmethod
     def at(cls, source: str, error: FieldError, document: Optional[int] = None,
            line: Optional[int] = None) -> "LoadError":
-        """A field error of a file's document or line: its path is the key."""
-        return cls(source, document, error.message, line=line, key=error.field or None)
+        """A field error of a file's document or line: its path is the key, its message and fix the reason."""
+        return cls(source, document, error.text, line=line, key=error.field or None)
 
     def as_json(self) -> dict[str, Any]:
         where = {"line": self.line, "document": self.document, "key": self.key or None}

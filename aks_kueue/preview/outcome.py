@@ -86,12 +86,10 @@ def preview(config: Optional[StackConfig], root: Path, policy_config: Optional[P
 
     No message, finding, verdict or table of the outcome shows a value of a secret key (the
     record's inputs are as the engine receives them: what the program made secret is `[secret]`)."""
-    from aks_kueue.settings.vocabulary import config_secrets
-
     outcome = _preview(config, root, policy_config, load_error, project, stack, previous_outputs, source,
                        stack_outputs)
     if config is not None and config.secret_keys:
-        _hide(outcome, config_secrets(config.config, config.secret_keys))
+        _hide(outcome, config.secrets())
     return outcome
 
 
@@ -149,9 +147,10 @@ def _preview(config: Optional[StackConfig], root: Path, policy_config: Optional[
         return _refused(outcome, config, root, pack_config, others)
     except ProgramError as error:
         outcome.findings = list(error.findings)
-        if error.findings:  # the program's reasons, one error each, under its first line
+        if error.findings:  # the program's reasons, one error each at its stack key, under its first line
             outcome.errors_header = str(error).split("\n", 1)[0]
-            outcome.errors = [InputError(str(f), where, key=f.key) for f in error.findings]
+            read_from = dataclasses.replace(config, path=source) if source is not None else config
+            outcome.errors = [InputError.of(e) for e in read_from.errors(error.findings)]
         else:
             outcome.errors = [InputError(str(error), where)]
         return outcome

@@ -13,20 +13,51 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
+from aks_kueue.k8s.field import FieldError
 from aks_kueue.k8s.loader import STACK_FILE_LIMITS, Dialect, LoadError, parse_json, parse_single, read_text
 from aks_kueue.k8s.yaml12 import go_json
+
+if TYPE_CHECKING:
+    from aks_kueue.judge.finding import Finding
+    from aks_kueue.secrets import Secrets
+    from aks_kueue.settings.root import Settings
 
 SECRET_PLACEHOLDER = "[secret]"
 
 
 @dataclass(frozen=True)
 class StackConfig:
+    """A stack's config as the Pulumi CLI hands it to the program: `config` maps `namespace:key` to
+    text, `secret_keys` are the keys set with --secret; `path` is the stack file it was read from."""
+
     project: str
     stack: str
     config: dict[str, str]
     secret_keys: list[str] = field(default_factory=list)
+    path: Optional[Path] = field(default=None, compare=False)
+
+    def secrets(self) -> "Secrets":
+        """The values of the secret keys, which no message may show."""
+        from aks_kueue.settings.vocabulary import config_secrets
+
+        return config_secrets(self.config, self.secret_keys)
+
+    def settings(self) -> "Settings":
+        """The stack's settings; SettingsError (no secret value in it) when its config fails them."""
+        from aks_kueue.settings.root import parse_settings
+
+        return parse_settings(self.config, secrets=self.secrets())
+
+    def errors(self, problems: Iterable[FieldError | Finding]) -> list[LoadError]:
+        """Each problem of this stack's config at its stack key (a `SettingsError`'s, from `settings()` or
+        `model.from_settings`; a blocking finding of the judge, which the program refuses too) as a
+        LoadError of the stack file: `str()` is `FILE: aks-kueue:cluster.kubernetesVersion: reason; fix`,
+        and the JSON item has `file` and `key`. Secret values are taken out. The one place a command
+        turns what is wrong with a stack's config into its errors."""
+        at_keys = [p if isinstance(p, FieldError) else FieldError(p.key, p.message, p.fix) for p in problems]
+        return [LoadError.at(str(self.path or ""), problem) for problem in self.secrets().value(at_keys)]
 
 
 def project_root() -> Path:
@@ -69,7 +100,7 @@ def load_stack(path: Path, stack: str, root: Path) -> StackConfig:
         if _has_secure(value):
             secrets.append(full)
         _check_json_text(flat[full], str(path), full)
-    return StackConfig(project=name, stack=stack, config=flat, secret_keys=secrets)
+    return StackConfig(project=name, stack=stack, config=flat, secret_keys=secrets, path=path)
 
 
 def _project_defaults(project: dict[str, Any]) -> dict[str, Any]:

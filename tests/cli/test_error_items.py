@@ -110,3 +110,114 @@ def test_a_stack_outputs_file_is_named_in_the_error_item(tmp_path):
     error = first_error(out)
     assert code == 2 and error["file"] == str(path)
     assert f"--stack-outputs acme/aks-kueue/fleet-westus3: {path}: not valid JSON" in err
+
+
+# ---- a stack's settings (SettingsError): each problem at its stack key, in the stack file -----
+
+TOO_OLD = ('kubernetesVersion: "1.35"', 'kubernetesVersion: "1.31"', "aks-kueue:cluster.kubernetesVersion",
+           "Kubernetes 1.31 is too old; this program needs 1.34 or newer")
+NO_MANIFEST = ("config:\n", "config:\n  aks-kueue:queueManifests: [nosuch.yaml]\n", "aks-kueue:queueManifests[0]",
+               "nosuch.yaml: no such file")  # refused by model.from_settings, not by the settings themselves
+JOBS = ROOT / "tests" / "fixtures" / "fleet" / "jobs.yaml"
+MIXED = ROOT / "tests" / "fixtures" / "validate-mixed.yaml"
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A copy of the project's layout whose stacks/ holds the stack files the test writes (--stack reads them)."""
+    from aks_kueue.preview import stackfile
+
+    (tmp_path / "stacks").mkdir()
+    (tmp_path / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
+    monkeypatch.setattr(stackfile, "project_root", lambda: tmp_path)
+    return tmp_path
+
+
+def stack_file(folder: Path, case: tuple, like: str = "dev", name: str = "case") -> Path:
+    old, new, _, _ = case
+    text = (ROOT / "stacks" / f"Pulumi.{like}.yaml").read_text()
+    assert old in text
+    path = folder / f"Pulumi.{name}.yaml"
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+def assert_names_file_and_key(code, out, err, path, case):
+    _, _, key, words = case
+    error = first_error(out)
+    assert code == 2 and error["file"] == str(path) and error["key"] == key
+    assert error["message"].startswith(f"{path}: {key}: {words}") and error["message"] in err
+
+
+@pytest.mark.parametrize("case", [TOO_OLD, NO_MANIFEST], ids=["settings", "model"])
+@pytest.mark.parametrize("command", [["validate", MIXED], ["simulate", MIXED], ["replay", WAITS]])
+def test_a_stack_flag_names_the_stack_file_and_the_key(project, command, case):
+    path = stack_file(project / "stacks", case)
+    assert_names_file_and_key(*cli(*command, "--stack", "case", "--json"), path, case)
+
+
+@pytest.mark.parametrize("case", [TOO_OLD, NO_MANIFEST], ids=["settings", "model"])
+@pytest.mark.parametrize("command", [["replay", WAITS], ["preview"]])
+def test_a_config_flag_names_the_stack_file_and_the_key(tmp_path, command, case):
+    path = stack_file(tmp_path, case)
+    assert_names_file_and_key(*cli(*command, "--config", path, "--json"), path, case)
+
+
+def test_a_fleet_managers_stack_names_its_file_and_the_key(project, tmp_path):
+    from tests.fleet_stacks import MANAGER, SWEDEN, qualified
+
+    path = stack_file(project / "stacks", TOO_OLD, like=MANAGER, name=MANAGER)
+    outputs = tmp_path / "outputs.json"
+    outputs.write_text("{}")
+    result = cli("simulate", JOBS, "--stack", MANAGER, "--stack-outputs", f"{qualified(SWEDEN)}={outputs}", "--json")
+    assert_names_file_and_key(*result, path, TOO_OLD)
+
+
+@pytest.mark.parametrize("case", [TOO_OLD, NO_MANIFEST], ids=["settings", "model"])
+def test_sample_job_names_the_stack_file_and_the_key(project, case):
+    path = stack_file(project / "stacks", case)
+    code, out, err = cli("sample-job", "--stack", "case", "--queue", "ml/default")
+    _, _, key, words = case
+    assert code == 2 and out == ""
+    assert f"sample-job: --stack case cannot be used:\n{path}: {key}: {words}" in err
+
+
+def test_check_plan_names_the_stack_file_it_read_allow_replacement_from(project, tmp_path):
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"steps": []}))
+    case = ("config:\n", "config:\n  aks-kueue:allowReplacement: [clusters]\n", "aks-kueue:allowReplacement[0]",
+            "'clusters' is not an entry")
+    path = stack_file(project / "stacks", case)
+    assert_names_file_and_key(*cli("check-plan", plan, "--stack", "case", "--json"), path, case)
+
+
+def test_a_blocking_finding_names_the_stack_file_and_the_key(tmp_path):
+    """What the judge refuses in a stack (the program refuses it too) is at its key, as the settings' problems are."""
+    case = ("spec: {clusterQueue: dev}", "spec: {clusterQueue: nope}", "aks-kueue:queues.localQueues[0].spec.clusterQueue",
+            'Not found: ClusterQueue "nope" is not defined')
+    path = stack_file(tmp_path, case)
+    assert_names_file_and_key(*cli("replay", WAITS, "--config", path, "--json"), path, case)
+
+
+def test_a_secret_keys_value_stays_out_of_the_error(tmp_path):
+    """A key with a `secure:` value anywhere in it is secret as a whole: its other values are never shown."""
+    case = ("      maxCount: 3\n", "      maxCount: hushhush\n      labels: {team: {secure: v1:abcdef}}\n",
+            "aks-kueue:nodePools[0].maxCount", "the secret value is not valid: expected a valid integer")
+    path = stack_file(tmp_path, case)
+    code, out, err = cli("replay", WAITS, "--config", path, "--json")
+    assert_names_file_and_key(code, out, err, path, case)
+    assert "hushhush" not in out + err
+
+
+# ---- a flag's error says the command's name once ----------------------------------------------
+
+@pytest.mark.parametrize("command", [["check-plan", "PLAN"], ["preview"], ["report", "--out", "OUT"]])
+def test_stack_and_config_together_say_the_command_once(tmp_path, command):
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"steps": []}))
+    args = [plan if a == "PLAN" else tmp_path / "out" if a == "OUT" else a for a in command]
+    code, out, err = cli(*args, "--stack", "dev", "--config", ROOT / "stacks" / "Pulumi.dev.yaml")
+    assert code == 2 and err == f"{command[0]}: give either --stack or --config, not both\n"
+    if command[0] != "report":  # report has no --json
+        code, out, err = cli(*args, "--stack", "dev", "--config", ROOT / "stacks" / "Pulumi.dev.yaml", "--json")
+        assert first_error(out) == {"message": "give either --stack or --config, not both"}

@@ -151,7 +151,8 @@ def test_errors_have_one_shape_with_their_file_document_and_key(files):
     settings = json.loads(runner.invoke(app, ["preview", "--config", files["stack"], "--json"]).stdout)["errors"]
     assert settings == [{"file": files["stack"], "key": "aks-kueue:cluster.kubernetesVersion",
                          "message": settings[0]["message"]}]
-    assert settings[0]["message"].startswith("aks-kueue:cluster.kubernetesVersion: Kubernetes 1.31 is too old")
+    assert settings[0]["message"].startswith(f"{files['stack']}: aks-kueue:cluster.kubernetesVersion: Kubernetes 1.31 "
+                                             "is too old")
     broken = json.loads(runner.invoke(app, ["simulate", files["list"], "--json"]).stdout)["errors"]
     assert broken == [{"file": files["list"], "document": 1, "message": broken[0]["message"]}]
     flag = json.loads(runner.invoke(app, ["validate", files["queue"], "--integrations", "x", "--json"]).stdout)

@@ -98,7 +98,7 @@ def test_the_comment_leads_with_the_verdicts_and_folds_the_resources():
     from aks_kueue.cli.markdown import REPLAY_SLOT, markdown_summary
     from aks_kueue.preview.outcome import preview as run
 
-    config, root = load_stack_config("prod", None, "preview")
+    config, root = load_stack_config("prod", None)
     outcome = run(config, root)
     markdown = markdown_summary(outcome)
     order = [markdown.index(part) for part in ("## aks-kueue preview of stack `prod`", "### Policy verdicts",

@@ -26,7 +26,7 @@ def test_the_pack_and_the_preview_share_one_reading_and_one_judgement(monkeypatc
     judged = _counted(monkeypatch, base, "judge")
     fingerprints = _counted(monkeypatch, base, "fingerprint")
     views = _counted(monkeypatch, pack, "stack_view")
-    config, root = load_stack_config("dev", None, "preview")
+    config, root = load_stack_config("dev", None)
     outcome = preview(config, root)
     assert outcome.judgement is not None and outcome.violations
     assert read == ["from_resources"] and judged == ["judge"]

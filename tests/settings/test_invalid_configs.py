@@ -76,4 +76,6 @@ def test_the_cli_never_shows_a_traceback(tmp_path_factory, config):
     result = CliRunner().invoke(app, ["preview", "--config", str(path), "--json"])
     assert result.exit_code == 2 and json.loads(result.stdout)["result"] == "invalid"
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
-    assert all(_LINE.match(line) for line in result.stderr.splitlines()[1:]), result.stderr
+    # Each line names the stack file, then the key: `FILE: aks-kueue:key: reason`.
+    assert all(line.startswith(f"{path}: ") and _LINE.match(line.removeprefix(f"{path}: "))
+               for line in result.stderr.splitlines()[1:]), result.stderr
