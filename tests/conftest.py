@@ -99,6 +99,24 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "shared: reads ../shared (the contract and the reference notes)")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def one_sentence_messages():
+    """Every finding a rule builds in any test states its fact in one sentence (issue 29; what that means:
+    tests/messages.py): a rule's finding that does not fails the test that made it, naming the rule."""
+    from aks_kueue.judge.rules import Rule
+    from tests.messages import check
+
+    built = Rule.finding
+
+    def checked(self, *, message: str, **rest):
+        check(self.id, message)
+        return built(self, message=message, **rest)
+
+    Rule.finding = checked  # type: ignore[method-assign]
+    yield
+    Rule.finding = built  # type: ignore[method-assign]
+
+
 def pytest_collection_modifyitems(config, items):
     if REFERENCE.is_dir():
         return

@@ -137,6 +137,8 @@ def print_verdicts(console, outcome: Outcome, unfold: bool = False) -> None:
         console.print(f"{head}{escape(f.key)}: {escape(f.message)}", highlight=False)
         if f.fix:
             console.print(fix.format(escape(f.fix)), highlight=False)
+        if f.documentation:  # the rule's explanation, which the one-sentence message leaves out
+            console.print(fix.replace("fix: ", "why: ").format(escape(f.documentation)), highlight=False)
 
     for note in outcome.previous_notes:
         console.print(f"[bold yellow]{escape(str(note))}[/bold yellow]")

@@ -56,7 +56,8 @@ def test_unreadable_pool_is_reported_not_skipped_silently():
     resources[1] = resource(POOL, "pools-cpu", pool_props("cpu", "Standard_D8s_v5", "ten"))
     found = stack_violations(policy("aks-kueue-resources-readable"), resources)
     assert messages(found) == ["AgentPool pools-cpu: AgentPool pools-cpu.maxCount is 'ten', not a whole number; "
-                               "give the resource the shape the pack reads, or remove it"]
+                               "give the resource the shape the pack reads, or remove it "
+                               "(see docs/reference/policies.md#resource-unreadable)"]
     assert found[0][1].endswith("::pools-cpu")
 
 
@@ -98,7 +99,7 @@ def test_a_local_queue_namespace_must_exist_and_be_selected():
     found = messages(stack_violations(policy("kueue-objects-valid"), gpu_queue_stack(edit=elsewhere)))
     assert found == ["LocalQueue nowhere/default: namespace: namespace 'nowhere' is neither created by this stack "
                      "nor declared existing; the LocalQueue cannot be created; create the namespace with this stack, "
-                     "or list it in queues.existingNamespaces"]
+                     "or list it in queues.existingNamespaces (see docs/reference/policies.md#namespace-unusable)"]
 
 
 def test_exactly_one_installer():
@@ -117,7 +118,8 @@ def test_install_mode_wants_objects_after_the_installer_and_a_pinned_series():
     found = messages(stack_violations(policy("kueue-install-mode"),
                                       resources + [resource(orphan_type, "cohort-research", orphan)]))
     assert found == ["Cohort research: it does not depend on the Kueue installer, so it may be sent before Kueue's "
-                     "CRDs and webhooks exist, and deleted after Kueue; add dependsOn on the installer"]
+                     "CRDs and webhooks exist, and deleted after Kueue; add dependsOn on the installer "
+                     "(see docs/reference/policies.md#object-not-after-installer)"]
     resources[3] = resource("kubernetes:helm.sh/v3:Release", "kueue-helm", {
         "chart": "oci://registry.k8s.io/kueue/charts/kueue", "version": "0.18.1"})
     assert "is not a 0.19.x release" in " ".join(messages(stack_violations(policy("kueue-install-mode"), resources)))
