@@ -13,20 +13,11 @@ NOT_YET: frozenset[str] = frozenset({
     "resource-unreadable",
     # judge/objects.py
     "kueue-object-invalid", "namespace-unusable", "expected-workload-invalid", "cohort-single-member",
-    # judge/install.py
-    "installer-missing", "installers-conflict", "managed-preview-train-in-production", "managed-version-not-held",
-    "unknown-integration", "helm-chart-series", "object-not-after-installer", "managed-region",
-    "managed-version-unknown", "managed-node-provisioning", "managed-kubernetes-version",
     # judge/feasibility.py
     "topology-request-mismatch", "podset-exceeds-host", "podset-unprovisionable", "provisioning-unavailable",
     "podset-conflicting-flavors", "podset-exceeds-pools", "pod-fits-no-node", "workload-not-admitted",
     "gpus-not-advertised", "topology-needs-nodes", "taint-not-tolerated", "flavor-resource-missing",
     "flavor-lands-nowhere", "borrowing-above-capacity", "quota-above-capacity",
-    # judge/security.py
-    "aks-local-accounts-disabled", "aks-azure-rbac", "aks-network-policy", "aks-api-server-access-restricted",
-    "aks-auto-upgrade-channels", "aks-system-pool-isolated", "aks-kubeconfig-secret", "aks-azure-policy",
-    "aks-defender", "aks-image-cleaner", "aks-monitoring", "aks-max-pods", "aks-paid-tier", "aks-ephemeral-os-disk",
-    "aks-host-encryption", "aks-secrets-store-rotation",
     # judge/stack.py
     "check-in-azure", "kubernetes-version", "region-access", "private-cluster-first-run", "placeholder-value",
     "gpu-pool-untainted", "authorized-range-not-public", "network-range-public", "maintenance-date-past",
@@ -39,8 +30,8 @@ NOT_YET: frozenset[str] = frozenset({
     "fleet-check-config-missing", "fleet-worker-not-ready", "fleet-worker-outputs", "fleet-manager-not-ready",
 })
 # The modules whose message literals are still to be done, likewise.
-NOT_YET_MODULES: frozenset[str] = frozenset({"capacity.py", "fleet.py", "install.py", "objects.py", "provisioning.py",
-                                              "security.py", "stack.py", "topology.py", "guard.py"})
+NOT_YET_MODULES: frozenset[str] = frozenset({"capacity.py", "fleet.py", "objects.py", "provisioning.py",
+                                              "stack.py", "topology.py", "guard.py"})
 
 _QUOTED = re.compile(r'"[^"\n]*"|`[^`\n]*`|(?<![\w])\'[^\'\n]*\'(?![\w])')
 _ABBREVIATION = re.compile(r"\b(e\.g|i\.e|etc|vs)$")

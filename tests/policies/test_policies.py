@@ -117,8 +117,7 @@ def test_install_mode_wants_objects_after_the_installer_and_a_pinned_series():
     orphan_type, orphan = kueue("Cohort", "research", {})
     found = messages(stack_violations(policy("kueue-install-mode"),
                                       resources + [resource(orphan_type, "cohort-research", orphan)]))
-    assert found == ["Cohort research: it does not depend on the Kueue installer, so it may be sent before Kueue's "
-                     "CRDs and webhooks exist, and deleted after Kueue; add dependsOn on the installer "
+    assert found == ["Cohort research: it does not depend on the Kueue installer; add dependsOn on the installer "
                      "(see docs/reference/policies.md#object-not-after-installer)"]
     resources[3] = resource("kubernetes:helm.sh/v3:Release", "kueue-helm", {
         "chart": "oci://registry.k8s.io/kueue/charts/kueue", "version": "0.18.1"})
@@ -196,7 +195,7 @@ def test_managed_extension_limits():
     old = gpu_queue_stack(installer="managed")
     old[0] = resource(CLUSTER, "main-aks", {**CLUSTER_PROPS, "kubernetesVersion": "1.33"})
     found = stack_violations(limits, old)
-    assert len(found) == 1 and "needs AKS 1.34 or later" in found[0][0] and found[0][1].endswith("::main-aks")
+    assert len(found) == 1 and "below the managed Kueue extension's 1.34" in found[0][0] and found[0][1].endswith("::main-aks")
     assert stack_violations(limits, gpu_queue_stack(installer="managed")) == []
 
 
