@@ -19,8 +19,6 @@ NOT_YET: frozenset[str] = frozenset({
     "gpus-not-advertised", "topology-needs-nodes", "taint-not-tolerated", "flavor-resource-missing",
     "flavor-lands-nowhere", "borrowing-above-capacity", "quota-above-capacity",
     # judge/stack.py
-    "check-in-azure", "kubernetes-version", "region-access", "private-cluster-first-run", "placeholder-value",
-    "gpu-pool-untainted", "authorized-range-not-public", "network-range-public", "maintenance-date-past",
     # judge/fleet.py
     "fleet-too-many-workers", "fleet-worker-is-manager", "fleet-token-in-use", "fleet-token-rotating",
     "fleet-workload-one-worker", "fleet-workload-unrunnable", "fleet-quota-overbooked", "fleet-quota-automation",
@@ -31,7 +29,7 @@ NOT_YET: frozenset[str] = frozenset({
 })
 # The modules whose message literals are still to be done, likewise.
 NOT_YET_MODULES: frozenset[str] = frozenset({"capacity.py", "fleet.py", "objects.py", "provisioning.py",
-                                              "stack.py", "topology.py", "guard.py"})
+                                              "topology.py", "guard.py"})
 
 _QUOTED = re.compile(r'"[^"\n]*"|`[^`\n]*`|(?<![\w])\'[^\'\n]*\'(?![\w])')
 _ABBREVIATION = re.compile(r"\b(e\.g|i\.e|etc|vs)$")
