@@ -7,7 +7,7 @@ objects: duplicate names and every cross-reference between them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Callable, Iterable
 
@@ -271,8 +271,9 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
 
 
 def _dangling(obj: KueueObject, path: Path, kind: str, name: Any) -> FieldError:
-    return fe.not_found(path, detail=f"{kind} {show(name)} is not defined; Kueue would keep this {obj.kind} "
-                                     f"inactive. Define the {kind} or fix the name").of(obj)
+    # Kueue keeps an object whose reference dangles inactive: it admits nothing through it.
+    return replace(fe.not_found(path, detail=f"{kind} {show(name)} is not defined, so Kueue keeps this {obj.kind} "
+                                             "inactive"), fix=f"define the {kind} or fix the name").of(obj)
 
 
 def _cohort_cycles(cohorts: dict[tuple, KueueObject]) -> list[FieldError]:
@@ -281,9 +282,9 @@ def _cohort_cycles(cohorts: dict[tuple, KueueObject]) -> list[FieldError]:
     for cycle in cohort_cycles(parent):
         obj = cohorts[(None, cycle[0])]
         loop = " -> ".join([*cycle, cycle[0]])
-        found.append(fe.invalid(SPEC.child("parentName"), fe.OMIT, f"cohort cycle {loop}; Kueue disables every "
-                                                                   "cohort and ClusterQueue in a cycle. Break it")
-                     .of(obj))
+        found.append(replace(fe.invalid(SPEC.child("parentName"), fe.OMIT, f"cohort cycle {loop}, which disables "
+                                                                           "every cohort and ClusterQueue in it"),
+                             fix="break the cycle").of(obj))
     return found
 
 

@@ -98,7 +98,7 @@ def test_a_local_queue_namespace_must_exist_and_be_selected():
 
     found = messages(stack_violations(policy("kueue-objects-valid"), gpu_queue_stack(edit=elsewhere)))
     assert found == ["LocalQueue nowhere/default: namespace: namespace 'nowhere' is neither created by this stack "
-                     "nor declared existing; the LocalQueue cannot be created; create the namespace with this stack, "
+                     "nor declared existing; create the namespace with this stack, "
                      "or list it in queues.existingNamespaces (see docs/reference/policies.md#namespace-unusable)"]
 
 
