@@ -15,11 +15,6 @@ MESSAGES_NOT_YET: frozenset[str] = frozenset({
 # The rules whose messages and explanations are still to be done: this list only shrinks (an entry whose
 # rule has its explanation fails tests/judge/test_messages.py, so that it leaves the list).
 NOT_YET: frozenset[str] = frozenset({
-    # judge/feasibility.py
-    "topology-request-mismatch", "podset-exceeds-host", "podset-unprovisionable", "provisioning-unavailable",
-    "podset-conflicting-flavors", "podset-exceeds-pools", "pod-fits-no-node", "workload-not-admitted",
-    "gpus-not-advertised", "topology-needs-nodes", "taint-not-tolerated", "flavor-resource-missing",
-    "flavor-lands-nowhere", "borrowing-above-capacity", "quota-above-capacity",
     # judge/fleet.py
     "fleet-too-many-workers", "fleet-worker-is-manager", "fleet-token-in-use", "fleet-token-rotating",
     "fleet-workload-one-worker", "fleet-workload-unrunnable", "fleet-quota-overbooked", "fleet-quota-automation",
@@ -29,8 +24,7 @@ NOT_YET: frozenset[str] = frozenset({
     "fleet-check-config-missing", "fleet-worker-not-ready", "fleet-worker-outputs", "fleet-manager-not-ready",
 })
 # The modules whose message literals are still to be done, likewise.
-NOT_YET_MODULES: frozenset[str] = frozenset({"capacity.py", "fleet.py", "provisioning.py",
-                                              "topology.py", "guard.py"})
+NOT_YET_MODULES: frozenset[str] = frozenset({"fleet.py", "guard.py"})
 
 _QUOTED = re.compile(r'"[^"\n]*"|`[^`\n]*`|(?<![\w])\'[^\'\n]*\'(?![\w])')
 _ABBREVIATION = re.compile(r"\b(e\.g|i\.e|etc|vs)$")
