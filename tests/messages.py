@@ -16,15 +16,9 @@ MESSAGES_NOT_YET: frozenset[str] = frozenset({
 # rule has its explanation fails tests/judge/test_messages.py, so that it leaves the list).
 NOT_YET: frozenset[str] = frozenset({
     # judge/fleet.py
-    "fleet-too-many-workers", "fleet-worker-is-manager", "fleet-token-in-use", "fleet-token-rotating",
-    "fleet-workload-one-worker", "fleet-workload-unrunnable", "fleet-quota-overbooked", "fleet-quota-automation",
-    "fleet-team-missing", "fleet-priority-class-values", "fleet-integration-missing", "fleet-crds-missing",
-    "fleet-integration-not-dispatched", "fleet-kubeconfig-refused", "fleet-kubeconfig-not-checked",
-    "fleet-worker-unreachable", "fleet-reach-not-checked", "fleet-kueue-versions", "fleet-admission-checks-conflict",
-    "fleet-check-config-missing", "fleet-worker-not-ready", "fleet-worker-outputs", "fleet-manager-not-ready",
 })
 # The modules whose message literals are still to be done, likewise.
-NOT_YET_MODULES: frozenset[str] = frozenset({"fleet.py", "guard.py"})
+NOT_YET_MODULES: frozenset[str] = frozenset({"guard.py"})
 
 _QUOTED = re.compile(r'"[^"\n]*"|`[^`\n]*`|(?<![\w])\'[^\'\n]*\'(?![\w])')
 _ABBREVIATION = re.compile(r"\b(e\.g|i\.e|etc|vs)$")

@@ -69,8 +69,8 @@ def test_removing_a_class_the_stack_still_names_is_refused():
     def remove(c):
         c["aks-kueue:queues"]["workloadPriorityClasses"] = [classes(c)["batch-high"]]
     assert refusals(_edited(remove)) == [
-        "aks-kueue:expectedWorkloads[1].priorityClass: WorkloadPriorityClass 'batch-low' is not defined; Kueue refuses "
-        "to create workloads that name a missing class; define it or name another"]
+        "aks-kueue:expectedWorkloads[1].priorityClass: WorkloadPriorityClass 'batch-low' is not defined; define it or "
+        "name another"]
 
 
 def _edited(edit) -> dict:

@@ -99,8 +99,7 @@ def test_a_manager_listing_itself_is_refused_before_and_after_its_first_deploy()
     for m in (before, after):
         (found,) = [f for f in blocking_findings(m) if f.kind == fleet.WORKER_IS_MANAGER]
         assert found.key == "aks-kueue:fleet.workers[2]"
-        assert found.message == (f"worker loopback names {own}, this manager's own stack, and a manager cannot be "
-                                 "its own MultiKueue worker")
+        assert found.message == f"worker loopback names {own}, this manager's own stack"
         assert found.fix.startswith("remove it from aks-kueue:fleet.workers; a worker is another stack")
         # It is the one thing said of that entry: no "no outputs yet", no "not a worker's outputs".
         others = [f for f in judge(m, today=DAY).findings
