@@ -18,7 +18,7 @@ NOT_YET: frozenset[str] = frozenset({
     # judge/fleet.py
 })
 # The modules whose message literals are still to be done, likewise.
-NOT_YET_MODULES: frozenset[str] = frozenset({"guard.py"})
+NOT_YET_MODULES: frozenset[str] = frozenset()
 
 _QUOTED = re.compile(r'"[^"\n]*"|`[^`\n]*`|(?<![\w])\'[^\'\n]*\'(?![\w])')
 _ABBREVIATION = re.compile(r"\b(e\.g|i\.e|etc|vs)$")
@@ -46,3 +46,13 @@ def check(kind: str, message: str) -> None:
     if kind not in NOT_YET | MESSAGES_NOT_YET and (why := breaks(message)):
         raise AssertionError(f"rule {kind}: a finding's message must be one sentence, and this has {why}: "
                              f"{message!r} (the explanation belongs in the rule's `explanation`)")
+
+
+def explained(finding) -> str:
+    """What a finding says with its documentation: its message, then its rule's (or the day-2 guard kind's)
+    explanation, which the one-sentence message leaves to the documentation it points at."""
+    from aks_kueue.day2.guard import EXPLANATIONS
+    from aks_kueue.judge.rules import RULES
+
+    rule = RULES.get(finding.kind)
+    return f"{finding.message} {rule.explanation if rule is not None else EXPLANATIONS.get(finding.kind, '')}"

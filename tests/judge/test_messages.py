@@ -18,6 +18,7 @@ its rule builds it); and statically every literal message at a call site of the 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Iterator, Optional
 
@@ -138,6 +139,20 @@ def test_every_message_literal_is_one_sentence():
     wrong = [f"{path.relative_to(ROOT)}:{line}: {why}" for path in SOURCES if path.name not in NOT_YET_MODULES
              for line, text in literal_messages(path) if (why := breaks(text))]
     assert not wrong, "\n".join(wrong)
+
+
+def test_every_kind_of_the_day2_guard_explains_itself():
+    """The guard's kinds are no rules: they are explained in `guard.EXPLANATIONS`, under an anchor of the same
+    page, which every finding of the guard points at."""
+    from aks_kueue.day2 import guard
+
+    source = (ROOT / "aks_kueue" / "day2" / "guard.py").read_text()
+    kinds = set(re.findall(r'"(day2-[a-z-]+)"', source))
+    assert len(kinds) >= 30 and kinds <= set(guard.EXPLANATIONS), sorted(kinds - set(guard.EXPLANATIONS))
+    page = (ROOT / guard.DOCUMENTATION).read_text()
+    for kind, explanation in guard.EXPLANATIONS.items():
+        assert len(explanation) >= 40 and f"### `{kind}` {{#{kind}}}\n\n{explanation}\n" in page, kind
+        assert guard.documentation(kind) == f"{guard.DOCUMENTATION}#{kind}"
 
 
 def test_the_list_of_modules_still_to_do_only_shrinks():
