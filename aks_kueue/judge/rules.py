@@ -105,9 +105,8 @@ def rule(id: str, title: str, source: str, applies_to: str, policy: Optional[str
     """Register the decorated check as the rule `id`; the function itself is returned unchanged.
 
     `severity` is that of its findings (`graded`: why they have two, the worst being `severity`);
-    `explanation` says why the rule holds and what breaks when it does not, which its findings' one-sentence
-    messages leave to the documentation. A
-    baseline rule is its own policy (named `id`, its title the description), graded by the environment;
+    `explanation` (required) says why the rule holds and what breaks when it does not, which its findings'
+    one-sentence messages leave to the documentation. A baseline rule is its own policy (named `id`, its title the description), graded by the environment;
     any other names the policy its errors go to (`aks-kueue-warnings` when it only warns)."""
     if id in RULES:
         raise ValueError(f"rule {id!r} is registered twice")
@@ -116,6 +115,8 @@ def rule(id: str, title: str, source: str, applies_to: str, policy: Optional[str
         _POLICIES[id] = Policy(id, title + BASELINE_NOTE)
     if severity is None:
         raise TypeError(f"rule {id!r} declares no severity")
+    if not explanation.strip():
+        raise TypeError(f"rule {id!r} declares no explanation (why it holds, for its documentation)")
 
     def register(check: Callable[..., Iterable[Finding]]) -> Callable[..., Iterable[Finding]]:
         RULES[id] = Rule(id=id, title=title, source=source, applies_to=applies_to, policy=policy or WARNINGS,

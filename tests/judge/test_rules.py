@@ -105,9 +105,12 @@ def test_a_finding_takes_its_severity_from_its_rule():
     assert all(each.graded == rules.BASELINE_GRADED for each in RULES.values() if each.baseline)
 
 
-def test_a_rule_declares_its_severity():
+def test_a_rule_declares_its_severity_and_explanation():
     with pytest.raises(TypeError, match="declares no severity"):
         rules.rule("a-new-rule", "Holds.", "here", "nothing")
+    with pytest.raises(TypeError, match="declares no explanation"):
+        rules.rule("a-new-rule", "Holds.", "here", "nothing", severity=ERROR, explanation=" ")
+    assert "a-new-rule" not in RULES
 
 
 def test_a_finding_is_built_by_keyword_only():
