@@ -99,6 +99,31 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "shared: reads ../shared (the contract and the reference notes)")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def one_sentence_messages():
+    """Every finding a rule builds in any test states its fact in one sentence (issue 29; what that means:
+    tests/messages.py): a rule's finding that does not fails the test that made it, naming the rule."""
+    from aks_kueue.day2.guard import Report
+    from aks_kueue.judge.rules import Rule
+    from tests.messages import check
+
+    built, refuse, notice = Rule.finding, Report.refuse, Report.notice
+
+    def checked(self, *, message: str, **rest):
+        check(self.id, message)
+        return built(self, message=message, **rest)
+
+    def guarded(say):  # the day-2 guard's findings, which are no rules of the judge
+        def said(self, kind: str, *args, message: str, **rest):
+            check(kind, message)
+            return say(self, kind, *args, message=message, **rest)
+        return said
+
+    Rule.finding, Report.refuse, Report.notice = checked, guarded(refuse), guarded(notice)  # type: ignore
+    yield
+    Rule.finding, Report.refuse, Report.notice = built, refuse, notice  # type: ignore
+
+
 def pytest_collection_modifyitems(config, items):
     if REFERENCE.is_dir():
         return

@@ -11,6 +11,7 @@ from aks_kueue.day2.replacement import AGENT_POOL, MANAGED_CLUSTER, RESOURCE_GRO
 from aks_kueue.preview.run import ProgramError, ProgramRefused, run_program
 from aks_kueue.preview.stackfile import StackConfig, load_stack, stack_path
 from tests.conftest import REFERENCE, ROOT, edited, flat, needs_shared, stack_doc
+from tests.messages import explained
 
 RG = "azure-native:resources:ResourceGroup"
 CLUSTER = "azure-native:containerservice:ManagedCluster"
@@ -181,7 +182,7 @@ def test_turning_protection_off_with_a_replacement_is_refused(edit, change, key,
         change(c)
     findings = refusal(edited("prod", both), prod_settled)
     assert key in {f.key for f in findings} and {f.kind for f in findings} == {"day2-replace-refused"}
-    assert all("new.Protect && old.Protect" in f.message for f in findings)
+    assert all("new.Protect && old.Protect" in explained(f) for f in findings)
 
 
 def test_an_unprotected_state_still_needs_the_entry_to_replace(prod_unprotected):

@@ -88,6 +88,19 @@ def cli_markdown() -> str:
 
 
 # ----------------------------------------------------------------------------------- the policies
+def guard_markdown() -> str:
+    """The day-2 guard's kinds (`aks_kueue.day2.guard.EXPLANATIONS`), one anchor each, as its findings point at."""
+    from aks_kueue.day2.guard import EXPLANATIONS
+
+    lines = ["## The day-2 guard's findings", "",
+             "What the day-2 guard refuses (errors) or says before an update (notices), by kind: not policies of the "
+             "pack, but findings the program and `aks-kueue preview` report beside them "
+             "([Day 2](../day2.md)).", ""]
+    for kind, explanation in EXPLANATIONS.items():
+        lines += [f"### `{kind}` {{#{kind}}}", "", explanation, ""]
+    return "\n".join(lines)
+
+
 def policies_markdown() -> str:
     from aks_kueue.judge.rules import registry_markdown  # the rule registry, which the pack is generated from
 
@@ -97,7 +110,7 @@ def policies_markdown() -> str:
         "The level is the default; a policy config (`--policy-pack-config`, `policy/config/*.json`) can set\n"
         "each to `mandatory`, `advisory` or `disabled`, and set the config properties listed\n"
         "([Pre-flight checks and policy verdicts](../policies.md)).\n\n",
-        registry_markdown(),
+        registry_markdown(), "\n", guard_markdown(),
     ])
 
 

@@ -119,11 +119,11 @@ class Calendar:
     def stale(self, on: date) -> bool:
         return on > self.as_of + timedelta(days=self.grace_days)
 
-    def refresh_hint(self) -> str:
-        return (f"the AKS release calendar this program checks against (aks_kueue/aks/{DATA_FILE}) was read on "
-                f"{self.as_of.isoformat()}, more than {self.grace_days} days ago; refresh it from "
-                "https://learn.microsoft.com/azure/aks/supported-kubernetes-versions with "
-                "`python tools/aks_facts.py versions PAGE.md --as-of DATE`")
+    def refresh_hint(self) -> "Note":
+        return Note(f"the AKS release calendar this program checks against (aks_kueue/aks/{DATA_FILE}) was read on "
+                    f"{self.as_of.isoformat()}, more than {self.grace_days} days ago",
+                    "refresh it from https://learn.microsoft.com/azure/aks/supported-kubernetes-versions with "
+                    "`python tools/aks_facts.py versions PAGE.md --as-of DATE`")
 
 
 @lru_cache(maxsize=1)
@@ -141,12 +141,23 @@ def load() -> Calendar:
 
 
 @dataclass(frozen=True)
+class Note:
+    """A warning about a version: what is so (one sentence) and what to do."""
+
+    message: str
+    fix: str
+
+    def __str__(self) -> str:
+        return f"{self.message}; {self.fix}"
+
+
+@dataclass(frozen=True)
 class VersionVerdict:
     """What AKS would make of a version: an error (it refuses it) and warnings (it takes it, with a catch)."""
 
     stage: Stage
     error: Optional[str] = None
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Note, ...] = ()
 
 
 def parse(version: str) -> Optional[tuple[int, int, Optional[int]]]:
@@ -182,10 +193,10 @@ def judge_version(version: str, on: Optional[date] = None, cal: Optional[Calenda
     if release is None:
         newest = cal.releases[-1].minor
         if minor > newest and cal.stale(on):
-            return VersionVerdict(Stage.UNKNOWN, warnings=(
+            return VersionVerdict(Stage.UNKNOWN, warnings=(Note(
                 f"Kubernetes {version} is newer than every version in the AKS release calendar, so it was not "
-                "checked; confirm AKS offers it in your region with `az aks get-versions --location REGION -o "
-                "table`", *stale))
+                "checked", "confirm AKS offers it in your region with `az aks get-versions --location REGION -o "
+                "table`"), *stale))
         listed = f"1.{cal.releases[0].minor} to 1.{newest}"
         return VersionVerdict(Stage.UNKNOWN, error=(
             f"Kubernetes {version} is not in the AKS release calendar of {cal.as_of.isoformat()} (it lists "
@@ -200,17 +211,17 @@ def judge_version(version: str, on: Optional[date] = None, cal: Optional[Calenda
         return VersionVerdict(stage, error=(
             f"Kubernetes {version} reached the end of AKS support ({ended.text}), so AKS neither creates nor "
             f"keeps clusters on it; {use}"), warnings=stale)
-    notes: list[str] = []
+    notes: list[Note] = []
     if stage is Stage.PREVIEW:
-        notes.append(f"Kubernetes {version} is in preview on AKS until its GA ({release.ga.text}): preview "
-                     f"versions have no SLA and are not meant for production; for production {use}")
+        notes.append(Note(f"Kubernetes {version} is in preview on AKS until its GA ({release.ga.text})",
+                          f"for production, {use}"))
     elif stage is Stage.LTS_ONLY:
         lts_end = release.lts_end_of_life.text if release.lts_end_of_life else "?"
         platform = f" ({release.platform_support[:1].lower()}{release.platform_support[1:]})" \
             if release.platform_support else ""
-        notes.append(
-            f"Kubernetes {version} left AKS community support at the end of {release.end_of_life.text}: AKS "
+        notes.append(Note(
+            f"Kubernetes {version} left AKS community support at the end of {release.end_of_life.text}, and AKS "
             f"creates new clusters on it only with long-term support until {lts_end} ({_LTS_SETTINGS}, which "
-            f"this program does not set) and keeps existing clusters on platform support only{platform}; "
-            f"upgrade to {choices}")
+            f"this program does not set), keeping existing ones on platform support only{platform}",
+            f"upgrade to {choices}"))
     return VersionVerdict(stage, warnings=(*notes, *stale))

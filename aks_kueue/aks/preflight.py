@@ -71,16 +71,17 @@ class PoolUse:
 @dataclass(frozen=True)
 class Advisory:
     key: str
-    message: str
-    command: str
+    message: str  # what Azure must say, in one sentence
+    command: str  # the read-only az command that says it
+    then: str = ""  # how to read its answer, and what to do when it says no
 
 
 def _provider(namespace: str, why: str, key: str) -> Advisory:
     return Advisory(
         key=key,
-        message=(f"the resource provider {namespace} must be registered in the subscription ({why}); "
-                 f"`Registered` means it is, otherwise run `az provider register --namespace {namespace}`"),
-        command=f"az provider show --namespace {namespace} --query registrationState -o tsv")
+        message=f"the resource provider {namespace} must be registered in the subscription ({why})",
+        command=f"az provider show --namespace {namespace} --query registrationState -o tsv",
+        then=f"`Registered` means it is, otherwise run `az provider register --namespace {namespace}`")
 
 
 def _size_query(region: str, vm_size: str, query: str) -> str:
@@ -99,19 +100,17 @@ def advisories(region: str, pools: Sequence[PoolUse], features: Iterable[Feature
     if Feature.HOST_ENCRYPTION in features:
         found.append(Advisory(
             key="aks-kueue:nodePools",
-            message=("host encryption needs the EncryptionAtHost feature registered in the subscription; "
-                     "`Registered` means it is, otherwise run `az feature register --namespace "
-                     "Microsoft.Compute --name EncryptionAtHost`, then `az provider register --namespace "
-                     "Microsoft.Compute`"),
+            message="host encryption needs the EncryptionAtHost feature registered in the subscription",
             command="az feature show --namespace Microsoft.Compute --name EncryptionAtHost "
-                    "--query properties.state -o tsv"))
+                    "--query properties.state -o tsv",
+            then="`Registered` means it is, otherwise run `az feature register --namespace Microsoft.Compute --name "
+                 "EncryptionAtHost`, then `az provider register --namespace Microsoft.Compute`"))
     if kubernetes_version is not None and kubernetes_version.count(".") == 2:
         found.append(Advisory(
             key="aks-kueue:cluster.kubernetesVersion",
-            message=(f"the pinned patch {kubernetes_version} must be one AKS offers in {region} (AKS adds and "
-                     "removes patches weekly and rolls them out region by region); it is listed there if "
-                     "offered, or pin the minor version alone"),
-            command=f"az aks get-versions --location {region} -o table"))
+            message=f"the pinned patch {kubernetes_version} must be one AKS offers in {region}",
+            command=f"az aks get-versions --location {region} -o table",
+            then="it is listed there if offered, or pin the minor version alone"))
     first: dict[str, PoolUse] = {}  # one advisory per size, however many pools use it
     for pool in pools:
         first.setdefault(pool.vm_size.lower(), pool)
@@ -119,10 +118,10 @@ def advisories(region: str, pools: Sequence[PoolUse], features: Iterable[Feature
         size = pool.vm_size
         found.append(Advisory(
             key=pool.key,
-            message=(f"{size} must be offered to the subscription in {region}: the command prints nothing when "
-                     "it is, and the restriction (NotAvailableForSubscription, or the zones it is not in) "
-                     "when it is not"),
-            command=_size_query(region, size, f"[?name=='{size}'].restrictions[].reasonCode")))
+            message=f"{size} must be offered to the subscription in {region}",
+            command=_size_query(region, size, f"[?name=='{size}'].restrictions[].reasonCode"),
+            then="it prints nothing when it is, and the restriction (NotAvailableForSubscription, or the zones it is "
+                 "not in) when it is not"))
     spot = [pool for pool in pools if pool.spot]
     for pool in pools:
         if pool.spot:
@@ -142,11 +141,10 @@ def _family_quota(region: str, pool: PoolUse) -> Advisory:
     family = "$(" + _size_query(region, pool.vm_size, family_query) + ")"
     return Advisory(
         key=pool.key,
-        message=(f"{pool.vm_size} at {pool.nodes} nodes needs {_needed(pool)} of its VM family's quota in "
-                 f"{region}, and new subscriptions often have no GPU quota; limit minus used must cover it, "
-                 f"else raise that family's quota (the row the command prints, at {_QUOTA_PAGE})"),
+        message=f"{pool.vm_size} at {pool.nodes} nodes needs {_needed(pool)} of its VM family's quota in {region}",
         command=(f"az vm list-usage --location {region} --query \"[?name.value=='{family}']."
-                 "{family:name.value, used:currentValue, limit:limit}\" -o table"))
+                 "{family:name.value, used:currentValue, limit:limit}\" -o table"),
+        then=f"limit minus used must cover it, else raise that family's quota (the row it prints, at {_QUOTA_PAGE})")
 
 
 def _spot_quota(region: str, pool: PoolUse, spot: Sequence[PoolUse]) -> Advisory:
@@ -161,10 +159,9 @@ def _spot_quota(region: str, pool: PoolUse, spot: Sequence[PoolUse]) -> Advisory
                        if unknown else f"{known} vCPUs") + ")")
     return Advisory(
         key=pool.key,
-        message=(f"{pool.vm_size} at {pool.nodes} nodes is a spot pool: it needs {_needed(pool)} of the region's "
-                 f"Spot vCPU quota in {region}{together}, not of its VM family's quota (Azure counts every Spot "
-                 f"VM there, whatever its family); limit minus used must cover it, else raise "
-                 f"\"{SPOT_QUOTA_PORTAL_NAME}\" (the portal's name; `az vm list-usage` shows "
-                 f"\"{SPOT_QUOTA_CLI_NAME}\", {SPOT_QUOTA}) at {_QUOTA_PAGE}"),
+        message=(f"{pool.vm_size} at {pool.nodes} nodes is a spot pool that needs {_needed(pool)} of the region's "
+                 f"Spot vCPU quota in {region}{together}, not of its VM family's quota"),
         command=(f"az vm list-usage --location {region} --query \"[?name.value=='{SPOT_QUOTA}']."
-                 "{quota:name.value, used:currentValue, limit:limit}\" -o table"))
+                 "{quota:name.value, used:currentValue, limit:limit}\" -o table"),
+        then=(f"limit minus used must cover it, else raise \"{SPOT_QUOTA_PORTAL_NAME}\" (the portal's name; `az vm "
+              f"list-usage` shows \"{SPOT_QUOTA_CLI_NAME}\", {SPOT_QUOTA}) at {_QUOTA_PAGE}"))

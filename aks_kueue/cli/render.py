@@ -133,10 +133,12 @@ def print_verdicts(console, outcome: Outcome, unfold: bool = False) -> None:
     key to edit and the fix; a group of FOLDED kinds is one line naming its flag unless `unfold`."""
     from rich.markup import escape
 
-    def say(head: str, f, fix: str = "      fix: {}") -> None:
+    def say(head: str, f, fix: str = "      fix: {}", why: str = "      why: {}") -> None:
         console.print(f"{head}{escape(f.key)}: {escape(f.message)}", highlight=False)
         if f.fix:
             console.print(fix.format(escape(f.fix)), highlight=False)
+        if f.documentation:  # where its rule explains it: the one-sentence message leaves that out
+            console.print(why.format(escape(f.documentation)), highlight=False)
 
     for note in outcome.previous_notes:
         console.print(f"[bold yellow]{escape(str(note))}[/bold yellow]")
@@ -169,7 +171,7 @@ def print_verdicts(console, outcome: Outcome, unfold: bool = False) -> None:
             console.print(f"  [{colour}]{escape(group.policy)}[/{colour}] {escape(group.heading)} "
                           f"({len(group.items)})")
             for verdict in group.items:
-                say("    ", verdict.finding, "      [dim]{}[/dim]")
+                say("    ", verdict.finding, "      [dim]{}[/dim]", "      [dim]why: {}[/dim]")
             continue
         item = group.items[0]
         finding = getattr(item, "finding", None)

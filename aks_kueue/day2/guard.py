@@ -58,7 +58,7 @@ _LOST = {
                     "and Workload, and the node resource group with every disk behind a PersistentVolume",
     Target.SYSTEM_POOL: "the system pool's nodes and the system pods on them (AKS never deletes a cluster's last "
                         "System pool, so the update fails unless another System pool exists)",
-    Target.NODE_POOL: "its nodes and every pod running on them; Kueue workloads admitted there are evicted",
+    Target.NODE_POOL: "its nodes and every pod running on them, evicting the Kueue workloads admitted there",
     Target.KUEUE: "Kueue's CRDs and with them every ClusterQueue, LocalQueue and Workload",
     Target.NAMESPACE: "the namespace with every Job, pod, Secret and PersistentVolumeClaim in it",
 }
@@ -127,8 +127,6 @@ ENGINE_DELETE = ("Pulumi deletes nothing the state protects (pkg/resource/deploy
 ENGINE_CHAIN = ("Pulumi deletes the dependents of a delete-before-replace first and stops when the state protects "
                 "one of them (pkg/resource/deploy/step_generator.go, continueStepsFromDiff: "
                 "`dependentResource.Protect`), so this update would stop halfway")
-NOT_ACKNOWLEDGED = "protection is off for it in the state, but turning protection off is not an acknowledgement " \
-                   "to destroy"
 # The rule of one minor at a time, as the pinned SDK describes ManagedCluster.kubernetesVersion
 # (pulumi-azure-native 3.29.0, API 2025-09-01) and learn.microsoft.com/azure/aks/upgrade-aks-cluster.
 MINOR_RULE = ("When you upgrade a supported AKS cluster, Kubernetes minor versions cannot be skipped. All "
@@ -137,6 +135,110 @@ MINOR_RULE = ("When you upgrade a supported AKS cluster, Kubernetes minor versio
 # only a higher minor version is supported." AKS offers no downgrade (`az aks upgrade` lists only
 # higher versions, `az aks get-upgrades`).
 NO_DOWNGRADE = "AKS upgrades only forward: it has no downgrade, of the minor or of the patch"
+
+
+# Where the guard's kinds are explained: the generated policy list, one anchor per kind (`EXPLANATIONS`).
+DOCUMENTATION = "docs/reference/policies.md"
+_QUEUE_DELETE = (
+    "Kueue stops admitting through an object as soon as it is deleted. Its resource-in-use finalizer keeps "
+    + ", ".join(f"a {kind} until {what}" for kind, what in FINALIZER_WAITS_FOR.items())
+    + f", so until then the delete waits {DELETE_TIMEOUT} and fails, leaving the update half-applied and the object "
+    "Terminating. A terminating ClusterQueue admits nothing (\"Can't admit new workloads; clusterQueue is "
+    "terminating\") and the pending workloads of its LocalQueues wait forever; without its LocalQueue, the workloads "
+    "submitted through it are not admitted and jobs that name it (kueue.x-k8s.io/queue-name) are suspended; a "
+    "Cohort's ClusterQueues lose the quota it shares and its place in the tree; ClusterQueues or Cohorts that still "
+    "name a ResourceFlavor become inactive (FlavorNotFound), those naming an AdmissionCheck admit nothing, and "
+    "ResourceFlavors naming a Topology cannot place topology-aware workloads. A Kueue field its CRD makes immutable "
+    "is changed by deleting and creating the object again (deleteBeforeReplace), with the same effects. On a fleet "
+    "worker, the LocalQueues are the manager's teams: the manager's own guard asks for them to be held and drained "
+    "first.")
+_ACKNOWLEDGE = (" Turning protection off is not an acknowledgement to destroy: the change needs its allowReplacement "
+                "entry in the update that makes it, protected or not.")
+# Why the guard says what it says, kind by kind: each finding's message states the change in one sentence.
+EXPLANATIONS: dict[str, str] = {
+    "day2-unguarded": "The guard compares an update with the record the last deployment exported (its `day2` "
+    "output). Without it, a replacement, a deletion or an install switch is not refused by the guard (Pulumi's "
+    "protect still stops the engine from deleting a resource the state protects). After the next pulumi up the "
+    "stack exports `day2`; offline, --previous-outputs gives the outputs.",
+    "day2-replace-refused": "The last deployment left the resource protected, and replacing it destroys what it "
+    f"holds. {ENGINE_REPLACE[0].upper()}{ENGINE_REPLACE[1:]}, so replacing it on purpose takes two updates: one that "
+    "lists it in allowReplacement and changes nothing else (it only unprotects), then the change.",
+    "day2-replace-unacknowledged": "Replacing the resource destroys what it holds, and the update does not list it "
+    "in allowReplacement." + _ACKNOWLEDGE,
+    "day2-replace-chain-refused": "Replacing the resource takes down, with it, resources that the last deployment "
+    f"left protected. {ENGINE_CHAIN[0].upper()}{ENGINE_CHAIN[1:]}: unprotect them first, in an update of their own.",
+    "day2-replace": "The update replaces a resource that allowReplacement lists (or that goes with one it lists), "
+    "destroying what it holds; remove the entry after the update so that a later replacement is refused again.",
+    "day2-delete-refused": "The last deployment left the resource protected and the update removes it. "
+    f"{ENGINE_DELETE[0].upper()}{ENGINE_DELETE[1:]}: put it back with its allowReplacement entry (that update only "
+    "unprotects it), then remove it with the entry still listed.",
+    "day2-delete-unacknowledged": "The update removes a resource, destroying what it holds (a team namespace with "
+    "everything in it, unless the state retains it), and does not list it in allowReplacement." + _ACKNOWLEDGE,
+    "day2-delete": "The update deletes a resource that allowReplacement lists (or that goes with one it lists), "
+    "destroying what it holds; remove the entry after the update.",
+    "day2-namespace-released": "A team namespace the state marks retainOnDelete is only forgotten by Pulumi when the "
+    "stack stops managing it: it stays in the cluster with everything in it, and kubectl deletes it if that is meant.",
+    "day2-install-switch-refused": "Switching the install mode directly makes Pulumi create the new installer while "
+    "the old one still owns Kueue's CRDs and webhooks (two controllers at once), then delete the old one, whose "
+    "uninstall removes Kueue's CRDs and with them every ClusterQueue, LocalQueue and Workload. An uninstall needs "
+    f"`kueue` in allowReplacement, and where the state protects the installer, {ENGINE_DELETE}. The runbook "
+    "switches in three updates (docs/day2.md).",
+    "day2-kueue-removed": "With install: none and `kueue` listed, pulumi up deletes every queue object first, then "
+    "uninstalls Kueue, which removes its CRDs and with them every ClusterQueue, LocalQueue and Workload.",
+    "day2-kueue-delete-refused": _QUEUE_DELETE + " So the guard refuses it unless allowReplacement lists the object, "
+    "and its fix is the safe order: hold, drain, then remove.",
+    "day2-kueue-replace-refused": _QUEUE_DELETE + " So the guard refuses it unless allowReplacement lists the object.",
+    "day2-kueue-delete": _QUEUE_DELETE,
+    "day2-kueue-replace": _QUEUE_DELETE,
+    "day2-kueue-immutable-refused": "Kueue's ResourceFlavor CRD refuses to drop spec.topologyName once set "
+    "(\"topologyName is immutable when topologyName is set\"), so the update would fail at the API server.",
+    "day2-kueue-objects-unrecorded": "A record written by an older program names no Kueue objects, so this update "
+    "cannot tell which it removes or replaces; it records them, and later updates refuse such a change unless "
+    "allowReplacement lists it.",
+    "day2-facts-unrecorded": "A record written by an older program does not hold some properties, so this update "
+    "cannot tell whether it changes them on the resources it keeps; it records them, and later updates refuse a "
+    "change of them as a replacement.",
+    "day2-priority-removed": f"Kueue ignores the delete of a WorkloadPriorityClass: {PRIORITY_REMOVED}.",
+    "day2-priority-changed": f"{PRIORITY_VALUE[0].upper()}{PRIORITY_VALUE[1:]}.",
+    "day2-priority-inversion": "When two classes swap order, admitted workloads of the class that ranked higher become "
+    "ones the other's may preempt, and pending workloads of the other go ahead of them.",
+    "day2-provisioning-config-changed": f"{PROVISIONING_CHANGE[0].upper()}{PROVISIONING_CHANGE[1:]}.",
+    "day2-kubernetes-version-ignored": "With an upgrade channel that moves the minor version, the program sets "
+    "kubernetesVersion only when it creates the cluster, and the channel moves it after that.",
+    "day2-kubernetes-downgrade-refused": f"{NO_DOWNGRADE[0].upper()}{NO_DOWNGRADE[1:]}.",
+    "day2-kubernetes-version-same-minor": "AKS keeps the patch the cluster runs when the version names only the same "
+    "minor (\"Updating the cluster with the same <major.minor> once it has been created (e.g. 1.14.x -> 1.14) will "
+    "not trigger an upgrade\").",
+    "day2-kubernetes-patch-pinned": "A cluster created or last upgraded with a minor version alone runs the patch AKS "
+    f"chose then; pinning an older patch is a downgrade, which AKS refuses ({NO_DOWNGRADE}).",
+    "day2-kubernetes-minor-skip-refused": f"AKS refuses to skip a minor version: \"{MINOR_RULE}\"",
+    "day2-kubernetes-minor-skip": "AKS lets an upgrade skip minor versions only from a version out of support back "
+    "into a supported one.",
+    "day2-kubernetes-upgrade": "pulumi up upgrades the control plane at once, outside any maintenance window (those "
+    "schedule AKS's own upgrades only), and then drains and upgrades every pool under its upgradeSettings.",
+    "day2-allowance-unmatched": "An allowReplacement entry that names no resource of the stack acknowledges nothing; "
+    "it is most likely a misspelling.",
+    "day2-allowance-unused": "An allowReplacement entry the update does not use still unprotects its resource; left "
+    "listed, a later replacement or removal of it is not refused.",
+    "day2-fleet-unrecorded": "A record written by an older program names no fleet links, so this update cannot tell "
+    "whether it disconnects a worker the manager dispatches to, or takes its manager's access from a worker; it "
+    "records them, and later updates refuse such a change unless allowReplacement lists it.",
+    "day2-fleet-worker-refused": f"When the manager stops connecting to a worker, {LOST_TO_MANAGER}. Drain the "
+    "worker first (docs/fleet.md, \"Removing a worker\").",
+    "day2-fleet-worker-removed": f"When the manager stops connecting to a worker that was not drained, "
+    f"{LOST_TO_MANAGER}. What the manager left on the worker carries its origin label.",
+    "day2-fleet-manager-changed": "A worker mirrors the new manager's teams from then on, but the old manager still "
+    "holds its kubeconfig and dispatches to it until the worker leaves its aks-kueue:fleet.workers.",
+    "day2-fleet-access-refused": "A worker that leaves its fleet deletes the service account, role and token Secrets "
+    f"its manager connects with: the manager's MultiKueueCluster for it loses its connection, and {LOST_AFTER_TIMEOUT}.",
+    "day2-fleet-access-removed": "A worker that leaves its fleet deletes the service account, role and token Secrets "
+    f"its manager connects with: the manager's MultiKueueCluster for it loses its connection, and {LOST_AFTER_TIMEOUT}.",
+}
+
+
+def documentation(kind: str) -> str:
+    """Where a kind of the guard is explained."""
+    return f"{DOCUMENTATION}#{kind}" if kind in EXPLANATIONS else ""
 
 
 class Refusal(Exception):
@@ -158,13 +260,13 @@ class Report:
                numbers: Optional[Mapping[str, Any]] = None) -> None:
         """An error: the update must not go through as it is."""
         self.refusals.append(Finding(kind=kind, severity=ERROR, object=subject, key=key, message=message, fix=fix,
-                                     numbers=dict(numbers or {})))
+                                     numbers=dict(numbers or {}), documentation=documentation(kind)))
 
     def notice(self, kind: str, subject: str, key: str, *, message: str, fix: str = "",
                numbers: Optional[Mapping[str, Any]] = None) -> None:
         """A warning: what the update does, said before it does it."""
         self.notices.append(Finding(kind=kind, severity=WARNING, object=subject, key=key, message=message, fix=fix,
-                                    numbers=dict(numbers or {})))
+                                    numbers=dict(numbers or {}), documentation=documentation(kind)))
 
 
 def _change(subject: str, key: str, old: Any, new: Any) -> Callable[..., None]:
@@ -205,9 +307,7 @@ def judge_update(previous: Previous, desired: Record, allow: Allowances, on: Opt
     if previous.record is None:
         report.guarded = False
         report.notice("day2-unguarded", "stack", OUTPUT,
-                      message=f"unguarded: {previous.reason}; this update is not compared with the last deployment, so "
-                      "a replacement, a deletion or an install switch is not refused here (protect still stops the "
-                      "engine)",
+                      message=f"unguarded: {previous.reason}",
                       fix="after the next pulumi up the stack exports `day2` and later updates are guarded; offline, "
                       "give --previous-outputs FILE with what `pulumi stack output --json` prints")
         for entry in allow:
@@ -262,8 +362,8 @@ def _replacement(report: Report, entry: Entry, old: Tracked, wanted: Tracked, di
         for change in diff:
             report.refuse("day2-replace-refused", wanted.label, wanted.keys.get(change.path, wanted.key or str(entry)),
                           message=f"{show(change.old)} -> {show(change.new)} replaces {wanted.label} "
-                          f"({_why(wanted, change)}), which the last deployment left protected: it would destroy "
-                          f"{lost(entry)}. {ENGINE_REPLACE}",
+                          f"({_why(wanted, change)}), which the last deployment left protected, destroying "
+                          f"{lost(entry)}",
                           fix=f"keep {show(change.old)}; to replace it on purpose take two updates: 1. list "
                           f"{_listed(step1)} in {ALLOW_KEY} and change nothing else (that update only unprotects); 2. "
                           f"make this change with `{entry}` still listed",
@@ -278,8 +378,8 @@ def _replacement(report: Report, entry: Entry, old: Tracked, wanted: Tracked, di
         return
     if entry not in allow:
         report.refuse("day2-replace-unacknowledged", wanted.label, key,
-                      message=f"{paths} replaces {wanted.label} ({_why(wanted, diff[0])}), destroying {lost(entry)}; "
-                      f"{NOT_ACKNOWLEDGED}",
+                      message=f"{paths} replaces {wanted.label} ({_why(wanted, diff[0])}), destroying {lost(entry)}, "
+                      "and allowReplacement does not list it",
                       fix=f"keep {show(diff[0].old)}, or to replace it on purpose add `{entry}` to {ALLOW_KEY} for "
                       "this update", numbers=numbers)
         return
@@ -287,7 +387,7 @@ def _replacement(report: Report, entry: Entry, old: Tracked, wanted: Tracked, di
         names = ", ".join(t.label for t in chained)
         report.refuse("day2-replace-chain-refused", wanted.label, key,
                       message=f"{paths} replaces {wanted.label}, and with it {names}, which the last deployment left "
-                      f"protected. {ENGINE_CHAIN}",
+                      "protected",
                       fix=f"first run one update that lists {_listed([entry, *(t.entry for t in chained)])} in "
                       f"{ALLOW_KEY} with the old values (it only unprotects them), then make this change",
                       numbers=numbers)
@@ -325,8 +425,8 @@ def _removal(report: Report, entry: Entry, old: Tracked, allow: Allowances, pare
         return
     if old.protected:
         report.refuse("day2-delete-refused", old.label, key,
-                      message=f"{old.label} is no longer in the stack, so pulumi up would delete it: {lost(entry)}. "
-                      f"The last deployment left it protected; {ENGINE_DELETE}",
+                      message=f"{old.label} is no longer in the stack, so pulumi up would delete it ({lost(entry)}), "
+                      "and the last deployment left it protected",
                       fix=f"take two updates: 1. put it back, with `{entry}` in {ALLOW_KEY}: that update only "
                       "unprotects it (the rest of this change may go with it, each removal listed as now); 2. remove "
                       f"it with `{entry}` still listed")
@@ -338,7 +438,7 @@ def _removal(report: Report, entry: Entry, old: Tracked, allow: Allowances, pare
     elif entry not in allow:
         report.refuse("day2-delete-unacknowledged", old.label, key,
                       message=f"{old.label} is no longer in the stack, so pulumi up would delete it, destroying "
-                      f"{lost(entry)}; {NOT_ACKNOWLEDGED}",
+                      f"{lost(entry)}, and allowReplacement does not list it",
                       fix=f"put it back to keep it, or add `{entry}` to {ALLOW_KEY} to delete it on purpose")
     else:
         report.notice("day2-delete", old.label, key,
@@ -354,18 +454,17 @@ def _install(report: Report, before: Record, desired: Record, allow: Allowances)
     installer = before.get(entry)
     say = _change("Kueue installer", INSTALL_KEY, old, new)
     if "none" not in (old, new):
-        say(report.refuse, "day2-install-switch-refused", message=" switches Kueue directly: Pulumi would create the "
-            "new installer while the old one still owns Kueue's CRDs and webhooks (two controllers at once), then "
-            f"delete the old one, whose uninstall removes {lost(entry)}", fix="switch in three updates: 1. add `kueue` "
+        say(report.refuse, "day2-install-switch-refused", message=" switches Kueue directly, and uninstalling the old "
+            f"installer removes {lost(entry)}", fix="switch in three updates: 1. add `kueue` "
             f"to {ALLOW_KEY}; 2. set install: none (queue objects, expected workloads and queue manifests removed too) "
             f"with `kueue` still listed; 3. set install: {new}")
     elif new == "none" and installer is not None and installer.protected:
         say(report.refuse, "day2-install-switch-refused", message=f" uninstalls Kueue, which removes {lost(entry)}, "
-            f"but the last deployment left the installer protected; {ENGINE_DELETE}", fix="first run one update with "
+            "but the last deployment left the installer protected", fix="first run one update with "
             f"`kueue` in {ALLOW_KEY} and install: {old}, then set install: none with `kueue` still listed")
     elif new == "none" and entry not in allow:
-        say(report.refuse, "day2-install-switch-refused", message=f" uninstalls Kueue, which removes {lost(entry)}; "
-            f"{NOT_ACKNOWLEDGED}", fix=f"add `kueue` to {ALLOW_KEY} for this update to uninstall it on purpose")
+        say(report.refuse, "day2-install-switch-refused", message=f" uninstalls Kueue, which removes {lost(entry)}, "
+            "and allowReplacement does not list `kueue`", fix=f"add `kueue` to {ALLOW_KEY} for this update to uninstall it on purpose")
     elif new == "none":
         say(report.notice, "day2-kueue-removed", message=": pulumi up deletes every queue object first, then "
             f"uninstalls Kueue, which removes {lost(entry)}", fix="the next update may set the new mode")
@@ -382,8 +481,7 @@ def _queue_objects(report: Report, before: Record, desired: Record, allow: Allow
             report.notice("day2-kueue-objects-unrecorded", "Kueue objects", "aks-kueue:queues",
                           message="the last deployment's record names no Kueue objects (an older program wrote it), so "
                           "this update cannot tell which ClusterQueues, LocalQueues, flavors, checks, Cohorts or "
-                          "Topologies it removes or replaces; it records them, and later updates refuse such a change "
-                          "unless listed",
+                          "Topologies it removes or replaces",
                           fix="compare `pulumi preview --diff` with the cluster before this update")
         return set()
     if covered or before.kueue_install != desired.kueue_install:
@@ -428,34 +526,14 @@ def _queue_change(report: Report, entry: Entry, old: Tracked, new: Optional[Trac
     removal_key = MANAGER_KEY if mirrored else (FLEET_KEY if _is_multikueue_check(entry, old) else _QUEUE_KEYS[kind])
     key = removal_key if new is None else new.keys.get(diff[0].path, new.key or removal_key)
     numbers = {"old": diff[0].old, "new": diff[0].new} if diff else {}
-    consequence = _queue_consequence(entry, new is None)
     if entry in allow:
         report.notice("day2-kueue-delete" if new is None else "day2-kueue-replace", label, key,
-                      message=f"{what} (listed in allowReplacement): {consequence}",
+                      message=f"{what} (listed in allowReplacement)",
                       fix=f"remove `{entry}` from {ALLOW_KEY} after this update", numbers=numbers)
         return
     report.refuse("day2-kueue-delete-refused" if new is None else "day2-kueue-replace-refused", label, key,
-                  message=f"{what}: {consequence}", fix=_queue_safe_path(entry, new is None, mirrored), numbers=numbers)
-
-
-def _queue_consequence(entry: Entry, deleted: bool) -> str:
-    kind = str(entry.kind)
-    held = FINALIZER_WAITS_FOR.get(kind)
-    hold = (f"Kueue's resource-in-use finalizer keeps it until {held}, so until then the delete waits "
-            f"{DELETE_TIMEOUT} and fails, leaving the update half-applied and the object Terminating" if held else "")
-    if kind == "ClusterQueue":
-        return (f"{hold}; a terminating ClusterQueue admits nothing (\"Can't admit new workloads; clusterQueue is "
-                "terminating\"), and the pending workloads of its LocalQueues wait forever")
-    if kind == "LocalQueue":
-        base = ("the workloads submitted through it are no longer admitted while it is gone, and jobs that name it "
-                "(kueue.x-k8s.io/queue-name) are suspended")
-        return base if deleted else base + "; pending workloads that name it are left to the new ClusterQueue"
-    if kind == "Cohort":
-        return "the ClusterQueues in it lose the quota it shares (its resourceGroups) and its place in the tree"
-    users = {"ResourceFlavor": "ClusterQueues or Cohorts that still name it become inactive (FlavorNotFound)",
-             "AdmissionCheck": "ClusterQueues that still name it become inactive and admit nothing",
-             "Topology": "ResourceFlavors that still name it cannot place topology-aware workloads"}[kind]
-    return f"{hold}; {users}"
+                  message=f"{what}, and allowReplacement does not list it",
+                  fix=_queue_safe_path(entry, new is None, mirrored), numbers=numbers)
 
 
 def _queue_safe_path(entry: Entry, deleted: bool, mirrored: Optional[str] = None) -> str:
@@ -499,8 +577,7 @@ def _priority_classes(report: Report, before: Record, desired: Record) -> None:
         return  # a record from before they were recorded
     for name in sorted(set(old) - set(new)):
         report.notice("day2-priority-removed", f"WorkloadPriorityClass {name}", PRIORITY_KEY,
-                      message=f"{name} (value {show(old[name])}) is no longer in the stack, so pulumi up deletes it: "
-                      f"{PRIORITY_REMOVED}",
+                      message=f"{name} (value {show(old[name])}) is no longer in the stack, so pulumi up deletes it",
                       fix=f"first move the jobs that name it (label kueue.x-k8s.io/priority-class: {name}) to another "
                       "class; `kubectl get workloads -A -o custom-columns=NAME:.metadata.name,CLASS:"
                       ".spec.priorityClassRef.name` lists the workloads that name it")
@@ -508,7 +585,8 @@ def _priority_classes(report: Report, before: Record, desired: Record) -> None:
     for name in kept:
         if old[name] != new[name]:
             report.notice("day2-priority-changed", f"WorkloadPriorityClass {name}", PRIORITY_KEY,
-                          message=f"{name}: value {show(old[name])} -> {show(new[name])}: {PRIORITY_VALUE}",
+                          message=f"{name}: value {show(old[name])} -> {show(new[name])}, which Kueue sets on every "
+                          "Workload that names the class",
                           fix="make the change when the queues may be reordered; to keep what runs safe from it, give "
                           "the new value to a new class and move the jobs to it",
                           numbers={"old": old[name], "new": new[name]})
@@ -521,8 +599,7 @@ def _priority_classes(report: Report, before: Record, desired: Record) -> None:
         high, low = (a, b) if old[a] > old[b] else (b, a)
         report.notice("day2-priority-inversion", f"WorkloadPriorityClass {low}", PRIORITY_KEY,
                       message=f"{low} ({show(old[low])} -> {show(new[low])}) now ranks above {high} "
-                      f"({show(old[high])} -> {show(new[high])}): a priority inversion; admitted workloads of "
-                      f"{high} become ones {low}'s may preempt, and pending {low} workloads go ahead of {high}'s",
+                      f"({show(old[high])} -> {show(new[high])}), a priority inversion",
                       fix=f"if that is not meant, keep {high} above {low}"
                       + (f" ({len(inversions) - MAX_INVERSIONS} more pairs swap too)"
                          if len(inversions) > MAX_INVERSIONS and (a, b) == inversions[MAX_INVERSIONS - 1] else ""),
@@ -541,8 +618,8 @@ def _provisioning_configs(report: Report, before: Record, desired: Record) -> No
         if was is not None and dict(was) != dict(spec):
             changed = sorted(k for k in set(was) | set(spec) if was.get(k) != spec.get(k))
             report.notice("day2-provisioning-config-changed", f"ProvisioningRequestConfig {name}",
-                          "aks-kueue:queues.clusterQueues", message=f"spec {', '.join(changed)} changes: "
-                          f"{PROVISIONING_CHANGE}",
+                          "aks-kueue:queues.clusterQueues", message=f"spec {', '.join(changed)} changes, and Kueue "
+                          "deletes every ProvisioningRequest made with the old settings",
                           fix="make the change when no workload waits for capacity (`kubectl get provisioningrequests "
                           "-A` lists what is pending)", numbers={"changed": changed})
 
@@ -554,8 +631,7 @@ def _untracked(report: Report, before: Record, desired: Record) -> None:
     if paths:
         report.notice("day2-facts-unrecorded", "stack", OUTPUT,
                       message=f"the last deployment's record does not hold {', '.join(paths)} (an older program wrote "
-                      "it), so this update cannot tell whether it changes them on the resources it keeps; it records "
-                      "them, and later updates refuse a change as a replacement",
+                      "it), so this update cannot tell whether it changes them on the resources it keeps",
                       fix="change none of them in this update")
 
 
@@ -588,9 +664,8 @@ def _kubernetes_version(report: Report, before: Record, desired: Record, on: Opt
                 "1.14.x -> 1.14) will not trigger an upgrade\")", fix=f"write {new}.<patch> to move to a newer patch")
             return
         if was[2] is None:
-            say(report.notice, "day2-kubernetes-patch-pinned", message=" pins a patch: the cluster runs the patch AKS "
-                f"chose for {old} when it was created or last upgraded; if that is newer than {new}, AKS refuses the "
-                f"change ({NO_DOWNGRADE})", fix="`az aks show -g RG -n CLUSTER --query currentKubernetesVersion` shows "
+            say(report.notice, "day2-kubernetes-patch-pinned", message=" pins a patch, which AKS refuses if the patch "
+                f"it chose for {old} when the cluster was created or last upgraded is newer than {new}", fix="`az aks show -g RG -n CLUSTER --query currentKubernetesVersion` shows "
                 "it; pin that one or a newer one")
             return
     elif wanted[0] != was[0] or wanted[1] > was[1] + 1:
@@ -610,27 +685,33 @@ def _kubernetes_version(report: Report, before: Record, desired: Record, on: Opt
         "its upgradeSettings", fix="run this update when the pools may be drained")
 
 
+UNUSED_DOC = documentation("day2-allowance-unused")
+
+
 def _unused(entry: Entry, desired: Record, before: Optional[Record]) -> Finding:
     exists = entry in desired.resources or (before is not None and entry in before.resources)
     if entry.target is Target.KUEUE and before is None:
         exists = desired.kueue_install != "none"
     if not exists:
         return Finding(kind="day2-allowance-unmatched", severity=WARNING, object=str(entry), key=ALLOW_KEY,
-                       message=f"`{entry}` matches no resource of this stack", fix="remove it")
+                       message=f"`{entry}` matches no resource of this stack", fix="remove it",
+                       documentation=documentation("day2-allowance-unmatched"))
     what = desired.resources.get(entry) or (before.resources.get(entry) if before else None)
     label = what.label if what else str(entry)
     if entry.target is Target.FLEET:
         return Finding(kind="day2-allowance-unused", severity=WARNING, object=label, key=ALLOW_KEY,
                        message=f"`{entry}` is listed, but this update neither removes nor disconnects {label}",
-                       fix=f"remove `{entry}`, so a later removal of {label} is refused again")
+                       fix=f"remove `{entry}`, so a later removal of {label} is refused again", documentation=UNUSED_DOC)
     if entry.target in ACKNOWLEDGED_ONLY:
         return Finding(kind="day2-allowance-unused", severity=WARNING, object=label, key=ALLOW_KEY,
                        message=f"`{entry}` is listed, but this update neither replaces nor deletes {label}",
-                       fix=f"remove `{entry}`, so a later removal or replacement of {label} is refused again")
+                       fix=f"remove `{entry}`, so a later removal or replacement of {label} is refused again",
+                       documentation=UNUSED_DOC)
     return Finding(kind="day2-allowance-unused", severity=WARNING, object=label, key=ALLOW_KEY,
                    message=f"`{entry}` is listed, but this update neither replaces nor deletes {label}: it only "
                    "unprotects it, which is the first of two updates when you mean to replace or remove it",
-                   fix=f"remove `{entry}` once the change it prepares is done, so {label} is protected again")
+                   fix=f"remove `{entry}` once the change it prepares is done, so {label} is protected again",
+                   documentation=UNUSED_DOC)
 
 
 
@@ -659,8 +740,7 @@ def _fleet(report: Report, before: Record, desired: Record, allow: Allowances) -
             report.notice("day2-fleet-unrecorded", "fleet", FLEET_KEY,
                           message="the last deployment's record names no fleet links (an older program wrote it), so "
                           "this update cannot tell whether it disconnects a worker the manager dispatches to, or takes "
-                          "its manager's access from a worker; it records them, and later updates refuse such a change "
-                          "unless listed",
+                          "its manager's access from a worker",
                           fix="check that `pulumi preview --diff` deletes no MultiKueueCluster, kubeconfig Secret or "
                           "multikueue-sa object before this update")
         return set()
@@ -705,8 +785,7 @@ def _worker(report: Report, entry: Entry, old: Tracked, new: Optional[Tracked], 
     numbers = {"old": stack, "new": new.facts.get("stack") if new is not None else None}
     if entry in allow:
         report.notice("day2-fleet-worker-removed", old.label, key,
-                      message=f"{what}, {action} (listed in allowReplacement); if it was not drained, "
-                      f"{LOST_TO_MANAGER}",
+                      message=f"{what}, {action} (listed in allowReplacement)",
                       fix=f"remove `{entry}` from {ALLOW_KEY} after this update; then delete what the manager left on "
                       f"{'the old cluster' if moved else name}: `{ORIGIN_CLEANUP}` (the label's default value: the "
                       "manager's Kueue Configuration may set another in multiKueue.origin)", numbers=numbers)
@@ -723,8 +802,7 @@ def _worker(report: Report, entry: Entry, old: Tracked, new: Optional[Tracked], 
         fix = f"keep {stack}; to move {name} to another cluster on purpose, {drain}"
     else:
         fix = f"put it back to keep it; to remove it on purpose, {drain}"
-    report.refuse("day2-fleet-worker-refused", old.label, key, message=f"{what}, {action}: {LOST_TO_MANAGER}", fix=fix,
-                  numbers=numbers)
+    report.refuse("day2-fleet-worker-refused", old.label, key, message=f"{what}, {action}", fix=fix, numbers=numbers)
     return set()
 
 
@@ -742,8 +820,8 @@ def _manager_access(report: Report, old: Tracked, new: Optional[Tracked], allow:
                           numbers={"old": manager, "new": new.facts.get("stack")})
         return set()
     what = (f"this stack is no longer a worker of {manager}, so pulumi up deletes the {mk.SERVICE_ACCOUNT} service "
-            f"account, its ClusterRole and binding and its token Secrets: {manager}'s MultiKueueCluster for this "
-            f"worker loses its connection, and {LOST_AFTER_TIMEOUT}")
+            f"account, its ClusterRole and binding and its token Secrets, which {manager}'s MultiKueueCluster for this "
+            "worker connects with")
     if MANAGER_ENTRY in allow:
         report.notice("day2-fleet-access-removed", old.label, FLEET_KEY, message=f"{what} (listed in allowReplacement)",
                       fix=f"remove `{MANAGER_ENTRY}` from {ALLOW_KEY} after this update")

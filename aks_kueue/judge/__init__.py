@@ -26,7 +26,10 @@ RESOURCE_UNREADABLE = "resource-unreadable"
 
 
 @rule(RESOURCE_UNREADABLE, "Every resource the pack reads has the shape it reads.", "aks-kueue's model of the "
-      "resources (aks_kueue/model/from_resources.py)", "every resource the pack reads", READABLE, severity=ERROR)
+      "resources (aks_kueue/model/from_resources.py)", "every resource the pack reads", READABLE, severity=ERROR,
+      explanation="The pack rebuilds the model from the resources it is handed; a resource of a shape it cannot read "
+      "(a property of the wrong type, a VM size the catalog does not know) is left out of every other check, so "
+      "leaving it unreported would pass what was never judged.")
 def unreadable(model: Model) -> list[Finding]:
     return [finding(RESOURCE_UNREADABLE, object=u.subject, key=u.subject, message=u.message,
                     fix="give the resource the shape the pack reads, or remove it") for u in model.unreadable]

@@ -201,7 +201,7 @@ def _over_capacity(placement: FlavorPlacement, resource: str, group: list[QuotaE
         key=field_key(largest.owner.key, f"{largest.path}.nominalQuota"),
         message=f"the nominalQuota for {resource} on flavor {placement.name} adds up to {show(resource, total)} "
         f"({listed}{more}), but its pools can allocate only {show(resource, capacity)} at maxCount "
-        f"({pools}){_assumed(placement)}; work Kueue admits beyond that stays Pending",
+        f"({pools}){_assumed(placement)}",
         fix=advertise_first([p.name for p, _ in placement.pools if p.not_advertised(resource)])
         + f"lower those nominalQuotas by {show(resource, total - capacity)} in all (this one is the largest), or "
         "raise the pools' maxCount",
@@ -215,8 +215,7 @@ def _missing_resource(placement: FlavorPlacement, resource: str, group: list[Quo
     return finding(
         FLAVOR_RESOURCE_MISSING, object=entry.owner.label, key=field_key(entry.owner.key, f"{entry.path}.nominalQuota"),
         message=f"{entry.owner.label} gives flavor {placement.name} {show(resource, entry.nominal)} {resource}, but "
-        f"the nodes of its pools ({pools}) have no {resource}{_assumed(placement)}; pods admitted with it can never "
-        "be scheduled",
+        f"the nodes of its pools ({pools}) have no {resource}{_assumed(placement)}",
         fix=f"set that nominalQuota to 0, or bind flavor {placement.name} to a pool whose nodes have {resource}",
         numbers={"flavor": placement.name, "resource": resource, "quota": amount(resource, entry.nominal),
                  "capacity": amount(resource, 0)})
@@ -269,15 +268,14 @@ def flavor_findings(valid: Iterable[Valid[Any]], flavors: Mapping[str, FlavorPla
                 FLAVOR_LANDS_NOWHERE, severity=WARNING, object=f"ResourceFlavor {placement.name}",
                 key="aks-kueue:nodePools",
                 message=f"the managed extension generates flavor {placement.name} for matching user pools, and no pool "
-                f"of this stack could match it ({placement.assumption}); ClusterQueues naming it stay inactive",
+                f"of this stack could match it ({placement.assumption})",
                 fix="add a user pool it covers, or name another flavor",
                 numbers={"flavor": placement.name, "pools": 0}))
             continue
         labels = ", ".join(f"{k}={v}" for k, v in placement.node_labels.items())
         findings.append(finding(
             FLAVOR_LANDS_NOWHERE, severity=ERROR, object=item.label, key=field_key(item.key, "spec.nodeLabels"),
-            message=f"flavor {placement.name} selects nodes labelled {labels}, and no pool's nodes carry those labels; "
-            "Kueue copies them into the pods it admits, which then stay Pending",
+            message=f"flavor {placement.name} selects nodes labelled {labels}, and no pool's nodes carry those labels",
             fix="bind the flavor to a pool with nodePool: <pool>, or use labels a pool's nodes have "
             "(kubernetes.azure.com/agentpool, node.kubernetes.io/instance-type, the pool's labels)",
             numbers={"flavor": placement.name, "nodeLabels": dict(placement.node_labels), "pools": 0}))
@@ -298,7 +296,7 @@ def taint_findings(pools: list[PoolCapacity], flavors: Mapping[str, FlavorPlacem
             findings.append(finding(
                 TAINT_NOT_TOLERATED, object=f"node pool {pool.name}", key=field_key(pool.spec.key, "taints"),
                 message=f"pool {pool.name}'s nodes are tainted {text}, and no flavor that lands there ({names}) "
-                "declares it in nodeTaints or tolerates it, so pods Kueue admits to them are not scheduled there",
+                "declares it in nodeTaints or tolerates it",
                 fix=f"bind the flavor with nodePool: {pool.name} (it copies the taints into nodeTaints), or add "
                 f"{{key: {taint['key']}, operator: Equal, value: {taint.get('value') or ''}, effect: "
                 f"{taint['effect']}}} to its spec.tolerations",
@@ -317,8 +315,7 @@ def advertising_findings(pools: list[PoolCapacity]) -> list[Finding]:
         findings.append(finding(
             GPUS_NOT_ADVERTISED, object=f"node pool {pool.name}", key=field_key(pool.spec.key, "gpuDevicePlugin"),
             message=f"pool {pool.name}'s nodes have {missing.gpus} {missing.resource} each, but nothing advertises "
-            f"them: {missing.why}; Kubernetes never schedules a pod asking for {missing.resource} there, so the "
-            "capacity model counts 0", fix=missing.fix,
+            f"them ({missing.why}), so the capacity model counts 0", fix=missing.fix,
             numbers={"pool": pool.name, "resource": missing.resource, "perNode": amount(missing.resource, missing.gpus),
                      "counted": amount(missing.resource, 0)}))
     return findings

@@ -48,15 +48,23 @@ class Finding:
     message: str          # what is wrong
     fix: str = ""         # what to do about it
     numbers: Mapping[str, Any] = field(default_factory=dict)
+    # Where its rule is documented, the explanation its one-sentence message leaves out (`Rule.documentation`,
+    # given by the rule); empty for a kind that is no rule of the judge (the day-2 guard's, the program's).
+    documentation: str = field(default="", compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "severity": self.severity.value, "object": self.object, "key": self.key,
                 "message": self.message, "fix": self.fix,
-                "numbers": _json(dict(self.numbers))}
+                "numbers": _json(dict(self.numbers)), "documentation": self.documentation}
 
     def __str__(self) -> str:
-        """`<key>: <message>; <fix>`, the line the program and the pack print."""
+        """`<key>: <message>; <fix>`, the line the program prints."""
         return f"{self.key}: {self.message}" + (f"; {self.fix}" if self.fix else "")
+
+    def violation(self) -> str:
+        """The pack's violation message: the line, then where its rule explains it (CrossGuard carries
+        nothing but a message and a URN)."""
+        return str(self) + (f" (see {self.documentation})" if self.documentation else "")
 
 
 def _json(value: Any) -> Any:

@@ -127,19 +127,24 @@ def _frameworks(install: Optional[Install]) -> tuple[str, ...]:
 # ---- checks that stop the program (blocking) ---------------------------------------------------
 
 @rule(TOO_MANY_WORKERS, "A MultiKueueConfig lists no more clusters than Kueue allows.",
-      MK, "the fleet's workers", FLEET, blocking=True, severity=ERROR)
+      MK, "the fleet's workers", FLEET, blocking=True, severity=ERROR,
+      explanation=f"Kueue's API refuses a MultiKueueConfig listing more than {mk.MAX_CLUSTERS} clusters, so the "
+      "manager's config could not be created.")
 def too_many_workers(model: Model) -> Iterable[Finding]:
     workers, fleet = _workers(model), _managed(model)
     if fleet is not None and len(workers) > mk.MAX_CLUSTERS:
         yield finding(TOO_MANY_WORKERS, object="MultiKueueConfig", key=f"{fleet.key}.workers",
-                      message=f"{len(workers)} workers are listed; a MultiKueueConfig holds at most {mk.MAX_CLUSTERS} "
-                      "clusters",
+                      message=f"{len(workers)} workers are listed, and a MultiKueueConfig holds at most "
+                      f"{mk.MAX_CLUSTERS} clusters",
                       fix=f"remove {len(workers) - mk.MAX_CLUSTERS}, or split the fleet under a second manager",
                       numbers={"workers": len(workers), "limit": mk.MAX_CLUSTERS})
 
 
 @rule(WORKER_IS_MANAGER, "A manager does not list its own stack among its workers.", MK, "the fleet's workers",
-      FLEET, blocking=True, severity=ERROR)
+      FLEET, blocking=True, severity=ERROR,
+      explanation="A manager cannot be its own MultiKueue worker: a worker is another stack, with its own cluster, "
+      "whose aks-kueue:fleet has role: worker and names this manager. The entry is left out of every other fleet "
+      "check.")
 def worker_is_manager(model: Model) -> Iterable[Finding]:
     """Before the first deploy the entry has no outputs, after it the manager's own: either way it is no worker, and
     the other fleet checks leave it out (`_workers`), so this is the one thing said about it."""
@@ -149,8 +154,7 @@ def worker_is_manager(model: Model) -> Iterable[Finding]:
     for i, worker in enumerate(fleet.workers):
         if _is_self(fleet, worker):
             yield finding(WORKER_IS_MANAGER, object=worker.label, key=worker.key or f"{fleet.key}.workers[{i}]",
-                          message=f"worker {worker.name} names {worker.stack}, this manager's own stack, and a manager "
-                          "cannot be its own MultiKueue worker",
+                          message=f"worker {worker.name} names {worker.stack}, this manager's own stack",
                           fix="remove it from aks-kueue:fleet.workers; a worker is another stack, with its own "
                           f"cluster, whose aks-kueue:fleet has role: worker and manager: {fleet.stack}")
 
@@ -161,7 +165,13 @@ def _held(fleet: Fleet) -> Optional[int]:
 
 
 @rule(TOKEN_IN_USE, "A worker keeps the token generation its manager still connects with.",
-      "aks-kueue's token rotation (docs/fleet.md)", "a worker's tokenGenerations", FLEET, blocking=True, severity=ERROR)
+      "aks-kueue's token rotation (docs/fleet.md)", "a worker's tokenGenerations", FLEET, blocking=True, severity=ERROR,
+      explanation="A worker rotates the token its manager connects with in two updates: it exports the new "
+      "generation beside the old, the manager's pulumi up takes the new one, then the worker drops the old. Deleting "
+      "the generation the manager still holds cuts its MultiKueueCluster for this worker: nothing new is dispatched "
+      "here, and what runs here is dispatched again elsewhere once Kueue's workerLostTimeout (15 minutes by default) "
+      "has passed, while it runs on here. No allowReplacement entry lifts it: the manager's outputs say which token "
+      "it holds.")
 def token_in_use(model: Model) -> Iterable[Finding]:
     """A worker's rotation: the token the manager holds stays until the manager has taken the next."""
     fleet = _mirroring(model)
@@ -169,10 +179,7 @@ def token_in_use(model: Model) -> Iterable[Finding]:
     if fleet is not None and held is not None and held not in fleet.token_generations:
         yield finding(TOKEN_IN_USE, object=f"Secret {mk.token_secret_name(held)}", key=f"{fleet.key}.tokenGenerations",
                       message=f"the manager ({fleet.manager}) still connects with the token of generation {held}, "
-                      "which this update would delete; its MultiKueueCluster for this worker would lose its "
-                      "connection, nothing new would be dispatched here, and what runs here would be dispatched again "
-                      "elsewhere once Kueue's workerLostTimeout (15 minutes by default) has passed, while it runs on "
-                      "here",
+                      "which this update would delete",
                       fix=f"keep {held} listed until the manager's pulumi up has taken generation "
                       f"{fleet.token_generations[0]}, then remove it (no allowReplacement entry lifts this: the "
                       "manager's outputs say which token it holds)",
@@ -180,7 +187,9 @@ def token_in_use(model: Model) -> Iterable[Finding]:
 
 
 @rule(TOKEN_ROTATING, "A worker's manager has taken the token generation it exports.",
-      "aks-kueue's token rotation (docs/fleet.md)", "a worker's tokenGenerations", FLEET, severity=WARNING)
+      "aks-kueue's token rotation (docs/fleet.md)", "a worker's tokenGenerations", FLEET, severity=WARNING,
+      explanation="Mid-rotation the worker exports a generation its manager has not taken yet; the old one must stay "
+      "until the manager's next pulumi up takes the new one, and can be removed after.")
 def token_rotating(model: Model) -> Iterable[Finding]:
     fleet = _mirroring(model)
     held = _held(fleet) if fleet is not None else None
@@ -188,8 +197,8 @@ def token_rotating(model: Model) -> Iterable[Finding]:
             and held != fleet.token_generations[0]:
         yield finding(TOKEN_ROTATING, object=f"Secret {mk.token_secret_name(fleet.token_generations[0])}",
                       key=f"{fleet.key}.tokenGenerations",
-                      message=f"the manager ({fleet.manager}) holds the token of generation {held}; this worker now "
-                      f"exports generation {fleet.token_generations[0]}",
+                      message=f"the manager ({fleet.manager}) holds the token of generation {held}, and this worker "
+                      f"now exports generation {fleet.token_generations[0]}",
                       fix=f"run pulumi up on the manager, then remove {held} here",
                       numbers={"held": held, "exported": fleet.token_generations[0]})
 
@@ -197,9 +206,15 @@ def token_rotating(model: Model) -> Iterable[Finding]:
 # ---- the manager: what its workers can run ------------------------------------------------------
 
 @rule(WORKLOAD_UNRUNNABLE, "Every expected workload can run on at least one worker.",
-      MK, "expected workloads on a manager", FLEET, config=VM_OVERHEAD, severity=ERROR)
+      MK, "expected workloads on a manager", FLEET, config=VM_OVERHEAD, severity=ERROR,
+      explanation="A manager runs no jobs: MultiKueue copies each admitted workload to the workers and runs it on the "
+      "first that admits it. Each expected workload is judged on each ready worker as that worker's own stack would "
+      "judge it (its LocalQueue, ClusterQueue, quota and pools); one no worker can run waits on the manager forever. "
+      "The message gives each worker's reason.")
 @rule(WORKLOAD_ONE_WORKER, "Every expected workload can run on more than one worker.",
-      MK, "expected workloads on a manager", FLEET, config=VM_OVERHEAD, severity=WARNING)
+      MK, "expected workloads on a manager", FLEET, config=VM_OVERHEAD, severity=WARNING,
+      explanation="A workload only one worker can run waits while that worker is down or full: the fleet gives it "
+      "no failover.")
 def workload_coverage(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD) -> Iterable[Finding]:
     """Each expected workload on each worker, as that worker's own stack would judge it (its LocalQueue,
     ClusterQueue, quota and pools): none that can run it is an error, only one a warning."""
@@ -220,14 +235,12 @@ def workload_coverage(model: Model, vm_overhead: Fraction = DEFAULT_VM_OVERHEAD)
         if not able:
             why = "; ".join(f"{name}: {message}" for name, message in refused.items())
             yield finding(WORKLOAD_UNRUNNABLE, object=workload.label, key=workload.key,
-                          message=f"{workload.label} can run on none of the fleet's {len(workers)} workers, so it "
-                          f"would wait on the manager forever ({why})",
+                          message=f"{workload.label} can run on none of the fleet's {len(workers)} workers ({why})",
                           fix="give a worker the quota and pools it needs (its ClusterQueue for this LocalQueue, a "
                           "flavor over a pool that fits its pods), or shrink the workload", numbers=numbers)
         elif len(able) == 1 and len(workers) > 1:
             yield finding(WORKLOAD_ONE_WORKER, object=workload.label, key=workload.key,
-                          message=f"{workload.label} can run only on worker {able[0]}: while it is down or full, the "
-                          "workload waits", fix="give a second worker the quota and pools it needs", numbers=numbers)
+                          message=f"{workload.label} can run only on worker {able[0]}", fix="give a second worker the quota and pools it needs", numbers=numbers)
 
 
 @dataclass(frozen=True)
@@ -272,7 +285,11 @@ def fleet_quota(model: Model) -> Optional[list[FleetQuota]]:
 
 @rule(QUOTA_OVERBOOKED, "The manager's quota is backed by its workers' (at most 1.5x their sum, per resource).",
       "Kueue concepts/multikueue; KEP-9988", "the manager's ClusterQueues", FLEET, severity=ERROR,
-      graded="a warning from 1.5x to 2x the workers' sum, an error past 2x or for a resource no worker holds")
+      graded="a warning from 1.5x to 2x the workers' sum, an error past 2x or for a resource no worker holds",
+      explanation="The manager admits work on its own quota and copies it to every worker; what it admits beyond "
+      "what the workers' ClusterQueues and Cohorts hold (summed over every flavor: manager and worker flavors are "
+      "unrelated, KEP-9988) can run on no worker and waits there. Some overbooking is quiet, since workers free "
+      "quota at different times: up to 1.5x the workers' sum, a warning up to 2x, an error beyond.")
 def quota_overbooked(model: Model, judging: Optional[Judging] = None) -> Iterable[Finding]:
     """The manager's nominal quota per resource against what the workers' ClusterQueues and Cohorts
     hold for it (`fleet_quota`, computed once per judgement)."""
@@ -292,8 +309,7 @@ def quota_overbooked(model: Model, judging: Optional[Judging] = None) -> Iterabl
             key=field_key(entry.owner.key, f"{entry.path}.nominalQuota"),
             message=f"the manager's ClusterQueues book {show(resource, quota)} of {resource}, and the "
             f"{row.workers_read} workers' ClusterQueues hold {show(resource, total)} ({shown}; quiet up to "
-            f"{float(OVERBOOKING_WARNING):g}x, an error past {float(OVERBOOKING_ERROR):g}x): what the manager admits "
-            "beyond that can run on no worker and waits there, copied to every worker",
+            f"{float(OVERBOOKING_WARNING):g}x, an error past {float(OVERBOOKING_ERROR):g}x)",
             fix=f"lower the manager's quota for {resource} toward {show(resource, total)} (up to "
             f"{show(resource, int(total * OVERBOOKING_WARNING))}), or add that much to the workers",
             numbers={"resource": resource, "manager": amount(resource, quota), "workers": amount(resource, total),
@@ -302,7 +318,10 @@ def quota_overbooked(model: Model, judging: Optional[Judging] = None) -> Iterabl
 
 
 @rule(QUOTA_AUTOMATION, "The manager's quota is not left to automation that does not see the workers.",
-      "KEP-9988", "the manager's ClusterQueues", FLEET, severity=ERROR)
+      "KEP-9988", "the manager's ClusterQueues", FLEET, severity=ERROR,
+      explanation="quotaManagement Automated lets Kueue set a manager ClusterQueue's quota to the sum of its "
+      "workers' (KEP-9988), which it does only for a ClusterQueue of exactly one ResourceFlavor; any other is left "
+      "unmanaged.")
 def quota_automation(model: Model) -> Iterable[Finding]:
     """`quotaManagement: Automated` sums the workers' quotas into a ClusterQueue of exactly one flavor."""
     fleet = _managed(model)
@@ -313,8 +332,7 @@ def quota_automation(model: Model) -> Iterable[Finding]:
         if len(flavors) != 1:
             yield finding(QUOTA_AUTOMATION, object=cq.item.label, key=field_key(cq.item.key, "spec.resourceGroups"),
                           message="quotaManagement Automated needs exactly one ResourceFlavor on a manager "
-                          f"ClusterQueue (KEP-9988), and {cq.view.name} has {len(flavors)}; Kueue would not manage "
-                          "its quota",
+                          f"ClusterQueue, and {cq.view.name} has {len(flavors)}",
                           fix="give it one flavor covering every resource, or set "
                           "aks-kueue:fleet.quotaManagement: Manual",
                           numbers={"flavors": sorted(flavors)})
@@ -325,7 +343,10 @@ def quota_automation(model: Model) -> Iterable[Finding]:
 @rule(TEAM_MISSING, "Each worker has the manager's teams (namespaces and LocalQueues).",
       MK, "the fleet's workers", FLEET, severity=ERROR,
       graded="a team this update adds is a warning (the workers mirror it at their next pulumi up); one the manager "
-             "exported before is an error")
+             "exported before is an error",
+      explanation="MultiKueue creates a dispatched job in the same namespace, LocalQueue and priority class on the "
+      "worker, so each must exist there; a job whose namespace or queue is missing fails to be created and never "
+      "runs on that worker. Workers mirror the manager's teams at their own pulumi up.")
 def teams_missing(model: Model) -> Iterable[Finding]:
     """MultiKueue creates a job in the same namespace and LocalQueue on the worker; each must exist there.
     A team the manager's last deployment already exported is an error (the worker had it to mirror);
@@ -347,20 +368,22 @@ def teams_missing(model: Model) -> Iterable[Finding]:
         if lost:
             yield finding(TEAM_MISSING, severity=ERROR, object=worker.label, key=worker.key,
                           message=f"worker {worker.name} ({worker.stack}) lacks {', '.join(lost)}, which this manager "
-                          "exported at its last update; a job dispatched there fails to be created, so it never runs "
-                          "on that worker", fix=f"run pulumi up on {worker.stack} (it mirrors this manager's teams), "
+                          "exported at its last update", fix=f"run pulumi up on {worker.stack} (it mirrors this manager's teams), "
                           "then preview this stack with its new outputs", numbers=numbers)
         elif new:
             yield finding(TEAM_MISSING, severity=WARNING, object=worker.label, key=worker.key,
                           message=f"worker {worker.name} ({worker.stack}) does not have {', '.join(new)} yet, which "
-                          "this update adds; until it mirrors them, their jobs are not created there",
+                          "this update adds",
                           fix=f"after this pulumi up, run pulumi up on {worker.stack} (with a ClusterQueue of each "
                           "name their LocalQueues point to)", numbers=numbers)
 
 
 @rule(PRIORITY_VALUES, "Each worker's WorkloadPriorityClasses have the manager's values.",
       "Kueue v0.19.2 WorkloadPriorityClass: value is mutable, and a change leaves existing Workloads' priority as "
-      "it was (apis/kueue/v1beta2/workloadpriorityclass_types.go)", "the fleet's workers", FLEET, severity=WARNING)
+      "it was (apis/kueue/v1beta2/workloadpriorityclass_types.go)", "the fleet's workers", FLEET, severity=WARNING,
+      explanation="A worker mirrors the manager's WorkloadPriorityClasses at its own pulumi up: until then it ranks "
+      "work by the old values, and Kueue does not change the priority of Workloads that exist when a value changes, "
+      "so what is queued there keeps the old value even after.")
 def priority_values(model: Model) -> Iterable[Finding]:
     """A worker mirrors the manager's classes at its own pulumi up: until then a class whose value this
     manager changed ranks work there by the old value, and what was queued there keeps it even after."""
@@ -373,11 +396,9 @@ def priority_values(model: Model) -> Iterable[Finding]:
             continue
         yield finding(PRIORITY_VALUES, object=worker.label, key=worker.key,
                       message=f"worker {worker.name} ({worker.stack}) ranks work by other priorities than this "
-                      "manager: "
+                      "manager ("
                       + ", ".join(f"WorkloadPriorityClass {name} is {mine} here and {theirs} there"
-                                  for name, mine, theirs in differ)
-                      + "; Kueue does not change the priority of Workloads that exist when a value changes, so "
-                      "what is queued there keeps the old value even after the worker mirrors the new one",
+                                  for name, mine, theirs in differ) + ")",
                       fix=f"run pulumi up on {worker.stack} (it mirrors this manager's classes), then resubmit what "
                       "waits there under the class if its rank matters",
                       numbers={"worker": worker.name, "classes": {name: {"manager": mine, "worker": theirs}
@@ -386,11 +407,18 @@ def priority_values(model: Model) -> Iterable[Finding]:
 
 @rule(INTEGRATION_NOT_DISPATCHED,
       "Every integration the manager runs is one MultiKueue dispatches and the worker role covers.",
-      MK, "the manager's Kueue install", FLEET, severity=WARNING)
+      MK, "the manager's Kueue install", FLEET, severity=WARNING,
+      explanation="MultiKueue dispatches only the integrations it has an adapter for, and creates their jobs on a "
+      "worker with the access Kueue's documented worker role (create-multikueue-kubeconfig.sh, which the workers "
+      "create as written) grants; jobs of any other integration submitted to the manager wait there.")
 @rule(CRDS_MISSING, "The CRDs of every integration the manager dispatches are installed on the manager.",
-      MK, "the manager's Kueue install", FLEET, severity=ERROR)
+      MK, "the manager's Kueue install", FLEET, severity=ERROR,
+      explanation="MultiKueue creates every job on the manager first and copies it to a worker, so the manager needs "
+      "each dispatched integration's CRDs, although it runs none of the jobs.")
 @rule(INTEGRATION_MISSING, "Each worker runs every integration the manager dispatches.",
-      MK, "the fleet's workers", FLEET, severity=ERROR)
+      MK, "the fleet's workers", FLEET, severity=ERROR,
+      explanation="A job dispatched to a worker is managed there by the worker's Kueue, which must run the job's "
+      "integration; otherwise the worker's Kueue ignores it.")
 def integrations(model: Model) -> Iterable[Finding]:
     """Every integration the manager runs: one MultiKueue dispatches, that each worker runs, and whose
     jobs the documented worker role lets the manager create; its CRDs installed on the manager."""
@@ -403,20 +431,17 @@ def integrations(model: Model) -> Iterable[Finding]:
     for framework in wanted:
         if framework not in mk.DISPATCHABLE:
             yield finding(INTEGRATION_NOT_DISPATCHED, object=Install.subject, key=key,
-                          message=f"MultiKueue has no adapter for {framework}: its jobs submitted to the manager would "
-                          "wait there", fix="submit them to a worker directly, or remove the integration from the "
+                          message=f"MultiKueue has no adapter for {framework}", fix="submit them to a worker directly, or remove the integration from the "
                           "manager")
         elif not _role_covers(framework):
             yield finding(INTEGRATION_NOT_DISPATCHED, object=Install.subject, key=key,
-                          message="Kueue's documented worker role (create-multikueue-kubeconfig.sh, which the workers "
-                          f"create as written) grants no access to {framework}'s jobs, so MultiKueue cannot create "
-                          "them on a worker",
+                          message="Kueue's documented worker role (create-multikueue-kubeconfig.sh) grants no access "
+                          f"to {framework}'s jobs",
                           fix="run those jobs elsewhere, or remove the integration from the manager")
     for framework in wanted:
         if mk.crd_urls(framework) and framework not in fleet.crds:
             yield finding(CRDS_MISSING, object=Install.subject, key=key,
-                          message=f"the manager runs {framework}, but this stack installs none of its CRDs there; "
-                          "MultiKueue creates every job on the manager first, so none can be submitted",
+                          message=f"the manager runs {framework}, but this stack installs none of its CRDs there",
                           fix="install them with this program (it does, unless the resources were changed by hand)",
                           numbers={"framework": framework, "crds": list(mk.crd_urls(framework))})
     for worker, view in _worker_models(model):
@@ -424,8 +449,7 @@ def integrations(model: Model) -> Iterable[Finding]:
         lacking = [f for f in wanted if f in mk.DISPATCHABLE and f not in theirs]
         if lacking:
             yield finding(INTEGRATION_MISSING, object=worker.label, key=worker.key,
-                          message=f"worker {worker.name} does not run {', '.join(lacking)}, which the manager runs; "
-                          "their jobs dispatched there would not be managed by its Kueue",
+                          message=f"worker {worker.name} does not run {', '.join(lacking)}, which the manager runs",
                           fix=f"add them to aks-kueue:kueue.integrations of {worker.stack}",
                           numbers={"missing": lacking})
 
@@ -441,9 +465,15 @@ def _role_covers(framework: str) -> bool:
 
 
 @rule(KUBECONFIG_NOT_CHECKED, "The manager's kubeconfig for each worker could be checked.",
-      MK, "the fleet's workers", FLEET, severity=WARNING)
+      MK, "the fleet's workers", FLEET, severity=WARNING,
+      explanation="A worker's kubeconfig is a secret; an offline preview given outputs without secrets cannot read "
+      "it, so Kueue's rules for it (no exec plugin, no tokenFile, no insecure TLS, no CA file) are not checked there. "
+      "pulumi preview checks it.")
 @rule(KUBECONFIG_REFUSED, "The manager's kubeconfig for each worker is one Kueue accepts.",
-      MK, "the fleet's workers", FLEET, severity=ERROR)
+      MK, "the fleet's workers", FLEET, severity=ERROR,
+      explanation="Kueue's MultiKueue controller refuses a kubeconfig with an exec plugin, a tokenFile, insecure TLS "
+      "or a CA file (InsecureKubeConfig), and keeps that worker's MultiKueueCluster inactive: nothing is dispatched "
+      "to it.")
 def kubeconfigs(model: Model) -> Iterable[Finding]:
     """What Kueue's MultiKueue controller refuses in a kubeconfig (exec, tokenFile, insecure TLS, a CA
     file), where its content is known; a secret this run could not read is said to be not checked."""
@@ -454,21 +484,25 @@ def kubeconfigs(model: Model) -> Iterable[Finding]:
         if not check.known:
             yield finding(KUBECONFIG_NOT_CHECKED, object=worker.label, key=worker.key,
                           message=f"the kubeconfig of worker {worker.name} is a secret this preview cannot read, so "
-                          "Kueue's rules for it (no exec plugin, no tokenFile, no insecure TLS, no CA file) were not "
-                          "checked here", fix="pulumi preview checks it; offline, give the file `pulumi stack output "
+                          "it was not checked", fix="pulumi preview checks it; offline, give the file `pulumi stack output "
                           "--json --show-secrets` prints for the worker")
         elif check.problems:
             yield finding(KUBECONFIG_REFUSED, object=worker.label, key=worker.key,
-                          message=f"Kueue would refuse the kubeconfig of worker {worker.name} (InsecureKubeConfig): "
-                          f"{'; '.join(check.problems)}; the MultiKueueCluster stays inactive",
+                          message=f"Kueue would refuse the kubeconfig of worker {worker.name} (InsecureKubeConfig: "
+                          f"{'; '.join(check.problems)})",
                           fix=f"let {worker.stack} export its service-account kubeconfig (this program's workers do)",
                           numbers={"problems": list(check.problems)})
 
 
 @rule(REACH_NOT_CHECKED, "Whether the manager reaches each worker's API server could be checked.",
-      "AKS api-server-authorized-ip-ranges", "the fleet's workers", FLEET, severity=WARNING)
+      "AKS api-server-authorized-ip-ranges", "the fleet's workers", FLEET, severity=WARNING,
+      explanation="The manager's Kueue connects to each worker's API server. A private one is reached only over a "
+      "network peered or linked with the worker's, which nothing offline can see; authorized IP ranges can be checked "
+      "only against the manager's declared egress (aks-kueue:fleet.egressIpRanges).")
 @rule(WORKER_UNREACHABLE, "The manager's egress is within each worker's authorized IP ranges.",
-      "AKS api-server-authorized-ip-ranges", "the fleet's workers", FLEET, severity=ERROR)
+      "AKS api-server-authorized-ip-ranges", "the fleet's workers", FLEET, severity=ERROR,
+      explanation="A worker whose authorized IP ranges leave out the manager's egress refuses the manager's "
+      "connection, and Kueue keeps its MultiKueueCluster inactive: nothing is dispatched to it.")
 def reachability(model: Model) -> Iterable[Finding]:
     """The manager's Kueue connects to each worker's API server: a private one, or authorized IP ranges
     that leave out the manager's egress, keep the MultiKueueCluster inactive."""
@@ -482,8 +516,8 @@ def reachability(model: Model) -> Iterable[Finding]:
         security = view.cluster.security
         if security.private_cluster:
             yield finding(REACH_NOT_CHECKED, object=worker.label, key=worker.key,
-                          message=f"worker {worker.name}'s API server is private: the manager reaches it only over a "
-                          "network peered or linked with the worker's, which nothing here can see (not checked)",
+                          message=f"worker {worker.name}'s API server is private, so whether the manager reaches it "
+                          "was not checked",
                           fix="peer the manager's network with the worker's and link its private DNS zone")
             continue
         if not security.authorized_ip_ranges:
@@ -500,13 +534,15 @@ def reachability(model: Model) -> Iterable[Finding]:
             yield finding(WORKER_UNREACHABLE, object=worker.label, key=worker.key,
                           message=f"worker {worker.name} accepts API calls only from "
                           f"{', '.join(security.authorized_ip_ranges)}, which leaves out the manager's egress "
-                          f"{', '.join(outside)}: the MultiKueueCluster stays inactive", fix="add "
+                          f"{', '.join(outside)}", fix="add "
                           f"{', '.join(outside)} to cluster.security.apiServerAuthorizedIpRanges of {worker.stack}",
                           numbers={"egress": outside, "authorized": list(security.authorized_ip_ranges)})
 
 
 @rule(KUEUE_VERSIONS, "The manager and its workers run the same Kueue minor version.",
-      MK, "the fleet's Kueue installs", FLEET, severity=WARNING)
+      MK, "the fleet's Kueue installs", FLEET, severity=WARNING,
+      explanation="The manager and its workers exchange Workloads and jobs; MultiKueue is tested with one Kueue "
+      "release across the fleet, and the Workload API and the job adapters change between minor releases.")
 def kueue_versions(model: Model) -> Iterable[Finding]:
     """One Kueue minor release across the fleet: the manager and its workers exchange Workloads and jobs."""
     if not is_manager(model) or not model.installs:
@@ -518,9 +554,7 @@ def kueue_versions(model: Model) -> Iterable[Finding]:
         theirs = mk.kueue_minor(install.mode, install.version) if install else None
         if mine and theirs and mine != theirs:
             yield finding(KUEUE_VERSIONS, object=worker.label, key=worker.key,
-                          message=f"worker {worker.name} runs Kueue {theirs} and the manager {mine}; MultiKueue is "
-                          "tested with one release across the fleet (the Workload API and the job adapters change "
-                          "between them)",
+                          message=f"worker {worker.name} runs Kueue {theirs} and the manager {mine}",
                           fix="upgrade them to one minor release, one cluster at a time",
                           numbers={"manager": mine, "worker": theirs})
 
@@ -529,7 +563,11 @@ def kueue_versions(model: Model) -> Iterable[Finding]:
 
 @rule(CHECKS_CONFLICT,
       "A manager's ClusterQueue has one MultiKueue admission check and no other that would keep it inactive.",
-      MK, "the manager's ClusterQueues", FLEET, severity=ERROR)
+      MK, "the manager's ClusterQueues", FLEET, severity=ERROR,
+      explanation="Kueue accepts these ClusterQueues but keeps them inactive, so they admit nothing "
+      "(clusterqueue.go, inactiveReason): two MultiKueue checks, a MultiKueue check applied per flavor (onFlavors; "
+      "Kueue cannot dispatch per flavor), or one beside a ProvisioningRequest check (provisioning belongs on the "
+      "workers' ClusterQueues).")
 def admission_checks(model: Model) -> Iterable[Finding]:
     """Kueue accepts these ClusterQueues and keeps them inactive (`clusterqueue.go` inactiveReason):
     two MultiKueue checks, a MultiKueue check per flavor, or one beside a ProvisioningRequest check
@@ -543,27 +581,30 @@ def admission_checks(model: Model) -> Iterable[Finding]:
         where = field_key(cq.item.key, "spec.admissionChecksStrategy.admissionChecks")
         if len(multikueue) > 1:
             yield _inactive(cq.item, where, f"has {len(multikueue)} MultiKueue checks "
-                            f"({', '.join(r.name for r in multikueue)}); a ClusterQueue may have one", "keep one")
+                            f"({', '.join(r.name for r in multikueue)})", "keep one")
         per_flavor = [r.name for r in multikueue if r.on_flavors]
         if per_flavor:
             yield _inactive(cq.item, where, f"applies the MultiKueue check {', '.join(per_flavor)} per flavor "
-                            "(onFlavors); Kueue cannot dispatch per flavor", "remove onFlavors from it")
+                            "(onFlavors)", "remove onFlavors from it")
         if multikueue and provisioning:
             yield _inactive(cq.item, where, f"has the MultiKueue check beside the ProvisioningRequest check "
-                            f"{', '.join(map(str, provisioning))}; provisioning belongs on the workers' ClusterQueues",
+                            f"{', '.join(map(str, provisioning))}",
                             "move clusterQueues[].provisioning to the workers' stacks")
 
 
 def _inactive(cq: KueueItem, key: str, what: str, fix: str) -> Finding:
     return finding(CHECKS_CONFLICT, object=cq.label, key=key,
-                   message=f"ClusterQueue {cq.name} {what}: Kueue accepts the objects and keeps the ClusterQueue "
-                   "inactive, so it admits nothing", fix=fix)
+                   message=f"ClusterQueue {cq.name} {what}, so Kueue keeps it inactive", fix=fix)
 
 
 @rule(CHECK_CONFIG_MISSING, "Every MultiKueue admission check has its MultiKueueConfig and its clusters.",
       MK, "the manager's admission checks", FLEET, severity=ERROR,
       graded="a warning while no worker is ready yet (a fleet's first deployment), or while only some of a config's "
-             "clusters are missing")
+             "clusters are missing",
+      explanation="A MultiKueue admission check whose MultiKueueConfig does not exist is inactive, and its "
+      "ClusterQueues admit nothing; a config's clusters that no MultiKueueCluster defines are skipped. On a fleet's "
+      "first deployment no worker has exported its kubeconfig yet, so the config is missing until the workers' "
+      "pulumi up, then the manager's.")
 def check_config(model: Model) -> Iterable[Finding]:
     """The MultiKueue AdmissionCheck's MultiKueueConfig, and the MultiKueueClusters it lists, exist."""
     valid = valid_objects(model)
@@ -579,8 +620,7 @@ def check_config(model: Model) -> Iterable[Finding]:
         if config is None:
             yield finding(CHECK_CONFIG_MISSING, severity=WARNING if bootstrapping else ERROR,
                           object=check.item.label, key=check.item.key,
-                          message=f"the MultiKueue check names MultiKueueConfig {name}, which does not exist, so the "
-                          "check is inactive and its ClusterQueues admit nothing"
+                          message=f"the MultiKueue check names MultiKueueConfig {name}, which does not exist"
                           + (" until a worker has exported its kubeconfig" if bootstrapping else ""),
                           fix="run pulumi up on the workers, then on this manager" if bootstrapping else
                           "define the MultiKueueConfig or fix the name")
@@ -591,26 +631,29 @@ def check_config(model: Model) -> Iterable[Finding]:
             yield finding(CHECK_CONFIG_MISSING, severity=ERROR if len(absent) == len(listed) else WARNING,
                           object=config.item.label, key=config.item.key,
                           message=f"MultiKueueConfig {config.view.name} lists {', '.join(absent)}, which no "
-                          "MultiKueueCluster defines; Kueue skips them", fix="define them or remove them")
+                          "MultiKueueCluster defines", fix="define them or remove them")
 
 
 @rule(WORKER_NOT_READY, "Every listed worker is ready to receive work.",
-      "aks-kueue's fleet (docs/fleet.md)", "the fleet's workers", FLEET, severity=WARNING)
+      "aks-kueue's fleet (docs/fleet.md)", "the fleet's workers", FLEET, severity=WARNING,
+      explanation="A worker that has not exported its outputs (or its kubeconfig) yet gets no MultiKueueCluster on "
+      "the manager, so nothing is dispatched to it, and its queues and pools are not judged.")
 def workers_ready(model: Model) -> Iterable[Finding]:
     """A worker that has not exported its outputs yet gets nothing dispatched, and is not judged."""
     for worker in _workers(model):
         if worker.outputs is None or not worker.ready:
             missing = "outputs" if worker.outputs is None else "kubeconfig"
             yield finding(WORKER_NOT_READY, object=worker.label, key=worker.key,
-                          message=f"worker {worker.name} ({worker.stack}) has no {missing} yet, so this manager "
-                          "creates no MultiKueueCluster for it and nothing is dispatched there; its queues and pools "
-                          "were not checked", fix=f"run pulumi up on {worker.stack}, then on this manager (offline: "
+                          message=f"worker {worker.name} ({worker.stack}) has no {missing} yet", fix=f"run pulumi up on {worker.stack}, then on this manager (offline: "
                           f"--stack-outputs {worker.stack}=FILE)")
 
 
 @rule(WORKER_OUTPUTS, "Every worker's fleet output can be read.",
       "aks-kueue's fleet (docs/fleet.md)", "the fleet's workers", FLEET, severity=ERROR,
-      graded="outputs that cannot be read are an error; a worker mirroring another manager's teams is a warning")
+      graded="outputs that cannot be read are an error; a worker mirroring another manager's teams is a warning",
+      explanation="The manager reads each worker stack's fleet output (its queues, pools, kubeconfig and the manager "
+      "it mirrors): a stack whose output is not a worker's of this program cannot be judged or connected, and a "
+      "worker that mirrors another manager has that manager's namespaces and LocalQueues, not this one's.")
 def worker_outputs(model: Model) -> Iterable[Finding]:
     """A listed stack's `fleet` output must be a worker's, and of this manager."""
     fleet = _managed(model)
@@ -621,19 +664,22 @@ def worker_outputs(model: Model) -> Iterable[Finding]:
         try:
             worker_model(worker.outputs, worker.stack)
         except UnreadableValue as error:
-            yield finding(WORKER_OUTPUTS, severity=ERROR, object=worker.label, key=worker.key, message=str(error),
-                          fix="list only worker stacks of this program in aks-kueue:fleet.workers")
+            yield finding(WORKER_OUTPUTS, severity=ERROR, object=worker.label, key=worker.key, message=error.message,
+                          fix=(f"{error.fix}, or " if error.fix else "")
+                          + "list only worker stacks of this program in aks-kueue:fleet.workers")
             continue
         theirs = worker.outputs.get("manager")
         if isinstance(theirs, str) and own and not same_stack(theirs, own):
             yield finding(WORKER_OUTPUTS, severity=WARNING, object=worker.label, key=worker.key,
-                          message=f"worker {worker.name} mirrors the teams of {theirs}, not of this manager: the "
-                          "namespaces and LocalQueues it has are that manager's", fix="set aks-kueue:fleet.manager of "
+                          message=f"worker {worker.name} mirrors the teams of {theirs}, not of this manager", fix="set aks-kueue:fleet.manager of "
                           f"{worker.stack} to this stack")
 
 
 @rule(MANAGER_NOT_READY, "A worker's manager has deployed and lists it.",
-      "aks-kueue's fleet (docs/fleet.md)", "a worker's manager", FLEET, severity=WARNING)
+      "aks-kueue's fleet (docs/fleet.md)", "a worker's manager", FLEET, severity=WARNING,
+      explanation="A worker mirrors its manager's teams (namespaces, LocalQueues, priority classes) from the "
+      "manager's fleet output: before the manager has deployed it mirrors none, and a manager that does not list the "
+      "worker dispatches nothing to it.")
 def manager_ready(model: Model) -> Iterable[Finding]:
     """A worker whose manager has no `fleet` output mirrors no team, and is listed nowhere."""
     fleet = _mirroring(model)
@@ -641,13 +687,11 @@ def manager_ready(model: Model) -> Iterable[Finding]:
         return
     if fleet.manager_outputs is None:
         yield finding(MANAGER_NOT_READY, object="fleet manager", key=f"{fleet.key}.manager",
-                      message=f"the manager {fleet.manager} has no `{FLEET_OUTPUT}` output yet, so this worker mirrors "
-                      "no team (no namespace, LocalQueue or priority class)",
+                      message=f"the manager {fleet.manager} has no `{FLEET_OUTPUT}` output yet",
                       fix=f"run pulumi up on {fleet.manager} first (offline: --stack-outputs {fleet.manager}=FILE)")
     elif _stack_in(fleet.manager_outputs, fleet.stack) is None:
         yield finding(MANAGER_NOT_READY, object="fleet manager", key=f"{fleet.key}.manager",
-                      message=f"the manager {fleet.manager} does not list this stack among its workers, so nothing is "
-                      "dispatched here", fix=f"add this stack to aks-kueue:fleet.workers of {fleet.manager}")
+                      message=f"the manager {fleet.manager} does not list this stack among its workers", fix=f"add this stack to aks-kueue:fleet.workers of {fleet.manager}")
 
 
 def _stack_in(manager: Optional[Mapping[str, Any]], stack: str) -> Optional[str]:

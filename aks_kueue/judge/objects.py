@@ -39,7 +39,13 @@ SELECTOR = Path("spec", "namespaceSelector")
 
 
 @rule(OBJECT_INVALID, "Every Kueue object passes Kueue's schema, CEL rules and webhooks, and its references resolve.",
-      KUEUE_RULES, "Kueue objects", OBJECTS_VALID, blocking=True, severity=ERROR)
+      KUEUE_RULES, "Kueue objects", OBJECTS_VALID, blocking=True, severity=ERROR,
+      explanation="The API server refuses an object that fails its CRD's schema or CEL rules, and Kueue's webhooks "
+      "refuse one that breaks Kueue's own rules: pulumi up then fails half-way, so the program refuses the config "
+      "before it registers anything. An object whose reference does not resolve (a ResourceFlavor, a ClusterQueue, "
+      "an AdmissionCheck, a Topology) is accepted but kept inactive by Kueue, which admits nothing through it; a "
+      "cohort cycle disables every cohort and ClusterQueue in it. The messages are the API server's and Kueue's own "
+      "words where they have them.")
 def object_findings(model: Model) -> list[Finding]:
     findings = []
     checked = list(zip(model.objects, checked_objects(model)))
@@ -142,13 +148,18 @@ def _finding(item: KueueItem, error: FieldError, kind: str = OBJECT_INVALID) -> 
     if item.key.startswith("aks-kueue:queues."):
         key, message = stack_key(item.key, error.field), error.message
     else:
-        key, message = item.key, str(error)
-    return finding(kind, object=item.label, key=key, message=message)
+        key, message = item.key, f"{error.field}: {error.message}" if error.field else error.message
+    return finding(kind, object=item.label, key=key, message=message, fix=error.fix)
 
 
 @rule(NAMESPACE_UNUSABLE, "Every LocalQueue's namespace is created or declared existing, and its ClusterQueue's "
       "namespaceSelector selects it.", "Kueue LocalQueue and ClusterQueue namespaceSelector", "LocalQueues and "
-      "Namespaces", OBJECTS_VALID, blocking=True, severity=ERROR)
+      "Namespaces", OBJECTS_VALID, blocking=True, severity=ERROR,
+      explanation="A LocalQueue is created in its namespace, so the namespace must exist: created by this stack or "
+      "declared existing (queues.existingNamespaces), never one every cluster already has (default, kube-system), "
+      "which the program would otherwise try to create. And a ClusterQueue admits work only from the namespaces its "
+      "namespaceSelector selects: unset selects none, so a LocalQueue in a namespace it does not select can never "
+      "submit there.")
 def namespace_findings(model: Model) -> list[Finding]:
     """A LocalQueue needs its namespace, and its ClusterQueue's namespaceSelector must select it."""
     namespaces = {n.name: n for n in model.namespaces}
@@ -171,8 +182,7 @@ def namespace_findings(model: Model) -> list[Finding]:
         if found is None:
             findings.append(finding(
                 NAMESPACE_UNUSABLE, object=item.label, key=field_key(item.key, "namespace"),
-                message=f"namespace {lq.namespace!r} is neither created by this stack nor declared existing; the "
-                "LocalQueue cannot be created", fix="create the namespace with this stack, or list it in "
+                message=f"namespace {lq.namespace!r} is neither created by this stack nor declared existing", fix="create the namespace with this stack, or list it in "
                 "queues.existingNamespaces"))
             continue
         cq = queues.get(lq.cluster_queue)
@@ -202,7 +212,10 @@ def _once(findings: list[Finding]) -> list[Finding]:
 
 @rule(WORKLOAD_INVALID, "Every expected workload is a Workload Kueue accepts, on a defined queue and priority class.",
       KUEUE_RULES, "expected workloads (the model ConfigMap)", WORKLOADS_FIT, blocking=True, config=VM_OVERHEAD,
-      severity=ERROR)
+      severity=ERROR,
+      explanation="An expected workload is the Workload Kueue would create for a team's job: Kueue refuses to create "
+      "one that fails its schema or webhooks, names a LocalQueue that does not exist, or a WorkloadPriorityClass "
+      "that is not defined, so the job would never be queued.")
 def workload_findings(model: Model) -> list[Finding]:
     """Expected workloads Kueue would refuse, or whose queue or priority class is missing."""
     local_queues = {(o.namespace, o.name) for o in model.of_kind("LocalQueue")}
@@ -233,8 +246,7 @@ def _workload(workload: ExpectedWorkload, local_queues, classes, managed: bool) 
             "queueManifests)", "point it at one that is")
     name = map_at(spec, "priorityClassRef").get("name")
     if isinstance(name, str) and name not in classes and not (managed and name.startswith(RESERVED_PREFIX)):
-        add("priorityClass", f"WorkloadPriorityClass {name!r} is not defined",
-            "Kueue refuses to create workloads that name a missing class; define it or name another")
+        add("priorityClass", f"WorkloadPriorityClass {name!r} is not defined", "define it or name another")
     raw = spec.get("podSets")
     pod_sets = [(i, p) for i, p in enumerate(raw) if isinstance(p, dict)] if isinstance(raw, list) else []
     names = [p.get("name") for _, p in pod_sets]
@@ -251,7 +263,8 @@ def _workload(workload: ExpectedWorkload, local_queues, classes, managed: bool) 
                 add(f"podSets[{index}].requests.pods", "the resource name pods is reserved for Kueue", "remove it")
     if not found:
         obj = as_created(manifest, classes, workload.key)
-        found += [finding(WORKLOAD_INVALID, object=workload.label, key=workload.key, message=str(error))
+        found += [finding(WORKLOAD_INVALID, object=workload.label, key=workload.key,
+                          message=f"{error.field}: {error.message}" if error.field else error.message, fix=error.fix)
                   for error in validate_object(obj)]
     return found
 
@@ -282,7 +295,10 @@ def valid_workloads(model: Model) -> list[tuple[ExpectedWorkload, dict]]:
 
 
 @rule(COHORT_SINGLE_MEMBER, "A cohort has a Cohort object or more than one member.", "Kueue cohorts (a cohortName "
-      "creates its cohort)", "ClusterQueues", severity=WARNING)
+      "creates its cohort)", "ClusterQueues", severity=WARNING,
+      explanation="Kueue creates a cohort for any cohortName; a ClusterQueue alone in a cohort no Cohort object "
+      "declares borrows from and lends to nobody, and is most likely a misspelling of another cohort's name. "
+      "Declare the Cohort to say one member is meant.")
 def cohort_findings(model: Model) -> list[Finding]:
     """Kueue creates a cohort for any cohortName; one that only a single ClusterQueue names, and
     that no Cohort object declares, is most likely a misspelling of another."""
@@ -301,11 +317,10 @@ def cohort_findings(model: Model) -> list[Finding]:
         if count == 1 and name not in declared and name not in parents:
             member = first[name]
             others = sorted(n for n in members if n != name) + sorted(declared)
-            hint = f"; the other cohorts are {', '.join(others)}" if others else ""
+            hint = f" (the other cohorts are {', '.join(others)})" if others else ""
             findings.append(finding(
                 COHORT_SINGLE_MEMBER, object=member.label, key=field_key(member.key, "spec.cohortName"),
-                message=f"cohort {name!r} has no Cohort object and no other ClusterQueue names it, so {member.name} "
-                f"borrows from and lends to nobody{hint}", fix="fix the name if it is a typo, or declare the Cohort to "
-                "say it is meant"))
+                message=f"cohort {name!r} has no Cohort object and no other ClusterQueue names it{hint}",
+                fix="fix the name if it is a typo, or declare the Cohort to say it is meant"))
     return findings
 

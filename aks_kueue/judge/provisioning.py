@@ -108,27 +108,25 @@ def _unavailable(model: Model, check: ProvisioningCheck) -> list[Finding]:
     if cluster is not None and (cluster.sku == "Automatic" or cluster.node_provisioning == "Auto"):
         add(item.key, f"AdmissionCheck {item.name} asks the cluster autoscaler for nodes through ProvisioningRequests, "
             f"and the cluster uses node auto-provisioning (nodeProvisioning {cluster.node_provisioning}, sku "
-            f"{cluster.sku}), which does not answer them; the check never passes and the ClusterQueues using it admit "
-            "nothing it applies to",
+            f"{cluster.sku}), which does not answer them",
             "remove the check, or use nodeProvisioning Manual with autoscaled node pools",
             nodeProvisioning=cluster.node_provisioning)
     minor = re.match(r"1\.(\d+)", cluster.kubernetes_version) if cluster is not None else None
     if cluster is not None and minor is not None and int(minor.group(1)) < MIN_PROVISIONING_MINOR:
-        add(item.key, f"AKS's cluster autoscaler answers ProvisioningRequests from Kubernetes "
-            f"1.{MIN_PROVISIONING_MINOR}, and the cluster runs {cluster.kubernetes_version}; AdmissionCheck "
-            f"{item.name} never passes", f"upgrade the cluster to 1.{MIN_PROVISIONING_MINOR} or later",
+        add(item.key, f"AdmissionCheck {item.name} needs Kubernetes 1.{MIN_PROVISIONING_MINOR} or later for AKS's "
+            f"cluster autoscaler to answer its ProvisioningRequests, and the cluster runs {cluster.kubernetes_version}",
+            f"upgrade the cluster to 1.{MIN_PROVISIONING_MINOR} or later",
             kubernetesVersion=cluster.kubernetes_version)
     name = check.check.names("ProvisioningRequestConfig")
     if check.config is None:
         add(field_key(item.key, "spec.parameters"),
-            f"AdmissionCheck {item.name} names ProvisioningRequestConfig {name or '(none)'}, which is not defined; "
-            "Kueue keeps the check inactive, and the ClusterQueues using it admit nothing",
+            f"AdmissionCheck {item.name} names ProvisioningRequestConfig {name or '(none)'}, which is not defined",
             "define the ProvisioningRequestConfig, or fix spec.parameters (apiGroup kueue.x-k8s.io, kind "
             "ProvisioningRequestConfig, name)", provisioningRequestConfig=name)
     elif (problem := class_problem(check.provisioning_class)) is not None:
         config = check.config.item
-        add(field_key(config.key, "spec.provisioningClassName"), f"ProvisioningRequestConfig {config.name}: {problem}",
-            "set provisioningClassName to one AKS's cluster autoscaler provides",
+        add(field_key(config.key, "spec.provisioningClassName"),
+            f"ProvisioningRequestConfig {config.name}: {problem.message}", problem.fix,
             provisioningClassName=check.provisioning_class)
     return found
 
@@ -174,8 +172,7 @@ def _unprovisionable(decided: Decided, cluster_queue: str, check: ProvisioningCh
         findings.append(finding(
             PODSET_UNPROVISIONABLE, object=workload.label, key=workload.key,
             message=f"{workload.label}'s ProvisioningRequest (AdmissionCheck {check.item.name} of ClusterQueue "
-            f"{cluster_queue}, {check.provisioning_class}) needs more than one node pool grown ({listed}), and the "
-            "cluster autoscaler grows one pool per request, all or nothing; the request is never provisioned",
+            f"{cluster_queue}, {check.provisioning_class}) needs more than one node pool grown ({listed})",
             fix="keep a minCount on one of those pools that holds its pod set, limit the check to the pod sets of one "
             "pool (a ProvisioningRequestConfig with managedResources, in queueManifests), or run the pod sets on one "
             "pool",
@@ -195,11 +192,9 @@ def _no_pool_grows_enough(workload, cluster_queue: str, check: ProvisioningCheck
     return finding(
         PODSET_UNPROVISIONABLE, object=workload.label,
         key=field_key(workload.key, f"podSets[{index.get(pod_set.name, 0)}]"),
-        message=f"{workload.label} podset {pod_set.name} needs {count} pods of {wanted}; ClusterQueue "
-        f"{cluster_queue} asks the cluster autoscaler for them through AdmissionCheck {check.item.name} "
-        f"({check.provisioning_class}), which grows one node pool per request, all or nothing, beyond the nodes "
-        f"that always exist: at best {reach[best[0].name]} such pods (pool {best[0].name} grown to maxCount, the "
-        f"other pools at minCount; {detail}), so the request is never provisioned and the workload never admitted",
+        message=f"{workload.label} podset {pod_set.name} needs {count} pods of {wanted} through AdmissionCheck "
+        f"{check.item.name} of ClusterQueue {cluster_queue} ({check.provisioning_class}), and one pool grown holds at "
+        f"best {reach[best[0].name]} (pool {best[0].name} grown to maxCount, the other pools at minCount: {detail})",
         fix=f"raise pool {best[0].name}'s maxCount so one pool holds {count} such pods, raise the other pools' "
         "minCount, or lower the podset's count",
         numbers={"clusterQueue": cluster_queue, "admissionCheck": check.item.name, "podSet": pod_set.name,

@@ -67,6 +67,10 @@ class Rule:
     config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     # Whether its policy's config (defaults filled) waives a finding.
     waived: Optional[Callable[[Finding, Mapping[str, Any]], bool]] = field(default=None, repr=False)
+    # Why the rule holds and what breaks when it does not (Kueue's or AKS's behaviour, its sources): a
+    # finding's message states the fact in one sentence, the explanation is here, in the rule's
+    # documentation (`documentation`).
+    explanation: str = ""
 
     @property
     def documentation(self) -> str:
@@ -79,7 +83,7 @@ class Rule:
         if severity is not None and severity != self.severity and not self.graded:
             raise ValueError(f"rule {self.id}: its findings are all {self.severity}s (it declares no `graded`)")
         return Finding(kind=self.id, severity=severity or self.severity, object=object, key=key, message=message,
-                       fix=fix, numbers=dict(numbers or {}))
+                       fix=fix, numbers=dict(numbers or {}), documentation=self.documentation)
 
 
 RULES: dict[str, Rule] = {}
@@ -94,13 +98,15 @@ def policy(name: str, description: str, level: str = MANDATORY, reports_warnings
 
 
 def rule(id: str, title: str, source: str, applies_to: str, policy: Optional[str] = None, *,
-         severity: Optional[Severity] = None, graded: str = "", baseline: bool = False, blocking: bool = False,
+         severity: Optional[Severity] = None, explanation: str = "", graded: str = "", baseline: bool = False,
+         blocking: bool = False,
          config: Optional[Mapping[str, Mapping[str, Any]]] = None,
          waived: Optional[Callable[[Finding, Mapping[str, Any]], bool]] = None) -> Callable:
     """Register the decorated check as the rule `id`; the function itself is returned unchanged.
 
-    `severity` is that of its findings (`graded`: why they have two, the worst being `severity`). A
-    baseline rule is its own policy (named `id`, its title the description), graded by the environment;
+    `severity` is that of its findings (`graded`: why they have two, the worst being `severity`);
+    `explanation` (required) says why the rule holds and what breaks when it does not, which its findings'
+    one-sentence messages leave to the documentation. A baseline rule is its own policy (named `id`, its title the description), graded by the environment;
     any other names the policy its errors go to (`aks-kueue-warnings` when it only warns)."""
     if id in RULES:
         raise ValueError(f"rule {id!r} is registered twice")
@@ -109,11 +115,14 @@ def rule(id: str, title: str, source: str, applies_to: str, policy: Optional[str
         _POLICIES[id] = Policy(id, title + BASELINE_NOTE)
     if severity is None:
         raise TypeError(f"rule {id!r} declares no severity")
+    if not explanation.strip():
+        raise TypeError(f"rule {id!r} declares no explanation (why it holds, for its documentation)")
 
     def register(check: Callable[..., Iterable[Finding]]) -> Callable[..., Iterable[Finding]]:
         RULES[id] = Rule(id=id, title=title, source=source, applies_to=applies_to, policy=policy or WARNINGS,
                          check=check, severity=severity, graded=graded, arguments=_arguments(check),
-                         baseline=baseline, blocking=blocking, config=dict(config or {}), waived=waived)
+                         baseline=baseline, blocking=blocking, config=dict(config or {}), waived=waived,
+                         explanation=" ".join(explanation.split()))
         return check
     return register
 
@@ -204,9 +213,15 @@ def registry_markdown() -> str:
     for one in RULES.values():
         level = _POLICIES[one.policy].level + (" in production, a warning in development" if one.baseline else "")
         severity = f"{one.severity} or warning: {one.graded}" if one.graded else str(one.severity)
-        # The anchor `Rule.documentation` points at.
-        lines.append(f"| `{one.id}`<a id=\"{one.id}\"></a> | `{one.policy}` | {level} | {cell(severity)} | "
+        lines.append(f"| [`{one.id}`](#{one.id}) | `{one.policy}` | {level} | {cell(severity)} | "
                      f"{cell(one.title)} | {cell(one.applies_to)} | {cell(one.source)} |")
+    lines += ["", "## What each rule checks, and why", "",
+              "A finding's message states what is wrong in one sentence; why the rule holds, and what breaks when "
+              "it does not, is said once, here."]
+    for one in RULES.values():
+        # The heading's id is the anchor `Rule.documentation` points at.
+        lines += ["", f"### `{one.id}` {{#{one.id}}}", "", f"**{one.title}** {one.explanation}".rstrip(), "",
+                  f"Source: {one.source}."]
     return "\n".join(lines) + "\n"
 
 

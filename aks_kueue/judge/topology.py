@@ -91,10 +91,8 @@ def _floor(queue: Valid[ClusterQueue], flavor: str, placement: FlavorPlacement, 
     if floor == 0:
         return [finding(
             TOPOLOGY_NEEDS_NODES, severity=ERROR, object=item.label, key=_cq_key(item),
-            message=f"{item.label} gives TAS flavor {flavor} quota, and Topology Aware Scheduling places pods only on "
-            f"nodes that exist and are Ready; its pools scale from zero ({listed}) and no ProvisioningRequest check "
-            "adds nodes first, so Kueue never places a pod there and the autoscaler, which reacts only to pending "
-            "pods, never adds a node: nothing is ever admitted on it",
+            message=f"{item.label} gives TAS flavor {flavor} quota, and its pools scale from zero ({listed}) with no "
+            "ProvisioningRequest check to add nodes first",
             fix=f"{fix}, or set a minCount on the pool that holds the work",
             numbers={"clusterQueue": item.name, "flavor": flavor, "minCount": pools, "floorNodes": 0})]
     held = {r: sum(pool.node.amounts.get(r, 0) * floor_nodes(pool, nodes) for pool, nodes in placement.pools)
@@ -106,9 +104,8 @@ def _floor(queue: Valid[ClusterQueue], flavor: str, placement: FlavorPlacement, 
     text = ", ".join(f"{r} {show(r, q)} (the floor holds {show(r, held[r])})" for r, q in over)
     return [finding(
         TOPOLOGY_NEEDS_NODES, severity=WARNING, object=item.label, key=_cq_key(item),
-        message=f"{item.label}'s quota on TAS flavor {flavor} is above what the nodes that always exist hold: {text}; "
-        f"Topology Aware Scheduling places pods only on existing nodes ({floor} at the floor: {listed}), so "
-        "quota above the floor is usable only while something else keeps more nodes up",
+        message=f"{item.label}'s quota on TAS flavor {flavor} is above what the {floor} nodes that always exist "
+        f"({listed}) hold: {text}",
         fix=f"{fix}, or raise the pools' minCount, or lower the quota to the floor",
         numbers={"clusterQueue": item.name, "flavor": flavor, "floorNodes": floor,
                  "quota": {r: amount(r, q) for r, q in over}, "floor": {r: amount(r, held[r]) for r, _ in over}})]
@@ -135,8 +132,7 @@ def _workload(decided: Decided, cluster_queue: str, tas: ClusterQueueTopology, l
                 TOPOLOGY_REQUEST_MISMATCH, object=workload.label, key=key,
                 message=f"{workload.label} podset {pod_set.name} is proven admissible by ClusterQueue "
                 f"{cluster_queue} on flavors {', '.join(dict.fromkeys(assignment.flavors.values()))}, but Topology "
-                f"Aware Scheduling refuses that: {'; '.join(reasons)}; Kueue would try other flavors or leave the "
-                "workload pending",
+                f"Aware Scheduling refuses that ({'; '.join(reasons)})",
                 fix="give the podset a topologyRequest whose levels the flavor's Topology has (e.g. unconstrained: "
                 "true) and make its flavor a TAS flavor, or, for a podset without one, give the ClusterQueue only TAS "
                 "flavors (TAS is then implied) or none",
@@ -191,8 +187,7 @@ def _host(workload, key: str, cluster_queue: str, members: list[tuple[PodSet, in
     return [finding(
         PODSET_EXCEEDS_HOST, object=workload.label, key=key,
         message=f"{workload.label}: {what} must run on one node (topology level {HOSTNAME}), and together asks for "
-        f"{wanted}, more than one node holds ({detail}); Kueue never finds such a node, so ClusterQueue "
-        f"{cluster_queue} never admits the workload",
+        f"{wanted}, more than one node holds ({detail})",
         fix=f"lower the pod count or the requests so they fit one node, use a larger VM size, or require a broader "
         f"level than {HOSTNAME} (or a slice per node)",
         numbers={"clusterQueue": cluster_queue, "needs": {r: amount(r, v) for r, v in modelled.items()},
@@ -212,9 +207,8 @@ def _above_floor(workload, key: str, cluster_queue: str, flavor: str, pod_set: P
     return [finding(
         TOPOLOGY_NEEDS_NODES, severity=ERROR, object=workload.label, key=key,
         message=f"{workload.label} podset {pod_set.name} needs {count} pods on TAS flavor {flavor} of "
-        f"ClusterQueue {cluster_queue}, and Topology Aware Scheduling places pods only on nodes that exist; without a "
-        f"ProvisioningRequest check the nodes that always exist hold {room} ({detail}), so it waits until something "
-        "else keeps more nodes up",
+        f"ClusterQueue {cluster_queue}, and without a ProvisioningRequest check the nodes that always exist hold {room} "
+        f"({detail})",
         fix=f"give ClusterQueue {cluster_queue} a ProvisioningRequest check on {flavor}, or raise pool {pool.name}'s "
         f"minCount to {needed}",
         numbers={"clusterQueue": cluster_queue, "flavor": flavor, "podSet": pod_set.name, "count": count,

@@ -214,8 +214,7 @@ def _schedule(label: str, pod_set: PodSet, flavors: Mapping[str, str],
     if isinstance(landing, Conflict):
         return ("podset-conflicting-flavors",
                 f"{label} podset {name} gets flavors {', '.join(landing.flavors)}, whose nodeLabels "
-                f"disagree on {landing.key} ({landing.values[0]} vs {landing.values[1]}); no node has both, so its "
-                "pods stay Pending",
+                f"disagree on {landing.key} ({landing.values[0]} vs {landing.values[1]})",
                 "give those resources one flavor (list them in one resourceGroup's flavor), or make the "
                 "flavors' nodeLabels compatible", {"podSet": name, "flavors": list(landing.flavors)})
     if landing is None:

@@ -7,7 +7,7 @@ objects: duplicate names and every cross-reference between them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Callable, Iterable
 
@@ -204,16 +204,18 @@ def validate_set(objects: Iterable[KueueObject], rules: ReferenceRules) -> list[
     for obj in objects:
         by_kind.setdefault(obj.kind, {}).setdefault((obj.namespace, obj.name), obj)
         if obj.kind == "LocalQueue" and len(obj.name) > LABEL_VALUE_MAX:
-            found.append(fe.invalid(METADATA.child("name"), obj.name,
-                                    f"a LocalQueue name may be at most {LABEL_VALUE_MAX} characters here (it has "
-                                    f"{len(obj.name)}): jobs name their queue in the kueue.x-k8s.io/queue-name "
-                                    f"label, and a label value is at most {LABEL_VALUE_MAX} characters, so no job "
-                                    "could use this queue. Kueue itself accepts the name (up to 253); this is this "
-                                    "program's rule. Shorten the name").of(obj))
+            # Kueue itself accepts the name (up to 253): this is this program's rule.
+            found.append(replace(fe.invalid(METADATA.child("name"), obj.name,
+                                            f"a LocalQueue name may be at most {LABEL_VALUE_MAX} characters here (it "
+                                            f"has {len(obj.name)}), since jobs name their queue in the "
+                                            f"kueue.x-k8s.io/queue-name label, whose values are at most "
+                                            f"{LABEL_VALUE_MAX} characters"),
+                                 fix="shorten the name (Kueue itself accepts up to 253 characters, but no job could "
+                                     "use this queue)").of(obj))
         if rules.managed and obj.name.startswith(MANAGED_PREFIX):
-            found.append(fe.invalid(METADATA.child("name"), obj.name,
-                                    "the AKS managed Kueue extension owns every object named aks-*; rename it, or "
-                                    "use the extension's object instead of replacing it").of(obj))
+            found.append(replace(fe.invalid(METADATA.child("name"), obj.name,
+                                            "the AKS managed Kueue extension owns every object named aks-*"),
+                                 fix="rename it, or use the extension's object instead of replacing it").of(obj))
 
     def exists(kind: str, name: Any, namespace: str | None = None) -> bool:
         if not isinstance(name, str):
@@ -271,8 +273,9 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
 
 
 def _dangling(obj: KueueObject, path: Path, kind: str, name: Any) -> FieldError:
-    return fe.not_found(path, detail=f"{kind} {show(name)} is not defined; Kueue would keep this {obj.kind} "
-                                     f"inactive. Define the {kind} or fix the name").of(obj)
+    # Kueue keeps an object whose reference dangles inactive: it admits nothing through it.
+    return replace(fe.not_found(path, detail=f"{kind} {show(name)} is not defined, so Kueue keeps this {obj.kind} "
+                                             "inactive"), fix=f"define the {kind} or fix the name").of(obj)
 
 
 def _cohort_cycles(cohorts: dict[tuple, KueueObject]) -> list[FieldError]:
@@ -281,9 +284,9 @@ def _cohort_cycles(cohorts: dict[tuple, KueueObject]) -> list[FieldError]:
     for cycle in cohort_cycles(parent):
         obj = cohorts[(None, cycle[0])]
         loop = " -> ".join([*cycle, cycle[0]])
-        found.append(fe.invalid(SPEC.child("parentName"), fe.OMIT, f"cohort cycle {loop}; Kueue disables every "
-                                                                   "cohort and ClusterQueue in a cycle. Break it")
-                     .of(obj))
+        found.append(replace(fe.invalid(SPEC.child("parentName"), fe.OMIT, f"cohort cycle {loop}, which disables "
+                                                                           "every cohort and ClusterQueue in it"),
+                             fix="break the cycle").of(obj))
     return found
 
 

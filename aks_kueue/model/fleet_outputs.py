@@ -107,7 +107,7 @@ def worker_model(outputs: Mapping[str, Any], stack: str) -> Model:
         return _worker_model(outputs, stack)
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise UnreadableValue(f"the `{FLEET_OUTPUT}` output of {stack} cannot be read ({type(error).__name__}: "
-                                f"{error}); run pulumi up on {stack} with this program's version") from None
+                              f"{error})", f"run pulumi up on {stack} with this program's version") from None
 
 
 def _worker_model(outputs: Mapping[str, Any], stack: str) -> Model:

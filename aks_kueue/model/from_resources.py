@@ -109,7 +109,7 @@ def from_resources(resources: Sequence[Any]) -> Reading:
         try:
             if MANAGED_CLUSTER.match(kind):
                 if cluster is not None:
-                    raise UnreadableValue(f"{label}: a second ManagedCluster; the pack models one cluster per stack")
+                    raise UnreadableValue(f"{label}: a second ManagedCluster, and the pack models one cluster per stack")
                 cluster = _cluster(props, label, key)
                 urns[CLUSTER_SUBJECT] = urn
                 # A system pool inline in the cluster is the cluster's resource.

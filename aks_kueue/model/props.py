@@ -15,7 +15,11 @@ from typing import Any
 
 class UnreadableValue(ValueError):
     """A value Pulumi hands the program exists but has a shape it cannot use: a resource's property (as the pack
-    reads it), or another stack's output (`fleet_outputs`)."""
+    reads it), or another stack's output (`fleet_outputs`); what is wrong and, where there is advice, what to do."""
+
+    def __init__(self, message: str, fix: str = "") -> None:
+        super().__init__(f"{message}; {fix}" if fix else message)
+        self.message, self.fix = message, fix
 
 
 def get(props: Any, *path: str, default: Any = None) -> Any:

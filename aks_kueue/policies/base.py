@@ -3,8 +3,8 @@
 Each policy of the registry becomes one stack policy: it reads the model from the resources it is
 handed (`model.from_resources`), runs the judge on it, and reports the findings whose rule reports
 under it (`rules.policy_for`), less those its config waives, as violations. CrossGuard carries a
-message and a URN, so the message is the finding's own line, `<key>: <message>; <fix>`, and the URN
-is that of the resource the finding is about.
+message and a URN, so the message is the finding's own line, `<key>: <message>; <fix>`, then where its
+rule is documented (`Finding.violation`), and the URN is that of the resource the finding is about.
 
 No policy of today's registry is a resource policy: every one has a rule that needs more than one
 resource (the stack's environment is in the model ConfigMap, the install is judged with the cluster,
@@ -65,7 +65,7 @@ def _stack_policy(policy: rules.Policy) -> StackValidationPolicy:
         try:
             reading, judgement, by_policy = _judged(list(args.resources), overhead(config))
             # No message shows a value of a secret config key (the values arrive decrypted).
-            found = [(reading.hidden.text(str(f)), reading.urns.get(f.object)) for f in by_policy.get(name, ())
+            found = [(reading.hidden.text(f.violation()), reading.urns.get(f.object)) for f in by_policy.get(name, ())
                      if not rules.waived(f, config)]
         except (UnknownValueError, _NotApplicableError):
             raise  # the runtime's to handle: "can't run policy during preview"

@@ -180,7 +180,7 @@ def _judged(outcome: Outcome, run: ProgramRun, pack_config: Optional[dict]) -> O
     enabled = levels(pack_config)
     routed = [Verdict(f, policy_for(f), enabled[policy_for(f)]) for f in judgement.findings]
     outcome.verdicts = [v for v in routed if v.level != DISABLED]
-    shown = {(v.policy, str(v.finding)) for v in outcome.verdicts}
+    shown = {(v.policy, v.finding.violation()) for v in outcome.verdicts}
     outcome.other_violations = [v for v in outcome.violations if (v.policy, v.message) not in shown]
     return outcome
 

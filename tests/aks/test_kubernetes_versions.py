@@ -57,7 +57,7 @@ def test_errors_and_warnings_by_stage():
     retired = kv.judge_version("1.31.2", date(2026, 12, 1))
     assert retired.error.startswith("Kubernetes 1.31.2 reached the end of AKS support (Nov 2026)")
     lts = kv.judge_version("1.33", date(2026, 9, 1))
-    assert lts.error is None and "(until 1.37 GA)" in lts.warnings[0]
+    assert lts.error is None and "(until 1.37 GA)" in lts.warnings[0].message
 
 
 def test_the_proposed_versions_respect_the_callers_minimum():
@@ -71,7 +71,7 @@ def test_a_stale_calendar_says_so_once_the_grace_period_is_over():
     last_fresh = cal.as_of + timedelta(days=cal.grace_days)
     assert not cal.stale(last_fresh) and cal.stale(last_fresh + timedelta(days=1))
     assert kv.judge_version("1.36", last_fresh).warnings == ()
-    assert "refresh it" in kv.judge_version("1.36", last_fresh + timedelta(days=1)).warnings[-1]
+    assert "refresh it" in kv.judge_version("1.36", last_fresh + timedelta(days=1)).warnings[-1].fix
     # Past the grace period a version newer than the calendar is a warning, not an error.
     newer = kv.judge_version("1.38", last_fresh + timedelta(days=1))
     assert newer.error is None and newer.stage is Stage.UNKNOWN

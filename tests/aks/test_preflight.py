@@ -19,10 +19,9 @@ def test_aks_always_needs_its_resource_provider():
     found = advisories("eastus", [])
     assert found == [Advisory(
         key="azure-native:location",
-        message=("the resource provider Microsoft.ContainerService must be registered in the subscription (AKS "
-                 "itself); `Registered` means it is, otherwise run `az provider register --namespace "
-                 "Microsoft.ContainerService`"),
-        command="az provider show --namespace Microsoft.ContainerService --query registrationState -o tsv")]
+        message="the resource provider Microsoft.ContainerService must be registered in the subscription (AKS itself)",
+        command="az provider show --namespace Microsoft.ContainerService --query registrationState -o tsv",
+        then="`Registered` means it is, otherwise run `az provider register --namespace Microsoft.ContainerService`")]
 
 
 def test_features_bring_their_registrations():
@@ -43,7 +42,7 @@ def test_every_size_once_and_gpu_quota_for_gpu_pools_only():
     quota = [a for a in found if "quota" in a.message]
     assert [a.key for a in quota] == [A100.key]
     assert "needs 96 vCPUs of its VM family's quota in westus2" in quota[0].message
-    assert "raise that family's quota" in quota[0].message
+    assert "raise that family's quota" in quota[0].then
 
 
 H100_SPOT = PoolUse("aks-kueue:nodePools[3]", "Standard_NC40ads_H100_v5", nodes=6, vcpus=40, gpu=True, spot=True)
@@ -57,10 +56,10 @@ def test_a_spot_pool_is_judged_against_the_regions_spot_quota_not_its_family():
     quota = {a.key: a for a in found if "quota" in a.message}
     assert list(quota) == [A100.key, H100_SPOT.key]
     spot = quota[H100_SPOT.key]
-    assert spot.message.startswith("Standard_NC40ads_H100_v5 at 6 nodes is a spot pool: it needs 240 vCPUs of the "
-                                   "region's Spot vCPU quota in eastus, not of its VM family's quota")
-    assert "raise \"Total Regional Spot vCPUs\"" in spot.message
-    assert "\"Total Regional Low-priority vCPUs\", lowPriorityCores" in spot.message
+    assert spot.message == ("Standard_NC40ads_H100_v5 at 6 nodes is a spot pool that needs 240 vCPUs of the "
+                            "region's Spot vCPU quota in eastus, not of its VM family's quota")
+    assert "raise \"Total Regional Spot vCPUs\"" in spot.then
+    assert "\"Total Regional Low-priority vCPUs\", lowPriorityCores" in spot.then
     assert "VM family's quota in" not in spot.message
     assert spot.command == ("az vm list-usage --location eastus --query \"[?name.value=='lowPriorityCores']."
                             "{quota:name.value, used:currentValue, limit:limit}\" -o table")

@@ -45,7 +45,10 @@ def test_dev_json_follows_the_contract():
     assert {f["kind"] for f in doc["findings"]} == {"placeholder-value", "check-in-azure", "day2-unguarded",
                                                     "aks-paid-tier", "aks-monitoring", "aks-defender"}
     for finding in doc["findings"]:
-        assert set(finding) == {"kind", "severity", "object", "key", "message", "fix", "numbers"}
+        assert set(finding) == {"kind", "severity", "object", "key", "message", "fix", "numbers", "documentation"}
+        # A rule's finding points at its rule's explanation; the day-2 guard's kinds are no rules.
+        assert finding["documentation"] == (f"docs/reference/policies.md#{finding['kind']}"
+                                            if finding["kind"] != "day2-unguarded" else "")
     assert (doc["project"], doc["stack"]) == ("aks-kueue", "dev")
     for violation in doc["violations"]:  # dev may carry advisory ones, never a mandatory one
         assert set(violation) == {"policy", "enforcementLevel", "urn", "message"}

@@ -12,6 +12,7 @@ from aks_kueue.day2.guard import judge_update
 from aks_kueue.day2.replacement import MULTIKUEUE_CLUSTER, NAMESPACE, SERVICE_ACCOUNT
 from aks_kueue.day2.state import Previous, Record, SystemPoolOwner, Tracked, from_outputs, to_output
 from aks_kueue.kueue import multikueue as mk
+from tests.messages import explained
 
 WEST, SWEDEN = "acme/aks-kueue/fleet-westus3", "acme/aks-kueue/fleet-swedencentral"
 MANAGER = "acme/aks-kueue/fleet-manager"
@@ -68,7 +69,7 @@ def test_removing_a_connected_worker_is_refused_with_the_drain():
     assert refusal.kind == "day2-fleet-worker-refused" and refusal.key == "aks-kueue:fleet.workers"
     assert refusal.object == "worker westus3-a100"
     assert "no longer in aks-kueue:fleet.workers" in refusal.message
-    assert "Admitting remote no longer exists" in refusal.message and "runs twice" in refusal.message
+    assert "Admitting remote no longer exists" in explained(refusal) and "runs twice" in explained(refusal)
     assert "stopPolicy: Hold" in refusal.fix and "kubectl get workloads -A -l kueue.x-k8s.io/multikueue-origin" \
         in refusal.fix and "kubectl get multikueuecluster westus3-a100" in refusal.fix
     assert "`fleet.workers/westus3-a100` in aks-kueue:allowReplacement" in refusal.fix
@@ -79,7 +80,7 @@ def test_a_listed_worker_goes_with_a_notice_and_no_unused_entry():
     report = run(BOTH, manager_record(worker("swedencentral-h100", SWEDEN)), ["fleet.workers/westus3-a100"])
     assert report.refusals == []
     (notice,) = report.notices
-    assert notice.kind == "day2-fleet-worker-removed" and "if it was not drained" in notice.message
+    assert notice.kind == "day2-fleet-worker-removed" and "that was not drained" in explained(notice)
     assert "kubectl delete workloads -A -l kueue.x-k8s.io/multikueue-origin=multikueue" in notice.fix
 
 
@@ -144,7 +145,7 @@ def test_a_worker_leaving_its_fleet_is_refused_until_listed():
     after = replace(before, resources={e: t for e, t in before.resources.items() if e != MANAGER_ENTRY})
     (refusal,) = run(before, after).refusals
     assert refusal.kind == "day2-fleet-access-refused" and refusal.key == "aks-kueue:fleet"
-    assert "multikueue-sa service account" in refusal.message and "workerLostTimeout" in refusal.message
+    assert "multikueue-sa service account" in refusal.message and "workerLostTimeout" in explained(refusal)
     assert f"remove this worker from {MANAGER}'s aks-kueue:fleet.workers" in refusal.fix
     report = run(before, after, ["fleet.manager"])
     assert report.refusals == [] and [f.kind for f in report.notices] == ["day2-fleet-access-removed"]
@@ -245,7 +246,7 @@ def test_the_docs_say_what_the_guard_says():
     for command in (f"kubectl get workloads -A -l {mk.ORIGIN_LABEL}", "kubectl get multikueuecluster westus3-a100",
                     "stopPolicy: Hold"):
         assert command in refusal.fix and command in fleet_doc
-    assert "Admitting remote no longer exists" in refusal.message and "Admitting remote no longer exists" in fleet_doc
+    assert "Admitting remote no longer exists" in explained(refusal) and "Admitting remote no longer exists" in fleet_doc
     (notice,) = run(BOTH, manager_record(worker("swedencentral-h100", SWEDEN)), ["fleet.workers/westus3-a100"]).notices
     cleanup = f"kubectl delete workloads -A -l {mk.ORIGIN_LABEL}={mk.DEFAULT_ORIGIN}"
     assert cleanup in notice.fix and cleanup in fleet_doc

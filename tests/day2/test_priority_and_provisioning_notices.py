@@ -13,6 +13,7 @@ from aks_kueue.preview.outcome import preview
 from aks_kueue.preview.run import run_program
 from aks_kueue.preview.stackfile import StackConfig
 from tests.conftest import ROOT, filled_doc, flat, refusals
+from tests.messages import explained
 
 
 @lru_cache(maxsize=None)
@@ -39,9 +40,8 @@ def test_a_value_change_says_what_happens_to_admitted_and_pending_workloads(tmp_
     found, inversion = notices(lambda c: classes(c)["batch-high"].update(value=5), tmp_path)
     assert found.kind == "day2-priority-changed" and found.severity.value == "warning"
     assert inversion.kind == "day2-priority-inversion"  # 5 is below batch-low's 100
-    assert found.message.startswith("batch-high: value 1000 -> 5: Kueue sets the new value on every Workload that "
-                                    "names the class, admitted or pending")
-    assert "pending ones move in their ClusterQueues' order at once" in found.message
+    assert found.message == "batch-high: value 1000 -> 5, which Kueue sets on every Workload that names the class"
+    assert "pending ones move in their ClusterQueues' order at once" in explained(found)
 
 
 def test_swapped_values_are_a_priority_inversion(tmp_path):
@@ -49,9 +49,9 @@ def test_swapped_values_are_a_priority_inversion(tmp_path):
         classes(c)["batch-high"]["value"], classes(c)["batch-low"]["value"] = 100, 1000
     found = notices(swap, tmp_path)
     assert [f.kind for f in found] == ["day2-priority-changed", "day2-priority-changed", "day2-priority-inversion"]
-    assert found[2].message.startswith("batch-low (100 -> 1000) now ranks above batch-high (1000 -> 100): a "
-                                       "priority inversion; admitted workloads of batch-high become ones batch-low's "
-                                       "may preempt")
+    assert found[2].message == "batch-low (100 -> 1000) now ranks above batch-high (1000 -> 100), a priority inversion"
+    assert "admitted workloads of the class that ranked higher become ones the other's may preempt" in \
+        explained(found[2])
 
 
 def test_removing_an_unused_class_says_what_happens_to_jobs_that_name_it(tmp_path):
@@ -62,15 +62,15 @@ def test_removing_an_unused_class_says_what_happens_to_jobs_that_name_it(tmp_pat
                 workload["priorityClass"] = "batch-high"
     (found,) = notices(remove, tmp_path)
     assert found.kind == "day2-priority-removed"
-    assert "keep the priority they have" in found.message and "gets no Workload" in found.message
+    assert "keep the priority they have" in explained(found) and "gets no Workload" in explained(found)
 
 
 def test_removing_a_class_the_stack_still_names_is_refused():
     def remove(c):
         c["aks-kueue:queues"]["workloadPriorityClasses"] = [classes(c)["batch-high"]]
     assert refusals(_edited(remove)) == [
-        "aks-kueue:expectedWorkloads[1].priorityClass: WorkloadPriorityClass 'batch-low' is not defined; Kueue refuses "
-        "to create workloads that name a missing class; define it or name another"]
+        "aks-kueue:expectedWorkloads[1].priorityClass: WorkloadPriorityClass 'batch-low' is not defined; define it or "
+        "name another"]
 
 
 def _edited(edit) -> dict:
@@ -85,7 +85,7 @@ def test_a_changed_provisioning_request_config_says_what_happens_to_waiting_work
     (found,) = notices(change, tmp_path)
     assert found.kind == "day2-provisioning-config-changed" and found.object == "ProvisioningRequestConfig " \
                                                                                 "team-a-provisioning"
-    assert "workloads still waiting for that check get a new one and wait for capacity again" in found.message
+    assert "workloads still waiting for that check get a new one and wait for capacity again" in explained(found)
 
 
 @pytest.mark.parametrize("listed", [False, True])

@@ -8,6 +8,7 @@ from datetime import date
 
 from aks_kueue.judge import blocking_findings, judge
 from aks_kueue.judge import fleet
+from aks_kueue.judge.rules import RULES
 from aks_kueue.kueue import multikueue as mk
 from aks_kueue.model.fleet_outputs import StackOutputs
 from aks_kueue.model.fleet import FLEET_OUTPUT
@@ -37,9 +38,11 @@ def test_private_and_ipv6_authorized_ranges_are_warned_as_letting_no_one_in():
     found = findings(edited("dev", ranges), "authorized-range-not-public")
     assert [f.key.rsplit(".", 1)[1] for f in found] == ["apiServerAuthorizedIpRanges[0]",
                                                         "apiServerAuthorizedIpRanges[1]"]
-    assert "Azure's documentation asks for public ranges without saying whether it refuses others" in found[0].message
-    assert "the Azure CLI refuses IPv6 here, and Azure's documentation does not say whether the API does" in \
-        found[1].message
+    assert found[0].message == "10.1.0.0/16 is not a public range, and clients reach the public API server from public " \
+        "addresses"
+    assert found[1].message == "2603:1030::/32 is an IPv6 range, and the API server has an IPv4 address only"
+    # Why it is a warning, not an error, is the rule's explanation.
+    assert "the documentation does not say whether the API refuses them" in RULES["authorized-range-not-public"].explanation
 
 
 def test_a_public_service_range_is_warned_as_outside_microsofts_support():
@@ -47,7 +50,8 @@ def test_a_public_service_range_is_warned_as_outside_microsofts_support():
         c["aks-kueue:cluster"]["network"] = {"serviceCidr": "52.0.0.0/16", "dnsServiceIp": "52.0.0.10"}
     (found,) = findings(edited("dev", public), "network-range-public")
     assert found.key == "aks-kueue:cluster.network.serviceCidr"
-    assert "AKS accepts it but leaves it outside Microsoft's support" in found.message
+    assert found.message == "52.0.0.0/16 is public address space"
+    assert "leaves it outside Microsoft's support" in RULES["network-range-public"].explanation
 
 
 def test_a_past_not_allowed_span_is_warned_and_a_past_start_date_is_not():
@@ -58,8 +62,8 @@ def test_a_past_not_allowed_span_is_warned_and_a_past_start_date_is_not():
                                      {"start": "2026-12-20", "end": "2027-01-02"}]
     (found,) = findings(edited("prod", dates), "maintenance-date-past")
     assert found.key == "aks-kueue:cluster.maintenance.autoUpgrade.notAllowedDates[0]"
-    assert found.message == ("the span 2025-12-20 to 2026-01-02 ended before 2026-09-01, so it blocks no upgrade "
-                             "(Azure's documentation does not say whether it refuses a past span)")
+    assert found.message == "the span 2025-12-20 to 2026-01-02 ended before 2026-09-01"
+    assert "blocks no upgrade" in RULES["maintenance-date-past"].explanation
 
 
 def test_a_kubeconfig_without_clusters_or_contexts_is_one_kueue_cannot_use():
@@ -95,8 +99,7 @@ def test_a_manager_listing_itself_is_refused_before_and_after_its_first_deploy()
     for m in (before, after):
         (found,) = [f for f in blocking_findings(m) if f.kind == fleet.WORKER_IS_MANAGER]
         assert found.key == "aks-kueue:fleet.workers[2]"
-        assert found.message == (f"worker loopback names {own}, this manager's own stack, and a manager cannot be "
-                                 "its own MultiKueue worker")
+        assert found.message == f"worker loopback names {own}, this manager's own stack"
         assert found.fix.startswith("remove it from aks-kueue:fleet.workers; a worker is another stack")
         # It is the one thing said of that entry: no "no outputs yet", no "not a worker's outputs".
         others = [f for f in judge(m, today=DAY).findings

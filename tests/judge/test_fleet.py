@@ -298,7 +298,7 @@ def test_two_multikueue_checks_on_one_cluster_queue(with_checks):
     [finding] = found(fleet.admission_checks, both)
     assert finding.kind == fleet.CHECKS_CONFLICT and "2 MultiKueue checks (second, multikueue)" in finding.message
     assert finding.key == "aks-kueue:queues.clusterQueues[0].spec.admissionChecksStrategy.admissionChecks"
-    assert "keeps the ClusterQueue inactive" in finding.message
+    assert "so Kueue keeps it inactive" in finding.message
 
 
 def test_a_multikueue_check_per_flavor(with_checks):

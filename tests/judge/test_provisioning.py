@@ -10,6 +10,7 @@ from aks_kueue.aks.autoscaler import ATOMIC_SCALE_UP, CHECK_CAPACITY
 from aks_kueue.aks.pools import Pool
 from aks_kueue.judge import judge
 from aks_kueue.judge.provisioning import PODSET_UNPROVISIONABLE, PROVISIONING_UNAVAILABLE
+from aks_kueue.judge.rules import RULES
 from aks_kueue.model import Cluster, Install, KueueItem, Model
 from tests.conftest import edited, model_of
 from tests.judge.test_feasibility import fixture
@@ -51,7 +52,8 @@ def _model(objects, **cluster) -> Model:
 @pytest.mark.parametrize("objects, cluster, fragment", [
     (_objects(), {"node_provisioning": "Auto"}, "uses node auto-provisioning (nodeProvisioning Auto, sku Base)"),
     (_objects(), {"sku": "Automatic", "node_provisioning": "Auto"}, "sku Automatic"),
-    (_objects(), {"kubernetes_version": "1.32"}, "from Kubernetes 1.33, and the cluster runs 1.32"),
+    (_objects(), {"kubernetes_version": "1.32"}, "needs Kubernetes 1.33 or later for AKS's cluster autoscaler to "
+                                                 "answer its ProvisioningRequests, and the cluster runs 1.32"),
     (_objects(config=False), {}, "names ProvisioningRequestConfig prov-config, which is not defined"),
     (_objects("queued-provisioning.gke.io"), {}, "'queued-provisioning.gke.io' is not a class AKS's cluster "
                                                  "autoscaler provides"),
@@ -77,7 +79,8 @@ def test_the_unprovisionable_fixture_names_the_best_pool_and_its_numbers():
     [finding] = kinds(fixture("podset-unprovisionable.yaml"), PODSET_UNPROVISIONABLE)
     assert finding.key == "aks-kueue:expectedWorkloads[0].podSets[0]"
     assert (finding.numbers["count"], finding.numbers["fit"]) == (3, 2)
-    assert "grows one node pool per request, all or nothing" in finding.message
+    assert "one pool grown holds at best 2" in finding.message
+    assert "growing one node pool, all or nothing" in RULES[PODSET_UNPROVISIONABLE].explanation
     # The pools hold the pods together, so the capacity checks alone find nothing.
     assert [f for f in judge(model_of(fixture("podset-unprovisionable.yaml"))).errors] == [finding]
 

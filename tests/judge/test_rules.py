@@ -75,7 +75,7 @@ def test_the_markdown_lists_every_policy_with_its_level_and_config_and_every_rul
 
 
 def _rule_row(text: str, kind: str) -> str:
-    return next(line for line in text.splitlines() if line.startswith(f'| `{kind}`<a id="{kind}"></a> |'))
+    return next(line for line in text.splitlines() if line.startswith(f'| [`{kind}`](#{kind}) |'))
 
 
 def test_each_rule_is_documented_at_an_anchor_of_the_generated_policy_list():
@@ -83,7 +83,9 @@ def test_each_rule_is_documented_at_an_anchor_of_the_generated_policy_list():
     for kind, each in RULES.items():
         path, anchor = each.documentation.split("#")
         assert path == rules.DOCUMENTATION and anchor == kind
-        assert f'<a id="{anchor}"></a>' in page, kind
+        # The anchor is the heading of the rule's explanation.
+        section = page.split(f"### `{kind}` {{#{anchor}}}\n", 1)[1].split("\n### ", 1)[0]
+        assert each.title in section and each.explanation in section, kind
 
 
 def test_a_finding_takes_its_severity_from_its_rule():
@@ -103,9 +105,12 @@ def test_a_finding_takes_its_severity_from_its_rule():
     assert all(each.graded == rules.BASELINE_GRADED for each in RULES.values() if each.baseline)
 
 
-def test_a_rule_declares_its_severity():
+def test_a_rule_declares_its_severity_and_explanation():
     with pytest.raises(TypeError, match="declares no severity"):
         rules.rule("a-new-rule", "Holds.", "here", "nothing")
+    with pytest.raises(TypeError, match="declares no explanation"):
+        rules.rule("a-new-rule", "Holds.", "here", "nothing", severity=ERROR, explanation=" ")
+    assert "a-new-rule" not in RULES
 
 
 def test_a_finding_is_built_by_keyword_only():

@@ -18,7 +18,7 @@ def _pools(**spot):
 
 
 def quota_advice(config) -> dict[str, str]:
-    return {f.key: f.message for f in judge(model_of(config)).findings
+    return {f.key: f"{f.message}; {f.fix}" for f in judge(model_of(config)).findings
             if f.kind == CHECK_IN_AZURE and "quota" in f.message}
 
 
@@ -33,7 +33,7 @@ def test_spot_pools_are_judged_against_the_spot_quota_and_the_advice_names_it():
     advice = quota_advice(edited("dev", _pools(cpu=True, t4=True)))
     assert list(advice) == ["aks-kueue:nodePools[0]", "aks-kueue:nodePools[1]"]
     t4 = advice["aks-kueue:nodePools[1]"]
-    assert "is a spot pool: it needs 16 vCPUs of the region's Spot vCPU quota" in t4
+    assert "is a spot pool that needs 16 vCPUs of the region's Spot vCPU quota" in t4
     assert "(the stack's 2 spot pools together: 40 vCPUs)" in t4
     assert "Total Regional Spot vCPUs" in t4 and "VM family's quota in" not in t4
 

@@ -227,8 +227,8 @@ def test_a_local_queue_name_must_fit_a_label_value():
     assert _judge(long.manifest) == []  # Kueue accepts it...
     found = validate_set([cq, long, fits], ReferenceRules())
     assert [(e.object.name, e.field) for e in found] == [("q" * 64, "metadata.name")]  # ...the program does not
-    assert "this is this program's rule" in found[0].message
     assert "kueue.x-k8s.io/queue-name label" in found[0].message
+    assert "Kueue itself accepts up to 253 characters" in found[0].fix
 
 
 def test_odd_workload_status_gets_sentences():

@@ -56,7 +56,8 @@ def test_unreadable_pool_is_reported_not_skipped_silently():
     resources[1] = resource(POOL, "pools-cpu", pool_props("cpu", "Standard_D8s_v5", "ten"))
     found = stack_violations(policy("aks-kueue-resources-readable"), resources)
     assert messages(found) == ["AgentPool pools-cpu: AgentPool pools-cpu.maxCount is 'ten', not a whole number; "
-                               "give the resource the shape the pack reads, or remove it"]
+                               "give the resource the shape the pack reads, or remove it "
+                               "(see docs/reference/policies.md#resource-unreadable)"]
     assert found[0][1].endswith("::pools-cpu")
 
 
@@ -97,8 +98,8 @@ def test_a_local_queue_namespace_must_exist_and_be_selected():
 
     found = messages(stack_violations(policy("kueue-objects-valid"), gpu_queue_stack(edit=elsewhere)))
     assert found == ["LocalQueue nowhere/default: namespace: namespace 'nowhere' is neither created by this stack "
-                     "nor declared existing; the LocalQueue cannot be created; create the namespace with this stack, "
-                     "or list it in queues.existingNamespaces"]
+                     "nor declared existing; create the namespace with this stack, "
+                     "or list it in queues.existingNamespaces (see docs/reference/policies.md#namespace-unusable)"]
 
 
 def test_exactly_one_installer():
@@ -116,8 +117,8 @@ def test_install_mode_wants_objects_after_the_installer_and_a_pinned_series():
     orphan_type, orphan = kueue("Cohort", "research", {})
     found = messages(stack_violations(policy("kueue-install-mode"),
                                       resources + [resource(orphan_type, "cohort-research", orphan)]))
-    assert found == ["Cohort research: it does not depend on the Kueue installer, so it may be sent before Kueue's "
-                     "CRDs and webhooks exist, and deleted after Kueue; add dependsOn on the installer"]
+    assert found == ["Cohort research: it does not depend on the Kueue installer; add dependsOn on the installer "
+                     "(see docs/reference/policies.md#object-not-after-installer)"]
     resources[3] = resource("kubernetes:helm.sh/v3:Release", "kueue-helm", {
         "chart": "oci://registry.k8s.io/kueue/charts/kueue", "version": "0.18.1"})
     assert "is not a 0.19.x release" in " ".join(messages(stack_violations(policy("kueue-install-mode"), resources)))
@@ -194,7 +195,7 @@ def test_managed_extension_limits():
     old = gpu_queue_stack(installer="managed")
     old[0] = resource(CLUSTER, "main-aks", {**CLUSTER_PROPS, "kubernetesVersion": "1.33"})
     found = stack_violations(limits, old)
-    assert len(found) == 1 and "needs AKS 1.34 or later" in found[0][0] and found[0][1].endswith("::main-aks")
+    assert len(found) == 1 and "below the managed Kueue extension's 1.34" in found[0][0] and found[0][1].endswith("::main-aks")
     assert stack_violations(limits, gpu_queue_stack(installer="managed")) == []
 
 

@@ -281,7 +281,7 @@ def test_ipv6_authorized_ranges_no_longer_crash():
     config = edited("prod", security(apiServerAuthorizedIpRanges=["::/0", "2001:db8::/32", "52.1.2.0/24"]))
     about = [w for w in warnings(config) if "apiServerAuthorizedIpRanges" in w]
     assert [w.split(":")[1] for w in about] == ["cluster.security.apiServerAuthorizedIpRanges[0]"]
-    assert "::/0 is an IPv6 range, which lets no client in" in about[0]
+    assert "::/0 is an IPv6 range, and the API server has an IPv4 address only" in about[0]
 
 
 # --- Reachability --------------------------------------------------------------------------
@@ -294,7 +294,7 @@ def test_a_private_api_server_needs_the_deployer_inside_its_network():
     assert "deployerInClusterNetwork: true, or set privateCluster: false" in only_problem(config)
     stated = edited("dev", security(privateCluster=True, apiServerAuthorizedIpRanges=[],
                                     deployerInClusterNetwork=True))
-    assert any("a first pulumi up creates the cluster" in w for w in warnings(stated))
+    assert any("cannot be peered before the first pulumi up" in w for w in warnings(stated))
     assert only_problem(edited("dev", security(deployerInClusterNetwork=True))).startswith(
         "aks-kueue:cluster.security.deployerInClusterNetwork: applies only to privateCluster: true")
 
