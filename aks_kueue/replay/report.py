@@ -49,6 +49,10 @@ WAIT_KEYS = ("p50", "p95", "max")
 BYTE_RESOURCES = ("memory", "ephemeral-storage")
 # A workload's state at the end of the window (the contract's `state`).
 FINISHED, RUNNING, ADMITTED, PENDING = "finished", "running", "admitted", "pending"
+# A workload's row, in the order `_workload` makes it (`_RunText` writes the same keys without it).
+ROW_KEYS = ("namespace", "name", "clusterQueue", "submitted", "admitted", "started", "finished", "state", "admissions",
+            "preemptions", "evictions", "flavors", "counts", "neverAdmitted", "neverStarted", "deactivated", "reason")
+ROWS_PER_WRITE = 512
 WARMED_UP_NOTHING = PoolAtSince(0.0, 0.0, 0.0, 0.0, 0, {})   # a pool without a window's warm-up
 END_STATES = {State.FINISHED: FINISHED, State.RUNNING: RUNNING, State.ADMITTED: ADMITTED, State.RESERVED: ADMITTED}
 
@@ -114,6 +118,11 @@ class Rows:
     def __iter__(self) -> Iterator[dict[str, Any]]:
         raise NotImplementedError
 
+    def texts(self, level: int) -> Iterator[str]:
+        """Each row's text as `write` puts it at `level` (`json.dumps(row, indent=2)`, indented)."""
+        row_text = _RowText(level)
+        return (row_text(row) for row in self)
+
     def to_file(self, path: str) -> "FileRows":
         with open(path, "w", encoding="utf-8") as handle:
             for row in self:
@@ -131,6 +140,14 @@ class RunRows(Rows):
         if _has_spot(self.outcome):
             return ({**_workload(r), "spotInterruptions": r.interruptions} for r in _seen(self.outcome))
         return (_workload(r) for r in _seen(self.outcome))
+
+    def texts(self, level: int) -> Iterator[str]:
+        """The rows' text read from the runs directly (`_RunText`): a million rows are written without
+        a dict built for each."""
+        if _has_spot(self.outcome):
+            return super().texts(level)
+        run_text = _RunText(level)
+        return (run_text(r) for r in _seen(self.outcome))
 
 
 class FileRows(Rows):
@@ -288,9 +305,14 @@ def write(value: Any, out: TextIO, level: int = 0) -> None:
     one workload at a time (the whole text of a month of workloads would be gigabytes)."""
     pad = "  " * level
     if isinstance(value, Rows):
-        first, row_text = True, _RowText(level + 1)
-        for row in value:
-            out.write(("[\n" if first else ",\n") + pad + "  " + row_text(row))
+        first, between, chunk = True, ",\n" + pad + "  ", []
+        for text in value.texts(level + 1):
+            chunk.append(text)
+            if len(chunk) == ROWS_PER_WRITE:  # a few large writes, not one per row (stdout may be unbuffered)
+                out.write(("[\n" + pad + "  " if first else between) + between.join(chunk))
+                first, chunk = False, []
+        if chunk:
+            out.write(("[\n" + pad + "  " if first else between) + between.join(chunk))
             first = False
         out.write("[]" if first else "\n" + pad + "]")
     elif isinstance(value, dict) and _streams(value):
@@ -321,6 +343,7 @@ def dumps(value: Any) -> str:
 
 _string = json.encoder.encode_basestring_ascii
 _INFINITE = (float("inf"), float("-inf"))
+_INF = float("inf")
 
 
 class _RowText:
@@ -372,6 +395,54 @@ class _RowText:
         text = _dumps(value, self.level + 1)
         self.maps[id(value)] = (value, text)
         return text
+
+
+class _RunText:
+    """`_RowText(level)(_workload(run))`, byte for byte, read from the run itself (the row's dict is not
+    built): its keys' text made once, its small maps through `_RowText.map`. A row this does not write
+    the common way (an observed record, a time that is not a finite number) goes through `_workload`."""
+
+    def __init__(self, level: int):
+        self.row_text = _RowText(level)
+        inner = self.row_text.inner
+
+        def key(name: str, first: bool = False) -> str:
+            return ("{" if first else ",") + inner + json.dumps(name) + ": "
+
+        self.keys = tuple(key(k, i == 0) for i, k in enumerate(ROW_KEYS))
+        self.end = self.row_text.end
+
+    def __call__(self, run: Run) -> str:
+        trace = run.trace
+        if trace.observed is not None:
+            return self.row_text(_workload(run))
+        state = END_STATES.get(run.state, PENDING)
+        waiting = state == PENDING or run.state is State.RESERVED
+        # `_round`'s value (+ 0.0 turns -0.0 into 0.0) and the encoder's text; a time equal to the one
+        # before it (admitted on submission, started on admission) is the same text.
+        submitted = round(float(trace.submitted), 3) + 0.0
+        admitted = None if waiting or run.admitted is None else round(float(run.admitted), 3) + 0.0
+        started = None if waiting or run.started is None else round(float(run.started), 3) + 0.0
+        finished = None if run.finished is None else round(float(run.finished), 3) + 0.0
+        if not -_INF < submitted < _INF or any(t is not None and not -_INF < t < _INF
+                                                  for t in (admitted, started, finished)):
+            return self.row_text(_workload(run))  # the encoder's NaN or Infinity: the common way
+        submitted_text = float.__repr__(submitted)
+        admitted_text = "null" if admitted is None else (
+            submitted_text if admitted == submitted else float.__repr__(admitted))
+        started_text = "null" if started is None else (
+            admitted_text if started == admitted else float.__repr__(started))
+        k, cq, reason, ever_admitted, maps = self.keys, run.cq, run.reason, run.ever_admitted, self.row_text.map
+        return "".join((
+            k[0], _string(trace.namespace), k[1], _string(trace.name), k[2], "null" if cq is None else _string(cq),
+            k[3], submitted_text, k[4], admitted_text, k[5], started_text,
+            k[6], "null" if finished is None else float.__repr__(finished), k[7], _string(state),
+            k[8], int.__repr__(run.admissions), k[9], int.__repr__(run.preemptions),
+            k[10], int.__repr__(run.evictions), k[11], maps(run.flavors or {}), k[12], maps(run.counts or {}),
+            k[13], "false" if ever_admitted else "true",
+            k[14], "true" if ever_admitted and not run.ever_started else "false",
+            k[15], "true" if run.state is State.DEACTIVATED else "false",
+            k[16], "null" if reason is None else _string(reason), self.end))
 
 
 def _dumps(value: Any, level: int) -> str:
