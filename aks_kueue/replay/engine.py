@@ -83,7 +83,7 @@ import heapq
 from array import array
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Callable, ClassVar, Iterator, NamedTuple, Optional
+from typing import Any, Callable, ClassVar, Iterator, NamedTuple, Optional
 
 from aks_kueue.admission.fair_sharing import ShareSeries
 from aks_kueue.admission.fair_sharing_iterator import Entry as CycleEntry
@@ -637,6 +637,7 @@ class _Replay:
         self.window_open = False
         self.pools_at_since: dict[str, PoolAtSince] = {}
         self.checks = _provisioning_checks(config.objects, self.snapshot)
+        self._handlers = self._event_handlers()
         self.runs = self._runs()
         # In time order, and trace order within an instant (the sort is stable).
         order = sorted(self.runs, key=lambda r: round(r.trace.submitted, 6))
@@ -752,6 +753,8 @@ class _Replay:
 
     def _settle(self, now: float) -> None:
         """After an instant's events: schedule, then place pods, until nothing changes."""
+        if self.nodes is None and not self.ready_queues and self.snapshot.afs is None and not self.pace.seconds:
+            return  # no queue has a head: a cycle would find none (most instants of a quiet replay)
         for _ in range(1000):
             self.schedule(now)
             if self.nodes is None:
@@ -764,42 +767,65 @@ class _Replay:
                 return
 
     def _apply(self, event: Event, now: float) -> None:
-        match event:
-            case Submit(run=run):
-                self._submit(run, now)
-            case Requeue(root=root):
-                self._requeue(root)
-            case Finish(run=run, epoch=epoch):
-                if run.epoch == epoch and run.state is State.RUNNING:
-                    self._finish(run, now)
-            case Backoff(run=run, epoch=epoch):
-                if run.epoch == epoch and run.held is Held.BACKING_OFF:
-                    run.held = Held.NOWHERE
-                    self._enqueue(run)
-            case Timeout(run=run, epoch=epoch):
-                if run.epoch == epoch and run.state is State.ADMITTED:
-                    self._evict(run, now, Eviction.PODS_READY_TIMEOUT)
-            case NodeReady(node=node):
-                self._node_model().node_ready(node, now)
-            case NodeEvicted(node=node):
-                self._spot_eviction(node, now)
-            case ScaleDown(node=node, since=since):
-                self._node_model().scale_down(node, since, now)
-            case CycleEnd(cycle=cycle):
-                self._cycle_ends(cycle, now)
-            case CycleStart():
-                self.pace.tick_at = None
-            case BookedReady(run=run, groups=groups):
-                if run.state is State.RESERVED and run.groups is groups:
-                    # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
-                    # admitted and its pods (booked) run at once, unless a spot eviction took some.
-                    self._set_admitted(run, now)
-                    if any(g.remaining for g in groups):
-                        self._wait_for_pods(run, now)
-                    else:
-                        self._start(run, now)
-            case _:
-                raise AssertionError(f"an event the replay does not know: {event!r}")
+        """The event's handler, found by its class (a dict lookup: this runs for every event)."""
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            raise AssertionError(f"an event the replay does not know: {event!r}")
+        handler(event, now)
+
+    def _event_handlers(self) -> dict[type, Callable[[Any, float], None]]:
+        return {Submit: self._on_submit, Finish: self._on_finish, Requeue: self._on_requeue,
+                Backoff: self._on_backoff, Timeout: self._on_timeout, CycleEnd: self._on_cycle_end,
+                CycleStart: self._on_cycle_start, NodeReady: self._on_node_ready, NodeEvicted: self._on_node_evicted,
+                ScaleDown: self._on_scale_down, BookedReady: self._on_booked_ready}
+
+    def _on_submit(self, event: Submit, now: float) -> None:
+        self._submit(event.run, now)
+
+    def _on_requeue(self, event: Requeue, now: float) -> None:
+        self._requeue(event.root)
+
+    def _on_finish(self, event: Finish, now: float) -> None:
+        run = event.run
+        if run.epoch == event.epoch and run.state is State.RUNNING:
+            self._finish(run, now)
+
+    def _on_backoff(self, event: Backoff, now: float) -> None:
+        run = event.run
+        if run.epoch == event.epoch and run.held is Held.BACKING_OFF:
+            run.held = Held.NOWHERE
+            self._enqueue(run)
+
+    def _on_timeout(self, event: Timeout, now: float) -> None:
+        run = event.run
+        if run.epoch == event.epoch and run.state is State.ADMITTED:
+            self._evict(run, now, Eviction.PODS_READY_TIMEOUT)
+
+    def _on_node_ready(self, event: NodeReady, now: float) -> None:
+        self._node_model().node_ready(event.node, now)
+
+    def _on_node_evicted(self, event: NodeEvicted, now: float) -> None:
+        self._spot_eviction(event.node, now)
+
+    def _on_scale_down(self, event: ScaleDown, now: float) -> None:
+        self._node_model().scale_down(event.node, event.since, now)
+
+    def _on_cycle_end(self, event: CycleEnd, now: float) -> None:
+        self._cycle_ends(event.cycle, now)
+
+    def _on_cycle_start(self, event: CycleStart, now: float) -> None:
+        self.pace.tick_at = None
+
+    def _on_booked_ready(self, event: BookedReady, now: float) -> None:
+        run, groups = event.run, event.groups
+        if run.state is State.RESERVED and run.groups is groups:
+            # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
+            # admitted and its pods (booked) run at once, unless a spot eviction took some.
+            self._set_admitted(run, now)
+            if any(g.remaining for g in groups):
+                self._wait_for_pods(run, now)
+            else:
+                self._start(run, now)
 
     def _node_model(self) -> NodeModel:
         assert self.nodes is not None, "a node event in a replay without pools"
@@ -1422,11 +1448,11 @@ def _some(runs: list[Run], with_queue: bool = False) -> str:
 
 def _missing_priority_class(workload: TraceWorkload, known: dict[str, int]) -> Optional[str]:
     """Kueue's job reconciler creates no Workload for a job whose WorkloadPriorityClass does not exist."""
-    from aks_kueue.k8s.spelling import suggest
-
     name = workload.priority_class
     if name is None or name in known:
         return None
+    from aks_kueue.k8s.spelling import suggest  # only for a missing one: this runs for every submission
+
     return (f"WorkloadPriorityClass {name} doesn't exist in this configuration{suggest(name, sorted(known))}: "
             "Kueue creates no Workload for it, so it is never admitted")
 
