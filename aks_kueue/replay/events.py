@@ -78,7 +78,7 @@ class EventQueue:
     def push(self, time: float, event: Event) -> None:
         time = round(time, 6)  # instants to the microsecond: 0.1 + 0.2 is the same instant as 0.3
         self.sequence += 1
-        rank, keeps_going, progress = _facts(type(event))
+        rank, keeps_going, progress = _FACTS.get(type(event)) or _facts(type(event))
         if keeps_going:
             self.keeps_going += 1
             self.progress += progress
@@ -115,7 +115,7 @@ class EventQueue:
 
     def _pop(self) -> Event:
         event = heapq.heappop(self.heap)[3]
-        _, keeps_going, progress = _facts(type(event))
+        _, keeps_going, progress = _FACTS.get(type(event)) or _facts(type(event))
         if keeps_going:
             self.keeps_going -= 1
             self.progress -= progress
