@@ -83,6 +83,7 @@ import heapq
 from array import array
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from itertools import islice
 from typing import Any, Callable, ClassVar, Iterator, NamedTuple, Optional
 
 from aks_kueue.admission.fair_sharing import ShareSeries
@@ -501,12 +502,13 @@ class Meter:
     values: Optional[array] = None
 
     def change(self, now: float, delta: int) -> None:
-        span = now - self.last
+        span, current = now - self.last, self.current
         if span > 0:
-            self.used += self.current * span
-            self.borrowed += max(0, self.current - self.nominal) * span
+            self.used += current * span
+            if current > self.nominal:  # else nothing is borrowed: the integral stays as it is
+                self.borrowed += (current - self.nominal) * span
         self.last = now
-        self.current += delta
+        self.current = current + delta
         times, values = self.times, self.values
         if delta and times is not None and values is not None:
             if times[-1] == now:
@@ -653,9 +655,14 @@ class _Replay:
         self._handlers = self._event_handlers()
         self._routes: dict[tuple[str, str], Route] = {}   # per LocalQueue submitted to (namespace, name)
         self.runs = self._runs()
-        # In time order, and trace order within an instant (the sort is stable).
-        order = sorted(self.runs, key=lambda r: round(r.trace.submitted, 6))
-        self.events = EventQueue(array("d", (round(r.trace.submitted, 6) for r in order)), order, Submit)
+        # In time order, and trace order within an instant (the sort is stable); a trace is most often in
+        # time order already.
+        times = array("d", [round(r.trace.submitted, 6) for r in self.runs])
+        order = self.runs
+        if any(later < earlier for earlier, later in zip(times, islice(times, 1, None))):
+            ranked = sorted(range(len(times)), key=times.__getitem__)
+            order, times = [self.runs[i] for i in ranked], array("d", [times[i] for i in ranked])
+        self.events = EventQueue(times, order, Submit)
         startups = [config.startup(p)[0] for p in config.pools or []]
         self.nodes = None if config.pools is None else NodeModel(
             config.pools, startups, config.scale_down_delay, self.events.push, spot=config.spot,

@@ -508,9 +508,22 @@ def _queue(name: str, runs: list[Run], outcome: ReplayOutcome) -> dict[str, Any]
     cut_admit, cut_start = array("d"), array("d")
     states = dict.fromkeys((FINISHED, RUNNING, ADMITTED, PENDING), 0)
     rerun: dict[str, float] = {}
+    # Counted in the one pass over the runs (a month of history is millions).
+    admitted = started = never_started = preemptions = preempted = evictions = 0
     for run in runs:
-        state = end_state(run)
+        state = END_STATES.get(run.state, PENDING)
         states[state] += 1
+        if run.ever_admitted:
+            admitted += 1
+            never_started += not run.ever_started
+        started += run.ever_started
+        if run.preemptions:
+            preemptions += run.preemptions
+            preempted += 1
+        evictions += run.evictions
+        if run.rerun:
+            for resource, seconds in run.rerun.items():
+                rerun[resource] = rerun.get(resource, 0.0) + seconds
         waited = end - run.trace.submitted   # while it still waits: cut at the end (a lower bound)
         if state in (FINISHED, RUNNING) and run.admitted is not None and run.started is not None:
             to_admit.append(run.admitted - run.trace.submitted)
@@ -523,18 +536,11 @@ def _queue(name: str, runs: list[Run], outcome: ReplayOutcome) -> dict[str, Any]
             cut_admit.append(waited)
         to_start.append(waited)
         cut_start.append(waited)
-    for run in runs:
-        for resource, seconds in (run.rerun or {}).items():
-            rerun[resource] = rerun.get(resource, 0.0) + seconds
     return {
-        "name": name, "submitted": len(runs),
-        "admitted": sum(r.ever_admitted for r in runs), "started": sum(r.ever_started for r in runs),
+        "name": name, "submitted": len(runs), "admitted": admitted, "started": started,
         "finished": states[FINISHED], "running": states[RUNNING], "admittedAtEnd": states[ADMITTED],
-        "pendingAtEnd": states[PENDING],
-        "neverAdmitted": sum(not r.ever_admitted for r in runs),
-        "neverStarted": sum(r.ever_admitted and not r.ever_started for r in runs),
-        "preemptions": sum(r.preemptions for r in runs), "preemptedWorkloads": sum(r.preemptions > 0 for r in runs),
-        "evictions": sum(r.evictions for r in runs),
+        "pendingAtEnd": states[PENDING], "neverAdmitted": len(runs) - admitted, "neverStarted": never_started,
+        "preemptions": preemptions, "preemptedWorkloads": preempted, "evictions": evictions,
         "rerunHours": {resource: _round(display(resource, seconds / 3600)[0]) for resource, seconds in
                        sorted(rerun.items())},
         "waitToAdmit": waits(to_admit, cut_admit), "waitToStart": waits(to_start, cut_start),
