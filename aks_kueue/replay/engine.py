@@ -84,7 +84,8 @@ from array import array
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from itertools import islice
-from typing import Any, Callable, ClassVar, Iterator, NamedTuple, Optional
+from types import MappingProxyType
+from typing import Any, Callable, ClassVar, Iterator, Mapping, NamedTuple, Optional
 
 from aks_kueue.admission.fair_sharing import ShareSeries
 from aks_kueue.admission.fair_sharing_iterator import Entry as CycleEntry
@@ -118,6 +119,8 @@ EVENTS_PER_POD = 2
 # A spot interruption: the run's new end and its recovery timeout. On a spot pool a node's eviction is
 # one more event per node, and a pod an eviction took makes as many events as a pod admitted.
 EVENTS_PER_INTERRUPTION = 2
+# A trace workload has no Workload manifest: one empty, read-only map stands for it in each (not one each).
+NO_MANIFEST: Mapping[str, Any] = MappingProxyType({})
 # Workloads a note names one by one before it says how many more.
 NAMED_IN_NOTES = 5
 # Kueue's words for a workload that is not admitted (`pkg/scheduler/scheduler.go` `processEntry`, and the
@@ -331,6 +334,7 @@ class QueueState:
         self.name = name
         self.strict = strategy == STRICT
         self.groups: dict[tuple, Group] = {}
+        self.spare: Optional[Group] = None   # the group dropped last, empty (`_drop`)
         self.top: list[tuple[tuple, int, Group]] = []   # (first key, version, group) of the classes in the heap
         self.live = 0                        # workloads in the heap, sticky included
         self.bulk: set[tuple] = set()        # classes found inadmissible since the last requeue
@@ -349,8 +353,22 @@ class QueueState:
     def _group(self, hash_: tuple, in_heap: bool) -> Group:
         group = self.groups.get(hash_)
         if group is None:
-            group = self.groups[hash_] = Group(hash_, in_heap)
+            spare = self.spare
+            if spare is not None and spare.hash == hash_:
+                # The class's own group, emptied and dropped last: used again (a queue that never fills
+                # empties its class at every admission). Its version goes on, so its old heap entries stay stale.
+                self.spare, group = None, spare
+                group.in_heap, group.reason = in_heap, None
+                self.groups[hash_] = group
+            else:
+                group = self.groups[hash_] = Group(hash_, in_heap)
         return group
+
+    def _drop(self, group: Group) -> None:
+        """An emptied class's group goes (it is kept as `spare` for the next workload of its class)."""
+        if self.groups.get(group.hash) is group:
+            del self.groups[group.hash]
+            self.spare = group
 
     def _announce(self, group: Group) -> None:
         group.version += 1
@@ -410,8 +428,8 @@ class QueueState:
             run.held = Held.INFLIGHT
             if group.items:
                 self._announce(group)
-            elif self.groups.get(group.hash) is group:
-                del self.groups[group.hash]
+            else:
+                self._drop(group)
             return run
         return None
 
@@ -436,8 +454,8 @@ class QueueState:
             run = sticky
         else:
             _, run = heapq.heappop(group.items)
-            if not group.items and self.groups.get(group.hash) is group:
-                del self.groups[group.hash]
+            if not group.items:
+                self._drop(group)
         self.live -= 1
         run.held = Held.INFLIGHT
         return run
@@ -706,7 +724,7 @@ class _Replay:
         workload = run.trace
         return WorkloadInfo(namespace=workload.namespace, name=workload.name, queue_name=workload.queue,
                             priority=run.priority, podsets=known[0], created=run.ts, uid=f"{workload.order:012d}",
-                            _shape=known[1])
+                            manifest=NO_MANIFEST, _shape=known[1])
 
     # The event loop ------------------------------------------------------------------------------
 
