@@ -212,6 +212,8 @@ class Snapshot:
 
     def reserved_by(self, workload: WorkloadInfo, now: float) -> None:
         """The workload reserved quota: its LocalQueue's entry penalty (shouldApplyEntryPenalty)."""
+        if self.afs is None:
+            return  # (asked for every reservation; only admission fair sharing has an entry penalty)
         admission = workload.admission
         cq = self.cluster_queues.get(admission.cluster_queue) if admission is not None else None
         if self.afs is not None and admission is not None and cq is not None and should_apply_entry_penalty(
