@@ -680,7 +680,7 @@ class _Replay:
         if any(later < earlier for earlier, later in zip(times, islice(times, 1, None))):
             ranked = sorted(range(len(times)), key=times.__getitem__)
             order, times = [self.runs[i] for i in ranked], array("d", [times[i] for i in ranked])
-        self.events = EventQueue(times, order, Submit)
+        self.events = EventQueue(times, order, Submit, in_order=Requeue)  # a requeue is made REQUEUE_BATCH after now
         startups = [config.startup(p)[0] for p in config.pools or []]
         self.nodes = None if config.pools is None else NodeModel(
             config.pools, startups, config.scale_down_delay, self.events.push, spot=config.spot,
