@@ -742,10 +742,12 @@ class _Replay:
     def run(self) -> ReplayOutcome:
         until, options = self.options.until, self.options
         events, handlers = self.events, self._handlers
-        report_at = 0
+        report_at, submissions = 0, len(events.times)
         while True:
             now = events.next_time()
-            if now is None or (until is not None and now > until) or self._over(now):
+            # While submissions are still to come the replay is not over (`_over` counts them): most instants.
+            if now is None or (until is not None and now > until) or (
+                    events.next_submission >= submissions and self._over(now)):
                 break
             if not self.window_open and now >= self.since:
                 self._open_window(self.since)
