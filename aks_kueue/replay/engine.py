@@ -121,6 +121,7 @@ EVENTS_PER_POD = 2
 EVENTS_PER_INTERRUPTION = 2
 # A trace workload has no Workload manifest: one empty, read-only map stands for it in each (not one each).
 NO_MANIFEST: Mapping[str, Any] = MappingProxyType({})
+INFINITY = float("inf")
 # Workloads a note names one by one before it says how many more.
 NAMED_IN_NOTES = 5
 # Kueue's words for a workload that is not admitted (`pkg/scheduler/scheduler.go` `processEntry`, and the
@@ -636,6 +637,9 @@ class _Replay:
         self.shares = ShareSeries(self.snapshot.tree.cluster_queues) if self.snapshot.fair_sharing else None
         self.share_changes: set[str] = set()   # ClusterQueues whose usage changed in this instant
         self.pods_ready = config.pods_ready
+        # waitForPodsReady's blockAdmission holds admissions while admitted pods are not all placed (with nodes).
+        self.block_admission = bool(config.pods_ready.enabled and config.pods_ready.block_admission
+                                    and config.pools is not None)
         self.pace = Pace(config.cycle.seconds)
         self.done = 0
         self.cycles = 0
@@ -948,7 +952,7 @@ class _Replay:
         if name is None:
             name = self._roots[cq] = self.snapshot.tree.cluster_queues[cq].root().name
         at = now + REQUEUE_BATCH
-        if self.requeue_at.get(name, float("inf")) > at:
+        if self.requeue_at.get(name, INFINITY) > at:
             self.requeue_at[name] = at
             self.events.push(at, Requeue(name))
 
@@ -1091,7 +1095,7 @@ class _Replay:
             cycle.changed = True
             self.steps += 1
             return
-        block = self.pods_ready.enabled and self.pods_ready.block_admission and self.nodes is not None
+        block = self.block_admission
         if not snapshot.fits(cq, usage, cycle.preempted.values()) or (block and self.unready > 0):
             entry.status = Status.SKIPPED
             run.reason = NO_LONGER_FITS if not block or self.unready == 0 else BLOCKED_ADMISSION
