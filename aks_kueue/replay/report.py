@@ -251,11 +251,14 @@ def configuration(outcome: ReplayOutcome) -> dict[str, Any]:
     """One configuration's part of the document; its workloads are read from the runs when written."""
     by_queue: dict[str, list[Run]] = {name: [] for name in outcome.queues}
     unrouted = 0
+    observed = []   # an export's record of what happened, for the backtest
     for run in _seen(outcome):
         if run.cq is not None:
             by_queue[run.cq].append(run)
         else:
             unrouted += 1
+        if run.trace.observed is not None:
+            observed.append((run, run.trace.observed))
     queues = [_queue(name, runs, outcome) for name, runs in by_queue.items()]
     if outcome.shares is not None:
         for queue in queues:
@@ -269,7 +272,6 @@ def configuration(outcome: ReplayOutcome) -> dict[str, Any]:
              "workloads": RunRows(outcome)}
     if outcome.config.prices is not None and outcome.nodes is not None:
         found["cost"] = _add_costs(queues, pools, outcome)
-    observed = [(r, r.trace.observed) for r in _seen(outcome) if r.trace.observed is not None]
     if any(o.admitted is not None for _, o in observed):
         found["backtest"] = backtest(observed, outcome.end)
         found["nodeStartup"] = node_startup_suggestions(observed, outcome.config)
