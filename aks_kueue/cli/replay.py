@@ -9,6 +9,7 @@ tables, the Markdown, the chart and the CSV are `cli.replay_render`.
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 from typing import Any, NoReturn, Optional
@@ -107,6 +108,10 @@ def replay(
         startups, everywhere = _startups(node_startup or [])
         gate = _gate(fail_on_wait)
         trace = read_trace(traces)
+        # The trace lives until the command ends: left out of cyclic collections from here on (each
+        # collection of the older generation walked its hundreds of thousands of workloads again);
+        # `few_collections` puts the collector back when the command ends.
+        gc.freeze()
         warn(trace.notes)
         window = _window(trace, since, until)
         if trace.generated is not None:
