@@ -897,7 +897,7 @@ class _Replay:
         run.key = (-run.priority, run.ts, workload.order)
         self._enqueue(run)
 
-    def _route(self, workload: TraceWorkload) -> "Route":
+    def _route(self, workload: TraceWorkload) -> Route:
         """Where the submissions to one LocalQueue go, and why Kueue never considers them, if it does not:
         the configuration does not change during a replay, so this is found once per LocalQueue."""
         lq = self.snapshot.local_queues.get((workload.namespace, workload.queue))

@@ -70,12 +70,12 @@ class EventQueue:
     not yet reached included)."""
 
     def __init__(self, times: Sequence[float], runs: Sequence[Any], submit: Callable[[Any], Event],
-                 in_order: Optional[type] = None):
+                 in_order: Optional[type[Event]] = None):
         self.heap: list[tuple[float, int, int, Any]] = []
         # The events of `in_order`, made in time order: (time, event), oldest first.
         self.in_order = in_order
         self.fifo: deque[tuple[float, Any]] = deque()
-        self.fifo_rank = RANK[in_order.kind] if in_order is not None else -1
+        self.fifo_rank = _facts(in_order)[0] if in_order is not None else -1
         self.sequence = len(runs)   # submissions were "made" first, in trace order
         self.times = times          # the submissions' times, in order (`runs`: by time, then trace order)
         self.runs = runs
@@ -109,15 +109,15 @@ class EventQueue:
         return self.progress + len(self.times) - self.next_submission
 
     def next_time(self) -> Optional[float]:
-        heap, index = self.heap, self.next_submission
+        heap, index, fifo = self.heap, self.next_submission, self.fifo
+        found: Optional[float] = None
         if index < len(self.times):
-            found: Optional[float] = self.times[index]
-            if heap and heap[0][0] < found:
-                found = heap[0][0]
-        else:
-            found = heap[0][0] if heap else None
-        if self.fifo and (found is None or self.fifo[0][0] < found):
-            return self.fifo[0][0]
+            submitted = self.times[index]
+            found = heap[0][0] if heap and heap[0][0] < submitted else submitted
+        elif heap:
+            found = heap[0][0]
+        if fifo and (found is None or fifo[0][0] < found):
+            return fifo[0][0]
         return found
 
     def pop_at(self, now: float) -> Optional[Event]:
