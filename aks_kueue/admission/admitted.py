@@ -43,8 +43,13 @@ class AdmittedWorkloads:
             self.evicted[workload.uid] = workload
         admission = workload.admission
         assert admission is not None  # (asserts narrow for the type checker at no call's cost)
+        key, by_fr = rank(workload), self._by_fr  # one rank for every fr: this runs for every admission
         for fr in admission.usage:
-            insort(self._by_fr.setdefault(fr, []), rank(workload))
+            entries = by_fr.get(fr)
+            if entries is None:
+                by_fr[fr] = [key]
+            else:
+                insort(entries, key)
 
     def remove(self, workload: WorkloadInfo) -> None:
         del self.by_uid[workload.uid]

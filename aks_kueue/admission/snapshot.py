@@ -93,6 +93,7 @@ class Snapshot:
         self._decisions: dict[tuple, tuple[int, Decision, Optional[tuple]]] = {}
         self._single_flavor: dict[tuple, Optional[frozenset]] = {}
         self._reads: dict[tuple, tuple] = {}  # `_usage_along`'s usage dicts, per queue and flavor-resources
+        self._admission_flavors: dict[int, tuple[Assignment, list[dict[str, str]]]] = {}   # `_flavors_of`
 
     @classmethod
     def from_objects(cls, manifests: Iterable[dict], resource_rules: ResourceRules = NO_RULES,
@@ -177,7 +178,7 @@ class Snapshot:
         self.admitted_index(cluster_queue).add(workload)
         self.workloads_by_uid[workload.uid] = workload
         self._latest_reservation = max(self._latest_reservation, workload.reserved)
-        self.restore_usage(workload)
+        self.tree.add_usage(cluster_queue, admission.usage)  # `restore_usage`, one call less a workload
         self._changed(cluster_queue)
 
     def remove_workload(self, workload: WorkloadInfo) -> None:
@@ -186,7 +187,7 @@ class Snapshot:
         cluster_queue = admission.cluster_queue
         self._admitted[cluster_queue].remove(workload)
         del self.workloads_by_uid[workload.uid]
-        self.lift_usage(workload)
+        self.tree.remove_usage(cluster_queue, admission.usage)  # `lift_usage`, one call less a workload
         self._changed(cluster_queue)
 
     def generation(self, cq: ClusterQueueInfo):
@@ -212,6 +213,8 @@ class Snapshot:
 
     def reserved_by(self, workload: WorkloadInfo, now: float) -> None:
         """The workload reserved quota: its LocalQueue's entry penalty (shouldApplyEntryPenalty)."""
+        if self.afs is None:
+            return  # (asked for every reservation; only admission fair sharing has an entry penalty)
         admission = workload.admission
         cq = self.cluster_queues.get(admission.cluster_queue) if admission is not None else None
         if self.afs is not None and admission is not None and cq is not None and should_apply_entry_penalty(
@@ -261,10 +264,21 @@ class Snapshot:
         """Count a Fit decision's usage, as Kueue does when it reserves quota."""
         assignment = decision.assignment
         assert assignment is not None and decision.cluster_queue is not None  # a Fit has both
-        workload.admission = Admission(decision.cluster_queue, dict(assignment.usage),
-                                       [{r: f.name for r, f in ps.flavors.items()} for ps in assignment.podsets])
+        workload.admission = Admission(decision.cluster_queue, dict(assignment.usage), self._flavors_of(assignment))
         workload.reserved = self._latest_reservation + 1  # the most recent reservation so far
         self.add_workload(workload)
+
+    def _flavors_of(self, assignment: Assignment) -> list[dict[str, str]]:
+        """Each pod set's flavor per resource, as an admission records them: made once per assignment (a
+        remembered decision's serves many workloads) and shared, as no admission's is ever changed."""
+        known = self._admission_flavors.get(id(assignment))
+        if known is not None and known[0] is assignment:
+            return known[1]
+        if len(self._admission_flavors) >= MEMO_LIMIT:
+            self._admission_flavors.clear()
+        found = [{r: f.name for r, f in ps.flavors.items()} for ps in assignment.podsets]
+        self._admission_flavors[id(assignment)] = (assignment, found)  # the assignment kept: its id stays its own
+        return found
 
     def fits(self, cluster_queue: str, usage: dict, without: Iterable[WorkloadInfo] = ()) -> bool:
         """Kueue's ClusterQueueSnapshot.Fits: every flavor-resource of `usage` within what the queue

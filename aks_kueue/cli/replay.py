@@ -9,6 +9,7 @@ tables, the Markdown, the chart and the CSV are `cli.replay_render`.
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 from typing import Any, NoReturn, Optional
@@ -107,6 +108,10 @@ def replay(
         startups, everywhere = _startups(node_startup or [])
         gate = _gate(fail_on_wait)
         trace = read_trace(traces)
+        # The trace lives until the command ends: left out of cyclic collections from here on (each
+        # collection of the older generation walked its hundreds of thousands of workloads again);
+        # `few_collections` puts the collector back when the command ends.
+        gc.freeze()
         warn(trace.notes)
         window = _window(trace, since, until)
         if trace.generated is not None:
@@ -151,8 +156,9 @@ def _check_output(output: Optional[str], output_format: str, out: Optional[Path]
 
 def _replay_and_report(configurations: list, trace, window: "Window", gate, as_json: bool, output_format: str,
                        out: Optional[Path]) -> int:
-    """Replay every configuration (side by side when comparing), then say what happened: the exit code."""
-    from aks_kueue.cli import replay_render as render
+    """Replay every configuration (side by side when comparing), then say what happened: the exit code.
+    The renderer (tables, Markdown, the chart, and what they import) is loaded only when asked for: the
+    JSON document does without it."""
     from aks_kueue.cli.replay_run import replayed
     from aks_kueue.replay.report import document, write
 
@@ -162,6 +168,7 @@ def _replay_and_report(configurations: list, trace, window: "Window", gate, as_j
         found["result"] = "rejected" if failed else "ok"
         found["errors"] = []
         if out is not None:
+            from aks_kueue.cli import replay_render as render
             try:
                 written = render.write_out(found, results, trace, out)
             except OSError as error:
@@ -170,10 +177,12 @@ def _replay_and_report(configurations: list, trace, window: "Window", gate, as_j
         if as_json:
             write(found, sys.stdout)  # json.dumps(found, indent=2), its workloads streamed
             sys.stdout.write("\n")
-        elif output_format == "markdown":
-            sys.stdout.write(render.markdown(found, trace))
         else:
-            render.print_text(found, trace)
+            from aks_kueue.cli import replay_render as render
+            if output_format == "markdown":
+                sys.stdout.write(render.markdown(found, trace))
+            else:
+                render.print_text(found, trace)
     for entry in failed:
         if entry["clusterQueue"] is None:
             typer.echo(f"replay: gate failed: {entry['unrouted']:,} workloads reach no ClusterQueue of "

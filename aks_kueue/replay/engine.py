@@ -83,7 +83,9 @@ import heapq
 from array import array
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Callable, ClassVar, Iterator, NamedTuple, Optional
+from itertools import islice
+from types import MappingProxyType
+from typing import Any, Callable, ClassVar, Iterator, Mapping, NamedTuple, Optional
 
 from aks_kueue.admission.fair_sharing import ShareSeries
 from aks_kueue.admission.fair_sharing_iterator import Entry as CycleEntry
@@ -96,7 +98,7 @@ from aks_kueue.kueue.admission_checks import PROVISIONING_CONTROLLER
 from aks_kueue.kueue.views import AdmissionCheck, ClusterQueue, PodSet, ProvisioningRequestConfig, views_of
 from aks_kueue.replay.cohorts import CohortUsage
 from aks_kueue.replay.config import ReplayConfig
-from aks_kueue.replay.events import Event, EventKind, EventQueue
+from aks_kueue.replay.events import EventKind, EventQueue
 from aks_kueue.replay.nodes import BookedReady, Node, NodeEvicted, NodeModel, NodeReady, PodGroup, ScaleDown
 from aks_kueue.replay.pace import Pace
 from aks_kueue.replay.trace import Trace, TraceWorkload
@@ -117,6 +119,9 @@ EVENTS_PER_POD = 2
 # A spot interruption: the run's new end and its recovery timeout. On a spot pool a node's eviction is
 # one more event per node, and a pod an eviction took makes as many events as a pod admitted.
 EVENTS_PER_INTERRUPTION = 2
+# A trace workload has no Workload manifest: one empty, read-only map stands for it in each (not one each).
+NO_MANIFEST: Mapping[str, Any] = MappingProxyType({})
+INFINITY = float("inf")
 # Workloads a note names one by one before it says how many more.
 NAMED_IN_NOTES = 5
 # Kueue's words for a workload that is not admitted (`pkg/scheduler/scheduler.go` `processEntry`, and the
@@ -244,13 +249,18 @@ class Run:
         return f"{self.trace.namespace}/{self.trace.name}"
 
 
-@dataclass(frozen=True, slots=True)
+# The events made for every workload (its submission, its end, a requeue after it) are not frozen: a
+# frozen dataclass sets each field through object.__setattr__, which tripled the cost of making one.
+# Nothing changes an event once it is made.
+
+
+@dataclass(slots=True)
 class Submit:
     kind: ClassVar[EventKind] = EventKind.SUBMIT
     run: Run
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _OfAnAdmission:
     """An event about one admission (`epoch`) of a run: stale once the run was admitted or released again."""
     run: Run
@@ -275,7 +285,7 @@ class Backoff(_OfAnAdmission):
     kind: ClassVar[EventKind] = EventKind.BACKOFF
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Requeue:
     """The inadmissible workloads of a cohort tree (by its root's name, or a lone ClusterQueue's) go back."""
     kind: ClassVar[EventKind] = EventKind.REQUEUE
@@ -309,6 +319,14 @@ class Group:
     reason: Optional[str] = None    # why its workload found inadmissible was (those moved with it are bypassed)
 
 
+class Route(NamedTuple):
+    """Where the submissions to one LocalQueue go: their ClusterQueue (None when there is none), and why
+    Kueue never considers them (parked, with this reason) when it does not."""
+
+    cq: Optional[str]
+    refused: Optional[str]
+
+
 class QueueState:
     """One ClusterQueue's pending workloads: classes in the heap or inadmissible, the sticky preemptor,
     and how many were pending over time (`times`, `values`: a step function)."""
@@ -317,6 +335,7 @@ class QueueState:
         self.name = name
         self.strict = strategy == STRICT
         self.groups: dict[tuple, Group] = {}
+        self.spare: Optional[Group] = None   # the group dropped last, empty (`_drop`)
         self.top: list[tuple[tuple, int, Group]] = []   # (first key, version, group) of the classes in the heap
         self.live = 0                        # workloads in the heap, sticky included
         self.bulk: set[tuple] = set()        # classes found inadmissible since the last requeue
@@ -335,8 +354,22 @@ class QueueState:
     def _group(self, hash_: tuple, in_heap: bool) -> Group:
         group = self.groups.get(hash_)
         if group is None:
-            group = self.groups[hash_] = Group(hash_, in_heap)
+            spare = self.spare
+            if spare is not None and spare.hash == hash_:
+                # The class's own group, emptied and dropped last: used again (a queue that never fills
+                # empties its class at every admission). Its version goes on, so its old heap entries stay stale.
+                self.spare, group = None, spare
+                group.in_heap, group.reason = in_heap, None
+                self.groups[hash_] = group
+            else:
+                group = self.groups[hash_] = Group(hash_, in_heap)
         return group
+
+    def _drop(self, group: Group) -> None:
+        """An emptied class's group goes (it is kept as `spare` for the next workload of its class)."""
+        if self.groups.get(group.hash) is group:
+            del self.groups[group.hash]
+            self.spare = group
 
     def _announce(self, group: Group) -> None:
         group.version += 1
@@ -396,8 +429,8 @@ class QueueState:
             run.held = Held.INFLIGHT
             if group.items:
                 self._announce(group)
-            elif self.groups.get(group.hash) is group:
-                del self.groups[group.hash]
+            else:
+                self._drop(group)
             return run
         return None
 
@@ -422,8 +455,8 @@ class QueueState:
             run = sticky
         else:
             _, run = heapq.heappop(group.items)
-            if not group.items and self.groups.get(group.hash) is group:
-                del self.groups[group.hash]
+            if not group.items:
+                self._drop(group)
         self.live -= 1
         run.held = Held.INFLIGHT
         return run
@@ -473,7 +506,7 @@ class QueueState:
             self.values.append(self.pending)
 
 
-@dataclass
+@dataclass(slots=True)
 class Meter:
     """Usage of one ClusterQueue on one flavor-resource over time (a step function, `times` and
     `values`, and its integrals)."""
@@ -488,12 +521,13 @@ class Meter:
     values: Optional[array] = None
 
     def change(self, now: float, delta: int) -> None:
-        span = now - self.last
+        span, current = now - self.last, self.current
         if span > 0:
-            self.used += self.current * span
-            self.borrowed += max(0, self.current - self.nominal) * span
+            self.used += current * span
+            if current > self.nominal:  # else nothing is borrowed: the integral stays as it is
+                self.borrowed += (current - self.nominal) * span
         self.last = now
-        self.current += delta
+        self.current = current + delta
         times, values = self.times, self.values
         if delta and times is not None and values is not None:
             if times[-1] == now:
@@ -523,7 +557,7 @@ class Entry:
     preemptor: bool = False         # its queue's preemptor waiting for its targets (Kueue's IsPreemptor)
 
 
-@dataclass
+@dataclass(slots=True)
 class Cycle:
     """What one scheduling cycle holds until it ends: the preemption targets so far (by uid, in order)
     and the quota reserved for the rest of it."""
@@ -603,6 +637,9 @@ class _Replay:
         self.shares = ShareSeries(self.snapshot.tree.cluster_queues) if self.snapshot.fair_sharing else None
         self.share_changes: set[str] = set()   # ClusterQueues whose usage changed in this instant
         self.pods_ready = config.pods_ready
+        # waitForPodsReady's blockAdmission holds admissions while admitted pods are not all placed (with nodes).
+        self.block_admission = bool(config.pods_ready.enabled and config.pods_ready.block_admission
+                                    and config.pools is not None)
         self.pace = Pace(config.cycle.seconds)
         self.done = 0
         self.cycles = 0
@@ -637,10 +674,17 @@ class _Replay:
         self.window_open = False
         self.pools_at_since: dict[str, PoolAtSince] = {}
         self.checks = _provisioning_checks(config.objects, self.snapshot)
+        self._handlers = self._event_handlers()
+        self._routes: dict[tuple[str, str], Route] = {}   # per LocalQueue submitted to (namespace, name)
         self.runs = self._runs()
-        # In time order, and trace order within an instant (the sort is stable).
-        order = sorted(self.runs, key=lambda r: round(r.trace.submitted, 6))
-        self.events = EventQueue(array("d", (round(r.trace.submitted, 6) for r in order)), order, Submit)
+        # In time order, and trace order within an instant (the sort is stable); a trace is most often in
+        # time order already.
+        times = array("d", [round(r.trace.submitted, 6) for r in self.runs])
+        order = self.runs
+        if any(later < earlier for earlier, later in zip(times, islice(times, 1, None))):
+            ranked = sorted(range(len(times)), key=times.__getitem__)
+            order, times = [self.runs[i] for i in ranked], array("d", [times[i] for i in ranked])
+        self.events = EventQueue(times, order, Submit, in_order=Requeue)  # a requeue is made REQUEUE_BATCH after now
         startups = [config.startup(p)[0] for p in config.pools or []]
         self.nodes = None if config.pools is None else NodeModel(
             config.pools, startups, config.scale_down_delay, self.events.push, spot=config.spot,
@@ -684,7 +728,7 @@ class _Replay:
         workload = run.trace
         return WorkloadInfo(namespace=workload.namespace, name=workload.name, queue_name=workload.queue,
                             priority=run.priority, podsets=known[0], created=run.ts, uid=f"{workload.order:012d}",
-                            _shape=known[1])
+                            manifest=NO_MANIFEST, _shape=known[1])
 
     # The event loop ------------------------------------------------------------------------------
 
@@ -701,17 +745,22 @@ class _Replay:
 
     def run(self) -> ReplayOutcome:
         until, options = self.options.until, self.options
-        events = self.events
-        report_at = 0
+        events, handlers = self.events, self._handlers
+        report_at, submissions = 0, len(events.times)
         while True:
             now = events.next_time()
-            if now is None or (until is not None and now > until) or self._over(now):
+            # While submissions are still to come the replay is not over (`_over` counts them): most instants.
+            if now is None or (until is not None and now > until) or (
+                    events.next_submission >= submissions and self._over(now)):
                 break
             if not self.window_open and now >= self.since:
                 self._open_window(self.since)
             while (event := events.pop_at(now)) is not None:
                 self.done += 1
-                self._apply(event, now)
+                handler = handlers.get(type(event))
+                if handler is None:
+                    raise AssertionError(f"an event the replay does not know: {event!r}")
+                handler(event, now)
                 if events.next_time() != now:
                     self._settle(now)
             if self.shares is not None:
@@ -752,6 +801,8 @@ class _Replay:
 
     def _settle(self, now: float) -> None:
         """After an instant's events: schedule, then place pods, until nothing changes."""
+        if self.nodes is None and not self.ready_queues and self.snapshot.afs is None and not self.pace.seconds:
+            return  # no queue has a head: a cycle would find none (most instants of a quiet replay)
         for _ in range(1000):
             self.schedule(now)
             if self.nodes is None:
@@ -763,43 +814,60 @@ class _Replay:
             if not started or not self.ready_queues:
                 return
 
-    def _apply(self, event: Event, now: float) -> None:
-        match event:
-            case Submit(run=run):
-                self._submit(run, now)
-            case Requeue(root=root):
-                self._requeue(root)
-            case Finish(run=run, epoch=epoch):
-                if run.epoch == epoch and run.state is State.RUNNING:
-                    self._finish(run, now)
-            case Backoff(run=run, epoch=epoch):
-                if run.epoch == epoch and run.held is Held.BACKING_OFF:
-                    run.held = Held.NOWHERE
-                    self._enqueue(run)
-            case Timeout(run=run, epoch=epoch):
-                if run.epoch == epoch and run.state is State.ADMITTED:
-                    self._evict(run, now, Eviction.PODS_READY_TIMEOUT)
-            case NodeReady(node=node):
-                self._node_model().node_ready(node, now)
-            case NodeEvicted(node=node):
-                self._spot_eviction(node, now)
-            case ScaleDown(node=node, since=since):
-                self._node_model().scale_down(node, since, now)
-            case CycleEnd(cycle=cycle):
-                self._cycle_ends(cycle, now)
-            case CycleStart():
-                self.pace.tick_at = None
-            case BookedReady(run=run, groups=groups):
-                if run.state is State.RESERVED and run.groups is groups:
-                    # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
-                    # admitted and its pods (booked) run at once, unless a spot eviction took some.
-                    self._set_admitted(run, now)
-                    if any(g.remaining for g in groups):
-                        self._wait_for_pods(run, now)
-                    else:
-                        self._start(run, now)
-            case _:
-                raise AssertionError(f"an event the replay does not know: {event!r}")
+    def _event_handlers(self) -> dict[type, Callable[[Any, float], None]]:
+        """Each event's handler, by its class (`run` looks it up for every event)."""
+        return {Submit: self._on_submit, Finish: self._on_finish, Requeue: self._on_requeue,
+                Backoff: self._on_backoff, Timeout: self._on_timeout, CycleEnd: self._on_cycle_end,
+                CycleStart: self._on_cycle_start, NodeReady: self._on_node_ready, NodeEvicted: self._on_node_evicted,
+                ScaleDown: self._on_scale_down, BookedReady: self._on_booked_ready}
+
+    def _on_submit(self, event: Submit, now: float) -> None:
+        self._submit(event.run, now)
+
+    def _on_requeue(self, event: Requeue, now: float) -> None:
+        self._requeue(event.root)
+
+    def _on_finish(self, event: Finish, now: float) -> None:
+        run = event.run
+        if run.epoch == event.epoch and run.state is State.RUNNING:
+            self._finish(run, now)
+
+    def _on_backoff(self, event: Backoff, now: float) -> None:
+        run = event.run
+        if run.epoch == event.epoch and run.held is Held.BACKING_OFF:
+            run.held = Held.NOWHERE
+            self._enqueue(run)
+
+    def _on_timeout(self, event: Timeout, now: float) -> None:
+        run = event.run
+        if run.epoch == event.epoch and run.state is State.ADMITTED:
+            self._evict(run, now, Eviction.PODS_READY_TIMEOUT)
+
+    def _on_node_ready(self, event: NodeReady, now: float) -> None:
+        self._node_model().node_ready(event.node, now)
+
+    def _on_node_evicted(self, event: NodeEvicted, now: float) -> None:
+        self._spot_eviction(event.node, now)
+
+    def _on_scale_down(self, event: ScaleDown, now: float) -> None:
+        self._node_model().scale_down(event.node, event.since, now)
+
+    def _on_cycle_end(self, event: CycleEnd, now: float) -> None:
+        self._cycle_ends(event.cycle, now)
+
+    def _on_cycle_start(self, event: CycleStart, now: float) -> None:
+        self.pace.tick_at = None
+
+    def _on_booked_ready(self, event: BookedReady, now: float) -> None:
+        run, groups = event.run, event.groups
+        if run.state is State.RESERVED and run.groups is groups:
+            # Every booked node is Ready: the ProvisioningRequest check is Ready, the workload
+            # admitted and its pods (booked) run at once, unless a spot eviction took some.
+            self._set_admitted(run, now)
+            if any(g.remaining for g in groups):
+                self._wait_for_pods(run, now)
+            else:
+                self._start(run, now)
 
     def _node_model(self) -> NodeModel:
         assert self.nodes is not None, "a node event in a replay without pools"
@@ -811,31 +879,44 @@ class _Replay:
         self.last_change = self.last_progress = now
         self.submitted += 1
         workload = run.trace
-        lq = self.snapshot.local_queues.get((workload.namespace, workload.queue))
-        if lq is None:
-            return self._park(run, f"LocalQueue {workload.namespace}/{workload.queue} doesn't exist in this "
-                                   "configuration; the workload is never admitted")
-        if lq.stopped:
-            return self._park(run, f"LocalQueue {workload.namespace}/{workload.queue} is inactive (stopPolicy)")
-        cq = self.snapshot.cluster_queues.get(lq.cluster_queue)
-        if cq is None:
-            return self._park(run, f"ClusterQueue {lq.cluster_queue} doesn't exist in this configuration")
-        run.cq = cq.name
-        run.queue = self.queues[cq.name]
-        run.queue.count(now, 1)
-        missing = _missing_priority_class(workload, self.snapshot.priority_classes)
-        if missing is not None:
-            return self._park(run, missing)
-        if cq.stopped or cq.missing_flavors or cq.in_cohort_cycle:
-            return self._park(run, f"ClusterQueue {cq.name} is inactive"
-                                   + (f" (flavors {', '.join(cq.missing_flavors)} don't exist)"
-                                      if cq.missing_flavors else ""))
-        if not self.snapshot.namespace_matches(cq.name, workload.namespace):
-            return self._park(run, f"namespace {workload.namespace} doesn't match ClusterQueue {cq.name}'s "
-                                   "namespaceSelector")
+        route = self._routes.get((workload.namespace, workload.queue))
+        if route is None:
+            route = self._routes[(workload.namespace, workload.queue)] = self._route(workload)
+        if route.cq is None:
+            return self._park(run, route.refused or "")
+        run.cq = route.cq
+        queue = run.queue = self.queues[route.cq]
+        queue.count(now, 1)
+        if workload.priority_class is not None:
+            missing = _missing_priority_class(workload, self.snapshot.priority_classes)
+            if missing is not None:
+                return self._park(run, missing)
+        if route.refused is not None:
+            return self._park(run, route.refused)
         run.info = self._info(run)
         run.key = (-run.priority, run.ts, workload.order)
         self._enqueue(run)
+
+    def _route(self, workload: TraceWorkload) -> Route:
+        """Where the submissions to one LocalQueue go, and why Kueue never considers them, if it does not:
+        the configuration does not change during a replay, so this is found once per LocalQueue."""
+        lq = self.snapshot.local_queues.get((workload.namespace, workload.queue))
+        if lq is None:
+            return Route(None, f"LocalQueue {workload.namespace}/{workload.queue} doesn't exist in this "
+                               "configuration; the workload is never admitted")
+        if lq.stopped:
+            return Route(None, f"LocalQueue {workload.namespace}/{workload.queue} is inactive (stopPolicy)")
+        cq = self.snapshot.cluster_queues.get(lq.cluster_queue)
+        if cq is None:
+            return Route(None, f"ClusterQueue {lq.cluster_queue} doesn't exist in this configuration")
+        if cq.stopped or cq.missing_flavors or cq.in_cohort_cycle:
+            return Route(cq.name, f"ClusterQueue {cq.name} is inactive"
+                                  + (f" (flavors {', '.join(cq.missing_flavors)} don't exist)"
+                                     if cq.missing_flavors else ""))
+        if not self.snapshot.namespace_matches(cq.name, workload.namespace):
+            return Route(cq.name, f"namespace {workload.namespace} doesn't match ClusterQueue {cq.name}'s "
+                                  "namespaceSelector")
+        return Route(cq.name, None)
 
     def _park(self, run: Run, reason: str) -> None:
         """Kueue never considers it here: it stays pending (counted when it reached a ClusterQueue)."""
@@ -871,7 +952,7 @@ class _Replay:
         if name is None:
             name = self._roots[cq] = self.snapshot.tree.cluster_queues[cq].root().name
         at = now + REQUEUE_BATCH
-        if self.requeue_at.get(name, float("inf")) > at:
+        if self.requeue_at.get(name, INFINITY) > at:
             self.requeue_at[name] = at
             self.events.push(at, Requeue(name))
 
@@ -946,8 +1027,16 @@ class _Replay:
 
     def heads(self) -> list[Run]:
         """One head per ClusterQueue with pending work, in the queues' name order."""
-        if not self.ready_queues:
+        ready = self.ready_queues
+        if not ready:
             return []
+        if len(ready) == 1:  # most cycles of a quiet replay
+            (name,) = ready
+            queue = self.queues[name]
+            run = queue.pop()
+            if queue.live <= 0:
+                ready.clear()
+            return [] if run is None else [run]
         queues = self.queues
         heads = [run for run in (queues[name].pop() for name in sorted(self.ready_queues)) if run is not None]
         self.ready_queues = {name for name in self.ready_queues if queues[name].live > 0}
@@ -1006,7 +1095,7 @@ class _Replay:
             cycle.changed = True
             self.steps += 1
             return
-        block = self.pods_ready.enabled and self.pods_ready.block_admission and self.nodes is not None
+        block = self.block_admission
         if not snapshot.fits(cq, usage, cycle.preempted.values()) or (block and self.unready > 0):
             entry.status = Status.SKIPPED
             run.reason = NO_LONGER_FITS if not block or self.unready == 0 else BLOCKED_ADMISSION
@@ -1422,11 +1511,11 @@ def _some(runs: list[Run], with_queue: bool = False) -> str:
 
 def _missing_priority_class(workload: TraceWorkload, known: dict[str, int]) -> Optional[str]:
     """Kueue's job reconciler creates no Workload for a job whose WorkloadPriorityClass does not exist."""
-    from aks_kueue.k8s.spelling import suggest
-
     name = workload.priority_class
     if name is None or name in known:
         return None
+    from aks_kueue.k8s.spelling import suggest  # only for a missing one: this runs for every submission
+
     return (f"WorkloadPriorityClass {name} doesn't exist in this configuration{suggest(name, sorted(known))}: "
             "Kueue creates no Workload for it, so it is never admitted")
 

@@ -49,6 +49,10 @@ WAIT_KEYS = ("p50", "p95", "max")
 BYTE_RESOURCES = ("memory", "ephemeral-storage")
 # A workload's state at the end of the window (the contract's `state`).
 FINISHED, RUNNING, ADMITTED, PENDING = "finished", "running", "admitted", "pending"
+# A workload's row, in the order `_workload` makes it (`_RunText` writes the same keys without it).
+ROW_KEYS = ("namespace", "name", "clusterQueue", "submitted", "admitted", "started", "finished", "state", "admissions",
+            "preemptions", "evictions", "flavors", "counts", "neverAdmitted", "neverStarted", "deactivated", "reason")
+ROWS_PER_WRITE = 512
 WARMED_UP_NOTHING = PoolAtSince(0.0, 0.0, 0.0, 0.0, 0, {})   # a pool without a window's warm-up
 END_STATES = {State.FINISHED: FINISHED, State.RUNNING: RUNNING, State.ADMITTED: ADMITTED, State.RESERVED: ADMITTED}
 
@@ -114,6 +118,11 @@ class Rows:
     def __iter__(self) -> Iterator[dict[str, Any]]:
         raise NotImplementedError
 
+    def texts(self, level: int) -> Iterator[str]:
+        """Each row's text as `write` puts it at `level` (`json.dumps(row, indent=2)`, indented)."""
+        row_text = _RowText(level)
+        return (row_text(row) for row in self)
+
     def to_file(self, path: str) -> "FileRows":
         with open(path, "w", encoding="utf-8") as handle:
             for row in self:
@@ -131,6 +140,14 @@ class RunRows(Rows):
         if _has_spot(self.outcome):
             return ({**_workload(r), "spotInterruptions": r.interruptions} for r in _seen(self.outcome))
         return (_workload(r) for r in _seen(self.outcome))
+
+    def texts(self, level: int) -> Iterator[str]:
+        """The rows' text read from the runs directly (`_RunText`): a million rows are written without
+        a dict built for each."""
+        if _has_spot(self.outcome):
+            return super().texts(level)
+        run_text = _RunText(level)
+        return (run_text(r) for r in _seen(self.outcome))
 
 
 class FileRows(Rows):
@@ -234,11 +251,14 @@ def configuration(outcome: ReplayOutcome) -> dict[str, Any]:
     """One configuration's part of the document; its workloads are read from the runs when written."""
     by_queue: dict[str, list[Run]] = {name: [] for name in outcome.queues}
     unrouted = 0
+    observed = []   # an export's record of what happened, for the backtest
     for run in _seen(outcome):
         if run.cq is not None:
             by_queue[run.cq].append(run)
         else:
             unrouted += 1
+        if run.trace.observed is not None:
+            observed.append((run, run.trace.observed))
     queues = [_queue(name, runs, outcome) for name, runs in by_queue.items()]
     if outcome.shares is not None:
         for queue in queues:
@@ -252,7 +272,6 @@ def configuration(outcome: ReplayOutcome) -> dict[str, Any]:
              "workloads": RunRows(outcome)}
     if outcome.config.prices is not None and outcome.nodes is not None:
         found["cost"] = _add_costs(queues, pools, outcome)
-    observed = [(r, r.trace.observed) for r in _seen(outcome) if r.trace.observed is not None]
     if any(o.admitted is not None for _, o in observed):
         found["backtest"] = backtest(observed, outcome.end)
         found["nodeStartup"] = node_startup_suggestions(observed, outcome.config)
@@ -288,9 +307,14 @@ def write(value: Any, out: TextIO, level: int = 0) -> None:
     one workload at a time (the whole text of a month of workloads would be gigabytes)."""
     pad = "  " * level
     if isinstance(value, Rows):
-        first, row_text = True, _RowText(level + 1)
-        for row in value:
-            out.write(("[\n" if first else ",\n") + pad + "  " + row_text(row))
+        first, between, chunk = True, ",\n" + pad + "  ", []
+        for text in value.texts(level + 1):
+            chunk.append(text)
+            if len(chunk) == ROWS_PER_WRITE:  # a few large writes, not one per row (stdout may be unbuffered)
+                out.write(("[\n" + pad + "  " if first else between) + between.join(chunk))
+                first, chunk = False, []
+        if chunk:
+            out.write(("[\n" + pad + "  " if first else between) + between.join(chunk))
             first = False
         out.write("[]" if first else "\n" + pad + "]")
     elif isinstance(value, dict) and _streams(value):
@@ -321,6 +345,7 @@ def dumps(value: Any) -> str:
 
 _string = json.encoder.encode_basestring_ascii
 _INFINITE = (float("inf"), float("-inf"))
+_INF = float("inf")
 
 
 class _RowText:
@@ -372,6 +397,54 @@ class _RowText:
         text = _dumps(value, self.level + 1)
         self.maps[id(value)] = (value, text)
         return text
+
+
+class _RunText:
+    """`_RowText(level)(_workload(run))`, byte for byte, read from the run itself (the row's dict is not
+    built): its keys' text made once, its small maps through `_RowText.map`. A row this does not write
+    the common way (an observed record, a time that is not a finite number) goes through `_workload`."""
+
+    def __init__(self, level: int):
+        self.row_text = _RowText(level)
+        inner = self.row_text.inner
+
+        def key(name: str, first: bool = False) -> str:
+            return ("{" if first else ",") + inner + json.dumps(name) + ": "
+
+        self.keys = tuple(key(k, i == 0) for i, k in enumerate(ROW_KEYS))
+        self.end = self.row_text.end
+
+    def __call__(self, run: Run) -> str:
+        trace = run.trace
+        if trace.observed is not None:
+            return self.row_text(_workload(run))
+        state = END_STATES.get(run.state, PENDING)
+        waiting = state == PENDING or run.state is State.RESERVED
+        # `_round`'s value (+ 0.0 turns -0.0 into 0.0) and the encoder's text; a time equal to the one
+        # before it (admitted on submission, started on admission) is the same text.
+        submitted = round(float(trace.submitted), 3) + 0.0
+        admitted = None if waiting or run.admitted is None else round(float(run.admitted), 3) + 0.0
+        started = None if waiting or run.started is None else round(float(run.started), 3) + 0.0
+        finished = None if run.finished is None else round(float(run.finished), 3) + 0.0
+        if not -_INF < submitted < _INF or any(t is not None and not -_INF < t < _INF
+                                                  for t in (admitted, started, finished)):
+            return self.row_text(_workload(run))  # the encoder's NaN or Infinity: the common way
+        submitted_text = float.__repr__(submitted)
+        admitted_text = "null" if admitted is None else (
+            submitted_text if admitted == submitted else float.__repr__(admitted))
+        started_text = "null" if started is None else (
+            admitted_text if started == admitted else float.__repr__(started))
+        k, cq, reason, ever_admitted, maps = self.keys, run.cq, run.reason, run.ever_admitted, self.row_text.map
+        return "".join((
+            k[0], _string(trace.namespace), k[1], _string(trace.name), k[2], "null" if cq is None else _string(cq),
+            k[3], submitted_text, k[4], admitted_text, k[5], started_text,
+            k[6], "null" if finished is None else float.__repr__(finished), k[7], _string(state),
+            k[8], int.__repr__(run.admissions), k[9], int.__repr__(run.preemptions),
+            k[10], int.__repr__(run.evictions), k[11], maps(run.flavors or {}), k[12], maps(run.counts or {}),
+            k[13], "false" if ever_admitted else "true",
+            k[14], "true" if ever_admitted and not run.ever_started else "false",
+            k[15], "true" if run.state is State.DEACTIVATED else "false",
+            k[16], "null" if reason is None else _string(reason), self.end))
 
 
 def _dumps(value: Any, level: int) -> str:
@@ -437,9 +510,22 @@ def _queue(name: str, runs: list[Run], outcome: ReplayOutcome) -> dict[str, Any]
     cut_admit, cut_start = array("d"), array("d")
     states = dict.fromkeys((FINISHED, RUNNING, ADMITTED, PENDING), 0)
     rerun: dict[str, float] = {}
+    # Counted in the one pass over the runs (a month of history is millions).
+    admitted = started = never_started = preemptions = preempted = evictions = 0
     for run in runs:
-        state = end_state(run)
+        state = END_STATES.get(run.state, PENDING)
         states[state] += 1
+        if run.ever_admitted:
+            admitted += 1
+            never_started += not run.ever_started
+        started += run.ever_started
+        if run.preemptions:
+            preemptions += run.preemptions
+            preempted += 1
+        evictions += run.evictions
+        if run.rerun:
+            for resource, seconds in run.rerun.items():
+                rerun[resource] = rerun.get(resource, 0.0) + seconds
         waited = end - run.trace.submitted   # while it still waits: cut at the end (a lower bound)
         if state in (FINISHED, RUNNING) and run.admitted is not None and run.started is not None:
             to_admit.append(run.admitted - run.trace.submitted)
@@ -452,18 +538,11 @@ def _queue(name: str, runs: list[Run], outcome: ReplayOutcome) -> dict[str, Any]
             cut_admit.append(waited)
         to_start.append(waited)
         cut_start.append(waited)
-    for run in runs:
-        for resource, seconds in (run.rerun or {}).items():
-            rerun[resource] = rerun.get(resource, 0.0) + seconds
     return {
-        "name": name, "submitted": len(runs),
-        "admitted": sum(r.ever_admitted for r in runs), "started": sum(r.ever_started for r in runs),
+        "name": name, "submitted": len(runs), "admitted": admitted, "started": started,
         "finished": states[FINISHED], "running": states[RUNNING], "admittedAtEnd": states[ADMITTED],
-        "pendingAtEnd": states[PENDING],
-        "neverAdmitted": sum(not r.ever_admitted for r in runs),
-        "neverStarted": sum(r.ever_admitted and not r.ever_started for r in runs),
-        "preemptions": sum(r.preemptions for r in runs), "preemptedWorkloads": sum(r.preemptions > 0 for r in runs),
-        "evictions": sum(r.evictions for r in runs),
+        "pendingAtEnd": states[PENDING], "neverAdmitted": len(runs) - admitted, "neverStarted": never_started,
+        "preemptions": preemptions, "preemptedWorkloads": preempted, "evictions": evictions,
         "rerunHours": {resource: _round(display(resource, seconds / 3600)[0]) for resource, seconds in
                        sorted(rerun.items())},
         "waitToAdmit": waits(to_admit, cut_admit), "waitToStart": waits(to_start, cut_start),

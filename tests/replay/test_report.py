@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from aks_kueue.replay import ReplayConfig, read_trace, replay
-from aks_kueue.replay.report import Gate, configuration, document, dumps, percentile
+from aks_kueue.replay import ReplayConfig, ReplayOptions, read_trace, replay
+from aks_kueue.replay.report import Gate, Rows, RunRows, configuration, document, dumps, percentile
 from tests.replay.builders import one_queue, pool, run, validated, workload, write_trace
 
 
@@ -94,3 +94,20 @@ def test_the_streamed_document_is_json_dumps_byte_for_byte(tmp_path):
     assert dumps(found) == json.dumps(whole, indent=2)
     assert dumps({"empty": [], "none": {}, "rows": [], "n": 1}) == json.dumps({"empty": [], "none": {}, "rows": [],
                                                                              "n": 1}, indent=2)
+
+
+def test_rows_written_from_the_runs_are_the_text_of_their_dicts(tmp_path):
+    # `RunRows.texts` writes a row from its run without building its dict (a million rows): the same text,
+    # in every state a row can be in: finished, running and pending at the end, preempted, parked with a reason.
+    rows = [workload(f"w{i}", i % 5, cpu=1 + i % 4, runtime=3 + i % 7, priority=i % 3) for i in range(30)]
+    rows += [workload("lost", 2, queue="nowhere"), workload("late", 11.5, cpu=1, runtime=None)]
+    objects = one_queue(5, preemption={"withinClusterQueue": "LowerPriority"})
+    trace = read_trace([str(write_trace(tmp_path / "t.jsonl", rows))])
+    outcome = replay(ReplayConfig("x", validated(objects)), trace, ReplayOptions(until=12.25))
+    found = RunRows(outcome)
+    texts = list(found.texts(3))
+    assert texts == list(Rows.texts(found, 3))
+    states = {json.loads(text)["state"] for text in texts}
+    assert states == {"finished", "running", "pending"}
+    assert any(json.loads(text)["preemptions"] for text in texts)
+    assert any(json.loads(text)["reason"] for text in texts)
