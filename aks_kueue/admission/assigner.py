@@ -12,6 +12,10 @@ As upstream's FlavorAssigner, it reads the ClusterQueue and the workload, and as
 narrow things of the rest: which flavors suit the pods (`FlavorMatcher`, upstream's map of
 ResourceFlavors) and whether preemption could help (`PreemptionOracle`, upstream's
 preemptionOracle). It never sees the whole snapshot.
+
+It keeps the questions an assignment asked of the quota tree and the oracle, in order (`Trail`), so
+that the same workload asked about again can be given an earlier assignment with today's words
+when every question gets the same answer (`reword`): the path through flavors turns on nothing else.
 """
 
 from __future__ import annotations
