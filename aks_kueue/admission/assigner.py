@@ -12,12 +12,16 @@ As upstream's FlavorAssigner, it reads the ClusterQueue and the workload, and as
 narrow things of the rest: which flavors suit the pods (`FlavorMatcher`, upstream's map of
 ResourceFlavors) and whether preemption could help (`PreemptionOracle`, upstream's
 preemptionOracle). It never sees the whole snapshot.
+
+It keeps the questions an assignment asked of the quota tree and the oracle, in order (`Trail`), so
+that the same workload asked about again can be given an earlier assignment with today's words
+when every question gets the same answer (`reword`): the path through flavors turns on nothing else.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Protocol, Sequence
+from typing import NamedTuple, Optional, Protocol, Sequence, Union
 
 from aks_kueue.admission.models import ClusterQueueInfo
 from aks_kueue.admission.modes import (BEST, PREEMPTION_OVER_BORROWING, TRY_NEXT_FLAVOR, WORST, FlavorAssignmentMode,
@@ -156,6 +160,35 @@ class Assignment:
                 if f.mode == PREEMPT}
 
 
+class Judged(NamedTuple):
+    """One `fits_resource_quota` question the assigner asked, and its answer (the mode, None when
+    left to the oracle, and the borrowing level; and the reason's words)."""
+
+    fr: FlavorResource
+    assumed: int
+    request: int
+    defer: bool
+    mode: Optional[PreemptionMode]
+    borrow: int
+    reason: Optional[str]
+
+
+class Asked(NamedTuple):
+    """One question the assigner put to the preemption oracle for a pending resource (`alone`:
+    the flavor had no rival, so `borrowing_after` was asked first), and the answer it combined."""
+
+    fr: FlavorResource
+    quantity: int
+    alone: bool
+    mode: PreemptionMode
+    borrow: int
+
+
+# What one assignment asked of the quota tree and the oracle, in order: all it read that can change
+# while the workload, its ClusterQueue and the flavors stay the same.
+Trail = list[Union[Judged, Asked]]
+
+
 class _Tried:
     """A flavor that suits the pods: what it would assign, its representative mode so far
     (the worst of its resources, as upstream's `isPreferred` ranks them), and the
@@ -190,9 +223,11 @@ class FlavorAssigner:
         self.flavors = flavors
         self.oracle = oracle
         self.fair_sharing = fair_sharing
+        self.trail: Trail = []  # the last `assign`'s questions and answers
 
     def assign(self, counts: Optional[list[int]] = None) -> Assignment:
         cq, assignment = self.cq, Assignment()
+        self.trail = []
         for members in self._groups(counts):
             requests: dict[str, int] = {}
             for _, _, member_requests in members:
@@ -221,6 +256,59 @@ class FlavorAssigner:
             if failed:
                 return assignment
         return assignment
+
+    def reword(self, templates: Sequence[tuple[Assignment, Trail]]) -> Optional[tuple[int, Assignment]]:
+        """One of `templates` (earlier assignments of this workload's full counts to this ClusterQueue,
+        each with the questions `assign` asked to find it) again, its reasons in the words the usage now
+        gives them: the first whose every question gets the same mode and borrowing level now; and
+        its index. None when none does (then `assign` is needed).
+        Which flavors suit the pods is fixed with the workload's shape, so the assigner's path through
+        flavors and resources turns only on those answers: with the same answers it finds the same
+        flavors, modes and borrowing, and only the amounts its reasons quote can differ. Each question
+        is asked once, in the order `assign` asks it."""
+        answers: dict[tuple, tuple] = {}
+        for index, (previous, trail) in enumerate(templates):
+            found = self._reword(previous, trail, answers)
+            if found is not None:
+                return index, found
+        return None
+
+    def _reword(self, previous: Assignment, trail: Trail, answers: dict[tuple, tuple]) -> Optional[Assignment]:
+        for step in trail:  # the same answers? (keys: a Judged's first four fields, an Asked's three)
+            key = step[:4] if type(step) is Judged else step[:3]
+            answer = answers.get(key)
+            if answer is None:
+                answer = answers[key] = self._answer(step)
+            if answer[0] is not step.mode or answer[1] != step.borrow:
+                return None
+        renamed: dict[str, str] = {}  # the reasons' words then and now
+        now: Trail = []
+        for step in trail:
+            if type(step) is Judged and step.reason is not None:
+                reason = answers[step[:4]][2]
+                if renamed.setdefault(step.reason, reason) != reason:
+                    return None  # one text then would need two now
+                if reason != step.reason:
+                    step = step._replace(reason=reason)
+            now.append(step)
+        self.trail = now
+        assignment = Assignment(borrowing=previous.borrowing, usage=dict(previous.usage))
+        for ps in previous.podsets:
+            status = ps.status
+            if status.reasons:
+                status = Status(tuple([renamed.get(r, r) for r in status.reasons]), status.err)
+            assignment.podsets.append(PodSetAssignment(ps.name, ps.count, ps.requests, ps.flavors, status))
+        return assignment
+
+    def _answer(self, step: Judged | Asked) -> tuple:
+        """A question of a trail asked again, as `assign` asks it: (mode, borrowing level, reason)."""
+        if isinstance(step, Judged):
+            return self.fits_resource_quota(step.fr, step.assumed, step.request, step.defer)
+        oracle, cq, workload = self.oracle, self.cq, self.workload
+        told = oracle.borrowing_after(cq, workload, step.fr, step.quantity) if step.alone else None
+        if told is not None:
+            return P_PREEMPT, told
+        return oracle.simulate_preemption(cq, workload, step.fr, step.quantity)
 
     def _groups(self, counts: Optional[list[int]]):
         """Podsets sharing a podSetGroupName get one flavor together; others go alone."""
@@ -252,6 +340,7 @@ class FlavorAssigner:
             cq.preference != PREEMPTION_OVER_BORROWING or cq.when_can_borrow == TRY_NEXT_FLAVOR)
         tried: list[_Tried] = []
         chosen: Optional[_Tried] = None
+        trail = self.trail
         for flavor_name in group.flavors:
             try:
                 mismatch = self.flavors.mismatch(flavor_name, podsets)
@@ -263,7 +352,9 @@ class FlavorAssigner:
             flavor = _Tried(flavor_name)
             for name, value in wanted:
                 fr = (flavor_name, name)
-                p_mode, borrow, reason = self.fits_resource_quota(fr, assumed.get(fr, 0), value, defer)
+                before = assumed.get(fr, 0)
+                p_mode, borrow, reason = self.fits_resource_quota(fr, before, value, defer)
+                trail.append(Judged(fr, before, value, defer, p_mode, borrow, reason))
                 if reason is not None:
                     reasons.append(reason)
                 if flavor.no_fit:
@@ -322,6 +413,7 @@ class FlavorAssigner:
                 possibility, borrow_after = P_PREEMPT, borrow
             else:
                 possibility, borrow_after = oracle.simulate_preemption(self.cq, self.workload, fr, value)
+            self.trail.append(Asked(fr, value, alone, possibility, borrow_after))
             flavor.combine(possibility, borrow_after, self.cq.preference)
             flavor.assigned[name].borrow = borrow_after
         flavor.pending = []

@@ -243,7 +243,48 @@ class Preemptor:
         if fair_sharing is not None:
             found, seen = fair_preemptions(self.snapshot, fair_sharing, cq, workload, frs, requests, meanwhile)
             return [PreemptionTarget(target, reason) for target, reason in found], seen
+        if self._cannot_make_room(cq, workload, frs, requests):
+            return [], None
         return self.classical_preemptions(cq, workload, frs, requests, meanwhile)
+
+    def _cannot_make_room(self, cq: ClusterQueueInfo, workload: WorkloadInfo, frs: set[FR],
+                          requests: dict[FR, int]) -> bool:
+        """Whether the classical search surely finds nothing: a flavor-resource the workload asks for
+        lacks more than all the workloads the search could take out use of it together. Taking a
+        workload out raises what the queue has available by at most that workload's usage (a node's
+        available is what it has locally plus its parent's, and usage reaches the parent only past the
+        local quota, so each level gains what the level below stops storing there), and the search
+        takes out only the queue's own workloads its withinClusterQueue policy lets go (counted
+        generously, `frees_at_least`) and, with reclaimWithinCohort, workloads of the other queues over
+        their quota on `frs` (counted whole)."""
+        node = cq.node
+        others: Optional[list[QuotaNode]] = None
+        index = self.snapshot.admitted_index(cq.name)
+        for fr, value in requests.items():
+            short = value - available(node, fr)
+            if short <= 0:
+                continue
+            if others is None:
+                others = [queue for _, queues in self._over_quota_by_ancestor(cq, frs) for queue in queues
+                          if queue is not node]
+            for queue in others:
+                short -= queue.usage.get(fr, 0)
+            if not index.frees_at_least(fr, workload, cq.within_cluster_queue, short):
+                return True
+        return False
+
+    def _over_quota_by_ancestor(self, cq: ClusterQueueInfo, frs: set[FR]) -> list[tuple[QuotaNode, list[QuotaNode]]]:
+        """Per ancestor of the queue, the queues under it over their quota on `frs` (the part below
+        already searched left out); none when the queue does not reclaim."""
+        if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
+            return []
+        over: list[tuple[QuotaNode, list[QuotaNode]]] = []
+        previous = None
+        frs_key, generation = frozenset(frs), self.snapshot.generation(cq)
+        for subtree in cq.node.ancestors():
+            over.append((subtree, self._over_quota(frs_key, subtree, previous, generation)))
+            previous = subtree
+        return over
 
     def nothing_to_preempt(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> bool:
         """Whether the classical search's first step finds no candidate for `workload` whatever
@@ -387,14 +428,7 @@ class Preemptor:
                 yield w, self._variant(cq, preemptor, w, name, advantage), lca_of[name]
 
     def _cohort_candidates(self, cq, preemptor, frs, requests) -> tuple[CandidateGroup, CandidateGroup]:
-        if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
-            return _NONE, _NONE
-        over: list[tuple[QuotaNode, list[QuotaNode]]] = []  # per ancestor, its queues over quota
-        previous = None
-        frs_key, generation = frozenset(frs), self.snapshot.generation(cq)
-        for subtree in cq.node.ancestors():
-            over.append((subtree, self._over_quota(frs_key, subtree, previous, generation)))
-            previous = subtree
+        over = self._over_quota_by_ancestor(cq, frs)
         if not any(queue is not cq.node for _, queues in over for queue in queues):
             return _NONE, _NONE  # no queue to reclaim from: whether the preemptor has the advantage decides nothing
         hierarchy: list = []

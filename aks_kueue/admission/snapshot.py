@@ -15,7 +15,7 @@ from typing import Any, Iterable, Optional
 from aks_kueue.admission.admission_fair_sharing import (USAGE_BASED, AfsUsageLedger, as_quantities,
                                                         should_apply_entry_penalty)
 from aks_kueue.admission.admitted import AdmittedWorkloads
-from aks_kueue.admission.assigner import Assignment, FlavorAssigner
+from aks_kueue.admission.assigner import Assignment, FlavorAssigner, Trail
 from aks_kueue.admission.configuration import CLASSICAL, SchedulerConfig
 from aks_kueue.admission.fair_sharing import DRS, FairSharing, dominant_resource_share
 from aks_kueue.admission.flavors import FlavorMatches
@@ -37,6 +37,7 @@ FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, F
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 # Decisions and preemption answers remembered at most; past that the memo starts over.
 MEMO_LIMIT = 4096
+TEMPLATES = 4  # full assignments kept per decision key to be re-worded (`Snapshot._decide`)
 
 
 @dataclass
@@ -90,7 +91,10 @@ class Snapshot:
         # admitted state of its queue's cohort tree, so they are remembered per tree
         # until something is admitted to or removed from that tree.
         self._generation: dict[QuotaNode, int] = {}
-        self._decisions: dict[tuple, tuple[int, Decision, Optional[tuple]]] = {}
+        # Per key: the cohort tree's generation, the decision, what it read (`_state`), and the last
+        # few full assignments with the assigner's questions, the latest first (one is re-worded when
+        # a fresh decision would find it again, `FlavorAssigner.reword`).
+        self._decisions: dict[tuple, tuple[int, Decision, Optional[tuple], Templates]] = {}
         self._single_flavor: dict[tuple, Optional[frozenset]] = {}
         self._reads: dict[tuple, tuple] = {}  # `_usage_along`'s usage dicts, per queue and flavor-resources
         self._admission_flavors: dict[int, tuple[Assignment, list[dict[str, str]]]] = {}   # `_flavors_of`
@@ -334,16 +338,17 @@ class Snapshot:
         generation = self.generation(cq)
         key = (name, workload.shape, workload.priority, workload.created if cq.compares_age else None)
         remembered = self._decisions.get(key)
+        templates: Templates = ()
         if remembered is not None:
-            known_generation, decision, state = remembered
+            known_generation, decision, state, templates = remembered
             if known_generation == generation or _still_fits(cq, workload, decision) or (
                     state is not None and self._unchanged(cq, workload, decision, state)):
-                self._decisions[key] = (generation, decision, state)
+                self._decisions[key] = (generation, decision, state, templates)
                 return decision
-        decision = self._decide(cq, workload)
+        decision, templates = self._decide(cq, workload, templates)
         if len(self._decisions) >= MEMO_LIMIT:
             self._decisions.clear()  # bounded memory; the next decisions fill it again
-        self._decisions[key] = (generation, decision, self._state(cq, workload, decision))
+        self._decisions[key] = (generation, decision, self._state(cq, workload, decision), templates)
         return decision
 
     # A decision the cohort tree's changes since cannot have changed -----------------------------
@@ -410,9 +415,20 @@ class Snapshot:
             reads = self._reads[key] = tuple((usage, fr) for fr in sorted(frs) for usage, *_ in cq.node.chain(fr))
         return tuple([usage.get(fr, 0) for usage, fr in reads])
 
-    def _decide(self, cq: ClusterQueueInfo, workload: WorkloadInfo) -> Decision:
+    def _decide(self, cq: ClusterQueueInfo, workload: WorkloadInfo, templates: Templates
+                ) -> tuple[Decision, Templates]:
+        """The decision afresh, and `templates` with the full assignment it came from put first. One
+        of `templates` is re-worded instead of assigned again when every question it asked gets the
+        same answer now: a waiting head asked again after each change in its cohort tree mostly gets
+        one of a few decisions again, only the free amounts its message quotes moved."""
         assigner = FlavorAssigner(cq, workload, self.flavor_matches, self.preemptor, self.fair_sharing is not None)
-        full = assigner.assign()
+        reworded = assigner.reword(templates) if templates else None
+        if reworded is None:
+            full = assigner.assign()
+            templates = ((full, assigner.trail), *templates[:TEMPLATES - 1])
+        else:
+            index, full = reworded
+            templates = ((full, assigner.trail), *templates[:index], *templates[index + 1:])
         found = self._viable(cq, workload, full)
         if found is None and workload.can_be_partially_admitted():
             # The largest reduced counts that are Fit, or Preempt with something to preempt.
@@ -423,7 +439,7 @@ class Snapshot:
             reduced, ok = reduce_counts([ps.count for ps in workload.podsets],
                                         [ps.min_count for ps in workload.podsets], attempt)
             found = reduced if ok else None
-        return _decision(cq, full) if found is None else found
+        return (_decision(cq, full) if found is None else found), templates
 
     def _viable(self, cq: ClusterQueueInfo, workload: WorkloadInfo, assignment: Assignment) -> Optional[Decision]:
         """The decision for an assignment that is Fit, or Preempt with something to preempt; else None."""
@@ -471,6 +487,10 @@ class Snapshot:
                 known = label_selector_matches(selector, labels)
             self._namespace_answers[key] = known
         return known
+
+
+# Full assignments of one decision key with the questions the assigner asked for each, the latest first.
+Templates = tuple[tuple[Assignment, Trail], ...]
 
 
 def _consumed_resources(local_queue: dict) -> dict[str, float]:

@@ -7,9 +7,10 @@ no shortcut:
 - `Preemptor.borrowing_after` (the level a lone flavor records, told without the search) is, whenever
   it answers, the level `simulate_preemption` answers, for every flavor-resource of the queue and a
   range of quantities;
-- a snapshot whose oracle is always searched (`borrowing_after` answers nothing) and whose search
-  never leaves a queue it has reclaimed back within its quota makes the same decision, with the
-  same borrowing level per flavor.
+- a snapshot whose oracle is always searched (`borrowing_after` answers nothing), whose search
+  never leaves a queue it has reclaimed back within its quota and is never skipped for a shortfall
+  nothing could cover (`_cannot_make_room`) makes the same decision, with the same borrowing level
+  per flavor.
 A cohort where the search closes one queue and must go on with another's candidates is checked
 on its own (random organisations rarely make one).
 """
@@ -37,6 +38,9 @@ class SearchingPreemptor(Preemptor):
 
     def _in_order(self, groups, cq, preemptor, without_reclaim, closed):
         return super()._in_order(groups, cq, preemptor, without_reclaim, set())
+
+    def _cannot_make_room(self, cq, workload, frs, requests):
+        return False
 
 
 def _verdict(decision) -> tuple:
