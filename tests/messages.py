@@ -6,14 +6,6 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-# The rules whose messages may still be more than one sentence (each entry must name a rule, and says why).
-MESSAGES_NOT_YET: frozenset[str] = frozenset({
-    # judge/objects.py: its messages are the Kueue validation layer's (aks_kueue/kueue/structural.py), which
-    # `aks-kueue validate` prints too and tests/kueue/golden/validate.json.gz pins: a strict decoder's
-    # `unknown field "x"; it is not part of this kind's schema` and a CEL evaluation error's own sentences.
-    "kueue-object-invalid",
-})
-
 _QUOTED = re.compile(r'"[^"\n]*"|`[^`\n]*`|(?<![\w])\'[^\'\n]*\'(?![\w])')
 _ABBREVIATION = re.compile(r"\b(e\.g|i\.e|etc|vs)$")
 _BREAK = re.compile(r"[.!?](?=\s+[A-Z])")
@@ -36,8 +28,8 @@ def breaks(message: str) -> Optional[str]:
 
 
 def check(kind: str, message: str) -> None:
-    """Fail, naming the rule, when a finding's message is not one sentence (a rule still to do excepted)."""
-    if kind not in MESSAGES_NOT_YET and (why := breaks(message)):
+    """Fail, naming the rule, when a finding's message is not one sentence."""
+    if why := breaks(message):
         raise AssertionError(f"rule {kind}: a finding's message must be one sentence, and this has {why}: "
                              f"{message!r} (the explanation belongs in the rule's `explanation`)")
 

@@ -504,7 +504,7 @@ def _stack_config(stack: Optional[str], config: Optional[Path]):
     for item in model.objects:
         obj, errors = checked_object(item)
         if errors:
-            raise Unusable([LoadError("", None, f"{label}: {item.label}: {e.field}: {e.message}") for e in errors])
+            raise Unusable([LoadError("", None, f"{label}: {item.label}: {e.field}: {e.text}") for e in errors])
         valid.append((item, obj.defaulted or obj.manifest))
     objects = [dict(m) for _, m in valid]
     objects += [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n.name, "labels": dict(n.labels)}}

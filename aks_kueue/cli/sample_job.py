@@ -522,7 +522,7 @@ def verify(settings, model, manifest: dict[str, Any], sample: Sample) -> None:
     results = derive_workloads([dict(o.manifest) for o in model.objects] + [manifest], options)
     result = next(r for r in results if r.source.kind == manifest["kind"])
     if result.errors or result.outcome is not JobOutcome.WORKLOAD:
-        reasons = [f"{e.field}: {e.message}" for e in result.errors] or [result.reason]
+        reasons = [f"{e.field}: {e.text}" for e in result.errors] or [result.reason]
         raise SampleError("the sample would not be admitted as written (this is a bug, please report it): "
                           + "; ".join(reasons), 1)
     key = f"sample-job --queue {sample.namespace}/{sample.queue}"

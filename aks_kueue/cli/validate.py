@@ -81,7 +81,7 @@ def validate(
         else:
             skipped.append(skipped_other(document, inputs.options))
             continue
-        entry.update(valid=not errors, errors=[{"field": e.field, "message": e.message} for e in errors])
+        entry.update(valid=not errors, errors=[{"field": e.field, "message": e.text} for e in errors])
         objects.append(entry)
         if id(manifest) in loaded:
             entry["object"] = loaded[id(manifest)]
@@ -94,7 +94,7 @@ def validate(
         for twice in duplicates([entry["object"] for entry in [*before, *ours]], DUPLICATE_CONSEQUENCE):
             entry = next(e for e in ours if e["object"] is twice.object)
             entry["valid"] = False
-            entry["errors"].append({"field": twice.field, "message": twice.message})
+            entry["errors"].append({"field": twice.field, "message": twice.text})
     for entry in objects:
         entry.pop("object", None)
 

@@ -156,9 +156,11 @@ def unique(path: Union[Path, str], name: Any, seen: set, problem: Optional[str] 
     return errors
 
 
-def unknown(path: Union[Path, str], key: Any, detail: str = "") -> FieldError:
-    """A key strict decoding refuses (the decoder's `unknown field "x"`); `detail` says why and what to do."""
-    return FieldError(str(path), f"unknown field {show(key)}{detail}")
+def unknown(path: Union[Path, str], fix: str = "", detail: str = "") -> FieldError:
+    """A key strict decoding refuses, in the decoder's words, which name its whole path (`unknown field
+    "spec.foo"`, as the API server and Kueue's Configuration decoder say); `fix` is the advice (a "did you
+    mean"), `detail` what the message goes on to say where the refusal has consequences of its own."""
+    return FieldError(str(path), f"unknown field {json.dumps(str(path))}{detail}", fix)  # whole, never cut
 
 
 def labels(values: Mapping[Any, Any], path: Union[Path, str], key_text: Callable[[Any], Any] = str) -> list[FieldError]:

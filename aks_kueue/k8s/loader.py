@@ -524,7 +524,8 @@ class _Builder:
             raise LoadError(self.source, None, f"not valid YAML{where}: {error.problem or error}",
                             position=mark.line + 1 if mark else None) from None
         except yaml.YAMLError as error:
-            raise LoadError(self.source, None, f"not valid YAML: {error}") from None
+            # PyYAML's reader words a control character on two lines: a reason is one.
+            raise LoadError(self.source, None, f"not valid YAML: {' '.join(str(error).split())}") from None
         return documents
 
     def _events(self, text: str, documents: list[Any]) -> None:

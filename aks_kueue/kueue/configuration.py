@@ -189,7 +189,7 @@ def judge_configuration(document: Any, *, command_line_gates: Optional[Mapping[s
         return ConfigurationReport(None, errors)
     decoded, decode_errors = validate_structural(
         SHAPES[api_version], document, go=True,
-        unknown=lambda path, key, hint: fe.unknown(path, key, _unknown_field(path, hint, api_version)))
+        unknown=lambda path, key, hint: _unknown_field(path, hint, api_version))
     errors += decode_errors
     if errors:
         return ConfigurationReport(api_version, errors)
@@ -210,18 +210,20 @@ def judge_configuration(document: Any, *, command_line_gates: Optional[Mapping[s
 # Step 1: strict decoding (validate_structural with Go's rules)
 
 
-def _unknown_field(path: str, hint: str, version: str) -> str:
+def _unknown_field(path: str, hint: str, version: str) -> FieldError:
+    """A key strict decoding refuses: the fact and what Kueue then does in one sentence, the advice as the fix."""
     parts = tuple(p for p in re.split(r"\.|\[\d+\]", path) if p)
     if version == V1BETA2_VERSION and parts in REMOVED_IN_V1BETA2:
-        return f": it was removed in {V1BETA2_VERSION} ({REMOVED_IN_V1BETA2[parts]}); Kueue would not start"
+        return fe.unknown(path, REMOVED_IN_V1BETA2[parts],
+                          f": it was removed in {V1BETA2_VERSION}, so Kueue would not start")
     if parts in _NOT_A_CONFIGURATION_KEY:
-        return f": {_NOT_A_CONFIGURATION_KEY[parts]}; Kueue would not start"
+        return fe.unknown(path, _NOT_A_CONFIGURATION_KEY[parts], ": Kueue would not start")
     other = V1BETA1 if version == V1BETA2_VERSION else V1BETA2
     if _known_in(other, parts):
         other_version = V1BETA1_VERSION if version == V1BETA2_VERSION else V1BETA2_VERSION
-        return (f" in {version}: it exists only in {other_version}; Kueue reads the file strictly and would not "
-                "start")
-    return f": Kueue reads its Configuration strictly and would not start{hint}"
+        return fe.unknown(path, detail=f" in {version}: it exists only in {other_version}, and Kueue reads the file "
+                                       "strictly and would not start")
+    return fe.unknown(path, hint.removeprefix("; "), ": Kueue reads its Configuration strictly and would not start")
 
 
 def _known_in(shape: dict[str, Any], parts: tuple[str, ...]) -> bool:

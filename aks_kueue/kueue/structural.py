@@ -25,6 +25,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Callable, Optional
 
@@ -357,7 +358,7 @@ class _Compiled:
                 hint = suggest(str(key), self.props) if self.go or isinstance(key, str) else ""
                 words = getattr(errors, "unknown", None)
                 errors.append(words(child_path, key, hint) if words else
-                              field.unknown(child_path, key, f"; it is not part of this kind's schema{hint}"))
+                              field.unknown(child_path, fix=f"it is not part of this kind's schema{hint}"))
                 continue
             if self.go and self.extra is not None and node is not None:  # a Go map: string keys, null is the zero
                 key, walked = str(key), (_copy(node.zero) if child is None else walked)
@@ -419,10 +420,21 @@ class _Compiled:
             try:
                 passed = _program(expression).execute({"self": seen})
             except Exception as error:  # a missing field: the server rejects the object too
-                errors.append(field.invalid(at, field.OMIT, f"{message} ({error})"))
+                what, advice = _evaluation_error(error)
+                errors.append(replace(field.invalid(at, field.OMIT, f"{message} ({what})"), fix=advice))
                 continue
             if passed is not True:
                 errors.append(field.invalid(at, field.OMIT, message))
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def _evaluation_error(error: Exception) -> tuple[str, str]:
+    """What the CEL bindings say of a rule they could not evaluate: their first sentence (what failed, for
+    the message), and the advice they go on with (for the fix)."""
+    what, *advice = _SENTENCE_END.split(str(error).strip(), maxsplit=1)
+    return what, "".join(advice)
 
 
 def _copy(value: Any) -> Any:

@@ -130,8 +130,8 @@ def _integer_note(kind: str) -> str:
     if kind in DECODED_ON_ADMISSION:
         return (f": Kueue's webhook decodes this field as {{format}} and cannot read the {kind}, so the API "
                 "server refuses it")
-    return (f": the API server would store it (no Kueue webhook checks a {kind}), but Kueue reads this field as "
-            f"{{format}} and could not decode the {kind} at all; this program refuses it")
+    return (f": Kueue reads this field as {{format}} and could not decode the {kind} at all, although the API "
+            f"server would store it (no Kueue webhook checks a {kind})")
 
 
 def _body(manifest: dict[str, Any]) -> dict[str, Any]:
@@ -168,7 +168,7 @@ def _metadata(metadata: Any, namespaced: bool) -> list[FieldError]:
     for key in metadata:
         if key not in _OBJECT_META_FIELDS:
             hint = suggest(key, _OBJECT_META_FIELDS) if isinstance(key, str) else ""
-            errors.append(fe.unknown(METADATA.child(key), key, f"; it is not part of ObjectMeta{hint}"))
+            errors.append(fe.unknown(METADATA.child(key), fix=f"it is not part of ObjectMeta{hint}"))
     for key in ("labels", "annotations"):
         if key in metadata and not isinstance(metadata[key], dict):
             errors.append(fe.invalid(METADATA.child(key), fe.OMIT, "must be a map of strings"))

@@ -433,7 +433,7 @@ def _shape(trace: Trace, pod_sets: list[dict[str, Any]], error: Where, field: st
         workload = {"apiVersion": V1BETA2, "kind": "Workload", "metadata": {"name": "trace", "namespace": "default"},
                     "spec": {"queueName": "trace", "podSets": shape_pod_sets}}
         for found in validate_object(load_object(workload)):
-            raise error(_where_in(found.field, field), found.message)
+            raise error(_where_in(found.field, field), found.text)
         for index, pod_set in enumerate(shape_pod_sets):
             spec = (pod_set.get("template") or {}).get("spec") or {}
             for path, resource, quantity in _amounts(spec):
@@ -549,7 +549,7 @@ def _manifest_workloads(manifest: Any, error: Where) -> list[dict[str, Any]]:
     result = derive_workloads([manifest], options)[0]
     if result.errors:
         first = result.errors[0]
-        raise error(f"manifest.{first.field}" if first.field else "manifest", first.message)
+        raise error(f"manifest.{first.field}" if first.field else "manifest", first.text)
     if result.outcome is not JobOutcome.WORKLOAD or not result.workloads:
         raise error("manifest", result.reason or "Kueue would create no Workload for it")
     return result.workloads

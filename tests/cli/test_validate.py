@@ -52,6 +52,18 @@ def test_unknown_kueue_kind_is_an_invalid_object_named_by_file_and_document(tmp_
     assert bad["errors"] == [{"field": "kind", "message": 'Unsupported value: "Queue": not a Kueue kind'}]
 
 
+def test_an_error_says_its_fact_then_its_fix(tmp_path):
+    """The contract's errors have a field and a message: the message is the FieldError's fact and, after "; ",
+    its fix, in the text as in the JSON (issue 29: the fact is one sentence, the advice is the fix)."""
+    path = tmp_path / "typo.yaml"
+    path.write_text("apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: a}\nspec: {parentNme: b}\n")
+    said = 'unknown field "spec.parentNme"; it is not part of this kind\'s schema; did you mean \'parentName\'?'
+    code, out, _ = run(str(path), "--json")
+    assert code == 1 and json.loads(out)["objects"][0]["errors"] == [{"field": "spec.parentNme", "message": said}]
+    code, out, _ = run(str(path))
+    assert code == 1 and f"        spec.parentNme: {said}\n" in out
+
+
 def test_bad_yaml_and_missing_file(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("kind: [\n")

@@ -135,7 +135,7 @@ def test_unknown_enum_value():
 
 def test_unknown_spec_field():
     found = problems("prod", lambda c: cq0(c).update(cohorts="research"))
-    assert found == [f'{CQ0}.spec.cohorts: unknown field "cohorts"; it is not part of this kind\'s schema; '
+    assert found == [f'{CQ0}.spec.cohorts: unknown field "spec.cohorts"; it is not part of this kind\'s schema; '
                      "did you mean 'cohortName'?"]
 
 

@@ -80,6 +80,11 @@ def test_odd_yaml_gets_a_sentence(text, phrase):
     assert phrase in refused(text)
 
 
+def test_a_control_character_is_refused_in_one_line():
+    reason = refused("\x1f")
+    assert "control characters are not allowed" in reason and "\n" not in reason, reason
+
+
 def test_nesting_is_bounded_at_the_stated_depth():
     limits = Limits(max_depth=5)
     assert parse("[[[[[1]]]]]", limits) == [[[[[[1]]]]]]

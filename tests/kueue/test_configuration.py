@@ -14,6 +14,7 @@ from aks_kueue.kueue.chart_values import chart_configuration
 from aks_kueue.kueue.config_api import V1BETA1, V1BETA2, parse_duration
 from aks_kueue.kueue.configuration import (ConfigurationTextError, check_configuration_document,
                                            judge_configuration, parse_configuration)
+from tests.messages import breaks
 
 V2 = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n"
 V1 = "apiVersion: config.kueue.x-k8s.io/v1beta1\nkind: Configuration\n"
@@ -32,7 +33,7 @@ def test_the_charts_own_configuration_starts_kueue():
 def test_a_misspelled_nested_key_stops_kueue_with_a_suggestion():
     found = check_configuration_document(yaml.safe_load(V2 + "waitForPodsReady:\n  timeot: 5m\n"))
     assert [str(e) for e in found] == [
-        'waitForPodsReady.timeot: unknown field "timeot": Kueue reads its Configuration strictly and would not '
+        'waitForPodsReady.timeot: unknown field "waitForPodsReady.timeot": Kueue reads its Configuration strictly and would not '
         "start; did you mean 'timeout'?"]
 
 
@@ -52,16 +53,25 @@ def test_unknown_fields_at_any_depth(text, path, suggestion):
 def test_metadata_is_not_a_configuration_key():
     # Kueue's "opt-in namespace management" page (v0.19.2) writes one; strict decoding refuses it.
     assert errors(V2 + "metadata: {name: config, namespace: kueue-system}\nmanageJobsWithoutQueueName: true\n") == [
-        'metadata: unknown field "metadata": a Configuration is a file Kueue reads, not an API object, and has no '
-        "metadata (Kueue's own opt-in namespace guide shows one; it fails the same way); Kueue would not start"]
+        'metadata: unknown field "metadata": Kueue would not start; a Configuration is a file Kueue reads, not an '
+        "API object, and has no metadata (Kueue's own opt-in namespace guide shows one; it fails the same way)"]
 
 
 def test_keys_v1beta2_removed_say_what_replaces_them():
     assert errors(V2 + "waitForPodsReady: {enable: true}\n") == [
-        'waitForPodsReady.enable: unknown field "enable": it was removed in config.kueue.x-k8s.io/v1beta2 (its '
-        "presence turns waitForPodsReady on; set timeout instead); Kueue would not start"]
+        'waitForPodsReady.enable: unknown field "waitForPodsReady.enable": it was removed in '
+        "config.kueue.x-k8s.io/v1beta2, so Kueue would not start; its presence turns waitForPodsReady on; set timeout "
+        "instead"]
     assert "exists only in config.kueue.x-k8s.io/v1beta2" in errors(V1 + "resources: {quotaCheckStrategy: "
                                                                          "BlockUndeclared}\n")[0]
+
+
+@pytest.mark.parametrize("text", [V2 + "waitForPodsReady: {timeot: 5m}\n", V2 + "waitForPodsReady: {enable: true}\n",
+                                  V2 + "data: {}\n", V2 + "spec: {}\n", V2 + "metadata: {name: x}\n",
+                                  V1 + "resources: {quotaCheckStrategy: BlockUndeclared}\n"])
+def test_an_unknown_key_is_said_in_one_sentence_and_its_advice_is_the_fix(text):
+    (found,) = judge_configuration(yaml.safe_load(text)).errors
+    assert found.message.startswith(f'unknown field "{found.field}"') and breaks(found.message) is None, found
 
 
 @pytest.mark.parametrize("text,path,fragment", [

@@ -55,7 +55,7 @@ def test_every_structural_failure_is_reported_with_its_path():
     assert 'mode: Unsupported value: "C": supported values: "A", "B"' in text
     assert 'items[1]: Duplicate value: {"name": "x"}' in text
     assert "items: Too many: 3: must have at most 2 items" in text
-    assert 'extra: unknown field "extra"; it is not part of this kind\'s schema' in text
+    assert 'extra: unknown field "extra"; it is not part of this kind\'s schema' in text  # the fix after "; "
     assert "size: Required value" in text
     assert not any(t.startswith("free") for t in text)
 
@@ -107,7 +107,7 @@ def _one_flavor(name="f", **quota):
     ({"namespaceSelector": {"matchExpressions": [{"key": "k", "operator": "In", "values": ["bad value!"]}]}},
      None, "values[0]: Invalid value"),
     ({"cohortName": "c", "fairSharing": {"weight": "1n"}}, None, "spec.fairSharing: Invalid value"),
-    ({}, {"name": "cq", "labelz": {}}, 'metadata.labelz: unknown field "labelz"'),
+    ({}, {"name": "cq", "labelz": {}}, 'metadata.labelz: unknown field "metadata.labelz"'),
     ({}, {"name": "cq", "annotations": {"Bad Key": "x"}}, "metadata.annotations: Invalid value"),
 ])
 def test_fidelity_rejections(spec, metadata, fragment):
@@ -143,7 +143,7 @@ def test_v1beta1_admission_checks_replace_the_strategy_like_kueue():
 
 def test_v1beta1_objects_are_checked_against_their_own_schema():
     errors, _ = _cq({"cohortName": "x"}, api="kueue.x-k8s.io/v1beta1")
-    assert errors == ['spec.cohortName: unknown field "cohortName"; it is not part of this kind\'s schema; '
+    assert errors == ['spec.cohortName: unknown field "spec.cohortName"; it is not part of this kind\'s schema; '
                       "did you mean 'cohort'?"]
     errors, obj = _cq({"cohort": "x"}, api="kueue.x-k8s.io/v1beta1")
     assert errors == [] and obj.manifest["spec"]["cohortName"] == "x"
@@ -183,12 +183,13 @@ def test_misspelt_fields_get_a_hint():
                      "spec": {"namespaceSelector": {}, "cohortNme": "x", "resourceGroups": [
                          {"coveredResources": ["cpu"], "flavors": [{"name": "f", "resources": [
                              {"name": "cpu", "nominalQuta": "1"}]}]}]}})
-    assert "metadata.lables: unknown field \"lables\"; it is not part of ObjectMeta; did you mean 'labels'?" in errors
-    assert ("spec.cohortNme: unknown field \"cohortNme\"; it is not part of this kind's schema; "
+    assert ("metadata.lables: unknown field \"metadata.lables\"; it is not part of ObjectMeta; did you mean "
+            "'labels'?") in errors
+    assert ("spec.cohortNme: unknown field \"spec.cohortNme\"; it is not part of this kind's schema; "
             "did you mean 'cohortName'?") in errors
     assert any(e.startswith("spec.resourceGroups[0].flavors[0].resources[0].nominalQuta:")
                and e.endswith("did you mean 'nominalQuota'?") for e in errors)
-    assert any(e.endswith("unknown field \"zzz\"; it is not part of this kind's schema")
+    assert any(e.endswith("unknown field \"spec.zzz\"; it is not part of this kind's schema")
                for e in _judge({"apiVersion": V1B2, "kind": "Cohort", "metadata": {"name": "c"}, "spec": {"zzz": 1}}))
 
 
@@ -200,9 +201,8 @@ def test_int32_fields_hold_what_kueue_can_decode(value, ok):
     assert (errors == []) == ok, errors
     if not ok:
         assert errors == [f"value: Invalid value: {value}: must be a 32-bit integer, from -2147483648 to 2147483647: "
-                          "the API server would store it (no Kueue webhook checks a WorkloadPriorityClass), but "
-                          "Kueue reads this field as int32 and could not decode the WorkloadPriorityClass at all; "
-                          "this program refuses it"]
+                          "Kueue reads this field as int32 and could not decode the WorkloadPriorityClass at all, "
+                          "although the API server would store it (no Kueue webhook checks a WorkloadPriorityClass)"]
     workload = {"apiVersion": V1B2, "kind": "Workload", "metadata": {"name": "w", "namespace": "ns"},
                 "spec": {"queueName": "q", "podSets": [{"name": "main", "count": value if value > 0 else 1,
                                                         "template": {"spec": {"containers": [{"name": "c"}]}}}]}}

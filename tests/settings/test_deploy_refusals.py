@@ -89,7 +89,7 @@ def test_typos_in_two_sections_are_reported_in_one_run():
         spec["cohortNmae"] = "x"
     found = refusals(edited("dev", typos))
     assert "aks-kueue:nodePools[0].maxCout: unknown key; did you mean 'maxCount'?" in found
-    assert any(p.startswith("aks-kueue:queues.clusterQueues[0].spec.cohortNmae: unknown field \"cohortNmae\"")
+    assert any(p.startswith("aks-kueue:queues.clusterQueues[0].spec.cohortNmae: unknown field \"spec.cohortNmae\"")
                and "did you mean 'cohortName'?" in p for p in found)
 
 

@@ -88,7 +88,7 @@ def test_the_guides_helm_values_are_accepted_and_judged_as_kueue_reads_them():
 
 def test_a_misspelled_nested_configuration_key_is_refused_with_a_suggestion():
     assert problems(config_text("waitForPodsReady:\n  timeot: 5m\n")) == [
-        f'{CONFIG}.waitForPodsReady.timeot: unknown field "timeot": Kueue reads its Configuration strictly and would '
+        f'{CONFIG}.waitForPodsReady.timeot: unknown field "waitForPodsReady.timeot": Kueue reads its Configuration strictly and would '
         "not start; did you mean 'timeout'?"]
 
 

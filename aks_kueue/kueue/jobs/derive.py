@@ -528,6 +528,6 @@ def _job_error(error: FieldError, podsets: list[ps.PodSet]) -> FieldError:
         if index_text.isdigit() and int(index_text) < len(podsets) and rest.startswith(".template"):
             path = podsets[int(index_text)].path
             tail = rest[len(".template"):]
-            return FieldError(f"{path}{tail}" if path else tail.lstrip("."), error.message)
+            return FieldError(f"{path}{tail}" if path else tail.lstrip("."), error.message, error.fix)
     return FieldError(f"(its Workload) {error.field}" if error.field else "(its Workload)",
-                      f"Kueue could not create the Workload for this job: {error.message}")
+                      f"Kueue could not create the Workload for this job: {error.message}", error.fix)

@@ -125,7 +125,7 @@ def test_configuration_keys_merge_over_the_rendered_one():
 
 @pytest.mark.parametrize("text,path,fragment", [
     ("waitForPodsReady:\n  enable: true\n", "waitForPodsReady.enable",
-     "removed in config.kueue.x-k8s.io/v1beta2 (its presence turns waitForPodsReady on"),
+     "removed in config.kueue.x-k8s.io/v1beta2, so Kueue would not start; its presence turns waitForPodsReady on"),
     ("fairSharing: {}\n", "fairSharing.preemptionStrategies", "Required value: must be specified"),
     ("manageJobsWithoutQueueNames: true\n", "manageJobsWithoutQueueNames", "did you mean 'manageJobsWithoutQueueName'"),
     ("integrations:\n  frameworks: [pod]\n", "integrations.frameworks", "also set in aks-kueue:kueue.integrations"),
