@@ -48,10 +48,11 @@ class PreemptionOracle(Protocol):
         or RECLAIM), and the borrowing level once it did."""
 
     def borrowing_after(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FlavorResource,
-                        quantity: int) -> Optional[int]:
+                        quantity: int, height: Optional[int] = None) -> Optional[int]:
         """The borrowing level `simulate_preemption` would answer, when it is the same whatever
         preemption finds (None when it may depend on the targets): all that is read of the oracle
-        for a flavor with no rival, whose mode is a preemption mode whatever it is."""
+        for a flavor with no rival, whose mode is a preemption mode whatever it is. `height`: the
+        borrowing height of `quantity` now, when the caller has just read it (else it is read)."""
 
 
 @dataclass(slots=True)
@@ -224,6 +225,9 @@ class FlavorAssigner:
         self.oracle = oracle
         self.fair_sharing = fair_sharing
         self.trail: Trail = []  # the last `assign`'s questions and answers
+        # The borrowing height of each (flavor-resource, amount) a fit left to the oracle, for the
+        # oracle's `borrowing_after` (the usage does not move while one decision is made).
+        self._heights: dict[tuple[FlavorResource, int], int] = {}
 
     def assign(self, counts: Optional[list[int]] = None) -> Assignment:
         cq, assignment = self.cq, Assignment()
@@ -305,7 +309,8 @@ class FlavorAssigner:
         if isinstance(step, Judged):
             return self.fits_resource_quota(step.fr, step.assumed, step.request, step.defer)
         oracle, cq, workload = self.oracle, self.cq, self.workload
-        told = oracle.borrowing_after(cq, workload, step.fr, step.quantity) if step.alone else None
+        told = oracle.borrowing_after(cq, workload, step.fr, step.quantity,
+                                      self._heights.get((step.fr, step.quantity))) if step.alone else None
         if told is not None:
             return P_PREEMPT, told
         return oracle.simulate_preemption(cq, workload, step.fr, step.quantity)
@@ -408,7 +413,8 @@ class FlavorAssigner:
         stands for it): when the oracle can tell that level without its search, it is not searched."""
         oracle = self.oracle
         for name, fr, value in flavor.pending:
-            borrow = oracle.borrowing_after(self.cq, self.workload, fr, value) if alone else None
+            borrow = oracle.borrowing_after(self.cq, self.workload, fr, value,
+                                            self._heights.get((fr, value))) if alone else None
             if borrow is not None:
                 possibility, borrow_after = P_PREEMPT, borrow
             else:
@@ -442,6 +448,7 @@ class FlavorAssigner:
                   f"{format_amount(resource, value - free)} more needed")
         if node.nominal(fr) >= value or may_reclaim or self.can_preempt_while_borrowing():
             if defer:
+                self._heights[fr, value] = borrow
                 return None, 0, reason
             possibility, borrow_after = self.oracle.simulate_preemption(cq, self.workload, fr, value)
             return possibility, borrow_after, reason

@@ -169,16 +169,19 @@ class Preemptor:
         self._found[key] = (generation, targets)
         return answer
 
-    def borrowing_after(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR, quantity: int) -> Optional[int]:
+    def borrowing_after(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR, quantity: int,
+                        height: Optional[int] = None) -> Optional[int]:
         """The borrowing level `simulate_preemption` would answer when it is the same whatever the
         search finds; else None. Taking usage out never needs a higher subtree, so the level once
         targets are out is at most the level now: 0 stays 0. A level at the queue's parent (or none
         at all with the parent the root) can only fall to 0, and only by the queue's own usage going
         under its quota: only its own workloads leave it, so when those the withinClusterQueue
         policy lets go (counted generously: evicted ones and equal priorities too) cannot take
-        enough out, it stays. Fair sharing's search is asked."""
+        enough out, it stays. Fair sharing's search is asked. `height`: `quantity`'s borrowing height
+        now, when the caller has just read it."""
         node = cq.node
-        height = borrowing_height(node, fr, quantity)[0]
+        if height is None:
+            height = borrowing_height(node, fr, quantity)[0]
         if height == 0:
             return 0
         if self.snapshot.fair_sharing is not None:

@@ -33,7 +33,7 @@ PREEMPT = FlavorAssignmentMode.PREEMPT
 class SearchingPreemptor(Preemptor):
     """The oracle without its shortcuts: always searched, and every candidate walked."""
 
-    def borrowing_after(self, cq, workload, fr, quantity):
+    def borrowing_after(self, cq, workload, fr, quantity, height=None):
         return None
 
     def _in_order(self, groups, cq, preemptor, without_reclaim, closed):
