@@ -35,6 +35,12 @@ FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, F
 P_FIT, P_NO_FIT, P_PREEMPT = PreemptionMode.FIT, PreemptionMode.NO_FIT, PreemptionMode.PREEMPT
 
 
+# The words of a flavor-resource short of unused quota, by how much (a congested queue's heads are
+# told the same few amounts again and again); bounded, started over when full.
+_SHORT: dict[tuple[FlavorResource, int], str] = {}
+_SHORT_LIMIT = 4096
+
+
 class FlavorMatcher(Protocol):
     def mismatch(self, flavor: str, podsets: Sequence[PodSetInfo]) -> Optional[str]:
         """Kueue's reason the flavor does not suit these podsets, or None when it does.
@@ -278,6 +284,7 @@ class FlavorAssigner:
         return None
 
     def _reword(self, previous: Assignment, trail: Trail, answers: dict[tuple, tuple]) -> Optional[Assignment]:
+        told = []
         for step in trail:  # the same answers? (keys: a Judged's first four fields, an Asked's three)
             key = step[:4] if type(step) is Judged else step[:3]
             answer = answers.get(key)
@@ -285,15 +292,16 @@ class FlavorAssigner:
                 answer = answers[key] = self._answer(step)
             if answer[0] is not step.mode or answer[1] != step.borrow:
                 return None
+            told.append(answer)
         renamed: dict[str, str] = {}  # the reasons' words then and now
         now: Trail = []
-        for step in trail:
+        for step, answer in zip(trail, told):
             if type(step) is Judged and step.reason is not None:
-                reason = answers[step[:4]][2]
+                reason = answer[2]
                 if renamed.setdefault(step.reason, reason) != reason:
                     return None  # one text then would need two now
                 if reason != step.reason:
-                    step = step._replace(reason=reason)
+                    step = tuple.__new__(Judged, (*step[:6], reason))  # (`_replace`, without its Python layers)
             now.append(step)
         self.trail = now
         assignment = Assignment(borrowing=previous.borrowing, usage=dict(previous.usage))
@@ -444,8 +452,12 @@ class FlavorAssigner:
         free = available(node, fr)
         if value <= free:
             return P_FIT, borrow, None
-        reason = (f"insufficient unused quota for {resource} in flavor {flavor}, "
-                  f"{format_amount(resource, value - free)} more needed")
+        reason = _SHORT.get((fr, value - free))
+        if reason is None:
+            if len(_SHORT) >= _SHORT_LIMIT:
+                _SHORT.clear()
+            reason = _SHORT[fr, value - free] = (f"insufficient unused quota for {resource} in flavor {flavor}, "
+                                                 f"{format_amount(resource, value - free)} more needed")
         if node.nominal(fr) >= value or may_reclaim or self.can_preempt_while_borrowing():
             if defer:
                 self._heights[fr, value] = borrow

@@ -18,12 +18,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aks_kueue.admission import Snapshot, workload_info
+from aks_kueue.admission import assigner
 from aks_kueue.admission.assigner import FlavorAssigner
 from aks_kueue.admission.configuration import CLASSICAL, SchedulerConfig
 from aks_kueue.admission.fair_sharing import FairSharing
 from aks_kueue.admission.modes import FlavorAssignmentMode
 from aks_kueue.admission.preemption import Preemptor
 from aks_kueue.admission.quota import borrowing_height
+from aks_kueue.kueue.units import format_amount
 from tests.admission.test_preemption_shortcuts import _job, _queue, _verdict
 from tests.admission.test_properties import FEWER, scenarios, workload_manifests
 
@@ -92,6 +94,9 @@ def test_a_reworded_decision_is_the_fresh_one(fair, scenario):
     org, jobs = scenario
     scheduler = SchedulerConfig(fair_sharing=FairSharing()) if fair else CLASSICAL
     _replay(Snapshot.from_objects(org.manifests(), scheduler=scheduler), workload_manifests(jobs))
+    for ((flavor, resource), short), words in assigner._SHORT.items():  # the words kept are the words told
+        assert words == f"insufficient unused quota for {resource} in flavor {flavor}, " \
+                        f"{format_amount(resource, short)} more needed"
 
 
 def test_a_waiting_head_is_reworded_as_the_cohort_fills():
