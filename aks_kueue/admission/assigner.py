@@ -35,6 +35,12 @@ FIT, PREEMPT, NO_FIT = FlavorAssignmentMode.FIT, FlavorAssignmentMode.PREEMPT, F
 P_FIT, P_NO_FIT, P_PREEMPT = PreemptionMode.FIT, PreemptionMode.NO_FIT, PreemptionMode.PREEMPT
 
 
+# The words of a flavor-resource short of unused quota, by how much (a congested queue's heads are
+# told the same few amounts again and again); bounded, started over when full.
+_SHORT: dict[tuple[FlavorResource, int], str] = {}
+_SHORT_LIMIT = 4096
+
+
 class FlavorMatcher(Protocol):
     def mismatch(self, flavor: str, podsets: Sequence[PodSetInfo]) -> Optional[str]:
         """Kueue's reason the flavor does not suit these podsets, or None when it does.
@@ -48,10 +54,11 @@ class PreemptionOracle(Protocol):
         or RECLAIM), and the borrowing level once it did."""
 
     def borrowing_after(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FlavorResource,
-                        quantity: int) -> Optional[int]:
+                        quantity: int, height: Optional[int] = None) -> Optional[int]:
         """The borrowing level `simulate_preemption` would answer, when it is the same whatever
         preemption finds (None when it may depend on the targets): all that is read of the oracle
-        for a flavor with no rival, whose mode is a preemption mode whatever it is."""
+        for a flavor with no rival, whose mode is a preemption mode whatever it is. `height`: the
+        borrowing height of `quantity` now, when the caller has just read it (else it is read)."""
 
 
 @dataclass(slots=True)
@@ -224,6 +231,9 @@ class FlavorAssigner:
         self.oracle = oracle
         self.fair_sharing = fair_sharing
         self.trail: Trail = []  # the last `assign`'s questions and answers
+        # The borrowing height of each (flavor-resource, amount) a fit left to the oracle, for the
+        # oracle's `borrowing_after` (the usage does not move while one decision is made).
+        self._heights: dict[tuple[FlavorResource, int], int] = {}
 
     def assign(self, counts: Optional[list[int]] = None) -> Assignment:
         cq, assignment = self.cq, Assignment()
@@ -274,6 +284,7 @@ class FlavorAssigner:
         return None
 
     def _reword(self, previous: Assignment, trail: Trail, answers: dict[tuple, tuple]) -> Optional[Assignment]:
+        told = []
         for step in trail:  # the same answers? (keys: a Judged's first four fields, an Asked's three)
             key = step[:4] if type(step) is Judged else step[:3]
             answer = answers.get(key)
@@ -281,15 +292,16 @@ class FlavorAssigner:
                 answer = answers[key] = self._answer(step)
             if answer[0] is not step.mode or answer[1] != step.borrow:
                 return None
+            told.append(answer)
         renamed: dict[str, str] = {}  # the reasons' words then and now
         now: Trail = []
-        for step in trail:
+        for step, answer in zip(trail, told):
             if type(step) is Judged and step.reason is not None:
-                reason = answers[step[:4]][2]
+                reason = answer[2]
                 if renamed.setdefault(step.reason, reason) != reason:
                     return None  # one text then would need two now
                 if reason != step.reason:
-                    step = step._replace(reason=reason)
+                    step = tuple.__new__(Judged, (*step[:6], reason))  # (`_replace`, without its Python layers)
             now.append(step)
         self.trail = now
         assignment = Assignment(borrowing=previous.borrowing, usage=dict(previous.usage))
@@ -305,7 +317,8 @@ class FlavorAssigner:
         if isinstance(step, Judged):
             return self.fits_resource_quota(step.fr, step.assumed, step.request, step.defer)
         oracle, cq, workload = self.oracle, self.cq, self.workload
-        told = oracle.borrowing_after(cq, workload, step.fr, step.quantity) if step.alone else None
+        told = oracle.borrowing_after(cq, workload, step.fr, step.quantity,
+                                      self._heights.get((step.fr, step.quantity))) if step.alone else None
         if told is not None:
             return P_PREEMPT, told
         return oracle.simulate_preemption(cq, workload, step.fr, step.quantity)
@@ -408,7 +421,8 @@ class FlavorAssigner:
         stands for it): when the oracle can tell that level without its search, it is not searched."""
         oracle = self.oracle
         for name, fr, value in flavor.pending:
-            borrow = oracle.borrowing_after(self.cq, self.workload, fr, value) if alone else None
+            borrow = oracle.borrowing_after(self.cq, self.workload, fr, value,
+                                            self._heights.get((fr, value))) if alone else None
             if borrow is not None:
                 possibility, borrow_after = P_PREEMPT, borrow
             else:
@@ -438,10 +452,15 @@ class FlavorAssigner:
         free = available(node, fr)
         if value <= free:
             return P_FIT, borrow, None
-        reason = (f"insufficient unused quota for {resource} in flavor {flavor}, "
-                  f"{format_amount(resource, value - free)} more needed")
+        reason = _SHORT.get((fr, value - free))
+        if reason is None:
+            if len(_SHORT) >= _SHORT_LIMIT:
+                _SHORT.clear()
+            reason = _SHORT[fr, value - free] = (f"insufficient unused quota for {resource} in flavor {flavor}, "
+                                                 f"{format_amount(resource, value - free)} more needed")
         if node.nominal(fr) >= value or may_reclaim or self.can_preempt_while_borrowing():
             if defer:
+                self._heights[fr, value] = borrow
                 return None, 0, reason
             possibility, borrow_after = self.oracle.simulate_preemption(cq, self.workload, fr, value)
             return possibility, borrow_after, reason

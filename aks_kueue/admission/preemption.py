@@ -142,6 +142,9 @@ class Preemptor:
         # only flavor-resource is the one the oracle was asked about asks the same search again.
         self._found: dict[tuple, tuple[int, list[PreemptionTarget]]] = {}
         self._nothing_memo: dict[str, tuple[Any, Optional[int], bool]] = {}
+        # Per cohort tree's root: the queues a search from a queue just under it could reclaim from
+        # (`_reclaimable`), kept until the tree changes, for every such queue to read.
+        self._reclaimable_memo: dict[QuotaNode, tuple[Any, list[QuotaNode]]] = {}
 
     def simulate_preemption(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR,
                             quantity: int) -> tuple[PreemptionMode, int]:
@@ -169,16 +172,19 @@ class Preemptor:
         self._found[key] = (generation, targets)
         return answer
 
-    def borrowing_after(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR, quantity: int) -> Optional[int]:
+    def borrowing_after(self, cq: ClusterQueueInfo, workload: WorkloadInfo, fr: FR, quantity: int,
+                        height: Optional[int] = None) -> Optional[int]:
         """The borrowing level `simulate_preemption` would answer when it is the same whatever the
         search finds; else None. Taking usage out never needs a higher subtree, so the level once
         targets are out is at most the level now: 0 stays 0. A level at the queue's parent (or none
         at all with the parent the root) can only fall to 0, and only by the queue's own usage going
         under its quota: only its own workloads leave it, so when those the withinClusterQueue
         policy lets go (counted generously: evicted ones and equal priorities too) cannot take
-        enough out, it stays. Fair sharing's search is asked."""
+        enough out, it stays. Fair sharing's search is asked. `height`: `quantity`'s borrowing height
+        now, when the caller has just read it."""
         node = cq.node
-        height = borrowing_height(node, fr, quantity)[0]
+        if height is None:
+            height = borrowing_height(node, fr, quantity)[0]
         if height == 0:
             return 0
         if self.snapshot.fair_sharing is not None:
@@ -300,7 +306,8 @@ class Preemptor:
         if known is None or known[0] != generation:
             if len(self._nothing_memo) >= MEMO_LIMIT:
                 self._nothing_memo.clear()
-            known = self._nothing_memo[cq.name] = (generation, self._lowest_in_queue(cq), self._nothing_in_cohort(cq))
+            known = self._nothing_memo[cq.name] = (generation, self._lowest_in_queue(cq),
+                                                    self._nothing_in_cohort(cq, generation))
         _, lowest, nothing_in_cohort = known
         if not nothing_in_cohort:
             return False
@@ -313,11 +320,23 @@ class Preemptor:
             return lowest > workload.priority
         return False  # Any
 
-    def _nothing_in_cohort(self, cq: ClusterQueueInfo) -> bool:
-        """No other queue of the tree over its quota (on any flavor-resource)."""
-        if cq.node.parent is None or cq.reclaim_within_cohort == "Never":
+    def _nothing_in_cohort(self, cq: ClusterQueueInfo, generation: Any) -> bool:
+        """No other queue of the tree over its quota (on any flavor-resource). For a queue just under
+        the root, whose search walks the whole tree from the root, the over-quota queues it could find
+        are the same for every such queue but itself: found once per change of the tree (`generation`),
+        whichever of them asks first (the usage a decision reads is the same for all of them)."""
+        node = cq.node
+        parent = node.parent
+        if parent is None or cq.reclaim_within_cohort == "Never":
             return True
-        return not any(_any_over_quota(subtree, skip, cq.node) for subtree, skip in _subtrees(cq.node))
+        if parent.parent is None:
+            known = self._reclaimable_memo.get(parent)
+            if known is None or known[0] != generation:
+                if len(self._reclaimable_memo) >= MEMO_LIMIT:
+                    self._reclaimable_memo.clear()
+                known = self._reclaimable_memo[parent] = (generation, _reclaimable(parent))
+            return all(queue is node for queue in known[1])
+        return not any(_any_over_quota(subtree, skip, node) for subtree, skip in _subtrees(node))
 
     def _lowest_in_queue(self, cq: ClusterQueueInfo) -> Optional[int]:
         """The lowest priority admitted to the queue (None when nothing is, or when its policy allows none)."""
@@ -532,6 +551,20 @@ def _any_over_quota(cohort: QuotaNode, skip: Optional[QuotaNode], exclude: Quota
         if child.is_cohort and _any_over_quota(child, skip, exclude):
             return True
     return False
+
+
+def _reclaimable(cohort: QuotaNode) -> list[QuotaNode]:
+    """The queues under `cohort` over their quota that `_any_over_quota` would find from it (through
+    cohorts over their quota)."""
+    found: list[QuotaNode] = []
+    for child in cohort.children:
+        if child.within_all_quotas():
+            continue
+        if child.is_cohort:
+            found += _reclaimable(child)
+        else:
+            found.append(child)
+    return found
 
 
 def _fit_in_quota(node: QuotaNode, requests: dict[FR, int]) -> tuple[bool, dict[FR, int]]:

@@ -363,18 +363,19 @@ class Snapshot:
     # change in their cohort tree, and most of those changes leave them exactly where they were.
 
     def _state(self, cq: ClusterQueueInfo, workload: WorkloadInfo, decision: Decision) -> Optional[tuple]:
-        """What `decision` read of the tree (None when it may have read more, so it is not kept)."""
+        """What `decision` read of the tree, with the flavor-resources it read it on (fixed with the
+        decision's key, its queue and shape); None when it may have read more, so it is not kept."""
         if decision.targets:
             return None  # targets are candidates: `no_candidates` would say no
         frs = self._flavor_resources(cq, workload)
         if frs is None or (self._asks_oracle(workload, decision) and not self.preemptor.no_candidates(
                 cq, workload, frs)):
             return None
-        return self._usage_along(cq, frs)
+        return frs, self._usage_along(cq, frs)
 
     def _unchanged(self, cq: ClusterQueueInfo, workload: WorkloadInfo, decision: Decision, state: tuple) -> bool:
-        frs = self._flavor_resources(cq, workload)
-        return frs is not None and self._usage_along(cq, frs) == state and (
+        frs, usage = state
+        return self._usage_along(cq, frs) == usage and (
             not self._asks_oracle(workload, decision) or self.preemptor.no_candidates(cq, workload, frs))
 
     @staticmethod

@@ -317,6 +317,7 @@ class Group:
     items: list[tuple[tuple, Run]] = field(default_factory=list)   # a heap by queue order; keys are unique
     version: int = 0
     reason: Optional[str] = None    # why its workload found inadmissible was (those moved with it are bypassed)
+    announced: bool = False         # in its queue's `announced`, to be put in the heap at the next pop
 
 
 class Route(NamedTuple):
@@ -337,6 +338,9 @@ class QueueState:
         self.groups: dict[tuple, Group] = {}
         self.spare: Optional[Group] = None   # the group dropped last, empty (`_drop`)
         self.top: list[tuple[tuple, int, Group]] = []   # (first key, version, group) of the classes in the heap
+        # Classes whose first key or place changed since the last pop: put in `top` at the next pop, as
+        # they are then (most are parked again or go back before it, and need no heap entry meanwhile).
+        self.announced: list[Group] = []
         self.live = 0                        # workloads in the heap, sticky included
         self.bulk: set[tuple] = set()        # classes found inadmissible since the last requeue
         self.sticky: Optional[Run] = None
@@ -372,11 +376,22 @@ class QueueState:
             self.spare = group
 
     def _announce(self, group: Group) -> None:
-        group.version += 1
+        group.version += 1  # its entries in `top` are stale
         if self.usage is not None:
             return  # heads are found by a scan (`_pop_by_usage`)
-        heapq.heappush(self.top, (group.items[0][0], group.version, group))
-        if len(self.top) > 2 * len(self.groups) + 64:
+        if not group.announced:
+            group.announced = True
+            self.announced.append(group)
+
+    def _enter_announced(self) -> None:
+        """The classes announced since the last pop into `top`, those still in the heap."""
+        top = self.top
+        for group in self.announced:
+            group.announced = False
+            if group.in_heap and group.items:
+                heapq.heappush(top, (group.items[0][0], group.version, group))
+        self.announced.clear()
+        if len(top) > 2 * len(self.groups) + 64:
             self.top = [(g.items[0][0], g.version, g) for g in self.groups.values() if g.in_heap and g.items]
             heapq.heapify(self.top)
 
@@ -419,6 +434,8 @@ class QueueState:
             self.live -= 1
             return run
         self.sticky_waiting = False
+        if self.announced:
+            self._enter_announced()
         top = self.top
         while top:
             key, version, group = heapq.heappop(top)

@@ -24,7 +24,7 @@ from aks_kueue.admission import Snapshot, workload_info
 from aks_kueue.admission.configuration import CLASSICAL, SchedulerConfig
 from aks_kueue.admission.fair_sharing import FairSharing
 from aks_kueue.admission.modes import FlavorAssignmentMode
-from aks_kueue.admission.preemption import Preemptor
+from aks_kueue.admission.preemption import Preemptor, _any_over_quota, _subtrees
 from tests.admission.test_properties import FEWER, scenarios, workload_manifests
 
 PREEMPT = FlavorAssignmentMode.PREEMPT
@@ -33,7 +33,7 @@ PREEMPT = FlavorAssignmentMode.PREEMPT
 class SearchingPreemptor(Preemptor):
     """The oracle without its shortcuts: always searched, and every candidate walked."""
 
-    def borrowing_after(self, cq, workload, fr, quantity):
+    def borrowing_after(self, cq, workload, fr, quantity, height=None):
         return None
 
     def _in_order(self, groups, cq, preemptor, without_reclaim, closed):
@@ -61,6 +61,16 @@ def _check_borrowing_after(snapshot: Snapshot, workload) -> None:
                 assert told == preemptor.simulate_preemption(cq, workload, fr, quantity)[1], (fr, quantity)
 
 
+def _check_nothing_in_cohort(snapshot: Snapshot) -> None:
+    """The over-quota queues found once per tree for the queues under its root give each of them the
+    answer of its own walk."""
+    preemptor = snapshot.preemptor
+    for cq in snapshot.cluster_queues.values():
+        walked = cq.node.parent is None or cq.reclaim_within_cohort == "Never" or not any(
+            _any_over_quota(subtree, skip, cq.node) for subtree, skip in _subtrees(cq.node))
+        assert preemptor._nothing_in_cohort(cq, snapshot.generation(cq)) == walked, cq.name
+
+
 def workload_cq(snapshot: Snapshot, workload) -> str:
     name = snapshot.cluster_queue_for(workload.namespace, workload.queue_name)
     assert name is not None
@@ -79,6 +89,7 @@ def test_shortcuts_give_the_searched_answers(fair, scenario):
             snapshot._decisions.clear()  # decided afresh, so that the searches run
         workloads = [workload_info(manifest, snapshot.priority_classes, order) for snapshot in snapshots]
         _check_borrowing_after(snapshots[0], workloads[0])
+        _check_nothing_in_cohort(snapshots[0])
         decisions = [snapshot.assign(workload) for snapshot, workload in zip(snapshots, workloads)]
         assert _verdict(decisions[0]) == _verdict(decisions[1]), order
         for snapshot, workload, decision in zip(snapshots, workloads, decisions):

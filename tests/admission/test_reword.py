@@ -18,10 +18,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aks_kueue.admission import Snapshot, workload_info
+from aks_kueue.admission import assigner
 from aks_kueue.admission.assigner import FlavorAssigner
 from aks_kueue.admission.configuration import CLASSICAL, SchedulerConfig
 from aks_kueue.admission.fair_sharing import FairSharing
 from aks_kueue.admission.modes import FlavorAssignmentMode
+from aks_kueue.admission.preemption import Preemptor
+from aks_kueue.admission.quota import borrowing_height
+from aks_kueue.kueue.units import format_amount
 from tests.admission.test_preemption_shortcuts import _job, _queue, _verdict
 from tests.admission.test_properties import FEWER, scenarios, workload_manifests
 
@@ -41,6 +45,17 @@ class Counted:
         return found
 
 
+def _checked_borrowing_after(original):
+    """`Preemptor.borrowing_after`, checking the height the assigner passes (the one its fit read) is
+    the height now."""
+
+    def borrowing_after(preemptor, cq, workload, fr, quantity, height=None):
+        assert height is None or height == borrowing_height(cq.node, fr, quantity)[0], (fr, quantity, height)
+        return original(preemptor, cq, workload, fr, quantity, height)
+
+    return borrowing_after
+
+
 def _replay(snapshot: Snapshot, manifests: list[dict]) -> int:
     """Submit the workloads in order; after each, decide every waiting one from its templates and
     afresh (the same, or the test fails), admit what fits and carry out preemptions. Returns how many
@@ -48,7 +63,8 @@ def _replay(snapshot: Snapshot, manifests: list[dict]) -> int:
     counted = Counted()
     templates: dict[tuple, tuple] = {}  # per queue and shape (the snapshot keeps them per priority too)
     waiting = []
-    with mock.patch.object(FlavorAssigner, "reword", lambda assigner, kept: counted(assigner, kept)):
+    with mock.patch.object(FlavorAssigner, "reword", lambda assigner, kept: counted(assigner, kept)), \
+            mock.patch.object(Preemptor, "borrowing_after", _checked_borrowing_after(Preemptor.borrowing_after)):
         for order, manifest in enumerate(manifests):
             waiting.append(workload_info(manifest, snapshot.priority_classes, order))
             for workload in list(waiting):
@@ -78,6 +94,9 @@ def test_a_reworded_decision_is_the_fresh_one(fair, scenario):
     org, jobs = scenario
     scheduler = SchedulerConfig(fair_sharing=FairSharing()) if fair else CLASSICAL
     _replay(Snapshot.from_objects(org.manifests(), scheduler=scheduler), workload_manifests(jobs))
+    for ((flavor, resource), short), words in assigner._SHORT.items():  # the words kept are the words told
+        assert words == f"insufficient unused quota for {resource} in flavor {flavor}, " \
+                        f"{format_amount(resource, short)} more needed"
 
 
 def test_a_waiting_head_is_reworded_as_the_cohort_fills():

@@ -38,7 +38,7 @@ class FakeOracle:
     def simulate_preemption(self, cq, workload, fr, quantity):
         return self.answers.get(fr, (PreemptionMode.PREEMPT, 0))
 
-    def borrowing_after(self, cq, workload, fr, quantity):
+    def borrowing_after(self, cq, workload, fr, quantity, height=None):
         return None  # a stated answer is not derived from the tree: always asked, as upstream asks
 
 
