@@ -106,8 +106,9 @@ def rule(id: str, title: str, source: str, applies_to: str, policy: Optional[str
 
     `severity` is that of its findings (`graded`: why they have two, the worst being `severity`);
     `explanation` (required) says why the rule holds and what breaks when it does not, which its findings'
-    one-sentence messages leave to the documentation. A baseline rule is its own policy (named `id`, its title the description), graded by the environment;
-    any other names the policy its errors go to (`aks-kueue-warnings` when it only warns)."""
+    one-sentence messages leave to the documentation. A baseline rule is its own policy (named `id`, its
+    title the description), graded by the environment; any other names the policy its errors go to
+    (`aks-kueue-warnings` when it only warns)."""
     if id in RULES:
         raise ValueError(f"rule {id!r} is registered twice")
     if baseline:
