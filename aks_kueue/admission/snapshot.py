@@ -93,8 +93,8 @@ class Snapshot:
         self._generation: dict[QuotaNode, int] = {}
         # Per key: the cohort tree's generation, the decision, what it read (`_state`), and the last
         # few full assignments with the assigner's questions, the latest first (one is re-worded when
-        # a fresh decision would find it again, `FlavorAssigner.reword`).
-        self._decisions: dict[tuple, tuple[int, Decision, Optional[tuple], Templates]] = {}
+        # a fresh decision would find it again, `FlavorAssigner.reword`), and what `_still_fits` asks.
+        self._decisions: dict[tuple, tuple[int, Decision, Optional[tuple], Templates, Optional[FitChecks]]] = {}
         self._single_flavor: dict[tuple, Optional[frozenset]] = {}
         self._reads: dict[tuple, tuple] = {}  # `_usage_along`'s usage dicts, per queue and flavor-resources
         self._admission_flavors: dict[int, tuple[Assignment, list[dict[str, str]]]] = {}   # `_flavors_of`
@@ -288,11 +288,16 @@ class Snapshot:
         """Kueue's ClusterQueueSnapshot.Fits: every flavor-resource of `usage` within what the queue
         could take now, with the usage of `without` (admitted workloads about to be preempted)
         taken out for the answer, as the scheduler's `fits` does."""
+        node = self.tree.cluster_queues[cluster_queue]
+        if not without:  # nothing to take out (most admissions): no try, no list (a generator is truthy)
+            for fr, value in usage.items():
+                if value > available(node, fr):
+                    return False
+            return True
         lifted = list(without)
         for workload in lifted:
             self.lift_usage(workload)
         try:
-            node = self.tree.cluster_queues[cluster_queue]
             for fr, value in usage.items():  # a loop, not all() over a generator: asked for every admission
                 if value > available(node, fr):
                     return False
@@ -340,15 +345,16 @@ class Snapshot:
         remembered = self._decisions.get(key)
         templates: Templates = ()
         if remembered is not None:
-            known_generation, decision, state, templates = remembered
-            if known_generation == generation or _still_fits(cq, workload, decision) or (
+            known_generation, decision, state, templates, checks = remembered
+            if known_generation == generation or _still_fits(cq, checks) or (
                     state is not None and self._unchanged(cq, workload, decision, state)):
-                self._decisions[key] = (generation, decision, state, templates)
+                self._decisions[key] = (generation, decision, state, templates, checks)
                 return decision
         decision, templates = self._decide(cq, workload, templates)
         if len(self._decisions) >= MEMO_LIMIT:
             self._decisions.clear()  # bounded memory; the next decisions fill it again
-        self._decisions[key] = (generation, decision, self._state(cq, workload, decision), templates)
+        self._decisions[key] = (generation, decision, self._state(cq, workload, decision), templates,
+                                _fit_checks(cq, workload, decision))
         return decision
 
     # A decision the cohort tree's changes since cannot have changed -----------------------------
@@ -492,6 +498,8 @@ class Snapshot:
 
 # Full assignments of one decision key with the questions the assigner asked for each, the latest first.
 Templates = tuple[tuple[Assignment, Trail], ...]
+# A Fit decision's flavor-resources, each with its value and the height it borrowed to (`_fit_checks`).
+FitChecks = tuple[tuple[tuple[str, str], int, int], ...]
 
 
 def _consumed_resources(local_queue: dict) -> dict[str, float]:
@@ -509,26 +517,35 @@ def _consumed_resources(local_queue: dict) -> dict[str, float]:
     return resources
 
 
-def _still_fits(cq: ClusterQueueInfo, workload: WorkloadInfo, decision: Decision) -> bool:
-    """Whether a Fit decision made before the cohort tree changed is still the decision: it is whole
-    (not reduced by partial admission), each resource group it took a flavor from has only that
-    flavor (so no earlier flavor could now be chosen instead), and every flavor-resource still fits,
-    borrowing as far up the tree as before (none, for a workload of several pod sets, whose pod sets
-    were judged on top of each other). Then the flavor assigner would find the same flavors, the same
-    Fit, the same borrowing: a few lookups instead of the flavor assigner (a replay asks for every
-    workload right after the previous one was admitted, so the cohort tree's generation always moved)."""
+def _fit_checks(cq: ClusterQueueInfo, workload: WorkloadInfo, decision: Decision) -> Optional[FitChecks]:
+    """What `_still_fits` asks of a later cohort tree for a Fit decision: each flavor-resource it took,
+    how much, and how far up the tree it borrowed; None when a changed tree must decide it again. The
+    decision must be whole (not reduced by partial admission), and each resource group it took a flavor
+    from must have only that flavor (so no earlier flavor could be chosen instead), and one borrowing must
+    be of one pod set (pod sets were judged on top of each other). All of this is fixed with the decision's
+    key (the queue, the shape with its counts), so it is found once per decision, not for every head."""
     assignment = decision.assignment
     if decision.mode is not FIT or assignment is None or (assignment.borrowing and len(assignment.podsets) != 1):
-        return False
+        return None
     groups = cq.group_of
     for podset, assigned in zip(workload.podsets, decision.pod_sets):
         if assigned.count != podset.count or any(len(groups[r].flavors) != 1 for r in assigned.flavors):
-            return False
-    node = cq.node
+            return None
     flavors = assignment.podsets[0].flavors if assignment.borrowing else {}
-    for (flavor, resource), value in assignment.usage.items():
-        fr = (flavor, resource)
-        borrowed = flavors[resource].borrow if assignment.borrowing else 0
+    return tuple((fr, value, flavors[fr[1]].borrow if assignment.borrowing else 0)
+                 for fr, value in assignment.usage.items())
+
+
+def _still_fits(cq: ClusterQueueInfo, checks: Optional[FitChecks]) -> bool:
+    """Whether a Fit decision made before the cohort tree changed is still the decision (`_fit_checks`):
+    every flavor-resource still fits, borrowing as far up the tree as before. Then the flavor assigner
+    would find the same flavors, the same Fit, the same borrowing: a few lookups instead of the flavor
+    assigner (a replay asks for every workload right after the previous one was admitted, so the cohort
+    tree's generation always moved)."""
+    if checks is None:
+        return False
+    node = cq.node
+    for fr, value, borrowed in checks:
         if value > available(node, fr) or borrowing_height(node, fr, value)[0] != borrowed:
             return False
     return True

@@ -763,23 +763,24 @@ class _Replay:
     def run(self) -> ReplayOutcome:
         until, options = self.options.until, self.options
         events, handlers = self.events, self._handlers
+        next_time, pop_at, settle = events.next_time, events.pop_at, self._settle  # bound once: per event
         report_at, submissions = 0, len(events.times)
         while True:
-            now = events.next_time()
+            now = next_time()
             # While submissions are still to come the replay is not over (`_over` counts them): most instants.
             if now is None or (until is not None and now > until) or (
                     events.next_submission >= submissions and self._over(now)):
                 break
             if not self.window_open and now >= self.since:
                 self._open_window(self.since)
-            while (event := events.pop_at(now)) is not None:
+            while (event := pop_at(now)) is not None:
                 self.done += 1
                 handler = handlers.get(type(event))
                 if handler is None:
                     raise AssertionError(f"an event the replay does not know: {event!r}")
                 handler(event, now)
-                if events.next_time() != now:
-                    self._settle(now)
+                if next_time() != now:
+                    settle(now)
             if self.shares is not None:
                 self._record_shares(now)
             if options.observe is not None:

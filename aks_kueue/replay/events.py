@@ -87,11 +87,12 @@ class EventQueue:
     def push(self, time: float, event: Event) -> None:
         time = round(time, 6)  # instants to the microsecond: 0.1 + 0.2 is the same instant as 0.3
         self.sequence += 1
-        rank, keeps_going, progress = _FACTS.get(type(event)) or _facts(type(event))
+        kind_of = type(event)
+        rank, keeps_going, progress = _FACTS.get(kind_of) or _facts(kind_of)
         if keeps_going:
             self.keeps_going += 1
             self.progress += progress
-        if type(event) is self.in_order:
+        if kind_of is self.in_order:
             fifo = self.fifo
             if fifo and fifo[-1][0] > time:
                 raise AssertionError(f"{event!r} at {time} is made out of time order (after one at {fifo[-1][0]})")
