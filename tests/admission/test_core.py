@@ -242,6 +242,33 @@ def test_removing_a_workload_invalidates_remembered_decisions():
     assert snapshot.assign(high).mode is FIT
 
 
+def test_a_remembered_fit_on_a_later_flavor_is_decided_again_when_an_earlier_one_frees():
+    """A remembered Fit is kept through a tree change only while no earlier flavor could now be
+    chosen (`_fit_checks`: its group has that one flavor). Here f1 is full, so the job fits f2;
+    once f1 frees, the flavor assigner picks f1, though f2 still fits."""
+    objects = [flavor("f1"), flavor("f2"), cluster_queue("cq", {"f1": {"cpu": "2"}, "f2": {"cpu": "2"}}),
+               local_queue("ns", "cq"), workload("busy", count=2, admitted=("cq", "f1"), cpu="1")]
+    snapshot = Snapshot.from_objects(objects)
+    job = workload_info(workload("job", cpu="1"))
+    assert [ps.flavors for ps in snapshot.assign(job).pod_sets] == [{"cpu": "f2"}]
+    snapshot.remove_workload(snapshot.workloads_by_uid["ns/busy"])
+    assert [ps.flavors for ps in snapshot.assign(job).pod_sets] == [{"cpu": "f1"}]
+
+
+def test_a_remembered_fit_that_borrowed_is_decided_again_when_it_need_not_borrow():
+    """A remembered Fit is kept through a tree change only while it borrows as far up the tree as
+    before (`_fit_checks` keeps the height): once its own queue frees, the same flavor fits without
+    borrowing, and the decision says so."""
+    objects = [flavor("f"), cluster_queue("a", {"f": {"cpu": "2"}}, cohort="c"),
+               cluster_queue("b", {"f": {"cpu": "2"}}, cohort="c"), local_queue("ns", "a"),
+               workload("busy", count=2, admitted=("a", "f"), cpu="1")]
+    snapshot = Snapshot.from_objects(objects)
+    job = workload_info(workload("job", cpu="1"))
+    assert (snapshot.assign(job).mode, snapshot.assign(job).borrowing) == (FIT, True)
+    snapshot.remove_workload(snapshot.workloads_by_uid["ns/busy"])
+    assert (snapshot.assign(job).mode, snapshot.assign(job).borrowing) == (FIT, False)
+
+
 def test_after_its_preemptions_a_workload_may_move_to_another_flavor():
     """The example the property test found, decided as Kueue v0.19.2 decides it.
 
